@@ -1,0 +1,54 @@
+"""crawlmill's core: the Record model, the plugin contract, the registry and the pipeline engine.
+
+What a plugin author needs is importable from here::
+
+    from crawlmill.core import Reader, Record, hookimpl
+"""
+
+from __future__ import annotations
+
+from importlib.metadata import PackageNotFoundError, version
+
+from .errors import ConfigError, CrawlmillError, FormatError, PluginError
+from .markers import hookimpl
+from .plugin import (
+    Damage,
+    Drop,
+    Filter,
+    InputFile,
+    Limits,
+    PluginOptions,
+    ReadContext,
+    Reader,
+    WriteContext,
+    Writer,
+)
+from .record import Outlink, Provenance, Record, RecordKind
+
+try:
+    __version__ = version("crawlmill")
+except PackageNotFoundError:  # pragma: no cover - running from a bare checkout
+    __version__ = "0+unknown"
+
+__all__ = [
+    "ConfigError",
+    "CrawlmillError",
+    "Damage",
+    "Drop",
+    "Filter",
+    "FormatError",
+    "InputFile",
+    "Limits",
+    "Outlink",
+    "PluginError",
+    "PluginOptions",
+    "Provenance",
+    "ReadContext",
+    "Reader",
+    "Record",
+    "RecordKind",
+    "WriteContext",
+    "Writer",
+    "__version__",
+    "hookimpl",
+]

@@ -1,0 +1,219 @@
+"""Base classes a reader, writer or filter plugin implements, and what the engine hands them.
+
+A component is a class with a ``name``, a docstring (its first line is shown by
+``crawlmill plugins``) and a typed ``Options`` model. The engine builds one instance per task
+from validated options; components never see the pipeline, the registry or other tasks.
+
+* :class:`Reader`: ``read(ctx)`` yields :class:`~crawlmill.core.record.Record` objects from one
+  input file and reports damaged byte ranges through ``ctx.report_damage`` (then resyncs).
+* :class:`Filter`: ``apply(record)`` returns the record (possibly changed with
+  ``record.evolve``) to keep it, or :class:`Drop` with a reason.
+* :class:`Writer`: ``open(ctx)``, ``write(record)`` per record, ``close()``; creates its files
+  only through ``ctx.create(relpath)`` so they are atomic and inside the output root.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, BinaryIO, ClassVar, NamedTuple
+
+from pydantic import BaseModel, ConfigDict
+
+from .record import Record
+
+__all__ = [
+    "Damage",
+    "Drop",
+    "Filter",
+    "InputFile",
+    "Limits",
+    "OutputFile",
+    "PluginOptions",
+    "ReadContext",
+    "Reader",
+    "WriteContext",
+    "Writer",
+]
+
+
+class PluginOptions(BaseModel):
+    """Base of every component's options model: unknown keys are errors, values are typed.
+
+    Describe each option with ``Field(description=...)``; ``crawlmill plugins`` prints them.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Bounds that protect a run from hostile or broken input."""
+
+    #: largest record block (HTTP head + payload) a reader accepts; larger ones are damage.
+    max_record_bytes: int = 256 * 1024 * 1024
+    #: largest number of bytes one compressed stream or member may inflate to.
+    max_decompressed_bytes: int = 64 * 1024 * 1024 * 1024
+    #: largest header block (WARC/ARC/HTTP header lines) a reader accepts.
+    max_header_bytes: int = 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class Damage:
+    """A byte range of an input that could not be read as a good record.
+
+    ``data`` holds the damaged bytes (decompressed where the reader had to decompress to see
+    them; at most ``Limits.max_record_bytes``), so the quarantine keeps what was skipped.
+    """
+
+    path: str
+    offset: int
+    reason: str
+    length: int | None = None
+    data: bytes = b""
+
+    def __str__(self) -> str:
+        return f"{self.path} at byte {self.offset}: {self.reason}"
+
+
+@dataclass(frozen=True, slots=True)
+class InputFile:
+    """One unit of input: a file path, the name its outputs derive from, and reader hints.
+
+    ``relpath`` is the path relative to the input root it was found under (used to name
+    outputs, never to escape the output root); ``index`` is its position in the sorted list of
+    all inputs of the run; ``meta`` carries what a reader's ``discover`` learned (expected
+    record count, md5) for ``read`` to check.
+    """
+
+    path: str
+    relpath: str
+    index: int = 0
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class ReadContext:
+    """What a reader gets for one input file."""
+
+    input: InputFile
+    report_damage: Callable[[Damage], None]
+    limits: Limits = field(default_factory=Limits)
+    #: ``report_warning(offset, message)``: a repaired quirk (not damage), counted per kind.
+    report_warning: Callable[[int | None, str], None] = lambda offset, message: None
+
+    @property
+    def path(self) -> str:
+        """The input file's path."""
+        return self.input.path
+
+
+class Drop(NamedTuple):
+    """A filter's verdict that a record is dropped, with a short reason (a counter name)."""
+
+    reason: str
+
+
+class OutputFile:
+    """Interface of a file returned by :meth:`WriteContext.create` (writable binary stream)."""
+
+    relpath: str
+
+    def write(self, data: bytes) -> int:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def tell(self) -> int:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def close(self) -> None:  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+@dataclass(slots=True)
+class WriteContext:
+    """What a writer gets for one task.
+
+    ``create(relpath)`` opens a new output file below the output root; it is written under a
+    temporary name and renamed into place only when the whole task succeeds. ``relpath`` must
+    be relative and must not climb out of the root (``..``); the engine refuses it otherwise.
+    ``quarantine(record, reason)`` hands back a record the writer cannot represent.
+    """
+
+    input: InputFile
+    input_count: int
+    create: Callable[[str], BinaryIO]
+    quarantine: Callable[[Record, str], None]
+    #: free-form facts about the task's outputs that ``Writer.finalize`` receives (counts...).
+    notes: dict[str, Any] = field(default_factory=dict)
+
+
+class _Component(ABC):
+    """Shared shape of readers, writers and filters."""
+
+    #: the name users write in configs and on the command line.
+    name: ClassVar[str] = ""
+    #: the typed options model; instances receive a validated ``options``.
+    Options: ClassVar[type[PluginOptions]] = PluginOptions
+
+    def __init__(self, options: PluginOptions | None = None) -> None:
+        self.options = options if options is not None else self.Options()
+
+
+class Reader(_Component):
+    """Reads one input format into records."""
+
+    #: short format names this reader reads (``--from`` accepts the reader name).
+    file_suffixes: ClassVar[tuple[str, ...]] = ()
+
+    @classmethod
+    def sniff(cls, path: str, head: bytes) -> float:
+        """How sure (0.0 to 1.0) this reader is that ``path`` with first bytes ``head`` is its
+        format. ``head`` is up to 64 KiB, decompressed when the file is gzip/zstd."""
+        return 0.0
+
+    @classmethod
+    def discover(cls, path: str, options: PluginOptions) -> list[InputFile] | None:
+        """Expand a directory input this reader understands as one collection (for example a
+        ClueWeb09 segment tree), or return ``None`` to let the engine list files itself."""
+        return None
+
+    @abstractmethod
+    def read(self, ctx: ReadContext) -> Iterator[Record]:
+        """Yield every good record of ``ctx.input``; report damage and resync, never stop
+        silently."""
+
+
+class Filter(_Component):
+    """Keeps, changes or drops records one at a time."""
+
+    @abstractmethod
+    def apply(self, record: Record) -> Record | Drop:
+        """Return the record to keep (changed through ``record.evolve`` if need be) or
+        :class:`Drop`."""
+
+
+class Writer(_Component):
+    """Writes records in one output format and layout."""
+
+    @abstractmethod
+    def open(self, ctx: WriteContext) -> None:
+        """Start a task: remember ``ctx``; create files lazily or now."""
+
+    @abstractmethod
+    def write(self, record: Record) -> None:
+        """Write one record (call ``ctx.quarantine`` for one that cannot be written)."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Finish the task's files (flush, close). The engine then commits them."""
+
+    @classmethod
+    def finalize(
+        cls, root: str, options: PluginOptions, tasks: list[dict[str, Any]], create: Callable[[str], BinaryIO]
+    ) -> None:
+        """Run once after all tasks of a run (also when they were resumed), to write
+        collection-wide files such as md5 or record-count lists. ``tasks`` holds, per
+        completed input in input order, ``{"input": relpath, "index": i, "outputs":
+        [{"path", "size", "md5", ...}], "notes": {...}}``. Files go through ``create``."""
+        return None

@@ -1,0 +1,196 @@
+"""The format-neutral record of one capture, and the one place its fields are documented.
+
+Every reader yields :class:`Record` objects and every writer consumes them. A record holds
+everything any supported format can say about one capture, so that converting A -> B -> A keeps
+all that B can hold. Fields:
+
+===============  ==========================================================================
+field            meaning (and which formats fill it)
+===============  ==========================================================================
+``kind``         :class:`RecordKind`: response, request, metadata, resource, revisit,
+                 warcinfo, conversion, continuation. ARC records read as ``response`` (HTTP)
+                 or ``resource`` (no HTTP head); the ARC ``filedesc`` is ``warcinfo``.
+``url``          target URL as text. Raw non-UTF-8 bytes survive as surrogate escapes:
+                 ``record.url_bytes`` gives the original bytes back. Spaces are kept.
+``doc_id``       collection document id: ``WARC-TREC-ID`` (ClueWeb09), NTCIR ``NW...`` id,
+                 Nutch/Common Crawl key. ``None`` when the collection has none.
+``date``         capture time, timezone-aware UTC, or ``None`` when absent or invalid.
+``date_raw``     the capture date exactly as the source wrote it (``2009-03-65T08:43:19-0800``
+                 in ClueWeb09 is kept here although ``date`` is ``None``).
+``http_head``    the HTTP status line and header lines as stored, *including* the blank line
+                 that ends them (``b"HTTP/1.1 200 OK\\r\\n...\\r\\n\\r\\n"``), or ``None`` when
+                 the capture has no HTTP message. Parsed views: ``http_status_line``,
+                 ``http_status``, ``http_headers``.
+``payload``      the bytes after ``http_head`` as stored (not de-chunked, not decompressed);
+                 for records without an HTTP message, the whole block (warcinfo fields,
+                 metadata, resource bytes). ``http_head + payload`` is the WARC block.
+``content_type`` media type of the payload (``text/html``), from the HTTP head, the ARC
+                 header or the WARC ``Content-Type`` of non-HTTP records.
+``charset``      declared or detected charset of the payload, when known.
+``ip``           server IP address, when the source recorded a real one.
+``text``         extracted plain text, where the format carries it (NTCIR cooked, CC
+                 textData, Nutch parse_text, WARC ``conversion`` records).
+``outlinks``     :class:`Outlink` list, where the format carries them (Nutch parse_data,
+                 NTCIR linklist, CC metadata JSON).
+``extras``       format-specific fields that have no neutral home, keyed by format name:
+                 ``extras["warc"]`` = ``{"version": "1.1", "headers": [(name, value) bytes
+                 pairs in file order]}``; ``extras["arc"]`` = ARC header fields and the raw
+                 header line; ``extras["nutch"]`` CrawlDatum fields; ``extras["cc"]`` the
+                 Common Crawl JSON; ``extras["ntcir"]`` the ``.meta`` fields. Values are
+                 plain data (str, bytes, int, float, bool, None, lists, dicts).
+``source``       :class:`Provenance`: path, byte offset and length in that file, format.
+``modified``     ``False`` while the content fields are exactly what the reader produced.
+                 :meth:`Record.evolve` sets it; writers then recompute digests and lengths
+                 instead of copying the original headers.
+===============  ==========================================================================
+
+A record owns its bytes: it stays valid after the reader moves on.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+__all__ = ["Outlink", "Provenance", "Record", "RecordKind", "parse_http_head"]
+
+#: Fields whose change makes a record ``modified`` (its stored digests no longer apply).
+CONTENT_FIELDS = frozenset({"http_head", "payload", "kind", "url", "date", "date_raw"})
+
+
+class RecordKind(StrEnum):
+    """What a record is, named after the WARC record types."""
+
+    RESPONSE = "response"
+    REQUEST = "request"
+    METADATA = "metadata"
+    RESOURCE = "resource"
+    REVISIT = "revisit"
+    WARCINFO = "warcinfo"
+    CONVERSION = "conversion"
+    CONTINUATION = "continuation"
+
+
+@dataclass(slots=True, frozen=True)
+class Outlink:
+    """One link found in a page: target URL and anchor text (may be empty)."""
+
+    url: str
+    anchor: str = ""
+
+
+@dataclass(slots=True, frozen=True)
+class Provenance:
+    """Where a record came from: file path, byte offset and length of the record in it.
+
+    For compressed files ``offset``/``length`` are positions in the *compressed* file (the gzip
+    member that holds the record), as CDX indexes expect; ``None`` where unknown.
+    """
+
+    path: str
+    offset: int | None = None
+    length: int | None = None
+    format: str | None = None
+
+
+@dataclass(slots=True)
+class Record:
+    """One capture in a format-neutral shape; see the module docstring for every field."""
+
+    kind: RecordKind = RecordKind.RESPONSE
+    url: str | None = None
+    doc_id: str | None = None
+    date: datetime | None = None
+    date_raw: str | None = None
+    http_head: bytes | None = None
+    payload: bytes = b""
+    content_type: str | None = None
+    charset: str | None = None
+    ip: str | None = None
+    text: str | None = None
+    outlinks: list[Outlink] = field(default_factory=list)
+    extras: dict[str, Any] = field(default_factory=dict)
+    source: Provenance | None = None
+    modified: bool = False
+
+    # -- derived views -------------------------------------------------------------------
+
+    @property
+    def block(self) -> bytes:
+        """The WARC block: ``http_head + payload``."""
+        return (self.http_head or b"") + self.payload
+
+    @property
+    def url_bytes(self) -> bytes | None:
+        """The URL as the original bytes (undoing the surrogate escapes of raw bytes)."""
+        if self.url is None:
+            return None
+        return self.url.encode("utf-8", "surrogateescape")
+
+    @property
+    def http_status_line(self) -> bytes | None:
+        """The HTTP status (or request) line without its line ending, or ``None``."""
+        if not self.http_head:
+            return None
+        return parse_http_head(self.http_head)[0]
+
+    @property
+    def http_headers(self) -> list[tuple[bytes, bytes]]:
+        """HTTP header lines as ordered ``(name, value)`` byte pairs (empty without a head)."""
+        if not self.http_head:
+            return []
+        return parse_http_head(self.http_head)[1]
+
+    @property
+    def http_status(self) -> int | None:
+        """The numeric HTTP status code of a response, or ``None``."""
+        line = self.http_status_line
+        if not line or not line.startswith(b"HTTP/"):
+            return None
+        parts = line.split(None, 2)
+        if len(parts) < 2 or not parts[1][:3].isdigit():
+            return None
+        return int(parts[1][:3])
+
+    def http_header(self, name: str) -> bytes | None:
+        """The value of the first HTTP header called ``name`` (case-insensitive), or ``None``."""
+        want = name.lower().encode("ascii")
+        for key, value in self.http_headers:
+            if key.lower() == want:
+                return value
+        return None
+
+    # -- changing a record -----------------------------------------------------------------
+
+    def evolve(self, **changes: Any) -> Record:
+        """A copy with ``changes`` applied; marks it ``modified`` if a content field changed."""
+        modified = self.modified or any(
+            name in CONTENT_FIELDS and getattr(self, name) != value
+            for name, value in changes.items()
+        )
+        return dataclasses.replace(self, modified=modified, **changes)
+
+
+def parse_http_head(head: bytes) -> tuple[bytes, list[tuple[bytes, bytes]]]:
+    """Split a raw HTTP head into its first line and ordered ``(name, value)`` pairs.
+
+    Accepts CRLF or bare LF line endings and folded continuation lines (appended to the
+    previous value with a single space). Lines without a colon are kept with an empty value
+    so that nothing is lost.
+    """
+    lines = head.replace(b"\r\n", b"\n").split(b"\n")
+    first = lines[0] if lines else b""
+    headers: list[tuple[bytes, bytes]] = []
+    for line in lines[1:]:
+        if not line:
+            continue
+        if line[:1] in (b" ", b"\t") and headers:
+            name, value = headers[-1]
+            headers[-1] = (name, value + b" " + line.strip())
+            continue
+        name, sep, value = line.partition(b":")
+        headers.append((name.strip(), value.strip() if sep else b""))
+    return first, headers

@@ -1,0 +1,280 @@
+"""The plugin registry: loads plugins from entry points and configs, collects their components.
+
+Plugins come only from the ``crawlmill`` entry-point group and from module names a pipeline
+config lists under ``plugins:``. A plugin that fails to import or register is recorded with its
+error (``status: failed`` in ``crawlmill plugins``) and the others still load.
+
+Environment switches (as pytest, tox and llm offer):
+
+* ``CRAWLMILL_LOAD_PLUGINS=a,b``: load only these entry points (empty: none);
+* ``CRAWLMILL_DISABLE_PLUGINS=a,b``: skip these entry points.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+import importlib.metadata as md
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+import pluggy
+
+from . import hookspecs
+from .errors import PluginError
+from .markers import PROJECT
+from .plugin import Filter, Reader, Writer
+
+ENTRY_POINT_GROUP = "crawlmill"
+KINDS: dict[str, type] = {"reader": Reader, "writer": Writer, "filter": Filter}
+_HOOK_OF_KIND = {
+    "reader": "crawlmill_register_readers",
+    "writer": "crawlmill_register_writers",
+    "filter": "crawlmill_register_filters",
+}
+
+
+@dataclass
+class PluginInfo:
+    """What the registry knows of one plugin (one entry point or config-listed module)."""
+
+    name: str
+    module: str
+    package: str | None = None
+    version: str | None = None
+    status: str = "ok"  # ok | failed | blocked
+    error: str | None = None
+    hooks: list[str] = field(default_factory=list)
+    components: list[tuple[str, str]] = field(default_factory=list)  # (kind, name)
+
+
+@dataclass
+class Component:
+    """A registered reader, writer or filter class and the plugin that provided it."""
+
+    kind: str
+    name: str
+    cls: type
+    plugin: str
+
+    def describe(self) -> dict[str, Any]:
+        """Plain-data description: kind, name, summary and options schema."""
+        doc = (self.cls.__doc__ or "").strip()
+        options = []
+        for opt_name, f in self.cls.Options.model_fields.items():
+            options.append(
+                {
+                    "name": opt_name,
+                    "type": _type_name(f.annotation),
+                    "default": None if f.is_required() else _jsonable(f.get_default(call_default_factory=True)),
+                    "required": f.is_required(),
+                    "description": f.description or "",
+                }
+            )
+        return {
+            "kind": self.kind,
+            "name": self.name,
+            "summary": doc.splitlines()[0] if doc else "",
+            "options": options,
+        }
+
+
+class Registry:
+    """All loaded plugins and the components they registered."""
+
+    def __init__(self) -> None:
+        self.pm = pluggy.PluginManager(PROJECT)
+        self.pm.add_hookspecs(hookspecs)
+        self.plugins: dict[str, PluginInfo] = {}
+        self.components: dict[str, dict[str, Component]] = {kind: {} for kind in KINDS}
+        self.problems: list[str] = []
+
+    # -- loading -------------------------------------------------------------------------
+
+    @classmethod
+    def load(cls, extra_modules: list[str] | tuple[str, ...] = (), *, entry_points: bool = True) -> Registry:
+        """Load entry-point plugins (unless ``entry_points`` is false) and ``extra_modules``."""
+        reg = cls()
+        if entry_points:
+            reg._load_entry_points()
+        for module in extra_modules:
+            reg.add_module(module)
+        return reg
+
+    def _load_entry_points(self) -> None:
+        allow = _env_list("CRAWLMILL_LOAD_PLUGINS")
+        block = _env_list("CRAWLMILL_DISABLE_PLUGINS") or set()
+        seen: set[str] = set()
+        for ep in sorted(md.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+            if ep.name in seen:
+                continue
+            seen.add(ep.name)
+            dist = getattr(ep, "dist", None)
+            info = PluginInfo(
+                name=ep.name,
+                module=ep.value,
+                package=dist.metadata["Name"] if dist is not None else None,
+                version=dist.version if dist is not None else None,
+            )
+            self.plugins[ep.name] = info
+            if (allow is not None and ep.name not in allow) or ep.name in block:
+                info.status = "blocked"
+                continue
+            try:
+                obj = ep.load()
+            except Exception as exc:  # a broken plugin must not stop the others
+                info.status, info.error = "failed", f"{type(exc).__name__}: {exc}"
+                continue
+            self._register(info, obj)
+
+    def add_module(self, module: str) -> PluginInfo:
+        """Import ``module`` and register it as a plugin (config ``plugins:`` entries)."""
+        if module in self.plugins:
+            return self.plugins[module]
+        info = PluginInfo(name=module, module=module)
+        self.plugins[module] = info
+        try:
+            obj = importlib.import_module(module)
+        except Exception as exc:
+            info.status, info.error = "failed", f"{type(exc).__name__}: {exc}"
+            return info
+        top = module.split(".")[0]
+        try:
+            dists = md.packages_distributions().get(top) or []
+            if dists:
+                info.package, info.version = dists[0], md.version(dists[0])
+        except Exception:  # metadata is informative only
+            pass
+        self._register(info, obj)
+        return info
+
+    def _register(self, info: PluginInfo, obj: object) -> None:
+        try:
+            self.pm.register(obj, name=info.name)
+        except Exception as exc:
+            info.status, info.error = "failed", f"{type(exc).__name__}: {exc}"
+            return
+        info.hooks = sorted(impl.name for impl in self.pm.get_hookcallers(obj) or [])
+        unknown = [
+            attr
+            for attr in dir(obj)
+            if attr.startswith("crawlmill_") and callable(getattr(obj, attr)) and not hasattr(self.pm.hook, attr)
+        ]
+        if unknown:
+            info.status = "failed"
+            info.error = f"unknown hook(s) {', '.join(unknown)}; known: {', '.join(sorted(_HOOK_OF_KIND.values()))}"
+            self.pm.unregister(obj)
+            return
+        for kind, hook_name in _HOOK_OF_KIND.items():
+            for impl in getattr(self.pm.hook, hook_name).get_hookimpls():
+                if impl.plugin is obj:
+                    self._call_register(info, kind, impl)
+
+    def _call_register(self, info: PluginInfo, kind: str, impl: pluggy.HookImpl) -> None:
+        def register(component: type) -> None:
+            self._add_component(info, kind, component)
+
+        try:
+            impl.function(**{arg: register for arg in impl.argnames})
+        except Exception as exc:
+            info.status, info.error = "failed", f"{impl.name}: {type(exc).__name__}: {exc}"
+
+    def _add_component(self, info: PluginInfo, kind: str, component: type) -> None:
+        base = KINDS[kind]
+        if not (isinstance(component, type) and issubclass(component, base)):
+            raise PluginError(f"{info.name}: register() takes a {base.__name__} subclass, got {component!r}")
+        name = getattr(component, "name", "")
+        if not name:
+            raise PluginError(f"{info.name}: {component.__qualname__} has no name")
+        existing = self.components[kind].get(name)
+        if existing is not None:
+            self.problems.append(
+                f"{kind} {name!r} from plugin {info.name!r} refused: already registered by {existing.plugin!r}"
+            )
+            return
+        self.components[kind][name] = Component(kind, name, component, info.name)
+        info.components.append((kind, name))
+
+    # -- look-up -------------------------------------------------------------------------
+
+    def get(self, kind: str, name: str) -> type:
+        """The component class of ``kind`` called ``name``, or a :class:`PluginError` that
+        lists the known names and the closest match."""
+        table = self.components[kind]
+        if name in table:
+            return table[name].cls
+        known = sorted(table)
+        close = difflib.get_close_matches(name, known, n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        failed = [p.name for p in self.plugins.values() if p.status == "failed"]
+        also = f" (plugins that failed to load: {', '.join(failed)})" if failed else ""
+        raise PluginError(f"unknown {kind} {name!r}{hint} known {kind}s: {', '.join(known) or 'none'}{also}")
+
+    def reader(self, name: str) -> type[Reader]:
+        """The reader class called ``name``."""
+        return self.get("reader", name)  # type: ignore[return-value]
+
+    def writer(self, name: str) -> type[Writer]:
+        """The writer class called ``name``."""
+        return self.get("writer", name)  # type: ignore[return-value]
+
+    def filter(self, name: str) -> type[Filter]:
+        """The filter class called ``name``."""
+        return self.get("filter", name)  # type: ignore[return-value]
+
+    def detect(self, path: str, head: bytes) -> list[tuple[str, float]]:
+        """Every reader's confidence that ``path`` (first bytes ``head``) is its format, best
+        first; readers that are not registered are left out."""
+        scores: dict[str, float] = {}
+        for result in self.pm.hook.crawlmill_detect_format(path=path, head=head):
+            for name, confidence in result or []:
+                if name in self.components["reader"]:
+                    scores[name] = max(scores.get(name, 0.0), float(confidence))
+        return sorted(((n, c) for n, c in scores.items() if c > 0), key=lambda nc: (-nc[1], nc[0]))
+
+    def describe(self, include_failed: bool = True) -> list[dict[str, Any]]:
+        """Plain-data listing of plugins and their components (``crawlmill plugins --json``)."""
+        out = []
+        for info in sorted(self.plugins.values(), key=lambda p: p.name):
+            if not include_failed and info.status != "ok":
+                continue
+            comps = [self.components[k][n].describe() for k, n in info.components if n in self.components[k]]
+            out.append(
+                {
+                    "name": info.name,
+                    "module": info.module,
+                    "package": info.package,
+                    "version": info.version,
+                    "status": info.status,
+                    "error": info.error,
+                    "hooks": info.hooks,
+                    "components": comps,
+                }
+            )
+        return out
+
+
+def _env_list(var: str) -> set[str] | None:
+    value = os.environ.get(var)
+    if value is None:
+        return None
+    return {v.strip() for v in value.split(",") if v.strip()}
+
+
+def _type_name(annotation: Any) -> str:
+    if annotation is None:
+        return "None"
+    if isinstance(annotation, type):
+        return annotation.__name__
+    return str(annotation).replace("typing.", "")
+
+
+def _jsonable(value: Any) -> Any:
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    return str(value)

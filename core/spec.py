@@ -1,0 +1,70 @@
+"""The resolved, validated description of one run: what the config loader and ``convert``
+produce and what the engine and every executor consume.
+
+A :class:`PipelineSpec` is plain data (it pickles and serialises to JSON), so it can be shipped
+to worker processes or Spark executors, which rebuild the plugin registry themselves.
+Component options here are already validated by the component's ``Options`` model and stored
+as plain dicts (``model_dump(mode="json")``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ComponentSpec(_Strict):
+    """One reader, filter or writer: its registered name and validated options."""
+
+    name: str
+    options: dict[str, Any] = Field(default_factory=dict)
+
+
+class InputSpec(_Strict):
+    """Where the inputs are: paths, glob patterns and/or a file listing one path per line."""
+
+    paths: list[str] = Field(default_factory=list)
+    list_file: str | None = None
+
+
+class RunSpec(_Strict):
+    """How to run: executor, parallelism, error policy, resume, progress and bounds."""
+
+    executor: str = "local"
+    workers: int = Field(default_factory=lambda: os.cpu_count() or 1, ge=1)
+    on_error: Literal["quarantine", "fail"] = "quarantine"
+    resume: bool = True
+    progress: Literal["auto", "always", "never"] = "auto"
+    max_record_bytes: int = Field(default=256 * 1024 * 1024, ge=1024)
+    max_decompressed_bytes: int = Field(default=64 * 1024**3, ge=1024)
+
+
+class PipelineSpec(_Strict):
+    """A whole run: inputs -> reader -> filters -> writer -> output root."""
+
+    version: Literal[1] = 1
+    inputs: InputSpec
+    reader: ComponentSpec | None = None  # None: detect per input
+    filters: list[ComponentSpec] = Field(default_factory=list)
+    writer: ComponentSpec
+    output: str
+    run: RunSpec = Field(default_factory=RunSpec)
+    #: extra plugin modules to load besides entry points (importable module names).
+    plugins: list[str] = Field(default_factory=list)
+
+    def fingerprint(self) -> str:
+        """A hash of everything that decides the outputs (not workers, progress or resume), used
+        in completion markers so that changed settings never reuse old outputs."""
+        data = self.model_dump(mode="json", exclude={"run": {"workers", "progress", "resume", "executor"}})
+        data.pop("inputs", None)
+        data.pop("output", None)
+        blob = json.dumps(data, sort_keys=True, separators=(",", ":")).encode()
+        return hashlib.sha256(blob).hexdigest()[:16]

@@ -1,0 +1,1 @@
+"""Byte-level codecs shared by readers and writers; they know nothing of pipelines."""
