@@ -43,6 +43,18 @@ def need_command(command: str) -> str:
     return path
 
 
+@pytest.fixture(name="need", scope="session")
+def need_fixture():
+    """The :func:`need` function as a fixture: ``def test_x(need): fastwarc = need("fastwarc")``."""
+    return need
+
+
+@pytest.fixture(name="need_command", scope="session")
+def need_command_fixture():
+    """The :func:`need_command` function as a fixture."""
+    return need_command
+
+
 @pytest.fixture(scope="session")
 def samples() -> Path:
     """``../shared/samples`` (third-party sample files); skips when the folder is absent,
