@@ -1,0 +1,515 @@
+"""The ``crawlmill`` command: argument parsing and printing only; the work is done by
+:mod:`crawlmill.core.config`, :mod:`crawlmill.core.engine` and the plugins.
+
+Output conventions: results a user asked for (``validate``, ``inspect``, ``plugins``) go to
+stdout; a run's progress, damage reports, the final accounting line and errors go to stderr,
+so stdout stays clean for pipes. Exit codes: 0 ok; 3 the run completed but records were
+quarantined; 1 the run failed (a task failed, or ``--on-error fail`` hit damage); 2 usage or
+config error (nothing written).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+import textwrap
+from collections.abc import Sequence
+from typing import Any, TextIO
+
+from . import __version__
+from .config import load_pipeline, pipeline_from_arguments, with_run_settings
+from .errors import ConfigError, CrawlmillError, DamagedRecordError, PluginError
+from .plugin import Damage, InputFile, Limits, ReadContext
+from .registry import Registry
+from .spec import PipelineSpec
+
+__all__ = ["main"]
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_QUARANTINED = 0, 1, 2, 3
+
+_EXAMPLES = {
+    "main": """\
+examples:
+  crawlmill convert legacy.arc.gz --to warc -o out/
+  crawlmill run pipeline.yaml
+  crawlmill validate pipeline.yaml
+  crawlmill inspect some.warc.gz --records 3
+  crawlmill plugins --json
+
+exit codes: 0 ok, 1 run failed, 2 usage or config error, 3 completed with quarantined records""",
+    "convert": """\
+examples:
+  crawlmill convert legacy.arc.gz --to warc -o out/
+  crawlmill convert crawl/*.warc.gz --to warc --option version=1.1 \\
+      --filter kind keep=response,resource --filter size min_bytes=100 -o out/
+  crawlmill convert segment/ --from clueweb09 --to warc --workers 8 -o out/
+
+--filter takes the filter's name, then its options as key=value; it may repeat, one
+filter per --filter, applied in order. Values are read as JSON when they parse (5, true,
+["a","b"]) and as text otherwise. The accounting line is printed on stderr at the end.""",
+    "run": """\
+example:
+  OUT=/data/out crawlmill run pipeline.yaml --workers 4
+
+The pipeline format (YAML, TOML or JSON) is described in docs/config.md.""",
+    "validate": """\
+example:
+  crawlmill validate pipeline.yaml          # resolved pipeline and planned inputs
+  crawlmill validate pipeline.yaml --json   # the same as JSON
+
+Exits 0 when the pipeline is valid, 2 (with every problem and its place) when not.""",
+    "inspect": """\
+example:
+  crawlmill inspect some.warc.gz --records 3
+  crawlmill inspect odd-file.bin --from arc""",
+    "plugins": """\
+example:
+  crawlmill plugins            # plugins, their components and options
+  crawlmill plugins --json     # the same as JSON
+  CRAWLMILL_DISABLE_PLUGINS=arc-reader crawlmill plugins --all""",
+}
+
+
+# -- the parser ------------------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``crawlmill`` argument parser with its subcommands."""
+    fmt = argparse.RawDescriptionHelpFormatter
+    parser = argparse.ArgumentParser(
+        prog="crawlmill",
+        description="Convert web-crawl collections (WARC, ARC, ClueWeb09, ...) between formats, byte-exact.",
+        epilog=_EXAMPLES["main"],
+        formatter_class=fmt,
+    )
+    parser.add_argument("--version", action="version", version=f"crawlmill {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    plugin_opt = argparse.ArgumentParser(add_help=False)
+    plugin_opt.add_argument(
+        "--plugin",
+        action="append",
+        default=[],
+        metavar="MODULE",
+        help="also load this plugin module (importable name); may repeat",
+    )
+
+    run_opts = argparse.ArgumentParser(add_help=False)
+    run_opts.add_argument(
+        "--workers", type=int, metavar="N", help="parallel tasks (default: number of cores)"
+    )
+    run_opts.add_argument(
+        "--on-error",
+        choices=["quarantine", "fail"],
+        help="damaged records: quarantine them and go on (default), or stop at the first",
+    )
+    run_opts.add_argument(
+        "--no-resume", action="store_true", help="redo inputs that a previous run completed"
+    )
+    run_opts.add_argument(
+        "--progress",
+        choices=["auto", "always", "never"],
+        help="live progress on stderr (auto: on a terminal)",
+    )
+
+    convert = sub.add_parser(
+        "convert",
+        parents=[run_opts, plugin_opt],
+        help="convert files to another format",
+        description="Read INPUT files (paths, folders, globs), filter the records, write them with a writer.",
+        epilog=_EXAMPLES["convert"],
+        formatter_class=fmt,
+    )
+    convert.add_argument("inputs", nargs="+", metavar="INPUT", help="input file, folder or glob")
+    convert.add_argument(
+        "--to", required=True, metavar="FORMAT", help="writer name (see `crawlmill plugins`)"
+    )
+    convert.add_argument("-o", "--output", required=True, metavar="OUT", help="output folder")
+    convert.add_argument(
+        "--from", dest="source", metavar="FORMAT", help="reader name (default: detect per file)"
+    )
+    convert.add_argument(
+        "--filter",
+        dest="filters",
+        action="append",
+        nargs="+",
+        default=[],
+        metavar="NAME [key=value ...]",
+        help="add a filter with options; may repeat",
+    )
+    convert.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="key=value",
+        help="a writer option; may repeat",
+    )
+    convert.add_argument(
+        "--reader-option",
+        action="append",
+        default=[],
+        metavar="key=value",
+        help="a reader option; may repeat",
+    )
+
+    run = sub.add_parser(
+        "run",
+        parents=[run_opts],
+        help="run a pipeline config",
+        description="Run the pipeline a YAML, TOML or JSON config describes; flags override its run: section.",
+        epilog=_EXAMPLES["run"],
+        formatter_class=fmt,
+    )
+    run.add_argument(
+        "pipeline", metavar="PIPELINE", help="pipeline config (.yaml, .yml, .toml, .json)"
+    )
+
+    validate = sub.add_parser(
+        "validate",
+        help="check a pipeline config without running it",
+        description="Validate a pipeline config, print the resolved pipeline and the inputs it would read.",
+        epilog=_EXAMPLES["validate"],
+        formatter_class=fmt,
+    )
+    validate.add_argument(
+        "pipeline", metavar="PIPELINE", help="pipeline config (.yaml, .yml, .toml, .json)"
+    )
+    validate.add_argument("--json", action="store_true", help="print JSON")
+
+    inspect = sub.add_parser(
+        "inspect",
+        parents=[plugin_opt],
+        help="show a file's detected format and first records",
+        description="Show how sure each reader is that FILE is its format, then the first records.",
+        epilog=_EXAMPLES["inspect"],
+        formatter_class=fmt,
+    )
+    inspect.add_argument("file", metavar="FILE")
+    inspect.add_argument(
+        "--records", "-n", type=int, default=5, metavar="N", help="records to show (default 5)"
+    )
+    inspect.add_argument(
+        "--from", dest="source", metavar="FORMAT", help="reader name (default: detected)"
+    )
+
+    plugins = sub.add_parser(
+        "plugins",
+        parents=[plugin_opt],
+        help="list plugins and their readers, writers and filters",
+        description="List installed plugins: package, version, status, hooks and components with options.",
+        epilog=_EXAMPLES["plugins"],
+        formatter_class=fmt,
+    )
+    plugins.add_argument("--json", action="store_true", help="print JSON")
+    plugins.add_argument(
+        "--all", action="store_true", help="also list plugins disabled by CRAWLMILL_*_PLUGINS"
+    )
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``crawlmill`` console script; returns the exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler = {
+        "convert": _convert,
+        "run": _run,
+        "validate": _validate,
+        "inspect": _inspect,
+        "plugins": _plugins,
+    }[args.command]
+    try:
+        return handler(args)
+    except ConfigError as exc:
+        _error(str(exc))
+        if args.command in ("run", "convert"):
+            print("crawlmill: nothing was run and nothing was written", file=sys.stderr)
+        return EXIT_USAGE
+    except PluginError as exc:
+        _error(str(exc))
+        return EXIT_USAGE
+    except (CrawlmillError, OSError) as exc:
+        _error(str(exc))
+        return EXIT_FAILED
+    except KeyboardInterrupt:
+        _error("interrupted; a rerun resumes where this one stopped")
+        return 130
+
+
+def _error(message: str) -> None:
+    for line in message.splitlines() or [""]:
+        print(f"crawlmill: error: {line}", file=sys.stderr)
+
+
+# -- convert / run ---------------------------------------------------------------------------
+
+
+def _convert(args: argparse.Namespace) -> int:
+    registry = Registry.load(args.plugin)
+    inputs = list(args.inputs)
+    filters = []
+    for name, *assignments in args.filters:
+        # a word without '=' after a filter's options is an input path argparse swallowed
+        filters.append((name, [a for a in assignments if "=" in a]))
+        inputs += [a for a in assignments if "=" not in a]
+    if args.reader_option and not args.source:
+        raise ConfigError([("--reader-option", "needs --from FORMAT to say which reader")])
+    spec = pipeline_from_arguments(
+        registry,
+        inputs=inputs,
+        output=args.output,
+        writer=(args.to, args.option),
+        reader=(args.source, args.reader_option) if args.source else None,
+        filters=filters,
+        run=_run_overrides(args, {}),
+        plugins=args.plugin,
+    )
+    return _execute(spec, registry)
+
+
+def _run(args: argparse.Namespace) -> int:
+    registry = Registry.load()
+    spec = load_pipeline(args.pipeline, registry=registry)
+    overrides = _run_overrides(args, spec.run.model_dump())
+    if overrides != spec.run.model_dump():
+        spec = with_run_settings(spec, overrides)
+    try:
+        return _execute(spec, registry)
+    except ConfigError as exc:  # found while planning (inputs): name the config file too
+        raise ConfigError(exc.problems, exc.source or args.pipeline) from None
+
+
+def _run_overrides(args: argparse.Namespace, run: dict[str, Any]) -> dict[str, Any]:
+    run = dict(run)
+    if args.workers is not None:
+        run["workers"] = args.workers
+    if args.on_error is not None:
+        run["on_error"] = args.on_error
+    if args.no_resume:
+        run["resume"] = False
+    if args.progress is not None:
+        run["progress"] = args.progress
+    return run
+
+
+def _execute(spec: PipelineSpec, registry: Registry) -> int:
+    from . import engine  # imported here: `crawlmill --help` need not load the engine
+
+    try:
+        # the engine prints progress (per spec.run.progress), damage and task failures itself
+        report = engine.run(spec, registry=registry, progress=sys.stderr)
+    except DamagedRecordError as exc:
+        _error(f"stopped at a damaged record (on_error: fail): {exc}")
+        return EXIT_FAILED
+    skipped = f", {report.inputs_skipped} already complete" if report.inputs_skipped else ""
+    print(
+        f"{report.inputs} input(s){skipped} in {report.elapsed:.1f}s -> {spec.output}",
+        file=sys.stderr,
+    )
+    print(report.accounting_line(), file=sys.stderr)
+    if not report.ok:
+        return EXIT_FAILED
+    return EXIT_QUARANTINED if report.quarantined else EXIT_OK
+
+
+# -- validate --------------------------------------------------------------------------------
+
+
+def _validate(args: argparse.Namespace) -> int:
+    registry = Registry.load()
+    spec = load_pipeline(args.pipeline, registry=registry)
+    from .inputs import expand_inputs
+
+    try:
+        planned = expand_inputs(spec, registry)
+    except ConfigError as exc:
+        raise ConfigError(exc.problems, args.pipeline) from None
+    plan = [{"path": p.input.path, "relpath": p.input.relpath, "reader": p.reader} for p in planned]
+    if args.json:
+        json.dump({"pipeline": spec.model_dump(mode="json"), "inputs": plan}, sys.stdout, indent=2)
+        print()
+        return EXIT_OK
+    out = sys.stdout
+    print(f"{args.pipeline}: valid", file=out)
+    _print_spec(spec, out)
+    print(f"inputs ({len(plan)}):", file=out)
+    for item in plan:
+        print(f"  {item['path']}  [{item['reader']}]", file=out)
+    return EXIT_OK
+
+
+def _print_spec(spec: PipelineSpec, out: TextIO) -> None:
+    def component(label: str, comp: Any) -> None:
+        print(f"{label}: {comp.name}", file=out)
+        for key, value in comp.options.items():
+            print(f"    {key}: {json.dumps(value)}", file=out)
+
+    if spec.reader is None:
+        print("reader: (detected per input)", file=out)
+    else:
+        component("reader", spec.reader)
+    for i, flt in enumerate(spec.filters):
+        component(f"filters[{i}]", flt)
+    component("writer", spec.writer)
+    print(f"output: {spec.output}", file=out)
+    run = ", ".join(f"{k}={json.dumps(v)}" for k, v in spec.run.model_dump(mode="json").items())
+    print(f"run: {run}", file=out)
+    if spec.plugins:
+        print(f"plugins: {', '.join(spec.plugins)}", file=out)
+
+
+# -- inspect ---------------------------------------------------------------------------------
+
+
+def _inspect(args: argparse.Namespace) -> int:
+    from crawlmill.formats.compression import compression_of, read_head
+
+    registry = Registry.load(args.plugin)
+    path = args.file
+    if not os.path.exists(path):
+        raise ConfigError([("FILE", f"no such file: {path}")])
+    head = b"" if os.path.isdir(path) else read_head(path)
+    ranking = registry.detect(path, head)
+    out = sys.stdout
+    if not os.path.isdir(path):
+        with open(path, "rb") as fh:
+            compression = compression_of(fh.read(8)) or "none"
+        print(f"{path}: {os.path.getsize(path)} bytes, compression: {compression}", file=out)
+    print("format detection (reader: confidence):", file=out)
+    for name, confidence in ranking:
+        print(f"  {name:<16} {confidence:.2f}", file=out)
+    if not ranking:
+        print("  no reader recognises this file", file=out)
+    reader_name = args.source or (ranking[0][0] if ranking else None)
+    if reader_name is None:
+        print("give --from FORMAT to read it with a reader of your choice", file=sys.stderr)
+        return EXIT_USAGE
+    reader_cls = registry.reader(reader_name)
+    print(f"reading with: {reader_name}", file=out)
+    damages: list[Damage] = []
+
+    def report_damage(damage: Damage) -> None:
+        damages.append(damage)
+        print(f"DAMAGE {damage}", file=out)
+
+    def report_warning(offset: int | None, message: str) -> None:
+        print(f"warning at byte {offset}: {message}", file=out)
+
+    input_file = InputFile(path=path, relpath=os.path.basename(path.rstrip(os.sep)) or path)
+    if os.path.isdir(path):
+        # a collection reader lists a folder itself: show the records of its first file
+        found = reader_cls.discover(path, reader_cls.Options())
+        if not found:
+            raise ConfigError(
+                [("FILE", f"{path} is a folder that reader {reader_name!r} does not read")]
+            )
+        input_file = found[0]
+        print(f"first of {len(found)} file(s): {input_file.path}", file=out)
+    ctx = ReadContext(
+        input=input_file,
+        report_damage=report_damage,
+        limits=Limits(),
+        report_warning=report_warning,
+    )
+    shown = 0
+    reader = reader_cls()
+    records = reader.read(ctx)
+    try:
+        for record in records:
+            if shown >= args.records:
+                break
+            shown += 1
+            print(f"\n#{shown}", file=out)
+            print(_format_record(record), file=out)
+    except CrawlmillError as exc:
+        print(f"ERROR {exc}", file=out)
+        return EXIT_FAILED
+    finally:
+        close = getattr(records, "close", None)
+        if close is not None:
+            close()
+    print(f"\n{shown} record(s) shown, {len(damages)} damaged range(s) seen", file=out)
+    return EXIT_OK
+
+
+def _format_record(record: Any) -> str:
+    src = record.source
+    where = f"byte {src.offset}, {src.length} bytes in the file" if src is not None else "-"
+    lines = [
+        f"  kind:         {record.kind}",
+        f"  url:          {record.url}",
+        f"  date_raw:     {record.date_raw}",
+        f"  doc_id:       {record.doc_id}",
+        f"  content_type: {record.content_type}"
+        + (f"; charset={record.charset}" if record.charset else ""),
+        f"  http_status:  {record.http_status}",
+        f"  payload:      {len(record.payload)} bytes",
+        f"  at:           {where}",
+    ]
+    warc = record.extras.get("warc") or {}
+    if warc.get("headers"):
+        lines.append(f"  WARC/{warc.get('version', '?')} head:")
+        for name, value in warc["headers"][:8]:
+            lines.append(f"    {_text(name)}: {_text(value)}")
+        if len(warc["headers"]) > 8:
+            lines.append(f"    ... {len(warc['headers']) - 8} more header line(s)")
+    arc = record.extras.get("arc") or {}
+    if arc.get("header_line"):
+        lines.append(f"  ARC header:   {_text(arc['header_line'])}")
+    if record.http_head:
+        head = record.http_head.decode("latin-1").splitlines()
+        lines.append("  http head:")
+        lines += [f"    {line}" for line in head[:6] if line]
+        if len([h for h in head if h]) > 6:
+            lines.append(f"    ... {len([h for h in head if h]) - 6} more header line(s)")
+    elif record.payload:
+        preview = record.payload[:160].decode("utf-8", "replace")
+        lines.append("  payload start: " + textwrap.shorten(preview.replace("\n", " "), 100))
+    return "\n".join(lines)
+
+
+# -- plugins ---------------------------------------------------------------------------------
+
+
+def _plugins(args: argparse.Namespace) -> int:
+    registry = Registry.load(args.plugin)
+    listing = [p for p in registry.describe() if args.all or p["status"] != "blocked"]
+    if args.json:
+        json.dump(listing, sys.stdout, indent=2)
+        print()
+        return EXIT_OK
+    out = sys.stdout
+    for plugin in listing:
+        package = plugin["package"] or "?"
+        version = plugin["version"] or "?"
+        print(f"{plugin['name']}  ({package} {version})  {plugin['status']}", file=out)
+        print(f"  module: {plugin['module']}", file=out)
+        if plugin["error"]:
+            print(f"  error: {plugin['error']}", file=out)
+        if plugin["hooks"]:
+            print(f"  hooks: {', '.join(plugin['hooks'])}", file=out)
+        for comp in plugin["components"]:
+            print(f"  {comp['kind']} {comp['name']}: {comp['summary']}", file=out)
+            for opt in comp["options"]:
+                default = "required" if opt["required"] else f"default {json.dumps(opt['default'])}"
+                kind = _short_type(opt["type"])
+                print(f"      {opt['name']} ({kind}, {default}): {opt['description']}", file=out)
+    for problem in registry.problems:
+        print(f"warning: {problem}", file=out)
+    return EXIT_OK
+
+
+def _text(value: Any) -> str:
+    return value.decode("utf-8", "replace") if isinstance(value, bytes | bytearray) else str(value)
+
+
+def _short_type(name: str) -> str:
+    """``list[crawlmill.core.record.RecordKind] | None`` -> ``list[RecordKind] | None``."""
+    return re.sub(r"\b(?:[A-Za-z_]\w*\.)+([A-Za-z_]\w*)", r"\1", name)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

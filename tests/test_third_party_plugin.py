@@ -1,0 +1,213 @@
+"""A third-party plugin package (tests/third_party_plugin) is pip-installed, listed by
+``crawlmill plugins`` and used by name from a YAML pipeline.
+
+The package is installed into the running interpreter for this module and uninstalled at
+teardown. Everything talks to it through new processes (the ``crawlmill`` console script), as a
+user would.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+PACKAGE_DIR = Path(__file__).resolve().parent / "third_party_plugin"
+DIST = "crawlmill-example-plugin"
+
+
+def pip(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "pip", *args, "--disable-pip-version-check", "--no-input"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory):
+    """Install the example plugin (from a copy, so no build files land in the repository)."""
+    src = tmp_path_factory.mktemp("plugin") / "third_party_plugin"
+    shutil.copytree(
+        PACKAGE_DIR, src, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__")
+    )
+    result = pip("install", "--no-deps", "--no-build-isolation", str(src))
+    assert result.returncode == 0, result.stdout + result.stderr
+    yield DIST
+    pip("uninstall", "-y", DIST)
+
+
+def crawlmill(
+    *args: str, env: dict | None = None, cwd: Path | None = None
+) -> subprocess.CompletedProcess:
+    full_env = dict(os.environ)
+    for var in ("CRAWLMILL_LOAD_PLUGINS", "CRAWLMILL_DISABLE_PLUGINS"):
+        full_env.pop(var, None)
+    full_env.update(env or {})
+    return subprocess.run(
+        ["crawlmill", *args], capture_output=True, text=True, env=full_env, cwd=cwd, check=False
+    )
+
+
+def test_plugins_lists_the_package(installed):
+    result = crawlmill("plugins", "--json")
+    assert result.returncode == 0, result.stderr
+    listing = {p["name"]: p for p in json.loads(result.stdout)}
+    example = listing["example"]
+    assert example["package"] == DIST
+    assert example["version"] == "0.3.1"
+    assert example["status"] == "ok", example["error"]
+    assert example["module"] == "crawlmill_example_plugin"
+    assert set(example["hooks"]) == {
+        "crawlmill_detect_format",
+        "crawlmill_register_filters",
+        "crawlmill_register_readers",
+        "crawlmill_register_writers",
+    }
+    comps = {(c["kind"], c["name"]): c for c in example["components"]}
+    assert set(comps) == {("reader", "lines"), ("filter", "host"), ("writer", "jsonl")}
+    hosts = next(o for o in comps[("filter", "host")]["options"] if o["name"] == "hosts")
+    assert hosts["required"] is True and hosts["type"] == "list[str]" and hosts["description"]
+
+    text = crawlmill("plugins")
+    assert f"example  ({DIST} 0.3.1)  ok" in text.stdout
+    assert "writer jsonl: Write one JSON line per record" in text.stdout
+
+
+LINES = [
+    ("http://example.org/a", "2009-01-02", "first page"),
+    ("http://other.net/b", "2009-01-03", "not this one"),
+    ("http://www.example.org/c", "2009-03-65T08:43:19-0800", "invalid date kept raw"),
+]
+
+
+def expected_line(url: str, date_raw: str | None, kind: str, payload: bytes) -> dict:
+    return {
+        "url": url,
+        "date_raw": date_raw,
+        "kind": kind,
+        "sha1": hashlib.sha1(payload).hexdigest(),
+    }
+
+
+def test_yaml_pipeline_uses_the_plugin_by_name(installed, tmp_path):
+    data = tmp_path / "data"
+    data.mkdir()
+    body = "".join(f"{u}\t{d}\t{t}\n" for u, d, t in LINES) + "a line without tabs\n"
+    (data / "crawl.lines").write_text(body)
+    pipeline = tmp_path / "pipeline.yaml"
+    pipeline.write_text(
+        textwrap.dedent(
+            """\
+            version: 1
+            inputs: [data/*.lines]       # reader omitted: detected by the plugin's hook
+            filters:
+              - name: host
+                hosts: [example.org]
+            writer: {name: jsonl}
+            output: ${OUT}
+            run: {workers: 1}
+            """
+        )
+    )
+    out = tmp_path / "out"
+    validate = crawlmill("validate", str(pipeline), "--json", env={"OUT": str(out)})
+    assert validate.returncode == 0, validate.stderr
+    assert [i["reader"] for i in json.loads(validate.stdout)["inputs"]] == ["lines"]
+
+    result = crawlmill("run", str(pipeline), env={"OUT": str(out)})
+    assert result.returncode == 3, result.stderr  # the tab-less line is quarantined
+    assert "read 4 = written 2 + dropped 1 (host:other-host 1) + quarantined 1" in result.stderr
+    lines = [json.loads(line) for line in (out / "crawl.lines.jsonl").read_text().splitlines()]
+    assert lines == [
+        expected_line(u, d, "resource", t.encode()) for u, d, t in LINES if "example.org" in u
+    ]
+
+
+def test_bad_option_of_a_plugin_component(installed, tmp_path):
+    pipeline = tmp_path / "p.yaml"
+    pipeline.write_text(
+        "inputs: [x.lines]\nfilters: [{name: host}]\nwriter: {name: jsonl, sufix: .j}\noutput: out\n"
+    )
+    result = crawlmill("validate", str(pipeline))
+    assert result.returncode == 2
+    assert "filters[0].hosts: required option is missing" in result.stderr
+    assert "writer.sufix: unknown option 'sufix'; did you mean 'suffix'?" in result.stderr
+
+
+def _warc_reader_available() -> bool:
+    result = crawlmill("plugins", "--json")
+    listing = json.loads(result.stdout) if result.returncode == 0 else []
+    return any(
+        c["kind"] == "reader" and c["name"] == "warc" for p in listing for c in p["components"]
+    )
+
+
+def test_plugin_filter_and_writer_on_a_warc(installed, tmp_path, need):
+    """Built-in WARC reader and kind filter, third-party host filter and jsonl writer."""
+    warcio = need("warcio")
+    if not _warc_reader_available():
+        pytest.skip("the built-in warc reader is not registered in this checkout")
+    from warcio.statusandheaders import StatusAndHeaders
+    from warcio.warcwriter import WARCWriter
+
+    pages = [
+        ("http://example.org/", b"<html>home</html>"),
+        ("http://other.net/", b"<html>elsewhere</html>"),
+        ("http://news.example.org/x", b"<html>news</html>"),
+    ]
+    buf = io.BytesIO()
+    writer = WARCWriter(buf, gzip=True)
+    writer.write_record(writer.create_warcinfo_record("in.warc.gz", {"software": "test"}))
+    for i, (url, body) in enumerate(pages):
+        head = StatusAndHeaders("200 OK", [("Content-Type", "text/html")], protocol="HTTP/1.1")
+        date = f"2020-01-0{i + 1}T00:00:00Z"
+        record = writer.create_warc_record(
+            url,
+            "response",
+            payload=io.BytesIO(body),
+            http_headers=head,
+            warc_headers_dict={"WARC-Date": date},
+        )
+        writer.write_record(record)
+    assert warcio.__name__ == "warcio"
+    (tmp_path / "in.warc.gz").write_bytes(buf.getvalue())
+    pipeline = tmp_path / "p.yaml"
+    pipeline.write_text(
+        textwrap.dedent(
+            """\
+            inputs: [in.warc.gz]
+            reader: warc
+            filters:
+              - {name: kind, keep: [response]}
+              - {name: host, hosts: [example.org]}
+            writer: {name: jsonl, suffix: .records.jsonl}
+            output: out
+            run: {workers: 1}
+            """
+        )
+    )
+    result = crawlmill("run", str(pipeline))
+    assert result.returncode == 0, result.stderr
+    assert (
+        "read 4 = written 2 + dropped 2 (kind:wrong-kind 1, host:other-host 1) + quarantined 0"
+        in result.stderr
+    )
+    lines = [
+        json.loads(x)
+        for x in (tmp_path / "out" / "in.warc.gz.records.jsonl").read_text().splitlines()
+    ]
+    assert lines == [
+        expected_line(url, f"2020-01-0{i + 1}T00:00:00Z", "response", body)
+        for i, (url, body) in enumerate(pages)
+        if "example.org" in url
+    ]
