@@ -40,7 +40,7 @@ def installed(tmp_path_factory):
     shutil.copytree(
         PACKAGE_DIR, src, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__")
     )
-    result = pip("install", "--no-deps", "--no-build-isolation", str(src))
+    result = pip("install", "--no-deps", str(src))
     assert result.returncode == 0, result.stdout + result.stderr
     yield DIST
     pip("uninstall", "-y", DIST)
