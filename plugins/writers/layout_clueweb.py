@@ -1,0 +1,291 @@
+"""The ``clueweb09`` and ``chuweb21`` output layouts of the WARC writer.
+
+``clueweb09``: every input file of the run becomes exactly one output file, placed by the
+input's index ``i`` among all inputs: directory ``d = i // files_per_dir``, file
+``i % files_per_dir``, segment ``d // segment_dirs + 1`` (or 1 when ``segment_dirs`` is unset)::
+
+    ClueWeb09_<Language>_<segment>/<ll><d:04d>/<file:02d>.warc.gz
+
+Each non-warcinfo record gets ``WARC-TREC-ID: clueweb09-<ll><d:04d>-<file:02d>-<n:05d>``
+(``n`` 0-based in file order). ``finalize`` writes, per segment,
+``ClueWeb09_<Language>_<segment>/ClueWeb09_<Language>_<segment>.md5`` (``<md5> *./en0000/00.warc.gz``
+lines, ``md5sum --binary`` style, relative to the segment directory, so ``md5sum -c`` works
+there) and ``record_counts/ClueWeb09_<Language>_<segment>_counts.txt``
+(``*./en0000/00.warc.gz <records>`` lines, counting every record but the warcinfo, as
+ir_datasets does). Use writer version ``0.18`` for files that ClueWeb09 tools read.
+
+``chuweb21``: one output file per input, named after the input the way Chuweb21 keeps
+Common Crawl's names: an input ``.../CC-MAIN-<t1>-<t2>-00042.warc.gz`` goes to
+``CC-MAIN-<t1>-<t2>/CC-MAIN-<t1>-<t2>-00042.warc.gz`` (folder = name without its last
+``-<digits>``); an input whose name has no such number goes to a folder named after its
+input folder (``/`` replaced by ``-``; ``warc`` for a top-level input). ``finalize`` writes
+``md5_checksum.txt`` (``<folder>/<file><TAB><md5>`` lines, in input order), as the Chuweb21
+release does.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import posixpath
+import re
+from collections.abc import Callable
+from typing import Any, BinaryIO
+
+from crawlmill.core.errors import ConfigError, CrawlmillError
+from crawlmill.core.plugin import WriteContext
+from crawlmill.core.record import Record, RecordKind
+from crawlmill.formats import clueweb09 as cw
+from crawlmill.plugins.writers.layouts import Layout, register_layout
+
+__all__ = ["Chuweb21Layout", "ClueWeb09Layout", "CHUWEB_MANIFEST"]
+
+#: Name of the Chuweb21 md5 manifest at the output root.
+CHUWEB_MANIFEST = "md5_checksum.txt"
+
+_INPUT_SUFFIXES = (".warc.gz", ".warc.zst", ".warc", ".arc.gz", ".arc", ".gz", ".zst")
+_WARC_SUFFIXES = (".warc.gz", ".warc.zst", ".warc")
+_NUMBERED_STEM = re.compile(r"^(.+)-(\d+)$")
+
+
+class OneFilePerInput(CrawlmillError):
+    """The writer asked a one-file-per-input layout for a second file."""
+
+
+def _int_option(options: Any, name: str, default: int | None) -> int | None:
+    value = getattr(options, name, default)
+    return default if value is None else int(value)
+
+
+@register_layout
+class ClueWeb09Layout(Layout):
+    """``ClueWeb09_<Language>_<n>/<ll><NNNN>/<NN>.warc.gz`` with WARC-TREC-IDs, md5 and
+    record-count lists."""
+
+    name = "clueweb09"
+
+    def __init__(self, options: Any, ctx: WriteContext, extension: str) -> None:
+        super().__init__(options, ctx, extension)
+        self.code, self.language = self.language_of(options)
+        self.files_per_dir, self.segment_dirs = self.sizes_of(options)
+        index = ctx.input.index
+        self.dir_number = index // self.files_per_dir
+        self.file_number = index % self.files_per_dir
+        if self.dir_number >= 10000:
+            raise ConfigError(
+                [
+                    (
+                        "layout",
+                        f"input #{index} needs ClueWeb09 directory {self.dir_number}, more than the 4 digits allow",
+                    )
+                ]
+            )
+        segment = self.dir_number // self.segment_dirs + 1 if self.segment_dirs else 1
+        self.segment = cw.segment_name(self.language, segment)
+        self.directory = cw.dir_name(self.code, self.dir_number)
+        self._paths_given = 0
+
+    @staticmethod
+    def language_of(options: Any) -> tuple[str, str]:
+        """``(code, name)`` of the writer's ``language`` option (name or code)."""
+        value = getattr(options, "language", None) or "English"
+        try:
+            code = cw.language_code(value)
+        except ValueError as exc:
+            raise ConfigError([("language", str(exc))]) from exc
+        return code, cw.language_name(code)
+
+    @staticmethod
+    def sizes_of(options: Any) -> tuple[int, int | None]:
+        """``(files_per_dir, segment_dirs)`` from the writer options, checked."""
+        files_per_dir = _int_option(options, "files_per_dir", 100)
+        segment_dirs = _int_option(options, "segment_dirs", None)
+        if not 1 <= files_per_dir <= 100:
+            raise ConfigError(
+                [
+                    (
+                        "files_per_dir",
+                        f"must be 1..100 for 2-digit ClueWeb09 file names, got {files_per_dir}",
+                    )
+                ]
+            )
+        if segment_dirs is not None and segment_dirs < 1:
+            raise ConfigError([("segment_dirs", f"must be at least 1, got {segment_dirs}")])
+        return files_per_dir, segment_dirs
+
+    @property
+    def relpath(self) -> str:
+        """The output file of this task, relative to the output root."""
+        name = cw.file_name(self.file_number, self.extension)
+        return f"{self.segment}/{self.directory}/{name}"
+
+    def next_path(self) -> str:
+        """The one output file of this input; a second request is an error (ClueWeb09 maps
+        each input to one file, so record-count rollover does not apply)."""
+        if self._paths_given:
+            raise OneFilePerInput(
+                f"the clueweb09 layout writes one file per input; input {self.ctx.input.relpath!r} "
+                "asked for a second one (unset max_records/max_bytes)"
+            )
+        self._paths_given += 1
+        return self.relpath
+
+    def should_roll(self, records_in_file: int, bytes_in_file: int) -> bool:
+        """Never: one file per input."""
+        return False
+
+    def doc_id(self, record: Record, record_number: int) -> str | None:
+        """``clueweb09-<dir>-<file>-<record:05d>`` for every record but the warcinfo."""
+        if record.kind == RecordKind.WARCINFO:
+            return None
+        try:
+            return cw.trec_id(self.directory, self.file_number, record_number)
+        except ValueError as exc:
+            raise CrawlmillError(f"{self.relpath}: {exc}") from exc
+
+    @classmethod
+    def finalize(
+        cls,
+        root: str,
+        options: Any,
+        tasks: list[dict[str, Any]],
+        create: Callable[[str], BinaryIO],
+    ) -> None:
+        """Write each segment's ``<Segment>.md5`` and ``record_counts/<Segment>_counts.txt``."""
+        per_segment: dict[str, list[tuple[str, str, int]]] = {}
+        for task in sorted(tasks, key=lambda t: t.get("index", 0)):
+            for output in task.get("outputs", []):
+                path = str(output["path"]).replace(os.sep, "/")
+                segment, sep, inner = path.partition("/")
+                if not sep or cw.parse_segment_name(segment) is None:
+                    continue
+                if cw.parse_file_name(posixpath.basename(inner)) is None:
+                    continue  # a side file of the output (CDXJ index), not a WARC file
+                digest = output.get("md5") or _md5_of(os.path.join(root, path))
+                count = _record_count(root, path, output, task)
+                per_segment.setdefault(segment, []).append((inner, digest, count))
+        for segment in sorted(per_segment, key=_segment_sort_key):
+            rows = sorted(per_segment[segment])
+            _write(
+                create,
+                f"{segment}/{cw.md5_file_name(segment)}",
+                cw.format_md5_list((inner, digest) for inner, digest, _ in rows),
+            )
+            _write(
+                create,
+                cw.counts_file_name(segment),
+                cw.format_counts((inner, count) for inner, _, count in rows),
+            )
+
+
+def _write(create: Callable[[str], BinaryIO], relpath: str, data: bytes) -> None:
+    fh = create(relpath)
+    try:
+        fh.write(data)
+    finally:
+        fh.close()
+
+
+def _segment_sort_key(segment: str) -> tuple[str, int]:
+    parsed = cw.parse_segment_name(segment)
+    return (parsed.language, parsed.number) if parsed else (segment, 0)
+
+
+def _md5_of(path: str) -> str:
+    with open(path, "rb") as fh:
+        return hashlib.file_digest(fh, "md5").hexdigest()
+
+
+def _record_count(root: str, path: str, output: dict[str, Any], task: dict[str, Any]) -> int:
+    """Records (warcinfo excluded) of one output: the ``documents`` the WARC writer notes per
+    file (``notes["files"]``), else counted by reading the file."""
+    if output.get("documents") is not None:
+        return int(output["documents"])
+    for entry in (task.get("notes") or {}).get("files", []):
+        if (
+            str(entry.get("path", "")).replace(os.sep, "/") == path
+            and entry.get("documents") is not None
+        ):
+            return int(entry["documents"])
+    return count_documents(os.path.join(root, path))
+
+
+def count_documents(path: str) -> int:
+    """Count the non-warcinfo WARC records of ``path`` with the registered ``warc`` reader."""
+    from crawlmill.core.plugin import InputFile, ReadContext
+    from crawlmill.plugins.readers.clueweb09 import warc_reader_class
+
+    reader = warc_reader_class()()
+    problems: list[object] = []
+    ctx = ReadContext(
+        input=InputFile(path=path, relpath=os.path.basename(path)), report_damage=problems.append
+    )
+    count = sum(1 for record in reader.read(ctx) if record.kind != RecordKind.WARCINFO)
+    if problems:
+        raise CrawlmillError(f"{path}: cannot count records of a damaged output: {problems[0]}")
+    return count
+
+
+@register_layout
+class Chuweb21Layout(Layout):
+    """Chuweb21 folders (``CC-MAIN-<t1>-<t2>/CC-MAIN-<t1>-<t2>-NNNNN.warc.gz``) with an
+    ``md5_checksum.txt`` manifest (``path<TAB>md5``)."""
+
+    name = "chuweb21"
+
+    def __init__(self, options: Any, ctx: WriteContext, extension: str) -> None:
+        super().__init__(options, ctx, extension)
+        self._paths_given = 0
+
+    @property
+    def relpath(self) -> str:
+        """The output file of this task, relative to the output root."""
+        return chuweb_path(self.ctx.input.relpath, self.extension)
+
+    def next_path(self) -> str:
+        """The one output file of this input; a second request is an error."""
+        if self._paths_given:
+            raise OneFilePerInput(
+                f"the chuweb21 layout writes one file per input; input {self.ctx.input.relpath!r} "
+                "asked for a second one (unset max_records/max_bytes)"
+            )
+        self._paths_given += 1
+        return self.relpath
+
+    @classmethod
+    def finalize(
+        cls,
+        root: str,
+        options: Any,
+        tasks: list[dict[str, Any]],
+        create: Callable[[str], BinaryIO],
+    ) -> None:
+        """Write ``md5_checksum.txt`` listing every output in input order."""
+        rows: list[tuple[str, str]] = []
+        seen: dict[str, str] = {}
+        for task in sorted(tasks, key=lambda t: t.get("index", 0)):
+            for output in task.get("outputs", []):
+                path = str(output["path"]).replace(os.sep, "/")
+                if not path.lower().endswith(_WARC_SUFFIXES):
+                    continue  # a side file of the output (CDXJ index), not a WARC file
+                if path in seen:
+                    raise CrawlmillError(
+                        f"chuweb21 layout: inputs {seen[path]!r} and {task.get('input')!r} both map to {path!r}"
+                    )
+                seen[path] = str(task.get("input"))
+                rows.append((path, output.get("md5") or _md5_of(os.path.join(root, path))))
+        _write(create, CHUWEB_MANIFEST, cw.format_chuweb_manifest(rows))
+
+
+def chuweb_path(input_relpath: str, extension: str) -> str:
+    """Where the chuweb21 layout puts the output of ``input_relpath`` (see module docstring)."""
+    relpath = input_relpath.replace(os.sep, "/").strip("/")
+    parent, _, base = relpath.rpartition("/")
+    stem = base
+    for suffix in _INPUT_SUFFIXES:
+        if stem.lower().endswith(suffix):
+            stem = stem[: -len(suffix)]
+            break
+    m = _NUMBERED_STEM.match(stem)
+    folder = m.group(1) if m else (parent.replace("/", "-") or "warc")
+    return f"{folder}/{stem}{extension}"

@@ -1,0 +1,485 @@
+"""The clueweb09 and chuweb21 output layouts (plugins/writers/layout_clueweb.py)."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import re
+import subprocess
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from crawlmill.core.errors import ConfigError
+from crawlmill.core.plugin import InputFile, WriteContext
+from crawlmill.core.record import Record, RecordKind
+from crawlmill.formats import clueweb09 as cw
+from crawlmill.plugins.writers.layout_clueweb import (
+    CHUWEB_MANIFEST,
+    Chuweb21Layout,
+    ClueWeb09Layout,
+    OneFilePerInput,
+    chuweb_path,
+)
+from crawlmill.plugins.writers.layouts import LAYOUTS
+
+
+def _options(**kw):
+    base = {
+        "layout": "clueweb09",
+        "language": "English",
+        "segment_dirs": None,
+        "files_per_dir": 100,
+        "max_records": None,
+        "max_bytes": None,
+        "name_pattern": None,
+    }
+    base.update(kw)
+    return SimpleNamespace(**base)
+
+
+def _ctx(index: int, relpath: str = "x.warc.gz", count: int = 1000) -> WriteContext:
+    return WriteContext(
+        input=InputFile(path="/in/" + relpath, relpath=relpath, index=index),
+        input_count=count,
+        create=lambda rel: io.BytesIO(),
+        quarantine=lambda record, reason: None,
+    )
+
+
+def test_layouts_register_by_name():
+    assert LAYOUTS["clueweb09"] is ClueWeb09Layout
+    assert LAYOUTS["chuweb21"] is Chuweb21Layout
+
+
+@pytest.mark.parametrize(
+    ("index", "kw", "expected"),
+    [
+        (0, {}, "ClueWeb09_English_1/en0000/00.warc.gz"),
+        (99, {}, "ClueWeb09_English_1/en0000/99.warc.gz"),
+        (100, {}, "ClueWeb09_English_1/en0001/00.warc.gz"),
+        (1234, {}, "ClueWeb09_English_1/en0012/34.warc.gz"),
+        # 3 files per directory, 2 directories per segment: 6 files per segment
+        (5, {"files_per_dir": 3, "segment_dirs": 2}, "ClueWeb09_English_1/en0001/02.warc.gz"),
+        (6, {"files_per_dir": 3, "segment_dirs": 2}, "ClueWeb09_English_2/en0002/00.warc.gz"),
+        (13, {"files_per_dir": 3, "segment_dirs": 2}, "ClueWeb09_English_3/en0004/01.warc.gz"),
+        (7, {"language": "zh"}, "ClueWeb09_Chinese_1/zh0000/07.warc.gz"),
+        (
+            250,
+            {"language": "Japanese", "segment_dirs": 2},
+            "ClueWeb09_Japanese_2/ja0002/50.warc.gz",
+        ),
+    ],
+)
+def test_clueweb09_paths(index, kw, expected):
+    layout = ClueWeb09Layout(_options(**kw), _ctx(index), ".warc.gz")
+    assert layout.next_path() == expected
+    assert layout.should_roll(10**9, 10**12) is False
+
+
+def test_clueweb09_extension_comes_from_the_writer():
+    assert (
+        ClueWeb09Layout(_options(), _ctx(3), ".warc").next_path()
+        == "ClueWeb09_English_1/en0000/03.warc"
+    )
+
+
+def test_clueweb09_one_file_per_input():
+    layout = ClueWeb09Layout(_options(), _ctx(0), ".warc.gz")
+    layout.next_path()
+    with pytest.raises(OneFilePerInput, match="one file per input"):
+        layout.next_path()
+
+
+def test_clueweb09_trec_ids_count_non_warcinfo_records():
+    layout = ClueWeb09Layout(_options(files_per_dir=10, language="de"), _ctx(123), ".warc.gz")
+    assert layout.next_path() == "ClueWeb09_German_1/de0012/03.warc.gz"
+    assert layout.doc_id(Record(kind=RecordKind.WARCINFO), 0) is None
+    assert (
+        layout.doc_id(Record(kind=RecordKind.RESPONSE, doc_id="old"), 0)
+        == "clueweb09-de0012-03-00000"
+    )
+    assert layout.doc_id(Record(kind=RecordKind.RESPONSE), 41) == "clueweb09-de0012-03-00041"
+    assert cw.parse_trec_id(layout.doc_id(Record(), 99999)) == ("de0012", 3, 99999)
+    with pytest.raises(Exception, match="5 digits"):
+        layout.doc_id(Record(), 100000)
+
+
+def test_clueweb09_options_are_checked():
+    with pytest.raises(ConfigError, match="language"):
+        ClueWeb09Layout(_options(language="Klingon"), _ctx(0), ".warc.gz")
+    with pytest.raises(ConfigError, match="files_per_dir"):
+        ClueWeb09Layout(_options(files_per_dir=101), _ctx(0), ".warc.gz")
+    with pytest.raises(ConfigError, match="segment_dirs"):
+        ClueWeb09Layout(_options(segment_dirs=0), _ctx(0), ".warc.gz")
+    with pytest.raises(ConfigError, match="4 digits"):
+        ClueWeb09Layout(_options(), _ctx(1_000_000), ".warc.gz")
+
+
+class _Created(dict):
+    """``create`` for finalize tests: keeps what each created file received."""
+
+    def __call__(self, relpath):
+        buf = io.BytesIO()
+        buf.close = lambda: self.__setitem__(relpath, buf.getvalue())
+        return buf
+
+
+def test_clueweb09_finalize_writes_md5_and_counts_per_segment(tmp_path):
+    # three inputs over two segments (files_per_dir=2, segment_dirs=1); outputs exist on disk
+    opts = _options(files_per_dir=2, segment_dirs=1)
+    tasks = []
+    expected = {}
+    for index, records in ((0, 5), (1, 0), (2, 7)):
+        rel = ClueWeb09Layout(opts, _ctx(index), ".warc.gz").next_path()
+        data = f"output {index}".encode()
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_bytes(data)
+        md5 = hashlib.md5(data).hexdigest()
+        expected[rel] = (md5, records)
+        output = {"path": rel, "size": len(data), "md5": md5 if index != 2 else None}
+        cdxj = {"path": rel + ".cdxj", "size": 1, "md5": "0" * 32}
+        # the WARC writer notes per-file counts in notes["files"] (documents = non-warcinfo)
+        notes = {
+            "files": [{"path": rel, "records": records + 1, "documents": records, "warcinfo": True}]
+        }
+        tasks.append(
+            {
+                "input": f"in{index}.warc.gz",
+                "index": index,
+                "outputs": [output, cdxj],
+                "notes": notes,
+            }
+        )
+    created = _Created()
+    ClueWeb09Layout.finalize(str(tmp_path), opts, list(reversed(tasks)), created)
+    assert sorted(created) == [
+        "ClueWeb09_English_1/ClueWeb09_English_1.md5",
+        "ClueWeb09_English_2/ClueWeb09_English_2.md5",
+        "record_counts/ClueWeb09_English_1_counts.txt",
+        "record_counts/ClueWeb09_English_2_counts.txt",
+    ]
+    for seg in ("ClueWeb09_English_1", "ClueWeb09_English_2"):
+        md5s, bad = cw.parse_md5_list(created[f"{seg}/{seg}.md5"])
+        counts, bad2 = cw.parse_counts(created[f"record_counts/{seg}_counts.txt"])
+        assert bad == bad2 == []
+        for e in md5s:
+            # md5 computed from the file when the task did not give it (input 2)
+            assert hashlib.md5((tmp_path / seg / e.path).read_bytes()).hexdigest() == e.md5
+            assert expected[f"{seg}/{e.path}"][0] == e.md5
+        assert {f"{seg}/{e.path}": e.count for e in counts} == {
+            k: v[1] for k, v in expected.items() if k.startswith(seg + "/")
+        }
+
+
+def test_chuweb_paths_follow_the_release_naming(samples):
+    # every path of the real Chuweb21 manifest maps to itself (input named like the CC file)
+    data = (samples / "chuzhumin98-Chuweb21D/materials/md5/md5_checksum-Chuweb21.txt").read_bytes()
+    entries, _ = cw.parse_chuweb_manifest(data)
+    for e in entries[:50] + entries[-50:]:
+        name = e.path.split("/")[1]
+        assert chuweb_path(f"crawl-data/segments/{name}", ".warc.gz") == e.path
+    assert chuweb_path("a/b/page.arc.gz", ".warc.gz") == "a-b/page.warc.gz"
+    assert chuweb_path("top.warc", ".warc.zst") == "warc/top.warc.zst"
+
+
+def test_chuweb_layout_and_manifest(tmp_path):
+    opts = _options(layout="chuweb21")
+    names = [
+        "CC-MAIN-2-3/CC-MAIN-2-3-00001.warc.gz",
+        "CC-MAIN-2-3/CC-MAIN-2-3-00000.warc.gz",
+        "CC-MAIN-1-2/CC-MAIN-1-2-00000.warc.gz",
+    ]
+    tasks = []
+    for index, name in enumerate(names):
+        layout = Chuweb21Layout(opts, _ctx(index, relpath="in/" + name.split("/")[1]), ".warc.gz")
+        rel = layout.next_path()
+        assert rel == name
+        with pytest.raises(OneFilePerInput):
+            layout.next_path()
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_bytes(name.encode())
+        outputs = [{"path": rel, "size": 1}, {"path": rel + ".cdxj", "size": 1, "md5": "0" * 32}]
+        tasks.append({"input": name, "index": index, "outputs": outputs, "notes": {}})
+    created = _Created()
+    Chuweb21Layout.finalize(str(tmp_path), opts, tasks, created)
+    entries, bad = cw.parse_chuweb_manifest(created[CHUWEB_MANIFEST])
+    assert bad == []
+    assert [e.path for e in entries] == names  # input order, like the release's manifests
+    assert all(e.md5 == hashlib.md5(e.path.encode()).hexdigest() for e in entries)
+    # two inputs that map to the same output are refused
+    with pytest.raises(Exception, match="both map"):
+        Chuweb21Layout.finalize(
+            str(tmp_path), opts, tasks + [dict(tasks[0], index=9, input="other")], _Created()
+        )
+
+
+# -- end to end: the WARC writer with the clueweb09 layout, read back the way ir_datasets does --
+
+
+def write_with_crawlmill(
+    out: Path, inputs: list[list[Record]], relpaths: list[str] | None = None, **options
+) -> list[dict]:
+    """Run the ``warc`` writer over ``inputs`` (one list of records per input file) as the
+    engine does: one task per input, then ``finalize``. Returns the task entries."""
+    from crawlmill.plugins.writers.warc import WarcWriter
+
+    opts = WarcWriter.Options(**options)
+    tasks = []
+
+    def create(rel: str):
+        path = out / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return open(path, "wb")  # noqa: SIM115 - the writer closes it
+
+    relpaths = relpaths or [f"in/{index:03d}.warc" for index in range(len(inputs))]
+    for index, records in enumerate(inputs):
+        before = {p for p in out.rglob("*") if p.is_file()}
+        ctx = WriteContext(
+            input=InputFile(path=f"/in/{index:03d}", relpath=relpaths[index], index=index),
+            input_count=len(inputs),
+            create=create,
+            quarantine=lambda record, reason: pytest.fail(f"quarantined: {reason}"),
+        )
+        writer = WarcWriter(opts)
+        writer.open(ctx)
+        for record in records:
+            writer.write(record)
+        writer.close()
+        made = sorted(p for p in out.rglob("*") if p.is_file() and p not in before)
+        outputs = [
+            {
+                "path": p.relative_to(out).as_posix(),
+                "size": p.stat().st_size,
+                "md5": hashlib.md5(p.read_bytes()).hexdigest(),
+            }
+            for p in made
+        ]
+        tasks.append(
+            {"input": ctx.input.relpath, "index": index, "outputs": outputs, "notes": ctx.notes}
+        )
+    WarcWriter.finalize(str(out), opts, tasks, create)
+    return tasks
+
+
+def ir_datasets_docs(root: Path, warc_module) -> list[tuple[str, str, str, bytes, bytes]]:
+    """Documents of a ClueWeb09 collection read as ir_datasets' ``ClueWeb09Docs`` does:
+    segments, directories and ``*.gz`` files in sorted order, ``warc3-wet-clueweb09``'s
+    ``WARCFile`` over ``gzip.open``, ``response`` records only, doc id from ``WARC-TREC-ID``,
+    HTTP headers and body split at the first blank line. Returns (file, doc id, url, http
+    headers, body)."""
+    docs = []
+    for segment in sorted(p for p in root.glob("ClueWeb09_*") if p.is_dir()):
+        for directory in sorted(p for p in segment.glob("*") if p.is_dir()):
+            for source in sorted(directory.glob("*.gz")):
+                with gzip.open(source, "rb") as fh:
+                    for doc in warc_module.WARCFile(fileobj=fh):
+                        if doc.type != "response":
+                            continue
+                        payload = doc.payload.read()
+                        parts = re.split(rb"\r?\n\r?\n", payload, maxsplit=1)
+                        head, body = (parts[0], b"") if len(parts) == 1 else parts
+                        rel = source.relative_to(root).as_posix()
+                        docs.append((rel, doc["WARC-TREC-ID"], doc["WARC-Target-URI"], head, body))
+    return docs
+
+
+def ir_datasets_counts(root: Path) -> dict[str, int]:
+    """``record_counts/<Segment>_counts.txt`` read as ir_datasets does (``file[3:]``)."""
+    counts = {}
+    for segment in sorted(p.name for p in root.glob("ClueWeb09_*")):
+        with open(root / "record_counts" / f"{segment}_counts.txt") as fh:
+            for line in fh:
+                file, count = line.strip().split()
+                counts[f"{segment}/{file[3:]}"] = int(count)
+    return counts
+
+
+def generated_inputs(n_inputs: int, docs_per_input: int) -> list[list[Record]]:
+    """Responses with LF-only HTTP heads (as in ClueWeb09), CRLF and non-ASCII bytes in the
+    bodies, one body containing a WARC version line."""
+    inputs = []
+    for i in range(n_inputs):
+        records = []
+        for n in range(docs_per_input):
+            body = f"<html>\r\n<p>input {i} doc {n} caf\u00e9</p>\r\n</html>".encode()
+            if n == 1:
+                body += b"\n\nWARC/0.18\nWARC-Type: response\n"
+            head = (
+                b"HTTP/1.1 200 OK\nContent-Type: text/html; charset=utf-8\nContent-Length: "
+                + str(len(body)).encode()
+                + b"\n\n"
+            )
+            records.append(
+                Record(
+                    kind=RecordKind.RESPONSE,
+                    url=f"http://example.org/{i}/{n}?q=x",
+                    date_raw="2009-03-65T08:43:19-0800",
+                    http_head=head,
+                    payload=body,
+                    content_type="text/html",
+                )
+            )
+        inputs.append(records)
+    return inputs
+
+
+def test_ir_datasets_reads_a_generated_collection_we_wrote(tmp_path, need, need_command):
+    warc3 = need("warc3_wet_clueweb09")
+    inputs = generated_inputs(5, 3)
+    out = tmp_path / "out"
+    write_with_crawlmill(
+        out, inputs, layout="clueweb09", version="0.18", files_per_dir=2, segment_dirs=2
+    )
+    docs = ir_datasets_docs(out, warc3)
+    # what we meant: input i -> dir i // 2, file i % 2, segment dir // 2 + 1; ids 0-based
+    want = []
+    for i, records in enumerate(inputs):
+        d, f = divmod(i, 2)
+        rel = f"ClueWeb09_English_{d // 2 + 1}/en{d:04d}/{f:02d}.warc.gz"
+        for n, r in enumerate(records):
+            # ClueWeb09 bodies end with the "\n\n" the Content-Length counts
+            want.append(
+                (
+                    rel,
+                    f"clueweb09-en{d:04d}-{f:02d}-{n:05d}",
+                    r.url,
+                    r.http_head[:-2],
+                    r.payload + b"\n\n",
+                )
+            )
+    assert docs == want
+    # record counts as ir_datasets reads them match the documents per file
+    counts = ir_datasets_counts(out)
+    per_file: dict[str, int] = {}
+    for rel, *_ in docs:
+        per_file[rel] = per_file.get(rel, 0) + 1
+    assert counts == per_file
+    assert sum(counts.values()) == len(docs)
+    # every segment's md5 list checks out with md5sum -c in the segment directory
+    md5sum = need_command("md5sum")
+    segments = sorted(p for p in out.glob("ClueWeb09_*"))
+    assert [s.name for s in segments] == ["ClueWeb09_English_1", "ClueWeb09_English_2"]
+    for seg in segments:
+        done = subprocess.run(
+            [md5sum, "-c", f"{seg.name}.md5"], cwd=seg, capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert done.stdout.count(": OK") == len(list(seg.glob("*/*.warc.gz")))
+
+
+def _warc3_docs_of(path: Path, warc_module) -> list[tuple[str, bytes, bytes]]:
+    """(url, http headers, body) of the responses of one uncompressed WARC file, as
+    ir_datasets' reader gives them."""
+    docs = []
+    with open(path, "rb") as fh:
+        for doc in warc_module.WARCFile(fileobj=fh):
+            if doc.type == "response":
+                parts = re.split(rb"\r?\n\r?\n", doc.payload.read(), maxsplit=1)
+                docs.append((doc["WARC-Target-URI"], parts[0], parts[1] if len(parts) > 1 else b""))
+    return docs
+
+
+def test_ir_datasets_reads_the_real_samples_converted_by_us(tmp_path, need, samples):
+    # the Lemur sample files, read with crawlmill's warc reader, written as a ClueWeb09
+    # collection (version 0.18), read back with warc3-wet-clueweb09 as ir_datasets does:
+    # the doc ids are the ones the layout assigns, URLs and bodies those of the originals
+    warc3 = need("warc3_wet_clueweb09")
+    from crawlmill.core.plugin import ReadContext
+    from crawlmill.plugins.readers.clueweb09 import warc_reader_class
+
+    dumps = samples / "sqs-freequery/test/dumps"
+    names = ["ClueWeb09_English_Sample", "ClueWeb09_Chinese_Sample"]
+    reader = warc_reader_class()()
+    inputs, damage = [], []
+    for name in names:
+        ctx = ReadContext(
+            input=InputFile(path=str(dumps / name), relpath=name), report_damage=damage.append
+        )
+        inputs.append(list(reader.read(ctx)))
+    assert damage == []
+    assert [len(records) for records in inputs] == [101, 101]  # SOURCES.md: 1 warcinfo + 100
+
+    out = tmp_path / "cw09"
+    write_with_crawlmill(out, inputs, layout="clueweb09", version="0.18")
+    docs = ir_datasets_docs(out, warc3)
+    want = []
+    for file_no, name in enumerate(names):
+        for n, (url, head, body) in enumerate(_warc3_docs_of(dumps / name, warc3)):
+            rel = f"ClueWeb09_English_1/en0000/{file_no:02d}.warc.gz"
+            want.append((rel, f"clueweb09-en0000-{file_no:02d}-{n:05d}", url, head, body))
+    assert len(want) == 200
+    assert [d[:3] for d in docs] == [w[:3] for w in want]
+    assert docs == want
+    assert ir_datasets_counts(out) == {
+        "ClueWeb09_English_1/en0000/00.warc.gz": 100,
+        "ClueWeb09_English_1/en0000/01.warc.gz": 100,
+    }
+
+
+def test_chuweb21_collection_written_by_the_warc_writer(tmp_path, need):
+    fastwarc = need("fastwarc")
+    inputs = generated_inputs(3, 2)
+    relpaths = [
+        "cc/CC-MAIN-20210410105831-20210410135831-00639.warc.gz",
+        "cc/CC-MAIN-20210410105831-20210410135831-00000.warc.gz",
+        "cc/CC-MAIN-20210411085610-20210411115610-00007.warc.gz",
+    ]
+    out = tmp_path / "chuweb"
+    write_with_crawlmill(out, inputs, relpaths, layout="chuweb21")
+    entries, bad = cw.parse_chuweb_manifest((out / CHUWEB_MANIFEST).read_bytes())
+    assert bad == []
+    assert [e.path for e in entries] == [
+        "CC-MAIN-20210410105831-20210410135831/CC-MAIN-20210410105831-20210410135831-00639.warc.gz",
+        "CC-MAIN-20210410105831-20210410135831/CC-MAIN-20210410105831-20210410135831-00000.warc.gz",
+        "CC-MAIN-20210411085610-20210411115610/CC-MAIN-20210411085610-20210411115610-00007.warc.gz",
+    ]
+    for e, records in zip(entries, inputs, strict=True):
+        path = out / e.path
+        assert hashlib.md5(path.read_bytes()).hexdigest() == e.md5
+        # an independent reader finds every record (plus the writer's warcinfo)
+        with open(path, "rb") as fh:
+            got = [
+                r.headers.get("WARC-Target-URI")
+                for r in fastwarc.ArchiveIterator(fh, parse_http=False)
+                if r.headers.get("WARC-Type") == "response"
+            ]
+        assert got == [r.url for r in records]
+
+
+def test_our_collection_reader_checks_the_collection_we_wrote(tmp_path, samples):
+    # real samples -> ClueWeb09 layout -> the clueweb09 reader: md5s and counts all agree,
+    # and the records carry the ids the layout assigned
+    from crawlmill.core.plugin import ReadContext
+    from crawlmill.plugins.readers.clueweb09 import ClueWeb09Reader, warc_reader_class
+
+    dumps = samples / "sqs-freequery/test/dumps"
+    reader = warc_reader_class()()
+    inputs, read_damage = [], []
+    for name in ("ClueWeb09_English_Sample", "ClueWeb09_Chinese_Sample"):
+        ctx = ReadContext(
+            input=InputFile(path=str(dumps / name), relpath=name), report_damage=read_damage.append
+        )
+        inputs.append(list(reader.read(ctx)))
+    assert read_damage == []
+    out = tmp_path / "cw09"
+    write_with_crawlmill(out, inputs, layout="clueweb09", version="0.18", files_per_dir=1)
+    collection = ClueWeb09Reader(ClueWeb09Reader.Options())
+    found = ClueWeb09Reader.discover(str(out), collection.options)
+    assert [f.relpath for f in found] == [
+        "ClueWeb09_English_1/en0000/00.warc.gz",
+        "ClueWeb09_English_1/en0001/00.warc.gz",
+    ]
+    damage, notes = [], []
+    ids = []
+    for item in found:
+        ctx = ReadContext(
+            input=item,
+            report_damage=damage.append,
+            report_warning=lambda offset, message: notes.append(message),
+        )
+        ids += [r.doc_id for r in collection.read(ctx) if r.kind == RecordKind.RESPONSE]
+    assert damage == []
+    assert [n for n in notes if str(out) in n] == []
+    assert ids == [f"clueweb09-en{d:04d}-00-{n:05d}" for d in range(2) for n in range(100)]
