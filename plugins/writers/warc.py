@@ -1,0 +1,823 @@
+"""The ``warc`` writer: WARC 1.1 / 1.0 / 0.18, gzip or zstd per record, in a chosen layout.
+
+How a record becomes WARC bytes (first rule that applies):
+
+The target version is the ``version`` option; when that option is not given, records read from
+WARC 1.0 or 1.1 keep their own version (so ``convert x.warc.gz --to warc`` changes nothing) and
+every other record is written as 1.1.
+
+1. **Verbatim copy.** A record read from WARC (``extras["warc"]`` with ``raw_header``) that
+   is unmodified, has the target version and framing, a ``Content-Length`` that matches its
+   block, and needs no new header (doc id, digest) is written as ``raw_header + block +
+   separator``: byte for byte what the input held. Digests are neither added nor changed
+   (warcio #161/#162).
+2. **Rebuilt WARC record.** Otherwise a WARC-read record keeps its original headers in
+   order; only the version line, ``Content-Length`` (recomputed, always last), line endings
+   and what the target version requires change (bare UUID record ids get ``<urn:uuid:...>``
+   in 1.x; header values with line breaks are joined with spaces). Fields the record changed
+   (type, URL, date, doc id) replace their header values. Invalid dates are kept as written
+   and counted as warnings. Digests follow the ``digests`` option (below).
+3. **Built record** (from ARC and every other format): ``WARC-Type``, a deterministic
+   ``WARC-Record-ID`` (uuid5 of the source identity), ``WARC-Warcinfo-ID`` of the file's
+   warcinfo, ``WARC-Target-URI``, ``WARC-Date`` (the capture date, or the raw date string
+   when it cannot be parsed), ``WARC-IP-Address`` only when the source recorded one,
+   ``WARC-TREC-ID`` when there is a doc id, digests, ``Content-Type``
+   (``application/http;msgtype=...`` with an HTTP head, else the record's own type: no HTTP
+   headers are invented) and ``Content-Length``.
+
+ARC input follows the IIPC implementation guidelines (Rec. 12-14): one WARC per ARC (the
+plain layout's default), a crawlmill ``warcinfo`` first (software, source file and format,
+conversion date from ``SOURCE_DATE_EPOCH`` or now), and the ARC ``filedesc`` as a
+``metadata`` record concurrent to that warcinfo, dated like the filedesc, whose block is the
+raw ARC header line, ``\\n`` and the filedesc body -- that is, the whole ARC header record, so
+its ``Content-Type`` is ``application/arc`` (as warctools' arc2warc does; JWAT stores only the
+body as ``text/plain`` and loses the header line).
+
+Digests (``digests`` option); new ones are SHA-1 base32, recomputed ones keep the algorithm and
+encoding (base32/base16) they had, and one that still matches keeps its exact spelling:
+
+* ``keep`` (default): unmodified WARC records keep their digest headers untouched and get none
+  added (warcio #161/#162); a changed WARC record's digests are checked and recomputed where
+  they no longer match, and it gets a block digest (plus a payload digest with an HTTP
+  payload) if it had none; built records get a block digest and, when they have an HTTP
+  payload, a payload digest (WARC 1.1 section 5.9).
+* ``recompute``: as for changed records, for every record: wrong digests are replaced and
+  missing ones added.
+* ``none``: nothing is computed for new records; a changed record's digests that no longer
+  match are removed.
+
+In 0.18 output, where ``Content-Length`` counts the trailing ``\n\n``, new digests cover that
+``\n\n`` too, so a reader of the convention (FastWARC quirks mode, ir_datasets) that digests the
+``Content-Length`` bytes verifies them.
+A revisit's payload digest names the original capture's payload and is never recomputed; a
+digest in an algorithm crawlmill does not know is kept unchecked (and counted). Payload digests
+cover the payload as stored (not de-chunked), as ``warcio check`` and Heritrix do.
+
+Per-file facts go to ``ctx.notes["files"]`` (``path``, ``records`` (all records written),
+``documents`` (input records that are not warcinfo; an ARC filedesc is warcinfo), ``warcinfo``
+(whether crawlmill added one), ``bytes``, ``cdxj``) and
+repaired quirks are counted in ``ctx.notes["warnings"]``.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import importlib
+import os
+import pkgutil
+import posixpath
+import re
+import uuid
+from datetime import UTC, datetime
+from typing import Any, BinaryIO, Literal
+
+from crawlmill.core import ConfigError, Record, RecordKind, WriteContext, Writer, hookimpl
+from crawlmill.core.plugin import PluginOptions
+from crawlmill.formats import cdxj as cdxj_format
+from crawlmill.formats.digest import digest_matches, recompute_like, sha1_base32
+from crawlmill.formats.warcwriter import (
+    DEFAULT_LEVELS,
+    LEVEL_RANGES,
+    Framing,
+    WarcFileWriter,
+    clean_header_value,
+    extension_for,
+    format_warc_date,
+    framing_for,
+    serialize_record,
+    urn_uuid,
+    warc_fields,
+)
+from pydantic import Field, ValidationInfo, field_validator, model_validator
+
+from .layouts import LAYOUTS
+
+__all__ = ["WarcWriter", "WarcWriterOptions", "load_layouts"]
+
+#: namespace of crawlmill's deterministic record ids (uuid5).
+RECORD_ID_NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "https://crawlmill.invalid/warc-record-id")
+
+_CONFORMS_TO = {
+    "1.1": (
+        "WARC File Format 1.1",
+        "https://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/",
+    ),
+    "1.0": (
+        "WARC File Format 1.0",
+        "http://bibnum.bnf.fr/WARC/WARC_ISO_28500_version1_latestdraft.pdf",
+    ),
+    "0.18": ("WARC File Format 0.18", "http://www.archive.org/documents/WarcFileFormat-0.18.html"),
+}
+_BARE_UUID = re.compile(
+    rb"^(?:urn:uuid:)?[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
+)
+_ID_HEADERS = (b"warc-record-id", b"warc-warcinfo-id", b"warc-concurrent-to", b"warc-refers-to")
+_ISO_DATE = re.compile(
+    rb"^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$"
+)
+_KINDS = frozenset(kind.value for kind in RecordKind)
+
+_layout_errors: dict[str, str] = {}
+
+
+def _tail(framing: Framing) -> bytes:
+    """What a version's ``Content-Length`` counts after the block (``\n\n`` in 0.18), which
+    readers of that convention therefore digest with it."""
+    return framing.separator if framing.cl_includes_separator else b""
+
+
+def _sha1_text(h: Any) -> bytes:
+    return b"sha1:" + base64.b32encode(h.digest())
+
+
+def _valid_date(value: bytes) -> bool:
+    """Whether ``value`` is a W3C-ISO 8601 date that exists (``2009-03-65`` does not)."""
+    m = _ISO_DATE.match(value)
+    if m is None:
+        return False
+    year, month, day, hour, minute, second = (int(g) if g else 0 for g in m.groups())
+    try:
+        datetime(year, month, day, hour, minute, second)
+    except ValueError:
+        return False
+    return True
+
+
+def load_layouts() -> dict[str, str]:
+    """Import every ``layout_*`` module of this package so their layouts register; return
+    the modules that failed to import (name -> error) so a missing layout can say why."""
+    package = importlib.import_module("crawlmill.plugins.writers")
+    for info in pkgutil.iter_modules(package.__path__):
+        if not info.name.startswith("layout_"):
+            continue
+        name = f"crawlmill.plugins.writers.{info.name}"
+        try:
+            importlib.import_module(name)
+        except Exception as exc:  # a broken layout must not hide the others
+            _layout_errors[info.name] = f"{type(exc).__name__}: {exc}"
+    return dict(_layout_errors)
+
+
+class WarcWriterOptions(PluginOptions):
+    """Options of the ``warc`` writer."""
+
+    version: Literal["1.1", "1.0", "0.18"] = Field(
+        "1.1",
+        description="WARC version to write; 0.18 follows the ClueWeb09 convention (LF, Content-Length counts the trailing blank lines). When not given, records read from WARC 1.0/1.1 keep their version (so copies stay byte-identical) and all others are written as 1.1.",
+    )
+    compression: Literal["gzip", "zstd", "none"] = Field(
+        "gzip",
+        description="Per-record compression: one gzip member or zstd frame per record, or none.",
+    )
+    level: int | None = Field(
+        None,
+        description="Compression level: gzip 1-9 (default 6; with ISA-L, 1-3/4-6/7-9 use its levels 1/2/3), zstd 1-22 (default 3).",
+    )
+    layout: str = Field(
+        "plain", description="Output layout: plain, clueweb09, chuweb21 (any registered layout)."
+    )
+    name_pattern: str | None = Field(
+        None,
+        description="Plain layout file names; placeholders {dir} {stem} {seq} {index} {ext}. Default: one file per input named after it ({dir}{stem}{ext}), or {dir}{stem}-{seq:05d}{ext} with rollover.",
+    )
+    max_records: int | None = Field(
+        None, ge=1, description="Start a new file after this many records."
+    )
+    max_bytes: int | None = Field(
+        None, ge=1, description="Start a new file once a file reaches this many (compressed) bytes."
+    )
+    language: str = Field(
+        "English", description="ClueWeb09 layout: collection language (ClueWeb09_<Language>_<N>)."
+    )
+    segment_dirs: int | None = Field(
+        None,
+        ge=1,
+        description="ClueWeb09 layout: directories per segment (None: the layout's default).",
+    )
+    files_per_dir: int = Field(100, ge=1, description="ClueWeb09 layout: files per directory.")
+    cdxj: bool = Field(
+        False,
+        description="Write a sorted CDXJ index <file>.cdxj beside each WARC (as pywb's cdxj-indexer does).",
+    )
+    warcinfo: Literal["auto", "always", "never"] = Field(
+        "auto",
+        description="Add a crawlmill warcinfo record at the start of each file: auto = only when converting from a non-WARC format.",
+    )
+    digests: Literal["keep", "recompute", "none"] = Field(
+        "keep",
+        description="keep: copy digests of unchanged WARC records untouched (never add any), recompute them for changed records, sha1 for built records; recompute: check and fix every digest; none: write no new digests.",
+    )
+
+    @field_validator("layout")
+    @classmethod
+    def _known_layout(cls, value: str) -> str:
+        if value not in LAYOUTS:
+            load_layouts()
+        if value not in LAYOUTS:
+            broken = "".join(
+                f"; layout module {m} failed to load: {e}" for m, e in _layout_errors.items()
+            )
+            raise ValueError(
+                f"unknown layout {value!r}; known: {', '.join(sorted(LAYOUTS)) or 'none'}{broken}"
+            )
+        return value
+
+    @field_validator("level")
+    @classmethod
+    def _level_in_range(cls, value: int | None, info: ValidationInfo) -> int | None:
+        compression = info.data.get("compression", "gzip")
+        if value is None:
+            return value
+        if compression == "none":
+            raise ValueError("compression none takes no level")
+        low, high = LEVEL_RANGES[compression]
+        if not low <= value <= high:
+            raise ValueError(f"{compression} level must be between {low} and {high}")
+        return value
+
+    @field_validator("name_pattern")
+    @classmethod
+    def _pattern_placeholders(cls, value: str | None) -> str | None:
+        if value is not None:
+            try:
+                value.format(dir="", stem="x", seq=0, index=0, ext=".warc.gz")
+            except (KeyError, IndexError, ValueError) as exc:
+                raise ValueError(
+                    f"bad placeholder ({exc}); use {{dir}} {{stem}} {{seq}} {{index}} {{ext}}"
+                ) from exc
+        return value
+
+    @model_validator(mode="after")
+    def _rollover_needs_seq(self) -> WarcWriterOptions:
+        rolls = self.max_records or self.max_bytes
+        if rolls and self.name_pattern is not None and "{seq" not in self.name_pattern:
+            raise ValueError(
+                "name_pattern: rollover (max_records/max_bytes) needs {seq} in the pattern"
+            )
+        return self
+
+    @property
+    def effective_level(self) -> int:
+        """The level in use (the compression's default when none was given)."""
+        return DEFAULT_LEVELS[self.compression] if self.level is None else self.level
+
+
+def _conversion_date() -> datetime:
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    if epoch:
+        return datetime.fromtimestamp(int(epoch), UTC)
+    return datetime.now(UTC).replace(microsecond=0)
+
+
+def _software() -> str:
+    from crawlmill.core import __version__
+
+    return f"crawlmill/{__version__}"
+
+
+def _as_bytes(value: Any) -> bytes | None:
+    if value is None:
+        return None
+    if isinstance(value, bytes):
+        return value
+    return str(value).encode("utf-8", "surrogateescape")
+
+
+def _header(headers: list[tuple[bytes, bytes]], name: bytes) -> bytes | None:
+    want = name.lower()
+    for key, value in headers:
+        if key.lower() == want:
+            return value
+    return None
+
+
+class _File:
+    """One open output file and what the writer tracks for it."""
+
+    def __init__(self, path: str, stream: BinaryIO, writer: WarcFileWriter) -> None:
+        self.path = path
+        self.stream = stream
+        self.writer = writer
+        self.records = 0  # input records written (what rollover counts)
+        self.documents = 0  # records that are not warcinfo
+        self.warcinfo_id: bytes | None = None
+        self.cdxj_lines: list[str] = []
+
+
+class WarcWriter(Writer):
+    """Write WARC 1.1/1.0/0.18, gzip or zstd per record; exact copies, ARC -> WARC per IIPC.
+
+    Unchanged WARC records are copied byte for byte; other records get deterministic headers
+    and SHA-1 digests (see the module docstring for every rule)."""
+
+    name = "warc"
+    Options = WarcWriterOptions
+
+    # -- task lifecycle --------------------------------------------------------------------
+
+    def open(self, ctx: WriteContext) -> None:
+        """Start a task; the first file is created with the first record."""
+        opts: WarcWriterOptions = self.options  # type: ignore[assignment]
+        if opts.layout not in LAYOUTS:
+            load_layouts()
+        if opts.layout not in LAYOUTS:
+            raise ConfigError([("writer.layout", f"unknown layout {opts.layout!r}")])
+        self.ctx = ctx
+        self.framing = framing_for(opts.version)
+        #: whether the user chose the version; if not, WARC 1.0/1.1 records keep theirs.
+        self.version_explicit = "version" in opts.model_fields_set
+        self.layout = LAYOUTS[opts.layout](opts, ctx, extension_for(opts.compression))
+        self.file: _File | None = None
+        self.add_warcinfo: bool | None = {"always": True, "never": False}.get(opts.warcinfo)
+        self.ordinal = 0
+        self.conversion_date = _conversion_date()
+        ctx.notes.setdefault("files", [])
+        ctx.notes.setdefault("warnings", {})
+        self._source_format: str | None = None
+        self._inner_paths: dict[str, str] = {}
+
+    def write(self, record: Record) -> None:
+        """Encode one record into the current file (starting or rolling files as needed)."""
+        if self.add_warcinfo is None:
+            self.add_warcinfo = "warc" not in record.extras
+        if self.file is not None and self.layout.should_roll(
+            self.file.records, self.file.writer.position
+        ):
+            self._finish_file()
+        if self.file is None:
+            self._source_format = self._source_format or self._format_of(record)
+            self._start_file()
+        assert self.file is not None
+        data, facts = self._encode(record)
+        offset, length = self.file.writer.write_raw(data)
+        self.file.records += 1
+        if record.kind != RecordKind.WARCINFO:
+            self.file.documents += 1
+        if self.options.cdxj:
+            self._index(facts, offset, length)
+        self.ordinal += 1
+
+    def close(self) -> None:
+        """Finish the open file (and its CDXJ index)."""
+        if getattr(self, "file", None) is not None:
+            self._finish_file()
+
+    @classmethod
+    def finalize(
+        cls, root: str, options: PluginOptions, tasks: list[dict[str, Any]], create: Any
+    ) -> None:
+        """Delegate collection-wide side files to the layout's ``finalize``."""
+        name = getattr(options, "layout", "plain")
+        if name not in LAYOUTS:
+            load_layouts()
+        LAYOUTS[name].finalize(root, options, tasks, create)
+
+    # -- files -----------------------------------------------------------------------------
+
+    def _start_file(self) -> None:
+        path = self.layout.next_path()
+        stream = self.ctx.create(path)
+        self.file = _File(
+            path,
+            stream,
+            WarcFileWriter(stream, self.options.compression, self.options.effective_level),
+        )
+        if self.add_warcinfo:
+            data, facts = self._warcinfo_record(path)
+            offset, length = self.file.writer.write_raw(data)
+            if self.options.cdxj:
+                self._index(facts, offset, length)
+
+    def _finish_file(self) -> None:
+        f = self.file
+        assert f is not None
+        f.stream.close()
+        entry: dict[str, Any] = {
+            "path": f.path,
+            "records": f.writer.records,
+            "documents": f.documents,
+            "warcinfo": f.warcinfo_id is not None,
+            "bytes": f.writer.position,
+        }
+        if self.options.cdxj:
+            index = self.ctx.create(f.path + ".cdxj")
+            index.write("".join(sorted(f.cdxj_lines)).encode("utf-8", "surrogateescape"))
+            index.close()
+            entry["cdxj"] = f.path + ".cdxj"
+        self.ctx.notes["files"].append(entry)
+        self.file = None
+
+    def _warn(self, message: str) -> None:
+        warnings = self.ctx.notes["warnings"]
+        warnings[message] = warnings.get(message, 0) + 1
+
+    # -- record ids and dates --------------------------------------------------------------
+
+    def _record_id(self, record: Record, role: str = "") -> bytes:
+        src = record.source
+        inner = ""
+        if src is not None and src.path and src.path != self.ctx.input.path:
+            inner = self._inner_paths.get(src.path)
+            if inner is None:
+                inner = self._inner_path(src.path)
+                self._inner_paths[src.path] = inner
+        offset = src.offset if src is not None and src.offset is not None else f"#{self.ordinal}"
+        identity = "\0".join(
+            [
+                self.ctx.input.relpath,
+                inner,
+                str(offset),
+                record.url or "",
+                record.date_raw or "",
+                role,
+            ]
+        )
+        return urn_uuid(uuid.uuid5(RECORD_ID_NAMESPACE, identity))
+
+    def _inner_path(self, path: str) -> str:
+        """``path`` relative to the task's input (a file inside a collection directory),
+        empty when it is the input itself."""
+        full, root = os.path.abspath(path), os.path.abspath(self.ctx.input.path)
+        if full == root:
+            return ""
+        if full.startswith(root + os.sep):
+            return os.path.relpath(full, root).replace(os.sep, "/")
+        return os.path.basename(full)  # not below the input: its name, never the cwd
+
+    def _date_of(self, record: Record) -> bytes | None:
+        if record.date is not None:
+            keep_fraction = bool(record.date.microsecond) and "." in (record.date_raw or ".")
+            return format_warc_date(record.date, self.options.version, keep_fraction)
+        if record.date_raw:
+            self._warn("unparsable capture date kept as the raw string in WARC-Date")
+            return record.date_raw.encode("utf-8", "surrogateescape")
+        self._warn("record without a capture date written without WARC-Date")
+        return None
+
+    @staticmethod
+    def _format_of(record: Record) -> str | None:
+        if record.source is not None and record.source.format:
+            return record.source.format
+        for key in ("arc", "warc", "nutch", "cc", "ntcir"):
+            if key in record.extras:
+                return key
+        return None
+
+    # -- encoding --------------------------------------------------------------------------
+
+    def _encode(self, record: Record) -> tuple[bytes, dict[str, Any]]:
+        warc = record.extras.get("warc")
+        doc_id = self.layout.doc_id(record, self.file.documents if self.file else 0)
+        if doc_id is None:
+            doc_id = record.doc_id  # also a doc id a filter set (not a content change)
+        if isinstance(warc, dict) and warc.get("headers") is not None:
+            framing = self.framing
+            if not self.version_explicit and str(warc.get("version")) in ("1.0", "1.1"):
+                framing = framing_for(str(warc["version"]))  # WARC 1.x input keeps its version
+            if not record.modified and warc.get("raw_header"):
+                verbatim = self._verbatim(record, warc, doc_id, framing)
+                if verbatim is not None:
+                    return verbatim
+            return self._rebuild(record, warc, doc_id, framing)
+        arc = record.extras.get("arc")
+        if record.kind == RecordKind.WARCINFO and isinstance(arc, dict) and arc.get("filedesc"):
+            return self._filedesc_record(record, arc)
+        return self._build(record, doc_id)
+
+    def _facts(self, record: Record, headers: list[tuple[bytes, bytes]]) -> dict[str, Any]:
+        """What the CDXJ index and the counters need to know of a written record."""
+        if not self.options.cdxj:
+            return {"type": (_header(headers, b"WARC-Type") or b"").decode("ascii", "replace")}
+        ctype = _header(headers, b"Content-Type")
+        http_ctype = record.http_header("Content-Type") if record.http_head else None
+        return {
+            "type": (_header(headers, b"WARC-Type") or b"").decode("ascii", "replace"),
+            "url": (_header(headers, b"WARC-Target-URI") or b"").decode("utf-8", "surrogateescape"),
+            "date": (_header(headers, b"WARC-Date") or b"").decode("utf-8", "surrogateescape"),
+            "content_type": ctype.decode("utf-8", "replace") if ctype is not None else None,
+            "http_content_type": http_ctype.decode("latin-1") if http_ctype is not None else None,
+            "status": record.http_status,
+            "payload_digest": _header(headers, b"WARC-Payload-Digest"),
+            "payload": record.payload,
+        }
+
+    def _verbatim(
+        self, record: Record, warc: dict[str, Any], doc_id: str | None, framing: Framing
+    ) -> tuple[bytes, dict[str, Any]] | None:
+        """The input bytes unchanged, or ``None`` when they cannot be kept as they are."""
+        raw_header = _as_bytes(warc["raw_header"]) or b""
+        headers = [(_as_bytes(k) or b"", _as_bytes(v) or b"") for k, v in warc["headers"]]
+        if str(warc.get("version")) != framing.version or not raw_header.startswith(
+            framing.version_line
+        ):
+            return None
+        line_ending = _as_bytes(warc.get("line_ending"))
+        if line_ending is not None and line_ending != framing.line_ending:
+            return None
+        if bool(warc.get("cl_includes_separator", False)) != framing.cl_includes_separator:
+            return None
+        separator = _as_bytes(warc.get("separator"))
+        if (
+            not framing.cl_includes_separator
+            and separator is not None
+            and separator != framing.separator
+        ):
+            return None
+        eol = framing.line_ending
+        if raw_header.find(eol + eol) != len(raw_header) - 2 * len(eol):
+            return None  # blank line inside the header, or no proper end: rebuild it
+        if eol == b"\r\n" and raw_header.count(b"\n") != raw_header.count(b"\r\n"):
+            return None  # mixed line endings
+        block = record.block
+        expected = len(block) + (len(framing.separator) if framing.cl_includes_separator else 0)
+        declared = _header(headers, b"Content-Length")
+        if declared is None or declared.strip() != str(expected).encode("ascii"):
+            return None
+        if (
+            doc_id is not None
+            and (_header(headers, b"WARC-TREC-ID") or b"").decode("utf-8", "replace") != doc_id
+        ):
+            return None
+        if self.options.digests == "recompute" and self._digests_need_fixing(
+            record, headers, framing
+        ):
+            return None
+        return raw_header + block + framing.separator, self._facts(record, headers)
+
+    def _digests_need_fixing(
+        self, record: Record, headers: list[tuple[bytes, bytes]], framing: Framing
+    ) -> bool:
+        """Whether ``digests: recompute`` must change this record's digest headers."""
+        return self._fix_digests(record, headers, _tail(framing), count=False) != headers
+
+    def _rebuild(
+        self, record: Record, warc: dict[str, Any], doc_id: str | None, framing: Framing
+    ) -> tuple[bytes, dict[str, Any]]:
+        """Original headers in order, re-framed for the target version, with changed fields
+        updated and digests handled per the ``digests`` option."""
+        version = framing.version
+        headers: list[tuple[bytes, bytes]] = []
+        for key, value in warc["headers"]:
+            name, val = _as_bytes(key) or b"", _as_bytes(value) or b""
+            lower = name.lower()
+            if lower == b"content-length":
+                continue
+            if version != "0.18" and lower in _ID_HEADERS and _BARE_UUID.match(val.strip()):
+                bare = val.strip()
+                val = bare if bare.startswith(b"urn:") else b"urn:uuid:" + bare
+                val = b"<" + val + b">"
+                self._warn("bare record id wrapped as <urn:uuid:...>")
+            if lower == b"warc-date" and not _valid_date(val.strip()):
+                self._warn("invalid WARC-Date kept as written")
+            val, cleaned = clean_header_value(val)
+            if cleaned:
+                self._warn("line break inside a WARC header value replaced by a space")
+            headers.append((name, val))
+        if record.modified:
+            self._update_changed_fields(record, headers)
+        if doc_id is not None:
+            self._set(headers, b"WARC-TREC-ID", doc_id.encode("utf-8", "surrogateescape"))
+        headers = self._fix_digests(record, headers, _tail(framing))
+        return serialize_record(version, headers, record.block), self._facts(record, headers)
+
+    def _update_changed_fields(self, record: Record, headers: list[tuple[bytes, bytes]]) -> None:
+        """Write the type, URL and date of a changed record where they differ from the
+        original header values (an unchanged value keeps its original spelling)."""
+        wtype = _header(headers, b"WARC-Type")
+        old_type = wtype.decode("ascii", "replace").strip().lower() if wtype is not None else None
+        unknown_kept = old_type not in _KINDS and record.kind == RecordKind.RESOURCE
+        if old_type != record.kind.value and not unknown_kept:
+            self._set(headers, b"WARC-Type", record.kind.value.encode("ascii"))
+        url = record.url_bytes
+        old_url = _header(headers, b"WARC-Target-URI")
+        if url is not None and (old_url is None or old_url.strip().strip(b"<>") != url):
+            self._set(headers, b"WARC-Target-URI", url)
+        old_date = _header(headers, b"WARC-Date")
+        old_text = old_date.decode("utf-8", "surrogateescape") if old_date is not None else None
+        if record.date_raw is not None and record.date_raw == old_text:
+            return
+        if record.date is not None or record.date_raw:
+            new_date = self._date_of(record)
+            if new_date is not None:
+                self._set(headers, b"WARC-Date", new_date)
+
+    def _fix_digests(
+        self,
+        record: Record,
+        headers: list[tuple[bytes, bytes]],
+        tail: bytes = b"",
+        count: bool = True,
+    ) -> list[tuple[bytes, bytes]]:
+        """Digest headers per the ``digests`` option (see the module docstring). A digest that
+        still matches keeps its spelling; one in an unknown algorithm is kept unchecked."""
+        mode = self.options.digests
+        if mode != "recompute" and not record.modified:
+            return headers
+        warn = self._warn if count else (lambda message: None)
+        block = record.block + tail
+        payload = record.payload + tail
+        out: list[tuple[bytes, bytes]] = []
+        seen_block = seen_payload = False
+        for key, value in headers:
+            lower = key.lower()
+            if lower == b"warc-block-digest":
+                seen_block, data = True, block
+            elif lower == b"warc-payload-digest" and record.kind != RecordKind.REVISIT:
+                # a revisit's payload digest names the original capture's payload: kept
+                seen_payload, data = True, payload
+            else:
+                out.append((key, value))
+                continue
+            ok = digest_matches(value, data)
+            if ok is None:
+                warn("digest in an unknown algorithm kept unchecked")
+            elif not ok and mode == "none":
+                warn("stale digest of a changed record removed")
+                continue
+            elif not ok:
+                warn("digest recomputed")
+                value = recompute_like(value, data).encode("ascii")
+            out.append((key, value))
+        extra: list[tuple[bytes, bytes]] = []
+        if mode != "none":
+            if not seen_block:
+                extra.append((b"WARC-Block-Digest", sha1_base32(block).encode("ascii")))
+            if (
+                not seen_payload
+                and record.http_head is not None
+                and record.kind != RecordKind.REVISIT
+            ):
+                extra.append((b"WARC-Payload-Digest", sha1_base32(payload).encode("ascii")))
+        if extra:
+            # before Content-Type when present, to read like a usual header block
+            pos = next(
+                (i for i, (k, _) in enumerate(out) if k.lower() == b"content-type"), len(out)
+            )
+            out[pos:pos] = extra
+        return out
+
+    @staticmethod
+    def _set(headers: list[tuple[bytes, bytes]], name: bytes, value: bytes) -> None:
+        want = name.lower()
+        for i, (key, _) in enumerate(headers):
+            if key.lower() == want:
+                headers[i] = (key, value)
+                return
+        pos = next(
+            (i for i, (k, _) in enumerate(headers) if k.lower() == b"content-type"), len(headers)
+        )
+        headers.insert(pos, (name, value))
+
+    def _digest_headers(self, record: Record) -> list[tuple[bytes, bytes]]:
+        """SHA-1 block digest, and payload digest when there is an HTTP payload."""
+        if self.options.digests == "none":
+            return []
+        tail = _tail(self.framing)
+        block = hashlib.sha1(record.http_head or b"")
+        block.update(record.payload)
+        block.update(tail)
+        out = [(b"WARC-Block-Digest", _sha1_text(block))]
+        if record.http_head is not None and record.kind != RecordKind.REVISIT:
+            payload = hashlib.sha1(record.payload)
+            payload.update(tail)
+            out.append((b"WARC-Payload-Digest", _sha1_text(payload)))
+        return out
+
+    def _build(self, record: Record, doc_id: str | None) -> tuple[bytes, dict[str, Any]]:
+        """Headers for a record that did not come from WARC."""
+        headers: list[tuple[bytes, bytes]] = [
+            (b"WARC-Type", record.kind.value.encode("ascii")),
+            (b"WARC-Record-ID", self._record_id(record)),
+        ]
+        if (
+            self.file is not None
+            and self.file.warcinfo_id is not None
+            and record.kind != RecordKind.WARCINFO
+        ):
+            headers.append((b"WARC-Warcinfo-ID", self.file.warcinfo_id))
+        if record.url_bytes is not None:
+            headers.append((b"WARC-Target-URI", record.url_bytes))
+        elif record.kind not in (RecordKind.WARCINFO, RecordKind.METADATA):
+            self._warn("record without a URL written without WARC-Target-URI")
+        date = self._date_of(record)
+        if date is not None:
+            headers.append((b"WARC-Date", date))
+        if record.ip and record.ip not in ("0.0.0.0", "-"):
+            headers.append((b"WARC-IP-Address", record.ip.encode("ascii", "replace")))
+        doc_id = doc_id if doc_id is not None else record.doc_id
+        if doc_id is not None:
+            headers.append((b"WARC-TREC-ID", doc_id.encode("utf-8", "surrogateescape")))
+        headers.extend(self._digest_headers(record))
+        if record.http_head is not None:
+            msgtype = b"request" if record.kind == RecordKind.REQUEST else b"response"
+            headers.append((b"Content-Type", b"application/http;msgtype=" + msgtype))
+        elif record.content_type:  # as the source declared it (a detected charset is not added)
+            headers.append((b"Content-Type", record.content_type.encode("utf-8", "replace")))
+        return serialize_record(self.framing.version, headers, record.block), self._facts(
+            record, headers
+        )
+
+    def _filedesc_record(self, record: Record, arc: dict[str, Any]) -> tuple[bytes, dict[str, Any]]:
+        """The ARC filedesc as a ``metadata`` record holding the whole ARC header record."""
+        header_line = _as_bytes(arc.get("header_line")) or b""
+        block = header_line + b"\n" + record.payload
+        headers: list[tuple[bytes, bytes]] = [
+            (b"WARC-Type", b"metadata"),
+            (b"WARC-Record-ID", self._record_id(record, "filedesc")),
+        ]
+        if self.file is not None and self.file.warcinfo_id is not None:
+            headers.append((b"WARC-Warcinfo-ID", self.file.warcinfo_id))
+            headers.append((b"WARC-Concurrent-To", self.file.warcinfo_id))
+        if record.url_bytes is not None:
+            headers.append((b"WARC-Target-URI", record.url_bytes))
+        date = self._date_of(record)
+        if date is not None:
+            headers.append((b"WARC-Date", date))
+        if record.ip and record.ip not in ("0.0.0.0", "-"):
+            headers.append((b"WARC-IP-Address", record.ip.encode("ascii", "replace")))
+        if self.options.digests != "none":
+            headers.append(
+                (b"WARC-Block-Digest", sha1_base32(block + _tail(self.framing)).encode("ascii"))
+            )
+        headers.append((b"Content-Type", b"application/arc"))
+        facts = self._facts(record, headers)
+        facts["payload"] = block
+        return serialize_record(self.framing.version, headers, block), facts
+
+    def _warcinfo_record(self, path: str) -> tuple[bytes, dict[str, Any]]:
+        """crawlmill's warcinfo: what wrote the file, from what, when."""
+        version = self.framing.version
+        fmt, conforms = _CONFORMS_TO[version]
+        source_name = posixpath.basename(self.ctx.input.relpath.replace("\\", "/"))
+        source_format = (self._source_format or "unknown").upper()
+        when = format_warc_date(self.conversion_date, version)
+        fields = [
+            ("software", _software()),
+            ("format", fmt),
+            ("conformsTo", conforms),
+            ("description", f"converted from {source_format} file {source_name} by {_software()}"),
+            ("source", source_name),
+            ("source-format", source_format),
+            ("conversion-date", when.decode("ascii")),
+        ]
+        block = warc_fields(fields)
+        identity = "\0".join([self.ctx.input.relpath, path, "warcinfo"])
+        record_id = urn_uuid(uuid.uuid5(RECORD_ID_NAMESPACE, identity))
+        headers: list[tuple[bytes, bytes]] = [
+            (b"WARC-Type", b"warcinfo"),
+            (b"WARC-Record-ID", record_id),
+            (b"WARC-Date", when),
+            (b"WARC-Filename", posixpath.basename(path).encode("utf-8", "surrogateescape")),
+        ]
+        if self.options.digests != "none":
+            headers.append(
+                (b"WARC-Block-Digest", sha1_base32(block + _tail(self.framing)).encode("ascii"))
+            )
+        headers.append((b"Content-Type", b"application/warc-fields"))
+        assert self.file is not None
+        self.file.warcinfo_id = record_id
+        facts = {
+            "type": "warcinfo",
+            "url": "",
+            "date": when.decode("ascii"),
+            "content_type": "application/warc-fields",
+            "http_content_type": None,
+            "status": None,
+            "payload_digest": None,
+            "payload": block,
+        }
+        return serialize_record(version, headers, block), facts
+
+    # -- CDXJ ------------------------------------------------------------------------------
+
+    def _index(self, facts: dict[str, Any], offset: int, length: int) -> None:
+        assert self.file is not None
+        rtype = facts["type"]
+        if not cdxj_format.indexes(rtype, facts["content_type"]):
+            return
+        digest = facts["payload_digest"]
+        if digest is not None:
+            digest_text: str | None = digest.decode("ascii", "replace")
+        elif rtype in ("warcinfo", "revisit"):
+            digest_text = None
+        else:
+            digest_text = sha1_base32(facts["payload"])
+        status = facts["status"] if rtype in ("response", "revisit") else None
+        line = cdxj_format.cdxj_line(
+            url=facts["url"],
+            warc_date=facts["date"],
+            mime=cdxj_format.cdxj_mime(rtype, facts["content_type"], facts["http_content_type"]),
+            status=status,
+            digest=digest_text,
+            length=length,
+            offset=offset,
+            filename=posixpath.basename(self.file.path),
+        )
+        self.file.cdxj_lines.append(line)
+
+
+@hookimpl
+def crawlmill_register_writers(register: Any) -> None:
+    """Register the ``warc`` writer."""
+    register(WarcWriter)
