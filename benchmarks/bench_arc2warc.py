@@ -1,0 +1,404 @@
+"""Benchmark: converting .arc.gz -> .warc.gz with crawlmill beside ``warcio recompress``.
+
+Generates one realistic ARC file per size (Heritrix-style filedesc with XML metadata, then
+HTML pages of varied size and vocabulary, some images, redirects and ``dns:`` records, a few
+URLs with spaces; one gzip member per record at level 6) into a cache folder, then runs on the
+same file, each in its own subprocess (peak RSS is the child's own ``VmHWM``):
+
+* ``warcio recompress in.arc.gz out.warc.gz`` (the command users run today);
+* crawlmill's ``arc`` reader + ``warc`` writer (the IIPC conversion: warcinfo, filedesc
+  metadata record, SHA-1 block and payload digests) at the writer's default gzip level and
+  at level 1;
+* crawlmill's ``arc`` reader alone (where the time goes: the rest is the WARC writer).
+
+    python benchmarks/bench_arc2warc.py                      # 25 and 100 MiB uncompressed
+    python benchmarks/bench_arc2warc.py --sizes 100 --repeat 3
+
+Prints seconds, MiB/s of uncompressed ARC, records/s, the ratio of each run's speed to
+``warcio recompress`` and the peak RSS; memory is flat when the peak does not grow with the
+file size. "wall" times include interpreter start-up and imports for every tool alike;
+"work" times are measured inside each child from after its imports to the end of the
+conversion.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import zlib
+from pathlib import Path
+
+# -- test data ---------------------------------------------------------------------------
+
+_LETTERS = "etaoinshrdlucmfwypvbgkjqxz"
+_WEIGHTS = [
+    12,
+    9,
+    8,
+    8,
+    7,
+    7,
+    6,
+    6,
+    6,
+    4,
+    4,
+    3,
+    3,
+    2,
+    2,
+    2,
+    2,
+    2,
+    1.5,
+    1.5,
+    1,
+    1,
+    0.5,
+    0.3,
+    0.3,
+    0.2,
+]
+_BOILER = (
+    '<meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">'
+    '<link rel="stylesheet" href="/static/css/main.css"><script src="/static/js/app.js"></script>'
+    '<nav class="top"><ul><li><a href="/">Home</a></li><li><a href="/about">About</a></li></ul></nav>'
+)
+_FILEDESC_XML = (
+    b'<?xml version="1.0" encoding="UTF-8"?>\n<arcmetadata xmlns:dc="http://purl.org/dc/elements/1.1/" '
+    b'xmlns="http://archive.org/arc/1.0/">\n<arc:software>Heritrix 1.14.4 http://crawler.archive.org'
+    b"</arc:software>\n<arc:hostname>bench</arc:hostname>\n<dc:format>ARC file version 1.1</dc:format>\n"
+    b"</arcmetadata>\n"
+)
+
+
+def _page(rng: random.Random, words: list[str], cum: list[float], size: int) -> bytes:
+    parts = [
+        "<!DOCTYPE html>\n<html><head><title>",
+        " ".join(rng.choices(words, cum_weights=cum, k=6)),
+    ]
+    parts.append("</title>" + _BOILER + "</head><body>\n")
+    n = 0
+    while n < size:
+        text = " ".join(rng.choices(words, cum_weights=cum, k=rng.randint(20, 120)))
+        href = (
+            f"http://site{rng.randint(1, 400)}.example/{rng.choice(words)}/{rng.randint(1, 99999)}"
+        )
+        chunk = f'<div class="c{rng.randint(1, 40)}"><p>{text}</p><a href="{href}">{rng.choice(words)}</a></div>\n'
+        parts.append(chunk)
+        n += len(chunk)
+    parts.append("</body></html>\n")
+    return "".join(parts).encode()
+
+
+def _member(data: bytes) -> bytes:
+    comp = zlib.compressobj(6, zlib.DEFLATED, 31)
+    return comp.compress(data) + comp.flush()
+
+
+def generate(path: Path, size_mib: int, seed: int = 2008) -> tuple[int, int]:
+    """Write a per-record gzip ARC of about ``size_mib`` MiB uncompressed; return
+    ``(uncompressed bytes, records)``."""
+    rng = random.Random(seed)
+    words = ["".join(rng.choices(_LETTERS, _WEIGHTS, k=rng.randint(2, 10))) for _ in range(5000)]
+    total = 0.0
+    cum = []
+    for rank in range(1, len(words) + 1):
+        total += 1.0 / rank
+        cum.append(total)
+    body = (
+        b"1 1 InternetArchive\nURL IP-address Archive-date Content-type Archive-length\n"
+        + _FILEDESC_XML
+    )
+    first = b"filedesc://%s 0.0.0.0 20080430204825 text/plain %d\n" % (
+        path.name.encode(),
+        len(body),
+    )
+    target = size_mib << 20
+    written = records = 0
+    tmp = path.with_suffix(".part")
+    with open(tmp, "wb") as out:
+        data = first + body + b"\n"
+        out.write(_member(data))
+        written += len(data)
+        records += 1
+        while written < target:
+            host = f"site{rng.randint(1, 400)}.example"
+            ip = f"{rng.randint(1, 223)}.{rng.randint(0, 255)}.{rng.randint(0, 255)}.{rng.randint(1, 254)}"
+            date = f"2008{rng.randint(1, 12):02d}{rng.randint(1, 28):02d}{rng.randint(0, 23):02d}{rng.randint(0, 59):02d}{rng.randint(0, 59):02d}"
+            kind = rng.random()
+            if kind < 0.03:
+                url, mime = f"dns:{host}", "text/dns"
+                block = f"{date}\n{host}.\t3600\tIN\tA\t{ip}\n".encode()
+            else:
+                path_part = "/".join(rng.choices(words, k=rng.randint(1, 4)))
+                if rng.random() < 0.01:
+                    path_part += " with space"
+                url = f"http://{host}/{path_part}.html"
+                if kind < 0.08:
+                    mime, status, payload = (
+                        "image/jpeg",
+                        "200 OK",
+                        rng.randbytes(rng.randint(2000, 40000)),
+                    )
+                elif kind < 0.12:
+                    mime, status, payload = "text/html", "301 Moved Permanently", b""
+                else:
+                    mime, status = "text/html", "200 OK"
+                    payload = _page(rng, words, cum, int(rng.lognormvariate(9.6, 0.8)))
+                head = (
+                    f"HTTP/1.1 {status}\r\nDate: Wed, 30 Apr 2008 20:48:25 GMT\r\nServer: Apache/2.2.3\r\n"
+                    f"Content-Type: {mime}{'; charset=utf-8' if mime == 'text/html' else ''}\r\n"
+                    f"Content-Length: {len(payload)}\r\nConnection: close\r\n\r\n"
+                ).encode()
+                block = head + payload
+            line = f"{url} {ip} {date} {mime} {len(block)}\n".encode()
+            data = line + block + b"\n"
+            out.write(_member(data))
+            written += len(data)
+            records += 1
+    tmp.rename(path)
+    return written, records
+
+
+# -- children ------------------------------------------------------------------------------
+
+
+def child_crawlmill(src: str, dst_dir: str, level: int | None, read_only: bool) -> dict:
+    """Convert (or only read) ``src`` in this process; return counts and timing."""
+    from crawlmill.core import InputFile, ReadContext, WriteContext
+    from crawlmill.plugins.readers.arc import ArcReader
+    from crawlmill.plugins.writers.warc import WarcWriter
+
+    inp = InputFile(src, os.path.basename(src))
+    damage: list = []
+    reader = ArcReader()
+    started = time.perf_counter()
+    records = 0
+    if read_only:
+        for record in reader.read(ReadContext(inp, damage.append)):
+            records += 1
+            _ = len(record.payload)
+    else:
+        writer = WarcWriter(WarcWriter.Options(level=level))
+
+        def create(rel: str):
+            target = os.path.join(dst_dir, rel)
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            return open(target, "wb")
+
+        writer.open(WriteContext(inp, 1, create, lambda r, why: None))
+        for record in reader.read(ReadContext(inp, damage.append)):
+            writer.write(record)
+            records += 1
+        writer.close()
+    return {
+        "records": records,
+        "damage": len(damage),
+        "inner_seconds": time.perf_counter() - started,
+        "vmhwm_mib": _vmhwm_mib(),
+    }
+
+
+def _vmhwm_mib() -> float | None:
+    """This process's peak resident set (``VmHWM``), in MiB; ``None`` off Linux."""
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return None
+
+
+#: runs warcio's CLI in a child and reports that child's own peak RSS (the console script
+#: ``warcio`` does exactly ``warcio.cli.main()``).
+WARCIO_CHILD = """
+import json, sys, time
+from warcio.cli import main
+started = time.perf_counter()
+try:
+    main(sys.argv[1:])
+finally:
+    inner = time.perf_counter() - started
+    peak = None
+    for line in open("/proc/self/status"):
+        if line.startswith("VmHWM:"):
+            peak = int(line.split()[1]) / 1024
+    print(json.dumps({"vmhwm_mib": peak, "inner_seconds": inner}))
+"""
+
+
+def _measure(cmd: list[str]) -> dict:
+    """Run ``cmd``; wall seconds, the child's peak RSS and the JSON it printed last.
+
+    The peak RSS is what the child reports from ``/proc/self/status`` (``VmHWM``, its own
+    address space); ``ru_maxrss`` from ``wait4`` is only the fallback, because Linux carries
+    the parent's high-water mark into a vfork+exec child."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        started = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=out, stderr=err)
+        _, status, usage = os.wait4(proc.pid, 0)
+        seconds = time.perf_counter() - started
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        text, problems = out.read().decode(errors="replace"), err.read().decode(errors="replace")
+    if proc.returncode != 0:
+        raise RuntimeError(f"{cmd} failed: {problems[-2000:]}")
+    lines = [line for line in text.splitlines() if line.startswith("{")]
+    info = json.loads(lines[-1]) if lines else {}
+    peak = info.pop("vmhwm_mib", None)
+    info.update(seconds=seconds, peak_rss_mib=peak if peak is not None else usage.ru_maxrss / 1024)
+    return info
+
+
+# -- main ------------------------------------------------------------------------------------
+
+
+def _warcio_count(path: Path) -> int:
+    from warcio.archiveiterator import ArchiveIterator
+
+    with (
+        open(path, "rb") as fh,
+        open(os.devnull, "w") as null,
+        contextlib.redirect_stdout(null),
+        contextlib.redirect_stderr(null),
+    ):
+        return sum(1 for _ in ArchiveIterator(fh))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[25, 100], help="uncompressed MiB")
+    parser.add_argument("--repeat", type=int, default=1, help="runs per tool (best time is kept)")
+    parser.add_argument(
+        "--cache", default=os.path.join(tempfile.gettempdir(), "crawlmill-bench-arc")
+    )
+    parser.add_argument("--child", choices=["crawlmill", "read"], help=argparse.SUPPRESS)
+    parser.add_argument("--input", help=argparse.SUPPRESS)
+    parser.add_argument("--output", help=argparse.SUPPRESS)
+    parser.add_argument("--level", type=int, default=None, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+
+    if args.child:
+        info = child_crawlmill(args.input, args.output, args.level, args.child == "read")
+        print(json.dumps(info))
+        return 0
+
+    warcio_cmd = shutil.which("warcio")
+    if warcio_cmd is None:
+        print("warcio is not installed (pip install warcio)", file=sys.stderr)
+        return 1
+    from crawlmill.formats.warcwriter import DEFAULT_LEVELS
+
+    default_level = DEFAULT_LEVELS["gzip"]
+    cache = Path(args.cache)
+    cache.mkdir(parents=True, exist_ok=True)
+    me = [sys.executable, os.path.abspath(__file__)]
+    print(
+        f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs; gzip level default {default_level}"
+    )
+    header = (
+        f"{'input':>9} {'tool':<34} {'wall s':>7} {'MiB/s':>7} {'rec/s':>8} {'x warcio':>8} "
+        f"{'work s':>7} {'x warcio':>8} {'peak RSS':>9}"
+    )
+    for size in args.sizes:
+        src = cache / f"bench-{size}mib.arc.gz"
+        meta = cache / f"bench-{size}mib.json"
+        if not src.exists() or not meta.exists():
+            t = time.perf_counter()
+            raw, count = generate(src, size)
+            meta.write_text(json.dumps({"bytes": raw, "records": count}))
+            print(
+                f"generated {src} ({raw / 2**20:.0f} MiB uncompressed, {count} records) in {time.perf_counter() - t:.1f}s"
+            )
+        facts = json.loads(meta.read_text())
+        mib = facts["bytes"] / 2**20
+        runs = {
+            "warcio recompress": lambda out, src=src: [
+                sys.executable,
+                "-c",
+                WARCIO_CHILD,
+                "recompress",
+                str(src),
+                str(out / "out.warc.gz"),
+            ],
+            f"crawlmill arc->warc (gzip {default_level})": lambda out, src=src: [
+                *me,
+                "--child",
+                "crawlmill",
+                "--input",
+                str(src),
+                "--output",
+                str(out),
+            ],
+            "crawlmill arc->warc (gzip 1)": lambda out, src=src: [
+                *me,
+                "--child",
+                "crawlmill",
+                "--input",
+                str(src),
+                "--output",
+                str(out),
+                "--level",
+                "1",
+            ],
+            "crawlmill arc reader only": lambda out, src=src: [
+                *me,
+                "--child",
+                "read",
+                "--input",
+                str(src),
+                "--output",
+                str(out),
+            ],
+        }
+        print()
+        print(header)
+        base = base_inner = None
+        for name, make in runs.items():
+            best = None
+            for _ in range(args.repeat):
+                out = Path(tempfile.mkdtemp(prefix="arc2warc-", dir=cache))
+                try:
+                    info = _measure(make(out))
+                    if name != "crawlmill arc reader only":
+                        warcs = list(out.rglob("*.warc.gz"))
+                        info["warc_records"] = _warcio_count(warcs[0]) if len(warcs) == 1 else None
+                        info["warc_bytes"] = warcs[0].stat().st_size if len(warcs) == 1 else None
+                finally:
+                    shutil.rmtree(out, ignore_errors=True)
+                if best is None or info["seconds"] < best["seconds"]:
+                    best = info
+            assert best is not None
+            if base is None:
+                base = best["seconds"]
+            if base_inner is None:
+                base_inner = best["inner_seconds"]
+            rate = mib / best["seconds"]
+            print(
+                f"{size:>6}MiB {name:<34} {best['seconds']:7.2f} {rate:7.1f} "
+                f"{facts['records'] / best['seconds']:8.0f} {base / best['seconds']:7.1f}x "
+                f"{best['inner_seconds']:7.2f} {base_inner / best['inner_seconds']:7.1f}x "
+                f"{best['peak_rss_mib']:7.0f}MiB"
+                + (
+                    f"  ({best['warc_records']} WARC records, {best['warc_bytes'] / 2**20:.1f} MiB)"
+                    if best.get("warc_records")
+                    else ""
+                )
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,217 @@
+"""The ``arc`` reader: Internet Archive ARC files (v1, v1.1, v2) as crawlmill records.
+
+Reads uncompressed ``.arc``, per-record gzip ``.arc.gz`` and whole-file gzip. The byte-level
+work (header lines, framing, resync) is :mod:`crawlmill.formats.arc`; this module maps what it
+finds onto :class:`~crawlmill.core.record.Record` (see the ARC mapping in the record docs):
+
+* the ``filedesc://`` record becomes ``warcinfo`` with the filedesc block as payload;
+* records whose block starts with an HTTP status line become ``response`` records with
+  ``http_head``/``payload`` split at the first blank line;
+* ``dns:`` records and other blocks without an HTTP head become ``resource`` records
+  (``dns:`` as ``text/dns``).
+
+``extras["arc"]`` keeps the raw header line, the ARC version, every header field, and for the
+filedesc the origin of the version block, so writers can rebuild the ARC or document it in WARC.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from crawlmill.core import (
+    Damage,
+    PluginOptions,
+    Provenance,
+    ReadContext,
+    Reader,
+    Record,
+    RecordKind,
+    hookimpl,
+)
+from crawlmill.formats.arc import (
+    parse_arc_date,
+    plausible_header,
+    split_http,
+)
+from crawlmill.formats.arc_framing import ArcLimitError, ArcProblem, ArcRecordBytes, iter_arc
+from pydantic import Field
+
+__all__ = ["ArcReader", "record_from_arc"]
+
+_NO_IP = {"", "-", "0.0.0.0"}
+_NO_MIME = {"", "-"}
+
+
+def _text(value: bytes) -> str:
+    return value.decode("utf-8", "surrogateescape")
+
+
+def _media_type(http_head: bytes) -> tuple[str | None, str | None]:
+    """``(media type, charset)`` of the first HTTP Content-Type header in ``http_head``."""
+    for line in http_head.split(b"\n")[1:]:
+        name, sep, value = line.partition(b":")
+        if sep and name.strip().lower() == b"content-type":
+            parts = value.strip().split(b";")
+            media = parts[0].strip().lower().decode("latin-1") or None
+            charset = None
+            for param in parts[1:]:
+                key, _, val = param.partition(b"=")
+                if key.strip().lower() == b"charset":
+                    charset = val.strip().strip(b"\"'").decode("latin-1") or None
+            return media, charset
+    return None, None
+
+
+def record_from_arc(item: ArcRecordBytes, path: str) -> tuple[Record, list[str]]:
+    """Map one ARC record to a :class:`Record`; also return the notes about repaired quirks."""
+    header = item.header
+    notes = list(item.notes)
+    fields = {name: _text(value) for name, value in header.fields.items()}
+    extras: dict = {"header_line": header.raw, "version": header.version, "fields": fields}
+    if item.trailer != b"\n":
+        extras["trailer"] = item.trailer
+    if item.truncated:
+        extras["truncated"] = True
+    date_raw = fields["Archive-date"]
+    date, date_note = parse_arc_date(header.date)
+    if date_note and date_raw != "-":
+        notes.append(date_note)
+    ip = fields["IP-address"]
+    mime = fields["Content-type"]
+    arc_mime = None if mime in _NO_MIME else mime
+    url = _text(header.url)
+    source = Provenance(path=path, offset=item.offset, length=item.length, format="arc")
+    common = {
+        "url": url,
+        "date": date,
+        "date_raw": date_raw,
+        "ip": None if ip in _NO_IP else ip,
+        "source": source,
+    }
+    if header.is_filedesc:
+        extras["filedesc"] = True
+        if item.filedesc is not None:
+            extras["origin"] = item.filedesc.origin
+            extras["version_minor"] = item.filedesc.minor
+        else:
+            notes.append("filedesc record has no version block")
+        record = Record(
+            kind=RecordKind.WARCINFO,
+            payload=item.block,
+            content_type=arc_mime,
+            extras={"arc": extras},
+            **common,
+        )
+        return record, notes
+    if url[:4].lower() == "dns:":
+        record = Record(
+            kind=RecordKind.RESOURCE,
+            payload=item.block,
+            content_type="text/dns",
+            extras={"arc": extras},
+            **common,
+        )
+        return record, notes
+    http_head, payload = split_http(item.block)
+    if http_head is None:
+        record = Record(
+            kind=RecordKind.RESOURCE,
+            payload=payload,
+            content_type=arc_mime,
+            extras={"arc": extras},
+            **common,
+        )
+        return record, notes
+    if not http_head.endswith(b"\n\n") and not http_head.endswith(b"\n\r\n"):
+        notes.append("HTTP head has no blank line after it; the whole block is the head")
+    media, charset = _media_type(http_head)
+    record = Record(
+        kind=RecordKind.RESPONSE,
+        http_head=http_head,
+        payload=payload,
+        content_type=media or arc_mime,
+        charset=charset,
+        extras={"arc": extras},
+        **common,
+    )
+    return record, notes
+
+
+class ArcReader(Reader):
+    """Internet Archive ARC files (v1, v1.1, v2), uncompressed or gzip, with resync on damage."""
+
+    name = "arc"
+    file_suffixes = ("arc", "arc.gz")
+
+    class Options(PluginOptions):
+        """Options of the ARC reader."""
+
+        strict: bool = Field(
+            False,
+            description="report records with repaired quirks (wrong declared length, odd "
+            "dates, truncated last record) as damage instead of yielding them",
+        )
+
+    @classmethod
+    def sniff(cls, path: str, head: bytes) -> float:
+        """Sure when the decompressed file starts with ``filedesc://``; likely when it starts
+        with a plausible ARC header line; possible from an ``.arc``/``.arc.gz`` name."""
+        if head[:11].lower() == b"filedesc://":
+            return 0.95
+        line = head.split(b"\n", 1)[0]
+        named = path.lower().endswith((".arc", ".arc.gz"))
+        if b"\n" in head and plausible_header(line) is not None:
+            return 0.7 if named else 0.5
+        return 0.2 if named else 0.0
+
+    def read(self, ctx: ReadContext) -> Iterator[Record]:
+        """Yield every record of the ARC file; report damage and repaired quirks with
+        offsets."""
+        path = ctx.path
+        limits = ctx.limits
+        strict = bool(getattr(self.options, "strict", False))
+        with open(path, "rb") as fh:
+            items = iter_arc(
+                fh,
+                max_record_bytes=limits.max_record_bytes,
+                max_header_bytes=limits.max_header_bytes,
+                max_decompressed_bytes=limits.max_decompressed_bytes,
+            )
+            try:
+                for item in items:
+                    if isinstance(item, ArcProblem):
+                        if item.damage:
+                            ctx.report_damage(
+                                Damage(path, item.offset or 0, item.reason, item.length, item.data)
+                            )
+                        else:
+                            ctx.report_warning(item.offset, item.reason)
+                        continue
+                    record, notes = record_from_arc(item, path)
+                    where = item.offset if item.offset is not None else item.stream_offset
+                    if notes and strict:
+                        raw = item.header.raw + b"\n" + item.block
+                        reason = f"record {record.url!r} (strict): " + "; ".join(notes)
+                        ctx.report_damage(
+                            Damage(path, where, reason, item.length, raw[: limits.max_record_bytes])
+                        )
+                        continue
+                    for note in notes:  # stable texts: the run report counts them per text
+                        ctx.report_warning(where, f"ARC: {note}")
+                    yield record
+            except ArcLimitError as exc:
+                ctx.report_damage(Damage(path, 0, f"{exc}; stopped reading this file"))
+            finally:
+                items.close()  # stops the inflate thread before the file closes
+
+
+@hookimpl
+def crawlmill_register_readers(register) -> None:
+    """Register the ``arc`` reader."""
+    register(ArcReader)
+
+
+@hookimpl
+def crawlmill_detect_format(path: str, head: bytes) -> list[tuple[str, float]]:
+    """Claim ARC files by their ``filedesc://`` start or first header line."""
+    return [("arc", ArcReader.sniff(path, head))]

@@ -1,0 +1,249 @@
+"""The ``arc`` writer: ARC v1 (IA 5-field header lines) for tools that only read ARC.
+
+One output per input, named like the input with ``.arc.gz`` (one gzip member per record, the
+default) or ``.arc``. Every file starts with a ``filedesc://`` record:
+
+* converting ARC -> ARC, the input's filedesc is written as it was (byte for byte when it is
+  an unmodified version-1 filedesc); a version-2 or changed one is regenerated around its
+  metadata (the bytes after the version block);
+* otherwise a new one is generated: version block ``1 0 crawlmill`` and the v1 field-spec
+  line; a WARC ``warcinfo`` that comes first is kept after the version block (where ARC 1.1
+  keeps its XML metadata). Its date is ``SOURCE_DATE_EPOCH`` when set, else the date of the
+  first record (never "now"), so two runs give the same bytes.
+
+Each record is ``URL IP-address Archive-date Content-type Archive-length\\n`` + block
+(``http_head + payload``) + ``\\n``. Decisions:
+
+* records without an IP get ``0.0.0.0`` (ARC has no way to leave the field out; IA and
+  Heritrix tools write the same for unknown addresses, and the ``arc`` reader maps it back
+  to "no IP");
+* Content-type is the record's media type (parameters dropped), ``no-type`` when unknown
+  (as Heritrix and Common Crawl write it);
+* an unmodified record read from ARC keeps its header line when its length is right, and in
+  gzip mode the original gzip member is copied when it decompresses to exactly the bytes
+  this writer would produce (``reuse_members``), so ARC -> ARC is byte-identical;
+* records ARC cannot hold (request, metadata, revisit, conversion, continuation, a second
+  file header, no capture date, line breaks in the URL) go to the quarantine with a reason.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import zlib
+from datetime import UTC, datetime
+from typing import Any, BinaryIO, Literal
+
+from crawlmill.core import PluginOptions, Record, RecordKind, WriteContext, Writer, hookimpl
+from crawlmill.formats.arc import (
+    build_filedesc,
+    build_header_line,
+    format_arc_date,
+    parse_filedesc,
+    parse_header_line,
+)
+from pydantic import Field
+
+__all__ = ["ArcWriter", "output_name"]
+
+_WRITABLE = {RecordKind.RESPONSE, RecordKind.RESOURCE}
+_SUFFIXES = (".warc.gz", ".warc.zst", ".arc.gz", ".warc", ".arc", ".gz", ".zst")
+
+
+def output_name(relpath: str, gzip: bool) -> str:
+    """The output path for input ``relpath``: its known suffixes replaced by ``.arc[.gz]``."""
+    base = relpath.replace(os.sep, "/")
+    lower = base.lower()
+    for suffix in _SUFFIXES:
+        if lower.endswith(suffix):
+            base = base[: -len(suffix)]
+            break
+    return base + (".arc.gz" if gzip else ".arc")
+
+
+def _gzip_member(data: bytes, level: int) -> bytes:
+    comp = zlib.compressobj(level, zlib.DEFLATED, 31)
+    return comp.compress(data) + comp.flush()
+
+
+def _mime(record: Record) -> bytes:
+    value = (record.content_type or "").split(";")[0].strip()
+    value = value.split()[0] if value else ""
+    return value.encode("latin-1", "replace") if value else b"no-type"
+
+
+class ArcWriter(Writer):
+    """ARC v1 files (IA 5-field header lines), gzip per record or uncompressed."""
+
+    name = "arc"
+
+    class Options(PluginOptions):
+        """Options of the ARC writer."""
+
+        compression: Literal["gzip", "none"] = Field(
+            "gzip", description="gzip (one member per record, .arc.gz) or none (.arc)"
+        )
+        gzip_level: int = Field(
+            6, ge=1, le=9, description="zlib compression level of each gzip member"
+        )
+        reuse_members: bool = Field(
+            True,
+            description="copy the original gzip member of an unmodified ARC record when it holds "
+            "exactly the bytes this writer would write (byte-identical ARC -> ARC)",
+        )
+
+    def open(self, ctx: WriteContext) -> None:
+        """Remember the task; the file is created with the first record."""
+        self.ctx = ctx
+        self.gzip = self.options.compression == "gzip"
+        self.relpath = output_name(ctx.input.relpath, self.gzip)
+        self.out: BinaryIO | None = None
+        self.records = 0
+        self.copied = 0
+        self._sources: dict[str, BinaryIO] = {}
+
+    # -- records -----------------------------------------------------------------------------
+
+    def write(self, record: Record) -> None:
+        """Write one record (the first one decides the filedesc)."""
+        if self.out is None:
+            self._start(record)
+            if record.kind == RecordKind.WARCINFO:
+                return
+        if record.kind not in _WRITABLE:
+            self.ctx.quarantine(record, f"ARC v1 cannot hold a {record.kind.value} record")
+            return
+        try:
+            line, trailer = self._header_line(record)
+        except ValueError as exc:
+            self.ctx.quarantine(record, f"cannot write as ARC: {exc}")
+            return
+        self._emit(record, line + b"\n" + record.block + trailer)
+
+    def _header_line(self, record: Record) -> tuple[bytes, bytes]:
+        block_len = len(record.http_head or b"") + len(record.payload)
+        arc = record.extras.get("arc")
+        if not record.modified and isinstance(arc, dict) and arc.get("header_line"):
+            raw = bytes(arc["header_line"])
+            try:
+                header = parse_header_line(raw, str(arc.get("version", "1")))
+            except ValueError:
+                header = None
+            if header is not None and header.version == "1" and header.length == block_len:
+                return raw, bytes(arc.get("trailer", b"\n"))
+        if record.url is None:
+            raise ValueError("the record has no URL")
+        if record.date is not None:
+            date = format_arc_date(record.date).encode()
+        elif record.date_raw and record.date_raw.isdigit() and len(record.date_raw) == 14:
+            date = record.date_raw.encode()
+        else:
+            raise ValueError(f"no 14-digit capture date (date_raw={record.date_raw!r})")
+        ip = (record.ip or "0.0.0.0").encode("ascii", "replace")
+        mime = _mime(record)
+        if isinstance(arc, dict) and not record.modified:
+            stored = str(arc.get("fields", {}).get("Content-type", ""))
+            if stored and " " not in stored:
+                mime = stored.encode("utf-8", "surrogateescape")
+        return build_header_line(record.url_bytes or b"", ip, date, mime, block_len), b"\n"
+
+    # -- filedesc ----------------------------------------------------------------------------
+
+    def _start(self, first: Record) -> None:
+        self.out = self.ctx.create(self.relpath)
+        arc = first.extras.get("arc")
+        if first.kind == RecordKind.WARCINFO and isinstance(arc, dict) and arc.get("filedesc"):
+            if not first.modified and str(arc.get("version")) == "1" and arc.get("header_line"):
+                header = bytes(arc["header_line"])
+                self._emit(
+                    first,
+                    header + b"\n" + first.payload + bytes(arc.get("trailer", b"\n")),
+                    filedesc=True,
+                )
+                return
+            desc = parse_filedesc(first.payload)
+            extra = desc.rest if desc is not None else first.payload
+            date = self._filedesc_date(first)
+            self._emit(first, build_filedesc(self._file_name(), date, extra=extra), filedesc=True)
+            return
+        extra = first.block if first.kind == RecordKind.WARCINFO else b""
+        data = build_filedesc(self._file_name(), self._filedesc_date(first), extra=extra)
+        self._emit(None, data, filedesc=True)
+
+    def _file_name(self) -> bytes:
+        return posixpath.basename(self.relpath).encode("utf-8", "surrogateescape")
+
+    @staticmethod
+    def _filedesc_date(first: Record) -> bytes:
+        epoch = os.environ.get("SOURCE_DATE_EPOCH")
+        if epoch and epoch.strip().isdigit():
+            return format_arc_date(datetime.fromtimestamp(int(epoch), UTC)).encode()
+        if first.date is not None:
+            return format_arc_date(first.date).encode()
+        return b"19700101000000"
+
+    # -- bytes out ---------------------------------------------------------------------------
+
+    def _emit(self, record: Record | None, data: bytes, filedesc: bool = False) -> None:
+        assert self.out is not None
+        if not self.gzip:
+            self.out.write(data)
+        else:
+            member = self._original_member(record, data) if record is not None else None
+            if member is not None:
+                self.copied += 1
+            self.out.write(
+                member if member is not None else _gzip_member(data, self.options.gzip_level)
+            )
+        if not filedesc:
+            self.records += 1
+
+    def _original_member(self, record: Record, data: bytes) -> bytes | None:
+        """The source gzip member of an unmodified ARC record if it inflates to ``data``."""
+        src = record.source
+        if (
+            not self.options.reuse_members
+            or record.modified
+            or "arc" not in record.extras
+            or src is None
+            or src.format != "arc"
+            or src.offset is None
+            or not src.length
+        ):
+            return None
+        fh = self._sources.get(src.path)
+        if fh is None:
+            try:
+                fh = open(src.path, "rb")  # noqa: SIM115 - kept open for the task
+            except OSError:
+                return None
+            self._sources[src.path] = fh
+        fh.seek(src.offset)
+        member = fh.read(src.length)
+        try:
+            dec = zlib.decompressobj(31)
+            inflated = dec.decompress(member, len(data) + 1)
+        except zlib.error:
+            return None
+        if inflated != data or not dec.eof or dec.unused_data:
+            return None
+        return member
+
+    def close(self) -> None:
+        """Finish the file (a file with only a filedesc when no record came)."""
+        if self.out is None:
+            self.out = self.ctx.create(self.relpath)
+            date = self._filedesc_date(Record())
+            self._emit(None, build_filedesc(self._file_name(), date), filedesc=True)
+        self.out.close()
+        for fh in self._sources.values():
+            fh.close()
+        self._sources.clear()
+        files: list[dict[str, Any]] = self.ctx.notes.setdefault("files", [])
+        files.append({"path": self.relpath, "records": self.records, "copied_members": self.copied})
+
+
+@hookimpl
+def crawlmill_register_writers(register) -> None:
+    """Register the ``arc`` writer."""
+    register(ArcWriter)
