@@ -1,22 +1,629 @@
-"""Compression detection and bounded decompression helpers (gzip, zstd) for every format."""
+"""Compression detection and bounded, member-aware decompression (gzip, zstd) for every format.
+
+Readers of record-per-member formats (WARC, ARC) need more than a decompressed byte stream:
+they need to know where each gzip member (or zstd frame) starts in the *compressed* file, so
+that a record's provenance and a damaged range can be reported as CDX-style offsets, and they
+need decompression to stop, report and resync instead of raising on a truncated or corrupt
+member. :func:`iter_pieces` gives exactly that: a stream of :class:`Piece` (decompressed bytes
+tagged with their member's compressed offset) and :class:`Broken` (a compressed range that
+could not be decompressed) items. Output per item and per member is bounded, so a gzip bomb
+cannot exhaust memory.
+
+``isal.isal_zlib`` (about twice as fast as zlib at inflating) is used when importable, with the
+standard :mod:`zlib` as fallback. Both release the GIL while inflating, so :func:`iter_pieces`
+can inflate gzip members in worker threads (``threads=``) and :func:`prefetch` can run any
+piece stream one step ahead in a background thread.
+"""
 
 from __future__ import annotations
 
 import gzip
+import struct
 import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import BinaryIO
+
+try:  # pragma: no cover - depends on the installed packages
+    from isal import isal_zlib as _inflate_lib
+except ImportError:  # pragma: no cover
+    _inflate_lib = zlib  # type: ignore[assignment]
+
+__all__ = [
+    "GZIP_MAGIC",
+    "ZSTD_DICT_MAGIC",
+    "ZSTD_MAGIC",
+    "ZSTD_WARC_DICT_MAGIC",
+    "Broken",
+    "Piece",
+    "compression_of",
+    "inflate_backend",
+    "iter_pieces",
+    "prefetch",
+    "read_head",
+]
 
 GZIP_MAGIC = b"\x1f\x8b"
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 ZSTD_DICT_MAGIC = b"\x37\xa4\x30\xec"
+#: magic of the skippable frame that holds the dictionary of a ``.warc.zst`` (0x184D2A5D LE).
+ZSTD_WARC_DICT_MAGIC = b"\x5d\x2a\x4d\x18"
+_GZIP_MEMBER_START = b"\x1f\x8b\x08"
+_ZLIB_ERRORS: tuple[type[BaseException], ...] = (zlib.error, _inflate_lib.error, EOFError)
+
+#: compressed bytes read from the file at a time.
+READ_SIZE = 1 << 20
+#: largest decompressed piece handed out at once (bounds memory for huge or hostile members).
+PIECE_SIZE = 8 << 20
+#: compressed bytes kept from a member's start so a corrupt member can be rescanned.
+RESCAN_WINDOW = 16 << 20
+#: largest dictionary accepted from a ``.warc.zst`` dictionary frame (decompressed).
+MAX_DICT_SIZE = 64 << 20
+
+
+def inflate_backend() -> str:
+    """Name of the inflate implementation in use: ``"isal"`` or ``"zlib"``."""
+    return "isal" if _inflate_lib is not zlib else "zlib"
 
 
 def compression_of(head: bytes) -> str | None:
-    """``"gzip"``, ``"zstd"`` or ``None`` (uncompressed) from a file's first bytes."""
+    """``"gzip"``, ``"zstd"`` or ``None`` (uncompressed) from a file's first bytes.
+
+    A zstd WARC that starts with its dictionary (a skippable frame, magic ``0x184D2A5D``) is
+    ``"zstd"`` too.
+    """
     if head.startswith(GZIP_MAGIC):
         return "gzip"
-    if head.startswith(ZSTD_MAGIC):
+    if head.startswith(ZSTD_MAGIC) or head.startswith(ZSTD_WARC_DICT_MAGIC):
         return "zstd"
     return None
+
+
+@dataclass(slots=True)
+class Piece:
+    """Decompressed bytes of one member (gzip member, zstd frame) or of a plain file.
+
+    ``offset`` is the compressed offset where the member starts (``None`` for plain files);
+    ``end`` is true on the last piece of a member, which also carries the member's compressed
+    ``length``. ``member`` counts members from 0. A piece may also hold several whole members
+    (``members`` lists them; ``offset``/``length`` then span them all).
+    """
+
+    data: bytes
+    offset: int | None
+    end: bool = False
+    length: int | None = None
+    member: int = 0
+    #: for a piece holding several whole members (parallel inflate): one
+    #: ``(data_start, data_end, offset, length)`` per member, in order.
+    members: list[tuple[int, int, int, int]] | None = None
+
+
+@dataclass(slots=True)
+class Broken:
+    """A compressed range that could not be decompressed (truncated, corrupt, not a member).
+
+    ``offset``/``length`` are positions in the compressed file; ``data`` holds the skipped
+    compressed bytes (at most ``RESCAN_WINDOW``). ``partial`` is true when pieces of this member
+    were already handed out before the problem was seen (their bytes are incomplete).
+    """
+
+    offset: int
+    length: int
+    reason: str
+    data: bytes = b""
+    partial: bool = False
+
+
+class _Input:
+    """A window over a binary file: ``data`` holds file bytes from file offset ``base``."""
+
+    __slots__ = ("base", "data", "eof", "fh")
+
+    def __init__(self, fh: BinaryIO) -> None:
+        self.fh = fh
+        self.data = b""
+        self.base = 0
+        self.eof = False
+
+    def fill(self, keep_from: int) -> bool:
+        """Drop bytes before file offset ``keep_from``, read more; false at end of file."""
+        if self.eof:
+            return False
+        chunk = self.fh.read(READ_SIZE)
+        cut = max(0, keep_from - self.base)
+        self.data = self.data[cut:] + chunk
+        self.base += cut
+        if not chunk:
+            self.eof = True
+            return False
+        return True
+
+    def find(self, needle: bytes, start: int) -> int:
+        """File offset of ``needle`` at or after file offset ``start``, reading on; -1 at EOF."""
+        while True:
+            i = self.data.find(needle, max(0, start - self.base))
+            if i >= 0:
+                return self.base + i
+            # keep a tail that could hold the start of ``needle``
+            keep = max(start, self.base + len(self.data) - len(needle) + 1)
+            if not self.fill(keep):
+                return -1
+
+
+def iter_pieces(
+    fh: BinaryIO,
+    kind: str | None,
+    *,
+    max_decompressed_bytes: int = 1 << 62,
+    piece_size: int = PIECE_SIZE,
+    threads: int = 0,
+    batch: bool = False,
+) -> Iterator[Piece | Broken]:
+    """Decompress ``fh`` (``kind`` from :func:`compression_of`) member by member.
+
+    Yields :class:`Piece` items in file order and a :class:`Broken` item for every compressed
+    range that could not be decompressed; after a ``Broken`` it resyncs on the next member
+    (gzip magic) and goes on. A member that would inflate beyond ``max_decompressed_bytes`` is
+    cut there and reported as ``Broken``.
+
+    With ``threads > 0`` gzip members are inflated ahead by that many worker threads (isal and
+    zlib release the GIL; isal inflates a run of whole members in one call): member starts are
+    guessed from the gzip magic and every guess is verified (each member must end exactly where
+    the next begins, the trailers' sizes must add up); at the first member that does not
+    verify, reading falls back to the sequential path, so results are identical. Only with
+    ``batch=True`` may one piece hold several whole members (listed in ``Piece.members``);
+    otherwise every piece is one whole member.
+    """
+    if kind == "gzip" and threads > 0:
+        yield from _iter_gzip_parallel(fh, max_decompressed_bytes, piece_size, threads, batch)
+    elif kind == "gzip":
+        yield from _iter_gzip(fh, max_decompressed_bytes, piece_size)
+    elif kind == "zstd":
+        yield from _iter_zstd(fh, max_decompressed_bytes, piece_size)
+    else:
+        offset = 0
+        while chunk := fh.read(max(piece_size, READ_SIZE)):
+            yield Piece(chunk, None, member=0)
+            offset += len(chunk)
+
+
+_DONE = object()
+
+
+def prefetch(
+    items: Iterator[Piece | Broken], *, batch_bytes: int = 1 << 20, depth: int = 8
+) -> Iterator[Piece | Broken]:
+    """Run ``items`` (typically :func:`iter_pieces`) in a background thread, ``depth`` batches
+    of about ``batch_bytes`` ahead, so inflating (which releases the GIL in isal and zstd)
+    overlaps with parsing. Order and content are unchanged; exceptions are re-raised here.
+    Closing the returned generator stops and joins the thread."""
+    import queue
+    import threading
+
+    q: queue.Queue = queue.Queue(maxsize=depth)
+    stop = threading.Event()
+
+    def put(obj) -> bool:
+        while not stop.is_set():
+            try:
+                q.put(obj, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def produce() -> None:
+        batch: list = []
+        size = 0
+        try:
+            for item in items:
+                batch.append(item)
+                size += len(item.data)
+                if size >= batch_bytes or len(batch) >= 256:
+                    if not put(batch):
+                        return
+                    batch, size = [], 0
+            if batch and not put(batch):
+                return
+            put(_DONE)
+        except BaseException as exc:  # handed to the consumer
+            put(exc)
+
+    thread = threading.Thread(target=produce, name="crawlmill-inflate", daemon=True)
+    thread.start()
+    try:
+        while True:
+            batch = q.get()
+            if batch is _DONE:
+                return
+            if isinstance(batch, BaseException):
+                raise batch
+            yield from batch
+    finally:
+        stop.set()
+        thread.join()
+
+
+def _skip_to_magic(inp: _Input, start: int, magic: bytes) -> int:
+    """File offset of the next ``magic`` at or after ``start`` (or the file size at EOF)."""
+    found = inp.find(magic, start)
+    if found >= 0:
+        return found
+    return inp.base + len(inp.data)
+
+
+def _window(inp: _Input, start: int, end: int) -> bytes:
+    """The file bytes ``[start, end)`` still held in the input window (bounded)."""
+    lo = max(0, start - inp.base)
+    hi = max(lo, min(len(inp.data), end - inp.base, lo + RESCAN_WINDOW))
+    return inp.data[lo:hi]
+
+
+def _iter_gzip(
+    fh: BinaryIO, limit: int, piece_size: int, start: int = 0, member: int = 0
+) -> Iterator[Piece | Broken]:
+    """Sequential, fully checked member-by-member inflate from file offset ``start``."""
+    inp = _Input(fh)
+    if start:
+        fh.seek(start)
+        inp.base = start
+    pos = start  # file offset of the next unread compressed byte
+    feed_size = 1 << 16
+    inp.fill(start)
+    while True:
+        if pos - inp.base + 18 > len(inp.data) and not inp.eof:
+            inp.fill(pos)
+        if pos - inp.base >= len(inp.data):
+            return
+        rel = pos - inp.base
+        if not inp.data.startswith(_GZIP_MEMBER_START, rel):
+            nxt = _skip_to_magic(inp, pos + 1, _GZIP_MEMBER_START)
+            what = (
+                "trailing bytes after the last gzip member"
+                if nxt >= inp.base + len(inp.data)
+                else ("bytes that are not a gzip member")
+            )
+            yield Broken(pos, nxt - pos, f"{nxt - pos} {what}", _window(inp, pos, nxt))
+            pos = nxt
+            continue
+        start = pos
+        dec = _inflate_lib.decompressobj(31)
+        produced = 0
+        partial = False
+        error: str | None = None
+        while True:
+            rel = pos - inp.base
+            if rel >= len(inp.data):
+                keep = start if pos - start <= RESCAN_WINDOW else pos
+                if not inp.fill(keep):
+                    error = f"gzip member truncated: file ends after {pos - start} compressed bytes"
+                    break
+                rel = pos - inp.base
+            feed = memoryview(inp.data)[rel : rel + feed_size]
+            try:
+                out = dec.decompress(feed, piece_size)
+            except _ZLIB_ERRORS as exc:
+                error = f"corrupt gzip member ({exc})"
+                break
+            consumed = len(feed) - len(dec.unconsumed_tail)
+            if dec.eof:
+                consumed -= len(dec.unused_data)
+            pos += consumed
+            produced += len(out)
+            if produced > limit:
+                error = f"gzip member inflates beyond max_decompressed_bytes={limit}"
+                break
+            if dec.eof:
+                length = pos - start
+                yield Piece(out, start, end=True, length=length, member=member)
+                member += 1
+                # adapt the input slice to the member size (small copies of unused_data)
+                feed_size = min(1 << 20, max(1 << 14, 2 * length))
+                break
+            if out:
+                partial = True
+                yield Piece(out, start, member=member)
+        if error is None:
+            continue
+        # resync: the next member may begin inside the damaged one's compressed range
+        scan_from = start + 1 if start >= inp.base else pos
+        nxt = _skip_to_magic(inp, scan_from, _GZIP_MEMBER_START)
+        if nxt <= start:
+            nxt = _skip_to_magic(inp, pos, _GZIP_MEMBER_START)
+        yield Broken(start, nxt - start, error, _window(inp, start, nxt), partial)
+        member += 1
+        pos = nxt
+
+
+_POOLS: dict[tuple[int, int], object] = {}
+#: compressed bytes read per parallel batch, and per worker task.
+PARALLEL_CHUNK = 2 << 20
+PARALLEL_TASK = 256 << 10
+
+
+def _pool(workers: int):
+    """A shared thread pool of ``workers`` threads, per process (a pool inherited through
+    ``fork`` has no threads behind it, so the key includes the pid)."""
+    import os
+    from concurrent.futures import ThreadPoolExecutor
+
+    key = (os.getpid(), workers)
+    if key not in _POOLS:
+        _POOLS[key] = ThreadPoolExecutor(workers, thread_name_prefix="crawlmill-gzip")
+    return _POOLS[key]
+
+
+def _member_starts(buf: bytes) -> list[int]:
+    """Offsets in ``buf`` that look like gzip member headers (magic, deflate, sane flags)."""
+    starts = []
+    i = buf.find(_GZIP_MEMBER_START)
+    while i >= 0:
+        if i + 10 > len(buf) or (
+            buf[i + 3] & 0xE0 == 0 and (buf[i + 9] <= 13 or buf[i + 9] == 255)
+        ):
+            starts.append(i)
+        i = buf.find(_GZIP_MEMBER_START, i + 1)
+    return starts
+
+
+def _inflate_run(buf: bytes, bounds: list[tuple[int, int]], cap: int) -> list[bytes | None]:
+    """Inflate each ``[s, e)`` of ``buf`` as exactly one whole gzip member; ``None`` marks the
+    first range that is not one (and ends the list)."""
+    mv = memoryview(buf)
+    out: list[bytes | None] = []
+    for s, e in bounds:
+        d = _inflate_lib.decompressobj(31)
+        try:
+            data = d.decompress(mv[s:e], cap)
+        except _ZLIB_ERRORS:
+            out.append(None)
+            break
+        if not d.eof or d.unused_data or d.unconsumed_tail:
+            out.append(None)
+            break
+        out.append(data)
+    return out
+
+
+try:  # pragma: no cover - depends on the installed packages
+    from isal.isal_zlib import _GzipReader as _MultiMemberReader
+except ImportError:  # pragma: no cover
+    _MultiMemberReader = None
+
+#: largest decompressed size of one parallel batch inflated in a single call.
+BATCH_MAX = 32 << 20
+
+
+def _inflate_batch(buf: bytes, bounds: list[tuple[int, int]], cap: int):
+    """Inflate consecutive whole members ``bounds`` of ``buf`` in one GIL-free call when the
+    gzip trailers' sizes add up to exactly what comes out; else member by member.
+
+    Returns ``(data, sizes)`` for a verified batch, or the list of :func:`_inflate_run`.
+    """
+    if _MultiMemberReader is not None and len(bounds) > 1:
+        sizes = [int.from_bytes(buf[e - 4 : e], "little") for _, e in bounds]
+        total = sum(sizes)
+        if total <= BATCH_MAX and max(sizes) <= cap:
+            chunk = memoryview(buf)[bounds[0][0] : bounds[-1][1]]
+            try:
+                reader = _MultiMemberReader(chunk, len(chunk))
+                parts, got = [], 0
+                while got <= total:  # read() may return less than asked
+                    part = reader.read(total + 1 - got)
+                    if not part:
+                        break
+                    parts.append(part)
+                    got += len(part)
+                if got == total:
+                    return (parts[0] if len(parts) == 1 else b"".join(parts)), sizes
+            except _ZLIB_ERRORS + (OSError, ValueError):
+                pass
+    return _inflate_run(buf, bounds, cap)
+
+
+def _iter_gzip_parallel(
+    fh: BinaryIO, limit: int, piece_size: int, workers: int, batch: bool = False
+) -> Iterator[Piece | Broken]:
+    from collections import deque
+
+    pool = _pool(workers)
+    work = _inflate_batch if batch else _inflate_run
+    chunk_size = min(PARALLEL_CHUNK, 256 << 10)
+    cap = min(limit, piece_size)  # larger members take the sequential, bounded path
+    pending: deque = deque()  # (buf, base, bounds, futures)
+    carry = b""
+    base = 0  # file offset of carry[0]
+    eof = False
+    member = 0
+    fallback_at: int | None = None
+    while True:
+        while not eof and fallback_at is None and len(pending) < workers + 1:
+            data = fh.read(chunk_size)
+            chunk_size = min(PARALLEL_CHUNK, chunk_size * 2)  # small first reads: early output
+            eof = not data
+            buf = carry + data
+            if not buf:
+                break
+            starts = _member_starts(buf)
+            if not starts or starts[0] != 0:
+                fallback_at = base  # not a member where one must start: let the checked path say so
+                break
+            if not eof:
+                if len(starts) == 1:
+                    if len(buf) > RESCAN_WINDOW:
+                        fallback_at = base
+                        break
+                    carry = buf
+                    continue
+                cut = starts.pop()
+            else:
+                cut = len(buf)
+            bounds = list(zip(starts, [*starts[1:], cut], strict=True))
+            futures, task, size = [], [], 0
+            for s, e in bounds:
+                task.append((s, e))
+                size += e - s
+                if size >= PARALLEL_TASK:
+                    futures.append(pool.submit(work, buf, task, cap))
+                    task, size = [], 0
+            if task:
+                futures.append(pool.submit(work, buf, task, cap))
+            pending.append((buf, base, bounds, futures))
+            carry = buf[cut:]
+            base += cut
+        if not pending:
+            if fallback_at is not None:
+                yield from _iter_gzip(fh, limit, piece_size, fallback_at, member)
+            return
+        buf, chunk_base, bounds, futures = pending.popleft()
+        i = 0
+        for future in futures:
+            result = future.result()
+            if isinstance(result, tuple):  # a verified batch of whole members
+                data, sizes = result
+                spans, d = [], 0
+                for size in sizes:
+                    s, e = bounds[i]
+                    spans.append((d, d + size, chunk_base + s, e - s))
+                    d += size
+                    i += 1
+                first, last = spans[0], spans[-1]
+                yield Piece(
+                    data,
+                    first[2],
+                    end=True,
+                    length=last[2] + last[3] - first[2],
+                    member=member,
+                    members=spans,
+                )
+                member += len(sizes)
+                continue
+            for data in result:
+                s, e = bounds[i]
+                if data is None:
+                    # a false member start or real damage: the rest goes the checked way
+                    for _, _, _, later in pending:
+                        for f in later:
+                            f.cancel()
+                    pending.clear()
+                    yield from _iter_gzip(fh, limit, piece_size, chunk_base + s, member)
+                    return
+                yield Piece(data, chunk_base + s, end=True, length=e - s, member=member)
+                member += 1
+                i += 1
+
+
+def _zstd():
+    import zstandard
+
+    return zstandard
+
+
+def _iter_zstd(fh: BinaryIO, limit: int, piece_size: int) -> Iterator[Piece | Broken]:
+    zstandard = _zstd()
+    inp = _Input(fh)
+    inp.fill(0)
+    pos = 0
+    member = 0
+    dict_data = None
+    while True:
+        if pos - inp.base + 8 > len(inp.data) and not inp.eof:
+            inp.fill(pos)
+        rel = pos - inp.base
+        if rel >= len(inp.data):
+            return
+        magic = inp.data[rel : rel + 4]
+        if len(magic) == 4 and magic[1:] == b"\x2a\x4d\x18" and 0x50 <= magic[0] <= 0x5F:
+            # skippable frame: the dictionary (0x184D2A5D, at file start) or ignorable data
+            if len(inp.data) - rel < 8:
+                yield Broken(pos, len(inp.data) - rel, "truncated zstd skippable frame header")
+                return
+            (size,) = struct.unpack_from("<I", inp.data, rel + 4)
+            while len(inp.data) - (pos - inp.base) < 8 + size and inp.fill(pos):
+                pass
+            rel = pos - inp.base
+            body = inp.data[rel + 8 : rel + 8 + size]
+            if len(body) < size:
+                yield Broken(pos, len(inp.data) - rel, "truncated zstd skippable frame", body)
+                return
+            if magic == ZSTD_WARC_DICT_MAGIC and pos == 0:
+                try:
+                    if body.startswith(ZSTD_MAGIC):
+                        body = zstandard.ZstdDecompressor().decompress(
+                            body, max_output_size=MAX_DICT_SIZE
+                        )
+                    dict_data = zstandard.ZstdCompressionDict(body)
+                except zstandard.ZstdError as exc:
+                    yield Broken(pos, 8 + size, f"unusable zstd dictionary frame ({exc})", body)
+            pos += 8 + size
+            continue
+        if magic != ZSTD_MAGIC:
+            nxt = _skip_to_magic(inp, pos + 1, ZSTD_MAGIC)
+            yield Broken(
+                pos,
+                nxt - pos,
+                f"{nxt - pos} bytes that are not a zstd frame",
+                _window(inp, pos, nxt),
+            )
+            pos = nxt
+            continue
+        start = pos
+        dctx = (
+            zstandard.ZstdDecompressor(dict_data=dict_data)
+            if dict_data
+            else zstandard.ZstdDecompressor()
+        )
+        dec = dctx.decompressobj()
+        produced = 0
+        partial = False
+        error = None
+        pending: list[bytes] = []
+        pending_size = 0
+        while True:
+            rel = pos - inp.base
+            if rel >= len(inp.data):
+                keep = start if pos - start <= RESCAN_WINDOW else pos
+                if not inp.fill(keep):
+                    error = f"zstd frame truncated: file ends after {pos - start} compressed bytes"
+                    break
+                rel = pos - inp.base
+            # small input slices bound the output of one call (zstd can inflate enormously:
+            # at most ~128 KiB per 3 input bytes, so 8 KiB in -> < 350 MiB out, then checked)
+            feed = inp.data[rel : rel + (1 << 13)]
+            try:
+                out = dec.decompress(feed)
+            except zstandard.ZstdError as exc:
+                error = f"corrupt zstd frame ({exc})"
+                break
+            consumed = len(feed) - (len(dec.unused_data) if dec.eof else 0)
+            pos += consumed
+            produced += len(out)
+            if produced > limit:
+                error = f"zstd frame inflates beyond max_decompressed_bytes={limit}"
+                break
+            if out:
+                pending.append(out)
+                pending_size += len(out)
+            if dec.eof:
+                yield Piece(b"".join(pending), start, end=True, length=pos - start, member=member)
+                member += 1
+                break
+            if pending_size >= piece_size:
+                partial = True
+                yield Piece(b"".join(pending), start, member=member)
+                pending, pending_size = [], 0
+        if error is None:
+            continue
+        if pending:
+            partial = True
+            yield Piece(b"".join(pending), start, member=member)
+        nxt = _skip_to_magic(inp, max(start + 1, inp.base), ZSTD_MAGIC)
+        if nxt <= start:
+            nxt = _skip_to_magic(inp, pos, ZSTD_MAGIC)
+        yield Broken(start, nxt - start, error, _window(inp, start, nxt), partial)
+        member += 1
+        pos = nxt
 
 
 def read_head(path: str, size: int = 65536) -> bytes:
@@ -46,12 +653,16 @@ def read_head(path: str, size: int = 65536) -> bytes:
             pass
         return bytes(out[:size])
     if kind == "zstd":
+        out = bytearray()
         try:
-            import zstandard
-
             with open(path, "rb") as fh:
-                reader = zstandard.ZstdDecompressor().stream_reader(fh, read_across_frames=True)
-                return reader.read(size)
+                for item in _iter_zstd(fh, 1 << 62, size):
+                    if isinstance(item, Broken):
+                        break
+                    out += item.data
+                    if len(out) >= size:
+                        break
         except Exception:
-            return b""
+            pass
+        return bytes(out[:size])
     return raw[:size]

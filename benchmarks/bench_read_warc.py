@@ -1,0 +1,319 @@
+"""Benchmark: reading a per-record .warc.gz with warcio, FastWARC and crawlmill's reader.
+
+Generates a realistic Common-Crawl-like WARC (warcinfo, then request/response/metadata triples
+with varied HTML-ish payloads, gzip level 6 per record) once per size into a cache folder,
+then times each reader in its own subprocess (so peak RSS is separable) on the same file,
+with the page cache warm. Each reader iterates all records and touches the payload bytes.
+
+    python benchmarks/bench_read_warc.py                 # 40 and 160 MiB uncompressed
+    python benchmarks/bench_read_warc.py --sizes 200 --repeat 3
+
+Prints MiB/s (of uncompressed WARC bytes) and records/s per reader, the ratio of crawlmill
+to each other reader, and the peak RSS of each run for every file size (memory stays flat
+in the file size when the peak does not grow with it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+import zlib
+from pathlib import Path
+
+READERS = ("warcio", "fastwarc", "crawlmill")
+
+
+# -- test data ---------------------------------------------------------------------------
+
+
+def _words(rng: random.Random) -> list[str]:
+    letters = "etaoinshrdlucmfwypvbgkjqxz"
+    weights = [
+        12,
+        9,
+        8,
+        8,
+        7,
+        7,
+        6,
+        6,
+        6,
+        4,
+        4,
+        3,
+        3,
+        2,
+        2,
+        2,
+        2,
+        2,
+        1.5,
+        1.5,
+        1,
+        1,
+        0.5,
+        0.3,
+        0.3,
+        0.2,
+    ]
+    return ["".join(rng.choices(letters, weights, k=rng.randint(2, 10))) for _ in range(5000)]
+
+
+def _html(rng: random.Random, words: list[str], size: int) -> bytes:
+    cum = _zipf(len(words))
+    parts = [
+        "<!DOCTYPE html>\n<html><head><title>",
+        " ".join(rng.choices(words, cum_weights=cum, k=6)),
+    ]
+    parts.append("</title>" + _BOILERPLATE + "</head><body>\n")
+    n = 0
+    while n < size:
+        text = " ".join(rng.choices(words, cum_weights=cum, k=rng.randint(20, 120)))
+        href = (
+            f"https://example{rng.randint(1, 500)}.org/{rng.choice(words)}/{rng.randint(1, 99999)}"
+        )
+        chunk = f'<div class="c{rng.randint(1, 40)}"><p>{text}</p><a href="{href}">{rng.choice(words)}</a></div>\n'
+        parts.append(chunk)
+        n += len(chunk)
+    parts.append("</body></html>\n")
+    return "".join(parts).encode()
+
+
+_BOILERPLATE = (
+    '<meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">'
+    '<link rel="stylesheet" href="/static/css/main.css"><script src="/static/js/app.js" defer></script>'
+    '<nav class="top"><ul><li><a href="/">Home</a></li><li><a href="/about">About</a></li>'
+    '<li><a href="/contact">Contact</a></li></ul></nav>'
+)
+_ZIPF: dict[int, list[float]] = {}
+
+
+def _zipf(n: int) -> list[float]:
+    if n not in _ZIPF:
+        total, cum = 0.0, []
+        for rank in range(1, n + 1):
+            total += 1.0 / rank
+            cum.append(total)
+        _ZIPF[n] = cum
+    return _ZIPF[n]
+
+
+def _record(wtype: str, uri: str, date: str, ctype: str, block: bytes, extra: str = "") -> bytes:
+    head = (
+        f"WARC/1.0\r\nWARC-Type: {wtype}\r\nWARC-Date: {date}\r\n"
+        f"WARC-Record-ID: <urn:uuid:{uuid.UUID(int=random.getrandbits(128))}>\r\n"
+        f"WARC-Target-URI: {uri}\r\n{extra}Content-Type: {ctype}\r\nContent-Length: {len(block)}\r\n\r\n"
+    )
+    return head.encode() + block + b"\r\n\r\n"
+
+
+def generate(path: Path, size_mib: int, seed: int = 7) -> dict:
+    """Write a per-record gzip WARC of about ``size_mib`` MiB uncompressed to ``path``."""
+    rng = random.Random(seed)
+    random.seed(seed)
+    words = _words(rng)
+    target = size_mib << 20
+    total = records = 0
+    tmp = path.with_suffix(".tmp")
+    with open(tmp, "wb") as out:
+
+        def put(raw: bytes) -> None:
+            nonlocal total, records
+            c = zlib.compressobj(6, zlib.DEFLATED, 31)
+            out.write(c.compress(raw) + c.flush())
+            total += len(raw)
+            records += 1
+
+        put(
+            _record(
+                "warcinfo",
+                "",
+                "2024-01-01T00:00:00Z",
+                "application/warc-fields",
+                b"software: bench\r\nformat: WARC File Format 1.0\r\n",
+            )
+        )
+        i = 0
+        while total < target:
+            i += 1
+            host = f"www.site{rng.randint(1, 3000)}.com"
+            uri = f"https://{host}/{rng.choice(words)}/{i}.html"
+            date = f"2024-01-{rng.randint(1, 28):02d}T{rng.randint(0, 23):02d}:{rng.randint(0, 59):02d}:{rng.randint(0, 59):02d}Z"
+            req = (
+                f"GET /{i}.html HTTP/1.1\r\nHost: {host}\r\nUser-Agent: bench/1.0\r\nAccept: text/html\r\n\r\n"
+            ).encode()
+            put(_record("request", uri, date, "application/http; msgtype=request", req))
+            body = _html(rng, words, int(min(1_000_000, rng.lognormvariate(10.6, 0.9))))
+            http = (
+                f"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {len(body)}\r\n"
+                f"Server: nginx\r\nDate: Mon, 01 Jan 2024 00:00:00 GMT\r\nCache-Control: max-age=600\r\n\r\n"
+            ).encode()
+            put(
+                _record(
+                    "response",
+                    uri,
+                    date,
+                    "application/http; msgtype=response",
+                    http + body,
+                    f"WARC-IP-Address: 10.0.{rng.randint(0, 255)}.{rng.randint(1, 254)}\r\n",
+                )
+            )
+            meta = f"fetchTimeMs: {rng.randint(10, 3000)}\r\ncharset-detected: UTF-8\r\n".encode()
+            put(_record("metadata", uri, date, "application/warc-fields", meta))
+    os.replace(tmp, path)
+    info = {"records": records, "bytes": total, "compressed": path.stat().st_size}
+    path.with_suffix(".json").write_text(json.dumps(info))
+    return info
+
+
+# -- the readers (run in a subprocess each) --------------------------------------------------
+
+
+def load_warcio():
+    """Import warcio; return a function that reads a file and touches every raw payload."""
+    from warcio.archiveiterator import ArchiveIterator
+
+    def run(path: str) -> tuple[int, int]:
+        n = size = 0
+        with open(path, "rb") as fh:
+            for record in ArchiveIterator(fh):
+                size += len(record.raw_stream.read())
+                n += 1
+        return n, size
+
+    return run
+
+
+def load_fastwarc():
+    """Import FastWARC; return a function that reads a file and touches every payload."""
+    from fastwarc.warc import ArchiveIterator
+
+    def run(path: str) -> tuple[int, int]:
+        n = size = 0
+        with open(path, "rb") as fh:
+            for record in ArchiveIterator(fh):
+                size += len(record.reader.read())
+                n += 1
+        return n, size
+
+    return run
+
+
+def load_crawlmill():
+    """Import crawlmill's WARC reader; return a function that reads a file's records."""
+    from crawlmill.core import InputFile, ReadContext
+    from crawlmill.plugins.readers.warc import WarcReader
+
+    def run(path: str) -> tuple[int, int]:
+        damage: list = []
+        ctx = ReadContext(InputFile(path, os.path.basename(path)), damage.append)
+        n = size = 0
+        for record in WarcReader().read(ctx):
+            size += len(record.payload)
+            n += 1
+        if damage:
+            raise SystemExit(f"unexpected damage: {damage[:3]}")
+        return n, size
+
+    return run
+
+
+def _child(reader: str, path: str) -> None:
+    fn = {"warcio": load_warcio, "fastwarc": load_fastwarc, "crawlmill": load_crawlmill}[reader]()
+    before = resource.getrusage(resource.RUSAGE_SELF)
+    t0 = time.perf_counter()
+    n, size = fn(path)
+    elapsed = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    result = {"reader": reader, "seconds": elapsed, "cpu": cpu, "records": n, "payload": size}
+    result["peak_rss"] = after.ru_maxrss * 1024
+    print(json.dumps(result))
+
+
+def run_once(reader: str, path: Path) -> dict:
+    """One timed read of ``path`` by ``reader`` in a fresh subprocess."""
+    out = subprocess.run(
+        [sys.executable, __file__, "--child", reader, str(path)],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def measure(readers: list[str], path: Path, repeat: int) -> dict[str, dict]:
+    """Best of ``repeat`` runs per reader, the readers interleaved so that load from other
+    processes on the machine hits them alike."""
+    best: dict[str, dict] = {}
+    for _ in range(repeat):
+        for reader in readers:
+            result = run_once(reader, path)
+            if reader not in best or result["seconds"] < best[reader]["seconds"]:
+                best[reader] = result
+    return best
+
+
+def main() -> None:
+    """Generate the files (once), time every reader on each, print the table and ratios."""
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--sizes", type=int, nargs="+", default=[40, 160], help="uncompressed MiB per file"
+    )
+    parser.add_argument("--repeat", type=int, default=2, help="runs per reader (best is kept)")
+    parser.add_argument("--cache", default=os.path.join(tempfile.gettempdir(), "crawlmill-bench"))
+    parser.add_argument("--readers", nargs="+", default=list(READERS), choices=READERS)
+    parser.add_argument("--child", nargs=2, metavar=("READER", "PATH"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        _child(*args.child)
+        return
+    cache = Path(args.cache)
+    cache.mkdir(parents=True, exist_ok=True)
+    from crawlmill.formats.compression import inflate_backend
+
+    print(
+        f"cores: {os.cpu_count()}, crawlmill inflate backend: {inflate_backend()}, best of {args.repeat}"
+    )
+    for size in args.sizes:
+        path = cache / f"bench-{size}mib.warc.gz"
+        if not path.exists() or not path.with_suffix(".json").exists():
+            print(f"generating {path} ...", flush=True)
+            generate(path, size)
+        info = json.loads(path.with_suffix(".json").read_text())
+        mib = info["bytes"] / (1 << 20)
+        print(
+            f"\n{path.name}: {info['records']} records, {mib:.1f} MiB uncompressed, "
+            f"{info['compressed'] / (1 << 20):.1f} MiB gzip"
+        )
+        results = measure(args.readers, path, args.repeat)
+        print(
+            f"{'reader':10} {'seconds':>8} {'cpu s':>7} {'MiB/s':>8} {'rec/s':>9} {'peak RSS MiB':>13}"
+        )
+        for r, res in results.items():
+            if res["records"] != info["records"]:
+                print(f"  ! {r} read {res['records']} records, expected {info['records']}")
+            print(
+                f"{r:10} {res['seconds']:8.2f} {res['cpu']:7.2f} {mib / res['seconds']:8.1f} "
+                f"{res['records'] / res['seconds']:9.0f} "
+                f"{res['peak_rss'] / (1 << 20):13.1f}"
+            )
+        if "crawlmill" in results:
+            ours = results["crawlmill"]["seconds"]
+            for r, res in results.items():
+                if r != "crawlmill":
+                    print(f"crawlmill / {r}: {res['seconds'] / ours:.2f}x throughput")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,812 @@
+"""WARC header parsing and record framing at the byte level (WARC 0.17, 0.18, 1.0, 1.1).
+
+:class:`WarcFramer` turns the decompressed pieces of :func:`crawlmill.formats.compression.
+iter_pieces` into :class:`FramedRecord` (one record, byte-exact) and :class:`DamagedRange` (bytes
+that are not a good record) items. It is lenient where real collections need it and says so:
+every repaired deviation is listed in ``FramedRecord.issues`` (the reader turns them into
+warnings, or into damage in strict mode). Handled:
+
+* LF-only line endings (ClueWeb09, hand-edited files) and CRLF, lower-case ``warc/`` lines;
+* the ClueWeb09 convention where ``Content-Length`` counts the two trailing newlines (the next
+  version line follows the block at once); a missing, short or over-long separator;
+* blank lines inside a header before ``Content-Length`` was seen (ClueWeb09 "extra newline");
+* header lines without a colon or continuation indent (joined to the previous value);
+* a ``Content-Length`` that counts the CR bytes stripped from LF-only line endings;
+* a missing or unparsable ``Content-Length`` (the block ends at the next version line).
+
+Damage (garbage between records, wrong ``Content-Length``, truncation, oversize records,
+undecompressable members) is reported with its offset and bytes, and framing resyncs on the
+next ``WARC/`` version line at a line start or the next compressed member, starting the scan
+right after the damaged record's header so no following record is skipped.
+
+Nothing here imports :mod:`crawlmill.core`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from .compression import Broken, Piece
+
+__all__ = [
+    "KNOWN_VERSIONS",
+    "DamagedRange",
+    "FramedRecord",
+    "WarcFramer",
+    "WarcHeader",
+    "parse_header",
+    "split_http",
+]
+
+KNOWN_VERSIONS = frozenset({"0.17", "0.18", "1.0", "1.1"})
+
+_VERSION_AT = re.compile(rb"[Ww][Aa][Rr][Cc]/(\d+\.\d+)(\r{0,2}\n)")
+_VERSION_LINE = re.compile(rb"^[Ww][Aa][Rr][Cc]/\d+\.\d+\r{0,2}\n", re.M)
+_HTTP_BLANK = re.compile(rb"\n\r*\n")
+_CRLF_RUN = re.compile(rb"[\r\n]{0,256}")
+_HEADER_LINE = re.compile(rb"[!-9;-~]+[ \t]*:")
+_MAX_SEPARATOR = 256
+
+
+@dataclass(slots=True)
+class WarcHeader:
+    """A parsed WARC header block.
+
+    ``headers`` are ``(name, value)`` byte pairs in file order (values stripped of surrounding
+    whitespace, continuation lines joined with a space); ``fields`` maps each lower-cased name
+    to its first value; ``issues`` lists repaired deviations.
+    """
+
+    version: str
+    line_ending: bytes
+    headers: list[tuple[bytes, bytes]]
+    fields: dict[bytes, bytes]
+    issues: list[str] = field(default_factory=list)
+
+    def get(self, name: bytes) -> bytes | None:
+        """The first value of header ``name`` (lower-case bytes), or ``None``."""
+        return self.fields.get(name)
+
+
+def _parse_plain(raw: bytes) -> WarcHeader | None:
+    """Fast path: a ``WARC/1.x`` CRLF header of plain ``name: value`` lines, else ``None``."""
+    if not (raw.startswith(b"WARC/1.") and raw[8:10] == b"\r\n" and raw.endswith(b"\r\n\r\n")):
+        return None
+    body = raw[10:-4]
+    if b"\n " in body or b"\n\t" in body or b"\r\n\r\n" in body or body[:1] in b" \t":
+        return None
+    lines = body.split(b"\r\n")
+    if body.count(b"\n") != len(lines) - 1:
+        return None
+    headers = []
+    append = headers.append
+    for line in lines:
+        name, sep, value = line.partition(b":")
+        if not sep or not name:
+            return None
+        append((name.strip(), value.strip()))
+    fields = {name.lower(): value for name, value in reversed(headers)}
+    return WarcHeader(raw[5:8].decode("ascii"), b"\r\n", headers, fields, [])
+
+
+def parse_header(raw: bytes) -> WarcHeader:
+    """Parse a raw WARC header (version line through the blank line that ends it)."""
+    header = _parse_plain(raw)
+    if header is not None:
+        return header
+    m = _VERSION_AT.match(raw)
+    if m is None:
+        raise ValueError("not a WARC version line")
+    version = m.group(1).decode("ascii")
+    line_ending = m.group(2)
+    issues: list[str] = []
+    if not raw.startswith(b"WARC/"):
+        issues.append("version-case: version line is not upper case")
+    body = raw[m.end() :]
+    if line_ending not in (b"\r\n", b"\n"):
+        issues.append(f"line-ending: unusual line ending {line_ending!r}")
+        lines = [line.rstrip(b"\r") for line in body.split(b"\n")]
+    elif line_ending == b"\r\n":
+        lines = body.split(b"\r\n")
+        if b"\n" in body.replace(b"\r\n", b""):
+            issues.append("line-ending: bare LF line endings inside a CRLF header")
+            lines = [part for line in lines for part in line.split(b"\n")]
+    else:
+        lines = body.split(b"\n")
+        if b"\r" in body:
+            lines = [line[:-1] if line.endswith(b"\r") else line for line in lines]
+    headers: list[tuple[bytes, bytes]] = []
+    blank_inside = False
+    seen_content = False
+    for line in lines:
+        if not line:
+            if headers and not seen_content:
+                blank_inside = True
+            continue
+        first = line[0]
+        if first == 32 or first == 9:  # continuation line (legal in WARC)
+            if headers:
+                name, value = headers[-1]
+                headers[-1] = (name, (value + b" " + line.strip()) if value else line.strip())
+                continue
+            issues.append("header-line: continuation line before any header")
+            headers.append((b"", line.strip()))
+            continue
+        name, sep, value = line.partition(b":")
+        if not sep or not _HEADER_LINE.match(line):
+            if headers:
+                issues.append(
+                    "header-line: line without a colon or continuation indent joined to the previous value"
+                )
+                pname, pvalue = headers[-1]
+                headers[-1] = (pname, pvalue + b" " + line.strip())
+            else:
+                issues.append("header-line: line without a colon before any header")
+                headers.append((line.strip(), b""))
+            continue
+        headers.append((name.strip(), value.strip()))
+        if not seen_content and name.strip().lower() == b"content-length":
+            seen_content = True
+    if blank_inside:
+        issues.append(
+            "blank-line-in-header: blank line inside the WARC header before Content-Length"
+        )
+    if line_ending == b"\n":
+        issues.append("lf-line-endings: LF-only line endings")
+    fields = {name.lower(): value for name, value in reversed(headers)}
+    return WarcHeader(version, line_ending, headers, fields, issues)
+
+
+def split_http(block: bytes, start: int = 0, end: int | None = None) -> int:
+    """Index just after the blank line that ends the HTTP head in ``block[start:end]`` (CRLF
+    or LF; the first blank line wins), or -1 when there is none. Indices are into ``block``."""
+    if end is None:
+        end = len(block)
+    a = block.find(b"\r\n\r\n", start, end)
+    stop = a if a >= 0 else end
+    b_end = block.find(b"\n\n", start, stop)
+    c_end = block.find(b"\n\r\n", start, stop)
+    best = a + 4 if a >= 0 else -1
+    if b_end >= 0 and (best < 0 or b_end + 2 <= best):
+        best = b_end + 2
+    if c_end >= 0 and (best < 0 or c_end + 3 < best):
+        best = c_end + 3
+    if best < 0:
+        m = _HTTP_BLANK.search(block, start, end)
+        if m:
+            best = m.end()
+    return best
+
+
+def _cr_counted(body: bytes, cl: int, line_ending: bytes) -> tuple[bytes, bytes] | None:
+    """Split ``body`` (block + trailing newlines of an LF-only record) into block and separator
+    when ``cl`` equals the block length plus one stripped CR per LF; else ``None``."""
+    if line_ending != b"\n":
+        return None
+    core = body.rstrip(b"\n")
+    tail = len(body) - len(core)
+    extra = cl - len(core) - core.count(b"\n")
+    if extra < 0 or extra % 2 or extra // 2 > tail or not tail:
+        return None
+    k = extra // 2
+    return body[: len(core) + k], body[len(core) + k :]
+
+
+@dataclass(slots=True)
+class FramedRecord:
+    """One WARC record exactly as stored.
+
+    ``raw_header + block + separator`` are the record's bytes in the decompressed stream.
+    ``block`` (``data[block_start:block_end]``, sliced on demand so the reader copies payload
+    bytes once) excludes the separator even when ``cl_includes_separator`` (ClueWeb09:
+    ``Content-Length == len(block) + len(separator)``). ``offset``/``length`` are positions in
+    the decompressed stream; ``member_offset``/``member_length`` the compressed span of the
+    member(s) holding exactly this record, when it is one (``None`` otherwise).
+    """
+
+    offset: int
+    raw_header: bytes
+    header: WarcHeader
+    data: bytes
+    block_start: int
+    block_end: int
+    separator: bytes
+    cl_includes_separator: bool
+    member_offset: int | None
+    member_length: int | None
+    issues: list[str]
+
+    @property
+    def block(self) -> bytes:
+        """The record block without the separator."""
+        return self.data[self.block_start : self.block_end]
+
+    @property
+    def length(self) -> int:
+        """Length of the record's bytes in the decompressed stream."""
+        return len(self.raw_header) + self.block_end - self.block_start + len(self.separator)
+
+    @property
+    def raw(self) -> bytes:
+        """The record's exact bytes in the decompressed stream."""
+        return self.raw_header + self.block + self.separator
+
+
+@dataclass(slots=True)
+class DamagedRange:
+    """Bytes that are not part of a good record.
+
+    ``offset`` is the position in the decompressed stream (the file offset for plain files);
+    ``member_offset`` the compressed offset of the member where the range starts, when the file
+    is compressed. ``compressed`` says whether ``data`` holds compressed bytes (a member that
+    could not be inflated) or decompressed ones. ``data`` is at most ``max_record_bytes``.
+    """
+
+    offset: int
+    length: int
+    reason: str
+    data: bytes
+    member_offset: int | None = None
+    compressed: bool = False
+
+
+class _Members:
+    """Member spans of the decompressed stream: ``[ustart, uend, coff, clen]`` lists."""
+
+    __slots__ = ("open", "spans")
+
+    def __init__(self) -> None:
+        self.spans: deque[list] = deque()
+        self.open: list | None = None
+
+    def add(self, piece: Piece, ustart: int) -> None:
+        if self.open is None or self.open[4] != piece.member:
+            self.open = [ustart, None, piece.offset, None, piece.member]
+            self.spans.append(self.open)
+        if piece.end:
+            self.open[1] = ustart + len(piece.data)
+            self.open[3] = piece.length
+            self.open = None
+
+    def span(self, ustart: int, uend: int, coff: int, clen: int) -> None:
+        """Add a whole member known in one go."""
+        self.open = None
+        self.spans.append([ustart, uend, coff, clen, None])
+
+    def close(self, uend: int, clen: int) -> None:
+        """End the open member at stream position ``uend`` (it broke off)."""
+        if self.open is not None:
+            self.open[1] = uend
+            self.open[3] = clen
+            self.open = None
+
+    def drop_before(self, upos: int) -> None:
+        spans = self.spans
+        while spans and spans[0][1] is not None and spans[0][1] <= upos:
+            spans.popleft()
+
+    def coff_at(self, upos: int) -> int | None:
+        """Compressed offset of the member holding stream position ``upos``."""
+        for span in self.spans:
+            if span[0] <= upos and (span[1] is None or upos < span[1]):
+                return span[2]
+        return self.spans[-1][2] if self.spans else None
+
+    def exact(self, u0: int, u1: int) -> tuple[int, int] | None:
+        """Compressed ``(offset, length)`` when ``[u0, u1)`` is exactly whole members."""
+        first = None
+        for span in self.spans:
+            if first is None:
+                if span[0] == u0:
+                    first = span
+                elif span[0] > u0:
+                    return None
+                else:
+                    continue
+            if span[1] is None or span[1] > u1:
+                return None
+            if span[1] == u1:
+                return first[2], span[2] + span[3] - first[2]
+        return None
+
+    def is_end(self, upos: int) -> bool:
+        spans = self.spans
+        # usually the newest member; the generator only runs for the rare others
+        return (bool(spans) and spans[-1][1] == upos) or any(span[1] == upos for span in spans)
+
+    def starts_after(self, upos: int) -> list[int]:
+        return [span[0] for span in self.spans if span[0] > upos]
+
+
+class WarcFramer:
+    """Frame WARC records from decompressed pieces; iterate to get records and damage."""
+
+    def __init__(
+        self,
+        items: Iterator[Piece | Broken],
+        *,
+        max_record_bytes: int = 256 << 20,
+        max_header_bytes: int = 1 << 20,
+    ) -> None:
+        self._items = items
+        self.max_record_bytes = max_record_bytes
+        self.max_header_bytes = max_header_bytes
+        self._buf = b""
+        self._pos = 0
+        self._ubase = 0  # stream offset of _buf[0]
+        self._eof = False
+        self._broken: Broken | None = None
+        self._members = _Members()
+        self._compressed = False
+        self._cl_incl_seen = False
+
+    # -- buffer -------------------------------------------------------------------------
+
+    def _more(self) -> bool:
+        """Append the next piece; false at end of input or when a Broken item is pending."""
+        if self._eof or self._broken is not None:
+            return False
+        for item in self._items:
+            if isinstance(item, Broken):
+                self._broken = item
+                self._members.close(self._ubase + len(self._buf), item.length)
+                return False
+            if not item.data and not item.end:
+                continue
+            if item.offset is not None:
+                self._compressed = True
+            buf, pos = self._buf, self._pos
+            if pos >= len(buf):
+                self._ubase += len(buf)
+                self._buf, self._pos = item.data, 0
+            elif pos:
+                self._ubase += pos
+                self._buf, self._pos = buf[pos:] + item.data, 0
+            else:
+                self._buf = buf + item.data
+            if item.offset is not None:
+                ustart = self._ubase + len(self._buf) - len(item.data)
+                if item.members:
+                    for ds, de, coff, clen in item.members:
+                        self._members.span(ustart + ds, ustart + de, coff, clen)
+                else:
+                    self._members.add(item, ustart)
+                self._members.drop_before(self._ubase)
+            return True
+        self._eof = True
+        return False
+
+    def _need(self, end: int) -> bool:
+        """Make ``_buf[_pos:end]`` available (``end`` relative to ``_pos``'s buffer)."""
+        while len(self._buf) < end:
+            before = self._pos
+            if not self._more():
+                return False
+            end -= before - self._pos
+        return True
+
+    def _at_member_end(self, i: int) -> bool:
+        return self._compressed and self._members.is_end(self._ubase + i)
+
+    # -- damage -------------------------------------------------------------------------
+
+    def _damage(self, start: int, end: int, reason: str) -> DamagedRange:
+        u0 = self._ubase + start
+        data = self._buf[start : min(end, start + self.max_record_bytes)]
+        coff = self._members.coff_at(u0) if self._compressed else None
+        if coff is not None:
+            reason = f"{reason} (decompressed stream offset {u0})"
+        return DamagedRange(u0, end - start, reason, data, coff)
+
+    def _take_broken(self) -> DamagedRange:
+        b = self._broken
+        assert b is not None
+        self._broken = None
+        return DamagedRange(self._ubase + self._pos, b.length, b.reason, b.data, b.offset, True)
+
+    def _scan(self, frm: int) -> int | None:
+        """Buffer index of the next version line at a line start (or member start) at or
+        after ``frm``; ``None`` when the data ends (EOF or a pending Broken) first. Keeps
+        reading; the caller bounds the buffer through :meth:`_skip`."""
+        while True:
+            m = _VERSION_LINE.search(self._buf, frm)
+            hit = m.start() if m else None
+            if self._compressed:
+                for ustart in self._members.starts_after(self._ubase + frm - 1):
+                    i = ustart - self._ubase
+                    if hit is not None and i >= hit:
+                        break
+                    if self._buf[i : i + 5].upper() == b"WARC/":
+                        hit = i
+                        break
+            if hit is not None:
+                return hit
+            if len(self._buf) - self._pos > self.max_record_bytes + (1 << 16):
+                return -1
+            keep = max(frm, len(self._buf) - 16)
+            before = self._pos
+            if not self._more():
+                return None
+            frm = keep - (before - self._pos)
+
+    def _skip(self, start: int, frm: int, reason: str) -> Iterator[DamagedRange]:
+        """Report ``[start, next record)`` as damage, scanning from ``frm``; leaves ``_pos``
+        at the next record (or the end of the data)."""
+        self._pos = start
+        frm_off = frm - start
+        while True:
+            hit = self._scan(self._pos + frm_off)
+            start = self._pos
+            if hit is None:
+                yield self._damage(start, len(self._buf), reason)
+                self._pos = len(self._buf)
+                return
+            if hit == -1:  # too much damage to hold: report a slice and go on
+                cut = len(self._buf) - 16
+                yield self._damage(start, cut, reason + " (damaged range reported in parts)")
+                self._pos = cut
+                frm_off = 0
+                continue
+            if hit > start:
+                yield self._damage(start, hit, reason)
+            self._pos = hit
+            return
+
+    # -- records ------------------------------------------------------------------------
+
+    def __iter__(self) -> Iterator[FramedRecord | DamagedRange]:
+        while True:
+            if self._pos >= len(self._buf) and not self._more():
+                if self._broken is not None:
+                    yield self._take_broken()
+                    continue
+                return
+            record = self._fast()
+            if record is not None:
+                yield record
+            else:
+                yield from self._next()
+
+    def _fast(self) -> FramedRecord | None:
+        """A well-formed CRLF record wholly in the buffer, followed by a member end or the next
+        version line; ``None`` sends everything else down the general path."""
+        start = self._pos
+        buf = self._buf
+        if not buf.startswith(b"WARC/", start):
+            return None
+        hend = buf.find(b"\r\n\r\n", start, start + self.max_header_bytes)
+        if hend < 0:
+            return None
+        hend += 4
+        raw_header = buf[start:hend]
+        header = parse_header(raw_header)
+        cl_raw = header.fields.get(b"content-length")
+        if header.issues or cl_raw is None or not cl_raw.isdigit():
+            return None
+        cl = int(cl_raw)
+        if cl > self.max_record_bytes:
+            return None
+        e = hend + cl
+        r = e + 4
+        if buf.startswith(b"\r\n\r\n", e) and (
+            buf.startswith(b"WARC/", r) or (r == len(buf) and (self._eof or self._at_member_end(r)))
+        ):
+            return self._record(
+                start, raw_header, header, (buf, hend, e), b"\r\n\r\n", False, [], r
+            )
+        return None
+
+    def _next(self) -> Iterator[FramedRecord | DamagedRange]:
+        start = self._pos
+        self._need(start + 16)
+        start = self._pos
+        buf = self._buf
+        m = _VERSION_AT.match(buf, start)
+        if m is None:
+            yield from self._skip(
+                start, start + 1, "bytes that are not a WARC record (no WARC/ version line)"
+            )
+            yield from self._flush_broken()
+            return
+        line_ending = m.group(2)
+        blank = line_ending + line_ending
+        hdr_start = m.end() - len(line_ending)
+        # -- find the blank line that ends the header ----------------------------------
+        hend = self._header_end(start, hdr_start, blank)
+        if hend is None:
+            yield from self._skip(start, start + 1, "WARC header without an end (no blank line)")
+            yield from self._flush_broken()
+            return
+        start = self._pos
+        buf = self._buf
+        raw_header = buf[start:hend]
+        header = parse_header(raw_header)
+        issues = header.issues
+        cl_raw = header.fields.get(b"content-length")
+        try:
+            cl = int(cl_raw) if cl_raw is not None else -1
+        except ValueError:
+            cl = -1
+        if cl < 0:
+            yield from self._no_length(start, hend, header, cl_raw)
+            return
+        if cl > self.max_record_bytes:
+            yield from self._skip(
+                start,
+                hend,
+                f"record block of {cl} bytes exceeds max_record_bytes={self.max_record_bytes}",
+            )
+            yield from self._flush_broken()
+            return
+        e = hend + cl
+        filled = self._need(e)
+        start, hend, e = self._rebase(start, hend, e)
+        if not filled:
+            yield from self._truncated(start, hend, cl, header, raw_header)
+            return
+        sep_end, sep_issue, ok = self._separator(start, e, line_ending)
+        start, hend, e = self._rebase(start, hend, e)
+        buf = self._buf
+        if not ok:
+            yield from self._wrong_length(start, hend, cl, header, raw_header)
+            return
+        block_end = e
+        cl_incl = False
+        separator = buf[e:sep_end]
+        if (
+            sep_issue == "none"
+            and buf.endswith(blank, hend, e)
+            and (buf[sep_end : sep_end + 5].upper() == b"WARC/" or self._cl_incl_seen)
+            # a head-only HTTP block (revisit) owns its final blank line
+            and not (buf.startswith(b"HTTP/", hend) and split_http(buf, hend, e) == e)
+        ):
+            cl_incl = True
+            self._cl_incl_seen = True
+            block_end = e - len(blank)
+            separator = blank
+            issues.append(
+                "cl-includes-separator: Content-Length includes the record separator (ClueWeb09 convention)"
+            )
+        elif sep_issue == "none":
+            issues.append("separator: record separator missing")
+        elif sep_issue:
+            issues.append(sep_issue)
+        yield self._record(
+            start, raw_header, header, (buf, hend, block_end), separator, cl_incl, issues, sep_end
+        )
+
+    def _rebase(self, start: int, *idx: int) -> tuple[int, ...]:
+        shift = start - self._pos
+        return (self._pos, *(i - shift for i in idx))
+
+    def _next_is_record(self, i: int) -> bool:
+        return self._buf[i : i + 5].upper() == b"WARC/" or self._at_member_end(i)
+
+    def _flush_broken(self) -> Iterator[DamagedRange]:
+        if self._broken is not None and self._pos >= len(self._buf):
+            yield self._take_broken()
+
+    def _header_end(self, start: int, hdr_start: int, blank: bytes) -> int | None:
+        """Buffer index just after the blank line ending the header (``None``: not found)."""
+        frm = hdr_start
+        while True:
+            buf = self._buf
+            i = buf.find(blank, frm, start + self.max_header_bytes)
+            other = b"\n\r\n" if blank == b"\n\n" else b"\n\n"
+            j = buf.find(other, frm, i if i >= 0 else start + self.max_header_bytes)
+            if j >= 0 and (i < 0 or j < i):
+                end = j + len(other)
+            elif i >= 0:
+                end = i + len(blank)
+            else:
+                if len(buf) - start >= self.max_header_bytes:
+                    return None
+                before = self._pos
+                if not self._more():
+                    return None
+                shift = before - self._pos
+                start -= shift
+                frm = max(hdr_start - shift, len(buf) - shift - 4)
+                hdr_start -= shift
+                continue
+            # ClueWeb09: a blank line before Content-Length does not end the header, when
+            # more header lines (one of them Content-Length) follow before the next blank line
+            if b"content-length" not in buf[start:end].lower():
+                filled = self._need(end + 4096)
+                shift = start - self._pos
+                start, end, hdr_start = self._pos, end - shift, hdr_start - shift
+                buf = self._buf
+                if not filled and len(buf) <= end:
+                    return end
+                if _HEADER_LINE.match(buf, end):
+                    stop = buf.find(b"\n\n", end, start + self.max_header_bytes)
+                    stop2 = buf.find(
+                        b"\n\r\n", end, stop if stop >= 0 else start + self.max_header_bytes
+                    )
+                    if stop2 >= 0:
+                        stop = stop2
+                    chunk = buf[end:stop] if stop >= 0 else b""
+                    if b"content-length" in chunk.lower() and _VERSION_LINE.search(chunk) is None:
+                        frm = end
+                        continue
+            return end
+
+    def _separator(self, start: int, e: int, line_ending: bytes) -> tuple[int, str | None, bool]:
+        """Find the separator after the block ending at ``e``.
+
+        Returns ``(end of separator run, issue, ok)``; ``issue`` is ``None`` for the expected
+        separator, ``"none"`` for an empty run followed by a record, else a description.
+        ``ok`` is false when what follows is neither a record, a member end nor the end.
+        """
+        expected = line_ending + line_ending
+        while True:
+            buf = self._buf
+            r = _CRLF_RUN.match(buf, e).end()
+            if r < len(buf) or self._at_member_end(r) or r - e >= _MAX_SEPARATOR:
+                break
+            before = self._pos
+            if not self._more():
+                break
+            e -= before - self._pos
+            start -= before - self._pos
+        buf = self._buf
+        run = buf[e:r]
+        if run != expected or not self._at_member_end(r):
+            self._need(r + 5)
+            shift = start - self._pos
+            e, r = e - shift, r - shift
+            buf = self._buf
+        at_end = r >= len(buf) and (self._eof or self._broken is not None or self._at_member_end(r))
+        follows = at_end or self._next_is_record(r)
+        if run == expected:
+            # garbage after a proper separator is reported as damage on its own
+            return r, None, True
+        if not follows:
+            return r, None, False
+        if not run:
+            return r, "none", True
+        return r, f"separator: unexpected record separator {run!r} (expected {expected!r})", True
+
+    def _record(
+        self,
+        start: int,
+        raw_header: bytes,
+        header: WarcHeader,
+        block: tuple[bytes, int, int],
+        separator: bytes,
+        cl_incl: bool,
+        issues: list[str],
+        end: int,
+    ) -> FramedRecord:
+        u0 = self._ubase + start
+        u1 = self._ubase + end
+        member = None
+        if self._compressed:
+            self._members.drop_before(u0)
+            member = self._members.exact(u0, u1)
+        self._pos = end
+        data, bs, be = block
+        return FramedRecord(
+            u0,
+            raw_header,
+            header,
+            data,
+            bs,
+            be,
+            separator,
+            cl_incl,
+            member[0] if member else None,
+            member[1] if member else None,
+            issues,
+        )
+
+    def _truncated(
+        self, start: int, hend: int, cl: int, header: WarcHeader, raw_header: bytes
+    ) -> Iterator[FramedRecord | DamagedRange]:
+        broken = self._broken
+        if broken is None and _VERSION_LINE.search(self._buf, hend) is None:
+            fixed = _cr_counted(self._buf[hend:], cl, header.line_ending)
+            if fixed is not None:
+                core, sep = fixed
+                issues = [
+                    *header.issues,
+                    "cr-counted-length: Content-Length counts CR bytes stripped from LF-only line endings",
+                ]
+                yield self._record(
+                    start,
+                    raw_header,
+                    header,
+                    (core, 0, len(core)),
+                    sep,
+                    False,
+                    issues,
+                    len(self._buf),
+                )
+                return
+        have = len(self._buf) - hend
+        why = broken.reason if broken else "the file ends"
+        reason = f"record truncated: Content-Length {cl} but only {have} bytes before {why}"
+        yield from self._skip(start, hend, reason)
+        if broken is not None and self._pos >= len(self._buf) and self._broken is broken:
+            # the member's own damage is already described in the record's reason
+            self._broken = None
+            if not broken.partial:
+                yield DamagedRange(
+                    self._ubase + self._pos,
+                    broken.length,
+                    broken.reason,
+                    broken.data,
+                    broken.offset,
+                    True,
+                )
+
+    def _wrong_length(
+        self, start: int, hend: int, cl: int, header: WarcHeader, raw_header: bytes
+    ) -> Iterator[FramedRecord | DamagedRange]:
+        hit = self._scan(hend)
+        start = self._pos
+        buf = self._buf
+        shift = len(raw_header)
+        hend = start + shift
+        # LF-only file whose Content-Length still counts the CR bytes that were stripped
+        if hit is not None and hit > hend:
+            fixed = _cr_counted(buf[hend:hit], cl, header.line_ending)
+            if fixed is not None:
+                core, sep = fixed
+                issues = [
+                    *header.issues,
+                    "cr-counted-length: Content-Length counts CR bytes stripped from LF-only line endings",
+                ]
+                yield self._record(
+                    start, raw_header, header, (core, 0, len(core)), sep, False, issues, hit
+                )
+                return
+        after = buf[hend + cl : hend + cl + 12]
+        reason = f"Content-Length {cl} is wrong: no record boundary after the block (bytes {after!r} follow)"
+        self._pos = start
+        if hit is None:
+            yield self._damage(start, len(buf), reason)
+            self._pos = len(buf)
+            yield from self._flush_broken()
+            return
+        if hit < 0:
+            yield from self._skip(start, hend, reason)
+            return
+        yield self._damage(start, hit, reason)
+        self._pos = hit
+
+    def _no_length(
+        self, start: int, hend: int, header: WarcHeader, cl_raw: bytes | None
+    ) -> Iterator[FramedRecord | DamagedRange]:
+        what = "missing" if cl_raw is None else "not a number"
+        raw_header = self._buf[start:hend]
+        hit = self._scan(hend)
+        start = self._pos
+        hend = start + len(raw_header)
+        buf = self._buf
+        if hit is None or hit < 0:
+            if hit is None and self._broken is None:
+                end = len(buf)
+            else:
+                yield from self._skip(
+                    start, hend, f"Content-Length {what} and no next record found"
+                )
+                yield from self._flush_broken()
+                return
+        else:
+            end = hit
+        body = buf[hend:end]
+        expected = header.line_ending * 2
+        if body.endswith(expected):
+            core, sep = body[: -len(expected)], expected
+        else:
+            core = body.rstrip(b"\r\n")
+            sep = body[len(core) :]
+        issues = [
+            *header.issues,
+            f"no-content-length: Content-Length {what}, block taken up to the next record",
+        ]
+        yield self._record(start, raw_header, header, (core, 0, len(core)), sep, False, issues, end)

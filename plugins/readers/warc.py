@@ -1,0 +1,324 @@
+"""The ``warc`` reader: WARC 0.17 to 1.1, plain, gzip (per record or whole file) or zstd.
+
+Framing and decompression live in :mod:`crawlmill.formats.warc` and
+:mod:`crawlmill.formats.compression`; this module maps framed records onto
+:class:`~crawlmill.core.record.Record` (see that module's docstring for the fields) and turns
+framing problems into ``ctx.report_damage`` and repaired quirks into ``ctx.report_warning``
+(or into damage with ``strict: true``).
+
+``extras["warc"]`` of every record holds what a writer needs to reproduce the input exactly:
+``version``, ``headers`` (``(name, value)`` byte pairs in file order), ``raw_header`` (version
+line through the blank line), ``separator`` (bytes between block and next record),
+``cl_includes_separator`` (ClueWeb09 convention: ``payload`` then excludes the trailing blank
+lines, which are the ``separator``), ``line_ending``, and ``member``: true when ``source``
+gives the compressed offset/length of the gzip member(s) (or zstd frames) holding exactly this
+record, false when it gives the record's offset/length in the decompressed stream (plain
+files, whole-file gzip, records sharing a member). For an unmodified record,
+``raw_header + (http_head or b"") + payload + separator`` are the record's decompressed bytes.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from functools import lru_cache
+
+from crawlmill.core import (
+    Damage,
+    PluginOptions,
+    Provenance,
+    ReadContext,
+    Reader,
+    Record,
+    RecordKind,
+    hookimpl,
+)
+from crawlmill.formats.compression import compression_of, iter_pieces, prefetch
+from crawlmill.formats.warc import (
+    KNOWN_VERSIONS,
+    DamagedRange,
+    FramedRecord,
+    WarcFramer,
+    split_http,
+)
+from pydantic import Field
+
+__all__ = ["WarcReader", "parse_warc_date", "warc_to_record"]
+
+#: compressed inputs larger than this are inflated in a background thread.
+PREFETCH_MIN_BYTES = 1 << 20
+
+_KINDS = {kind.value: kind for kind in RecordKind}
+_KIND_OF = {kind.value.encode(): kind for kind in RecordKind}
+_SNIFF = re.compile(rb"(?:\r?\n)*(WARC|warc)/(\d+\.\d+)\r{0,2}\n")
+_HTTP_CT = re.compile(rb"(?i)content-type[ \t]*:[ \t]*([^\r\n]*)")
+_CHARSET = re.compile(rb"""(?i)charset\s*=\s*["']?([^"';,\s]+)""")
+_PARTIAL_DATE = re.compile(r"(\d{4})(?:-(\d{2}))?(?:-(\d{2}))?Z?")
+_REQUEST_LINE = re.compile(rb"[A-Z]+ \S+ HTTP/\d")
+_FIELD_NAMES = {
+    b"warc-record-id": "WARC-Record-ID",
+    b"warc-warcinfo-id": "WARC-Warcinfo-ID",
+    b"warc-concurrent-to": "WARC-Concurrent-To",
+    b"warc-refers-to": "WARC-Refers-To",
+}
+_ID_FIELDS = (b"warc-record-id", b"warc-warcinfo-id", b"warc-concurrent-to", b"warc-refers-to")
+
+
+class WarcReader(Reader):
+    """Read WARC files (0.17-1.1; plain, gzip per record or whole-file, zstd) byte-exactly."""
+
+    name = "warc"
+    file_suffixes = ("warc", "warc.gz", "warc.zst", "warc.wet.gz", "warc.wat.gz")
+
+    class Options(PluginOptions):
+        """Options of the WARC reader."""
+
+        strict: bool = Field(
+            False,
+            description="treat every repaired deviation (LF endings, Content-Length counting "
+            "the separator, invalid dates, bracketed URIs...) as damage instead of a warning",
+        )
+        inflate_threads: int = Field(
+            2,
+            ge=0,
+            le=64,
+            description="worker threads that inflate the gzip members of files over 1 MiB "
+            "ahead of the parser (0: one background thread, sequential members)",
+        )
+        parse_http: bool = Field(
+            True,
+            description="split application/http blocks into http_head and payload "
+            "(false: payload is the whole block)",
+        )
+
+    @classmethod
+    def sniff(cls, path: str, head: bytes) -> float:
+        """0.95 for a known WARC version line at the start, less for odd ones, else 0."""
+        m = _SNIFF.match(head)
+        if m is None:
+            lower = path.lower()
+            if not head and lower.endswith((".warc", ".warc.gz", ".warc.zst")):
+                return 0.3
+            return 0.0
+        version = m.group(2).decode("ascii")
+        score = 0.95 if version in KNOWN_VERSIONS else 0.7
+        if m.group(1) == b"warc" or m.start(1) > 0:
+            score -= 0.15
+        return score
+
+    def read(self, ctx: ReadContext) -> Iterator[Record]:
+        """Yield every good record of the file; report damage and quirks on the way."""
+        path = ctx.path
+        limits = ctx.limits
+        strict = self.options.strict
+        parse_http = self.options.parse_http
+        with open(path, "rb") as fh:
+            kind = compression_of(fh.read(4))
+            fh.seek(0)
+            big = os.fstat(fh.fileno()).st_size > PREFETCH_MIN_BYTES
+            threads = self.options.inflate_threads if big and kind == "gzip" else 0
+            pieces = iter_pieces(
+                fh,
+                kind,
+                max_decompressed_bytes=limits.max_decompressed_bytes,
+                threads=threads,
+                batch=True,
+            )
+            if kind is not None and big and not threads:
+                pieces = prefetch(pieces)  # inflate in a thread while records are parsed
+            framer = WarcFramer(
+                pieces,
+                max_record_bytes=limits.max_record_bytes,
+                max_header_bytes=limits.max_header_bytes,
+            )
+            try:
+                for item in framer:
+                    if isinstance(item, DamagedRange):
+                        offset = (
+                            item.member_offset if item.member_offset is not None else item.offset
+                        )
+                        ctx.report_damage(Damage(path, offset, item.reason, item.length, item.data))
+                        continue
+                    record, warnings = warc_to_record(item, path, parse_http)
+                    if warnings:
+                        offset = record.source.offset if record.source else item.offset
+                        if strict:
+                            reason = "strict mode: " + "; ".join(warnings)
+                            ctx.report_damage(Damage(path, offset, reason, item.length, item.raw))
+                            continue
+                        for warning in warnings:
+                            ctx.report_warning(offset, warning)
+                    yield record
+            finally:
+                pieces.close()  # stops the inflate thread before the file closes
+
+
+@lru_cache(maxsize=1024)  # request, response and metadata of a capture share their date
+def parse_warc_date(raw: str) -> datetime | None:
+    """A WARC-Date as an aware UTC datetime, or ``None`` when it is not a valid date.
+
+    Accepts the W3C-DTF forms of WARC 1.1 (``2008-04-30T20:48:25Z``, fractional seconds, lower
+    precision such as ``2019-08-15T01:02`` or ``2019``), numeric offsets and lower case.
+    """
+    text = raw.strip().upper()
+    if not text:
+        return None
+    try:
+        value = datetime.fromisoformat(text)
+    except ValueError:
+        m = _PARTIAL_DATE.fullmatch(text)
+        if m is None:
+            return None
+        try:
+            value = datetime(int(m.group(1)), int(m.group(2) or 1), int(m.group(3) or 1))
+        except ValueError:
+            return None
+    if value.tzinfo is None:
+        return value.replace(tzinfo=UTC)
+    return value.astimezone(UTC)
+
+
+@lru_cache(maxsize=4096)
+def _media_type(value: bytes) -> tuple[str | None, str | None]:
+    """``(media type lower-cased without parameters, charset)`` of a Content-Type value."""
+    media, _, params = value.partition(b";")
+    media = media.strip().lower()
+    charset = None
+    if params:
+        m = _CHARSET.search(params)
+        if m:
+            charset = m.group(1).decode("latin-1").lower()
+    return (media.decode("latin-1") or None), charset
+
+
+def _is_http_block(kind: RecordKind, warc_media: str | None, data: bytes, start: int) -> bool:
+    if warc_media == "application/http":
+        return True
+    if kind in (RecordKind.RESPONSE, RecordKind.REVISIT):
+        return warc_media is None and data.startswith(b"HTTP/", start)
+    if kind is RecordKind.REQUEST:
+        return warc_media is None and _REQUEST_LINE.match(data, start) is not None
+    return False
+
+
+def warc_to_record(
+    item: FramedRecord, path: str, parse_http: bool = True
+) -> tuple[Record, list[str]]:
+    """Map a framed WARC record onto a :class:`Record`; also return the repaired quirks."""
+    header = item.header
+    fields = header.fields
+    warnings = item.issues  # a fresh list per framed record
+    extras: dict = {
+        "version": header.version,
+        "headers": header.headers,
+        "raw_header": item.raw_header,
+        "separator": item.separator,
+        "cl_includes_separator": item.cl_includes_separator,
+        "line_ending": header.line_ending,
+    }
+    if header.version not in KNOWN_VERSIONS:
+        warnings.append(f"version: unknown WARC version {header.version}")
+
+    raw_type = fields.get(b"warc-type") or b""
+    kind = _KIND_OF.get(raw_type)
+    if kind is None:
+        wtype = raw_type.decode("latin-1").strip().lower()
+        kind = _KINDS.get(wtype)
+    if kind is None:
+        kind = RecordKind.RESOURCE
+        warnings.append(f"unknown-type: WARC-Type {wtype[:40]!r} read as resource")
+        extras["type"] = wtype
+
+    url = None
+    uri = fields.get(b"warc-target-uri")
+    if uri is not None:
+        if uri.startswith(b"<") and uri.endswith(b">"):
+            extras["target_uri_raw"] = uri
+            uri = uri[1:-1]
+            warnings.append("bracketed-uri: <> around WARC-Target-URI removed (wget 1.14)")
+        url = uri.decode("utf-8", "surrogateescape")
+
+    date_raw = date = None
+    raw_date = fields.get(b"warc-date")
+    if raw_date is not None:
+        date_raw = raw_date.decode("utf-8", "surrogateescape")
+        date = parse_warc_date(date_raw)
+        if date is None:
+            warnings.append("invalid-date: WARC-Date is not a valid date (kept raw)")
+
+    for name in _ID_FIELDS:
+        value = fields.get(name)
+        if value and value[0] != 60:  # not "<"
+            warnings.append(f"bare-record-id: {_FIELD_NAMES[name]} without <>")
+            break
+
+    warc_media, warc_charset = (None, None)
+    ct = fields.get(b"content-type")
+    if ct is not None:
+        warc_media, warc_charset = _media_type(ct)
+
+    data, bs, be = item.data, item.block_start, item.block_end
+    http_head = None
+    content_type, charset = warc_media, warc_charset
+    if parse_http and be > bs and _is_http_block(kind, warc_media, data, bs):
+        cut = split_http(data, bs, be)
+        if cut < 0:
+            http_head, payload = data[bs:be], b""
+            warnings.append("http-head: HTTP head without a terminating blank line")
+        else:
+            http_head, payload = data[bs:cut], data[cut:be]
+        content_type, charset = None, None
+        low = http_head.lower()
+        i = low.find(b"\ncontent-type")
+        while i >= 0:
+            m = _HTTP_CT.match(http_head, i + 1)
+            if m:
+                content_type, charset = _media_type(m.group(1))
+                break
+            i = low.find(b"\ncontent-type", i + 1)
+    else:
+        payload = data[bs:be] if bs or be != len(data) else data
+
+    text = None
+    if kind is RecordKind.CONVERSION and warc_media == "text/plain":
+        text = payload.decode("utf-8", "replace")
+
+    ip = fields.get(b"warc-ip-address")
+    trec = fields.get(b"warc-trec-id")
+    if item.member_offset is not None:
+        source = Provenance(path, item.member_offset, item.member_length, "warc")
+        extras["member"] = True
+    else:
+        source = Provenance(path, item.offset, item.length, "warc")
+        extras["member"] = False
+    record = Record(
+        kind=kind,
+        url=url,
+        doc_id=trec.decode("utf-8", "surrogateescape") if trec else None,
+        date=date,
+        date_raw=date_raw,
+        http_head=http_head,
+        payload=payload,
+        content_type=content_type,
+        charset=charset,
+        ip=ip.decode("latin-1") if ip else None,
+        text=text,
+        extras={"warc": extras},
+        source=source,
+    )
+    return record, warnings
+
+
+@hookimpl
+def crawlmill_register_readers(register) -> None:
+    """Register the WARC reader."""
+    register(WarcReader)
+
+
+@hookimpl
+def crawlmill_detect_format(path: str, head: bytes) -> list[tuple[str, float]] | None:
+    """Claim inputs whose first decompressed bytes are a WARC version line."""
+    score = WarcReader.sniff(path, head)
+    return [(WarcReader.name, score)] if score > 0 else None
