@@ -477,6 +477,11 @@ class WarcFramer:
         buf = self._buf
         if not buf.startswith(b"WARC/", start):
             return None
+        # only CRLF files take this path: an LF-only header would make the search below scan
+        # up to max_header_bytes for every record
+        nl = buf.find(b"\n", start, start + 16)
+        if nl < 1 or buf[nl - 1] != 13:
+            return None
         hend = buf.find(b"\r\n\r\n", start, start + self.max_header_bytes)
         if hend < 0:
             return None
