@@ -2,7 +2,7 @@
 
 How a record becomes WARC bytes (first rule that applies):
 
-The target version is the ``version`` option; when that option is not given, records read from
+The target version is the ``version`` option; with ``auto`` (the default), records read from
 WARC 1.0 or 1.1 keep their own version (so ``convert x.warc.gz --to warc`` changes nothing) and
 every other record is written as 1.1.
 
@@ -162,9 +162,9 @@ def load_layouts() -> dict[str, str]:
 class WarcWriterOptions(PluginOptions):
     """Options of the ``warc`` writer."""
 
-    version: Literal["1.1", "1.0", "0.18"] = Field(
-        "1.1",
-        description="WARC version to write; 0.18 follows the ClueWeb09 convention (LF, Content-Length counts the trailing blank lines). When not given, records read from WARC 1.0/1.1 keep their version (so copies stay byte-identical) and all others are written as 1.1.",
+    version: Literal["auto", "1.1", "1.0", "0.18"] = Field(
+        "auto",
+        description="WARC version to write; 0.18 follows the ClueWeb09 convention (LF, Content-Length counts the trailing blank lines). auto: records read from WARC 1.0/1.1 keep their version (so copies stay byte-identical) and all others are written as 1.1.",
     )
     compression: Literal["gzip", "zstd", "none"] = Field(
         "gzip",
@@ -324,9 +324,9 @@ class WarcWriter(Writer):
         if opts.layout not in LAYOUTS:
             raise ConfigError([("writer.layout", f"unknown layout {opts.layout!r}")])
         self.ctx = ctx
-        self.framing = framing_for(opts.version)
+        self.framing = framing_for("1.1" if opts.version == "auto" else opts.version)
         #: whether the user chose the version; if not, WARC 1.0/1.1 records keep theirs.
-        self.version_explicit = "version" in opts.model_fields_set
+        self.version_explicit = opts.version != "auto"
         self.layout = LAYOUTS[opts.layout](opts, ctx, extension_for(opts.compression))
         self.file: _File | None = None
         self.add_warcinfo: bool | None = {"always": True, "never": False}.get(opts.warcinfo)
@@ -448,7 +448,7 @@ class WarcWriter(Writer):
     def _date_of(self, record: Record) -> bytes | None:
         if record.date is not None:
             keep_fraction = bool(record.date.microsecond) and "." in (record.date_raw or ".")
-            return format_warc_date(record.date, self.options.version, keep_fraction)
+            return format_warc_date(record.date, self.framing.version, keep_fraction)
         if record.date_raw:
             self._warn("unparsable capture date kept as the raw string in WARC-Date")
             return record.date_raw.encode("utf-8", "surrogateescape")
