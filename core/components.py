@@ -1,0 +1,90 @@
+"""Resolve the components a :class:`~crawlmill.core.spec.PipelineSpec` names and validate their
+options, reporting every problem with its place in the config (``filters[1].threshold``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
+
+from .errors import ConfigError, PluginError
+from .plugin import PluginOptions
+from .registry import Registry
+from .spec import ComponentSpec, PipelineSpec
+
+__all__ = ["Resolved", "ResolvedPipeline", "pydantic_problems", "resolve", "resolve_pipeline"]
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """A component class with its validated options."""
+
+    name: str
+    cls: type
+    options: PluginOptions
+
+    def instantiate(self) -> Any:
+        """A fresh instance for one task."""
+        return self.cls(self.options)
+
+
+@dataclass(frozen=True)
+class ResolvedPipeline:
+    """Reader (``None``: detected per input), filters and writer of a spec, validated."""
+
+    reader: Resolved | None
+    filters: list[Resolved]
+    writer: Resolved
+
+
+def pydantic_problems(exc: ValidationError, prefix: str) -> list[tuple[str, str]]:
+    """``(location, message)`` pairs of a pydantic error, locations below ``prefix``."""
+    problems = []
+    for err in exc.errors():
+        loc = prefix
+        for part in err.get("loc", ()):
+            loc += f"[{part}]" if isinstance(part, int) else f".{part}"
+        msg = err.get("msg", "invalid")
+        if err.get("type") == "extra_forbidden":
+            msg = "unknown option"
+        problems.append((loc, msg))
+    return problems
+
+
+def resolve(
+    registry: Registry, kind: str, spec: ComponentSpec, loc: str, problems: list[tuple[str, str]]
+) -> Resolved | None:
+    """Look up ``spec.name`` among ``kind`` components and validate its options; append
+    problems (``loc.name``, ``loc.<option>``) and return ``None`` on failure."""
+    try:
+        cls = registry.get(kind, spec.name)
+    except PluginError as exc:
+        problems.append((f"{loc}.name", str(exc)))
+        return None
+    try:
+        options = cls.Options.model_validate(spec.options)
+    except ValidationError as exc:
+        problems.extend(pydantic_problems(exc, loc))
+        return None
+    return Resolved(spec.name, cls, options)
+
+
+def resolve_pipeline(spec: PipelineSpec, registry: Registry) -> ResolvedPipeline:
+    """Every component of ``spec`` resolved and validated, or one :class:`ConfigError` listing
+    all problems."""
+    problems: list[tuple[str, str]] = []
+    reader = resolve(registry, "reader", spec.reader, "reader", problems) if spec.reader else None
+    filters = [
+        resolve(registry, "filter", f, f"filters[{i}]", problems)
+        for i, f in enumerate(spec.filters)
+    ]
+    writer = resolve(registry, "writer", spec.writer, "writer", problems)
+    if spec.run.executor != "local":
+        problems.append(
+            ("run.executor", f"unknown executor {spec.run.executor!r}; known executors: local")
+        )
+    if problems:
+        raise ConfigError(problems)
+    assert writer is not None
+    return ResolvedPipeline(reader, [f for f in filters if f is not None], writer)

@@ -1,0 +1,286 @@
+"""The pipeline engine: validate, plan one task per input, resume, execute, finalize, report.
+
+Lifecycle of :func:`run`:
+
+1. **Validate** every component name and option (``ConfigError`` with locations such as
+   ``filters[1].threshold``) and resolve the inputs (:func:`~crawlmill.core.inputs.expand_inputs`).
+   Nothing is written before this succeeds.
+2. **Open the output root**: bookkeeping folders, an exclusive lock, removal of temp files a
+   killed run left (:class:`~crawlmill.core.outputs.OutputRoot`).
+3. **Plan**: one task per input; an input whose completion marker matches this spec's
+   ``fingerprint()``, the input's size and position, and whose outputs are all present is
+   skipped (resume; the worker count does not matter).
+4. **Execute** the tasks on the executor (:mod:`crawlmill.core.executor`); each runs
+   :func:`~crawlmill.core.task.run_task` in a worker and commits its own outputs and marker.
+   A failing task is recorded and the others go on; under ``on_error: fail`` the first damage
+   stops the run (running tasks are asked to stop and discard their temp files).
+   Files listed by older markers of redone inputs that no current marker claims are deleted.
+5. **Finalize**: when no task failed, ``Writer.finalize`` runs once in the parent over all
+   completed inputs (also when every input was resumed).
+6. **Report**: counters of all inputs (resumed ones from their markers) are summed, the
+   accounting identity is asserted, and the :class:`~crawlmill.core.stats.RunReport` is
+   written to ``<output>/.crawlmill/report.json`` and returned.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from typing import Any, TextIO
+
+from .components import ResolvedPipeline, resolve, resolve_pipeline
+from .errors import ConfigError, DamagedRecordError
+from .executor import InProcessExecutor, WorkerCrash, make_executor
+from .inputs import PlannedInput, expand_inputs
+from .outputs import OutputRoot, TaskOutputs, marker_key, write_json_atomic
+from .plugin import Damage
+from .progress import ProgressMonitor
+from .registry import Registry
+from .spec import ComponentSpec, PipelineSpec
+from .stats import AccountingError, RunReport, TaskStats, filter_labels
+from .task import run_task, seed_registry
+
+__all__ = ["RunReport", "plan", "run"]
+
+
+def plan(spec: PipelineSpec, registry: Registry) -> tuple[ResolvedPipeline, list[PlannedInput]]:
+    """Validate ``spec`` against ``registry`` and resolve its inputs, writing nothing.
+    Raises :class:`ConfigError` listing the problems."""
+    pipeline = resolve_pipeline(spec, registry)
+    planned = expand_inputs(spec, registry)
+    if spec.reader is None:  # detected readers run with default options: check them too
+        problems: list[tuple[str, str]] = []
+        for name in sorted({p.reader for p in planned}):
+            resolve(registry, "reader", ComponentSpec(name=name), "reader", problems)
+        if problems:
+            raise ConfigError(problems)
+    return pipeline, planned
+
+
+def _payload(
+    spec_data: dict, p: PlannedInput, key: str, fingerprint: str, count: int
+) -> dict[str, Any]:
+    i = p.input
+    return {
+        "spec": spec_data,
+        "input": {"path": i.path, "relpath": i.relpath, "index": i.index, "meta": dict(i.meta)},
+        "reader": p.reader,
+        "key": key,
+        "fingerprint": fingerprint,
+        "input_size": p.size,
+        "input_count": count,
+    }
+
+
+def run(
+    spec: PipelineSpec, *, registry: Registry | None = None, progress: TextIO | None = None
+) -> RunReport:
+    """Run the pipeline ``spec``; see the module docstring. ``registry`` (default
+    ``Registry.load(spec.plugins)``) validates and plans, and runs tasks when they run
+    in-process (``workers == 1``); worker processes always rebuild it from ``spec.plugins``.
+    ``progress`` is the stream for progress and log lines (default ``sys.stderr``)."""
+    started = time.monotonic()
+    stream = progress if progress is not None else sys.stderr
+    if registry is None:
+        registry = Registry.load(spec.plugins)
+    pipeline, planned = plan(spec, registry)
+    fingerprint = spec.fingerprint()
+    labels = filter_labels([f.name for f in pipeline.filters])
+
+    root = OutputRoot(spec.output)
+    root.open()
+    try:
+        report = RunReport(inputs=len(planned), fingerprint=fingerprint)
+        completed: dict[int, dict[str, Any]] = {}
+        todo: list[tuple[PlannedInput, str]] = []
+        for p in planned:
+            key = marker_key(p.input.path, fingerprint)
+            marker = None
+            if spec.run.resume:
+                marker = root.complete_marker(key, fingerprint, p.size, p.input.index, len(planned))
+            if marker is not None:
+                completed[p.input.index] = marker
+                report.inputs_skipped += 1
+            else:
+                todo.append((p, key))
+        previous = _previous_markers(root)
+        damaged = _execute(
+            spec, registry, todo, len(planned), fingerprint, stream, report, completed
+        )
+        _remove_superseded(root, todo, completed, previous)
+        _summarise(report, planned, completed, labels)
+        if not report.failures:
+            _finalize(root, pipeline, planned, completed, report)
+        report.outputs.sort()
+        report.elapsed = round(time.monotonic() - started, 3)
+        write_json_atomic(os.path.join(root.meta, "report.json"), report.to_dict())
+    finally:
+        root.close()
+    if damaged is not None:
+        raise DamagedRecordError(Damage(**damaged))
+    return report
+
+
+def _execute(
+    spec: PipelineSpec,
+    registry: Registry,
+    todo: list[tuple[PlannedInput, str]],
+    count: int,
+    fingerprint: str,
+    stream: TextIO,
+    report: RunReport,
+    completed: dict[int, dict[str, Any]],
+) -> dict[str, Any] | None:
+    """Run the tasks; fill ``completed`` and the report's failures. Returns the damage that
+    stopped an ``on_error: fail`` run, if any."""
+    spec_data = spec.model_dump(mode="json")
+    payloads = [_payload(spec_data, p, key, fingerprint, count) for p, key in todo]
+    executor = make_executor(spec.run.executor, min(spec.run.workers, max(1, len(payloads))))
+    if isinstance(executor, InProcessExecutor):
+        seed_registry(spec.plugins, registry)
+    monitor = ProgressMonitor(
+        executor.channel, stream, spec.run.progress, len(todo), sum(p.size for p, _ in todo)
+    )
+    damaged = None
+    seen = 0
+    try:
+        with monitor:
+            for i, result in executor.map(run_task, payloads):
+                seen += 1
+                p, key = todo[i]
+                monitor.task_done(key, p.size)
+                if isinstance(result, WorkerCrash):
+                    monitor.log(f"crawlmill: task failed: {p.input.path}: {result.message}")
+                    result = {"status": "failed", "error": result.message}
+                status = result["status"]
+                if status == "ok":
+                    completed[p.input.index] = result["marker"]
+                    report.inputs_done += 1
+                elif status == "damaged":
+                    damage = result["damage"]
+                    if damaged is None:
+                        damaged = damage
+                        executor.cancel()
+                    report.damages.append(damage)
+                    where = f"{damage['path']} at byte {damage['offset']}"
+                    report.failures.append(
+                        {
+                            "input": p.input.path,
+                            "error": f"damaged record (on_error=fail): {where}: {damage['reason']}",
+                        }
+                    )
+                elif status == "cancelled":
+                    report.inputs_cancelled += 1
+                else:
+                    report.failures.append(
+                        {
+                            "input": p.input.path,
+                            "error": result.get("error", "?"),
+                            "traceback": result.get("traceback", ""),
+                        }
+                    )
+    except BaseException:
+        executor.cancel()
+        raise
+    finally:
+        executor.close()
+    report.inputs_cancelled += len(todo) - seen
+    return damaged
+
+
+def _previous_markers(root: OutputRoot) -> dict[str, list[tuple[str, dict[str, Any]]]]:
+    """Input path -> ``(key, marker)`` of every marker present before the tasks run."""
+    found: dict[str, list[tuple[str, dict[str, Any]]]] = {}
+    for key, marker in root.markers().items():
+        if isinstance(marker.get("input_path"), str):
+            found.setdefault(marker["input_path"], []).append((key, marker))
+    return found
+
+
+def _remove_superseded(
+    root: OutputRoot,
+    todo: list[tuple[PlannedInput, str]],
+    completed: dict[int, dict[str, Any]],
+    previous: dict[str, list[tuple[str, dict[str, Any]]]],
+) -> None:
+    """For inputs redone and completed now, delete what their older markers listed and no
+    current marker claims, and the older markers of other keys."""
+    claimed = {
+        o["path"]
+        for m in completed.values()
+        for o in m.get("outputs", []) + m.get("quarantine", [])
+    }
+    for p, key in todo:
+        if p.input.index in completed:
+            for old_key, marker in previous.get(os.path.abspath(p.input.path), []):
+                root.remove_superseded(old_key, marker, claimed, drop_marker=old_key != key)
+
+
+def _summarise(
+    report: RunReport,
+    planned: list[PlannedInput],
+    completed: dict[int, dict[str, Any]],
+    labels: list[str],
+) -> None:
+    """Add the counters and outputs of every completed input; check the accounting and that
+    no two inputs claimed the same output file."""
+    for label in labels:
+        report.dropped.setdefault(label, {})
+    owner: dict[str, str] = {}
+    for p in planned:
+        marker = completed.get(p.input.index)
+        if marker is None:
+            continue
+        report.add_task(TaskStats.from_dict(marker.get("stats", {})), labels)
+        for out in marker.get("outputs", []):
+            if out["path"] in owner:
+                report.failures.append(
+                    {
+                        "input": p.input.path,
+                        "error": f"output {out['path']} was also written for {owner[out['path']]}",
+                    }
+                )
+            owner[out["path"]] = p.input.path
+            report.outputs.append(out["path"])
+        report.quarantine_files.extend(q["path"] for q in marker.get("quarantine", []))
+    try:
+        report.check()
+    except AccountingError as exc:
+        report.failures.append({"input": None, "error": str(exc)})
+
+
+def _finalize(
+    root: OutputRoot,
+    pipeline: ResolvedPipeline,
+    planned: list[PlannedInput],
+    completed: dict[int, dict[str, Any]],
+    report: RunReport,
+) -> None:
+    """Call ``Writer.finalize`` once over all completed inputs, atomically like task outputs."""
+    tasks = [
+        {
+            "input": p.input.relpath,
+            "index": p.input.index,
+            "outputs": completed[p.input.index].get("outputs", []),
+            "notes": completed[p.input.index].get("notes", {}),
+        }
+        for p in planned
+        if p.input.index in completed
+    ]
+    files = TaskOutputs(root.path, "finalize")
+    files.start()
+    try:
+        pipeline.writer.cls.finalize(root.path, pipeline.writer.options, tasks, files.create)
+        listed = files.commit()
+    except Exception as exc:
+        files.discard()
+        report.failures.append(
+            {
+                "input": None,
+                "error": f"{pipeline.writer.name} finalize: {type(exc).__name__}: {exc}",
+            }
+        )
+        return
+    report.outputs.extend(o["path"] for o in listed)
+    report.finalized = True

@@ -1,0 +1,259 @@
+"""Executors run task payloads (plain data) with a task function and yield their results.
+
+The interface is deliberately small so that other backends (Spark: one partition per payload)
+are another class, not a rewrite:
+
+* :meth:`Executor.map` ``(fn, payloads)`` yields ``(i, result)`` as tasks finish, in any
+  order; ``result`` is what ``fn(payloads[i])`` returned, or a :class:`WorkerCrash` when the
+  process running it died or the call could not be made. It never hangs on a dead worker.
+* :meth:`Executor.cancel` stops starting new payloads (those are then never yielded).
+* :attr:`Executor.channel` carries small events from tasks to the parent (progress, damage
+  logs) and a stop flag from the parent to tasks; inside a task, :func:`current_channel`
+  returns it.
+
+:class:`LocalExecutor` is a ``concurrent.futures.ProcessPoolExecutor`` with the **spawn**
+start method: workers start from a fresh interpreter, so no lock held by a parent thread (the
+progress thread, queue feeder threads, pluggy or logging locks) can be copied in a locked state
+as with ``fork``, the behaviour is the same on Linux, macOS and Windows, and each worker
+rebuilds the plugin registry from the spec. The cost is an interpreter start and the crawlmill
+imports once per worker (about 0.3 s), not per task: workers are reused. The parent's
+``sys.path`` is handed to every worker, so plugin modules importable in the parent (e.g. a
+``plugins:`` module next to a config) are importable in workers. As with any spawn pool, a
+script calling ``engine.run`` must guard its entry point with ``if __name__ == "__main__"``.
+
+Crash handling: at most ``workers`` tasks are in flight, so every in-flight task is running.
+When a worker dies the pool breaks; the tasks in flight are retried one at a time, each in a
+fresh one-worker pool, so the task that kills its worker is identified and reported as a
+:class:`WorkerCrash` while the others complete. :class:`InProcessExecutor` (``workers == 1``)
+runs tasks in the calling process, for easy debugging.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import queue as queue_mod
+import signal
+import sys
+import threading
+from abc import ABC, abstractmethod
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = [
+    "Channel",
+    "Executor",
+    "InProcessExecutor",
+    "LocalExecutor",
+    "WorkerCrash",
+    "current_channel",
+    "make_executor",
+]
+
+START_METHOD = "spawn"
+
+
+@dataclass(frozen=True)
+class WorkerCrash:
+    """The task could not report a result: its process died or the call failed."""
+
+    message: str
+
+
+class Channel:
+    """Events from tasks to the parent (``post``/``get``) and a stop flag the other way."""
+
+    def __init__(self, events: Any, stop: Any) -> None:
+        self._events = events
+        self._stop = stop
+
+    def post(self, event: tuple) -> None:
+        """Send a small picklable event to the parent (never blocks for long)."""
+        self._events.put(event)
+
+    def get(self, timeout: float) -> tuple | None:
+        """The next event, or ``None`` after ``timeout`` seconds."""
+        try:
+            return self._events.get(timeout=timeout)
+        except queue_mod.Empty:
+            return None
+
+    def request_stop(self) -> None:
+        """Ask running tasks to stop at their next record."""
+        self._stop.set()
+
+    def stop_requested(self) -> bool:
+        """True once the parent asked tasks to stop."""
+        return self._stop.is_set()
+
+
+_CURRENT: Channel | None = None
+
+
+def current_channel() -> Channel:
+    """The channel of the executor running the current task (a private one outside runs)."""
+    global _CURRENT
+    if _CURRENT is None:
+        _CURRENT = Channel(queue_mod.Queue(), threading.Event())
+    return _CURRENT
+
+
+def _init_worker(events: Any, stop: Any, sys_path: list[str]) -> None:
+    global _CURRENT
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides; tasks watch the stop flag
+    for entry in reversed(sys_path):
+        if entry not in sys.path:
+            sys.path.insert(0, entry)
+    _CURRENT = Channel(events, stop)
+
+
+class Executor(ABC):
+    """Runs ``fn(payload)`` for each payload; see the module docstring."""
+
+    channel: Channel
+
+    @abstractmethod
+    def map(self, fn: Callable[[Any], Any], payloads: Sequence[Any]) -> Iterator[tuple[int, Any]]:
+        """Yield ``(i, result)`` per finished payload (any order); crashes as :class:`WorkerCrash`."""
+
+    def cancel(self) -> None:
+        """Start no further payloads and ask running tasks to stop."""
+        self._cancelled = True
+        self.channel.request_stop()
+
+    @property
+    def cancelled(self) -> bool:
+        """True after :meth:`cancel`."""
+        return getattr(self, "_cancelled", False)
+
+    def close(self) -> None:
+        """Release resources (idempotent)."""
+        return None
+
+
+class InProcessExecutor(Executor):
+    """Runs tasks one after the other in the calling process."""
+
+    def __init__(self) -> None:
+        self.channel = Channel(queue_mod.Queue(), threading.Event())
+
+    def map(self, fn: Callable[[Any], Any], payloads: Sequence[Any]) -> Iterator[tuple[int, Any]]:
+        """Run each payload in turn."""
+        global _CURRENT
+        previous, _CURRENT = _CURRENT, self.channel
+        try:
+            for i, payload in enumerate(payloads):
+                if self.cancelled:
+                    return
+                try:
+                    result = fn(payload)
+                except (
+                    Exception
+                ) as exc:  # the task function reports its own errors; belt and braces
+                    result = WorkerCrash(f"{type(exc).__name__}: {exc}")
+                yield i, result
+        finally:
+            _CURRENT = previous
+
+
+class LocalExecutor(Executor):
+    """A spawn-based process pool of ``workers`` processes."""
+
+    def __init__(self, workers: int) -> None:
+        self.workers = max(1, workers)
+        self._ctx = multiprocessing.get_context(START_METHOD)
+        self.channel = Channel(self._ctx.Queue(), self._ctx.Event())
+        self._pools: list[ProcessPoolExecutor] = []
+
+    def _pool(self, size: int) -> ProcessPoolExecutor:
+        pool = ProcessPoolExecutor(
+            max_workers=size,
+            mp_context=self._ctx,
+            initializer=_init_worker,
+            initargs=(self.channel._events, self.channel._stop, list(sys.path)),
+        )
+        self._pools.append(pool)
+        return pool
+
+    def _drop(self, pool: ProcessPoolExecutor) -> None:
+        pool.shutdown(wait=True, cancel_futures=True)
+        if pool in self._pools:
+            self._pools.remove(pool)
+
+    def map(self, fn: Callable[[Any], Any], payloads: Sequence[Any]) -> Iterator[tuple[int, Any]]:
+        """Run payloads on the pool, at most ``workers`` at a time; isolate crashers."""
+        todo = deque(range(len(payloads)))
+        suspects: list[int] = []
+        if not todo:
+            return
+        size = min(self.workers, len(todo))
+        pool = self._pool(size)
+        running: dict[Future, int] = {}
+        try:
+            while todo or running:
+                while todo and len(running) < size and not self.cancelled:
+                    i = todo.popleft()
+                    running[pool.submit(fn, payloads[i])] = i
+                if not running:
+                    break
+                done, _ = wait(running, return_when=FIRST_COMPLETED)
+                broken = []
+                for fut in done:
+                    i = running.pop(fut)
+                    try:
+                        result = fut.result()
+                    except BrokenProcessPool:
+                        broken.append(i)
+                        continue
+                    except Exception as exc:  # e.g. a payload that cannot be pickled
+                        result = WorkerCrash(f"{type(exc).__name__}: {exc}")
+                    yield i, result
+                if broken:
+                    broken.extend(running.values())
+                    running.clear()
+                    self._drop(pool)
+                    if len(broken) == 1:
+                        yield broken[0], WorkerCrash(_CRASH)
+                    else:
+                        suspects.extend(broken)
+                    pool = self._pool(size)
+        except BaseException:  # Ctrl-C or the consumer gave up: stop running tasks first
+            self.cancel()
+            raise
+        finally:
+            self._drop(pool)
+        for i in sorted(suspects):
+            if self.cancelled:
+                return
+            yield i, self._isolated(fn, payloads[i])
+
+    def _isolated(self, fn: Callable[[Any], Any], payload: Any) -> Any:
+        pool = self._pool(1)
+        try:
+            return pool.submit(fn, payload).result()
+        except BrokenProcessPool:
+            return WorkerCrash(_CRASH)
+        except Exception as exc:
+            return WorkerCrash(f"{type(exc).__name__}: {exc}")
+        finally:
+            self._drop(pool)
+
+    def close(self) -> None:
+        """Shut down any pool left and the event queue."""
+        for pool in list(self._pools):
+            self._drop(pool)
+        self.channel._events.close()
+        self.channel._events.join_thread()
+
+
+_CRASH = "the worker process running this task died (killed by a signal, out of memory, or a crash in native code)"
+
+
+def make_executor(name: str, workers: int) -> Executor:
+    """The executor called ``name`` (``local``) with ``workers`` processes (1: in-process)."""
+    if name != "local":
+        raise ValueError(f"unknown executor {name!r}")
+    return InProcessExecutor() if workers <= 1 else LocalExecutor(workers)

@@ -1,0 +1,237 @@
+"""Resolve a spec's inputs into the sorted list of files a run processes, one task each.
+
+Rules:
+
+* a **file** path is an input; a **directory** is listed recursively in sorted order, unless
+  the reader (given, or detected for the directory with ``head=b""`` and confidence >= 0.5)
+  expands it itself through ``Reader.discover``;
+* a path with ``*``, ``?`` or ``[`` is a **glob** (``**`` recurses); matching directories are
+  listed like directories;
+* ``inputs.list_file`` names a text file with one path (or glob) per line; blank lines and
+  ``#`` comments are ignored; relative lines are relative to the list file's folder;
+* while listing directories, side files that are not records are skipped: names starting
+  with ``.`` (files and folders), ``*.crc`` and ``_SUCCESS`` (Hadoop), and anything inside
+  the run's output folder;
+* **relpath** (what outputs are named after): for files under a directory or glob, the path
+  relative to that directory (or the glob's fixed leading folder); for files named one by one
+  (paths and list-file lines), the path relative to the deepest folder common to all of them
+  (so ``en0000/00.warc.gz`` and ``en0001/00.warc.gz`` stay apart);
+* the same file reached twice (by real path) is kept once; the result is sorted by path and
+  ``index`` numbers it. Two different files with the same relpath are an error (their outputs
+  would collide).
+
+When ``spec.reader`` is ``None`` each file's reader is detected with
+``registry.detect(path, read_head(path))``.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+from dataclasses import dataclass
+
+from crawlmill.formats.compression import read_head
+
+from .components import resolve
+from .errors import ConfigError
+from .plugin import InputFile
+from .registry import Registry
+from .spec import PipelineSpec
+
+__all__ = ["PlannedInput", "expand_inputs", "is_side_file"]
+
+#: a directory reader claim needs at least this confidence to take over the listing.
+DIRECTORY_CLAIM = 0.5
+_SIDE_NAMES = frozenset({"_SUCCESS"})
+_SIDE_SUFFIXES = (".crc",)
+
+
+@dataclass(frozen=True)
+class PlannedInput:
+    """One input of a run and the reader that reads it."""
+
+    input: InputFile
+    reader: str
+    #: size in bytes (0 for a directory input or when unknown).
+    size: int = 0
+
+
+def is_side_file(name: str) -> bool:
+    """True for directory entries that are never records (hidden, ``*.crc``, ``_SUCCESS``)."""
+    return name.startswith(".") or name in _SIDE_NAMES or name.endswith(_SIDE_SUFFIXES)
+
+
+def _walk(root: str, skip_under: str) -> list[str]:
+    found = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(
+            d
+            for d in dirnames
+            if not d.startswith(".") and not _within(os.path.join(dirpath, d), skip_under)
+        )
+        for name in sorted(filenames):
+            if not is_side_file(name):
+                found.append(os.path.join(dirpath, name))
+    return sorted(found)
+
+
+def _within(path: str, root: str) -> bool:
+    path, root = os.path.realpath(path), os.path.realpath(root)
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def _glob_root(pattern: str) -> str:
+    parts = pattern.split(os.sep)
+    fixed = []
+    for part in parts:
+        if glob.has_magic(part):
+            break
+        fixed.append(part)
+    return os.sep.join(fixed) or "."
+
+
+class _Collector:
+    """Accumulates ``(path, relpath, meta, reader)`` entries and the problems found."""
+
+    def __init__(self, spec: PipelineSpec, registry: Registry) -> None:
+        self.spec = spec
+        self.registry = registry
+        self.problems: list[tuple[str, str]] = []
+        self.entries: list[tuple[str, str | None, dict, str | None]] = []  # relpath None: loose
+        self.output = os.path.abspath(spec.output)
+        self.reader = None
+        if spec.reader is not None:
+            self.reader = resolve(registry, "reader", spec.reader, "reader", self.problems)
+
+    def add(self, raw: str, loc: str, base: str | None = None) -> None:
+        path = os.path.join(base, raw) if base and not os.path.isabs(raw) else raw
+        path = os.path.expanduser(path)
+        if os.path.isfile(path):
+            self.entries.append((path, None, {}, None))
+        elif os.path.isdir(path):
+            self.add_dir(path, path, "")
+        elif glob.has_magic(path):
+            matches = sorted(glob.glob(path, recursive=True))
+            root = _glob_root(path)
+            if not matches:
+                self.problems.append((loc, f"no file matches {raw!r}"))
+            for m in matches:
+                rel = os.path.relpath(m, root)
+                if os.path.isdir(m):
+                    self.add_dir(m, root, "")
+                elif not is_side_file(os.path.basename(m)):
+                    self.entries.append((m, rel, {}, None))
+        else:
+            self.problems.append((loc, f"no such file: {raw}"))
+
+    def add_dir(self, path: str, rel_root: str, prefix: str) -> None:
+        reader = self.reader
+        if reader is None:
+            ranking = self.registry.detect(path, b"")
+            if ranking and ranking[0][1] >= DIRECTORY_CLAIM:
+                reader = resolve(
+                    self.registry, "reader", _component(ranking[0][0]), "reader", self.problems
+                )
+        if reader is not None:
+            discovered = reader.cls.discover(path, reader.options)
+            if discovered is not None:
+                for item in discovered:
+                    self.entries.append((item.path, item.relpath, dict(item.meta), reader.name))
+                return
+        for f in _walk(path, self.output):
+            self.entries.append((f, os.path.relpath(f, rel_root), {}, None))
+
+    def add_list_file(self, list_file: str) -> None:
+        try:
+            with open(list_file, encoding="utf-8") as fh:
+                lines = fh.read().splitlines()
+        except OSError as exc:
+            self.problems.append(
+                ("inputs.list_file", f"cannot read {list_file}: {exc.strerror or exc}")
+            )
+            return
+        base = os.path.dirname(os.path.abspath(list_file))
+        for n, line in enumerate(lines, 1):
+            line = line.strip()
+            if line and not line.startswith("#"):
+                self.add(line, f"inputs.list_file line {n}", base)
+
+
+def _component(name: str):
+    from .spec import ComponentSpec
+
+    return ComponentSpec(name=name)
+
+
+def _loose_relpaths(paths: list[str]) -> dict[str, str]:
+    if not paths:
+        return {}
+    absolute = [os.path.abspath(p) for p in paths]
+    if len(set(absolute)) == 1:
+        return {paths[0]: os.path.basename(absolute[0])}
+    common = os.path.commonpath([os.path.dirname(a) for a in absolute])
+    return {p: os.path.relpath(a, common) for p, a in zip(paths, absolute, strict=True)}
+
+
+def expand_inputs(spec: PipelineSpec, registry: Registry) -> list[PlannedInput]:
+    """The run's inputs, sorted and de-duplicated, each with its reader; see the module
+    docstring. Raises :class:`ConfigError` listing every problem (missing path, empty glob,
+    colliding relpaths, undetectable format)."""
+    col = _Collector(spec, registry)
+    for i, raw in enumerate(spec.inputs.paths):
+        col.add(raw, f"inputs.paths[{i}]")
+    if spec.inputs.list_file:
+        col.add_list_file(spec.inputs.list_file)
+    if not spec.inputs.paths and not spec.inputs.list_file:
+        col.problems.append(("inputs", "no inputs given"))
+    if col.problems:
+        raise ConfigError(col.problems)
+
+    loose = _loose_relpaths([p for p, rel, _, _ in col.entries if rel is None])
+    seen: dict[str, tuple[str, str, dict, str | None]] = {}
+    for path, rel, meta, reader in col.entries:
+        real = os.path.realpath(path)
+        if real not in seen:
+            relpath = (rel if rel is not None else loose[path]).replace(os.sep, "/")
+            seen[real] = (path, relpath, meta, reader)
+    ordered = sorted(seen.values(), key=lambda e: os.path.abspath(e[0]))
+
+    problems: list[tuple[str, str]] = []
+    by_rel: dict[str, str] = {}
+    planned = []
+    for index, (path, relpath, meta, reader) in enumerate(ordered):
+        if relpath in by_rel:
+            problems.append(
+                (
+                    "inputs",
+                    f"{by_rel[relpath]} and {path} both map to {relpath!r}; their outputs would collide",
+                )
+            )
+        by_rel[relpath] = path
+        name = reader or (col.reader.name if col.reader else None)
+        if name is None:
+            name = _detect(registry, path, problems)
+        size = os.path.getsize(path) if os.path.isfile(path) else 0
+        planned.append(PlannedInput(InputFile(path, relpath, index, meta), name or "", size))
+    if problems:
+        raise ConfigError(problems)
+    return planned
+
+
+def _detect(registry: Registry, path: str, problems: list[tuple[str, str]]) -> str | None:
+    try:
+        head = read_head(path) if os.path.isfile(path) else b""
+    except OSError as exc:
+        problems.append(("inputs", f"cannot read {path}: {exc.strerror or exc}"))
+        return None
+    ranking = registry.detect(path, head)
+    if not ranking:
+        known = ", ".join(sorted(registry.components["reader"])) or "none"
+        problems.append(
+            (
+                "reader",
+                f"cannot detect the format of {path} (no reader claims it; readers: {known}); name one with --from / reader:",
+            )
+        )
+        return None
+    return ranking[0][0]

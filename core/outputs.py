@@ -1,0 +1,373 @@
+"""Atomic output files, completion markers and resume, confined to the output root.
+
+Layout of an output root::
+
+    <output>/<relpath>...                 the writer's files (final names only)
+    <output>/.crawlmill/tmp/<key>/...     files of a running task (removed on failure/restart)
+    <output>/.crawlmill/done/<key>.json   completion marker of one input
+    <output>/.crawlmill/quarantine/...    damaged bytes (see :mod:`crawlmill.core.quarantine`)
+    <output>/.crawlmill/report.json       the last run's :class:`~crawlmill.core.stats.RunReport`
+    <output>/.crawlmill/lock              held (flock) while a run uses the root
+
+A task writes every file under ``tmp/<key>/`` while it runs; ``md5`` and size are computed on
+the way. When the task succeeds it fsyncs the files, renames each to its final name, fsyncs
+the directories and only then writes its marker (atomically: temp file, fsync, rename). The
+marker ``key`` hashes the input's absolute path with ``PipelineSpec.fingerprint()``.
+
+Resume: an input is complete when its marker exists, names the same fingerprint, input size,
+input position and input count (writers may name outputs after the position), and every file
+it lists exists with the recorded size. Anything else is redone from
+scratch. A task killed between its renames and its marker therefore leaves final files
+without a marker; the rerun redoes the task and ``os.replace`` overwrites them with identical
+bytes (outputs are deterministic), so the end state equals an uninterrupted run. The run holds
+an exclusive lock on the root, so the parent may remove every stale ``tmp/`` entry at start.
+
+When an input is redone (changed settings or position), the parent deletes, after the run's
+tasks, the files its older markers listed that no current marker claims, and the markers of
+other fingerprints, so a changed pipeline never leaves a mixture of old and new outputs.
+
+Writers name files with relative paths; :func:`safe_relpath` refuses absolute paths, ``..``,
+the ``.crawlmill`` bookkeeping folder and anything whose real path leaves the root.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import json
+import os
+import posixpath
+import shutil
+from typing import Any
+
+from .errors import ConfigError, CrawlmillError
+
+__all__ = [
+    "BOOKKEEPING",
+    "OutputRoot",
+    "TaskOutputs",
+    "TrackedFile",
+    "UnsafeOutputPath",
+    "marker_key",
+    "safe_relpath",
+    "write_json_atomic",
+]
+
+BOOKKEEPING = ".crawlmill"
+
+
+class UnsafeOutputPath(CrawlmillError, ValueError):
+    """A writer asked for an output path outside the output root (or an invalid one)."""
+
+
+def safe_relpath(relpath: str, *, internal: bool = False) -> str:
+    """``relpath`` normalised to a POSIX relative path, or :class:`UnsafeOutputPath` when it is
+    empty, absolute, climbs with ``..``, contains NUL or backslashes, or (unless ``internal``)
+    points into the ``.crawlmill`` bookkeeping folder."""
+    if not isinstance(relpath, str) or not relpath or "\0" in relpath or "\\" in relpath:
+        raise UnsafeOutputPath(f"invalid output path {relpath!r}")
+    if relpath.startswith("/") or (len(relpath) > 1 and relpath[1] == ":"):
+        raise UnsafeOutputPath(
+            f"output path {relpath!r} is absolute; writers must use relative paths"
+        )
+    parts = relpath.split("/")
+    if ".." in parts:
+        raise UnsafeOutputPath(f"output path {relpath!r} climbs out of the output root with '..'")
+    norm = posixpath.normpath(relpath)
+    if norm in (".", "") or norm.endswith("/"):
+        raise UnsafeOutputPath(f"output path {relpath!r} names no file")
+    if not internal and norm.split("/")[0] == BOOKKEEPING:
+        raise UnsafeOutputPath(
+            f"output path {relpath!r} is inside the reserved {BOOKKEEPING}/ folder"
+        )
+    return norm
+
+
+def _inside(root: str, relpath: str) -> str:
+    """The absolute final path of ``relpath``; refuses symlinks that lead out of ``root``."""
+    real_root = os.path.realpath(root)
+    final = os.path.join(real_root, *relpath.split("/"))
+    real = os.path.realpath(final)
+    if real != final and os.path.commonpath([real_root, real]) != real_root:
+        raise UnsafeOutputPath(
+            f"output path {relpath!r} resolves to {real}, outside the output root"
+        )
+    return final
+
+
+def marker_key(input_path: str, fingerprint: str) -> str:
+    """The completion-marker key of one input under one pipeline fingerprint."""
+    blob = f"{os.path.abspath(input_path)}\0{fingerprint}".encode("utf-8", "surrogateescape")
+    return hashlib.sha256(blob).hexdigest()[:32]
+
+
+def _fsync_dir(path: str) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def write_json_atomic(path: str, data: Any) -> None:
+    """Write ``data`` as JSON to ``path`` atomically (temp file, fsync, rename, fsync dir)."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    tmp = f"{path}.tmp-{os.getpid()}"
+    with open(tmp, "w", encoding="utf-8") as fh:
+        json.dump(data, fh, indent=1, sort_keys=True, default=str)
+        fh.write("\n")
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+    _fsync_dir(os.path.dirname(path))
+
+
+class TrackedFile(io.BufferedIOBase):
+    """A binary output file written under a temporary name; tracks size and md5.
+
+    ``name`` is the final relative path (so ``gzip.GzipFile`` stores a stable name).
+    """
+
+    def __init__(self, relpath: str, tmp_path: str) -> None:
+        super().__init__()
+        self.relpath = relpath
+        self.name = relpath
+        self.tmp_path = tmp_path
+        os.makedirs(os.path.dirname(tmp_path), exist_ok=True)
+        self._fh = open(tmp_path, "wb")  # noqa: SIM115 - closed in close()
+        self._md5 = hashlib.md5()
+        self.size = 0
+
+    def writable(self) -> bool:
+        """Always writable until closed."""
+        return not self.closed
+
+    def write(self, data: bytes | bytearray | memoryview) -> int:  # type: ignore[override]
+        """Write ``data``; returns its length."""
+        if self.closed:
+            raise ValueError(f"write to closed output {self.relpath}")
+        view = memoryview(data).cast("B")
+        self._fh.write(view)
+        self._md5.update(view)
+        self.size += len(view)
+        return len(view)
+
+    def tell(self) -> int:
+        """Bytes written so far."""
+        return self.size
+
+    def flush(self) -> None:
+        """Flush Python buffers."""
+        if not self.closed and not self._fh.closed:
+            self._fh.flush()
+
+    def close(self) -> None:
+        """Flush, fsync and close (idempotent)."""
+        if self.closed:
+            return
+        try:
+            self._fh.flush()
+            os.fsync(self._fh.fileno())
+        finally:
+            super().close()
+            self._fh.close()
+
+    def abandon(self) -> None:
+        """Close without fsync (the file is about to be deleted)."""
+        if not self.closed:
+            super().close()
+            self._fh.close()
+
+    @property
+    def md5(self) -> str:
+        """Hex md5 of the bytes written."""
+        return self._md5.hexdigest()
+
+
+class TaskOutputs:
+    """The files one task creates, kept under ``.crawlmill/tmp/<key>/`` until :meth:`commit`."""
+
+    def __init__(self, root: str, key: str) -> None:
+        self.root = os.path.abspath(root)
+        self.key = key
+        self.tmp_dir = os.path.join(self.root, BOOKKEEPING, "tmp", key)
+        self.files: dict[str, TrackedFile] = {}
+        self.internal: set[str] = set()
+
+    def start(self) -> None:
+        """Remove what a killed earlier attempt of this task left and make the temp folder."""
+        shutil.rmtree(self.tmp_dir, ignore_errors=True)
+        os.makedirs(self.tmp_dir, exist_ok=True)
+
+    def create(self, relpath: str, *, internal: bool = False) -> TrackedFile:
+        """Open a new output ``relpath`` (see :func:`safe_relpath`); nothing outside the root
+        is ever touched, and the same path cannot be created twice in a task."""
+        norm = safe_relpath(relpath, internal=internal)
+        _inside(self.root, norm)
+        if norm in self.files:
+            raise UnsafeOutputPath(f"output path {norm!r} was already created by this task")
+        handle = TrackedFile(norm, os.path.join(self.tmp_dir, *norm.split("/")))
+        self.files[norm] = handle
+        if internal:
+            self.internal.add(norm)
+        return handle
+
+    def commit(self) -> list[dict[str, Any]]:
+        """Close (fsync) every file, rename it to its final name, fsync the folders; returns
+        ``[{"path", "size", "md5", "internal"}]`` in creation order. The caller writes the
+        marker afterwards."""
+        for handle in self.files.values():
+            handle.close()
+        listed = []
+        dirs = set()
+        for norm, handle in self.files.items():
+            final = _inside(self.root, norm)
+            os.makedirs(os.path.dirname(final), exist_ok=True)
+            os.replace(handle.tmp_path, final)
+            dirs.add(os.path.dirname(final))
+            listed.append(
+                {
+                    "path": norm,
+                    "size": handle.size,
+                    "md5": handle.md5,
+                    "internal": norm in self.internal,
+                }
+            )
+        for d in sorted(dirs):
+            _fsync_dir(d)
+        shutil.rmtree(self.tmp_dir, ignore_errors=True)
+        return listed
+
+    def discard(self) -> None:
+        """Drop every temp file of the task (on failure or cancellation)."""
+        for handle in self.files.values():
+            with contextlib.suppress(Exception):
+                handle.abandon()
+        shutil.rmtree(self.tmp_dir, ignore_errors=True)
+
+
+class OutputRoot:
+    """The output folder of a run: bookkeeping folders, the run lock and completion markers."""
+
+    def __init__(self, path: str) -> None:
+        self.path = os.path.abspath(path)
+        self.meta = os.path.join(self.path, BOOKKEEPING)
+        self._lock_fh: Any = None
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    def open(self) -> None:
+        """Create the folders, take the run lock, and remove stale temp files of killed runs."""
+        if os.path.exists(self.path) and not os.path.isdir(self.path):
+            raise ConfigError([("output", f"{self.path} exists and is not a folder")])
+        for sub in ("done", "tmp"):
+            os.makedirs(os.path.join(self.meta, sub), exist_ok=True)
+        self._lock_fh = open(os.path.join(self.meta, "lock"), "a+")  # noqa: SIM115 - held for the run
+        try:
+            import fcntl
+
+            fcntl.flock(self._lock_fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except ImportError:  # pragma: no cover - not POSIX: no lock
+            pass
+        except OSError as exc:
+            self._lock_fh.close()
+            self._lock_fh = None
+            raise ConfigError(
+                [("output", f"{self.path} is in use by another crawlmill run")]
+            ) from exc
+        tmp = os.path.join(self.meta, "tmp")
+        for entry in os.listdir(tmp):
+            shutil.rmtree(os.path.join(tmp, entry), ignore_errors=True)
+
+    def close(self) -> None:
+        """Remove the empty temp folder and release the lock."""
+        with contextlib.suppress(OSError):
+            tmp = os.path.join(self.meta, "tmp")
+            for entry in os.listdir(tmp):
+                shutil.rmtree(os.path.join(tmp, entry), ignore_errors=True)
+            os.rmdir(tmp)
+        if self._lock_fh is not None:
+            self._lock_fh.close()
+            self._lock_fh = None
+
+    # -- markers ---------------------------------------------------------------------------
+
+    def marker_path(self, key: str) -> str:
+        """Where the completion marker of ``key`` lives."""
+        return os.path.join(self.meta, "done", f"{key}.json")
+
+    def read_marker(self, key: str) -> dict[str, Any] | None:
+        """The marker of ``key`` or ``None`` (absent or unreadable: redo the input)."""
+        try:
+            with open(self.marker_path(key), encoding="utf-8") as fh:
+                data = json.load(fh)
+        except (OSError, ValueError):
+            return None
+        return data if isinstance(data, dict) else None
+
+    def complete_marker(
+        self,
+        key: str,
+        fingerprint: str,
+        input_size: int | None,
+        index: int | None = None,
+        count: int | None = None,
+    ) -> dict[str, Any] | None:
+        """The marker of ``key`` when the input is complete (same fingerprint, input size,
+        position ``index`` among ``count`` inputs, every listed file present with its size),
+        else ``None``."""
+        marker = self.read_marker(key)
+        if not marker or marker.get("fingerprint") != fingerprint:
+            return None
+        if input_size is not None and marker.get("input_size") not in (None, input_size):
+            return None
+        if index is not None and marker.get("index") != index:
+            return None
+        if count is not None and marker.get("input_count") != count:
+            return None
+        for out in marker.get("outputs", []) + marker.get("quarantine", []):
+            try:
+                final = _inside(self.path, safe_relpath(out["path"], internal=True))
+                if os.path.getsize(final) != out["size"]:
+                    return None
+            except (OSError, KeyError, TypeError, UnsafeOutputPath):
+                return None
+        return marker
+
+    def markers(self) -> dict[str, dict[str, Any]]:
+        """Every readable marker of the root by key."""
+        found = {}
+        done = os.path.join(self.meta, "done")
+        for name in sorted(os.listdir(done)) if os.path.isdir(done) else []:
+            if (
+                name.endswith(".json")
+                and (marker := self.read_marker(name[: -len(".json")])) is not None
+            ):
+                found[name[: -len(".json")]] = marker
+        return found
+
+    def remove_superseded(
+        self, key: str, marker: dict[str, Any], claimed: set[str], *, drop_marker: bool
+    ) -> list[str]:
+        """Delete the files an older ``marker`` (of an input that was redone) lists and no
+        current marker claims, and (``drop_marker``) the marker file ``key``; returns the
+        deleted paths."""
+        removed = []
+        for out in marker.get("outputs", []) + marker.get("quarantine", []):
+            try:
+                rel = safe_relpath(out["path"], internal=True)
+                if rel not in claimed:
+                    os.remove(_inside(self.path, rel))
+                    removed.append(rel)
+            except (OSError, KeyError, TypeError, UnsafeOutputPath):
+                continue
+        if drop_marker:
+            with contextlib.suppress(OSError):
+                os.remove(self.marker_path(key))
+        return removed
+
+    def write_marker(self, key: str, data: dict[str, Any]) -> None:
+        """Write the completion marker of ``key`` atomically."""
+        write_json_atomic(self.marker_path(key), data)

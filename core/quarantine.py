@@ -1,0 +1,113 @@
+"""The quarantine of one task: bytes that were skipped as damage and records a writer refused.
+
+Per input file, two files under ``<output>/.crawlmill/quarantine/`` named after the input's
+relpath (``a/b.warc.gz`` -> ``quarantine/a/b.warc.gz.bin`` and ``.jsonl``), written through the
+task's temp folder and committed with its outputs (so they are atomic like outputs):
+
+* ``.bin``: the quarantined bytes, one entry after another;
+* ``.jsonl``: one JSON object per entry: ``path`` (input file), ``offset`` and ``length`` (in
+  the input, ``null`` when unknown), ``reason``, ``bin_offset`` and ``bin_length`` (where its
+  bytes are in the ``.bin``) and ``data``: ``"raw"`` for damaged input bytes exactly as the
+  reader reported them (``Damage.data``), or ``"record-json"`` for a record handed back by a
+  writer, stored in the ``.bin`` as one line of JSON: the Record's fields, with bytes written
+  as ``{"$b64": "<base64>"}``, datetimes as ISO strings, tuples as lists.
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import enum
+import json
+from datetime import datetime
+from typing import Any
+
+from .outputs import BOOKKEEPING, TaskOutputs, TrackedFile, UnsafeOutputPath, safe_relpath
+from .plugin import Damage, InputFile
+from .record import Record
+
+__all__ = ["Quarantine", "record_to_json"]
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, bytes | bytearray | memoryview):
+        return {"$b64": base64.b64encode(bytes(value)).decode("ascii")}
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    return repr(value)
+
+
+def record_to_json(record: Record) -> bytes:
+    """One line of JSON holding every field of ``record`` (bytes as ``{"$b64": ...}``)."""
+    text = json.dumps(_plain(record), sort_keys=True, ensure_ascii=True)
+    return text.encode("ascii") + b"\n"
+
+
+class Quarantine:
+    """Collects the quarantined entries of one task into its ``.bin`` + ``.jsonl`` pair."""
+
+    def __init__(self, outputs: TaskOutputs, input_file: InputFile, key: str) -> None:
+        self.outputs = outputs
+        self.input = input_file
+        try:
+            name = safe_relpath(input_file.relpath)
+        except UnsafeOutputPath:
+            name = key
+        self.base = f"{BOOKKEEPING}/quarantine/{name}"
+        self._bin: TrackedFile | None = None
+        self._index: TrackedFile | None = None
+        self.count = 0
+
+    @property
+    def relpaths(self) -> list[str]:
+        """The two file paths (relative to the output root) this task's quarantine uses."""
+        return [f"{self.base}.bin", f"{self.base}.jsonl"]
+
+    def _open(self) -> tuple[TrackedFile, TrackedFile]:
+        if self._bin is None or self._index is None:
+            self._bin = self.outputs.create(f"{self.base}.bin", internal=True)
+            self._index = self.outputs.create(f"{self.base}.jsonl", internal=True)
+        return self._bin, self._index
+
+    def _add(self, data: bytes, entry: dict[str, Any]) -> dict[str, Any]:
+        bin_fh, index_fh = self._open()
+        entry["bin_offset"] = bin_fh.tell()
+        entry["bin_length"] = len(data)
+        bin_fh.write(data)
+        index_fh.write(json.dumps(entry, sort_keys=True).encode("utf-8") + b"\n")
+        self.count += 1
+        return entry
+
+    def add_damage(self, damage: Damage) -> dict[str, Any]:
+        """Store a damaged byte range; returns its index entry."""
+        entry = {
+            "path": damage.path,
+            "offset": damage.offset,
+            "length": damage.length,
+            "reason": damage.reason,
+            "data": "raw",
+        }
+        return self._add(bytes(damage.data or b""), entry)
+
+    def add_record(self, record: Record, reason: str) -> dict[str, Any]:
+        """Store a record the writer refused; returns its index entry."""
+        src = record.source
+        entry = {
+            "path": src.path if src else self.input.path,
+            "offset": src.offset if src else None,
+            "length": src.length if src else None,
+            "reason": reason,
+            "url": record.url,
+            "data": "record-json",
+        }
+        return self._add(record_to_json(record), entry)

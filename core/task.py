@@ -1,0 +1,236 @@
+"""One task: read one input file, pass each record through the filters, write it; commit.
+
+:func:`run_task` runs in a worker process and takes only plain data (``spec.model_dump()``,
+the input file's fields, its marker key), rebuilds the plugin registry with
+``Registry.load(spec.plugins)`` and instantiates the components from validated options, so no
+plugin object is ever pickled. It streams record by record (memory stays flat in the input
+size), counts every step (:class:`~crawlmill.core.stats.TaskStats`), sends damaged bytes and
+refused records to the quarantine, and on success commits the outputs and writes the
+completion marker (:mod:`crawlmill.core.outputs`). It returns a plain dict and never raises:
+
+``{"status": "ok" | "failed" | "damaged" | "cancelled", "key", "index", "input", "path",
+"marker" (ok), "error" + "traceback" (failed), "damage" (damaged: on_error=fail hit)}``.
+
+On any status but ``ok`` the task's temp files are removed and nothing is committed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import time
+import traceback
+from typing import Any
+
+from .components import Resolved, resolve, resolve_pipeline
+from .errors import ConfigError, DamagedRecordError
+from .executor import current_channel
+from .outputs import OutputRoot, TaskOutputs, _inside
+from .plugin import Damage, Drop, InputFile, Limits, ReadContext, WriteContext
+from .progress import TaskReporter
+from .quarantine import Quarantine
+from .record import Record
+from .registry import Registry
+from .spec import ComponentSpec, PipelineSpec
+from .stats import TaskStats, filter_labels
+
+__all__ = ["MARKER_VERSION", "run_task", "seed_registry"]
+
+MARKER_VERSION = 1
+_REGISTRIES: dict[tuple[str, ...], Registry] = {}
+
+
+class _Stopped(Exception):
+    """The parent asked tasks to stop (another task hit on_error=fail, or Ctrl-C)."""
+
+
+def seed_registry(plugins: list[str], registry: Registry) -> None:
+    """Use ``registry`` for specs with these ``plugins`` in this process (in-process runs)."""
+    _REGISTRIES[tuple(plugins)] = registry
+
+
+def _registry(plugins: list[str]) -> Registry:
+    key = tuple(plugins)
+    if key not in _REGISTRIES:
+        _REGISTRIES[key] = Registry.load(plugins)
+    return _REGISTRIES[key]
+
+
+def _damage_info(d: Damage) -> dict[str, Any]:
+    return {"path": d.path, "offset": d.offset, "reason": d.reason, "length": d.length}
+
+
+def run_task(payload: dict[str, Any]) -> dict[str, Any]:
+    """Run one input end to end; see the module docstring for the returned dict."""
+    started = time.monotonic()
+    inp = InputFile(**payload["input"])
+    key = payload["key"]
+    result: dict[str, Any] = {
+        "key": key,
+        "index": inp.index,
+        "input_count": payload["input_count"],
+        "input": inp.relpath,
+        "path": inp.path,
+    }
+    outputs: TaskOutputs | None = None
+    reporter = TaskReporter(current_channel(), key)
+    try:
+        spec = PipelineSpec.model_validate(payload["spec"])
+        outputs = TaskOutputs(spec.output, key)
+        marker = _run(spec, payload, inp, key, outputs, reporter, started)
+        result.update(status="ok", marker=marker)
+    except _Stopped:
+        result.update(status="cancelled")
+    except DamagedRecordError as exc:
+        result.update(status="damaged", damage=_damage_info(exc.damage))  # type: ignore[arg-type]
+    except Exception as exc:
+        tb = "".join(traceback.format_exception(exc, limit=-10))
+        result.update(status="failed", error=f"{type(exc).__name__}: {exc}", traceback=tb)
+        reporter.log(f"crawlmill: task failed: {inp.path}: {type(exc).__name__}: {exc}")
+    finally:
+        reporter.flush()
+    if result["status"] != "ok" and outputs is not None:
+        outputs.discard()
+    return result
+
+
+def _reader_of(spec: PipelineSpec, registry: Registry, name: str) -> Resolved:
+    problems: list[tuple[str, str]] = []
+    component = spec.reader if spec.reader is not None else ComponentSpec(name=name)
+    resolved = resolve(registry, "reader", component, "reader", problems)
+    if resolved is None:
+        raise ConfigError(problems)
+    return resolved
+
+
+def _run(
+    spec: PipelineSpec,
+    payload: dict[str, Any],
+    inp: InputFile,
+    key: str,
+    outputs: TaskOutputs,
+    reporter: TaskReporter,
+    started: float,
+) -> dict[str, Any]:
+    registry = _registry(spec.plugins)
+    pipeline = resolve_pipeline(spec, registry)
+    reader = _reader_of(spec, registry, payload["reader"]).instantiate()
+    filters = [f.instantiate() for f in pipeline.filters]
+    labels = filter_labels([f.name for f in pipeline.filters])
+    writer = pipeline.writer.instantiate()
+    fail_fast = spec.run.on_error == "fail"
+    channel = reporter.channel
+
+    stats = TaskStats(filters={label: {"in": 0, "kept": 0, "dropped": {}} for label in labels})
+    outputs.start()
+    quarantine = Quarantine(outputs, inp, key)
+    hit: list[Damage] = []
+
+    def report_damage(damage: Damage) -> None:
+        if fail_fast:
+            hit.append(damage)
+            raise DamagedRecordError(damage)
+        quarantine.add_damage(damage)
+        stats.add_damage(_damage_info(damage))
+        reporter.count(0, damage.length or 0)
+        reporter.log(f"crawlmill: damaged record quarantined: {damage}")
+
+    def report_warning(offset: int | None, message: str) -> None:
+        stats.add_warning(message)
+
+    def quarantine_record(record: Record, reason: str) -> None:
+        quarantine.add_record(record, reason)
+        stats.writer_quarantined += 1
+        reporter.log(f"crawlmill: record quarantined by the writer: {inp.path}: {reason}")
+
+    limits = Limits(
+        max_record_bytes=spec.run.max_record_bytes,
+        max_decompressed_bytes=spec.run.max_decompressed_bytes,
+    )
+    rctx = ReadContext(
+        input=inp, report_damage=report_damage, limits=limits, report_warning=report_warning
+    )
+    wctx = WriteContext(
+        input=inp,
+        input_count=payload["input_count"],
+        create=outputs.create,
+        quarantine=quarantine_record,
+    )
+    steps = list(zip(labels, filters, strict=True))
+    writer.open(wctx)
+    writer_open = True
+    try:
+        with contextlib.closing(reader.read(rctx)) as records:
+            for record in records:
+                if hit:
+                    raise DamagedRecordError(hit[0])
+                stats.records += 1
+                stats.read += 1
+                src = record.source
+                # the stop flag is checked whenever progress is posted (every 0.25 s)
+                if (
+                    reporter.count(1, (src.length or 0) if src is not None else 0)
+                    and channel.stop_requested()
+                ):
+                    raise _Stopped()
+                kept: Record | None = record
+                for label, step in steps:
+                    counters = stats.filters[label]
+                    counters["in"] += 1
+                    verdict = step.apply(kept)
+                    if isinstance(verdict, Drop):
+                        counters["dropped"][verdict.reason] = (
+                            counters["dropped"].get(verdict.reason, 0) + 1
+                        )
+                        kept = None
+                        break
+                    if not isinstance(verdict, Record):
+                        raise TypeError(
+                            f"filter {label} returned {type(verdict).__name__}; expected a Record or Drop"
+                        )
+                    counters["kept"] += 1
+                    kept = verdict
+                if kept is not None:
+                    stats.received += 1
+                    writer.write(kept)
+        if hit:  # a reader that swallowed the DamagedRecordError
+            raise DamagedRecordError(hit[0])
+        writer_open = False
+        writer.close()
+    finally:
+        if writer_open:
+            with contextlib.suppress(Exception):
+                writer.close()
+
+    with contextlib.suppress(OSError):
+        stats.bytes_in = os.path.getsize(inp.path)
+    stats.seconds = round(time.monotonic() - started, 3)
+    stats.check()
+    listed = outputs.commit()
+    if quarantine.count == 0:  # a redo that found no damage: drop an older run's quarantine
+        for rel in quarantine.relpaths:
+            with contextlib.suppress(OSError):
+                os.remove(_inside(outputs.root, rel))
+    marker = {
+        "version": MARKER_VERSION,
+        "key": key,
+        "fingerprint": payload["fingerprint"],
+        "input": inp.relpath,
+        "input_path": os.path.abspath(inp.path),
+        "input_size": payload.get("input_size"),
+        "index": inp.index,
+        "input_count": payload["input_count"],
+        "reader": payload["reader"],
+        "outputs": [_entry(o) for o in listed if not o["internal"]],
+        "quarantine": [_entry(o) for o in listed if o["internal"]],
+        "notes": wctx.notes,
+        "stats": stats.to_dict(),
+    }
+    marker = json.loads(json.dumps(marker, default=str))  # exactly what a resumed run reads back
+    OutputRoot(spec.output).write_marker(key, marker)
+    return marker
+
+
+def _entry(listed: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in listed.items() if k != "internal"}

@@ -1,0 +1,157 @@
+"""Output files: path safety, temp names, md5/size tracking, commit, discard, markers, lock."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import os
+
+import pytest
+from crawlmill.core.errors import ConfigError
+from crawlmill.core.outputs import (
+    OutputRoot,
+    TaskOutputs,
+    UnsafeOutputPath,
+    marker_key,
+    safe_relpath,
+)
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "../../etc/x",
+        "/etc/x",
+        "a/../../x",
+        "a/..",
+        "",
+        ".",
+        "C:/x",
+        "a\\..\\x",
+        "x\0y",
+        ".crawlmill/done/k.json",
+    ],
+)
+def test_hostile_relpaths_are_refused(tmp_path, bad):
+    root = tmp_path / "root"
+    outputs = TaskOutputs(str(root), "k")
+    outputs.start()
+    with pytest.raises(UnsafeOutputPath):
+        outputs.create(bad)
+    outputs.discard()
+    assert not (tmp_path / "etc").exists()
+    assert [p for p in root.rglob("*") if p.is_file()] == []
+
+
+def test_normal_relpaths_are_normalised():
+    assert safe_relpath("a/./b//c.warc.gz") == "a/b/c.warc.gz"
+    assert (
+        safe_relpath(".crawlmill/quarantine/x.bin", internal=True) == ".crawlmill/quarantine/x.bin"
+    )
+
+
+def test_symlink_out_of_the_root_is_refused(tmp_path):
+    root = tmp_path / "root"
+    outside = tmp_path / "outside"
+    root.mkdir()
+    outside.mkdir()
+    os.symlink(outside, root / "link")
+    outputs = TaskOutputs(str(root), "k")
+    outputs.start()
+    with pytest.raises(UnsafeOutputPath, match="outside the output root"):
+        outputs.create("link/x.warc")
+    assert list(outside.iterdir()) == []
+
+
+def test_files_are_temporary_until_commit_with_md5_and_size(tmp_path):
+    root = tmp_path / "root"
+    outputs = TaskOutputs(str(root), "key1")
+    outputs.start()
+    fh = outputs.create("sub/a.warc.gz")
+    with gzip.GzipFile(fileobj=fh, mode="wb", mtime=0) as gz:
+        gz.write(b"hello " * 1000)
+    other = outputs.create("b.txt")
+    other.write(memoryview(b"xyz"))
+    assert other.tell() == 3
+    with pytest.raises(UnsafeOutputPath, match="already created"):
+        outputs.create("b.txt")
+    assert not (root / "sub" / "a.warc.gz").exists()
+    assert (root / ".crawlmill" / "tmp" / "key1" / "sub" / "a.warc.gz").exists()
+    listed = outputs.commit()
+    data = (root / "sub" / "a.warc.gz").read_bytes()
+    assert gzip.decompress(data) == b"hello " * 1000
+    assert listed[0] == {
+        "path": "sub/a.warc.gz",
+        "size": len(data),
+        "md5": hashlib.md5(data).hexdigest(),
+        "internal": False,
+    }
+    assert listed[1]["md5"] == hashlib.md5(b"xyz").hexdigest()
+    assert not (root / ".crawlmill" / "tmp" / "key1").exists()
+    assert gzip.GzipFile(root / "sub" / "a.warc.gz").name.endswith(
+        "a.warc.gz"
+    )  # stable name inside
+
+
+def test_discard_removes_everything(tmp_path):
+    root = tmp_path / "root"
+    outputs = TaskOutputs(str(root), "k")
+    outputs.start()
+    outputs.create("a.txt").write(b"x")
+    outputs.discard()
+    assert [p for p in root.rglob("*") if p.is_file()] == []
+
+
+def test_start_removes_stale_temp_files(tmp_path):
+    stale = tmp_path / "root" / ".crawlmill" / "tmp" / "k" / "half.warc"
+    stale.parent.mkdir(parents=True)
+    stale.write_bytes(b"partial")
+    TaskOutputs(str(tmp_path / "root"), "k").start()
+    assert not stale.exists()
+
+
+def test_marker_completeness(tmp_path):
+    root = OutputRoot(str(tmp_path / "root"))
+    root.open()
+    try:
+        (tmp_path / "root" / "a.out").write_bytes(b"12345")
+        marker = {
+            "fingerprint": "fp1",
+            "input_size": 10,
+            "outputs": [{"path": "a.out", "size": 5, "md5": "-"}],
+        }
+        root.write_marker("k", marker)
+        assert root.complete_marker("k", "fp1", 10) == marker
+        assert root.complete_marker("k", "fp2", 10) is None  # other pipeline settings
+        assert root.complete_marker("k", "fp1", 11) is None  # the input changed
+        (tmp_path / "root" / "a.out").write_bytes(b"1234")
+        assert root.complete_marker("k", "fp1", 10) is None  # truncated output
+        (tmp_path / "root" / "a.out").unlink()
+        assert root.complete_marker("k", "fp1", 10) is None  # missing output
+        assert root.complete_marker("absent", "fp1", 10) is None
+    finally:
+        root.close()
+    assert (
+        marker_key("a/x.warc", "fp")
+        != marker_key("a/x.warc", "fp2")
+        != marker_key("b/x.warc", "fp")
+    )
+
+
+def test_one_run_at_a_time_per_output_root(tmp_path):
+    first = OutputRoot(str(tmp_path / "root"))
+    first.open()
+    try:
+        with pytest.raises(ConfigError, match="in use by another crawlmill run"):
+            OutputRoot(str(tmp_path / "root")).open()
+    finally:
+        first.close()
+    again = OutputRoot(str(tmp_path / "root"))
+    again.open()
+    again.close()
+
+
+def test_output_root_that_is_a_file_is_a_config_error(tmp_path):
+    (tmp_path / "f").write_text("x")
+    with pytest.raises(ConfigError, match="not a folder"):
+        OutputRoot(str(tmp_path / "f")).open()
