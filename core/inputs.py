@@ -16,8 +16,9 @@ Rules:
   relative to that directory (or the glob's fixed leading folder); for files named one by one
   (paths and list-file lines), the path relative to the deepest folder common to all of them
   (so ``en0000/00.warc.gz`` and ``en0001/00.warc.gz`` stay apart);
-* the same file reached twice (by real path) is kept once; the result is sorted by path and
-  ``index`` numbers it. Two different files with the same relpath are an error (their outputs
+* the same file reached twice (by real path) is kept once; the result is sorted by path, except
+  that the files of a collection a reader discovered keep the reader's order (ClueWeb09
+  segments by number), and ``index`` numbers it. Two different files with the same relpath are an error (their outputs
   would collide).
 
 When ``spec.reader`` is ``None`` each file's reader is detected with
@@ -75,6 +76,12 @@ def _walk(root: str, skip_under: str) -> list[str]:
     return sorted(found)
 
 
+def _key(path: str) -> tuple:
+    """Sort key of a file listed on its own: its absolute path (see collections above)."""
+    absolute = os.path.abspath(path)
+    return (absolute, 0, absolute)
+
+
 def _within(path: str, root: str) -> bool:
     path, root = os.path.realpath(path), os.path.realpath(root)
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
@@ -97,7 +104,8 @@ class _Collector:
         self.spec = spec
         self.registry = registry
         self.problems: list[tuple[str, str]] = []
-        self.entries: list[tuple[str, str | None, dict, str | None]] = []  # relpath None: loose
+        #: (path, relpath or None when loose, meta, reader, sort key)
+        self.entries: list[tuple[str, str | None, dict, str | None, tuple]] = []
         self.output = os.path.abspath(spec.output)
         self.reader = None
         if spec.reader is not None:
@@ -107,7 +115,7 @@ class _Collector:
         path = os.path.join(base, raw) if base and not os.path.isabs(raw) else raw
         path = os.path.expanduser(path)
         if os.path.isfile(path):
-            self.entries.append((path, None, {}, None))
+            self.entries.append((path, None, {}, None, _key(path)))
         elif os.path.isdir(path):
             self.add_dir(path, path, "")
         elif glob.has_magic(path):
@@ -120,7 +128,7 @@ class _Collector:
                 if os.path.isdir(m):
                     self.add_dir(m, root, "")
                 elif not is_side_file(os.path.basename(m)):
-                    self.entries.append((m, rel, {}, None))
+                    self.entries.append((m, rel, {}, None, _key(m)))
         else:
             self.problems.append((loc, f"no such file: {raw}"))
 
@@ -135,11 +143,14 @@ class _Collector:
         if reader is not None:
             discovered = reader.cls.discover(path, reader.options)
             if discovered is not None:
-                for item in discovered:
-                    self.entries.append((item.path, item.relpath, dict(item.meta), reader.name))
+                # a collection keeps the order its reader gives (ClueWeb09_English_2 before _10)
+                group = os.path.abspath(path)
+                for position, item in enumerate(discovered):
+                    key = (group, position, os.path.abspath(item.path))
+                    self.entries.append((item.path, item.relpath, dict(item.meta), reader.name, key))
                 return
         for f in _walk(path, self.output):
-            self.entries.append((f, os.path.relpath(f, rel_root), {}, None))
+            self.entries.append((f, os.path.relpath(f, rel_root), {}, None, _key(f)))
 
     def add_list_file(self, list_file: str) -> None:
         try:
@@ -187,14 +198,14 @@ def expand_inputs(spec: PipelineSpec, registry: Registry) -> list[PlannedInput]:
     if col.problems:
         raise ConfigError(col.problems)
 
-    loose = _loose_relpaths([p for p, rel, _, _ in col.entries if rel is None])
-    seen: dict[str, tuple[str, str, dict, str | None]] = {}
-    for path, rel, meta, reader in col.entries:
+    loose = _loose_relpaths([e[0] for e in col.entries if e[1] is None])
+    seen: dict[str, tuple[tuple, str, str, dict, str | None]] = {}
+    for path, rel, meta, reader, key in col.entries:
         real = os.path.realpath(path)
         if real not in seen:
             relpath = (rel if rel is not None else loose[path]).replace(os.sep, "/")
-            seen[real] = (path, relpath, meta, reader)
-    ordered = sorted(seen.values(), key=lambda e: os.path.abspath(e[0]))
+            seen[real] = (key, path, relpath, meta, reader)
+    ordered = [e[1:] for e in sorted(seen.values(), key=lambda e: e[0])]
 
     problems: list[tuple[str, str]] = []
     by_rel: dict[str, str] = {}

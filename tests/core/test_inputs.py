@@ -123,7 +123,9 @@ def test_reader_discover_expands_a_collection_directory(tmp_path, fake, lines, r
         fake([coll], tmp_path / "o", reader=None),
     ):
         planned = expand_inputs(spec, registry)
-        assert _rel(planned) == ["coll/one.txt", "coll/two.txt"]
+        # a discovered collection keeps its reader's order (the MANIFEST's), not path order
+        assert _rel(planned) == ["coll/two.txt", "coll/one.txt"]
+        assert [p.input.index for p in planned] == [0, 1]
         assert all(
             p.reader == "fake-collection" and p.input.meta == {"listed": True} for p in planned
         )

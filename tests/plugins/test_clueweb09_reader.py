@@ -371,11 +371,6 @@ def test_engine_reads_a_collection_we_wrote_without_complaint(collection, tmp_pa
     assert second["written"] == first["written"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="core/inputs.py re-sorts discovered inputs by path, so ClueWeb09_English_10 comes "
-    "before ClueWeb09_English_2 (collection order is by segment number, as in ir_datasets)",
-)
 def test_engine_keeps_collection_order(collection, tmp_path):
     root, _ = collection
     _convert(root, tmp_path / "out", "version=0.18", "layout=clueweb09")
