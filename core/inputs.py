@@ -147,7 +147,9 @@ class _Collector:
                 group = os.path.abspath(path)
                 for position, item in enumerate(discovered):
                     key = (group, position, os.path.abspath(item.path))
-                    self.entries.append((item.path, item.relpath, dict(item.meta), reader.name, key))
+                    self.entries.append(
+                        (item.path, item.relpath, dict(item.meta), reader.name, key)
+                    )
                 return
         for f in _walk(path, self.output):
             self.entries.append((f, os.path.relpath(f, rel_root), {}, None, _key(f)))

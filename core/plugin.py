@@ -146,9 +146,12 @@ class WriteContext:
     quarantine: Callable[[Record, str], None]
     #: free-form facts about the task's outputs that ``Writer.finalize`` receives (counts...).
     notes: dict[str, Any] = field(default_factory=dict)
+    #: ``report_warning(message)``: a repair the writer made (kept invalid date, wrapped id),
+    #: counted per message in the run report. Use a stable message per kind.
+    report_warning: Callable[[str], None] = lambda message: None
 
 
-class _Component(ABC):
+class _Component:
     """Shared shape of readers, writers and filters."""
 
     #: the name users write in configs and on the command line.
@@ -160,7 +163,7 @@ class _Component(ABC):
         self.options = options if options is not None else self.Options()
 
 
-class Reader(_Component):
+class Reader(_Component, ABC):
     """Reads one input format into records."""
 
     #: short format names this reader reads (``--from`` accepts the reader name).
@@ -184,7 +187,7 @@ class Reader(_Component):
         silently."""
 
 
-class Filter(_Component):
+class Filter(_Component, ABC):
     """Keeps, changes or drops records one at a time."""
 
     @abstractmethod
@@ -193,7 +196,7 @@ class Filter(_Component):
         :class:`Drop`."""
 
 
-class Writer(_Component):
+class Writer(_Component, ABC):
     """Writes records in one output format and layout."""
 
     @abstractmethod
@@ -210,7 +213,11 @@ class Writer(_Component):
 
     @classmethod
     def finalize(
-        cls, root: str, options: PluginOptions, tasks: list[dict[str, Any]], create: Callable[[str], BinaryIO]
+        cls,
+        root: str,
+        options: PluginOptions,
+        tasks: list[dict[str, Any]],
+        create: Callable[[str], BinaryIO],
     ) -> None:
         """Run once after all tasks of a run (also when they were resumed), to write
         collection-wide files such as md5 or record-count lists. ``tasks`` holds, per

@@ -67,7 +67,9 @@ class Component:
                 {
                     "name": opt_name,
                     "type": _type_name(f.annotation),
-                    "default": None if f.is_required() else _jsonable(f.get_default(call_default_factory=True)),
+                    "default": None
+                    if f.is_required()
+                    else _jsonable(f.get_default(call_default_factory=True)),
                     "required": f.is_required(),
                     "description": f.description or "",
                 }
@@ -93,7 +95,9 @@ class Registry:
     # -- loading -------------------------------------------------------------------------
 
     @classmethod
-    def load(cls, extra_modules: list[str] | tuple[str, ...] = (), *, entry_points: bool = True) -> Registry:
+    def load(
+        cls, extra_modules: list[str] | tuple[str, ...] = (), *, entry_points: bool = True
+    ) -> Registry:
         """Load entry-point plugins (unless ``entry_points`` is false) and ``extra_modules``."""
         reg = cls()
         if entry_points:
@@ -159,7 +163,9 @@ class Registry:
         unknown = [
             attr
             for attr in dir(obj)
-            if attr.startswith("crawlmill_") and callable(getattr(obj, attr)) and not hasattr(self.pm.hook, attr)
+            if attr.startswith("crawlmill_")
+            and callable(getattr(obj, attr))
+            and not hasattr(self.pm.hook, attr)
         ]
         if unknown:
             info.status = "failed"
@@ -183,7 +189,9 @@ class Registry:
     def _add_component(self, info: PluginInfo, kind: str, component: type) -> None:
         base = KINDS[kind]
         if not (isinstance(component, type) and issubclass(component, base)):
-            raise PluginError(f"{info.name}: register() takes a {base.__name__} subclass, got {component!r}")
+            raise PluginError(
+                f"{info.name}: register() takes a {base.__name__} subclass, got {component!r}"
+            )
         name = getattr(component, "name", "")
         if not name:
             raise PluginError(f"{info.name}: {component.__qualname__} has no name")
@@ -209,7 +217,9 @@ class Registry:
         hint = f"; did you mean {close[0]!r}?" if close else ""
         failed = [p.name for p in self.plugins.values() if p.status == "failed"]
         also = f" (plugins that failed to load: {', '.join(failed)})" if failed else ""
-        raise PluginError(f"unknown {kind} {name!r}{hint} known {kind}s: {', '.join(known) or 'none'}{also}")
+        raise PluginError(
+            f"unknown {kind} {name!r}{hint} known {kind}s: {', '.join(known) or 'none'}{also}"
+        )
 
     def reader(self, name: str) -> type[Reader]:
         """The reader class called ``name``."""
@@ -239,7 +249,11 @@ class Registry:
         for info in sorted(self.plugins.values(), key=lambda p: p.name):
             if not include_failed and info.status != "ok":
                 continue
-            comps = [self.components[k][n].describe() for k, n in info.components if n in self.components[k]]
+            comps = [
+                self.components[k][n].describe()
+                for k, n in info.components
+                if n in self.components[k]
+            ]
             out.append(
                 {
                     "name": info.name,

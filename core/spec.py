@@ -63,7 +63,9 @@ class PipelineSpec(_Strict):
     def fingerprint(self) -> str:
         """A hash of everything that decides the outputs (not workers, progress or resume), used
         in completion markers so that changed settings never reuse old outputs."""
-        data = self.model_dump(mode="json", exclude={"run": {"workers", "progress", "resume", "executor"}})
+        data = self.model_dump(
+            mode="json", exclude={"run": {"workers", "progress", "resume", "executor"}}
+        )
         data.pop("inputs", None)
         data.pop("output", None)
         blob = json.dumps(data, sort_keys=True, separators=(",", ":")).encode()

@@ -156,6 +156,7 @@ def _run(
         input_count=payload["input_count"],
         create=outputs.create,
         quarantine=quarantine_record,
+        report_warning=lambda message: stats.add_warning(f"writer: {message}"),
     )
     steps = list(zip(labels, filters, strict=True))
     writer.open(wctx)

@@ -39,7 +39,11 @@ def test_every_source_package_is_in_the_build() -> None:
 
 
 def test_builtin_plugins_are_entry_points_that_load() -> None:
-    eps = {ep.name: ep for ep in md.entry_points(group="crawlmill") if ep.value.startswith("crawlmill.")}
+    eps = {
+        ep.name: ep
+        for ep in md.entry_points(group="crawlmill")
+        if ep.value.startswith("crawlmill.")
+    }
     assert {"warc-reader", "warc-writer", "arc-reader", "arc-writer", "basic-filters"} <= set(eps)
     for ep in eps.values():
         ep.load()

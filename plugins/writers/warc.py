@@ -56,7 +56,8 @@ cover the payload as stored (not de-chunked), as ``warcio check`` and Heritrix d
 Per-file facts go to ``ctx.notes["files"]`` (``path``, ``records`` (all records written),
 ``documents`` (input records that are not warcinfo; an ARC filedesc is warcinfo), ``warcinfo``
 (whether crawlmill added one), ``bytes``, ``cdxj``) and
-repaired quirks are counted in ``ctx.notes["warnings"]``.
+repaired quirks are reported through ``ctx.report_warning`` (and counted in
+``ctx.notes["warnings"]``).
 """
 
 from __future__ import annotations
@@ -411,6 +412,7 @@ class WarcWriter(Writer):
     def _warn(self, message: str) -> None:
         warnings = self.ctx.notes["warnings"]
         warnings[message] = warnings.get(message, 0) + 1
+        self.ctx.report_warning(message)
 
     # -- record ids and dates --------------------------------------------------------------
 
@@ -705,6 +707,10 @@ class WarcWriter(Writer):
             headers.append((b"WARC-Date", date))
         if record.ip and record.ip not in ("0.0.0.0", "-"):
             headers.append((b"WARC-IP-Address", record.ip.encode("ascii", "replace")))
+        arc = record.extras.get("arc")
+        if isinstance(arc, dict) and arc.get("truncated"):
+            # the ARC record ended before its declared length (a cut file): say so
+            headers.append((b"WARC-Truncated", b"unspecified"))
         doc_id = doc_id if doc_id is not None else record.doc_id
         if doc_id is not None:
             headers.append((b"WARC-TREC-ID", doc_id.encode("utf-8", "surrogateescape")))

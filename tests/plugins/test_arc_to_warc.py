@@ -167,3 +167,23 @@ def test_converted_warc_passes_warcio_check(samples, tmp_path: Path, need_comman
     _, warc = convert(samples / ARC_SAMPLES[5], tmp_path)
     result = subprocess.run([warcio, "check", str(warc)], capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_truncated_arc_record_is_marked_truncated_in_warc(samples, tmp_path: Path, need) -> None:
+    """An ARC record cut short of its declared length becomes a WARC record that says so."""
+    warcio = need("warcio")
+    src = samples / ARC_SAMPLES[7]  # jwat dashed-fields: its last record is cut 84 bytes short
+    records, warc = convert(src, tmp_path)
+    cut = {r.url for r in records if r.extras["arc"].get("truncated")}
+    assert cut  # the sample really has a cut record
+    from warcio.archiveiterator import ArchiveIterator
+
+    seen = {}
+    with open(warc, "rb") as fh:
+        for rec in ArchiveIterator(fh):
+            uri = rec.rec_headers.get_header("WARC-Target-URI")
+            seen[uri] = rec.rec_headers.get_header("WARC-Truncated")
+    assert warcio is not None
+    for url in cut:
+        assert seen[url.replace(" ", "%20")] == "unspecified"
+    assert sum(1 for v in seen.values() if v) == len(cut)

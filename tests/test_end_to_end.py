@@ -1,0 +1,103 @@
+"""End to end through the installed ``crawlmill`` command: the README's commands, WARC -> WARC
+byte identity, and what the run report says."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def readme_commands() -> list[str]:
+    """The two shell commands README.md opens with."""
+    blocks = re.findall(r"```sh\n(.*?)\n```", README, flags=re.S)
+    return [b.strip() for b in blocks[:2]]
+
+
+def crawlmill(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    exe = Path(sys.executable).with_name("crawlmill")
+    return subprocess.run([str(exe), *args], cwd=cwd, capture_output=True, text=True, timeout=300)
+
+
+def test_ci_runs_the_readme_test_command() -> None:
+    install, test = readme_commands()
+    assert install.startswith("pip install . && crawlmill convert fixtures/legacy")
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert test in ci.splitlines()
+    assert "CRAWLMILL_REQUIRE_ORACLES=1" in ci
+
+
+def test_readme_main_job_converts_the_legacy_collection(tmp_path: Path, need, need_command) -> None:
+    """The README's first command (its convert part) gives WARCs that warcio, FastWARC and
+    `warcio check` accept, one per legacy input, with every record accounted for."""
+    warcio_ai = need("warcio.archiveiterator")
+    fastwarc = need("fastwarc")
+    convert = readme_commands()[0].split("&&", 1)[1].split()
+    out = tmp_path / "out"
+    result = crawlmill(*convert[1:-1], str(out))
+    assert result.returncode == 0, result.stderr
+    assert re.search(r"read (\d+) = written \1 \+ dropped 0 \+ quarantined 0", result.stderr)
+    legacy = sorted(p.name for p in (ROOT / "fixtures" / "legacy").iterdir())
+    warcs = sorted(p.name for p in out.glob("*.warc.gz"))
+    assert len(warcs) == len(legacy) == 2
+    for warc in out.glob("*.warc.gz"):
+        with open(warc, "rb") as fh:
+            ours = [
+                (r.rec_type, r.rec_headers.get_header("WARC-Target-URI"))
+                for r in warcio_ai.ArchiveIterator(fh)
+            ]
+        with open(warc, "rb") as fh:
+            fast = [
+                (str(r.record_type), r.headers.get("WARC-Target-URI"))
+                for r in fastwarc.ArchiveIterator(fh, parse_http=False)
+            ]
+        assert len(ours) == len(fast) >= 2
+        check = subprocess.run(
+            [need_command("warcio"), "check", str(warc)], capture_output=True, text=True
+        )
+        assert check.returncode == 0, check.stdout + check.stderr
+    # the ARC became a WARC with a crawlmill warcinfo and the filedesc kept as metadata
+    with open(out / "example-2008.warc.gz", "rb") as fh:
+        types = [r.rec_type for r in warcio_ai.ArchiveIterator(fh)]
+    assert types[:2] == ["warcinfo", "metadata"] and types.count("response") == 4
+
+
+@pytest.mark.parametrize(
+    "sample",
+    [
+        "webrecorder-pywb/sample_archive/warcs/iana.warc.gz",
+        "webrecorder-warcio/test/data/example.warc.gz",
+        "iipc-warc-specifications/specifications/warc-deduplication/samples/20141129-heritrix-original.warc.gz",
+    ],
+)
+def test_convert_warc_to_warc_is_byte_identical(samples: Path, sample: str, tmp_path: Path) -> None:
+    src = samples / sample
+    out = tmp_path / "out"
+    result = crawlmill("convert", str(src), "--to", "warc", "-o", str(out))
+    assert result.returncode == 0, result.stderr
+    (written,) = out.glob("*.warc.gz")
+    with gzip.open(written) as ours, gzip.open(src) as theirs:
+        assert ours.read() == theirs.read()
+
+
+def test_writer_repairs_reach_the_run_report(samples: Path, tmp_path: Path) -> None:
+    """ClueWeb09 -> WARC 1.1: the reader's quirks and the writer's repairs are both counted."""
+    src = samples / "sqs-freequery/test/dumps/ClueWeb09_English_Sample"
+    out = tmp_path / "out"
+    result = crawlmill(
+        "convert", str(src), "--to", "warc", "--option", "version=1.1", "-o", str(out)
+    )
+    assert result.returncode == 0, result.stderr
+    report = json.loads((out / ".crawlmill" / "report.json").read_text())
+    assert report["read"] == report["written"] == 101
+    warnings = report["warnings"]
+    assert any(k.startswith("writer: ") for k in warnings), warnings
+    assert any(not k.startswith("writer: ") for k in warnings), warnings
