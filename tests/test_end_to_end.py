@@ -101,3 +101,36 @@ def test_writer_repairs_reach_the_run_report(samples: Path, tmp_path: Path) -> N
     warnings = report["warnings"]
     assert any(k.startswith("writer: ") for k in warnings), warnings
     assert any(not k.startswith("writer: ") for k in warnings), warnings
+
+
+def test_readme_config_example_is_valid(tmp_path: Path) -> None:
+    """The pipeline shown in README.md validates against the installed plugins."""
+    (example,) = re.findall(r"```yaml\n(.*?)\n```", README, flags=re.S)
+    crawl = tmp_path / "crawl"
+    crawl.mkdir()
+    (crawl / "a.arc.gz").write_bytes((ROOT / "fixtures/legacy/example-2008.arc.gz").read_bytes())
+    config = tmp_path / "pipeline.yaml"
+    config.write_text(example, encoding="utf-8")
+    result = crawlmill("validate", str(config), cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "a.arc.gz" in result.stdout
+
+
+def test_readme_plugin_example_registers(tmp_path: Path) -> None:
+    """The plugin module shown in README.md loads and registers its filter."""
+    blocks = re.findall(r"```python\n(.*?)\n```", README, flags=re.S)
+    (module,) = [b for b in blocks if "hookimpl" in b]
+    (tmp_path / "readme_plugin.py").write_text(module, encoding="utf-8")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        from crawlmill.core.registry import Registry
+
+        registry = Registry.load(["readme_plugin"], entry_points=False)
+        cls = registry.filter("long-pages")
+        from crawlmill.core import Drop, Record
+
+        f = cls(cls.Options(min_bytes=3))
+        assert f.apply(Record(payload=b"ab")) == Drop("short")
+        assert isinstance(f.apply(Record(payload=b"abc")), Record)
+    finally:
+        sys.path.remove(str(tmp_path))
