@@ -328,8 +328,10 @@ def _validate(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         raise ConfigError(exc.problems, args.pipeline) from None
     plan = [{"path": p.input.path, "relpath": p.input.relpath, "reader": p.reader} for p in planned]
+    skipped = [{"path": path, "reason": why} for path, why in planned.skipped]
     if args.json:
-        json.dump({"pipeline": spec.model_dump(mode="json"), "inputs": plan}, sys.stdout, indent=2)
+        data = {"pipeline": spec.model_dump(mode="json"), "inputs": plan, "skipped": skipped}
+        json.dump(data, sys.stdout, indent=2)
         print()
         return EXIT_OK
     out = sys.stdout
@@ -338,6 +340,10 @@ def _validate(args: argparse.Namespace) -> int:
     print(f"inputs ({len(plan)}):", file=out)
     for item in plan:
         print(f"  {item['path']}  [{item['reader']}]", file=out)
+    if skipped:
+        print(f"skipped ({len(skipped)}, no reader claims them):", file=out)
+        for item in skipped:
+            print(f"  {item['path']}", file=out)
     return EXIT_OK
 
 

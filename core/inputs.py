@@ -22,7 +22,9 @@ Rules:
   would collide).
 
 When ``spec.reader`` is ``None`` each file's reader is detected with
-``registry.detect(path, read_head(path))``.
+``registry.detect(path, read_head(path))``. A file met while listing a directory or glob that
+no reader claims (a README, a checksum list) is left out and listed in ``InputPlan.skipped``;
+a file named on its own that no reader claims is an error.
 """
 
 from __future__ import annotations
@@ -39,12 +41,23 @@ from .plugin import InputFile
 from .registry import Registry
 from .spec import PipelineSpec
 
-__all__ = ["PlannedInput", "expand_inputs", "is_side_file"]
+__all__ = ["InputPlan", "PlannedInput", "expand_inputs", "is_side_file"]
 
 #: a directory reader claim needs at least this confidence to take over the listing.
 DIRECTORY_CLAIM = 0.5
 _SIDE_NAMES = frozenset({"_SUCCESS"})
 _SIDE_SUFFIXES = (".crc",)
+
+
+class InputPlan(list):
+    """The planned inputs (a list of :class:`PlannedInput`) plus ``skipped``: files found by
+    listing a directory or glob that no reader claims, as ``(path, reason)`` pairs. They are
+    left out of the run and reported, never dropped silently; a file named on its own that
+    no reader claims is an error instead."""
+
+    def __init__(self, items=(), skipped: list[tuple[str, str]] | None = None) -> None:
+        super().__init__(items)
+        self.skipped: list[tuple[str, str]] = skipped or []
 
 
 @dataclass(frozen=True)
@@ -186,7 +199,7 @@ def _loose_relpaths(paths: list[str]) -> dict[str, str]:
     return {p: os.path.relpath(a, common) for p, a in zip(paths, absolute, strict=True)}
 
 
-def expand_inputs(spec: PipelineSpec, registry: Registry) -> list[PlannedInput]:
+def expand_inputs(spec: PipelineSpec, registry: Registry) -> InputPlan:
     """The run's inputs, sorted and de-duplicated, each with its reader; see the module
     docstring. Raises :class:`ConfigError` listing every problem (missing path, empty glob,
     colliding relpaths, undetectable format)."""
@@ -211,8 +224,9 @@ def expand_inputs(spec: PipelineSpec, registry: Registry) -> list[PlannedInput]:
 
     problems: list[tuple[str, str]] = []
     by_rel: dict[str, str] = {}
-    planned = []
-    for index, (path, relpath, meta, reader) in enumerate(ordered):
+    planned = InputPlan()
+    listed = {e[0] for e in col.entries if e[1] is not None and e[3] is None}
+    for path, relpath, meta, reader in ordered:
         if relpath in by_rel:
             problems.append(
                 (
@@ -223,8 +237,15 @@ def expand_inputs(spec: PipelineSpec, registry: Registry) -> list[PlannedInput]:
         by_rel[relpath] = path
         name = reader or (col.reader.name if col.reader else None)
         if name is None:
-            name = _detect(registry, path, problems)
+            found: list[tuple[str, str]] = []
+            name = _detect(registry, path, found)
+            if found and path in listed:
+                # a file met while listing a folder or glob (a README, a checksum list)
+                planned.skipped.append((path, "no reader claims this file"))
+                continue
+            problems.extend(found)
         size = os.path.getsize(path) if os.path.isfile(path) else 0
+        index = len(planned)
         planned.append(PlannedInput(InputFile(path, relpath, index, meta), name or "", size))
     if problems:
         raise ConfigError(problems)

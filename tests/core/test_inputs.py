@@ -102,6 +102,22 @@ def test_reader_is_detected_per_file_and_undetectable_names_the_file(
     assert str(bad) in str(err.value) and "cannot detect" in str(err.value)
 
 
+def test_unclaimed_files_in_a_listed_folder_are_skipped_and_reported(
+    tmp_path, fake, lines, registry
+):
+    folder = tmp_path / "crawl"
+    lines(folder / "a.txt", ["R u response p"])
+    readme = folder / "README.bin"
+    readme.write_bytes(b"\x00 notes about this crawl")
+    for source in ([folder], [str(folder / "*")]):
+        planned = expand_inputs(fake(source, tmp_path / "o", reader=None), registry)
+        assert _rel(planned) == ["a.txt"] and planned[0].input.index == 0
+        assert planned.skipped == [(str(readme), "no reader claims this file")]
+    # named on its own, the same file is an error, not a skip
+    with pytest.raises(ConfigError, match="cannot detect"):
+        expand_inputs(fake([readme], tmp_path / "o", reader=None), registry)
+
+
 def test_detect_head_is_decompressed(tmp_path, fake, registry):
     import gzip
 
