@@ -30,7 +30,6 @@ runs tasks in the calling process, for easy debugging.
 
 from __future__ import annotations
 
-import multiprocessing
 import queue as queue_mod
 import signal
 import sys
@@ -38,10 +37,12 @@ import threading
 from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # imported when a LocalExecutor is made: in-process runs need neither
+    from concurrent.futures import ProcessPoolExecutor
 
 __all__ = [
     "Channel",
@@ -164,11 +165,15 @@ class LocalExecutor(Executor):
 
     def __init__(self, workers: int) -> None:
         self.workers = max(1, workers)
+        import multiprocessing
+
         self._ctx = multiprocessing.get_context(START_METHOD)
         self.channel = Channel(self._ctx.Queue(), self._ctx.Event())
         self._pools: list[ProcessPoolExecutor] = []
 
     def _pool(self, size: int) -> ProcessPoolExecutor:
+        from concurrent.futures import ProcessPoolExecutor
+
         pool = ProcessPoolExecutor(
             max_workers=size,
             mp_context=self._ctx,
@@ -185,6 +190,8 @@ class LocalExecutor(Executor):
 
     def map(self, fn: Callable[[Any], Any], payloads: Sequence[Any]) -> Iterator[tuple[int, Any]]:
         """Run payloads on the pool, at most ``workers`` at a time; isolate crashers."""
+        from concurrent.futures.process import BrokenProcessPool
+
         todo = deque(range(len(payloads)))
         suspects: list[int] = []
         if not todo:
@@ -231,6 +238,8 @@ class LocalExecutor(Executor):
             yield i, self._isolated(fn, payloads[i])
 
     def _isolated(self, fn: Callable[[Any], Any], payload: Any) -> Any:
+        from concurrent.futures.process import BrokenProcessPool
+
         pool = self._pool(1)
         try:
             return pool.submit(fn, payload).result()

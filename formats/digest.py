@@ -16,6 +16,7 @@ from typing import NamedTuple
 
 __all__ = [
     "ALGORITHMS",
+    "DeferredSha1",
     "Digest",
     "compute_digest",
     "digest_matches",
@@ -51,6 +52,30 @@ class Digest(NamedTuple):
 def sha1_base32(data: bytes) -> str:
     """The WARC digest string ``sha1:<BASE32>`` of ``data``."""
     return "sha1:" + base64.b32encode(hashlib.sha1(data).digest()).decode("ascii")
+
+
+class DeferredSha1:
+    """The WARC digest ``sha1:<BASE32>`` (as bytes) of the concatenation of ``parts``,
+    computed on the first :meth:`resolve` (on whichever thread serialises the record), then
+    kept; the parts are released once hashed. Hashing the parts one by one gives the digest
+    of their concatenation without building it."""
+
+    __slots__ = ("_parts", "_value")
+
+    def __init__(self, *parts: bytes) -> None:
+        self._parts: tuple[bytes, ...] = parts
+        self._value: bytes | None = None
+
+    def resolve(self) -> bytes:
+        """The digest string, e.g. ``b"sha1:3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ"``."""
+        if self._value is None:
+            h = hashlib.sha1()
+            for part in self._parts:
+                if part:
+                    h.update(part)
+            self._value = b"sha1:" + base64.b32encode(h.digest())
+            self._parts = ()
+        return self._value
 
 
 def compute_digest(

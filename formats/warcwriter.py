@@ -15,16 +15,24 @@ record can be read from its offset, as CDX indexes and warcio/FastWARC expect. g
 isal knows levels 0-3 only, so levels 1-3/4-6/7-9 map to isal 1/2/3.
 
 This module knows nothing of crawlmill's Record: it turns ``(name, value)`` byte pairs and a
-block into bytes.
+block into bytes. A header value may also be *deferred* (an object with ``resolve() -> bytes``,
+such as :class:`~crawlmill.formats.digest.DeferredSha1`) and a block may be given as a tuple of
+parts, so that a :class:`PendingRecord` can be digested and serialised later, on the
+:class:`WarcFileWriter`'s background threads, without first concatenating its block.
 """
 
 from __future__ import annotations
 
+import hashlib
+import threading
+import uuid
 import zlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import BinaryIO
+from typing import Any, BinaryIO, Protocol
+
+from .ordered_batches import OrderedBatches
 
 try:  # pragma: no cover - depends on the installation
     from isal import isal_zlib as _isal_zlib
@@ -34,7 +42,9 @@ except ImportError:  # pragma: no cover
 __all__ = [
     "COMPRESSIONS",
     "VERSIONS",
+    "DeferredValue",
     "Framing",
+    "PendingRecord",
     "RecordCompressor",
     "WarcFileWriter",
     "clean_header_value",
@@ -43,6 +53,7 @@ __all__ = [
     "framing_for",
     "serialize_record",
     "urn_uuid",
+    "uuid5_urn",
     "warc_fields",
 ]
 
@@ -54,6 +65,20 @@ COMPRESSIONS = ("gzip", "zstd", "none")
 DEFAULT_LEVELS = {"gzip": 6, "zstd": 3, "none": 0}
 #: allowed level range per compression.
 LEVEL_RANGES = {"gzip": (1, 9), "zstd": (1, 22), "none": (0, 0)}
+
+
+class DeferredValue(Protocol):
+    """A header value computed when the record is serialised (e.g. a digest)."""
+
+    def resolve(self) -> bytes:
+        """The value's bytes."""
+        ...
+
+
+#: a header value: bytes, or bytes computed at serialisation.
+HeaderValue = bytes | DeferredValue
+#: a block: bytes, or parts that are concatenated when the record is serialised.
+Block = bytes | Sequence[bytes]
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,13 +97,21 @@ class Framing:
         return b"WARC/" + self.version.encode("ascii") + self.line_ending
 
 
+_FRAMINGS = {
+    "1.1": Framing("1.1", b"\r\n", b"\r\n\r\n", False),
+    "1.0": Framing("1.0", b"\r\n", b"\r\n\r\n", False),
+    "0.18": Framing("0.18", b"\n", b"\n\n", True),
+}
+
+
 def framing_for(version: str) -> Framing:
     """The framing crawlmill writes for ``version`` (``1.1``, ``1.0`` or ``0.18``)."""
-    if version in ("1.1", "1.0"):
-        return Framing(version, b"\r\n", b"\r\n\r\n", False)
-    if version == "0.18":
-        return Framing(version, b"\n", b"\n\n", True)
-    raise ValueError(f"cannot write WARC version {version!r}; choose one of {', '.join(VERSIONS)}")
+    framing = _FRAMINGS.get(version)
+    if framing is None:
+        raise ValueError(
+            f"cannot write WARC version {version!r}; choose one of {', '.join(VERSIONS)}"
+        )
+    return framing
 
 
 def clean_header_value(value: bytes) -> tuple[bytes, bool]:
@@ -89,23 +122,61 @@ def clean_header_value(value: bytes) -> tuple[bytes, bool]:
     return value.replace(b"\r\n", b" ").replace(b"\n", b" ").replace(b"\r", b" "), True
 
 
-def serialize_record(version: str, headers: Iterable[tuple[bytes, bytes]], block: bytes) -> bytes:
-    """The uncompressed bytes of one record: version line, ``headers`` in order, a
-    ``Content-Length`` computed for the version's framing (always last; any
-    ``Content-Length`` in ``headers`` is dropped), blank line, block, separator."""
+def serialize_record(
+    version: str, headers: Iterable[tuple[bytes, HeaderValue]], block: Block
+) -> bytes:
+    """The uncompressed bytes of one record: version line, ``headers`` in order (deferred
+    values resolved), a ``Content-Length`` computed for the version's framing (always last;
+    any ``Content-Length`` in ``headers`` is dropped), blank line, block, separator.
+    ``block`` is bytes or a sequence of parts written one after the other."""
     framing = framing_for(version)
     eol = framing.line_ending
-    length = len(block) + (len(framing.separator) if framing.cl_includes_separator else 0)
+    parts_of_block = (block,) if isinstance(block, bytes | bytearray | memoryview) else block
+    length = _length(parts_of_block)
+    if framing.cl_includes_separator:
+        length += len(framing.separator)
     parts = [framing.version_line]
     for name, value in headers:
-        if name.lower() == b"content-length":
+        if len(name) == 14 and name.lower() == b"content-length":
             continue
-        parts.append(name + b": " + clean_header_value(value)[0] + eol)
+        if not isinstance(value, bytes | bytearray):
+            value = value.resolve()
+        if b"\n" in value or b"\r" in value:
+            value = clean_header_value(value)[0]
+        parts.append(name + b": " + value + eol)
     parts.append(b"Content-Length: " + str(length).encode("ascii") + eol)
     parts.append(eol)
-    parts.append(block)
+    parts.extend(parts_of_block)
     parts.append(framing.separator)
     return b"".join(parts)
+
+
+@dataclass(slots=True)
+class PendingRecord:
+    """A record to serialise later: what :func:`serialize_record` takes, kept as given."""
+
+    version: str
+    headers: list[tuple[bytes, HeaderValue]]
+    block: Block
+
+    def serialize(self) -> bytes:
+        """The record's uncompressed bytes (see :func:`serialize_record`)."""
+        return serialize_record(self.version, self.headers, self.block)
+
+    @property
+    def size(self) -> int:
+        """Bytes of the block (what the record holds in memory)."""
+        if isinstance(self.block, bytes | bytearray | memoryview):
+            return len(self.block)
+        return _length(self.block)
+
+
+def _length(parts: Sequence[bytes]) -> int:
+    """Total length of ``parts`` (a loop: faster than ``sum`` of a generator for few parts)."""
+    total = 0
+    for part in parts:
+        total += len(part)
+    return total
 
 
 def warc_fields(fields: Iterable[tuple[str, str]]) -> bytes:
@@ -118,12 +189,27 @@ def urn_uuid(value: object) -> bytes:
     return b"<urn:uuid:" + str(value).encode("ascii") + b">"
 
 
+def uuid5_urn(namespace: uuid.UUID, name: str) -> bytes:
+    """``urn_uuid(uuid.uuid5(namespace, name))``, computed directly (no ``UUID`` object): the
+    first 16 bytes of SHA-1(namespace + UTF-8 name) with the version 5 and RFC 4122 variant
+    bits set, as RFC 4122 section 4.3 specifies."""
+    raw = bytearray(hashlib.sha1(namespace.bytes + name.encode("utf-8")).digest()[:16])
+    raw[6] = (raw[6] & 0x0F) | 0x50
+    raw[8] = (raw[8] & 0x3F) | 0x80
+    h = raw.hex()
+    return f"<urn:uuid:{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}>".encode("ascii")
+
+
 def format_warc_date(date: datetime, version: str, keep_fraction: bool = False) -> bytes:
     """A WARC-Date: UTC ISO 8601 with ``Z``, to the second; WARC 1.1 keeps microseconds when
     ``keep_fraction`` (the source had sub-second precision), as 1.1 section 5.4 allows."""
     if date.tzinfo is not None:
         date = date.astimezone(UTC)
-    text = date.strftime("%Y-%m-%dT%H:%M:%S")
+    if date.year >= 1000:  # what strftime gives, faster (strftime does not pad years < 1000)
+        d = date
+        text = f"{d.year}-{d.month:02d}-{d.day:02d}T{d.hour:02d}:{d.minute:02d}:{d.second:02d}"
+    else:
+        text = date.strftime("%Y-%m-%dT%H:%M:%S")
     if keep_fraction and version == "1.1" and date.microsecond:
         text += f".{date.microsecond:06d}".rstrip("0")
     return (text + "Z").encode("ascii")
@@ -149,11 +235,10 @@ class RecordCompressor:
             raise ValueError(
                 f"{compression} level must be between {low} and {high}, not {self.level}"
             )
-        self._zstd = None
+        #: zstd compressors are not thread-safe: one per thread that compresses.
+        self._zstd = threading.local()
         if compression == "zstd":
-            import zstandard
-
-            self._zstd = zstandard.ZstdCompressor(level=self.level, write_content_size=True)
+            import zstandard  # noqa: F401 - fail here, not in a worker thread, when missing
         #: which gzip implementation is used: "isal" or "zlib".
         self.backend = "isal" if (compression == "gzip" and _isal_zlib is not None) else "zlib"
 
@@ -164,16 +249,51 @@ class RecordCompressor:
                 return _isal_zlib.compress(data, (self.level + 2) // 3, wbits=31)
             return zlib.compress(data, self.level, wbits=31)
         if self.compression == "zstd":
-            return self._zstd.compress(data)
+            return self._zstd_compressor().compress(data)
         return data
+
+    def _zstd_compressor(self) -> Any:
+        compressor = getattr(self._zstd, "compressor", None)
+        if compressor is None:
+            import zstandard
+
+            compressor = zstandard.ZstdCompressor(level=self.level, write_content_size=True)
+            self._zstd.compressor = compressor
+        return compressor
+
+
+#: called with ``(offset, length)`` once a submitted record is in the file.
+OnWritten = Callable[[int, int], None]
+#: a submitted record: serialised bytes or a pending record, and its callback.
+_Job = tuple[bytes | PendingRecord, OnWritten | None]
+#: compressed records: their bytes one after the other, and per record its compressed
+#: length, uncompressed length and callback.
+_Compressed = tuple[bytes, list[tuple[int, int, OnWritten | None]]]
 
 
 class WarcFileWriter:
     """Appends serialised records to a binary stream, each compressed on its own, and
-    reports where each landed (offset and length in the *written* file, as CDX wants)."""
+    reports where each landed (offset and length in the *written* file, as CDX wants).
+
+    With ``background=True``, :meth:`submit` hands records, in batches, to ``threads`` pool
+    threads (:class:`~crawlmill.formats.ordered_batches.OrderedBatches`) that resolve deferred
+    digests, serialise and compress them in parallel; the calling thread writes each batch,
+    in submission order, during a later :meth:`submit` or :meth:`flush`, so the file's bytes
+    are the same as without threads and the stream is only ever written from the calling
+    thread. :attr:`position` and :attr:`records` count what was written so far: they are exact
+    after :meth:`flush`. :meth:`write_raw` and :meth:`write` always write at once (after
+    flushing what was submitted). :meth:`close` flushes and stops the threads; the stream
+    belongs to the caller.
+    """
 
     def __init__(
-        self, stream: BinaryIO, compression: str = "gzip", level: int | None = None
+        self,
+        stream: BinaryIO,
+        compression: str = "gzip",
+        level: int | None = None,
+        *,
+        background: bool = False,
+        threads: int = 2,
     ) -> None:
         self.stream = stream
         self.compressor = RecordCompressor(compression, level)
@@ -182,19 +302,74 @@ class WarcFileWriter:
         #: uncompressed bytes written so far.
         self.raw_bytes = 0
         self.records = 0
+        self._batches = (
+            OrderedBatches(
+                self._compress_batch,
+                self._write_batch,
+                threads=threads,
+                name="crawlmill-warc-writer",
+            )
+            if background
+            else None
+        )
+
+    def submit(self, record: bytes | PendingRecord, on_written: OnWritten | None = None) -> None:
+        """Append one record (serialised bytes or a :class:`PendingRecord`), compressed on the
+        background threads when there are some; ``on_written(offset, length)`` is called on
+        this thread, in record order, once the record is in the file (at once without
+        background threads). Raises the error of an earlier submitted record, if any."""
+        if self._batches is None:
+            self._write_batch(self._compress_batch([(record, on_written)]))
+            return
+        size = record.size if isinstance(record, PendingRecord) else len(record)
+        self._batches.submit((record, on_written), size)
+
+    def flush(self) -> None:
+        """Write every submitted record (raises a serialisation or write error, if any)."""
+        if self._batches is not None:
+            self._batches.flush()
+
+    def close(self) -> None:
+        """Write what was submitted and stop the background threads (idempotent)."""
+        if self._batches is not None:
+            self._batches.close()
 
     def write_raw(self, record_bytes: bytes) -> tuple[int, int]:
         """Compress and append one complete serialised record; return ``(offset, length)``."""
-        data = self.compressor.compress(record_bytes)
-        offset = self.position
-        self.stream.write(data)
-        self.position += len(data)
-        self.raw_bytes += len(record_bytes)
-        self.records += 1
-        return offset, len(data)
+        self.flush()
+        return self._append(self.compressor.compress(record_bytes), len(record_bytes))
 
     def write(
-        self, version: str, headers: Iterable[tuple[bytes, bytes]], block: bytes
+        self, version: str, headers: Iterable[tuple[bytes, HeaderValue]], block: Block
     ) -> tuple[int, int]:
         """Serialise (see :func:`serialize_record`) and append one record."""
         return self.write_raw(serialize_record(version, headers, block))
+
+    def _compress_batch(self, jobs: list[_Job]) -> _Compressed:
+        """Serialise and compress records (on a pool thread in background mode); joined, so
+        the batch is written with one call (each call gives other threads the GIL)."""
+        pieces = []
+        sizes = []
+        for record, on_written in jobs:
+            data = record.serialize() if isinstance(record, PendingRecord) else record
+            compressed = self.compressor.compress(data)
+            pieces.append(compressed)
+            sizes.append((len(compressed), len(data), on_written))
+        return b"".join(pieces) if len(pieces) > 1 else pieces[0], sizes
+
+    def _write_batch(self, batch: _Compressed) -> None:
+        """Append a batch of compressed records and call their callbacks in order."""
+        data, sizes = batch
+        self.stream.write(data)
+        for length, raw_length, on_written in sizes:
+            offset = self.position
+            self.position += length
+            self.raw_bytes += raw_length
+            self.records += 1
+            if on_written is not None:
+                on_written(offset, length)
+
+    def _append(self, data: bytes, raw_length: int) -> tuple[int, int]:
+        offset = self.position
+        self._write_batch((data, [(len(data), raw_length, None)]))
+        return offset, len(data)

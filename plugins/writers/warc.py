@@ -53,6 +53,14 @@ A revisit's payload digest names the original capture's payload and is never rec
 digest in an algorithm crawlmill does not know is kept unchecked (and counted). Payload digests
 cover the payload as stored (not de-chunked), as ``warcio check`` and Heritrix do.
 
+Threading: records are digested (built records), serialised and compressed in batches on two
+pool threads while the caller reads the next records, then written on the caller's thread in
+the order :meth:`WarcWriter.write` received them
+(:class:`~crawlmill.formats.warcwriter.WarcFileWriter` with ``background``). Each record's
+bytes depend on that record alone, so the file is byte-identical to a one-thread run; CDXJ
+lines and warnings are made on the caller's thread. An error surfaces on a later ``write`` or
+on ``close``.
+
 Per-file facts go to ``ctx.notes["files"]`` (``path``, ``records`` (all records written),
 ``documents`` (input records that are not warcinfo; an ARC filedesc is warcinfo), ``warcinfo``
 (whether crawlmill added one), ``bytes``, ``cdxj``) and
@@ -62,8 +70,6 @@ repaired quirks are reported through ``ctx.report_warning`` (and counted in
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import importlib
 import os
 import pkgutil
@@ -71,23 +77,25 @@ import posixpath
 import re
 import uuid
 from datetime import UTC, datetime
+from functools import partial
 from typing import Any, BinaryIO, Literal
 
 from crawlmill.core import ConfigError, Record, RecordKind, WriteContext, Writer, hookimpl
 from crawlmill.core.plugin import PluginOptions
 from crawlmill.formats import cdxj as cdxj_format
-from crawlmill.formats.digest import digest_matches, recompute_like, sha1_base32
+from crawlmill.formats.digest import DeferredSha1, digest_matches, recompute_like, sha1_base32
 from crawlmill.formats.warcwriter import (
     DEFAULT_LEVELS,
     LEVEL_RANGES,
     Framing,
+    PendingRecord,
     WarcFileWriter,
     clean_header_value,
     extension_for,
     format_warc_date,
     framing_for,
     serialize_record,
-    urn_uuid,
+    uuid5_urn,
     warc_fields,
 )
 from pydantic import Field, ValidationInfo, field_validator, model_validator
@@ -128,8 +136,11 @@ def _tail(framing: Framing) -> bytes:
     return framing.separator if framing.cl_includes_separator else b""
 
 
-def _sha1_text(h: Any) -> bytes:
-    return b"sha1:" + base64.b32encode(h.digest())
+def _block_parts(record: Record) -> tuple[bytes, bytes]:
+    """The record's block as immutable parts ``(HTTP head, payload)``: they are digested and
+    written later, on a writer thread, and joined only once, into the record (``bytes(x)`` of
+    a ``bytes`` object is that object: no copy)."""
+    return bytes(record.http_head or b""), bytes(record.payload)
 
 
 def _valid_date(value: bytes) -> bool:
@@ -342,21 +353,18 @@ class WarcWriter(Writer):
         """Encode one record into the current file (starting or rolling files as needed)."""
         if self.add_warcinfo is None:
             self.add_warcinfo = "warc" not in record.extras
-        if self.file is not None and self.layout.should_roll(
-            self.file.records, self.file.writer.position
-        ):
+        if self.file is not None and self._should_roll(self.file):
             self._finish_file()
         if self.file is None:
             self._source_format = self._source_format or self._format_of(record)
             self._start_file()
         assert self.file is not None
-        data, facts = self._encode(record)
-        offset, length = self.file.writer.write_raw(data)
+        pending, facts = self._encode(record)
+        on_written = partial(self._index, self.file, facts) if self.options.cdxj else None
+        self.file.writer.submit(pending, on_written)
         self.file.records += 1
         if record.kind != RecordKind.WARCINFO:
             self.file.documents += 1
-        if self.options.cdxj:
-            self._index(facts, offset, length)
         self.ordinal += 1
 
     def close(self) -> None:
@@ -376,24 +384,34 @@ class WarcWriter(Writer):
 
     # -- files -----------------------------------------------------------------------------
 
+    def _should_roll(self, file: _File) -> bool:
+        """Ask the layout whether ``file`` is full. Submitted records are written in batches,
+        so the file's byte size is exact only after a flush: flush first when the layout may
+        look at it (``max_bytes``, or a layout from outside this package)."""
+        layout_module = type(self.layout).__module__
+        if self.options.max_bytes is not None or not layout_module.startswith(__package__ + "."):
+            file.writer.flush()
+        return self.layout.should_roll(file.records, file.writer.position)
+
     def _start_file(self) -> None:
         path = self.layout.next_path()
         stream = self.ctx.create(path)
-        self.file = _File(
-            path,
-            stream,
-            WarcFileWriter(stream, self.options.compression, self.options.effective_level),
+        writer = WarcFileWriter(
+            stream, self.options.compression, self.options.effective_level, background=True
         )
+        self.file = _File(path, stream, writer)
         if self.add_warcinfo:
             data, facts = self._warcinfo_record(path)
-            offset, length = self.file.writer.write_raw(data)
-            if self.options.cdxj:
-                self._index(facts, offset, length)
+            on_written = partial(self._index, self.file, facts) if self.options.cdxj else None
+            writer.submit(data, on_written)
 
     def _finish_file(self) -> None:
         f = self.file
         assert f is not None
-        f.stream.close()
+        try:
+            f.writer.close()  # every submitted record is in the file (or its error raised)
+        finally:
+            f.stream.close()
         entry: dict[str, Any] = {
             "path": f.path,
             "records": f.writer.records,
@@ -435,7 +453,7 @@ class WarcWriter(Writer):
                 role,
             ]
         )
-        return urn_uuid(uuid.uuid5(RECORD_ID_NAMESPACE, identity))
+        return uuid5_urn(RECORD_ID_NAMESPACE, identity)
 
     def _inner_path(self, path: str) -> str:
         """``path`` relative to the task's input (a file inside a collection directory),
@@ -468,7 +486,7 @@ class WarcWriter(Writer):
 
     # -- encoding --------------------------------------------------------------------------
 
-    def _encode(self, record: Record) -> tuple[bytes, dict[str, Any]]:
+    def _encode(self, record: Record) -> tuple[bytes | PendingRecord, dict[str, Any]]:
         warc = record.extras.get("warc")
         doc_id = self.layout.doc_id(record, self.file.documents if self.file else 0)
         if doc_id is None:
@@ -488,9 +506,9 @@ class WarcWriter(Writer):
         return self._build(record, doc_id)
 
     def _facts(self, record: Record, headers: list[tuple[bytes, bytes]]) -> dict[str, Any]:
-        """What the CDXJ index and the counters need to know of a written record."""
+        """What the CDXJ index needs to know of a written record (nothing without CDXJ)."""
         if not self.options.cdxj:
-            return {"type": (_header(headers, b"WARC-Type") or b"").decode("ascii", "replace")}
+            return {}
         ctype = _header(headers, b"Content-Type")
         http_ctype = record.http_header("Content-Type") if record.http_head else None
         return {
@@ -555,7 +573,7 @@ class WarcWriter(Writer):
 
     def _rebuild(
         self, record: Record, warc: dict[str, Any], doc_id: str | None, framing: Framing
-    ) -> tuple[bytes, dict[str, Any]]:
+    ) -> tuple[PendingRecord, dict[str, Any]]:
         """Original headers in order, re-framed for the target version, with changed fields
         updated and digests handled per the ``digests`` option."""
         version = framing.version
@@ -581,7 +599,8 @@ class WarcWriter(Writer):
         if doc_id is not None:
             self._set(headers, b"WARC-TREC-ID", doc_id.encode("utf-8", "surrogateescape"))
         headers = self._fix_digests(record, headers, _tail(framing))
-        return serialize_record(version, headers, record.block), self._facts(record, headers)
+        pending = PendingRecord(version, headers, _block_parts(record))
+        return pending, self._facts(record, headers)
 
     def _update_changed_fields(self, record: Record, headers: list[tuple[bytes, bytes]]) -> None:
         """Write the type, URL and date of a changed record where they differ from the
@@ -671,24 +690,24 @@ class WarcWriter(Writer):
         )
         headers.insert(pos, (name, value))
 
-    def _digest_headers(self, record: Record) -> list[tuple[bytes, bytes]]:
-        """SHA-1 block digest, and payload digest when there is an HTTP payload."""
+    def _digest_headers(
+        self, record: Record, parts: tuple[bytes, bytes]
+    ) -> list[tuple[bytes, DeferredSha1]]:
+        """SHA-1 block digest, and payload digest when there is an HTTP payload, of the block
+        ``parts`` (head, payload); computed when the record is serialised (on a writer
+        thread), without concatenating them."""
         if self.options.digests == "none":
             return []
+        head, payload = parts
         tail = _tail(self.framing)
-        block = hashlib.sha1(record.http_head or b"")
-        block.update(record.payload)
-        block.update(tail)
-        out = [(b"WARC-Block-Digest", _sha1_text(block))]
+        out = [(b"WARC-Block-Digest", DeferredSha1(head, payload, tail))]
         if record.http_head is not None and record.kind != RecordKind.REVISIT:
-            payload = hashlib.sha1(record.payload)
-            payload.update(tail)
-            out.append((b"WARC-Payload-Digest", _sha1_text(payload)))
+            out.append((b"WARC-Payload-Digest", DeferredSha1(payload, tail)))
         return out
 
-    def _build(self, record: Record, doc_id: str | None) -> tuple[bytes, dict[str, Any]]:
+    def _build(self, record: Record, doc_id: str | None) -> tuple[PendingRecord, dict[str, Any]]:
         """Headers for a record that did not come from WARC."""
-        headers: list[tuple[bytes, bytes]] = [
+        headers: list[tuple[bytes, bytes | DeferredSha1]] = [
             (b"WARC-Type", record.kind.value.encode("ascii")),
             (b"WARC-Record-ID", self._record_id(record)),
         ]
@@ -714,15 +733,15 @@ class WarcWriter(Writer):
         doc_id = doc_id if doc_id is not None else record.doc_id
         if doc_id is not None:
             headers.append((b"WARC-TREC-ID", doc_id.encode("utf-8", "surrogateescape")))
-        headers.extend(self._digest_headers(record))
+        parts = _block_parts(record)
+        headers.extend(self._digest_headers(record, parts))
         if record.http_head is not None:
             msgtype = b"request" if record.kind == RecordKind.REQUEST else b"response"
             headers.append((b"Content-Type", b"application/http;msgtype=" + msgtype))
         elif record.content_type:  # as the source declared it (a detected charset is not added)
             headers.append((b"Content-Type", record.content_type.encode("utf-8", "replace")))
-        return serialize_record(self.framing.version, headers, record.block), self._facts(
-            record, headers
-        )
+        pending = PendingRecord(self.framing.version, headers, parts)
+        return pending, self._facts(record, headers)
 
     def _filedesc_record(self, record: Record, arc: dict[str, Any]) -> tuple[bytes, dict[str, Any]]:
         """The ARC filedesc as a ``metadata`` record holding the whole ARC header record."""
@@ -769,7 +788,7 @@ class WarcWriter(Writer):
         ]
         block = warc_fields(fields)
         identity = "\0".join([self.ctx.input.relpath, path, "warcinfo"])
-        record_id = urn_uuid(uuid.uuid5(RECORD_ID_NAMESPACE, identity))
+        record_id = uuid5_urn(RECORD_ID_NAMESPACE, identity)
         headers: list[tuple[bytes, bytes]] = [
             (b"WARC-Type", b"warcinfo"),
             (b"WARC-Record-ID", record_id),
@@ -797,12 +816,16 @@ class WarcWriter(Writer):
 
     # -- CDXJ ------------------------------------------------------------------------------
 
-    def _index(self, facts: dict[str, Any], offset: int, length: int) -> None:
-        assert self.file is not None
+    @staticmethod
+    def _index(file: _File, facts: dict[str, Any], offset: int, length: int) -> None:
+        """Add the CDXJ line of a record written at ``offset`` (``length`` bytes) of ``file``
+        (called once the record, and so its deferred digests, were serialised and written)."""
         rtype = facts["type"]
         if not cdxj_format.indexes(rtype, facts["content_type"]):
             return
         digest = facts["payload_digest"]
+        if isinstance(digest, DeferredSha1):
+            digest = digest.resolve()
         if digest is not None:
             digest_text: str | None = digest.decode("ascii", "replace")
         elif rtype in ("warcinfo", "revisit"):
@@ -818,9 +841,9 @@ class WarcWriter(Writer):
             digest=digest_text,
             length=length,
             offset=offset,
-            filename=posixpath.basename(self.file.path),
+            filename=posixpath.basename(file.path),
         )
-        self.file.cdxj_lines.append(line)
+        file.cdxj_lines.append(line)
 
 
 @hookimpl

@@ -1,0 +1,136 @@
+"""Process items in batches on a small thread pool; consume the results in submission order.
+
+The WARC writer uses it to digest, serialise and compress records (work that releases the
+GIL: SHA-1, gzip/zstd) on other cores while the calling thread reads the next records, and
+to write the compressed records to the file, in the order they were submitted, on the calling
+thread. Each item's result depends on that item alone, so the output is exactly what
+processing the items one after the other would give, whatever thread computed what.
+
+* **Batches**: items are handed to the pool in batches (about ``batch_bytes`` bytes or
+  ``batch_items`` items), so a hand-over is paid per batch, not per record.
+* **Bounded memory**: at most ``depth`` batches are in flight, holding at most
+  ``depth * batch_bytes`` bytes unless a single (huge) batch is; :meth:`submit` consumes the
+  oldest (waiting for it) until that holds. A batch ends with the item that crosses
+  ``batch_bytes``, so besides the batch being filled, memory holds about ``depth`` batches of
+  ``batch_bytes``, or one very large item: it does not grow with the input, and a file of
+  huge records holds about one more of them than a one-thread writer would.
+* **Errors** raised by ``work`` or ``consume`` surface on the calling thread, from the
+  :meth:`submit`, :meth:`flush` or :meth:`close` that consumes the failed batch; batches not
+  yet consumed are then dropped, so nothing after a failure is consumed, and every later
+  call raises the same error.
+
+The pool's threads start with the first batch, so an idle instance costs nothing.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any
+
+__all__ = ["OrderedBatches"]
+
+
+class OrderedBatches:
+    """``consume(work(batch))`` for batches of submitted items: ``work`` on ``threads``
+    pool threads, ``consume`` on the calling thread in submission order."""
+
+    def __init__(
+        self,
+        work: Callable[[list[Any]], Any],
+        consume: Callable[[Any], None],
+        *,
+        threads: int = 2,
+        batch_bytes: int = 1 << 20,
+        batch_items: int = 64,
+        depth: int | None = None,
+        name: str = "crawlmill-batches",
+    ) -> None:
+        self._work = work
+        self._consume = consume
+        self._threads = max(1, threads)
+        self._batch_bytes = batch_bytes
+        self._batch_items = batch_items
+        self._depth = depth if depth is not None else 2 * self._threads
+        self._name = name
+        self._pool: ThreadPoolExecutor | None = None
+        self._in_flight: deque[tuple[Future, int]] = deque()  # (future, bytes of its batch)
+        self._in_flight_bytes = 0
+        self._batch: list[Any] = []
+        self._batch_size = 0
+        self._closed = False
+        self._error: BaseException | None = None
+
+    def submit(self, item: Any, size: int) -> None:
+        """Add ``item`` (``size``: its bytes, for the batch and memory bounds); may consume
+        earlier batches (and raise their error)."""
+        self._check_usable()
+        self._batch.append(item)
+        self._batch_size += size
+        if self._batch_size >= self._batch_bytes or len(self._batch) >= self._batch_items:
+            self._hand_over()
+            while self._over_budget():
+                self._consume_oldest()
+
+    def flush(self) -> None:
+        """Process and consume every submitted item (raises the first error, if any)."""
+        self._check_usable()
+        if self._batch:
+            self._hand_over()
+        while self._in_flight:
+            self._consume_oldest()
+
+    def close(self) -> None:
+        """:meth:`flush`, then stop the pool's threads (idempotent; after an error, what was
+        not consumed is dropped and the error raised)."""
+        if self._closed:
+            return
+        try:
+            self.flush()
+        finally:
+            self._closed = True
+            self._drop_pending()
+
+    def _over_budget(self) -> bool:
+        """More than ``depth`` batches in flight, or more than ``depth * batch_bytes``
+        bytes in more than one batch (a single huge batch may stay in flight alone)."""
+        count = len(self._in_flight)
+        if count > self._depth:
+            return True
+        return count > 1 and self._in_flight_bytes > self._depth * self._batch_bytes
+
+    def _check_usable(self) -> None:
+        if self._error is not None:
+            raise self._error
+        if self._closed:
+            raise ValueError("OrderedBatches is closed")
+
+    def _hand_over(self) -> None:
+        batch, size = self._batch, self._batch_size
+        self._batch, self._batch_size = [], 0
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(self._threads, thread_name_prefix=self._name)
+        self._in_flight.append((self._pool.submit(self._work, batch), size))
+        self._in_flight_bytes += size
+
+    def _consume_oldest(self) -> None:
+        future, size = self._in_flight.popleft()
+        self._in_flight_bytes -= size
+        try:
+            self._consume(future.result())
+        except BaseException as exc:
+            self._error = exc
+            self._drop_pending()
+            raise
+
+    def _drop_pending(self) -> None:
+        """Forget batches not consumed and stop the threads (waiting for running work)."""
+        self._batch = []
+        for future, _ in self._in_flight:
+            future.cancel()
+        self._in_flight.clear()
+        self._in_flight_bytes = 0
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None

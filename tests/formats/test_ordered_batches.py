@@ -1,0 +1,135 @@
+"""Batches worked on by a thread pool, consumed in order on the caller (formats.ordered_batches)."""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+
+import pytest
+from crawlmill.formats.ordered_batches import OrderedBatches
+
+
+class Recorder:
+    """Work that takes a random time per batch; consume that records order and thread."""
+
+    def __init__(self, seed: int = 1) -> None:
+        self.rng = random.Random(seed)
+        self.consumed: list[int] = []
+        self.consume_threads: set[int] = set()
+        self.work_threads: set[int] = set()
+        self.batch_lengths: list[int] = []
+        self.lock = threading.Lock()
+
+    def work(self, batch: list[int]) -> list[int]:
+        with self.lock:
+            delay = self.rng.random() * 0.004
+            self.work_threads.add(threading.get_ident())
+            self.batch_lengths.append(len(batch))
+        time.sleep(delay)  # later batches often finish first
+        return [item * 10 for item in batch]
+
+    def consume(self, results: list[int]) -> None:
+        self.consume_threads.add(threading.get_ident())
+        self.consumed.extend(results)
+
+
+def _pool_threads(name: str) -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name.startswith(name)]
+
+
+def test_results_are_consumed_in_submission_order_on_the_calling_thread():
+    rec = Recorder()
+    batches = OrderedBatches(rec.work, rec.consume, threads=3, batch_items=3, name="ob-order")
+    for i in range(200):
+        batches.submit(i, 1)
+    batches.close()
+    assert rec.consumed == [i * 10 for i in range(200)]
+    assert rec.consume_threads == {threading.get_ident()}
+    assert threading.get_ident() not in rec.work_threads
+    assert len(rec.work_threads) > 1  # the work really ran on several threads
+    assert _pool_threads("ob-order") == []
+
+
+def test_batches_end_at_the_item_or_byte_bound():
+    rec = Recorder()
+    batches = OrderedBatches(rec.work, rec.consume, batch_bytes=100, batch_items=5)
+    for size in [10, 10, 10, 10, 10, 10, 200, 1, 1]:
+        batches.submit(size, size)
+    batches.flush()
+    # 5 items; then 10 + 200 crosses 100 bytes; then the 2 left over at flush
+    assert rec.batch_lengths == [5, 2, 2]
+    batches.close()
+
+
+def test_in_flight_batches_are_bounded():
+    consumed: list[int] = []
+
+    def work(batch):
+        time.sleep(0.001)
+        return batch
+
+    batches = OrderedBatches(work, consumed.extend, threads=2, batch_items=1, depth=3)
+    outstanding = []
+    for i in range(60):
+        batches.submit(i, 1)  # one item per batch: each submit hands a batch over
+        outstanding.append(i + 1 - len(consumed))
+    batches.close()
+    assert consumed == list(range(60))
+    # submit runs ahead of consume (the point), but never more than ``depth`` batches
+    assert max(outstanding) == 3
+
+
+def test_huge_items_are_not_queued_behind_each_other():
+    consumed: list[int] = []
+
+    def work(batch):
+        time.sleep(0.001)
+        return batch
+
+    batches = OrderedBatches(work, consumed.extend, batch_bytes=100, depth=4)
+    outstanding = []
+    for i in range(20):
+        batches.submit(i, 10_000)  # each item is a batch far over the byte budget
+        outstanding.append(i + 1 - len(consumed))
+    batches.close()
+    assert consumed == list(range(20))
+    assert max(outstanding) == 1  # one huge batch in flight while the next is read
+
+
+@pytest.mark.parametrize("failing", ["work", "consume"])
+def test_an_error_surfaces_on_the_caller_and_nothing_after_it_is_consumed(failing):
+    consumed: list[int] = []
+
+    def work(batch):
+        if failing == "work" and 7 in batch:
+            raise OSError("disk full")
+        return batch
+
+    def consume(batch):
+        if failing == "consume" and 7 in batch:
+            raise OSError("disk full")
+        consumed.extend(batch)
+
+    batches = OrderedBatches(work, consume, batch_items=1, name="ob-error")
+    with pytest.raises(OSError, match="disk full"):
+        for i in range(100):
+            batches.submit(i, 1)
+        batches.flush()
+    assert consumed == list(range(7))
+    with pytest.raises(OSError, match="disk full"):  # every later call raises it again
+        batches.submit(100, 1)
+    with pytest.raises(OSError, match="disk full"):
+        batches.close()
+    assert _pool_threads("ob-error") == []
+    batches.close()  # idempotent once closed
+
+
+def test_an_idle_instance_starts_no_thread_and_refuses_work_once_closed():
+    before = len(threading.enumerate())
+    batches = OrderedBatches(lambda b: b, lambda r: None, name="ob-idle")
+    assert len(threading.enumerate()) == before
+    batches.flush()
+    batches.close()
+    with pytest.raises(ValueError):
+        batches.submit(1, 1)
