@@ -310,6 +310,12 @@ def _execute(spec: PipelineSpec, registry: Registry) -> int:
         file=sys.stderr,
     )
     print(report.accounting_line(), file=sys.stderr)
+    if report.unclaimed:
+        print(
+            f"{len(report.unclaimed)} file(s) in the input folders were not read: no reader "
+            "claims them (listed above and in .crawlmill/report.json)",
+            file=sys.stderr,
+        )
     if not report.ok:
         return EXIT_FAILED
     return EXIT_QUARANTINED if report.quarantined else EXIT_OK

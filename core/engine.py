@@ -92,6 +92,9 @@ def run(
     root.open()
     try:
         report = RunReport(inputs=len(planned), fingerprint=fingerprint)
+        for path, reason in getattr(planned, "skipped", []):
+            report.unclaimed.append({"path": path, "reason": reason})
+            print(f"crawlmill: not read ({reason}): {path}", file=stream)
         completed: dict[int, dict[str, Any]] = {}
         todo: list[tuple[PlannedInput, str]] = []
         for p in planned:

@@ -148,6 +148,8 @@ class RunReport:
     quarantine_files: list[str] = field(default_factory=list)
     #: whether ``Writer.finalize`` ran (it is skipped when a task failed).
     finalized: bool = False
+    #: files met while listing input folders that no reader claims (path, reason): not read.
+    unclaimed: list[dict[str, Any]] = field(default_factory=list)
     fingerprint: str = ""
 
     @property

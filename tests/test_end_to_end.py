@@ -134,3 +134,20 @@ def test_readme_plugin_example_registers(tmp_path: Path) -> None:
         assert isinstance(f.apply(Record(payload=b"abc")), Record)
     finally:
         sys.path.remove(str(tmp_path))
+
+
+def test_files_no_reader_claims_are_reported_not_silently_dropped(tmp_path: Path) -> None:
+    crawl = tmp_path / "crawl"
+    crawl.mkdir()
+    (crawl / "a.arc.gz").write_bytes((ROOT / "fixtures/legacy/example-2008.arc.gz").read_bytes())
+    (crawl / "NOTES.txt").write_text("how this crawl was made\n")
+    out = tmp_path / "out"
+    result = crawlmill("convert", str(crawl), "--to", "warc", "-o", str(out))
+    assert result.returncode == 0, result.stderr
+    assert f"not read (no reader claims this file): {crawl / 'NOTES.txt'}" in result.stderr
+    assert "1 file(s) in the input folders were not read" in result.stderr
+    report = json.loads((out / ".crawlmill" / "report.json").read_text())
+    assert report["inputs"] == 1
+    assert report["unclaimed"] == [
+        {"path": str(crawl / "NOTES.txt"), "reason": "no reader claims this file"}
+    ]
