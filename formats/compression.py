@@ -18,6 +18,7 @@ piece stream one step ahead in a background thread.
 from __future__ import annotations
 
 import gzip
+import re
 import struct
 import zlib
 from collections.abc import Iterator
@@ -167,11 +168,12 @@ def iter_pieces(
     (gzip magic) and goes on. A member that would inflate beyond ``max_decompressed_bytes`` is
     cut there and reported as ``Broken``.
 
-    With ``threads > 0`` gzip members are inflated ahead by that many worker threads (isal and
-    zlib release the GIL; isal inflates a run of whole members in one call): member starts are
-    guessed from the gzip magic and every guess is verified (each member must end exactly where
-    the next begins, the trailers' sizes must add up); at the first member that does not
-    verify, reading falls back to the sequential path, so results are identical. Only with
+    With ``threads > 0`` gzip members are inflated ahead by that many worker threads, and by
+    the consuming thread whenever it would otherwise wait (isal and zlib release the GIL; isal
+    inflates a run of whole members in one call): member starts are guessed from the gzip
+    magic and every guess is verified (each member must end exactly where the next begins,
+    the trailers' sizes must add up); at the first member that does not verify, reading falls
+    back to the sequential path from that member, so results are identical. Only with
     ``batch=True`` may one piece hold several whole members (listed in ``Piece.members``);
     otherwise every piece is one whole member.
     """
@@ -337,9 +339,13 @@ def _iter_gzip(
 
 
 _POOLS: dict[tuple[int, int], object] = {}
-#: compressed bytes read per parallel batch, and per worker task.
-PARALLEL_CHUNK = 2 << 20
-PARALLEL_TASK = 256 << 10
+#: compressed bytes read per parallel batch, and per worker task. A task is inflated in one
+#: GIL-free call: large tasks keep the GIL hand-overs (up to the 5 ms switch interval each
+#: while the parser holds it) rare; small ones keep the buffers' memory (and page faults) low.
+PARALLEL_CHUNK = 1 << 20
+PARALLEL_TASK = 1 << 20
+#: chunks read ahead beyond one per worker (the consumer inflates queued ones when idle).
+PARALLEL_AHEAD = 3
 
 
 def _pool(workers: int):
@@ -354,17 +360,21 @@ def _pool(workers: int):
     return _POOLS[key]
 
 
-def _member_starts(buf: bytes) -> list[int]:
-    """Offsets in ``buf`` that look like gzip member headers (magic, deflate, sane flags)."""
-    starts = []
-    i = buf.find(_GZIP_MEMBER_START)
-    while i >= 0:
-        if i + 10 > len(buf) or (
-            buf[i + 3] & 0xE0 == 0 and (buf[i + 9] <= 13 or buf[i + 9] == 255)
-        ):
-            starts.append(i)
-        i = buf.find(_GZIP_MEMBER_START, i + 1)
-    return starts
+def _member_starts(buf: bytes | bytearray, end: int | None = None) -> list[int]:
+    """Offsets in ``buf[:end]`` that look like gzip member headers (magic, deflate, no
+    reserved flags, an OS byte zlib writes: 0-19 (19 on macOS) or 255)."""
+    # re's literal-prefix search is about twice as fast as a bytes.find() loop; the magic
+    # cannot overlap itself, so non-overlapping matches are all of its occurrences
+    n = len(buf) if end is None else end
+    return [
+        i
+        for i in map(_match_start, _MEMBER_MAGIC.finditer(buf, 0, n))
+        if i + 10 > n or (buf[i + 3] & 0xE0 == 0 and (buf[i + 9] <= 19 or buf[i + 9] == 255))
+    ]
+
+
+_MEMBER_MAGIC = re.compile(re.escape(_GZIP_MEMBER_START))
+_match_start = re.Match.start
 
 
 def _inflate_run(buf: bytes, bounds: list[tuple[int, int]], cap: int) -> list[bytes | None]:
@@ -391,6 +401,8 @@ try:  # pragma: no cover - depends on the installed packages
 except ImportError:  # pragma: no cover
     _MultiMemberReader = None
 
+#: reads the ISIZE field (uncompressed size mod 2**32) of a gzip trailer.
+_ISIZE = struct.Struct("<I").unpack_from
 #: largest decompressed size of one parallel batch inflated in a single call.
 BATCH_MAX = 32 << 20
 
@@ -402,7 +414,7 @@ def _inflate_batch(buf: bytes, bounds: list[tuple[int, int]], cap: int):
     Returns ``(data, sizes)`` for a verified batch, or the list of :func:`_inflate_run`.
     """
     if _MultiMemberReader is not None and len(bounds) > 1:
-        sizes = [int.from_bytes(buf[e - 4 : e], "little") for _, e in bounds]
+        sizes = [_ISIZE(buf, e - 4)[0] for _, e in bounds]
         total = sum(sizes)
         if total <= BATCH_MAX and max(sizes) <= cap:
             chunk = memoryview(buf)[bounds[0][0] : bounds[-1][1]]
@@ -422,64 +434,122 @@ def _inflate_batch(buf: bytes, bounds: list[tuple[int, int]], cap: int):
     return _inflate_run(buf, bounds, cap)
 
 
+class _Job:
+    """One inflate task handed to the pool. The consumer may :meth:`steal` it while it is
+    still queued (it then runs in the consumer's thread), so the consumer inflates instead
+    of idling when the workers are behind (with one worker on two cores, both stay busy)."""
+
+    __slots__ = ("args", "error", "fn", "future", "stolen", "value")
+
+    def __init__(self, pool, fn, *args) -> None:
+        self.fn = fn
+        self.args = args
+        self.future = pool.submit(fn, *args)
+        self.stolen = False
+        self.value = None
+        self.error: Exception | None = None
+
+    def steal(self) -> bool:
+        """Run the job here if no worker has started it; false if one has (or it is done)."""
+        if self.stolen or not self.future.cancel():
+            return False
+        self.stolen = True
+        try:
+            self.value = self.fn(*self.args)
+        except Exception as exc:  # raised by result(), in file order, like a worker's
+            self.error = exc
+        return True
+
+    def done(self) -> bool:
+        """True when the result is ready."""
+        return self.stolen or self.future.done()
+
+    def result(self):
+        """The job's result, waiting for its worker if need be."""
+        if not self.stolen:
+            return self.future.result()
+        if self.error is not None:
+            raise self.error
+        return self.value
+
+    def cancel(self) -> None:
+        """Drop the job if it has not started."""
+        if not self.stolen:
+            self.future.cancel()
+
+
+def _await(job: _Job, later: Iterator[_Job]):
+    """The result of ``job``; while it is not ready, run queued ``later`` jobs in this thread."""
+    if not job.done() and not job.steal():
+        for other in later:
+            if job.done():
+                break
+            other.steal()
+    return job.result()
+
+
 def _iter_gzip_parallel(
     fh: BinaryIO, limit: int, piece_size: int, workers: int, batch: bool = False
 ) -> Iterator[Piece | Broken]:
+    """Read chunks of whole members ahead, inflate them in ``workers`` pool threads (and in
+    this thread when it would otherwise wait), yield the pieces in file order."""
     from collections import deque
 
     pool = _pool(workers)
     work = _inflate_batch if batch else _inflate_run
     chunk_size = min(PARALLEL_CHUNK, 256 << 10)
     cap = min(limit, piece_size)  # larger members take the sequential, bounded path
-    pending: deque = deque()  # (buf, base, bounds, futures)
+    pending: deque = deque()  # (buf, base, bounds, jobs)
+    spare: list[bytearray] = []  # input buffers whose jobs are all done, for reuse
     carry = b""
     base = 0  # file offset of carry[0]
     eof = False
     member = 0
     fallback_at: int | None = None
     while True:
-        while not eof and fallback_at is None and len(pending) < workers + 1:
-            data = fh.read(chunk_size)
+        while not eof and fallback_at is None and len(pending) < workers + PARALLEL_AHEAD:
+            buf, end = _read_chunk(fh, carry, chunk_size, spare)
             chunk_size = min(PARALLEL_CHUNK, chunk_size * 2)  # small first reads: early output
-            eof = not data
-            buf = carry + data
-            if not buf:
+            eof = end == len(carry)
+            if not end:
                 break
-            starts = _member_starts(buf)
+            starts = _member_starts(buf, end)
             if not starts or starts[0] != 0:
                 fallback_at = base  # not a member where one must start: let the checked path say so
                 break
             if not eof:
                 if len(starts) == 1:
-                    if len(buf) > RESCAN_WINDOW:
+                    if end > RESCAN_WINDOW:
                         fallback_at = base
                         break
-                    carry = buf
+                    carry = buf[:end]
                     continue
                 cut = starts.pop()
             else:
-                cut = len(buf)
+                cut = end
             bounds = list(zip(starts, [*starts[1:], cut], strict=True))
-            futures, task, size = [], [], 0
+            jobs, task, size = [], [], 0
             for s, e in bounds:
                 task.append((s, e))
                 size += e - s
                 if size >= PARALLEL_TASK:
-                    futures.append(pool.submit(work, buf, task, cap))
+                    jobs.append(_Job(pool, work, buf, task, cap))
                     task, size = [], 0
             if task:
-                futures.append(pool.submit(work, buf, task, cap))
-            pending.append((buf, base, bounds, futures))
-            carry = buf[cut:]
+                jobs.append(_Job(pool, work, buf, task, cap))
+            pending.append((buf, base, bounds, jobs))
+            carry = buf[cut:end]
             base += cut
         if not pending:
             if fallback_at is not None:
+                fh.seek(fallback_at)  # reading ahead moved the file position
                 yield from _iter_gzip(fh, limit, piece_size, fallback_at, member)
             return
-        buf, chunk_base, bounds, futures = pending.popleft()
+        buf, chunk_base, bounds, jobs = pending.popleft()
         i = 0
-        for future in futures:
-            result = future.result()
+        for k, job in enumerate(jobs):
+            later = (j for js in ([jobs[k + 1 :]] + [p[3] for p in pending]) for j in js)
+            result = _await(job, later)
             if isinstance(result, tuple):  # a verified batch of whole members
                 data, sizes = result
                 spans, d = [], 0
@@ -503,15 +573,39 @@ def _iter_gzip_parallel(
                 s, e = bounds[i]
                 if data is None:
                     # a false member start or real damage: the rest goes the checked way
-                    for _, _, _, later in pending:
-                        for f in later:
-                            f.cancel()
+                    for _, _, _, later_jobs in pending:
+                        for other in later_jobs:
+                            other.cancel()
                     pending.clear()
+                    fh.seek(chunk_base + s)
                     yield from _iter_gzip(fh, limit, piece_size, chunk_base + s, member)
                     return
                 yield Piece(data, chunk_base + s, end=True, length=e - s, member=member)
                 member += 1
                 i += 1
+        if len(spare) <= workers:
+            spare.append(buf)  # every job over it is done: its bytes are no longer read
+
+
+def _read_chunk(
+    fh: BinaryIO, carry: bytes | bytearray, size: int, spare: list[bytearray]
+) -> tuple[bytearray, int]:
+    """``carry`` followed by up to ``size`` bytes read from ``fh``, in a buffer from ``spare``
+    when one is large enough (fresh big buffers cost page faults on every use); returns the
+    buffer and the length of its valid part."""
+    need = len(carry) + size
+    while spare and len(spare[-1]) < need:
+        spare.pop()  # too small for this read: let it go
+    buf = spare.pop() if spare else bytearray(need + (size >> 2))  # room for larger carries
+    buf[: len(carry)] = carry
+    readinto = getattr(fh, "readinto", None)
+    if readinto is None:
+        data = fh.read(size)
+        buf[len(carry) : len(carry) + len(data)] = data
+        return buf, len(carry) + len(data)
+    with memoryview(buf) as view:
+        n = readinto(view[len(carry) : need])
+    return buf, len(carry) + (n or 0)
 
 
 def _zstd():

@@ -82,13 +82,15 @@ def _parse_plain(raw: bytes) -> WarcHeader | None:
     if body.count(b"\n") != len(lines) - 1:
         return None
     headers = []
-    append = headers.append
+    fields: dict[bytes, bytes] = {}
     for line in lines:
         name, sep, value = line.partition(b":")
         if not sep or not name:
             return None
-        append((name.strip(), value.strip()))
-    fields = {name.lower(): value for name, value in reversed(headers)}
+        name = name.strip()
+        value = value.strip()
+        headers.append((name, value))
+        fields.setdefault(name.lower(), value)  # the first value of a repeated name wins
     return WarcHeader(raw[5:8].decode("ascii"), b"\r\n", headers, fields, [])
 
 
@@ -271,10 +273,12 @@ class _Members:
             self.open[3] = piece.length
             self.open = None
 
-    def span(self, ustart: int, uend: int, coff: int, clen: int) -> None:
-        """Add a whole member known in one go."""
+    def add_batch(self, piece: Piece, ustart: int) -> None:
+        """Add the whole members of a batch piece (``piece.members``) in one go."""
         self.open = None
-        self.spans.append([ustart, uend, coff, clen, None])
+        self.spans.extend(
+            [ustart + ds, ustart + de, coff, clen, None] for ds, de, coff, clen in piece.members
+        )
 
     def close(self, uend: int, clen: int) -> None:
         """End the open member at stream position ``uend`` (it broke off)."""
@@ -297,6 +301,9 @@ class _Members:
 
     def exact(self, u0: int, u1: int) -> tuple[int, int] | None:
         """Compressed ``(offset, length)`` when ``[u0, u1)`` is exactly whole members."""
+        spans = self.spans
+        if spans and spans[0][0] == u0 and spans[0][1] == u1:  # one record per member
+            return spans[0][2], spans[0][3]
         first = None
         for span in self.spans:
             if first is None:
@@ -370,8 +377,7 @@ class WarcFramer:
             if item.offset is not None:
                 ustart = self._ubase + len(self._buf) - len(item.data)
                 if item.members:
-                    for ds, de, coff, clen in item.members:
-                        self._members.span(ustart + ds, ustart + de, coff, clen)
+                    self._members.add_batch(item, ustart)
                 else:
                     self._members.add(item, ustart)
                 self._members.drop_before(self._ubase)

@@ -85,7 +85,9 @@ class WarcReader(Reader):
             ge=0,
             le=64,
             description="worker threads that inflate the gzip members of files over 1 MiB "
-            "ahead of the parser (0: one background thread, sequential members)",
+            "ahead of the parser, at most one less than the CPUs available (the parser "
+            "needs one and inflates queued members itself while it would wait); 0: one "
+            "background thread, sequential members",
         )
         parse_http: bool = Field(
             True,
@@ -118,7 +120,9 @@ class WarcReader(Reader):
             kind = compression_of(fh.read(4))
             fh.seek(0)
             big = os.fstat(fh.fileno()).st_size > PREFETCH_MIN_BYTES
-            threads = self.options.inflate_threads if big and kind == "gzip" else 0
+            threads = (
+                _inflate_workers(self.options.inflate_threads) if big and kind == "gzip" else 0
+            )
             pieces = iter_pieces(
                 fh,
                 kind,
@@ -155,6 +159,18 @@ class WarcReader(Reader):
                 pieces.close()  # stops the inflate thread before the file closes
 
 
+def _inflate_workers(wanted: int) -> int:
+    """``wanted`` inflate threads, capped at one less than the CPUs this process may use (more
+    would only take CPU time from the parsing thread, which holds the GIL) but at least one."""
+    if wanted <= 0:
+        return 0
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not on Linux
+        cpus = os.cpu_count() or 1
+    return max(1, min(wanted, cpus - 1))
+
+
 @lru_cache(maxsize=1024)  # request, response and metadata of a capture share their date
 def parse_warc_date(raw: str) -> datetime | None:
     """A WARC-Date as an aware UTC datetime, or ``None`` when it is not a valid date.
@@ -178,6 +194,21 @@ def parse_warc_date(raw: str) -> datetime | None:
     if value.tzinfo is None:
         return value.replace(tzinfo=UTC)
     return value.astimezone(UTC)
+
+
+_DATES: dict[bytes, tuple[str, datetime | None]] = {}
+
+
+def _warc_date(raw: bytes) -> tuple[str, datetime | None]:
+    """``(date_raw, date)`` of a raw WARC-Date value, cached (the records of one capture, and
+    of one second, share their date)."""
+    hit = _DATES.get(raw)
+    if hit is None:
+        if len(_DATES) >= 4096:
+            _DATES.clear()
+        text = raw.decode("utf-8", "surrogateescape")
+        hit = _DATES[raw] = (text, parse_warc_date(text))
+    return hit
 
 
 @lru_cache(maxsize=4096)
@@ -243,8 +274,7 @@ def warc_to_record(
     date_raw = date = None
     raw_date = fields.get(b"warc-date")
     if raw_date is not None:
-        date_raw = raw_date.decode("utf-8", "surrogateescape")
-        date = parse_warc_date(date_raw)
+        date_raw, date = _warc_date(raw_date)
         if date is None:
             warnings.append("invalid-date: WARC-Date is not a valid date (kept raw)")
 
@@ -262,7 +292,11 @@ def warc_to_record(
     data, bs, be = item.data, item.block_start, item.block_end
     http_head = None
     content_type, charset = warc_media, warc_charset
-    if parse_http and be > bs and _is_http_block(kind, warc_media, data, bs):
+    if (
+        parse_http
+        and be > bs
+        and (warc_media == "application/http" or _is_http_block(kind, warc_media, data, bs))
+    ):
         cut = split_http(data, bs, be)
         if cut < 0:
             http_head, payload = data[bs:be], b""

@@ -225,6 +225,63 @@ def test_parallel_inflate_equals_sequential(monkeypatch, damage):
     assert (damage in ("none", "fake-magic")) == all(kind == "member" for kind, *_ in seq)
 
 
+@pytest.mark.parametrize("first", ["unusual-os-byte", "macos-os-byte", "corrupt"])
+def test_parallel_inflate_falls_back_from_the_file_start(monkeypatch, first):
+    """When the first member is not taken by the parallel path, reading starts over at offset
+    0 (the read-ahead moved the file position) and matches the sequential read."""
+    monkeypatch.setattr(compression, "PARALLEL_CHUNK", 3000)
+    monkeypatch.setattr(compression, "PARALLEL_TASK", 700)
+    blobs = [bytearray(gz(b"record %d " % i * 50)) for i in range(60)]
+    if first == "corrupt":
+        blobs[0][12:20] = b"\xee" * 8
+    else:  # OS byte 0x42 is not one zlib writes (guessing skips it); 19 is zlib on macOS
+        for blob in blobs:
+            blob[9] = 0x42 if first == "unusual-os-byte" else 19
+    data = b"".join(blobs)
+    seq = _summary(iter_pieces(io.BytesIO(data), "gzip"))
+    par = list(iter_pieces(io.BytesIO(data), "gzip", threads=2, batch=True))
+    assert _summary(par) == seq
+    assert [kind for kind, *_ in seq].count("member") == (59 if first == "corrupt" else 60)
+    # members that look like ones (zlib's macOS OS byte included) go the parallel way
+    assert any(i.members for i in par if isinstance(i, Piece)) == (first == "macos-os-byte")
+
+
+def test_consumer_runs_queued_inflate_jobs_itself():
+    """While the worker is busy with the job the consumer needs, the consumer runs the queued
+    later jobs (in order) instead of waiting; their results and errors come out later, where
+    each job's own would."""
+    from concurrent.futures import ThreadPoolExecutor
+    from threading import Event, get_ident
+
+    started, release = Event(), Event()
+    ran: list[tuple[str, bool]] = []
+    consumer = get_ident()
+
+    def first():
+        started.set()
+        assert release.wait(10)
+        return "first"
+
+    def later(name):
+        ran.append((name, get_ident() == consumer))
+        if name == "c":
+            release.set()  # the worker's job finishes only after both were taken here
+        if name == "d":
+            raise ValueError("bad job")
+        return name
+
+    with ThreadPoolExecutor(1) as pool:
+        jobs = [compression._Job(pool, first)]
+        assert started.wait(10)  # the only worker runs the first job
+        jobs += [compression._Job(pool, later, name) for name in "bcd"]
+        assert compression._await(jobs[0], iter(jobs[1:])) == "first"
+        # stolen in order (the first job may end before or after "d" is taken too)
+        assert ran[:2] == [("b", True), ("c", True)]
+        assert [j.result() for j in jobs[1:3]] == ["b", "c"]
+        with pytest.raises(ValueError, match="bad job"):  # stolen or not, it raises here
+            compression._await(jobs[3], iter(()))
+
+
 def test_parallel_inflate_keeps_the_bomb_bound(monkeypatch):
     monkeypatch.setattr(compression, "PARALLEL_CHUNK", 50_000)
     blobs = [gz(b"before %d" % i) for i in range(30)]

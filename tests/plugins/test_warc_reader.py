@@ -578,6 +578,22 @@ def test_parallel_inflate_reads_the_same(tmp_path, damage):
     assert len(runs[0].damage) == (2 if damage else 0)
 
 
+def test_parallel_inflate_reads_a_big_whole_file_gzip(tmp_path):
+    """One member larger than a piece (8 MiB): the parallel path hands the file back to the
+    sequential one from offset 0, which must still see every record."""
+    rng = random.Random(9)
+    raws = [make(b"http://example.com/r", rng.randbytes(1_500_000))]
+    raws += [make(b"http://example.com/%d" % i, b"text %d " % i * 150_000) for i in range(8)]
+    path = tmp_path / "whole.warc.gz"
+    path.write_bytes(gz(b"".join(raws)))
+    assert path.stat().st_size > warc_plugin.PREFETCH_MIN_BYTES
+    assert sum(map(len, raws)) > 8 << 20
+    parallel, sequential = Run(path, {"inflate_threads": 2}), Run(path, {"inflate_threads": 0})
+    assert [record_bytes(r) for r in parallel.records] == raws
+    assert not parallel.damage and not sequential.damage
+    assert [r.source for r in parallel.records] == [r.source for r in sequential.records]
+
+
 def test_parse_http_off_keeps_the_block_as_payload(tmp_path):
     path = tmp_path / "x.warc"
     path.write_bytes(make())
