@@ -38,7 +38,6 @@ __all__ = [
     "parse_filedesc",
     "parse_header_line",
     "plausible_header",
-    "split_http",
 ]
 
 V1_FIELDS = ("URL", "IP-address", "Archive-date", "Content-type", "Archive-length")
@@ -63,7 +62,6 @@ _DATE = re.compile(rb"\d{8,18}|-")
 _DIGITS = re.compile(rb"\d+")
 # a line start that may begin an ARC header: the scheme of a URL
 _STRICT_DATE = re.compile(rb"\d{12,14}")
-_HTTP_STATUS = re.compile(rb"HTTP/\d{1,2}\.\d{1,2}[ \t]+\d{3}(?:[ \t\r\n]|$)")
 
 
 class ArcHeaderError(ValueError):
@@ -267,30 +265,6 @@ def parse_filedesc(body: bytes) -> FileDesc | None:
         spec=spec,
         rest=rest,
     )
-
-
-# -- HTTP -----------------------------------------------------------------------------------
-
-
-def split_http(block: bytes) -> tuple[bytes | None, bytes]:
-    """Split an ARC block into ``(http_head, payload)`` when it starts with an HTTP status line.
-
-    The head runs through the first blank line (LF or CRLF endings, a status line without a
-    reason phrase is accepted). A status line without any blank line after it gives the whole
-    block as the head and an empty payload. Blocks that are not HTTP give ``(None, block)``.
-    """
-    if not block.startswith(b"HTTP/") or not _HTTP_STATUS.match(block):
-        return None, block
-    # bound the searches by the first CRLF blank line, so a payload is not scanned in full
-    crlf = block.find(b"\r\n\r\n")
-    limit = crlf + 4 if crlf >= 0 else len(block)
-    lf = block.find(b"\n\n", 0, limit)
-    mixed = block.find(b"\n\r\n", 0, limit)
-    ends = [i + n for i, n in ((lf, 2), (mixed, 3), (crlf, 4)) if i >= 0]
-    if not ends:
-        return block, b""
-    end = min(ends)
-    return block[:end], block[end:]
 
 
 # -- writing --------------------------------------------------------------------------------

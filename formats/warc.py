@@ -30,6 +30,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from .compression import Broken, Piece
+from .http import head_end
 
 __all__ = [
     "KNOWN_VERSIONS",
@@ -38,14 +39,12 @@ __all__ = [
     "WarcFramer",
     "WarcHeader",
     "parse_header",
-    "split_http",
 ]
 
 KNOWN_VERSIONS = frozenset({"0.17", "0.18", "1.0", "1.1"})
 
 _VERSION_AT = re.compile(rb"[Ww][Aa][Rr][Cc]/(\d+\.\d+)(\r{0,2}\n)")
 _VERSION_LINE = re.compile(rb"^[Ww][Aa][Rr][Cc]/\d+\.\d+\r{0,2}\n", re.M)
-_HTTP_BLANK = re.compile(rb"\n\r*\n")
 _CRLF_RUN = re.compile(rb"[\r\n]{0,256}")
 _HEADER_LINE = re.compile(rb"[!-9;-~]+[ \t]*:")
 _MAX_SEPARATOR = 256
@@ -160,27 +159,6 @@ def parse_header(raw: bytes) -> WarcHeader:
         issues.append("lf-line-endings: LF-only line endings")
     fields = {name.lower(): value for name, value in reversed(headers)}
     return WarcHeader(version, line_ending, headers, fields, issues)
-
-
-def split_http(block: bytes, start: int = 0, end: int | None = None) -> int:
-    """Index just after the blank line that ends the HTTP head in ``block[start:end]`` (CRLF
-    or LF; the first blank line wins), or -1 when there is none. Indices are into ``block``."""
-    if end is None:
-        end = len(block)
-    a = block.find(b"\r\n\r\n", start, end)
-    stop = a if a >= 0 else end
-    b_end = block.find(b"\n\n", start, stop)
-    c_end = block.find(b"\n\r\n", start, stop)
-    best = a + 4 if a >= 0 else -1
-    if b_end >= 0 and (best < 0 or b_end + 2 <= best):
-        best = b_end + 2
-    if c_end >= 0 and (best < 0 or c_end + 3 < best):
-        best = c_end + 3
-    if best < 0:
-        m = _HTTP_BLANK.search(block, start, end)
-        if m:
-            best = m.end()
-    return best
 
 
 def _cr_counted(body: bytes, cl: int, line_ending: bytes) -> tuple[bytes, bytes] | None:
@@ -572,7 +550,7 @@ class WarcFramer:
             and buf.endswith(blank, hend, e)
             and (buf[sep_end : sep_end + 5].upper() == b"WARC/" or self._cl_incl_seen)
             # a head-only HTTP block (revisit) owns its final blank line
-            and not (buf.startswith(b"HTTP/", hend) and split_http(buf, hend, e) == e)
+            and not (buf.startswith(b"HTTP/", hend) and head_end(buf, hend, e) == e)
         ):
             cl_incl = True
             self._cl_incl_seen = True

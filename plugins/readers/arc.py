@@ -28,12 +28,10 @@ from crawlmill.core import (
     RecordKind,
     hookimpl,
 )
-from crawlmill.formats.arc import (
-    parse_arc_date,
-    plausible_header,
-    split_http,
-)
+from crawlmill.formats.arc import parse_arc_date, plausible_header
 from crawlmill.formats.arc_framing import ArcLimitError, ArcProblem, ArcRecordBytes, iter_arc
+from crawlmill.formats.http import content_type as http_content_type
+from crawlmill.formats.http import split_response
 from pydantic import Field
 
 __all__ = ["ArcReader", "record_from_arc"]
@@ -44,22 +42,6 @@ _NO_MIME = {"", "-"}
 
 def _text(value: bytes) -> str:
     return value.decode("utf-8", "surrogateescape")
-
-
-def _media_type(http_head: bytes) -> tuple[str | None, str | None]:
-    """``(media type, charset)`` of the first HTTP Content-Type header in ``http_head``."""
-    for line in http_head.split(b"\n")[1:]:
-        name, sep, value = line.partition(b":")
-        if sep and name.strip().lower() == b"content-type":
-            parts = value.strip().split(b";")
-            media = parts[0].strip().lower().decode("latin-1") or None
-            charset = None
-            for param in parts[1:]:
-                key, _, val = param.partition(b"=")
-                if key.strip().lower() == b"charset":
-                    charset = val.strip().strip(b"\"'").decode("latin-1") or None
-            return media, charset
-    return None, None
 
 
 def record_from_arc(item: ArcRecordBytes, path: str) -> tuple[Record, list[str]]:
@@ -112,7 +94,7 @@ def record_from_arc(item: ArcRecordBytes, path: str) -> tuple[Record, list[str]]
             **common,
         )
         return record, notes
-    http_head, payload = split_http(item.block)
+    http_head, payload = split_response(item.block)
     if http_head is None:
         record = Record(
             kind=RecordKind.RESOURCE,
@@ -124,7 +106,7 @@ def record_from_arc(item: ArcRecordBytes, path: str) -> tuple[Record, list[str]]
         return record, notes
     if not http_head.endswith(b"\n\n") and not http_head.endswith(b"\n\r\n"):
         notes.append("HTTP head has no blank line after it; the whole block is the head")
-    media, charset = _media_type(http_head)
+    media, charset = http_content_type(http_head)
     record = Record(
         kind=RecordKind.RESPONSE,
         http_head=http_head,

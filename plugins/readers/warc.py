@@ -36,12 +36,13 @@ from crawlmill.core import (
     hookimpl,
 )
 from crawlmill.formats.compression import compression_of, iter_pieces, prefetch
+from crawlmill.formats.http import content_type as http_content_type
+from crawlmill.formats.http import head_end, media_type
 from crawlmill.formats.warc import (
     KNOWN_VERSIONS,
     DamagedRange,
     FramedRecord,
     WarcFramer,
-    split_http,
 )
 from pydantic import Field
 
@@ -53,8 +54,6 @@ PREFETCH_MIN_BYTES = 1 << 20
 _KINDS = {kind.value: kind for kind in RecordKind}
 _KIND_OF = {kind.value.encode(): kind for kind in RecordKind}
 _SNIFF = re.compile(rb"(?:\r?\n)*(WARC|warc)/(\d+\.\d+)\r{0,2}\n")
-_HTTP_CT = re.compile(rb"(?i)content-type[ \t]*:[ \t]*([^\r\n]*)")
-_CHARSET = re.compile(rb"""(?i)charset\s*=\s*["']?([^"';,\s]+)""")
 _PARTIAL_DATE = re.compile(r"(\d{4})(?:-(\d{2}))?(?:-(\d{2}))?Z?")
 _REQUEST_LINE = re.compile(rb"[A-Z]+ \S+ HTTP/\d")
 _FIELD_NAMES = {
@@ -211,19 +210,6 @@ def _warc_date(raw: bytes) -> tuple[str, datetime | None]:
     return hit
 
 
-@lru_cache(maxsize=4096)
-def _media_type(value: bytes) -> tuple[str | None, str | None]:
-    """``(media type lower-cased without parameters, charset)`` of a Content-Type value."""
-    media, _, params = value.partition(b";")
-    media = media.strip().lower()
-    charset = None
-    if params:
-        m = _CHARSET.search(params)
-        if m:
-            charset = m.group(1).decode("latin-1").lower()
-    return (media.decode("latin-1") or None), charset
-
-
 def _is_http_block(kind: RecordKind, warc_media: str | None, data: bytes, start: int) -> bool:
     if warc_media == "application/http":
         return True
@@ -287,7 +273,7 @@ def warc_to_record(
     warc_media, warc_charset = (None, None)
     ct = fields.get(b"content-type")
     if ct is not None:
-        warc_media, warc_charset = _media_type(ct)
+        warc_media, warc_charset = media_type(ct)
 
     data, bs, be = item.data, item.block_start, item.block_end
     http_head = None
@@ -297,21 +283,13 @@ def warc_to_record(
         and be > bs
         and (warc_media == "application/http" or _is_http_block(kind, warc_media, data, bs))
     ):
-        cut = split_http(data, bs, be)
+        cut = head_end(data, bs, be)
         if cut < 0:
             http_head, payload = data[bs:be], b""
             warnings.append("http-head: HTTP head without a terminating blank line")
         else:
             http_head, payload = data[bs:cut], data[cut:be]
-        content_type, charset = None, None
-        low = http_head.lower()
-        i = low.find(b"\ncontent-type")
-        while i >= 0:
-            m = _HTTP_CT.match(http_head, i + 1)
-            if m:
-                content_type, charset = _media_type(m.group(1))
-                break
-            i = low.find(b"\ncontent-type", i + 1)
+        content_type, charset = http_content_type(http_head)
     else:
         payload = data[bs:be] if bs or be != len(data) else data
 

@@ -18,7 +18,6 @@ from crawlmill.formats.arc import (
     parse_arc_date,
     parse_filedesc,
     parse_header_line,
-    split_http,
 )
 from crawlmill.formats.arc_framing import ArcProblem, ArcRecordBytes, iter_arc
 
@@ -124,32 +123,6 @@ def test_build_header_line_rejects_breaking_fields() -> None:
         build_header_line(b"http://a/\n", b"1.2.3.4", b"20010101000000", b"text/html", 1)
     with pytest.raises(ValueError):
         build_header_line(b"http://a/", b"1.2.3.4", b"20010101000000", b"text html", 1)
-
-
-# -- HTTP split ----------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("block", "head"),
-    [
-        (HTTP + b"body", HTTP),
-        (b"HTTP/1.0 200 OK\nA: b\n\nbody", b"HTTP/1.0 200 OK\nA: b\n\n"),
-        (b"HTTP/1.1 200\r\nA: b\r\n\r\nbody", b"HTTP/1.1 200\r\nA: b\r\n\r\n"),
-        (b"HTTP/1.1 304 Not Modified\r\nA: b\r\n", b"HTTP/1.1 304 Not Modified\r\nA: b\r\n"),
-    ],
-)
-def test_split_http(block: bytes, head: bytes) -> None:
-    got_head, payload = split_http(block)
-    assert got_head == head
-    assert got_head + payload == block
-
-
-def test_split_http_leaves_non_http_alone() -> None:
-    assert split_http(b"20110922131211\nwww.x.dk.\t43200\tIN\tA\t1.2.3.4\n") == (
-        None,
-        b"20110922131211\nwww.x.dk.\t43200\tIN\tA\t1.2.3.4\n",
-    )
-    assert split_http(b"HTTP/x broken")[0] is None
 
 
 # -- framing ---------------------------------------------------------------------------------

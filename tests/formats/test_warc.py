@@ -7,7 +7,7 @@ import zlib
 
 import pytest
 from crawlmill.formats.compression import iter_pieces
-from crawlmill.formats.warc import DamagedRange, FramedRecord, WarcFramer, parse_header, split_http
+from crawlmill.formats.warc import DamagedRange, FramedRecord, WarcFramer, parse_header
 
 
 def rec(
@@ -58,18 +58,6 @@ def test_parse_header_line_without_continuation_indent_is_joined_and_reported():
     assert h.get(b"warc-target-uri") == b"http://a/ b c"
     assert any(i.startswith("header-line") for i in h.issues)
     assert any(i.startswith("lf-line-endings") for i in h.issues)
-
-
-@pytest.mark.parametrize(
-    ("block", "cut"),
-    [
-        (b"HTTP/1.1 200 OK\r\nA: b\r\n\r\nbody\r\n\r\nmore", 25),
-        (b"HTTP/1.1 200 OK\nA: b\n\nbody\r\n\r\n", 22),  # LF head, CRLF body: first blank wins
-        (b"HTTP/1.1 200 OK\r\nA: b\r\n", -1),
-    ],
-)
-def test_split_http(block, cut):
-    assert split_http(block) == cut
 
 
 def test_plain_records_are_byte_exact():

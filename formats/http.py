@@ -1,0 +1,79 @@
+"""HTTP messages as archives store them: where the head ends, and the declared Content-Type.
+
+Shared by the WARC and ARC readers. Archived heads use CRLF, bare LF, or a mix (ClueWeb09 has
+LF-only heads inside CRLF WARC headers), so the first blank line of any of these shapes ends
+the head.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+__all__ = ["content_type", "head_end", "media_type", "split_response"]
+
+_STATUS_LINE = re.compile(rb"HTTP/\d{1,2}\.\d{1,2}[ \t]+\d{3}(?:[ \t\r\n]|$)")
+_BLANK_LINE = re.compile(rb"\n\r*\n")
+_CONTENT_TYPE = re.compile(rb"(?i)content-type[ \t]*:[ \t]*([^\r\n]*)")
+_CHARSET = re.compile(rb"""(?i)charset\s*=\s*["']?([^"';,\s]+)""")
+
+
+def head_end(block: bytes, start: int = 0, end: int | None = None) -> int:
+    """Index just after the blank line that ends the HTTP head in ``block[start:end]`` (CRLF,
+    LF or mixed endings; the first blank line wins), or -1 when there is none. Indices are into
+    ``block``, so a head can be found inside a larger buffer without copying it."""
+    if end is None:
+        end = len(block)
+    crlf = block.find(b"\r\n\r\n", start, end)
+    stop = crlf if crlf >= 0 else end  # the payload after a CRLF blank line is never scanned
+    best = crlf + 4 if crlf >= 0 else -1
+    lf = block.find(b"\n\n", start, stop)
+    if lf >= 0 and (best < 0 or lf + 2 <= best):
+        best = lf + 2
+    mixed = block.find(b"\n\r\n", start, stop)
+    if mixed >= 0 and (best < 0 or mixed + 3 < best):
+        best = mixed + 3
+    if best < 0:
+        m = _BLANK_LINE.search(block, start, end)
+        if m:
+            best = m.end()
+    return best
+
+
+def split_response(block: bytes) -> tuple[bytes | None, bytes]:
+    """``(http_head, payload)`` of a block that starts with an HTTP status line (a status line
+    without reason phrase is accepted); ``(None, block)`` for anything else. A status line with
+    no blank line after it makes the whole block the head."""
+    if not block.startswith(b"HTTP/") or not _STATUS_LINE.match(block):
+        return None, block
+    cut = head_end(block)
+    if cut < 0:
+        return block, b""
+    return block[:cut], block[cut:]
+
+
+@lru_cache(maxsize=4096)
+def media_type(value: bytes) -> tuple[str | None, str | None]:
+    """``(media type, charset)`` of a Content-Type value, both lower-cased, parameters other
+    than charset dropped: ``b'text/HTML; Charset="UTF-8"'`` -> ``("text/html", "utf-8")``."""
+    media, _, params = value.partition(b";")
+    media = media.strip().lower()
+    charset = None
+    if params:
+        m = _CHARSET.search(params)
+        if m:
+            charset = m.group(1).decode("latin-1").lower()
+    return (media.decode("latin-1") or None), charset
+
+
+def content_type(http_head: bytes) -> tuple[str | None, str | None]:
+    """``(media type, charset)`` of the first ``Content-Type`` header line of an HTTP head, or
+    ``(None, None)``."""
+    low = http_head.lower()
+    i = low.find(b"\ncontent-type")
+    while i >= 0:
+        m = _CONTENT_TYPE.match(http_head, i + 1)
+        if m:
+            return media_type(m.group(1))
+        i = low.find(b"\ncontent-type", i + 1)
+    return None, None
