@@ -47,67 +47,16 @@ import time
 import zlib
 from pathlib import Path
 
+from synthetic import PageMaker
+
 # -- test data ---------------------------------------------------------------------------
 
-_LETTERS = "etaoinshrdlucmfwypvbgkjqxz"
-_WEIGHTS = [
-    12,
-    9,
-    8,
-    8,
-    7,
-    7,
-    6,
-    6,
-    6,
-    4,
-    4,
-    3,
-    3,
-    2,
-    2,
-    2,
-    2,
-    2,
-    1.5,
-    1.5,
-    1,
-    1,
-    0.5,
-    0.3,
-    0.3,
-    0.2,
-]
-_BOILER = (
-    '<meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">'
-    '<link rel="stylesheet" href="/static/css/main.css"><script src="/static/js/app.js"></script>'
-    '<nav class="top"><ul><li><a href="/">Home</a></li><li><a href="/about">About</a></li></ul></nav>'
-)
 _FILEDESC_XML = (
     b'<?xml version="1.0" encoding="UTF-8"?>\n<arcmetadata xmlns:dc="http://purl.org/dc/elements/1.1/" '
     b'xmlns="http://archive.org/arc/1.0/">\n<arc:software>Heritrix 1.14.4 http://crawler.archive.org'
     b"</arc:software>\n<arc:hostname>bench</arc:hostname>\n<dc:format>ARC file version 1.1</dc:format>\n"
     b"</arcmetadata>\n"
 )
-
-
-def _page(rng: random.Random, words: list[str], cum: list[float], size: int) -> bytes:
-    parts = [
-        "<!DOCTYPE html>\n<html><head><title>",
-        " ".join(rng.choices(words, cum_weights=cum, k=6)),
-    ]
-    parts.append("</title>" + _BOILER + "</head><body>\n")
-    n = 0
-    while n < size:
-        text = " ".join(rng.choices(words, cum_weights=cum, k=rng.randint(20, 120)))
-        href = (
-            f"http://site{rng.randint(1, 400)}.example/{rng.choice(words)}/{rng.randint(1, 99999)}"
-        )
-        chunk = f'<div class="c{rng.randint(1, 40)}"><p>{text}</p><a href="{href}">{rng.choice(words)}</a></div>\n'
-        parts.append(chunk)
-        n += len(chunk)
-    parts.append("</body></html>\n")
-    return "".join(parts).encode()
 
 
 def _member(data: bytes) -> bytes:
@@ -119,12 +68,8 @@ def generate(path: Path, size_mib: int, seed: int = 2008) -> tuple[int, int]:
     """Write a per-record gzip ARC of about ``size_mib`` MiB uncompressed; return
     ``(uncompressed bytes, records)``."""
     rng = random.Random(seed)
-    words = ["".join(rng.choices(_LETTERS, _WEIGHTS, k=rng.randint(2, 10))) for _ in range(5000)]
-    total = 0.0
-    cum = []
-    for rank in range(1, len(words) + 1):
-        total += 1.0 / rank
-        cum.append(total)
+    pages = PageMaker(rng)
+    words = pages.words
     body = (
         b"1 1 InternetArchive\nURL IP-address Archive-date Content-type Archive-length\n"
         + _FILEDESC_XML
@@ -164,7 +109,9 @@ def generate(path: Path, size_mib: int, seed: int = 2008) -> tuple[int, int]:
                     mime, status, payload = "text/html", "301 Moved Permanently", b""
                 else:
                     mime, status = "text/html", "200 OK"
-                    payload = _page(rng, words, cum, int(rng.lognormvariate(9.6, 0.8)))
+                    payload = pages.page(
+                        int(rng.lognormvariate(9.6, 0.8)), host="http://site{n}.example"
+                    )
                 head = (
                     f"HTTP/1.1 {status}\r\nDate: Wed, 30 Apr 2008 20:48:25 GMT\r\nServer: Apache/2.2.3\r\n"
                     f"Content-Type: {mime}{'; charset=utf-8' if mime == 'text/html' else ''}\r\n"

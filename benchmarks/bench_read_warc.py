@@ -29,82 +29,12 @@ import uuid
 import zlib
 from pathlib import Path
 
+from synthetic import PageMaker
+
 READERS = ("warcio", "fastwarc", "crawlmill")
 
 
 # -- test data ---------------------------------------------------------------------------
-
-
-def _words(rng: random.Random) -> list[str]:
-    letters = "etaoinshrdlucmfwypvbgkjqxz"
-    weights = [
-        12,
-        9,
-        8,
-        8,
-        7,
-        7,
-        6,
-        6,
-        6,
-        4,
-        4,
-        3,
-        3,
-        2,
-        2,
-        2,
-        2,
-        2,
-        1.5,
-        1.5,
-        1,
-        1,
-        0.5,
-        0.3,
-        0.3,
-        0.2,
-    ]
-    return ["".join(rng.choices(letters, weights, k=rng.randint(2, 10))) for _ in range(5000)]
-
-
-def _html(rng: random.Random, words: list[str], size: int) -> bytes:
-    cum = _zipf(len(words))
-    parts = [
-        "<!DOCTYPE html>\n<html><head><title>",
-        " ".join(rng.choices(words, cum_weights=cum, k=6)),
-    ]
-    parts.append("</title>" + _BOILERPLATE + "</head><body>\n")
-    n = 0
-    while n < size:
-        text = " ".join(rng.choices(words, cum_weights=cum, k=rng.randint(20, 120)))
-        href = (
-            f"https://example{rng.randint(1, 500)}.org/{rng.choice(words)}/{rng.randint(1, 99999)}"
-        )
-        chunk = f'<div class="c{rng.randint(1, 40)}"><p>{text}</p><a href="{href}">{rng.choice(words)}</a></div>\n'
-        parts.append(chunk)
-        n += len(chunk)
-    parts.append("</body></html>\n")
-    return "".join(parts).encode()
-
-
-_BOILERPLATE = (
-    '<meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">'
-    '<link rel="stylesheet" href="/static/css/main.css"><script src="/static/js/app.js" defer></script>'
-    '<nav class="top"><ul><li><a href="/">Home</a></li><li><a href="/about">About</a></li>'
-    '<li><a href="/contact">Contact</a></li></ul></nav>'
-)
-_ZIPF: dict[int, list[float]] = {}
-
-
-def _zipf(n: int) -> list[float]:
-    if n not in _ZIPF:
-        total, cum = 0.0, []
-        for rank in range(1, n + 1):
-            total += 1.0 / rank
-            cum.append(total)
-        _ZIPF[n] = cum
-    return _ZIPF[n]
 
 
 def _record(wtype: str, uri: str, date: str, ctype: str, block: bytes, extra: str = "") -> bytes:
@@ -120,7 +50,8 @@ def generate(path: Path, size_mib: int, seed: int = 7) -> dict:
     """Write a per-record gzip WARC of about ``size_mib`` MiB uncompressed to ``path``."""
     rng = random.Random(seed)
     random.seed(seed)
-    words = _words(rng)
+    pages = PageMaker(rng)
+    words = pages.words
     target = size_mib << 20
     total = records = 0
     tmp = path.with_suffix(".tmp")
@@ -152,7 +83,7 @@ def generate(path: Path, size_mib: int, seed: int = 7) -> dict:
                 f"GET /{i}.html HTTP/1.1\r\nHost: {host}\r\nUser-Agent: bench/1.0\r\nAccept: text/html\r\n\r\n"
             ).encode()
             put(_record("request", uri, date, "application/http; msgtype=request", req))
-            body = _html(rng, words, int(min(1_000_000, rng.lognormvariate(10.6, 0.9))))
+            body = pages.page(int(min(1_000_000, rng.lognormvariate(10.6, 0.9))))
             http = (
                 f"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {len(body)}\r\n"
                 f"Server: nginx\r\nDate: Mon, 01 Jan 2024 00:00:00 GMT\r\nCache-Control: max-age=600\r\n\r\n"
