@@ -1,4 +1,4 @@
-"""Compression detection and bounded, member-aware decompression (gzip, zstd) for every format.
+"""Compression detection and bounded, member-aware decompression (gzip, zstd, LZ4) for every format.
 
 Readers of record-per-member formats (WARC, ARC) need more than a decompressed byte stream:
 they need to know where each gzip member (or zstd frame) starts in the *compressed* file, so
@@ -46,6 +46,7 @@ __all__ = [
 
 GZIP_MAGIC = b"\x1f\x8b"
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+LZ4_MAGIC = b"\x04\x22\x4d\x18"
 ZSTD_DICT_MAGIC = b"\x37\xa4\x30\xec"
 #: magic of the skippable frame that holds the dictionary of a ``.warc.zst`` (0x184D2A5D LE).
 ZSTD_WARC_DICT_MAGIC = b"\x5d\x2a\x4d\x18"
@@ -68,7 +69,7 @@ def inflate_backend() -> str:
 
 
 def compression_of(head: bytes) -> str | None:
-    """``"gzip"``, ``"zstd"`` or ``None`` (uncompressed) from a file's first bytes.
+    """``"gzip"``, ``"zstd"``, ``"lz4"`` or ``None`` (uncompressed) from a file's first bytes.
 
     A zstd WARC that starts with its dictionary (a skippable frame, magic ``0x184D2A5D``) is
     ``"zstd"`` too.
@@ -77,6 +78,8 @@ def compression_of(head: bytes) -> str | None:
         return "gzip"
     if head.startswith(ZSTD_MAGIC) or head.startswith(ZSTD_WARC_DICT_MAGIC):
         return "zstd"
+    if head.startswith(LZ4_MAGIC):
+        return "lz4"
     return None
 
 
@@ -183,6 +186,8 @@ def iter_pieces(
         yield from _iter_gzip(fh, max_decompressed_bytes, piece_size)
     elif kind == "zstd":
         yield from _iter_zstd(fh, max_decompressed_bytes, piece_size)
+    elif kind == "lz4":
+        yield from _iter_lz4(fh, max_decompressed_bytes, piece_size)
     else:
         offset = 0
         while chunk := fh.read(max(piece_size, READ_SIZE)):
@@ -608,6 +613,75 @@ def _read_chunk(
     return buf, len(carry) + (n or 0)
 
 
+def _iter_lz4(fh: BinaryIO, limit: int, piece_size: int) -> Iterator[Piece | Broken]:
+    """LZ4 frames (FastWARC's ``.warc.lz4``: one frame per record) like zstd frames: bounded,
+    with damage reported and resync on the next frame magic."""
+    import lz4.frame
+
+    inp = _Input(fh)
+    inp.fill(0)
+    pos = member = 0
+    while True:
+        if pos - inp.base + 8 > len(inp.data) and not inp.eof:
+            inp.fill(pos)
+        rel = pos - inp.base
+        if rel >= len(inp.data):
+            return
+        if inp.data[rel : rel + 4] != LZ4_MAGIC:
+            nxt = _skip_to_magic(inp, pos + 1, LZ4_MAGIC)
+            yield Broken(
+                pos,
+                nxt - pos,
+                f"{nxt - pos} bytes that are not an LZ4 frame",
+                _window(inp, pos, nxt),
+            )
+            pos = nxt
+            continue
+        start, produced, error = pos, 0, None
+        dec = lz4.frame.LZ4FrameDecompressor()
+        pending: list[bytes] = []
+        pending_size = 0
+        partial = False
+        while True:
+            rel = pos - inp.base
+            if rel >= len(inp.data):
+                if not inp.fill(start if pos - start <= RESCAN_WINDOW else pos):
+                    error = f"LZ4 frame truncated: file ends after {pos - start} compressed bytes"
+                    break
+                rel = pos - inp.base
+            feed = inp.data[rel : rel + (1 << 13)]  # bounds one call's output (< 2.1 MiB)
+            try:
+                out = dec.decompress(feed)
+            except RuntimeError as exc:
+                error = f"corrupt LZ4 frame ({exc})"
+                break
+            pos += len(feed) - (len(dec.unused_data or b"") if dec.eof else 0)
+            produced += len(out)
+            if produced > limit:
+                error = f"LZ4 frame inflates beyond max_decompressed_bytes={limit}"
+                break
+            if out:
+                pending.append(out)
+                pending_size += len(out)
+            if dec.eof:
+                yield Piece(b"".join(pending), start, end=True, length=pos - start, member=member)
+                member += 1
+                break
+            if pending_size >= piece_size:
+                partial = True
+                yield Piece(b"".join(pending), start, member=member)
+                pending, pending_size = [], 0
+        if error is None:
+            continue
+        if pending:
+            partial = True
+            yield Piece(b"".join(pending), start, member=member)
+        nxt = _skip_to_magic(inp, max(start + 1, pos), LZ4_MAGIC)
+        yield Broken(start, nxt - start, error, _window(inp, start, nxt), partial)
+        member += 1
+        pos = nxt
+
+
 def _zstd():
     import zstandard
 
@@ -721,7 +795,7 @@ def _iter_zstd(fh: BinaryIO, limit: int, piece_size: int) -> Iterator[Piece | Br
 
 
 def read_head(path: str, size: int = 65536) -> bytes:
-    """Up to ``size`` bytes from the start of ``path``, decompressed if it is gzip or zstd.
+    """Up to ``size`` bytes from the start of ``path``, decompressed if it is gzip, zstd or LZ4.
 
     Damaged or truncated compressed data yields whatever could be decompressed (possibly
     ``b""``); this is for format detection, never for reading records.
@@ -746,11 +820,12 @@ def read_head(path: str, size: int = 65536) -> bytes:
         except (zlib.error, gzip.BadGzipFile):
             pass
         return bytes(out[:size])
-    if kind == "zstd":
+    if kind in ("zstd", "lz4"):
+        frames = _iter_zstd if kind == "zstd" else _iter_lz4
         out = bytearray()
         try:
             with open(path, "rb") as fh:
-                for item in _iter_zstd(fh, 1 << 62, size):
+                for item in frames(fh, 1 << 62, size):
                     if isinstance(item, Broken):
                         break
                     out += item.data

@@ -1,4 +1,4 @@
-"""The ``warc`` reader: WARC 0.17 to 1.1, plain, gzip (per record or whole file) or zstd.
+"""The ``warc`` reader: WARC 0.17 to 1.1, plain, gzip (per record or whole file), zstd or LZ4.
 
 Framing and decompression live in :mod:`crawlmill.formats.warc` and
 :mod:`crawlmill.formats.compression`; this module maps framed records onto
@@ -66,7 +66,7 @@ _ID_FIELDS = (b"warc-record-id", b"warc-warcinfo-id", b"warc-concurrent-to", b"w
 
 
 class WarcReader(Reader):
-    """Read WARC files (0.17-1.1; plain, gzip per record or whole-file, zstd) byte-exactly."""
+    """Read WARC files (0.17-1.1; plain, gzip per record or whole-file, zstd, LZ4) byte-exactly."""
 
     name = "warc"
     file_suffixes = ("warc", "warc.gz", "warc.zst", "warc.wet.gz", "warc.wat.gz")

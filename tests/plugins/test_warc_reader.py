@@ -78,6 +78,9 @@ FASTWARC_QUIRKS = [
     "webrecorder-warcio/test/data/example-bad-non-chunked.warc.gz",
     "webrecorder-warcio/test/data/example-bad.warc.gz.bad",
     "webrecorder-warcio/test/data/example-wrong-chunks.warc.gz",
+    # LZ4 (FastWARC's own format; warcio cannot read it)
+    "chatnoir-eu-chatnoir-resiliparse/tests/data/warcfile.warc.lz4",
+    "chatnoir-eu-chatnoir-resiliparse/tests/data/block-sized-records.warc.lz4",
 ]
 #: counts stated in the folder's SOURCES.md ("warcinfo + response")
 SOURCES = {"castorini-anserini/sample_docs/commoncrawl/warc/collection1/segment1.warc.gz": 2}
@@ -135,9 +138,24 @@ def cl_block(r) -> bytes:
     )
 
 
+def inflate(data: bytes) -> bytes:
+    """The decompressed bytes of gzip members or LZ4 frames (as the standard tools give them)."""
+    if data[:2] == b"\x1f\x8b":
+        return gzip.decompress(data)
+    if data[:4] == b"\x04\x22\x4d\x18":
+        import lz4.frame
+
+        out = []
+        while data:
+            dec = lz4.frame.LZ4FrameDecompressor()
+            out.append(dec.decompress(data))
+            data = dec.unused_data or b""
+        return b"".join(out)
+    return data
+
+
 def decompressed(path: Path) -> bytes:
-    data = path.read_bytes()
-    return gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data
+    return inflate(path.read_bytes())
 
 
 def warcio_records(need, path: Path, parse_http: bool = False):
@@ -207,6 +225,16 @@ def test_count_matches_fastwarc_quirks_mode(rel, samples, need, runs):
     assert not ours.damage or rel.endswith("example-wrong-chunks.warc.gz")
 
 
+def test_every_warc_file_in_the_samples_is_covered(samples):
+    """A new WARC sample must join one of the oracle lists above, not be left unread."""
+    found = {
+        str(p.relative_to(samples))
+        for p in samples.rglob("*")
+        if p.is_file() and (".warc" in p.name or p.name.startswith("ClueWeb09_"))
+    }
+    assert found == set(ALL)
+
+
 @pytest.mark.parametrize("rel", sorted(SOURCES))
 def test_count_matches_sources_md(rel, runs):
     ours = runs(rel)
@@ -234,7 +262,7 @@ def test_records_reproduce_the_input_bytes(rel, samples, runs):
     for r in ours.records:
         if r.extras["warc"]["member"]:
             raw = path.read_bytes()[r.source.offset : r.source.offset + r.source.length]
-            assert gzip.decompress(raw) == record_bytes(r)
+            assert inflate(raw) == record_bytes(r)
 
 
 # -- ClueWeb09 ------------------------------------------------------------------------------
@@ -522,6 +550,34 @@ def test_zstd_reads_like_gzip(tmp_path, with_dict):
     ]
     assert z.records[1].source.offset == len(head) + len(frames[0])
     assert read_head(str(zpath)).startswith(b"WARC/1.1")
+
+
+def test_lz4_reads_like_gzip_and_resyncs_after_damage(tmp_path):
+    lz4_frame = pytest.importorskip("lz4.frame")
+    raws = [make(b"http://example.com/%d" % i, b"<p>page %d</p>" % i * (i + 3)) for i in range(12)]
+    frames = [lz4_frame.compress(r) for r in raws]
+    good, gpath = tmp_path / "a.warc.lz4", tmp_path / "a.warc.gz"
+    good.write_bytes(b"".join(frames))
+    gpath.write_bytes(b"".join(gz(r) for r in raws))
+    z, g = Run(good), Run(gpath)
+    assert not z.damage and len(z.records) == 12
+    assert [(r.url, r.payload, r.http_head) for r in z.records] == [
+        (r.url, r.payload, r.http_head) for r in g.records
+    ]
+    assert z.records[3].source.offset == sum(map(len, frames[:3]))
+    # garbage between frames 4 and 5, frame 8 cut short (its end overwritten by garbage)
+    junk = b"\x00not lz4 at all\x00" * 3
+    cut = frames[8][: len(frames[8]) // 2]
+    bad = tmp_path / "bad.warc.lz4"
+    bad.write_bytes(
+        b"".join(frames[:5]) + junk + b"".join(frames[5:8]) + cut + b"".join(frames[9:])
+    )
+    run = Run(bad)
+    assert [r.url for r in run.records] == [r.url for i, r in enumerate(g.records) if i != 8]
+    offsets = [d.offset for d in run.damage]
+    assert sum(map(len, frames[:5])) in offsets  # the garbage, where it starts
+    assert sum(map(len, frames[:8])) + len(junk) in offsets  # the cut frame
+    assert all(d.path == str(bad) for d in run.damage)
 
 
 def test_whole_file_gzip_reads_with_stream_offsets(tmp_path):
