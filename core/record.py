@@ -32,12 +32,23 @@ field            meaning (and which formats fill it)
                  textData, Nutch parse_text, WARC ``conversion`` records).
 ``outlinks``     :class:`Outlink` list, where the format carries them (Nutch parse_data,
                  NTCIR linklist, CC metadata JSON).
-``extras``       format-specific fields that have no neutral home, keyed by format name:
-                 ``extras["warc"]`` = ``{"version": "1.1", "headers": [(name, value) bytes
-                 pairs in file order]}``; ``extras["arc"]`` = ARC header fields and the raw
-                 header line; ``extras["nutch"]`` CrawlDatum fields; ``extras["cc"]`` the
-                 Common Crawl JSON; ``extras["ntcir"]`` the ``.meta`` fields. Values are
-                 plain data (str, bytes, int, float, bool, None, lists, dicts).
+``extras``       format-specific fields that have no neutral home, keyed by format name.
+                 Values are plain data (str, bytes, int, float, bool, None, lists, dicts).
+                 ``extras["warc"]``: ``version`` ("1.0"), ``headers`` (``(name, value)``
+                 byte pairs in file order), ``raw_header`` (the exact bytes from the version
+                 line through the blank line), ``separator`` (the bytes found after the
+                 block), ``cl_includes_separator`` (ClueWeb09: Content-Length counts the
+                 separator), ``line_ending``, ``member`` (``source`` is the compressed
+                 member of exactly this record); when repaired: ``type`` (an unknown
+                 WARC-Type), ``target_uri_raw`` (before ``<>`` were stripped). For an
+                 unmodified record ``raw_header + http_head + payload + separator`` is the
+                 input's bytes. ``extras["arc"]``: ``header_line`` (raw), ``version``,
+                 ``fields`` (every header field by its name in the version block); the
+                 filedesc also ``filedesc``, ``origin``, ``version_minor``; when repaired:
+                 ``trailer`` (bytes after the block that were not one ``\n``),
+                 ``truncated`` (the file ended before the declared length). Planned:
+                 ``extras["nutch"]`` CrawlDatum fields, ``extras["cc"]`` the Common Crawl
+                 JSON, ``extras["ntcir"]`` the ``.meta`` fields.
 ``source``       :class:`Provenance`: path, byte offset and length in that file, format.
 ``modified``     ``False`` while the content fields are exactly what the reader produced.
                  :meth:`Record.evolve` sets it; writers then recompute digests and lengths
