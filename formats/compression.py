@@ -23,7 +23,7 @@ import struct
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 try:  # pragma: no cover - depends on the installed packages
     from isal import isal_zlib as _inflate_lib
@@ -50,6 +50,8 @@ LZ4_MAGIC = b"\x04\x22\x4d\x18"
 ZSTD_DICT_MAGIC = b"\x37\xa4\x30\xec"
 #: magic of the skippable frame that holds the dictionary of a ``.warc.zst`` (0x184D2A5D LE).
 ZSTD_WARC_DICT_MAGIC = b"\x5d\x2a\x4d\x18"
+#: the magic that starts a frame, by format name (resync target after damage).
+_FRAME_MAGIC = {"zstd": ZSTD_MAGIC, "LZ4": LZ4_MAGIC}
 _GZIP_MEMBER_START = b"\x1f\x8b\x08"
 _ZLIB_ERRORS: tuple[type[BaseException], ...] = (zlib.error, _inflate_lib.error, EOFError)
 
@@ -613,6 +615,64 @@ def _read_chunk(
     return buf, len(carry) + (n or 0)
 
 
+def _frame(
+    inp: _Input,
+    pos: int,
+    member: int,
+    dec: Any,
+    errors: tuple[type[BaseException], ...],
+    name: str,
+    limit: int,
+    piece_size: int,
+) -> Iterator[Piece | Broken]:
+    """Decode one ``name`` frame (zstd, LZ4) that starts at file offset ``pos`` with the
+    streaming decompressor ``dec`` (``decompress``, ``eof``, ``unused_data``). Yields its
+    :class:`Piece` items, or on damage the pieces so far and one :class:`Broken` up to the
+    next frame magic; returns the file offset after the frame (or of that next magic)."""
+    start, produced, error = pos, 0, None
+    pending: list[bytes] = []
+    pending_size = 0
+    partial = False
+    while True:
+        rel = pos - inp.base
+        if rel >= len(inp.data):
+            if not inp.fill(start if pos - start <= RESCAN_WINDOW else pos):
+                error = f"{name} frame truncated: file ends after {pos - start} compressed bytes"
+                break
+            rel = pos - inp.base
+        # small input slices bound the output of one call (zstd inflates at most ~128 KiB per
+        # 3 input bytes, so 8 KiB in -> < 350 MiB out, then checked; LZ4 at most 255:1)
+        feed = inp.data[rel : rel + (1 << 13)]
+        try:
+            out = dec.decompress(feed)
+        except errors as exc:
+            error = f"corrupt {name} frame ({exc})"
+            break
+        pos += len(feed) - (len(dec.unused_data or b"") if dec.eof else 0)
+        produced += len(out)
+        if produced > limit:
+            error = f"{name} frame inflates beyond max_decompressed_bytes={limit}"
+            break
+        if out:
+            pending.append(out)
+            pending_size += len(out)
+        if dec.eof:
+            yield Piece(b"".join(pending), start, end=True, length=pos - start, member=member)
+            return pos
+        if pending_size >= piece_size:
+            partial = True
+            yield Piece(b"".join(pending), start, member=member)
+            pending, pending_size = [], 0
+    if pending:
+        partial = True
+        yield Piece(b"".join(pending), start, member=member)
+    nxt = _skip_to_magic(inp, max(start + 1, inp.base), _FRAME_MAGIC[name])
+    if nxt <= start:
+        nxt = _skip_to_magic(inp, pos, _FRAME_MAGIC[name])
+    yield Broken(start, nxt - start, error, _window(inp, start, nxt), partial)
+    return nxt
+
+
 def _iter_lz4(fh: BinaryIO, limit: int, piece_size: int) -> Iterator[Piece | Broken]:
     """LZ4 frames (FastWARC's ``.warc.lz4``: one frame per record) like zstd frames: bounded,
     with damage reported and resync on the next frame magic."""
@@ -637,49 +697,17 @@ def _iter_lz4(fh: BinaryIO, limit: int, piece_size: int) -> Iterator[Piece | Bro
             )
             pos = nxt
             continue
-        start, produced, error = pos, 0, None
-        dec = lz4.frame.LZ4FrameDecompressor()
-        pending: list[bytes] = []
-        pending_size = 0
-        partial = False
-        while True:
-            rel = pos - inp.base
-            if rel >= len(inp.data):
-                if not inp.fill(start if pos - start <= RESCAN_WINDOW else pos):
-                    error = f"LZ4 frame truncated: file ends after {pos - start} compressed bytes"
-                    break
-                rel = pos - inp.base
-            feed = inp.data[rel : rel + (1 << 13)]  # bounds one call's output (< 2.1 MiB)
-            try:
-                out = dec.decompress(feed)
-            except RuntimeError as exc:
-                error = f"corrupt LZ4 frame ({exc})"
-                break
-            pos += len(feed) - (len(dec.unused_data or b"") if dec.eof else 0)
-            produced += len(out)
-            if produced > limit:
-                error = f"LZ4 frame inflates beyond max_decompressed_bytes={limit}"
-                break
-            if out:
-                pending.append(out)
-                pending_size += len(out)
-            if dec.eof:
-                yield Piece(b"".join(pending), start, end=True, length=pos - start, member=member)
-                member += 1
-                break
-            if pending_size >= piece_size:
-                partial = True
-                yield Piece(b"".join(pending), start, member=member)
-                pending, pending_size = [], 0
-        if error is None:
-            continue
-        if pending:
-            partial = True
-            yield Piece(b"".join(pending), start, member=member)
-        nxt = _skip_to_magic(inp, max(start + 1, pos), LZ4_MAGIC)
-        yield Broken(start, nxt - start, error, _window(inp, start, nxt), partial)
+        pos = yield from _frame(
+            inp,
+            pos,
+            member,
+            lz4.frame.LZ4FrameDecompressor(),
+            (RuntimeError,),
+            "LZ4",
+            limit,
+            piece_size,
+        )
         member += 1
-        pos = nxt
 
 
 def _zstd():
@@ -736,62 +764,22 @@ def _iter_zstd(fh: BinaryIO, limit: int, piece_size: int) -> Iterator[Piece | Br
             )
             pos = nxt
             continue
-        start = pos
         dctx = (
             zstandard.ZstdDecompressor(dict_data=dict_data)
             if dict_data
             else zstandard.ZstdDecompressor()
         )
-        dec = dctx.decompressobj()
-        produced = 0
-        partial = False
-        error = None
-        pending: list[bytes] = []
-        pending_size = 0
-        while True:
-            rel = pos - inp.base
-            if rel >= len(inp.data):
-                keep = start if pos - start <= RESCAN_WINDOW else pos
-                if not inp.fill(keep):
-                    error = f"zstd frame truncated: file ends after {pos - start} compressed bytes"
-                    break
-                rel = pos - inp.base
-            # small input slices bound the output of one call (zstd can inflate enormously:
-            # at most ~128 KiB per 3 input bytes, so 8 KiB in -> < 350 MiB out, then checked)
-            feed = inp.data[rel : rel + (1 << 13)]
-            try:
-                out = dec.decompress(feed)
-            except zstandard.ZstdError as exc:
-                error = f"corrupt zstd frame ({exc})"
-                break
-            consumed = len(feed) - (len(dec.unused_data) if dec.eof else 0)
-            pos += consumed
-            produced += len(out)
-            if produced > limit:
-                error = f"zstd frame inflates beyond max_decompressed_bytes={limit}"
-                break
-            if out:
-                pending.append(out)
-                pending_size += len(out)
-            if dec.eof:
-                yield Piece(b"".join(pending), start, end=True, length=pos - start, member=member)
-                member += 1
-                break
-            if pending_size >= piece_size:
-                partial = True
-                yield Piece(b"".join(pending), start, member=member)
-                pending, pending_size = [], 0
-        if error is None:
-            continue
-        if pending:
-            partial = True
-            yield Piece(b"".join(pending), start, member=member)
-        nxt = _skip_to_magic(inp, max(start + 1, inp.base), ZSTD_MAGIC)
-        if nxt <= start:
-            nxt = _skip_to_magic(inp, pos, ZSTD_MAGIC)
-        yield Broken(start, nxt - start, error, _window(inp, start, nxt), partial)
+        pos = yield from _frame(
+            inp,
+            pos,
+            member,
+            dctx.decompressobj(),
+            (zstandard.ZstdError,),
+            "zstd",
+            limit,
+            piece_size,
+        )
         member += 1
-        pos = nxt
 
 
 def read_head(path: str, size: int = 65536) -> bytes:
