@@ -21,6 +21,32 @@ SAMPLES = Path(os.environ.get("CRAWLMILL_SAMPLES", ROOT.parent / "shared" / "sam
 REQUIRE_ORACLES = os.environ.get("CRAWLMILL_REQUIRE_ORACLES") == "1"
 
 
+#: every ARC file in ../shared/samples (test_arc_reader.py fails when a new one is not listed);
+#: tests that take an ``arc_rel`` argument run once per file.
+ARC_SAMPLES = [
+    "webrecorder-warcio/test/data/example.arc",
+    "webrecorder-warcio/test/data/example.arc.gz",
+    "webrecorder-warcio/test/data/example-space-in-url.arc",
+    "webrecorder-warcio/test/data/bad.arc",
+    "kris-sigur-jwat/jwat-arc/src/test/resources/1-1-20110922131213-00000-svc-VirtualBox.arc",
+    "kris-sigur-jwat/jwat-arc/src/test/resources/IAH-20080430204825-00000-blackbook.arc.gz",
+    "kris-sigur-jwat/jwat-arc/src/test/resources/small_BNF.arc",
+    "kris-sigur-jwat/jwat-arc/src/test/resources/test-arc-1.0-dashed-fields.arc",
+    "kris-sigur-jwat/jwat-arc/src/test/resources/test-arc-1.0-invalid-fields.arc",
+    "ukwa-webarchive-discovery/warc-indexer/src/test/resources/IAH-20080430204825-00000-blackbook-truncated.arc.gz",
+    "commoncrawl-arc2warc-conversion/test/resources/arc/crawl-002_2009_09_17_12_1253241189984_12-4827319.arc.gz",
+    "commoncrawl-arc2warc-conversion/test/resources/arc/crawl-002_2010_02_16_114_1266352769711_14-7060652.arc.gz",
+    "commoncrawl-arc2warc-conversion/test/resources/arc/crawl-2012_1341690165636_1341785606830_6-0-4421.arc.gz",
+    "commoncrawl-arc2warc-conversion/test/resources/arc/crawl-2012_1341690165832_1341699469441_1478-7224105.arc.gz",
+]
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Parametrize ``arc_rel`` (a path below the samples folder) over :data:`ARC_SAMPLES`."""
+    if "arc_rel" in metafunc.fixturenames:
+        metafunc.parametrize("arc_rel", ARC_SAMPLES, ids=lambda p: p.rsplit("/", 1)[-1])
+
+
 def _missing(what: str) -> None:
     if REQUIRE_ORACLES:
         pytest.fail(f"oracle {what} is missing and CRAWLMILL_REQUIRE_ORACLES=1", pytrace=False)
@@ -68,3 +94,20 @@ def samples() -> Path:
 def fixtures() -> Path:
     """The repository's own ``fixtures/`` folder."""
     return FIXTURES
+
+
+@pytest.fixture(scope="session")
+def arc_samples() -> list[str]:
+    """:data:`ARC_SAMPLES`: every ARC file of the samples folder, relative to it."""
+    return list(ARC_SAMPLES)
+
+
+@pytest.fixture(scope="session")
+def arc_named(samples: Path):
+    """``arc_named("example.arc.gz")``: the path of the ARC sample with that file name."""
+
+    def find(name: str) -> Path:
+        (rel,) = [r for r in ARC_SAMPLES if r.rsplit("/", 1)[-1] == name]
+        return samples / rel
+
+    return find

@@ -18,22 +18,6 @@ from crawlmill.core.registry import Registry
 from crawlmill.formats.compression import read_head
 from crawlmill.plugins.readers.arc import ArcReader
 
-ARC_SAMPLES = [
-    "webrecorder-warcio/test/data/example.arc",
-    "webrecorder-warcio/test/data/example.arc.gz",
-    "webrecorder-warcio/test/data/example-space-in-url.arc",
-    "webrecorder-warcio/test/data/bad.arc",
-    "kris-sigur-jwat/jwat-arc/src/test/resources/1-1-20110922131213-00000-svc-VirtualBox.arc",
-    "kris-sigur-jwat/jwat-arc/src/test/resources/IAH-20080430204825-00000-blackbook.arc.gz",
-    "kris-sigur-jwat/jwat-arc/src/test/resources/small_BNF.arc",
-    "kris-sigur-jwat/jwat-arc/src/test/resources/test-arc-1.0-dashed-fields.arc",
-    "kris-sigur-jwat/jwat-arc/src/test/resources/test-arc-1.0-invalid-fields.arc",
-    "ukwa-webarchive-discovery/warc-indexer/src/test/resources/IAH-20080430204825-00000-blackbook-truncated.arc.gz",
-    "commoncrawl-arc2warc-conversion/test/resources/arc/crawl-002_2009_09_17_12_1253241189984_12-4827319.arc.gz",
-    "commoncrawl-arc2warc-conversion/test/resources/arc/crawl-002_2010_02_16_114_1266352769711_14-7060652.arc.gz",
-    "commoncrawl-arc2warc-conversion/test/resources/arc/crawl-2012_1341690165636_1341785606830_6-0-4421.arc.gz",
-    "commoncrawl-arc2warc-conversion/test/resources/arc/crawl-2012_1341690165832_1341699469441_1478-7224105.arc.gz",
-]
 SOURCES_COUNTS = {
     "1-1-20110922131213-00000-svc-VirtualBox.arc": 102,
     "IAH-20080430204825-00000-blackbook.arc.gz": 300,
@@ -75,9 +59,9 @@ def warcio_view(warcio, path: Path) -> list[dict]:
     return out
 
 
-@pytest.fixture(params=ARC_SAMPLES, ids=lambda p: p.rsplit("/", 1)[-1])
-def arc_sample(request, samples) -> Path:
-    path = samples / request.param
+@pytest.fixture
+def arc_sample(arc_rel, samples) -> Path:
+    path = samples / arc_rel
     if not path.exists():
         pytest.fail(f"sample {path} is missing")
     return path
@@ -114,8 +98,8 @@ def test_every_arc_sample_matches_warcio(arc_sample: Path, need) -> None:
             assert rec.payload == ref["payload"]
 
 
-def test_filedesc_record_mapping(samples) -> None:
-    path = samples / ARC_SAMPLES[5]
+def test_filedesc_record_mapping(samples, arc_named) -> None:
+    path = arc_named("IAH-20080430204825-00000-blackbook.arc.gz")
     recs, _, _ = read_all(path)
     fd = recs[0]
     assert fd.kind == RecordKind.WARCINFO
@@ -136,8 +120,8 @@ def test_filedesc_record_mapping(samples) -> None:
     assert raw == arc["header_line"] + b"\n" + fd.payload + b"\n"
 
 
-def test_dns_and_http_mapping(samples) -> None:
-    recs, _, _ = read_all(samples / ARC_SAMPLES[9])
+def test_dns_and_http_mapping(samples, arc_named) -> None:
+    recs, _, _ = read_all(arc_named("IAH-20080430204825-00000-blackbook-truncated.arc.gz"))
     dns = recs[1]
     assert dns.url.startswith("dns:") and dns.kind == RecordKind.RESOURCE
     assert dns.content_type == "text/dns" and dns.http_head is None
@@ -147,12 +131,12 @@ def test_dns_and_http_mapping(samples) -> None:
     assert http.extras["arc"]["fields"]["URL"] == http.url
 
 
-def test_dashed_and_invalid_fields(samples) -> None:
-    recs, damage, warnings = read_all(samples / ARC_SAMPLES[7])
+def test_dashed_and_invalid_fields(samples, arc_named) -> None:
+    recs, damage, warnings = read_all(arc_named("test-arc-1.0-dashed-fields.arc"))
     fd = recs[0]
     assert fd.url == "filedesc://" and fd.ip is None and fd.date is None and fd.date_raw == "-"
     assert fd.content_type is None
-    recs, damage, warnings = read_all(samples / ARC_SAMPLES[8])
+    recs, damage, warnings = read_all(arc_named("test-arc-1.0-invalid-fields.arc"))
     fd = recs[0]
     assert (
         fd.date is None
@@ -173,8 +157,8 @@ def test_strict_turns_repairs_into_damage(samples) -> None:
     assert damage[0].data.startswith(b"http://taighde.com/w/Kylie_Ward ")
 
 
-def test_sniff_and_detect(samples, tmp_path: Path) -> None:
-    path = samples / ARC_SAMPLES[1]
+def test_sniff_and_detect(samples, tmp_path: Path, arc_named) -> None:
+    path = arc_named("example.arc.gz")
     assert ArcReader.sniff(str(path), read_head(str(path))) >= 0.9
     assert ArcReader.sniff("x.warc", b"WARC/1.0\r\n") == 0.0
     no_filedesc = tmp_path / "x.dat"
@@ -185,22 +169,24 @@ def test_sniff_and_detect(samples, tmp_path: Path) -> None:
     assert reg.detect(str(path), read_head(str(path)))[0][0] == "arc"
 
 
-def test_every_arc_file_in_the_samples_is_covered(samples) -> None:
+def test_every_arc_file_in_the_samples_is_covered(samples, arc_samples) -> None:
     """A new ARC sample must be added to the oracle comparison above, not skipped."""
     found = {
         str(p.relative_to(samples))
         for p in samples.rglob("*")
         if p.is_file() and (p.name.endswith(".arc") or p.name.endswith(".arc.gz"))
     }
-    assert found == set(ARC_SAMPLES)
+    assert found == set(arc_samples)
 
 
-def test_limits_come_from_the_context_and_early_close_stops_the_inflate_thread(samples) -> None:
+def test_limits_come_from_the_context_and_early_close_stops_the_inflate_thread(
+    samples, arc_named
+) -> None:
     import threading
 
     from crawlmill.core import Limits
 
-    path = samples / ARC_SAMPLES[5]
+    path = arc_named("IAH-20080430204825-00000-blackbook.arc.gz")
     damage: list = []
     ctx = ReadContext(
         InputFile(str(path), path.name), damage.append, limits=Limits(max_record_bytes=20000)

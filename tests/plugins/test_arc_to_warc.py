@@ -12,23 +12,6 @@ import pytest
 from crawlmill.core import InputFile, ReadContext, Record, RecordKind, WriteContext
 from crawlmill.plugins.readers.arc import ArcReader
 
-ARC_SAMPLES = [
-    "webrecorder-warcio/test/data/example.arc",
-    "webrecorder-warcio/test/data/example.arc.gz",
-    "webrecorder-warcio/test/data/example-space-in-url.arc",
-    "webrecorder-warcio/test/data/bad.arc",
-    "kris-sigur-jwat/jwat-arc/src/test/resources/1-1-20110922131213-00000-svc-VirtualBox.arc",
-    "kris-sigur-jwat/jwat-arc/src/test/resources/IAH-20080430204825-00000-blackbook.arc.gz",
-    "kris-sigur-jwat/jwat-arc/src/test/resources/small_BNF.arc",
-    "kris-sigur-jwat/jwat-arc/src/test/resources/test-arc-1.0-dashed-fields.arc",
-    "kris-sigur-jwat/jwat-arc/src/test/resources/test-arc-1.0-invalid-fields.arc",
-    "ukwa-webarchive-discovery/warc-indexer/src/test/resources/IAH-20080430204825-00000-blackbook-truncated.arc.gz",
-    "commoncrawl-arc2warc-conversion/test/resources/arc/crawl-002_2009_09_17_12_1253241189984_12-4827319.arc.gz",
-    "commoncrawl-arc2warc-conversion/test/resources/arc/crawl-002_2010_02_16_114_1266352769711_14-7060652.arc.gz",
-    "commoncrawl-arc2warc-conversion/test/resources/arc/crawl-2012_1341690165636_1341785606830_6-0-4421.arc.gz",
-    "commoncrawl-arc2warc-conversion/test/resources/arc/crawl-2012_1341690165832_1341699469441_1478-7224105.arc.gz",
-]
-
 
 def convert(src: Path, out_dir: Path) -> tuple[list[Record], Path]:
     """Our ARC records of ``src`` and the WARC the ``warc`` writer made of them."""
@@ -102,9 +85,9 @@ def fastwarc_view(fastwarc, path: Path) -> list[dict]:
     return out
 
 
-@pytest.fixture(params=ARC_SAMPLES, ids=lambda p: p.rsplit("/", 1)[-1])
-def arc_sample(request, samples) -> Path:
-    path = samples / request.param
+@pytest.fixture
+def arc_sample(arc_rel, samples) -> Path:
+    path = samples / arc_rel
     if not path.exists():
         pytest.fail(f"sample {path} is missing")
     return path
@@ -150,9 +133,9 @@ def test_arc_to_warc_keeps_every_field(arc_sample: Path, tmp_path: Path, need) -
                 assert f["ctype"] == "text/dns"
 
 
-def test_dns_record_becomes_text_dns_resource(samples, tmp_path: Path, need) -> None:
+def test_dns_record_becomes_text_dns_resource(samples, tmp_path: Path, need, arc_named) -> None:
     fastwarc = need("fastwarc")
-    src = samples / ARC_SAMPLES[9]
+    src = arc_named("IAH-20080430204825-00000-blackbook-truncated.arc.gz")
     records, warc = convert(src, tmp_path)
     fv = fastwarc_view(fastwarc, warc)
     dns = [f for f in fv if (f["url"] or "").startswith("dns:")]
@@ -160,19 +143,25 @@ def test_dns_record_becomes_text_dns_resource(samples, tmp_path: Path, need) -> 
     assert dns[0]["block"] == records[1].payload
 
 
-def test_converted_warc_passes_warcio_check(samples, tmp_path: Path, need_command) -> None:
+def test_converted_warc_passes_warcio_check(
+    samples, tmp_path: Path, need_command, arc_named
+) -> None:
     import subprocess
 
     warcio = need_command("warcio")
-    _, warc = convert(samples / ARC_SAMPLES[5], tmp_path)
+    _, warc = convert(arc_named("IAH-20080430204825-00000-blackbook.arc.gz"), tmp_path)
     result = subprocess.run([warcio, "check", str(warc)], capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-def test_truncated_arc_record_is_marked_truncated_in_warc(samples, tmp_path: Path, need) -> None:
+def test_truncated_arc_record_is_marked_truncated_in_warc(
+    samples, tmp_path: Path, need, arc_named
+) -> None:
     """An ARC record cut short of its declared length becomes a WARC record that says so."""
     warcio = need("warcio")
-    src = samples / ARC_SAMPLES[7]  # jwat dashed-fields: its last record is cut 84 bytes short
+    src = arc_named(
+        "test-arc-1.0-dashed-fields.arc"
+    )  # jwat dashed-fields: its last record is cut 84 bytes short
     records, warc = convert(src, tmp_path)
     cut = {r.url for r in records if r.extras["arc"].get("truncated")}
     assert cut  # the sample really has a cut record
