@@ -615,6 +615,16 @@ def _read_chunk(
     return buf, len(carry) + (n or 0)
 
 
+def _not_a_frame(inp: _Input, pos: int, name: str) -> Iterator[Broken]:
+    """Report the bytes from ``pos`` to the next ``name`` frame magic as damage; returns the
+    offset of that magic (or the end of the file)."""
+    nxt = _skip_to_magic(inp, pos + 1, _FRAME_MAGIC[name])
+    yield Broken(
+        pos, nxt - pos, f"{nxt - pos} bytes outside any {name} frame", _window(inp, pos, nxt)
+    )
+    return nxt
+
+
 def _frame(
     inp: _Input,
     pos: int,
@@ -688,14 +698,7 @@ def _iter_lz4(fh: BinaryIO, limit: int, piece_size: int) -> Iterator[Piece | Bro
         if rel >= len(inp.data):
             return
         if inp.data[rel : rel + 4] != LZ4_MAGIC:
-            nxt = _skip_to_magic(inp, pos + 1, LZ4_MAGIC)
-            yield Broken(
-                pos,
-                nxt - pos,
-                f"{nxt - pos} bytes that are not an LZ4 frame",
-                _window(inp, pos, nxt),
-            )
-            pos = nxt
+            pos = yield from _not_a_frame(inp, pos, "LZ4")
             continue
         pos = yield from _frame(
             inp,
@@ -755,14 +758,7 @@ def _iter_zstd(fh: BinaryIO, limit: int, piece_size: int) -> Iterator[Piece | Br
             pos += 8 + size
             continue
         if magic != ZSTD_MAGIC:
-            nxt = _skip_to_magic(inp, pos + 1, ZSTD_MAGIC)
-            yield Broken(
-                pos,
-                nxt - pos,
-                f"{nxt - pos} bytes that are not a zstd frame",
-                _window(inp, pos, nxt),
-            )
-            pos = nxt
+            pos = yield from _not_a_frame(inp, pos, "zstd")
             continue
         dctx = (
             zstandard.ZstdDecompressor(dict_data=dict_data)
