@@ -38,6 +38,7 @@ import io
 import json
 import os
 import posixpath
+import re
 import shutil
 from typing import Any
 
@@ -122,6 +123,18 @@ def write_json_atomic(path: str, data: Any) -> None:
         os.fsync(fh.fileno())
     os.replace(tmp, path)
     _fsync_dir(os.path.dirname(path))
+
+
+_JSON_TEMP = re.compile(r"\.tmp-\d+$")
+
+
+def _remove_stale_json_temps(folder: str) -> None:
+    """Delete the ``<name>.tmp-<pid>`` files :func:`write_json_atomic` left in ``folder`` when
+    its process was killed between writing and renaming (only called under the run lock)."""
+    for name in os.listdir(folder):
+        if _JSON_TEMP.search(name):
+            with contextlib.suppress(OSError):
+                os.remove(os.path.join(folder, name))
 
 
 class TrackedFile(io.BufferedIOBase):
@@ -280,6 +293,8 @@ class OutputRoot:
         tmp = os.path.join(self.meta, "tmp")
         for entry in os.listdir(tmp):
             shutil.rmtree(os.path.join(tmp, entry), ignore_errors=True)
+        for folder in (self.meta, os.path.join(self.meta, "done")):
+            _remove_stale_json_temps(folder)
 
     def close(self) -> None:
         """Remove the empty temp folder and release the lock."""

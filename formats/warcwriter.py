@@ -12,7 +12,11 @@ Three output framings are supported:
 Every record is compressed on its own (one gzip member or one zstd frame per record), so any
 record can be read from its offset, as CDX indexes and warcio/FastWARC expect. gzip uses
 ``isal.isal_zlib`` when it is importable (several times faster than zlib) and zlib otherwise;
-isal knows levels 0-3 only, so levels 1-3/4-6/7-9 map to isal 1/2/3.
+isal knows levels 0-3 only, so levels 1-3/4-6/7-9 map to isal 1/2/3. ISA-L does not promise
+the same compressed bytes for the same input twice (intel/isa-l#140; we have seen a rerun in
+a fresh process compress a few records differently), so ``backend="zlib"`` is there for who
+needs byte-identical *compressed* files across runs; the decompressed records are identical
+either way.
 
 This module knows nothing of crawlmill's Record: it turns ``(name, value)`` byte pairs and a
 block into bytes. A header value may also be *deferred* (an object with ``resolve() -> bytes``,
@@ -41,6 +45,7 @@ except ImportError:  # pragma: no cover
 
 __all__ = [
     "COMPRESSIONS",
+    "GZIP_BACKENDS",
     "VERSIONS",
     "DeferredValue",
     "Framing",
@@ -51,6 +56,7 @@ __all__ = [
     "extension_for",
     "format_warc_date",
     "framing_for",
+    "isal_available",
     "serialize_record",
     "urn_uuid",
     "uuid5_urn",
@@ -61,6 +67,8 @@ __all__ = [
 VERSIONS = ("1.1", "1.0", "0.18")
 #: per-record compressions crawlmill writes.
 COMPRESSIONS = ("gzip", "zstd", "none")
+#: gzip implementations: ``auto`` (ISA-L when installed), ``isal``, ``zlib`` (deterministic).
+GZIP_BACKENDS = ("auto", "isal", "zlib")
 #: default level per compression.
 DEFAULT_LEVELS = {"gzip": 6, "zstd": 3, "none": 0}
 #: allowed level range per compression.
@@ -215,6 +223,11 @@ def format_warc_date(date: datetime, version: str, keep_fraction: bool = False) 
     return (text + "Z").encode("ascii")
 
 
+def isal_available() -> bool:
+    """Whether the ISA-L gzip backend (the ``isal`` package) is importable."""
+    return _isal_zlib is not None
+
+
 def extension_for(compression: str) -> str:
     """File suffix for a compression: ``.warc.gz``, ``.warc.zst`` or ``.warc``."""
     return {"gzip": ".warc.gz", "zstd": ".warc.zst", "none": ".warc"}[compression]
@@ -223,7 +236,15 @@ def extension_for(compression: str) -> str:
 class RecordCompressor:
     """Compresses one record at a time into a self-contained gzip member or zstd frame."""
 
-    def __init__(self, compression: str = "gzip", level: int | None = None) -> None:
+    def __init__(
+        self, compression: str = "gzip", level: int | None = None, backend: str = "auto"
+    ) -> None:
+        if backend not in GZIP_BACKENDS:
+            raise ValueError(
+                f"unknown gzip backend {backend!r}; choose one of {', '.join(GZIP_BACKENDS)}"
+            )
+        if backend == "isal" and _isal_zlib is None:
+            raise ValueError("gzip backend isal asked for, but the isal package is not installed")
         if compression not in COMPRESSIONS:
             raise ValueError(
                 f"unknown compression {compression!r}; choose one of {', '.join(COMPRESSIONS)}"
@@ -240,12 +261,16 @@ class RecordCompressor:
         if compression == "zstd":
             import zstandard  # noqa: F401 - fail here, not in a worker thread, when missing
         #: which gzip implementation is used: "isal" or "zlib".
-        self.backend = "isal" if (compression == "gzip" and _isal_zlib is not None) else "zlib"
+        self.backend = (
+            "isal"
+            if compression == "gzip" and backend != "zlib" and _isal_zlib is not None
+            else "zlib"
+        )
 
     def compress(self, data: bytes) -> bytes:
         """``data`` as one gzip member / zstd frame (or unchanged for ``none``)."""
         if self.compression == "gzip":
-            if _isal_zlib is not None:
+            if self.backend == "isal":
                 return _isal_zlib.compress(data, (self.level + 2) // 3, wbits=31)
             return zlib.compress(data, self.level, wbits=31)
         if self.compression == "zstd":
@@ -294,9 +319,10 @@ class WarcFileWriter:
         *,
         background: bool = False,
         threads: int = 2,
+        backend: str = "auto",
     ) -> None:
         self.stream = stream
-        self.compressor = RecordCompressor(compression, level)
+        self.compressor = RecordCompressor(compression, level, backend)
         #: bytes written so far (the next record's offset).
         self.position = 0
         #: uncompressed bytes written so far.

@@ -110,6 +110,22 @@ def test_start_removes_stale_temp_files(tmp_path):
     assert not stale.exists()
 
 
+def test_open_removes_marker_and_report_temps_of_a_killed_run(tmp_path):
+    done = tmp_path / "root" / ".crawlmill" / "done"
+    done.mkdir(parents=True)
+    stale = [done / "abc.json.tmp-4242", tmp_path / "root" / ".crawlmill" / "report.json.tmp-17"]
+    for p in stale:
+        p.write_text("{")
+    kept = [done / "abc.json", tmp_path / "root" / "page.tmp-1"]  # a marker; a user's output
+    for p in kept:
+        p.write_text("{}")
+    root = OutputRoot(str(tmp_path / "root"))
+    root.open()
+    root.close()
+    assert [p.exists() for p in stale] == [False, False]
+    assert [p.exists() for p in kept] == [True, True]
+
+
 def test_marker_completeness(tmp_path):
     root = OutputRoot(str(tmp_path / "root"))
     root.open()

@@ -93,6 +93,29 @@ def test_gzip_zlib_fallback_gives_the_same_bytes_when_decompressed(monkeypatch):
     assert zlib.decompress(comp.compress(record), 31) == record
 
 
+@pytest.mark.parametrize("level", [1, 6, 9])
+def test_zlib_backend_gives_zlibs_own_bytes(level):
+    record = serialize_record("1.0", HEADERS, BLOCK * 5)
+    comp = RecordCompressor("gzip", level, backend="zlib")
+    assert comp.backend == "zlib"
+    assert comp.compress(record) == zlib.compress(record, level, wbits=31)
+    out = io.BytesIO()
+    w = WarcFileWriter(out, "gzip", level, background=True, backend="zlib")
+    for _ in range(3):
+        w.submit(record)
+    w.close()
+    assert out.getvalue() == zlib.compress(record, level, wbits=31) * 3
+
+
+def test_unknown_or_missing_gzip_backend_is_refused(monkeypatch):
+    with pytest.raises(ValueError, match="unknown gzip backend"):
+        RecordCompressor("gzip", 6, backend="pigz")
+    monkeypatch.setattr(warcwriter, "_isal_zlib", None)
+    with pytest.raises(ValueError, match="isal package is not installed"):
+        RecordCompressor("gzip", 6, backend="isal")
+    assert RecordCompressor("gzip", 6, backend="auto").backend == "zlib"
+
+
 def test_zstd_each_record_is_its_own_frame():
     zstandard = pytest.importorskip("zstandard")
     out = io.BytesIO()
@@ -126,5 +149,6 @@ def test_bad_compression_settings_are_refused(compression, level):
 
 def test_compression_is_deterministic():
     record = serialize_record("1.1", HEADERS, BLOCK * 100)
-    for kind in ("gzip", "zstd"):
-        assert RecordCompressor(kind).compress(record) == RecordCompressor(kind).compress(record)
+    for kind, backend in (("gzip", "zlib"), ("zstd", "auto")):
+        first = RecordCompressor(kind, backend=backend).compress(record)
+        assert RecordCompressor(kind, backend=backend).compress(record) == first
