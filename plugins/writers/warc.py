@@ -10,7 +10,9 @@ every other record is written as 1.1.
    is unmodified, has the target version and framing, a ``Content-Length`` that matches its
    block, and needs no new header (doc id, digest) is written as ``raw_header + block +
    separator``: byte for byte what the input held. Digests are neither added nor changed
-   (warcio #161/#162).
+   (warcio #161/#162). In gzip output, when the record was alone in its input gzip member
+   and that member inflates to exactly these bytes, the member itself is copied
+   (``reuse_members``), so a WARC -> WARC copy keeps its compressed bytes too.
 2. **Rebuilt WARC record.** Otherwise a WARC-read record keeps its original headers in
    order; only the version line, ``Content-Length`` (recomputed, always last), line endings
    and what the target version requires change (bare UUID record ids get ``<urn:uuid:...>``
@@ -57,13 +59,15 @@ Threading: records are digested (built records), serialised and compressed in ba
 pool threads while the caller reads the next records, then written on the caller's thread in
 the order :meth:`WarcWriter.write` received them
 (:class:`~crawlmill.formats.warcwriter.WarcFileWriter` with ``background``). Each record's
-bytes depend on that record alone, so the file is byte-identical to a one-thread run; CDXJ
+bytes depend on that record alone, so the file is byte-identical to a one-thread run (with
+``gzip_backend: zlib``; ISA-L, the default when installed, may deflate a record differently
+from one run to the next, though the record is the same); CDXJ
 lines and warnings are made on the caller's thread. An error surfaces on a later ``write`` or
 on ``close``.
 
 Per-file facts go to ``ctx.notes["files"]`` (``path``, ``records`` (all records written),
 ``documents`` (input records that are not warcinfo; an ARC filedesc is warcinfo), ``warcinfo``
-(whether crawlmill added one), ``bytes``, ``cdxj``) and
+(whether crawlmill added one), ``bytes``, ``copied_members``, ``cdxj``) and
 repaired quirks are reported through ``ctx.report_warning`` (and counted in
 ``ctx.notes["warnings"]``).
 """
@@ -89,6 +93,7 @@ from crawlmill.formats.warcwriter import (
     LEVEL_RANGES,
     Framing,
     PendingRecord,
+    ReusedMember,
     WarcFileWriter,
     clean_header_value,
     extension_for,
@@ -190,6 +195,10 @@ class WarcWriterOptions(PluginOptions):
     gzip_backend: Literal["auto", "isal", "zlib"] = Field(
         "auto",
         description="gzip implementation. auto: ISA-L when installed (about 9x faster than zlib at the default level; its compressed bytes may differ between runs, the records never do). zlib: the same compressed bytes on every run, for byte-identical reruns.",
+    )
+    reuse_members: bool = Field(
+        True,
+        description="gzip: copy the input's gzip member of an unmodified WARC record that was alone in its member and holds exactly the bytes written, so a copy keeps its compressed bytes too (and skips deflate).",
     )
     layout: str = Field(
         "plain", description="Output layout: plain, clueweb09, chuweb21 (any registered layout)."
@@ -360,6 +369,9 @@ class WarcWriter(Writer):
         ctx.notes.setdefault("warnings", {})
         self._source_format: str | None = None
         self._inner_paths: dict[str, str] = {}
+        #: input files open for copying gzip members, by path.
+        self._sources: dict[str, BinaryIO] = {}
+        self.reuse_members = opts.reuse_members and opts.compression == "gzip"
 
     def write(self, record: Record) -> None:
         """Encode one record into the current file (starting or rolling files as needed)."""
@@ -372,6 +384,10 @@ class WarcWriter(Writer):
             self._start_file()
         assert self.file is not None
         pending, facts = self._encode(record)
+        if isinstance(pending, bytes) and self.reuse_members:
+            member = self._input_member(record, len(pending))
+            if member is not None:
+                pending = ReusedMember(member, pending)
         on_written = partial(self._index, self.file, facts) if self.options.cdxj else None
         self.file.writer.submit(pending, on_written)
         self.file.records += 1
@@ -381,8 +397,41 @@ class WarcWriter(Writer):
 
     def close(self) -> None:
         """Finish the open file (and its CDXJ index)."""
-        if getattr(self, "file", None) is not None:
-            self._finish_file()
+        try:
+            if getattr(self, "file", None) is not None:
+                self._finish_file()
+        finally:
+            for fh in getattr(self, "_sources", {}).values():
+                fh.close()
+            self._sources = {}
+
+    def _input_member(self, record: Record, size: int) -> bytes | None:
+        """The input gzip member of an unmodified WARC record that was alone in it, or
+        ``None``; whether it holds exactly the bytes to write is checked on the writer's
+        threads (:class:`~crawlmill.formats.warcwriter.ReusedMember`)."""
+        src = record.source
+        warc = record.extras.get("warc")
+        if (
+            record.modified
+            or not isinstance(warc, dict)
+            or warc.get("member") is not True
+            or src is None
+            or src.format != "warc"
+            or src.offset is None
+            or not src.length
+            or src.length > 2 * size + 1024  # more than a member of this record can be
+        ):
+            return None
+        fh = self._sources.get(src.path)
+        if fh is None:
+            try:
+                fh = open(src.path, "rb")  # noqa: SIM115 - closed in close()
+            except OSError:
+                return None
+            self._sources[src.path] = fh
+        fh.seek(src.offset)
+        member = fh.read(src.length)
+        return member if len(member) == src.length else None
 
     @classmethod
     def finalize(
@@ -434,6 +483,7 @@ class WarcWriter(Writer):
             "documents": f.documents,
             "warcinfo": f.warcinfo_id is not None,
             "bytes": f.writer.position,
+            "copied_members": f.writer.reused,
         }
         if self.options.cdxj:
             index = self.ctx.create(f.path + ".cdxj")

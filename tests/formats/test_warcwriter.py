@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import io
 import zlib
 from datetime import UTC, datetime, timedelta, timezone
@@ -114,6 +115,30 @@ def test_unknown_or_missing_gzip_backend_is_refused(monkeypatch):
     with pytest.raises(ValueError, match="isal package is not installed"):
         RecordCompressor("gzip", 6, backend="isal")
     assert RecordCompressor("gzip", 6, backend="auto").backend == "zlib"
+
+
+def test_reused_member_is_copied_only_when_it_holds_exactly_the_record():
+    from crawlmill.formats.warcwriter import ReusedMember, inflates_to
+
+    record = serialize_record("1.0", HEADERS, BLOCK * 3)
+    other = serialize_record("1.0", HEADERS, BLOCK * 4)
+    member = gzip.compress(record, mtime=7)  # another gzip writer, its own header bytes
+    assert inflates_to(member, record)
+    assert not inflates_to(member, other)
+    assert not inflates_to(member + gzip.compress(b"x"), record)  # two members
+    assert not inflates_to(member[:-3], record)  # truncated
+    assert not inflates_to(b"garbage" + member, record)
+    out = io.BytesIO()
+    w = WarcFileWriter(out, "gzip", background=True, backend="zlib")
+    w.submit(ReusedMember(member, record))
+    w.submit(ReusedMember(member, other))  # wrong member: compressed anew
+    w.close()
+    assert out.getvalue() == member + zlib.compress(other, 6, wbits=31)
+    assert w.reused == 1 and w.records == 2
+    zout = io.BytesIO()
+    z = WarcFileWriter(zout, "zstd")
+    z.submit(ReusedMember(member, record))  # never a gzip member in a zstd file
+    assert z.reused == 0 and not zout.getvalue().startswith(b"\x1f\x8b")
 
 
 def test_zstd_each_record_is_its_own_frame():

@@ -497,6 +497,7 @@ def test_arc_to_warc_follows_the_iipc_guidelines(tmp_path, need, need_command):
             "documents": 1,  # the filedesc is the ARC warcinfo, not a document
             "warcinfo": True,
             "bytes": notes["files"][0]["bytes"],
+            "copied_members": 0,  # ARC members never become WARC records as they are
         }
     ]
     proc = subprocess.run([need_command("warcio"), "check", str(tmp_path / "out" / created[0])])
@@ -752,60 +753,10 @@ def make_input_warc(path: Path, version: bytes = b"1.0") -> list[bytes]:
     return records
 
 
-def hand_read(path: Path) -> list[Record]:
-    """Records with ``extras["warc"]`` as the WARC reader gives them (fallback when the WARC
-    reader plugin is not there): one gzip member per record, CRLF framing."""
-    out = []
-    data = path.read_bytes()
-    offset = 0
-    while data:
-        dec = zlib.decompressobj(31)
-        raw = dec.decompress(data)
-        used = len(data) - len(dec.unused_data)
-        hend = raw.index(b"\r\n\r\n") + 4
-        raw_header = raw[:hend]
-        lines = raw_header[:-4].split(b"\r\n")
-        headers = [tuple(x.strip() for x in line.split(b":", 1)) for line in lines[1:]]
-        h = {k.lower(): v for k, v in headers}
-        length = int(h[b"content-length"])
-        block = raw[hend : hend + length]
-        http_head, payload = None, block
-        if h.get(b"content-type", b"").startswith(b"application/http"):
-            cut = block.index(b"\r\n\r\n") + 4
-            http_head, payload = block[:cut], block[cut:]
-        url = h.get(b"warc-target-uri")
-        out.append(
-            Record(
-                kind=RecordKind(h[b"warc-type"].decode()),
-                url=url.decode("utf-8", "surrogateescape") if url else None,
-                date_raw=h[b"warc-date"].decode(),
-                http_head=http_head,
-                payload=payload,
-                source=Provenance(str(path), offset, used, "warc"),
-                extras={
-                    "warc": {
-                        "version": lines[0][5:].decode(),
-                        "headers": headers,
-                        "raw_header": raw_header,
-                        "separator": raw[hend + length :],
-                        "cl_includes_separator": False,
-                        "line_ending": b"\r\n",
-                    }
-                },
-            )
-        )
-        offset += used
-        data = dec.unused_data
-    return out
-
-
 def read_input(path: Path) -> tuple[list[Record], str]:
-    """Records of a WARC file through the WARC reader plugin when it exists, else by hand."""
-    try:
-        from crawlmill.plugins.readers.warc import WarcReader  # written by another helper
-    except ImportError:
-        return hand_read(path), "hand"
+    """Records of a WARC file through the WARC reader plugin."""
     from crawlmill.core import ReadContext
+    from crawlmill.plugins.readers.warc import WarcReader
 
     damage = []
     ctx = ReadContext(input=InputFile(str(path), path.name), report_damage=damage.append)
@@ -945,15 +896,10 @@ def test_version_change_rebuilds_clueweb09_records(tmp_path, need):
 
 
 def _warc_to_warc(src_path: Path, out: Path) -> tuple[Path, str]:
-    """Convert through the plugins: the engine when it is there, else reader + writer."""
-    try:
-        from crawlmill.core.engine import run as engine_run
-        from crawlmill.core.spec import PipelineSpec
-        from crawlmill.plugins.readers.warc import WarcReader  # noqa: F401
-    except ImportError:
-        records, how = read_input(src_path)
-        _, created = run_writer(out, records, relpath=src_path.name)
-        return out / created[0], f"writer+{how}"
+    """Convert with the engine (warc reader -> warc writer)."""
+    from crawlmill.core.engine import run as engine_run
+    from crawlmill.core.spec import PipelineSpec
+
     spec = PipelineSpec.model_validate(
         {
             "inputs": {"paths": [str(src_path)]},
@@ -1008,6 +954,8 @@ def test_warc_to_warc_keeps_every_record_byte_identical(tmp_path, need, need_com
     for i, src_path in enumerate(inputs):
         out_path, how = _warc_to_warc(src_path, tmp_path / f"out{i}")
         assert _members_of(out_path) == _members_of(src_path), (src_path, how)
+        # one gzip member per record in, each copied: the same file, compressed bytes too
+        assert out_path.read_bytes() == src_path.read_bytes(), src_path
         ours = read_with_warcio(out_path)
         theirs = read_with_warcio(src_path)
         assert [(r[0], r[1], r[2]) for r in ours] == [(r[0], r[1], r[2]) for r in theirs]
@@ -1018,6 +966,40 @@ def test_warc_to_warc_keeps_every_record_byte_identical(tmp_path, need, need_com
         assert len(fw) == len(ours)
         proc = subprocess.run([warcio, "check", str(out_path)], capture_output=True, text=True)
         assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_unmodified_gzip_records_keep_their_input_members(tmp_path):
+    src_path = tmp_path / "in.warc.gz"
+    make_input_warc(src_path, b"1.0")
+    records, _ = read_input(src_path)
+    notes, created = run_writer(tmp_path / "out", records, relpath="in.warc.gz")
+    assert (tmp_path / "out" / created[0]).read_bytes() == src_path.read_bytes()
+    assert notes["files"][0]["copied_members"] == len(records)
+
+
+def test_members_that_do_not_hold_the_record_are_compressed_anew(tmp_path):
+    import dataclasses
+
+    src_path = tmp_path / "in.warc.gz"
+    raws = make_input_warc(src_path, b"1.0")
+    records, _ = read_input(src_path)
+    # records 1 and 2 point at each other's member (unmodified, so a copy is tried)
+    a, b = records[1].source, records[2].source
+    records[1] = dataclasses.replace(records[1], source=b)
+    records[2] = dataclasses.replace(records[2], source=a)
+    assert not records[1].modified
+    notes, created = run_writer(tmp_path / "out", records, relpath="in.warc.gz")
+    assert _members_of(tmp_path / "out" / created[0]) == raws
+    assert notes["files"][0]["copied_members"] == len(records) - 2
+    # a changed record, reuse switched off, or zstd output: nothing is copied
+    changed = [records[0], records[3].evolve(url="http://example.com/changed")]
+    notes, _ = run_writer(tmp_path / "o2", changed, relpath="in.warc.gz")
+    assert notes["files"][0]["copied_members"] == 1
+    notes, created = run_writer(tmp_path / "o3", records, relpath="in.warc.gz", reuse_members=False)
+    assert notes["files"][0]["copied_members"] == 0
+    assert _members_of(tmp_path / "o3" / created[0]) == raws
+    notes, _ = run_writer(tmp_path / "o4", records, relpath="in.warc.gz", compression="zstd")
+    assert notes["files"][0]["copied_members"] == 0
 
 
 def test_explicit_version_rewrites_only_the_version_line(tmp_path):
