@@ -36,8 +36,10 @@ __all__ = [
     "ZSTD_MAGIC",
     "ZSTD_WARC_DICT_MAGIC",
     "Broken",
+    "MemberSource",
     "Piece",
     "compression_of",
+    "inflates_to",
     "inflate_backend",
     "iter_pieces",
     "prefetch",
@@ -63,6 +65,47 @@ PIECE_SIZE = 8 << 20
 RESCAN_WINDOW = 16 << 20
 #: largest dictionary accepted from a ``.warc.zst`` dictionary frame (decompressed).
 MAX_DICT_SIZE = 64 << 20
+
+
+def inflates_to(member: bytes, data: bytes) -> bool:
+    """Whether ``member`` is exactly one gzip member that decompresses to ``data`` (what a
+    writer checks before copying an input member instead of compressing ``data``)."""
+    dec = _inflate_lib.decompressobj(31)
+    try:
+        out = dec.decompress(member, len(data) + 1)
+    except _ZLIB_ERRORS:
+        return False
+    return out == data and dec.eof and not dec.unused_data and not dec.unconsumed_tail
+
+
+class MemberSource:
+    """Reads byte spans (gzip members) back from input files, keeping each file open until
+    :meth:`close`; a writer uses it to copy the members of unchanged records."""
+
+    def __init__(self) -> None:
+        self._files: dict[str, BinaryIO] = {}
+
+    def read(self, path: str, offset: int, length: int) -> bytes | None:
+        """``length`` bytes at ``offset`` of ``path``, or ``None`` when they cannot be read."""
+        fh = self._files.get(path)
+        if fh is None:
+            try:
+                fh = open(path, "rb")  # noqa: SIM115 - closed in close()
+            except OSError:
+                return None
+            self._files[path] = fh
+        try:
+            fh.seek(offset)
+            data = fh.read(length)
+        except OSError:
+            return None
+        return data if len(data) == length else None
+
+    def close(self) -> None:
+        """Close every file opened so far."""
+        for fh in self._files.values():
+            fh.close()
+        self._files.clear()
 
 
 def inflate_backend() -> str:

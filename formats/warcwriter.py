@@ -36,15 +36,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, BinaryIO, Protocol
 
+from .compression import inflates_to
 from .ordered_batches import OrderedBatches
 
 try:  # pragma: no cover - depends on the installation
     from isal import isal_zlib as _isal_zlib
 except ImportError:  # pragma: no cover
     _isal_zlib = None
-#: inflate for :func:`inflates_to` (ISA-L inflates about twice as fast as zlib).
-_inflate_lib: Any = _isal_zlib if _isal_zlib is not None else zlib
-_inflate_error: type[BaseException] = _inflate_lib.error
 
 __all__ = [
     "COMPRESSIONS",
@@ -60,7 +58,6 @@ __all__ = [
     "extension_for",
     "format_warc_date",
     "framing_for",
-    "inflates_to",
     "isal_available",
     "serialize_record",
     "urn_uuid",
@@ -292,20 +289,10 @@ class RecordCompressor:
         return compressor
 
 
-def inflates_to(member: bytes, data: bytes) -> bool:
-    """Whether ``member`` is exactly one gzip member that decompresses to ``data``."""
-    dec = _inflate_lib.decompressobj(31)
-    try:
-        out = dec.decompress(member, len(data) + 1)
-    except (zlib.error, _inflate_error):
-        return False
-    return out == data and dec.eof and not dec.unused_data and not dec.unconsumed_tail
-
-
 @dataclass(slots=True)
 class ReusedMember:
     """A gzip member of the input, written as it is when it holds exactly ``record`` (checked
-    on the writer's threads with :func:`inflates_to`); otherwise ``record`` is compressed as
+    on the writer's threads with :func:`~crawlmill.formats.compression.inflates_to`); otherwise ``record`` is compressed as
     usual. Copying members keeps a copy's compressed bytes too, and is faster than deflate."""
 
     member: bytes

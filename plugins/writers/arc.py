@@ -42,6 +42,7 @@ from crawlmill.formats.arc import (
     parse_filedesc,
     parse_header_line,
 )
+from crawlmill.formats.compression import MemberSource, inflates_to
 from pydantic import Field
 
 __all__ = ["ArcWriter", "output_name"]
@@ -100,7 +101,7 @@ class ArcWriter(Writer):
         self.out: BinaryIO | None = None
         self.records = 0
         self.copied = 0
-        self._sources: dict[str, BinaryIO] = {}
+        self._sources = MemberSource()
 
     # -- records -----------------------------------------------------------------------------
 
@@ -211,23 +212,8 @@ class ArcWriter(Writer):
             or not src.length
         ):
             return None
-        fh = self._sources.get(src.path)
-        if fh is None:
-            try:
-                fh = open(src.path, "rb")  # noqa: SIM115 - kept open for the task
-            except OSError:
-                return None
-            self._sources[src.path] = fh
-        fh.seek(src.offset)
-        member = fh.read(src.length)
-        try:
-            dec = zlib.decompressobj(31)
-            inflated = dec.decompress(member, len(data) + 1)
-        except zlib.error:
-            return None
-        if inflated != data or not dec.eof or dec.unused_data:
-            return None
-        return member
+        member = self._sources.read(src.path, src.offset, src.length)
+        return member if member is not None and inflates_to(member, data) else None
 
     def close(self) -> None:
         """Finish the file (a file with only a filedesc when no record came)."""
@@ -236,9 +222,7 @@ class ArcWriter(Writer):
             date = self._filedesc_date(Record())
             self._emit(None, build_filedesc(self._file_name(), date), filedesc=True)
         self.out.close()
-        for fh in self._sources.values():
-            fh.close()
-        self._sources.clear()
+        self._sources.close()
         files: list[dict[str, Any]] = self.ctx.notes.setdefault("files", [])
         files.append({"path": self.relpath, "records": self.records, "copied_members": self.copied})
 

@@ -87,6 +87,7 @@ from typing import Any, BinaryIO, Literal
 from crawlmill.core import ConfigError, Record, RecordKind, WriteContext, Writer, hookimpl
 from crawlmill.core.plugin import PluginOptions
 from crawlmill.formats import cdxj as cdxj_format
+from crawlmill.formats.compression import MemberSource
 from crawlmill.formats.digest import DeferredSha1, digest_matches, recompute_like, sha1_base32
 from crawlmill.formats.warcwriter import (
     DEFAULT_LEVELS,
@@ -369,8 +370,8 @@ class WarcWriter(Writer):
         ctx.notes.setdefault("warnings", {})
         self._source_format: str | None = None
         self._inner_paths: dict[str, str] = {}
-        #: input files open for copying gzip members, by path.
-        self._sources: dict[str, BinaryIO] = {}
+        #: input files open for copying gzip members.
+        self._sources = MemberSource()
         self.reuse_members = opts.reuse_members and opts.compression == "gzip"
 
     def write(self, record: Record) -> None:
@@ -401,9 +402,8 @@ class WarcWriter(Writer):
             if getattr(self, "file", None) is not None:
                 self._finish_file()
         finally:
-            for fh in getattr(self, "_sources", {}).values():
-                fh.close()
-            self._sources = {}
+            if getattr(self, "_sources", None) is not None:
+                self._sources.close()
 
     def _input_member(self, record: Record, size: int) -> bytes | None:
         """The input gzip member of an unmodified WARC record that was alone in it, or
@@ -422,16 +422,7 @@ class WarcWriter(Writer):
             or src.length > 2 * size + 1024  # more than a member of this record can be
         ):
             return None
-        fh = self._sources.get(src.path)
-        if fh is None:
-            try:
-                fh = open(src.path, "rb")  # noqa: SIM115 - closed in close()
-            except OSError:
-                return None
-            self._sources[src.path] = fh
-        fh.seek(src.offset)
-        member = fh.read(src.length)
-        return member if len(member) == src.length else None
+        return self._sources.read(src.path, src.offset, src.length)
 
     @classmethod
     def finalize(

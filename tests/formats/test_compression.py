@@ -294,3 +294,19 @@ def test_parallel_inflate_keeps_the_bomb_bound(monkeypatch):
     assert all(len(i.data) <= 1 << 20 for i in par if isinstance(i, Piece))
     assert _summary(par) == seq
     assert [k for k, *_ in seq].count("broken") == 1 and len(seq) == 61
+
+
+def test_member_source_reads_spans_and_refuses_missing_or_short_ones(tmp_path):
+    from crawlmill.formats.compression import MemberSource
+
+    path = tmp_path / "in.bin"
+    path.write_bytes(b"0123456789")
+    source = MemberSource()
+    try:
+        assert source.read(str(path), 2, 3) == b"234"
+        assert source.read(str(path), 8, 5) is None  # past the end
+        assert source.read(str(tmp_path / "absent"), 0, 1) is None
+        assert source.read(str(path), 0, 2) == b"01"  # the same handle, seeked back
+    finally:
+        source.close()
+    source.close()  # idempotent

@@ -118,7 +118,8 @@ def test_unknown_or_missing_gzip_backend_is_refused(monkeypatch):
 
 
 def test_reused_member_is_copied_only_when_it_holds_exactly_the_record():
-    from crawlmill.formats.warcwriter import ReusedMember, inflates_to
+    from crawlmill.formats.compression import inflates_to
+    from crawlmill.formats.warcwriter import ReusedMember
 
     record = serialize_record("1.0", HEADERS, BLOCK * 3)
     other = serialize_record("1.0", HEADERS, BLOCK * 4)
