@@ -291,16 +291,17 @@ class RecordCompressor:
 
 @dataclass(slots=True)
 class ReusedMember:
-    """A gzip member of the input, written as it is when it holds exactly ``record`` (checked
-    on the writer's threads with :func:`~crawlmill.formats.compression.inflates_to`); otherwise ``record`` is compressed as
-    usual. Copying members keeps a copy's compressed bytes too, and is faster than deflate."""
+    """A gzip member of the input, written as it is when it holds exactly ``record``
+    (checked on the writer's threads with :func:`~crawlmill.formats.compression.inflates_to`);
+    otherwise ``record`` is compressed as usual. Copying members keeps a copy's compressed
+    bytes too, and is faster than deflate."""
 
     member: bytes
     record: bytes
 
     @property
     def size(self) -> int:
-        """Bytes of the record (what the job holds in memory, about)."""
+        """Bytes the job holds in memory (record and member)."""
         return len(self.record) + len(self.member)
 
 
@@ -362,10 +363,10 @@ class WarcFileWriter:
         self, record: bytes | PendingRecord | ReusedMember, on_written: OnWritten | None = None
     ) -> None:
         """Append one record (serialised bytes, a :class:`PendingRecord` or a
-        :class:`ReusedMember`), compressed on the
-        background threads when there are some; ``on_written(offset, length)`` is called on
-        this thread, in record order, once the record is in the file (at once without
-        background threads). Raises the error of an earlier submitted record, if any."""
+        :class:`ReusedMember`), compressed on the background threads when there are some;
+        ``on_written(offset, length)`` is called on this thread, in record order, once the
+        record is in the file (at once without background threads). Raises the error of an
+        earlier submitted record, if any."""
         if self._batches is None:
             self._write_batch(self._compress_batch([(record, on_written)]))
             return
