@@ -1,0 +1,339 @@
+"""Issue 6, items 7, 16, 17, 18, 20 and 21, where a user meets them: the ``crawlmill`` command.
+
+* 7: a file whose format is not detected never blocks the others (exit 3, reported);
+* 16: every failure in the report is on stderr and makes the exit code non-zero;
+* 17: a run that converts nothing says so and exits non-zero; known foreign formats are named;
+* 18: one warnings summary line; ``written`` counts the records the writer adds;
+* 20: ``inspect`` / ``plugins`` into a closed pipe end quietly; ``inspect`` exits 3 on damage;
+* 21: inputs written after ``--filter NAME k=v`` are inputs.
+
+Most runs use the toy plugin of tests/core/toy (reader ``toytext`` claims ``*.toy``); the
+writer-added records use the real ARC reader and WARC writer on fixtures/legacy.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import textwrap
+from pathlib import Path
+
+import pytest
+from crawlmill.core.cli import build_parser, main
+
+TOY_DIR = Path(__file__).resolve().parent / "toy"
+FAKE_DIR = Path(__file__).resolve().parent / "fake_plugins"
+TOY = "crawlmill_toy_plugin"
+GOOD = "http://a.org/ hello\nhttp://b.org/ a-much-longer-payload\nhttp://c.org/ x\n"
+LEGACY_ARC = Path(__file__).resolve().parents[2] / "fixtures" / "legacy" / "example-2008.arc.gz"
+#: bytes no reader recognises, now or after detection learns to look past damage: no gzip
+#: member, no version line, no ARC header line anywhere
+GARBAGE = b"\x00" * 64 + bytes(range(1, 200)) * 3
+
+
+@pytest.fixture(autouse=True)
+def plugins_on_path(monkeypatch, tmp_path):
+    monkeypatch.syspath_prepend(str(TOY_DIR))
+    monkeypatch.syspath_prepend(str(FAKE_DIR))
+    monkeypatch.syspath_prepend(str(tmp_path / "plugins"))
+    monkeypatch.setenv(
+        "PYTHONPATH",
+        os.pathsep.join([str(TOY_DIR), str(FAKE_DIR), os.environ.get("PYTHONPATH", "")]),
+    )
+    monkeypatch.delenv("CRAWLMILL_LOAD_PLUGINS", raising=False)
+    monkeypatch.delenv("CRAWLMILL_DISABLE_PLUGINS", raising=False)
+
+
+def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def write(path: Path, data: str | bytes) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(data, str):
+        path.write_text(data)
+    else:
+        path.write_bytes(data)
+    return path
+
+
+def convert(capsys, out: Path, *argv) -> tuple[int, str, str]:
+    return run_cli(
+        capsys, "convert", *argv, "--plugin", TOY, "--to", "toyout", "-o", out, "--workers", "1"
+    )
+
+
+def report_of(out: Path) -> dict:
+    return json.loads((out / ".crawlmill" / "report.json").read_text())
+
+
+def outputs(out: Path) -> list[str]:
+    return sorted(p.name for p in out.iterdir() if not p.name.startswith("."))
+
+
+# -- item 21: the --filter grammar -------------------------------------------------------------
+
+
+def test_inputs_after_a_filters_options_are_inputs(tmp_path, capsys):
+    a = write(tmp_path / "a.toy", GOOD)
+    b = write(tmp_path / "b=c.toy", "http://d.org/ yy\n")  # a path with '=' is still a path
+    out = tmp_path / "out"
+    code, _, err = run_cli(
+        capsys, "convert", "--plugin", TOY, "--to", "toyout", "-o", out, "--workers", "1",
+        "--filter", "threshold", "threshold=2", a, b,
+    )  # fmt: skip
+    assert code == 0, err
+    assert outputs(out) == ["a.toy.out", "b=c.toy.out"]
+    assert (out / "a.toy.out").read_text() == "# 1.0 \nhttp://c.org/ x\n"
+    assert (out / "b=c.toy.out").read_text() == "# 1.0 \nhttp://d.org/ yy\n"
+
+
+def test_inputs_around_options_are_all_inputs(tmp_path, capsys):
+    a = write(tmp_path / "a.toy", GOOD)
+    b = write(tmp_path / "b.toy", "http://d.org/ yy\n")
+    out = tmp_path / "out"
+    code, _, err = run_cli(
+        capsys, "convert", a, "--plugin", TOY, "--to", "toyout", b, "-o", out, "--workers", "1"
+    )
+    assert code == 0, err
+    assert outputs(out) == ["a.toy.out", "b.toy.out"]
+
+
+def test_the_first_word_without_equals_ends_a_filters_options():
+    args = build_parser().parse_args(
+        ["convert", "--to", "w", "-o", "o", "--filter", "size", "min_bytes=5", "max-x=[1]",
+         "in/a.warc", "late=1", "--filter", "kind", "x.warc"]
+    )  # fmt: skip
+    assert args.filters == [("size", ["min_bytes=5", "max-x=[1]"]), ("kind", [])]
+    assert args.late_inputs == ["in/a.warc", "late=1", "x.warc"]
+
+
+def test_no_input_at_all_is_a_usage_error(tmp_path, capsys):
+    code, _, err = run_cli(
+        capsys, "convert", "--plugin", TOY, "--to", "toyout", "-o", tmp_path / "out",
+        "--filter", "threshold", "threshold=2",
+    )  # fmt: skip
+    assert code == 2
+    assert "INPUT" in err
+    assert not (tmp_path / "out").exists()
+
+
+# -- item 20: pipes, inspect exit codes ----------------------------------------------------------
+
+
+def test_plugins_into_a_closed_pipe_ends_quietly():
+    proc = subprocess.Popen(["crawlmill", "plugins"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # the reader went away before the first line (`| head -0`)
+    err = proc.stderr.read().decode()
+    proc.stderr.close()
+    assert proc.wait(timeout=60) == 0, err
+    assert err == ""
+
+
+def test_inspect_piped_into_head_ends_quietly(tmp_path):
+    big = write(tmp_path / "big.toy", "".join(f"http://x.org/{i} p{i}\n" for i in range(20000)))
+    result = subprocess.run(
+        ["bash", "-o", "pipefail", "-c", f"crawlmill inspect {big} --plugin {TOY} -n 20000 | head -3"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    assert len(result.stdout.splitlines()) == 3
+
+
+def test_inspect_exits_3_when_it_sees_damage(tmp_path, capsys):
+    src = write(tmp_path / "d.toy", "http://a.org/ hello\n!oops\nhttp://b.org/ bye\n")
+    code, out, _ = run_cli(capsys, "inspect", src, "--plugin", TOY)
+    assert code == 3
+    assert f"DAMAGE {src} at byte 20: bang line" in out
+    clean = write(tmp_path / "c.toy", GOOD)
+    assert run_cli(capsys, "inspect", clean, "--plugin", TOY)[0] == 0
+
+
+def test_inspect_a_folder_that_is_not_a_collection_says_so(tmp_path, capsys):
+    folder = tmp_path / "crawl"
+    write(folder / "a.toy", GOOD)
+    code, out, err = run_cli(capsys, "inspect", folder, "--plugin", TOY)
+    assert code == 2
+    assert "not a collection" in out + err
+    assert str(folder / "a.toy") in out + err  # it points at a file to inspect instead
+
+
+def test_inspect_names_a_known_foreign_format(tmp_path, capsys):
+    seq = write(tmp_path / "part-00000", b"SEQ\x06!org.apache.hadoop.io.Text" + b"\x00" * 40)
+    code, out, err = run_cli(capsys, "inspect", seq, "--plugin", TOY)
+    assert code == 2
+    assert "Hadoop SequenceFile: no reader installed for it yet" in out
+    assert "no reader recognises" not in out
+
+
+# -- item 7: an undetected file never blocks the others ----------------------------------------
+
+
+def test_an_undetected_file_named_on_the_command_line_does_not_block_the_others(tmp_path, capsys):
+    good = write(tmp_path / "in" / "good.toy", GOOD)
+    bad = write(tmp_path / "in" / "bad.warc.gz", GARBAGE)
+    out = tmp_path / "out"
+    code, _, err = convert(capsys, out, good, bad)
+    assert code == 3, err
+    assert outputs(out) == ["good.toy.out"]
+    line = next(x for x in err.splitlines() if str(bad) in x)
+    assert line.startswith("crawlmill: not converted") and "format" in line
+    report = report_of(out)
+    assert [n["path"] for n in report["not_converted"]] == [str(bad)]
+    assert "read 3 = written 3" in err
+
+
+def test_an_undetected_archive_in_a_folder_makes_the_run_exit_3(tmp_path, capsys):
+    folder = tmp_path / "crawl"
+    write(folder / "a.arc.gz", LEGACY_ARC.read_bytes())
+    bad = write(folder / "b.warc.gz", GARBAGE)  # named like a WARC: meant to be converted
+    write(folder / "NOTES.txt", "how this crawl was made\n")  # a side file: reported only
+    out = tmp_path / "out"
+    code, _, err = run_cli(capsys, "convert", folder, "--to", "warc", "-o", out, "--workers", "1")
+    assert code == 3, err
+    assert (out / "a.warc.gz").is_file()
+    assert any(str(bad) in x and x.startswith("crawlmill: not converted") for x in err.splitlines())
+    assert f"not read (no reader claims this file): {folder / 'NOTES.txt'}" in err
+    report = report_of(out)
+    assert [n["path"] for n in report["not_converted"]] == [str(bad)]
+    assert [n["path"] for n in report["unclaimed"]] == [str(folder / "NOTES.txt")]
+
+
+def test_side_files_alone_do_not_change_the_exit_code(tmp_path, capsys):
+    folder = tmp_path / "crawl"
+    write(folder / "a.toy", GOOD)
+    write(folder / "NOTES.txt", "notes\n")
+    code, _, err = convert(capsys, tmp_path / "out", folder)
+    assert code == 0, err
+    assert "1 file(s) in the input folders were not read" in err
+
+
+# -- item 17: a run that converts nothing ------------------------------------------------------
+
+
+@pytest.mark.parametrize("content", ["empty", "side-files-only", "undetected-only"])
+def test_a_run_that_converts_nothing_exits_non_zero_and_says_so(tmp_path, capsys, content):
+    folder = tmp_path / "crawl"
+    folder.mkdir()
+    if content == "side-files-only":
+        write(folder / "README", "nothing here\n")
+    elif content == "undetected-only":
+        write(folder / "x.warc.gz", GARBAGE)
+    out = tmp_path / "out"
+    code, _, err = convert(capsys, out, folder)
+    assert code == 2, err
+    assert "nothing to convert" in err
+    assert not out.exists()
+
+
+def test_a_glob_that_matches_nothing_exits_non_zero(tmp_path, capsys):
+    code, _, err = convert(capsys, tmp_path / "out", str(tmp_path / "*.warc.gz"))
+    assert code == 2 and "no file matches" in err
+
+
+def test_a_hadoop_sequence_file_is_named_as_such(tmp_path, capsys):
+    good = write(tmp_path / "in" / "good.toy", GOOD)
+    seq = write(tmp_path / "in" / "segment" / "data", b"SEQ\x06" + b"\x00" * 60)
+    out = tmp_path / "out"
+    code, _, err = convert(capsys, out, tmp_path / "in")
+    assert code == 3, err
+    assert (
+        f"crawlmill: not converted (Hadoop SequenceFile: no reader installed for it yet): {seq}"
+        in err
+    )
+    assert report_of(out)["not_converted"] == [
+        {"path": str(seq), "reason": "Hadoop SequenceFile: no reader installed for it yet"}
+    ]
+    assert good.exists()
+
+
+# -- item 16: every failure is on stderr and non-zero ------------------------------------------
+
+FINALIZE_FAILS = """\
+from crawlmill.core import Writer, hookimpl
+
+class BrokenFinalize(Writer):
+    '''Writes nothing per record; its finalize raises.'''
+    name = "broken-finalize"
+    def open(self, ctx):
+        self.ctx = ctx
+    def write(self, record):
+        pass
+    def close(self):
+        pass
+    @classmethod
+    def finalize(cls, root, options, tasks, create):
+        raise RuntimeError("manifest went wrong")
+
+@hookimpl
+def crawlmill_register_writers(register):
+    register(BrokenFinalize)
+"""
+
+
+def test_a_failure_found_after_the_tasks_is_printed_and_exits_1(tmp_path, capsys):
+    write(tmp_path / "plugins" / "broken_finalize_xyz.py", FINALIZE_FAILS)
+    src = write(tmp_path / "a.toy", GOOD)
+    out = tmp_path / "out"
+    code, _, err = run_cli(
+        capsys, "convert", src, "--plugin", TOY, "--plugin", "broken_finalize_xyz",
+        "--to", "broken-finalize", "-o", out, "--workers", "1",
+    )  # fmt: skip
+    assert code == 1, err
+    assert "crawlmill: error: broken-finalize finalize: RuntimeError: manifest went wrong" in err
+    assert report_of(out)["failures"][0]["error"].endswith("manifest went wrong")
+
+
+# -- item 18: warnings summary, records the writer adds ----------------------------------------
+
+
+def test_warnings_reach_the_terminal_as_one_summary_line(tmp_path, capsys):
+    src = write(tmp_path / "w.txt", "R http://a/ response p\nW odd date\nW odd date\nW odd url\n")
+    out = tmp_path / "out"
+    code, _, err = run_cli(
+        capsys, "convert", src, "--plugin", "cm_fake", "--from", "fake-lines",
+        "--to", "fake-jsonl", "-o", out, "--workers", "1",
+    )  # fmt: skip
+    assert code == 0, err
+    assert f"3 warnings of 2 kinds; see {out / '.crawlmill' / 'report.json'}" in err
+    assert "odd date" not in err  # the details are in the report, not on the terminal
+    assert report_of(out)["warnings"] == {"odd date": 2, "odd url": 1}
+
+
+def test_written_counts_the_warcinfo_the_writer_adds(tmp_path, capsys, need):
+    warcio = need("warcio.archiveiterator")
+    out = tmp_path / "out"
+    code, _, err = run_cli(
+        capsys, "convert", LEGACY_ARC, "--to", "warc", "-o", out, "--workers", "1"
+    )
+    assert code == 0, err
+    with open(out / "example-2008.warc.gz", "rb") as fh:
+        in_file = sum(1 for _ in warcio.ArchiveIterator(fh))
+    report = report_of(out)
+    assert report["written"] == in_file
+    assert report["added"] == 1  # crawlmill's warcinfo
+    assert report["read"] + report["added"] == in_file  # nothing dropped or quarantined
+    read = report["read"]
+    assert f"read {read} + added 1 by the writer = written {read + 1} + dropped 0" in err
+
+
+def test_the_arc_writer_counts_the_filedesc_it_adds(tmp_path, capsys):
+    warc = tmp_path / "in.warc"
+    body = b"hello"
+    warc.write_bytes(
+        b"WARC/1.0\r\nWARC-Type: resource\r\nWARC-Record-ID: <urn:uuid:1>\r\n"
+        b"WARC-Date: 2020-01-01T00:00:00Z\r\nWARC-Target-URI: http://a.org/\r\n"
+        b"Content-Type: text/plain\r\nContent-Length: %d\r\n\r\n%s\r\n\r\n" % (len(body), body)
+    )
+    out = tmp_path / "out"
+    code, _, err = run_cli(capsys, "convert", warc, "--to", "arc", "-o", out, "--workers", "1")
+    assert code == 0, err
+    report = report_of(out)
+    assert (report["read"], report["added"], report["written"]) == (1, 1, 2)
+    assert "read 1 + added 1 by the writer = written 2" in err
