@@ -12,6 +12,7 @@ from importlib.metadata import PackageNotFoundError, version
 from .errors import ConfigError, CrawlmillError, FormatError, PluginError
 from .markers import hookimpl
 from .plugin import (
+    Check,
     Damage,
     Drop,
     Filter,
@@ -31,6 +32,7 @@ except PackageNotFoundError:  # pragma: no cover - running from a bare checkout
     __version__ = "0+unknown"
 
 __all__ = [
+    "Check",
     "ConfigError",
     "CrawlmillError",
     "Damage",

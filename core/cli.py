@@ -2,10 +2,24 @@
 :mod:`crawlmill.core.config`, :mod:`crawlmill.core.engine` and the plugins.
 
 Output conventions: results a user asked for (``validate``, ``inspect``, ``plugins``) go to
-stdout; a run's progress, damage reports, the final accounting line and errors go to stderr,
-so stdout stays clean for pipes. Exit codes: 0 ok; 3 the run completed but records were
-quarantined; 1 the run failed (a task failed, or ``--on-error fail`` hit damage); 2 usage or
-config error (nothing written).
+stdout, and end quietly (exit 0) when the reader of a pipe goes away (``| head``); a run's
+progress, damage reports, failures, the final accounting line and one warnings summary line
+go to stderr, so stdout stays clean for pipes.
+
+Exit codes of ``convert`` and ``run``:
+
+* 0: every input converted whole;
+* 3: the run completed but not everything was converted whole: records were quarantined, an
+  input was not converted (its format was not detected, or no reader is installed for it),
+  or a collection check (md5 or record-count list) failed;
+* 1: the run failed: a task, the writer's finalize, an output-collision or accounting check
+  failed, or ``--on-error fail`` stopped at damage (every failure is printed);
+* 2: usage or config error, or nothing to convert (no input file found, or no reader claims
+  any): nothing was run and nothing was written.
+
+``inspect`` exits 0, 3 when the records it read showed damage or a failed check, 1 when the
+reader raised, and 2 when it cannot read the path (no reader for the file, a folder that is
+not a collection).
 """
 
 from __future__ import annotations
@@ -22,13 +36,17 @@ from typing import Any, TextIO
 from . import __version__
 from .config import load_pipeline, pipeline_from_arguments, with_run_settings
 from .errors import ConfigError, CrawlmillError, DamagedRecordError, PluginError
-from .plugin import Damage, InputFile, Limits, ReadContext
+from .plugin import Check, Damage, InputFile, Limits, ReadContext
 from .registry import Registry
 from .spec import PipelineSpec
 
 __all__ = ["main"]
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_QUARANTINED = 0, 1, 2, 3
+#: commands whose results go to stdout (a closed pipe ends them quietly).
+_OUTPUT_COMMANDS = frozenset({"validate", "inspect", "plugins"})
+#: a filter option word: ``key=value`` with an option-name key.
+_OPTION_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*=")
 
 _EXAMPLES = {
     "main": """\
@@ -39,7 +57,8 @@ examples:
   crawlmill inspect some.warc.gz --records 3
   crawlmill plugins --json
 
-exit codes: 0 ok, 1 run failed, 2 usage or config error, 3 completed with quarantined records""",
+exit codes: 0 ok; 3 completed, but records were quarantined, an input was not converted or a
+collection check failed; 1 run failed; 2 usage or config error, or nothing to convert""",
     "convert": """\
 examples:
   crawlmill convert legacy.arc.gz --to warc -o out/
@@ -47,9 +66,11 @@ examples:
       --filter kind keep=response,resource --filter size min_bytes=100 -o out/
   crawlmill convert segment/ --from clueweb09 --to warc --workers 8 -o out/
 
---filter takes the filter's name, then its options as key=value; it may repeat, one
-filter per --filter, applied in order. Values are read as JSON when they parse (5, true,
-["a","b"]) and as text otherwise. The accounting line is printed on stderr at the end.""",
+--filter takes the filter's name, then its options as key=value (key: letters, digits, _
+and -); the first word that is not key=value ends the filter's options, and it and the words
+after it are inputs. It may repeat, one filter per --filter, applied in order. Values are
+read as JSON when they parse (5, true, ["a","b"]) and as text otherwise. The accounting line
+is printed on stderr at the end.""",
     "run": """\
 example:
   OUT=/data/out crawlmill run pipeline.yaml --workers 4
@@ -74,6 +95,20 @@ example:
 
 
 # -- the parser ------------------------------------------------------------------------------
+
+
+class _FilterAction(argparse.Action):
+    """``--filter NAME [key=value ...]``: appends ``(NAME, [key=value, ...])`` to the filters.
+    Only the ``key=value`` words right after NAME are its options; the first other word ends
+    them, and it and the words after it go to ``late_inputs`` (inputs written after a filter)."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        name, *words = values
+        n = 0
+        while n < len(words) and _OPTION_WORD.match(words[n]):
+            n += 1
+        setattr(namespace, self.dest, [*(getattr(namespace, self.dest) or []), (name, words[:n])])
+        namespace.late_inputs = [*(getattr(namespace, "late_inputs", None) or []), *words[n:]]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -123,7 +158,10 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=_EXAMPLES["convert"],
         formatter_class=fmt,
     )
-    convert.add_argument("inputs", nargs="+", metavar="INPUT", help="input file, folder or glob")
+    # nargs="*": inputs may also come after options and after a filter's key=value words;
+    # main() gathers them all and requires one at least
+    convert.add_argument("inputs", nargs="*", metavar="INPUT", help="input file, folder or glob")
+    convert.set_defaults(late_inputs=[])
     convert.add_argument(
         "--to", required=True, metavar="FORMAT", help="writer name (see `crawlmill plugins`)"
     )
@@ -134,7 +172,7 @@ def build_parser() -> argparse.ArgumentParser:
     convert.add_argument(
         "--filter",
         dest="filters",
-        action="append",
+        action=_FilterAction,
         nargs="+",
         default=[],
         metavar="NAME [key=value ...]",
@@ -213,7 +251,15 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``crawlmill`` console script; returns the exit code."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    # words argparse left over: inputs of convert written between or after options
+    strays = [w for w in extra if not w.startswith("-") or w == "-"]
+    if len(strays) != len(extra) or (strays and args.command != "convert"):
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    if args.command == "convert":
+        args.late_inputs = [*args.late_inputs, *strays]
+        if not args.inputs and not args.late_inputs:
+            parser.error("convert: the following arguments are required: INPUT")
     handler = {
         "convert": _convert,
         "run": _run,
@@ -222,7 +268,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         "plugins": _plugins,
     }[args.command]
     try:
-        return handler(args)
+        code = handler(args)
+        if args.command in _OUTPUT_COMMANDS:
+            sys.stdout.flush()  # a closed pipe shows here, not at interpreter exit
+        return code
+    except BrokenPipeError as exc:
+        if args.command in _OUTPUT_COMMANDS:
+            return _stdout_gone()
+        _error(str(exc))
+        return EXIT_FAILED
     except ConfigError as exc:
         _error(str(exc))
         if args.command in ("run", "convert"):
@@ -244,17 +298,25 @@ def _error(message: str) -> None:
         print(f"crawlmill: error: {line}", file=sys.stderr)
 
 
+def _stdout_gone() -> int:
+    """The reader of stdout went away (``crawlmill plugins | head``): stop quietly, like any
+    filter. stdout is pointed at the null device so the interpreter's final flush is quiet."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # not a real file (captured in tests)
+        pass
+    return EXIT_OK
+
+
 # -- convert / run ---------------------------------------------------------------------------
 
 
 def _convert(args: argparse.Namespace) -> int:
     registry = Registry.load(args.plugin)
-    inputs = list(args.inputs)
-    filters = []
-    for name, *assignments in args.filters:
-        # a word without '=' after a filter's options is an input path argparse swallowed
-        filters.append((name, [a for a in assignments if "=" in a]))
-        inputs += [a for a in assignments if "=" not in a]
+    inputs = [*args.inputs, *args.late_inputs]
+    filters = list(args.filters)
     if args.reader_option and not args.source:
         raise ConfigError([("--reader-option", "needs --from FORMAT to say which reader")])
     spec = pipeline_from_arguments(
@@ -304,21 +366,40 @@ def _execute(spec: PipelineSpec, registry: Registry) -> int:
     except DamagedRecordError as exc:
         _error(f"stopped at a damaged record (on_error: fail): {exc}")
         return EXIT_FAILED
+    return _summary(spec, report)
+
+
+def _summary(spec: PipelineSpec, report: Any) -> int:
+    """Print the end of a run on stderr (what ran, the accounting, the checks, one warnings
+    line, what was left out, whether it failed) and return the exit code."""
+    err = sys.stderr
+    report_path = os.path.join(spec.output, ".crawlmill", "report.json")
     skipped = f", {report.inputs_skipped} already complete" if report.inputs_skipped else ""
-    print(
-        f"{report.inputs} input(s){skipped} in {report.elapsed:.1f}s -> {spec.output}",
-        file=sys.stderr,
-    )
-    print(report.accounting_line(), file=sys.stderr)
+    print(f"{report.inputs} input(s){skipped} in {report.elapsed:.1f}s -> {spec.output}", file=err)
+    print(report.accounting_line(), file=err)
+    for line in (report.checks_line(), report.warnings_line(report_path)):
+        if line:
+            print(line, file=err)
     if report.unclaimed:
         print(
             f"{len(report.unclaimed)} file(s) in the input folders were not read: no reader "
             "claims them (listed above and in .crawlmill/report.json)",
-            file=sys.stderr,
+            file=err,
+        )
+    if report.not_converted:
+        print(
+            f"crawlmill: {len(report.not_converted)} input(s) not converted (listed above and "
+            f"in {report_path})",
+            file=err,
         )
     if not report.ok:
+        print(
+            f"crawlmill: the run failed: {len(report.failures)} failure(s) (listed above and in "
+            f"{report_path})",
+            file=err,
+        )
         return EXIT_FAILED
-    return EXIT_QUARANTINED if report.quarantined else EXIT_OK
+    return EXIT_OK if report.complete else EXIT_QUARANTINED
 
 
 # -- validate --------------------------------------------------------------------------------
@@ -335,8 +416,14 @@ def _validate(args: argparse.Namespace) -> int:
         raise ConfigError(exc.problems, args.pipeline) from None
     plan = [{"path": p.input.path, "relpath": p.input.relpath, "reader": p.reader} for p in planned]
     skipped = [{"path": path, "reason": why} for path, why in planned.skipped]
+    not_converted = [{"path": path, "reason": why} for path, why in planned.not_converted]
     if args.json:
-        data = {"pipeline": spec.model_dump(mode="json"), "inputs": plan, "skipped": skipped}
+        data = {
+            "pipeline": spec.model_dump(mode="json"),
+            "inputs": plan,
+            "skipped": skipped,
+            "not_converted": not_converted,
+        }
         json.dump(data, sys.stdout, indent=2)
         print()
         return EXIT_OK
@@ -346,6 +433,10 @@ def _validate(args: argparse.Namespace) -> int:
     print(f"inputs ({len(plan)}):", file=out)
     for item in plan:
         print(f"  {item['path']}  [{item['reader']}]", file=out)
+    if not_converted:
+        print(f"not converted ({len(not_converted)}, the run would exit 3):", file=out)
+        for item in not_converted:
+            print(f"  {item['path']}  ({item['reason']})", file=out)
     if skipped:
         print(f"skipped ({len(skipped)}, no reader claims them):", file=out)
         for item in skipped:
@@ -378,23 +469,34 @@ def _print_spec(spec: PipelineSpec, out: TextIO) -> None:
 
 def _inspect(args: argparse.Namespace) -> int:
     from crawlmill.formats.compression import compression_of, read_head
+    from crawlmill.formats.foreign import foreign_format
 
     registry = Registry.load(args.plugin)
     path = args.file
     if not os.path.exists(path):
         raise ConfigError([("FILE", f"no such file: {path}")])
-    head = b"" if os.path.isdir(path) else read_head(path)
-    ranking = registry.detect(path, head)
-    out = sys.stdout
-    if not os.path.isdir(path):
+    folder = os.path.isdir(path)
+    head = raw = b""
+    if not folder:
+        head = read_head(path)
         with open(path, "rb") as fh:
-            compression = compression_of(fh.read(8)) or "none"
+            raw = fh.read(512)
+    ranking = registry.detect(path, head)
+    if folder and not ranking and not args.source:
+        raise ConfigError([("FILE", _not_a_collection(path))])
+    out = sys.stdout
+    if not folder:
+        compression = compression_of(raw[:8]) or "none"
         print(f"{path}: {os.path.getsize(path)} bytes, compression: {compression}", file=out)
     print("format detection (reader: confidence):", file=out)
     for name, confidence in ranking:
         print(f"  {name:<16} {confidence:.2f}", file=out)
     if not ranking:
-        print("  no reader recognises this file", file=out)
+        foreign = foreign_format(raw, head)
+        if foreign is not None:
+            print(f"  {foreign}: no reader installed for it yet", file=out)
+        else:
+            print("  no reader recognises this file", file=out)
     reader_name = args.source or (ranking[0][0] if ranking else None)
     if reader_name is None:
         print("give --from FORMAT to read it with a reader of your choice", file=sys.stderr)
@@ -402,6 +504,7 @@ def _inspect(args: argparse.Namespace) -> int:
     reader_cls = registry.reader(reader_name)
     print(f"reading with: {reader_name}", file=out)
     damages: list[Damage] = []
+    failed_checks: list[Check] = []
 
     def report_damage(damage: Damage) -> None:
         damages.append(damage)
@@ -410,8 +513,13 @@ def _inspect(args: argparse.Namespace) -> int:
     def report_warning(offset: int | None, message: str) -> None:
         print(f"warning at byte {offset}: {message}", file=out)
 
+    def report_check(check: Check) -> None:
+        if not check.ok:
+            failed_checks.append(check)
+        print(f"{'CHECK' if check.ok else 'CHECK FAILED'} {check}", file=out)
+
     input_file = InputFile(path=path, relpath=os.path.basename(path.rstrip(os.sep)) or path)
-    if os.path.isdir(path):
+    if folder:
         # a collection reader lists a folder itself: show the records of its first file
         found = reader_cls.discover(path, reader_cls.Options())
         if not found:
@@ -425,6 +533,7 @@ def _inspect(args: argparse.Namespace) -> int:
         report_damage=report_damage,
         limits=Limits(),
         report_warning=report_warning,
+        report_check=report_check,
     )
     shown = 0
     reader = reader_cls()
@@ -443,8 +552,24 @@ def _inspect(args: argparse.Namespace) -> int:
         close = getattr(records, "close", None)
         if close is not None:
             close()
-    print(f"\n{shown} record(s) shown, {len(damages)} damaged range(s) seen", file=out)
-    return EXIT_OK
+    failed = f", {len(failed_checks)} failed check(s)" if failed_checks else ""
+    print(f"\n{shown} record(s) shown, {len(damages)} damaged range(s) seen{failed}", file=out)
+    return EXIT_QUARANTINED if damages or failed_checks else EXIT_OK
+
+
+def _not_a_collection(path: str) -> str:
+    """Why ``inspect FOLDER`` cannot go on, and a file of the folder to inspect instead."""
+    example = ""
+    for dirpath, dirnames, filenames in os.walk(path):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        names = sorted(n for n in filenames if not n.startswith("."))
+        if names:
+            example = f", e.g. crawlmill inspect {os.path.join(dirpath, names[0])}"
+            break
+    return (
+        f"{path} is a folder, not a collection any reader recognises; inspect one of its "
+        f"files{example}"
+    )
 
 
 def _format_record(record: Any) -> str:

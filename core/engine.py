@@ -95,6 +95,9 @@ def run(
         for path, reason in getattr(planned, "skipped", []):
             report.unclaimed.append({"path": path, "reason": reason})
             print(f"crawlmill: not read ({reason}): {path}", file=stream)
+        for path, reason in getattr(planned, "not_converted", []):
+            report.not_converted.append({"path": path, "reason": reason})
+            print(f"crawlmill: not converted ({reason}): {path}", file=stream)
         completed: dict[int, dict[str, Any]] = {}
         todo: list[tuple[PlannedInput, str]] = []
         for p in planned:
@@ -112,9 +115,9 @@ def run(
             spec, registry, todo, len(planned), fingerprint, stream, report, completed
         )
         _remove_superseded(root, todo, completed, previous)
-        _summarise(report, planned, completed, labels)
+        _summarise(report, planned, completed, labels, stream)
         if not report.failures:
-            _finalize(root, pipeline, planned, completed, report)
+            _finalize(root, pipeline, planned, completed, report, stream)
         report.outputs.sort()
         report.elapsed = round(time.monotonic() - started, 3)
         write_json_atomic(os.path.join(root.meta, "report.json"), report.to_dict())
@@ -167,12 +170,10 @@ def _execute(
                         executor.cancel()
                     report.damages.append(damage)
                     where = f"{damage['path']} at byte {damage['offset']}"
-                    report.failures.append(
-                        {
-                            "input": p.input.path,
-                            "error": f"damaged record (on_error=fail): {where}: {damage['reason']}",
-                        }
-                    )
+                    error = f"damaged record (on_error=fail): {where}: {damage['reason']}"
+                    report.failures.append({"input": p.input.path, "error": error})
+                    if damaged is not damage:  # the first is the error the run stops with
+                        monitor.log(f"crawlmill: error: {error}")
                 elif status == "cancelled":
                     report.inputs_cancelled += 1
                 else:
@@ -220,11 +221,20 @@ def _remove_superseded(
                 root.remove_superseded(old_key, marker, claimed, drop_marker=old_key != key)
 
 
+def _fail(report: RunReport, stream: TextIO, input_path: str | None, error: str) -> None:
+    """Record a failure found after the tasks (a collision, the accounting, finalize) and print
+    it on ``stream``: every failure in the report reaches stderr (task failures are printed
+    as they happen)."""
+    report.failures.append({"input": input_path, "error": error})
+    print(f"crawlmill: error: {error}", file=stream)
+
+
 def _summarise(
     report: RunReport,
     planned: list[PlannedInput],
     completed: dict[int, dict[str, Any]],
     labels: list[str],
+    stream: TextIO,
 ) -> None:
     """Add the counters and outputs of every completed input; check the accounting and that
     no two inputs claimed the same output file."""
@@ -238,11 +248,12 @@ def _summarise(
         report.add_task(TaskStats.from_dict(marker.get("stats", {})), labels)
         for out in marker.get("outputs", []):
             if out["path"] in owner:
-                report.failures.append(
-                    {
-                        "input": p.input.path,
-                        "error": f"output {out['path']} was also written for {owner[out['path']]}",
-                    }
+                _fail(
+                    report,
+                    stream,
+                    p.input.path,
+                    f"output {out['path']} of {p.input.path} was also written for "
+                    f"{owner[out['path']]}",
                 )
             owner[out["path"]] = p.input.path
             report.outputs.append(out["path"])
@@ -250,7 +261,7 @@ def _summarise(
     try:
         report.check()
     except AccountingError as exc:
-        report.failures.append({"input": None, "error": str(exc)})
+        _fail(report, stream, None, str(exc))
 
 
 def _finalize(
@@ -259,6 +270,7 @@ def _finalize(
     planned: list[PlannedInput],
     completed: dict[int, dict[str, Any]],
     report: RunReport,
+    stream: TextIO,
 ) -> None:
     """Call ``Writer.finalize`` once over all completed inputs, atomically like task outputs."""
     tasks = [
@@ -278,12 +290,7 @@ def _finalize(
         listed = files.commit()
     except Exception as exc:
         files.discard()
-        report.failures.append(
-            {
-                "input": None,
-                "error": f"{pipeline.writer.name} finalize: {type(exc).__name__}: {exc}",
-            }
-        )
+        _fail(report, stream, None, f"{pipeline.writer.name} finalize: {type(exc).__name__}: {exc}")
         return
     report.outputs.extend(o["path"] for o in listed)
     report.finalized = True

@@ -22,9 +22,18 @@ Rules:
   would collide).
 
 When ``spec.reader`` is ``None`` each file's reader is detected with
-``registry.detect(path, read_head(path))``. A file met while listing a directory or glob that
-no reader claims (a README, a checksum list) is left out and listed in ``InputPlan.skipped``;
-a file named on its own that no reader claims is an error.
+``registry.detect(path, read_head(path))``. A file no reader claims never blocks the others; it
+is left out of the run and listed with the reason (:func:`_detect`):
+
+* in ``InputPlan.not_converted`` when it was meant as input: named on its own (a path or a
+  list-file line), named like a format a reader reads (``*.warc.gz`` with a damaged start), in
+  a format crawlmill knows but has no reader for (``formats/foreign.py``: "Hadoop
+  SequenceFile: no reader installed for it yet"), or unreadable. The run exits 3 for them;
+* in ``InputPlan.skipped`` otherwise: a side file met while listing a directory or glob (a
+  README, a checksum list). It is reported and does not change the exit code.
+
+A plan with no input left is an error ("nothing to convert"), naming what was found and why
+each file was left out.
 """
 
 from __future__ import annotations
@@ -34,6 +43,7 @@ import os
 from dataclasses import dataclass
 
 from crawlmill.formats.compression import read_head
+from crawlmill.formats.foreign import foreign_format
 
 from .components import resolve
 from .errors import ConfigError
@@ -50,14 +60,20 @@ _SIDE_SUFFIXES = (".crc",)
 
 
 class InputPlan(list):
-    """The planned inputs (a list of :class:`PlannedInput`) plus ``skipped``: files found by
-    listing a directory or glob that no reader claims, as ``(path, reason)`` pairs. They are
-    left out of the run and reported, never dropped silently; a file named on its own that
-    no reader claims is an error instead."""
+    """The planned inputs (a list of :class:`PlannedInput`) plus the files no reader claims, as
+    ``(path, reason)`` pairs: ``not_converted`` (meant as input; the run exits 3) and
+    ``skipped`` (side files found by listing a directory or glob). Both are left out of the
+    run and reported, never dropped silently (see the module docstring)."""
 
-    def __init__(self, items=(), skipped: list[tuple[str, str]] | None = None) -> None:
+    def __init__(
+        self,
+        items=(),
+        skipped: list[tuple[str, str]] | None = None,
+        not_converted: list[tuple[str, str]] | None = None,
+    ) -> None:
         super().__init__(items)
         self.skipped: list[tuple[str, str]] = skipped or []
+        self.not_converted: list[tuple[str, str]] = not_converted or []
 
 
 @dataclass(frozen=True)
@@ -202,7 +218,7 @@ def _loose_relpaths(paths: list[str]) -> dict[str, str]:
 def expand_inputs(spec: PipelineSpec, registry: Registry) -> InputPlan:
     """The run's inputs, sorted and de-duplicated, each with its reader; see the module
     docstring. Raises :class:`ConfigError` listing every problem (missing path, empty glob,
-    colliding relpaths, undetectable format)."""
+    colliding relpaths, nothing to convert)."""
     col = _Collector(spec, registry)
     for i, raw in enumerate(spec.inputs.paths):
         col.add(raw, f"inputs.paths[{i}]")
@@ -237,35 +253,90 @@ def expand_inputs(spec: PipelineSpec, registry: Registry) -> InputPlan:
         by_rel[relpath] = path
         name = reader or (col.reader.name if col.reader else None)
         if name is None:
-            found: list[tuple[str, str]] = []
-            name = _detect(registry, path, found)
-            if found and path in listed:
-                # a file met while listing a folder or glob (a README, a checksum list)
-                planned.skipped.append((path, "no reader claims this file"))
+            name, why, meant = _detect(registry, path, named=path not in listed)
+            if name is None:  # left out, reported: it never blocks the other inputs
+                (planned.not_converted if meant else planned.skipped).append((path, why))
                 continue
-            problems.extend(found)
         size = os.path.getsize(path) if os.path.isfile(path) else 0
         index = len(planned)
         planned.append(PlannedInput(InputFile(path, relpath, index, meta), name or "", size))
     if problems:
         raise ConfigError(problems)
+    if not planned:
+        raise ConfigError(_nothing_to_convert(spec, planned))
     return planned
 
 
-def _detect(registry: Registry, path: str, problems: list[tuple[str, str]]) -> str | None:
+#: how many left-out files a "nothing to convert" error names.
+_NAMED_AT_MOST = 20
+_COMPRESSION_SUFFIXES = (".gz", ".bz2", ".xz", ".zst", ".lz4")
+
+
+def _detect(registry: Registry, path: str, named: bool) -> tuple[str | None, str, bool]:
+    """``(reader, "", True)`` for the best reader claiming ``path``; when none claims it,
+    ``(None, reason, meant)``: why, and whether the file was meant as input (``named`` on its
+    own, named like a format a reader reads, a known foreign format, unreadable) rather than a
+    side file of a listed folder."""
     try:
-        head = read_head(path) if os.path.isfile(path) else b""
+        head = raw = b""
+        if os.path.isfile(path):
+            head = read_head(path)
+            with open(path, "rb") as fh:
+                raw = fh.read(512)
     except OSError as exc:
-        problems.append(("inputs", f"cannot read {path}: {exc.strerror or exc}"))
-        return None
+        return None, f"cannot read it: {exc.strerror or exc}", True
     ranking = registry.detect(path, head)
-    if not ranking:
-        known = ", ".join(sorted(registry.components["reader"])) or "none"
-        problems.append(
-            (
-                "reader",
-                f"cannot detect the format of {path} (no reader claims it; readers: {known}); name one with --from / reader:",
-            )
+    if ranking:
+        return ranking[0][0], "", True
+    foreign = foreign_format(raw, head)
+    if foreign is not None:
+        return None, f"{foreign}: no reader installed for it yet", True
+    like = _named_like(registry, path)
+    if like is not None:
+        return (
+            None,
+            f"format not detected: named like a file of the {like!r} reader, but no reader "
+            f"recognises its first bytes (a damaged start?); name a reader with --from / "
+            f"reader: to read it",
+            True,
         )
-        return None
-    return ranking[0][0]
+    if named:
+        known = ", ".join(sorted(registry.components["reader"])) or "none"
+        return (
+            None,
+            f"format not detected: no reader claims it (readers: {known}); name one with "
+            "--from / reader:",
+            True,
+        )
+    return None, "no reader claims this file", False
+
+
+def _named_like(registry: Registry, path: str) -> str | None:
+    """The reader whose ``file_suffixes`` the file's name ends with (``x.warc.gz`` -> warc),
+    compression suffixes aside (``x.warc.lz4`` is named like a WARC too)."""
+    name = os.path.basename(path).lower()
+    while name.endswith(_COMPRESSION_SUFFIXES):
+        name = name.rsplit(".", 1)[0]
+    for component in sorted(registry.components["reader"].values(), key=lambda c: c.name):
+        for suffix in getattr(component.cls, "file_suffixes", ()) or ():
+            suffix = suffix.lower().lstrip(".")
+            while suffix.endswith(_COMPRESSION_SUFFIXES):
+                suffix = suffix.rsplit(".", 1)[0]
+            if suffix and name.endswith("." + suffix):
+                return component.name
+    return None
+
+
+def _nothing_to_convert(spec: PipelineSpec, plan: InputPlan) -> list[tuple[str, str]]:
+    """The problems of a plan with no input: what was looked at and why each file was left out."""
+    left_out = plan.not_converted + plan.skipped
+    where = ", ".join(spec.inputs.paths) or spec.inputs.list_file or "the inputs"
+    if not left_out:
+        head = f"nothing to convert: no file found in {where}"
+    else:
+        head = f"nothing to convert: no reader claims any of the {len(left_out)} file(s) found in {where}"
+    problems = [("inputs", head)]
+    problems += [("inputs", f"{path}: {why}") for path, why in left_out[:_NAMED_AT_MOST]]
+    if len(left_out) > _NAMED_AT_MOST:
+        problems.append(("inputs", f"... and {len(left_out) - _NAMED_AT_MOST} more"))
+    return problems

@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict
 from .record import Record
 
 __all__ = [
+    "Check",
     "Damage",
     "Drop",
     "Filter",
@@ -78,6 +79,24 @@ class Damage:
 
 
 @dataclass(frozen=True, slots=True)
+class Check:
+    """The result of a collection check a reader made: a file's md5 or record count against
+    the collection's lists, a listed file that is present. Checks are reported beside the
+    accounting, never counted as records; a failed one is damage-level (the run exits 3)."""
+
+    path: str
+    #: short name of what was checked: ``"md5"``, ``"record count"``, ...
+    check: str
+    ok: bool
+    #: what was expected and found (for a failed check).
+    reason: str = ""
+
+    def __str__(self) -> str:
+        verdict = "passed" if self.ok else "failed"
+        return f"{self.path}: {self.check} check {verdict}" + (f": {self.reason}" if self.reason else "")
+
+
+@dataclass(frozen=True, slots=True)
 class InputFile:
     """One unit of input: a file path, the name its outputs derive from, and reader hints.
 
@@ -102,6 +121,8 @@ class ReadContext:
     limits: Limits = field(default_factory=Limits)
     #: ``report_warning(offset, message)``: a repaired quirk (not damage), counted per kind.
     report_warning: Callable[[int | None, str], None] = lambda offset, message: None
+    #: ``report_check(Check(...))``: a collection check's result (not a record).
+    report_check: Callable[[Check], None] = lambda check: None
 
     @property
     def path(self) -> str:
@@ -149,6 +170,9 @@ class WriteContext:
     #: ``report_warning(message)``: a repair the writer made (kept invalid date, wrapped id),
     #: counted per message in the run report. Use a stable message per kind.
     report_warning: Callable[[str], None] = lambda message: None
+    #: records the writer added that no input held (a generated warcinfo or filedesc): the
+    #: writer adds 1 per such record, so the run's ``written`` equals the records in its files.
+    added_records: int = 0
 
 
 class _Component:

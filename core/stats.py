@@ -3,12 +3,21 @@
 Every record a reader yields or reports as damaged is *read*; it then ends in exactly one of
 *written* (received by ``Writer.write`` and not quarantined by the writer), *dropped* by one
 filter step (per reason) or *quarantined* (damage reported by the reader, or handed back by
-the writer through ``ctx.quarantine``). So, per task and per run::
+the writer through ``ctx.quarantine``). A writer may also *add* records that no input held
+(the WARC writer's crawlmill ``warcinfo``, the ARC writer's generated ``filedesc``); they count
+in ``written`` too, so ``written`` is the number of records in the output files. So, per task
+and per run::
 
-    read = written + sum(dropped) + quarantined
+    read + added = written + sum(dropped) + quarantined
 
-:meth:`TaskStats.check` asserts it from independently counted numbers; a mismatch is a bug in
-the engine or a plugin and fails the task (:class:`AccountingError`), never passes silently.
+printed as ``read 6 + added 1 by the writer = written 7 + dropped 0 + quarantined 0`` (and
+``read 6 = written 6 + ...`` when the writer added nothing). :meth:`TaskStats.check` asserts it
+from independently counted numbers; a mismatch is a bug in the engine or a plugin and fails
+the task (:class:`AccountingError`), never passes silently.
+
+*Checks* are verifications of a collection rather than records (a ClueWeb09 file's md5 and
+record count against the collection's lists): they are counted beside the accounting, never
+in ``read``; a failed check is damage-level (the run exits 3).
 """
 
 from __future__ import annotations
@@ -47,17 +56,23 @@ class TaskStats:
     #: records handed to ``Writer.write``.
     received: int = 0
     writer_quarantined: int = 0
+    #: records the writer added that no input held (``WriteContext.added_records``).
+    added: int = 0
     bytes_in: int = 0
     #: filter label -> {"in": n, "kept": n, "dropped": {reason: n}}, in pipeline order.
     filters: dict[str, dict[str, Any]] = field(default_factory=dict)
     warnings: dict[str, int] = field(default_factory=dict)
     damages: list[dict[str, Any]] = field(default_factory=list)
+    #: collection checks that passed, and those that failed (path, check, reason).
+    checks_passed: int = 0
+    checks_failed: list[dict[str, Any]] = field(default_factory=list)
     seconds: float = 0.0
 
     @property
     def written(self) -> int:
-        """Records received by the writer and not quarantined by it."""
-        return self.received - self.writer_quarantined
+        """Records in the output files: received by the writer and not quarantined by it,
+        plus the records it added."""
+        return self.received - self.writer_quarantined + self.added
 
     @property
     def quarantined(self) -> int:
@@ -84,6 +99,13 @@ class TaskStats:
         if len(self.damages) < MAX_DAMAGES_LISTED:
             self.damages.append(info)
 
+    def add_check(self, info: dict[str, Any]) -> None:
+        """Count one collection check (``info``: path, check, ok, reason)."""
+        if info.get("ok"):
+            self.checks_passed += 1
+        elif len(self.checks_failed) < MAX_DAMAGES_LISTED:
+            self.checks_failed.append({k: v for k, v in info.items() if k != "ok"})
+
     def check(self) -> None:
         """Assert the accounting identity and the filter chain; raise :class:`AccountingError`."""
         problems = []
@@ -100,11 +122,14 @@ class TaskStats:
         if self.received != flowing:
             problems.append(f"writer received {self.received}, filters passed {flowing}")
         dropped_total = sum(sum(d.values()) for d in self.dropped().values())
-        if self.read != self.written + dropped_total + self.quarantined:
+        if self.read + self.added != self.written + dropped_total + self.quarantined:
             problems.append(
-                f"read {self.read} != written {self.written} + dropped {dropped_total} + quarantined {self.quarantined}"
+                f"read {self.read} + added {self.added} != written {self.written} + dropped "
+                f"{dropped_total} + quarantined {self.quarantined}"
             )
-        if self.written < 0:
+        if self.added < 0:
+            problems.append(f"writer added {self.added} records")
+        if self.written - self.added < 0:
             problems.append(
                 f"writer quarantined {self.writer_quarantined} records but received {self.received}"
             )
@@ -130,9 +155,12 @@ class RunReport:
     inputs: int = 0
     inputs_skipped: int = 0
     read: int = 0
+    #: records in the output files (``added`` included).
     written: int = 0
     dropped: dict[str, dict[str, int]] = field(default_factory=dict)
     quarantined: int = 0
+    #: records the writer added that no input held (crawlmill's warcinfo).
+    added: int = 0
     #: damaged records (path, offset, reason, length), at most ``MAX_DAMAGES_LISTED``.
     damages: list[dict[str, Any]] = field(default_factory=list)
     failures: list[dict[str, Any]] = field(default_factory=list)
@@ -150,18 +178,34 @@ class RunReport:
     finalized: bool = False
     #: files met while listing input folders that no reader claims (path, reason): not read.
     unclaimed: list[dict[str, Any]] = field(default_factory=list)
+    #: inputs that were meant to be converted but no reader claims (path, reason): the run
+    #: is incomplete (exit 3).
+    not_converted: list[dict[str, Any]] = field(default_factory=list)
+    #: collection checks (md5 and record-count lists) that passed / failed (path, check, reason).
+    checks_passed: int = 0
+    checks_failed: list[dict[str, Any]] = field(default_factory=list)
     fingerprint: str = ""
 
     @property
     def ok(self) -> bool:
-        """True when no task failed."""
+        """True when nothing failed (tasks, finalize, output and accounting checks)."""
         return not self.failures
+
+    @property
+    def complete(self) -> bool:
+        """True when every input was converted whole: nothing quarantined, no input left
+        unconverted, no collection check failed (otherwise the run exits 3)."""
+        return not (self.quarantined or self.not_converted or self.checks_failed)
 
     def add_task(self, stats: TaskStats, labels: list[str]) -> None:
         """Add one task's counters."""
         self.read += stats.read
         self.written += stats.written
         self.quarantined += stats.quarantined
+        self.added += stats.added
+        self.checks_passed += stats.checks_passed
+        room = max(0, MAX_DAMAGES_LISTED - len(self.checks_failed))
+        self.checks_failed.extend(stats.checks_failed[:room])
         self.bytes_in += stats.bytes_in
         for label in labels:
             self.dropped.setdefault(label, {})
@@ -179,14 +223,15 @@ class RunReport:
 
     def check(self) -> None:
         """Assert the run-wide accounting identity (:class:`AccountingError`)."""
-        if self.read != self.written + self.dropped_total() + self.quarantined:
+        if self.read + self.added != self.written + self.dropped_total() + self.quarantined:
             raise AccountingError(
-                f"run accounting mismatch: read {self.read} != written {self.written} + "
-                f"dropped {self.dropped_total()} + quarantined {self.quarantined}"
+                f"run accounting mismatch: read {self.read} + added {self.added} != written "
+                f"{self.written} + dropped {self.dropped_total()} + quarantined {self.quarantined}"
             )
 
     def accounting_line(self) -> str:
-        """``read 101 = written 99 + dropped 1 (kind:wrong-kind 1) + quarantined 1``."""
+        """``read 101 = written 99 + dropped 1 (kind:wrong-kind 1) + quarantined 1``, or
+        ``read 6 + added 1 by the writer = written 7 + ...`` when the writer added records."""
         parts = [
             f"{label}:{reason} {n}"
             for label, reasons in self.dropped.items()
@@ -194,14 +239,33 @@ class RunReport:
             if n
         ]
         detail = f" ({', '.join(parts)})" if parts else ""
+        added = f" + added {self.added} by the writer" if self.added else ""
         return (
-            f"read {self.read} = written {self.written} + dropped {self.dropped_total()}{detail}"
-            f" + quarantined {self.quarantined}"
+            f"read {self.read}{added} = written {self.written} + dropped "
+            f"{self.dropped_total()}{detail} + quarantined {self.quarantined}"
+        )
+
+    def checks_line(self) -> str | None:
+        """``checks: 12 passed, 1 failed`` (collection checks), or ``None`` when none ran."""
+        if not self.checks_passed and not self.checks_failed:
+            return None
+        return f"checks: {self.checks_passed} passed, {len(self.checks_failed)} failed"
+
+    def warnings_line(self, report_path: str) -> str | None:
+        """``7 warnings of 2 kinds; see OUT/.crawlmill/report.json``, or ``None``."""
+        total = sum(self.warnings.values())
+        if not total:
+            return None
+        kinds = len(self.warnings)
+        return (
+            f"{total} warning{'s' if total != 1 else ''} of {kinds} kind{'s' if kinds != 1 else ''}"
+            f"; see {report_path}"
         )
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able form (written to ``<output>/.crawlmill/report.json``)."""
         data = asdict(self)
         data["ok"] = self.ok
+        data["complete"] = self.complete
         data["accounting"] = self.accounting_line()
         return data

@@ -27,7 +27,7 @@ from .components import Resolved, resolve, resolve_pipeline
 from .errors import ConfigError, DamagedRecordError
 from .executor import current_channel
 from .outputs import OutputRoot, TaskOutputs, _inside
-from .plugin import Damage, Drop, InputFile, Limits, ReadContext, WriteContext
+from .plugin import Check, Damage, Drop, InputFile, Limits, ReadContext, WriteContext
 from .progress import TaskReporter
 from .quarantine import Quarantine
 from .record import Record
@@ -139,6 +139,17 @@ def _run(
     def report_warning(offset: int | None, message: str) -> None:
         stats.add_warning(message)
 
+    def report_check(check: Check) -> None:
+        if not check.ok and fail_fast:  # damage-level: on_error=fail stops here too
+            damage = Damage(check.path, 0, f"{check.check} check failed: {check.reason}")
+            hit.append(damage)
+            raise DamagedRecordError(damage)
+        stats.add_check(
+            {"path": check.path, "check": check.check, "ok": check.ok, "reason": check.reason}
+        )
+        if not check.ok:
+            reporter.log(f"crawlmill: {check}")
+
     def quarantine_record(record: Record, reason: str) -> None:
         quarantine.add_record(record, reason)
         stats.writer_quarantined += 1
@@ -149,7 +160,11 @@ def _run(
         max_decompressed_bytes=spec.run.max_decompressed_bytes,
     )
     rctx = ReadContext(
-        input=inp, report_damage=report_damage, limits=limits, report_warning=report_warning
+        input=inp,
+        report_damage=report_damage,
+        limits=limits,
+        report_warning=report_warning,
+        report_check=report_check,
     )
     wctx = WriteContext(
         input=inp,
@@ -199,6 +214,7 @@ def _run(
             raise DamagedRecordError(hit[0])
         writer_open = False
         writer.close()
+        stats.added = wctx.added_records
     finally:
         if writer_open:
             with contextlib.suppress(Exception):

@@ -170,6 +170,8 @@ class ArcWriter(Writer):
         extra = first.block if first.kind == RecordKind.WARCINFO else b""
         data = build_filedesc(self._file_name(), self._filedesc_date(first), extra=extra)
         self._emit(None, data, filedesc=True)
+        if first.kind != RecordKind.WARCINFO:  # a generated filedesc: counted in `written`
+            self.ctx.added_records += 1
 
     def _file_name(self) -> bytes:
         return posixpath.basename(self.relpath).encode("utf-8", "surrogateescape")
@@ -221,6 +223,7 @@ class ArcWriter(Writer):
             self.out = self.ctx.create(self.relpath)
             date = self._filedesc_date(Record())
             self._emit(None, build_filedesc(self._file_name(), date), filedesc=True)
+            self.ctx.added_records += 1
         self.out.close()
         self._sources.close()
         files: list[dict[str, Any]] = self.ctx.notes.setdefault("files", [])

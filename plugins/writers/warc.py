@@ -460,6 +460,7 @@ class WarcWriter(Writer):
             data, facts = self._warcinfo_record(path)
             on_written = partial(self._index, self.file, facts) if self.options.cdxj else None
             writer.submit(data, on_written)
+            self.ctx.added_records += 1  # no input held it: counted so `written` is exact
 
     def _finish_file(self) -> None:
         f = self.file

@@ -269,7 +269,7 @@ def test_validate_reports_missing_inputs(tmp_path, capsys):
 def test_inspect_shows_ranking_records_and_damage(tmp_path, capsys):
     src = toy_file(tmp_path, "http://a.org/ hello\n!oops\nhttp://b.org/ bye\nhttp://c.org/ zz\n")
     code, out, err = run_cli(capsys, "inspect", str(src), "--plugin", TOY, "--records", "2")
-    assert code == 0, err
+    assert code == 3, err  # damage seen
     assert "toytext" in out and "0.80" in out
     assert "url:          http://a.org/" in out
     assert "url:          http://b.org/" in out

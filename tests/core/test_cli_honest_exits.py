@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -112,13 +111,16 @@ def test_the_first_word_without_equals_ends_a_filters_options():
 
 
 def test_no_input_at_all_is_a_usage_error(tmp_path, capsys):
-    code, _, err = run_cli(
-        capsys, "convert", "--plugin", TOY, "--to", "toyout", "-o", tmp_path / "out",
-        "--filter", "threshold", "threshold=2",
-    )  # fmt: skip
-    assert code == 2
-    assert "INPUT" in err
+    with pytest.raises(SystemExit) as info:
+        main(["convert", "--plugin", TOY, "--to", "toyout", "-o", str(tmp_path / "out"),
+              "--filter", "threshold", "threshold=2"])  # fmt: skip
+    assert info.value.code == 2
+    assert "required: INPUT" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
+    with pytest.raises(SystemExit) as info:  # an unknown option is still refused
+        main(["convert", "a.toy", "--to", "toyout", "-o", str(tmp_path / "out"), "--bogus"])
+    assert info.value.code == 2
+    assert "unrecognized arguments: --bogus" in capsys.readouterr().err
 
 
 # -- item 20: pipes, inspect exit codes ----------------------------------------------------------

@@ -97,9 +97,11 @@ def test_reader_is_detected_per_file_and_undetectable_names_the_file(
     assert planned[0].reader == "fake-lines"
     bad = tmp_path / "b.bin"
     bad.write_bytes(b"\x00\x01 not a record")
-    with pytest.raises(ConfigError) as err:
-        expand_inputs(fake([good, bad], tmp_path / "o", reader=None), registry)
-    assert str(bad) in str(err.value) and "cannot detect" in str(err.value)
+    # an undetected file named on its own never blocks the others: it is not converted
+    planned = expand_inputs(fake([good, bad], tmp_path / "o", reader=None), registry)
+    assert [p.input.path for p in planned] == [str(good)] and planned.skipped == []
+    ((path, why),) = planned.not_converted
+    assert path == str(bad) and why.startswith("format not detected: no reader claims it")
 
 
 def test_unclaimed_files_in_a_listed_folder_are_skipped_and_reported(
@@ -113,9 +115,66 @@ def test_unclaimed_files_in_a_listed_folder_are_skipped_and_reported(
         planned = expand_inputs(fake(source, tmp_path / "o", reader=None), registry)
         assert _rel(planned) == ["a.txt"] and planned[0].input.index == 0
         assert planned.skipped == [(str(readme), "no reader claims this file")]
-    # named on its own, the same file is an error, not a skip
-    with pytest.raises(ConfigError, match="cannot detect"):
+    # named on its own, the same file is an input not converted; alone, nothing is left
+    with pytest.raises(ConfigError) as err:
         expand_inputs(fake([readme], tmp_path / "o", reader=None), registry)
+    assert err.value.problems == [
+        ("inputs", f"nothing to convert: no reader claims any of the 1 file(s) found in {readme}"),
+        (
+            "inputs",
+            f"{readme}: format not detected: no reader claims it (readers: fake-collection, "
+            "fake-lines); name one with --from / reader:",
+        ),
+    ]
+
+
+def test_undetected_files_meant_as_input_are_not_converted_side_files_skipped(
+    tmp_path, fake, lines
+):
+    registry = Registry.load(["cm_fake"])  # with the built-in readers' file suffixes
+    folder = tmp_path / "crawl"
+    good = lines(folder / "a.txt", ["R u response p"])
+    (folder / "b.warc.gz").write_bytes(b"\x00" * 50)  # named like a format a reader reads
+    (folder / "c.arc.lz4").write_bytes(b"\x00" * 50)  # compression suffix aside, too
+    (folder / "part-00000").write_bytes(b"SEQ\x06" + b"\x00" * 50)  # a known foreign format
+    (folder / "d.bz2").write_bytes(b"BZh91AY&SY" + b"\x00" * 50)
+    (folder / "SEQUENCE.txt").write_text("SEQUENCE of notes\n")  # text, not a SequenceFile
+    (folder / "warc.notes").write_text("notes\n")
+    planned = expand_inputs(fake([folder], tmp_path / "o", reader=None), registry)
+    assert [p.input.path for p in planned] == [str(good)]
+    assert dict(planned.not_converted) == {
+        str(folder / "b.warc.gz"): (
+            "format not detected: named like a file of the 'warc' reader, but no reader "
+            "recognises its first bytes (a damaged start?); name a reader with --from / "
+            "reader: to read it"
+        ),
+        str(folder / "c.arc.lz4"): (
+            "format not detected: named like a file of the 'arc' reader, but no reader "
+            "recognises its first bytes (a damaged start?); name a reader with --from / "
+            "reader: to read it"
+        ),
+        str(folder / "part-00000"): "Hadoop SequenceFile: no reader installed for it yet",
+        str(folder / "d.bz2"): "bzip2-compressed file: no reader installed for it yet",
+    }
+    assert sorted(p for p, _ in planned.skipped) == [
+        str(folder / "SEQUENCE.txt"),
+        str(folder / "warc.notes"),
+    ]
+
+
+@pytest.mark.parametrize("what", ["empty folder", "hidden files only", "glob of folders"])
+def test_nothing_to_convert_is_an_error(tmp_path, fake, registry, what):
+    folder = tmp_path / "crawl"
+    folder.mkdir()
+    source = str(folder)
+    if what == "hidden files only":
+        (folder / ".x.warc").write_text("WARC/1.0\n")
+    elif what == "glob of folders":
+        (folder / "sub").mkdir()
+        source = str(folder / "*")
+    with pytest.raises(ConfigError) as err:
+        expand_inputs(fake([source], tmp_path / "o", reader=None), registry)
+    assert err.value.problems == [("inputs", f"nothing to convert: no file found in {source}")]
 
 
 def test_detect_head_is_decompressed(tmp_path, fake, registry):
