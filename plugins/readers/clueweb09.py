@@ -11,15 +11,17 @@ ir_datasets orders them; directories and files by name). Each :class:`InputFile`
 * ``records`` / ``counts_list``: the expected number of records, warcinfo excluded, from
   ``record_counts/<Segment>_counts.txt``;
 * ``problems``: collection-level findings to report while reading this file: files listed in
-  a side file but missing (damage), files present but not listed (warning), unreadable list
+  a side file but missing (a failed check), files present but not listed (warning), unreadable list
   lines, a counts entry found in another segment (the ``en0054`` case ir_datasets fixes by
   hand: checked where the file really is, with a warning).
 
 ``read`` delegates the records to the registered ``warc`` reader and, at the end of the file,
 compares the md5 of the file bytes (hashed in a thread while the records are parsed) and the
-record count with the expectations; a mismatch is reported as damage naming the file, the
-list and both values, so it shows in the run report. A record whose ``WARC-TREC-ID`` does not
-name the file it is in is counted and reported once per file as a warning.
+record count with the expectations. Each comparison is a collection check
+(``ctx.report_check``), not a record: it never counts in ``read``; a failed one names the
+file, the list and both values, shows in the run report and on stderr, and makes the run exit
+3 like damage. A record whose ``WARC-TREC-ID`` does not name the file it is in is counted and
+reported once per file as a warning.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from crawlmill.core import (
-    Damage,
+    Check,
     InputFile,
     PluginOptions,
     ReadContext,
@@ -416,8 +418,10 @@ class ClueWeb09Reader(Reader):
         TREC-id checks."""
         meta = ctx.input.meta or {}
         for problem in meta.get("problems", []):
-            if problem["severity"] == "damage":
-                ctx.report_damage(Damage(problem["path"], 0, problem["reason"]))
+            if problem["severity"] == "damage":  # a listed file that is missing
+                ctx.report_check(
+                    Check(problem["path"], "listed file present", False, problem["reason"])
+                )
             else:
                 ctx.report_warning(None, f"{problem['path']}: {problem['reason']}")
         expected_md5 = meta.get("md5") if self.options.verify_md5 else None
@@ -438,29 +442,31 @@ class ClueWeb09Reader(Reader):
                 None,
                 f"{ctx.path}: {len(foreign_ids)} WARC-TREC-ID(s) do not name this file ({prefix}*), first {foreign_ids[0]!r}",
             )
-        if expected_records is not None and records != expected_records:
-            ctx.report_damage(
-                Damage(
+        if expected_records is not None:
+            ok = records == expected_records
+            ctx.report_check(
+                Check(
                     ctx.path,
-                    0,
-                    f"record count mismatch: {meta.get('counts_list')} lists {expected_records} records "
-                    f"(warcinfo excluded), the file has {records}",
+                    "record count",
+                    ok,
+                    ""
+                    if ok
+                    else f"record count mismatch: {meta.get('counts_list')} lists "
+                    f"{expected_records} records (warcinfo excluded), the file has {records}",
                 )
             )
         if hasher is not None:
             actual = hasher.wait()
             if actual is None:
-                ctx.report_damage(
-                    Damage(ctx.path, 0, f"md5 not checked: cannot read the file ({hasher.error})")
-                )
+                reason = f"md5 not checked: cannot read the file ({hasher.error})"
             elif actual != expected_md5:
-                ctx.report_damage(
-                    Damage(
-                        ctx.path,
-                        0,
-                        f"md5 mismatch: {meta.get('md5_list')} lists {expected_md5}, the file's bytes have {actual}",
-                    )
+                reason = (
+                    f"md5 mismatch: {meta.get('md5_list')} lists {expected_md5}, the file's "
+                    f"bytes have {actual}"
                 )
+            else:
+                reason = ""
+            ctx.report_check(Check(ctx.path, "md5", not reason, reason))
 
 
 @hookimpl

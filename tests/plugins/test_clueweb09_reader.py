@@ -122,6 +122,7 @@ class Run:
         self.inputs = ClueWeb09Reader.discover(str(root), self.reader.options)
         self.records = []
         self.damage = []
+        self.checks = []  # collection checks (md5, record count, listed file present)
         self.warnings = []  # the collection reader's own warnings (they name the file)
         self.record_warnings = []  # the warc reader's (ClueWeb09 framing repaired, per record)
 
@@ -129,11 +130,20 @@ class Run:
             (self.warnings if str(root) in message else self.record_warnings).append(message)
 
         for item in self.inputs or []:
-            ctx = ReadContext(input=item, report_damage=self.damage.append, report_warning=warn)
+            ctx = ReadContext(
+                input=item,
+                report_damage=self.damage.append,
+                report_warning=warn,
+                report_check=self.checks.append,
+            )
             self.records.extend((item.relpath, r) for r in self.reader.read(ctx))
 
-    def damage_about(self, name: str) -> list[str]:
-        return [d.reason for d in self.damage if d.path.endswith(name)]
+    @property
+    def failed(self) -> list:
+        return [c for c in self.checks if not c.ok]
+
+    def failed_about(self, name: str) -> list[str]:
+        return [c.reason for c in self.failed if c.path.endswith(name)]
 
 
 @pytest.fixture
@@ -187,26 +197,30 @@ def test_mismatches_are_reported(collection):
     write_cw09_file(seg1 / "en0001/07.warc.gz", "en0001", 7, 1)
     run = Run(root)
 
-    md5_damage = run.damage_about("en0000/00.warc.gz")
+    # mismatches are failed collection checks, not damaged records
+    assert run.damage == []
+    md5_damage = run.failed_about("en0000/00.warc.gz")
     assert (
         len(md5_damage) == 1
         and "md5 mismatch" in md5_damage[0]
         and "0" * 32 in md5_damage[0]
         and good in md5_damage[0]
     )
-    count_damage = run.damage_about("en0001/00.warc.gz")
+    count_damage = run.failed_about("en0001/00.warc.gz")
     assert (
         len(count_damage) == 1
         and "lists 5 records" in count_damage[0]
         and "has 4" in count_damage[0]
     )
-    missing = run.damage_about("en0000/01.warc.gz")
+    missing = run.failed_about("en0000/01.warc.gz")
     assert len(missing) == 2  # listed in the md5 list and in the counts list
     assert all("missing" in reason for reason in missing)
     unlisted = [w for w in run.warnings if "en0001/07.warc.gz" in w]
     assert len(unlisted) == 2 and all("not listed" in w for w in unlisted)
     # nothing else is reported, and every record of every present file is still delivered
-    assert len(run.damage) == 4
+    assert len(run.failed) == 4
+    # every other file's md5 and count were checked and passed (the unlisted 07 has neither)
+    assert len(run.checks) - len(run.failed) == 2 * (len(ORDER) - 1) - 2
     assert len(run.warnings) == 2
     delivered = [r.doc_id for _, r in run.records if r.kind == RecordKind.RESPONSE]
     assert "clueweb09-en0001-07-00000" in delivered
@@ -224,8 +238,8 @@ def test_checks_can_be_switched_off(collection):
     counts.write_text("*./en0002/00.warc.gz 99\n")
     md5 = root / "ClueWeb09_English_2/ClueWeb09_English_2.md5"
     md5.write_text("f" * 32 + " *./en0002/00.warc.gz\n")
-    assert len(Run(root).damage) == 2
-    assert Run(root, verify_md5=False, verify_counts=False).damage == []
+    assert len(Run(root).failed) == 2
+    assert Run(root, verify_md5=False, verify_counts=False).checks == []
 
 
 def test_single_segment_and_language_selection(collection):
@@ -316,7 +330,7 @@ def test_detection_claims_collection_directories(collection, tmp_path):
 # -- through the engine: `crawlmill convert <collection> --to warc` ----------------------------
 
 
-def _convert(root: Path, out: Path, *options: str) -> dict:
+def _convert(root: Path, out: Path, *options: str, expect: int = 0) -> dict:
     import json
 
     from crawlmill.core.cli import main
@@ -324,11 +338,11 @@ def _convert(root: Path, out: Path, *options: str) -> dict:
     argv = ["convert", str(root), "--to", "warc", "-o", str(out), "--workers", "1"]
     for option in options:
         argv += ["--option", option]
-    main(argv)
+    assert main(argv) == expect
     return json.loads((out / ".crawlmill" / "report.json").read_text())
 
 
-def test_engine_reports_every_mismatch_in_the_run_report(collection, tmp_path):
+def test_engine_reports_every_mismatch_in_the_run_report(collection, tmp_path, capsys):
     root, docs = collection
     seg1 = root / "ClueWeb09_English_1"
     good = hashlib.md5((seg1 / "en0000/00.warc.gz").read_bytes()).hexdigest()
@@ -337,24 +351,36 @@ def test_engine_reports_every_mismatch_in_the_run_report(collection, tmp_path):
     counts = root / "record_counts/ClueWeb09_English_2_counts.txt"
     counts.write_text("*./en0002/00.warc.gz 3\n")
     os.remove(seg1 / "en0000/01.warc.gz")
-    report = _convert(root, tmp_path / "out", "version=0.18", "layout=clueweb09")
-    reasons = sorted((Path(d["path"]).name, d["reason"].split(":")[0]) for d in report["damages"])
-    assert reasons == [
-        ("00.warc.gz", "md5 mismatch"),
-        ("00.warc.gz", "record count mismatch"),
+    report = _convert(root, tmp_path / "out", "version=0.18", "layout=clueweb09", expect=3)
+    failed = sorted(
+        (Path(c["path"]).name, c["check"], c["reason"].split(":")[0])
+        for c in report["checks_failed"]
+    )
+    assert failed == [
+        ("00.warc.gz", "md5", "md5 mismatch"),
+        ("00.warc.gz", "record count", "record count mismatch"),
         (
             "01.warc.gz",
+            "listed file present",
             "listed in ClueWeb09_English_1/ClueWeb09_English_1.md5 but missing from the collection",
         ),
         (
             "01.warc.gz",
+            "listed file present",
             "listed in record_counts/ClueWeb09_English_1_counts.txt but missing from the collection",
         ),
     ]
-    # every record of the files present is still written
+    # checks are beside the accounting: no pseudo-record in read, nothing quarantined
+    assert report["damages"] == [] and report["quarantined"] == 0
     n_docs = sum(len(v) for k, v in docs.items() if not k.endswith("en0000/01.warc.gz"))
     n_files = len(docs) - 1
-    assert report["written"] == n_docs + n_files  # responses + one warcinfo per file
+    assert report["read"] == report["written"] == n_docs + n_files  # + one warcinfo per file
+    assert report["checks_passed"] == 2 * n_files - 2
+    # ... and on stderr: each failed check as it happens, then the checks line
+    err = capsys.readouterr().err
+    assert f"checks: {2 * n_files - 2} passed, 4 failed" in err
+    md5_line = f"crawlmill: {seg1 / 'en0000/00.warc.gz'}: md5 check failed: md5 mismatch: "
+    assert md5_line in err
 
 
 def test_engine_reads_a_collection_we_wrote_without_complaint(collection, tmp_path):
