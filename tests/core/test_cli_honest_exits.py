@@ -339,3 +339,18 @@ def test_the_arc_writer_counts_the_filedesc_it_adds(tmp_path, capsys):
     report = report_of(out)
     assert (report["read"], report["added"], report["written"]) == (1, 1, 2)
     assert "read 1 + added 1 by the writer = written 2" in err
+
+
+def test_an_output_collision_found_after_the_tasks_is_printed_and_exits_1(tmp_path, capsys):
+    a = write(tmp_path / "a.txt", "R http://a/ response p\n")
+    b = write(tmp_path / "b.txt", "R http://b/ response q\n")
+    out = tmp_path / "out"
+    code, _, err = run_cli(
+        capsys, "convert", a, b, "--plugin", "cm_fake", "--to", "fake-jsonl",
+        "--option", "path=same.out", "-o", out, "--workers", "1",
+    )  # fmt: skip
+    assert code == 1, err
+    errors = [line for line in err.splitlines() if line.startswith("crawlmill: error: ")]
+    assert any("same.out" in line and "also written for" in line for line in errors), err
+    assert "crawlmill: the run failed: 1 failure(s)" in err
+    assert len(report_of(out)["failures"]) == 1
