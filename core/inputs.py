@@ -28,9 +28,10 @@ is left out of the run and listed with the reason (:func:`_detect`):
 * in ``InputPlan.not_converted`` when it was meant as input: named on its own (a path or a
   list-file line), named like a format a reader reads (``*.warc.gz`` with a damaged start), in
   a format crawlmill knows but has no reader for (``formats/foreign.py``: "Hadoop
-  SequenceFile: no reader installed for it yet"), or unreadable. The run exits 3 for them;
-* in ``InputPlan.skipped`` otherwise: a side file met while listing a directory or glob (a
-  README, a checksum list). It is reported and does not change the exit code.
+  SequenceFile: no reader installed for it yet"), binary data (a damaged start under any
+  name), or unreadable. The run exits 3 for them;
+* in ``InputPlan.skipped`` otherwise: a text side file met while listing a directory or glob
+  (a README, a checksum list). It is reported and does not change the exit code.
 
 A plan with no input left is an error ("nothing to convert"), naming what was found and why
 each file was left out.
@@ -300,6 +301,13 @@ def _detect(registry: Registry, path: str, named: bool) -> tuple[str | None, str
             f"reader: to read it",
             True,
         )
+    if _binary(head or raw):
+        return (
+            None,
+            "format not detected: binary data no reader recognises (a damaged start?); name "
+            "a reader with --from / reader: to read it",
+            True,
+        )
     if named:
         known = ", ".join(sorted(registry.components["reader"])) or "none"
         return (
@@ -309,6 +317,21 @@ def _detect(registry: Registry, path: str, named: bool) -> tuple[str | None, str
             True,
         )
     return None, "no reader claims this file", False
+
+
+def _binary(head: bytes) -> bool:
+    """True when ``head`` is not text (a NUL byte, or not UTF-8): data, not a README or a
+    checksum list (a gzip-compressed text file is text: ``head`` is decompressed)."""
+    sample = head[:4096]
+    if b"\x00" in sample:
+        return True
+    for cut in range(4):  # a multi-byte character cut at the end of the sample
+        try:
+            sample[: len(sample) - cut].decode("utf-8")
+            return False
+        except UnicodeDecodeError:
+            continue
+    return True
 
 
 def _named_like(registry: Registry, path: str) -> str | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import os
 
 import pytest
@@ -101,7 +102,7 @@ def test_reader_is_detected_per_file_and_undetectable_names_the_file(
     planned = expand_inputs(fake([good, bad], tmp_path / "o", reader=None), registry)
     assert [p.input.path for p in planned] == [str(good)] and planned.skipped == []
     ((path, why),) = planned.not_converted
-    assert path == str(bad) and why.startswith("format not detected: no reader claims it")
+    assert path == str(bad) and why.startswith("format not detected: binary data")
 
 
 def test_unclaimed_files_in_a_listed_folder_are_skipped_and_reported(
@@ -110,7 +111,7 @@ def test_unclaimed_files_in_a_listed_folder_are_skipped_and_reported(
     folder = tmp_path / "crawl"
     lines(folder / "a.txt", ["R u response p"])
     readme = folder / "README.bin"
-    readme.write_bytes(b"\x00 notes about this crawl")
+    readme.write_bytes(b"notes about this crawl\n")
     for source in ([folder], [str(folder / "*")]):
         planned = expand_inputs(fake(source, tmp_path / "o", reader=None), registry)
         assert _rel(planned) == ["a.txt"] and planned[0].input.index == 0
@@ -138,8 +139,10 @@ def test_undetected_files_meant_as_input_are_not_converted_side_files_skipped(
     (folder / "c.arc.lz4").write_bytes(b"\x00" * 50)  # compression suffix aside, too
     (folder / "part-00000").write_bytes(b"SEQ\x06" + b"\x00" * 50)  # a known foreign format
     (folder / "d.bz2").write_bytes(b"BZh91AY&SY" + b"\x00" * 50)
+    (folder / "crawl-001.dat").write_bytes(b"\x1e\x8b\x08" + bytes(range(256)))  # binary
     (folder / "SEQUENCE.txt").write_text("SEQUENCE of notes\n")  # text, not a SequenceFile
     (folder / "warc.notes").write_text("notes\n")
+    (folder / "notes.txt.gz").write_bytes(gzip.compress("résumé of the crawl\n".encode()))
     planned = expand_inputs(fake([folder], tmp_path / "o", reader=None), registry)
     assert [p.input.path for p in planned] == [str(good)]
     assert dict(planned.not_converted) == {
@@ -155,9 +158,14 @@ def test_undetected_files_meant_as_input_are_not_converted_side_files_skipped(
         ),
         str(folder / "part-00000"): "Hadoop SequenceFile: no reader installed for it yet",
         str(folder / "d.bz2"): "bzip2-compressed file: no reader installed for it yet",
+        str(folder / "crawl-001.dat"): (
+            "format not detected: binary data no reader recognises (a damaged start?); name a "
+            "reader with --from / reader: to read it"
+        ),
     }
     assert sorted(p for p, _ in planned.skipped) == [
         str(folder / "SEQUENCE.txt"),
+        str(folder / "notes.txt.gz"),
         str(folder / "warc.notes"),
     ]
 
