@@ -483,7 +483,7 @@ def _inspect(args: argparse.Namespace) -> int:
             raw = fh.read(512)
     ranking = registry.detect(path, head)
     if folder and not ranking and not args.source:
-        raise ConfigError([("FILE", _not_a_collection(path))])
+        raise ConfigError([("FILE", _not_a_collection(path, registry))])
     out = sys.stdout
     if not folder:
         compression = compression_of(raw[:8]) or "none"
@@ -557,18 +557,37 @@ def _inspect(args: argparse.Namespace) -> int:
     return EXIT_QUARANTINED if damages or failed_checks else EXIT_OK
 
 
-def _not_a_collection(path: str) -> str:
-    """Why ``inspect FOLDER`` cannot go on, and a file of the folder to inspect instead."""
-    example = ""
+#: files of a folder looked at for an example to inspect.
+_EXAMPLE_CANDIDATES = 50
+
+
+def _not_a_collection(path: str, registry: Registry) -> str:
+    """Why ``inspect FOLDER`` cannot go on, and a file of the folder to inspect instead (the
+    first one a reader recognises, else the first one)."""
+    from crawlmill.formats.compression import read_head
+
+    first = example = None
+    seen = 0
     for dirpath, dirnames, filenames in os.walk(path):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-        names = sorted(n for n in filenames if not n.startswith("."))
-        if names:
-            example = f", e.g. crawlmill inspect {os.path.join(dirpath, names[0])}"
+        for name in sorted(n for n in filenames if not n.startswith(".")):
+            candidate = os.path.join(dirpath, name)
+            first = first or candidate
+            seen += 1
+            try:
+                if registry.detect(candidate, read_head(candidate)):
+                    example = candidate
+            except OSError:
+                pass
+            if example or seen >= _EXAMPLE_CANDIDATES:
+                break
+        if example or seen >= _EXAMPLE_CANDIDATES:
             break
+    example = example or first
+    hint = f", e.g. crawlmill inspect {example}" if example else " (it holds no file)"
     return (
         f"{path} is a folder, not a collection any reader recognises; inspect one of its "
-        f"files{example}"
+        f"files{hint}"
     )
 
 

@@ -97,7 +97,7 @@ def run(
             print(f"crawlmill: not read ({reason}): {path}", file=stream)
         for path, reason in getattr(planned, "not_converted", []):
             report.not_converted.append({"path": path, "reason": reason})
-            print(f"crawlmill: not converted ({reason}): {path}", file=stream)
+            print(f"crawlmill: not converted: {path}: {reason}", file=stream)
         completed: dict[int, dict[str, Any]] = {}
         todo: list[tuple[PlannedInput, str]] = []
         for p in planned:

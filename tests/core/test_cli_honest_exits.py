@@ -159,11 +159,13 @@ def test_inspect_exits_3_when_it_sees_damage(tmp_path, capsys):
 
 def test_inspect_a_folder_that_is_not_a_collection_says_so(tmp_path, capsys):
     folder = tmp_path / "crawl"
+    write(folder / "A-README", "notes\n")
     write(folder / "a.toy", GOOD)
     code, out, err = run_cli(capsys, "inspect", folder, "--plugin", TOY)
     assert code == 2
     assert "not a collection" in out + err
-    assert str(folder / "a.toy") in out + err  # it points at a file to inspect instead
+    # it points at a file a reader recognises, to inspect instead
+    assert f"e.g. crawlmill inspect {folder / 'a.toy'}" in out + err
 
 
 def test_inspect_names_a_known_foreign_format(tmp_path, capsys):
@@ -246,7 +248,7 @@ def test_a_hadoop_sequence_file_is_named_as_such(tmp_path, capsys):
     code, _, err = convert(capsys, out, tmp_path / "in")
     assert code == 3, err
     assert (
-        f"crawlmill: not converted (Hadoop SequenceFile: no reader installed for it yet): {seq}"
+        f"crawlmill: not converted: {seq}: Hadoop SequenceFile: no reader installed for it yet"
         in err
     )
     assert report_of(out)["not_converted"] == [
