@@ -365,6 +365,9 @@ def _execute(spec: PipelineSpec, registry: Registry) -> int:
         report = engine.run(spec, registry=registry, progress=sys.stderr)
     except DamagedRecordError as exc:
         _error(f"stopped at a damaged record (on_error: fail): {exc}")
+        report = getattr(exc, "report", None)
+        if report is not None:
+            _summary(spec, report)
         return EXIT_FAILED
     return _summary(spec, report)
 

@@ -124,7 +124,9 @@ def run(
     finally:
         root.close()
     if damaged is not None:
-        raise DamagedRecordError(Damage(**damaged))
+        stop = DamagedRecordError(Damage(**damaged))
+        stop.report = report  # what the run did before it stopped (also in report.json)
+        raise stop
     return report
 
 

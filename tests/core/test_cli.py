@@ -119,6 +119,9 @@ def test_convert_on_error_fail_exits_1(tmp_path, capsys):
     )  # fmt: skip
     assert code == 1, err
     assert "bang line" in err
+    # what the run did before it stopped is summed up too
+    assert "\nread " in err and " = written " in err  # the accounting line
+    assert "crawlmill: the run failed: 1 failure(s)" in err
 
 
 @pytest.mark.parametrize(
