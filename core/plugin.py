@@ -93,7 +93,9 @@ class Check:
 
     def __str__(self) -> str:
         verdict = "passed" if self.ok else "failed"
-        return f"{self.path}: {self.check} check {verdict}" + (f": {self.reason}" if self.reason else "")
+        return f"{self.path}: {self.check} check {verdict}" + (
+            f": {self.reason}" if self.reason else ""
+        )
 
 
 @dataclass(frozen=True, slots=True)

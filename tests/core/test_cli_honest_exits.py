@@ -127,7 +127,9 @@ def test_no_input_at_all_is_a_usage_error(tmp_path, capsys):
 
 
 def test_plugins_into_a_closed_pipe_ends_quietly():
-    proc = subprocess.Popen(["crawlmill", "plugins"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        ["crawlmill", "plugins"], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
     proc.stdout.close()  # the reader went away before the first line (`| head -0`)
     err = proc.stderr.read().decode()
     proc.stderr.close()
@@ -138,7 +140,13 @@ def test_plugins_into_a_closed_pipe_ends_quietly():
 def test_inspect_piped_into_head_ends_quietly(tmp_path):
     big = write(tmp_path / "big.toy", "".join(f"http://x.org/{i} p{i}\n" for i in range(20000)))
     result = subprocess.run(
-        ["bash", "-o", "pipefail", "-c", f"crawlmill inspect {big} --plugin {TOY} -n 20000 | head -3"],
+        [
+            "bash",
+            "-o",
+            "pipefail",
+            "-c",
+            f"crawlmill inspect {big} --plugin {TOY} -n 20000 | head -3",
+        ],
         capture_output=True,
         text=True,
         timeout=120,

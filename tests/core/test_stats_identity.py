@@ -26,8 +26,7 @@ def test_written_includes_added_records_and_the_identity_holds():
     report.check()
     assert (report.read, report.added, report.written) == (5, 2, 4)
     assert report.accounting_line() == (
-        "read 5 + added 2 by the writer = written 4 + dropped 1 (kind:wrong-kind 1)"
-        " + quarantined 2"
+        "read 5 + added 2 by the writer = written 4 + dropped 1 (kind:wrong-kind 1) + quarantined 2"
     )
 
 
