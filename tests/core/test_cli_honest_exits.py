@@ -364,3 +364,37 @@ def test_an_output_collision_found_after_the_tasks_is_printed_and_exits_1(tmp_pa
     assert any("same.out" in line and "also written for" in line for line in errors), err
     assert "crawlmill: the run failed: 1 failure(s)" in err
     assert len(report_of(out)["failures"]) == 1
+
+
+def test_every_failure_of_a_run_is_on_stderr_once_with_a_closing_line(tmp_path, capsys):
+    """Task failures in worker processes are printed as they happen; the end says the run
+    failed and how often, so a script and a person both see it."""
+    good = write(tmp_path / "in" / "a.txt", "R http://a/ response p\n")
+    bad = write(tmp_path / "in" / "b.txt", "R http://b/ response q\nX reader exploded\n")
+    out = tmp_path / "out"
+    code, _, err = run_cli(
+        capsys, "convert", good, bad, "--plugin", "cm_fake", "--to", "fake-jsonl",
+        "-o", out, "--workers", "2",
+    )  # fmt: skip
+    assert code == 1, err
+    failed = [line for line in err.splitlines() if "reader exploded" in line]
+    assert failed == [f"crawlmill: task failed: {bad}: RuntimeError: reader exploded"]
+    assert "crawlmill: the run failed: 1 failure(s)" in err
+    assert [f["input"] for f in report_of(out)["failures"]] == [str(bad)]
+
+
+def test_validate_lists_the_inputs_that_would_not_be_converted(tmp_path, capsys):
+    write(tmp_path / "data" / "a.toy", GOOD)
+    seq = write(tmp_path / "data" / "part-00000", b"SEQ\x06" + b"\x00" * 20)
+    pipeline = write(
+        tmp_path / "p.yaml",
+        f"plugins: [{TOY}]\ninputs: [data/]\nwriter: {{name: toyout}}\noutput: out\n",
+    )
+    code, out, err = run_cli(capsys, "validate", pipeline)
+    assert code == 0, err
+    assert "not converted (1, the run would exit 3):" in out
+    assert f"  {seq}  (Hadoop SequenceFile: no reader installed for it yet)" in out
+    code, out, _ = run_cli(capsys, "validate", pipeline, "--json")
+    assert json.loads(out)["not_converted"] == [
+        {"path": str(seq), "reason": "Hadoop SequenceFile: no reader installed for it yet"}
+    ]
