@@ -85,7 +85,10 @@ Exits 0 when the pipeline is valid, 2 (with every problem and its place) when no
     "inspect": """\
 example:
   crawlmill inspect some.warc.gz --records 3
-  crawlmill inspect odd-file.bin --from arc""",
+  crawlmill inspect odd-file.bin --from arc
+
+Exits 0, or 3 when the records it read showed damage (or a collection check failed); 2 when
+no reader reads FILE (a folder that is not a collection, an unknown format).""",
     "plugins": """\
 example:
   crawlmill plugins            # plugins, their components and options
