@@ -73,12 +73,14 @@ def test_correct_lengths_are_kept_byte_for_byte_and_exit_0(tmp_path, capsys, nee
 
 
 def test_trailing_filler_is_damage_and_the_last_record_stays_whole(tmp_path, capsys, need):
-    data = arc() + b"XXXXXXXXXXXX\nXXXX\n"
+    """Filler right after the last block (no separator), as in NetarchiveSuite's get1.ARC."""
+    data = arc(sep=b"") + b"XXXXXXXXXXXX\nXXXX\n"
     code, out, _ = convert(tmp_path, "x.arc", data)
     assert code == 3
-    assert bodies_of(warc_records(out, need))[-1] == BODIES[-1].split(b"\r\n\r\n", 1)[1]
+    payloads = [b.split(b"\r\n\r\n", 1)[1] for b in BODIES]
+    assert bodies_of(warc_records(out, need)) == payloads
     (entry,) = quarantine(out, "x.arc")
-    assert entry["offset"] == len(arc()) and entry["length"] == 18
+    assert entry["offset"] == len(arc(sep=b"")) and entry["length"] == 18
 
 
 def test_a_length_repair_is_damage_with_the_original_bytes(tmp_path, capsys, need):
@@ -149,7 +151,9 @@ def test_damaged_first_bytes_do_not_hide_the_file(tmp_path, capsys, need, damage
 def test_damaged_first_bytes_detected_inside_a_folder(tmp_path, capsys, need):
     src = tmp_path / "in"
     src.mkdir()
-    (src / "a.arc").write_bytes(bytes(64) + arc())
+    members = bytearray(gzip.compress(arc(), mtime=0) + gzip.compress(arc(), mtime=0))
+    members[0] ^= 0x80  # the first gzip magic byte
+    (src / "a.arc.gz").write_bytes(bytes(members))
     (src / "b.arc").write_bytes(arc())
     out = tmp_path / "out"
     code = main(["convert", str(src), "--to", "warc", "-o", str(out), "--workers", "1"])
