@@ -190,7 +190,7 @@ def test_every_arc_file_in_the_samples_is_covered(samples, arc_samples) -> None:
     found = {
         str(p.relative_to(samples))
         for p in samples.rglob("*")
-        if p.is_file() and (p.name.endswith(".arc") or p.name.endswith(".arc.gz"))
+        if p.is_file() and p.name.lower().endswith((".arc", ".arc.gz"))
     }
     assert found == set(arc_samples)
 

@@ -1,7 +1,9 @@
 """Every ARC file of ../shared/samples/real-world-2026-11 through ``crawlmill convert --to warc``,
 checked against independent readers (issue 6, "Must show").
 
-For each file (17 ARC files and one non-archive control, see its SOURCES.md) the CLI converts it
+For each file of ``REAL_WORLD_ARC_SAMPLES`` in tests/conftest.py (the ``real_arc`` parameter;
+test_arc_reader.py fails when the folder holds an ARC file that is not listed) (17 ARC files and one
+non-archive control, see the folder's SOURCES.md) the CLI converts it
 to WARC; then every record that an independent reader delivers intact must be in our WARC with
 the same URL and the same block byte for byte (blocks compared raw, ``no_record_parse``), or
 a damage entry in the run's quarantine must cover the place where that reader found it. The
@@ -21,20 +23,7 @@ import io
 import json
 from pathlib import Path
 
-import pytest
 from crawlmill.core.cli import main
-
-FOLDER = "real-world-2026-11"
-
-
-def _real_world_arcs(samples_root: Path) -> list[str]:
-    folder = samples_root / FOLDER
-    return sorted(
-        str(p.relative_to(samples_root))
-        for p in folder.rglob("*")
-        if p.is_file() and p.name.lower().endswith((".arc", ".arc.gz"))
-    )
-
 
 #: (file name suffix, oracle, URL or None) -> why the oracle's record is not ours to match.
 ORACLE_WRONG = {
@@ -66,14 +55,6 @@ EXPECTED = {
     "NetarchiveSuite-netarkivet.arc.gz": (66, 0),
     "testdata1.arc": (75, 0),
 }
-
-
-def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    if "real_arc" in metafunc.fixturenames:
-        from tests.conftest import SAMPLES
-
-        rels = _real_world_arcs(SAMPLES) if (SAMPLES / FOLDER).is_dir() else []
-        metafunc.parametrize("real_arc", rels, ids=lambda r: r.rsplit("__", 1)[-1])
 
 
 def _quiet(fn):
@@ -225,14 +206,14 @@ def test_real_world_arc_matches_independent_readers(real_arc, samples, tmp_path,
 
 
 def test_separator_less_blackbook_gives_the_records_of_the_full_arc(
-    samples, tmp_path, need, arc_named
+    samples, tmp_path, need, arc_named, real_world_arcs
 ):
     """IAH blackbook-truncated.arc is the first 9 records of the jwat blackbook ARC with the LF
     separators removed: warcio stops after its first record; we read all 9, byte for byte."""
     need("warcio")
     from warcio.archiveiterator import ArchiveIterator
 
-    (rel,) = [r for r in _real_world_arcs(samples) if r.endswith("blackbook-truncated.arc")]
+    (rel,) = [r for r in real_world_arcs if r.endswith("blackbook-truncated.arc")]
     out = tmp_path / "out"
     assert (
         main(["convert", str(samples / rel), "--to", "warc", "-o", str(out), "--workers", "1"]) == 0
@@ -248,11 +229,11 @@ def test_separator_less_blackbook_gives_the_records_of_the_full_arc(
     assert len(ours) == 9
 
 
-def test_the_oracle_wrong_cases_are_really_wrong(samples, need) -> None:
+def test_the_oracle_wrong_cases_are_really_wrong(samples, need, real_world_arcs) -> None:
     """Each ORACLE_WRONG entry: the oracle really delivers that record (the reason holds)."""
     need("warcio")
     need("hanzo.warctools")
-    rels = _real_world_arcs(samples)
+    rels = real_world_arcs
     for (suffix, oracle, url), _why in ORACLE_WRONG.items():
         (rel,) = [r for r in rels if r.endswith(suffix)]
         read = warcio_records if oracle == "warcio" else warctools_records
@@ -264,7 +245,8 @@ def test_the_oracle_wrong_cases_are_really_wrong(samples, need) -> None:
     assert refs and all(len(r["block"]) == 680 for r in refs)
 
 
-def test_the_real_world_folder_holds_17_arcs_and_the_control(samples) -> None:
-    rels = _real_world_arcs(samples)
+def test_the_real_world_folder_holds_17_arcs_and_the_control(samples, real_world_arcs) -> None:
+    rels = real_world_arcs
+    assert all((samples / r).is_file() for r in rels)
     assert len(rels) == 18
     assert sum(r.endswith("input-nonarc.arc") for r in rels) == 1
