@@ -323,6 +323,18 @@ class _Parser:
             return None
         return plausible_header(got[0], self.version, strict=strict)
 
+    def _expected_header(self, line: bytes) -> ArcHeader | None:
+        """A header line where one is expected (after a record's separator): plausible, or any
+        line that parses as one with a numeric length (a date such as ``null`` is kept)."""
+        header = plausible_header(line, self.version)
+        if header is not None:
+            return header
+        try:
+            header = parse_header_line(line, self.version)
+        except ArcHeaderError:
+            return None
+        return header if header.length is not None and len(line) <= 65536 else None
+
     def _skip_blank(self, pos: int, stop: int | None = None) -> int:
         """Skip ``\\n`` and ``\\r\\n`` lines from ``pos``."""
         while stop is None or pos < stop:
@@ -374,7 +386,10 @@ class _Parser:
                 return nxt
             if s.gz and s.member_at(nxt) is not None:
                 return nxt
-            return nxt if self._header_at(nxt) is not None else None
+            got = self._line(nxt)
+            if got is None or got[1] >= s.end:
+                return None
+            return nxt if self._expected_header(got[0]) is not None else None
         if s.gz and s.member_at(end) is not None:
             return end
         before = s.byte(end - 1) if end > 0 else 0x0A
@@ -514,7 +529,7 @@ class _Parser:
             if self.first:
                 header = parse_header_line(line, None)
             else:
-                header = plausible_header(line, self.version)
+                header = self._expected_header(line)
                 if header is None:
                     raise ArcHeaderError(f"not an ARC header line: {line[:120]!r}")
         except ArcHeaderError:

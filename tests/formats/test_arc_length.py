@@ -107,6 +107,16 @@ def test_no_separator_keeps_the_last_newline_of_every_block() -> None:
     assert recs[0].block == FD[FD.index(b"\n") + 1 : -1]
 
 
+def test_a_header_after_a_separator_may_have_an_odd_date() -> None:
+    """Where a header is expected (after a confirmed separator) a line that parses as one is
+    a record, even with the date "null" (aut's badexample.arc.gz)."""
+    odd = b"http://b/ 1.2.3.4 null text/html 3\nabc\n"
+    data = FD + head(b"http://a/", len(BODIES[0])) + BODIES[0] + b"\n" + odd
+    recs, damage = walk(data)
+    assert not damage and [r.header.url for r in recs[1:]] == [b"http://a/", b"http://b/"]
+    assert recs[2].block == b"abc"
+
+
 def test_next_header_glued_to_a_block_without_newline() -> None:
     data = FD + head(b"http://a/", 10) + b"<p>ten</p>" + head(b"http://b/", 3) + b"abc\n"
     recs, damage = walk(data)

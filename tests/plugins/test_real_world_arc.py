@@ -54,6 +54,14 @@ EXPECTED = {
     "fyensdk.arc": (190, 0),
     "NetarchiveSuite-netarkivet.arc.gz": (66, 0),
     "testdata1.arc": (75, 0),
+    "badexample.arc.gz": (6, 3),  # three records declaring 680 bytes: cut, cut, truncated
+    "get1.ARC": (4, 2),  # a length overrunning the next record; X filler after the last
+    "integrity1.ARC": (4, 2),
+    "hello-world2.arc": (2, 1),  # filedesc length 2 bytes past its separator
+    "alexa_short_header.arc.gz": (2, 0),
+    "kb-prod-har-003.kb.dk_truncated.arc": (4, 0),
+    "input-illegal.arc": (1, 0),
+    "sb-test-har-001.statsbiblioteket.dk.arc": (5, 0),
 }
 
 
