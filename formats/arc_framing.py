@@ -513,7 +513,11 @@ class _Parser:
         last = self._member_of(max(pos, end - 1)) or first
         if first.dstart == pos and last.dend == end and last.cend is not None:
             length = last.cend - first.cstart
-            raw = self.read_span(first.cstart, min(length, self.max_record)) if self.read_span else None
+            raw = (
+                self.read_span(first.cstart, min(length, self.max_record))
+                if self.read_span
+                else None
+            )
             return ArcProblem(first.cstart, reason, True, length, raw if raw is not None else data)
         where = f" (decompressed bytes {pos}-{end} of the gzip member at {first.cstart})"
         return ArcProblem(first.cstart, reason + where, True, None, data)
@@ -852,10 +856,11 @@ def find_arc_start(data: bytes) -> tuple[bool, int] | None:
     if plausible_header(data.split(b"\n", 1)[0]) is not None and b"\n" in data:
         plain = 0
     else:
-        for found in re.finditer(rb"\n(?=[A-Za-z][A-Za-z0-9+.\-]{0,31}:)", data):
-            line = data[found.end() :].split(b"\n", 1)
-            if len(line) == 2 and plausible_header(line[0]) is not None:
-                plain = found.end()
+        for found in _CANDIDATE.finditer(data):
+            line = data[found.start() :].split(b"\n", 1)
+            glued = data[found.start() - 1 : found.start()] != b"\n"
+            if len(line) == 2 and plausible_header(line[0], strict=glued) is not None:
+                plain = found.start() + _glued_prefix(line[0])
                 break
     at = data.find(GZIP_MAGIC)
     while at >= 0 and (plain is None or at < plain):

@@ -367,3 +367,58 @@ def test_random_damage_loses_no_undamaged_record(seed: int, compressed: bool) ->
         assert got.get(b"http://a.example/%d" % i) == body, (how, victim, i)
     if how != "flip" or compressed:  # flipped payload bytes of a plain ARC cannot be seen
         assert damage or warnings or any(r.notes for r in recs), (how, victim)
+
+
+# -- damaged first bytes (detection and the reader's start) ------------------------------
+
+
+def _damaged_starts() -> dict[str, tuple[bytes, bool, int]]:
+    """Damaged file starts -> (bytes, gzip?, where ARC data starts)."""
+    plain = _arc([_record(b"http://a/%d" % i, b) for i, b in enumerate(_bodies(2))])
+    members = [gzip.compress(plain[: plain.index(b"http://a/0")], mtime=0)]
+    members.append(gzip.compress(plain[plain.index(b"http://a/0") :], mtime=0))
+    flipped = bytearray(b"".join(members))
+    flipped[0] ^= 0x01
+    cut = plain[20:]
+    return {
+        "flipped-gzip-magic": (bytes(flipped), True, len(members[0])),
+        "zeros": (bytes(500) + plain, False, 500),
+        "garbage-line": (b"garbage\x00\xff here\n" + plain, False, 15),
+        "cut-filedesc": (
+            cut,
+            False,
+            cut.index(b"\n") + 1 + cut[cut.index(b"\n") + 1 :].index(b"\nhttp") + 1,
+        ),
+    }
+
+
+@pytest.mark.parametrize("case", ["flipped-gzip-magic", "zeros", "garbage-line", "cut-filedesc"])
+def test_find_arc_start_looks_past_damaged_first_bytes(case: str) -> None:
+    from crawlmill.formats.arc_framing import find_arc_start
+
+    data, is_gzip, start = _damaged_starts()[case]
+    assert find_arc_start(data) == (is_gzip, start)
+    recs, damage, _ = _walk(data)
+    assert [r.block for r in recs if r.header.url.startswith(b"http")] == _bodies(2)
+    assert damage and damage[0].offset == 0
+
+
+@pytest.mark.parametrize("case", ["flipped-gzip-magic", "zeros", "garbage-line"])
+def test_sniff_claims_an_arc_with_damaged_first_bytes(tmp_path, case: str) -> None:
+    from crawlmill.formats.compression import read_head
+    from crawlmill.plugins.readers.arc import ArcReader
+
+    data, _, _ = _damaged_starts()[case]
+    path = tmp_path / "capture.bin"  # the name says nothing
+    path.write_bytes(data)
+    assert ArcReader.sniff(str(path), read_head(str(path))) >= 0.4
+    other = tmp_path / "other.bin"
+    other.write_bytes(b"\x00" * 500 + b"just text\nno header here\n")
+    assert ArcReader.sniff(str(other), read_head(str(other))) == 0.0
+
+
+def test_find_arc_start_gives_none_for_non_arc_data() -> None:
+    from crawlmill.formats.arc_framing import find_arc_start
+
+    assert find_arc_start(b"This file is not an arc file.\n") is None
+    assert find_arc_start(b"WARC/1.0\r\nWARC-Type: warcinfo\r\n") is None
