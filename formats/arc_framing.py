@@ -155,6 +155,8 @@ class _Stream:
         self.eof = False
         self.member: _Member | None = None
         self.starts: dict[int, _Member] = {}
+        #: members closed with an error, in stream order (few; pruned with the buffer)
+        self.damaged: list[_Member] = []
         self.problems: list[tuple[int, ArcProblem]] = []
 
     @property
@@ -197,6 +199,8 @@ class _Stream:
         member.dend = self.end
         member.cend = cend
         member.error = error
+        if error:
+            self.damaged.append(member)
         self.member = None
 
     def _broken(self, item: Broken) -> None:
@@ -274,6 +278,7 @@ class _Stream:
             ]:
                 if start < pos:
                     del self.starts[start]
+            self.damaged = [m for m in self.damaged if m.dend is None or m.dend > pos]
 
     def take_problems(self, upto: int) -> list[ArcProblem]:
         """Compressed-level problems found before decompressed offset ``upto``."""
@@ -446,10 +451,9 @@ class _Parser:
         if not self.s.gz:
             return None
         best = None
-        for m in self.s.starts.values():
+        for m in self.s.damaged:
             if (
-                m.error
-                and not _cut_by_eof(m)
+                not _cut_by_eof(m)
                 and m.dend is not None
                 and lo < m.dend <= hi
                 and (best is None or m.dend < best)
@@ -615,7 +619,7 @@ class _Parser:
                 f"record {header.url[:100]!r} declares {header.length} bytes, more than the "
                 f"limit of {self.max_record}; skipped",
                 True,
-                header.length if not s.gz else None,
+                e - pos if not s.gz else None,
             )
             self._after = self._skip_to(e, stop)
             return
