@@ -10,8 +10,8 @@ quarantine):
 
 * a header line inside the declared block, or the end of the record's one-record gzip member
   before the declared end: the length is too long, the block is *cut* there;
-* a one-record gzip member that goes on after the declared end: too short, the block is
-  *extended* to the member end (the member holds this record and nothing else);
+* a one-record gzip member that goes on after the declared end with no separator there: too
+  short, the block is *extended* to the member end (the member holds this record only);
 * the file ends before the declared end: the record is *truncated* (kept, marked);
 * otherwise the declared bytes are the record and the bytes after them, up to the next header
   line, are *garbage after* it;
@@ -103,7 +103,7 @@ def decide(f: Facts) -> Decision:
             body_end = max(f.body_start, f.data_end - f.sep_before_data_end)
             return Decision(Action.CUT, body_end, f.data_end)
         return Decision(Action.DAMAGED, f.data_end, f.data_end)
-    if f.one_record_member and f.data_end_is == "member":
+    if f.one_record_member and f.data_end_is == "member" and not f.sep_at_end:
         body_end = max(e, f.data_end - f.sep_before_data_end)
         return Decision(Action.EXTEND, body_end, f.data_end)
     return Decision(Action.GARBAGE_AFTER, e, f.data_end, min(e + f.sep_at_end, f.data_end))

@@ -65,6 +65,12 @@ def test_decide_one_record_member_longer_than_declared_extends() -> None:
     assert (v.action, v.body_end, v.next) == (Action.EXTEND, 52, 53)
 
 
+def test_decide_separator_then_junk_in_a_member_keeps_declared() -> None:
+    f = Facts(10, 50, data_end=60, data_end_is="member", one_record_member=True, sep_at_end=1)
+    v = decide(f)
+    assert (v.action, v.body_end, v.next, v.garbage_from) == (Action.GARBAGE_AFTER, 50, 60, 51)
+
+
 def test_decide_unconfirmed_end_in_plain_data_keeps_declared_and_garbage_follows() -> None:
     v = decide(Facts(10, 50, data_end=70, data_end_is="header", sep_at_end=1))
     assert (v.action, v.body_end, v.next, v.garbage_from) == (Action.GARBAGE_AFTER, 50, 70, 51)
