@@ -166,7 +166,7 @@ class ArcReader(Reader):
         named = path.lower().endswith((".arc", ".arc.gz"))
         if b"\n" in head and plausible_header(line) is not None:
             return 0.7 if named else 0.5
-        if _arc_after_damage(path):
+        if not head.startswith(b"WARC/") and _arc_after_damage(path):
             return 0.6 if named else 0.45
         return 0.2 if named else 0.0
 
