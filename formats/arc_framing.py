@@ -653,7 +653,8 @@ class _Parser:
         if header_inside is not None and header_inside >= e:
             header_inside = None
         q = None
-        if header_inside is None and (stop is None or e < stop):
+        if header_inside is None and (stop is None or e < stop) and e <= s.end:
+            # the declared end is buffered (beyond it only when the data ended first)
             q = self._scan(max(e, body_start) - 1, stop)
         if q is not None:
             data_end, kind = q, "header"
@@ -707,11 +708,17 @@ class _Parser:
             yield from self._emit(pos, header, body_start, v.body_end, v.next, member, [])
             return
         if v.action == Action.DAMAGED:
-            reason = (
-                f"record {url!r} declares {declared} bytes but its gzip member is damaged "
-                f"({member.error if member is not None and member.error else 'corrupt data'}) "
-                f"after {v.next - body_start}; not delivered"
-            )
+            broken = self._member_of(v.next - 1) if self.s.gz else None
+            if broken is not None and broken.error:
+                reason = (
+                    f"record {url!r} declares {declared} bytes but its gzip member is damaged "
+                    f"({broken.error}) after {v.next - body_start}; not delivered"
+                )
+            else:
+                reason = (
+                    f"record {url!r} declares {declared} bytes; no record end within the "
+                    f"{v.next - body_start} bytes that follow (record limit); not delivered"
+                )
             yield self._problem(pos, v.next, reason)
             self._after = v.next
             return
