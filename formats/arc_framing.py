@@ -445,6 +445,16 @@ class _Parser:
             if s.end >= horizon or not s.more():
                 return None
 
+    def _chains(self, pos: int, stop: int | None) -> bool:
+        """Whether a header line at ``pos`` starts a record whose declared end is confirmed."""
+        got = self._line(pos)
+        if got is None:
+            return False
+        header = self._expected_header(got[0])
+        if header is None or header.length is None or header.length > self.max_record:
+            return False
+        return self._confirm(got[1] + 1 + header.length, stop, True) is not None
+
     def _damaged_end(self, lo: int, hi: int) -> int | None:
         """The end of the inflated bytes of a corrupt gzip member (not one cut by the end of
         the file) in ``(lo, hi]``: bytes up to there cannot prove a record complete."""
@@ -614,6 +624,18 @@ class _Parser:
         data_limit = stop if stop is not None else self.size
         impossible = data_limit is not None and e > data_limit
         if header.length > self.max_record and not impossible:
+            q = self._scan(body_start - 1, stop)
+            if q is not None and self._chains(q, stop):
+                # a complete record starts inside the too-large one: the length is bogus
+                yield self._problem(
+                    pos,
+                    q,
+                    f"record {header.url[:100]!r} declares {header.length} bytes (more than "
+                    f"the limit of {self.max_record}) but a complete record starts after "
+                    f"{q - body_start}; resynced there",
+                )
+                self._after = q
+                return
             yield ArcProblem(
                 self._file_offset(pos),
                 f"record {header.url[:100]!r} declares {header.length} bytes, more than the "

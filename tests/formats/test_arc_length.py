@@ -261,3 +261,19 @@ def test_corrupt_member_is_never_delivered_as_a_record() -> None:
     start = len(members[0]) + len(members[1])
     assert len(damage) == 1 and damage[0].offset == start
     assert damage[0].length == len(bad) and damage[0].data == bytes(bad)
+
+
+@pytest.mark.parametrize("whole_file_gzip", [False, True])
+def test_over_limit_length_with_a_complete_record_inside_resyncs(whole_file_gzip: bool) -> None:
+    """A length beyond the record limit that the file could hold (or whose end a whole-file
+    gzip cannot show yet): a complete record starting inside it disproves it."""
+    rec0 = head(b"http://a/0", len(BODIES[0])) + BODIES[0] + b"\n"
+    bad = head(b"http://a/1", 5 << 20) + BODIES[1] + b"\n"
+    rest = b"".join(head(b"http://a/%d" % i, len(BODIES[2])) + BODIES[2] + b"\n" for i in (2, 3))
+    plain = FD + rec0 + bad + rest + b"x" * (6 << 20)  # the file is large enough
+    data = gz(plain) if whole_file_gzip else plain
+    recs, damage = walk(data, max_record_bytes=1 << 20)
+    assert [r.header.url for r in recs[1:]] == [b"http://a/0", b"http://a/2", b"http://a/3"]
+    assert damage[0].offset == (0 if whole_file_gzip else len(FD + rec0))
+    if not whole_file_gzip:
+        assert damage[0].data == bad
