@@ -12,6 +12,11 @@ finds onto :class:`~crawlmill.core.record.Record` (see the ARC mapping in the re
 
 ``extras["arc"]`` keeps the raw header line, the ARC version, every header field, and for the
 filedesc the origin of the version block, so writers can rebuild the ARC or document it in WARC.
+
+Damage (see :mod:`crawlmill.formats.arc_length` for the length rule): a record whose length the
+bytes disprove is delivered repaired *and* reported as damage with its original bytes; a record
+cut by the end of the file is delivered with ``extras["arc"]["truncated"]`` (``WARC-Truncated:
+length`` in WARC) and reported as damage; a record in a corrupt gzip member is damage only.
 """
 
 from __future__ import annotations
