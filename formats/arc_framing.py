@@ -4,13 +4,17 @@
 whole file) and yields :class:`ArcRecordBytes` for every record and :class:`ArcProblem` for
 every damaged byte range or repaired quirk, with file offsets. It never stops silently:
 
-* a declared length is trusted only when a newline and then the next header line (or the end
-  of the file) follow it; otherwise a record end within 16 bytes is looked for, then the next
-  plausible header line (resync), and what lies between is reported;
-* in per-record gzip files the member boundary wins over the declared length (the 2012
-  Common Crawl files declare two bytes too few); nothing is dropped, the difference is noted;
+* where a record ends follows the length rule of :mod:`crawlmill.formats.arc_length`: the
+  declared length wins whenever the bytes it delimits are followed by a separator and the next
+  header line, the member end or the file end (or by those directly); a repair (cut, extended,
+  truncated record) is delivered *and* reported as damage with the original bytes;
 * truncated or corrupt gzip members and non-gzip bytes between members are damage, and
-  reading resumes at the next member (:func:`crawlmill.formats.compression.iter_pieces`);
+  reading resumes at the next member (:func:`crawlmill.formats.compression.iter_pieces`); a
+  record is never proved complete by the end of a corrupt member;
+* a file whose first bytes are damaged is read from the first gzip member or ARC header line
+  found in its first 64 KiB (:func:`find_arc_start`);
+* damage offsets and lengths are file offsets: for gzip files the compressed span of the
+  member(s) a damaged range covers, or the member it lies in (length unknown);
 * memory is bounded by the record limit, also for whole-file gzip.
 
 Header-line parsing lives in :mod:`crawlmill.formats.arc`; nothing here knows crawlmill's core.
@@ -19,8 +23,10 @@ Header-line parsing lives in :mod:`crawlmill.formats.arc`; nothing here knows cr
 from __future__ import annotations
 
 import contextlib
+import os
 import re
-from collections.abc import Iterator
+import zlib
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
@@ -33,9 +39,17 @@ from .arc import (
     parse_header_line,
     plausible_header,
 )
+from .arc_length import Action, Decision, Facts, decide
 from .compression import Broken, Piece, iter_pieces, prefetch
 
-__all__ = ["ArcLimitError", "ArcProblem", "ArcRecordBytes", "iter_arc"]
+__all__ = [
+    "DETECT_WINDOW",
+    "ArcLimitError",
+    "ArcProblem",
+    "ArcRecordBytes",
+    "find_arc_start",
+    "iter_arc",
+]
 
 # a header may start at a line start, or (for common schemes) glued to the bytes before it
 _CANDIDATE = re.compile(
@@ -45,6 +59,9 @@ _CANDIDATE = re.compile(
 _NEAR = sorted(range(-16, 17), key=lambda d: (abs(d), d))[1:]
 
 _KNOWN_SCHEMES = (b"https", b"http", b"ftp", b"dns", b"filedesc")
+_KNOWN_PREFIXES = tuple(k + b":" for k in _KNOWN_SCHEMES)
+#: bytes that may be part of a URL scheme (a header glued after one is not a header).
+_SCHEME_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+.-")
 
 
 def _glued_prefix(line: bytes) -> int:
@@ -77,7 +94,9 @@ class ArcRecordBytes:
     shares a gzip member with others. ``stream_offset`` is its offset in the decompressed
     stream. ``trailer`` holds the bytes after the block up to the next record (normally
     ``b"\\n"``). ``notes`` lists repaired quirks; ``filedesc`` the parsed version block; ``truncated`` is
-    true when the file ended before the declared length (the bytes found are kept).
+    true when the file ended before the declared length (the bytes found are kept);
+    ``damaged`` when the block was repaired and an :class:`ArcProblem` with the original
+    bytes follows.
     """
 
     offset: int | None
@@ -89,6 +108,7 @@ class ArcRecordBytes:
     notes: list[str] = field(default_factory=list)
     filedesc: FileDesc | None = None
     truncated: bool = False
+    damaged: bool = False
 
 
 @dataclass(slots=True)
@@ -135,6 +155,8 @@ class _Stream:
         self.eof = False
         self.member: _Member | None = None
         self.starts: dict[int, _Member] = {}
+        #: members closed with an error, in stream order (few; pruned with the buffer)
+        self.damaged: list[_Member] = []
         self.problems: list[tuple[int, ArcProblem]] = []
 
     @property
@@ -177,6 +199,8 @@ class _Stream:
         member.dend = self.end
         member.cend = cend
         member.error = error
+        if error:
+            self.damaged.append(member)
         self.member = None
 
     def _broken(self, item: Broken) -> None:
@@ -254,6 +278,7 @@ class _Stream:
             ]:
                 if start < pos:
                     del self.starts[start]
+            self.damaged = [m for m in self.damaged if m.dend is None or m.dend > pos]
 
     def take_problems(self, upto: int) -> list[ArcProblem]:
         """Compressed-level problems found before decompressed offset ``upto``."""
@@ -270,12 +295,22 @@ class ArcLimitError(ValueError):
 class _Parser:
     """Splits the decompressed stream of an ARC file into records and problems."""
 
-    def __init__(self, stream: _Stream, max_record: int, max_header: int) -> None:
+    def __init__(
+        self,
+        stream: _Stream,
+        max_record: int,
+        max_header: int,
+        size: int | None = None,
+        read_span: Callable[[int, int], bytes | None] | None = None,
+    ) -> None:
         self.s = stream
         self.max_record = max_record
         self.max_header = max_header
+        self.size = size  # the file size of an uncompressed file (impossible lengths)
+        self.read_span = read_span  # compressed file bytes for damage entries of gzip files
         self.version: str | None = None  # "1" or "2", from the filedesc version block
         self.first = True  # the first header line is parsed leniently (it is the filedesc)
+        self.crlf = False  # header lines end in CRLF: the separator is CRLF too
         self._after = 0  # where the next record starts; set by the _*_record generators
 
     # -- helpers ---------------------------------------------------------------------------
@@ -287,11 +322,23 @@ class _Parser:
             return None
         return self.s.get(pos, nl), nl
 
-    def _header_at(self, pos: int) -> ArcHeader | None:
+    def _header_at(self, pos: int, strict: bool = False) -> ArcHeader | None:
         got = self._line(pos)
         if got is None or got[1] >= self.s.end:
             return None
-        return plausible_header(got[0], self.version)
+        return plausible_header(got[0], self.version, strict=strict)
+
+    def _expected_header(self, line: bytes) -> ArcHeader | None:
+        """A header line where one is expected (after a record's separator): plausible, or any
+        line that parses as one with a numeric length (a date such as ``null`` is kept)."""
+        header = plausible_header(line, self.version)
+        if header is not None:
+            return header
+        try:
+            header = parse_header_line(line, self.version)
+        except ArcHeaderError:
+            return None
+        return header if header.length is not None and len(line) <= 65536 else None
 
     def _skip_blank(self, pos: int, stop: int | None = None) -> int:
         """Skip ``\\n`` and ``\\r\\n`` lines from ``pos``."""
@@ -305,34 +352,64 @@ class _Parser:
                 break
         return pos
 
-    def _next_ok(self, end: int, stop: int | None, blank: bool = True) -> int | None:
-        """If a record may end at ``end`` (a newline there, then blank lines, then a header, a
-        member start, ``stop`` or the end of the file), the offset where the next record
-        starts; else ``None``."""
-        if stop is not None and end >= stop:
-            return end if end == stop else None
-        b = self.s.byte(end)
-        if b is None:
-            return end if end == self.s.end else None
-        if b != 0x0A:
-            return None
-        nxt = self._skip_blank(end + 1, stop) if blank else end + 1
-        if (stop is not None and nxt >= stop) or self.s.byte(nxt) is None:
-            return nxt
-        if stop is None and self.s.member_at(nxt) is not None:
-            return nxt
-        return nxt if self._header_at(nxt) is not None else None
+    def _sep_at(self, pos: int, stop: int | None) -> int:
+        """Separator bytes at ``pos``: 1 for ``\\n``, 2 for ``\\r\\n``, else 0."""
+        if stop is not None and pos >= stop:
+            return 0
+        b = self.s.byte(pos)
+        if b == 0x0A:
+            return 1
+        if b == 0x0D and self.s.byte(pos + 1) == 0x0A and (stop is None or pos + 1 < stop):
+            return 2
+        return 0
 
-    def _near(self, e: int, body_start: int, stop: int | None) -> tuple[int, int] | None:
-        """A record end within 16 bytes of the declared one: first where the next header
-        follows the separator directly, then allowing blank lines between."""
-        for blank in (False, True):
-            for d in _NEAR:
-                if e + d >= body_start:
-                    nxt = self._next_ok(e + d, stop, blank)
-                    if nxt is not None:
-                        return d, nxt
-        return None
+    def _sep_before(self, pos: int, floor: int) -> int:
+        """Separator bytes just before ``pos`` (not reaching below ``floor``)."""
+        s = self.s
+        if pos - 1 < floor or s.byte(pos - 1) != 0x0A:
+            return 0
+        if self.crlf and pos - 2 >= floor and s.byte(pos - 2) == 0x0D:
+            return 2
+        return 1
+
+    def _confirm(self, end: int, stop: int | None, stop_proves: bool) -> int | None:
+        """Where the next record starts if a record may end at ``end``: there, or after a
+        separator and blank lines, comes a header line, a member start, ``stop`` (when it is a
+        real end) or the end of the file. ``None`` otherwise."""
+        s = self.s
+        if stop is not None and end >= stop:
+            return end if end == stop and stop_proves else None
+        b = s.byte(end)
+        if b is None:
+            return end if end == s.end else None
+        sep = self._sep_at(end, stop)
+        if sep:
+            nxt = self._skip_blank(end + sep, stop)
+            if stop is not None and nxt >= stop:
+                return nxt if stop_proves else None
+            if s.byte(nxt) is None:
+                return nxt
+            if s.gz and s.member_at(nxt) is not None:
+                return nxt
+            got = self._line(nxt)
+            if got is None or got[1] >= s.end:
+                return None
+            return nxt if self._expected_header(got[0]) is not None else None
+        if s.gz and s.member_at(end) is not None:
+            return end
+        before = s.byte(end - 1) if end > 0 else 0x0A
+        if before == 0x0A:
+            return end if self._header_at(end) is not None else None
+        # glued to the block: only a well-known scheme that cannot extend backwards
+        got = self._line(end)
+        if (
+            got is None
+            or before in _SCHEME_BYTES
+            or not got[0].lower().startswith(_KNOWN_PREFIXES)
+            or plausible_header(got[0], self.version, strict=True) is None
+        ):
+            return None
+        return end
 
     def _scan(self, pos: int, stop: int | None) -> int | None:
         """Offset of the next plausible header line (or gzip member start) after ``pos``;
@@ -346,7 +423,11 @@ class _Parser:
             hi = s.end if stop is None else min(s.end, stop)
             member = s.next_member_start(pos, hi + 1) if s.gz else None
             limit = hi if member is None else min(hi, member)
-            found = _CANDIDATE.search(s.buf, at - s.base, limit - s.base) if at < limit else None
+            found = None
+            if at < limit:  # a candidate starting before ``limit`` may end after it
+                found = _CANDIDATE.search(s.buf, at - s.base, min(s.end, limit + 40) - s.base)
+                if found is not None and found.start() + s.base >= limit:
+                    found = None
             if found is not None:
                 cand = found.start() + s.base
                 got = self._line(cand)
@@ -356,13 +437,39 @@ class _Parser:
                         return cand + _glued_prefix(got[0])
                 at = cand + 1
                 continue
-            if member is not None:
+            if member is not None and (stop is None or member < stop):
                 return member
             at = max(at, limit - 40)
             if stop is not None and hi >= stop:
                 return None
             if s.end >= horizon or not s.more():
                 return None
+
+    def _chains(self, pos: int, stop: int | None) -> bool:
+        """Whether a header line at ``pos`` starts a record whose declared end is confirmed."""
+        got = self._line(pos)
+        if got is None:
+            return False
+        header = self._expected_header(got[0])
+        if header is None or header.length is None or header.length > self.max_record:
+            return False
+        return self._confirm(got[1] + 1 + header.length, stop, True) is not None
+
+    def _damaged_end(self, lo: int, hi: int) -> int | None:
+        """The end of the inflated bytes of a corrupt gzip member (not one cut by the end of
+        the file) in ``(lo, hi]``: bytes up to there cannot prove a record complete."""
+        if not self.s.gz:
+            return None
+        best = None
+        for m in self.s.damaged:
+            if (
+                not _cut_by_eof(m)
+                and m.dend is not None
+                and lo < m.dend <= hi
+                and (best is None or m.dend < best)
+            ):
+                best = m.dend
+        return best
 
     # -- records ---------------------------------------------------------------------------
 
@@ -389,19 +496,45 @@ class _Parser:
                 member = s.member_at(pos) or member
             if member is not None:
                 yield from self._member_record(member, pos)
-                pos = self._after
             else:
-                yield from self._plain_record(pos, None)
-                pos = self._after
+                yield from self._plain_record(pos, None, None)
+            pos = self._after
 
-    def _file_offset(self, pos: int) -> int:
-        if not self.s.gz:
-            return pos
+    def _member_of(self, pos: int) -> _Member | None:
         best = None
         for m in self.s.starts.values():
             if m.dstart <= pos and (best is None or m.dstart > best.dstart):
                 best = m
+        return best
+
+    def _file_offset(self, pos: int) -> int:
+        if not self.s.gz:
+            return pos
+        best = self._member_of(pos)
         return best.cstart if best is not None else 0
+
+    def _problem(self, pos: int, end: int, reason: str) -> ArcProblem:
+        """Damage for the decompressed range ``[pos, end)``, located in the file: the range
+        itself in an uncompressed file; for gzip, the compressed span (and bytes) of the
+        member(s) it covers exactly, else the member it lies in (length unknown)."""
+        s = self.s
+        data = s.get(pos, end)[: self.max_record]
+        if not s.gz:
+            return ArcProblem(pos, reason, True, end - pos, data)
+        first = self._member_of(pos)
+        if first is None:
+            return ArcProblem(0, reason, True, None, data)
+        last = self._member_of(max(pos, end - 1)) or first
+        if first.dstart == pos and last.dend == end and last.cend is not None:
+            length = last.cend - first.cstart
+            raw = (
+                self.read_span(first.cstart, min(length, self.max_record))
+                if self.read_span
+                else None
+            )
+            return ArcProblem(first.cstart, reason, True, length, raw if raw is not None else data)
+        where = f" (decompressed bytes {pos}-{end} of the gzip member at {first.cstart})"
+        return ArcProblem(first.cstart, reason + where, True, None, data)
 
     def _parse_start(self, pos: int) -> tuple[ArcHeader, int] | None:
         """Parse the header line at ``pos``: ``(header, body_start)``, or ``None`` when there
@@ -414,7 +547,7 @@ class _Parser:
             if self.first:
                 header = parse_header_line(line, None)
             else:
-                header = plausible_header(line, self.version)
+                header = self._expected_header(line)
                 if header is None:
                     raise ArcHeaderError(f"not an ARC header line: {line[:120]!r}")
         except ArcHeaderError:
@@ -426,150 +559,220 @@ class _Parser:
     def _member_record(self, member: _Member, pos: int) -> Iterator[ArcRecordBytes | ArcProblem]:
         s = self.s
         got = self._parse_start(pos)
+        limit = pos + self.max_record + self.max_header
         if isinstance(got, tuple) and got[0].length is not None:
-            if got[0].length > self.max_record:
-                yield from self._plain_record(pos, None, member)
-                return
             # enough to see whether the member ends near the declared end; a member running
             # on (whole-file gzip) is then read by declared lengths with bounded memory
-            horizon = got[1] + got[0].length + 4096
+            horizon = min(got[1] + got[0].length + 4096, limit)
         else:
-            horizon = pos + self.max_record + self.max_header
+            horizon = limit
         while member.dend is None and s.end < horizon:
             if not s.more():
                 break
-        if member.dend is None or member.error:
-            # too large to be one record (whole-file gzip) or broken: read it as a plain stream
-            stop = member.dend if member.error else None
-            yield from self._plain_record(pos, stop, member)
+        if member.dend is None:
+            # too large to be one record (whole-file gzip): read it as a plain stream
+            yield from self._plain_record(pos, None, member)
+            return
+        if member.error:
+            yield from self._damaged_member(member, pos)
             return
         if not isinstance(got, tuple):
-            yield self._garbage(pos, member.dend, member)
+            yield self._garbage(pos, member.dend)
             self._after = member.dend
             return
-        header, body_start = got
-        self.first = False
-        e = body_start + header.length if header.length is not None else None
-        end = member.dend
-        if e is not None and e <= end:
-            nxt = e if e == end else self._next_ok(e, end)
-            if nxt is not None and nxt < end and e < end:
-                # more records follow inside this member: frame by declared lengths
-                yield from self._emit(pos, header, body_start, e, nxt, None, None, [])
-                self._after = nxt
-                return
-            if nxt is not None:
-                yield from self._emit(
-                    pos, header, body_start, e, end, member.cstart, member.cend - member.cstart, []
-                )
-                self._after = end
-                return
-        body_end = end - 1 if s.byte(end - 1) == 0x0A and end - 1 >= body_start else end
-        notes = []
-        if header.length is None:
-            notes.append("invalid Archive-length; took the block from the gzip member")
-        elif body_end - body_start != header.length:
-            diff = body_end - body_start - header.length
-            notes.append(
-                f"declared length is {diff:+d} bytes off the gzip member; used the member boundary"
-            )
-        yield from self._emit(
-            pos,
-            header,
-            body_start,
-            body_end,
-            end,
-            member.cstart,
-            member.cend - member.cstart,
-            notes,
-        )
-        self._after = end
+        yield from self._plain_record(pos, member.dend, member)
+
+    def _damaged_member(self, member: _Member, pos: int) -> Iterator[ArcRecordBytes | ArcProblem]:
+        """A member that failed to inflate or verify: records proved complete inside it are
+        delivered; the rest is damage with the member's compressed bytes."""
+        end = member.dend or pos
+        reported = False
+        while pos < end:
+            items = list(self._plain_record(pos, end, member))
+            for item in items:
+                reported = reported or isinstance(item, ArcProblem) and item.damage
+                yield item
+            if self._after <= pos:
+                break
+            pos = self._skip_blank(self._after, end)
+        self._after = max(self._after, end)
+        if not reported:
+            yield self._problem(member.dstart, end, member.error or "damaged gzip member")
 
     def _plain_record(
-        self, pos: int, stop: int | None, member: _Member | None = None
+        self, pos: int, stop: int | None, member: _Member | None
     ) -> Iterator[ArcRecordBytes | ArcProblem]:
         s = self.s
         got = self._parse_start(pos)
         if not isinstance(got, tuple):
             nxt = self._scan(pos, stop)
             end = nxt if nxt is not None else self._data_end(stop)
-            yield self._garbage(pos, end, member)
+            yield self._garbage(pos, end)
             self._after = end
             return
         header, body_start = got
         self.first = False
-        limit_end = stop
-        notes: list[str] = []
-        if header.length is not None:
-            e = body_start + header.length
-            if header.length > self.max_record:
-                yield ArcProblem(
-                    self._file_offset(pos),
-                    f"record {header.url[:100]!r} declares {header.length} bytes, more than the "
-                    f"limit of {self.max_record}; skipped",
-                    True,
-                    header.length,
-                )
-                self._after = self._skip_to(e, stop)
-                return
-            nxt = self._next_ok(e, limit_end)
-            if nxt is not None:
-                yield from self._emit_plain(pos, header, body_start, e, nxt, member, notes)
-                return
-            near = self._near(e, body_start, limit_end)
-            if near is not None:
-                d, nxt = near
-                notes.append(
-                    f"declared length is {d:+d} bytes off where the next record starts; used that"
-                )
-                yield from self._emit_plain(pos, header, body_start, e + d, nxt, member, notes)
-                return
+        self.crlf = header.raw.endswith(b"\r")
+        if header.length is None:
             q = self._scan(body_start - 1, stop)
             data_end = q if q is not None else self._data_end(stop)
-            at_eof = q is None and stop is None and s.byte(data_end) is None
-            if data_end < e and at_eof and data_end > body_start:
-                notes.append(
-                    "declared length runs past the end of the file; kept the record as truncated"
-                )
-                yield from self._emit_plain(
-                    pos, header, body_start, data_end, data_end, member, notes, truncated=True
-                )
-                return
-            if data_end < e:
-                what = "the next record header" if q is not None else "the end of the data"
-                if member is not None and member.error:
-                    what = f"the end of a damaged gzip member ({member.error})"
-                yield ArcProblem(
-                    self._file_offset(pos),
-                    f"record {header.url[:100]!r} declares {header.length} bytes but {what} comes "
-                    f"after {data_end - body_start}; truncated record",
-                    True,
-                    data_end - pos,
-                    s.get(pos, data_end)[: self.max_record],
-                )
-                self._after = data_end
-                return
-            if s.byte(e) == 0x0A:
-                yield from self._emit_plain(pos, header, body_start, e, e + 1, member, notes)
-                yield self._garbage(e + 1, data_end, member, after_record=True)
-                self._after = data_end
-                return
-            body_end = (
-                data_end - 1 if data_end > body_start and s.byte(data_end - 1) == 0x0A else data_end
-            )
-            notes.append(
-                "declared length is shorter than the block up to the next record; used that"
-            )
-            yield from self._emit_plain(pos, header, body_start, body_end, data_end, member, notes)
+            body_end = max(body_start, data_end - self._sep_before(data_end, body_start))
+            notes = ["invalid Archive-length; took the block up to the next record"]
+            yield from self._emit(pos, header, body_start, body_end, data_end, member, notes)
             return
-        q = self._scan(body_start - 1, stop)
-        data_end = q if q is not None else self._data_end(stop)
-        body_end = (
-            data_end - 1 if data_end > body_start and s.byte(data_end - 1) == 0x0A else data_end
+        e = body_start + header.length
+        data_limit = stop if stop is not None else self.size
+        impossible = data_limit is not None and e > data_limit
+        if header.length > self.max_record and not impossible:
+            q = self._scan(body_start - 1, stop)
+            if q is not None and self._chains(q, stop):
+                # a complete record starts inside the too-large one: the length is bogus
+                yield self._problem(
+                    pos,
+                    q,
+                    f"record {header.url[:100]!r} declares {header.length} bytes (more than "
+                    f"the limit of {self.max_record}) but a complete record starts after "
+                    f"{q - body_start}; resynced there",
+                )
+                self._after = q
+                return
+            yield ArcProblem(
+                self._file_offset(pos),
+                f"record {header.url[:100]!r} declares {header.length} bytes, more than the "
+                f"limit of {self.max_record}; skipped",
+                True,
+                e - pos if not s.gz else None,
+            )
+            self._after = self._skip_to(e, stop)
+            return
+        stop_is = "member"
+        if member is not None and member.error:
+            stop_is = "eof" if _cut_by_eof(member) else "damaged"
+        facts = self._facts(pos, body_start, e, stop, stop_is, member, impossible)
+        yield from self._apply(pos, header, body_start, decide(facts), stop, member)
+
+    def _facts(
+        self,
+        pos: int,
+        body_start: int,
+        e: int,
+        stop: int | None,
+        stop_is: str,
+        member: _Member | None,
+        impossible: bool,
+    ) -> Facts:
+        """Gather what :func:`~crawlmill.formats.arc_length.decide` needs about one record;
+        ``stop_is`` says what ``stop`` is (``"member"`` end, ``"eof"``: a member cut by the end
+        of the file, ``"damaged"``: a corrupt member's end)."""
+        stop_proves = stop_is != "damaged"
+        s = self.s
+        confirmed = None if impossible else self._confirm(e, stop, stop_proves)
+        damaged_at = self._damaged_end(body_start, e + 1)
+        if confirmed is not None and damaged_at is None:
+            return Facts(body_start, e, confirmed=confirmed, data_end=confirmed)
+        inside_stop = e if stop is None else min(e, stop)
+        header_inside = self._scan(body_start - 1, inside_stop)
+        if header_inside is not None and header_inside >= e:
+            header_inside = None
+        q = None
+        if header_inside is None and (stop is None or e < stop) and e <= s.end:
+            # the declared end is buffered (beyond it only when the data ended first)
+            q = self._scan(max(e, body_start) - 1, stop)
+        if q is not None:
+            data_end, kind = q, "header"
+        elif stop is not None:
+            data_end, kind = stop, stop_is
+        else:
+            data_end = s.end
+            kind = "eof" if s.byte(s.end) is None else "horizon"
+        if damaged_at is None:
+            damaged_at = self._damaged_end(body_start, max(data_end, min(e, s.end)))
+            if damaged_at is not None and header_inside is not None and header_inside < damaged_at:
+                damaged_at = None  # the record ends (cut) before the damage
+        if kind == "damaged" and damaged_at is None:
+            damaged_at = stop
+        one = (
+            member is not None
+            and stop is not None
+            and member.dstart == pos
+            and stop == member.dend
+            and not member.error
         )
-        body_end = max(body_end, body_start)
-        notes.append("invalid Archive-length; took the block up to the next record")
-        yield from self._emit_plain(pos, header, body_start, body_end, data_end, member, notes)
+        return Facts(
+            body_start,
+            e,
+            confirmed=confirmed,
+            header_inside=header_inside,
+            data_end=data_end,
+            data_end_is=kind,
+            one_record_member=one,
+            damaged_at=damaged_at,
+            sep_at_end=self._sep_at(e, stop) if e < data_end else 0,
+            sep_before_header=(
+                self._sep_before(header_inside, body_start) if header_inside is not None else 0
+            ),
+            sep_before_data_end=self._sep_before(data_end, body_start),
+        )
+
+    def _apply(
+        self,
+        pos: int,
+        header: ArcHeader,
+        body_start: int,
+        v: Decision,
+        stop: int | None,
+        member: _Member | None,
+    ) -> Iterator[ArcRecordBytes | ArcProblem]:
+        """Deliver and report one record as the length rule decided."""
+        url = header.url[:100]
+        declared = header.length
+        if v.action == Action.DECLARED:
+            yield from self._emit(pos, header, body_start, v.body_end, v.next, member, [])
+            return
+        if v.action == Action.DAMAGED:
+            broken = self._member_of(v.next - 1) if self.s.gz else None
+            if broken is not None and broken.error:
+                reason = (
+                    f"record {url!r} declares {declared} bytes but its gzip member is damaged "
+                    f"({broken.error}) after {v.next - body_start}; not delivered"
+                )
+            else:
+                reason = (
+                    f"record {url!r} declares {declared} bytes; no record end within the "
+                    f"{v.next - body_start} bytes that follow (record limit); not delivered"
+                )
+            yield self._problem(pos, v.next, reason)
+            self._after = v.next
+            return
+        if v.action == Action.GARBAGE_AFTER:
+            garbage_from = v.garbage_from if v.garbage_from is not None else v.next
+            yield from self._emit(pos, header, body_start, v.body_end, garbage_from, member, [])
+            self._after = v.next
+            if v.next > garbage_from:
+                yield self._garbage(garbage_from, v.next, after_record=True)
+            return
+        have = v.body_end - body_start
+        if v.action == Action.TRUNCATED:
+            reason = (
+                f"record {url!r} declares {declared} bytes but the file ends after {have}; "
+                f"kept the record as truncated"
+            )
+        elif v.action == Action.CUT:
+            what = "the end of its gzip member" if v.next == stop else "the next record header"
+            reason = (
+                f"record {url!r} declares {declared} bytes but {what} comes after "
+                f"{v.next - body_start}; delivered the {have} bytes before it"
+            )
+        else:
+            reason = (
+                f"record {url!r} declares {declared} bytes but its gzip member holds "
+                f"{have} ({have - (declared or 0):+d}); delivered the member's bytes"
+            )
+        truncated = v.action == Action.TRUNCATED
+        yield from self._emit(
+            pos, header, body_start, v.body_end, v.next, member, [], truncated, damaged=True
+        )
+        yield self._problem(pos, v.next, reason)
 
     def _data_end(self, stop: int | None) -> int:
         """Where data ends after a fruitless scan: ``stop``, else as far as was buffered (the
@@ -586,30 +789,31 @@ class _Parser:
                 return s.end
         return self._skip_blank(target)
 
-    def _emit_plain(self, pos, header, body_start, body_end, nxt, member, notes, truncated=False):
-        if member is not None and member.error:
-            notes.append(
-                "read from a damaged gzip member; the block is complete by its declared length"
-            )
-        if self.s.gz:
-            offset = length = None
-            if (
-                member is not None
-                and member.dstart == pos
-                and member.dend is not None
-                and nxt >= member.dend
-            ):
-                offset, length = member.cstart, (member.cend or member.cstart) - member.cstart
-        else:
-            offset, length = pos, nxt - pos
-        self._after = nxt
-        yield from self._emit(
-            pos, header, body_start, body_end, nxt, offset, length, notes, truncated
-        )
-        self._after = nxt
-
-    def _emit(self, pos, header, body_start, body_end, nxt, offset, length, notes, truncated=False):
+    def _emit(
+        self,
+        pos: int,
+        header: ArcHeader,
+        body_start: int,
+        body_end: int,
+        nxt: int,
+        member: _Member | None,
+        notes: list[str],
+        truncated: bool = False,
+        damaged: bool = False,
+    ) -> Iterator[ArcRecordBytes]:
         s = self.s
+        offset = length = None
+        if not s.gz:
+            offset, length = pos, nxt - pos
+        elif (
+            member is not None
+            and member.dstart == pos
+            and member.dend is not None
+            and nxt >= member.dend
+            and member.cend is not None
+        ):
+            offset, length = member.cstart, member.cend - member.cstart
+        self._after = nxt
         block = s.get(body_start, body_end)
         trailer = s.get(body_end, nxt)
         filedesc = None
@@ -632,32 +836,76 @@ class _Parser:
             notes=notes,
             filedesc=filedesc,
             truncated=truncated,
+            damaged=damaged,
         )
 
-    def _garbage(
-        self, pos: int, end: int, member: _Member | None, after_record: bool = False
-    ) -> ArcProblem:
-        data = self.s.get(pos, end)
+    def _garbage(self, pos: int, end: int, after_record: bool = False) -> ArcProblem:
+        data = self.s.get(pos, min(end, pos + 60))
         where = "after a record" if after_record else "where a record header was expected"
-        if member is not None and member.error:
+        member = self._member_of(pos) if self.s.gz else None
+        if member is not None and member.error and member.dend is not None and pos < member.dend:
             reason = f"{member.error}; {end - pos} decompressed bytes do not form a record"
-            return ArcProblem(
-                member.cstart,
-                reason,
-                True,
-                (member.cend or member.cstart) - member.cstart,
-                data[: self.max_record],
-            )
-        reason = f"{end - pos} bytes of garbage {where}, starting {data[:60]!r}"
-        if self.s.gz:
-            reason += f" (decompressed offset {pos})"
-        return ArcProblem(
-            self._file_offset(pos),
-            reason,
-            True,
-            end - pos if not self.s.gz else None,
-            data[: self.max_record],
-        )
+        else:
+            reason = f"{end - pos} bytes of garbage {where}, starting {data!r}"
+        return self._problem(pos, end, reason)
+
+
+def _cut_by_eof(member: _Member) -> bool:
+    """Whether a member's error is only that the file ends inside it."""
+    error = member.error or ""
+    return "truncated" in error or "file ends" in error
+
+
+def _span_reader(fh: BinaryIO) -> Callable[[int, int], bytes | None]:
+    """``read(offset, length)``: file bytes without moving ``fh`` (the inflate thread reads it)."""
+    getbuffer = getattr(fh, "getbuffer", None)
+    if getbuffer is not None:
+        return lambda offset, length: bytes(getbuffer()[offset : offset + length])
+    try:
+        fd = fh.fileno()
+    except (AttributeError, OSError, ValueError):
+        return lambda offset, length: None
+    return lambda offset, length: os.pread(fd, length, offset)
+
+
+def _file_size(fh: BinaryIO) -> int | None:
+    try:
+        return os.fstat(fh.fileno()).st_size
+    except (AttributeError, OSError, ValueError):
+        getbuffer = getattr(fh, "getbuffer", None)
+        return len(getbuffer()) if getbuffer is not None else None
+
+
+#: bytes looked at for the start of an ARC file that begins with damage.
+DETECT_WINDOW = 1 << 16
+
+
+def find_arc_start(data: bytes) -> tuple[bool, int] | None:
+    """Where ARC data starts in the first bytes of a file that may begin with damage (a flipped
+    bit in the gzip magic, zeros or garbage, a cut filedesc): ``(gzip, offset)`` for the first
+    gzip member that inflates to an ARC header line, or the first plausible ARC header line
+    at a line start, whichever comes first; ``None`` when neither is in ``data``."""
+    plain = None
+    if plausible_header(data.split(b"\n", 1)[0]) is not None and b"\n" in data:
+        plain = 0
+    else:
+        for found in _CANDIDATE.finditer(data):
+            line = data[found.start() :].split(b"\n", 1)
+            glued = data[found.start() - 1 : found.start()] != b"\n"
+            if len(line) == 2 and plausible_header(line[0], strict=glued) is not None:
+                plain = found.start() + _glued_prefix(line[0])
+                break
+    at = data.find(GZIP_MAGIC)
+    while at >= 0 and (plain is None or at < plain):
+        try:
+            head = zlib.decompressobj(31).decompress(data[at:], 4096)
+        except zlib.error:
+            head = b""
+        line = head.split(b"\n", 1)[0]
+        if b"\n" in head and plausible_header(line) is not None:
+            return True, at
+        at = data.find(GZIP_MAGIC, at + 1)
+    return (False, plain) if plain is not None else None
 
 
 def iter_arc(
@@ -672,23 +920,32 @@ def iter_arc(
 ) -> Iterator[ArcRecordBytes | ArcProblem]:
     """Walk an ARC file: yield every record and every problem in file order.
 
-    ``gzip`` is detected from the first bytes when ``None``. Gzip members are inflated one
-    step ahead in a background thread unless ``prefetch_inflate`` is false; ``threads > 1``
-    inflates members in parallel (see :func:`~crawlmill.formats.compression.iter_pieces`).
-    Raises :class:`ArcLimitError` when the file inflates beyond ``max_decompressed_bytes``.
+    ``gzip`` is detected from the first bytes when ``None``, looking past damage at the start
+    (:func:`find_arc_start`). Gzip members are inflated one step ahead in a background thread
+    unless ``prefetch_inflate`` is false; ``threads > 1`` inflates members in parallel (see
+    :func:`~crawlmill.formats.compression.iter_pieces`). Raises :class:`ArcLimitError` when
+    the file inflates beyond ``max_decompressed_bytes``.
     """
     if gzip is None:
-        head = fh.read(3)
+        head = fh.read(DETECT_WINDOW)
         fh.seek(0)
         gzip = head.startswith(GZIP_MAGIC[:2])
+        if not gzip and plausible_header(head.split(b"\n", 1)[0]) is None:
+            found = find_arc_start(head)
+            gzip = found is not None and found[0]
     kind = "gzip" if gzip else None
     items = iter_pieces(fh, kind, max_decompressed_bytes=max_decompressed_bytes, threads=threads)
     if gzip and prefetch_inflate:
         items = prefetch(items)
+    parser = _Parser(
+        _Stream(items, gzip, max_decompressed_bytes),
+        max_record_bytes,
+        max_header_bytes,
+        size=None if gzip else _file_size(fh),
+        read_span=_span_reader(fh) if gzip else None,
+    )
     try:
-        yield from _Parser(
-            _Stream(items, gzip, max_decompressed_bytes), max_record_bytes, max_header_bytes
-        )
+        yield from parser
     finally:
         close = getattr(items, "close", None)
         if close is not None:

@@ -137,12 +137,18 @@ def surt(url: str | None) -> str:
     return out.decode("utf-8", "surrogateescape")
 
 
+_RAW_BYTE = re.compile("[\udc80-\udcff]")
+
+
 def index_url(url: str) -> str:
     """The URL as pywb's indexers see a ``WARC-Target-URI``: without the ``<>`` that wget 1.14
-    wrote around it, spaces as ``%20`` (warcio's reading of such invalid URIs)."""
+    wrote around it, spaces as ``%20`` (warcio's reading of such invalid URIs). Raw bytes that
+    are not UTF-8 (kept as surrogate escapes) become ``%XX`` of those bytes, so the JSON stays
+    valid Unicode and the SURT key keeps the original bytes."""
     url = url.strip()
     if url.startswith("<") and url.endswith(">"):
         url = url[1:-1]
+    url = _RAW_BYTE.sub(lambda m: f"%{ord(m.group()) - 0xDC00:02X}", url)
     return url.replace(" ", "%20")
 
 

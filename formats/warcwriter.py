@@ -202,8 +202,11 @@ def urn_uuid(value: object) -> bytes:
 def uuid5_urn(namespace: uuid.UUID, name: str) -> bytes:
     """``urn_uuid(uuid.uuid5(namespace, name))``, computed directly (no ``UUID`` object): the
     first 16 bytes of SHA-1(namespace + UTF-8 name) with the version 5 and RFC 4122 variant
-    bits set, as RFC 4122 section 4.3 specifies."""
-    raw = bytearray(hashlib.sha1(namespace.bytes + name.encode("utf-8")).digest()[:16])
+    bits set, as RFC 4122 section 4.3 specifies. Raw bytes kept in ``name`` as surrogate
+    escapes (a URL that is not UTF-8) hash as those bytes."""
+    raw = bytearray(
+        hashlib.sha1(namespace.bytes + name.encode("utf-8", "surrogateescape")).digest()[:16]
+    )
     raw[6] = (raw[6] & 0x0F) | 0x50
     raw[8] = (raw[8] & 0x3F) | 0x80
     h = raw.hex()

@@ -40,11 +40,41 @@ ARC_SAMPLES = [
     "commoncrawl-arc2warc-conversion/test/resources/arc/crawl-2012_1341690165832_1341699469441_1478-7224105.arc.gz",
 ]
 
+#: the ARC files (and the one non-archive control, input-nonarc.arc) of
+#: ../shared/samples/real-world-2026-11: many are damaged, so they are checked by
+#: tests/plugins/test_real_world_arc.py (against warcio and warctools, damage allowed where
+#: reported), not by the damage-free oracle comparison of test_arc_reader.py.
+REAL_WORLD_ARC_SAMPLES = [
+    "real-world-2026-11/archivesunleashed-aut/src__test__resources__arc__badexample.arc.gz",
+    "real-world-2026-11/iipc-openwayback/wayback-core__src__test__java__org__archive__wayback__resourcestore__testdata__testdata1.arc",
+    "real-world-2026-11/iipc-webarchive-commons/src__test__resources__org__archive__format__arc__137542-153-20111129020925-00316-kb-prod-har-003.kb.dk_truncated.arc",
+    "real-world-2026-11/iipc-webarchive-commons/src__test__resources__org__archive__format__arc__IAH-20080430204825-00000-blackbook-truncated.arc",
+    "real-world-2026-11/iipc-webarchive-commons/wax__src__regression__data__cz-pagesinczech.arc.gz",
+    "real-world-2026-11/internetarchive-warc/test_data__alexa_short_header.arc.gz",
+    "real-world-2026-11/netarchivesuite-netarchivesuite/archive__archive-core__tests__dk__netarkivet__archive__arcrepository__data__get__originals__bitarchive1__filedir__get1.ARC",
+    "real-world-2026-11/netarchivesuite-netarchivesuite/archive__archive-test__tests__dk__netarkivet__archive__arcrepository__bitpreservation__data__originals__bitarchive1_to_fail__filedir__integrity1.ARC",
+    "real-world-2026-11/netarchivesuite-netarchivesuite/archive__archive-test__tests__dk__netarkivet__archive__bitarchive__data__admin__originals__CorrectTest1.ARC",
+    "real-world-2026-11/netarchivesuite-netarchivesuite/archive__archive-test__tests__dk__netarkivet__archive__checksum__distribute__data__original__basefiledir__NetarchiveSuite-correct2.arc",
+    "real-world-2026-11/netarchivesuite-netarchivesuite/archive__archive-test__tests__dk__netarkivet__archive__distribute__arcrepository__data__originals__3-3-20070119143010-00000-sb-test-har-001.statsbiblioteket.dk.arc",
+    "real-world-2026-11/netarchivesuite-netarchivesuite/archive__archive-test__tests__dk__netarkivet__common__utils__arc__data__originals__input-illegal.arc",
+    "real-world-2026-11/netarchivesuite-netarchivesuite/archive__archive-test__tests__dk__netarkivet__common__utils__arc__data__originals__input-nonarc.arc",
+    "real-world-2026-11/netarchivesuite-netarchivesuite/common__common-test__tests__dk__netarkivet__common__utils__arc__data__input__NetarchiveSuite-netarkivet.arc.gz",
+    "real-world-2026-11/netarchivesuite-netarchivesuite/common__common-test__tests__dk__netarkivet__common__utils__arc__data__input__fyensdk.arc",
+    "real-world-2026-11/netarchivesuite-netarchivesuite/harvester__harvester-test__tests__dk__netarkivet__harvester__indexserver__data__originals__arcfiles__30-metadata-4.arc",
+    "real-world-2026-11/richardlehane-webarchive/examples__hello-world.arc",
+    "real-world-2026-11/richardlehane-webarchive/examples__hello-world2.arc",
+]
+
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    """Parametrize ``arc_rel`` (a path below the samples folder) over :data:`ARC_SAMPLES`."""
+    """Parametrize ``arc_rel`` (a path below the samples folder) over :data:`ARC_SAMPLES`, and
+    ``real_arc`` over :data:`REAL_WORLD_ARC_SAMPLES`."""
     if "arc_rel" in metafunc.fixturenames:
         metafunc.parametrize("arc_rel", ARC_SAMPLES, ids=lambda p: p.rsplit("/", 1)[-1])
+    if "real_arc" in metafunc.fixturenames:
+        metafunc.parametrize(
+            "real_arc", REAL_WORLD_ARC_SAMPLES, ids=lambda p: p.rsplit("__", 1)[-1]
+        )
 
 
 def _missing(what: str) -> None:
@@ -98,8 +128,15 @@ def fixtures() -> Path:
 
 @pytest.fixture(scope="session")
 def arc_samples() -> list[str]:
-    """:data:`ARC_SAMPLES`: every ARC file of the samples folder, relative to it."""
-    return list(ARC_SAMPLES)
+    """:data:`ARC_SAMPLES` + :data:`REAL_WORLD_ARC_SAMPLES`: every ARC file of the samples
+    folder, relative to it."""
+    return list(ARC_SAMPLES) + list(REAL_WORLD_ARC_SAMPLES)
+
+
+@pytest.fixture(scope="session")
+def real_world_arcs() -> list[str]:
+    """:data:`REAL_WORLD_ARC_SAMPLES`, relative to the samples folder."""
+    return list(REAL_WORLD_ARC_SAMPLES)
 
 
 @pytest.fixture(scope="session")

@@ -12,6 +12,11 @@ finds onto :class:`~crawlmill.core.record.Record` (see the ARC mapping in the re
 
 ``extras["arc"]`` keeps the raw header line, the ARC version, every header field, and for the
 filedesc the origin of the version block, so writers can rebuild the ARC or document it in WARC.
+
+Damage (see :mod:`crawlmill.formats.arc_length` for the length rule): a record whose length the
+bytes disprove is delivered repaired *and* reported as damage with its original bytes; a record
+cut by the end of the file is delivered with ``extras["arc"]["truncated"]`` (``WARC-Truncated:
+length`` in WARC) and reported as damage; a record in a corrupt gzip member is damage only.
 """
 
 from __future__ import annotations
@@ -29,7 +34,14 @@ from crawlmill.core import (
     hookimpl,
 )
 from crawlmill.formats.arc import parse_arc_date, plausible_header
-from crawlmill.formats.arc_framing import ArcLimitError, ArcProblem, ArcRecordBytes, iter_arc
+from crawlmill.formats.arc_framing import (
+    DETECT_WINDOW,
+    ArcLimitError,
+    ArcProblem,
+    ArcRecordBytes,
+    find_arc_start,
+    iter_arc,
+)
 from crawlmill.formats.http import content_type as http_content_type
 from crawlmill.formats.http import split_response
 from pydantic import Field
@@ -42,6 +54,18 @@ _NO_MIME = {"", "-"}
 
 def _text(value: bytes) -> str:
     return value.decode("utf-8", "surrogateescape")
+
+
+def _arc_after_damage(path: str) -> bool:
+    """Whether the file's first bytes are damage followed by ARC data (a gzip member or a
+    header line further in): looks at the raw first :data:`DETECT_WINDOW` bytes."""
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read(DETECT_WINDOW)
+    except OSError:
+        return False
+    found = find_arc_start(raw)
+    return found is not None and found[1] > 0
 
 
 def record_from_arc(item: ArcRecordBytes, path: str) -> tuple[Record, list[str]]:
@@ -130,20 +154,25 @@ class ArcReader(Reader):
 
         strict: bool = Field(
             False,
-            description="report records with repaired quirks (wrong declared length, odd "
-            "dates, truncated last record) as damage instead of yielding them",
+            description="do not yield records with repaired quirks (odd dates, missing "
+            "fields; records whose length was repaired are always reported as damage) but "
+            "report them as damage",
         )
 
     @classmethod
     def sniff(cls, path: str, head: bytes) -> float:
         """Sure when the decompressed file starts with ``filedesc://``; likely when it starts
-        with a plausible ARC header line; possible from an ``.arc``/``.arc.gz`` name."""
+        with a plausible ARC header line, or when the first 64 KiB of the file hold one (or a
+        gzip member starting with one) after damaged first bytes; possible from an
+        ``.arc``/``.arc.gz`` name."""
         if head[:11].lower() == b"filedesc://":
             return 0.95
         line = head.split(b"\n", 1)[0]
         named = path.lower().endswith((".arc", ".arc.gz"))
         if b"\n" in head and plausible_header(line) is not None:
             return 0.7 if named else 0.5
+        if not head.startswith(b"WARC/") and _arc_after_damage(path):
+            return 0.6 if named else 0.45
         return 0.2 if named else 0.0
 
     def read(self, ctx: ReadContext) -> Iterator[Record]:
@@ -169,6 +198,8 @@ class ArcReader(Reader):
                         else:
                             ctx.report_warning(item.offset, item.reason)
                         continue
+                    if item.damaged and strict:
+                        continue  # repaired: the damage entry that follows holds its bytes
                     record, notes = record_from_arc(item, path)
                     where = item.offset if item.offset is not None else item.stream_offset
                     if notes and strict:

@@ -787,7 +787,7 @@ class WarcWriter(Writer):
         arc = record.extras.get("arc")
         if isinstance(arc, dict) and arc.get("truncated"):
             # the ARC record ended before its declared length (a cut file): say so
-            headers.append((b"WARC-Truncated", b"unspecified"))
+            headers.append((b"WARC-Truncated", b"length"))
         doc_id = doc_id if doc_id is not None else record.doc_id
         if doc_id is not None:
             headers.append((b"WARC-TREC-ID", doc_id.encode("utf-8", "surrogateescape")))

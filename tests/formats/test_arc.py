@@ -167,27 +167,34 @@ def test_whole_file_gzip_is_read_by_declared_lengths() -> None:
     assert [r.block for r in recs[1:]] == bodies
 
 
-def test_member_boundary_wins_over_short_declared_length() -> None:
-    """Common Crawl 2012: the header declares two bytes too few; nothing may be lost."""
+def test_member_boundary_wins_over_short_declared_length_as_damage() -> None:
+    """Common Crawl 2012: the header declares two bytes too few; nothing may be lost, and the
+    repair is damage with the member's original bytes."""
     body = HTTP + b"<html>" + b"x" * 500 + b"</html>\n"
     members = [gzip.compress(build_filedesc(b"t.arc.gz", b"20120708221327"), mtime=0)]
     members.append(gzip.compress(_record(b"http://a/", body, length=len(body) - 2), mtime=0))
     members.append(gzip.compress(_record(b"http://b/", body), mtime=0))
     recs, damage, _ = _walk(b"".join(members))
-    assert not damage
     assert [r.block for r in recs[1:]] == [body, body]
-    assert "used the member boundary" in recs[1].notes[0] and "+2" in recs[1].notes[0]
+    assert recs[1].damaged and not recs[2].damaged
+    assert len(damage) == 1 and "+2" in damage[0].reason
+    assert (damage[0].offset, damage[0].length) == (len(members[0]), len(members[1]))
+    assert damage[0].data == members[1]
     assert recs[1].offset == len(members[0])
 
 
-def test_plain_wrong_declared_length_is_repaired_nearby() -> None:
+def test_plain_short_declared_length_wins_and_the_rest_is_garbage_damage() -> None:
+    """Two bytes more than declared before the next header: nothing proves the length wrong
+    (the bytes may have been inserted), so the declared bytes are the record and the rest is
+    damage; no byte is lost."""
     bodies = _bodies(3)
     records = [_record(b"http://a/%d" % i, b) for i, b in enumerate(bodies)]
     records[1] = _record(b"http://a/1", bodies[1], length=len(bodies[1]) - 2)
-    recs, damage, _ = _walk(_arc(records))
-    assert not damage
-    assert [r.block for r in recs[1:]] == bodies
-    assert "+2 bytes" in recs[2].notes[0]
+    data = _arc(records)
+    recs, damage, _ = _walk(data)
+    assert [r.block for r in recs[1:]] == [bodies[0], bodies[1][:-2], bodies[2]]
+    assert len(damage) == 1 and damage[0].data == bodies[1][-2:] + b"\n"
+    assert damage[0].offset == data.index(records[2]) - 3 and damage[0].length == 3
 
 
 def test_plain_length_far_too_long_is_truncation_damage_then_resync() -> None:
@@ -196,12 +203,14 @@ def test_plain_length_far_too_long_is_truncation_damage_then_resync() -> None:
     records[1] = _record(b"http://a/1", bodies[1], length=len(bodies[1]) + 5000)
     data = _arc(records)
     recs, damage, _ = _walk(data)
-    assert [r.block for r in recs[1:]] == [bodies[0], bodies[2]]
+    # the next header inside the declared block proves the length wrong: cut there
+    assert [r.block for r in recs[1:]] == bodies
+    assert recs[2].damaged
     assert len(damage) == 1
     start = data.index(b"http://a/1 ")
     assert damage[0].offset == start
-    assert damage[0].data == records[1]  # the damaged bytes are kept whole
-    assert "truncated record" in damage[0].reason
+    assert damage[0].data == records[1]  # the original bytes are kept whole
+    assert "next record header" in damage[0].reason
 
 
 def test_garbage_between_plain_records_is_damage_with_offset() -> None:
@@ -238,18 +247,23 @@ def test_truncated_last_gzip_member_is_damage() -> None:
     ]
     data = b"".join(members)[:-40]
     recs, damage, _ = _walk(data)
-    assert [r.block for r in recs[1:]] == [bodies[0]]
-    assert len(damage) == 1 and damage[0].offset == len(members[0]) + len(members[1])
-    assert "truncated" in damage[0].reason
+    # the truncation policy: the partial record is delivered, marked, and reported as damage
+    assert recs[1].block == bodies[0] and not recs[1].truncated
+    assert recs[2].truncated and bodies[1].startswith(recs[2].block) and recs[2].block
+    start = len(members[0]) + len(members[1])
+    assert len(damage) == 1 and (damage[0].offset, damage[0].length) == (start, len(data) - start)
+    assert damage[0].data == data[start:] and "truncated" in damage[0].reason
 
 
-def test_member_missing_only_its_trailer_keeps_the_record_with_a_note() -> None:
+def test_member_missing_only_its_trailer_keeps_the_record_and_reports_the_member() -> None:
     body = HTTP + b"complete"
     members = [gzip.compress(build_filedesc(b"t.arc.gz", b"20120708221327"), mtime=0)]
     members.append(gzip.compress(_record(b"http://a/", body), mtime=0))
-    recs, damage, _ = _walk(b"".join(members)[:-4])
-    assert not damage
-    assert recs[1].block == body and "damaged gzip member" in recs[1].notes[-1]
+    data = b"".join(members)[:-4]
+    recs, damage, _ = _walk(data)
+    assert recs[1].block == body and not recs[1].truncated
+    assert len(damage) == 1 and damage[0].offset == len(members[0])
+    assert damage[0].length == len(data) - len(members[0]) and "truncated" in damage[0].reason
 
 
 def test_garbage_between_gzip_members_is_damage_with_raw_bytes() -> None:
@@ -353,3 +367,58 @@ def test_random_damage_loses_no_undamaged_record(seed: int, compressed: bool) ->
         assert got.get(b"http://a.example/%d" % i) == body, (how, victim, i)
     if how != "flip" or compressed:  # flipped payload bytes of a plain ARC cannot be seen
         assert damage or warnings or any(r.notes for r in recs), (how, victim)
+
+
+# -- damaged first bytes (detection and the reader's start) ------------------------------
+
+
+def _damaged_starts() -> dict[str, tuple[bytes, bool, int]]:
+    """Damaged file starts -> (bytes, gzip?, where ARC data starts)."""
+    plain = _arc([_record(b"http://a/%d" % i, b) for i, b in enumerate(_bodies(2))])
+    members = [gzip.compress(plain[: plain.index(b"http://a/0")], mtime=0)]
+    members.append(gzip.compress(plain[plain.index(b"http://a/0") :], mtime=0))
+    flipped = bytearray(b"".join(members))
+    flipped[0] ^= 0x01
+    cut = plain[20:]
+    return {
+        "flipped-gzip-magic": (bytes(flipped), True, len(members[0])),
+        "zeros": (bytes(500) + plain, False, 500),
+        "garbage-line": (b"garbage\x00\xff here\n" + plain, False, 15),
+        "cut-filedesc": (
+            cut,
+            False,
+            cut.index(b"\n") + 1 + cut[cut.index(b"\n") + 1 :].index(b"\nhttp") + 1,
+        ),
+    }
+
+
+@pytest.mark.parametrize("case", ["flipped-gzip-magic", "zeros", "garbage-line", "cut-filedesc"])
+def test_find_arc_start_looks_past_damaged_first_bytes(case: str) -> None:
+    from crawlmill.formats.arc_framing import find_arc_start
+
+    data, is_gzip, start = _damaged_starts()[case]
+    assert find_arc_start(data) == (is_gzip, start)
+    recs, damage, _ = _walk(data)
+    assert [r.block for r in recs if r.header.url.startswith(b"http")] == _bodies(2)
+    assert damage and damage[0].offset == 0
+
+
+@pytest.mark.parametrize("case", ["flipped-gzip-magic", "zeros", "garbage-line"])
+def test_sniff_claims_an_arc_with_damaged_first_bytes(tmp_path, case: str) -> None:
+    from crawlmill.formats.compression import read_head
+    from crawlmill.plugins.readers.arc import ArcReader
+
+    data, _, _ = _damaged_starts()[case]
+    path = tmp_path / "capture.bin"  # the name says nothing
+    path.write_bytes(data)
+    assert ArcReader.sniff(str(path), read_head(str(path))) >= 0.4
+    other = tmp_path / "other.bin"
+    other.write_bytes(b"\x00" * 500 + b"just text\nno header here\n")
+    assert ArcReader.sniff(str(other), read_head(str(other))) == 0.0
+
+
+def test_find_arc_start_gives_none_for_non_arc_data() -> None:
+    from crawlmill.formats.arc_framing import find_arc_start
+
+    assert find_arc_start(b"This file is not an arc file.\n") is None
+    assert find_arc_start(b"WARC/1.0\r\nWARC-Type: warcinfo\r\n") is None

@@ -24,6 +24,14 @@ SOURCES_COUNTS = {
     "IAH-20080430204825-00000-blackbook-truncated.arc.gz": 9,
 }
 CC2012_SHORT = "crawl-2012_1341690165636_1341785606830_6-0-4421.arc.gz"
+#: samples with damage by the length rule (formats/arc_length.py): the last record cut by the
+#: end of the file (kept, marked truncated, reported), or a length the gzip member disproves
+EXPECTED_DAMAGE = {
+    "example-space-in-url.arc": "the file ends after 1579",
+    "test-arc-1.0-dashed-fields.arc": "the file ends after",
+    "test-arc-1.0-invalid-fields.arc": "the file ends after",
+    CC2012_SHORT: "its gzip member holds 13035 (+2)",
+}
 
 
 def read_all(path: Path, **options):
@@ -71,7 +79,10 @@ def test_every_arc_sample_matches_warcio(arc_sample: Path, need) -> None:
     warcio = need("warcio")
     ours, damage, warnings = read_all(arc_sample)
     theirs = warcio_view(warcio, arc_sample)
-    assert not damage
+    if arc_sample.name in EXPECTED_DAMAGE:
+        assert len(damage) == 1 and EXPECTED_DAMAGE[arc_sample.name] in damage[0].reason
+    else:
+        assert not damage
     assert len(ours) == len(theirs)
     if arc_sample.name in SOURCES_COUNTS:
         assert len(ours) == SOURCES_COUNTS[arc_sample.name]
@@ -88,9 +99,8 @@ def test_every_arc_sample_matches_warcio(arc_sample: Path, need) -> None:
             assert rec.content_type == ref["ctype"].split(";")[0].strip().lower()
         if arc_sample.name == CC2012_SHORT:
             # declared length 2 bytes short: warcio cuts the page and warns; we keep the two
-            # bytes (the gzip member holds them) and report a warning
+            # bytes (the gzip member holds them) and report the repair as damage
             assert rec.payload[:-2] == ref["payload"] and rec.payload.endswith(b">\n")
-            assert any("+2" in m for _, m in warnings)
         elif arc_sample.name == "bad.arc" and i == 2:
             # declared length 1: we keep the one declared byte (a newline); warcio drops it
             assert (rec.payload, ref["payload"]) == (b"\n", b"")
@@ -144,17 +154,23 @@ def test_dashed_and_invalid_fields(samples, arc_named) -> None:
         and fd.extras["arc"]["fields"]["Archive-length"] == "one"
     )
     assert fd.payload.startswith(b"1 0 InternetArchive\n")
-    # the last record of both jwat files is cut 84 bytes short of its declared length
+    # the last record of both jwat files is cut 84 bytes short of its declared length: kept,
+    # marked truncated and reported as damage with its bytes
     assert recs[1].extras["arc"]["truncated"] is True
-    assert any("past the end of the file" in m for _, m in warnings)
+    assert len(damage) == 1 and "the file ends after" in damage[0].reason
+    assert damage[0].data.endswith(recs[1].payload)
 
 
-def test_strict_turns_repairs_into_damage(samples) -> None:
+def test_length_repairs_are_damage_and_strict_drops_the_repaired_record(samples) -> None:
     path = samples / "commoncrawl-arc2warc-conversion/test/resources/arc" / CC2012_SHORT
-    recs, damage, _ = read_all(path, strict=True)
-    assert len(recs) == 1 and len(damage) == 1
-    assert damage[0].offset == 157 and "+2" in damage[0].reason
-    assert damage[0].data.startswith(b"http://taighde.com/w/Kylie_Ward ")
+    for strict, kept in ((False, 2), (True, 1)):
+        recs, damage, _ = read_all(path, strict=strict)
+        assert len(recs) == kept and len(damage) == 1
+        # the damage is the record's gzip member, in compressed offsets, with its bytes
+        assert damage[0].offset == 157 and "+2" in damage[0].reason
+        raw = path.read_bytes()
+        assert damage[0].length == len(raw) - 157
+        assert gzip.decompress(damage[0].data).startswith(b"http://taighde.com/w/Kylie_Ward ")
 
 
 def test_sniff_and_detect(samples, tmp_path: Path, arc_named) -> None:
@@ -174,7 +190,7 @@ def test_every_arc_file_in_the_samples_is_covered(samples, arc_samples) -> None:
     found = {
         str(p.relative_to(samples))
         for p in samples.rglob("*")
-        if p.is_file() and (p.name.endswith(".arc") or p.name.endswith(".arc.gz"))
+        if p.is_file() and p.name.lower().endswith((".arc", ".arc.gz"))
     }
     assert found == set(arc_samples)
 

@@ -174,5 +174,5 @@ def test_truncated_arc_record_is_marked_truncated_in_warc(
             seen[uri] = rec.rec_headers.get_header("WARC-Truncated")
     assert warcio is not None
     for url in cut:
-        assert seen[url.replace(" ", "%20")] == "unspecified"
+        assert seen[url.replace(" ", "%20")] == "length"
     assert sum(1 for v in seen.values() if v) == len(cut)
