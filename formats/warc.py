@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 
 from .compression import Broken, Piece
 from .http import head_end
+from .warc_length import After, judge_length
 
 __all__ = [
     "KNOWN_VERSIONS",
@@ -536,43 +537,41 @@ class WarcFramer:
         if not filled:
             yield from self._truncated(start, hend, cl, header, raw_header)
             return
-        sep_end, sep_issue, ok = self._separator(start, e, line_ending)
+        sep_end, run, after = self._separator(start, e)
         start, hend, e = self._rebase(start, hend, e)
         buf = self._buf
-        if not ok:
+        verdict = judge_length(
+            version=header.version,
+            line_ending=line_ending,
+            block_tail=buf[max(hend, e - 4) : e],
+            run=run,
+            after=after,
+            convention_seen=self._cl_incl_seen,
+            # a head-only HTTP block (revisit) owns its final blank line
+            head_only=buf.startswith(b"HTTP/", hend) and head_end(buf, hend, e) == e,
+        )
+        if not verdict.ok:
             yield from self._wrong_length(start, hend, cl, header, raw_header)
             return
-        block_end = e
-        cl_incl = False
-        separator = buf[e:sep_end]
-        if (
-            sep_issue == "none"
-            and buf.endswith(blank, hend, e)
-            and (buf[sep_end : sep_end + 5].upper() == b"WARC/" or self._cl_incl_seen)
-            # a head-only HTTP block (revisit) owns its final blank line
-            and not (buf.startswith(b"HTTP/", hend) and head_end(buf, hend, e) == e)
-        ):
-            cl_incl = True
+        block_end = e - verdict.block_trim
+        if verdict.cl_includes_separator:
             self._cl_incl_seen = True
-            block_end = e - len(blank)
-            separator = blank
-            issues.append(
-                "cl-includes-separator: Content-Length includes the record separator (ClueWeb09 convention)"
-            )
-        elif sep_issue == "none":
-            issues.append("separator: record separator missing")
-        elif sep_issue:
-            issues.append(sep_issue)
+        if verdict.issue:
+            issues.append(verdict.issue)
         yield self._record(
-            start, raw_header, header, (buf, hend, block_end), separator, cl_incl, issues, sep_end
+            start,
+            raw_header,
+            header,
+            (buf, hend, block_end),
+            buf[block_end:sep_end],
+            verdict.cl_includes_separator,
+            issues,
+            sep_end,
         )
 
     def _rebase(self, start: int, *idx: int) -> tuple[int, ...]:
         shift = start - self._pos
         return (self._pos, *(i - shift for i in idx))
-
-    def _next_is_record(self, i: int) -> bool:
-        return self._buf[i : i + 5].upper() == b"WARC/" or self._at_member_end(i)
 
     def _flush_broken(self) -> Iterator[DamagedRange]:
         if self._broken is not None and self._pos >= len(self._buf):
@@ -623,14 +622,12 @@ class WarcFramer:
                         continue
             return end
 
-    def _separator(self, start: int, e: int, line_ending: bytes) -> tuple[int, str | None, bool]:
-        """Find the separator after the block ending at ``e``.
+    def _separator(self, start: int, e: int) -> tuple[int, bytes, After]:
+        """The CR/LF run after the block ending at ``e`` and what follows it.
 
-        Returns ``(end of separator run, issue, ok)``; ``issue`` is ``None`` for the expected
-        separator, ``"none"`` for an empty run followed by a record, else a description.
-        ``ok`` is false when what follows is neither a record, a member end nor the end.
+        Returns ``(end of the run, run, after)`` with buffer indices valid after any rebase
+        (callers rebase with :meth:`_rebase`).
         """
-        expected = line_ending + line_ending
         while True:
             buf = self._buf
             r = _CRLF_RUN.match(buf, e).end()
@@ -641,23 +638,21 @@ class WarcFramer:
                 break
             e -= before - self._pos
             start -= before - self._pos
-        buf = self._buf
-        run = buf[e:r]
-        if run != expected or not self._at_member_end(r):
-            self._need(r + 5)
+        if not self._at_member_end(r):
+            self._need(r + 16)
             shift = start - self._pos
             e, r = e - shift, r - shift
-            buf = self._buf
-        at_end = r >= len(buf) and (self._eof or self._broken is not None or self._at_member_end(r))
-        follows = at_end or self._next_is_record(r)
-        if run == expected:
-            # garbage after a proper separator is reported as damage on its own
-            return r, None, True
-        if not follows:
-            return r, None, False
-        if not run:
-            return r, "none", True
-        return r, f"separator: unexpected record separator {run!r} (expected {expected!r})", True
+        buf = self._buf
+        run = buf[e:r]
+        if self._at_member_end(r) or (
+            r >= len(buf) and (self._eof or self._broken is not None)
+        ):
+            after = After.END
+        elif _VERSION_AT.match(buf, r) is not None:
+            after = After.VERSION
+        else:
+            after = After.OTHER
+        return r, run, after
 
     def _record(
         self,
