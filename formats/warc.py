@@ -46,6 +46,9 @@ KNOWN_VERSIONS = frozenset({"0.17", "0.18", "1.0", "1.1"})
 
 _VERSION_AT = re.compile(rb"[Ww][Aa][Rr][Cc]/(\d+\.\d+)(\r{0,2}\n)")
 _VERSION_LINE = re.compile(rb"^[Ww][Aa][Rr][Cc]/\d+\.\d+\r{0,2}\n", re.M)
+#: a version line anywhere (damage may run into it without a line break), followed by a
+#: header line: where framing resyncs after damage.
+_RESYNC = re.compile(rb"[Ww][Aa][Rr][Cc]/\d+\.\d+\r{0,2}\n(?=[!-9;-~]+[ \t]*:)")
 _CRLF_RUN = re.compile(rb"[\r\n]{0,256}")
 _HEADER_LINE = re.compile(rb"[!-9;-~]+[ \t]*:")
 _MAX_SEPARATOR = 256
@@ -199,6 +202,8 @@ class FramedRecord:
     member_offset: int | None
     member_length: int | None
     issues: list[str]
+    #: the file ended inside the block: ``block`` is the part that was there.
+    truncated: bool = False
 
     @property
     def block(self) -> bytes:
@@ -220,10 +225,13 @@ class FramedRecord:
 class DamagedRange:
     """Bytes that are not part of a good record.
 
-    ``offset`` is the position in the decompressed stream (the file offset for plain files);
-    ``member_offset`` the compressed offset of the member where the range starts, when the file
-    is compressed. ``compressed`` says whether ``data`` holds compressed bytes (a member that
-    could not be inflated) or decompressed ones. ``data`` is at most ``max_record_bytes``.
+    ``offset``/``length`` are positions in the decompressed stream (file positions for plain
+    files). For compressed files ``member_offset``/``member_length`` are the compressed span of
+    the member(s) holding the range (``member_length`` is ``None`` while the member's end is
+    not known, as inside a whole-file gzip): the offset space a report must use for them.
+    ``compressed`` says whether ``data`` holds compressed bytes (a member that could not be
+    inflated; ``length`` is then compressed too) or decompressed ones. ``data`` is at most
+    ``max_record_bytes``.
     """
 
     offset: int
@@ -232,6 +240,7 @@ class DamagedRange:
     data: bytes
     member_offset: int | None = None
     compressed: bool = False
+    member_length: int | None = None
 
 
 class _Members:
@@ -297,6 +306,25 @@ class _Members:
             if span[1] == u1:
                 return first[2], span[2] + span[3] - first[2]
         return None
+
+    def span(self, u0: int, u1: int) -> tuple[int, int | None] | None:
+        """Compressed ``(offset, length)`` of the members holding stream range ``[u0, u1)``;
+        the length is ``None`` when the last of them has not ended yet."""
+        first = last = None
+        u1 = max(u1, u0 + 1)
+        for span in self.spans:
+            if span[1] is not None and span[1] <= u0:
+                continue
+            if span[0] >= u1:
+                break
+            if first is None:
+                first = span
+            last = span
+        if first is None:
+            return None
+        if last[3] is None:
+            return first[2], None
+        return first[2], last[2] + last[3] - first[2]
 
     def is_end(self, upos: int) -> bool:
         spans = self.spans
@@ -381,23 +409,28 @@ class WarcFramer:
     def _damage(self, start: int, end: int, reason: str) -> DamagedRange:
         u0 = self._ubase + start
         data = self._buf[start : min(end, start + self.max_record_bytes)]
-        coff = self._members.coff_at(u0) if self._compressed else None
+        if not self._compressed:
+            return DamagedRange(u0, end - start, reason, data)
+        span = self._members.span(u0, self._ubase + end)
+        coff, clen = span if span is not None else (self._members.coff_at(u0), None)
         if coff is not None:
-            reason = f"{reason} (decompressed stream offset {u0})"
-        return DamagedRange(u0, end - start, reason, data, coff)
+            reason = f"{reason} (decompressed stream offset {u0}, {end - start} bytes)"
+        return DamagedRange(u0, end - start, reason, data, coff, False, clen)
 
     def _take_broken(self) -> DamagedRange:
         b = self._broken
         assert b is not None
         self._broken = None
-        return DamagedRange(self._ubase + self._pos, b.length, b.reason, b.data, b.offset, True)
+        return DamagedRange(
+            self._ubase + self._pos, b.length, b.reason, b.data, b.offset, True, b.length
+        )
 
     def _scan(self, frm: int) -> int | None:
         """Buffer index of the next version line at a line start (or member start) at or
         after ``frm``; ``None`` when the data ends (EOF or a pending Broken) first. Keeps
         reading; the caller bounds the buffer through :meth:`_skip`."""
         while True:
-            m = _VERSION_LINE.search(self._buf, frm)
+            m = _RESYNC.search(self._buf, frm)
             hit = m.start() if m else None
             if self._compressed:
                 for ustart in self._members.starts_after(self._ubase + frm - 1):
@@ -713,7 +746,19 @@ class WarcFramer:
         have = len(self._buf) - hend
         why = broken.reason if broken else "the file ends"
         reason = f"record truncated: Content-Length {cl} but only {have} bytes before {why}"
-        yield from self._skip(start, hend, reason)
+        cut_by_end = broken is None or "file ends" in broken.reason
+        if cut_by_end and _RESYNC.search(self._buf, hend) is None:
+            # the file ends inside the block: the partial record is delivered, marked
+            # truncated, and its bytes are reported as damage too (one policy for every reader)
+            end = len(self._buf)
+            yield self._damage(start, end, reason + "; delivered as a partial record (WARC-Truncated)")
+            record = self._record(
+                start, raw_header, header, (self._buf, hend, end), b"", False, header.issues, end
+            )
+            record.truncated = True
+            yield record
+        else:
+            yield from self._skip(start, hend, reason)
         if broken is not None and self._pos >= len(self._buf) and self._broken is broken:
             # the member's own damage is already described in the record's reason
             self._broken = None
@@ -725,6 +770,7 @@ class WarcFramer:
                     broken.data,
                     broken.offset,
                     True,
+                    broken.length,
                 )
 
     def _wrong_length(

@@ -35,7 +35,7 @@ from crawlmill.core import (
     RecordKind,
     hookimpl,
 )
-from crawlmill.formats.compression import compression_of, iter_pieces, prefetch
+from crawlmill.formats.compression import MemberSource, compression_of, iter_pieces, prefetch
 from crawlmill.formats.http import content_type as http_content_type
 from crawlmill.formats.http import head_end, media_type
 from crawlmill.formats.warc import (
@@ -136,13 +136,11 @@ class WarcReader(Reader):
                 max_record_bytes=limits.max_record_bytes,
                 max_header_bytes=limits.max_header_bytes,
             )
+            spans = _CompressedSpans(path, limits.max_record_bytes)
             try:
                 for item in framer:
                     if isinstance(item, DamagedRange):
-                        offset = (
-                            item.member_offset if item.member_offset is not None else item.offset
-                        )
-                        ctx.report_damage(Damage(path, offset, item.reason, item.length, item.data))
+                        ctx.report_damage(spans.damage(item))
                         continue
                     record, warnings = warc_to_record(item, path, parse_http)
                     if warnings:
@@ -156,6 +154,49 @@ class WarcReader(Reader):
                     yield record
             finally:
                 pieces.close()  # stops the inflate thread before the file closes
+                spans.close()
+
+
+class _CompressedSpans:
+    """Turns a framer's damaged range into a :class:`Damage` in the file's own offset space:
+    file offsets and bytes for plain files; for compressed ones the compressed span of the
+    member(s) holding the range and its compressed bytes (read back from the file, bounded),
+    never compressed offsets paired with inflated bytes."""
+
+    def __init__(self, path: str, max_bytes: int) -> None:
+        self.path = path
+        self.max_bytes = max_bytes
+        self.source = MemberSource()
+        self.size = os.path.getsize(path)
+        self.kept: dict[tuple[int, int | None], int] = {}
+
+    def damage(self, item: DamagedRange) -> Damage:
+        """The :class:`Damage` to report for ``item``."""
+        path = self.path
+        if item.member_offset is None:  # plain file: stream offsets are file offsets
+            return Damage(path, item.offset, item.reason, item.length, item.data)
+        if item.compressed:  # a member that did not inflate: already compressed bytes
+            return Damage(path, item.member_offset, item.reason, item.length, item.data)
+        offset, length = item.member_offset, item.member_length
+        if length is not None:
+            length = min(length, self.size - offset)
+        key = (offset, length)
+        first = self.kept.get(key)
+        if first is not None:
+            reason = f"{item.reason}; its compressed bytes are in the quarantine with the damage reported first at offset {offset}"
+            return Damage(path, offset, reason, length, b"")
+        self.kept[key] = offset
+        data = b""
+        if length is not None:
+            data = self.source.read(path, offset, min(length, self.max_bytes)) or b""
+        else:
+            reason = f"{item.reason}; inside a gzip member whose end is not known yet (its compressed bytes are not separable)"
+            return Damage(path, offset, reason, None, b"")
+        return Damage(path, offset, item.reason, length, data)
+
+    def close(self) -> None:
+        """Close the file handle used to read compressed bytes back."""
+        self.source.close()
 
 
 def _inflate_workers(wanted: int) -> int:
@@ -299,6 +340,10 @@ def warc_to_record(
 
     ip = fields.get(b"warc-ip-address")
     trec = fields.get(b"warc-trec-id")
+    if item.truncated:
+        # the file ended inside the block: the writer marks it WARC-Truncated and, as for any
+        # changed record, recomputes Content-Length and digests (same key as extras["arc"])
+        extras["truncated"] = True
     if item.member_offset is not None:
         source = Provenance(path, item.member_offset, item.member_length, "warc")
         extras["member"] = True
@@ -319,6 +364,7 @@ def warc_to_record(
         text=text,
         extras={"warc": extras},
         source=source,
+        modified=item.truncated,
     )
     return record, warnings
 

@@ -126,7 +126,9 @@ def test_truncated_record_at_end_of_file():
     a = rec(b"aa") + b"\r\n\r\n"
     data = a + rec(b"b" * 100)[:-30]
     items = frame(data)
-    assert [r.block for r in records(items)] == [b"aa"]
+    # the partial record is delivered, marked truncated, and its bytes are damage too
+    assert [r.block for r in records(items)] == [b"aa", b"b" * 70]
+    assert [r.truncated for r in records(items)] == [False, True]
     (d,) = damages(items)
     assert d.offset == len(a) and "truncated" in d.reason and d.data == data[len(a) :]
 
@@ -217,10 +219,13 @@ def test_quirks_across_tiny_pieces(piece_size):
     )
     items = frame(data, piece_size=piece_size)
     got = records(items)
-    assert [r.block[:6] for r in got] == [b"HTTP/1", b"abc", b"HTTP/1", b"HTTP/1"]
+    # the truncated last record is delivered (partial) and reported as damage
+    assert [r.block[:6] for r in got] == [b"HTTP/1", b"abc", b"HTTP/1", b"HTTP/1", b"tttttt"]
+    assert [r.truncated for r in got] == [False] * 4 + [True]
     ds = damages(items)
     assert [d.reason.split(":")[0] for d in ds] == [
         "Content-Length 90 is wrong",
         "record truncated",
     ]
-    assert b"".join(i.raw if isinstance(i, FramedRecord) else i.data for i in items) == data
+    kept = [i for i in items if not (isinstance(i, FramedRecord) and i.truncated)]
+    assert b"".join(i.raw if isinstance(i, FramedRecord) else i.data for i in kept) == data
