@@ -49,6 +49,10 @@ _VERSION_LINE = re.compile(rb"^[Ww][Aa][Rr][Cc]/\d+\.\d+\r{0,2}\n", re.M)
 #: a version line anywhere (damage may run into it without a line break), followed by a
 #: header line: where framing resyncs after damage.
 _RESYNC = re.compile(rb"[Ww][Aa][Rr][Cc]/\d+\.\d+\r{0,2}\n(?=[!-9;-~]+[ \t]*:)")
+#: a second version line inside a header block, wherever the cut left it (``WARC-DaWARC/1.1``,
+#: ``WARC-Date: WARC/1.1``), followed by a header line: the header was cut short and the next
+#: record begins there.
+_INNER_VERSION = _RESYNC
 _CRLF_RUN = re.compile(rb"[\r\n]{0,256}")
 _HEADER_LINE = re.compile(rb"[!-9;-~]+[ \t]*:")
 _MAX_SEPARATOR = 256
@@ -504,6 +508,8 @@ class WarcFramer:
         if hend < 0:
             return None
         hend += 4
+        if _INNER_VERSION.search(buf, start + 8, hend) is not None:
+            return None  # a header cut short by the next record: the general path says so
         raw_header = buf[start:hend]
         header = parse_header(raw_header)
         cl_raw = header.fields.get(b"content-length")
@@ -545,6 +551,17 @@ class WarcFramer:
             return
         start = self._pos
         buf = self._buf
+        inner = _INNER_VERSION.search(buf, start + 8, hend)
+        if inner is not None:
+            # a record cut inside its header, followed at once by the next record (a writer
+            # that crashed and restarted appending): damage up to the second version line
+            yield self._damage(
+                start,
+                inner.start(),
+                "WARC header cut short: a second version line inside the header block",
+            )
+            self._pos = inner.start()
+            return
         raw_header = buf[start:hend]
         header = parse_header(raw_header)
         issues = header.issues
