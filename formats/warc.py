@@ -25,16 +25,19 @@ Nothing here imports :mod:`crawlmill.core`.
 from __future__ import annotations
 
 import re
+import zlib
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from .compression import Broken, Piece
+from .compression import LZ4_MAGIC, ZSTD_MAGIC, Broken, Piece, compression_of
 from .http import head_end
 from .warc_length import After, judge_length
 
 __all__ = [
     "KNOWN_VERSIONS",
+    "SCAN_START_BYTES",
+    "locate_start",
     "DamagedRange",
     "FramedRecord",
     "WarcFramer",
@@ -56,6 +59,58 @@ _INNER_VERSION = _RESYNC
 _CRLF_RUN = re.compile(rb"[\r\n]{0,256}")
 _HEADER_LINE = re.compile(rb"[!-9;-~]+[ \t]*:")
 _MAX_SEPARATOR = 256
+_START = re.compile(rb"[\r\n]*[Ww][Aa][Rr][Cc]/\d+\.\d+\r{0,2}\n")
+
+
+#: how far into a file :func:`locate_start` looks past damage for the first record.
+SCAN_START_BYTES = 64 << 10
+_MAGICS = ((b"\x1f\x8b\x08", "gzip"), (ZSTD_MAGIC, "zstd"), (LZ4_MAGIC, "lz4"))
+
+
+def _inflates_to_warc(data: bytes, kind: str) -> bool:
+    """Whether a member/frame starting ``data`` inflates to bytes that begin a WARC record."""
+    try:
+        if kind == "gzip":
+            out = zlib.decompressobj(31).decompress(data, 64)
+        elif kind == "zstd":
+            import zstandard
+
+            out = zstandard.ZstdDecompressor().decompressobj().decompress(data)[:64]
+        else:
+            import lz4.frame
+
+            out = lz4.frame.LZ4FrameDecompressor().decompress(data, max_length=64)
+    except Exception:  # noqa: BLE001 - any failure means: not a usable member here
+        return False
+    return _START.match(out) is not None
+
+
+def locate_start(head: bytes) -> tuple[str | None, int]:
+    """The container (``"gzip"``, ``"zstd"``, ``"lz4"`` or ``None`` for plain) of a WARC file
+    whose first bytes (up to :data:`SCAN_START_BYTES`) are ``head``, and the offset of its
+    first recognisable record start (0 when the file starts well, or when nothing is found).
+
+    The first bytes alone do not decide: damage there (a flipped bit in the first gzip magic,
+    zeros or garbage before the first record) is looked past, to the first member that
+    inflates to a WARC version line or the first version line of a plain file, whichever
+    comes first.
+    """
+    kind = compression_of(head[:4])
+    if kind is not None or _START.match(head):
+        return kind, 0
+    head = head[:SCAN_START_BYTES]
+    best: tuple[str | None, int] | None = None
+    m = _RESYNC.search(head)
+    if m is not None:
+        best = (None, m.start())
+    for magic, name in _MAGICS:
+        at = head.find(magic, 1)
+        while at >= 0 and (best is None or at < best[1]):
+            if _inflates_to_warc(head[at:], name):
+                best = (name, at)
+                break
+            at = head.find(magic, at + 1)
+    return best if best is not None else (None, 0)
 
 
 @dataclass(slots=True)

@@ -35,14 +35,16 @@ from crawlmill.core import (
     RecordKind,
     hookimpl,
 )
-from crawlmill.formats.compression import MemberSource, compression_of, iter_pieces, prefetch
+from crawlmill.formats.compression import MemberSource, iter_pieces, prefetch
 from crawlmill.formats.http import content_type as http_content_type
 from crawlmill.formats.http import head_end, media_type
 from crawlmill.formats.warc import (
     KNOWN_VERSIONS,
+    SCAN_START_BYTES,
     DamagedRange,
     FramedRecord,
     WarcFramer,
+    locate_start,
 )
 from pydantic import Field
 
@@ -116,7 +118,9 @@ class WarcReader(Reader):
         strict = self.options.strict
         parse_http = self.options.parse_http
         with open(path, "rb") as fh:
-            kind = compression_of(fh.read(4))
+            # not from the first 4 bytes alone: damage there must not make the whole file
+            # one damaged blob (the pieces then report the damaged start and resync)
+            kind, _ = locate_start(fh.read(SCAN_START_BYTES))
             fh.seek(0)
             big = os.fstat(fh.fileno()).st_size > PREFETCH_MIN_BYTES
             threads = (
@@ -377,6 +381,22 @@ def crawlmill_register_readers(register) -> None:
 
 @hookimpl
 def crawlmill_detect_format(path: str, head: bytes) -> list[tuple[str, float]] | None:
-    """Claim inputs whose first decompressed bytes are a WARC version line."""
+    """Claim inputs whose first decompressed bytes are a WARC version line, or, past damage
+    in the first bytes, whose first good member or first version line is a WARC record."""
     score = WarcReader.sniff(path, head)
+    if score <= 0.3:
+        damaged = _damaged_start_score(path)
+        score = max(score, damaged)
     return [(WarcReader.name, score)] if score > 0 else None
+
+
+def _damaged_start_score(path: str) -> float:
+    """0.6 when a bounded scan of the file's first bytes finds a WARC record start past
+    damage (see :func:`~crawlmill.formats.warc.locate_start`), else 0."""
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read(SCAN_START_BYTES)
+    except OSError:
+        return 0.0
+    kind, at = locate_start(raw)
+    return 0.6 if at > 0 else 0.0
