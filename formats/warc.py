@@ -59,6 +59,9 @@ _INNER_VERSION = _RESYNC
 _CRLF_RUN = re.compile(rb"[\r\n]{0,256}")
 _HEADER_LINE = re.compile(rb"[!-9;-~]+[ \t]*:")
 _MAX_SEPARATOR = 256
+#: bytes kept from the end of a scanned buffer, so that a version line and the header name
+#: after it that straddle two pieces are still found.
+_RESYNC_CONTEXT = 512
 _START = re.compile(rb"[\r\n]*[Ww][Aa][Rr][Cc]/\d+\.\d+\r{0,2}\n")
 
 
@@ -415,6 +418,9 @@ class WarcFramer:
         self._members = _Members()
         self._compressed = False
         self._cl_incl_seen = False
+        #: bytes held at most while skipping damage that is not a record (garbage, a header
+        #: without an end): the header limit plus a constant
+        self._skip_bound = max_header_bytes + (4 << 20)
 
     # -- buffer -------------------------------------------------------------------------
 
@@ -484,10 +490,12 @@ class WarcFramer:
             self._ubase + self._pos, b.length, b.reason, b.data, b.offset, True, b.length
         )
 
-    def _scan(self, frm: int) -> int | None:
-        """Buffer index of the next version line at a line start (or member start) at or
-        after ``frm``; ``None`` when the data ends (EOF or a pending Broken) first. Keeps
-        reading; the caller bounds the buffer through :meth:`_skip`."""
+    def _scan(self, frm: int, bound: int | None = None) -> int | None:
+        """Buffer index of the next version line (followed by a header line) or member start
+        at or after ``frm``; ``None`` when the data ends (EOF or a pending Broken) first; -1
+        when more than ``bound`` bytes (default: a record) would have to be held."""
+        if bound is None:
+            bound = self.max_record_bytes + (1 << 16)
         while True:
             m = _RESYNC.search(self._buf, frm)
             hit = m.start() if m else None
@@ -501,28 +509,31 @@ class WarcFramer:
                         break
             if hit is not None:
                 return hit
-            if len(self._buf) - self._pos > self.max_record_bytes + (1 << 16):
+            if len(self._buf) - self._pos > bound:
                 return -1
-            keep = max(frm, len(self._buf) - 16)
+            keep = max(frm, len(self._buf) - _RESYNC_CONTEXT)
             before = self._pos
             if not self._more():
                 return None
             frm = keep - (before - self._pos)
 
-    def _skip(self, start: int, frm: int, reason: str) -> Iterator[DamagedRange]:
+    def _skip(
+        self, start: int, frm: int, reason: str, bound: int | None = None
+    ) -> Iterator[DamagedRange]:
         """Report ``[start, next record)`` as damage, scanning from ``frm``; leaves ``_pos``
-        at the next record (or the end of the data)."""
+        at the next record (or the end of the data). A range longer than ``bound`` (default: a
+        record) is reported in parts, so memory stays at the bound plus a piece."""
         self._pos = start
         frm_off = frm - start
         while True:
-            hit = self._scan(self._pos + frm_off)
+            hit = self._scan(self._pos + frm_off, bound)
             start = self._pos
             if hit is None:
                 yield self._damage(start, len(self._buf), reason)
                 self._pos = len(self._buf)
                 return
             if hit == -1:  # too much damage to hold: report a slice and go on
-                cut = len(self._buf) - 16
+                cut = len(self._buf) - _RESYNC_CONTEXT
                 yield self._damage(start, cut, reason + " (damaged range reported in parts)")
                 self._pos = cut
                 frm_off = 0
@@ -591,7 +602,10 @@ class WarcFramer:
         m = _VERSION_AT.match(buf, start)
         if m is None:
             yield from self._skip(
-                start, start + 1, "bytes that are not a WARC record (no WARC/ version line)"
+                start,
+                start + 1,
+                "bytes that are not a WARC record (no WARC/ version line)",
+                self._skip_bound,
             )
             yield from self._flush_broken()
             return
@@ -601,7 +615,12 @@ class WarcFramer:
         # -- find the blank line that ends the header ----------------------------------
         hend = self._header_end(start, hdr_start, blank)
         if hend is None:
-            yield from self._skip(start, start + 1, "WARC header without an end (no blank line)")
+            yield from self._skip(
+                start,
+                start + 1,
+                f"WARC header without an end (no blank line within max_header_bytes={self.max_header_bytes})",
+                self._skip_bound,
+            )
             yield from self._flush_broken()
             return
         start = self._pos
@@ -659,6 +678,8 @@ class WarcFramer:
             yield from self._wrong_length(start, hend, cl, header, raw_header)
             return
         block_end = e - verdict.block_trim
+        if verdict.separator is not None:
+            sep_end = e + verdict.separator
         if verdict.cl_includes_separator:
             self._cl_incl_seen = True
         if verdict.issue:
@@ -749,9 +770,7 @@ class WarcFramer:
             e, r = e - shift, r - shift
         buf = self._buf
         run = buf[e:r]
-        if self._at_member_end(r) or (
-            r >= len(buf) and (self._eof or self._broken is not None)
-        ):
+        if self._at_member_end(r) or (r >= len(buf) and (self._eof or self._broken is not None)):
             after = After.END
         elif _VERSION_AT.match(buf, r) is not None:
             after = After.VERSION
@@ -823,7 +842,9 @@ class WarcFramer:
             # the file ends inside the block: the partial record is delivered, marked
             # truncated, and its bytes are reported as damage too (one policy for every reader)
             end = len(self._buf)
-            yield self._damage(start, end, reason + "; delivered as a partial record (WARC-Truncated)")
+            yield self._damage(
+                start, end, reason + "; delivered as a partial record (WARC-Truncated)"
+            )
             record = self._record(
                 start, raw_header, header, (self._buf, hend, end), b"", False, header.issues, end
             )

@@ -40,13 +40,16 @@ class Verdict:
     """The decision on one declared length.
 
     ``ok``: the declared length holds. ``block_trim``: bytes at the end of the declared block
-    that are the separator (ClueWeb09 convention; 0 otherwise). ``issue``: a repaired-free
-    deviation worth a warning (odd or missing separator, the convention), or ``None``.
+    that are the separator (ClueWeb09 convention; 0 otherwise). ``separator``: how many bytes
+    of the run after the block are the record's separator (``None``: all of them); the rest is
+    judged on its own. ``issue``: a deviation that changes no byte, worth a warning (odd or
+    missing separator, the convention), or ``None``.
     """
 
     ok: bool
     block_trim: int = 0
     issue: str | None = None
+    separator: int | None = None
 
     @property
     def cl_includes_separator(self) -> bool:
@@ -79,6 +82,8 @@ def judge_length(
     if run == expected:
         return Verdict(True)  # whatever follows a proper separator is judged on its own
     if after is After.OTHER:
+        if run.startswith(expected):  # a proper separator, then CR/LF that begin damage
+            return Verdict(True, separator=len(expected))
         return WRONG
     if run:
         return Verdict(

@@ -39,9 +39,16 @@ def test_odd_separator_before_a_boundary_holds_with_a_warning(run, after):
     assert v.ok and v.block_trim == 0 and v.issue.startswith("separator: unexpected")
 
 
-@pytest.mark.parametrize("run", [b"", CRLF, b"\r\n\r\n\r\n"])
+@pytest.mark.parametrize("run", [b"", CRLF, b"\r\n\r", b"\n\r\n"])
 def test_nothing_valid_after_the_block_is_inconsistent(run):
     assert not judge(run, After.OTHER).ok
+
+
+@pytest.mark.parametrize("le", [CRLF, LF])
+def test_proper_separator_then_damage_keeps_the_record(le):
+    # garbage that starts with CR/LF right after a proper separator is damage of its own
+    v = judge(le + le + b"\r\n", After.OTHER, le=le)
+    assert v.ok and v.separator == 2 * len(le) and v.issue is None
 
 
 @pytest.mark.parametrize("after", [After.VERSION, After.END])
