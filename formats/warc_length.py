@@ -58,6 +58,9 @@ class Verdict:
 
 
 WRONG = Verdict(False)
+_CONVENTION = (
+    "cl-includes-separator: Content-Length includes the record separator (ClueWeb09 convention)"
+)
 
 
 def judge_length(
@@ -81,24 +84,21 @@ def judge_length(
     expected = line_ending + line_ending
     if run == expected:
         return Verdict(True)  # whatever follows a proper separator is judged on its own
+    convention = (
+        version in CONVENTION_VERSIONS and not head_only and block_tail.endswith(expected)
+    )
     if after is After.OTHER:
         if run.startswith(expected):  # a proper separator, then CR/LF that begin damage
             return Verdict(True, separator=len(expected))
+        if convention and convention_seen:
+            # the file's convention puts the separator inside the declared bytes: the record
+            # is whole, what follows is damage of its own
+            return Verdict(True, len(expected), _CONVENTION, separator=0)
         return WRONG
     if run:
         return Verdict(
             True, 0, f"separator: unexpected record separator {run!r} (expected {expected!r})"
         )
-    if (
-        version in CONVENTION_VERSIONS
-        and not head_only
-        and block_tail.endswith(expected)
-        and (after is After.VERSION or convention_seen)
-    ):
-        return Verdict(
-            True,
-            len(expected),
-            "cl-includes-separator: Content-Length includes the record separator "
-            "(ClueWeb09 convention)",
-        )
+    if convention and (after is After.VERSION or convention_seen):
+        return Verdict(True, len(expected), _CONVENTION)
     return Verdict(True, 0, "separator: record separator missing")

@@ -158,3 +158,10 @@ def test_length_reaching_into_the_separator_keeps_the_declared_bytes(k):
     first, second = frame(data)
     assert first.block == (b"0123456789abcdef\r\n\r\n")[: 16 + k]
     assert first.raw + second.raw == data and first.issues[-1].startswith("separator")
+
+
+def test_clueweb_record_followed_by_damage_is_whole_once_the_file_showed_the_convention():
+    v = judge(b"", After.OTHER, version="0.18", le=LF, tail=b"x\n\n", seen=True)
+    assert v.ok and v.cl_includes_separator and v.separator == 0
+    assert not judge(b"", After.OTHER, version="0.18", le=LF, tail=b"x\n\n").ok
+    assert not judge(b"", After.OTHER, version="1.0", le=LF, tail=b"x\n\n", seen=True).ok

@@ -9,6 +9,7 @@ exit code, the records warcio reads back from the output, and report.json / the 
 from __future__ import annotations
 
 import json
+import re
 import random
 import tracemalloc
 import zlib
@@ -277,3 +278,20 @@ def test_damage_in_a_compressed_file_is_in_compressed_offsets_and_bytes(tmp_path
         assert entry["offset"] >= 0 and entry["offset"] + entry["length"] <= len(data)
         assert qdata == data[entry["offset"] : entry["offset"] + entry["length"]]
     assert entries[0][0]["offset"] == len(blobs[0] + blobs[1])
+
+
+# -- item 14: ClueWeb09 WARC/0.18, garbage after an intact record ------------------------------
+
+
+@pytest.mark.parametrize("garbage", [b"\x00GARBAGE-garbage!!\xff", b"\nxx\n"])
+@pytest.mark.parametrize("k", [5, 50])
+def test_clueweb09_record_before_inserted_garbage_is_kept(tmp_path, samples, garbage, k):
+    src = (samples / "sqs-freequery/test/dumps/ClueWeb09_English_Sample").read_bytes()
+    starts = [m.start() for m in re.finditer(rb"^WARC/0\.18\n", src, re.M)]
+    path = tmp_path / "cw.warc"
+    path.write_bytes(src[: starts[k]] + garbage + src[starts[k] :])
+    code, out, report = convert(tmp_path, path, "--from", "warc")
+    assert code == 3
+    assert report["written"] == 101 and len(written(out)) == 101
+    ((entry, qdata),) = quarantine(out)
+    assert entry["offset"] == starts[k] and qdata == garbage
