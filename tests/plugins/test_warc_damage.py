@@ -9,8 +9,8 @@ exit code, the records warcio reads back from the output, and report.json / the 
 from __future__ import annotations
 
 import json
-import re
 import random
+import re
 import tracemalloc
 import zlib
 from pathlib import Path
