@@ -13,6 +13,7 @@ those records are exempt from the comparison with that reader.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 
@@ -161,10 +162,8 @@ def _fastwarc(path: Path, need) -> tuple[list, str | None]:
 def _as_text(value: bytes) -> set[str]:
     """How an oracle may have decoded a header value (UTF-8, or Latin-1 as a fallback)."""
     forms = {value.decode("latin-1")}
-    try:
+    with contextlib.suppress(UnicodeDecodeError):
         forms.add(value.decode("utf-8"))
-    except UnicodeDecodeError:
-        pass
     return forms
 
 
