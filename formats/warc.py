@@ -62,6 +62,12 @@ _MAX_SEPARATOR = 256
 #: bytes kept from the end of a scanned buffer, so that a version line and the header name
 #: after it that straddle two pieces are still found.
 _RESYNC_CONTEXT = 512
+#: a length repair changes the record's bytes (a writer writes the true length): damage, with
+#: the original bytes, and the repaired record delivered.
+_CR_COUNTED = (
+    "cr-counted-length: Content-Length counts CR bytes stripped from LF-only line endings; "
+    "the record is delivered with the length it really has"
+)
 _START = re.compile(rb"[\r\n]*[Ww][Aa][Rr][Cc]/\d+\.\d+\r{0,2}\n")
 
 
@@ -819,19 +825,10 @@ class WarcFramer:
             fixed = _cr_counted(self._buf[hend:], cl, header.line_ending)
             if fixed is not None:
                 core, sep = fixed
-                issues = [
-                    *header.issues,
-                    "cr-counted-length: Content-Length counts CR bytes stripped from LF-only line endings",
-                ]
+                end = len(self._buf)
+                yield self._damage(start, end, _CR_COUNTED)
                 yield self._record(
-                    start,
-                    raw_header,
-                    header,
-                    (core, 0, len(core)),
-                    sep,
-                    False,
-                    issues,
-                    len(self._buf),
+                    start, raw_header, header, (core, 0, len(core)), sep, False, header.issues, end
                 )
                 return
         have = len(self._buf) - hend
@@ -879,12 +876,9 @@ class WarcFramer:
             fixed = _cr_counted(buf[hend:hit], cl, header.line_ending)
             if fixed is not None:
                 core, sep = fixed
-                issues = [
-                    *header.issues,
-                    "cr-counted-length: Content-Length counts CR bytes stripped from LF-only line endings",
-                ]
+                yield self._damage(start, hit, _CR_COUNTED)
                 yield self._record(
-                    start, raw_header, header, (core, 0, len(core)), sep, False, issues, hit
+                    start, raw_header, header, (core, 0, len(core)), sep, False, header.issues, hit
                 )
                 return
         after = buf[hend + cl : hend + cl + 12]
@@ -928,8 +922,14 @@ class WarcFramer:
         else:
             core = body.rstrip(b"\r\n")
             sep = body[len(core) :]
-        issues = [
-            *header.issues,
-            f"no-content-length: Content-Length {what}, block taken up to the next record",
-        ]
-        yield self._record(start, raw_header, header, (core, 0, len(core)), sep, False, issues, end)
+        # a repair that changes the record's bytes (a writer adds the length): damage, with the
+        # original bytes, and the record delivered
+        yield self._damage(
+            start,
+            end,
+            f"no-content-length: Content-Length {what}; the record is delivered with its block "
+            "taken up to the next record",
+        )
+        yield self._record(
+            start, raw_header, header, (core, 0, len(core)), sep, False, header.issues, end
+        )

@@ -141,18 +141,23 @@ def test_content_length_counting_stripped_crs():
         + rec(b"z", nl=b"\n")
         + b"\n\n"
     )
-    got = records(frame(data))
+    items = frame(data)
+    got = records(items)
     assert [r.block for r in got] == [body, b"z"]
-    assert any(i.startswith("cr-counted-length") for i in got[0].issues)
+    # a length repair changes the record's bytes when written: damage, original bytes kept
+    (d,) = damages(items)
+    assert d.reason.startswith("cr-counted-length") and d.data == got[0].raw and d.offset == 0
 
 
 def test_missing_content_length_takes_block_to_next_record():
     data = (
         b"WARC/1.0\r\nWARC-Type: warcinfo\r\n\r\nsoftware: x\r\n\r\n\r\n" + rec(b"z") + b"\r\n\r\n"
     )
-    got = records(frame(data))
+    items = frame(data)
+    got = records(items)
     assert [r.block for r in got] == [b"software: x\r\n", b"z"]
-    assert any(i.startswith("no-content-length") for i in got[0].issues)
+    (d,) = damages(items)
+    assert d.reason.startswith("no-content-length") and d.data == got[0].raw
     assert b"".join(r.raw for r in got) == data
 
 
