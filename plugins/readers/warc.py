@@ -172,30 +172,32 @@ class _CompressedSpans:
         self.max_bytes = max_bytes
         self.source = MemberSource()
         self.size = os.path.getsize(path)
-        self.kept: dict[tuple[int, int | None], int] = {}
+        self.kept: set[tuple[int, int]] = set()
 
     def damage(self, item: DamagedRange) -> Damage:
         """The :class:`Damage` to report for ``item``."""
         path = self.path
         if item.member_offset is None:  # plain file: stream offsets are file offsets
             return Damage(path, item.offset, item.reason, item.length, item.data)
-        if item.compressed:  # a member that did not inflate: already compressed bytes
-            return Damage(path, item.member_offset, item.reason, item.length, item.data)
         offset, length = item.member_offset, item.member_length
+        if item.compressed:  # a member that did not inflate: its compressed span
+            length = item.length
         if length is not None:
             length = min(length, self.size - offset)
-        key = (offset, length)
-        first = self.kept.get(key)
-        if first is not None:
-            reason = f"{item.reason}; its compressed bytes are in the quarantine with the damage reported first at offset {offset}"
-            return Damage(path, offset, reason, length, b"")
-        self.kept[key] = offset
-        data = b""
-        if length is not None:
-            data = self.source.read(path, offset, min(length, self.max_bytes)) or b""
-        else:
-            reason = f"{item.reason}; inside a gzip member whose end is not known yet (its compressed bytes are not separable)"
+        if length is None:
+            reason = (
+                f"{item.reason}; inside a gzip member whose end is not known yet "
+                "(its compressed bytes are not separable)"
+            )
             return Damage(path, offset, reason, None, b"")
+        if (offset, length) in self.kept:
+            reason = (
+                f"{item.reason}; its compressed bytes are in the quarantine with the damage "
+                f"reported first for offset {offset}"
+            )
+            return Damage(path, offset, reason, length, b"")
+        self.kept.add((offset, length))
+        data = self.source.read(path, offset, min(length, self.max_bytes)) or b""
         return Damage(path, offset, item.reason, length, data)
 
     def close(self) -> None:
