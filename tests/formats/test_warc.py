@@ -234,3 +234,37 @@ def test_quirks_across_tiny_pieces(piece_size):
     ]
     kept = [i for i in items if not (isinstance(i, FramedRecord) and i.truncated)]
     assert b"".join(i.raw if isinstance(i, FramedRecord) else i.data for i in kept) == data
+
+
+# -- where a file's first record starts, past damage (issue 6, item 7) -----------------------
+
+
+def _zstd(data: bytes) -> bytes:
+    import zstandard
+
+    return zstandard.ZstdCompressor().compress(data)
+
+
+def _lz4(data: bytes) -> bytes:
+    import lz4.frame
+
+    return lz4.frame.compress(data)
+
+
+def test_locate_start_looks_past_damage_in_the_first_bytes():
+    from crawlmill.formats.warc import locate_start
+
+    a, b = rec(b"aa") + b"\r\n\r\n", rec(b"bb") + b"\r\n\r\n"
+    members = gz(a) + gz(b)
+    assert locate_start(members) == ("gzip", 0)
+    assert locate_start(a + b) == (None, 0)
+    assert locate_start(bytes([members[0] ^ 1]) + members[1:]) == ("gzip", len(gz(a)))
+    assert locate_start(b"\0" * 100 + members) == ("gzip", 100)
+    assert locate_start(b"junk\xff" * 5 + a) == (None, 25)
+    assert locate_start(b"\0" * 7 + _zstd(a)) == ("zstd", 7)
+    assert locate_start(b"\0" * 7 + _lz4(a)) == ("lz4", 7)
+    # a gzip member inside a plain record's payload does not make the file gzip
+    assert locate_start(b"\0\0" + rec(gz(b"x" * 50)) + b"\r\n\r\n") == (None, 2)
+    # a gzip member that does not inflate to a WARC record is not a start either
+    assert locate_start(b"\0\0" + gz(b"hello") + a) == (None, 2 + len(gz(b"hello")))
+    assert locate_start(b"nothing here at all") == (None, 0)

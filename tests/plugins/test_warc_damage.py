@@ -295,3 +295,15 @@ def test_clueweb09_record_before_inserted_garbage_is_kept(tmp_path, samples, gar
     assert report["written"] == 101 and len(written(out)) == 101
     ((entry, qdata),) = quarantine(out)
     assert entry["offset"] == starts[k] and qdata == garbage
+
+
+def test_damaged_start_is_claimed_inside_an_input_folder(tmp_path):
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "a.warc.gz").write_bytes(_damaged_start("flipped-magic"))
+    (folder / "b.warc").write_bytes(_damaged_start("zeros-plain"))
+    out = tmp_path / "out"
+    code = main(["convert", str(folder), "--to", "warc", "-o", str(out), "--workers", "1"])
+    report = json.loads((out / ".crawlmill" / "report.json").read_text())
+    assert code == 3 and report["unclaimed"] == []
+    assert report["written"] == 5 and len(report["damages"]) == 2

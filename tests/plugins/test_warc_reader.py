@@ -271,9 +271,7 @@ def test_records_reproduce_the_input_bytes(rel, samples, runs):
     whole = path.read_bytes()
     plain = whole == decompressed(path)
     if plain or not ours.damage:
-        events = [
-            e for e in ours.events if hasattr(e, "kind") or not e.reason.startswith(REPAIRS)
-        ]
+        events = [e for e in ours.events if hasattr(e, "kind") or not e.reason.startswith(REPAIRS)]
         stream = b"".join(record_bytes(e) if hasattr(e, "kind") else e.data for e in events)
         assert stream == decompressed(path)
     else:  # damage of a compressed file holds the compressed bytes at its compressed offset
