@@ -2,22 +2,32 @@
 
 :class:`WarcFramer` turns the decompressed pieces of :func:`crawlmill.formats.compression.
 iter_pieces` into :class:`FramedRecord` (one record, byte-exact) and :class:`DamagedRange` (bytes
-that are not a good record) items. It is lenient where real collections need it and says so:
-every repaired deviation is listed in ``FramedRecord.issues`` (the reader turns them into
-warnings, or into damage in strict mode). Handled:
+that are not a good record) items. A declared ``Content-Length`` is the truth unless the bytes
+prove it wrong: it holds whenever the declared bytes are followed by a separator, the next
+version line, the end of the member or the end of the file (the rule is
+:func:`crawlmill.formats.warc_length.judge_length`). Deviations that change no byte are listed
+in ``FramedRecord.issues`` (the reader turns them into warnings, or into damage in strict
+mode):
 
 * LF-only line endings (ClueWeb09, hand-edited files) and CRLF, lower-case ``warc/`` lines;
-* the ClueWeb09 convention where ``Content-Length`` counts the two trailing newlines (the next
-  version line follows the block at once); a missing, short or over-long separator;
+* a missing, short or over-long separator before a record boundary;
+* the ClueWeb09 convention where ``Content-Length`` counts the two trailing newlines, only in
+  0.17/0.18 files whose bytes prove it;
 * blank lines inside a header before ``Content-Length`` was seen (ClueWeb09 "extra newline");
-* header lines without a colon or continuation indent (joined to the previous value);
-* a ``Content-Length`` that counts the CR bytes stripped from LF-only line endings;
-* a missing or unparsable ``Content-Length`` (the block ends at the next version line).
+* header lines without a colon or continuation indent (joined to the previous value).
 
-Damage (garbage between records, wrong ``Content-Length``, truncation, oversize records,
-undecompressable members) is reported with its offset and bytes, and framing resyncs on the
-next ``WARC/`` version line at a line start or the next compressed member, starting the scan
-right after the damaged record's header so no following record is skipped.
+A repair that changes a record's bytes is damage: the record is delivered *and* its original
+bytes are reported as a :class:`DamagedRange` just before it (a ``Content-Length`` counting the
+CR bytes stripped from LF-only line endings; a missing or unparsable ``Content-Length``, the
+block then ending at the next version line; a record cut by the end of the file, delivered
+partial with ``FramedRecord.truncated``).
+
+Damage (garbage between records, a wrong ``Content-Length``, a header cut short by the next
+record's version line, oversize records and headers, undecompressable members) is reported
+with its offset and bytes, and framing resyncs at the first byte after the last good record,
+on the next ``WARC/`` version line followed by a header line (anywhere, as damage may run into
+it without a line break) or the next compressed member. :func:`locate_start` finds the
+container and first record of a file whose first bytes are damaged.
 
 Nothing here imports :mod:`crawlmill.core`.
 """

@@ -15,6 +15,14 @@ gives the compressed offset/length of the gzip member(s) (or zstd frames) holdin
 record, false when it gives the record's offset/length in the decompressed stream (plain
 files, whole-file gzip, records sharing a member). For an unmodified record,
 ``raw_header + (http_head or b"") + payload + separator`` are the record's decompressed bytes.
+``truncated`` (true) marks a record cut by the end of the file: it is delivered partial, with
+``modified`` set (its ``Content-Length`` and digests no longer apply; the WARC writer adds
+``WARC-Truncated: length``), and its bytes are also reported as damage.
+
+Damage is reported in the file's own offset space: file offsets and bytes for plain files; for
+compressed files the compressed offset and length of the member(s) holding it, with their
+compressed bytes read back from the file (bounded by ``max_record_bytes``). The container is
+chosen by :func:`~crawlmill.formats.warc.locate_start`, not by the first bytes alone.
 """
 
 from __future__ import annotations
