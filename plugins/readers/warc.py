@@ -60,6 +60,9 @@ __all__ = ["WarcReader", "parse_warc_date", "warc_to_record"]
 
 #: compressed inputs larger than this are inflated in a background thread.
 PREFETCH_MIN_BYTES = 1 << 20
+#: a damaged range inside a member larger than the range has that member's compressed bytes
+#: quarantined only up to this size (a whole-file gzip is not copied for each damage).
+SHARED_MEMBER_COPY = 1 << 20
 
 _KINDS = {kind.value: kind for kind in RecordKind}
 _KIND_OF = {kind.value.encode(): kind for kind in RecordKind}
@@ -202,6 +205,14 @@ class _CompressedSpans:
             reason = (
                 f"{item.reason}; its compressed bytes are in the quarantine with the damage "
                 f"reported first for offset {offset}"
+            )
+            return Damage(path, offset, reason, length, b"")
+        if not item.compressed and length > max(item.length, SHARED_MEMBER_COPY):
+            # a large member (whole-file gzip) that mostly holds good records: its compressed
+            # bytes would not be this damage's
+            reason = (
+                f"{item.reason}; inside a gzip member of {length} compressed bytes that also "
+                "holds good records (its compressed bytes are not quarantined)"
             )
             return Damage(path, offset, reason, length, b"")
         self.kept.add((offset, length))
