@@ -307,3 +307,18 @@ def test_damaged_start_is_claimed_inside_an_input_folder(tmp_path):
     report = json.loads((out / ".crawlmill" / "report.json").read_text())
     assert code == 3 and report["unclaimed"] == []
     assert report["written"] == 5 and len(report["damages"]) == 2
+
+
+def test_damage_inside_a_whole_file_gzip_is_in_compressed_offsets(tmp_path):
+    recs = [rec(i) for i in range(4)]
+    garbage = b"\x00garbage\xff" * 2
+    data = gz(recs[0] + recs[1] + garbage + recs[2] + recs[3])  # one gzip member
+    path = tmp_path / "whole.warc.gz"
+    path.write_bytes(data)
+    code, out, report = convert(tmp_path, path)
+    assert code == 3 and uris(out) == [f"http://example.com/{i}" for i in range(4)]
+    ((entry, qdata),) = quarantine(out)
+    # the member holding the damage, in compressed offsets and bytes; the stream offset is
+    # named in the reason
+    assert (entry["offset"], entry["length"]) == (0, len(data)) and qdata == data
+    assert f"decompressed stream offset {len(recs[0] + recs[1])}" in entry["reason"]
