@@ -126,16 +126,28 @@ def test_block_ending_in_blank_lines_before_a_boundary_is_kept_whole(after):
 
 @pytest.mark.parametrize("k", [-5, -2, -1, 5, 9, 40])
 @pytest.mark.parametrize("compressed", [False, True])
-def test_declared_length_off_by_k_is_damage_and_neighbours_survive(k, compressed):
-    a = rec(b"first") + b"\r\n\r\n"
-    bad = rec(b"0123456789abcdef", cl=16 + k) + b"\r\n\r\n"
-    c = rec(b"third") + b"\r\n\r\n"
+@pytest.mark.parametrize("le", [CRLF, LF])
+def test_declared_length_off_by_k_is_damage_and_neighbours_survive(k, compressed, le):
+    a = rec(b"first", le=le) + le + le
+    bad = rec(b"0123456789abcdef", cl=16 + k, le=le) + le + le
+    c = rec(b"third", le=le) + le + le
     data = gz(a) + gz(bad) + gz(c) if compressed else a + bad + c
     items = frame(data, "gzip" if compressed else None)
     good = [i.block for i in items if isinstance(i, FramedRecord)]
     damage = [i for i in items if isinstance(i, DamagedRange)]
     assert good == [b"first", b"third"]
     assert len(damage) == 1 and "Content-Length" in damage[0].reason
+
+
+@pytest.mark.parametrize("le", [CRLF, LF])
+@pytest.mark.parametrize("sep", ["proper", "none"])
+def test_last_record_before_eof_keeps_its_declared_block(le, sep):
+    data = rec(b"a", le=le) + le + le + rec(b"last" + le + le, le=le)
+    if sep == "proper":
+        data += le + le
+    got = frame(data)
+    assert [type(i) for i in got] == [FramedRecord, FramedRecord]
+    assert got[1].block == b"last" + le + le and got[0].raw + got[1].raw == data
 
 
 def test_length_landing_on_an_inner_separator_keeps_the_declared_block():
