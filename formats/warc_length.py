@@ -11,7 +11,9 @@ next version line follows at once) is recognised only where the bytes prove it: 
 version (ClueWeb09 writes ``WARC/0.18``), no separator after the declared bytes, those bytes
 ending in the record's blank line, and the next version line right there (or, once the file
 showed the convention, the end of the member or file). Its block is then the declared bytes
-minus that blank line, which becomes the separator; no byte changes.
+minus that blank line, which becomes the separator; no byte changes. When damage follows such
+a record, the record is whole if the file showed the convention before or has ClueWeb09's
+LF-only headers; the damage is reported on its own.
 
 :func:`judge_length` is pure: the framer gives it the facts, it returns a :class:`Verdict`.
 """
@@ -84,15 +86,14 @@ def judge_length(
     expected = line_ending + line_ending
     if run == expected:
         return Verdict(True)  # whatever follows a proper separator is judged on its own
-    convention = (
-        version in CONVENTION_VERSIONS and not head_only and block_tail.endswith(expected)
-    )
+    convention = version in CONVENTION_VERSIONS and not head_only and block_tail.endswith(expected)
     if after is After.OTHER:
         if run.startswith(expected):  # a proper separator, then CR/LF that begin damage
             return Verdict(True, separator=len(expected))
-        if convention and convention_seen:
-            # the file's convention puts the separator inside the declared bytes: the record
-            # is whole, what follows is damage of its own
+        if convention and (convention_seen or line_ending == b"\n"):
+            # the file's convention (shown by an earlier record, or by ClueWeb09's LF-only
+            # 0.18 headers) puts the separator inside the declared bytes: the record is
+            # whole, what follows is damage of its own
             return Verdict(True, len(expected), _CONVENTION, separator=0)
         return WRONG
     if run:

@@ -197,7 +197,7 @@ class _CompressedSpans:
             length = min(length, self.size - offset)
         if length is None:
             reason = (
-                f"{item.reason}; inside a gzip member whose end is not known yet "
+                f"{item.reason}; inside a compressed member whose end is not known yet "
                 "(its compressed bytes are not separable)"
             )
             return Damage(path, offset, reason, None, b"")
@@ -211,7 +211,7 @@ class _CompressedSpans:
             # a large member (whole-file gzip) that mostly holds good records: its compressed
             # bytes would not be this damage's
             reason = (
-                f"{item.reason}; inside a gzip member of {length} compressed bytes that also "
+                f"{item.reason}; inside a compressed member of {length} bytes that also "
                 "holds good records (its compressed bytes are not quarantined)"
             )
             return Damage(path, offset, reason, length, b"")
