@@ -40,7 +40,8 @@ field            meaning (and which formats fill it)
                  block), ``cl_includes_separator`` (ClueWeb09: Content-Length counts the
                  separator), ``line_ending``, ``member`` (``source`` is the compressed
                  member of exactly this record); when repaired: ``type`` (an unknown
-                 WARC-Type), ``target_uri_raw`` (before ``<>`` were stripped). For an
+                 WARC-Type), ``target_uri_raw`` (before ``<>`` were stripped),
+                 ``truncated`` (the file ended inside the block). For an
                  unmodified record ``raw_header + http_head + payload + separator`` is the
                  input's bytes. ``extras["arc"]``: ``header_line`` (raw), ``version``,
                  ``fields`` (every header field by its name in the version block); the

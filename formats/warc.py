@@ -2,22 +2,32 @@
 
 :class:`WarcFramer` turns the decompressed pieces of :func:`crawlmill.formats.compression.
 iter_pieces` into :class:`FramedRecord` (one record, byte-exact) and :class:`DamagedRange` (bytes
-that are not a good record) items. It is lenient where real collections need it and says so:
-every repaired deviation is listed in ``FramedRecord.issues`` (the reader turns them into
-warnings, or into damage in strict mode). Handled:
+that are not a good record) items. A declared ``Content-Length`` is the truth unless the bytes
+prove it wrong: it holds whenever the declared bytes are followed by a separator, the next
+version line, the end of the member or the end of the file (the rule is
+:func:`crawlmill.formats.warc_length.judge_length`). Deviations that change no byte are listed
+in ``FramedRecord.issues`` (the reader turns them into warnings, or into damage in strict
+mode):
 
 * LF-only line endings (ClueWeb09, hand-edited files) and CRLF, lower-case ``warc/`` lines;
-* the ClueWeb09 convention where ``Content-Length`` counts the two trailing newlines (the next
-  version line follows the block at once); a missing, short or over-long separator;
+* a missing, short or over-long separator before a record boundary;
+* the ClueWeb09 convention where ``Content-Length`` counts the two trailing newlines, only in
+  0.17/0.18 files whose bytes prove it;
 * blank lines inside a header before ``Content-Length`` was seen (ClueWeb09 "extra newline");
-* header lines without a colon or continuation indent (joined to the previous value);
-* a ``Content-Length`` that counts the CR bytes stripped from LF-only line endings;
-* a missing or unparsable ``Content-Length`` (the block ends at the next version line).
+* header lines without a colon or continuation indent (joined to the previous value).
 
-Damage (garbage between records, wrong ``Content-Length``, truncation, oversize records,
-undecompressable members) is reported with its offset and bytes, and framing resyncs on the
-next ``WARC/`` version line at a line start or the next compressed member, starting the scan
-right after the damaged record's header so no following record is skipped.
+A repair that changes a record's bytes is damage: the record is delivered *and* its original
+bytes are reported as a :class:`DamagedRange` just before it (a ``Content-Length`` counting the
+CR bytes stripped from LF-only line endings; a missing or unparsable ``Content-Length``, the
+block then ending at the next version line; a record cut by the end of the file, delivered
+partial with ``FramedRecord.truncated``).
+
+Damage (garbage between records, a wrong ``Content-Length``, a header cut short by the next
+record's version line, oversize records and headers, undecompressable members) is reported
+with its offset and bytes, and framing resyncs at the first byte after the last good record,
+on the next ``WARC/`` version line followed by a header line (anywhere, as damage may run into
+it without a line break) or the next compressed member. :func:`locate_start` finds the
+container and first record of a file whose first bytes are damaged.
 
 Nothing here imports :mod:`crawlmill.core`.
 """
@@ -25,15 +35,19 @@ Nothing here imports :mod:`crawlmill.core`.
 from __future__ import annotations
 
 import re
+import zlib
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from .compression import Broken, Piece
+from .compression import LZ4_MAGIC, ZSTD_MAGIC, Broken, Piece, compression_of
 from .http import head_end
+from .warc_length import After, judge_length
 
 __all__ = [
     "KNOWN_VERSIONS",
+    "SCAN_START_BYTES",
+    "locate_start",
     "DamagedRange",
     "FramedRecord",
     "WarcFramer",
@@ -45,9 +59,77 @@ KNOWN_VERSIONS = frozenset({"0.17", "0.18", "1.0", "1.1"})
 
 _VERSION_AT = re.compile(rb"[Ww][Aa][Rr][Cc]/(\d+\.\d+)(\r{0,2}\n)")
 _VERSION_LINE = re.compile(rb"^[Ww][Aa][Rr][Cc]/\d+\.\d+\r{0,2}\n", re.M)
+#: a version line anywhere (damage may run into it without a line break), followed by a
+#: header line: where framing resyncs after damage.
+_RESYNC = re.compile(rb"[Ww][Aa][Rr][Cc]/\d+\.\d+\r{0,2}\n(?=[!-9;-~]+[ \t]*:)")
+#: a second version line inside a header block, wherever the cut left it (``WARC-DaWARC/1.1``,
+#: ``WARC-Date: WARC/1.1``), followed by a header line: the header was cut short and the next
+#: record begins there.
+_INNER_VERSION = _RESYNC
 _CRLF_RUN = re.compile(rb"[\r\n]{0,256}")
 _HEADER_LINE = re.compile(rb"[!-9;-~]+[ \t]*:")
 _MAX_SEPARATOR = 256
+#: bytes kept from the end of a scanned buffer, so that a version line and the header name
+#: after it that straddle two pieces are still found.
+_RESYNC_CONTEXT = 512
+#: a length repair changes the record's bytes (a writer writes the true length): damage, with
+#: the original bytes, and the repaired record delivered.
+_CR_COUNTED = (
+    "cr-counted-length: Content-Length counts CR bytes stripped from LF-only line endings; "
+    "the record is delivered with the length it really has"
+)
+_START = re.compile(rb"[\r\n]*[Ww][Aa][Rr][Cc]/\d+\.\d+\r{0,2}\n")
+
+
+#: how far into a file :func:`locate_start` looks past damage for the first record.
+SCAN_START_BYTES = 64 << 10
+_MAGICS = ((b"\x1f\x8b\x08", "gzip"), (ZSTD_MAGIC, "zstd"), (LZ4_MAGIC, "lz4"))
+
+
+def _inflates_to_warc(data: bytes, kind: str) -> bool:
+    """Whether a member/frame starting ``data`` inflates to bytes that begin a WARC record."""
+    try:
+        if kind == "gzip":
+            out = zlib.decompressobj(31).decompress(data, 64)
+        elif kind == "zstd":
+            import zstandard
+
+            out = zstandard.ZstdDecompressor().decompressobj().decompress(data)[:64]
+        else:
+            import lz4.frame
+
+            out = lz4.frame.LZ4FrameDecompressor().decompress(data, max_length=64)
+    except Exception:  # noqa: BLE001 - any failure means: not a usable member here
+        return False
+    return _START.match(out) is not None
+
+
+def locate_start(head: bytes) -> tuple[str | None, int]:
+    """The container (``"gzip"``, ``"zstd"``, ``"lz4"`` or ``None`` for plain) of a WARC file
+    whose first bytes (up to :data:`SCAN_START_BYTES`) are ``head``, and the offset of its
+    first recognisable record start (0 when the file starts well, or when nothing is found).
+
+    The first bytes alone do not decide: damage there (a flipped bit in the first gzip magic,
+    zeros or garbage before the first record) is looked past, to the first member that
+    inflates to a WARC version line or the first version line of a plain file, whichever
+    comes first.
+    """
+    kind = compression_of(head[:4])
+    if kind is not None or _START.match(head):
+        return kind, 0
+    head = head[:SCAN_START_BYTES]
+    best: tuple[str | None, int] | None = None
+    m = _RESYNC.search(head)
+    if m is not None:
+        best = (None, m.start())
+    for magic, name in _MAGICS:
+        at = head.find(magic, 1)
+        while at >= 0 and (best is None or at < best[1]):
+            if _inflates_to_warc(head[at:], name):
+                best = (name, at)
+                break
+            at = head.find(magic, at + 1)
+    return best if best is not None else (None, 0)
 
 
 @dataclass(slots=True)
@@ -198,6 +280,8 @@ class FramedRecord:
     member_offset: int | None
     member_length: int | None
     issues: list[str]
+    #: the file ended inside the block: ``block`` is the part that was there.
+    truncated: bool = False
 
     @property
     def block(self) -> bytes:
@@ -219,10 +303,13 @@ class FramedRecord:
 class DamagedRange:
     """Bytes that are not part of a good record.
 
-    ``offset`` is the position in the decompressed stream (the file offset for plain files);
-    ``member_offset`` the compressed offset of the member where the range starts, when the file
-    is compressed. ``compressed`` says whether ``data`` holds compressed bytes (a member that
-    could not be inflated) or decompressed ones. ``data`` is at most ``max_record_bytes``.
+    ``offset``/``length`` are positions in the decompressed stream (file positions for plain
+    files). For compressed files ``member_offset``/``member_length`` are the compressed span of
+    the member(s) holding the range (``member_length`` is ``None`` while the member's end is
+    not known, as inside a whole-file gzip): the offset space a report must use for them.
+    ``compressed`` says whether ``data`` holds compressed bytes (a member that could not be
+    inflated; ``length`` is then compressed too) or decompressed ones. ``data`` is at most
+    ``max_record_bytes``.
     """
 
     offset: int
@@ -231,6 +318,7 @@ class DamagedRange:
     data: bytes
     member_offset: int | None = None
     compressed: bool = False
+    member_length: int | None = None
 
 
 class _Members:
@@ -297,6 +385,25 @@ class _Members:
                 return first[2], span[2] + span[3] - first[2]
         return None
 
+    def span(self, u0: int, u1: int) -> tuple[int, int | None] | None:
+        """Compressed ``(offset, length)`` of the members holding stream range ``[u0, u1)``;
+        the length is ``None`` when the last of them has not ended yet."""
+        first = last = None
+        u1 = max(u1, u0 + 1)
+        for span in self.spans:
+            if span[1] is not None and span[1] <= u0:
+                continue
+            if span[0] >= u1:
+                break
+            if first is None:
+                first = span
+            last = span
+        if first is None:
+            return None
+        if last[3] is None:
+            return first[2], None
+        return first[2], last[2] + last[3] - first[2]
+
     def is_end(self, upos: int) -> bool:
         spans = self.spans
         # usually the newest member; the generator only runs for the rare others
@@ -327,6 +434,9 @@ class WarcFramer:
         self._members = _Members()
         self._compressed = False
         self._cl_incl_seen = False
+        #: bytes held at most while skipping damage that is not a record (garbage, a header
+        #: without an end): the header limit plus a constant
+        self._skip_bound = max_header_bytes + (4 << 20)
 
     # -- buffer -------------------------------------------------------------------------
 
@@ -380,23 +490,30 @@ class WarcFramer:
     def _damage(self, start: int, end: int, reason: str) -> DamagedRange:
         u0 = self._ubase + start
         data = self._buf[start : min(end, start + self.max_record_bytes)]
-        coff = self._members.coff_at(u0) if self._compressed else None
+        if not self._compressed:
+            return DamagedRange(u0, end - start, reason, data)
+        span = self._members.span(u0, self._ubase + end)
+        coff, clen = span if span is not None else (self._members.coff_at(u0), None)
         if coff is not None:
-            reason = f"{reason} (decompressed stream offset {u0})"
-        return DamagedRange(u0, end - start, reason, data, coff)
+            reason = f"{reason} (decompressed stream offset {u0}, {end - start} bytes)"
+        return DamagedRange(u0, end - start, reason, data, coff, False, clen)
 
     def _take_broken(self) -> DamagedRange:
         b = self._broken
         assert b is not None
         self._broken = None
-        return DamagedRange(self._ubase + self._pos, b.length, b.reason, b.data, b.offset, True)
+        return DamagedRange(
+            self._ubase + self._pos, b.length, b.reason, b.data, b.offset, True, b.length
+        )
 
-    def _scan(self, frm: int) -> int | None:
-        """Buffer index of the next version line at a line start (or member start) at or
-        after ``frm``; ``None`` when the data ends (EOF or a pending Broken) first. Keeps
-        reading; the caller bounds the buffer through :meth:`_skip`."""
+    def _scan(self, frm: int, bound: int | None = None) -> int | None:
+        """Buffer index of the next version line (followed by a header line) or member start
+        at or after ``frm``; ``None`` when the data ends (EOF or a pending Broken) first; -1
+        when more than ``bound`` bytes (default: a record) would have to be held."""
+        if bound is None:
+            bound = self.max_record_bytes + (1 << 16)
         while True:
-            m = _VERSION_LINE.search(self._buf, frm)
+            m = _RESYNC.search(self._buf, frm)
             hit = m.start() if m else None
             if self._compressed:
                 for ustart in self._members.starts_after(self._ubase + frm - 1):
@@ -408,28 +525,31 @@ class WarcFramer:
                         break
             if hit is not None:
                 return hit
-            if len(self._buf) - self._pos > self.max_record_bytes + (1 << 16):
+            if len(self._buf) - self._pos > bound:
                 return -1
-            keep = max(frm, len(self._buf) - 16)
+            keep = max(frm, len(self._buf) - _RESYNC_CONTEXT)
             before = self._pos
             if not self._more():
                 return None
             frm = keep - (before - self._pos)
 
-    def _skip(self, start: int, frm: int, reason: str) -> Iterator[DamagedRange]:
+    def _skip(
+        self, start: int, frm: int, reason: str, bound: int | None = None
+    ) -> Iterator[DamagedRange]:
         """Report ``[start, next record)`` as damage, scanning from ``frm``; leaves ``_pos``
-        at the next record (or the end of the data)."""
+        at the next record (or the end of the data). A range longer than ``bound`` (default: a
+        record) is reported in parts, so memory stays at the bound plus a piece."""
         self._pos = start
         frm_off = frm - start
         while True:
-            hit = self._scan(self._pos + frm_off)
+            hit = self._scan(self._pos + frm_off, bound)
             start = self._pos
             if hit is None:
                 yield self._damage(start, len(self._buf), reason)
                 self._pos = len(self._buf)
                 return
             if hit == -1:  # too much damage to hold: report a slice and go on
-                cut = len(self._buf) - 16
+                cut = len(self._buf) - _RESYNC_CONTEXT
                 yield self._damage(start, cut, reason + " (damaged range reported in parts)")
                 self._pos = cut
                 frm_off = 0
@@ -470,6 +590,8 @@ class WarcFramer:
         if hend < 0:
             return None
         hend += 4
+        if _INNER_VERSION.search(buf, start + 8, hend) is not None:
+            return None  # a header cut short by the next record: the general path says so
         raw_header = buf[start:hend]
         header = parse_header(raw_header)
         cl_raw = header.fields.get(b"content-length")
@@ -496,7 +618,10 @@ class WarcFramer:
         m = _VERSION_AT.match(buf, start)
         if m is None:
             yield from self._skip(
-                start, start + 1, "bytes that are not a WARC record (no WARC/ version line)"
+                start,
+                start + 1,
+                "bytes that are not a WARC record (no WARC/ version line)",
+                self._skip_bound,
             )
             yield from self._flush_broken()
             return
@@ -506,11 +631,27 @@ class WarcFramer:
         # -- find the blank line that ends the header ----------------------------------
         hend = self._header_end(start, hdr_start, blank)
         if hend is None:
-            yield from self._skip(start, start + 1, "WARC header without an end (no blank line)")
+            yield from self._skip(
+                start,
+                start + 1,
+                f"WARC header without an end (no blank line within max_header_bytes={self.max_header_bytes})",
+                self._skip_bound,
+            )
             yield from self._flush_broken()
             return
         start = self._pos
         buf = self._buf
+        inner = _INNER_VERSION.search(buf, start + 8, hend)
+        if inner is not None:
+            # a record cut inside its header, followed at once by the next record (a writer
+            # that crashed and restarted appending): damage up to the second version line
+            yield self._damage(
+                start,
+                inner.start(),
+                "WARC header cut short: a second version line inside the header block",
+            )
+            self._pos = inner.start()
+            return
         raw_header = buf[start:hend]
         header = parse_header(raw_header)
         issues = header.issues
@@ -536,43 +677,43 @@ class WarcFramer:
         if not filled:
             yield from self._truncated(start, hend, cl, header, raw_header)
             return
-        sep_end, sep_issue, ok = self._separator(start, e, line_ending)
+        sep_end, run, after = self._separator(start, e)
         start, hend, e = self._rebase(start, hend, e)
         buf = self._buf
-        if not ok:
+        verdict = judge_length(
+            version=header.version,
+            line_ending=line_ending,
+            block_tail=buf[max(hend, e - 4) : e],
+            run=run,
+            after=after,
+            convention_seen=self._cl_incl_seen,
+            # a head-only HTTP block (revisit) owns its final blank line
+            head_only=buf.startswith(b"HTTP/", hend) and head_end(buf, hend, e) == e,
+        )
+        if not verdict.ok:
             yield from self._wrong_length(start, hend, cl, header, raw_header)
             return
-        block_end = e
-        cl_incl = False
-        separator = buf[e:sep_end]
-        if (
-            sep_issue == "none"
-            and buf.endswith(blank, hend, e)
-            and (buf[sep_end : sep_end + 5].upper() == b"WARC/" or self._cl_incl_seen)
-            # a head-only HTTP block (revisit) owns its final blank line
-            and not (buf.startswith(b"HTTP/", hend) and head_end(buf, hend, e) == e)
-        ):
-            cl_incl = True
+        block_end = e - verdict.block_trim
+        if verdict.separator is not None:
+            sep_end = e + verdict.separator
+        if verdict.cl_includes_separator:
             self._cl_incl_seen = True
-            block_end = e - len(blank)
-            separator = blank
-            issues.append(
-                "cl-includes-separator: Content-Length includes the record separator (ClueWeb09 convention)"
-            )
-        elif sep_issue == "none":
-            issues.append("separator: record separator missing")
-        elif sep_issue:
-            issues.append(sep_issue)
+        if verdict.issue:
+            issues.append(verdict.issue)
         yield self._record(
-            start, raw_header, header, (buf, hend, block_end), separator, cl_incl, issues, sep_end
+            start,
+            raw_header,
+            header,
+            (buf, hend, block_end),
+            buf[block_end:sep_end],
+            verdict.cl_includes_separator,
+            issues,
+            sep_end,
         )
 
     def _rebase(self, start: int, *idx: int) -> tuple[int, ...]:
         shift = start - self._pos
         return (self._pos, *(i - shift for i in idx))
-
-    def _next_is_record(self, i: int) -> bool:
-        return self._buf[i : i + 5].upper() == b"WARC/" or self._at_member_end(i)
 
     def _flush_broken(self) -> Iterator[DamagedRange]:
         if self._broken is not None and self._pos >= len(self._buf):
@@ -623,14 +764,12 @@ class WarcFramer:
                         continue
             return end
 
-    def _separator(self, start: int, e: int, line_ending: bytes) -> tuple[int, str | None, bool]:
-        """Find the separator after the block ending at ``e``.
+    def _separator(self, start: int, e: int) -> tuple[int, bytes, After]:
+        """The CR/LF run after the block ending at ``e`` and what follows it.
 
-        Returns ``(end of separator run, issue, ok)``; ``issue`` is ``None`` for the expected
-        separator, ``"none"`` for an empty run followed by a record, else a description.
-        ``ok`` is false when what follows is neither a record, a member end nor the end.
+        Returns ``(end of the run, run, after)`` with buffer indices valid after any rebase
+        (callers rebase with :meth:`_rebase`).
         """
-        expected = line_ending + line_ending
         while True:
             buf = self._buf
             r = _CRLF_RUN.match(buf, e).end()
@@ -641,23 +780,19 @@ class WarcFramer:
                 break
             e -= before - self._pos
             start -= before - self._pos
-        buf = self._buf
-        run = buf[e:r]
-        if run != expected or not self._at_member_end(r):
-            self._need(r + 5)
+        if not self._at_member_end(r):
+            self._need(r + 16)
             shift = start - self._pos
             e, r = e - shift, r - shift
-            buf = self._buf
-        at_end = r >= len(buf) and (self._eof or self._broken is not None or self._at_member_end(r))
-        follows = at_end or self._next_is_record(r)
-        if run == expected:
-            # garbage after a proper separator is reported as damage on its own
-            return r, None, True
-        if not follows:
-            return r, None, False
-        if not run:
-            return r, "none", True
-        return r, f"separator: unexpected record separator {run!r} (expected {expected!r})", True
+        buf = self._buf
+        run = buf[e:r]
+        if self._at_member_end(r) or (r >= len(buf) and (self._eof or self._broken is not None)):
+            after = After.END
+        elif _VERSION_AT.match(buf, r) is not None:
+            after = After.VERSION
+        else:
+            after = After.OTHER
+        return r, run, after
 
     def _record(
         self,
@@ -700,25 +835,30 @@ class WarcFramer:
             fixed = _cr_counted(self._buf[hend:], cl, header.line_ending)
             if fixed is not None:
                 core, sep = fixed
-                issues = [
-                    *header.issues,
-                    "cr-counted-length: Content-Length counts CR bytes stripped from LF-only line endings",
-                ]
+                end = len(self._buf)
+                yield self._damage(start, end, _CR_COUNTED)
                 yield self._record(
-                    start,
-                    raw_header,
-                    header,
-                    (core, 0, len(core)),
-                    sep,
-                    False,
-                    issues,
-                    len(self._buf),
+                    start, raw_header, header, (core, 0, len(core)), sep, False, header.issues, end
                 )
                 return
         have = len(self._buf) - hend
         why = broken.reason if broken else "the file ends"
         reason = f"record truncated: Content-Length {cl} but only {have} bytes before {why}"
-        yield from self._skip(start, hend, reason)
+        cut_by_end = broken is None or "file ends" in broken.reason
+        if cut_by_end and _RESYNC.search(self._buf, hend) is None:
+            # the file ends inside the block: the partial record is delivered, marked
+            # truncated, and its bytes are reported as damage too (one policy for every reader)
+            end = len(self._buf)
+            yield self._damage(
+                start, end, reason + "; delivered as a partial record (WARC-Truncated)"
+            )
+            record = self._record(
+                start, raw_header, header, (self._buf, hend, end), b"", False, header.issues, end
+            )
+            record.truncated = True
+            yield record
+        else:
+            yield from self._skip(start, hend, reason)
         if broken is not None and self._pos >= len(self._buf) and self._broken is broken:
             # the member's own damage is already described in the record's reason
             self._broken = None
@@ -730,6 +870,7 @@ class WarcFramer:
                     broken.data,
                     broken.offset,
                     True,
+                    broken.length,
                 )
 
     def _wrong_length(
@@ -745,12 +886,9 @@ class WarcFramer:
             fixed = _cr_counted(buf[hend:hit], cl, header.line_ending)
             if fixed is not None:
                 core, sep = fixed
-                issues = [
-                    *header.issues,
-                    "cr-counted-length: Content-Length counts CR bytes stripped from LF-only line endings",
-                ]
+                yield self._damage(start, hit, _CR_COUNTED)
                 yield self._record(
-                    start, raw_header, header, (core, 0, len(core)), sep, False, issues, hit
+                    start, raw_header, header, (core, 0, len(core)), sep, False, header.issues, hit
                 )
                 return
         after = buf[hend + cl : hend + cl + 12]
@@ -794,8 +932,14 @@ class WarcFramer:
         else:
             core = body.rstrip(b"\r\n")
             sep = body[len(core) :]
-        issues = [
-            *header.issues,
-            f"no-content-length: Content-Length {what}, block taken up to the next record",
-        ]
-        yield self._record(start, raw_header, header, (core, 0, len(core)), sep, False, issues, end)
+        # a repair that changes the record's bytes (a writer adds the length): damage, with the
+        # original bytes, and the record delivered
+        yield self._damage(
+            start,
+            end,
+            f"no-content-length: Content-Length {what}; the record is delivered with its block "
+            "taken up to the next record",
+        )
+        yield self._record(
+            start, raw_header, header, (core, 0, len(core)), sep, False, header.issues, end
+        )

@@ -15,6 +15,14 @@ gives the compressed offset/length of the gzip member(s) (or zstd frames) holdin
 record, false when it gives the record's offset/length in the decompressed stream (plain
 files, whole-file gzip, records sharing a member). For an unmodified record,
 ``raw_header + (http_head or b"") + payload + separator`` are the record's decompressed bytes.
+``truncated`` (true) marks a record cut by the end of the file: it is delivered partial, with
+``modified`` set (its ``Content-Length`` and digests no longer apply; the WARC writer adds
+``WARC-Truncated: length``), and its bytes are also reported as damage.
+
+Damage is reported in the file's own offset space: file offsets and bytes for plain files; for
+compressed files the compressed offset and length of the member(s) holding it, with their
+compressed bytes read back from the file (bounded by ``max_record_bytes``). The container is
+chosen by :func:`~crawlmill.formats.warc.locate_start`, not by the first bytes alone.
 """
 
 from __future__ import annotations
@@ -35,14 +43,16 @@ from crawlmill.core import (
     RecordKind,
     hookimpl,
 )
-from crawlmill.formats.compression import compression_of, iter_pieces, prefetch
+from crawlmill.formats.compression import MemberSource, iter_pieces, prefetch
 from crawlmill.formats.http import content_type as http_content_type
 from crawlmill.formats.http import head_end, media_type
 from crawlmill.formats.warc import (
     KNOWN_VERSIONS,
+    SCAN_START_BYTES,
     DamagedRange,
     FramedRecord,
     WarcFramer,
+    locate_start,
 )
 from pydantic import Field
 
@@ -50,6 +60,9 @@ __all__ = ["WarcReader", "parse_warc_date", "warc_to_record"]
 
 #: compressed inputs larger than this are inflated in a background thread.
 PREFETCH_MIN_BYTES = 1 << 20
+#: a damaged range inside a member larger than the range has that member's compressed bytes
+#: quarantined only up to this size (a whole-file gzip is not copied for each damage).
+SHARED_MEMBER_COPY = 1 << 20
 
 _KINDS = {kind.value: kind for kind in RecordKind}
 _KIND_OF = {kind.value.encode(): kind for kind in RecordKind}
@@ -116,7 +129,9 @@ class WarcReader(Reader):
         strict = self.options.strict
         parse_http = self.options.parse_http
         with open(path, "rb") as fh:
-            kind = compression_of(fh.read(4))
+            # not from the first 4 bytes alone: damage there must not make the whole file
+            # one damaged blob (the pieces then report the damaged start and resync)
+            kind, _ = locate_start(fh.read(SCAN_START_BYTES))
             fh.seek(0)
             big = os.fstat(fh.fileno()).st_size > PREFETCH_MIN_BYTES
             threads = (
@@ -136,13 +151,11 @@ class WarcReader(Reader):
                 max_record_bytes=limits.max_record_bytes,
                 max_header_bytes=limits.max_header_bytes,
             )
+            spans = _CompressedSpans(path, limits.max_record_bytes)
             try:
                 for item in framer:
                     if isinstance(item, DamagedRange):
-                        offset = (
-                            item.member_offset if item.member_offset is not None else item.offset
-                        )
-                        ctx.report_damage(Damage(path, offset, item.reason, item.length, item.data))
+                        ctx.report_damage(spans.damage(item))
                         continue
                     record, warnings = warc_to_record(item, path, parse_http)
                     if warnings:
@@ -156,6 +169,59 @@ class WarcReader(Reader):
                     yield record
             finally:
                 pieces.close()  # stops the inflate thread before the file closes
+                spans.close()
+
+
+class _CompressedSpans:
+    """Turns a framer's damaged range into a :class:`Damage` in the file's own offset space:
+    file offsets and bytes for plain files; for compressed ones the compressed span of the
+    member(s) holding the range and its compressed bytes (read back from the file, bounded),
+    never compressed offsets paired with inflated bytes."""
+
+    def __init__(self, path: str, max_bytes: int) -> None:
+        self.path = path
+        self.max_bytes = max_bytes
+        self.source = MemberSource()
+        self.size = os.path.getsize(path)
+        self.kept: set[tuple[int, int]] = set()
+
+    def damage(self, item: DamagedRange) -> Damage:
+        """The :class:`Damage` to report for ``item``."""
+        path = self.path
+        if item.member_offset is None:  # plain file: stream offsets are file offsets
+            return Damage(path, item.offset, item.reason, item.length, item.data)
+        offset, length = item.member_offset, item.member_length
+        if item.compressed:  # a member that did not inflate: its compressed span
+            length = item.length
+        if length is not None:
+            length = min(length, self.size - offset)
+        if length is None:
+            reason = (
+                f"{item.reason}; inside a compressed member whose end is not known yet "
+                "(its compressed bytes are not separable)"
+            )
+            return Damage(path, offset, reason, None, b"")
+        if (offset, length) in self.kept:
+            reason = (
+                f"{item.reason}; its compressed bytes are in the quarantine with the damage "
+                f"reported first for offset {offset}"
+            )
+            return Damage(path, offset, reason, length, b"")
+        if not item.compressed and length > max(item.length, SHARED_MEMBER_COPY):
+            # a large member (whole-file gzip) that mostly holds good records: its compressed
+            # bytes would not be this damage's
+            reason = (
+                f"{item.reason}; inside a compressed member of {length} bytes that also "
+                "holds good records (its compressed bytes are not quarantined)"
+            )
+            return Damage(path, offset, reason, length, b"")
+        self.kept.add((offset, length))
+        data = self.source.read(path, offset, min(length, self.max_bytes)) or b""
+        return Damage(path, offset, item.reason, length, data)
+
+    def close(self) -> None:
+        """Close the file handle used to read compressed bytes back."""
+        self.source.close()
 
 
 def _inflate_workers(wanted: int) -> int:
@@ -299,6 +365,10 @@ def warc_to_record(
 
     ip = fields.get(b"warc-ip-address")
     trec = fields.get(b"warc-trec-id")
+    if item.truncated:
+        # the file ended inside the block: the writer marks it WARC-Truncated and, as for any
+        # changed record, recomputes Content-Length and digests (same key as extras["arc"])
+        extras["truncated"] = True
     if item.member_offset is not None:
         source = Provenance(path, item.member_offset, item.member_length, "warc")
         extras["member"] = True
@@ -319,6 +389,7 @@ def warc_to_record(
         text=text,
         extras={"warc": extras},
         source=source,
+        modified=item.truncated,
     )
     return record, warnings
 
@@ -331,6 +402,22 @@ def crawlmill_register_readers(register) -> None:
 
 @hookimpl
 def crawlmill_detect_format(path: str, head: bytes) -> list[tuple[str, float]] | None:
-    """Claim inputs whose first decompressed bytes are a WARC version line."""
+    """Claim inputs whose first decompressed bytes are a WARC version line, or, past damage
+    in the first bytes, whose first good member or first version line is a WARC record."""
     score = WarcReader.sniff(path, head)
+    if score <= 0.3:
+        damaged = _damaged_start_score(path)
+        score = max(score, damaged)
     return [(WarcReader.name, score)] if score > 0 else None
+
+
+def _damaged_start_score(path: str) -> float:
+    """0.6 when a bounded scan of the file's first bytes finds a WARC record start past
+    damage (see :func:`~crawlmill.formats.warc.locate_start`), else 0."""
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read(SCAN_START_BYTES)
+    except OSError:
+        return 0.0
+    kind, at = locate_start(raw)
+    return 0.6 if at > 0 else 0.0

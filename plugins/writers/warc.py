@@ -654,6 +654,9 @@ class WarcWriter(Writer):
             headers.append((name, val))
         if record.modified:
             self._update_changed_fields(record, headers)
+        if warc.get("truncated") and _header(headers, b"WARC-Truncated") is None:
+            # the file ended inside the block (extras["warc"]["truncated"], as for ARC)
+            self._set(headers, b"WARC-Truncated", b"length")
         if doc_id is not None:
             self._set(headers, b"WARC-TREC-ID", doc_id.encode("utf-8", "surrogateescape"))
         headers = self._fix_digests(record, headers, _tail(framing))

@@ -126,7 +126,9 @@ def test_truncated_record_at_end_of_file():
     a = rec(b"aa") + b"\r\n\r\n"
     data = a + rec(b"b" * 100)[:-30]
     items = frame(data)
-    assert [r.block for r in records(items)] == [b"aa"]
+    # the partial record is delivered, marked truncated, and its bytes are damage too
+    assert [r.block for r in records(items)] == [b"aa", b"b" * 70]
+    assert [r.truncated for r in records(items)] == [False, True]
     (d,) = damages(items)
     assert d.offset == len(a) and "truncated" in d.reason and d.data == data[len(a) :]
 
@@ -139,18 +141,23 @@ def test_content_length_counting_stripped_crs():
         + rec(b"z", nl=b"\n")
         + b"\n\n"
     )
-    got = records(frame(data))
+    items = frame(data)
+    got = records(items)
     assert [r.block for r in got] == [body, b"z"]
-    assert any(i.startswith("cr-counted-length") for i in got[0].issues)
+    # a length repair changes the record's bytes when written: damage, original bytes kept
+    (d,) = damages(items)
+    assert d.reason.startswith("cr-counted-length") and d.data == got[0].raw and d.offset == 0
 
 
 def test_missing_content_length_takes_block_to_next_record():
     data = (
         b"WARC/1.0\r\nWARC-Type: warcinfo\r\n\r\nsoftware: x\r\n\r\n\r\n" + rec(b"z") + b"\r\n\r\n"
     )
-    got = records(frame(data))
+    items = frame(data)
+    got = records(items)
     assert [r.block for r in got] == [b"software: x\r\n", b"z"]
-    assert any(i.startswith("no-content-length") for i in got[0].issues)
+    (d,) = damages(items)
+    assert d.reason.startswith("no-content-length") and d.data == got[0].raw
     assert b"".join(r.raw for r in got) == data
 
 
@@ -217,10 +224,47 @@ def test_quirks_across_tiny_pieces(piece_size):
     )
     items = frame(data, piece_size=piece_size)
     got = records(items)
-    assert [r.block[:6] for r in got] == [b"HTTP/1", b"abc", b"HTTP/1", b"HTTP/1"]
+    # the truncated last record is delivered (partial) and reported as damage
+    assert [r.block[:6] for r in got] == [b"HTTP/1", b"abc", b"HTTP/1", b"HTTP/1", b"tttttt"]
+    assert [r.truncated for r in got] == [False] * 4 + [True]
     ds = damages(items)
     assert [d.reason.split(":")[0] for d in ds] == [
         "Content-Length 90 is wrong",
         "record truncated",
     ]
-    assert b"".join(i.raw if isinstance(i, FramedRecord) else i.data for i in items) == data
+    kept = [i for i in items if not (isinstance(i, FramedRecord) and i.truncated)]
+    assert b"".join(i.raw if isinstance(i, FramedRecord) else i.data for i in kept) == data
+
+
+# -- where a file's first record starts, past damage (issue 6, item 7) -----------------------
+
+
+def _zstd(data: bytes) -> bytes:
+    import zstandard
+
+    return zstandard.ZstdCompressor().compress(data)
+
+
+def _lz4(data: bytes) -> bytes:
+    import lz4.frame
+
+    return lz4.frame.compress(data)
+
+
+def test_locate_start_looks_past_damage_in_the_first_bytes():
+    from crawlmill.formats.warc import locate_start
+
+    a, b = rec(b"aa") + b"\r\n\r\n", rec(b"bb") + b"\r\n\r\n"
+    members = gz(a) + gz(b)
+    assert locate_start(members) == ("gzip", 0)
+    assert locate_start(a + b) == (None, 0)
+    assert locate_start(bytes([members[0] ^ 1]) + members[1:]) == ("gzip", len(gz(a)))
+    assert locate_start(b"\0" * 100 + members) == ("gzip", 100)
+    assert locate_start(b"junk\xff" * 5 + a) == (None, 25)
+    assert locate_start(b"\0" * 7 + _zstd(a)) == ("zstd", 7)
+    assert locate_start(b"\0" * 7 + _lz4(a)) == ("lz4", 7)
+    # a gzip member inside a plain record's payload does not make the file gzip
+    assert locate_start(b"\0\0" + rec(gz(b"x" * 50)) + b"\r\n\r\n") == (None, 2)
+    # a gzip member that does not inflate to a WARC record is not a start either
+    assert locate_start(b"\0\0" + gz(b"hello") + a) == (None, 2 + len(gz(b"hello")))
+    assert locate_start(b"nothing here at all") == (None, 0)
