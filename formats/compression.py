@@ -25,6 +25,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
+from .gzip_member import inflates_to, member_problem
+
 try:  # pragma: no cover - depends on the installed packages
     from isal import isal_zlib as _inflate_lib
 except ImportError:  # pragma: no cover
@@ -42,6 +44,7 @@ __all__ = [
     "inflates_to",
     "inflate_backend",
     "iter_pieces",
+    "member_problem",
     "prefetch",
     "read_head",
 ]
@@ -65,17 +68,6 @@ PIECE_SIZE = 8 << 20
 RESCAN_WINDOW = 16 << 20
 #: largest dictionary accepted from a ``.warc.zst`` dictionary frame (decompressed).
 MAX_DICT_SIZE = 64 << 20
-
-
-def inflates_to(member: bytes, data: bytes) -> bool:
-    """Whether ``member`` is exactly one gzip member that decompresses to ``data`` (what a
-    writer checks before copying an input member instead of compressing ``data``)."""
-    dec = _inflate_lib.decompressobj(31)
-    try:
-        out = dec.decompress(member, len(data) + 1)
-    except _ZLIB_ERRORS:
-        return False
-    return out == data and dec.eof and not dec.unused_data and not dec.unconsumed_tail
 
 
 class MemberSource:
