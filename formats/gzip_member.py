@@ -44,13 +44,9 @@ def header_length(member: bytes | bytearray) -> tuple[int, str | None]:
         end = pos + xlen
         if len(member) < end:
             return 0, f"FEXTRA field of {xlen} bytes runs past the member"
-        while pos < end:  # subfields: SI1 SI2 LEN data, tiling XLEN exactly
-            if end - pos < 4:
-                return 0, "FEXTRA subfield header cut by XLEN"
-            (sublen,) = struct.unpack_from("<H", member, pos + 2)
-            pos += 4 + sublen
-            if pos > end:
-                return 0, "FEXTRA subfield runs past XLEN"
+        # the subfield structure inside XLEN is not checked: wget writes an "sl" field whose
+        # LEN is not a subfield length, and zlib (like every reader) ignores subfields
+        pos = end
     for bit, name in ((FNAME, "FNAME"), (FCOMMENT, "FCOMMENT")):
         if flg & bit:
             nul = member.find(b"\0", pos)
