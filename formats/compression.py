@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 from .gzip_member import inflates_to, member_problem
+from .salvage import join_pieces, salvage
 
 try:  # pragma: no cover - depends on the installed packages
     from isal import isal_zlib as _inflate_lib
@@ -147,6 +148,8 @@ class Broken:
     ``offset``/``length`` are positions in the compressed file; ``data`` holds the skipped
     compressed bytes (at most ``RESCAN_WINDOW``). ``partial`` is true when pieces of this member
     were already handed out before the problem was seen (their bytes are incomplete).
+    ``error_offset`` is the compressed offset where decoding failed, when it failed inside
+    the member (every byte decoded before it was handed out).
     """
 
     offset: int
@@ -154,6 +157,7 @@ class Broken:
     reason: str
     data: bytes = b""
     partial: bool = False
+    error_offset: int | None = None
 
 
 class _Input:
@@ -304,6 +308,62 @@ def _window(inp: _Input, start: int, end: int) -> bytes:
     return inp.data[lo:hi]
 
 
+def _span(inp: _Input, start: int, end: int, step: int) -> Iterator[bytes]:
+    """The compressed bytes ``[start, end)`` in ``step``-sized chunks: from the input window
+    when it still holds them, else read again from the file (its position is restored)."""
+    if start >= inp.base:
+        for i in range(start - inp.base, end - inp.base, step):
+            yield inp.data[i : min(i + step, end - inp.base)]
+        return
+    fh = inp.fh
+    here = fh.tell()
+    try:
+        fh.seek(start)
+        left = end - start
+        while left > 0 and (chunk := fh.read(min(step, left))):
+            left -= len(chunk)
+            yield chunk
+    finally:
+        fh.seek(here)
+
+
+def _salvage(
+    inp: _Input,
+    start: int,
+    pos: int,
+    failing: bytes,
+    new_decoder,
+    decode,
+    errors: tuple[type[BaseException], ...],
+    produced: int,
+    cap: int,
+    step: int,
+):
+    """:func:`~crawlmill.formats.salvage.salvage` of the member that starts at ``start`` and
+    failed on the feed ``failing`` at ``pos``, after ``produced`` bytes were handed out."""
+    chunks = _span(inp, start, pos, step)
+    try:
+        return salvage(chunks, failing, new_decoder(), decode, errors, produced, max(0, cap))
+    finally:
+        chunks.close()
+
+
+def _inflate_steps(cap: int):
+    """A ``decode`` for :func:`salvage`: zlib/isal output in pieces of at most ``cap``."""
+
+    def decode(dec, chunk) -> Iterator[bytes]:
+        yield dec.decompress(chunk, cap)
+        while dec.unconsumed_tail:
+            yield dec.decompress(dec.unconsumed_tail, cap)
+
+    return decode
+
+
+def _whole_call(dec, chunk) -> Iterator[bytes]:
+    """A ``decode`` for :func:`salvage`: one call of a zstd or LZ4 decoder."""
+    yield dec.decompress(bytes(chunk))
+
+
 def _iter_gzip(
     fh: BinaryIO, limit: int, piece_size: int, start: int = 0, member: int = 0
 ) -> Iterator[Piece | Broken]:
@@ -336,6 +396,7 @@ def _iter_gzip(
         produced = 0
         partial = False
         error: str | None = None
+        error_at: int | None = None
         while True:
             rel = pos - inp.base
             if rel >= len(inp.data):
@@ -348,7 +409,20 @@ def _iter_gzip(
             try:
                 out = dec.decompress(feed, piece_size)
             except _ZLIB_ERRORS as exc:
-                error = f"corrupt gzip member ({exc})"
+                # the call's output is lost: replay the member to hand out all that decoded
+                saved = _salvage(
+                    inp, start, pos, bytes(feed), lambda: _inflate_lib.decompressobj(31),
+                    _inflate_steps(piece_size), _ZLIB_ERRORS, produced, limit - produced, 1 << 16,
+                )  # fmt: skip
+                for data in join_pieces(saved.pieces, piece_size):
+                    partial = True
+                    produced += len(data)
+                    yield Piece(data, start, member=member)
+                error_at = pos + saved.consumed
+                error = (
+                    f"corrupt gzip member ({exc}) at compressed byte {error_at},"
+                    f" after {produced} inflated bytes"
+                )
                 break
             consumed = len(feed) - len(dec.unconsumed_tail)
             if dec.eof:
@@ -375,7 +449,7 @@ def _iter_gzip(
         nxt = _skip_to_magic(inp, scan_from, _GZIP_MEMBER_START)
         if nxt <= start:
             nxt = _skip_to_magic(inp, pos, _GZIP_MEMBER_START)
-        yield Broken(start, nxt - start, error, _window(inp, start, nxt), partial)
+        yield Broken(start, nxt - start, error, _window(inp, start, nxt), partial, error_at)
         member += 1
         pos = nxt
 
@@ -664,7 +738,7 @@ def _frame(
     inp: _Input,
     pos: int,
     member: int,
-    dec: Any,
+    new_decoder: Any,
     errors: tuple[type[BaseException], ...],
     name: str,
     limit: int,
@@ -674,7 +748,8 @@ def _frame(
     streaming decompressor ``dec`` (``decompress``, ``eof``, ``unused_data``). Yields its
     :class:`Piece` items, or on damage the pieces so far and one :class:`Broken` up to the
     next frame magic; returns the file offset after the frame (or of that next magic)."""
-    start, produced, error = pos, 0, None
+    start, produced, error, error_at = pos, 0, None, None
+    dec = new_decoder()
     pending: list[bytes] = []
     pending_size = 0
     partial = False
@@ -691,7 +766,20 @@ def _frame(
         try:
             out = dec.decompress(feed)
         except errors as exc:
-            error = f"corrupt {name} frame ({exc})"
+            # the call's output is lost: replay the frame to keep all that decoded
+            saved = _salvage(
+                inp, start, pos, feed, new_decoder, _whole_call, errors, produced,
+                limit - produced, 1 << 13,
+            )  # fmt: skip
+            for data in saved.pieces:
+                pending.append(data)
+                pending_size += len(data)
+                produced += len(data)
+            error_at = pos + saved.consumed
+            error = (
+                f"corrupt {name} frame ({exc}) at compressed byte {error_at},"
+                f" after {produced} decoded bytes"
+            )
             break
         pos += len(feed) - (len(dec.unused_data or b"") if dec.eof else 0)
         produced += len(out)
@@ -714,7 +802,7 @@ def _frame(
     nxt = _skip_to_magic(inp, max(start + 1, inp.base), _FRAME_MAGIC[name])
     if nxt <= start:
         nxt = _skip_to_magic(inp, pos, _FRAME_MAGIC[name])
-    yield Broken(start, nxt - start, error, _window(inp, start, nxt), partial)
+    yield Broken(start, nxt - start, error, _window(inp, start, nxt), partial, error_at)
     return nxt
 
 
@@ -739,7 +827,7 @@ def _iter_lz4(fh: BinaryIO, limit: int, piece_size: int) -> Iterator[Piece | Bro
             inp,
             pos,
             member,
-            lz4.frame.LZ4FrameDecompressor(),
+            lz4.frame.LZ4FrameDecompressor,
             (RuntimeError,),
             "LZ4",
             limit,
@@ -804,7 +892,7 @@ def _iter_zstd(fh: BinaryIO, limit: int, piece_size: int) -> Iterator[Piece | Br
             inp,
             pos,
             member,
-            dctx.decompressobj(),
+            dctx.decompressobj,
             (zstandard.ZstdError,),
             "zstd",
             limit,
