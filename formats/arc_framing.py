@@ -33,7 +33,7 @@ from .arc import (
     parse_header_line,
     plausible_header,
 )
-from .compression import Broken, Piece, iter_pieces, prefetch
+from .compression import Broken, Piece, iter_pieces, member_bound, prefetch
 
 __all__ = ["ArcLimitError", "ArcProblem", "ArcRecordBytes", "iter_arc"]
 
@@ -682,7 +682,13 @@ def iter_arc(
         fh.seek(0)
         gzip = head.startswith(GZIP_MAGIC[:2])
     kind = "gzip" if gzip else None
-    items = iter_pieces(fh, kind, max_decompressed_bytes=max_decompressed_bytes, threads=threads)
+    items = iter_pieces(
+        fh,
+        kind,
+        max_decompressed_bytes=max_decompressed_bytes,
+        threads=threads,
+        max_member_bytes=member_bound(max_record_bytes, max_header_bytes),
+    )
     if gzip and prefetch_inflate:
         items = prefetch(items)
     try:

@@ -21,6 +21,7 @@ import gzip
 import re
 import struct
 import zlib
+from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, BinaryIO
@@ -45,6 +46,7 @@ __all__ = [
     "inflates_to",
     "inflate_backend",
     "iter_pieces",
+    "member_bound",
     "member_problem",
     "prefetch",
     "read_head",
@@ -67,6 +69,8 @@ READ_SIZE = 1 << 20
 PIECE_SIZE = 8 << 20
 #: compressed bytes kept from a member's start so a corrupt member can be rescanned.
 RESCAN_WINDOW = 16 << 20
+#: how a damage reason names the member bound of :func:`iter_pieces` (see :func:`member_bound`).
+_MEMBER_BOUND = "the bound of a member of a record-per-member file (max_member_bytes)"
 #: largest dictionary accepted from a ``.warc.zst`` dictionary frame (decompressed).
 MAX_DICT_SIZE = 64 << 20
 
@@ -184,14 +188,18 @@ class _Input:
             return False
         return True
 
-    def find(self, needle: bytes, start: int) -> int:
-        """File offset of ``needle`` at or after file offset ``start``, reading on; -1 at EOF."""
+    def find(self, needle: bytes, start: int, hold: int | None = None) -> int:
+        """File offset of ``needle`` at or after file offset ``start``, reading on; -1 at EOF.
+        Bytes from file offset ``hold`` on stay in the window while they are at most
+        ``RESCAN_WINDOW`` (a damaged range's bytes, for its report)."""
         while True:
             i = self.data.find(needle, max(0, start - self.base))
             if i >= 0:
                 return self.base + i
             # keep a tail that could hold the start of ``needle``
             keep = max(start, self.base + len(self.data) - len(needle) + 1)
+            if hold is not None and self.base + len(self.data) - hold < RESCAN_WINDOW:
+                keep = min(keep, max(hold, self.base))
             if not self.fill(keep):
                 return -1
 
@@ -204,6 +212,7 @@ def iter_pieces(
     piece_size: int = PIECE_SIZE,
     threads: int = 0,
     batch: bool = False,
+    max_member_bytes: int | None = None,
 ) -> Iterator[Piece | Broken]:
     """Decompress ``fh`` (``kind`` from :func:`compression_of`) member by member.
 
@@ -211,6 +220,13 @@ def iter_pieces(
     range that could not be decompressed; after a ``Broken`` it resyncs on the next member
     (gzip magic) and goes on. A member that would inflate beyond ``max_decompressed_bytes`` is
     cut there and reported as ``Broken``.
+
+    ``max_member_bytes`` bounds the members (frames) of a multi-member file: once one member
+    has ended, a later member that inflates beyond it is not inflated further and yields no
+    piece, only one ``Broken`` with its compressed bytes (its pieces are held back until it
+    ends, so memory stays within the bound plus a piece). The first member is bounded by
+    ``max_decompressed_bytes`` alone: a whole-file gzip (ClueWeb09) is one large member.
+    :func:`member_bound` gives the bound for record-per-member files.
 
     With ``threads > 0`` gzip members are inflated ahead by that many worker threads, and by
     the consuming thread whenever it would otherwise wait (isal and zlib release the GIL; isal
@@ -221,14 +237,15 @@ def iter_pieces(
     ``batch=True`` may one piece hold several whole members (listed in ``Piece.members``);
     otherwise every piece is one whole member.
     """
+    limit, bound = max_decompressed_bytes, max_member_bytes
     if kind == "gzip" and threads > 0:
-        yield from _iter_gzip_parallel(fh, max_decompressed_bytes, piece_size, threads, batch)
+        yield from _iter_gzip_parallel(fh, limit, piece_size, threads, batch, bound)
     elif kind == "gzip":
-        yield from _iter_gzip(fh, max_decompressed_bytes, piece_size)
+        yield from _iter_gzip(fh, limit, piece_size, member_limit=bound)
     elif kind == "zstd":
-        yield from _iter_zstd(fh, max_decompressed_bytes, piece_size)
+        yield from _iter_zstd(fh, limit, piece_size, bound)
     elif kind == "lz4":
-        yield from _iter_lz4(fh, max_decompressed_bytes, piece_size)
+        yield from _iter_lz4(fh, limit, piece_size, bound)
     else:
         offset = 0
         while chunk := fh.read(max(piece_size, READ_SIZE)):
@@ -293,9 +310,10 @@ def prefetch(
         thread.join()
 
 
-def _skip_to_magic(inp: _Input, start: int, magic: bytes) -> int:
-    """File offset of the next ``magic`` at or after ``start`` (or the file size at EOF)."""
-    found = inp.find(magic, start)
+def _skip_to_magic(inp: _Input, start: int, magic: bytes, hold: int | None = None) -> int:
+    """File offset of the next ``magic`` at or after ``start`` (or the file size at EOF);
+    bytes from ``hold`` on stay in the window (see :meth:`_Input.find`)."""
+    found = inp.find(magic, start, hold)
     if found >= 0:
         return found
     return inp.base + len(inp.data)
@@ -365,9 +383,20 @@ def _whole_call(dec, chunk) -> Iterator[bytes]:
 
 
 def _iter_gzip(
-    fh: BinaryIO, limit: int, piece_size: int, start: int = 0, member: int = 0
+    fh: BinaryIO,
+    limit: int,
+    piece_size: int,
+    start: int = 0,
+    member: int = 0,
+    member_limit: int | None = None,
+    multi: bool = False,
 ) -> Iterator[Piece | Broken]:
-    """Sequential, fully checked member-by-member inflate from file offset ``start``."""
+    """Sequential, fully checked member-by-member inflate from file offset ``start``.
+
+    ``limit`` bounds every member; once a member has ended (``multi``: the file holds several
+    members), later members are bounded by ``member_limit`` too, and their pieces are held
+    back until the member ends, so a member that inflates beyond it hands out nothing: it is
+    one :class:`Broken` holding its compressed bytes."""
     inp = _Input(fh)
     if start:
         fh.seek(start)
@@ -382,7 +411,7 @@ def _iter_gzip(
             return
         rel = pos - inp.base
         if not inp.data.startswith(_GZIP_MEMBER_START, rel):
-            nxt = _skip_to_magic(inp, pos + 1, _GZIP_MEMBER_START)
+            nxt = _skip_to_magic(inp, pos + 1, _GZIP_MEMBER_START, pos)
             what = (
                 "trailing bytes after the last gzip member"
                 if nxt >= inp.base + len(inp.data)
@@ -397,6 +426,10 @@ def _iter_gzip(
         partial = False
         error: str | None = None
         error_at: int | None = None
+        bound, bound_name = limit, "max_decompressed_bytes"
+        if multi and member_limit is not None and member_limit < limit:
+            bound, bound_name = member_limit, _MEMBER_BOUND
+        held: deque[bytes] | None = deque() if bound < limit else None
         while True:
             rel = pos - inp.base
             if rel >= len(inp.data):
@@ -412,12 +445,15 @@ def _iter_gzip(
                 # the call's output is lost: replay the member to hand out all that decoded
                 saved = _salvage(
                     inp, start, pos, bytes(feed), lambda: _inflate_lib.decompressobj(31),
-                    _inflate_steps(piece_size), _ZLIB_ERRORS, produced, limit - produced, 1 << 16,
+                    _inflate_steps(piece_size), _ZLIB_ERRORS, produced, bound - produced, 1 << 16,
                 )  # fmt: skip
                 for data in join_pieces(saved.pieces, piece_size):
-                    partial = True
                     produced += len(data)
-                    yield Piece(data, start, member=member)
+                    if held is not None:
+                        held.append(data)
+                    else:
+                        partial = True
+                        yield Piece(data, start, member=member)
                 error_at = pos + saved.consumed
                 error = (
                     f"corrupt gzip member ({exc}) at compressed byte {error_at},"
@@ -429,24 +465,33 @@ def _iter_gzip(
                 consumed -= len(dec.unused_data)
             pos += consumed
             produced += len(out)
-            if produced > limit:
-                error = f"gzip member inflates beyond max_decompressed_bytes={limit}"
+            if produced > bound:
+                error = f"gzip member inflates beyond {bound_name}={bound}; stopped there"
+                held = None  # the compressed bytes go to the Broken, not the inflated ones
                 break
             if dec.eof:
                 length = pos - start
+                while held:
+                    yield Piece(held.popleft(), start, member=member)
                 yield Piece(out, start, end=True, length=length, member=member)
                 member += 1
+                multi = True
                 # adapt the input slice to the member size (small copies of unused_data)
                 feed_size = min(1 << 20, max(1 << 14, 2 * length))
                 break
-            if out:
+            if out and held is not None:
+                held.append(out)
+            elif out:
                 partial = True
                 yield Piece(out, start, member=member)
         if error is None:
             continue
+        while held:  # a member cut by damage: what decoded before it is handed out
+            partial = True
+            yield Piece(held.popleft(), start, member=member)
         # resync: the next member may begin inside the damaged one's compressed range
         scan_from = start + 1 if start >= inp.base else pos
-        nxt = _skip_to_magic(inp, scan_from, _GZIP_MEMBER_START)
+        nxt = _skip_to_magic(inp, scan_from, _GZIP_MEMBER_START, start)
         if nxt <= start:
             nxt = _skip_to_magic(inp, pos, _GZIP_MEMBER_START)
         yield Broken(start, nxt - start, error, _window(inp, start, nxt), partial, error_at)
@@ -605,7 +650,12 @@ def _await(job: _Job, later: Iterator[_Job]):
 
 
 def _iter_gzip_parallel(
-    fh: BinaryIO, limit: int, piece_size: int, workers: int, batch: bool = False
+    fh: BinaryIO,
+    limit: int,
+    piece_size: int,
+    workers: int,
+    batch: bool = False,
+    member_limit: int | None = None,
 ) -> Iterator[Piece | Broken]:
     """Read chunks of whole members ahead, inflate them in ``workers`` pool threads (and in
     this thread when it would otherwise wait), yield the pieces in file order."""
@@ -614,7 +664,8 @@ def _iter_gzip_parallel(
     pool = _pool(workers)
     work = _inflate_batch if batch else _inflate_run
     chunk_size = min(PARALLEL_CHUNK, 256 << 10)
-    cap = min(limit, piece_size)  # larger members take the sequential, bounded path
+    # larger members take the sequential, bounded path
+    cap = min(limit, piece_size, member_limit or limit)
     pending: deque = deque()  # (buf, base, bounds, jobs)
     spare: list[bytearray] = []  # input buffers whose jobs are all done, for reuse
     carry = b""
@@ -659,7 +710,9 @@ def _iter_gzip_parallel(
         if not pending:
             if fallback_at is not None:
                 fh.seek(fallback_at)  # reading ahead moved the file position
-                yield from _iter_gzip(fh, limit, piece_size, fallback_at, member)
+                yield from _iter_gzip(
+                    fh, limit, piece_size, fallback_at, member, member_limit, member > 0
+                )
             return
         buf, chunk_base, bounds, jobs = pending.popleft()
         i = 0
@@ -694,7 +747,9 @@ def _iter_gzip_parallel(
                             other.cancel()
                     pending.clear()
                     fh.seek(chunk_base + s)
-                    yield from _iter_gzip(fh, limit, piece_size, chunk_base + s, member)
+                    yield from _iter_gzip(
+                        fh, limit, piece_size, chunk_base + s, member, member_limit, member > 0
+                    )
                     return
                 yield Piece(data, chunk_base + s, end=True, length=e - s, member=member)
                 member += 1
@@ -724,10 +779,17 @@ def _read_chunk(
     return buf, len(carry) + (n or 0)
 
 
+def _frame_bound(member_limit: int | None, ended: bool) -> tuple[int, str] | None:
+    """The bound of the next frame: ``member_limit`` once a frame has ended, else none."""
+    if member_limit is None or not ended:
+        return None
+    return member_limit, _MEMBER_BOUND
+
+
 def _not_a_frame(inp: _Input, pos: int, name: str) -> Iterator[Broken]:
     """Report the bytes from ``pos`` to the next ``name`` frame magic as damage; returns the
     offset of that magic (or the end of the file)."""
-    nxt = _skip_to_magic(inp, pos + 1, _FRAME_MAGIC[name])
+    nxt = _skip_to_magic(inp, pos + 1, _FRAME_MAGIC[name], pos)
     yield Broken(
         pos, nxt - pos, f"{nxt - pos} bytes outside any {name} frame", _window(inp, pos, nxt)
     )
@@ -743,16 +805,23 @@ def _frame(
     name: str,
     limit: int,
     piece_size: int,
+    bound: tuple[int, str] | None = None,
 ) -> Iterator[Piece | Broken]:
     """Decode one ``name`` frame (zstd, LZ4) that starts at file offset ``pos`` with the
-    streaming decompressor ``dec`` (``decompress``, ``eof``, ``unused_data``). Yields its
-    :class:`Piece` items, or on damage the pieces so far and one :class:`Broken` up to the
-    next frame magic; returns the file offset after the frame (or of that next magic)."""
+    streaming decompressors ``new_decoder()`` makes (``decompress``, ``eof``, ``unused_data``).
+    Yields its :class:`Piece` items, or on damage the pieces so far and one :class:`Broken` up
+    to the next frame magic; returns the file offset after the frame (or of that next magic).
+    With ``bound`` (``(bytes, name)``, lower than ``limit``) the pieces are held back until
+    the frame ends; a frame beyond it yields only the ``Broken``, with its compressed bytes."""
     start, produced, error, error_at = pos, 0, None, None
     dec = new_decoder()
     pending: list[bytes] = []
     pending_size = 0
     partial = False
+    limit_name = "max_decompressed_bytes"
+    held: deque[bytes] | None = None
+    if bound is not None and bound[0] < limit:
+        (limit, limit_name), held = bound, deque()
     while True:
         rel = pos - inp.base
         if rel >= len(inp.data):
@@ -784,29 +853,41 @@ def _frame(
         pos += len(feed) - (len(dec.unused_data or b"") if dec.eof else 0)
         produced += len(out)
         if produced > limit:
-            error = f"{name} frame inflates beyond max_decompressed_bytes={limit}"
+            error = f"{name} frame inflates beyond {limit_name}={limit}; stopped there"
+            if held is not None:  # the compressed bytes go to the Broken, not the decoded ones
+                held, pending = None, []
             break
         if out:
             pending.append(out)
             pending_size += len(out)
         if dec.eof:
+            while held:
+                yield Piece(held.popleft(), start, member=member)
             yield Piece(b"".join(pending), start, end=True, length=pos - start, member=member)
-            return pos
+            return pos, True
         if pending_size >= piece_size:
-            partial = True
-            yield Piece(b"".join(pending), start, member=member)
+            if held is not None:
+                held.append(b"".join(pending))
+            else:
+                partial = True
+                yield Piece(b"".join(pending), start, member=member)
             pending, pending_size = [], 0
+    while held:  # a frame cut by damage: what decoded before it is handed out
+        partial = True
+        yield Piece(held.popleft(), start, member=member)
     if pending:
         partial = True
         yield Piece(b"".join(pending), start, member=member)
-    nxt = _skip_to_magic(inp, max(start + 1, inp.base), _FRAME_MAGIC[name])
+    nxt = _skip_to_magic(inp, max(start + 1, inp.base), _FRAME_MAGIC[name], start)
     if nxt <= start:
         nxt = _skip_to_magic(inp, pos, _FRAME_MAGIC[name])
     yield Broken(start, nxt - start, error, _window(inp, start, nxt), partial, error_at)
-    return nxt
+    return nxt, False
 
 
-def _iter_lz4(fh: BinaryIO, limit: int, piece_size: int) -> Iterator[Piece | Broken]:
+def _iter_lz4(
+    fh: BinaryIO, limit: int, piece_size: int, member_limit: int | None = None
+) -> Iterator[Piece | Broken]:
     """LZ4 frames (FastWARC's ``.warc.lz4``: one frame per record) like zstd frames: bounded,
     with damage reported and resync on the next frame magic."""
     import lz4.frame
@@ -814,6 +895,7 @@ def _iter_lz4(fh: BinaryIO, limit: int, piece_size: int) -> Iterator[Piece | Bro
     inp = _Input(fh)
     inp.fill(0)
     pos = member = 0
+    ended = False  # a frame ended: later ones are bounded by member_limit
     while True:
         if pos - inp.base + 8 > len(inp.data) and not inp.eof:
             inp.fill(pos)
@@ -823,7 +905,7 @@ def _iter_lz4(fh: BinaryIO, limit: int, piece_size: int) -> Iterator[Piece | Bro
         if inp.data[rel : rel + 4] != LZ4_MAGIC:
             pos = yield from _not_a_frame(inp, pos, "LZ4")
             continue
-        pos = yield from _frame(
+        pos, ok = yield from _frame(
             inp,
             pos,
             member,
@@ -832,7 +914,9 @@ def _iter_lz4(fh: BinaryIO, limit: int, piece_size: int) -> Iterator[Piece | Bro
             "LZ4",
             limit,
             piece_size,
+            _frame_bound(member_limit, ended),
         )
+        ended = ended or ok
         member += 1
 
 
@@ -842,12 +926,17 @@ def _zstd():
     return zstandard
 
 
-def _iter_zstd(fh: BinaryIO, limit: int, piece_size: int) -> Iterator[Piece | Broken]:
+def _iter_zstd(
+    fh: BinaryIO, limit: int, piece_size: int, member_limit: int | None = None
+) -> Iterator[Piece | Broken]:
+    """zstd frames (one per record in ``.warc.zst``, after an optional dictionary frame):
+    bounded, with damage reported and resync on the next frame magic."""
     zstandard = _zstd()
     inp = _Input(fh)
     inp.fill(0)
     pos = 0
     member = 0
+    ended = False  # a frame ended: later ones are bounded by member_limit
     dict_data = None
     while True:
         if pos - inp.base + 8 > len(inp.data) and not inp.eof:
@@ -888,7 +977,7 @@ def _iter_zstd(fh: BinaryIO, limit: int, piece_size: int) -> Iterator[Piece | Br
             if dict_data
             else zstandard.ZstdDecompressor()
         )
-        pos = yield from _frame(
+        pos, ok = yield from _frame(
             inp,
             pos,
             member,
@@ -897,8 +986,22 @@ def _iter_zstd(fh: BinaryIO, limit: int, piece_size: int) -> Iterator[Piece | Br
             "zstd",
             limit,
             piece_size,
+            _frame_bound(member_limit, ended),
         )
+        ended = ended or ok
         member += 1
+
+
+#: room beyond one record's header and block that a member of a record-per-member file may
+#: hold (separators, a few small records sharing a member).
+MEMBER_SLACK = 1 << 20
+
+
+def member_bound(max_record_bytes: int, max_header_bytes: int) -> int:
+    """The ``max_member_bytes`` of :func:`iter_pieces` for a record-per-member file (WARC,
+    ARC, one gzip member or zstd/LZ4 frame per record): one record's header and block plus
+    :data:`MEMBER_SLACK`. A member beyond it cannot hold a record a reader would accept."""
+    return max_record_bytes + max_header_bytes + MEMBER_SLACK
 
 
 def read_head(path: str, size: int = 65536) -> bytes:

@@ -35,7 +35,7 @@ from crawlmill.core import (
     RecordKind,
     hookimpl,
 )
-from crawlmill.formats.compression import compression_of, iter_pieces, prefetch
+from crawlmill.formats.compression import compression_of, iter_pieces, member_bound, prefetch
 from crawlmill.formats.http import content_type as http_content_type
 from crawlmill.formats.http import head_end, media_type
 from crawlmill.formats.warc import (
@@ -128,6 +128,7 @@ class WarcReader(Reader):
                 max_decompressed_bytes=limits.max_decompressed_bytes,
                 threads=threads,
                 batch=True,
+                max_member_bytes=member_bound(limits.max_record_bytes, limits.max_header_bytes),
             )
             if kind is not None and big and not threads:
                 pieces = prefetch(pieces)  # inflate in a thread while records are parsed
