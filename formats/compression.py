@@ -779,6 +779,74 @@ def _read_chunk(
     return buf, len(carry) + (n or 0)
 
 
+def _lz4_steps(cap: int):
+    """A ``decode`` for LZ4 frames: outputs of at most ``cap`` bytes."""
+
+    def decode(dec, chunk) -> Iterator[bytes]:
+        yield dec.decompress(bytes(chunk), max_length=cap)
+        while not dec.eof and not dec.needs_input:
+            yield dec.decompress(b"", max_length=cap)
+
+    return decode
+
+
+def _have(inp: _Input, keep: int, end: int) -> bool:
+    """Read on until the window holds file bytes up to ``end``; false at the end of the file."""
+    while inp.base + len(inp.data) < end:
+        if not inp.fill(keep):
+            return False
+    return True
+
+
+class _FixedFeeds:
+    """Feeds of 8 KiB (LZ4: the decoder itself bounds each output)."""
+
+    def __call__(self, inp: _Input, start: int, pos: int) -> int:
+        _have(inp, start if pos - start <= RESCAN_WINDOW else pos, pos + 1)
+        return min(pos + (1 << 13), inp.base + len(inp.data))
+
+
+#: largest decoded size of one zstd block (RFC 8878 Block_Maximum_Size).
+_ZSTD_BLOCK_MAX = 128 << 10
+#: zstd blocks per feed: at most 1 MiB out per call, and a short byte-wise replay on damage.
+_ZSTD_FEED_BLOCKS = 8
+
+
+class _ZstdFeeds:
+    """Feeds that end at zstd block boundaries, at most ``blocks`` blocks each: a block decodes
+    to at most 128 KiB, so one call's output is bounded (an 8 KiB feed of RLE blocks would
+    decode to 256 MiB). Walks the frame header and block headers (RFC 8878 section 3.1.1)."""
+
+    def __init__(self, blocks: int) -> None:
+        self.blocks = blocks
+        self.checksum = 0
+
+    def __call__(self, inp: _Input, start: int, pos: int) -> int:
+        keep = start if pos - start <= RESCAN_WINDOW else pos
+        q = pos
+        if pos == start:
+            if not _have(inp, keep, start + 5):
+                return inp.base + len(inp.data)
+            fhd = inp.data[start + 4 - inp.base]
+            single = fhd >> 5 & 1
+            self.checksum = 4 if fhd & 4 else 0
+            q = start + 5 + (1 - single) + (0, 1, 2, 4)[fhd & 3] + (single, 2, 4, 8)[fhd >> 6]
+        for _ in range(self.blocks):
+            if not _have(inp, keep, q + 3):
+                return inp.base + len(inp.data)
+            i = q - inp.base
+            header = int.from_bytes(inp.data[i : i + 3], "little")
+            kind, size = header >> 1 & 3, header >> 3
+            q += 3 + (1 if kind == 1 else size)
+            if kind == 3:  # reserved block type: let zstd report it
+                break
+            if header & 1:  # the last block, then the optional checksum
+                q += self.checksum
+                break
+        _have(inp, keep, q)
+        return min(q, inp.base + len(inp.data))
+
+
 def _frame_bound(member_limit: int | None, ended: bool) -> tuple[int, str] | None:
     """The bound of the next frame: ``member_limit`` once a frame has ended, else none."""
     if member_limit is None or not ended:
@@ -801,6 +869,8 @@ def _frame(
     pos: int,
     member: int,
     new_decoder: Any,
+    decode: Any,
+    new_feeds: Any,
     errors: tuple[type[BaseException], ...],
     name: str,
     limit: int,
@@ -808,7 +878,9 @@ def _frame(
     bound: tuple[int, str] | None = None,
 ) -> Iterator[Piece | Broken]:
     """Decode one ``name`` frame (zstd, LZ4) that starts at file offset ``pos`` with the
-    streaming decompressors ``new_decoder()`` makes (``decompress``, ``eof``, ``unused_data``).
+    streaming decompressors ``new_decoder()`` makes (``decompress``, ``eof``, ``unused_data``),
+    fed by ``decode(decoder, feed)`` (bounded outputs) with the input slices ``new_feeds()``
+    plans (``feeds(inp, start, pos)`` -> end offset of the next feed).
     Yields its :class:`Piece` items, or on damage the pieces so far and one :class:`Broken` up
     to the next frame magic; returns the file offset after the frame (or of that next magic).
     With ``bound`` (``(bytes, name)``, lower than ``limit``) the pieces are held back until
@@ -822,23 +894,22 @@ def _frame(
     held: deque[bytes] | None = None
     if bound is not None and bound[0] < limit:
         (limit, limit_name), held = bound, deque()
+    feeds = new_feeds()
     while True:
+        # the feeds bound the output of one call (zstd: whole blocks, each at most 128 KiB)
+        end = feeds(inp, start, pos)
+        if end <= pos:
+            error = f"{name} frame truncated: file ends after {pos - start} compressed bytes"
+            break
         rel = pos - inp.base
-        if rel >= len(inp.data):
-            if not inp.fill(start if pos - start <= RESCAN_WINDOW else pos):
-                error = f"{name} frame truncated: file ends after {pos - start} compressed bytes"
-                break
-            rel = pos - inp.base
-        # small input slices bound the output of one call (zstd inflates at most ~128 KiB per
-        # 3 input bytes, so 8 KiB in -> < 350 MiB out, then checked; LZ4 at most 255:1)
-        feed = inp.data[rel : rel + (1 << 13)]
+        feed = inp.data[rel : end - inp.base]
         try:
-            out = dec.decompress(feed)
+            outs = list(decode(dec, feed))
         except errors as exc:
             # the call's output is lost: replay the frame to keep all that decoded
             saved = _salvage(
-                inp, start, pos, feed, new_decoder, _whole_call, errors, produced,
-                limit - produced, 1 << 13,
+                inp, start, pos, feed, new_decoder, decode, errors, produced,
+                limit - produced, 1 << 8,
             )  # fmt: skip
             for data in saved.pieces:
                 pending.append(data)
@@ -851,15 +922,16 @@ def _frame(
             )
             break
         pos += len(feed) - (len(dec.unused_data or b"") if dec.eof else 0)
-        produced += len(out)
+        produced += sum(map(len, outs))
         if produced > limit:
             error = f"{name} frame inflates beyond {limit_name}={limit}; stopped there"
             if held is not None:  # the compressed bytes go to the Broken, not the decoded ones
                 held, pending = None, []
             break
-        if out:
-            pending.append(out)
-            pending_size += len(out)
+        for out in outs:
+            if out:
+                pending.append(out)
+                pending_size += len(out)
         if dec.eof:
             while held:
                 yield Piece(held.popleft(), start, member=member)
@@ -910,6 +982,8 @@ def _iter_lz4(
             pos,
             member,
             lz4.frame.LZ4FrameDecompressor,
+            _lz4_steps(piece_size),
+            _FixedFeeds,
             (RuntimeError,),
             "LZ4",
             limit,
@@ -937,7 +1011,7 @@ def _iter_zstd(
     pos = 0
     member = 0
     ended = False  # a frame ended: later ones are bounded by member_limit
-    dict_data = None
+    dict_data = dctx = dctx_dict = None
     while True:
         if pos - inp.base + 8 > len(inp.data) and not inp.eof:
             inp.fill(pos)
@@ -972,16 +1046,20 @@ def _iter_zstd(
         if magic != ZSTD_MAGIC:
             pos = yield from _not_a_frame(inp, pos, "zstd")
             continue
-        dctx = (
-            zstandard.ZstdDecompressor(dict_data=dict_data)
-            if dict_data
-            else zstandard.ZstdDecompressor()
-        )
+        if dctx is None or dctx_dict is not dict_data:  # one context for all frames
+            dctx_dict = dict_data
+            dctx = (
+                zstandard.ZstdDecompressor(dict_data=dict_data)
+                if dict_data
+                else zstandard.ZstdDecompressor()
+            )
         pos, ok = yield from _frame(
             inp,
             pos,
             member,
             dctx.decompressobj,
+            _whole_call,
+            lambda: _ZstdFeeds(max(1, min(_ZSTD_FEED_BLOCKS, piece_size // _ZSTD_BLOCK_MAX))),
             (zstandard.ZstdError,),
             "zstd",
             limit,
