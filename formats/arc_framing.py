@@ -114,6 +114,8 @@ class _Member:
     dend: int | None = None
     cend: int | None = None
     error: str | None = None
+    #: the member's damage (compressed bytes), reported once with the record read from it
+    broken: Broken | None = None
 
 
 class _Stream:
@@ -183,6 +185,7 @@ class _Stream:
         member = self.member
         if member is not None and item.partial and member.cstart == item.offset:
             self._close(member, item.offset + item.length, item.reason)
+            member.broken = item
             return
         if member is not None:
             self._close(member, None, "gzip member ended without its trailer")
@@ -591,6 +594,11 @@ class _Parser:
             notes.append(
                 "read from a damaged gzip member; the block is complete by its declared length"
             )
+            broken, member.broken = member.broken, None
+            if broken is not None and broken.error_offset is not None:
+                # a bad CRC32 or deflate code (not a missing trailer): the member is damage
+                reason = f"{broken.reason}; the record decoded from it is delivered unverified"
+                yield ArcProblem(broken.offset, reason, True, broken.length, broken.data)
         if self.s.gz:
             offset = length = None
             if (
