@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from crawlmill.core.cli import main
+from crawlmill.formats.gzip_member import header_length
 
 
 def warc_records(n: int) -> list[bytes]:
@@ -82,3 +83,41 @@ def test_whole_file_gzip_keeps_every_record_before_the_damage(tmp_path, capsys, 
     assert warcio_records(got)[:untouched] == warcio_records(stream)[:untouched]
     report = json.loads((out / ".crawlmill" / "report.json").read_text())
     assert "compressed byte" in json.dumps(report)  # where decoding failed
+
+
+@pytest.mark.parametrize("fmt", ["warc", "arc"])
+def test_record_member_with_a_bad_crc_is_delivered_and_reported(tmp_path, capsys, fmt, arc_named):
+    """Per-record gzip: the record decoded from a member whose CRC32 fails is delivered (all
+    its bytes decoded) and the member is damage, with its compressed bytes in the quarantine."""
+    if fmt == "warc":
+        members = [bytearray(gzip.compress(r, mtime=0)) for r in warc_records(3)]
+    else:
+        data = arc_named("example.arc.gz").read_bytes()
+        members, rest = [], data
+        while rest:
+            dec = zlib.decompressobj(31)
+            dec.decompress(rest)
+            members.append(bytearray(rest[: len(rest) - len(dec.unused_data)]))
+            rest = dec.unused_data
+    members[1][-6] ^= 0x01  # CRC32 of the second member
+    src = tmp_path / f"in.{fmt}.gz"
+    src.write_bytes(b"".join(members))
+    out = tmp_path / "out"
+    code = main(["convert", str(src), "--to", "warc", "-o", str(out), "--workers", "1"])
+    err = capsys.readouterr().err
+    assert code == 3, err
+    offset = len(members[0])
+    assert f"{src} at byte {offset}: corrupt gzip member" in err
+    quarantine = out / ".crawlmill" / "quarantine"
+    entries = [
+        json.loads(line) for p in quarantine.glob("*.jsonl") for line in p.read_text().splitlines()
+    ]
+    assert [(e["offset"], e["length"]) for e in entries] == [(offset, len(members[1]))]
+    assert b"".join(p.read_bytes() for p in quarantine.glob("*.bin")) == members[1]
+    got = output_stream(out)
+    hlen, _ = header_length(bytes(members[1]))
+    decoded = zlib.decompressobj(-15).decompress(bytes(members[1][hlen:]))  # no CRC check
+    if fmt == "warc":
+        assert got == b"".join(warc_records(3))
+    else:
+        assert decoded.split(b"\n", 1)[0].split(b" ")[0] in got  # the record's URL
