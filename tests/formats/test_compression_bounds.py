@@ -60,9 +60,7 @@ def test_bomb_between_members_is_one_broken_with_its_compressed_bytes(kind):
     data = before + bomb + after
     tracemalloc.start()
     try:
-        got = summary(
-            iter_pieces(io.BytesIO(data), kind, piece_size=MIB, max_member_bytes=2 * MIB)
-        )
+        got = summary(iter_pieces(io.BytesIO(data), kind, piece_size=MIB, max_member_bytes=2 * MIB))
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
@@ -94,9 +92,7 @@ def test_the_first_member_is_a_stream_bounded_only_by_max_decompressed_bytes(kin
     items = iter_pieces(io.BytesIO(pack(whole)), kind, piece_size=MIB, max_member_bytes=2 * MIB)
     assert summary(items) == [("member", 0, whole)]
     limited = summary(
-        iter_pieces(
-            io.BytesIO(pack(whole)), kind, piece_size=MIB, max_decompressed_bytes=4 * MIB
-        )
+        iter_pieces(io.BytesIO(pack(whole)), kind, piece_size=MIB, max_decompressed_bytes=4 * MIB)
     )
     assert limited[-1][0] == "broken" and "max_decompressed_bytes" not in str(limited[:-1])
 

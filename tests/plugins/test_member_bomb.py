@@ -39,7 +39,8 @@ def warc_record(i: int) -> bytes:
         b"WARC/1.0\r\nWARC-Type: resource\r\n"
         b"WARC-Record-ID: <urn:uuid:00000000-0000-4000-8000-00000000000%d>\r\n"
         b"WARC-Date: 2020-01-01T00:00:00Z\r\nWARC-Target-URI: http://example.com/%d\r\n"
-        b"Content-Type: text/plain\r\nContent-Length: %d\r\n\r\n" % (i, i, len(block))
+        b"Content-Type: text/plain\r\nContent-Length: %d\r\n\r\n"
+        % (i, i, len(block))
         + block
         + b"\r\n\r\n"
     )
@@ -83,8 +84,6 @@ def test_bomb_between_good_records_is_bounded(tmp_path: Path, capsys):
     data = b"".join(p.read_bytes() for p in quarantine.glob("*.bin"))
     assert data == bomb  # the compressed member, not a byte of the inflated zeros
     (entry,) = [
-        json.loads(line)
-        for p in quarantine.glob("*.jsonl")
-        for line in p.read_text().splitlines()
+        json.loads(line) for p in quarantine.glob("*.jsonl") for line in p.read_text().splitlines()
     ]
     assert entry["offset"] == len(good[0]) and "inflates beyond" in entry["reason"]
