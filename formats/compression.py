@@ -70,7 +70,7 @@ PIECE_SIZE = 8 << 20
 #: compressed bytes kept from a member's start so a corrupt member can be rescanned.
 RESCAN_WINDOW = 16 << 20
 #: how a damage reason names the member bound of :func:`iter_pieces` (see :func:`member_bound`).
-_MEMBER_BOUND = "the bound of a member of a record-per-member file (max_member_bytes)"
+_MEMBER_BOUND = "the member bound of a record-per-member file (one record: max_record_bytes + max_header_bytes + 1 MiB)"
 #: largest dictionary accepted from a ``.warc.zst`` dictionary frame (decompressed).
 MAX_DICT_SIZE = 64 << 20
 
