@@ -5,6 +5,7 @@ Broken with its compressed bytes; memory stays within the bound plus a piece."""
 from __future__ import annotations
 
 import io
+import random
 import tracemalloc
 import zlib
 
@@ -37,13 +38,27 @@ def summary(items) -> list:
     return out
 
 
+def words(size: int) -> bytes:
+    rng = random.Random(7)
+    vocab = [b"alpha", b"beta", b"gamma", b"delta", b"<p>", b"WARC", b"http://", b"\xc3\xa9"]
+    out, n = [], 0
+    while n < size:
+        line = b" ".join(rng.choice(vocab) for _ in range(12)) + b" %d\r\n" % n
+        out.append(line)
+        n += len(line)
+    return b"".join(out)[:size]
+
+
+WORDS = words(8 * MIB)
+
+
 def test_member_bound_is_one_record():
     assert member_bound(256 * MIB, MIB) == 257 * MIB + compression.MEMBER_SLACK
 
 
 def _frames(kind: str):
     if kind == "gzip":
-        return lambda data: gz(data, 9)
+        return gz
     if kind == "zstd":
         zstandard = pytest.importorskip("zstandard")
         return zstandard.ZstdCompressor(level=3).compress
@@ -88,13 +103,30 @@ def test_members_within_the_bound_come_out_whole_in_bounded_pieces(kind):
 def test_the_first_member_is_a_stream_bounded_only_by_max_decompressed_bytes(kind):
     """A whole-file gzip (ClueWeb09) is one large member: the member bound does not apply."""
     pack = _frames(kind)
-    whole = bytes(range(256)) * (16 * 4096)  # 16 MiB
-    items = iter_pieces(io.BytesIO(pack(whole)), kind, piece_size=MIB, max_member_bytes=2 * MIB)
+    whole = WORDS  # compresses like text, a few to one
+    packed = pack(whole)
+    items = iter_pieces(io.BytesIO(packed), kind, piece_size=MIB, max_member_bytes=2 * MIB)
     assert summary(items) == [("member", 0, whole)]
     limited = summary(
-        iter_pieces(io.BytesIO(pack(whole)), kind, piece_size=MIB, max_decompressed_bytes=4 * MIB)
+        iter_pieces(io.BytesIO(packed), kind, piece_size=MIB, max_decompressed_bytes=4 * MIB)
     )
     assert limited[-1][0] == "broken" and "max_decompressed_bytes" not in str(limited[:-1])
+
+
+@pytest.mark.parametrize("kind", ["gzip", "zstd", "lz4"])
+def test_a_first_member_bomb_stops_at_the_member_bound(kind):
+    """A first member beyond the member bound at more than MAX_STREAM_RATIO:1 is a bomb, not
+    a whole-file stream: inflating stops there and the members after it are read."""
+    pack = _frames(kind)
+    bomb, after = pack(bytes(64 * MIB)), pack(b"record after")
+    items = list(
+        iter_pieces(io.BytesIO(bomb + after), kind, piece_size=MIB, max_member_bytes=2 * MIB)
+    )
+    handed = sum(len(i.data) for i in items if isinstance(i, Piece) and i.offset == 0)
+    assert handed <= 2 * MIB + MIB
+    got = summary(items)
+    assert got[-2][:4] == ("broken", 0, len(bomb), True) and "a bomb" in items[-2].reason
+    assert got[-1] == ("member", len(bomb), b"record after")
 
 
 def test_corrupt_member_within_the_bound_still_hands_out_what_decoded():

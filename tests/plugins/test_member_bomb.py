@@ -117,3 +117,27 @@ def test_bomb_between_good_records_is_bounded(tmp_path: Path, capsys, kind, suff
         json.loads(line) for p in quarantine.glob("*.jsonl") for line in p.read_text().splitlines()
     ]
     assert entry["offset"] == len(good[0]) and "inflates beyond" in entry["reason"]
+
+
+def test_bomb_as_the_first_member_stops_at_the_member_bound(tmp_path: Path, capsys):
+    """The first member may be a whole-file stream, so it is not held back; at more than
+    MAX_STREAM_RATIO:1 beyond the member bound it is a bomb: inflating stops there, what was
+    handed out (at most the bound) and its compressed bytes are quarantined."""
+    bomb = deflated_zeros(1024)
+    good = [gzip.compress(warc_record(i), mtime=0) for i in range(2)]
+    src = tmp_path / "first.warc.gz"
+    src.write_bytes(bomb + good[0] + good[1])
+    out = tmp_path / "out"
+    config = tmp_path / "pipeline.yaml"
+    config.write_text(  # named reader: detection looks at the (zero) first bytes only
+        f"inputs: {src}\nreader: warc\nwriter: warc\noutput: {out}\n"
+        f"run: {{workers: 1, max_record_bytes: {4 * MIB}}}\n"
+    )
+    code = main(["run", str(config)])
+    err = capsys.readouterr().err
+    assert code == 3, err
+    assert "a bomb, not a stream" in err
+    (result,) = [p for p in out.glob("*.warc*") if p.is_file()]
+    assert gzip.decompress(result.read_bytes()) == warc_record(0) + warc_record(1)
+    quarantined = sum(p.stat().st_size for p in (out / ".crawlmill" / "quarantine").glob("*.bin"))
+    assert quarantined <= 6 * MIB + (8 * MIB) + len(bomb)  # bound + a piece, not 1 GiB
