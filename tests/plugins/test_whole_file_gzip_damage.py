@@ -121,3 +121,43 @@ def test_record_member_with_a_bad_crc_is_delivered_and_reported(tmp_path, capsys
         assert got == b"".join(warc_records(3))
     else:
         assert decoded.split(b"\n", 1)[0].split(b" ")[0] in got  # the record's URL
+
+
+@pytest.mark.parametrize("kind", ["zstd", "lz4"])
+@pytest.mark.parametrize("damage", ["checksum", "byte-near-end"])
+def test_whole_file_zstd_and_lz4_keep_every_record_before_the_damage(
+    tmp_path, capsys, kind, damage
+):
+    """The same failure shapes in one zstd or LZ4 frame holding the whole file."""
+    records = warc_records(2500)
+    stream = b"".join(records)
+    if kind == "zstd":
+        import zstandard
+
+        frame = zstandard.ZstdCompressor(write_checksum=True).compress(stream)
+        new = zstandard.ZstdDecompressor().decompressobj
+    else:
+        import lz4.frame
+
+        frame = lz4.frame.compress(stream, content_checksum=True)
+        new = lz4.frame.LZ4FrameDecompressor
+    bad = bytearray(frame)
+    if damage == "checksum":
+        bad[-1] ^= 0x10
+        untouched = len(records)
+    else:
+        k = len(bad) - 3000
+        bad[k : k + 6] = b"\xa5" * 6
+        prefix = new().decompress(bytes(frame[:k]))  # what no damage after k can change
+        ends = [sum(map(len, records[: i + 1])) for i in range(len(records))]
+        untouched = sum(1 for e in ends if e <= len(prefix))
+        assert 0 < untouched < len(records) - 5
+    src = tmp_path / f"whole.warc.{'zst' if kind == 'zstd' else 'lz4'}"
+    src.write_bytes(bytes(bad))
+    out = tmp_path / "out"
+    code = main(["convert", str(src), "--to", "warc", "-o", str(out), "--workers", "1"])
+    err = capsys.readouterr().err
+    assert code == 3, err
+    got = output_stream(out)
+    expected = b"".join(records[:untouched])
+    assert got[: len(expected)] == expected
