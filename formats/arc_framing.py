@@ -40,7 +40,7 @@ from .arc import (
     plausible_header,
 )
 from .arc_length import Action, Decision, Facts, decide
-from .compression import Broken, Piece, iter_pieces, prefetch
+from .compression import Broken, Piece, iter_pieces, member_bound, prefetch
 
 __all__ = [
     "DETECT_WINDOW",
@@ -586,18 +586,23 @@ class _Parser:
         """A member that failed to inflate or verify: records proved complete inside it are
         delivered; the rest is damage with the member's compressed bytes."""
         end = member.dend or pos
-        reported = False
+        reasons: list[str] = []
         while pos < end:
             items = list(self._plain_record(pos, end, member))
             for item in items:
-                reported = reported or isinstance(item, ArcProblem) and item.damage
-                yield item
+                if isinstance(item, ArcProblem) and item.damage:
+                    reasons.append(item.reason)  # folded into the member's one entry below
+                else:
+                    yield item
             if self._after <= pos:
                 break
             pos = self._skip_blank(self._after, end)
         self._after = max(self._after, end)
-        if not reported:
-            yield self._problem(member.dstart, end, member.error or "damaged gzip member")
+        error = member.error or "damaged gzip member"
+        if not any(error in r for r in reasons):
+            reasons.insert(0, error)
+        # one damage entry per member: its compressed span and bytes, whatever it held
+        yield self._problem(member.dstart, end, "; ".join(dict.fromkeys(reasons)))
 
     def _plain_record(
         self, pos: int, stop: int | None, member: _Member | None
@@ -934,7 +939,13 @@ def iter_arc(
             found = find_arc_start(head)
             gzip = found is not None and found[0]
     kind = "gzip" if gzip else None
-    items = iter_pieces(fh, kind, max_decompressed_bytes=max_decompressed_bytes, threads=threads)
+    items = iter_pieces(
+        fh,
+        kind,
+        max_decompressed_bytes=max_decompressed_bytes,
+        threads=threads,
+        max_member_bytes=member_bound(max_record_bytes, max_header_bytes),
+    )
     if gzip and prefetch_inflate:
         items = prefetch(items)
     parser = _Parser(

@@ -21,9 +21,13 @@ import gzip
 import re
 import struct
 import zlib
+from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, BinaryIO
+
+from .gzip_member import inflates_to, member_problem
+from .salvage import join_pieces, salvage
 
 try:  # pragma: no cover - depends on the installed packages
     from isal import isal_zlib as _inflate_lib
@@ -42,6 +46,8 @@ __all__ = [
     "inflates_to",
     "inflate_backend",
     "iter_pieces",
+    "member_bound",
+    "member_problem",
     "prefetch",
     "read_head",
 ]
@@ -63,19 +69,10 @@ READ_SIZE = 1 << 20
 PIECE_SIZE = 8 << 20
 #: compressed bytes kept from a member's start so a corrupt member can be rescanned.
 RESCAN_WINDOW = 16 << 20
+#: how a damage reason names the member bound of :func:`iter_pieces` (see :func:`member_bound`).
+_MEMBER_BOUND = "the member bound of a record-per-member file (one record: max_record_bytes + max_header_bytes + 1 MiB)"
 #: largest dictionary accepted from a ``.warc.zst`` dictionary frame (decompressed).
 MAX_DICT_SIZE = 64 << 20
-
-
-def inflates_to(member: bytes, data: bytes) -> bool:
-    """Whether ``member`` is exactly one gzip member that decompresses to ``data`` (what a
-    writer checks before copying an input member instead of compressing ``data``)."""
-    dec = _inflate_lib.decompressobj(31)
-    try:
-        out = dec.decompress(member, len(data) + 1)
-    except _ZLIB_ERRORS:
-        return False
-    return out == data and dec.eof and not dec.unused_data and not dec.unconsumed_tail
 
 
 class MemberSource:
@@ -155,6 +152,8 @@ class Broken:
     ``offset``/``length`` are positions in the compressed file; ``data`` holds the skipped
     compressed bytes (at most ``RESCAN_WINDOW``). ``partial`` is true when pieces of this member
     were already handed out before the problem was seen (their bytes are incomplete).
+    ``error_offset`` is the compressed offset where decoding failed, when it failed inside
+    the member (every byte decoded before it was handed out).
     """
 
     offset: int
@@ -162,6 +161,7 @@ class Broken:
     reason: str
     data: bytes = b""
     partial: bool = False
+    error_offset: int | None = None
 
 
 class _Input:
@@ -188,14 +188,18 @@ class _Input:
             return False
         return True
 
-    def find(self, needle: bytes, start: int) -> int:
-        """File offset of ``needle`` at or after file offset ``start``, reading on; -1 at EOF."""
+    def find(self, needle: bytes, start: int, hold: int | None = None) -> int:
+        """File offset of ``needle`` at or after file offset ``start``, reading on; -1 at EOF.
+        Bytes from file offset ``hold`` on stay in the window while they are at most
+        ``RESCAN_WINDOW`` (a damaged range's bytes, for its report)."""
         while True:
             i = self.data.find(needle, max(0, start - self.base))
             if i >= 0:
                 return self.base + i
             # keep a tail that could hold the start of ``needle``
             keep = max(start, self.base + len(self.data) - len(needle) + 1)
+            if hold is not None and self.base + len(self.data) - hold < RESCAN_WINDOW:
+                keep = min(keep, max(hold, self.base))
             if not self.fill(keep):
                 return -1
 
@@ -208,6 +212,7 @@ def iter_pieces(
     piece_size: int = PIECE_SIZE,
     threads: int = 0,
     batch: bool = False,
+    max_member_bytes: int | None = None,
 ) -> Iterator[Piece | Broken]:
     """Decompress ``fh`` (``kind`` from :func:`compression_of`) member by member.
 
@@ -215,6 +220,15 @@ def iter_pieces(
     range that could not be decompressed; after a ``Broken`` it resyncs on the next member
     (gzip magic) and goes on. A member that would inflate beyond ``max_decompressed_bytes`` is
     cut there and reported as ``Broken``.
+
+    ``max_member_bytes`` bounds the members (frames) of a multi-member file: once one member
+    has ended, a later member that inflates beyond it is not inflated further and yields no
+    piece, only one ``Broken`` with its compressed bytes (its pieces are held back until it
+    ends, so memory stays within the bound plus a piece). The first member is bounded by
+    ``max_decompressed_bytes``: a whole-file gzip (ClueWeb09) is one large member; only
+    beyond ``max_member_bytes`` at more than :data:`MAX_STREAM_RATIO` to 1 is it a bomb, cut
+    there (its pieces so far were handed out).
+    :func:`member_bound` gives the bound for record-per-member files.
 
     With ``threads > 0`` gzip members are inflated ahead by that many worker threads, and by
     the consuming thread whenever it would otherwise wait (isal and zlib release the GIL; isal
@@ -225,14 +239,15 @@ def iter_pieces(
     ``batch=True`` may one piece hold several whole members (listed in ``Piece.members``);
     otherwise every piece is one whole member.
     """
+    limit, bound = max_decompressed_bytes, max_member_bytes
     if kind == "gzip" and threads > 0:
-        yield from _iter_gzip_parallel(fh, max_decompressed_bytes, piece_size, threads, batch)
+        yield from _iter_gzip_parallel(fh, limit, piece_size, threads, batch, bound)
     elif kind == "gzip":
-        yield from _iter_gzip(fh, max_decompressed_bytes, piece_size)
+        yield from _iter_gzip(fh, limit, piece_size, member_limit=bound)
     elif kind == "zstd":
-        yield from _iter_zstd(fh, max_decompressed_bytes, piece_size)
+        yield from _iter_zstd(fh, limit, piece_size, bound)
     elif kind == "lz4":
-        yield from _iter_lz4(fh, max_decompressed_bytes, piece_size)
+        yield from _iter_lz4(fh, limit, piece_size, bound)
     else:
         offset = 0
         while chunk := fh.read(max(piece_size, READ_SIZE)):
@@ -297,9 +312,10 @@ def prefetch(
         thread.join()
 
 
-def _skip_to_magic(inp: _Input, start: int, magic: bytes) -> int:
-    """File offset of the next ``magic`` at or after ``start`` (or the file size at EOF)."""
-    found = inp.find(magic, start)
+def _skip_to_magic(inp: _Input, start: int, magic: bytes, hold: int | None = None) -> int:
+    """File offset of the next ``magic`` at or after ``start`` (or the file size at EOF);
+    bytes from ``hold`` on stay in the window (see :meth:`_Input.find`)."""
+    found = inp.find(magic, start, hold)
     if found >= 0:
         return found
     return inp.base + len(inp.data)
@@ -312,10 +328,77 @@ def _window(inp: _Input, start: int, end: int) -> bytes:
     return inp.data[lo:hi]
 
 
+def _span(inp: _Input, start: int, end: int, step: int) -> Iterator[bytes]:
+    """The compressed bytes ``[start, end)`` in ``step``-sized chunks: from the input window
+    when it still holds them, else read again from the file (its position is restored)."""
+    if start >= inp.base:
+        for i in range(start - inp.base, end - inp.base, step):
+            yield inp.data[i : min(i + step, end - inp.base)]
+        return
+    fh = inp.fh
+    here = fh.tell()
+    try:
+        fh.seek(start)
+        left = end - start
+        while left > 0 and (chunk := fh.read(min(step, left))):
+            left -= len(chunk)
+            yield chunk
+    finally:
+        fh.seek(here)
+
+
+def _salvage(
+    inp: _Input,
+    start: int,
+    pos: int,
+    failing: bytes,
+    new_decoder,
+    decode,
+    errors: tuple[type[BaseException], ...],
+    produced: int,
+    cap: int,
+    step: int,
+):
+    """:func:`~crawlmill.formats.salvage.salvage` of the member that starts at ``start`` and
+    failed on the feed ``failing`` at ``pos``, after ``produced`` bytes were handed out."""
+    chunks = _span(inp, start, pos, step)
+    try:
+        return salvage(chunks, failing, new_decoder(), decode, errors, produced, max(0, cap))
+    finally:
+        chunks.close()
+
+
+def _inflate_steps(cap: int):
+    """A ``decode`` for :func:`salvage`: zlib/isal output in pieces of at most ``cap``."""
+
+    def decode(dec, chunk) -> Iterator[bytes]:
+        yield dec.decompress(chunk, cap)
+        while dec.unconsumed_tail:
+            yield dec.decompress(dec.unconsumed_tail, cap)
+
+    return decode
+
+
+def _whole_call(dec, chunk) -> Iterator[bytes]:
+    """A ``decode`` for :func:`salvage`: one call of a zstd or LZ4 decoder."""
+    yield dec.decompress(bytes(chunk))
+
+
 def _iter_gzip(
-    fh: BinaryIO, limit: int, piece_size: int, start: int = 0, member: int = 0
+    fh: BinaryIO,
+    limit: int,
+    piece_size: int,
+    start: int = 0,
+    member: int = 0,
+    member_limit: int | None = None,
+    multi: bool = False,
 ) -> Iterator[Piece | Broken]:
-    """Sequential, fully checked member-by-member inflate from file offset ``start``."""
+    """Sequential, fully checked member-by-member inflate from file offset ``start``.
+
+    ``limit`` bounds every member; once a member has ended (``multi``: the file holds several
+    members), later members are bounded by ``member_limit`` too, and their pieces are held
+    back until the member ends, so a member that inflates beyond it hands out nothing: it is
+    one :class:`Broken` holding its compressed bytes."""
     inp = _Input(fh)
     if start:
         fh.seek(start)
@@ -330,7 +413,7 @@ def _iter_gzip(
             return
         rel = pos - inp.base
         if not inp.data.startswith(_GZIP_MEMBER_START, rel):
-            nxt = _skip_to_magic(inp, pos + 1, _GZIP_MEMBER_START)
+            nxt = _skip_to_magic(inp, pos + 1, _GZIP_MEMBER_START, pos)
             what = (
                 "trailing bytes after the last gzip member"
                 if nxt >= inp.base + len(inp.data)
@@ -344,6 +427,11 @@ def _iter_gzip(
         produced = 0
         partial = False
         error: str | None = None
+        error_at: int | None = None
+        bound, bound_name = limit, "max_decompressed_bytes"
+        if multi and member_limit is not None and member_limit < limit:
+            bound, bound_name = member_limit, _MEMBER_BOUND
+        held: deque[bytes] | None = deque() if bound < limit else None
         while True:
             rel = pos - inp.base
             if rel >= len(inp.data):
@@ -356,34 +444,62 @@ def _iter_gzip(
             try:
                 out = dec.decompress(feed, piece_size)
             except _ZLIB_ERRORS as exc:
-                error = f"corrupt gzip member ({exc})"
+                # the call's output is lost: replay the member to hand out all that decoded
+                saved = _salvage(
+                    inp, start, pos, bytes(feed), lambda: _inflate_lib.decompressobj(31),
+                    _inflate_steps(piece_size), _ZLIB_ERRORS, produced, bound - produced, 1 << 16,
+                )  # fmt: skip
+                for data in join_pieces(saved.pieces, piece_size):
+                    produced += len(data)
+                    if held is not None:
+                        held.append(data)
+                    else:
+                        partial = True
+                        yield Piece(data, start, member=member)
+                error_at = pos + saved.consumed
+                error = (
+                    f"corrupt gzip member ({exc}) at compressed byte {error_at},"
+                    f" after {produced} inflated bytes"
+                )
                 break
             consumed = len(feed) - len(dec.unconsumed_tail)
             if dec.eof:
                 consumed -= len(dec.unused_data)
             pos += consumed
             produced += len(out)
-            if produced > limit:
-                error = f"gzip member inflates beyond max_decompressed_bytes={limit}"
+            if produced > bound:
+                error = f"gzip member inflates beyond {bound_name}={bound}; stopped there"
+                held = None  # the compressed bytes go to the Broken, not the inflated ones
+                break
+            if held is None and (bomb := _stream_bomb(produced, pos - start, member_limit)):
+                error = f"gzip member {bomb}; stopped there"
                 break
             if dec.eof:
                 length = pos - start
+                while held:
+                    yield Piece(held.popleft(), start, member=member)
                 yield Piece(out, start, end=True, length=length, member=member)
                 member += 1
+                multi = True
                 # adapt the input slice to the member size (small copies of unused_data)
                 feed_size = min(1 << 20, max(1 << 14, 2 * length))
                 break
-            if out:
+            if out and held is not None:
+                held.append(out)
+            elif out:
                 partial = True
                 yield Piece(out, start, member=member)
         if error is None:
             continue
+        while held:  # a member cut by damage: what decoded before it is handed out
+            partial = True
+            yield Piece(held.popleft(), start, member=member)
         # resync: the next member may begin inside the damaged one's compressed range
         scan_from = start + 1 if start >= inp.base else pos
-        nxt = _skip_to_magic(inp, scan_from, _GZIP_MEMBER_START)
+        nxt = _skip_to_magic(inp, scan_from, _GZIP_MEMBER_START, start)
         if nxt <= start:
             nxt = _skip_to_magic(inp, pos, _GZIP_MEMBER_START)
-        yield Broken(start, nxt - start, error, _window(inp, start, nxt), partial)
+        yield Broken(start, nxt - start, error, _window(inp, start, nxt), partial, error_at)
         member += 1
         pos = nxt
 
@@ -539,7 +655,12 @@ def _await(job: _Job, later: Iterator[_Job]):
 
 
 def _iter_gzip_parallel(
-    fh: BinaryIO, limit: int, piece_size: int, workers: int, batch: bool = False
+    fh: BinaryIO,
+    limit: int,
+    piece_size: int,
+    workers: int,
+    batch: bool = False,
+    member_limit: int | None = None,
 ) -> Iterator[Piece | Broken]:
     """Read chunks of whole members ahead, inflate them in ``workers`` pool threads (and in
     this thread when it would otherwise wait), yield the pieces in file order."""
@@ -548,7 +669,8 @@ def _iter_gzip_parallel(
     pool = _pool(workers)
     work = _inflate_batch if batch else _inflate_run
     chunk_size = min(PARALLEL_CHUNK, 256 << 10)
-    cap = min(limit, piece_size)  # larger members take the sequential, bounded path
+    # larger members take the sequential, bounded path
+    cap = min(limit, piece_size, member_limit or limit)
     pending: deque = deque()  # (buf, base, bounds, jobs)
     spare: list[bytearray] = []  # input buffers whose jobs are all done, for reuse
     carry = b""
@@ -593,7 +715,9 @@ def _iter_gzip_parallel(
         if not pending:
             if fallback_at is not None:
                 fh.seek(fallback_at)  # reading ahead moved the file position
-                yield from _iter_gzip(fh, limit, piece_size, fallback_at, member)
+                yield from _iter_gzip(
+                    fh, limit, piece_size, fallback_at, member, member_limit, member > 0
+                )
             return
         buf, chunk_base, bounds, jobs = pending.popleft()
         i = 0
@@ -628,7 +752,9 @@ def _iter_gzip_parallel(
                             other.cancel()
                     pending.clear()
                     fh.seek(chunk_base + s)
-                    yield from _iter_gzip(fh, limit, piece_size, chunk_base + s, member)
+                    yield from _iter_gzip(
+                        fh, limit, piece_size, chunk_base + s, member, member_limit, member > 0
+                    )
                     return
                 yield Piece(data, chunk_base + s, end=True, length=e - s, member=member)
                 member += 1
@@ -658,10 +784,104 @@ def _read_chunk(
     return buf, len(carry) + (n or 0)
 
 
+def _lz4_steps(cap: int):
+    """A ``decode`` for LZ4 frames: outputs of at most ``cap`` bytes."""
+
+    def decode(dec, chunk) -> Iterator[bytes]:
+        yield dec.decompress(bytes(chunk), max_length=cap)
+        while not dec.eof and not dec.needs_input:
+            yield dec.decompress(b"", max_length=cap)
+
+    return decode
+
+
+def _have(inp: _Input, keep: int, end: int) -> bool:
+    """Read on until the window holds file bytes up to ``end``; false at the end of the file."""
+    while inp.base + len(inp.data) < end:
+        if not inp.fill(keep):
+            return False
+    return True
+
+
+class _FixedFeeds:
+    """Feeds of 8 KiB (LZ4: the decoder itself bounds each output)."""
+
+    def __call__(self, inp: _Input, start: int, pos: int) -> int:
+        _have(inp, start if pos - start <= RESCAN_WINDOW else pos, pos + 1)
+        return min(pos + (1 << 13), inp.base + len(inp.data))
+
+
+#: largest decoded size of one zstd block (RFC 8878 Block_Maximum_Size).
+_ZSTD_BLOCK_MAX = 128 << 10
+#: zstd blocks per feed: at most 1 MiB out per call, and a short byte-wise replay on damage.
+_ZSTD_FEED_BLOCKS = 8
+
+
+class _ZstdFeeds:
+    """Feeds that end at zstd block boundaries, at most ``blocks`` blocks each: a block decodes
+    to at most 128 KiB, so one call's output is bounded (an 8 KiB feed of RLE blocks would
+    decode to 256 MiB). Walks the frame header and block headers (RFC 8878 section 3.1.1)."""
+
+    def __init__(self, blocks: int) -> None:
+        self.blocks = blocks
+        self.checksum = 0
+
+    def __call__(self, inp: _Input, start: int, pos: int) -> int:
+        keep = start if pos - start <= RESCAN_WINDOW else pos
+        q = pos
+        if pos == start:
+            if not _have(inp, keep, start + 5):
+                return inp.base + len(inp.data)
+            fhd = inp.data[start + 4 - inp.base]
+            single = fhd >> 5 & 1
+            self.checksum = 4 if fhd & 4 else 0
+            q = start + 5 + (1 - single) + (0, 1, 2, 4)[fhd & 3] + (single, 2, 4, 8)[fhd >> 6]
+        for _ in range(self.blocks):
+            if not _have(inp, keep, q + 3):
+                return inp.base + len(inp.data)
+            i = q - inp.base
+            header = int.from_bytes(inp.data[i : i + 3], "little")
+            kind, size = header >> 1 & 3, header >> 3
+            q += 3 + (1 if kind == 1 else size)
+            if kind == 3:  # reserved block type: let zstd report it
+                break
+            if header & 1:  # the last block, then the optional checksum
+                q += self.checksum
+                break
+        _have(inp, keep, q)
+        return min(q, inp.base + len(inp.data))
+
+
+#: decompressed bytes per compressed byte beyond which a member larger than the member bound
+#: is a bomb, not a whole-file stream (text and HTML deflate 3-20:1; zeros 1032:1). Apache POI
+#: refuses zip entries beyond the same ratio (ZipSecureFile, MIN_INFLATE_RATIO = 0.01).
+MAX_STREAM_RATIO = 100
+
+
+def _stream_bomb(produced: int, consumed: int, member_limit: int | None) -> str | None:
+    """Why a stream member (the first of a file, not held back) is a bomb: beyond the member
+    bound at more than :data:`MAX_STREAM_RATIO` to 1; ``None`` while it is not one."""
+    if member_limit is None or produced <= member_limit:
+        return None
+    if produced <= MAX_STREAM_RATIO * consumed:
+        return None
+    return (
+        f"inflates beyond {member_limit} bytes ({_MEMBER_BOUND}) at more than"
+        f" {MAX_STREAM_RATIO}:1 ({produced} bytes from {consumed}): a bomb, not a stream"
+    )
+
+
+def _frame_bound(member_limit: int | None, ended: bool) -> tuple[int, str] | None:
+    """The bound of the next frame: ``member_limit`` once a frame has ended, else none."""
+    if member_limit is None or not ended:
+        return None
+    return member_limit, _MEMBER_BOUND
+
+
 def _not_a_frame(inp: _Input, pos: int, name: str) -> Iterator[Broken]:
     """Report the bytes from ``pos`` to the next ``name`` frame magic as damage; returns the
     offset of that magic (or the end of the file)."""
-    nxt = _skip_to_magic(inp, pos + 1, _FRAME_MAGIC[name])
+    nxt = _skip_to_magic(inp, pos + 1, _FRAME_MAGIC[name], pos)
     yield Broken(
         pos, nxt - pos, f"{nxt - pos} bytes outside any {name} frame", _window(inp, pos, nxt)
     )
@@ -672,61 +892,103 @@ def _frame(
     inp: _Input,
     pos: int,
     member: int,
-    dec: Any,
+    new_decoder: Any,
+    decode: Any,
+    new_feeds: Any,
     errors: tuple[type[BaseException], ...],
     name: str,
     limit: int,
     piece_size: int,
+    bound: tuple[int, str] | None = None,
+    stream_bound: int | None = None,
 ) -> Iterator[Piece | Broken]:
     """Decode one ``name`` frame (zstd, LZ4) that starts at file offset ``pos`` with the
-    streaming decompressor ``dec`` (``decompress``, ``eof``, ``unused_data``). Yields its
-    :class:`Piece` items, or on damage the pieces so far and one :class:`Broken` up to the
-    next frame magic; returns the file offset after the frame (or of that next magic)."""
-    start, produced, error = pos, 0, None
+    streaming decompressors ``new_decoder()`` makes (``decompress``, ``eof``, ``unused_data``),
+    fed by ``decode(decoder, feed)`` (bounded outputs) with the input slices ``new_feeds()``
+    plans (``feeds(inp, start, pos)`` -> end offset of the next feed).
+    Yields its :class:`Piece` items, or on damage the pieces so far and one :class:`Broken` up
+    to the next frame magic; returns the file offset after the frame (or of that next magic).
+    With ``bound`` (``(bytes, name)``, lower than ``limit``) the pieces are held back until
+    the frame ends; a frame beyond it yields only the ``Broken``, with its compressed bytes.
+    Without, ``stream_bound`` is the member bound :func:`_stream_bomb` checks."""
+    start, produced, error, error_at = pos, 0, None, None
+    dec = new_decoder()
     pending: list[bytes] = []
     pending_size = 0
     partial = False
+    limit_name = "max_decompressed_bytes"
+    held: deque[bytes] | None = None
+    if bound is not None and bound[0] < limit:
+        (limit, limit_name), held = bound, deque()
+    feeds = new_feeds()
     while True:
+        # the feeds bound the output of one call (zstd: whole blocks, each at most 128 KiB)
+        end = feeds(inp, start, pos)
+        if end <= pos:
+            error = f"{name} frame truncated: file ends after {pos - start} compressed bytes"
+            break
         rel = pos - inp.base
-        if rel >= len(inp.data):
-            if not inp.fill(start if pos - start <= RESCAN_WINDOW else pos):
-                error = f"{name} frame truncated: file ends after {pos - start} compressed bytes"
-                break
-            rel = pos - inp.base
-        # small input slices bound the output of one call (zstd inflates at most ~128 KiB per
-        # 3 input bytes, so 8 KiB in -> < 350 MiB out, then checked; LZ4 at most 255:1)
-        feed = inp.data[rel : rel + (1 << 13)]
+        feed = inp.data[rel : end - inp.base]
         try:
-            out = dec.decompress(feed)
+            outs = list(decode(dec, feed))
         except errors as exc:
-            error = f"corrupt {name} frame ({exc})"
+            # the call's output is lost: replay the frame to keep all that decoded
+            saved = _salvage(
+                inp, start, pos, feed, new_decoder, decode, errors, produced,
+                limit - produced, 1 << 8,
+            )  # fmt: skip
+            for data in saved.pieces:
+                pending.append(data)
+                pending_size += len(data)
+                produced += len(data)
+            error_at = pos + saved.consumed
+            error = (
+                f"corrupt {name} frame ({exc}) at compressed byte {error_at},"
+                f" after {produced} decoded bytes"
+            )
             break
         pos += len(feed) - (len(dec.unused_data or b"") if dec.eof else 0)
-        produced += len(out)
+        produced += sum(map(len, outs))
         if produced > limit:
-            error = f"{name} frame inflates beyond max_decompressed_bytes={limit}"
+            error = f"{name} frame inflates beyond {limit_name}={limit}; stopped there"
+            if held is not None:  # the compressed bytes go to the Broken, not the decoded ones
+                held, pending = None, []
             break
-        if out:
-            pending.append(out)
-            pending_size += len(out)
+        if held is None and (bomb := _stream_bomb(produced, pos - start, stream_bound)):
+            error = f"{name} frame {bomb}; stopped there"
+            break
+        for out in outs:
+            if out:
+                pending.append(out)
+                pending_size += len(out)
         if dec.eof:
+            while held:
+                yield Piece(held.popleft(), start, member=member)
             yield Piece(b"".join(pending), start, end=True, length=pos - start, member=member)
-            return pos
+            return pos, True
         if pending_size >= piece_size:
-            partial = True
-            yield Piece(b"".join(pending), start, member=member)
+            if held is not None:
+                held.append(b"".join(pending))
+            else:
+                partial = True
+                yield Piece(b"".join(pending), start, member=member)
             pending, pending_size = [], 0
+    while held:  # a frame cut by damage: what decoded before it is handed out
+        partial = True
+        yield Piece(held.popleft(), start, member=member)
     if pending:
         partial = True
         yield Piece(b"".join(pending), start, member=member)
-    nxt = _skip_to_magic(inp, max(start + 1, inp.base), _FRAME_MAGIC[name])
+    nxt = _skip_to_magic(inp, max(start + 1, inp.base), _FRAME_MAGIC[name], start)
     if nxt <= start:
         nxt = _skip_to_magic(inp, pos, _FRAME_MAGIC[name])
-    yield Broken(start, nxt - start, error, _window(inp, start, nxt), partial)
-    return nxt
+    yield Broken(start, nxt - start, error, _window(inp, start, nxt), partial, error_at)
+    return nxt, False
 
 
-def _iter_lz4(fh: BinaryIO, limit: int, piece_size: int) -> Iterator[Piece | Broken]:
+def _iter_lz4(
+    fh: BinaryIO, limit: int, piece_size: int, member_limit: int | None = None
+) -> Iterator[Piece | Broken]:
     """LZ4 frames (FastWARC's ``.warc.lz4``: one frame per record) like zstd frames: bounded,
     with damage reported and resync on the next frame magic."""
     import lz4.frame
@@ -734,6 +996,7 @@ def _iter_lz4(fh: BinaryIO, limit: int, piece_size: int) -> Iterator[Piece | Bro
     inp = _Input(fh)
     inp.fill(0)
     pos = member = 0
+    ended = False  # a frame ended: later ones are bounded by member_limit
     while True:
         if pos - inp.base + 8 > len(inp.data) and not inp.eof:
             inp.fill(pos)
@@ -743,16 +1006,21 @@ def _iter_lz4(fh: BinaryIO, limit: int, piece_size: int) -> Iterator[Piece | Bro
         if inp.data[rel : rel + 4] != LZ4_MAGIC:
             pos = yield from _not_a_frame(inp, pos, "LZ4")
             continue
-        pos = yield from _frame(
+        pos, ok = yield from _frame(
             inp,
             pos,
             member,
-            lz4.frame.LZ4FrameDecompressor(),
+            lz4.frame.LZ4FrameDecompressor,
+            _lz4_steps(piece_size),
+            _FixedFeeds,
             (RuntimeError,),
             "LZ4",
             limit,
             piece_size,
+            _frame_bound(member_limit, ended),
+            member_limit,
         )
+        ended = ended or ok
         member += 1
 
 
@@ -762,13 +1030,18 @@ def _zstd():
     return zstandard
 
 
-def _iter_zstd(fh: BinaryIO, limit: int, piece_size: int) -> Iterator[Piece | Broken]:
+def _iter_zstd(
+    fh: BinaryIO, limit: int, piece_size: int, member_limit: int | None = None
+) -> Iterator[Piece | Broken]:
+    """zstd frames (one per record in ``.warc.zst``, after an optional dictionary frame):
+    bounded, with damage reported and resync on the next frame magic."""
     zstandard = _zstd()
     inp = _Input(fh)
     inp.fill(0)
     pos = 0
     member = 0
-    dict_data = None
+    ended = False  # a frame ended: later ones are bounded by member_limit
+    dict_data = dctx = dctx_dict = None
     while True:
         if pos - inp.base + 8 > len(inp.data) and not inp.eof:
             inp.fill(pos)
@@ -803,22 +1076,41 @@ def _iter_zstd(fh: BinaryIO, limit: int, piece_size: int) -> Iterator[Piece | Br
         if magic != ZSTD_MAGIC:
             pos = yield from _not_a_frame(inp, pos, "zstd")
             continue
-        dctx = (
-            zstandard.ZstdDecompressor(dict_data=dict_data)
-            if dict_data
-            else zstandard.ZstdDecompressor()
-        )
-        pos = yield from _frame(
+        if dctx is None or dctx_dict is not dict_data:  # one context for all frames
+            dctx_dict = dict_data
+            dctx = (
+                zstandard.ZstdDecompressor(dict_data=dict_data)
+                if dict_data
+                else zstandard.ZstdDecompressor()
+            )
+        pos, ok = yield from _frame(
             inp,
             pos,
             member,
-            dctx.decompressobj(),
+            dctx.decompressobj,
+            _whole_call,
+            lambda: _ZstdFeeds(max(1, min(_ZSTD_FEED_BLOCKS, piece_size // _ZSTD_BLOCK_MAX))),
             (zstandard.ZstdError,),
             "zstd",
             limit,
             piece_size,
+            _frame_bound(member_limit, ended),
+            member_limit,
         )
+        ended = ended or ok
         member += 1
+
+
+#: room beyond one record's header and block that a member of a record-per-member file may
+#: hold (separators, a few small records sharing a member).
+MEMBER_SLACK = 1 << 20
+
+
+def member_bound(max_record_bytes: int, max_header_bytes: int) -> int:
+    """The ``max_member_bytes`` of :func:`iter_pieces` for a record-per-member file (WARC,
+    ARC, one gzip member or zstd/LZ4 frame per record): one record's header and block plus
+    :data:`MEMBER_SLACK`. A member beyond it cannot hold a record a reader would accept."""
+    return max_record_bytes + max_header_bytes + MEMBER_SLACK
 
 
 def read_head(path: str, size: int = 65536) -> bytes:

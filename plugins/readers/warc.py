@@ -43,7 +43,7 @@ from crawlmill.core import (
     RecordKind,
     hookimpl,
 )
-from crawlmill.formats.compression import MemberSource, iter_pieces, prefetch
+from crawlmill.formats.compression import MemberSource, iter_pieces, member_bound, prefetch
 from crawlmill.formats.http import content_type as http_content_type
 from crawlmill.formats.http import head_end, media_type
 from crawlmill.formats.warc import (
@@ -143,6 +143,7 @@ class WarcReader(Reader):
                 max_decompressed_bytes=limits.max_decompressed_bytes,
                 threads=threads,
                 batch=True,
+                max_member_bytes=member_bound(limits.max_record_bytes, limits.max_header_bytes),
             )
             if kind is not None and big and not threads:
                 pieces = prefetch(pieces)  # inflate in a thread while records are parsed
@@ -151,7 +152,10 @@ class WarcReader(Reader):
                 max_record_bytes=limits.max_record_bytes,
                 max_header_bytes=limits.max_header_bytes,
             )
-            spans = _CompressedSpans(path, limits.max_record_bytes)
+            # a damaged member's compressed bytes are kept up to the member bound (one record)
+            spans = _CompressedSpans(
+                path, member_bound(limits.max_record_bytes, limits.max_header_bytes)
+            )
             try:
                 for item in framer:
                     if isinstance(item, DamagedRange):
@@ -217,7 +221,10 @@ class _CompressedSpans:
             return Damage(path, offset, reason, length, b"")
         self.kept.add((offset, length))
         data = self.source.read(path, offset, min(length, self.max_bytes)) or b""
-        return Damage(path, offset, item.reason, length, data)
+        reason = item.reason
+        if len(data) < length:
+            reason = f"{reason}; the quarantine keeps its first {len(data)} bytes"
+        return Damage(path, offset, reason, length, data)
 
     def close(self) -> None:
         """Close the file handle used to read compressed bytes back."""

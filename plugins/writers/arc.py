@@ -21,7 +21,8 @@ Each record is ``URL IP-address Archive-date Content-type Archive-length\\n`` + 
   (as Heritrix and Common Crawl write it);
 * an unmodified record read from ARC keeps its header line when its length is right, and in
   gzip mode the original gzip member is copied when it decompresses to exactly the bytes
-  this writer would produce (``reuse_members``), so ARC -> ARC is byte-identical;
+  this writer would produce and passes the RFC 1952 check (``reuse_members``), so ARC -> ARC
+  is byte-identical; a member the standard rejects is compressed anew;
 * records ARC cannot hold (request, metadata, revisit, conversion, continuation, a second
   file header, no capture date, line breaks in the URL) go to the quarantine with a reason.
 """
@@ -90,7 +91,8 @@ class ArcWriter(Writer):
         reuse_members: bool = Field(
             True,
             description="copy the original gzip member of an unmodified ARC record when it holds "
-            "exactly the bytes this writer would write (byte-identical ARC -> ARC)",
+            "exactly the bytes this writer would write and RFC 1952 allows it (byte-identical "
+            "ARC -> ARC)",
         )
 
     def open(self, ctx: WriteContext) -> None:

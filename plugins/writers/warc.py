@@ -11,8 +11,10 @@ every other record is written as 1.1.
    block, and needs no new header (doc id, digest) is written as ``raw_header + block +
    separator``: byte for byte what the input held. Digests are neither added nor changed
    (warcio #161/#162). In gzip output, when the record was alone in its input gzip member
-   and that member inflates to exactly these bytes, the member itself is copied
-   (``reuse_members``), so a WARC -> WARC copy keeps its compressed bytes too.
+   and that member inflates to exactly these bytes and passes the RFC 1952 check
+   (:mod:`crawlmill.formats.gzip_member`: no reserved flag bits, right CRC32 and ISIZE...),
+   the member itself is copied (``reuse_members``), so a WARC -> WARC copy keeps its
+   compressed bytes too; a member the standard rejects is never copied.
 2. **Rebuilt WARC record.** Otherwise a WARC-read record keeps its original headers in
    order; only the version line, ``Content-Length`` (recomputed, always last), line endings
    and what the target version requires change (bare UUID record ids get ``<urn:uuid:...>``
@@ -199,7 +201,7 @@ class WarcWriterOptions(PluginOptions):
     )
     reuse_members: bool = Field(
         True,
-        description="gzip: copy the input's gzip member of an unmodified WARC record that was alone in its member and holds exactly the bytes written, so a copy keeps its compressed bytes too (and skips deflate).",
+        description="gzip: copy the input's gzip member of an unmodified WARC record that was alone in its member and holds exactly the bytes written, so a copy keeps its compressed bytes too (and skips deflate); a member RFC 1952 rejects (reserved flag bits, bad CRC32...) is compressed anew.",
     )
     layout: str = Field(
         "plain", description="Output layout: plain, clueweb09, chuweb21 (any registered layout)."

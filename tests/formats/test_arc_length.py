@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import random
 
 import pytest
 from crawlmill.formats.arc import build_filedesc, build_header_line
@@ -270,7 +271,8 @@ def test_over_limit_length_with_a_complete_record_inside_resyncs(whole_file_gzip
     rec0 = head(b"http://a/0", len(BODIES[0])) + BODIES[0] + b"\n"
     bad = head(b"http://a/1", 5 << 20) + BODIES[1] + b"\n"
     rest = b"".join(head(b"http://a/%d" % i, len(BODIES[2])) + BODIES[2] + b"\n" for i in (2, 3))
-    plain = FD + rec0 + bad + rest + b"x" * (6 << 20)  # the file is large enough
+    # the file is large enough; the filler does not compress like a bomb (over 100:1)
+    plain = FD + rec0 + bad + rest + random.Random(6).randbytes(6 << 20)
     data = gz(plain) if whole_file_gzip else plain
     recs, damage = walk(data, max_record_bytes=1 << 20)
     assert [r.header.url for r in recs[1:]] == [b"http://a/0", b"http://a/2", b"http://a/3"]
