@@ -37,7 +37,7 @@ __all__ = ["BOUNDS", "Baseline", "Failure", "evaluate", "memory_bound_kb"]
 Failure = tuple[str, str]
 
 #: run settings of bounded (bomb) runs, and what memory may grow by in every run.
-BOUNDS = {"max_record_bytes": 4 << 20, "max_decompressed_bytes": 32 << 20}
+BOUNDS = {"max_record_bytes": 4 << 20, "max_decompressed_bytes": 96 << 20}
 SLACK_BYTES = 32 << 20
 
 
