@@ -32,7 +32,7 @@ __all__ = ["BOMB_BYTES", "HEADER_BOMB_BYTES", "PATTERNS", "Damaged", "Pattern", 
 #: what a bomb member inflates to (far above the lowered bounds of bomb runs).
 BOMB_BYTES = 256 << 20
 #: size of the huge header line (far above max_header_bytes = 1 MiB, below the stream bound).
-HEADER_BOMB_BYTES = 48 << 20
+HEADER_BOMB_BYTES = 64 << 20
 
 
 @dataclass(frozen=True)
