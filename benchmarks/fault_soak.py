@@ -32,11 +32,17 @@ from tests.faults.runner import Runner  # noqa: E402
 
 def main(argv: list[str] | None = None) -> int:
     """Run the soak and print the summary; 1 when a failure is not a known one."""
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--seeds", type=int, default=10, help="cases per (input, pattern) (default 10)")
     ap.add_argument("--first-seed", type=int, default=0)
-    ap.add_argument("--only", action="append", default=[], metavar="TEXT", help="inputs whose id contains TEXT")
-    ap.add_argument("--pattern", action="append", default=[], metavar="TEXT", help="patterns containing TEXT")
+    ap.add_argument(
+        "--only", action="append", default=[], metavar="TEXT", help="inputs whose id contains TEXT"
+    )
+    ap.add_argument(
+        "--pattern", action="append", default=[], metavar="TEXT", help="patterns containing TEXT"
+    )
     ap.add_argument("--mode", choices=["fork", "exec"], default="fork")
     ap.add_argument("--keep", metavar="DIR", help="keep every case's files under DIR")
     ap.add_argument("--json", metavar="FILE", help="write every case's outcome as JSON")
@@ -45,7 +51,11 @@ def main(argv: list[str] | None = None) -> int:
 
     kinds = [k for k in all_inputs() if not args.only or any(o in k.id for o in args.only)]
     seeds = range(args.first_seed, args.first_seed + args.seeds)
-    cases = [c for c in enumerate_cases(seeds, kinds) if not args.pattern or any(p in c.pattern for p in args.pattern)]
+    cases = [
+        c
+        for c in enumerate_cases(seeds, kinds)
+        if not args.pattern or any(p in c.pattern for p in args.pattern)
+    ]
     root = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="crawlmill-soak-"))
     harness = Harness(root, Runner(args.mode), keep=bool(args.keep))
     rows: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
@@ -76,11 +86,23 @@ def main(argv: list[str] | None = None) -> int:
             elif known:
                 row["known passed"] += 1
             outcomes.append(
-                {"case": case.id, "rc": res.rc, "failures": res.failures, "known": known, "lost": res.lost,
-                 "damage": res.damaged.description, "maxrss_kb": res.maxrss_kb, "seconds": res.seconds}
+                {
+                    "case": case.id,
+                    "rc": res.rc,
+                    "failures": res.failures,
+                    "known": known,
+                    "lost": res.lost,
+                    "damage": res.damaged.description,
+                    "maxrss_kb": res.maxrss_kb,
+                    "seconds": res.seconds,
+                }
             )
             if not args.quiet:
-                status = "ok" if not first else f"{'KNOWN' if known else 'NEW'} {first[0]}: {first[1][:100]}"
+                status = (
+                    "ok"
+                    if not first
+                    else f"{'KNOWN' if known else 'NEW'} {first[0]}: {first[1][:100]}"
+                )
                 print(f"{case.id:55s} exit {res.rc} {res.seconds:5.2f}s {status}", flush=True)
     finally:
         harness.close()
@@ -92,8 +114,12 @@ def main(argv: list[str] | None = None) -> int:
         total.update(rows[pattern])
         print(f"{pattern:24s}" + "".join(f"{rows[pattern][c]:14d}" for c in cols))
     print(f"{'TOTAL':24s}" + "".join(f"{total[c]:14d}" for c in cols))
-    print("\nfirst failing assertion: " + ", ".join(f"{a} {n}" for a, n in by_assertion.most_common()))
-    print(f"{len(outcomes)} cases in {time.monotonic() - started:.0f}s; untouched records lost: {total['lost']}")
+    print(
+        "\nfirst failing assertion: " + ", ".join(f"{a} {n}" for a, n in by_assertion.most_common())
+    )
+    print(
+        f"{len(outcomes)} cases in {time.monotonic() - started:.0f}s; untouched records lost: {total['lost']}"
+    )
     if new:
         print("\nnew failures (not in tests/faults/known_failures.py):")
         for cid, (a, m) in new:

@@ -38,7 +38,9 @@ class Case:
         return f"{self.input}/{self.pattern}/s{self.seed}"
 
 
-def enumerate_cases(seeds: range | list[int] = range(CI_SEEDS), inputs: list[InputKind] | None = None) -> list[Case]:
+def enumerate_cases(
+    seeds: range | list[int] = range(CI_SEEDS), inputs: list[InputKind] | None = None
+) -> list[Case]:
     """Every applicable (input, pattern) pair, once per seed."""
     out = []
     for kind in inputs or all_inputs():
@@ -94,7 +96,9 @@ class Harness:
             intact = self.intact(input_id)
             work = self.root / "baseline" / input_id.replace("/", "_")
             shutil.rmtree(work, ignore_errors=True)
-            run = self.runner.run(self._argv(self._paths[input_id], work / "out", input_id), work, work / "logs")
+            run = self.runner.run(
+                self._argv(self._paths[input_id], work / "out", input_id), work, work / "logs"
+            )
             self._base[input_id] = baseline_of(intact, run, work / "out")
         return self._base[input_id]
 
@@ -135,12 +139,18 @@ class Harness:
             argv = self._argv(path, out, case.input)
         run = self.runner.run(argv, work, work / "logs")
         fails = evaluate(intact, base, dmg, path, run, out)
-        required = [r for r in intact.records if r.index not in dmg.touched | dmg.removed and r.index in base.exact]
+        required = [
+            r
+            for r in intact.records
+            if r.index not in dmg.touched | dmg.removed and r.index in base.exact
+        ]
         lost = 0
         for f in fails:
             if f[0] in ("lost", "changed"):
                 lost += int(f[1].split(" ", 1)[0])
-        result = CaseResult(case, dmg, fails, run.rc, run.maxrss_kb, run.seconds, lost, len(required) - lost)
+        result = CaseResult(
+            case, dmg, fails, run.rc, run.maxrss_kb, run.seconds, lost, len(required) - lost
+        )
         result.logs = {"argv": " ".join(argv), "stderr": run.stderr[-2000:], "work": str(work)}
         if not self.keep:
             shutil.rmtree(work, ignore_errors=True)

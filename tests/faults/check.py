@@ -67,7 +67,9 @@ def _report(out: Path) -> dict | None:
         return None
 
 
-def _match(intact: Intact, outs: list[OutRecord]) -> tuple[dict[int, OutRecord], dict[tuple, list[OutRecord]]]:
+def _match(
+    intact: Intact, outs: list[OutRecord]
+) -> tuple[dict[int, OutRecord], dict[tuple, list[OutRecord]]]:
     by_key: dict[tuple, list[OutRecord]] = {}
     for o in outs:
         for k in set(o.keys):
@@ -94,11 +96,15 @@ def baseline_of(intact: Intact, run: RunResult, out: Path) -> Baseline:
             missing.append(f"#{r.index} {r.label}")
     report = _report(out)
     if run.rc != 0:
-        base.failures.append(("exception", f"intact file: exit {run.rc}: {run.stderr.strip()[-400:]}"))
+        base.failures.append(
+            ("exception", f"intact file: exit {run.rc}: {run.stderr.strip()[-400:]}")
+        )
     if report and report.get("damages"):
         base.failures.append(("spurious", f"intact file: damage reported: {report['damages'][:2]}"))
     if missing:
-        base.failures.append(("lost", f"intact file: records not delivered byte-exact: {_short(missing)}"))
+        base.failures.append(
+            ("lost", f"intact file: records not delivered byte-exact: {_short(missing)}")
+        )
     if unreadable:
         base.failures.append(("unreadable", "; ".join(unreadable)))
     return base
@@ -144,7 +150,12 @@ def evaluate(
     if lost:
         fails.append(("lost", f"{len(lost)} untouched records not delivered: {_short(lost)}"))
     if changed:
-        fails.append(("changed", f"{len(changed)} untouched records delivered with other bytes: {_short(changed)}"))
+        fails.append(
+            (
+                "changed",
+                f"{len(changed)} untouched records delivered with other bytes: {_short(changed)}",
+            )
+        )
 
     damages = report.get("damages") or []
     if dmg.clean and damages:
@@ -155,8 +166,11 @@ def evaluate(
         else:
             lo, hi = dmg.window
             near = [
-                d for d in damages
-                if _same(d.get("path"), path) and isinstance(d.get("offset"), int) and lo <= d["offset"] <= hi
+                d
+                for d in damages
+                if _same(d.get("path"), path)
+                and isinstance(d.get("offset"), int)
+                and lo <= d["offset"] <= hi
             ]
             if not near:
                 got = [(d.get("offset"), d.get("reason", "")[:60]) for d in damages[:4]]
@@ -174,24 +188,48 @@ def evaluate(
         fails.append(("offsets", _short(bad_offsets, 3)))
 
     if report:
-        read, written, quarantined = report.get("read", 0), report.get("written", 0), report.get("quarantined", 0)
+        read, written, quarantined = (
+            report.get("read", 0),
+            report.get("written", 0),
+            report.get("quarantined", 0),
+        )
         dropped = sum(sum(v.values()) for v in (report.get("dropped") or {}).values())
         if read != written + dropped + quarantined:
-            fails.append(("accounting", f"read {read} != written {written} + dropped {dropped} + quarantined {quarantined}"))
+            fails.append(
+                (
+                    "accounting",
+                    f"read {read} != written {written} + dropped {dropped} + quarantined {quarantined}",
+                )
+            )
         data_records = sum(1 for o in outs if not o.writer_info)
         if not unreadable and not data_records <= written <= len(outs):
-            fails.append(("accounting", f"written {written}, but the output holds {data_records} records (+{len(outs) - data_records} crawlmill warcinfo)"))
+            fails.append(
+                (
+                    "accounting",
+                    f"written {written}, but the output holds {data_records} records (+{len(outs) - data_records} crawlmill warcinfo)",
+                )
+            )
 
     known = {r.key for r in intact.records}
     foreign = [o for o in outs if not o.writer_info and not (set(o.keys) & known)]
     if foreign and not damages and dmg.expect_report:
-        fails.append(("foreign", f"{len(foreign)} output records match no original record and no damage was reported"))
+        fails.append(
+            (
+                "foreign",
+                f"{len(foreign)} output records match no original record and no damage was reported",
+            )
+        )
     if unreadable:
         fails.append(("unreadable", _short(unreadable, 2)))
 
     bound = memory_bound_kb(base.rss_kb, size, dmg.bounded)
     if run.maxrss_kb > bound:
-        fails.append(("memory", f"peak RSS {run.maxrss_kb // 1024} MiB > bound {bound // 1024} MiB (intact run {base.rss_kb // 1024} MiB)"))
+        fails.append(
+            (
+                "memory",
+                f"peak RSS {run.maxrss_kb // 1024} MiB > bound {bound // 1024} MiB (intact run {base.rss_kb // 1024} MiB)",
+            )
+        )
     fails.extend(_quarantine(out, dmg, path))
     return fails
 
@@ -224,5 +262,11 @@ def _quarantine(out: Path, dmg: Damaged, path: Path) -> list[Failure]:
             if len(stored) > length or stored != dmg.data[off : off + len(stored)]:
                 wrong.append(f"entry at {off}+{length} holds {len(stored)} other bytes")
     if wrong:
-        fails.append(("quarantine", "quarantined bytes are not the input's bytes at the named offset: " + _short(wrong, 3)))
+        fails.append(
+            (
+                "quarantine",
+                "quarantined bytes are not the input's bytes at the named offset: "
+                + _short(wrong, 3),
+            )
+        )
     return fails

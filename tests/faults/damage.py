@@ -63,7 +63,11 @@ class _Edit:
     new_len: int
 
     def map(self, x: int) -> int:
-        return x if x <= self.lo else max(self.lo + self.new_len, x - (self.hi - self.lo) + self.new_len)
+        return (
+            x
+            if x <= self.lo
+            else max(self.lo + self.new_len, x - (self.hi - self.lo) + self.new_len)
+        )
 
 
 class _Ctx:
@@ -160,12 +164,16 @@ class _Ctx:
     def f_insert(self, pattern: str, what: str, pos: int, new: bytes, **kw) -> Damaged:
         d = self.i.data
         touched = self.touched_by_file_range(pos, pos, insert=True)
-        return self.make(pattern, what, d[:pos] + new + d[pos:], _Edit(pos, pos, len(new)), touched, **kw)
+        return self.make(
+            pattern, what, d[:pos] + new + d[pos:], _Edit(pos, pos, len(new)), touched, **kw
+        )
 
     def f_delete(self, pattern: str, what: str, pos: int, n: int, **kw) -> Damaged:
         d = self.i.data
         touched = self.touched_by_file_range(pos, pos + n, insert=False)
-        return self.make(pattern, what, d[:pos] + d[pos + n :], _Edit(pos, pos + n, 0), touched, **kw)
+        return self.make(
+            pattern, what, d[:pos] + d[pos + n :], _Edit(pos, pos + n, 0), touched, **kw
+        )
 
     def f_truncate(self, pattern: str, what: str, pos: int, **kw) -> Damaged:
         i = self.i
@@ -174,14 +182,20 @@ class _Ctx:
         else:
             removed = {r.index for r in i.records if i.units[r.unit].start >= pos}
         touched = self.touched_by_file_range(pos, pos + 1, insert=False) - removed
-        return self.make(pattern, what, i.data[:pos], _Edit(pos, len(i.data), 0), touched, removed, **kw)
+        return self.make(
+            pattern, what, i.data[:pos], _Edit(pos, len(i.data), 0), touched, removed, **kw
+        )
 
     # -- content-level operations (edit the inflated bytes of one unit, compress anew) ---------
-    def c_edit(self, pattern: str, what: str, dlo: int, dhi: int, new: bytes, truncate: bool = False, **kw) -> Damaged:
+    def c_edit(
+        self, pattern: str, what: str, dlo: int, dhi: int, new: bytes, truncate: bool = False, **kw
+    ) -> Damaged:
         """Replace inflated ``[dlo, dhi)`` by ``new`` inside its unit (``truncate``: the
         unit and the file end after ``new``)."""
         i = self.i
-        ui = next(k for k, u in enumerate(i.units) if u.dstart <= dlo < u.dend or (dlo == u.dend == dhi))
+        ui = next(
+            k for k, u in enumerate(i.units) if u.dstart <= dlo < u.dend or (dlo == u.dend == dhi)
+        )
         u = i.units[ui]
         raw = i.dec[u.dstart : dlo] + new + (b"" if truncate else i.dec[dhi : u.dend])
         unit_bytes = encode(i.container, raw)
@@ -210,12 +224,20 @@ class _Ctx:
         if self.plain:
             return self.f_insert(pattern, what, r.dstart, raw, **kw)
         if i.per_record:
-            return self.f_insert(pattern, what + f" (as its own {i.container} unit)", i.units[r.unit].start, encode(i.container, raw), **kw)
+            return self.f_insert(
+                pattern,
+                what + f" (as its own {i.container} unit)",
+                i.units[r.unit].start,
+                encode(i.container, raw),
+                **kw,
+            )
         return self.c_edit(pattern, what, r.dstart, r.dstart, raw, **kw)
 
     # -- choices ---------------------------------------------------------------------------
     def pick(self, min_index: int = 1, cond: Callable | None = None) -> int:
-        recs = [r.index for r in self.i.records if r.index >= min_index and (cond is None or cond(r))]
+        recs = [
+            r.index for r in self.i.records if r.index >= min_index and (cond is None or cond(r))
+        ]
         if not recs:
             recs = [r.index for r in self.i.records if cond is None or cond(r)] or [0]
         return self.rng.choice(recs)
@@ -277,8 +299,17 @@ def truncate_header(c: _Ctx) -> Damaged:
     r = c.i.records[k]
     cut = c.rng.randrange(r.dstart + 1, r.head_end - 1)
     if c.plain:
-        return c.f_truncate("truncate-header", f"file truncated at {cut}, inside the header of record {k}", cut)
-    return c.c_edit("truncate-header", f"stream ends at inflated offset {cut}, inside the header of record {k} (container intact)", cut, cut, b"", truncate=True)
+        return c.f_truncate(
+            "truncate-header", f"file truncated at {cut}, inside the header of record {k}", cut
+        )
+    return c.c_edit(
+        "truncate-header",
+        f"stream ends at inflated offset {cut}, inside the header of record {k} (container intact)",
+        cut,
+        cut,
+        b"",
+        truncate=True,
+    )
 
 
 def truncate_block(c: _Ctx) -> Damaged:
@@ -286,8 +317,17 @@ def truncate_block(c: _Ctx) -> Damaged:
     r = c.i.records[k]
     cut = c.rng.randrange(r.block_start + 1, r.block_end)
     if c.plain:
-        return c.f_truncate("truncate-block", f"file truncated at {cut}, inside the block of record {k}", cut)
-    return c.c_edit("truncate-block", f"stream ends at inflated offset {cut}, inside the block of record {k} (container intact)", cut, cut, b"", truncate=True)
+        return c.f_truncate(
+            "truncate-block", f"file truncated at {cut}, inside the block of record {k}", cut
+        )
+    return c.c_edit(
+        "truncate-block",
+        f"stream ends at inflated offset {cut}, inside the block of record {k} (container intact)",
+        cut,
+        cut,
+        b"",
+        truncate=True,
+    )
 
 
 def truncate_member(c: _Ctx) -> Damaged:
@@ -295,13 +335,23 @@ def truncate_member(c: _Ctx) -> Damaged:
     ui = c.rng.randrange(1, len(units)) if len(units) > 1 else 0
     u = units[ui]
     pos = c.rng.randrange(u.start + 1, u.end - 1)
-    return c.f_truncate("truncate-member", f"file truncated at {pos}, inside {c.i.container} unit {ui} [{u.start},{u.end})", pos)
+    return c.f_truncate(
+        "truncate-member",
+        f"file truncated at {pos}, inside {c.i.container} unit {ui} [{u.start},{u.end})",
+        pos,
+    )
 
 
 def truncate_boundary(c: _Ctx) -> Damaged:
     bounds = c.boundaries()
     pos = c.rng.choice(bounds)
-    return c.f_truncate("truncate-boundary", f"file truncated at {pos}, exactly between two records", pos, expect_report=False, clean=True)
+    return c.f_truncate(
+        "truncate-boundary",
+        f"file truncated at {pos}, exactly between two records",
+        pos,
+        expect_report=False,
+        clean=True,
+    )
 
 
 def bitflip_magic(c: _Ctx) -> Damaged:
@@ -310,7 +360,13 @@ def bitflip_magic(c: _Ctx) -> Damaged:
     new = bytes([c.i.data[pos] ^ (1 << bit)])
     # a plain ARC file starts with a URL: a flipped bit there is still a valid header line
     visible = not (c.plain and c.i.fmt == "arc")
-    return c.f_replace("bitflip-magic", f"bit {bit} of byte {pos} flipped (the file's first bytes)", pos, new, expect_report=visible)
+    return c.f_replace(
+        "bitflip-magic",
+        f"bit {bit} of byte {pos} flipped (the file's first bytes)",
+        pos,
+        new,
+        expect_report=visible,
+    )
 
 
 def bitflip_header(c: _Ctx) -> Damaged:
@@ -337,7 +393,9 @@ def bitflip_any(c: _Ctx) -> Damaged:
             continue  # MTIME, XFL, OS: no check covers them
         break
     bit = c.rng.randrange(8)
-    return c.f_replace("bitflip-any", f"bit {bit} of byte {pos} flipped", pos, bytes([d[pos] ^ (1 << bit)]))
+    return c.f_replace(
+        "bitflip-any", f"bit {bit} of byte {pos} flipped", pos, bytes([d[pos] ^ (1 << bit)])
+    )
 
 
 def bitflip_payload(c: _Ctx) -> Damaged:
@@ -346,15 +404,23 @@ def bitflip_payload(c: _Ctx) -> Damaged:
     pos = c.rng.randrange(r.block_start, r.block_end)
     bit = c.rng.randrange(8)
     return c.f_replace(
-        "bitflip-payload", f"bit {bit} of byte {pos} flipped, inside the block of record {k}", pos,
-        bytes([c.i.data[pos] ^ (1 << bit)]), expect_report=False,
+        "bitflip-payload",
+        f"bit {bit} of byte {pos} flipped, inside the block of record {k}",
+        pos,
+        bytes([c.i.data[pos] ^ (1 << bit)]),
+        expect_report=False,
     )
 
 
 def insert_garbage_between(c: _Ctx) -> Damaged:
     k = c.pick()
     junk = _garbage(c.rng, c.rng.randrange(20, 200))
-    return c.c_insert_between("insert-garbage-between", f"{len(junk)} bytes of garbage inserted before record {k}", k, junk)
+    return c.c_insert_between(
+        "insert-garbage-between",
+        f"{len(junk)} bytes of garbage inserted before record {k}",
+        k,
+        junk,
+    )
 
 
 def insert_garbage_inside(c: _Ctx) -> Damaged:
@@ -363,18 +429,30 @@ def insert_garbage_inside(c: _Ctx) -> Damaged:
         r = c.i.records[k]
         pos = c.rng.randrange(r.block_start + 1, r.block_end)
         junk = _garbage(c.rng, c.rng.randrange(8, 64), printable=True)
-        return c.f_insert("insert-garbage-inside", f"{len(junk)} bytes of garbage inserted at {pos}, inside the block of record {k}", pos, junk)
+        return c.f_insert(
+            "insert-garbage-inside",
+            f"{len(junk)} bytes of garbage inserted at {pos}, inside the block of record {k}",
+            pos,
+            junk,
+        )
     ui = c.rng.randrange(len(c.i.units))
     u = c.i.units[ui]
     pos = c.rng.randrange(u.start + 10, u.end - 1)
     junk = _garbage(c.rng, c.rng.randrange(8, 64))
-    return c.f_insert("insert-garbage-inside", f"{len(junk)} bytes of garbage inserted at {pos}, inside unit {ui}", pos, junk)
+    return c.f_insert(
+        "insert-garbage-inside",
+        f"{len(junk)} bytes of garbage inserted at {pos}, inside unit {ui}",
+        pos,
+        junk,
+    )
 
 
 def insert_zeros(c: _Ctx) -> Damaged:
     k = c.pick()
     n = c.rng.choice([1, 7, 512, 4096])
-    return c.c_insert_between("insert-zeros", f"{n} zero bytes inserted before record {k}", k, b"\0" * n)
+    return c.c_insert_between(
+        "insert-zeros", f"{n} zero bytes inserted before record {k}", k, b"\0" * n
+    )
 
 
 def insert_restart(c: _Ctx) -> Damaged:
@@ -397,12 +475,16 @@ def delete_bytes(c: _Ctx) -> Damaged:
         r = c.i.records[k]
         pos = c.rng.randrange(r.block_start, r.block_end)
         n = c.rng.randrange(8, 65)
-        return c.f_delete("delete-bytes", f"{n} bytes deleted at {pos}, from the block of record {k}", pos, n)
+        return c.f_delete(
+            "delete-bytes", f"{n} bytes deleted at {pos}, from the block of record {k}", pos, n
+        )
     ui = c.rng.randrange(len(c.i.units))
     u = c.i.units[ui]
     pos = c.rng.randrange(u.start + 1, u.end - 1)
     n = min(c.rng.randrange(1, 65), u.end - pos - 1)
-    return c.f_delete("delete-bytes", f"{n} bytes deleted at {pos}, inside unit {ui}", pos, max(1, n))
+    return c.f_delete(
+        "delete-bytes", f"{n} bytes deleted at {pos}, inside unit {ui}", pos, max(1, n)
+    )
 
 
 def _gzip_unit(c: _Ctx) -> int:
@@ -413,21 +495,33 @@ def gzip_flg_reserved(c: _Ctx) -> Damaged:
     ui = _gzip_unit(c)
     u = c.i.units[ui]
     bit = c.rng.choice([0x20, 0x40, 0x80])
-    return c.f_replace("gzip-flg-reserved", f"reserved FLG bit {bit:#x} set in gzip member {ui} at {u.start + 3}", u.start + 3, bytes([c.i.data[u.start + 3] | bit]))
+    return c.f_replace(
+        "gzip-flg-reserved",
+        f"reserved FLG bit {bit:#x} set in gzip member {ui} at {u.start + 3}",
+        u.start + 3,
+        bytes([c.i.data[u.start + 3] | bit]),
+    )
 
 
 def gzip_bad_cm(c: _Ctx) -> Damaged:
     ui = _gzip_unit(c)
     u = c.i.units[ui]
     cm = c.rng.choice([0, 7, 9, 15])
-    return c.f_replace("gzip-bad-cm", f"CM={cm} in gzip member {ui} at {u.start + 2}", u.start + 2, bytes([cm]))
+    return c.f_replace(
+        "gzip-bad-cm", f"CM={cm} in gzip member {ui} at {u.start + 2}", u.start + 2, bytes([cm])
+    )
 
 
 def bad_crc(c: _Ctx) -> Damaged:
     ui = _gzip_unit(c)
     u = c.i.units[ui]
     pos = u.end - 8 + c.rng.randrange(4)
-    return c.f_replace("bad-crc", f"CRC32 of gzip member {ui} changed at {pos}", pos, bytes([c.i.data[pos] ^ (1 + c.rng.randrange(255))]))
+    return c.f_replace(
+        "bad-crc",
+        f"CRC32 of gzip member {ui} changed at {pos}",
+        pos,
+        bytes([c.i.data[pos] ^ (1 + c.rng.randrange(255))]),
+    )
 
 
 def _length(c: _Ctx, pattern: str, change: Callable[[int], int]) -> Damaged:
@@ -461,7 +555,9 @@ def bomb_member(c: _Ctx) -> Damaged:
     return c.f_insert(
         "bomb-member",
         f"a {len(unit)}-byte {c.i.container} unit inflating to {BOMB_BYTES} bytes ({variant}) inserted before record {k}",
-        pos, unit, bounded=True,
+        pos,
+        unit,
+        bounded=True,
     )
 
 
@@ -475,12 +571,21 @@ def bomb_header(c: _Ctx) -> Damaged:
         pos = c.i.dec.index(b"\n", r.dstart) + 1
         eol = b"\r\n" if c.i.dec[pos - 2 : pos] == b"\r\n" else b"\n"
         new = b"X-Filler: " + b"a" * HEADER_BOMB_BYTES + eol
-    return c.c_edit("bomb-header", f"a header line of {len(new)} bytes inserted into record {k}", pos, pos, new, bounded=True)
+    return c.c_edit(
+        "bomb-header",
+        f"a header line of {len(new)} bytes inserted into record {k}",
+        pos,
+        pos,
+        new,
+        bounded=True,
+    )
 
 
 def garbage_prefix(c: _Ctx) -> Damaged:
     junk = _garbage(c.rng, c.rng.randrange(1, 300))
-    return c.f_insert("garbage-prefix", f"{len(junk)} bytes of garbage before the first record", 0, junk)
+    return c.f_insert(
+        "garbage-prefix", f"{len(junk)} bytes of garbage before the first record", 0, junk
+    )
 
 
 def zeros_prefix(c: _Ctx) -> Damaged:
@@ -496,7 +601,9 @@ def zero_run(c: _Ctx) -> Damaged:
     last = els[min(k + span - 1, len(els) - 1)]
     hi = c.rng.randrange(last[0], last[1]) if last[1] > last[0] + 1 else last[1]
     hi = max(hi, lo + 1)
-    return c.f_replace("zero-run", f"bytes [{lo},{hi}) zeroed across {span} records", lo, b"\0" * (hi - lo))
+    return c.f_replace(
+        "zero-run", f"bytes [{lo},{hi}) zeroed across {span} records", lo, b"\0" * (hi - lo)
+    )
 
 
 @dataclass(frozen=True)

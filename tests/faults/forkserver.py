@@ -9,6 +9,7 @@ the RSS baseline (the server's, shared with each child at fork) stable. Run as a
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -61,10 +62,8 @@ def _serve_one(req: dict) -> dict:
             break
         if time.monotonic() > deadline and not timed_out:
             timed_out = True
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.killpg(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
         time.sleep(0.005)
     return {
         "rc": os.waitstatus_to_exitcode(status),

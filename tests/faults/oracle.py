@@ -56,7 +56,9 @@ class Intact:
     @property
     def per_record(self) -> bool:
         """True when every unit holds at most one record (plain files count as one unit)."""
-        return self.container != "plain" and all(len(self.unit_records(i)) <= 1 for i in range(len(self.units)))
+        return self.container != "plain" and all(
+            len(self.unit_records(i)) <= 1 for i in range(len(self.units))
+        )
 
 
 def norm_id(value: str) -> str:
@@ -105,7 +107,9 @@ def _generator_offsets(dec: bytes, lengths: list[int]) -> list[tuple[int, dict[s
     found, pos = [], 0
     for n in lengths:
         head = dec[pos : dec.index(b"\n\n", pos)].decode("utf-8", "replace")
-        found.append((pos, dict(line.split(": ", 1) for line in head.splitlines()[1:] if ": " in line)))
+        found.append(
+            (pos, dict(line.split(": ", 1) for line in head.splitlines()[1:] if ": " in line))
+        )
         pos += n
     return found
 
@@ -116,7 +120,8 @@ def load_intact(
     """List the records of an intact file. ``fmt``: ``warc``, ``arc`` or ``clueweb09``;
     ``record_lengths`` (inflated bytes per record, from the generator) replaces warcio for
     ClueWeb09-style files. Raises ``ValueError`` when oracle and framing disagree."""
-    data = open(path, "rb").read()
+    with open(path, "rb") as fh:
+        data = fh.read()
     container = container_of(data)
     units, dec = split_units(data, container)
     offsets = (

@@ -59,7 +59,9 @@ class ReaderEntry:
     inputs: list[InputKind] = field(default_factory=list)
 
 
-def _synthetic(name: str, records: Callable[[], list[bytes]], layout: str, oracle_is_generator: bool = False):
+def _synthetic(
+    name: str, records: Callable[[], list[bytes]], layout: str, oracle_is_generator: bool = False
+):
     def make(folder: Path) -> tuple[Path, list[int] | None]:
         recs = records()
         path = folder / name
@@ -114,7 +116,12 @@ READERS: list[ReaderEntry] = [
         [
             InputKind("warc/plain", "warc", "plain", _synthetic("synthetic.warc", _w(), "plain")),
             InputKind("warc/gzip", "warc", "gzip", _synthetic("synthetic.warc.gz", _w(), "gzip")),
-            InputKind("warc/gzip-whole", "warc", "gzip-whole", _synthetic("synthetic.warc.gz", _w(), "gzip-whole")),
+            InputKind(
+                "warc/gzip-whole",
+                "warc",
+                "gzip-whole",
+                _synthetic("synthetic.warc.gz", _w(), "gzip-whole"),
+            ),
             InputKind("warc/zstd", "warc", "zstd", _synthetic("synthetic.warc.zst", _w(), "zstd")),
             InputKind(
                 "warc/sample-plain",
@@ -143,7 +150,12 @@ READERS: list[ReaderEntry] = [
         "arc",
         [
             InputKind("arc/plain", "arc", "plain", _synthetic("synthetic.arc", _a(), "plain")),
-            InputKind("arc/gzip", "arc", "gzip", _synthetic("synthetic.arc.gz", _a(name="synthetic.arc.gz"), "gzip")),
+            InputKind(
+                "arc/gzip",
+                "arc",
+                "gzip",
+                _synthetic("synthetic.arc.gz", _a(name="synthetic.arc.gz"), "gzip"),
+            ),
             InputKind(
                 "arc/sample-plain",
                 "arc",

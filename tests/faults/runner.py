@@ -70,7 +70,13 @@ class Runner:
         if self.mode == "fork":
             server = self._ensure_server()
             assert server.stdin is not None and server.stdout is not None
-            req = {"argv": argv, "cwd": str(cwd), "stdout": str(out), "stderr": str(err), "timeout": self.timeout}
+            req = {
+                "argv": argv,
+                "cwd": str(cwd),
+                "stdout": str(out),
+                "stderr": str(err),
+                "timeout": self.timeout,
+            }
             server.stdin.write(json.dumps(req) + "\n")
             server.stdin.flush()
             line = server.stdout.readline()

@@ -16,9 +16,34 @@ from .containers import encode
 __all__ = ["arc_records", "clueweb09_records", "pack", "warc_records"]
 
 _WORDS = [
-    "archive", "crawl", "record", "page", "link", "text", "index", "data", "web", "html",
-    "server", "gzip", "member", "offset", "length", "header", "block", "payload", "digest",
-    "date", "uri", "capture", "collection", "segment", "document", "anchor", "title", "body",
+    "archive",
+    "crawl",
+    "record",
+    "page",
+    "link",
+    "text",
+    "index",
+    "data",
+    "web",
+    "html",
+    "server",
+    "gzip",
+    "member",
+    "offset",
+    "length",
+    "header",
+    "block",
+    "payload",
+    "digest",
+    "date",
+    "uri",
+    "capture",
+    "collection",
+    "segment",
+    "document",
+    "anchor",
+    "title",
+    "body",
 ]
 
 
@@ -113,7 +138,9 @@ def warc_records(seed: int, n: int = 12) -> list[bytes]:
             ("WARC-Warcinfo-ID", info_id),
         ]
         if wtype == "revisit":
-            headers.append(("WARC-Profile", "http://netpreserve.org/warc/1.0/revisit/identical-payload-digest"))
+            headers.append(
+                ("WARC-Profile", "http://netpreserve.org/warc/1.0/revisit/identical-payload-digest")
+            )
         headers.append(("WARC-Block-Digest", _sha1(block)))
         headers.append(("Content-Type", ctype))
         out.append(_warc(headers, block))
@@ -125,7 +152,9 @@ def arc_records(seed: int, n: int = 12, name: str = "synthetic.arc") -> list[byt
     body, one whose body ends in ``\\n``), each followed by the ``\\n`` separator."""
     rng = random.Random(seed)
     desc = b"1 0 crawlmill-faults\nURL IP-address Archive-date Content-type Archive-length\n"
-    out = [f"filedesc://{name} 0.0.0.0 20260101000000 text/plain {len(desc)}\n".encode() + desc + b"\n"]
+    out = [
+        f"filedesc://{name} 0.0.0.0 20260101000000 text/plain {len(desc)}\n".encode() + desc + b"\n"
+    ]
     for i in range(1, n):
         url = f"http://example{i % 5}.org/{rng.choice(_WORDS)}/{i}"
         ip = f"10.0.{i % 7}.{rng.randint(1, 250)}"

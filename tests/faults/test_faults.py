@@ -17,7 +17,9 @@ def _case_params() -> list:
     params = []
     for case in enumerate_cases():
         reason = known_failure(case.input, case.pattern, case.seed)
-        marks = [pytest.mark.xfail(strict=True, raises=AssertionError, reason=reason)] if reason else []
+        marks = (
+            [pytest.mark.xfail(strict=True, raises=AssertionError, reason=reason)] if reason else []
+        )
         params.append(pytest.param(case, id=case.id, marks=marks))
     return params
 
@@ -51,6 +53,9 @@ def test_damaged_input(request, harness, case):
     _needs_samples(request, case.input, harness)
     result = harness.run_case(case)
     if result.failures:
-        lines = [f"{case.id}: {result.damaged.description}", f"  crawlmill {result.logs['argv']} -> exit {result.rc}"]
+        lines = [
+            f"{case.id}: {result.damaged.description}",
+            f"  crawlmill {result.logs['argv']} -> exit {result.rc}",
+        ]
         lines += [f"  {a}: {m}" for a, m in result.failures]
         raise AssertionError("\n".join(lines))
