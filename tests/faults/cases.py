@@ -45,6 +45,8 @@ def enumerate_cases(
     out = []
     for kind in inputs or all_inputs():
         for p in patterns_for(kind.layout, kind.sample):
+            if p.name in kind.skip:
+                continue
             out.extend(Case(kind.id, p.name, s) for s in seeds)
     return out
 
