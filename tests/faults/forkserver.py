@@ -4,7 +4,10 @@ the console script does, with stdout/stderr redirected to files, and answers wit
 code and the child's own peak RSS (``os.wait4``: that child and its reaped descendants).
 
 This keeps a harness case at ~0.1 s instead of ~0.7 s of interpreter start and imports, and
-the RSS baseline (the server's, shared with each child at fork) stable. Run as a script:
+the RSS baseline (the server's, shared with each child at fork) stable. With ``"exec"`` in a
+request the child execs the console script instead. Either way the child starts from this
+small process: Linux keeps a process's peak RSS across fork and exec, so a child forked from
+the (large) test process would report the test process's size. Run as a script:
 ``python forkserver.py``; the harness starts and stops it (:mod:`.runner`)."""
 
 from __future__ import annotations
@@ -27,6 +30,11 @@ def _child(req: dict) -> None:
     os.dup2(fd_err, 2)
     os.chdir(req["cwd"])
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+    if req.get("exec"):  # the installed console script in a fresh interpreter
+        try:
+            os.execv(req["exec"], [req["exec"], *req["argv"]])
+        finally:
+            os._exit(127)
     rc = 1
     try:
         from crawlmill.core.cli import main

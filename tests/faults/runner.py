@@ -4,19 +4,18 @@ Two modes with one interface (:meth:`Runner.run`):
 
 * ``fork`` (default): a fork server (:mod:`.forkserver`) imports crawlmill once and forks one
   child per run, which calls ``crawlmill.core.cli.main(argv)`` like the console script;
-* ``exec``: the installed ``crawlmill`` console script in a fresh process.
+* ``exec``: the installed ``crawlmill`` console script, exec'd by a child of that server.
 
-Either way the run is its own process and ``ru_maxrss`` comes from ``os.wait4`` on it."""
+Either way the run is its own process, started from the small server (Linux keeps the peak
+RSS across fork and exec, so children of the test process would inherit its size), and
+``ru_maxrss`` comes from ``os.wait4`` on it."""
 
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import signal
 import subprocess
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -67,24 +66,22 @@ class Runner:
         """Run ``crawlmill *argv`` in ``cwd``; stdout/stderr are kept in ``logs``."""
         logs.mkdir(parents=True, exist_ok=True)
         out, err = logs / "stdout.txt", logs / "stderr.txt"
-        if self.mode == "fork":
-            server = self._ensure_server()
-            assert server.stdin is not None and server.stdout is not None
-            req = {
-                "argv": argv,
-                "cwd": str(cwd),
-                "stdout": str(out),
-                "stderr": str(err),
-                "timeout": self.timeout,
-            }
-            server.stdin.write(json.dumps(req) + "\n")
-            server.stdin.flush()
-            line = server.stdout.readline()
-            if not line:
-                raise RuntimeError("the crawlmill fork server died")
-            reply = json.loads(line)
-        else:
-            reply = self._exec(argv, cwd, out, err)
+        server = self._ensure_server()
+        assert server.stdin is not None and server.stdout is not None
+        req = {
+            "argv": argv,
+            "cwd": str(cwd),
+            "stdout": str(out),
+            "stderr": str(err),
+            "timeout": self.timeout,
+            "exec": _crawlmill_script() if self.mode == "exec" else None,
+        }
+        server.stdin.write(json.dumps(req) + "\n")
+        server.stdin.flush()
+        line = server.stdout.readline()
+        if not line:
+            raise RuntimeError("the crawlmill fork server died")
+        reply = json.loads(line)
         return RunResult(
             argv,
             reply["rc"],
@@ -94,34 +91,6 @@ class Runner:
             out.read_text(errors="replace"),
             err.read_text(errors="replace"),
         )
-
-    def _exec(self, argv: list[str], cwd: Path, out: Path, err: Path) -> dict:
-        started = time.monotonic()
-        with open(out, "wb") as fo, open(err, "wb") as fe:
-            proc = subprocess.Popen(
-                [_crawlmill_script(), *argv],
-                cwd=cwd,
-                stdin=subprocess.DEVNULL,
-                stdout=fo,
-                stderr=fe,
-                start_new_session=True,
-            )
-        timed_out = False
-        while True:
-            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-            if pid == proc.pid:
-                break
-            if not timed_out and time.monotonic() - started > self.timeout:
-                timed_out = True
-                os.killpg(proc.pid, signal.SIGKILL)
-            time.sleep(0.005)
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        return {
-            "rc": proc.returncode,
-            "maxrss_kb": usage.ru_maxrss,
-            "timed_out": timed_out,
-            "seconds": round(time.monotonic() - started, 3),
-        }
 
     def close(self) -> None:
         """Stop the fork server (if one was started)."""
