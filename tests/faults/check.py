@@ -67,14 +67,13 @@ def _report(out: Path) -> dict | None:
         return None
 
 
-def _match(
-    intact: Intact, outs: list[OutRecord]
-) -> tuple[dict[int, OutRecord], dict[tuple, list[OutRecord]]]:
+def _by_key(outs: list[OutRecord]) -> dict[tuple, list[OutRecord]]:
+    """Output records under each of their matching keys."""
     by_key: dict[tuple, list[OutRecord]] = {}
     for o in outs:
         for k in set(o.keys):
             by_key.setdefault(k, []).append(o)
-    return {}, by_key
+    return by_key
 
 
 def _short(items: list, n: int = 6) -> str:
@@ -86,7 +85,7 @@ def baseline_of(intact: Intact, run: RunResult, out: Path) -> Baseline:
     """Check the intact conversion and keep each record's exact output form."""
     base = Baseline(rss_kb=run.maxrss_kb)
     outs, unreadable = read_output(str(out))
-    _, by_key = _match(intact, outs)
+    by_key = _by_key(outs)
     missing = []
     for r in intact.records:
         cands = by_key.get(r.key, [])
@@ -132,7 +131,7 @@ def evaluate(
         fails.append(("exception", f"task failed: {str(f0.get('error', f0))[:300]}"))
 
     outs, unreadable = read_output(str(out))
-    _, by_key = _match(intact, outs)
+    by_key = _by_key(outs)
     lost, changed = [], []
     for r in intact.records:
         if r.index in dmg.touched or r.index in dmg.removed or r.index not in base.exact:
