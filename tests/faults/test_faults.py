@@ -20,6 +20,8 @@ def _case_params() -> list:
         marks = (
             [pytest.mark.xfail(strict=True, raises=AssertionError, reason=reason)] if reason else []
         )
+        if case.pattern.startswith("bomb"):  # inflate 256 MiB or read a 64 MiB header line
+            marks.append(pytest.mark.slow)
         params.append(pytest.param(case, id=case.id, marks=marks))
     return params
 
