@@ -10,8 +10,8 @@ Assertions, in order:
 * ``unreported``: detectable damage was reported (exit 3) with a damage entry for the file
   starting inside the damage window; ``spurious``: a valid file got no damage entry;
 * ``offsets``: every damage entry names the file and lies inside it;
-* ``accounting``: read = written + dropped + quarantined, and ``written`` matches the
-  records in the output (crawlmill's own warcinfo may be counted or not);
+* ``accounting``: read + added = written + dropped + quarantined (``added``: records the
+  writer adds, crawlmill's warcinfo), and ``written`` is the number of records in the output;
 * ``foreign``: records that are no original record appear only with a damage report (unless
   the damage is undetectable, e.g. a flipped bit inside an uncompressed block);
 * ``unreadable``: warcio reads every output file to its end;
@@ -187,25 +187,26 @@ def evaluate(
         fails.append(("offsets", _short(bad_offsets, 3)))
 
     if report:
-        read, written, quarantined = (
+        read, added, written, quarantined = (
             report.get("read", 0),
+            report.get("added", 0),
             report.get("written", 0),
             report.get("quarantined", 0),
         )
         dropped = sum(sum(v.values()) for v in (report.get("dropped") or {}).values())
-        if read != written + dropped + quarantined:
+        if read + added != written + dropped + quarantined:
             fails.append(
                 (
                     "accounting",
-                    f"read {read} != written {written} + dropped {dropped} + quarantined {quarantined}",
+                    f"read {read} + added {added} != written {written} + dropped {dropped} "
+                    f"+ quarantined {quarantined}",
                 )
             )
-        data_records = sum(1 for o in outs if not o.writer_info)
-        if not unreadable and not data_records <= written <= len(outs):
+        if not unreadable and written != len(outs):
             fails.append(
                 (
                     "accounting",
-                    f"written {written}, but the output holds {data_records} records (+{len(outs) - data_records} crawlmill warcinfo)",
+                    f"written {written}, but the output holds {len(outs)} records",
                 )
             )
 
