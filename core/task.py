@@ -25,7 +25,7 @@ from typing import Any
 
 from .components import Resolved, resolve, resolve_pipeline
 from .errors import ConfigError, DamagedRecordError
-from .executor import current_channel
+from .executor import ORPHAN_EXIT, current_channel, parent_alive
 from .outputs import OutputRoot, TaskOutputs, _inside
 from .plugin import Damage, Drop, InputFile, Limits, ReadContext, WriteContext
 from .progress import TaskReporter
@@ -43,6 +43,13 @@ _REGISTRIES: dict[tuple[str, ...], Registry] = {}
 
 class _Stopped(Exception):
     """The parent asked tasks to stop (another task hit on_error=fail, or Ctrl-C)."""
+
+
+def _check_parent() -> None:
+    """End this worker at once when the run that started it died (its run lock with it): it
+    must neither commit nor clean up, as a rerun may already own the output root."""
+    if not parent_alive():
+        os._exit(ORPHAN_EXIT)
 
 
 def seed_registry(plugins: list[str], registry: Registry) -> None:
@@ -208,6 +215,7 @@ def _run(
         stats.bytes_in = os.path.getsize(inp.path)
     stats.seconds = round(time.monotonic() - started, 3)
     stats.check()
+    _check_parent()  # a worker of a killed run never commits (a rerun may own the root)
     listed = outputs.commit()
     if quarantine.count == 0:  # a redo that found no damage: drop an older run's quarantine
         for rel in quarantine.relpaths:
@@ -229,6 +237,7 @@ def _run(
         "stats": stats.to_dict(),
     }
     marker = json.loads(json.dumps(marker, default=str))  # exactly what a resumed run reads back
+    _check_parent()
     OutputRoot(spec.output).write_marker(key, marker)
     return marker
 
