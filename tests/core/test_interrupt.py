@@ -96,10 +96,26 @@ def _wait_for_markers(proc: subprocess.Popen, out: Path, n: int) -> None:
     assert _markers(out) >= n
 
 
+def _reap(proc: subprocess.Popen, pids: set[int]) -> tuple[bytes, bytes]:
+    """Kill what is left of a run (its main process and the workers seen before) and collect
+    its output; never waits on pipes that an orphaned worker still holds."""
+    for pid in pids | _descendants(proc.pid) | {proc.pid}:
+        if _stat(pid) is not None:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+    try:
+        return proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        return b"", b""
+
+
 @pytest.mark.slow
 def test_kill_9_of_the_main_process_stops_its_workers(tmp_path):
     src, out = _inputs(tmp_path, 60), tmp_path / "out"
     proc = _convert(src, out)
+    workers: set[int] = set()
     try:
         _wait_for_markers(proc, out, 3)
         workers = _descendants(proc.pid)
@@ -118,12 +134,7 @@ def test_kill_9_of_the_main_process_stops_its_workers(tmp_path):
         assert _committed(out) == after_kill, "outputs were committed after the run died"
         assert _markers(out) < 60
     finally:
-        for pid in _descendants(proc.pid) | {proc.pid}:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
-        proc.communicate()
+        _reap(proc, workers)
     # the rerun takes over the root and completes every input
     rerun = _convert(src, out, delay=0)
     _, err = rerun.communicate(timeout=300)
@@ -136,14 +147,23 @@ def test_kill_9_of_the_main_process_stops_its_workers(tmp_path):
 def test_an_interrupted_run_writes_its_report(tmp_path, signum):
     src, out = _inputs(tmp_path, 60), tmp_path / "out"
     proc = _convert(src, out)
-    _wait_for_markers(proc, out, 3)
-    workers = _descendants(proc.pid)
-    os.kill(proc.pid, signum)
-    _, err = proc.communicate(timeout=60)
+    workers: set[int] = set()
+    try:
+        _wait_for_markers(proc, out, 3)
+        workers = _descendants(proc.pid)
+        os.kill(proc.pid, signum)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.05)
+        assert proc.poll() is not None, "the interrupted run did not end"
+    finally:
+        _, err = _reap(proc, workers)
     stderr = err.decode()
     assert proc.returncode not in (0, 3), stderr
     assert "interrupted" in stderr
-    report = json.loads((out / ".crawlmill" / "report.json").read_text())
+    report_file = out / ".crawlmill" / "report.json"
+    assert report_file.exists(), stderr
+    report = json.loads(report_file.read_text())
     markers = _markers(out)
     assert 3 <= markers < 60
     # the report counts exactly the inputs that were committed, with their records
