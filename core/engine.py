@@ -200,6 +200,8 @@ def _execute(
                             "input": p.input.path,
                             "error": result.get("error", "?"),
                             "traceback": result.get("traceback", ""),
+                            # records the task read before it failed (none of them written)
+                            "read": result.get("read"),
                         }
                     )
     except BaseException:

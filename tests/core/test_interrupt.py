@@ -4,6 +4,7 @@ report.json with what it did. Real ``crawlmill convert`` subprocesses with worke
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -101,10 +102,8 @@ def _reap(proc: subprocess.Popen, pids: set[int]) -> tuple[bytes, bytes]:
     its output; never waits on pipes that an orphaned worker still holds."""
     for pid in pids | _descendants(proc.pid) | {proc.pid}:
         if _stat(pid) is not None:
-            try:
+            with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
     try:
         return proc.communicate(timeout=30)
     except subprocess.TimeoutExpired:
