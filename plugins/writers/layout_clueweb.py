@@ -56,7 +56,9 @@ REPLACED_NOT_FITTING = (
     "clueweb09 layout: WARC-TREC-IDs assigned anew, replacing the input's ids, which do not "
     "name the output file (notes.trec_ids in the completion marker lists the files)"
 )
-REPLACED_BY_OPTION = "clueweb09 layout: WARC-TREC-IDs assigned anew, replacing the input's ids (trec_ids=assign)"
+REPLACED_BY_OPTION = (
+    "clueweb09 layout: WARC-TREC-IDs assigned anew, replacing the input's ids (trec_ids=assign)"
+)
 
 #: Name of the Chuweb21 md5 manifest at the output root.
 CHUWEB_MANIFEST = "md5_checksum.txt"
