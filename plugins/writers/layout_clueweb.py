@@ -8,9 +8,9 @@ input's index ``i`` among all inputs: directory ``d = i // files_per_dir``, file
 
 TREC ids (writer option ``trec_ids``, default ``keep``): the ids are the qrels keys, so they
 are kept whenever they can be. With ``keep``, an input whose path ends in a ClueWeb09 file
-name of the layout's language (``[ClueWeb09_<Language>_<n>/]<ll><NNNN>/<NN>.warc.gz``, also
-``<ll>wp<NN>``) keeps its place (its segment when the folder above names one, else as
-computed from the directory number) and each record keeps its ``WARC-TREC-ID`` when the id
+name (``[ClueWeb09_<Language>_<n>/]<ll><NNNN>/<NN>.warc.gz``, also ``<ll>wp<NN>``) keeps its
+place, language included (its segment when the folder above names one, else as computed from
+the directory number; the ``language`` option names the others' segments) and each record keeps its ``WARC-TREC-ID`` when the id
 names that file (``clueweb09-<dir>-<file>-<n>``). Ids are *assigned anew*
 (``clueweb09-<dir>-<file>-<n:05d>``, ``n`` 0-based in file order, warcinfo not counted) for a
 whole file when its first document has no id (notes only), or has one that names another
@@ -18,7 +18,9 @@ file, or ``trec_ids: assign`` was chosen: then the run report counts a warning a
 completion marker's ``notes["trec_ids"]`` says which ids were replaced and why. A file whose
 first document kept its id never mixes in new ids: a later document without a fitting id, or
 with an id seen before in the file, fails the task with the reason (new numbers could collide
-with kept ones). ``finalize`` writes, per segment,
+with kept ones). A run that mixes ClueWeb09-named inputs with others may map two inputs to one
+file (an input placed by position on a named input's place): the run then fails with both
+named, and ``trec_ids: assign`` places every input by position. ``finalize`` writes, per segment,
 ``ClueWeb09_<Language>_<segment>/ClueWeb09_<Language>_<segment>.md5`` (``<md5> *./en0000/00.warc.gz``
 lines, ``md5sum --binary`` style, relative to the segment directory, so ``md5sum -c`` works
 there) and ``record_counts/ClueWeb09_<Language>_<segment>_counts.txt``
@@ -90,7 +92,7 @@ class ClueWeb09Layout(Layout):
         self.files_per_dir, self.segment_dirs = self.sizes_of(options)
         self.keep_ids = getattr(options, "trec_ids", "keep") != "assign"
         named = cw.parse_file_path(ctx.input.path) if self.keep_ids else None
-        if named is not None and named.directory.code == self.code:
+        if named is not None:
             self._place_by_name(named)
         else:
             self._place_by_index(ctx.input.index)
@@ -116,8 +118,10 @@ class ClueWeb09Layout(Layout):
         self.directory = cw.dir_name(self.code, self.dir_number)
 
     def _place_by_name(self, named: cw.FilePath) -> None:
-        """The place the input's own ClueWeb09 name gives (so its ids can be kept)."""
+        """The place the input's own ClueWeb09 name gives (so its ids can be kept), in the
+        input's own language (a collection of several languages keeps its segments)."""
         d = named.directory
+        self.code, self.language = d.code, cw.language_name(d.code)
         self.dir_number = d.number
         self.file_number = named.file
         if named.segment is not None and named.segment.language == self.language:

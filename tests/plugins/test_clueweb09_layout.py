@@ -582,8 +582,11 @@ def _named_ctx(path: str, index: int = 7, warnings: list | None = None) -> Write
         ("/c/en0512/03.warc.gz", {"segment_dirs": 100}, "ClueWeb09_English_6/en0512/03.warc.gz"),
         ("/c/ClueWeb09_English_1/enwp02/11.warc.gz", {}, "ClueWeb09_English_1/enwp02/11.warc.gz"),
         ("/c/enwp02/11.warc", {"segment_dirs": 3}, "ClueWeb09_English_1/enwp02/11.warc.gz"),
-        # another language than the layout's, or trec_ids=assign: placed by index (7)
-        ("/c/zh0001/03.warc.gz", {}, "ClueWeb09_English_1/en0000/07.warc.gz"),
+        # the input's own language, its segment when the folder above names it
+        ("/c/zh0001/03.warc.gz", {}, "ClueWeb09_Chinese_1/zh0001/03.warc.gz"),
+        ("/c/ClueWeb09_Chinese_4/zh0001/03.warc", {}, "ClueWeb09_Chinese_4/zh0001/03.warc.gz"),
+        ("/c/ClueWeb09_English_4/zh0001/03.warc", {}, "ClueWeb09_Chinese_1/zh0001/03.warc.gz"),
+        # not a ClueWeb09 name, or trec_ids=assign: placed by index (7)
         ("/c/en0512/03.warc.gz", {"trec_ids": "assign"}, "ClueWeb09_English_1/en0000/07.warc.gz"),
         ("/c/en0512/x03.warc.gz", {}, "ClueWeb09_English_1/en0000/07.warc.gz"),
     ],
