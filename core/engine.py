@@ -124,11 +124,14 @@ def run(
             _finalize(root, pipeline, planned, completed, report)
         report.outputs.sort()
         report.elapsed = round(time.monotonic() - started, 3)
+        report_path = os.path.join(root.meta, "report.json")
         try:
-            write_json_atomic(os.path.join(root.meta, "report.json"), report.to_dict())
+            write_json_atomic(report_path, report.to_dict())
         except OSError as exc:  # e.g. a full disk: the run's outcome still reaches stderr
             report.failures.append({"input": None, "error": f"report.json not written: {exc}"})
             print(f"crawlmill: error: report.json not written: {exc}", file=stream)
+            if os.path.exists(report_path):  # an older run's report must not pass for this one's
+                os.remove(report_path)
         if interrupted is not None:
             print(f"crawlmill: interrupted: {report.accounting_line()}", file=stream)
             raise interrupted

@@ -142,10 +142,14 @@ def test_kill_9_of_the_main_process_stops_its_workers(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
-def test_an_interrupted_run_writes_its_report(tmp_path, signum):
+@pytest.mark.parametrize(
+    ("signum", "workers"),
+    [(signal.SIGTERM, 2), (signal.SIGINT, 2), (signal.SIGTERM, 1)],
+    ids=["SIGTERM", "SIGINT", "SIGTERM-in-process"],
+)
+def test_an_interrupted_run_writes_its_report(tmp_path, signum, workers):
     src, out = _inputs(tmp_path, 60), tmp_path / "out"
-    proc = _convert(src, out)
+    proc = _convert(src, out, workers=workers)
     workers: set[int] = set()
     try:
         _wait_for_markers(proc, out, 3)

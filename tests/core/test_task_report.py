@@ -56,14 +56,18 @@ def test_a_full_disk_at_the_report_still_prints_the_accounting(tmp_path, fake, m
             raise OSError(errno.ENOSPC, "No space left on device", path)
         return real(path, data)
 
-    monkeypatch.setattr(engine, "write_json_atomic", full_disk)
     src = _write(tmp_path / "in" / "a.txt", [f"R http://ex.com/{k} response p" for k in range(4)])
-    code = _convert(src, tmp_path / "out", "--from", "fake-lines")
+    out = tmp_path / "out"
+    assert _convert(src, out, "--from", "fake-lines") == 0  # an earlier run's report.json
+    capsys.readouterr()
+    monkeypatch.setattr(engine, "write_json_atomic", full_disk)
+    code = _convert(src, out, "--from", "fake-lines", "--no-resume")
     err = capsys.readouterr().err
     assert "read 4 = written 4 + dropped 0 + quarantined 0" in err
     assert "report.json not written" in err and "No space left on device" in err
     assert code == 1  # the run's own record is missing: not a success
-    assert (tmp_path / "out" / "a.txt.out").exists()  # the outputs were committed
+    assert (out / "a.txt.out").exists()  # the outputs were committed
+    assert not (out / ".crawlmill" / "report.json").exists()  # no stale report passes for it
 
 
 def test_a_damage_range_outside_the_input_is_flagged(tmp_path, fake, capsys):
