@@ -15,11 +15,14 @@ Lifecycle of :func:`run`:
    A failing task is recorded and the others go on; under ``on_error: fail`` the first damage
    stops the run (running tasks are asked to stop and discard their temp files).
    Files listed by older markers of redone inputs that no current marker claims are deleted.
+   Ctrl-C or SIGTERM cancels the tasks; the report is still written (inputs committed so far,
+   an ``interrupted`` failure) before :class:`KeyboardInterrupt` propagates.
 5. **Finalize**: when no task failed, ``Writer.finalize`` runs once in the parent over all
    completed inputs (also when every input was resumed).
 6. **Report**: counters of all inputs (resumed ones from their markers) are summed, the
    accounting identity is asserted, and the :class:`~crawlmill.core.stats.RunReport` is
-   written to ``<output>/.crawlmill/report.json`` and returned.
+   written to ``<output>/.crawlmill/report.json`` and returned. When it cannot be written
+   (full disk) that is a failure of the run, printed, and the report is still returned.
 """
 
 from __future__ import annotations
