@@ -120,7 +120,9 @@ def run(
         except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: report what was done, then stop
             interrupted, damaged = exc, None
             _collect_committed(root, todo, fingerprint, len(planned), completed, report)
-            report.failures.append({"input": None, "error": f"interrupted ({exc or 'SIGINT'})"})
+            report.failures.append(
+                {"input": None, "error": f"interrupted ({str(exc) or 'SIGINT'})"}
+            )
         _remove_superseded(root, todo, completed, previous)
         _summarise(report, planned, completed, labels)
         if not report.failures:

@@ -174,7 +174,12 @@ def test_an_interrupted_run_writes_its_report(tmp_path, signum, workers):
     assert report["read"] == report["written"] == RECORDS * markers
     assert report["inputs_cancelled"] == 60 - markers
     assert report["ok"] is False
-    assert any("interrupted" in f["error"] for f in report["failures"])
+    reason = (
+        "interrupted (terminated by signal 15)"
+        if signum == signal.SIGTERM
+        else "interrupted (SIGINT)"
+    )
+    assert [f["error"] for f in report["failures"]] == [reason]
     assert f"read {RECORDS * markers} = written {RECORDS * markers}" in stderr
     assert not (out / ".crawlmill" / "tmp").exists()
     assert not [p for p in workers if _stat(p) is not None]
