@@ -15,11 +15,14 @@ Lifecycle of :func:`run`:
    A failing task is recorded and the others go on; under ``on_error: fail`` the first damage
    stops the run (running tasks are asked to stop and discard their temp files).
    Files listed by older markers of redone inputs that no current marker claims are deleted.
+   Ctrl-C or SIGTERM cancels the tasks; the report is still written (inputs committed so far,
+   an ``interrupted`` failure) before :class:`KeyboardInterrupt` propagates.
 5. **Finalize**: when no task failed, ``Writer.finalize`` runs once in the parent over all
    completed inputs (also when every input was resumed).
 6. **Report**: counters of all inputs (resumed ones from their markers) are summed, the
    accounting identity is asserted, and the :class:`~crawlmill.core.stats.RunReport` is
-   written to ``<output>/.crawlmill/report.json`` and returned.
+   written to ``<output>/.crawlmill/report.json`` and returned. When it cannot be written
+   (full disk) that is a failure of the run, printed, and the report is still returned.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from typing import Any, TextIO
 
 from .components import ResolvedPipeline, resolve, resolve_pipeline
 from .errors import ConfigError, DamagedRecordError
-from .executor import InProcessExecutor, WorkerCrash, make_executor
+from .executor import InProcessExecutor, WorkerCrash, interruptible, make_executor, pool_size
 from .inputs import PlannedInput, expand_inputs
 from .outputs import OutputRoot, TaskOutputs, marker_key, write_json_atomic
 from .plugin import Damage
@@ -111,16 +114,35 @@ def run(
             else:
                 todo.append((p, key))
         previous = _previous_markers(root)
-        damaged = _execute(
-            spec, registry, todo, len(planned), fingerprint, stream, report, completed
-        )
+        interrupted: KeyboardInterrupt | None = None
+        try:
+            with interruptible():
+                damaged = _execute(
+                    spec, registry, todo, len(planned), fingerprint, stream, report, completed
+                )
+        except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: report what was done, then stop
+            interrupted, damaged = exc, None
+            _collect_committed(root, todo, fingerprint, len(planned), completed, report)
+            report.failures.append(
+                {"input": None, "error": f"interrupted ({str(exc) or 'SIGINT'})"}
+            )
         _remove_superseded(root, todo, completed, previous)
         _summarise(report, planned, completed, labels, stream)
         if not report.failures:
             _finalize(root, pipeline, planned, completed, report, stream)
         report.outputs.sort()
         report.elapsed = round(time.monotonic() - started, 3)
-        write_json_atomic(os.path.join(root.meta, "report.json"), report.to_dict())
+        report_path = os.path.join(root.meta, "report.json")
+        try:
+            write_json_atomic(report_path, report.to_dict())
+        except OSError as exc:  # e.g. a full disk: the run's outcome still reaches stderr
+            report.failures.append({"input": None, "error": f"report.json not written: {exc}"})
+            print(f"crawlmill: error: report.json not written: {exc}", file=stream)
+            if os.path.exists(report_path):  # an older run's report must not pass for this one's
+                os.remove(report_path)
+        if interrupted is not None:
+            print(f"crawlmill: interrupted: {report.accounting_line()}", file=stream)
+            raise interrupted
     finally:
         root.close()
     if damaged is not None:
@@ -144,7 +166,12 @@ def _execute(
     stopped an ``on_error: fail`` run, if any."""
     spec_data = spec.model_dump(mode="json")
     payloads = [_payload(spec_data, p, key, fingerprint, count) for p, key in todo]
-    executor = make_executor(spec.run.executor, min(spec.run.workers, max(1, len(payloads))))
+    workers = pool_size(
+        spec.run.workers,
+        (p.size for p, _ in todo),
+        explicit="workers" in spec.run.model_fields_set,
+    )
+    executor = make_executor(spec.run.executor, workers)
     if isinstance(executor, InProcessExecutor):
         seed_registry(spec.plugins, registry)
     monitor = ProgressMonitor(
@@ -184,6 +211,8 @@ def _execute(
                             "input": p.input.path,
                             "error": result.get("error", "?"),
                             "traceback": result.get("traceback", ""),
+                            # records the task read before it failed (none of them written)
+                            "read": result.get("read"),
                         }
                     )
     except BaseException:
@@ -193,6 +222,28 @@ def _execute(
         executor.close()
     report.inputs_cancelled += len(todo) - seen
     return damaged
+
+
+def _collect_committed(
+    root: OutputRoot,
+    todo: list[tuple[PlannedInput, str]],
+    fingerprint: str,
+    count: int,
+    completed: dict[int, dict[str, Any]],
+    report: RunReport,
+) -> None:
+    """After an interruption: add the inputs whose tasks committed (their markers) although
+    their results never reached the parent, so the report counts every committed input."""
+    for p, key in todo:
+        if p.input.index not in completed:
+            marker = root.complete_marker(key, fingerprint, p.size, p.input.index, count)
+            if marker is not None:
+                completed[p.input.index] = marker
+                report.inputs_done += 1
+    failed = {f.get("input") for f in report.failures}
+    report.inputs_cancelled = sum(
+        1 for p, _ in todo if p.input.index not in completed and p.input.path not in failed
+    )
 
 
 def _previous_markers(root: OutputRoot) -> dict[str, list[tuple[str, dict[str, Any]]]]:

@@ -11,6 +11,12 @@ task's temp folder and committed with its outputs (so they are atomic like outpu
   reader reported them (``Damage.data``), or ``"record-json"`` for a record handed back by a
   writer, stored in the ``.bin`` as one line of JSON: the Record's fields, with bytes written
   as ``{"$b64": "<base64>"}``, datetimes as ISO strings, tuples as lists.
+
+``offset`` and ``length`` are byte positions in the file named by ``path``, as it is stored
+(compressed offsets for a compressed file). An entry whose range does not lie inside that file
+(negative, or past its end) can only come from a reader bug: it is kept (its bytes are not
+lost) but flagged with ``inconsistent`` (the reason), and the task counts a warning
+(:data:`INCONSISTENT_DAMAGE`), so nobody takes it for a true position.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ import base64
 import dataclasses
 import enum
 import json
+import os
 from datetime import datetime
 from typing import Any
 
@@ -26,7 +33,31 @@ from .outputs import BOOKKEEPING, TaskOutputs, TrackedFile, UnsafeOutputPath, sa
 from .plugin import Damage, InputFile
 from .record import Record
 
-__all__ = ["Quarantine", "record_to_json"]
+__all__ = ["INCONSISTENT_DAMAGE", "Quarantine", "check_range", "record_to_json"]
+
+#: the warning a task counts for each quarantine entry whose range is outside its file.
+INCONSISTENT_DAMAGE = (
+    "quarantine: a damaged range reported outside its input file (a reader bug); the entry "
+    "is flagged 'inconsistent' in the quarantine index and the report"
+)
+
+
+def check_range(offset: object, length: object, size: int | None) -> str | None:
+    """Why ``offset``/``length`` cannot be a byte range of a file of ``size`` bytes (``None``:
+    consistent, or nothing to check against: unknown offset or size)."""
+    if offset is None:
+        return None
+    if not isinstance(offset, int) or offset < 0:
+        return f"offset {offset!r} is not a byte position"
+    if length is not None and (not isinstance(length, int) or length < 0):
+        return f"length {length!r} is not a byte count"
+    if size is None:
+        return None
+    if offset > size:
+        return f"offset {offset} is past the end of the file ({size} bytes)"
+    if length is not None and offset + length > size:
+        return f"offset {offset} + length {length} runs past the end of the file ({size} bytes)"
+    return None
 
 
 def _plain(value: Any) -> Any:
@@ -66,7 +97,19 @@ class Quarantine:
         self.base = f"{BOOKKEEPING}/quarantine/{name}"
         self._bin: TrackedFile | None = None
         self._index: TrackedFile | None = None
+        self._sizes: dict[str, int | None] = {}
         self.count = 0
+
+    def _size_of(self, path: str | None) -> int | None:
+        """Size of the regular file ``path`` (``None``: not a file, e.g. a collection folder)."""
+        if not path:
+            return None
+        if path not in self._sizes:
+            try:
+                self._sizes[path] = os.path.getsize(path) if os.path.isfile(path) else None
+            except OSError:
+                self._sizes[path] = None
+        return self._sizes[path]
 
     @property
     def relpaths(self) -> list[str]:
@@ -80,6 +123,9 @@ class Quarantine:
         return self._bin, self._index
 
     def _add(self, data: bytes, entry: dict[str, Any]) -> dict[str, Any]:
+        problem = check_range(entry["offset"], entry["length"], self._size_of(entry["path"]))
+        if problem is not None:
+            entry["inconsistent"] = problem
         bin_fh, index_fh = self._open()
         entry["bin_offset"] = bin_fh.tell()
         entry["bin_length"] = len(data)

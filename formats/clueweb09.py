@@ -31,6 +31,7 @@ __all__ = [
     "ChecksumEntry",
     "CountEntry",
     "DirName",
+    "FilePath",
     "SegmentName",
     "TrecId",
     "counts_file_name",
@@ -47,6 +48,7 @@ __all__ = [
     "parse_counts",
     "parse_dir_name",
     "parse_file_name",
+    "parse_file_path",
     "parse_md5_list",
     "parse_segment_name",
     "parse_trec_id",
@@ -179,6 +181,31 @@ def parse_file_name(name: str) -> int | None:
     """The file number of ``07.warc.gz`` (also ``.warc``, ``.warc.zst``), else ``None``."""
     m = _FILE_RE.match(name)
     return int(m.group(1)) if m else None
+
+
+class FilePath(NamedTuple):
+    """Where a path names a ClueWeb09 file: its segment (when a path component names one),
+    directory and file number."""
+
+    segment: SegmentName | None
+    directory: DirName
+    file: int
+
+
+def parse_file_path(path: str) -> FilePath | None:
+    """Parse the ClueWeb09 place of a path ending in ``<dir>/<NN>.warc[.gz|.zst]``
+    (``.../ClueWeb09_English_1/en0000/07.warc.gz``, also with ``\\`` separators); ``None``
+    when its last two components are not a ClueWeb09 directory and file name. The segment
+    is the component just above the directory when it is a segment name."""
+    parts = [p for p in path.replace("\\", "/").split("/") if p]
+    if len(parts) < 2:
+        return None
+    file = parse_file_name(parts[-1])
+    directory = parse_dir_name(parts[-2])
+    if file is None or directory is None:
+        return None
+    segment = parse_segment_name(parts[-3]) if len(parts) >= 3 else None
+    return FilePath(segment, directory, file)
 
 
 class TrecId(NamedTuple):

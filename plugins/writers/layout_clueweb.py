@@ -6,8 +6,21 @@ input's index ``i`` among all inputs: directory ``d = i // files_per_dir``, file
 
     ClueWeb09_<Language>_<segment>/<ll><d:04d>/<file:02d>.warc.gz
 
-Each non-warcinfo record gets ``WARC-TREC-ID: clueweb09-<ll><d:04d>-<file:02d>-<n:05d>``
-(``n`` 0-based in file order). ``finalize`` writes, per segment,
+TREC ids (writer option ``trec_ids``, default ``keep``): the ids are the qrels keys, so they
+are kept whenever they can be. With ``keep``, an input whose path ends in a ClueWeb09 file
+name (``[ClueWeb09_<Language>_<n>/]<ll><NNNN>/<NN>.warc.gz``, also ``<ll>wp<NN>``) keeps its
+place, language included (its segment when the folder above names one, else as computed from
+the directory number; the ``language`` option names the others' segments) and each record keeps its ``WARC-TREC-ID`` when the id
+names that file (``clueweb09-<dir>-<file>-<n>``). Ids are *assigned anew*
+(``clueweb09-<dir>-<file>-<n:05d>``, ``n`` 0-based in file order, warcinfo not counted) for a
+whole file when its first document has no id (notes only), or has one that names another
+file, or ``trec_ids: assign`` was chosen: then the run report counts a warning and the
+completion marker's ``notes["trec_ids"]`` says which ids were replaced and why. A file whose
+first document kept its id never mixes in new ids: a later document without a fitting id, or
+with an id seen before in the file, fails the task with the reason (new numbers could collide
+with kept ones). A run that mixes ClueWeb09-named inputs with others may map two inputs to one
+file (an input placed by position on a named input's place): the run then fails with both
+named, and ``trec_ids: assign`` places every input by position. ``finalize`` writes, per segment,
 ``ClueWeb09_<Language>_<segment>/ClueWeb09_<Language>_<segment>.md5`` (``<md5> *./en0000/00.warc.gz``
 lines, ``md5sum --binary`` style, relative to the segment directory, so ``md5sum -c`` works
 there) and ``record_counts/ClueWeb09_<Language>_<segment>_counts.txt``
@@ -40,6 +53,15 @@ from crawlmill.plugins.writers.layouts import Layout, register_layout
 
 __all__ = ["Chuweb21Layout", "ClueWeb09Layout", "CHUWEB_MANIFEST"]
 
+#: warnings the run report counts when the clueweb09 layout replaces existing TREC ids.
+REPLACED_NOT_FITTING = (
+    "clueweb09 layout: WARC-TREC-IDs assigned anew, replacing the input's ids, which do not "
+    "name the output file (notes.trec_ids in the completion marker lists the files)"
+)
+REPLACED_BY_OPTION = (
+    "clueweb09 layout: WARC-TREC-IDs assigned anew, replacing the input's ids (trec_ids=assign)"
+)
+
 #: Name of the Chuweb21 md5 manifest at the output root.
 CHUWEB_MANIFEST = "md5_checksum.txt"
 
@@ -68,7 +90,18 @@ class ClueWeb09Layout(Layout):
         super().__init__(options, ctx, extension)
         self.code, self.language = self.language_of(options)
         self.files_per_dir, self.segment_dirs = self.sizes_of(options)
-        index = ctx.input.index
+        self.keep_ids = getattr(options, "trec_ids", "keep") != "assign"
+        named = cw.parse_file_path(ctx.input.path) if self.keep_ids else None
+        if named is not None:
+            self._place_by_name(named)
+        else:
+            self._place_by_index(ctx.input.index)
+        self._paths_given = 0
+        #: "kept" or "assigned", decided at the file's first document.
+        self.ids: str | None = None
+        self._kept: set[int] = set()
+
+    def _place_by_index(self, index: int) -> None:
         self.dir_number = index // self.files_per_dir
         self.file_number = index % self.files_per_dir
         if self.dir_number >= 10000:
@@ -83,7 +116,22 @@ class ClueWeb09Layout(Layout):
         segment = self.dir_number // self.segment_dirs + 1 if self.segment_dirs else 1
         self.segment = cw.segment_name(self.language, segment)
         self.directory = cw.dir_name(self.code, self.dir_number)
-        self._paths_given = 0
+
+    def _place_by_name(self, named: cw.FilePath) -> None:
+        """The place the input's own ClueWeb09 name gives (so its ids can be kept), in the
+        input's own language (a collection of several languages keeps its segments)."""
+        d = named.directory
+        self.code, self.language = d.code, cw.language_name(d.code)
+        self.dir_number = d.number
+        self.file_number = named.file
+        if named.segment is not None and named.segment.language == self.language:
+            segment = named.segment.number
+        elif d.wikipedia:
+            segment = 1  # the Wikipedia directories are in ClueWeb09_English_1
+        else:
+            segment = d.number // self.segment_dirs + 1 if self.segment_dirs else 1
+        self.segment = cw.segment_name(self.language, segment)
+        self.directory = cw.dir_name(self.code, d.number, wikipedia=d.wikipedia)
 
     @staticmethod
     def language_of(options: Any) -> tuple[str, str]:
@@ -135,13 +183,53 @@ class ClueWeb09Layout(Layout):
         return False
 
     def doc_id(self, record: Record, record_number: int) -> str | None:
-        """``clueweb09-<dir>-<file>-<record:05d>`` for every record but the warcinfo."""
+        """The record's own TREC id when it names this file (``trec_ids: keep``), else
+        ``clueweb09-<dir>-<file>-<record:05d>``; ``None`` for the warcinfo. See the module
+        docstring for when ids are assigned anew and how that is reported."""
         if record.kind == RecordKind.WARCINFO:
             return None
+        own = cw.parse_trec_id(record.doc_id) if record.doc_id else None
+        fits = own is not None and (own.directory, own.file) == (self.directory, self.file_number)
+        if self.ids is None:
+            self._decide(record, fits)
+        if self.ids == "kept":
+            if not fits or own is None:
+                raise CrawlmillError(
+                    f"{self.relpath}: record {record.url!r} has WARC-TREC-ID {record.doc_id!r}, "
+                    f"which does not name this file, among records whose ids were kept; "
+                    "use the writer option trec_ids=assign to number the file anew"
+                )
+            if own.record in self._kept:
+                raise CrawlmillError(
+                    f"{self.relpath}: WARC-TREC-ID {record.doc_id!r} occurs twice in the input; "
+                    "use the writer option trec_ids=assign to number the file anew"
+                )
+            self._kept.add(own.record)
+            return str(own)
         try:
             return cw.trec_id(self.directory, self.file_number, record_number)
         except ValueError as exc:
             raise CrawlmillError(f"{self.relpath}: {exc}") from exc
+
+    def _decide(self, first: Record, fits: bool) -> None:
+        """Keep or assign the ids of this file, from its first document; note and report it."""
+        if self.keep_ids and fits:
+            self.ids, reason = "kept", "the input's WARC-TREC-IDs name this file"
+        elif first.doc_id is None:
+            self.ids, reason = "assigned", "the input records carry no WARC-TREC-ID"
+        elif not self.keep_ids:
+            self.ids, reason = "assigned", "writer option trec_ids=assign"
+            self.ctx.report_warning(REPLACED_BY_OPTION)
+        else:
+            self.ids = "assigned"
+            reason = (
+                f"the input's WARC-TREC-IDs ({first.doc_id!r} first) do not name the output "
+                f"file {self.directory}/{self.file_number:02d}"
+            )
+            self.ctx.report_warning(REPLACED_NOT_FITTING)
+        self.ctx.notes.setdefault("trec_ids", []).append(
+            {"path": self.relpath, "ids": self.ids, "reason": reason}
+        )
 
     @classmethod
     def finalize(

@@ -225,6 +225,10 @@ class WarcWriterOptions(PluginOptions):
         description="ClueWeb09 layout: directories per segment (None: the layout's default).",
     )
     files_per_dir: int = Field(100, ge=1, description="ClueWeb09 layout: files per directory.")
+    trec_ids: Literal["keep", "assign"] = Field(
+        "keep",
+        description="ClueWeb09 layout: keep: an input named like a ClueWeb09 file (<dir>/<NN>.warc.gz) keeps its place and its records' WARC-TREC-IDs (the qrels keys) when they name that file; ids that do not fit are replaced and the run report says so. assign: number every file's records anew.",
+    )
     cdxj: bool = Field(
         False,
         description="Write a sorted CDXJ index <file>.cdxj beside each WARC (as pywb's cdxj-indexer does).",

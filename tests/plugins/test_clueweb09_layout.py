@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import io
+import json
 import re
 import subprocess
 from pathlib import Path
@@ -17,6 +18,8 @@ from crawlmill.core.record import Record, RecordKind
 from crawlmill.formats import clueweb09 as cw
 from crawlmill.plugins.writers.layout_clueweb import (
     CHUWEB_MANIFEST,
+    REPLACED_BY_OPTION,
+    REPLACED_NOT_FITTING,
     Chuweb21Layout,
     ClueWeb09Layout,
     OneFilePerInput,
@@ -483,3 +486,154 @@ def test_our_collection_reader_checks_the_collection_we_wrote(tmp_path, samples)
     assert damage == []
     assert [n for n in notes if str(out) in n] == []
     assert ids == [f"clueweb09-en{d:04d}-00-{n:05d}" for d in range(2) for n in range(100)]
+
+
+# -- TREC ids: kept when the input has them and they name the output file (item 22) -----------
+
+
+def _trec_ids(path: Path) -> list[str]:
+    opener = gzip.open if path.name.endswith(".gz") else open
+    with opener(path, "rb") as fh:
+        return re.findall(rb"^WARC-TREC-ID: (\S+)\r?$", fh.read(), flags=re.M)
+
+
+def _convert_to_clueweb09(src: Path, out: Path, *options: str) -> int:
+    from crawlmill.core.cli import main
+
+    args = ["convert", str(src), "--to", "warc", "-o", str(out), "--progress", "never"]
+    args += ["--option", "layout=clueweb09", "--option", "version=0.18"]
+    for option in options:
+        args += ["--option", option]
+    return main(args)
+
+
+def test_a_clueweb09_file_keeps_its_trec_ids_through_the_cli(tmp_path, samples):
+    # the Lemur sample holds ids clueweb09-en0040-54-00000, -00001, -00065 ... (a subset of
+    # the file): placed under its ClueWeb09 name, the converted file keeps them all
+    original = samples / "sqs-freequery/test/dumps/ClueWeb09_English_Sample"
+    src = tmp_path / "cw" / "ClueWeb09_English_3" / "en0040" / "54.warc"
+    src.parent.mkdir(parents=True)
+    src.write_bytes(original.read_bytes())
+    out = tmp_path / "out"
+    assert _convert_to_clueweb09(tmp_path / "cw", out) == 0
+    written = out / "ClueWeb09_English_3" / "en0040" / "54.warc.gz"
+    ids = _trec_ids(written)
+    assert ids == _trec_ids(src) and len(ids) == 100
+    assert ids[:3] == [
+        b"clueweb09-en0040-54-00000",
+        b"clueweb09-en0040-54-00001",
+        b"clueweb09-en0040-54-00065",
+    ]
+    # unchanged records are copied byte for byte, and no id was replaced
+    assert gzip.decompress(written.read_bytes()) == original.read_bytes()
+    report = json.loads((out / ".crawlmill" / "report.json").read_text())
+    assert [w for w in report["warnings"] if "TREC" in w] == []
+    counts, _ = cw.parse_counts((out / "record_counts/ClueWeb09_English_3_counts.txt").read_bytes())
+    assert [(e.path, e.count) for e in counts] == [("en0040/54.warc.gz", 100)]
+
+
+def test_ids_that_do_not_fit_are_assigned_anew_and_reported(tmp_path, samples):
+    # the same file under a name that is not a ClueWeb09 file name: placed by its index, its
+    # ids cannot name en0000/00, so they are replaced, and the run report says so
+    original = samples / "sqs-freequery/test/dumps/ClueWeb09_English_Sample"
+    src = tmp_path / "in" / "sample.warc"
+    src.parent.mkdir()
+    src.write_bytes(original.read_bytes())
+    out = tmp_path / "out"
+    assert _convert_to_clueweb09(src, out) == 0
+    ids = _trec_ids(out / "ClueWeb09_English_1" / "en0000" / "00.warc.gz")
+    assert ids == [f"clueweb09-en0000-00-{n:05d}".encode() for n in range(100)]
+    report = json.loads((out / ".crawlmill" / "report.json").read_text())
+    assert [(w, n) for w, n in report["warnings"].items() if "TREC" in w] == [
+        (f"writer: {REPLACED_NOT_FITTING}", 1)
+    ]
+    (marker,) = [json.loads(p.read_text()) for p in (out / ".crawlmill" / "done").glob("*.json")]
+    (note,) = marker["notes"]["trec_ids"]
+    assert note["ids"] == "assigned" and "clueweb09-en0040-54-00000" in note["reason"]
+    # the option trec_ids=assign numbers a ClueWeb09-named input anew too, also reported
+    named = tmp_path / "cw" / "en0040" / "54.warc"
+    named.parent.mkdir(parents=True)
+    named.write_bytes(original.read_bytes())
+    out2 = tmp_path / "out2"
+    assert _convert_to_clueweb09(named, out2, "trec_ids=assign") == 0
+    assert _trec_ids(out2 / "ClueWeb09_English_1" / "en0000" / "00.warc.gz") == ids
+    report = json.loads((out2 / ".crawlmill" / "report.json").read_text())
+    assert [(w, n) for w, n in report["warnings"].items() if "TREC" in w] == [
+        (f"writer: {REPLACED_BY_OPTION}", 1)
+    ]
+
+
+def _named_ctx(path: str, index: int = 7, warnings: list | None = None) -> WriteContext:
+    sink = warnings if warnings is not None else []
+    return WriteContext(
+        input=InputFile(path=path, relpath=path.rsplit("/", 1)[-1], index=index),
+        input_count=1000,
+        create=lambda rel: io.BytesIO(),
+        quarantine=lambda record, reason: None,
+        report_warning=sink.append,
+    )
+
+
+@pytest.mark.parametrize(
+    ("path", "kw", "expected"),
+    [
+        ("/c/ClueWeb09_English_7/en0512/03.warc.gz", {}, "ClueWeb09_English_7/en0512/03.warc.gz"),
+        ("/c/en0512/03.warc.gz", {}, "ClueWeb09_English_1/en0512/03.warc.gz"),
+        ("/c/en0512/03.warc.gz", {"segment_dirs": 100}, "ClueWeb09_English_6/en0512/03.warc.gz"),
+        ("/c/ClueWeb09_English_1/enwp02/11.warc.gz", {}, "ClueWeb09_English_1/enwp02/11.warc.gz"),
+        ("/c/enwp02/11.warc", {"segment_dirs": 3}, "ClueWeb09_English_1/enwp02/11.warc.gz"),
+        # the input's own language, its segment when the folder above names it
+        ("/c/zh0001/03.warc.gz", {}, "ClueWeb09_Chinese_1/zh0001/03.warc.gz"),
+        ("/c/ClueWeb09_Chinese_4/zh0001/03.warc", {}, "ClueWeb09_Chinese_4/zh0001/03.warc.gz"),
+        ("/c/ClueWeb09_English_4/zh0001/03.warc", {}, "ClueWeb09_Chinese_1/zh0001/03.warc.gz"),
+        # not a ClueWeb09 name, or trec_ids=assign: placed by index (7)
+        ("/c/en0512/03.warc.gz", {"trec_ids": "assign"}, "ClueWeb09_English_1/en0000/07.warc.gz"),
+        ("/c/en0512/x03.warc.gz", {}, "ClueWeb09_English_1/en0000/07.warc.gz"),
+    ],
+)
+def test_clueweb09_named_inputs_keep_their_place(path, kw, expected):
+    assert ClueWeb09Layout(_options(**kw), _named_ctx(path), ".warc.gz").next_path() == expected
+
+
+def _doc(doc_id: str | None) -> Record:
+    return Record(kind=RecordKind.RESPONSE, url="http://x/", doc_id=doc_id)
+
+
+def test_kept_ids_never_mix_with_new_ones():
+    warnings: list[str] = []
+    ctx = _named_ctx("/c/en0040/54.warc.gz", warnings=warnings)
+    layout = ClueWeb09Layout(_options(), ctx, ".warc.gz")
+    layout.next_path()
+    assert layout.doc_id(Record(kind=RecordKind.WARCINFO), 0) is None
+    assert layout.doc_id(_doc("clueweb09-en0040-54-00007"), 0) == "clueweb09-en0040-54-00007"
+    assert layout.doc_id(_doc(" clueweb09-en0040-54-00009 "), 1) == "clueweb09-en0040-54-00009"
+    assert layout.ids == "kept" and warnings == []
+    assert ctx.notes["trec_ids"] == [
+        {
+            "path": layout.relpath,
+            "ids": "kept",
+            "reason": "the input's WARC-TREC-IDs name this file",
+        }
+    ]
+    with pytest.raises(Exception, match="does not name this file"):
+        layout.doc_id(_doc("clueweb09-en0040-55-00001"), 2)
+    with pytest.raises(Exception, match="does not name this file"):
+        layout.doc_id(_doc(None), 2)
+    with pytest.raises(Exception, match="occurs twice"):
+        layout.doc_id(_doc("clueweb09-en0040-54-00007"), 2)
+
+
+def test_ids_are_assigned_for_a_whole_file_when_the_first_does_not_fit():
+    warnings: list[str] = []
+    ctx = _named_ctx("/c/en0040/54.warc.gz", warnings=warnings)
+    layout = ClueWeb09Layout(_options(), ctx, ".warc.gz")
+    assert layout.doc_id(_doc("clueweb09-en0040-53-00000"), 0) == "clueweb09-en0040-54-00000"
+    # a later record whose id would fit is numbered too: one file never mixes the two
+    assert layout.doc_id(_doc("clueweb09-en0040-54-00000"), 1) == "clueweb09-en0040-54-00001"
+    assert warnings == [REPLACED_NOT_FITTING]
+    # records without ids get new ones, noted but not warned about
+    quiet: list[str] = []
+    ctx = _named_ctx("/c/en0040/54.warc.gz", warnings=quiet)
+    layout = ClueWeb09Layout(_options(), ctx, ".warc.gz")
+    assert layout.doc_id(_doc(None), 0) == "clueweb09-en0040-54-00000"
+    assert quiet == [] and ctx.notes["trec_ids"][0]["ids"] == "assigned"

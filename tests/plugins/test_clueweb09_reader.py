@@ -398,8 +398,16 @@ def test_engine_reads_a_collection_we_wrote_without_complaint(collection, tmp_pa
 
 
 def test_engine_keeps_collection_order(collection, tmp_path):
-    root, _ = collection
-    _convert(root, tmp_path / "out", "version=0.18", "layout=clueweb09")
+    root, docs = collection
+    # by default every file keeps its place and its TREC ids (the qrels keys)
+    kept = _convert(root, tmp_path / "kept", "version=0.18", "layout=clueweb09")
+    assert kept["failures"] == [] and kept["damages"] == []
+    for rel in ORDER:
+        with gzip.open(tmp_path / "kept" / rel) as fh:
+            ids = [line.split()[1].decode() for line in fh if line.startswith(b"WARC-TREC-ID: ")]
+        assert ids == [tid for tid, _, _ in docs[rel]]
+    # numbered anew, the files follow the collection order
+    _convert(root, tmp_path / "out", "version=0.18", "layout=clueweb09", "trec_ids=assign")
     written = sorted((tmp_path / "out/ClueWeb09_English_1/en0000").glob("*.warc.gz"))
     urls = []
     for path in written:

@@ -1,0 +1,95 @@
+"""The default worker count: a small job runs in-process (a pool costs more than it saves),
+with the same results as a worker pool; a worker count the user sets is honoured."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from crawlmill.core import executor
+from crawlmill.core.cli import main
+
+
+def _inputs(base: Path, n: int) -> Path:
+    folder = base / "in"
+    folder.mkdir(parents=True)
+    for j in range(n):
+        lines = [f"R http://ex.com/{j}/{k} response payload{k}" for k in range(4)]
+        if j == 2:
+            lines.insert(1, "D damaged")
+        (folder / f"{j:03d}.txt").write_text("".join(line + "\n" for line in lines))
+    return folder
+
+
+def _convert(src: Path, out: Path, *extra: str) -> int:
+    return main(
+        [
+            "convert",
+            str(src),
+            "--from",
+            "fake-lines",
+            "--to",
+            "fake-jsonl",
+            "-o",
+            str(out),
+            "--plugin",
+            "cm_fake",
+            "--progress",
+            "never",
+            *extra,
+        ]
+    )
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+        and (
+            not p.relative_to(root).as_posix().startswith(".crawlmill/")
+            or ".crawlmill/quarantine/" in p.as_posix()
+        )
+    }
+
+
+class _Spawned(Exception):
+    pass
+
+
+def test_a_small_job_runs_in_process_by_default(tmp_path, fake, monkeypatch):
+    # the default worker count is the number of cores: pretend there are 8
+    monkeypatch.setattr(os, "cpu_count", lambda: 8)
+    made = []
+
+    def refuse(workers):
+        made.append(workers)
+        raise _Spawned(f"a pool of {workers} workers for a tiny job")
+
+    monkeypatch.setattr(executor, "LocalExecutor", refuse)
+    src = _inputs(tmp_path, 5)
+    assert _convert(src, tmp_path / "auto") == 3  # one damaged record quarantined
+    assert made == []
+
+
+def test_results_are_the_same_in_process_and_in_a_pool(tmp_path, fake):
+    src = _inputs(tmp_path, 5)
+    assert _convert(src, tmp_path / "auto") == 3
+    assert _convert(src, tmp_path / "pool", "--workers", "2") == 3
+    assert _convert(src, tmp_path / "one", "--workers", "1") == 3
+    auto, pool, one = (_tree(tmp_path / name) for name in ("auto", "pool", "one"))
+    assert len(auto) == 5 + 1 + 2  # outputs, manifest, quarantine pair
+    assert auto == pool == one
+
+
+def test_a_set_worker_count_is_honoured(tmp_path, fake, monkeypatch):
+    made = []
+    real = executor.LocalExecutor
+
+    def spy(workers):
+        made.append(workers)
+        return real(workers)
+
+    monkeypatch.setattr(executor, "LocalExecutor", spy)
+    assert _convert(_inputs(tmp_path, 3), tmp_path / "out", "--workers", "2") == 3
+    assert made == [2]
