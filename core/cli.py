@@ -338,8 +338,10 @@ def _convert(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     registry = Registry.load()
     spec = load_pipeline(args.pipeline, registry=registry)
-    overrides = _run_overrides(args, spec.run.model_dump())
-    if overrides != spec.run.model_dump():
+    # only the settings the config set, so a default (e.g. workers) stays a default
+    given = spec.run.model_dump(exclude_unset=True)
+    overrides = _run_overrides(args, given)
+    if overrides != given:
         spec = with_run_settings(spec, overrides)
     try:
         return _execute(spec, registry)

@@ -98,8 +98,8 @@ def run_task(payload: dict[str, Any]) -> dict[str, Any]:
         result.update(status="failed", error=f"{type(exc).__name__}: {exc}", traceback=tb)
         read = stats[0].read if stats else 0
         reporter.log(
-            f"crawlmill: task failed after reading {read} record(s), none of this input's "
-            f"records written: {inp.path}: {type(exc).__name__}: {exc}"
+            f"crawlmill: task failed: {inp.path}: {type(exc).__name__}: {exc} (after reading "
+            f"{read} record(s); none of this input's records written)"
         )
     finally:
         reporter.flush()

@@ -378,7 +378,10 @@ def test_every_failure_of_a_run_is_on_stderr_once_with_a_closing_line(tmp_path, 
     )  # fmt: skip
     assert code == 1, err
     failed = [line for line in err.splitlines() if "reader exploded" in line]
-    assert failed == [f"crawlmill: task failed: {bad}: RuntimeError: reader exploded"]
+    assert failed == [
+        f"crawlmill: task failed: {bad}: RuntimeError: reader exploded (after reading 1 "
+        "record(s); none of this input's records written)"
+    ]
     assert "crawlmill: the run failed: 1 failure(s)" in err
     assert [f["input"] for f in report_of(out)["failures"]] == [str(bad)]
 

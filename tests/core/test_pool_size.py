@@ -93,3 +93,24 @@ def test_a_set_worker_count_is_honoured(tmp_path, fake, monkeypatch):
     monkeypatch.setattr(executor, "LocalExecutor", spy)
     assert _convert(_inputs(tmp_path, 3), tmp_path / "out", "--workers", "2") == 3
     assert made == [2]
+
+
+def test_a_run_override_keeps_the_default_worker_count(tmp_path, fake, monkeypatch):
+    """`crawlmill run --no-resume` overrides one setting; the worker count stays a default
+    (so a small job still runs in-process), not a count the user set."""
+    monkeypatch.setattr(os, "cpu_count", lambda: 8)
+    made = []
+
+    def refuse(workers):
+        made.append(workers)
+        raise _Spawned(f"a pool of {workers} workers for a tiny job")
+
+    monkeypatch.setattr(executor, "LocalExecutor", refuse)
+    src = _inputs(tmp_path, 5)
+    config = tmp_path / "pipeline.yaml"
+    config.write_text(
+        f"inputs: {src}\nreader: fake-lines\nwriter: fake-jsonl\nplugins: [cm_fake]\n"
+        f"output: {tmp_path / 'out'}\nrun: {{progress: never}}\n"
+    )
+    assert main(["run", str(config), "--no-resume"]) == 3
+    assert made == []

@@ -33,7 +33,7 @@ def test_a_failed_task_reports_the_records_it_read(tmp_path, fake, capsys):
     out = tmp_path / "out"
     assert _convert(src, out, "--from", "fake-lines", "--workers", "1") == 1
     err = capsys.readouterr().err
-    assert "task failed after reading 3 record(s)" in err
+    assert "(after reading 3 record(s);" in err
     report = json.loads((out / ".crawlmill" / "report.json").read_text())
     (failure,) = report["failures"]
     assert failure["input"].endswith("b.txt") and "plugin bug" in failure["error"]
