@@ -24,6 +24,7 @@ Lifecycle of :func:`run`:
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import time
@@ -33,7 +34,15 @@ from .components import ResolvedPipeline, resolve, resolve_pipeline
 from .errors import ConfigError, DamagedRecordError
 from .executor import InProcessExecutor, WorkerCrash, make_executor
 from .inputs import PlannedInput, expand_inputs
-from .outputs import OutputRoot, TaskOutputs, marker_key, write_json_atomic
+from .outputs import (
+    OutputRoot,
+    TaskOutputs,
+    UnsafeOutputPath,
+    marker_key,
+    safe_relpath,
+    write_json_atomic,
+)
+from .ownership import OutputPlan, check_outputs, component_versions
 from .plugin import Damage
 from .progress import ProgressMonitor
 from .registry import Registry
@@ -42,6 +51,11 @@ from .stats import AccountingError, RunReport, TaskStats, filter_labels
 from .task import run_task, seed_registry
 
 __all__ = ["RunReport", "plan", "run"]
+
+#: marker key of the files ``Writer.finalize`` writes.
+FINALIZE_KEY = "finalize"
+#: forced-reader warnings printed one by one; the rest are counted.
+_WARN_FILES = 10
 
 
 def plan(spec: PipelineSpec, registry: Registry) -> tuple[ResolvedPipeline, list[PlannedInput]]:
@@ -59,18 +73,78 @@ def plan(spec: PipelineSpec, registry: Registry) -> tuple[ResolvedPipeline, list
 
 
 def _payload(
-    spec_data: dict, p: PlannedInput, key: str, fingerprint: str, count: int
+    spec_data: dict,
+    p: PlannedInput,
+    key: str,
+    fingerprint: str,
+    count: int,
+    replaceable: list[str] | None = None,
 ) -> dict[str, Any]:
     i = p.input
     return {
         "spec": spec_data,
-        "input": {"path": i.path, "relpath": i.relpath, "index": i.index, "meta": dict(i.meta)},
+        "input": {
+            "path": i.path,
+            "relpath": i.relpath,
+            "index": i.index,
+            "meta": dict(i.meta),
+            "stem": i.stem,
+        },
         "reader": p.reader,
         "key": key,
         "fingerprint": fingerprint,
         "input_size": p.size,
         "input_count": count,
+        "replaceable": list(replaceable or []),
     }
+
+
+def _warn_forced_readers(planned: list[PlannedInput], report: RunReport, stream: TextIO) -> None:
+    """Name each file a forced reader disagrees with detection about (the first
+    ``_WARN_FILES`` on the terminal, all of them counted per reader pair in the report)."""
+    warnings = getattr(planned, "warnings", [])
+    for n, (path, message) in enumerate(warnings):
+        if n < _WARN_FILES:
+            print(f"crawlmill: warning: {path}: {message}", file=stream)
+        kind = message.split(";")[0]
+        report.warnings[kind] = report.warnings.get(kind, 0) + 1
+    if len(warnings) > _WARN_FILES:
+        print(
+            f"crawlmill: warning: {len(warnings) - _WARN_FILES} more file(s) like these "
+            "(see .crawlmill/report.json)",
+            file=stream,
+        )
+
+
+def _replace_other_pipeline(
+    root: OutputRoot, checked: OutputPlan, planned: list[PlannedInput]
+) -> None:
+    """With ``overwrite``: delete the outputs and markers of another pipeline (never an input
+    of this run), so the root holds one pipeline's outputs."""
+    inputs = {os.path.realpath(p.input.path) for p in planned}
+    for key, marker in checked.foreign_markers.items():
+        for out in marker.get("outputs", []) + marker.get("quarantine", []):
+            with contextlib.suppress(OSError, KeyError, TypeError, UnsafeOutputPath):
+                rel = safe_relpath(out["path"], internal=True)
+                final = os.path.join(root.path, *rel.split("/"))
+                if os.path.realpath(final) not in inputs:
+                    os.remove(final)
+        with contextlib.suppress(OSError):
+            os.remove(root.marker_path(key))
+
+
+def _input_outputs(
+    planned: list[PlannedInput], completed: dict[int, dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Input -> outputs of every input, in input order (the report's mapping)."""
+    return [
+        {
+            "input": p.input.relpath,
+            "path": p.input.path,
+            "outputs": [o["path"] for o in completed.get(p.input.index, {}).get("outputs", [])],
+        }
+        for p in planned
+    ]
 
 
 def run(
@@ -85,36 +159,61 @@ def run(
     if registry is None:
         registry = Registry.load(spec.plugins)
     pipeline, planned = plan(spec, registry)
-    fingerprint = spec.fingerprint()
+    versions = component_versions(spec, registry)
+    fingerprint = spec.fingerprint(versions)
     labels = filter_labels([f.name for f in pipeline.filters])
+    predicted = pipeline.writer.cls.planned_outputs(
+        pipeline.writer.options, [p.input for p in planned]
+    )
 
     root = OutputRoot(spec.output)
+    # resume and ownership are decided before anything is written (reads only)
+    completed: dict[int, dict[str, Any]] = {}
+    todo: list[tuple[PlannedInput, str]] = []
+    for i, p in enumerate(planned):
+        key = marker_key(p.input.path, fingerprint)
+        marker = None
+        if spec.run.resume:
+            marker = root.complete_marker(key, fingerprint, p.size, p.input.index, len(planned))
+        listed = {o.get("path") for o in (marker or {}).get("outputs", [])}
+        if marker is not None and predicted is not None and not set(predicted[i]) <= listed:
+            marker = None  # its outputs are named otherwise now (a sibling came or went)
+        if marker is not None:
+            completed[p.input.index] = marker
+        else:
+            todo.append((p, key))
+    checked = check_outputs(
+        spec,
+        planned,
+        predicted,
+        fingerprint,
+        spec.fingerprint_data(versions),
+        root,
+        {p.input.index for p, _ in todo},
+    )
+
     root.open()
     try:
         report = RunReport(inputs=len(planned), fingerprint=fingerprint)
+        report.inputs_skipped = len(completed)
         for path, reason in getattr(planned, "skipped", []):
             report.unclaimed.append({"path": path, "reason": reason})
             print(f"crawlmill: not read ({reason}): {path}", file=stream)
-        completed: dict[int, dict[str, Any]] = {}
-        todo: list[tuple[PlannedInput, str]] = []
-        for p in planned:
-            key = marker_key(p.input.path, fingerprint)
-            marker = None
-            if spec.run.resume:
-                marker = root.complete_marker(key, fingerprint, p.size, p.input.index, len(planned))
-            if marker is not None:
-                completed[p.input.index] = marker
-                report.inputs_skipped += 1
-            else:
-                todo.append((p, key))
+        _warn_forced_readers(planned, report, stream)
+        _replace_other_pipeline(root, checked, planned)
+        write_json_atomic(
+            root.pipeline_path,
+            {"fingerprint": fingerprint, "pipeline": spec.fingerprint_data(versions)},
+        )
         previous = _previous_markers(root)
         damaged = _execute(
-            spec, registry, todo, len(planned), fingerprint, stream, report, completed
+            spec, registry, todo, len(planned), fingerprint, stream, report, completed, checked
         )
         _remove_superseded(root, todo, completed, previous)
         _summarise(report, planned, completed, labels)
+        report.input_outputs = _input_outputs(planned, completed)
         if not report.failures:
-            _finalize(root, pipeline, planned, completed, report)
+            _finalize(root, pipeline, planned, completed, report, fingerprint, spec.run.overwrite)
         report.outputs.sort()
         report.elapsed = round(time.monotonic() - started, 3)
         write_json_atomic(os.path.join(root.meta, "report.json"), report.to_dict())
@@ -134,11 +233,16 @@ def _execute(
     stream: TextIO,
     report: RunReport,
     completed: dict[int, dict[str, Any]],
+    checked: OutputPlan | None = None,
 ) -> dict[str, Any] | None:
     """Run the tasks; fill ``completed`` and the report's failures. Returns the damage that
     stopped an ``on_error: fail`` run, if any."""
     spec_data = spec.model_dump(mode="json")
-    payloads = [_payload(spec_data, p, key, fingerprint, count) for p, key in todo]
+    replaceable = checked.replaceable if checked is not None else {}
+    payloads = [
+        _payload(spec_data, p, key, fingerprint, count, replaceable.get(p.input.index))
+        for p, key in todo
+    ]
     executor = make_executor(spec.run.executor, min(spec.run.workers, max(1, len(payloads))))
     if isinstance(executor, InProcessExecutor):
         seed_registry(spec.plugins, registry)
@@ -259,8 +363,11 @@ def _finalize(
     planned: list[PlannedInput],
     completed: dict[int, dict[str, Any]],
     report: RunReport,
+    fingerprint: str = "",
+    overwrite: bool = False,
 ) -> None:
-    """Call ``Writer.finalize`` once over all completed inputs, atomically like task outputs."""
+    """Call ``Writer.finalize`` once over all completed inputs, atomically like task outputs;
+    its files are listed in the marker ``finalize``, so the next run may replace them."""
     tasks = [
         {
             "input": p.input.relpath,
@@ -271,11 +378,17 @@ def _finalize(
         for p in planned
         if p.input.index in completed
     ]
-    files = TaskOutputs(root.path, "finalize")
+    previous = root.read_marker(FINALIZE_KEY) or {}
+    mine = [o.get("path") for o in previous.get("outputs", []) if isinstance(o, dict)]
+    files = TaskOutputs(root.path, FINALIZE_KEY, replaceable=mine, overwrite=overwrite)
     files.start()
     try:
         pipeline.writer.cls.finalize(root.path, pipeline.writer.options, tasks, files.create)
         listed = files.commit()
+        root.write_marker(
+            FINALIZE_KEY,
+            {"key": FINALIZE_KEY, "fingerprint": fingerprint, "outputs": listed, "quarantine": []},
+        )
     except Exception as exc:
         files.discard()
         report.failures.append(

@@ -28,6 +28,15 @@ other fingerprints, so a changed pipeline never leaves a mixture of old and new 
 
 Writers name files with relative paths; :func:`safe_relpath` refuses absolute paths, ``..``,
 the ``.crawlmill`` bookkeeping folder and anything whose real path leaves the root.
+
+Ownership: crawlmill replaces only files a marker of its own lists. Before its renames a task
+writes a *pending* marker under its key (``"state": "committing"``, the paths it is about to
+commit plus those the key's previous marker listed), so a task killed between its renames and
+its final marker leaves files that are still listed. :meth:`TaskOutputs.commit` replaces an
+existing final file only when the task was told it may (``replaceable``: files of this input's
+older markers, or of inputs of the run that are redone) or with ``overwrite``; any other
+existing file stops the commit with :class:`OutputConflict` before it is touched (a hard link
+creates the final name, so two tasks never replace each other's file).
 """
 
 from __future__ import annotations
@@ -46,6 +55,7 @@ from .errors import ConfigError, CrawlmillError
 
 __all__ = [
     "BOOKKEEPING",
+    "OutputConflict",
     "OutputRoot",
     "TaskOutputs",
     "TrackedFile",
@@ -60,6 +70,24 @@ BOOKKEEPING = ".crawlmill"
 
 class UnsafeOutputPath(CrawlmillError, ValueError):
     """A writer asked for an output path outside the output root (or an invalid one)."""
+
+
+class OutputConflict(CrawlmillError):
+    """An output would replace a file that crawlmill did not write, or one another input
+    owns."""
+
+
+def refusal(
+    path: str, what: str = "crawlmill did not write it (no completion marker lists it)"
+) -> str:
+    """The message refusing to replace the file ``path``, with the ways out."""
+    return (
+        f"{path} exists and {what}; refusing to replace it: move it away, choose another "
+        "output folder (-o), or pass --overwrite (run.overwrite: true) to replace it"
+    )
+
+
+PENDING = "committing"
 
 
 def safe_relpath(relpath: str, *, internal: bool = False) -> str:
@@ -202,12 +230,22 @@ class TrackedFile(io.BufferedIOBase):
 class TaskOutputs:
     """The files one task creates, kept under ``.crawlmill/tmp/<key>/`` until :meth:`commit`."""
 
-    def __init__(self, root: str, key: str) -> None:
+    def __init__(
+        self,
+        root: str,
+        key: str,
+        *,
+        replaceable: list[str] | set[str] | tuple[str, ...] = (),
+        overwrite: bool = False,
+    ) -> None:
         self.root = os.path.abspath(root)
         self.key = key
         self.tmp_dir = os.path.join(self.root, BOOKKEEPING, "tmp", key)
         self.files: dict[str, TrackedFile] = {}
         self.internal: set[str] = set()
+        #: existing final files this task may replace (older outputs of crawlmill's own).
+        self.replaceable = set(replaceable)
+        self.overwrite = overwrite
 
     def start(self) -> None:
         """Remove what a killed earlier attempt of this task left and make the temp folder."""
@@ -233,12 +271,24 @@ class TaskOutputs:
         marker afterwards."""
         for handle in self.files.values():
             handle.close()
+        guarded = {
+            norm: _inside(self.root, norm)
+            for norm in self.files
+            if norm not in self.internal and not self.overwrite and norm not in self.replaceable
+        }
+        for final in guarded.values():
+            if os.path.lexists(final):
+                raise OutputConflict(refusal(final))
+        self._write_pending()
         listed = []
         dirs = set()
         for norm, handle in self.files.items():
             final = _inside(self.root, norm)
             os.makedirs(os.path.dirname(final), exist_ok=True)
-            os.replace(handle.tmp_path, final)
+            if norm in guarded:
+                _place_new(handle.tmp_path, final)
+            else:
+                os.replace(handle.tmp_path, final)
             dirs.add(os.path.dirname(final))
             listed.append(
                 {
@@ -253,12 +303,56 @@ class TaskOutputs:
         shutil.rmtree(self.tmp_dir, ignore_errors=True)
         return listed
 
+    def _write_pending(self) -> None:
+        """List the files about to be committed (and those the key's marker listed) in a
+        pending marker, so that files renamed before a kill stay crawlmill's own."""
+        marker_path = os.path.join(self.root, BOOKKEEPING, "done", f"{self.key}.json")
+        entries: dict[str, dict[str, Any]] = {}
+        try:
+            with open(marker_path, encoding="utf-8") as fh:
+                old = json.load(fh)
+            for field in ("outputs", "quarantine"):
+                for out in old.get(field, []) if isinstance(old, dict) else []:
+                    if isinstance(out, dict) and isinstance(out.get("path"), str):
+                        entries[out["path"]] = {"path": out["path"], "field": field}
+        except (OSError, ValueError):
+            pass
+        for norm in self.files:
+            entries[norm] = {
+                "path": norm,
+                "field": "quarantine" if norm in self.internal else "outputs",
+            }
+        pending: dict[str, Any] = {
+            "key": self.key,
+            "state": PENDING,
+            "outputs": [],
+            "quarantine": [],
+        }
+        for entry in entries.values():
+            pending[entry["field"]].append({"path": entry["path"]})
+        write_json_atomic(marker_path, pending)
+
     def discard(self) -> None:
         """Drop every temp file of the task (on failure or cancellation)."""
         for handle in self.files.values():
             with contextlib.suppress(Exception):
                 handle.abandon()
         shutil.rmtree(self.tmp_dir, ignore_errors=True)
+
+
+def _place_new(tmp_path: str, final: str) -> None:
+    """Give ``tmp_path`` the name ``final`` only if no file has it (a hard link fails on an
+    existing name, where a rename would replace it); :class:`OutputConflict` otherwise."""
+    try:
+        os.link(tmp_path, final)
+    except FileExistsError:
+        raise OutputConflict(refusal(final, "was written meanwhile by another task")) from None
+    except OSError:  # a file system without hard links: check, then rename
+        if os.path.lexists(final):
+            raise OutputConflict(refusal(final)) from None
+        os.replace(tmp_path, final)
+        return
+    os.remove(tmp_path)
 
 
 class OutputRoot:
@@ -382,6 +476,32 @@ class OutputRoot:
             with contextlib.suppress(OSError):
                 os.remove(self.marker_path(key))
         return removed
+
+    def listed_files(self) -> dict[str, list[tuple[str, dict[str, Any]]]]:
+        """Every file (relpath) a marker of the root lists, with the ``(key, marker)`` pairs
+        that list it: the files crawlmill wrote here."""
+        found: dict[str, list[tuple[str, dict[str, Any]]]] = {}
+        for key, marker in self.markers().items():
+            for field in ("outputs", "quarantine"):
+                for out in marker.get(field, []) or []:
+                    if isinstance(out, dict) and isinstance(out.get("path"), str):
+                        found.setdefault(out["path"], []).append((key, marker))
+        return found
+
+    @property
+    def pipeline_path(self) -> str:
+        """``.crawlmill/pipeline.json``: the fingerprint and description of the pipeline the
+        root belongs to."""
+        return os.path.join(self.meta, "pipeline.json")
+
+    def read_pipeline(self) -> dict[str, Any] | None:
+        """The root's ``pipeline.json``, or ``None``."""
+        try:
+            with open(self.pipeline_path, encoding="utf-8") as fh:
+                data = json.load(fh)
+        except (OSError, ValueError):
+            return None
+        return data if isinstance(data, dict) else None
 
     def write_marker(self, key: str, data: dict[str, Any]) -> None:
         """Write the completion marker of ``key`` atomically."""

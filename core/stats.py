@@ -151,6 +151,8 @@ class RunReport:
     #: files met while listing input folders that no reader claims (path, reason): not read.
     unclaimed: list[dict[str, Any]] = field(default_factory=list)
     fingerprint: str = ""
+    #: per input in input order: ``{"input": relpath, "path", "outputs": [relpath, ...]}``.
+    input_outputs: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:

@@ -77,7 +77,12 @@ def run_task(payload: dict[str, Any]) -> dict[str, Any]:
     reporter = TaskReporter(current_channel(), key)
     try:
         spec = PipelineSpec.model_validate(payload["spec"])
-        outputs = TaskOutputs(spec.output, key)
+        outputs = TaskOutputs(
+            spec.output,
+            key,
+            replaceable=payload.get("replaceable", ()),
+            overwrite=spec.run.overwrite,
+        )
         marker = _run(spec, payload, inp, key, outputs, reporter, started)
         result.update(status="ok", marker=marker)
     except _Stopped:
