@@ -39,6 +39,7 @@ from .outputs import (
     TaskOutputs,
     UnsafeOutputPath,
     marker_key,
+    replaceable_path,
     safe_relpath,
     write_json_atomic,
 )
@@ -133,6 +134,16 @@ def _replace_other_pipeline(
             os.remove(root.marker_path(key))
 
 
+def _share_replaceable(root: OutputRoot, paths: set[str]) -> None:
+    """Tell the run's tasks which existing files they may replace (``replaceable.json``);
+    an empty set removes the file."""
+    if paths:
+        write_json_atomic(replaceable_path(root.path), sorted(paths))
+    else:
+        with contextlib.suppress(OSError):
+            os.remove(replaceable_path(root.path))
+
+
 def _input_outputs(
     planned: list[PlannedInput], completed: dict[int, dict[str, Any]]
 ) -> list[dict[str, Any]]:
@@ -201,15 +212,20 @@ def run(
             print(f"crawlmill: not read ({reason}): {path}", file=stream)
         _warn_forced_readers(planned, report, stream)
         _replace_other_pipeline(root, checked, planned)
-        write_json_atomic(
-            root.pipeline_path,
-            {"fingerprint": fingerprint, "pipeline": spec.fingerprint_data(versions)},
-        )
+        _share_replaceable(root, checked.shared)
         previous = _previous_markers(root)
         damaged = _execute(
             spec, registry, todo, len(planned), fingerprint, stream, report, completed, checked
         )
         _remove_superseded(root, todo, completed, previous)
+        _void_taken_over(root, completed)
+        for marker in completed.values():
+            root.drop_pending(str(marker.get("key")))
+        if completed:  # the root holds this pipeline's outputs: say which pipeline it is
+            write_json_atomic(
+                root.pipeline_path,
+                {"fingerprint": fingerprint, "pipeline": spec.fingerprint_data(versions)},
+            )
         _summarise(report, planned, completed, labels)
         report.input_outputs = _input_outputs(planned, completed)
         if not report.failures:
@@ -218,6 +234,7 @@ def run(
         report.elapsed = round(time.monotonic() - started, 3)
         write_json_atomic(os.path.join(root.meta, "report.json"), report.to_dict())
     finally:
+        _share_replaceable(root, set())
         root.close()
     if damaged is not None:
         raise DamagedRecordError(Damage(**damaged))
@@ -324,6 +341,28 @@ def _remove_superseded(
                 root.remove_superseded(old_key, marker, claimed, drop_marker=old_key != key)
 
 
+def _void_taken_over(root: OutputRoot, completed: dict[int, dict[str, Any]]) -> None:
+    """Delete every other marker that lists a file a current marker claims (another input
+    took the name over: the old marker's sizes and md5s no longer describe it), with the
+    files it lists that no current marker claims."""
+    current = {m.get("key") for m in completed.values()}
+    claimed = {
+        o["path"]
+        for m in completed.values()
+        for o in m.get("outputs", []) + m.get("quarantine", [])
+    }
+    for key, marker in root.markers().items():
+        if key in current:
+            continue
+        files = {
+            o.get("path")
+            for o in marker.get("outputs", []) + marker.get("quarantine", [])
+            if isinstance(o, dict)
+        }
+        if files & claimed:
+            root.remove_superseded(key, marker, claimed, drop_marker=True)
+
+
 def _summarise(
     report: RunReport,
     planned: list[PlannedInput],
@@ -378,17 +417,24 @@ def _finalize(
         for p in planned
         if p.input.index in completed
     ]
-    previous = root.read_marker(FINALIZE_KEY) or {}
+    previous = root.owned_markers().get(FINALIZE_KEY, {})
     mine = [o.get("path") for o in previous.get("outputs", []) if isinstance(o, dict)]
-    files = TaskOutputs(root.path, FINALIZE_KEY, replaceable=mine, overwrite=overwrite)
+    files = TaskOutputs(
+        root.path,
+        FINALIZE_KEY,
+        replaceable=mine,
+        overwrite=overwrite,
+        marker_path=root.finalize_marker_path,
+    )
     files.start()
     try:
         pipeline.writer.cls.finalize(root.path, pipeline.writer.options, tasks, files.create)
         listed = files.commit()
-        root.write_marker(
-            FINALIZE_KEY,
+        write_json_atomic(
+            root.finalize_marker_path,
             {"key": FINALIZE_KEY, "fingerprint": fingerprint, "outputs": listed, "quarantine": []},
         )
+        root.drop_pending(FINALIZE_KEY)
     except Exception as exc:
         files.discard()
         report.failures.append(

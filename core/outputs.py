@@ -30,11 +30,13 @@ Writers name files with relative paths; :func:`safe_relpath` refuses absolute pa
 the ``.crawlmill`` bookkeeping folder and anything whose real path leaves the root.
 
 Ownership: crawlmill replaces only files a marker of its own lists. Before its renames a task
-writes a *pending* marker under its key (``"state": "committing"``, the paths it is about to
-commit plus those the key's previous marker listed), so a task killed between its renames and
-its final marker leaves files that are still listed. :meth:`TaskOutputs.commit` replaces an
-existing final file only when the task was told it may (``replaceable``: files of this input's
-older markers, or of inputs of the run that are redone) or with ``overwrite``; any other
+writes a *pending* marker ``.crawlmill/pending/<key>.json`` (``"state": "committing"``, the
+paths it is about to commit plus those the key's previous marker listed), so a task killed
+between its renames and its final marker leaves files that are still listed; the engine
+removes the pending markers of completed tasks. :meth:`TaskOutputs.commit` replaces an
+existing final file only when it may (``replaceable``, or listed in ``replaceable.json``, which
+the engine writes at the start of a run: files of markers of inputs the run redoes, and of
+pending markers) or with ``overwrite``; any other
 existing file stops the commit with :class:`OutputConflict` before it is touched (a hard link
 creates the final name, so two tasks never replace each other's file).
 """
@@ -61,6 +63,7 @@ __all__ = [
     "TrackedFile",
     "UnsafeOutputPath",
     "marker_key",
+    "replaceable_path",
     "safe_relpath",
     "write_json_atomic",
 ]
@@ -237,9 +240,14 @@ class TaskOutputs:
         *,
         replaceable: list[str] | set[str] | tuple[str, ...] = (),
         overwrite: bool = False,
+        marker_path: str | None = None,
     ) -> None:
         self.root = os.path.abspath(root)
         self.key = key
+        #: where the task's marker (first pending, then complete) is written.
+        self.marker_path = marker_path or os.path.join(
+            self.root, BOOKKEEPING, "done", f"{key}.json"
+        )
         self.tmp_dir = os.path.join(self.root, BOOKKEEPING, "tmp", key)
         self.files: dict[str, TrackedFile] = {}
         self.internal: set[str] = set()
@@ -276,6 +284,9 @@ class TaskOutputs:
             for norm in self.files
             if norm not in self.internal and not self.overwrite and norm not in self.replaceable
         }
+        if any(os.path.lexists(final) for final in guarded.values()):
+            shared = _read_replaceable(self.root)
+            guarded = {n: f for n, f in guarded.items() if n not in shared}
         for final in guarded.values():
             if os.path.lexists(final):
                 raise OutputConflict(refusal(final))
@@ -306,7 +317,7 @@ class TaskOutputs:
     def _write_pending(self) -> None:
         """List the files about to be committed (and those the key's marker listed) in a
         pending marker, so that files renamed before a kill stay crawlmill's own."""
-        marker_path = os.path.join(self.root, BOOKKEEPING, "done", f"{self.key}.json")
+        marker_path = self.marker_path
         entries: dict[str, dict[str, Any]] = {}
         try:
             with open(marker_path, encoding="utf-8") as fh:
@@ -330,7 +341,7 @@ class TaskOutputs:
         }
         for entry in entries.values():
             pending[entry["field"]].append({"path": entry["path"]})
-        write_json_atomic(marker_path, pending)
+        write_json_atomic(pending_path(self.root, self.key), pending)
 
     def discard(self) -> None:
         """Drop every temp file of the task (on failure or cancellation)."""
@@ -338,6 +349,27 @@ class TaskOutputs:
             with contextlib.suppress(Exception):
                 handle.abandon()
         shutil.rmtree(self.tmp_dir, ignore_errors=True)
+
+
+def pending_path(root: str, key: str) -> str:
+    """Where the pending marker of ``key`` lives (see the module docstring)."""
+    return os.path.join(root, BOOKKEEPING, "pending", f"{key}.json")
+
+
+def replaceable_path(root: str) -> str:
+    """``.crawlmill/replaceable.json``: the files of the root a run's tasks may replace
+    (listed by markers of inputs the run redoes, or left pending by a killed commit); the
+    engine writes it under the run lock before the tasks start."""
+    return os.path.join(root, BOOKKEEPING, "replaceable.json")
+
+
+def _read_replaceable(root: str) -> set[str]:
+    try:
+        with open(replaceable_path(root), encoding="utf-8") as fh:
+            data = json.load(fh)
+    except (OSError, ValueError):
+        return set()
+    return {p for p in data if isinstance(p, str)} if isinstance(data, list) else set()
 
 
 def _place_new(tmp_path: str, final: str) -> None:
@@ -387,8 +419,13 @@ class OutputRoot:
         tmp = os.path.join(self.meta, "tmp")
         for entry in os.listdir(tmp):
             shutil.rmtree(os.path.join(tmp, entry), ignore_errors=True)
-        for folder in (self.meta, os.path.join(self.meta, "done")):
-            _remove_stale_json_temps(folder)
+        for folder in (
+            self.meta,
+            os.path.join(self.meta, "done"),
+            os.path.join(self.meta, "pending"),
+        ):
+            if os.path.isdir(folder):
+                _remove_stale_json_temps(folder)
 
     def close(self) -> None:
         """Remove the empty temp folder and release the lock."""
@@ -477,11 +514,48 @@ class OutputRoot:
                 os.remove(self.marker_path(key))
         return removed
 
+    @property
+    def finalize_marker_path(self) -> str:
+        """``.crawlmill/finalize.json``: the marker of the files ``Writer.finalize`` wrote."""
+        return os.path.join(self.meta, "finalize.json")
+
+    def pending_markers(self) -> dict[str, dict[str, Any]]:
+        """The pending markers of commits that did not finish (or not yet cleaned), by key."""
+        found = {}
+        folder = os.path.join(self.meta, "pending")
+        for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
+            if name.endswith(".json"):
+                with contextlib.suppress(OSError, ValueError):
+                    with open(os.path.join(folder, name), encoding="utf-8") as fh:
+                        data = json.load(fh)
+                    if isinstance(data, dict):
+                        found["pending:" + name[: -len(".json")]] = data
+        return found
+
+    def drop_pending(self, key: str) -> None:
+        """Remove the pending marker of ``key`` (its task's complete marker is written)."""
+        with contextlib.suppress(OSError):
+            os.remove(pending_path(self.path, key))
+
+    def owned_markers(self) -> dict[str, dict[str, Any]]:
+        """:meth:`markers`, the pending markers (keys ``pending:<key>``) and the finalize
+        marker (key ``finalize``): everything that lists files crawlmill wrote in the root."""
+        found = self.markers()
+        found.update(self.pending_markers())
+        try:
+            with open(self.finalize_marker_path, encoding="utf-8") as fh:
+                data = json.load(fh)
+            if isinstance(data, dict):
+                found["finalize"] = data
+        except (OSError, ValueError):
+            pass
+        return found
+
     def listed_files(self) -> dict[str, list[tuple[str, dict[str, Any]]]]:
         """Every file (relpath) a marker of the root lists, with the ``(key, marker)`` pairs
         that list it: the files crawlmill wrote here."""
         found: dict[str, list[tuple[str, dict[str, Any]]]] = {}
-        for key, marker in self.markers().items():
+        for key, marker in self.owned_markers().items():
             for field in ("outputs", "quarantine"):
                 for out in marker.get(field, []) or []:
                     if isinstance(out, dict) and isinstance(out.get("path"), str):

@@ -9,13 +9,13 @@ every problem, exit 2) when
 3. an output path is an input file of the run;
 4. the output root holds outputs of another pipeline (other fingerprint: components, options,
    crawlmill and plugin versions), unless ``run.overwrite``;
-5. an output path exists and no marker of crawlmill lists it, or a marker of an input that is
-   not in this run does, unless ``run.overwrite``.
+5. an output path exists and no marker of crawlmill lists it, unless ``run.overwrite``.
 
-It returns, per input, the existing files its task may replace (files of its own older markers
-and of inputs this run redoes, or of markers a killed commit left pending), which the task's
-:class:`~crawlmill.core.outputs.TaskOutputs` enforces again at commit for the names no writer
-could plan (rollover series).
+It returns the existing files the run's tasks may replace: those crawlmill's markers list,
+except the outputs of inputs the run resumes (``shared``, which
+:class:`~crawlmill.core.outputs.TaskOutputs` enforces again at commit, also for the names no
+writer could plan, such as rollover series). A marker whose files another input's task takes
+over is void afterwards (the engine deletes it with its other files).
 """
 
 from __future__ import annotations
@@ -79,8 +79,11 @@ class OutputPlan:
 
     #: input index -> the paths planned for it (empty when the writer cannot tell).
     planned: dict[int, list[str]] = field(default_factory=dict)
-    #: input index -> existing files its task may replace.
+    #: input index -> existing planned files its task may replace.
     replaceable: dict[int, list[str]] = field(default_factory=dict)
+    #: files any task of the run may replace: listed by markers of inputs it redoes or by
+    #: pending markers (``replaceable.json``; names no writer could plan, renumbered ones).
+    shared: set[str] = field(default_factory=set)
     #: markers (key -> marker) of another pipeline that ``overwrite`` replaces.
     foreign_markers: dict[str, dict[str, Any]] = field(default_factory=dict)
 
@@ -142,7 +145,7 @@ def check_outputs(
                 )
 
     listed = root.listed_files()
-    markers = root.markers()
+    markers = root.owned_markers()
     other = {
         k: m
         for k, m in markers.items()
@@ -167,34 +170,27 @@ def check_outputs(
                 )
             )
 
-    redo_paths = {os.path.abspath(p.input.path) for p in inputs if p.input.index in redo}
-    by_input: dict[str, list[str]] = {}
+    kept_paths = {os.path.abspath(p.input.path) for p in inputs if p.input.index not in redo}
     for rel, owners in listed.items():
-        for path in {m.get("input_path") for _, m in owners}:
-            if isinstance(path, str):
-                by_input.setdefault(path, []).append(rel)
+        kept = any(
+            m.get("input_path") in kept_paths and m.get("fingerprint") == fingerprint
+            for _, m in owners
+        )
+        if not kept:
+            result.shared.add(rel)
     for p in inputs:
-        mine = list(by_input.get(os.path.abspath(p.input.path), []))
+        if p.input.index not in redo:
+            continue  # resumed: its marker lists its files
+        mine: list[str] = []
         for rel in result.planned.get(p.input.index, []):
             final = os.path.join(root.path, rel)
-            if rel in mine or not os.path.lexists(final):
+            if not os.path.lexists(final):
                 continue
-            owners = [m for k, m in listed.get(rel, []) if k not in other]
-            ours = any(
-                m.get("state") == PENDING or m.get("input_path") in redo_paths for m in owners
-            )
-            if ours or spec.run.overwrite:
+            if rel in result.shared or spec.run.overwrite:
                 mine.append(rel)
-            elif p.input.index not in redo:
-                continue  # resumed: its marker lists the file
-            elif owners:
-                names = ", ".join(sorted({str(m.get("input_path")) for m in owners}))
-                problems.append(("output", refusal(final, f"an earlier run wrote it for {names}")))
-            elif not listed.get(rel):
+            elif rel not in listed:
                 problems.append(("output", refusal(final)))
-            else:
-                mine.append(rel)  # listed by another pipeline's marker (refused above)
-        result.replaceable[p.input.index] = sorted(set(mine))
+        result.replaceable[p.input.index] = mine
     if problems:
         raise ConfigError(problems)
     return result
