@@ -114,7 +114,7 @@ def test_missing_output_or_marker_redoes_the_input_idempotently(tmp_path, fake):
     victim = next(m for m in markers if json.loads(m.read_text())["input"] == "003.txt")
     data = json.loads(victim.read_text())
     pending = out / ".crawlmill" / "pending" / victim.name
-    pending.parent.mkdir()
+    pending.parent.mkdir(exist_ok=True)
     pending.write_text(
         json.dumps(
             {
