@@ -285,7 +285,9 @@ class TaskOutputs:
             if norm not in self.internal and not self.overwrite and norm not in self.replaceable
         }
         if any(os.path.lexists(final) for final in guarded.values()):
-            shared = _read_replaceable(self.root)
+            # files of this key's own markers (an attempt whose result was lost to a worker
+            # crash) and those the run shares
+            shared = _read_replaceable(self.root) | set(self._own_entries())
             guarded = {n: f for n, f in guarded.items() if n not in shared}
         for final in guarded.values():
             if os.path.lexists(final):
@@ -314,20 +316,28 @@ class TaskOutputs:
         shutil.rmtree(self.tmp_dir, ignore_errors=True)
         return listed
 
-    def _write_pending(self) -> None:
-        """List the files about to be committed (and those the key's marker listed) in a
-        pending marker, so that files renamed before a kill stay crawlmill's own."""
-        marker_path = self.marker_path
-        entries: dict[str, dict[str, Any]] = {}
-        try:
-            with open(marker_path, encoding="utf-8") as fh:
-                old = json.load(fh)
+    def _own_entries(self) -> dict[str, str]:
+        """Path -> ``outputs``/``quarantine`` of what this key's marker and pending marker
+        list."""
+        entries: dict[str, str] = {}
+        for path in (self.marker_path, pending_path(self.root, self.key)):
+            try:
+                with open(path, encoding="utf-8") as fh:
+                    old = json.load(fh)
+            except (OSError, ValueError):
+                continue
             for field in ("outputs", "quarantine"):
                 for out in old.get(field, []) if isinstance(old, dict) else []:
                     if isinstance(out, dict) and isinstance(out.get("path"), str):
-                        entries[out["path"]] = {"path": out["path"], "field": field}
-        except (OSError, ValueError):
-            pass
+                        entries[out["path"]] = field
+        return entries
+
+    def _write_pending(self) -> None:
+        """List the files about to be committed (and those the key's markers listed) in a
+        pending marker, so that files renamed before a kill stay crawlmill's own."""
+        entries: dict[str, dict[str, Any]] = {
+            path: {"path": path, "field": field} for path, field in self._own_entries().items()
+        }
         for norm in self.files:
             entries[norm] = {
                 "path": norm,
