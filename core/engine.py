@@ -134,14 +134,28 @@ def _replace_other_pipeline(
             os.remove(root.marker_path(key))
 
 
-def _share_replaceable(root: OutputRoot, paths: set[str]) -> None:
-    """Tell the run's tasks which existing files they may replace (``replaceable.json``);
-    an empty set removes the file."""
-    if paths:
-        write_json_atomic(replaceable_path(root.path), sorted(paths))
+def _share_replaceable(root: OutputRoot, paths: set[str], protected: set[str]) -> None:
+    """Tell the run's tasks which existing files they may replace, and which inputs they
+    never replace (``replaceable.json``); nothing to say removes the file."""
+    if paths or protected:
+        write_json_atomic(
+            replaceable_path(root.path),
+            {"replaceable": sorted(paths), "protected": sorted(protected)},
+        )
     else:
         with contextlib.suppress(OSError):
             os.remove(replaceable_path(root.path))
+
+
+def _inputs_inside(root: OutputRoot, planned: list[PlannedInput]) -> set[str]:
+    """The relpaths (below the root) of the run's input files that lie inside the root."""
+    real_root = os.path.realpath(root.path)
+    inside = set()
+    for p in planned:
+        real = os.path.realpath(p.input.path)
+        if real.startswith(real_root + os.sep):
+            inside.add(os.path.relpath(real, real_root).replace(os.sep, "/"))
+    return inside
 
 
 def _input_outputs(
@@ -212,7 +226,7 @@ def run(
             print(f"crawlmill: not read ({reason}): {path}", file=stream)
         _warn_forced_readers(planned, report, stream)
         _replace_other_pipeline(root, checked, planned)
-        _share_replaceable(root, checked.shared)
+        _share_replaceable(root, checked.shared, _inputs_inside(root, planned))
         previous = _previous_markers(root)
         damaged = _execute(
             spec, registry, todo, len(planned), fingerprint, stream, report, completed, checked
@@ -234,7 +248,7 @@ def run(
         report.elapsed = round(time.monotonic() - started, 3)
         write_json_atomic(os.path.join(root.meta, "report.json"), report.to_dict())
     finally:
-        _share_replaceable(root, set())
+        _share_replaceable(root, set(), set())
         root.close()
     if damaged is not None:
         raise DamagedRecordError(Damage(**damaged))

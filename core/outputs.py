@@ -279,19 +279,23 @@ class TaskOutputs:
         marker afterwards."""
         for handle in self.files.values():
             handle.close()
-        guarded = {
-            norm: _inside(self.root, norm)
-            for norm in self.files
-            if norm not in self.internal and not self.overwrite and norm not in self.replaceable
-        }
-        if any(os.path.lexists(final) for final in guarded.values()):
-            # files of this key's own markers (an attempt whose result was lost to a worker
-            # crash) and those the run shares
-            shared = _read_replaceable(self.root) | set(self._own_entries())
-            guarded = {n: f for n, f in guarded.items() if n not in shared}
-        for final in guarded.values():
-            if os.path.lexists(final):
-                raise OutputConflict(refusal(final))
+        finals = {norm: _inside(self.root, norm) for norm in self.files if norm not in self.internal}
+        existing = {norm: final for norm, final in finals.items() if os.path.lexists(final)}
+        if existing:
+            shared, protected = _read_shared(self.root)
+            # also files of this key's own markers (an attempt whose result a worker crash lost)
+            allowed = self.replaceable | shared | set(self._own_entries())
+            for norm, final in existing.items():
+                if norm in protected:
+                    raise OutputConflict(
+                        f"{final} is an input of this run; refusing to replace it: choose an "
+                        "output folder outside the inputs"
+                    )
+                if not self.overwrite and norm not in allowed:
+                    raise OutputConflict(refusal(final))
+        # names that are new now are created exclusively: another task of the run that
+        # takes one meanwhile makes this commit fail instead of being replaced
+        guarded = {norm: final for norm, final in finals.items() if norm not in existing}
         self._write_pending()
         listed = []
         dirs = set()
@@ -367,19 +371,27 @@ def pending_path(root: str, key: str) -> str:
 
 
 def replaceable_path(root: str) -> str:
-    """``.crawlmill/replaceable.json``: the files of the root a run's tasks may replace
-    (listed by markers of inputs the run redoes, or left pending by a killed commit); the
-    engine writes it under the run lock before the tasks start."""
+    """``.crawlmill/replaceable.json``: ``{"replaceable": [...], "protected": [...]}``, the
+    files of the root a run's tasks may replace (crawlmill's own outputs, except those of
+    inputs the run resumes) and the inputs of the run inside the root, which nothing
+    replaces; the engine writes it under the run lock before the tasks start."""
     return os.path.join(root, BOOKKEEPING, "replaceable.json")
 
 
-def _read_replaceable(root: str) -> set[str]:
+def _read_shared(root: str) -> tuple[set[str], set[str]]:
+    """``(replaceable, protected)`` from ``replaceable.json``: files any task may replace, and
+    inputs of the run inside the root, which no task replaces."""
     try:
         with open(replaceable_path(root), encoding="utf-8") as fh:
             data = json.load(fh)
     except (OSError, ValueError):
-        return set()
-    return {p for p in data if isinstance(p, str)} if isinstance(data, list) else set()
+        return set(), set()
+    if not isinstance(data, dict):
+        return set(), set()
+    return (
+        {p for p in data.get("replaceable", []) if isinstance(p, str)},
+        {p for p in data.get("protected", []) if isinstance(p, str)},
+    )
 
 
 def _place_new(tmp_path: str, final: str) -> None:

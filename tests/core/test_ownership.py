@@ -48,11 +48,19 @@ def test_commit_replaces_what_it_was_allowed_to(tmp_path):
 def test_commit_honours_the_runs_shared_list(tmp_path):
     (tmp_path / "a.out").write_bytes(b"old output")
     (tmp_path / ".crawlmill").mkdir()
-    (tmp_path / ".crawlmill" / "replaceable.json").write_text('["a.out"]')
+    (tmp_path / ".crawlmill" / "replaceable.json").write_text(
+        '{"replaceable": ["a.out"], "protected": ["in.warc"]}'
+    )
     files = _task(tmp_path)
     files.create("a.out").write(b"new")
     files.commit()
     assert (tmp_path / "a.out").read_bytes() == b"new"
+    (tmp_path / "in.warc").write_bytes(b"an input")
+    files = _task(tmp_path, overwrite=True)  # not even --overwrite replaces an input
+    files.create("in.warc").write(b"x")
+    with pytest.raises(OutputConflict, match="is an input of this run"):
+        files.commit()
+    assert (tmp_path / "in.warc").read_bytes() == b"an input"
 
 
 def test_a_dangling_symlink_is_a_file_too(tmp_path):
@@ -68,7 +76,8 @@ def test_commit_writes_a_pending_marker_before_the_renames(tmp_path):
     files.create("a.out").write(b"x")
     files.create(".crawlmill/quarantine/q.bin", internal=True).write(b"q")
     files.commit()
-    pending = json.loads(open(pending_path(str(tmp_path), "abc")).read())
+    with open(pending_path(str(tmp_path), "abc")) as fh:
+        pending = json.load(fh)
     assert pending["state"] == "committing"
     assert pending["outputs"] == [{"path": "a.out"}]
     assert pending["quarantine"] == [{"path": ".crawlmill/quarantine/q.bin"}]
