@@ -3,13 +3,18 @@
 Lifecycle of :func:`run`:
 
 1. **Validate** every component name and option (``ConfigError`` with locations such as
-   ``filters[1].threshold``) and resolve the inputs (:func:`~crawlmill.core.inputs.expand_inputs`).
-   Nothing is written before this succeeds.
-2. **Open the output root**: bookkeeping folders, an exclusive lock, removal of temp files a
-   killed run left (:class:`~crawlmill.core.outputs.OutputRoot`).
-3. **Plan**: one task per input; an input whose completion marker matches this spec's
-   ``fingerprint()``, the input's size and position, and whose outputs are all present is
-   skipped (resume; the worker count does not matter).
+   ``filters[1].threshold``) and resolve the inputs (:func:`~crawlmill.core.inputs.expand_inputs`,
+   which gives each input a stem distinct from the others').
+2. **Plan**: one task per input; an input whose completion marker matches this run's
+   fingerprint (spec plus crawlmill and plugin versions), the input's size and position, lists
+   the outputs the writer plans for it now (``Writer.planned_outputs``) and whose outputs are
+   all present is skipped (resume; the worker count does not matter). Then
+   :func:`~crawlmill.core.ownership.check_outputs` refuses outputs onto inputs, two inputs
+   with one output, files crawlmill did not write and a root of another pipeline (unless
+   ``run.overwrite``). Nothing is written before this succeeds.
+3. **Open the output root**: bookkeeping folders, an exclusive lock, removal of temp files a
+   killed run left (:class:`~crawlmill.core.outputs.OutputRoot`); with ``overwrite``, the
+   outputs of another pipeline are deleted; the files tasks may replace are shared.
 4. **Execute** the tasks on the executor (:mod:`crawlmill.core.executor`); each runs
    :func:`~crawlmill.core.task.run_task` in a worker and commits its own outputs and marker.
    A failing task is recorded and the others go on; under ``on_error: fail`` the first damage

@@ -5,6 +5,10 @@ Layout of an output root::
     <output>/<relpath>...                 the writer's files (final names only)
     <output>/.crawlmill/tmp/<key>/...     files of a running task (removed on failure/restart)
     <output>/.crawlmill/done/<key>.json   completion marker of one input
+    <output>/.crawlmill/pending/<key>.json  files a commit is renaming into place (see below)
+    <output>/.crawlmill/finalize.json     marker of the files ``Writer.finalize`` wrote
+    <output>/.crawlmill/pipeline.json     fingerprint and settings of the root's pipeline
+    <output>/.crawlmill/replaceable.json  during a run: files its tasks may replace
     <output>/.crawlmill/quarantine/...    damaged bytes (see :mod:`crawlmill.core.quarantine`)
     <output>/.crawlmill/report.json       the last run's :class:`~crawlmill.core.stats.RunReport`
     <output>/.crawlmill/lock              held (flock) while a run uses the root
@@ -18,7 +22,7 @@ Resume: an input is complete when its marker exists, names the same fingerprint,
 input position and input count (writers may name outputs after the position), and every file
 it lists exists with the recorded size. Anything else is redone from
 scratch. A task killed between its renames and its marker therefore leaves final files
-without a marker; the rerun redoes the task and ``os.replace`` overwrites them with identical
+listed only by its pending marker; the rerun redoes the task and replaces them with identical
 bytes (outputs are deterministic), so the end state equals an uninterrupted run. The run holds
 an exclusive lock on the root, so the parent may remove every stale ``tmp/`` entry at start.
 
