@@ -206,7 +206,7 @@ def run(
         if spec.run.resume:
             marker = root.complete_marker(key, fingerprint, p.size, p.input.index, len(planned))
         listed = {o.get("path") for o in (marker or {}).get("outputs", [])}
-        if marker is not None and predicted is not None and not set(predicted[i]) <= listed:
+        if listed and predicted is not None and not set(predicted[i]) <= listed:
             marker = None  # its outputs are named otherwise now (a sibling came or went)
         if marker is not None:
             completed[p.input.index] = marker

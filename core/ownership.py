@@ -157,8 +157,10 @@ def check_outputs(
         else:
             recorded = root.read_pipeline()
             old = recorded.get("pipeline") if recorded else None
-            if recorded and recorded.get("fingerprint") == fingerprint:
-                old = None  # the record is of this pipeline: the markers are older still
+            if recorded and recorded.get("fingerprint") not in {
+                m.get("fingerprint") for m in other.values()
+            }:
+                old = None  # the record is not of the markers' pipeline
             problems.append(
                 (
                     "output",

@@ -304,3 +304,15 @@ def test_the_documented_config_example_runs_clean(tmp_path, capsys, monkeypatch,
 def test_readme_says_where_the_tests_read_samples():
     text = (ROOT / "README.md").read_text()
     assert "../shared/samples" in text and "CRAWLMILL_SAMPLES" in text
+
+
+def test_an_input_that_wrote_no_file_still_resumes(tmp_path, capsys):
+    src = tmp_path / "in"
+    src.mkdir()
+    shutil.copy(DATA / "example.warc.gz", src / "x.warc.gz")
+    out = tmp_path / "out"
+    args = ["convert", str(src), "--filter", "kind", "keep=conversion", "--to", "warc", "-o", str(out)]
+    code, err = cli(capsys, *args)
+    assert code == 0 and "written 0" in err, err
+    code, err = cli(capsys, *args)
+    assert code == 0 and "1 already complete" in err, err
