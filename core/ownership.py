@@ -164,7 +164,8 @@ def check_outputs(
             problems.append(
                 (
                     "output",
-                    f"{root.path} holds the outputs of another pipeline ({len(other)} input(s) "
+                    f"{root.path} holds the outputs of another pipeline "
+                    f"({sum(1 for m in other.values() if m.get('input_path'))} input(s) "
                     f"written with fingerprint {sorted({m.get('fingerprint') for m in other.values()})[0]}, "
                     f"this run has {fingerprint}: {describe_difference(old, fingerprint_data)}); "
                     "an output folder belongs to one pipeline: choose a new output folder (-o), "
