@@ -136,7 +136,7 @@ def _replace_other_pipeline(
                 if os.path.realpath(final) not in inputs:
                     os.remove(final)
         with contextlib.suppress(OSError):
-            os.remove(root.marker_path(key))
+            os.remove(root.finalize_marker_path if key == FINALIZE_KEY else root.marker_path(key))
 
 
 def _share_replaceable(root: OutputRoot, paths: set[str], protected: set[str]) -> None:

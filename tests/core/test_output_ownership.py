@@ -311,8 +311,38 @@ def test_an_input_that_wrote_no_file_still_resumes(tmp_path, capsys):
     src.mkdir()
     shutil.copy(DATA / "example.warc.gz", src / "x.warc.gz")
     out = tmp_path / "out"
-    args = ["convert", str(src), "--filter", "kind", "keep=conversion", "--to", "warc", "-o", str(out)]
+    args = [
+        "convert",
+        str(src),
+        "--filter",
+        "kind",
+        "keep=conversion",
+        "--to",
+        "warc",
+        "-o",
+        str(out),
+    ]
     code, err = cli(capsys, *args)
     assert code == 0 and "written 0" in err, err
     code, err = cli(capsys, *args)
     assert code == 0 and "1 already complete" in err, err
+
+
+def test_collection_files_of_finalize_are_crawlmills_own(tmp_path, capsys):
+    src = tmp_path / "in"
+    src.mkdir()
+    shutil.copy(DATA / "example.warc.gz", src / "a.warc.gz")
+    shutil.copy(DATA / "example.warc.gz", src / "b.warc.gz")
+    out = tmp_path / "out"
+    args = ["convert", str(src), "--to", "warc", "--option", "layout=clueweb09", "-o", str(out)]
+    code, err = cli(capsys, *args)
+    assert code == 0, err
+    md5 = out / "ClueWeb09_English_1" / "ClueWeb09_English_1.md5"
+    first = md5.read_bytes()
+    code, err = cli(capsys, *args)  # finalize writes its lists again, over its own files
+    assert code == 0 and "2 already complete" in err, err
+    assert md5.read_bytes() == first
+    # another pipeline with --overwrite: the old collection lists go with the old outputs
+    code, err = cli(capsys, "convert", str(src), "--to", "warc", "-o", str(out), "--overwrite")
+    assert code == 0, err
+    assert sorted(_tree(out)) == ["a.warc.gz", "b.warc.gz"]
