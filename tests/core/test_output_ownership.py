@@ -346,3 +346,5 @@ def test_collection_files_of_finalize_are_crawlmills_own(tmp_path, capsys):
     code, err = cli(capsys, "convert", str(src), "--to", "warc", "-o", str(out), "--overwrite")
     assert code == 0, err
     assert sorted(_tree(out)) == ["a.warc.gz", "b.warc.gz"]
+    code, err = cli(capsys, "convert", str(src), "--to", "warc", "-o", str(out))
+    assert code == 0 and "2 already complete" in err, err  # nothing of the old pipeline left
