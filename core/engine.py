@@ -105,6 +105,29 @@ def _payload(
     }
 
 
+def _planned_outputs(
+    pipeline: ResolvedPipeline, planned: list[PlannedInput]
+) -> list[list[str]] | None:
+    """The writer's ``planned_outputs`` for the inputs, or ``None`` when it cannot tell (or
+    answers with something else than one list of paths per input). A ``ConfigError`` (an
+    input the layout cannot place) stops the run before anything is written."""
+    try:
+        predicted = pipeline.writer.cls.planned_outputs(
+            pipeline.writer.options, [p.input for p in planned]
+        )
+    except ConfigError:
+        raise
+    except Exception:  # a writer's planning bug must not stop the run: commit still guards
+        return None
+    if (
+        not isinstance(predicted, list)
+        or len(predicted) != len(planned)
+        or not all(isinstance(ps, list) and all(isinstance(x, str) for x in ps) for ps in predicted)
+    ):
+        return None
+    return predicted
+
+
 def _warn_forced_readers(planned: list[PlannedInput], report: RunReport, stream: TextIO) -> None:
     """Name each file a forced reader disagrees with detection about (the first
     ``_WARN_FILES`` on the terminal, all of them counted per reader pair in the report)."""
@@ -192,9 +215,7 @@ def run(
     versions = component_versions(spec, registry)
     fingerprint = spec.fingerprint(versions)
     labels = filter_labels([f.name for f in pipeline.filters])
-    predicted = pipeline.writer.cls.planned_outputs(
-        pipeline.writer.options, [p.input for p in planned]
-    )
+    predicted = _planned_outputs(pipeline, planned)
 
     root = OutputRoot(spec.output)
     # resume and ownership are decided before anything is written (reads only)
