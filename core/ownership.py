@@ -193,6 +193,9 @@ def check_outputs(
                 mine.append(rel)
             elif rel not in listed:
                 problems.append(("output", refusal(final)))
+            else:
+                names = ", ".join(sorted({str(m.get("input_path")) for _, m in listed[rel]}))
+                problems.append(("output", refusal(final, f"it is the complete output of {names}")))
         result.replaceable[p.input.index] = mine
     if problems:
         raise ConfigError(problems)
