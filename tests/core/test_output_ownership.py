@@ -348,3 +348,19 @@ def test_collection_files_of_finalize_are_crawlmills_own(tmp_path, capsys):
     assert sorted(_tree(out)) == ["a.warc.gz", "b.warc.gz"]
     code, err = cli(capsys, "convert", str(src), "--to", "warc", "-o", str(out))
     assert code == 0 and "2 already complete" in err, err  # nothing of the old pipeline left
+
+
+def test_a_foreign_file_at_a_later_rollover_name_fails_the_task_and_is_kept(tmp_path, capsys):
+    src = tmp_path / "in"
+    src.mkdir()
+    shutil.copy(DATA / "example.warc.gz", src / "x.warc.gz")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "x-00001.warc.gz").write_bytes(b"not crawlmill's")
+    code, err = cli(
+        capsys, "convert", str(src), "--to", "warc", "--option", "max_records=2", "-o", str(out)
+    )
+    assert code == 1, err
+    assert f"{out / 'x-00001.warc.gz'} exists and crawlmill did not write it" in err
+    assert (out / "x-00001.warc.gz").read_bytes() == b"not crawlmill's"
+    assert not (out / "x-00000.warc.gz").exists()  # the task committed nothing
