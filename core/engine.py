@@ -135,7 +135,7 @@ def _warn_forced_readers(planned: list[PlannedInput], report: RunReport, stream:
     for n, (path, message) in enumerate(warnings):
         if n < _WARN_FILES:
             print(f"crawlmill: warning: {path}: {message}", file=stream)
-        kind = message.split(";")[0]
+        kind = message.split(" (detected")[0]
         report.warnings[kind] = report.warnings.get(kind, 0) + 1
     if len(warnings) > _WARN_FILES:
         print(
