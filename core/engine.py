@@ -382,9 +382,9 @@ def _remove_superseded(
 
 
 def _void_taken_over(root: OutputRoot, completed: dict[int, dict[str, Any]]) -> None:
-    """Delete every other marker that lists a file a current marker claims (another input
-    took the name over: the old marker's sizes and md5s no longer describe it), with the
-    files it lists that no current marker claims."""
+    """Delete every other marker (complete or pending) that lists a file a current marker
+    claims (another input took the name over: the old marker's sizes and md5s no longer
+    describe it), with the files it lists that no current marker claims."""
     current = {m.get("key") for m in completed.values()}
     claimed = {
         o["path"]
@@ -401,6 +401,16 @@ def _void_taken_over(root: OutputRoot, completed: dict[int, dict[str, Any]]) -> 
         }
         if files & claimed:
             root.remove_superseded(key, marker, claimed, drop_marker=True)
+    for name, marker in root.pending_markers().items():  # killed commits of other keys
+        key = name.split(":", 1)[1]
+        files = {
+            o.get("path")
+            for o in marker.get("outputs", []) + marker.get("quarantine", [])
+            if isinstance(o, dict)
+        }
+        if key not in current and files & claimed:
+            root.remove_superseded(key, marker, claimed, drop_marker=False)
+            root.drop_pending(key)
 
 
 def _summarise(

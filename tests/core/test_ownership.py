@@ -149,3 +149,22 @@ def test_a_rerun_after_a_sibling_came_redoes_the_renamed_input(tmp_path, capsys,
     ]
     report = json.loads((out / ".crawlmill" / "report.json").read_text())
     assert report["ok"] and report["inputs_skipped"] == 0
+
+
+def test_a_pending_marker_whose_files_were_taken_over_is_void(tmp_path, fake, lines):
+    src = lines(tmp_path / "in" / "a.txt", ["R http://ok/1 response x"])
+    out = tmp_path / "out"
+    engine.run(fake([src], out))
+    # a killed commit of some other input once listed a.txt.out and orphan.out
+    (out / "orphan.out").write_bytes(b"left by a killed commit")
+    pending = out / ".crawlmill" / "pending" / "deadbeef.json"
+    pending.parent.mkdir(exist_ok=True)
+    pending.write_text(
+        json.dumps(
+            {"key": "deadbeef", "state": "committing", "quarantine": [],
+             "outputs": [{"path": "a.txt.out"}, {"path": "orphan.out"}]}
+        )
+    )  # fmt: skip
+    report = engine.run(fake([src], out, resume=False))
+    assert report.ok and (out / "a.txt.out").exists()
+    assert not pending.exists() and not (out / "orphan.out").exists()
