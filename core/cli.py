@@ -148,6 +148,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--no-resume", action="store_true", help="redo inputs that a previous run completed"
     )
     run_opts.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace files in OUT that crawlmill did not write, and the outputs of another "
+        "pipeline there (refused by default)",
+    )
+    run_opts.add_argument(
         "--progress",
         choices=["auto", "always", "never"],
         help="live progress on stderr (auto: on a terminal)",
@@ -357,6 +363,8 @@ def _run_overrides(args: argparse.Namespace, run: dict[str, Any]) -> dict[str, A
         run["on_error"] = args.on_error
     if args.no_resume:
         run["resume"] = False
+    if args.overwrite:
+        run["overwrite"] = True
     if args.progress is not None:
         run["progress"] = args.progress
     return run

@@ -3,13 +3,18 @@
 Lifecycle of :func:`run`:
 
 1. **Validate** every component name and option (``ConfigError`` with locations such as
-   ``filters[1].threshold``) and resolve the inputs (:func:`~crawlmill.core.inputs.expand_inputs`).
-   Nothing is written before this succeeds.
-2. **Open the output root**: bookkeeping folders, an exclusive lock, removal of temp files a
-   killed run left (:class:`~crawlmill.core.outputs.OutputRoot`).
-3. **Plan**: one task per input; an input whose completion marker matches this spec's
-   ``fingerprint()``, the input's size and position, and whose outputs are all present is
-   skipped (resume; the worker count does not matter).
+   ``filters[1].threshold``) and resolve the inputs (:func:`~crawlmill.core.inputs.expand_inputs`,
+   which gives each input a stem distinct from the others').
+2. **Plan**: one task per input; an input whose completion marker matches this run's
+   fingerprint (spec plus crawlmill and plugin versions), the input's size and position, lists
+   the outputs the writer plans for it now (``Writer.planned_outputs``) and whose outputs are
+   all present is skipped (resume; the worker count does not matter). Then
+   :func:`~crawlmill.core.ownership.check_outputs` refuses outputs onto inputs, two inputs
+   with one output, files crawlmill did not write and a root of another pipeline (unless
+   ``run.overwrite``). Nothing is written before this succeeds.
+3. **Open the output root**: bookkeeping folders, an exclusive lock, removal of temp files a
+   killed run left (:class:`~crawlmill.core.outputs.OutputRoot`); with ``overwrite``, the
+   outputs of another pipeline are deleted; the files tasks may replace are shared.
 4. **Execute** the tasks on the executor (:mod:`crawlmill.core.executor`); each runs
    :func:`~crawlmill.core.task.run_task` in a worker and commits its own outputs and marker.
    A failing task is recorded and the others go on; under ``on_error: fail`` the first damage
@@ -27,6 +32,7 @@ Lifecycle of :func:`run`:
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import time
@@ -36,7 +42,16 @@ from .components import ResolvedPipeline, resolve, resolve_pipeline
 from .errors import ConfigError, DamagedRecordError
 from .executor import InProcessExecutor, WorkerCrash, interruptible, make_executor, pool_size
 from .inputs import PlannedInput, expand_inputs
-from .outputs import OutputRoot, TaskOutputs, marker_key, write_json_atomic
+from .outputs import (
+    OutputRoot,
+    TaskOutputs,
+    UnsafeOutputPath,
+    marker_key,
+    replaceable_path,
+    safe_relpath,
+    write_json_atomic,
+)
+from .ownership import OutputPlan, check_outputs, component_versions
 from .plugin import Damage
 from .progress import ProgressMonitor
 from .registry import Registry
@@ -45,6 +60,11 @@ from .stats import AccountingError, RunReport, TaskStats, filter_labels
 from .task import run_task, seed_registry
 
 __all__ = ["RunReport", "plan", "run"]
+
+#: marker key of the files ``Writer.finalize`` writes.
+FINALIZE_KEY = "finalize"
+#: forced-reader warnings printed one by one; the rest are counted.
+_WARN_FILES = 10
 
 
 def plan(spec: PipelineSpec, registry: Registry) -> tuple[ResolvedPipeline, list[PlannedInput]]:
@@ -62,18 +82,125 @@ def plan(spec: PipelineSpec, registry: Registry) -> tuple[ResolvedPipeline, list
 
 
 def _payload(
-    spec_data: dict, p: PlannedInput, key: str, fingerprint: str, count: int
+    spec_data: dict,
+    p: PlannedInput,
+    key: str,
+    fingerprint: str,
+    count: int,
+    replaceable: list[str] | None = None,
 ) -> dict[str, Any]:
     i = p.input
     return {
         "spec": spec_data,
-        "input": {"path": i.path, "relpath": i.relpath, "index": i.index, "meta": dict(i.meta)},
+        "input": {
+            "path": i.path,
+            "relpath": i.relpath,
+            "index": i.index,
+            "meta": dict(i.meta),
+            "stem": i.stem,
+        },
         "reader": p.reader,
         "key": key,
         "fingerprint": fingerprint,
         "input_size": p.size,
         "input_count": count,
+        "replaceable": list(replaceable or []),
     }
+
+
+def _planned_outputs(
+    pipeline: ResolvedPipeline, planned: list[PlannedInput]
+) -> list[list[str]] | None:
+    """The writer's ``planned_outputs`` for the inputs, or ``None`` when it cannot tell (or
+    answers with something else than one list of paths per input). A ``ConfigError`` (an
+    input the layout cannot place) stops the run before anything is written."""
+    try:
+        predicted = pipeline.writer.cls.planned_outputs(
+            pipeline.writer.options, [p.input for p in planned]
+        )
+    except ConfigError:
+        raise
+    except Exception:  # a writer's planning bug must not stop the run: commit still guards
+        return None
+    if (
+        not isinstance(predicted, list)
+        or len(predicted) != len(planned)
+        or not all(isinstance(ps, list) and all(isinstance(x, str) for x in ps) for ps in predicted)
+    ):
+        return None
+    return predicted
+
+
+def _warn_forced_readers(planned: list[PlannedInput], report: RunReport, stream: TextIO) -> None:
+    """Name each file a forced reader disagrees with detection about (the first
+    ``_WARN_FILES`` on the terminal, all of them counted per reader pair in the report)."""
+    warnings = getattr(planned, "warnings", [])
+    for n, (path, message) in enumerate(warnings):
+        if n < _WARN_FILES:
+            print(f"crawlmill: warning: {path}: {message}", file=stream)
+        kind = message.split(" (detected")[0]
+        report.warnings[kind] = report.warnings.get(kind, 0) + 1
+    if len(warnings) > _WARN_FILES:
+        print(
+            f"crawlmill: warning: {len(warnings) - _WARN_FILES} more file(s) like these "
+            "(see .crawlmill/report.json)",
+            file=stream,
+        )
+
+
+def _replace_other_pipeline(
+    root: OutputRoot, checked: OutputPlan, planned: list[PlannedInput]
+) -> None:
+    """With ``overwrite``: delete the outputs and markers of another pipeline (never an input
+    of this run), so the root holds one pipeline's outputs."""
+    inputs = {os.path.realpath(p.input.path) for p in planned}
+    for key, marker in checked.foreign_markers.items():
+        for out in marker.get("outputs", []) + marker.get("quarantine", []):
+            with contextlib.suppress(OSError, KeyError, TypeError, UnsafeOutputPath):
+                rel = safe_relpath(out["path"], internal=True)
+                final = os.path.join(root.path, *rel.split("/"))
+                if os.path.realpath(final) not in inputs:
+                    os.remove(final)
+        with contextlib.suppress(OSError):
+            os.remove(root.finalize_marker_path if key == FINALIZE_KEY else root.marker_path(key))
+
+
+def _share_replaceable(root: OutputRoot, paths: set[str], protected: set[str]) -> None:
+    """Tell the run's tasks which existing files they may replace, and which inputs they
+    never replace (``replaceable.json``); nothing to say removes the file."""
+    if paths or protected:
+        write_json_atomic(
+            replaceable_path(root.path),
+            {"replaceable": sorted(paths), "protected": sorted(protected)},
+        )
+    else:
+        with contextlib.suppress(OSError):
+            os.remove(replaceable_path(root.path))
+
+
+def _inputs_inside(root: OutputRoot, planned: list[PlannedInput]) -> set[str]:
+    """The relpaths (below the root) of the run's input files that lie inside the root."""
+    real_root = os.path.realpath(root.path)
+    inside = set()
+    for p in planned:
+        real = os.path.realpath(p.input.path)
+        if real.startswith(real_root + os.sep):
+            inside.add(os.path.relpath(real, real_root).replace(os.sep, "/"))
+    return inside
+
+
+def _input_outputs(
+    planned: list[PlannedInput], completed: dict[int, dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Input -> outputs of every input, in input order (the report's mapping)."""
+    return [
+        {
+            "input": p.input.relpath,
+            "path": p.input.path,
+            "outputs": [o["path"] for o in completed.get(p.input.index, {}).get("outputs", [])],
+        }
+        for p in planned
+    ]
 
 
 def run(
@@ -88,37 +215,64 @@ def run(
     if registry is None:
         registry = Registry.load(spec.plugins)
     pipeline, planned = plan(spec, registry)
-    fingerprint = spec.fingerprint()
+    versions = component_versions(spec, registry)
+    fingerprint = spec.fingerprint(versions)
     labels = filter_labels([f.name for f in pipeline.filters])
+    predicted = _planned_outputs(pipeline, planned)
 
     root = OutputRoot(spec.output)
+    # resume and ownership are decided before anything is written (reads only)
+    completed: dict[int, dict[str, Any]] = {}
+    todo: list[tuple[PlannedInput, str]] = []
+    for i, p in enumerate(planned):
+        key = marker_key(p.input.path, fingerprint)
+        marker = None
+        if spec.run.resume:
+            marker = root.complete_marker(key, fingerprint, p.size, p.input.index, len(planned))
+        listed = {o.get("path") for o in (marker or {}).get("outputs", [])}
+        if listed and predicted is not None and not set(predicted[i]) <= listed:
+            marker = None  # its outputs are named otherwise now (a sibling came or went)
+        if marker is not None:
+            completed[p.input.index] = marker
+        else:
+            todo.append((p, key))
+    checked = check_outputs(
+        spec,
+        planned,
+        predicted,
+        fingerprint,
+        spec.fingerprint_data(versions),
+        root,
+        {p.input.index for p, _ in todo},
+    )
+
     root.open()
     try:
         report = RunReport(inputs=len(planned), fingerprint=fingerprint)
+        report.inputs_skipped = len(completed)
         for path, reason in getattr(planned, "skipped", []):
             report.unclaimed.append({"path": path, "reason": reason})
             print(f"crawlmill: not read ({reason}): {path}", file=stream)
         for path, reason in getattr(planned, "not_converted", []):
             report.not_converted.append({"path": path, "reason": reason})
             print(f"crawlmill: not converted: {path}: {reason}", file=stream)
-        completed: dict[int, dict[str, Any]] = {}
-        todo: list[tuple[PlannedInput, str]] = []
-        for p in planned:
-            key = marker_key(p.input.path, fingerprint)
-            marker = None
-            if spec.run.resume:
-                marker = root.complete_marker(key, fingerprint, p.size, p.input.index, len(planned))
-            if marker is not None:
-                completed[p.input.index] = marker
-                report.inputs_skipped += 1
-            else:
-                todo.append((p, key))
+        _warn_forced_readers(planned, report, stream)
+        _replace_other_pipeline(root, checked, planned)
+        _share_replaceable(root, checked.shared, _inputs_inside(root, planned))
         previous = _previous_markers(root)
         interrupted: KeyboardInterrupt | None = None
         try:
             with interruptible():
                 damaged = _execute(
-                    spec, registry, todo, len(planned), fingerprint, stream, report, completed
+                    spec,
+                    registry,
+                    todo,
+                    len(planned),
+                    fingerprint,
+                    stream,
+                    report,
+                    completed,
+                    checked,
                 )
         except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: report what was done, then stop
             interrupted, damaged = exc, None
@@ -127,9 +281,27 @@ def run(
                 {"input": None, "error": f"interrupted ({str(exc) or 'SIGINT'})"}
             )
         _remove_superseded(root, todo, completed, previous)
+        _void_taken_over(root, completed)
+        for marker in completed.values():
+            root.drop_pending(str(marker.get("key")))
+        if completed:  # the root holds this pipeline's outputs: say which pipeline it is
+            write_json_atomic(
+                root.pipeline_path,
+                {"fingerprint": fingerprint, "pipeline": spec.fingerprint_data(versions)},
+            )
         _summarise(report, planned, completed, labels, stream)
+        report.input_outputs = _input_outputs(planned, completed)
         if not report.failures:
-            _finalize(root, pipeline, planned, completed, report, stream)
+            _finalize(
+                root,
+                pipeline,
+                planned,
+                completed,
+                report,
+                stream,
+                fingerprint,
+                spec.run.overwrite,
+            )
         report.outputs.sort()
         report.elapsed = round(time.monotonic() - started, 3)
         report_path = os.path.join(root.meta, "report.json")
@@ -144,6 +316,7 @@ def run(
             print(f"crawlmill: interrupted: {report.accounting_line()}", file=stream)
             raise interrupted
     finally:
+        _share_replaceable(root, set(), set())
         root.close()
     if damaged is not None:
         stop = DamagedRecordError(Damage(**damaged))
@@ -161,11 +334,16 @@ def _execute(
     stream: TextIO,
     report: RunReport,
     completed: dict[int, dict[str, Any]],
+    checked: OutputPlan | None = None,
 ) -> dict[str, Any] | None:
     """Run the tasks; fill ``completed`` and the report's failures. Returns the damage that
     stopped an ``on_error: fail`` run, if any."""
     spec_data = spec.model_dump(mode="json")
-    payloads = [_payload(spec_data, p, key, fingerprint, count) for p, key in todo]
+    replaceable = checked.replaceable if checked is not None else {}
+    payloads = [
+        _payload(spec_data, p, key, fingerprint, count, replaceable.get(p.input.index))
+        for p, key in todo
+    ]
     workers = pool_size(
         spec.run.workers,
         (p.size for p, _ in todo),
@@ -282,6 +460,38 @@ def _fail(report: RunReport, stream: TextIO, input_path: str | None, error: str)
     print(f"crawlmill: error: {error}", file=stream)
 
 
+def _void_taken_over(root: OutputRoot, completed: dict[int, dict[str, Any]]) -> None:
+    """Delete every other marker (complete or pending) that lists a file a current marker
+    claims (another input took the name over: the old marker's sizes and md5s no longer
+    describe it), with the files it lists that no current marker claims."""
+    current = {m.get("key") for m in completed.values()}
+    claimed = {
+        o["path"]
+        for m in completed.values()
+        for o in m.get("outputs", []) + m.get("quarantine", [])
+    }
+    for key, marker in root.markers().items():
+        if key in current:
+            continue
+        files = {
+            o.get("path")
+            for o in marker.get("outputs", []) + marker.get("quarantine", [])
+            if isinstance(o, dict)
+        }
+        if files & claimed:
+            root.remove_superseded(key, marker, claimed, drop_marker=True)
+    for name, marker in root.pending_markers().items():  # killed commits of other keys
+        key = name.split(":", 1)[1]
+        files = {
+            o.get("path")
+            for o in marker.get("outputs", []) + marker.get("quarantine", [])
+            if isinstance(o, dict)
+        }
+        if key not in current and files & claimed:
+            root.remove_superseded(key, marker, claimed, drop_marker=False)
+            root.drop_pending(key)
+
+
 def _summarise(
     report: RunReport,
     planned: list[PlannedInput],
@@ -324,8 +534,11 @@ def _finalize(
     completed: dict[int, dict[str, Any]],
     report: RunReport,
     stream: TextIO,
+    fingerprint: str = "",
+    overwrite: bool = False,
 ) -> None:
-    """Call ``Writer.finalize`` once over all completed inputs, atomically like task outputs."""
+    """Call ``Writer.finalize`` once over all completed inputs, atomically like task outputs;
+    its files are listed in the marker ``finalize``, so the next run may replace them."""
     tasks = [
         {
             "input": p.input.relpath,
@@ -336,11 +549,24 @@ def _finalize(
         for p in planned
         if p.input.index in completed
     ]
-    files = TaskOutputs(root.path, "finalize")
+    previous = root.owned_markers().get(FINALIZE_KEY, {})
+    mine = [o.get("path") for o in previous.get("outputs", []) if isinstance(o, dict)]
+    files = TaskOutputs(
+        root.path,
+        FINALIZE_KEY,
+        replaceable=mine,
+        overwrite=overwrite,
+        marker_path=root.finalize_marker_path,
+    )
     files.start()
     try:
         pipeline.writer.cls.finalize(root.path, pipeline.writer.options, tasks, files.create)
         listed = files.commit()
+        write_json_atomic(
+            root.finalize_marker_path,
+            {"key": FINALIZE_KEY, "fingerprint": fingerprint, "outputs": listed, "quarantine": []},
+        )
+        root.drop_pending(FINALIZE_KEY)
     except Exception as exc:
         files.discard()
         _fail(report, stream, None, f"{pipeline.writer.name} finalize: {type(exc).__name__}: {exc}")

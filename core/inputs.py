@@ -9,9 +9,9 @@ Rules:
   listed like directories;
 * ``inputs.list_file`` names a text file with one path (or glob) per line; blank lines and
   ``#`` comments are ignored; relative lines are relative to the list file's folder;
-* while listing directories, side files that are not records are skipped: names starting
-  with ``.`` (files and folders), ``*.crc`` and ``_SUCCESS`` (Hadoop), and anything inside
-  the run's output folder;
+* while listing directories and globs, side files that are not records are skipped: names
+  starting with ``.`` (files and folders), ``*.crc`` and ``_SUCCESS`` (Hadoop), and anything
+  inside the run's output folder;
 * **relpath** (what outputs are named after): for files under a directory or glob, the path
   relative to that directory (or the glob's fixed leading folder); for files named one by one
   (paths and list-file lines), the path relative to the deepest folder common to all of them
@@ -20,6 +20,11 @@ Rules:
   that the files of a collection a reader discovered keep the reader's order (ClueWeb09
   segments by number), and ``index`` numbers it. Two different files with the same relpath are an error (their outputs
   would collide).
+
+Each planned input gets a **stem** (:mod:`crawlmill.core.naming`): its relpath without
+compression and format suffixes, kept longer where two inputs would share it, so that writers
+naming outputs after it never give two inputs one name. ``InputPlan.folders`` lists the folders
+the run lists (directory inputs), which the engine keeps apart from the output folder.
 
 When ``spec.reader`` is ``None`` each file's reader is detected with
 ``registry.detect(path, read_head(path))``. A file no reader claims never blocks the others; it
@@ -35,19 +40,23 @@ is left out of the run and listed with the reason (:func:`_detect`):
 
 A plan with no input left is an error ("nothing to convert"), naming what was found and why
 each file was left out.
+When a reader is forced, each file is still detected, and a file that detection gives to
+another reader (and the forced one does not claim as surely) is listed in
+``InputPlan.warnings``, naming both readers.
 """
 
 from __future__ import annotations
 
 import glob
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from crawlmill.formats.compression import read_head
 from crawlmill.formats.foreign import foreign_format
 
 from .components import resolve
 from .errors import ConfigError
+from .naming import output_stems
 from .plugin import InputFile
 from .registry import Registry
 from .spec import PipelineSpec
@@ -75,6 +84,10 @@ class InputPlan(list):
         super().__init__(items)
         self.skipped: list[tuple[str, str]] = skipped or []
         self.not_converted: list[tuple[str, str]] = not_converted or []
+        #: ``(path, message)``: a forced reader that detection disagrees with.
+        self.warnings: list[tuple[str, str]] = []
+        #: folders the run lists as inputs (absolute real paths).
+        self.folders: list[str] = []
 
 
 @dataclass(frozen=True)
@@ -137,6 +150,7 @@ class _Collector:
         #: (path, relpath or None when loose, meta, reader, sort key)
         self.entries: list[tuple[str, str | None, dict, str | None, tuple]] = []
         self.output = os.path.abspath(spec.output)
+        self.folders: list[str] = []
         self.reader = None
         if spec.reader is not None:
             self.reader = resolve(registry, "reader", spec.reader, "reader", self.problems)
@@ -157,12 +171,13 @@ class _Collector:
                 rel = os.path.relpath(m, root)
                 if os.path.isdir(m):
                     self.add_dir(m, root, "")
-                elif not is_side_file(os.path.basename(m)):
+                elif not is_side_file(os.path.basename(m)) and not _within(m, self.output):
                     self.entries.append((m, rel, {}, None, _key(m)))
         else:
             self.problems.append((loc, f"no such file: {raw}"))
 
     def add_dir(self, path: str, rel_root: str, prefix: str) -> None:
+        self.folders.append(os.path.realpath(path))
         reader = self.reader
         if reader is None:
             ranking = self.registry.detect(path, b"")
@@ -258,6 +273,8 @@ def expand_inputs(spec: PipelineSpec, registry: Registry) -> InputPlan:
             if name is None:  # left out, reported: it never blocks the other inputs
                 (planned.not_converted if meant else planned.skipped).append((path, why))
                 continue
+        elif col.reader is not None and reader is None:
+            _check_forced(registry, path, col.reader.name, planned.warnings)
         size = os.path.getsize(path) if os.path.isfile(path) else 0
         index = len(planned)
         planned.append(PlannedInput(InputFile(path, relpath, index, meta), name or "", size))
@@ -265,7 +282,38 @@ def expand_inputs(spec: PipelineSpec, registry: Registry) -> InputPlan:
         raise ConfigError(problems)
     if not planned:
         raise ConfigError(_nothing_to_convert(spec, planned))
+    stems = output_stems([p.input.relpath for p in planned])
+    planned[:] = [
+        replace(p, input=replace(p.input, stem=stem))
+        for p, stem in zip(planned, stems, strict=True)
+    ]
+    planned.folders = sorted(set(col.folders))
     return planned
+
+
+def _check_forced(
+    registry: Registry, path: str, forced: str, warnings: list[tuple[str, str]]
+) -> None:
+    """Warn when detection gives the file ``path`` to another reader than ``forced`` (and
+    ``forced`` does not claim it as surely)."""
+    try:
+        head = read_head(path) if os.path.isfile(path) else b""
+    except OSError:
+        return
+    ranking = registry.detect(path, head)
+    if not ranking:
+        return
+    best, confidence = ranking[0]
+    if best == forced or dict(ranking).get(forced, 0.0) >= confidence:
+        return
+    warnings.append(
+        (
+            path,
+            f"reader {forced!r} is forced (--from / reader:) but the file looks like {best!r} "
+            f"(detected with confidence {confidence:.2f}); records may be quarantined: drop "
+            f"the forced reader to detect each file, or force {best!r}",
+        )
+    )
 
 
 #: how many left-out files a "nothing to convert" error names.

@@ -5,6 +5,10 @@ Layout of an output root::
     <output>/<relpath>...                 the writer's files (final names only)
     <output>/.crawlmill/tmp/<key>/...     files of a running task (removed on failure/restart)
     <output>/.crawlmill/done/<key>.json   completion marker of one input
+    <output>/.crawlmill/pending/<key>.json  files a commit is renaming into place (see below)
+    <output>/.crawlmill/finalize.json     marker of the files ``Writer.finalize`` wrote
+    <output>/.crawlmill/pipeline.json     fingerprint and settings of the root's pipeline
+    <output>/.crawlmill/replaceable.json  during a run: files its tasks may replace
     <output>/.crawlmill/quarantine/...    damaged bytes (see :mod:`crawlmill.core.quarantine`)
     <output>/.crawlmill/report.json       the last run's :class:`~crawlmill.core.stats.RunReport`
     <output>/.crawlmill/lock              held (flock) while a run uses the root
@@ -18,7 +22,7 @@ Resume: an input is complete when its marker exists, names the same fingerprint,
 input position and input count (writers may name outputs after the position), and every file
 it lists exists with the recorded size. Anything else is redone from
 scratch. A task killed between its renames and its marker therefore leaves final files
-without a marker; the rerun redoes the task and ``os.replace`` overwrites them with identical
+listed only by its pending marker; the rerun redoes the task and replaces them with identical
 bytes (outputs are deterministic), so the end state equals an uninterrupted run. The run holds
 an exclusive lock on the root, so the parent may remove every stale ``tmp/`` entry at start.
 
@@ -28,6 +32,17 @@ other fingerprints, so a changed pipeline never leaves a mixture of old and new 
 
 Writers name files with relative paths; :func:`safe_relpath` refuses absolute paths, ``..``,
 the ``.crawlmill`` bookkeeping folder and anything whose real path leaves the root.
+
+Ownership: crawlmill replaces only files a marker of its own lists. Before its renames a task
+writes a *pending* marker ``.crawlmill/pending/<key>.json`` (``"state": "committing"``, the
+paths it is about to commit plus those the key's previous marker listed), so a task killed
+between its renames and its final marker leaves files that are still listed; the engine
+removes the pending markers of completed tasks. :meth:`TaskOutputs.commit` replaces an
+existing final file only when it may (``replaceable``, or listed in ``replaceable.json``, which
+the engine writes at the start of a run: files of markers of inputs the run redoes, and of
+pending markers) or with ``overwrite``; any other
+existing file stops the commit with :class:`OutputConflict` before it is touched (a hard link
+creates the final name, so two tasks never replace each other's file).
 """
 
 from __future__ import annotations
@@ -46,11 +61,13 @@ from .errors import ConfigError, CrawlmillError
 
 __all__ = [
     "BOOKKEEPING",
+    "OutputConflict",
     "OutputRoot",
     "TaskOutputs",
     "TrackedFile",
     "UnsafeOutputPath",
     "marker_key",
+    "replaceable_path",
     "safe_relpath",
     "write_json_atomic",
 ]
@@ -60,6 +77,24 @@ BOOKKEEPING = ".crawlmill"
 
 class UnsafeOutputPath(CrawlmillError, ValueError):
     """A writer asked for an output path outside the output root (or an invalid one)."""
+
+
+class OutputConflict(CrawlmillError):
+    """An output would replace a file that crawlmill did not write, or one another input
+    owns."""
+
+
+def refusal(
+    path: str, what: str = "crawlmill did not write it (no completion marker lists it)"
+) -> str:
+    """The message refusing to replace the file ``path``, with the ways out."""
+    return (
+        f"{path} exists and {what}; refusing to replace it: move it away, choose another "
+        "output folder (-o), or pass --overwrite (run.overwrite: true) to replace it"
+    )
+
+
+PENDING = "committing"
 
 
 def safe_relpath(relpath: str, *, internal: bool = False) -> str:
@@ -202,12 +237,27 @@ class TrackedFile(io.BufferedIOBase):
 class TaskOutputs:
     """The files one task creates, kept under ``.crawlmill/tmp/<key>/`` until :meth:`commit`."""
 
-    def __init__(self, root: str, key: str) -> None:
+    def __init__(
+        self,
+        root: str,
+        key: str,
+        *,
+        replaceable: list[str] | set[str] | tuple[str, ...] = (),
+        overwrite: bool = False,
+        marker_path: str | None = None,
+    ) -> None:
         self.root = os.path.abspath(root)
         self.key = key
+        #: where the task's marker (first pending, then complete) is written.
+        self.marker_path = marker_path or os.path.join(
+            self.root, BOOKKEEPING, "done", f"{key}.json"
+        )
         self.tmp_dir = os.path.join(self.root, BOOKKEEPING, "tmp", key)
         self.files: dict[str, TrackedFile] = {}
         self.internal: set[str] = set()
+        #: existing final files this task may replace (older outputs of crawlmill's own).
+        self.replaceable = set(replaceable)
+        self.overwrite = overwrite
 
     def start(self) -> None:
         """Remove what a killed earlier attempt of this task left and make the temp folder."""
@@ -233,12 +283,33 @@ class TaskOutputs:
         marker afterwards."""
         for handle in self.files.values():
             handle.close()
+        finals = {norm: _inside(self.root, norm) for norm in self.files if norm not in self.internal}
+        existing = {norm: final for norm, final in finals.items() if os.path.lexists(final)}
+        if existing:
+            shared, protected = _read_shared(self.root)
+            # also files of this key's own markers (an attempt whose result a worker crash lost)
+            allowed = self.replaceable | shared | set(self._own_entries())
+            for norm, final in existing.items():
+                if norm in protected:
+                    raise OutputConflict(
+                        f"{final} is an input of this run; refusing to replace it: choose an "
+                        "output folder outside the inputs"
+                    )
+                if not self.overwrite and norm not in allowed:
+                    raise OutputConflict(refusal(final))
+        # names that are new now are created exclusively: another task of the run that
+        # takes one meanwhile makes this commit fail instead of being replaced
+        guarded = {norm: final for norm, final in finals.items() if norm not in existing}
+        self._write_pending()
         listed = []
         dirs = set()
         for norm, handle in self.files.items():
             final = _inside(self.root, norm)
             os.makedirs(os.path.dirname(final), exist_ok=True)
-            os.replace(handle.tmp_path, final)
+            if norm in guarded:
+                _place_new(handle.tmp_path, final)
+            else:
+                os.replace(handle.tmp_path, final)
             dirs.add(os.path.dirname(final))
             listed.append(
                 {
@@ -253,12 +324,93 @@ class TaskOutputs:
         shutil.rmtree(self.tmp_dir, ignore_errors=True)
         return listed
 
+    def _own_entries(self) -> dict[str, str]:
+        """Path -> ``outputs``/``quarantine`` of what this key's marker and pending marker
+        list."""
+        entries: dict[str, str] = {}
+        for path in (self.marker_path, pending_path(self.root, self.key)):
+            try:
+                with open(path, encoding="utf-8") as fh:
+                    old = json.load(fh)
+            except (OSError, ValueError):
+                continue
+            for field in ("outputs", "quarantine"):
+                for out in old.get(field, []) if isinstance(old, dict) else []:
+                    if isinstance(out, dict) and isinstance(out.get("path"), str):
+                        entries[out["path"]] = field
+        return entries
+
+    def _write_pending(self) -> None:
+        """List the files about to be committed (and those the key's markers listed) in a
+        pending marker, so that files renamed before a kill stay crawlmill's own."""
+        entries: dict[str, dict[str, Any]] = {
+            path: {"path": path, "field": field} for path, field in self._own_entries().items()
+        }
+        for norm in self.files:
+            entries[norm] = {
+                "path": norm,
+                "field": "quarantine" if norm in self.internal else "outputs",
+            }
+        pending: dict[str, Any] = {
+            "key": self.key,
+            "state": PENDING,
+            "outputs": [],
+            "quarantine": [],
+        }
+        for entry in entries.values():
+            pending[entry["field"]].append({"path": entry["path"]})
+        write_json_atomic(pending_path(self.root, self.key), pending)
+
     def discard(self) -> None:
         """Drop every temp file of the task (on failure or cancellation)."""
         for handle in self.files.values():
             with contextlib.suppress(Exception):
                 handle.abandon()
         shutil.rmtree(self.tmp_dir, ignore_errors=True)
+
+
+def pending_path(root: str, key: str) -> str:
+    """Where the pending marker of ``key`` lives (see the module docstring)."""
+    return os.path.join(root, BOOKKEEPING, "pending", f"{key}.json")
+
+
+def replaceable_path(root: str) -> str:
+    """``.crawlmill/replaceable.json``: ``{"replaceable": [...], "protected": [...]}``, the
+    files of the root a run's tasks may replace (crawlmill's own outputs, except those of
+    inputs the run resumes) and the inputs of the run inside the root, which nothing
+    replaces; the engine writes it under the run lock before the tasks start."""
+    return os.path.join(root, BOOKKEEPING, "replaceable.json")
+
+
+def _read_shared(root: str) -> tuple[set[str], set[str]]:
+    """``(replaceable, protected)`` from ``replaceable.json``: files any task may replace, and
+    inputs of the run inside the root, which no task replaces."""
+    try:
+        with open(replaceable_path(root), encoding="utf-8") as fh:
+            data = json.load(fh)
+    except (OSError, ValueError):
+        return set(), set()
+    if not isinstance(data, dict):
+        return set(), set()
+    return (
+        {p for p in data.get("replaceable", []) if isinstance(p, str)},
+        {p for p in data.get("protected", []) if isinstance(p, str)},
+    )
+
+
+def _place_new(tmp_path: str, final: str) -> None:
+    """Give ``tmp_path`` the name ``final`` only if no file has it (a hard link fails on an
+    existing name, where a rename would replace it); :class:`OutputConflict` otherwise."""
+    try:
+        os.link(tmp_path, final)
+    except FileExistsError:
+        raise OutputConflict(refusal(final, "was written meanwhile by another task")) from None
+    except OSError:  # a file system without hard links: check, then rename
+        if os.path.lexists(final):
+            raise OutputConflict(refusal(final)) from None
+        os.replace(tmp_path, final)
+        return
+    os.remove(tmp_path)
 
 
 class OutputRoot:
@@ -293,8 +445,13 @@ class OutputRoot:
         tmp = os.path.join(self.meta, "tmp")
         for entry in os.listdir(tmp):
             shutil.rmtree(os.path.join(tmp, entry), ignore_errors=True)
-        for folder in (self.meta, os.path.join(self.meta, "done")):
-            _remove_stale_json_temps(folder)
+        for folder in (
+            self.meta,
+            os.path.join(self.meta, "done"),
+            os.path.join(self.meta, "pending"),
+        ):
+            if os.path.isdir(folder):
+                _remove_stale_json_temps(folder)
 
     def close(self) -> None:
         """Remove the empty temp folder and release the lock."""
@@ -382,6 +539,69 @@ class OutputRoot:
             with contextlib.suppress(OSError):
                 os.remove(self.marker_path(key))
         return removed
+
+    @property
+    def finalize_marker_path(self) -> str:
+        """``.crawlmill/finalize.json``: the marker of the files ``Writer.finalize`` wrote."""
+        return os.path.join(self.meta, "finalize.json")
+
+    def pending_markers(self) -> dict[str, dict[str, Any]]:
+        """The pending markers of commits that did not finish (or not yet cleaned), by key."""
+        found = {}
+        folder = os.path.join(self.meta, "pending")
+        for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
+            if name.endswith(".json"):
+                with contextlib.suppress(OSError, ValueError):
+                    with open(os.path.join(folder, name), encoding="utf-8") as fh:
+                        data = json.load(fh)
+                    if isinstance(data, dict):
+                        found["pending:" + name[: -len(".json")]] = data
+        return found
+
+    def drop_pending(self, key: str) -> None:
+        """Remove the pending marker of ``key`` (its task's complete marker is written)."""
+        with contextlib.suppress(OSError):
+            os.remove(pending_path(self.path, key))
+
+    def owned_markers(self) -> dict[str, dict[str, Any]]:
+        """:meth:`markers`, the pending markers (keys ``pending:<key>``) and the finalize
+        marker (key ``finalize``): everything that lists files crawlmill wrote in the root."""
+        found = self.markers()
+        found.update(self.pending_markers())
+        try:
+            with open(self.finalize_marker_path, encoding="utf-8") as fh:
+                data = json.load(fh)
+            if isinstance(data, dict):
+                found["finalize"] = data
+        except (OSError, ValueError):
+            pass
+        return found
+
+    def listed_files(self) -> dict[str, list[tuple[str, dict[str, Any]]]]:
+        """Every file (relpath) a marker of the root lists, with the ``(key, marker)`` pairs
+        that list it: the files crawlmill wrote here."""
+        found: dict[str, list[tuple[str, dict[str, Any]]]] = {}
+        for key, marker in self.owned_markers().items():
+            for field in ("outputs", "quarantine"):
+                for out in marker.get(field, []) or []:
+                    if isinstance(out, dict) and isinstance(out.get("path"), str):
+                        found.setdefault(out["path"], []).append((key, marker))
+        return found
+
+    @property
+    def pipeline_path(self) -> str:
+        """``.crawlmill/pipeline.json``: the fingerprint and description of the pipeline the
+        root belongs to."""
+        return os.path.join(self.meta, "pipeline.json")
+
+    def read_pipeline(self) -> dict[str, Any] | None:
+        """The root's ``pipeline.json``, or ``None``."""
+        try:
+            with open(self.pipeline_path, encoding="utf-8") as fh:
+                data = json.load(fh)
+        except (OSError, ValueError):
+            return None
+        return data if isinstance(data, dict) else None
 
     def write_marker(self, key: str, data: dict[str, Any]) -> None:
         """Write the completion marker of ``key`` atomically."""

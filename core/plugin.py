@@ -105,13 +105,17 @@ class InputFile:
     ``relpath`` is the path relative to the input root it was found under (used to name
     outputs, never to escape the output root); ``index`` is its position in the sorted list of
     all inputs of the run; ``meta`` carries what a reader's ``discover`` learned (expected
-    record count, md5) for ``read`` to check.
+    record count, md5) for ``read`` to check; ``stem`` is the relpath without its compression
+    and format suffixes, distinct among the run's inputs (:mod:`crawlmill.core.naming`), the
+    name writers derive output names from (empty when the input was not planned: use
+    :func:`crawlmill.core.naming.stem_of`).
     """
 
     path: str
     relpath: str
     index: int = 0
     meta: dict[str, Any] = field(default_factory=dict)
+    stem: str = ""
 
 
 @dataclass(slots=True)
@@ -236,6 +240,17 @@ class Writer(_Component, ABC):
     @abstractmethod
     def close(self) -> None:
         """Finish the task's files (flush, close). The engine then commits them."""
+
+    @classmethod
+    def planned_outputs(
+        cls, options: PluginOptions, inputs: list[InputFile]
+    ) -> list[list[str]] | None:
+        """The paths (relative to the output root) each of ``inputs`` (all inputs of the run,
+        in order) will be written to, as far as known before reading (the first file of a
+        rollover series), or ``None`` when the writer cannot tell. The engine refuses, before
+        anything is written, a run in which two inputs would write one path, an output would
+        replace an input, or an output would replace a file crawlmill did not write."""
+        return None
 
     @classmethod
     def finalize(

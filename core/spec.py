@@ -36,12 +36,16 @@ class InputSpec(_Strict):
 
 
 class RunSpec(_Strict):
-    """How to run: executor, parallelism, error policy, resume, progress and bounds."""
+    """How to run: executor, parallelism, error policy, resume, overwrite, progress and
+    bounds."""
 
     executor: str = "local"
     workers: int = Field(default_factory=lambda: os.cpu_count() or 1, ge=1)
     on_error: Literal["quarantine", "fail"] = "quarantine"
     resume: bool = True
+    #: replace files in the output root that crawlmill did not write, and the outputs of
+    #: another pipeline there (without it both are refused before anything is written).
+    overwrite: bool = False
     progress: Literal["auto", "always", "never"] = "auto"
     max_record_bytes: int = Field(default=256 * 1024 * 1024, ge=1024)
     max_decompressed_bytes: int = Field(default=64 * 1024**3, ge=1024)
@@ -60,13 +64,26 @@ class PipelineSpec(_Strict):
     #: extra plugin modules to load besides entry points (importable module names).
     plugins: list[str] = Field(default_factory=list)
 
-    def fingerprint(self) -> str:
-        """A hash of everything that decides the outputs (not workers, progress or resume), used
-        in completion markers so that changed settings never reuse old outputs."""
+    def fingerprint(self, versions: dict[str, str] | None = None) -> str:
+        """A hash of everything that decides the outputs, used in completion markers and to
+        tell whether an output root belongs to this pipeline: the components and their
+        options, the run settings that change outputs (not workers, progress, resume,
+        executor or overwrite) and ``versions`` (distribution -> version of crawlmill and of
+        the plugins providing the components; see :func:`fingerprint_data`)."""
+        blob = json.dumps(
+            self.fingerprint_data(versions), sort_keys=True, separators=(",", ":")
+        ).encode()
+        return hashlib.sha256(blob).hexdigest()[:16]
+
+    def fingerprint_data(self, versions: dict[str, str] | None = None) -> dict[str, Any]:
+        """The plain data :meth:`fingerprint` hashes (kept in the root's ``pipeline.json`` so
+        that a refused run can say what differs)."""
         data = self.model_dump(
-            mode="json", exclude={"run": {"workers", "progress", "resume", "executor"}}
+            mode="json",
+            exclude={"run": {"workers", "progress", "resume", "executor", "overwrite"}},
         )
         data.pop("inputs", None)
         data.pop("output", None)
-        blob = json.dumps(data, sort_keys=True, separators=(",", ":")).encode()
-        return hashlib.sha256(blob).hexdigest()[:16]
+        if versions:
+            data["versions"] = dict(sorted(versions.items()))
+        return data

@@ -185,6 +185,8 @@ class RunReport:
     checks_passed: int = 0
     checks_failed: list[dict[str, Any]] = field(default_factory=list)
     fingerprint: str = ""
+    #: per input in input order: ``{"input": relpath, "path", "outputs": [relpath, ...]}``.
+    input_outputs: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:

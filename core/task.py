@@ -86,7 +86,12 @@ def run_task(payload: dict[str, Any]) -> dict[str, Any]:
     stats: list[TaskStats] = []  # filled by _run: what the task counted before it ended
     try:
         spec = PipelineSpec.model_validate(payload["spec"])
-        outputs = TaskOutputs(spec.output, key)
+        outputs = TaskOutputs(
+            spec.output,
+            key,
+            replaceable=payload.get("replaceable", ()),
+            overwrite=spec.run.overwrite,
+        )
         marker = _run(spec, payload, inp, key, outputs, reporter, started, stats)
         result.update(status="ok", marker=marker)
     except _Stopped:

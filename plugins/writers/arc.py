@@ -35,7 +35,16 @@ import zlib
 from datetime import UTC, datetime
 from typing import Any, BinaryIO, Literal
 
-from crawlmill.core import PluginOptions, Record, RecordKind, WriteContext, Writer, hookimpl
+from crawlmill.core import (
+    InputFile,
+    PluginOptions,
+    Record,
+    RecordKind,
+    WriteContext,
+    Writer,
+    hookimpl,
+)
+from crawlmill.core.naming import stem_of, strip_suffixes
 from crawlmill.formats.arc import (
     build_filedesc,
     build_header_line,
@@ -49,18 +58,16 @@ from pydantic import Field
 __all__ = ["ArcWriter", "output_name"]
 
 _WRITABLE = {RecordKind.RESPONSE, RecordKind.RESOURCE}
-_SUFFIXES = (".warc.gz", ".warc.zst", ".arc.gz", ".warc", ".arc", ".gz", ".zst")
 
 
 def output_name(relpath: str, gzip: bool) -> str:
-    """The output path for input ``relpath``: its known suffixes replaced by ``.arc[.gz]``."""
-    base = relpath.replace(os.sep, "/")
-    lower = base.lower()
-    for suffix in _SUFFIXES:
-        if lower.endswith(suffix):
-            base = base[: -len(suffix)]
-            break
-    return base + (".arc.gz" if gzip else ".arc")
+    """The output path for input ``relpath``: its compression and format suffixes replaced by
+    ``.arc[.gz]`` (:func:`crawlmill.core.naming.strip_suffixes`)."""
+    return _with_extension(strip_suffixes(relpath), gzip)
+
+
+def _with_extension(stem: str, gzip: bool) -> str:
+    return stem + (".arc.gz" if gzip else ".arc")
 
 
 def _gzip_member(data: bytes, level: int) -> bytes:
@@ -95,11 +102,17 @@ class ArcWriter(Writer):
             "ARC -> ARC)",
         )
 
+    @classmethod
+    def planned_outputs(cls, options: Any, inputs: list[InputFile]) -> list[list[str]]:
+        """One file per input, named after the input's stem."""
+        gzip = options.compression == "gzip"
+        return [[_with_extension(stem_of(inp), gzip)] for inp in inputs]
+
     def open(self, ctx: WriteContext) -> None:
         """Remember the task; the file is created with the first record."""
         self.ctx = ctx
         self.gzip = self.options.compression == "gzip"
-        self.relpath = output_name(ctx.input.relpath, self.gzip)
+        self.relpath = _with_extension(stem_of(ctx.input), self.gzip)
         self.out: BinaryIO | None = None
         self.records = 0
         self.copied = 0

@@ -2,7 +2,9 @@
 
 Names come from ``name_pattern`` with the placeholders ``{dir}`` (the input's folder relative to
 the input root, with a trailing ``/``, or empty), ``{stem}`` (the input's file name without its
-compression and format suffixes: ``x.arc.gz`` -> ``x``), ``{seq}`` (0-based number of the file
+compression and format suffixes, ``x.arc.gz`` -> ``x``, kept longer where two inputs of the run
+would share it, ``x.arc.gz`` beside ``x.warc.gz`` -> ``x.arc`` and ``x.warc``: see
+:mod:`crawlmill.core.naming`), ``{seq}`` (0-based number of the file
 within the input; format it, e.g. ``{seq:05d}``), ``{index}`` (the input's position in the
 run) and ``{ext}`` (``.warc.gz``, ``.warc.zst`` or ``.warc``).
 
@@ -16,6 +18,8 @@ from __future__ import annotations
 import posixpath
 from typing import Any, ClassVar
 
+from crawlmill.core.naming import stem_of, strip_suffixes
+
 from .layouts import Layout, register_layout
 
 __all__ = ["DEFAULT_PATTERN", "ROLLOVER_PATTERN", "PlainLayout", "split_name"]
@@ -23,27 +27,15 @@ __all__ = ["DEFAULT_PATTERN", "ROLLOVER_PATTERN", "PlainLayout", "split_name"]
 DEFAULT_PATTERN = "{dir}{stem}{ext}"
 ROLLOVER_PATTERN = "{dir}{stem}-{seq:05d}{ext}"
 
-_COMPRESSION_SUFFIXES = (".gz", ".zst", ".zstd", ".bz2", ".xz", ".lz4")
-_FORMAT_SUFFIXES = (".warc", ".arc", ".wet", ".wat", ".dat", ".seq", ".txt", ".json", ".jsonl")
-
 
 def split_name(relpath: str) -> tuple[str, str]:
-    """``(dir, stem)`` of an input relpath: ``a/b/x.arc.gz`` -> ``("a/b/", "x")``."""
-    relpath = relpath.replace("\\", "/")
-    folder, name = posixpath.split(relpath)
-    lower = name.lower()
-    for suffix in _COMPRESSION_SUFFIXES:
-        if lower.endswith(suffix) and len(name) > len(suffix):
-            name, lower = name[: -len(suffix)], lower[: -len(suffix)]
-            break
-    stripped = True
-    while stripped:  # x.warc.wet.gz -> x
-        stripped = False
-        for suffix in _FORMAT_SUFFIXES:
-            if lower.endswith(suffix) and len(name) > len(suffix):
-                name, lower = name[: -len(suffix)], lower[: -len(suffix)]
-                stripped = True
-                break
+    """``(dir, stem)`` of an input relpath: ``a/b/x.arc.gz`` -> ``("a/b/", "x")`` (only
+    compression and format suffixes are stripped: :func:`crawlmill.core.naming.strip_suffixes`)."""
+    return _split(strip_suffixes(relpath))
+
+
+def _split(stem: str) -> tuple[str, str]:
+    folder, name = posixpath.split(stem)
     return (folder + "/" if folder else ""), name
 
 
@@ -65,7 +57,7 @@ class PlainLayout(Layout):
 
     def next_path(self) -> str:
         """The next file name from the pattern; ``seq`` counts files of this input."""
-        folder, stem = split_name(self.ctx.input.relpath)
+        folder, stem = _split(stem_of(self.ctx.input))
         path = pattern_for(self.options).format(
             dir=folder,
             stem=stem,

@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, BinaryIO, ClassVar
 
-from crawlmill.core.plugin import WriteContext
+from crawlmill.core.errors import ConfigError
+from crawlmill.core.plugin import InputFile, WriteContext
 from crawlmill.core.record import Record
 
 #: name -> layout class; filled by the modules that define layouts.
@@ -25,6 +26,14 @@ def register_layout(cls: type[Layout]) -> type[Layout]:
     """Class decorator adding a layout to :data:`LAYOUTS` under ``cls.name``."""
     LAYOUTS[cls.name] = cls
     return cls
+
+
+def _no_files(relpath: str) -> BinaryIO:
+    raise RuntimeError("a layout asked to plan its names created a file")
+
+
+def _no_records(record: Record, reason: str) -> None:
+    raise RuntimeError("a layout asked to plan its names quarantined a record")
 
 
 class Layout:
@@ -52,6 +61,26 @@ class Layout:
         """The document id to write for ``record`` (``record_number``: 0-based among the
         file's non-warcinfo records), or ``None`` to keep ``record.doc_id``."""
         return None
+
+    @classmethod
+    def planned_paths(
+        cls, options: Any, inputs: list[InputFile], extension: str
+    ) -> list[list[str]] | None:
+        """The first output path of each input, known before reading (see
+        ``Writer.planned_outputs``): the layout's own :meth:`next_path` for a context that
+        creates nothing. ``None`` when a layout cannot name a file before it has records."""
+        planned = []
+        for inp in inputs:
+            ctx = WriteContext(
+                input=inp, input_count=len(inputs), create=_no_files, quarantine=_no_records
+            )
+            try:
+                planned.append([cls(options, ctx, extension).next_path()])
+            except ConfigError:
+                raise
+            except Exception:
+                return None
+        return planned
 
     @classmethod
     def finalize(

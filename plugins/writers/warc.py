@@ -86,7 +86,15 @@ from datetime import UTC, datetime
 from functools import partial
 from typing import Any, BinaryIO, Literal
 
-from crawlmill.core import ConfigError, Record, RecordKind, WriteContext, Writer, hookimpl
+from crawlmill.core import (
+    ConfigError,
+    InputFile,
+    Record,
+    RecordKind,
+    WriteContext,
+    Writer,
+    hookimpl,
+)
 from crawlmill.core.plugin import PluginOptions
 from crawlmill.formats import cdxj as cdxj_format
 from crawlmill.formats.compression import MemberSource
@@ -353,6 +361,17 @@ class WarcWriter(Writer):
 
     name = "warc"
     Options = WarcWriterOptions
+
+    @classmethod
+    def planned_outputs(cls, options: Any, inputs: list[InputFile]) -> list[list[str]] | None:
+        """The first file of each input as its layout names it (and its ``.cdxj`` index)."""
+        if options.layout not in LAYOUTS:
+            load_layouts()
+        layout = LAYOUTS[options.layout]
+        planned = layout.planned_paths(options, inputs, extension_for(options.compression))
+        if planned is None or not options.cdxj:
+            return planned
+        return [paths + [p + ".cdxj" for p in paths] for paths in planned]
 
     # -- task lifecycle --------------------------------------------------------------------
 

@@ -217,3 +217,45 @@ def test_reader_discover_expands_a_collection_directory(tmp_path, fake, lines, r
 def test_side_file_rule():
     assert is_side_file(".x") and is_side_file("part.crc") and is_side_file("_SUCCESS")
     assert not is_side_file("00.warc.gz") and not is_side_file("_logs.txt")
+
+
+def test_planned_inputs_carry_distinct_stems_and_the_listed_folders(
+    tmp_path, fake, lines, registry
+):
+    data = tmp_path / "data"
+    for name in ["x.txt", "x.txt.gz", "sub/y.warc.txt"]:
+        lines(data / name, ["R u response p"])
+    planned = expand_inputs(fake([data], tmp_path / "o"), registry)
+    # .txt is no format suffix; x.txt.gz would strip to x.txt, which x.txt is: both keep more
+    assert {p.input.relpath: p.input.stem for p in planned} == {
+        "sub/y.warc.txt": "sub/y.warc.txt",
+        "x.txt": "x.txt",
+        "x.txt.gz": "x.txt.gz",
+    }
+    assert planned.folders == [os.path.realpath(data)]
+
+
+def test_glob_matches_inside_the_output_folder_are_not_inputs(tmp_path, fake, lines, registry):
+    lines(tmp_path / "d" / "a.txt", ["R u response p"])
+    lines(tmp_path / "d" / "out" / "a.txt", ["R u response p"])  # an earlier run's output
+    pattern = str(tmp_path / "d" / "**" / "*.txt")
+    planned = expand_inputs(fake([pattern], tmp_path / "d" / "out"), registry)
+    assert _rel(planned) == ["a.txt"]
+
+
+def test_a_forced_reader_that_detection_disagrees_with_is_named(tmp_path, fake):
+    from ..conftest import SAMPLES
+
+    data = SAMPLES / "webrecorder-warcio" / "test" / "data"
+    registry = Registry.load()
+    spec = fake([data / "example.arc.gz", data / "example.warc.gz"], tmp_path / "o", reader="warc")
+    spec = spec.model_copy(update={"plugins": []})
+    planned = expand_inputs(spec, registry)
+    assert [(os.path.basename(p), m.split(" is forced")[0]) for p, m in planned.warnings] == [
+        ("example.arc.gz", "reader 'warc'")
+    ]
+    assert "looks like 'arc'" in planned.warnings[0][1]
+    spec = spec.model_copy(update={"reader": spec.reader.model_copy(update={"name": "arc"})})
+    assert [os.path.basename(p) for p, _ in expand_inputs(spec, registry).warnings] == [
+        "example.warc.gz"
+    ]

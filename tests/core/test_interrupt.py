@@ -135,7 +135,7 @@ def test_kill_9_of_the_main_process_stops_its_workers(tmp_path):
     finally:
         _reap(proc, workers)
     # the rerun takes over the root and completes every input
-    rerun = _convert(src, out, delay=0)
+    rerun = _convert(src, out)  # the same pipeline (another one would be refused)
     _, err = rerun.communicate(timeout=300)
     assert rerun.returncode == 0, err.decode()
     assert _markers(out) == 60 and not (out / ".crawlmill" / "tmp").exists()

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from crawlmill.core import engine
+from crawlmill.core.errors import ConfigError
 
 
 def _tree(root: Path) -> dict[str, bytes]:
@@ -73,14 +74,21 @@ def test_changed_fingerprint_redoes_the_work(tmp_path, fake):
     out = tmp_path / "out"
     engine.run(fake([src], out, filters=[("fake-threshold", {"threshold": 64})]))
     assert "PAYLOAD0" in (out / "000.txt.out").read_text()
-    report = engine.run(fake([src], out, filters=[("fake-threshold", {"threshold": 5})]))
+    other = fake([src], out, filters=[("fake-threshold", {"threshold": 5})])
+    with pytest.raises(ConfigError, match="another pipeline"):  # the root is the first one's
+        engine.run(other)
+    report = engine.run(
+        fake([src], out, filters=[("fake-threshold", {"threshold": 5})], overwrite=True)
+    )
     assert report.inputs_skipped == 0 and report.inputs_done == 3
     assert report.dropped == {"fake-threshold": {"too-long": 15}}
     # every record is dropped now, so the writer creates no file: the outputs of the old
     # settings are removed with their markers instead of staying mixed with the new ones
     assert list(out.glob("*.out")) == []
     assert len(list((out / ".crawlmill" / "done").glob("*.json"))) == 3
-    report = engine.run(fake([src], out, filters=[("fake-threshold", {"threshold": 64})]))
+    report = engine.run(
+        fake([src], out, filters=[("fake-threshold", {"threshold": 64})], overwrite=True)
+    )
     assert report.inputs_done == 3 and "PAYLOAD0" in (out / "000.txt.out").read_text()
 
 
@@ -100,10 +108,23 @@ def test_missing_output_or_marker_redoes_the_input_idempotently(tmp_path, fake):
     out = tmp_path / "out"
     engine.run(fake([src], out))
     reference = _tree(out)
-    # a task killed after its renames but before its marker: final files, no marker, and a
-    # stale temp folder
+    # a task killed after its renames but before its marker: final files, only the pending
+    # marker written before the renames, and a stale temp folder
     markers = sorted((out / ".crawlmill" / "done").glob("*.json"))
     victim = next(m for m in markers if json.loads(m.read_text())["input"] == "003.txt")
+    data = json.loads(victim.read_text())
+    pending = out / ".crawlmill" / "pending" / victim.name
+    pending.parent.mkdir(exist_ok=True)
+    pending.write_text(
+        json.dumps(
+            {
+                "key": data["key"],
+                "state": "committing",
+                "outputs": [{"path": o["path"]} for o in data["outputs"]],
+                "quarantine": [{"path": o["path"]} for o in data["quarantine"]],
+            }
+        )
+    )
     victim.unlink()
     (out / "003.txt.out").write_bytes(b"half written")
     stale = out / ".crawlmill" / "tmp" / "deadbeef" / "x.out"

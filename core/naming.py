@@ -1,0 +1,82 @@
+"""Output stems: the name an input's outputs derive from, distinct for distinct inputs.
+
+An input's **stem** is its relpath without the suffixes that say how its bytes are stored:
+
+* one **compression** suffix (:data:`COMPRESSION_SUFFIXES`: ``.gz``, ``.bz2``, ``.zst``,
+  ``.zstd``, ``.lz4``, ``.xz``, ``.br``), then
+* the **format** suffixes of the web-archive formats (:data:`FORMAT_SUFFIXES`: ``.warc``,
+  ``.arc``, and Common Crawl's ``.wet`` and ``.wat``, which are WARC files), repeatedly.
+
+Nothing else is stripped: ``example.txt.warc.gz`` -> ``example.txt``, ``a/x.arc.gz`` ->
+``a/x``, ``x.warc.wet.gz`` -> ``x``.
+
+When two inputs of one run would get the same stem (``x.arc.gz`` beside ``x.warc.gz``), every
+input of that group keeps more of its name, in three deterministic levels: both suffix kinds
+stripped (the default), only the compression suffix stripped (``x.arc``, ``x.warc``), nothing
+stripped (``x.warc.gz``, ``x.warc.lz4``). Inputs whose stem collides with no other keep the
+default, so a run without siblings names its outputs as before. Relpaths are unique within a
+run, so the levels always end with distinct stems. The stems depend on the run's whole input
+list: adding a sibling renames the outputs of the inputs it collides with (they are redone).
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Sequence
+
+__all__ = [
+    "COMPRESSION_SUFFIXES",
+    "FORMAT_SUFFIXES",
+    "output_stems",
+    "stem_of",
+    "strip_suffixes",
+]
+
+COMPRESSION_SUFFIXES = (".gz", ".bz2", ".zst", ".zstd", ".lz4", ".xz", ".br")
+FORMAT_SUFFIXES = (".warc", ".arc", ".wet", ".wat")
+
+
+def _strip_one(name: str, suffixes: Sequence[str]) -> str | None:
+    lower = name.lower()
+    for suffix in suffixes:
+        if lower.endswith(suffix) and len(name) > len(suffix):
+            return name[: -len(suffix)]
+    return None
+
+
+def strip_suffixes(relpath: str, level: int = 2) -> str:
+    """``relpath`` (POSIX) without its storage suffixes: ``level`` 2 strips the compression and
+    the format suffixes, 1 only the compression suffix, 0 nothing."""
+    relpath = relpath.replace("\\", "/")
+    folder, name = posixpath.split(relpath)
+    if level >= 1:
+        name = _strip_one(name, COMPRESSION_SUFFIXES) or name
+    while level >= 2 and (shorter := _strip_one(name, FORMAT_SUFFIXES)) is not None:
+        name = shorter
+    return posixpath.join(folder, name) if folder else name
+
+
+def output_stems(relpaths: Sequence[str]) -> list[str]:
+    """The stem of each relpath, distinct from the others' (see the module docstring)."""
+    levels = [2] * len(relpaths)
+    while True:
+        stems = [strip_suffixes(r, lv) for r, lv in zip(relpaths, levels, strict=True)]
+        groups: dict[str, list[int]] = {}
+        for i, stem in enumerate(stems):
+            groups.setdefault(stem, []).append(i)
+        bumped = False
+        for members in groups.values():
+            if len(members) > 1:
+                for i in members:
+                    if levels[i] > 0:
+                        levels[i] -= 1
+                        bumped = True
+        if not bumped:
+            return stems
+
+
+def stem_of(input_file: object) -> str:
+    """The stem of an :class:`~crawlmill.core.plugin.InputFile`: the one the plan assigned,
+    or (an input built by hand) its relpath with both suffix kinds stripped."""
+    stem = getattr(input_file, "stem", "")
+    return stem or strip_suffixes(getattr(input_file, "relpath", ""))
