@@ -57,16 +57,22 @@ class _Spawned(Exception):
     pass
 
 
-def test_a_small_job_runs_in_process_by_default(tmp_path, fake, monkeypatch):
-    # the default worker count is the number of cores: pretend there are 8
+def _refuse_pools(monkeypatch) -> list[int]:
+    """Pretend there are 8 cores and fail any pool; returns the pool sizes asked for."""
     monkeypatch.setattr(os, "cpu_count", lambda: 8)
-    made = []
+    made: list[int] = []
 
     def refuse(workers):
         made.append(workers)
         raise _Spawned(f"a pool of {workers} workers for a tiny job")
 
     monkeypatch.setattr(executor, "LocalExecutor", refuse)
+    return made
+
+
+def test_a_small_job_runs_in_process_by_default(tmp_path, fake, monkeypatch):
+    # the default worker count is the number of cores: pretend there are 8
+    made = _refuse_pools(monkeypatch)
     src = _inputs(tmp_path, 5)
     assert _convert(src, tmp_path / "auto") == 3  # one damaged record quarantined
     assert made == []
@@ -98,14 +104,7 @@ def test_a_set_worker_count_is_honoured(tmp_path, fake, monkeypatch):
 def test_a_run_override_keeps_the_default_worker_count(tmp_path, fake, monkeypatch):
     """`crawlmill run --no-resume` overrides one setting; the worker count stays a default
     (so a small job still runs in-process), not a count the user set."""
-    monkeypatch.setattr(os, "cpu_count", lambda: 8)
-    made = []
-
-    def refuse(workers):
-        made.append(workers)
-        raise _Spawned(f"a pool of {workers} workers for a tiny job")
-
-    monkeypatch.setattr(executor, "LocalExecutor", refuse)
+    made = _refuse_pools(monkeypatch)
     src = _inputs(tmp_path, 5)
     config = tmp_path / "pipeline.yaml"
     config.write_text(
