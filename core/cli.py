@@ -172,7 +172,10 @@ def build_parser() -> argparse.ArgumentParser:
     convert.add_argument("inputs", nargs="*", metavar="INPUT", help="input file, folder or glob")
     convert.set_defaults(late_inputs=[])
     convert.add_argument(
-        "--to", required=True, metavar="FORMAT", help="writer name (see `crawlmill plugins`)"
+        "--to",
+        default="warc",
+        metavar="FORMAT",
+        help="writer name (see `crawlmill plugins`; default: warc)",
     )
     convert.add_argument("-o", "--output", required=True, metavar="OUT", help="output folder")
     convert.add_argument(

@@ -371,3 +371,20 @@ def test_a_foreign_file_at_a_later_rollover_name_fails_the_task_and_is_kept(tmp_
     assert f"{out / 'x-00001.warc.gz'} exists and crawlmill did not write it" in err
     assert (out / "x-00001.warc.gz").read_bytes() == b"not crawlmill's"
     assert not (out / "x-00000.warc.gz").exists()  # the task committed nothing
+
+
+def test_the_issue_command_converts_to_warc_by_default_and_is_refused(tmp_path, capsys):
+    """`crawlmill convert inplace --filter kind keep=response -o inplace`, as a user types it:
+    `--to` defaults to WARC, and the run is refused before anything is written."""
+    src = tmp_path / "inplace"
+    src.mkdir()
+    shutil.copy(DATA / "example.warc.gz", src / "x.warc.gz")
+    before = _md5(src / "x.warc.gz")
+    code, err = cli(capsys, "convert", str(src), "--filter", "kind", "keep=response", "-o", str(src))
+    assert code == 2, err
+    assert _md5(src / "x.warc.gz") == before
+    assert sorted(p.name for p in src.iterdir()) == ["x.warc.gz"]
+    out = tmp_path / "out"
+    code, err = cli(capsys, "convert", str(src), "-o", str(out))
+    assert code == 0, err
+    assert _responses(out / "x.warc.gz") == _responses(src / "x.warc.gz")
