@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
-from .gzip_member import inflates_to, member_problem
+from .gzip_member import flag_problem, inflates_to, member_problem
 from .salvage import join_pieces, salvage
 
 try:  # pragma: no cover - depends on the installed packages
@@ -423,6 +423,8 @@ def _iter_gzip(
             pos = nxt
             continue
         start = pos
+        # RFC 1952: a compliant decompressor rejects reserved FLG bits; isal ignores them
+        flagged = flag_problem(inp.data[rel + 3]) if len(inp.data) > rel + 3 else None
         dec = _inflate_lib.decompressobj(31)
         produced = 0
         partial = False
@@ -479,6 +481,16 @@ def _iter_gzip(
                 while held:
                     yield Piece(held.popleft(), start, member=member)
                 yield Piece(out, start, end=True, length=length, member=member)
+                if flagged is not None:
+                    # inflated whole (its records are delivered) but not a compliant member
+                    yield Broken(
+                        start,
+                        length,
+                        f"gzip member header not RFC 1952 compliant: {flagged}",
+                        _window(inp, start, pos) if start >= inp.base else b"",
+                        partial=True,
+                        error_offset=start + 3,
+                    )
                 member += 1
                 multi = True
                 # adapt the input slice to the member size (small copies of unused_data)
@@ -494,6 +506,8 @@ def _iter_gzip(
         while held:  # a member cut by damage: what decoded before it is handed out
             partial = True
             yield Piece(held.popleft(), start, member=member)
+        if flagged is not None:
+            error = f"{error}; its header is not RFC 1952 compliant either: {flagged}"
         # resync: the next member may begin inside the damaged one's compressed range
         scan_from = start + 1 if start >= inp.base else pos
         nxt = _skip_to_magic(inp, scan_from, _GZIP_MEMBER_START, start)
