@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 
 from .compression import LZ4_MAGIC, ZSTD_MAGIC, Broken, Piece, compression_of
 from .http import head_end
-from .warc_length import After, judge_length
+from .warc_length import After, digest_disproves, judge_length
 
 __all__ = [
     "KNOWN_VERSIONS",
@@ -680,6 +680,8 @@ class WarcFramer:
         sep_end, run, after = self._separator(start, e)
         start, hend, e = self._rebase(start, hend, e)
         buf = self._buf
+        # a head-only HTTP block (revisit) owns its final blank line
+        head_only = buf.startswith(b"HTTP/", hend) and head_end(buf, hend, e) == e
         verdict = judge_length(
             version=header.version,
             line_ending=line_ending,
@@ -687,9 +689,39 @@ class WarcFramer:
             run=run,
             after=after,
             convention_seen=self._cl_incl_seen,
-            # a head-only HTTP block (revisit) owns its final blank line
-            head_only=buf.startswith(b"HTTP/", hend) and head_end(buf, hend, e) == e,
+            head_only=head_only,
         )
+        proven = None
+        if verdict.ok and verdict.issue and verdict.issue.startswith("separator"):
+            proven = digest_disproves(
+                digest=header.fields.get(b"warc-block-digest"),
+                block=buf[hend:e],
+                run=run,
+                line_ending=line_ending,
+                head_only=head_only,
+            )
+        if proven is not None:
+            # the record's digest proves the length: a repair that changes its bytes (a
+            # writer writes the true length) is damage, with the original bytes, and the
+            # record is delivered as its digest says
+            yield self._damage(
+                start,
+                sep_end,
+                f"Content-Length {cl} is wrong: WARC-Block-Digest matches a block of {proven}"
+                " bytes followed by a proper separator; the record is delivered with that block",
+            )
+            block_end = hend + proven
+            yield self._record(
+                start,
+                raw_header,
+                header,
+                (buf, hend, block_end),
+                buf[block_end:sep_end],
+                False,
+                issues,
+                sep_end,
+            )
+            return
         if not verdict.ok:
             yield from self._wrong_length(start, hend, cl, header, raw_header)
             return

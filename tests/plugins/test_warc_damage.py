@@ -328,3 +328,47 @@ def test_damage_inside_a_whole_file_gzip_is_in_compressed_offsets(tmp_path):
     # named in the reason
     assert (entry["offset"], entry["length"]) == (0, len(data)) and qdata == data
     assert f"decompressed stream offset {len(recs[0] + recs[1])}" in entry["reason"]
+
+
+# -- item 5: a length the record's own digest disproves -----------------------------------
+
+
+@pytest.mark.parametrize("k", [-4, -1, 3])
+@pytest.mark.parametrize("layout", ["plain", "gzip", "gzip-whole"])
+def test_length_disproved_by_the_block_digest_is_damage_and_repaired(tmp_path, k, layout):
+    import base64
+    import hashlib
+
+    block = b"GET /x HTTP/1.1\r\nHost: example.com\r\nAccept: */*\r\n\r\n"
+    digest = b"sha1:" + base64.b32encode(hashlib.sha1(block).digest())
+    bad = (
+        b"WARC/1.0\r\nWARC-Type: request\r\nWARC-Target-URI: http://example.com/x\r\n"
+        b"WARC-Date: 2020-01-02T03:04:05Z\r\n"
+        b"WARC-Record-ID: <urn:uuid:00000000-0000-0000-0000-00000000abcd>\r\n"
+        b"WARC-Block-Digest: " + digest + b"\r\n"
+        b"Content-Type: application/http; msgtype=request\r\n"
+        b"Content-Length: %d\r\n\r\n" % (len(block) + k) + block + b"\r\n\r\n"
+    )
+    recs = [rec(0), bad, rec(2)]
+    if layout == "plain":
+        data, start = b"".join(recs), len(recs[0])
+    elif layout == "gzip":
+        data, start = b"".join(map(gz, recs)), len(gz(recs[0]))
+    else:
+        data, start = gz(b"".join(recs)), 0
+    path = tmp_path / ("in.warc" if layout == "plain" else "in.warc.gz")
+    path.write_bytes(data)
+    code, out, report = convert(tmp_path, path)
+    assert code == 3
+    (d,) = report["damages"]
+    assert "WARC-Block-Digest" in d["reason"] and d["offset"] == start
+    got = written(out)
+    assert [h.get("WARC-Target-URI") for h, _ in got] == [
+        f"http://example.com/{i}" if i != 1 else "http://example.com/x" for i in range(3)
+    ]
+    h, written_block = got[1]
+    assert written_block == block and int(h["Content-Length"]) == len(block)
+    if layout != "gzip-whole":
+        ((entry, qdata),) = quarantine(out)
+        end = start + (len(bad) if layout == "plain" else len(gz(bad)))
+        assert entry["offset"] == start and qdata == data[start:end]
