@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
-from .gzip_member import flag_problem, inflates_to, member_problem
+from .gzip_member import flag_problem, header_length, inflates_to, member_problem
 from .salvage import join_pieces, salvage
 
 try:  # pragma: no cover - depends on the installed packages
@@ -43,6 +43,7 @@ __all__ = [
     "MemberSource",
     "Piece",
     "compression_of",
+    "damaged_gzip_header",
     "inflates_to",
     "inflate_backend",
     "iter_pieces",
@@ -67,6 +68,8 @@ _ZLIB_ERRORS: tuple[type[BaseException], ...] = (zlib.error, _inflate_lib.error,
 READ_SIZE = 1 << 20
 #: largest decompressed piece handed out at once (bounds memory for huge or hostile members).
 PIECE_SIZE = 8 << 20
+#: bytes of a file's start checked for a gzip header with a damaged magic.
+RAW_HEADER_SCAN = 64 << 10
 #: compressed bytes kept from a member's start so a corrupt member can be rescanned.
 RESCAN_WINDOW = 16 << 20
 #: how a damage reason names the member bound of :func:`iter_pieces` (see :func:`member_bound`).
@@ -123,6 +126,24 @@ def compression_of(head: bytes) -> str | None:
     if head.startswith(LZ4_MAGIC):
         return "lz4"
     return None
+
+
+def damaged_gzip_header(head: bytes) -> int | None:
+    """Length of the gzip header that starts ``head`` when its magic is damaged but the rest
+    is a gzip header (CM = 8, FLG and optional fields valid) followed by a deflate stream that
+    inflates: a whole-file gzip whose first bytes took a hit can still be read. ``None`` for
+    an intact magic and for anything that is not such a header."""
+    if len(head) < 18 or head[2] != 8 or head[:2] == GZIP_MAGIC:
+        return None
+    hlen, problem = header_length(GZIP_MAGIC + head[2:])
+    if problem is not None:
+        return None
+    dec = zlib.decompressobj(-zlib.MAX_WBITS)
+    try:
+        out = dec.decompress(head[hlen:], 256)
+    except zlib.error:
+        return None
+    return hlen if out or dec.eof else None
 
 
 @dataclass(slots=True)
@@ -412,7 +433,14 @@ def _iter_gzip(
         if pos - inp.base >= len(inp.data):
             return
         rel = pos - inp.base
-        if not inp.data.startswith(_GZIP_MEMBER_START, rel):
+        body = 0  # header bytes before a raw deflate stream (a damaged magic at the start)
+        if (
+            not inp.data.startswith(_GZIP_MEMBER_START, rel)
+            and pos == 0
+            and (hlen := damaged_gzip_header(bytes(inp.data[:RAW_HEADER_SCAN]))) is not None
+        ):
+            body = hlen
+        elif not inp.data.startswith(_GZIP_MEMBER_START, rel):
             nxt = _skip_to_magic(inp, pos + 1, _GZIP_MEMBER_START, pos)
             what = (
                 "trailing bytes after the last gzip member"
@@ -425,7 +453,15 @@ def _iter_gzip(
         start = pos
         # RFC 1952: a compliant decompressor rejects reserved FLG bits; isal ignores them
         flagged = flag_problem(inp.data[rel + 3]) if len(inp.data) > rel + 3 else None
-        dec = _inflate_lib.decompressobj(31)
+        wbits = 31
+        if body:
+            flagged = (
+                f"damaged gzip magic {bytes(inp.data[rel : rel + 2]).hex()} (1f8b expected);"
+                f" the deflate stream after its {body}-byte header was inflated"
+            )
+            wbits = -zlib.MAX_WBITS
+            pos += body
+        dec = _inflate_lib.decompressobj(wbits)
         produced = 0
         partial = False
         error: str | None = None
@@ -448,7 +484,8 @@ def _iter_gzip(
             except _ZLIB_ERRORS as exc:
                 # the call's output is lost: replay the member to hand out all that decoded
                 saved = _salvage(
-                    inp, start, pos, bytes(feed), lambda: _inflate_lib.decompressobj(31),
+                    inp, start + body, pos, bytes(feed),
+                    lambda w=wbits: _inflate_lib.decompressobj(w),
                     _inflate_steps(piece_size), _ZLIB_ERRORS, produced, bound - produced, 1 << 16,
                 )  # fmt: skip
                 for data in join_pieces(saved.pieces, piece_size):
@@ -467,6 +504,8 @@ def _iter_gzip(
             consumed = len(feed) - len(dec.unconsumed_tail)
             if dec.eof:
                 consumed -= len(dec.unused_data)
+                if body:  # a raw deflate stream: its gzip trailer follows
+                    consumed += min(8, len(dec.unused_data))
             pos += consumed
             produced += len(out)
             if produced > bound:

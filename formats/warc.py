@@ -40,7 +40,14 @@ from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from .compression import LZ4_MAGIC, ZSTD_MAGIC, Broken, Piece, compression_of
+from .compression import (
+    LZ4_MAGIC,
+    ZSTD_MAGIC,
+    Broken,
+    Piece,
+    compression_of,
+    damaged_gzip_header,
+)
 from .http import head_end
 from .warc_length import After, digest_disproves, judge_length
 
@@ -89,8 +96,8 @@ _MAGICS = ((b"\x1f\x8b\x08", "gzip"), (ZSTD_MAGIC, "zstd"), (LZ4_MAGIC, "lz4"))
 def _inflates_to_warc(data: bytes, kind: str) -> bool:
     """Whether a member/frame starting ``data`` inflates to bytes that begin a WARC record."""
     try:
-        if kind == "gzip":
-            out = zlib.decompressobj(31).decompress(data, 64)
+        if kind in ("gzip", "deflate"):
+            out = zlib.decompressobj(31 if kind == "gzip" else -15).decompress(data, 64)
         elif kind == "zstd":
             import zstandard
 
@@ -112,12 +119,16 @@ def locate_start(head: bytes) -> tuple[str | None, int]:
     The first bytes alone do not decide: damage there (a flipped bit in the first gzip magic,
     zeros or garbage before the first record) is looked past, to the first member that
     inflates to a WARC version line or the first version line of a plain file, whichever
-    comes first.
+    comes first. A gzip header with a damaged magic whose deflate stream inflates to a WARC
+    version line is ``"gzip"`` at 0 (the reader inflates it and reports the header).
     """
     kind = compression_of(head[:4])
     if kind is not None or _START.match(head):
         return kind, 0
     head = head[:SCAN_START_BYTES]
+    hlen = damaged_gzip_header(head)
+    if hlen is not None and _inflates_to_warc(head[hlen:], "deflate"):
+        return "gzip", 0  # a whole-file gzip whose magic took a hit
     best: tuple[str | None, int] | None = None
     m = _RESYNC.search(head)
     if m is not None:

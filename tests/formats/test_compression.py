@@ -355,3 +355,39 @@ def test_corrupt_member_with_reserved_flag_bits_names_both_problems():
     blob[-8] ^= 0xFF  # CRC32
     (broken,) = [i for i in iter_pieces(io.BytesIO(bytes(blob)), "gzip") if isinstance(i, Broken)]
     assert "reserved FLG bits" in broken.reason and broken.offset == 0
+
+
+def test_damaged_gzip_header_needs_a_gzip_header_and_a_deflate_stream():
+    from crawlmill.formats.compression import damaged_gzip_header
+
+    intact = gz(b"WARC/1.0\r\n" * 50)
+    assert damaged_gzip_header(intact) is None  # the magic is fine
+    for pos, bit in ((0, 1), (1, 0x40)):
+        bad = bytearray(intact)
+        bad[pos] ^= bit
+        assert damaged_gzip_header(bytes(bad)) == 10
+    bad = bytearray(intact)
+    bad[0] ^= 1
+    bad[2] = 7  # not deflate
+    assert damaged_gzip_header(bytes(bad)) is None
+    bad[2] = 8
+    bad[10:14] = b"\xff\xff\xff\xff"  # no deflate stream after the header
+    assert damaged_gzip_header(bytes(bad)) is None
+    assert damaged_gzip_header(b"WARC/1.0\r\nWARC-Type: x\r\n") is None
+    assert damaged_gzip_header(b"\x00\x00\x08\x00" + bytes(100)) is None
+
+
+def test_whole_file_gzip_with_a_damaged_magic_inflates_with_one_broken():
+    raw = b"".join(b"line %d\n" % i for i in range(20000))
+    blob = bytearray(gz(raw))
+    blob[1] ^= 0x10
+    for threads in (0, 2):
+        items = list(iter_pieces(io.BytesIO(bytes(blob)), "gzip", threads=threads))
+        broken = [i for i in items if isinstance(i, Broken)]
+        assert len(broken) == 1 and broken[0].offset == 0 and broken[0].length == len(blob)
+        assert "damaged gzip magic" in broken[0].reason
+        assert b"".join(i.data for i in items if isinstance(i, Piece)) == raw
+    # only at the start of the file: a later member is resynced on, not guessed at
+    two = gz(b"first") + bytes(blob)
+    items = list(iter_pieces(io.BytesIO(two), "gzip"))
+    assert [i.data for i in items if isinstance(i, Piece)] == [b"first"]
