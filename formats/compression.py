@@ -245,10 +245,11 @@ def iter_pieces(
     ``max_member_bytes`` bounds the members (frames) of a multi-member file: once one member
     has ended, a later member that inflates beyond it is not inflated further and yields no
     piece, only one ``Broken`` with its compressed bytes (its pieces are held back until it
-    ends, so memory stays within the bound plus a piece). The first member is bounded by
-    ``max_decompressed_bytes``: a whole-file gzip (ClueWeb09) is one large member; only
-    beyond ``max_member_bytes`` at more than :data:`MAX_STREAM_RATIO` to 1 is it a bomb, cut
-    there (its pieces so far were handed out).
+    ends, so memory stays within the bound plus a piece). The first member is a stream,
+    bounded only by ``max_decompressed_bytes``: a whole-file gzip (ClueWeb09) is one large
+    member, and junk inside it that deflates like a bomb (a 64 MiB header line) is followed
+    by good records; its pieces are handed out as they come (memory stays at a piece), so
+    the consumer skips the junk and the stream bound bounds the time a real bomb costs.
     :func:`member_bound` gives the bound for record-per-member files.
 
     With ``threads > 0`` gzip members are inflated ahead by that many worker threads, and by
@@ -511,9 +512,6 @@ def _iter_gzip(
             if produced > bound:
                 error = f"gzip member inflates beyond {bound_name}={bound}; stopped there"
                 held = None  # the compressed bytes go to the Broken, not the inflated ones
-                break
-            if held is None and (bomb := _stream_bomb(produced, pos - start, member_limit)):
-                error = f"gzip member {bomb}; stopped there"
                 break
             if dec.eof:
                 length = pos - start
@@ -905,25 +903,6 @@ class _ZstdFeeds:
         return min(q, inp.base + len(inp.data))
 
 
-#: decompressed bytes per compressed byte beyond which a member larger than the member bound
-#: is a bomb, not a whole-file stream (text and HTML deflate 3-20:1; zeros 1032:1). Apache POI
-#: refuses zip entries beyond the same ratio (ZipSecureFile, MIN_INFLATE_RATIO = 0.01).
-MAX_STREAM_RATIO = 100
-
-
-def _stream_bomb(produced: int, consumed: int, member_limit: int | None) -> str | None:
-    """Why a stream member (the first of a file, not held back) is a bomb: beyond the member
-    bound at more than :data:`MAX_STREAM_RATIO` to 1; ``None`` while it is not one."""
-    if member_limit is None or produced <= member_limit:
-        return None
-    if produced <= MAX_STREAM_RATIO * consumed:
-        return None
-    return (
-        f"inflates beyond {member_limit} bytes ({_MEMBER_BOUND}) at more than"
-        f" {MAX_STREAM_RATIO}:1 ({produced} bytes from {consumed}): a bomb, not a stream"
-    )
-
-
 def _frame_bound(member_limit: int | None, ended: bool) -> tuple[int, str] | None:
     """The bound of the next frame: ``member_limit`` once a frame has ended, else none."""
     if member_limit is None or not ended:
@@ -953,7 +932,6 @@ def _frame(
     limit: int,
     piece_size: int,
     bound: tuple[int, str] | None = None,
-    stream_bound: int | None = None,
 ) -> Iterator[Piece | Broken]:
     """Decode one ``name`` frame (zstd, LZ4) that starts at file offset ``pos`` with the
     streaming decompressors ``new_decoder()`` makes (``decompress``, ``eof``, ``unused_data``),
@@ -963,7 +941,7 @@ def _frame(
     to the next frame magic; returns the file offset after the frame (or of that next magic).
     With ``bound`` (``(bytes, name)``, lower than ``limit``) the pieces are held back until
     the frame ends; a frame beyond it yields only the ``Broken``, with its compressed bytes.
-    Without, ``stream_bound`` is the member bound :func:`_stream_bomb` checks."""
+    Without (the first frame, a stream), only ``limit`` bounds it."""
     start, produced, error, error_at = pos, 0, None, None
     dec = new_decoder()
     pending: list[bytes] = []
@@ -1006,9 +984,6 @@ def _frame(
             error = f"{name} frame inflates beyond {limit_name}={limit}; stopped there"
             if held is not None:  # the compressed bytes go to the Broken, not the decoded ones
                 held, pending = None, []
-            break
-        if held is None and (bomb := _stream_bomb(produced, pos - start, stream_bound)):
-            error = f"{name} frame {bomb}; stopped there"
             break
         for out in outs:
             if out:
@@ -1071,7 +1046,6 @@ def _iter_lz4(
             limit,
             piece_size,
             _frame_bound(member_limit, ended),
-            member_limit,
         )
         ended = ended or ok
         member += 1
@@ -1148,7 +1122,6 @@ def _iter_zstd(
             limit,
             piece_size,
             _frame_bound(member_limit, ended),
-            member_limit,
         )
         ended = ended or ok
         member += 1
