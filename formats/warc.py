@@ -703,7 +703,9 @@ class WarcFramer:
             head_only=head_only,
         )
         proven = None
-        if verdict.ok and verdict.issue and verdict.issue.startswith("separator"):
+        if after is not After.OTHER and (
+            not verdict.ok or (verdict.issue or "").startswith("separator")
+        ):
             proven = digest_disproves(
                 digest=header.fields.get(b"warc-block-digest"),
                 block=buf[hend:e],
