@@ -666,6 +666,15 @@ class WarcFramer:
         raw_header = buf[start:hend]
         header = parse_header(raw_header)
         issues = header.issues
+        if raw_header[:4] not in (b"WARC", b"warc"):
+            # no writer mixes the case of the magic: a flipped bit (0x20) in it. The record is
+            # delivered (a writer writes "WARC"), the damaged line reported with its bytes
+            yield self._damage(
+                start,
+                hend,
+                f"version line starts {raw_header[:4]!r}, not WARC: a damaged byte; the record"
+                " is delivered with an upper-case version line",
+            )
         cl_raw = header.fields.get(b"content-length")
         try:
             cl = int(cl_raw) if cl_raw is not None else -1

@@ -374,3 +374,43 @@ def test_length_disproved_by_the_block_digest_is_damage_and_repaired(tmp_path, k
         ((entry, qdata),) = quarantine(out)
         end = start + (len(bad) if layout == "plain" else len(gz(bad)))
         assert entry["offset"] == start and qdata == data[start:end]
+
+
+# -- a flipped case bit in a version line ------------------------------------------------------
+
+
+@pytest.mark.parametrize("magic", [b"WArC", b"wARC", b"WARc"])
+@pytest.mark.parametrize("compressed", [False, True])
+def test_mixed_case_version_line_is_damage_and_the_record_delivered(tmp_path, magic, compressed):
+    recs = [rec(i) for i in range(3)]
+    recs[1] = magic + recs[1][4:]
+    if compressed:
+        data = gz(b"".join(recs))  # whole-file gzip
+        path = tmp_path / "in.warc.gz"
+    else:
+        data = b"".join(recs)
+        path = tmp_path / "in.warc"
+    path.write_bytes(data)
+    code, out, report = convert(tmp_path, path)
+    assert code == 3
+    assert uris(out) == [f"http://example.com/{i}" for i in range(3)]
+    assert all(h.get("WARC-Type") for h, _ in written(out))
+    (result,) = out.glob("*.warc*")
+    import gzip
+
+    stream = gzip.decompress(result.read_bytes())  # every member
+    assert magic not in stream and stream.count(b"WARC/1.0\r\n") == 3
+    (d,) = report["damages"]
+    assert repr(magic) in d["reason"]
+    if not compressed:
+        ((entry, qdata),) = quarantine(out)
+        assert entry["offset"] == len(recs[0]) and qdata.startswith(magic + b"/1.0\r\n")
+
+
+def test_lower_case_version_line_is_a_quirk_not_damage(tmp_path):
+    recs = [rec(i) for i in range(2)]
+    path = tmp_path / "in.warc"
+    path.write_bytes(recs[0] + b"warc" + recs[1][4:])
+    code, out, report = convert(tmp_path, path)
+    assert code == 0 and not report["damages"]
+    assert uris(out) == [f"http://example.com/{i}" for i in range(2)]
