@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
-from .gzip_member import inflates_to, member_problem
+from .gzip_member import flag_problem, header_length, inflates_to, member_problem
 from .salvage import join_pieces, salvage
 
 try:  # pragma: no cover - depends on the installed packages
@@ -43,6 +43,7 @@ __all__ = [
     "MemberSource",
     "Piece",
     "compression_of",
+    "damaged_gzip_header",
     "inflates_to",
     "inflate_backend",
     "iter_pieces",
@@ -67,6 +68,8 @@ _ZLIB_ERRORS: tuple[type[BaseException], ...] = (zlib.error, _inflate_lib.error,
 READ_SIZE = 1 << 20
 #: largest decompressed piece handed out at once (bounds memory for huge or hostile members).
 PIECE_SIZE = 8 << 20
+#: bytes of a file's start checked for a gzip header with a damaged magic.
+RAW_HEADER_SCAN = 64 << 10
 #: compressed bytes kept from a member's start so a corrupt member can be rescanned.
 RESCAN_WINDOW = 16 << 20
 #: how a damage reason names the member bound of :func:`iter_pieces` (see :func:`member_bound`).
@@ -123,6 +126,24 @@ def compression_of(head: bytes) -> str | None:
     if head.startswith(LZ4_MAGIC):
         return "lz4"
     return None
+
+
+def damaged_gzip_header(head: bytes) -> int | None:
+    """Length of the gzip header that starts ``head`` when its magic is damaged but the rest
+    is a gzip header (CM = 8, FLG and optional fields valid) followed by a deflate stream that
+    inflates: a whole-file gzip whose first bytes took a hit can still be read. ``None`` for
+    an intact magic and for anything that is not such a header."""
+    if len(head) < 18 or head[2] != 8 or head[:2] == GZIP_MAGIC:
+        return None
+    hlen, problem = header_length(GZIP_MAGIC + head[2:])
+    if problem is not None:
+        return None
+    dec = zlib.decompressobj(-zlib.MAX_WBITS)
+    try:
+        out = dec.decompress(head[hlen:], 256)
+    except zlib.error:
+        return None
+    return hlen if out or dec.eof else None
 
 
 @dataclass(slots=True)
@@ -224,10 +245,11 @@ def iter_pieces(
     ``max_member_bytes`` bounds the members (frames) of a multi-member file: once one member
     has ended, a later member that inflates beyond it is not inflated further and yields no
     piece, only one ``Broken`` with its compressed bytes (its pieces are held back until it
-    ends, so memory stays within the bound plus a piece). The first member is bounded by
-    ``max_decompressed_bytes``: a whole-file gzip (ClueWeb09) is one large member; only
-    beyond ``max_member_bytes`` at more than :data:`MAX_STREAM_RATIO` to 1 is it a bomb, cut
-    there (its pieces so far were handed out).
+    ends, so memory stays within the bound plus a piece). The first member is a stream,
+    bounded only by ``max_decompressed_bytes``: a whole-file gzip (ClueWeb09) is one large
+    member, and junk inside it that deflates like a bomb (a 64 MiB header line) is followed
+    by good records; its pieces are handed out as they come (memory stays at a piece), so
+    the consumer skips the junk and the stream bound bounds the time a real bomb costs.
     :func:`member_bound` gives the bound for record-per-member files.
 
     With ``threads > 0`` gzip members are inflated ahead by that many worker threads, and by
@@ -412,7 +434,14 @@ def _iter_gzip(
         if pos - inp.base >= len(inp.data):
             return
         rel = pos - inp.base
-        if not inp.data.startswith(_GZIP_MEMBER_START, rel):
+        body = 0  # header bytes before a raw deflate stream (a damaged magic at the start)
+        if (
+            not inp.data.startswith(_GZIP_MEMBER_START, rel)
+            and pos == 0
+            and (hlen := damaged_gzip_header(bytes(inp.data[:RAW_HEADER_SCAN]))) is not None
+        ):
+            body = hlen
+        elif not inp.data.startswith(_GZIP_MEMBER_START, rel):
             nxt = _skip_to_magic(inp, pos + 1, _GZIP_MEMBER_START, pos)
             what = (
                 "trailing bytes after the last gzip member"
@@ -423,7 +452,17 @@ def _iter_gzip(
             pos = nxt
             continue
         start = pos
-        dec = _inflate_lib.decompressobj(31)
+        # RFC 1952: a compliant decompressor rejects reserved FLG bits; isal ignores them
+        flagged = flag_problem(inp.data[rel + 3]) if len(inp.data) > rel + 3 else None
+        wbits = 31
+        if body:
+            flagged = (
+                f"damaged gzip magic {bytes(inp.data[rel : rel + 2]).hex()} (1f8b expected);"
+                f" the deflate stream after its {body}-byte header was inflated"
+            )
+            wbits = -zlib.MAX_WBITS
+            pos += body
+        dec = _inflate_lib.decompressobj(wbits)
         produced = 0
         partial = False
         error: str | None = None
@@ -446,7 +485,8 @@ def _iter_gzip(
             except _ZLIB_ERRORS as exc:
                 # the call's output is lost: replay the member to hand out all that decoded
                 saved = _salvage(
-                    inp, start, pos, bytes(feed), lambda: _inflate_lib.decompressobj(31),
+                    inp, start + body, pos, bytes(feed),
+                    lambda w=wbits: _inflate_lib.decompressobj(w),
                     _inflate_steps(piece_size), _ZLIB_ERRORS, produced, bound - produced, 1 << 16,
                 )  # fmt: skip
                 for data in join_pieces(saved.pieces, piece_size):
@@ -465,20 +505,29 @@ def _iter_gzip(
             consumed = len(feed) - len(dec.unconsumed_tail)
             if dec.eof:
                 consumed -= len(dec.unused_data)
+                if body:  # a raw deflate stream: its gzip trailer follows
+                    consumed += min(8, len(dec.unused_data))
             pos += consumed
             produced += len(out)
             if produced > bound:
                 error = f"gzip member inflates beyond {bound_name}={bound}; stopped there"
                 held = None  # the compressed bytes go to the Broken, not the inflated ones
                 break
-            if held is None and (bomb := _stream_bomb(produced, pos - start, member_limit)):
-                error = f"gzip member {bomb}; stopped there"
-                break
             if dec.eof:
                 length = pos - start
                 while held:
                     yield Piece(held.popleft(), start, member=member)
                 yield Piece(out, start, end=True, length=length, member=member)
+                if flagged is not None:
+                    # inflated whole (its records are delivered) but not a compliant member
+                    yield Broken(
+                        start,
+                        length,
+                        f"gzip member header not RFC 1952 compliant: {flagged}",
+                        _window(inp, start, pos) if start >= inp.base else b"",
+                        partial=True,
+                        error_offset=start + 3,
+                    )
                 member += 1
                 multi = True
                 # adapt the input slice to the member size (small copies of unused_data)
@@ -494,6 +543,8 @@ def _iter_gzip(
         while held:  # a member cut by damage: what decoded before it is handed out
             partial = True
             yield Piece(held.popleft(), start, member=member)
+        if flagged is not None:
+            error = f"{error}; its header is not RFC 1952 compliant either: {flagged}"
         # resync: the next member may begin inside the damaged one's compressed range
         scan_from = start + 1 if start >= inp.base else pos
         nxt = _skip_to_magic(inp, scan_from, _GZIP_MEMBER_START, start)
@@ -852,25 +903,6 @@ class _ZstdFeeds:
         return min(q, inp.base + len(inp.data))
 
 
-#: decompressed bytes per compressed byte beyond which a member larger than the member bound
-#: is a bomb, not a whole-file stream (text and HTML deflate 3-20:1; zeros 1032:1). Apache POI
-#: refuses zip entries beyond the same ratio (ZipSecureFile, MIN_INFLATE_RATIO = 0.01).
-MAX_STREAM_RATIO = 100
-
-
-def _stream_bomb(produced: int, consumed: int, member_limit: int | None) -> str | None:
-    """Why a stream member (the first of a file, not held back) is a bomb: beyond the member
-    bound at more than :data:`MAX_STREAM_RATIO` to 1; ``None`` while it is not one."""
-    if member_limit is None or produced <= member_limit:
-        return None
-    if produced <= MAX_STREAM_RATIO * consumed:
-        return None
-    return (
-        f"inflates beyond {member_limit} bytes ({_MEMBER_BOUND}) at more than"
-        f" {MAX_STREAM_RATIO}:1 ({produced} bytes from {consumed}): a bomb, not a stream"
-    )
-
-
 def _frame_bound(member_limit: int | None, ended: bool) -> tuple[int, str] | None:
     """The bound of the next frame: ``member_limit`` once a frame has ended, else none."""
     if member_limit is None or not ended:
@@ -900,7 +932,6 @@ def _frame(
     limit: int,
     piece_size: int,
     bound: tuple[int, str] | None = None,
-    stream_bound: int | None = None,
 ) -> Iterator[Piece | Broken]:
     """Decode one ``name`` frame (zstd, LZ4) that starts at file offset ``pos`` with the
     streaming decompressors ``new_decoder()`` makes (``decompress``, ``eof``, ``unused_data``),
@@ -910,7 +941,7 @@ def _frame(
     to the next frame magic; returns the file offset after the frame (or of that next magic).
     With ``bound`` (``(bytes, name)``, lower than ``limit``) the pieces are held back until
     the frame ends; a frame beyond it yields only the ``Broken``, with its compressed bytes.
-    Without, ``stream_bound`` is the member bound :func:`_stream_bomb` checks."""
+    Without (the first frame, a stream), only ``limit`` bounds it."""
     start, produced, error, error_at = pos, 0, None, None
     dec = new_decoder()
     pending: list[bytes] = []
@@ -953,9 +984,6 @@ def _frame(
             error = f"{name} frame inflates beyond {limit_name}={limit}; stopped there"
             if held is not None:  # the compressed bytes go to the Broken, not the decoded ones
                 held, pending = None, []
-            break
-        if held is None and (bomb := _stream_bomb(produced, pos - start, stream_bound)):
-            error = f"{name} frame {bomb}; stopped there"
             break
         for out in outs:
             if out:
@@ -1018,7 +1046,6 @@ def _iter_lz4(
             limit,
             piece_size,
             _frame_bound(member_limit, ended),
-            member_limit,
         )
         ended = ended or ok
         member += 1
@@ -1095,7 +1122,6 @@ def _iter_zstd(
             limit,
             piece_size,
             _frame_bound(member_limit, ended),
-            member_limit,
         )
         ended = ended or ok
         member += 1

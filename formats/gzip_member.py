@@ -14,13 +14,21 @@ from __future__ import annotations
 import struct
 import zlib
 
-__all__ = ["inflates_to", "member_problem"]
+__all__ = ["flag_problem", "inflates_to", "member_problem"]
 
 FTEXT, FHCRC, FEXTRA, FNAME, FCOMMENT = 1, 2, 4, 8, 16
 #: FLG bits 5-7, reserved: a compliant decompressor must reject a member that sets one.
 FLG_RESERVED = 0xE0
 _HEADER = struct.Struct("<BBBBIBB")  # ID1 ID2 CM FLG MTIME XFL OS
 _TRAILER = struct.Struct("<II")  # CRC32 ISIZE
+
+
+def flag_problem(flg: int) -> str | None:
+    """Why a gzip header's FLG byte ``flg`` is not one RFC 1952 allows (a reserved bit set),
+    or ``None``. isal and Python's :mod:`gzip` inflate such a member; zlib rejects it."""
+    if flg & FLG_RESERVED:
+        return f"reserved FLG bits set (FLG=0x{flg:02x}; RFC 1952 requires them zero)"
+    return None
 
 
 def header_length(member: bytes | bytearray) -> tuple[int, str | None]:
@@ -33,8 +41,8 @@ def header_length(member: bytes | bytearray) -> tuple[int, str | None]:
         return 0, "no gzip magic (1f 8b)"
     if cm != 8:
         return 0, f"compression method {cm} is not deflate (8)"
-    if flg & FLG_RESERVED:
-        return 0, f"reserved FLG bits set (FLG=0x{flg:02x}; RFC 1952 requires them zero)"
+    if (problem := flag_problem(flg)) is not None:
+        return 0, problem
     pos = _HEADER.size
     if flg & FEXTRA:
         if len(member) < pos + 2:

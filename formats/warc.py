@@ -40,9 +40,16 @@ from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from .compression import LZ4_MAGIC, ZSTD_MAGIC, Broken, Piece, compression_of
+from .compression import (
+    LZ4_MAGIC,
+    ZSTD_MAGIC,
+    Broken,
+    Piece,
+    compression_of,
+    damaged_gzip_header,
+)
 from .http import head_end
-from .warc_length import After, judge_length
+from .warc_length import After, digest_disproves, judge_length
 
 __all__ = [
     "KNOWN_VERSIONS",
@@ -89,8 +96,8 @@ _MAGICS = ((b"\x1f\x8b\x08", "gzip"), (ZSTD_MAGIC, "zstd"), (LZ4_MAGIC, "lz4"))
 def _inflates_to_warc(data: bytes, kind: str) -> bool:
     """Whether a member/frame starting ``data`` inflates to bytes that begin a WARC record."""
     try:
-        if kind == "gzip":
-            out = zlib.decompressobj(31).decompress(data, 64)
+        if kind in ("gzip", "deflate"):
+            out = zlib.decompressobj(31 if kind == "gzip" else -15).decompress(data, 64)
         elif kind == "zstd":
             import zstandard
 
@@ -112,12 +119,16 @@ def locate_start(head: bytes) -> tuple[str | None, int]:
     The first bytes alone do not decide: damage there (a flipped bit in the first gzip magic,
     zeros or garbage before the first record) is looked past, to the first member that
     inflates to a WARC version line or the first version line of a plain file, whichever
-    comes first.
+    comes first. A gzip header with a damaged magic whose deflate stream inflates to a WARC
+    version line is ``"gzip"`` at 0 (the reader inflates it and reports the header).
     """
     kind = compression_of(head[:4])
     if kind is not None or _START.match(head):
         return kind, 0
     head = head[:SCAN_START_BYTES]
+    hlen = damaged_gzip_header(head)
+    if hlen is not None and _inflates_to_warc(head[hlen:], "deflate"):
+        return "gzip", 0  # a whole-file gzip whose magic took a hit
     best: tuple[str | None, int] | None = None
     m = _RESYNC.search(head)
     if m is not None:
@@ -655,6 +666,15 @@ class WarcFramer:
         raw_header = buf[start:hend]
         header = parse_header(raw_header)
         issues = header.issues
+        if raw_header[:4] not in (b"WARC", b"warc"):
+            # no writer mixes the case of the magic: a flipped bit (0x20) in it. The record is
+            # delivered (a writer writes "WARC"), the damaged line reported with its bytes
+            yield self._damage(
+                start,
+                hend,
+                f"version line starts {raw_header[:4]!r}, not WARC: a damaged byte; the record"
+                " is delivered with an upper-case version line",
+            )
         cl_raw = header.fields.get(b"content-length")
         try:
             cl = int(cl_raw) if cl_raw is not None else -1
@@ -680,6 +700,8 @@ class WarcFramer:
         sep_end, run, after = self._separator(start, e)
         start, hend, e = self._rebase(start, hend, e)
         buf = self._buf
+        # a head-only HTTP block (revisit) owns its final blank line
+        head_only = buf.startswith(b"HTTP/", hend) and head_end(buf, hend, e) == e
         verdict = judge_length(
             version=header.version,
             line_ending=line_ending,
@@ -687,9 +709,41 @@ class WarcFramer:
             run=run,
             after=after,
             convention_seen=self._cl_incl_seen,
-            # a head-only HTTP block (revisit) owns its final blank line
-            head_only=buf.startswith(b"HTTP/", hend) and head_end(buf, hend, e) == e,
+            head_only=head_only,
         )
+        proven = None
+        if after is not After.OTHER and (
+            not verdict.ok or (verdict.issue or "").startswith("separator")
+        ):
+            proven = digest_disproves(
+                digest=header.fields.get(b"warc-block-digest"),
+                block=buf[hend:e],
+                run=run,
+                line_ending=line_ending,
+                head_only=head_only,
+            )
+        if proven is not None:
+            # the record's digest proves the length: a repair that changes its bytes (a
+            # writer writes the true length) is damage, with the original bytes, and the
+            # record is delivered as its digest says
+            yield self._damage(
+                start,
+                sep_end,
+                f"Content-Length {cl} is wrong: WARC-Block-Digest matches a block of {proven}"
+                " bytes followed by a proper separator; the record is delivered with that block",
+            )
+            block_end = hend + proven
+            yield self._record(
+                start,
+                raw_header,
+                header,
+                (buf, hend, block_end),
+                buf[block_end:sep_end],
+                False,
+                issues,
+                sep_end,
+            )
+            return
         if not verdict.ok:
             yield from self._wrong_length(start, hend, cl, header, raw_header)
             return

@@ -13,7 +13,15 @@ ending in the record's blank line, and the next version line right there (or, on
 showed the convention, the end of the member or file). Its block is then the declared bytes
 minus that blank line, which becomes the separator; no byte changes. When damage follows such
 a record, the record is whole if the file showed the convention before or has ClueWeb09's
-LF-only headers; the damage is reported on its own.
+LF-only headers; the damage is reported on its own. Once a file showed the convention, a record
+followed by an odd CR/LF run (neither the convention's nothing nor a proper separator) breaks
+it: its declared length is inconsistent.
+
+An odd or missing separator before a boundary alone proves nothing (real writers leave extra or
+missing newlines), but the record's own ``WARC-Block-Digest`` can:
+:func:`digest_disproves` finds the block length that would leave exactly a proper separator
+and the digest matching it while it does not match the declared block; the declared length is
+then wrong.
 
 :func:`judge_length` is pure: the framer gives it the facts, it returns a :class:`Verdict`.
 """
@@ -23,7 +31,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-__all__ = ["After", "Verdict", "judge_length"]
+from .digest import digest_matches
+
+__all__ = ["After", "Verdict", "digest_disproves", "judge_length"]
 
 #: versions whose files may follow the ClueWeb09 length convention.
 CONVENTION_VERSIONS = frozenset({"0.17", "0.18"})
@@ -96,6 +106,10 @@ def judge_length(
             # whole, what follows is damage of its own
             return Verdict(True, len(expected), _CONVENTION, separator=0)
         return WRONG
+    if run and convention_seen and version in CONVENTION_VERSIONS:
+        # the file's records end on the convention's boundary (nothing after the declared
+        # bytes): an odd run after this one shows its length does not
+        return WRONG
     if run:
         return Verdict(
             True, 0, f"separator: unexpected record separator {run!r} (expected {expected!r})"
@@ -103,3 +117,31 @@ def judge_length(
     if convention and (after is After.VERSION or convention_seen):
         return Verdict(True, len(expected), _CONVENTION)
     return Verdict(True, 0, "separator: record separator missing")
+
+
+def digest_disproves(
+    *, digest: bytes | None, block: bytes, run: bytes, line_ending: bytes, head_only: bool = False
+) -> int | None:
+    """The block length the record's ``WARC-Block-Digest`` proves, when it is not the declared
+    one: ``block`` (the declared bytes) is followed by the odd or missing separator ``run``;
+    the candidate is the length that leaves exactly a proper separator (the declared block
+    extended by the run's extra CR/LF bytes, or cut by the separator bytes it holds). Returns
+    it only when the digest matches that block and not the declared one; else ``None`` (no
+    digest, an unknown algorithm, or nothing proven). A head-only HTTP block (``head_only``)
+    is never cut: its final blank line is its own, whatever a writer digested (webrecorder
+    digests a revisit's head without it)."""
+    if not digest:
+        return None
+    expected = line_ending + line_ending
+    if len(run) > len(expected) and run.endswith(expected):
+        candidate = block + run[: len(run) - len(expected)]
+    elif len(run) < len(expected) and not head_only:
+        k = len(expected) - len(run)
+        if k > len(block) or block[len(block) - k :] + run != expected:
+            return None
+        candidate = block[: len(block) - k]
+    else:
+        return None
+    if digest_matches(digest, candidate) and digest_matches(digest, block) is False:
+        return len(candidate)
+    return None

@@ -43,7 +43,13 @@ from crawlmill.core import (
     RecordKind,
     hookimpl,
 )
-from crawlmill.formats.compression import MemberSource, iter_pieces, member_bound, prefetch
+from crawlmill.formats.compression import (
+    MemberSource,
+    compression_of,
+    iter_pieces,
+    member_bound,
+    prefetch,
+)
 from crawlmill.formats.http import content_type as http_content_type
 from crawlmill.formats.http import head_end, media_type
 from crawlmill.formats.warc import (
@@ -420,11 +426,13 @@ def crawlmill_detect_format(path: str, head: bytes) -> list[tuple[str, float]] |
 
 def _damaged_start_score(path: str) -> float:
     """0.6 when a bounded scan of the file's first bytes finds a WARC record start past
-    damage (see :func:`~crawlmill.formats.warc.locate_start`), else 0."""
+    damage, or a WARC inside a gzip header with a damaged magic (see
+    :func:`~crawlmill.formats.warc.locate_start`), else 0."""
     try:
         with open(path, "rb") as fh:
             raw = fh.read(SCAN_START_BYTES)
     except OSError:
         return 0.0
     kind, at = locate_start(raw)
-    return 0.6 if at > 0 else 0.0
+    # past damage, or a container the first bytes do not show (a damaged gzip magic)
+    return 0.6 if at > 0 or kind != compression_of(raw[:4]) else 0.0

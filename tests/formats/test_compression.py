@@ -198,7 +198,9 @@ def _summary(items) -> list:
     return out
 
 
-@pytest.mark.parametrize("damage", ["none", "garbage", "corrupt", "truncated", "fake-magic"])
+@pytest.mark.parametrize(
+    "damage", ["none", "garbage", "corrupt", "truncated", "fake-magic", "reserved-flag"]
+)
 def test_parallel_inflate_equals_sequential(monkeypatch, damage):
     monkeypatch.setattr(compression, "PARALLEL_CHUNK", 3000)
     monkeypatch.setattr(compression, "PARALLEL_TASK", 700)
@@ -212,6 +214,8 @@ def test_parallel_inflate_equals_sequential(monkeypatch, damage):
     elif damage == "fake-magic":  # a stored (uncompressed) member holding gzip magic bytes
         c = zlib.compressobj(0, zlib.DEFLATED, 31)
         blobs[70] = c.compress(b"xx\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03yy" * 30) + c.flush()
+    elif damage == "reserved-flag":
+        blobs[80] = blobs[80][:3] + bytes([blobs[80][3] | 0x80]) + blobs[80][4:]
     data = b"".join(blobs)
     if damage == "truncated":
         data = data[:-25]
@@ -310,3 +314,80 @@ def test_member_source_reads_spans_and_refuses_missing_or_short_ones(tmp_path):
     finally:
         source.close()
     source.close()  # idempotent
+
+
+@pytest.mark.parametrize("which", [0, 1, 2])
+def test_member_with_reserved_flag_bits_is_inflated_and_reported(which):
+    """RFC 1952: reserved FLG bits make a member non-compliant (zlib rejects it, isal does
+    not): its bytes are handed out whole, then one Broken names its compressed span."""
+    raws = [b"record %d " % i * 40 for i in range(3)]
+    blobs = [bytearray(gz(r)) for r in raws]
+    blobs[which][3] |= 0x20
+    data = b"".join(blobs)
+    items = list(iter_pieces(io.BytesIO(data), "gzip"))
+    (broken,) = [i for i in items if isinstance(i, Broken)]
+    start = sum(map(len, blobs[:which]))
+    assert (broken.offset, broken.length) == (start, len(blobs[which]))
+    assert broken.error_offset == start + 3 and broken.partial
+    assert broken.data == bytes(blobs[which])
+    assert "reserved FLG bits" in broken.reason
+    assert items.index(broken) == which + 1  # right after the member's pieces
+    got = [i for i in items if isinstance(i, Piece)]
+    assert b"".join(p.data for p in got) == b"".join(raws)
+    assert [(p.offset, p.length) for p in got] == [
+        (sum(map(len, blobs[:k])), len(blobs[k])) for k in range(3)
+    ]
+
+
+def test_whole_file_gzip_with_reserved_flag_bits_streams_then_reports():
+    raw = b"".join(b"line %d of a whole-file gzip\n" % i for i in range(50000))
+    blob = bytearray(gz(raw))
+    blob[3] |= 0x40
+    items = list(iter_pieces(io.BytesIO(bytes(blob)), "gzip", piece_size=1 << 16))
+    assert isinstance(items[-1], Broken) and not any(isinstance(i, Broken) for i in items[:-1])
+    assert b"".join(i.data for i in items[:-1]) == raw
+    assert (items[-1].offset, items[-1].length) == (0, len(blob))
+
+
+def test_corrupt_member_with_reserved_flag_bits_names_both_problems():
+    blob = bytearray(gz(b"abc" * 1000))
+    blob[3] |= 0x20
+    blob[-8] ^= 0xFF  # CRC32
+    (broken,) = [i for i in iter_pieces(io.BytesIO(bytes(blob)), "gzip") if isinstance(i, Broken)]
+    assert "reserved FLG bits" in broken.reason and broken.offset == 0
+
+
+def test_damaged_gzip_header_needs_a_gzip_header_and_a_deflate_stream():
+    from crawlmill.formats.compression import damaged_gzip_header
+
+    intact = gz(b"WARC/1.0\r\n" * 50)
+    assert damaged_gzip_header(intact) is None  # the magic is fine
+    for pos, bit in ((0, 1), (1, 0x40)):
+        bad = bytearray(intact)
+        bad[pos] ^= bit
+        assert damaged_gzip_header(bytes(bad)) == 10
+    bad = bytearray(intact)
+    bad[0] ^= 1
+    bad[2] = 7  # not deflate
+    assert damaged_gzip_header(bytes(bad)) is None
+    bad[2] = 8
+    bad[10:14] = b"\xff\xff\xff\xff"  # no deflate stream after the header
+    assert damaged_gzip_header(bytes(bad)) is None
+    assert damaged_gzip_header(b"WARC/1.0\r\nWARC-Type: x\r\n") is None
+    assert damaged_gzip_header(b"\x00\x00\x08\x00" + bytes(100)) is None
+
+
+def test_whole_file_gzip_with_a_damaged_magic_inflates_with_one_broken():
+    raw = b"".join(b"line %d\n" % i for i in range(20000))
+    blob = bytearray(gz(raw))
+    blob[1] ^= 0x10
+    for threads in (0, 2):
+        items = list(iter_pieces(io.BytesIO(bytes(blob)), "gzip", threads=threads))
+        broken = [i for i in items if isinstance(i, Broken)]
+        assert len(broken) == 1 and broken[0].offset == 0 and broken[0].length == len(blob)
+        assert "damaged gzip magic" in broken[0].reason
+        assert b"".join(i.data for i in items if isinstance(i, Piece)) == raw
+    # only at the start of the file: a later member is resynced on, not guessed at
+    two = gz(b"first") + bytes(blob)
+    items = list(iter_pieces(io.BytesIO(two), "gzip"))
+    assert [i.data for i in items if isinstance(i, Piece)] == [b"first"]

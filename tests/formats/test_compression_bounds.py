@@ -114,19 +114,35 @@ def test_the_first_member_is_a_stream_bounded_only_by_max_decompressed_bytes(kin
 
 
 @pytest.mark.parametrize("kind", ["gzip", "zstd", "lz4"])
-def test_a_first_member_bomb_stops_at_the_member_bound(kind):
-    """A first member beyond the member bound at more than MAX_STREAM_RATIO:1 is a bomb, not
-    a whole-file stream: inflating stops there and the members after it are read."""
+def test_a_first_member_bomb_streams_until_the_stream_bound(kind):
+    """The first member is a stream (it may be a whole-file gzip holding junk that deflates
+    like a bomb, then good records): it is not cut at the member bound, whatever its ratio.
+    Its pieces are handed out as they come (each at most a piece), a real bomb stops at
+    max_decompressed_bytes, and the members after it are read."""
     pack = _frames(kind)
     bomb, after = pack(bytes(64 * MIB)), pack(b"record after")
-    items = list(
-        iter_pieces(io.BytesIO(bomb + after), kind, piece_size=MIB, max_member_bytes=2 * MIB)
-    )
-    handed = sum(len(i.data) for i in items if isinstance(i, Piece) and i.offset == 0)
-    assert handed <= 2 * MIB + MIB
+    kw = {"piece_size": MIB, "max_member_bytes": 2 * MIB}
+    items = list(iter_pieces(io.BytesIO(bomb + after), kind, **kw))
+    assert all(len(i.data) <= 2 * MIB for i in items if isinstance(i, Piece))  # a piece + a call
     got = summary(items)
-    assert got[-2][:4] == ("broken", 0, len(bomb), True) and "a bomb" in items[-2].reason
+    assert got == [("member", 0, bytes(64 * MIB)), ("member", len(bomb), b"record after")]
+    items = list(iter_pieces(io.BytesIO(bomb + after), kind, max_decompressed_bytes=16 * MIB, **kw))
+    handed = sum(len(i.data) for i in items if isinstance(i, Piece) and i.offset == 0)
+    assert 15 * MIB <= handed <= 16 * MIB
+    got = summary(items)
+    assert got[-2][:4] == ("broken", 0, len(bomb), True)
+    assert "max_decompressed_bytes" in items[-2].reason
     assert got[-1] == ("member", len(bomb), b"record after")
+
+
+@pytest.mark.parametrize("kind", ["gzip", "zstd", "lz4"])
+def test_junk_inside_a_whole_file_stream_does_not_cut_it(kind):
+    """A 32 MiB run of one byte (a header line bomb) inside a whole-file stream, records
+    after it: every byte is handed out."""
+    pack = _frames(kind)
+    whole = b"before" + b"a" * (32 * MIB) + b"after" + WORDS[: 2 * MIB]
+    items = iter_pieces(io.BytesIO(pack(whole)), kind, piece_size=MIB, max_member_bytes=2 * MIB)
+    assert summary(items) == [("member", 0, whole)]
 
 
 def test_corrupt_member_within_the_bound_still_hands_out_what_decoded():

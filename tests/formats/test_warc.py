@@ -258,7 +258,12 @@ def test_locate_start_looks_past_damage_in_the_first_bytes():
     members = gz(a) + gz(b)
     assert locate_start(members) == ("gzip", 0)
     assert locate_start(a + b) == (None, 0)
-    assert locate_start(bytes([members[0] ^ 1]) + members[1:]) == ("gzip", len(gz(a)))
+    # a damaged magic whose deflate stream still inflates to a record: read from 0 (the
+    # first member is inflated raw and its header reported, issue 6 item 7)
+    assert locate_start(bytes([members[0] ^ 1]) + members[1:]) == ("gzip", 0)
+    # ... else the first member that inflates to a record
+    hit = bytes([members[0] ^ 1, members[1], 7]) + members[3:]  # CM 7: not deflate
+    assert locate_start(hit) == ("gzip", len(gz(a)))
     assert locate_start(b"\0" * 100 + members) == ("gzip", 100)
     assert locate_start(b"junk\xff" * 5 + a) == (None, 25)
     assert locate_start(b"\0" * 7 + _zstd(a)) == ("zstd", 7)

@@ -8,7 +8,7 @@ import zlib
 import pytest
 from crawlmill.formats.compression import iter_pieces
 from crawlmill.formats.warc import DamagedRange, FramedRecord, WarcFramer
-from crawlmill.formats.warc_length import After, judge_length
+from crawlmill.formats.warc_length import After, digest_disproves, judge_length
 
 CRLF, LF = b"\r\n", b"\n"
 
@@ -179,3 +179,76 @@ def test_clueweb_record_followed_by_damage_is_whole_once_the_file_showed_the_con
     assert judge(b"", After.OTHER, version="0.18", le=LF, tail=b"x\n\n").cl_includes_separator
     assert not judge(b"", After.OTHER, version="0.18", tail=b"x\r\n\r\n").ok
     assert not judge(b"", After.OTHER, version="1.0", le=LF, tail=b"x\n\n", seen=True).ok
+
+
+# -- the record's WARC-Block-Digest proves a length wrong (issue 6 item 5) -------------------
+
+
+def sha1_b32(data: bytes) -> bytes:
+    import base64
+    import hashlib
+
+    return b"sha1:" + base64.b32encode(hashlib.sha1(data).digest())
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 4])
+def test_digest_proves_a_length_reaching_into_the_separator(k):
+    block = b"0123456789abcdef"
+    declared = block + b"\r\n\r\n"[:k]
+    run = b"\r\n\r\n"[k:]
+    assert digest_disproves(digest=sha1_b32(block), block=declared, run=run, line_ending=CRLF) == 16
+    # the digest of the declared bytes, none, or an unknown algorithm prove nothing
+    assert (
+        digest_disproves(digest=sha1_b32(declared), block=declared, run=run, line_ending=CRLF)
+        is None
+    )
+    assert digest_disproves(digest=None, block=declared, run=run, line_ending=CRLF) is None
+    assert digest_disproves(digest=b"crc9:xyz", block=declared, run=run, line_ending=CRLF) is None
+
+
+@pytest.mark.parametrize("extra", [b"\r\n", b"\r\n\r\n", b"\n"])
+def test_digest_proves_a_length_stopping_short_of_blank_lines(extra):
+    block = b"GET / HTTP/1.1\r\nHost: x\r\n" + b"\r\n"
+    short = block[: len(block) - len(extra)]
+    run = extra + b"\r\n\r\n"
+    assert digest_disproves(digest=sha1_b32(block), block=short, run=run, line_ending=CRLF) == len(
+        block
+    )
+
+
+def test_a_head_only_block_keeps_its_blank_line_whatever_was_digested():
+    # webrecorder digests a revisit's head without its final CRLF (warcio.js example-bad-length)
+    head = b"HTTP/1.1 200 OK\r\nA: b\r\n\r\n"
+    digest = sha1_b32(head[:-2])
+    args = dict(digest=digest, block=head, run=b"\r\n", line_ending=CRLF)
+    assert digest_disproves(**args) == len(head) - 2
+    assert digest_disproves(**args, head_only=True) is None
+
+
+def test_odd_run_breaks_a_convention_the_file_showed():
+    # ClueWeb09 record whose length is 3 short: its declared bytes still end in the blank
+    # line, then "\n\n\n" and the next version line
+    assert not judge(b"\n\n\n", After.VERSION, version="0.18", le=LF, tail=b"x\n\n", seen=True).ok
+    assert judge(b"\n\n\n", After.VERSION, version="0.18", le=LF, tail=b"x\n\n").ok
+    assert judge(b"\n\n\n", After.VERSION, version="1.0", le=LF, tail=b"x\n\n", seen=True).ok
+
+
+@pytest.mark.parametrize("k", [-4, -2, 2, 4])
+@pytest.mark.parametrize("compressed", [False, True])
+def test_framer_repairs_a_length_the_digest_disproves(k, compressed):
+    block = b"HTTP/1.1 200 OK\r\nA: b\r\n\r\nbody\r\n\r\n"
+    head = (
+        b"WARC/1.0\r\nWARC-Type: response\r\nWARC-Block-Digest: " + sha1_b32(block) + b"\r\n"
+        b"Content-Length: %d\r\n\r\n" % (len(block) + k)
+    )
+    bad = head + block + b"\r\n\r\n"
+    a, c = rec(b"first") + b"\r\n\r\n", rec(b"third") + b"\r\n\r\n"
+    data = gz(a) + gz(bad) + gz(c) if compressed else a + bad + c
+    items = frame(data, "gzip" if compressed else None)
+    damage = [i for i in items if isinstance(i, DamagedRange)]
+    assert len(damage) == 1 and "WARC-Block-Digest" in damage[0].reason
+    got = [i for i in items if isinstance(i, FramedRecord)]
+    assert [r.block for r in got] == [b"first", block, b"third"]
+    assert got[1].separator == b"\r\n\r\n"
+    if not compressed:
+        assert damage[0].offset == len(a) and damage[0].data == bad

@@ -119,10 +119,12 @@ def test_bomb_between_good_records_is_bounded(tmp_path: Path, capsys, kind, suff
     assert entry["offset"] == len(good[0]) and "inflates beyond" in entry["reason"]
 
 
-def test_bomb_as_the_first_member_stops_at_the_member_bound(tmp_path: Path, capsys):
-    """The first member may be a whole-file stream, so it is not held back; at more than
-    MAX_STREAM_RATIO:1 beyond the member bound it is a bomb: inflating stops there, what was
-    handed out (at most the bound) and its compressed bytes are quarantined."""
+def test_bomb_as_the_first_member_stops_at_the_stream_bound(tmp_path: Path, capsys):
+    """The first member may be a whole-file stream (junk inside it, then good records), so it
+    is neither held back nor cut at the member bound: it is inflated up to the stream bound
+    (max_decompressed_bytes, lowered here to 64 MiB), its zeros skipped as damage with memory
+    at the skip bound plus a piece, nothing of them quarantined beyond the member bound, and
+    the records after it are delivered."""
     bomb = deflated_zeros(1024)
     good = [gzip.compress(warc_record(i), mtime=0) for i in range(2)]
     src = tmp_path / "first.warc.gz"
@@ -131,13 +133,57 @@ def test_bomb_as_the_first_member_stops_at_the_member_bound(tmp_path: Path, caps
     config = tmp_path / "pipeline.yaml"
     config.write_text(  # named reader: detection looks at the (zero) first bytes only
         f"inputs: {src}\nreader: warc\nwriter: warc\noutput: {out}\n"
-        f"run: {{workers: 1, max_record_bytes: {4 * MIB}}}\n"
+        f"run: {{workers: 1, max_record_bytes: {4 * MIB}, max_decompressed_bytes: {64 * MIB}}}\n"
     )
-    code = main(["run", str(config)])
+    tracemalloc.start()
+    began = time.monotonic()
+    try:
+        code = main(["run", str(config)])
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
     err = capsys.readouterr().err
     assert code == 3, err
-    assert "a bomb, not a stream" in err
+    assert "inflates beyond max_decompressed_bytes" in err
+    assert time.monotonic() - began < 60
+    assert peak < 48 * MIB, peak  # the skip bound (5 MiB) plus pieces, not 64 MiB or 1 GiB
     (result,) = [p for p in out.glob("*.warc*") if p.is_file()]
     assert gzip.decompress(result.read_bytes()) == warc_record(0) + warc_record(1)
+    report = json.loads((out / ".crawlmill" / "report.json").read_text())
+    assert report["damages"] and all(d["offset"] == 0 for d in report["damages"])
     quarantined = sum(p.stat().st_size for p in (out / ".crawlmill" / "quarantine").glob("*.bin"))
-    assert quarantined <= 6 * MIB + (8 * MIB) + len(bomb)  # bound + a piece, not 1 GiB
+    assert quarantined <= 6 * MIB  # at most the member bound of compressed bytes, not 1 GiB
+
+
+def test_huge_header_line_inside_a_whole_file_gzip_costs_only_its_record(tmp_path: Path, capsys):
+    """Issue 6 item 12 (stream part): a 64 MiB header line (deflating about 1000:1) inside a
+    whole-file gzip, bounds lowered: its record is damage, every record after it delivered,
+    memory bounded and nothing of the 64 MiB quarantined."""
+    recs = [warc_record(i) for i in range(4)]
+    nl = recs[1].index(b"\r\n") + 2
+    huge = recs[1][:nl] + b"X-Filler: " + b"a" * (64 * MIB) + b"\r\n" + recs[1][nl:]
+    c = zlib.compressobj(6, zlib.DEFLATED, 31)
+    data = c.compress(recs[0] + huge + recs[2] + recs[3]) + c.flush()
+    src = tmp_path / "whole.warc.gz"
+    src.write_bytes(data)
+    out = tmp_path / "out"
+    config = tmp_path / "pipeline.yaml"
+    config.write_text(
+        f"inputs: {src}\nwriter: warc\noutput: {out}\n"
+        f"run: {{workers: 1, max_record_bytes: {4 * MIB}, max_decompressed_bytes: {128 * MIB}}}\n"
+    )
+    tracemalloc.start()
+    try:
+        code = main(["run", str(config)])
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    err = capsys.readouterr().err
+    assert code == 3, err
+    assert peak < 48 * MIB, peak
+    (result,) = [p for p in out.glob("*.warc*") if p.is_file()]
+    assert gzip.decompress(result.read_bytes()) == recs[0] + recs[2] + recs[3]
+    report = json.loads((out / ".crawlmill" / "report.json").read_text())
+    assert report["damages"] and all(d["offset"] == 0 for d in report["damages"])
+    quarantined = sum(p.stat().st_size for p in (out / ".crawlmill" / "quarantine").glob("*.bin"))
+    assert quarantined <= 6 * MIB

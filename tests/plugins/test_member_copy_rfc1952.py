@@ -1,13 +1,16 @@
 """Issue 6 item 11: a gzip member that RFC 1952 rejects is never copied into an output.
 
 The input's member with a reserved FLG bit set decodes (isal and Python's gzip accept it), so
-its record is delivered and compressed anew; the members around it are still copied.
+its record is delivered and compressed anew; the members around it are still copied. The
+member itself is damage (RFC 1952: a compliant decompressor must reject it): exit 3, its
+compressed offset in report.json and its compressed bytes in the quarantine.
 """
 
 from __future__ import annotations
 
 import gzip
 import io
+import json
 import zlib
 from pathlib import Path
 
@@ -46,6 +49,21 @@ def convert(src: Path, out: Path, to: str) -> int:
     return main(["convert", str(src), "--to", to, "-o", str(out), "--workers", "1"])
 
 
+def assert_member_quarantined(out: Path, src: Path, offset: int, length: int) -> None:
+    """One damage entry, naming the flagged member, with its compressed bytes quarantined."""
+    report = json.loads((out / ".crawlmill" / "report.json").read_text())
+    (damage,) = report["damages"]
+    assert damage["path"] == str(src) and damage["offset"] == offset
+    assert "reserved FLG bits" in damage["reason"]
+    qdir = out / ".crawlmill" / "quarantine"
+    (index,) = qdir.glob("*.jsonl")
+    (entry,) = [json.loads(line) for line in index.read_text().splitlines()]
+    data = index.with_suffix(".bin").read_bytes()
+    qdata = data[entry["bin_offset"] : entry["bin_offset"] + entry["bin_length"]]
+    assert entry["offset"] == offset
+    assert qdata == src.read_bytes()[offset : offset + length]
+
+
 def test_warc_member_with_reserved_flag_bit_is_compressed_anew(tmp_path, capsys, need):
     raws = [warc_record(i) for i in range(3)]
     members = [bytearray(gzip.compress(r, mtime=0)) for r in raws]
@@ -55,7 +73,10 @@ def test_warc_member_with_reserved_flag_bit_is_compressed_anew(tmp_path, capsys,
     out = tmp_path / "out"
     code = convert(src, out, "warc")
     err = capsys.readouterr().err
-    assert code == 0, err
+    assert code == 3, err
+    assert "reserved FLG bits" in err
+    start = len(members[0])
+    assert_member_quarantined(out, src, start, len(members[1]))
     (result,) = out.glob("*.warc.gz")
     data = result.read_bytes()
     assert zlib_members(data) == raws  # every member is one zlib accepts
@@ -85,7 +106,8 @@ def test_arc_member_with_reserved_flag_bit_is_compressed_anew(tmp_path, capsys, 
     out = tmp_path / "out"
     code = convert(src, out, "arc")
     err = capsys.readouterr().err
-    assert code == 0, err
+    assert code == 3, err
+    assert_member_quarantined(out, src, spans[1][0], spans[1][1])
     (result,) = [p for p in out.rglob("*.arc.gz") if ".crawlmill" not in p.parts]
     written = result.read_bytes()
     parts = zlib_members(written)

@@ -178,8 +178,9 @@ def test_damage_in_the_first_bytes_costs_only_the_damaged_record(tmp_path, kind,
     path.write_bytes(_damaged_start(kind))
     code, out, report = convert(tmp_path, path, *(["--from", "warc"] if forced else []))
     assert code == 3
-    expected = [1, 2] if kind == "flipped-magic" else [0, 1, 2]
-    assert uris(out) == [f"http://example.com/{i}" for i in expected]
+    # a flipped bit in the first gzip magic costs nothing: the member's deflate stream is
+    # inflated raw and the damaged header reported (issue 6 item 7)
+    assert uris(out) == [f"http://example.com/{i}" for i in (0, 1, 2)]
     assert report["damages"] and all(d["offset"] == 0 for d in report["damages"])
 
 
@@ -312,7 +313,8 @@ def test_damaged_start_is_claimed_inside_an_input_folder(tmp_path):
     code = main(["convert", str(folder), "--to", "warc", "-o", str(out), "--workers", "1"])
     report = json.loads((out / ".crawlmill" / "report.json").read_text())
     assert code == 3 and report["unclaimed"] == []
-    assert report["written"] == 5 and len(report["damages"]) == 2
+    # every record, the flipped magic's member too (issue 6 item 7)
+    assert report["written"] == 6 and len(report["damages"]) == 2
 
 
 def test_damage_inside_a_whole_file_gzip_is_in_compressed_offsets(tmp_path):
@@ -328,3 +330,87 @@ def test_damage_inside_a_whole_file_gzip_is_in_compressed_offsets(tmp_path):
     # named in the reason
     assert (entry["offset"], entry["length"]) == (0, len(data)) and qdata == data
     assert f"decompressed stream offset {len(recs[0] + recs[1])}" in entry["reason"]
+
+
+# -- item 5: a length the record's own digest disproves -----------------------------------
+
+
+@pytest.mark.parametrize("k", [-4, -1, 3])
+@pytest.mark.parametrize("layout", ["plain", "gzip", "gzip-whole"])
+def test_length_disproved_by_the_block_digest_is_damage_and_repaired(tmp_path, k, layout):
+    import base64
+    import hashlib
+
+    block = b"GET /x HTTP/1.1\r\nHost: example.com\r\nAccept: */*\r\n\r\n"
+    digest = b"sha1:" + base64.b32encode(hashlib.sha1(block).digest())
+    bad = (
+        b"WARC/1.0\r\nWARC-Type: request\r\nWARC-Target-URI: http://example.com/x\r\n"
+        b"WARC-Date: 2020-01-02T03:04:05Z\r\n"
+        b"WARC-Record-ID: <urn:uuid:00000000-0000-0000-0000-00000000abcd>\r\n"
+        b"WARC-Block-Digest: " + digest + b"\r\n"
+        b"Content-Type: application/http; msgtype=request\r\n"
+        b"Content-Length: %d\r\n\r\n" % (len(block) + k) + block + b"\r\n\r\n"
+    )
+    recs = [rec(0), bad, rec(2)]
+    if layout == "plain":
+        data, start = b"".join(recs), len(recs[0])
+    elif layout == "gzip":
+        data, start = b"".join(map(gz, recs)), len(gz(recs[0]))
+    else:
+        data, start = gz(b"".join(recs)), 0
+    path = tmp_path / ("in.warc" if layout == "plain" else "in.warc.gz")
+    path.write_bytes(data)
+    code, out, report = convert(tmp_path, path)
+    assert code == 3
+    (d,) = report["damages"]
+    assert "WARC-Block-Digest" in d["reason"] and d["offset"] == start
+    got = written(out)
+    assert [h.get("WARC-Target-URI") for h, _ in got] == [
+        f"http://example.com/{i}" if i != 1 else "http://example.com/x" for i in range(3)
+    ]
+    h, written_block = got[1]
+    assert written_block == block and int(h["Content-Length"]) == len(block)
+    if layout != "gzip-whole":
+        ((entry, qdata),) = quarantine(out)
+        end = start + (len(bad) if layout == "plain" else len(gz(bad)))
+        assert entry["offset"] == start and qdata == data[start:end]
+
+
+# -- a flipped case bit in a version line ------------------------------------------------------
+
+
+@pytest.mark.parametrize("magic", [b"WArC", b"wARC", b"WARc"])
+@pytest.mark.parametrize("compressed", [False, True])
+def test_mixed_case_version_line_is_damage_and_the_record_delivered(tmp_path, magic, compressed):
+    recs = [rec(i) for i in range(3)]
+    recs[1] = magic + recs[1][4:]
+    if compressed:
+        data = gz(b"".join(recs))  # whole-file gzip
+        path = tmp_path / "in.warc.gz"
+    else:
+        data = b"".join(recs)
+        path = tmp_path / "in.warc"
+    path.write_bytes(data)
+    code, out, report = convert(tmp_path, path)
+    assert code == 3
+    assert uris(out) == [f"http://example.com/{i}" for i in range(3)]
+    assert all(h.get("WARC-Type") for h, _ in written(out))
+    (result,) = out.glob("*.warc*")
+    import gzip
+
+    stream = gzip.decompress(result.read_bytes())  # every member
+    assert magic not in stream and stream.count(b"WARC/1.0\r\n") == 3
+    (d,) = report["damages"]
+    assert repr(magic) in d["reason"]
+    if not compressed:
+        ((entry, qdata),) = quarantine(out)
+        assert entry["offset"] == len(recs[0]) and qdata.startswith(magic + b"/1.0\r\n")
+
+
+def test_lower_case_version_line_is_a_quirk_not_damage(tmp_path):
+    recs = [rec(i) for i in range(2)]
+    path = tmp_path / "in.warc"
+    path.write_bytes(recs[0] + b"warc" + recs[1][4:])
+    code, out, report = convert(tmp_path, path)
+    assert code == 0 and not report["damages"]
+    assert uris(out) == [f"http://example.com/{i}" for i in range(2)]

@@ -164,3 +164,46 @@ def test_whole_file_zstd_and_lz4_keep_every_record_before_the_damage(
     got = output_stream(out)
     expected = b"".join(records[:untouched])
     assert got[: len(expected)] == expected
+
+
+# -- issue 6 item 7: the only member's magic is damaged ----------------------------------------
+
+
+@pytest.mark.parametrize("flip", [(0, 0x01), (0, 0x80), (1, 0x04), (1, 0x80)])
+@pytest.mark.parametrize("name", [False, True])
+def test_whole_file_gzip_with_a_damaged_magic_is_read_and_reported(
+    tmp_path, capsys, flip, name, need
+):
+    need("warcio")
+    records = warc_records(300)
+    if name:  # FNAME in the header: the deflate stream starts after it
+        intact = gzip.compress(b"".join(records), mtime=0)
+        intact = intact[:3] + bytes([intact[3] | 8]) + intact[4:10] + b"in.warc\0" + intact[10:]
+    else:
+        intact = whole_file_gzip(records)
+    bad = bytearray(intact)
+    pos, bit = flip
+    bad[pos] ^= bit
+    src = tmp_path / "in.warc.gz"
+    src.write_bytes(bytes(bad))
+    out = tmp_path / "out"
+    code = main(["convert", str(src), "--to", "warc", "-o", str(out), "--workers", "1"])
+    err = capsys.readouterr().err
+    assert code == 3, err
+    got = output_stream(out)
+    assert got == b"".join(records)  # byte-exact, in order
+    assert warcio_records(got) == warcio_records(b"".join(records))
+    report = json.loads((out / ".crawlmill" / "report.json").read_text())
+    (damage,) = report["damages"]
+    assert damage["offset"] == 0 and "damaged gzip magic" in damage["reason"]
+    assert report["written"] == 300
+
+
+def test_a_non_warc_gzip_with_a_damaged_magic_is_not_claimed(tmp_path, capsys):
+    bad = bytearray(gzip.compress(b"just some text, not an archive\n" * 100))
+    bad[0] ^= 0x01
+    src = tmp_path / "in.warc.gz"
+    src.write_bytes(bytes(bad))
+    code = main(["convert", str(src), "--to", "warc", "-o", str(tmp_path / "out")])
+    assert code == 2
+    assert "no reader claims" in capsys.readouterr().err
