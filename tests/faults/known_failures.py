@@ -14,26 +14,10 @@ __all__ = ["KNOWN_FAILURES", "known_failure"]
 #: ``python benchmarks/fault_soak.py --seeds 1`` after the issue 6 reader fixes merged.
 # fmt: off
 _TODAY: dict[tuple[str, str], str] = {
-    ('warc/gzip', 'gzip-flg-reserved'): 'issue 6 item 11: a member with reserved FLG bits decodes (ISA-L accepts it) and is re-encoded on output, but is not reported as damage',
-    ('warc/gzip-whole', 'bitflip-magic'): 'issue 6 item 7: the only gzip member (whole-file gzip) has a damaged magic: no later member to find',
-    ('warc/gzip-whole', 'gzip-flg-reserved'): 'issue 6 item 11: a member with reserved FLG bits decodes (ISA-L accepts it) and is re-encoded on output, but is not reported as damage',
-    ('warc/gzip-whole', 'length-minus'): 'issue 6 item 5: unreported: no damage reported (exit 0) (also: foreign)',
-    ('warc/gzip-whole', 'bomb-header'): 'issue 6 item 12: a 64 MiB header line in a whole-file gzip (bounds lowered) is cut as a bomb (MAX_STREAM_RATIO) and the records after it are lost',
-    ('warc/sample-gzip', 'gzip-flg-reserved'): 'issue 6 item 11: a member with reserved FLG bits decodes (ISA-L accepts it) and is re-encoded on output, but is not reported as damage',
-    ('warc/sample-gzip', 'length-minus'): 'issue 6 item 5: unreported: no damage reported (exit 0) (also: foreign)',
-    ('warc/sample-gzip-whole', 'bitflip-magic'): 'issue 6 item 7: the only gzip member (whole-file gzip) has a damaged magic: no later member to find',
-    ('warc/sample-gzip-whole', 'gzip-flg-reserved'): 'issue 6 item 11: a member with reserved FLG bits decodes (ISA-L accepts it) and is re-encoded on output, but is not reported as damage',
-    ('warc/sample-gzip-whole', 'length-plus'): 'issue 6 item 5: unreported: no damage reported (exit 0) (also: foreign)',
     ('arc/plain', 'bitflip-header'): 'issue 6 item 5: unreported: no damage reported (exit 0)',
     ('arc/plain', 'insert-restart'): 'issue 6 item 9: lost: 1 untouched records not delivered: #11 http://example1.org/member/11 (also: unreported, foreign)',
-    ('arc/gzip', 'gzip-flg-reserved'): 'issue 6 item 11: a member with reserved FLG bits decodes (ISA-L accepts it) and is re-encoded on output, but is not reported as damage',
     ('arc/gzip', 'length-plus'): 'issue 6 item 5: unreported: no damage reported (exit 0) (also: foreign)',
     ('arc/sample-plain', 'bitflip-header'): 'issue 6 item 5: unreported: no damage reported (exit 0)',
-    ('arc/sample-gzip', 'gzip-flg-reserved'): 'issue 6 item 11: a member with reserved FLG bits decodes (ISA-L accepts it) and is re-encoded on output, but is not reported as damage',
-    ('clueweb09/gzip-whole', 'bitflip-magic'): 'issue 6 item 7: the only gzip member (whole-file gzip) has a damaged magic: no later member to find',
-    ('clueweb09/gzip-whole', 'gzip-flg-reserved'): 'issue 6 item 11: a member with reserved FLG bits decodes (ISA-L accepts it) and is re-encoded on output, but is not reported as damage',
-    ('clueweb09/gzip-whole', 'bomb-header'): 'issue 6 item 12: a 64 MiB header line in a whole-file gzip (bounds lowered) is cut as a bomb (MAX_STREAM_RATIO) and the records after it are lost',
-    ('clueweb09/sample-plain', 'length-minus'): 'issue 6 item 5: unreported: no damage reported (exit 0) (also: foreign)',
 }
 # fmt: on
 
