@@ -73,14 +73,26 @@ def _glued_prefix(line: bytes) -> int:
     return 0
 
 
-def _glued_header(line: bytes, version: str | None) -> bool:
+#: bytes that end a word inside a URL: an embedded URL right after one of them is glued on
+#: (after a delimiter such as ``/``, ``=`` or ``?`` it may be part of the URL, as in
+#: ``http://web.archive.org/web/2001/http://example.com/``).
+_WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
+
+
+def _glued_header(line: bytes, version: str | None, url_has_space: bool = True) -> bool:
     """Whether a well-known scheme inside ``line`` (not after a space) starts a complete
-    header line: the sign of a header cut short with the next header glued to it."""
+    header line: the sign of a header cut short with the next header glued to it (a writer
+    that crashed inside a header line and restarted appending). When the URL field has no
+    space, the cut fell inside the URL: only a scheme glued to a word counts (not one after a
+    delimiter or a percent escape, where a URL may embed another)."""
     for found in _CANDIDATE.finditer(line, 1):
         at = found.start()
-        if line[at - 1 : at] not in (b" ", b"\n") and plausible_header(
-            line[at:], version, strict=True
-        ):
+        before = line[at - 1 : at]
+        if before in (b" ", b"\n"):
+            continue
+        if not url_has_space and (before[0] not in _WORD_BYTES or line[at - 3 : at - 2] == b"%"):
+            continue
+        if plausible_header(line[at:], version, strict=True):
             return True
     return False
 
@@ -311,6 +323,8 @@ class _Parser:
         self.version: str | None = None  # "1" or "2", from the filedesc version block
         self.first = True  # the first header line is parsed leniently (it is the filedesc)
         self.crlf = False  # header lines end in CRLF: the separator is CRLF too
+        #: separator bytes after every record so far (None: none seen yet, 0: not every one)
+        self.sep_convention: int | None = None
         self._after = 0  # where the next record starts; set by the _*_record generators
 
     # -- helpers ---------------------------------------------------------------------------
@@ -552,7 +566,7 @@ class _Parser:
                     raise ArcHeaderError(f"not an ARC header line: {line[:120]!r}")
         except ArcHeaderError:
             return None
-        if b" " in header.url and _glued_header(line, self.version):
+        if _glued_header(line, self.version, b" " in header.url):
             return None  # a cut header line with the next one glued on: resync finds the latter
         return header, nl + 1
 
@@ -621,9 +635,13 @@ class _Parser:
         if header.length is None:
             q = self._scan(body_start - 1, stop)
             data_end = q if q is not None else self._data_end(stop)
-            body_end = max(body_start, data_end - self._sep_before(data_end, body_start))
-            notes = ["invalid Archive-length; took the block up to the next record"]
-            yield from self._emit(pos, header, body_start, body_end, data_end, member, notes)
+            facts = Facts(
+                body_start,
+                None,
+                data_end=data_end,
+                sep_before_data_end=self._sep_before(data_end, body_start),
+            )
+            yield from self._apply(pos, header, body_start, decide(facts), stop, member)
             return
         e = body_start + header.length
         data_limit = stop if stop is not None else self.size
@@ -654,7 +672,25 @@ class _Parser:
         if member is not None and member.error:
             stop_is = "eof" if _cut_by_eof(member) else "damaged"
         facts = self._facts(pos, body_start, e, stop, stop_is, member, impossible)
-        yield from self._apply(pos, header, body_start, decide(facts), stop, member)
+        verdict = decide(facts)
+        if not header.is_filedesc:  # its version block may end in a blank line of its own
+            self._learn_separator(verdict, facts)
+        yield from self._apply(pos, header, body_start, verdict, stop, member)
+
+    def _learn_separator(self, v: Decision, f: Facts) -> None:
+        """Follow the file's separator convention (``Facts.sep_convention``): set by records
+        (not the filedesc) whose declared bytes are followed by a separator, given up for good
+        by one whose declared end is confirmed with no separator after it and none at its end
+        (or with another separator)."""
+        if v.action != Action.DECLARED or self.sep_convention == 0:
+            return
+        if f.sep_at_end:
+            if self.sep_convention is None:
+                self.sep_convention = f.sep_at_end
+            elif self.sep_convention != f.sep_at_end:
+                self.sep_convention = 0
+        elif not f.sep_in_block:
+            self.sep_convention = 0
 
     def _facts(
         self,
@@ -673,8 +709,18 @@ class _Parser:
         s = self.s
         confirmed = None if impossible else self._confirm(e, stop, stop_proves)
         damaged_at = self._damaged_end(body_start, e + 1)
+        sep_in_block = self._sep_before(e, body_start) if e <= s.end else 0
+        convention = self.sep_convention or 0
         if confirmed is not None and damaged_at is None:
-            return Facts(body_start, e, confirmed=confirmed, data_end=confirmed)
+            return Facts(
+                body_start,
+                e,
+                confirmed=confirmed,
+                data_end=confirmed,
+                sep_at_end=self._sep_at(e, stop) if confirmed > e else 0,
+                sep_in_block=sep_in_block,
+                sep_convention=convention,
+            )
         inside_stop = e if stop is None else min(e, stop)
         header_inside = self._scan(body_start - 1, inside_stop)
         if header_inside is not None and header_inside >= e:
@@ -717,6 +763,8 @@ class _Parser:
                 self._sep_before(header_inside, body_start) if header_inside is not None else 0
             ),
             sep_before_data_end=self._sep_before(data_end, body_start),
+            sep_in_block=sep_in_block,
+            sep_convention=convention,
         )
 
     def _apply(
@@ -761,6 +809,18 @@ class _Parser:
             reason = (
                 f"record {url!r} declares {declared} bytes but the file ends after {have}; "
                 f"kept the record as truncated"
+            )
+        elif v.action == Action.UNDECLARED:
+            raw = header.fields.get("Archive-length", b"")[:40]
+            reason = (
+                f"record {url!r} has an invalid Archive-length {raw!r}; delivered the {have} "
+                f"bytes up to the next record"
+            )
+        elif v.action == Action.SEPARATOR:
+            reason = (
+                f"record {url!r} declares {declared} bytes, which take in the separator every "
+                f"earlier record of the file has after its block (none follows); delivered "
+                f"the {have} bytes before it"
             )
         elif v.action == Action.CUT:
             what = "the end of its gzip member" if v.next == stop else "the next record header"

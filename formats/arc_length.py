@@ -16,7 +16,15 @@ quarantine):
 * otherwise the declared bytes are the record and the bytes after them, up to the next header
   line, are *garbage after* it;
 * a damaged gzip member (corrupt, not merely cut by the end of the file) ends before the
-  record was proved complete: the record is *damaged* and not delivered.
+  record was proved complete: the record is *damaged* and not delivered;
+* the declared end is confirmed only directly (no separator after it) while the declared bytes
+  end in the separator every earlier record of the file had after its block: the length is too
+  long by the separator it swallowed, the block is *cut* before it (``SEPARATOR``). A file
+  whose records were not (or not all) followed by a separator never sets this convention, so
+  writers that leave the separator out keep every declared length;
+* the length field is not a number (``declared_end`` is ``None``): there is no length to
+  trust, the block is taken up to the next header line, member end or file end
+  (``UNDECLARED``).
 
 Nothing here reads bytes; :mod:`crawlmill.formats.arc_framing` gathers the facts.
 """
@@ -38,6 +46,8 @@ class Action(StrEnum):
     TRUNCATED = "truncated"
     GARBAGE_AFTER = "garbage-after"
     DAMAGED = "damaged"
+    SEPARATOR = "separator-swallowed"
+    UNDECLARED = "undeclared"
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,11 +63,14 @@ class Facts:
     record. ``damaged_at``: the end of the inflated bytes of a corrupt gzip member met before
     the record end was proved. ``sep_at_end``/``sep_before_header``/``sep_before_data_end``:
     separator bytes (0, 1 for ``\\n``, 2 for ``\\r\\n``) at the declared end and just before
-    those boundaries.
+    those boundaries. ``sep_in_block``: separator bytes at the end of the declared block;
+    ``sep_convention``: the separator (1 or 2 bytes) every earlier record of the file had after
+    its declared bytes, 0 when unknown or when one had none. ``declared_end`` is ``None`` when
+    the length field is not a number (``data_end`` is then where the record's data ends).
     """
 
     body_start: int
-    declared_end: int
+    declared_end: int | None
     confirmed: int | None = None
     header_inside: int | None = None
     data_end: int = 0
@@ -67,6 +80,8 @@ class Facts:
     sep_at_end: int = 0
     sep_before_header: int = 0
     sep_before_data_end: int = 0
+    sep_in_block: int = 0
+    sep_convention: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,13 +98,25 @@ class Decision:
     @property
     def repaired(self) -> bool:
         """Whether the delivered block differs from what the declared length says."""
-        return self.action in (Action.CUT, Action.EXTEND, Action.TRUNCATED)
+        return self.action in (
+            Action.CUT,
+            Action.EXTEND,
+            Action.TRUNCATED,
+            Action.SEPARATOR,
+            Action.UNDECLARED,
+        )
 
 
 def decide(f: Facts) -> Decision:
     """Apply the length rule (module docstring) to the facts of one record."""
     e = f.declared_end
+    if e is None:
+        body_end = max(f.body_start, f.data_end - f.sep_before_data_end)
+        return Decision(Action.UNDECLARED, body_end, f.data_end)
     if f.confirmed is not None and (f.damaged_at is None or e < f.damaged_at):
+        conv = f.sep_convention
+        if f.confirmed == e and conv and f.sep_in_block >= conv and e - conv >= f.body_start:
+            return Decision(Action.SEPARATOR, e - conv, e)
         return Decision(Action.DECLARED, e, f.confirmed)
     if f.damaged_at is not None:
         return Decision(Action.DAMAGED, f.damaged_at, f.damaged_at)
