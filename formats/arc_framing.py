@@ -7,7 +7,11 @@ every damaged byte range or repaired quirk, with file offsets. It never stops si
 * where a record ends follows the length rule of :mod:`crawlmill.formats.arc_length`: the
   declared length wins whenever the bytes it delimits are followed by a separator and the next
   header line, the member end or the file end (or by those directly); a repair (cut, extended,
-  truncated record) is delivered *and* reported as damage with the original bytes;
+  truncated record) is delivered *and* reported as damage with the original bytes; so is a
+  record whose length field is not a number (taken up to the next header), and one whose
+  declared bytes swallow the separator every earlier record of the file had;
+* a header line cut short with the next one glued to it (a writer that restarted appending)
+  is damage and a resync point: the next record is read whole;
 * truncated or corrupt gzip members and non-gzip bytes between members are damage, and
   reading resumes at the next member (:func:`crawlmill.formats.compression.iter_pieces`); a
   record is never proved complete by the end of a corrupt member;
@@ -323,8 +327,8 @@ class _Parser:
         self.version: str | None = None  # "1" or "2", from the filedesc version block
         self.first = True  # the first header line is parsed leniently (it is the filedesc)
         self.crlf = False  # header lines end in CRLF: the separator is CRLF too
-        #: separator bytes after every record so far (None: none seen yet, 0: not every one)
-        self.sep_convention: int | None = None
+        #: the line ends after every record so far (None: none seen yet, b"": not the same)
+        self.sep_convention: bytes | None = None
         self._after = 0  # where the next record starts; set by the _*_record generators
 
     # -- helpers ---------------------------------------------------------------------------
@@ -678,19 +682,20 @@ class _Parser:
         yield from self._apply(pos, header, body_start, verdict, stop, member)
 
     def _learn_separator(self, v: Decision, f: Facts) -> None:
-        """Follow the file's separator convention (``Facts.sep_convention``): set by records
-        (not the filedesc) whose declared bytes are followed by a separator, given up for good
-        by one whose declared end is confirmed with no separator after it and none at its end
-        (or with another separator)."""
-        if v.action != Action.DECLARED or self.sep_convention == 0:
+        """Follow the file's separator convention (``Facts.convention``): the line-end bytes
+        after the first record (not the filedesc) whose declared bytes are followed by some;
+        given up for good by a record followed by other bytes, or by none while its block
+        does not end in a newline (a writer that leaves the separator out)."""
+        if v.action != Action.DECLARED or self.sep_convention == b"":
             return
-        if f.sep_at_end:
-            if self.sep_convention is None:
-                self.sep_convention = f.sep_at_end
-            elif self.sep_convention != f.sep_at_end:
-                self.sep_convention = 0
-        elif not f.sep_in_block:
-            self.sep_convention = 0
+        run = f.run_after
+        if self.sep_convention is None:
+            if run:
+                self.sep_convention = run
+            elif not f.block_tail.endswith(b"\n"):
+                self.sep_convention = b""
+        elif run != self.sep_convention:
+            self.sep_convention = b""
 
     def _facts(
         self,
@@ -709,17 +714,19 @@ class _Parser:
         s = self.s
         confirmed = None if impossible else self._confirm(e, stop, stop_proves)
         damaged_at = self._damaged_end(body_start, e + 1)
-        sep_in_block = self._sep_before(e, body_start) if e <= s.end else 0
-        convention = self.sep_convention or 0
+        block_tail = s.get(max(body_start, e - 2), e) if e <= s.end else b""
+        convention = self.sep_convention or b""
         if confirmed is not None and damaged_at is None:
+            run = s.get(e, confirmed)
             return Facts(
                 body_start,
                 e,
                 confirmed=confirmed,
                 data_end=confirmed,
                 sep_at_end=self._sep_at(e, stop) if confirmed > e else 0,
-                sep_in_block=sep_in_block,
-                sep_convention=convention,
+                block_tail=block_tail,
+                run_after=run if not run.strip(b"\r\n") else b"",
+                convention=convention,
             )
         inside_stop = e if stop is None else min(e, stop)
         header_inside = self._scan(body_start - 1, inside_stop)
@@ -763,8 +770,8 @@ class _Parser:
                 self._sep_before(header_inside, body_start) if header_inside is not None else 0
             ),
             sep_before_data_end=self._sep_before(data_end, body_start),
-            sep_in_block=sep_in_block,
-            sep_convention=convention,
+            block_tail=block_tail,
+            convention=convention,
         )
 
     def _apply(
@@ -821,6 +828,12 @@ class _Parser:
                 f"record {url!r} declares {declared} bytes, which take in the separator every "
                 f"earlier record of the file has after its block (none follows); delivered "
                 f"the {have} bytes before it"
+            )
+        elif v.action == Action.SHORT:
+            reason = (
+                f"record {url!r} declares {declared} bytes, but its block goes on with a line "
+                f"end before the separator every earlier record of the file has after its "
+                f"block; delivered the {have} bytes up to that separator"
             )
         elif v.action == Action.CUT:
             what = "the end of its gzip member" if v.next == stop else "the next record header"

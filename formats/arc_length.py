@@ -17,11 +17,14 @@ quarantine):
   line, are *garbage after* it;
 * a damaged gzip member (corrupt, not merely cut by the end of the file) ends before the
   record was proved complete: the record is *damaged* and not delivered;
-* the declared end is confirmed only directly (no separator after it) while the declared bytes
-  end in the separator every earlier record of the file had after its block: the length is too
-  long by the separator it swallowed, the block is *cut* before it (``SEPARATOR``). A file
-  whose records were not (or not all) followed by a separator never sets this convention, so
-  writers that leave the separator out keep every declared length;
+* the file's convention disproves a confirmed end: every earlier record (not the filedesc) had
+  the same separator after its declared bytes and nothing else. Then declared bytes that end
+  in that separator with none after them (the next header, member end or file end directly)
+  are too long by it: the block is *cut* before it (``SEPARATOR``); and a run of line ends
+  after them that is a whole line end longer than the separator means the length is too
+  short by that line end: the block is *extended* over it (``SHORT``). A file whose records
+  were not all followed by the same separator never sets the convention, so writers that
+  leave the separator out keep every declared length;
 * the length field is not a number (``declared_end`` is ``None``): there is no length to
   trust, the block is taken up to the next header line, member end or file end
   (``UNDECLARED``).
@@ -47,6 +50,7 @@ class Action(StrEnum):
     GARBAGE_AFTER = "garbage-after"
     DAMAGED = "damaged"
     SEPARATOR = "separator-swallowed"
+    SHORT = "short-of-separator"
     UNDECLARED = "undeclared"
 
 
@@ -63,9 +67,10 @@ class Facts:
     record. ``damaged_at``: the end of the inflated bytes of a corrupt gzip member met before
     the record end was proved. ``sep_at_end``/``sep_before_header``/``sep_before_data_end``:
     separator bytes (0, 1 for ``\\n``, 2 for ``\\r\\n``) at the declared end and just before
-    those boundaries. ``sep_in_block``: separator bytes at the end of the declared block;
-    ``sep_convention``: the separator (1 or 2 bytes) every earlier record of the file had after
-    its declared bytes, 0 when unknown or when one had none. ``declared_end`` is ``None`` when
+    those boundaries. ``block_tail``: the last (up to 2) declared bytes; ``run_after``: the
+    line-end bytes between the declared end and ``confirmed``; ``convention``: the bytes every
+    earlier record of the file had there (``b""``: unknown, or not the same for every record).
+    ``declared_end`` is ``None`` when
     the length field is not a number (``data_end`` is then where the record's data ends).
     """
 
@@ -80,8 +85,9 @@ class Facts:
     sep_at_end: int = 0
     sep_before_header: int = 0
     sep_before_data_end: int = 0
-    sep_in_block: int = 0
-    sep_convention: int = 0
+    block_tail: bytes = b""
+    run_after: bytes = b""
+    convention: bytes = b""
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +109,7 @@ class Decision:
             Action.EXTEND,
             Action.TRUNCATED,
             Action.SEPARATOR,
+            Action.SHORT,
             Action.UNDECLARED,
         )
 
@@ -114,9 +121,14 @@ def decide(f: Facts) -> Decision:
         body_end = max(f.body_start, f.data_end - f.sep_before_data_end)
         return Decision(Action.UNDECLARED, body_end, f.data_end)
     if f.confirmed is not None and (f.damaged_at is None or e < f.damaged_at):
-        conv = f.sep_convention
-        if f.confirmed == e and conv and f.sep_in_block >= conv and e - conv >= f.body_start:
-            return Decision(Action.SEPARATOR, e - conv, e)
+        conv, run = f.convention, f.run_after
+        swallowed = conv and f.confirmed == e and f.block_tail.endswith(conv)
+        if swallowed and e - len(conv) >= f.body_start:
+            return Decision(Action.SEPARATOR, e - len(conv), e)
+        if conv and len(run) > len(conv) and run.endswith(conv):
+            extra = run[: -len(conv)]
+            if extra.endswith(b"\n"):  # a whole line end of the block's own
+                return Decision(Action.SHORT, e + len(extra), f.confirmed)
         return Decision(Action.DECLARED, e, f.confirmed)
     if f.damaged_at is not None:
         return Decision(Action.DAMAGED, f.damaged_at, f.damaged_at)

@@ -181,6 +181,24 @@ def test_length_that_swallows_the_files_separator_is_cut_as_damage(at: str, sep:
         assert damage[0].data == bad and damage[0].offset == len(FD + rec0)
 
 
+@pytest.mark.parametrize("at", ["next-header", "eof", "member-end"])
+@pytest.mark.parametrize("k", [1, 2])
+def test_length_short_of_a_line_end_before_the_files_separator_is_damage(at: str, k: int) -> None:
+    """The block ends in CRLF, its length is k short: the line end it leaves out runs into the
+    separator every other record has. The block is extended over it and reported."""
+    body = HTTP + b"%%EOF\r\n"
+    rec0 = head(b"http://a/0", len(BODIES[0])) + BODIES[0] + b"\n"
+    bad = head(b"http://a/1", len(body) - k) + body + b"\n"
+    rest = head(b"http://a/2", len(BODIES[2])) + BODIES[2] + b"\n" if at != "eof" else b""
+    parts = [p for p in [FD, rec0, bad, rest] if p]
+    data = b"".join(gz(p) for p in parts) if at == "member-end" else b"".join(parts)
+    recs, damage = walk(data)
+    assert [r.block for r in recs[1:]] == [BODIES[0], body, BODIES[2]][: len(parts) - 1]
+    assert recs[2].damaged and recs[2].trailer == b"\n"
+    assert len(damage) == 1 and "goes on with a line end" in damage[0].reason
+    assert damage[0].data == (gz(bad) if at == "member-end" else bad)
+
+
 @pytest.mark.parametrize("gzipped", [False, True])
 def test_no_separator_convention_keeps_declared_lengths_ending_in_newline(gzipped: bool) -> None:
     """A file whose records are not all followed by a separator sets no convention: a block
@@ -203,15 +221,45 @@ def test_a_mixed_separator_gives_the_convention_up() -> None:
 
 
 def test_decide_a_swallowed_separator_is_cut_only_under_a_convention() -> None:
-    f = Facts(10, 50, confirmed=50, data_end=50, sep_in_block=1, sep_convention=1)
+    f = Facts(10, 50, confirmed=50, data_end=50, block_tail=b">\n", convention=b"\n")
     v = decide(f)
     assert (v.action, v.body_end, v.next) == (Action.SEPARATOR, 49, 50) and v.repaired
+    crlf = Facts(10, 50, confirmed=50, data_end=50, block_tail=b"\r\n", convention=b"\r\n")
+    assert (decide(crlf).action, decide(crlf).body_end) == (Action.SEPARATOR, 48)
     for other in (
-        Facts(10, 50, confirmed=50, data_end=50, sep_in_block=1),  # no convention
-        Facts(10, 50, confirmed=51, data_end=51, sep_at_end=1, sep_in_block=1, sep_convention=1),
-        Facts(10, 50, confirmed=50, data_end=50, sep_convention=1),  # no newline at the end
+        Facts(10, 50, confirmed=50, data_end=50, block_tail=b">\n"),  # no convention
+        Facts(
+            10,
+            50,
+            confirmed=51,
+            data_end=51,
+            sep_at_end=1,
+            block_tail=b">\n",
+            run_after=b"\n",
+            convention=b"\n",
+        ),  # fmt: skip
+        Facts(10, 50, confirmed=50, data_end=50, block_tail=b"/>", convention=b"\n"),
     ):
         assert decide(other).action == Action.DECLARED
+
+
+@pytest.mark.parametrize(
+    "run,conv,extended",
+    [(b"\n\n", b"\n", 1), (b"\r\n\n", b"\n", 2), (b"\r\n\r\n", b"\r\n", 2), (b"\r\n", b"\n", 0),
+     (b"\n\n", b"", 0), (b"\n", b"\n", 0)],
+)  # fmt: skip
+def test_decide_a_line_end_before_the_files_separator_extends_the_block(
+    run: bytes, conv: bytes, extended: int
+) -> None:
+    """Too short by the block's last line end: more line ends than the file's separator after
+    the declared bytes (a lone CR is not a line end: the convention is only not followed)."""
+    f = Facts(10, 50, confirmed=50 + len(run), data_end=50 + len(run), sep_at_end=1,
+              run_after=run, convention=conv)  # fmt: skip
+    v = decide(f)
+    if extended:
+        assert (v.action, v.body_end, v.next) == (Action.SHORT, 50 + extended, 50 + len(run))
+    else:
+        assert v.action == Action.DECLARED
 
 
 def test_decide_invalid_length_takes_the_data_up_to_the_next_record() -> None:
