@@ -9,7 +9,8 @@ every damaged byte range or repaired quirk, with file offsets. It never stops si
   header line, the member end or the file end (or by those directly); a repair (cut, extended,
   truncated record) is delivered *and* reported as damage with the original bytes; so is a
   record whose length field is not a number (taken up to the next header), and one whose
-  declared bytes swallow the separator every earlier record of the file had;
+  declared bytes swallow, or stop a line end short of, the separator every earlier record of
+  the file had;
 * a header line cut short with the next one glued to it (a writer that restarted appending)
   is damage and a resync point: the next record is read whole;
 * truncated or corrupt gzip members and non-gzip bytes between members are damage, and

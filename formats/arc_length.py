@@ -70,8 +70,8 @@ class Facts:
     those boundaries. ``block_tail``: the last (up to 2) declared bytes; ``run_after``: the
     line-end bytes between the declared end and ``confirmed``; ``convention``: the bytes every
     earlier record of the file had there (``b""``: unknown, or not the same for every record).
-    ``declared_end`` is ``None`` when
-    the length field is not a number (``data_end`` is then where the record's data ends).
+    ``declared_end`` is ``None`` when the length field is not a number (``data_end`` is then
+    where the record's data ends).
     """
 
     body_start: int
