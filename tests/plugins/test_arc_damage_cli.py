@@ -322,3 +322,19 @@ def test_a_restarted_writer_costs_only_the_cut_header(tmp_path, capsys, need):
     assert bodies_of(records) == payloads
     (entry,) = quarantine(out, "x.arc")
     assert (entry["offset"], entry["length"]) == (len(good), len(cut))
+
+
+def test_length_short_of_a_crlf_before_the_files_separator_is_damage(tmp_path, capsys, need):
+    """A PDF ending in ``%%EOF\\r\\n`` declared 2 bytes short, in a per-record gzip ARC whose
+    records all end in one ``\\n``: the line end left out is the block's (fault soak
+    arc/sample-gzip/length-minus seed 1). The block is written whole and reported."""
+    bodies = [*BODIES[:2], HTTP + b"%PDF-1.4\r\n%%EOF\r\n", BODIES[3]]
+    recs = [head(b"http://a.example/%d" % i, len(b)) + b + b"\n" for i, b in enumerate(bodies)]
+    recs[2] = head(b"http://a.example/2", len(bodies[2]) - 2) + bodies[2] + b"\n"
+    members = [gzip.compress(p, mtime=0) for p in [arc(bodies=[]), *recs]]
+    code, out, _ = convert(tmp_path, "x.arc.gz", b"".join(members))
+    assert code == 3, capsys.readouterr().err
+    payloads = [b.split(b"\r\n\r\n", 1)[1] for b in bodies]
+    assert bodies_of(warc_records(out, need)) == payloads
+    (entry,) = quarantine(out, "x.arc.gz")
+    assert (entry["offset"], entry["length"]) == (sum(map(len, members[:3])), len(members[3]))
