@@ -595,10 +595,8 @@ class _Parser:
         if member.error:
             yield from self._damaged_member(member, pos)
             return
-        if not isinstance(got, tuple):
-            yield self._garbage(pos, member.dend)
-            self._after = member.dend
-            return
+        # no header at its start: garbage up to a header inside it (a cut header line with
+        # the next one glued on) or its end; reading goes on there
         yield from self._plain_record(pos, member.dend, member)
 
     def _damaged_member(self, member: _Member, pos: int) -> Iterator[ArcRecordBytes | ArcProblem]:

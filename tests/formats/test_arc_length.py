@@ -444,3 +444,16 @@ def test_over_limit_length_with_a_complete_record_inside_resyncs(whole_file_gzip
     assert damage[0].offset == (0 if whole_file_gzip else len(FD + rec0))
     if not whole_file_gzip:
         assert damage[0].data == bad
+
+
+@pytest.mark.parametrize("cut", [b"http://x/restart", b"http://x/r 1.2.3", b"\x00\x01junk"])
+def test_a_member_starting_with_a_cut_header_keeps_the_record_glued_after_it(cut: bytes) -> None:
+    """A gzip member whose first bytes are not a header (a cut header line, junk) but that
+    holds a header after them: those bytes are damage, the record after them is read."""
+    recs_raw = [head(b"http://a/%d" % i, len(b)) + b + b"\n" for i, b in enumerate(BODIES)]
+    members = [gz(FD), gz(recs_raw[0]), gz(cut + recs_raw[1]), gz(recs_raw[2])]
+    recs, damage = walk(b"".join(members))
+    assert [r.header.url for r in recs[1:]] == [b"http://a/0", b"http://a/1", b"http://a/2"]
+    assert [r.block for r in recs[1:]] == BODIES
+    assert len(damage) == 1 and damage[0].data == cut
+    assert damage[0].offset == len(members[0] + members[1])
