@@ -7,7 +7,12 @@ every damaged byte range or repaired quirk, with file offsets. It never stops si
 * where a record ends follows the length rule of :mod:`crawlmill.formats.arc_length`: the
   declared length wins whenever the bytes it delimits are followed by a separator and the next
   header line, the member end or the file end (or by those directly); a repair (cut, extended,
-  truncated record) is delivered *and* reported as damage with the original bytes;
+  truncated record) is delivered *and* reported as damage with the original bytes; so is a
+  record whose length field is not a number (taken up to the next header), and one whose
+  declared bytes swallow, or stop a line end short of, the separator every earlier record of
+  the file had;
+* a header line cut short with the next one glued to it (a writer that restarted appending)
+  is damage and a resync point: the next record is read whole;
 * truncated or corrupt gzip members and non-gzip bytes between members are damage, and
   reading resumes at the next member (:func:`crawlmill.formats.compression.iter_pieces`); a
   record is never proved complete by the end of a corrupt member;
@@ -73,14 +78,26 @@ def _glued_prefix(line: bytes) -> int:
     return 0
 
 
-def _glued_header(line: bytes, version: str | None) -> bool:
+#: bytes that end a word inside a URL: an embedded URL right after one of them is glued on
+#: (after a delimiter such as ``/``, ``=`` or ``?`` it may be part of the URL, as in
+#: ``http://web.archive.org/web/2001/http://example.com/``).
+_WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
+
+
+def _glued_header(line: bytes, version: str | None, url_has_space: bool = True) -> bool:
     """Whether a well-known scheme inside ``line`` (not after a space) starts a complete
-    header line: the sign of a header cut short with the next header glued to it."""
+    header line: the sign of a header cut short with the next header glued to it (a writer
+    that crashed inside a header line and restarted appending). When the URL field has no
+    space, the cut fell inside the URL: only a scheme glued to a word counts (not one after a
+    delimiter or a percent escape, where a URL may embed another)."""
     for found in _CANDIDATE.finditer(line, 1):
         at = found.start()
-        if line[at - 1 : at] not in (b" ", b"\n") and plausible_header(
-            line[at:], version, strict=True
-        ):
+        before = line[at - 1 : at]
+        if before in (b" ", b"\n"):
+            continue
+        if not url_has_space and (before[0] not in _WORD_BYTES or line[at - 3 : at - 2] == b"%"):
+            continue
+        if plausible_header(line[at:], version, strict=True):
             return True
     return False
 
@@ -311,6 +328,8 @@ class _Parser:
         self.version: str | None = None  # "1" or "2", from the filedesc version block
         self.first = True  # the first header line is parsed leniently (it is the filedesc)
         self.crlf = False  # header lines end in CRLF: the separator is CRLF too
+        #: the line ends after every record so far (None: none seen yet, b"": not the same)
+        self.sep_convention: bytes | None = None
         self._after = 0  # where the next record starts; set by the _*_record generators
 
     # -- helpers ---------------------------------------------------------------------------
@@ -552,7 +571,7 @@ class _Parser:
                     raise ArcHeaderError(f"not an ARC header line: {line[:120]!r}")
         except ArcHeaderError:
             return None
-        if b" " in header.url and _glued_header(line, self.version):
+        if _glued_header(line, self.version, b" " in header.url):
             return None  # a cut header line with the next one glued on: resync finds the latter
         return header, nl + 1
 
@@ -576,10 +595,8 @@ class _Parser:
         if member.error:
             yield from self._damaged_member(member, pos)
             return
-        if not isinstance(got, tuple):
-            yield self._garbage(pos, member.dend)
-            self._after = member.dend
-            return
+        # no header at its start: garbage up to a header inside it (a cut header line with
+        # the next one glued on) or its end; reading goes on there
         yield from self._plain_record(pos, member.dend, member)
 
     def _damaged_member(self, member: _Member, pos: int) -> Iterator[ArcRecordBytes | ArcProblem]:
@@ -621,9 +638,13 @@ class _Parser:
         if header.length is None:
             q = self._scan(body_start - 1, stop)
             data_end = q if q is not None else self._data_end(stop)
-            body_end = max(body_start, data_end - self._sep_before(data_end, body_start))
-            notes = ["invalid Archive-length; took the block up to the next record"]
-            yield from self._emit(pos, header, body_start, body_end, data_end, member, notes)
+            facts = Facts(
+                body_start,
+                None,
+                data_end=data_end,
+                sep_before_data_end=self._sep_before(data_end, body_start),
+            )
+            yield from self._apply(pos, header, body_start, decide(facts), stop, member)
             return
         e = body_start + header.length
         data_limit = stop if stop is not None else self.size
@@ -654,7 +675,26 @@ class _Parser:
         if member is not None and member.error:
             stop_is = "eof" if _cut_by_eof(member) else "damaged"
         facts = self._facts(pos, body_start, e, stop, stop_is, member, impossible)
-        yield from self._apply(pos, header, body_start, decide(facts), stop, member)
+        verdict = decide(facts)
+        if not header.is_filedesc:  # its version block may end in a blank line of its own
+            self._learn_separator(verdict, facts)
+        yield from self._apply(pos, header, body_start, verdict, stop, member)
+
+    def _learn_separator(self, v: Decision, f: Facts) -> None:
+        """Follow the file's separator convention (``Facts.convention``): the line-end bytes
+        after the first record (not the filedesc) whose declared bytes are followed by some;
+        given up for good by a record followed by other bytes, or by none while its block
+        does not end in a newline (a writer that leaves the separator out)."""
+        if v.action != Action.DECLARED or self.sep_convention == b"":
+            return
+        run = f.run_after
+        if self.sep_convention is None:
+            if run:
+                self.sep_convention = run
+            elif not f.block_tail.endswith(b"\n"):
+                self.sep_convention = b""
+        elif run != self.sep_convention:
+            self.sep_convention = b""
 
     def _facts(
         self,
@@ -673,8 +713,20 @@ class _Parser:
         s = self.s
         confirmed = None if impossible else self._confirm(e, stop, stop_proves)
         damaged_at = self._damaged_end(body_start, e + 1)
+        block_tail = s.get(max(body_start, e - 2), e) if e <= s.end else b""
+        convention = self.sep_convention or b""
         if confirmed is not None and damaged_at is None:
-            return Facts(body_start, e, confirmed=confirmed, data_end=confirmed)
+            run = s.get(e, confirmed)
+            return Facts(
+                body_start,
+                e,
+                confirmed=confirmed,
+                data_end=confirmed,
+                sep_at_end=self._sep_at(e, stop) if confirmed > e else 0,
+                block_tail=block_tail,
+                run_after=run if not run.strip(b"\r\n") else b"",
+                convention=convention,
+            )
         inside_stop = e if stop is None else min(e, stop)
         header_inside = self._scan(body_start - 1, inside_stop)
         if header_inside is not None and header_inside >= e:
@@ -717,6 +769,8 @@ class _Parser:
                 self._sep_before(header_inside, body_start) if header_inside is not None else 0
             ),
             sep_before_data_end=self._sep_before(data_end, body_start),
+            block_tail=block_tail,
+            convention=convention,
         )
 
     def _apply(
@@ -761,6 +815,24 @@ class _Parser:
             reason = (
                 f"record {url!r} declares {declared} bytes but the file ends after {have}; "
                 f"kept the record as truncated"
+            )
+        elif v.action == Action.UNDECLARED:
+            raw = header.fields.get("Archive-length", b"")[:40]
+            reason = (
+                f"record {url!r} has an invalid Archive-length {raw!r}; delivered the {have} "
+                f"bytes up to the next record"
+            )
+        elif v.action == Action.SEPARATOR:
+            reason = (
+                f"record {url!r} declares {declared} bytes, which take in the separator every "
+                f"earlier record of the file has after its block (none follows); delivered "
+                f"the {have} bytes before it"
+            )
+        elif v.action == Action.SHORT:
+            reason = (
+                f"record {url!r} declares {declared} bytes, but its block goes on with a line "
+                f"end before the separator every earlier record of the file has after its "
+                f"block; delivered the {have} bytes up to that separator"
             )
         elif v.action == Action.CUT:
             what = "the end of its gzip member" if v.next == stop else "the next record header"

@@ -149,12 +149,177 @@ def test_trailing_filler_after_the_last_record_is_garbage_never_part_of_it(sep: 
 
 
 def test_length_one_too_long_over_the_separator_is_a_record_without_separator() -> None:
-    """Declared length + 1 ends exactly where the next header starts: indistinguishable from a
-    writer that leaves the separator out (the rule lets the declared length win)."""
+    """Declared length + 1 ends exactly where the next header starts: before any record of
+    the file showed a separator this is indistinguishable from a writer that leaves the
+    separator out (the rule lets the declared length win)."""
     bad = head(b"http://a/1", len(BODIES[1]) + 1) + BODIES[1] + b"\n"
     data = FD + bad + head(b"http://a/2", len(BODIES[2])) + BODIES[2] + b"\n"
     recs, damage = walk(data)
     assert not damage and recs[1].block == BODIES[1] + b"\n" and recs[1].trailer == b""
+
+
+@pytest.mark.parametrize("at", ["next-header", "eof", "member-end", "whole-file-gzip"])
+@pytest.mark.parametrize("sep", [b"\n", b"\r\n"])
+def test_length_that_swallows_the_files_separator_is_cut_as_damage(at: str, sep: bytes) -> None:
+    """Once the file's records showed a separator after their blocks, a declared length that
+    takes it in (the next header, the member or the file end right after) is too long by it:
+    the block is cut before it and the repair is damage with the original bytes."""
+    eol = b"\r\n" if sep == b"\r\n" else b"\n"
+    rec0 = head(b"http://a/0", len(BODIES[0]), eol) + BODIES[0] + sep
+    bad = head(b"http://a/1", len(BODIES[1]) + len(sep), eol) + BODIES[1] + sep
+    rest = head(b"http://a/2", len(BODIES[2]), eol) + BODIES[2] + sep if at != "eof" else b""
+    parts = [FD, rec0, bad, rest] if rest else [FD, rec0, bad]
+    data = b"".join(gz(p) for p in parts) if at == "member-end" else b"".join(parts)
+    recs, damage = walk(gz(data) if at == "whole-file-gzip" else data)
+    assert [r.block for r in recs[1:]] == BODIES[: len(parts) - 1]
+    assert recs[2].damaged and recs[2].trailer == sep
+    assert not recs[1].damaged and not any(r.damaged for r in recs[3:])
+    assert len(damage) == 1 and "take in the separator" in damage[0].reason
+    if at == "member-end":
+        assert damage[0].data == gz(bad) and damage[0].offset == len(gz(FD) + gz(rec0))
+    elif at != "whole-file-gzip":
+        assert damage[0].data == bad and damage[0].offset == len(FD + rec0)
+
+
+@pytest.mark.parametrize("at", ["next-header", "eof", "member-end"])
+@pytest.mark.parametrize("k", [1, 2])
+def test_length_short_of_a_line_end_before_the_files_separator_is_damage(at: str, k: int) -> None:
+    """The block ends in CRLF, its length is k short: the line end it leaves out runs into the
+    separator every other record has. The block is extended over it and reported."""
+    body = HTTP + b"%%EOF\r\n"
+    rec0 = head(b"http://a/0", len(BODIES[0])) + BODIES[0] + b"\n"
+    bad = head(b"http://a/1", len(body) - k) + body + b"\n"
+    rest = head(b"http://a/2", len(BODIES[2])) + BODIES[2] + b"\n" if at != "eof" else b""
+    parts = [p for p in [FD, rec0, bad, rest] if p]
+    data = b"".join(gz(p) for p in parts) if at == "member-end" else b"".join(parts)
+    recs, damage = walk(data)
+    assert [r.block for r in recs[1:]] == [BODIES[0], body, BODIES[2]][: len(parts) - 1]
+    assert recs[2].damaged and recs[2].trailer == b"\n"
+    assert len(damage) == 1 and "goes on with a line end" in damage[0].reason
+    assert damage[0].data == (gz(bad) if at == "member-end" else bad)
+
+
+@pytest.mark.parametrize("gzipped", [False, True])
+def test_no_separator_convention_keeps_declared_lengths_ending_in_newline(gzipped: bool) -> None:
+    """A file whose records are not all followed by a separator sets no convention: a block
+    ending in a newline right before the next header (or member end) keeps its length."""
+    bodies = [HTTP + b"<p>no newline</p>", HTTP + b"line\n", HTTP + b"x\n"]
+    recs_raw = [head(b"http://a/%d" % i, len(b)) + b for i, b in enumerate(bodies)]
+    data = b"".join(gz(r) for r in [FD, *recs_raw]) if gzipped else FD + b"".join(recs_raw)
+    recs, damage = walk(data)
+    assert not damage and [r.block for r in recs[1:]] == bodies
+
+
+def test_a_mixed_separator_gives_the_convention_up() -> None:
+    """One record followed by a separator, the next by none (its block has no final newline):
+    the file has no convention, a later block ending in a newline keeps its declared length."""
+    bodies = [HTTP + b"a\n", HTTP + b"<p>b</p>", HTTP + b"c\n", HTTP + b"d"]
+    data = FD + head(b"http://a/0", len(bodies[0])) + bodies[0] + b"\n"
+    data += b"".join(head(b"http://a/%d" % i, len(b)) + b for i, b in enumerate(bodies) if i)
+    recs, damage = walk(data)
+    assert not damage and [r.block for r in recs[1:]] == bodies
+
+
+def test_decide_a_swallowed_separator_is_cut_only_under_a_convention() -> None:
+    f = Facts(10, 50, confirmed=50, data_end=50, block_tail=b">\n", convention=b"\n")
+    v = decide(f)
+    assert (v.action, v.body_end, v.next) == (Action.SEPARATOR, 49, 50) and v.repaired
+    crlf = Facts(10, 50, confirmed=50, data_end=50, block_tail=b"\r\n", convention=b"\r\n")
+    assert (decide(crlf).action, decide(crlf).body_end) == (Action.SEPARATOR, 48)
+    for other in (
+        Facts(10, 50, confirmed=50, data_end=50, block_tail=b">\n"),  # no convention
+        Facts(
+            10,
+            50,
+            confirmed=51,
+            data_end=51,
+            sep_at_end=1,
+            block_tail=b">\n",
+            run_after=b"\n",
+            convention=b"\n",
+        ),  # fmt: skip
+        Facts(10, 50, confirmed=50, data_end=50, block_tail=b"/>", convention=b"\n"),
+    ):
+        assert decide(other).action == Action.DECLARED
+
+
+@pytest.mark.parametrize(
+    "run,conv,extended",
+    [(b"\n\n", b"\n", 1), (b"\r\n\n", b"\n", 2), (b"\r\n\r\n", b"\r\n", 2), (b"\r\n", b"\n", 0),
+     (b"\n\n", b"", 0), (b"\n", b"\n", 0)],
+)  # fmt: skip
+def test_decide_a_line_end_before_the_files_separator_extends_the_block(
+    run: bytes, conv: bytes, extended: int
+) -> None:
+    """Too short by the block's last line end: more line ends than the file's separator after
+    the declared bytes (a lone CR is not a line end: the convention is only not followed)."""
+    f = Facts(10, 50, confirmed=50 + len(run), data_end=50 + len(run), sep_at_end=1,
+              run_after=run, convention=conv)  # fmt: skip
+    v = decide(f)
+    if extended:
+        assert (v.action, v.body_end, v.next) == (Action.SHORT, 50 + extended, 50 + len(run))
+    else:
+        assert v.action == Action.DECLARED
+
+
+def test_decide_invalid_length_takes_the_data_up_to_the_next_record() -> None:
+    v = decide(Facts(10, None, data_end=80, data_end_is="header", sep_before_data_end=1))
+    assert (v.action, v.body_end, v.next) == (Action.UNDECLARED, 79, 80) and v.repaired
+
+
+@pytest.mark.parametrize("field", [b"12$", b"-1", b"abc", b"4 7"])
+def test_invalid_length_field_is_damage_and_the_next_record_is_whole(field: bytes) -> None:
+    """A length that is not a number (a flipped bit in a digit) leaves no length to trust:
+    the block up to the next header is delivered and reported with the original bytes."""
+    rec0 = head(b"http://a/0", len(BODIES[0])) + BODIES[0] + b"\n"
+    bad_head = b"http://a/1 1.2.3.4 20120708221327 text/html " + field + b"\n"
+    bad = bad_head + BODIES[1] + b"\n"
+    rest = head(b"http://a/2", len(BODIES[2])) + BODIES[2] + b"\n"
+    recs, damage = walk(FD + rec0 + bad + rest)
+    assert recs[1].block == BODIES[0] and recs[-1].block == BODIES[2]
+    assert recs[-1].header.url == b"http://a/2" and not recs[-1].damaged
+    assert len(damage) == 1 and len(FD + rec0) <= damage[0].offset < len(FD + rec0 + bad)
+    if field != b"4 7":  # a space shifts the fields: a wrong length, found by the rule
+        assert damage[0].offset == len(FD + rec0)
+        assert recs[2].damaged and recs[2].block == BODIES[1]
+        assert damage[0].data == bad and "invalid Archive-length" in damage[0].reason
+
+
+@pytest.mark.parametrize(
+    "prefix",
+    [
+        b"http://a/rest",
+        b"http://a/restart/page.h",
+        b"http://a/9 1.2.3.",
+        b"http://a/9 1.2.3.4 2012",
+    ],
+)
+def test_a_header_cut_short_and_glued_to_the_next_is_damage_and_a_resync_point(
+    prefix: bytes,
+) -> None:
+    """A writer that died inside a header line and restarted appending: the cut header is
+    garbage, the record after it is whole (issue 6 item 9 for ARC)."""
+    rec0 = head(b"http://a/0", len(BODIES[0])) + BODIES[0] + b"\n"
+    rec1 = head(b"http://b/1", len(BODIES[1])) + BODIES[1] + b"\n"
+    recs, damage = walk(FD + rec0 + prefix + rec1)
+    assert [r.header.url for r in recs[1:]] == [b"http://a/0", b"http://b/1"]
+    assert [r.block for r in recs[1:]] == BODIES[:2]
+    assert len(damage) == 1 and damage[0].data == prefix
+    assert damage[0].offset == len(FD + rec0)
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        b"http://web.archive.org/web/2001/http://example.com/",
+        b"http://x.example/go?u=http://example.com/",
+        b"http://x.example/go?u%3Dhttp://example.com/",
+    ],
+)
+def test_a_url_that_embeds_another_after_a_delimiter_stays_one_record(url: bytes) -> None:
+    data = FD + head(url, len(BODIES[0])) + BODIES[0] + b"\n"
+    recs, damage = walk(data)
+    assert not damage and recs[1].header.url == url and recs[1].block == BODIES[0]
 
 
 @pytest.mark.parametrize("k", [2, 7, 300])
@@ -279,3 +444,16 @@ def test_over_limit_length_with_a_complete_record_inside_resyncs(whole_file_gzip
     assert damage[0].offset == (0 if whole_file_gzip else len(FD + rec0))
     if not whole_file_gzip:
         assert damage[0].data == bad
+
+
+@pytest.mark.parametrize("cut", [b"http://x/restart", b"http://x/r 1.2.3", b"\x00\x01junk"])
+def test_a_member_starting_with_a_cut_header_keeps_the_record_glued_after_it(cut: bytes) -> None:
+    """A gzip member whose first bytes are not a header (a cut header line, junk) but that
+    holds a header after them: those bytes are damage, the record after them is read."""
+    recs_raw = [head(b"http://a/%d" % i, len(b)) + b + b"\n" for i, b in enumerate(BODIES)]
+    members = [gz(FD), gz(recs_raw[0]), gz(cut + recs_raw[1]), gz(recs_raw[2])]
+    recs, damage = walk(b"".join(members))
+    assert [r.header.url for r in recs[1:]] == [b"http://a/0", b"http://a/1", b"http://a/2"]
+    assert [r.block for r in recs[1:]] == BODIES
+    assert len(damage) == 1 and damage[0].data == cut
+    assert damage[0].offset == len(members[0] + members[1])

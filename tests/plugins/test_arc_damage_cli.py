@@ -262,3 +262,79 @@ def test_gzip_damage_offsets_are_compressed_spans_inside_the_file(tmp_path, caps
         assert e["offset"] >= 0 and e["offset"] + e["length"] <= len(data)
         chunk = binary[e["bin_offset"] : e["bin_offset"] + e["bin_length"]]
         assert chunk == data[e["offset"] : e["offset"] + e["length"]]
+
+
+# -- items 5 and 9: header damage the bytes prove --------------------------------------------
+
+
+def test_invalid_length_field_is_damage_not_a_warning(tmp_path, capsys, need):
+    """A flipped bit turns a length digit into ``$``: no length to trust. The block up to the
+    next header is written, the run exits 3, the original bytes are in the quarantine."""
+    good = arc(bodies=BODIES[:1])
+    bad = b"http://a.example/1 1.2.3.4 20120708221327 text/html 5$\n" + BODIES[1] + b"\n"
+    rest = head(b"http://a.example/2", len(BODIES[2])) + BODIES[2] + b"\n"
+    code, out, report = convert(tmp_path, "x.arc", good + bad + rest)
+    assert code == 3, capsys.readouterr().err
+    payloads = [b.split(b"\r\n\r\n", 1)[1] for b in BODIES[:3]]
+    assert bodies_of(warc_records(out, need)) == payloads
+    (entry,) = quarantine(out, "x.arc")
+    assert (entry["offset"], entry["length"]) == (len(good), len(bad))
+    assert (out / ".crawlmill" / "quarantine" / "x.arc.bin").read_bytes() == bad
+    assert not report["warnings"]
+
+
+@pytest.mark.parametrize("compressed", [False, True])
+def test_length_over_the_files_separator_is_damage(tmp_path, capsys, need, compressed):
+    """Declared length + 1 over the separator that every other record has: the member end (or
+    the next header) right after it does not confirm it; the record is cut and reported."""
+    recs = [head(b"http://a.example/%d" % i, len(b)) + b + b"\n" for i, b in enumerate(BODIES)]
+    recs[2] = head(b"http://a.example/2", len(BODIES[2]) + 1) + BODIES[2] + b"\n"
+    fd = arc(bodies=[])
+    parts = [fd, *recs]
+    data = b"".join(gzip.compress(p, mtime=0) for p in parts) if compressed else b"".join(parts)
+    name = "x.arc.gz" if compressed else "x.arc"
+    code, out, _ = convert(tmp_path, name, data)
+    assert code == 3, capsys.readouterr().err
+    payloads = [b.split(b"\r\n\r\n", 1)[1] for b in BODIES]
+    assert bodies_of(warc_records(out, need)) == payloads
+    (entry,) = quarantine(out, name)
+    raw = gzip.compress(recs[2], mtime=0) if compressed else recs[2]
+    start = data.index(raw)
+    assert (entry["offset"], entry["length"]) == (start, len(raw))
+
+
+def test_a_restarted_writer_costs_only_the_cut_header(tmp_path, capsys, need):
+    """The first bytes of a header (cut inside its URL) glued to the next record's header line:
+    the next record is written whole under its own URL, the cut bytes are damage."""
+    good = arc(bodies=BODIES[:2])
+    cut = head(b"http://a.example/restarted/page.html", 99)[:28]
+    rest = head(b"http://a.example/2", len(BODIES[2])) + BODIES[2] + b"\n"
+    code, out, _ = convert(tmp_path, "x.arc", good + cut + rest)
+    assert code == 3, capsys.readouterr().err
+    records = warc_records(out, need)
+    uris = [
+        h.get_header("WARC-Target-URI")
+        for h, _ in records
+        if h.get_header("WARC-Type") == "response"
+    ]
+    assert uris == ["http://a.example/0", "http://a.example/1", "http://a.example/2"]
+    payloads = [b.split(b"\r\n\r\n", 1)[1] for b in BODIES[:3]]
+    assert bodies_of(records) == payloads
+    (entry,) = quarantine(out, "x.arc")
+    assert (entry["offset"], entry["length"]) == (len(good), len(cut))
+
+
+def test_length_short_of_a_crlf_before_the_files_separator_is_damage(tmp_path, capsys, need):
+    """A PDF ending in ``%%EOF\\r\\n`` declared 2 bytes short, in a per-record gzip ARC whose
+    records all end in one ``\\n``: the line end left out is the block's (fault soak
+    arc/sample-gzip/length-minus seed 1). The block is written whole and reported."""
+    bodies = [*BODIES[:2], HTTP + b"%PDF-1.4\r\n%%EOF\r\n", BODIES[3]]
+    recs = [head(b"http://a.example/%d" % i, len(b)) + b + b"\n" for i, b in enumerate(bodies)]
+    recs[2] = head(b"http://a.example/2", len(bodies[2]) - 2) + bodies[2] + b"\n"
+    members = [gzip.compress(p, mtime=0) for p in [arc(bodies=[]), *recs]]
+    code, out, _ = convert(tmp_path, "x.arc.gz", b"".join(members))
+    assert code == 3, capsys.readouterr().err
+    payloads = [b.split(b"\r\n\r\n", 1)[1] for b in bodies]
+    assert bodies_of(warc_records(out, need)) == payloads
+    (entry,) = quarantine(out, "x.arc.gz")
+    assert (entry["offset"], entry["length"]) == (sum(map(len, members[:3])), len(members[3]))

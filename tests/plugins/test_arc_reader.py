@@ -24,13 +24,17 @@ SOURCES_COUNTS = {
     "IAH-20080430204825-00000-blackbook-truncated.arc.gz": 9,
 }
 CC2012_SHORT = "crawl-2012_1341690165636_1341785606830_6-0-4421.arc.gz"
-#: samples with damage by the length rule (formats/arc_length.py): the last record cut by the
-#: end of the file (kept, marked truncated, reported), or a length the gzip member disproves
+#: samples with damage by the length rule (formats/arc_length.py), one text per damage entry:
+#: the last record cut by the end of the file (kept, marked truncated, reported), a length the
+#: gzip member disproves, or a length field that is not a number (no length to trust: the
+#: block up to the next record is delivered and reported)
+INVALID = "has an invalid Archive-length"
 EXPECTED_DAMAGE = {
-    "example-space-in-url.arc": "the file ends after 1579",
-    "test-arc-1.0-dashed-fields.arc": "the file ends after",
-    "test-arc-1.0-invalid-fields.arc": "the file ends after",
-    CC2012_SHORT: "its gzip member holds 13035 (+2)",
+    "example-space-in-url.arc": ["the file ends after 1579"],
+    "test-arc-1.0-dashed-fields.arc": ["the file ends after"],
+    "test-arc-1.0-invalid-fields.arc": [f"{INVALID} b'one'", "the file ends after"],
+    "bad.arc": [f"{INVALID} b'-1'", f"{INVALID} b'-1'", f"{INVALID} b'abc'"],
+    CC2012_SHORT: ["its gzip member holds 13035 (+2)"],
 }
 
 
@@ -79,10 +83,10 @@ def test_every_arc_sample_matches_warcio(arc_sample: Path, need) -> None:
     warcio = need("warcio")
     ours, damage, warnings = read_all(arc_sample)
     theirs = warcio_view(warcio, arc_sample)
-    if arc_sample.name in EXPECTED_DAMAGE:
-        assert len(damage) == 1 and EXPECTED_DAMAGE[arc_sample.name] in damage[0].reason
-    else:
-        assert not damage
+    expected = EXPECTED_DAMAGE.get(arc_sample.name, [])
+    assert len(damage) == len(expected)
+    for entry, text in zip(damage, expected, strict=True):
+        assert text in entry.reason
     assert len(ours) == len(theirs)
     if arc_sample.name in SOURCES_COUNTS:
         assert len(ours) == SOURCES_COUNTS[arc_sample.name]
@@ -157,8 +161,12 @@ def test_dashed_and_invalid_fields(samples, arc_named) -> None:
     # the last record of both jwat files is cut 84 bytes short of its declared length: kept,
     # marked truncated and reported as damage with its bytes
     assert recs[1].extras["arc"]["truncated"] is True
-    assert len(damage) == 1 and "the file ends after" in damage[0].reason
-    assert damage[0].data.endswith(recs[1].payload)
+    assert len(damage) == 2 and "the file ends after" in damage[1].reason
+    assert damage[1].data.endswith(recs[1].payload)
+    # the filedesc's length "one" is no length: its block up to the next record is delivered
+    # and reported as damage with the original bytes
+    assert "invalid Archive-length b'one'" in damage[0].reason
+    assert damage[0].offset == 0 and damage[0].data.startswith(b"filedesc://horsy")
 
 
 def test_length_repairs_are_damage_and_strict_drops_the_repaired_record(samples) -> None:
