@@ -300,9 +300,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (CrawlmillError, OSError) as exc:
         _error(str(exc))
         return EXIT_FAILED
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         _error("interrupted; a rerun resumes where this one stopped")
-        return 130
+        return 128 + getattr(exc, "signum", 2)  # 130 for Ctrl-C, 143 for SIGTERM
 
 
 def _error(message: str) -> None:

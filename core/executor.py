@@ -166,17 +166,26 @@ def _watch_parent() -> None:
     threading.Thread(target=watch, name="crawlmill-parent-watch", daemon=True).start()
 
 
+class Terminated(KeyboardInterrupt):
+    """A signal (SIGTERM) that stops the run as Ctrl-C does; ``signum`` is the signal, so
+    the command exits with the shell's ``128 + signum``."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(f"terminated by signal {signum}")
+        self.signum = signum
+
+
 @contextlib.contextmanager
 def interruptible() -> Iterator[None]:
-    """While inside, SIGTERM raises :class:`KeyboardInterrupt` in the main thread (as
-    Ctrl-C does); the previous handler is restored afterwards. Outside the main thread it
-    does nothing."""
+    """While inside, SIGTERM raises :class:`Terminated` (a ``KeyboardInterrupt``) in the main
+    thread, as Ctrl-C does; the previous handler is restored afterwards. Outside the main
+    thread it does nothing."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
 
     def on_term(signum: int, frame: Any) -> None:
-        raise KeyboardInterrupt(f"terminated by signal {signum}")
+        raise Terminated(signum)
 
     previous = signal.signal(signal.SIGTERM, on_term)
     try:
