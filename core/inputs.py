@@ -56,7 +56,7 @@ from crawlmill.formats.foreign import foreign_format
 
 from .components import resolve
 from .errors import ConfigError
-from .naming import output_stems
+from .naming import named_with, output_stems
 from .plugin import InputFile
 from .registry import Registry
 from .spec import PipelineSpec
@@ -282,7 +282,7 @@ def expand_inputs(spec: PipelineSpec, registry: Registry) -> InputPlan:
         raise ConfigError(problems)
     if not planned:
         raise ConfigError(_nothing_to_convert(spec, planned))
-    stems = output_stems([p.input.relpath for p in planned])
+    stems = output_stems([p.input.relpath for p in planned], registry.file_suffixes())
     planned[:] = [
         replace(p, input=replace(p.input, stem=stem))
         for p, stem in zip(planned, stems, strict=True)
@@ -318,7 +318,6 @@ def _check_forced(
 
 #: how many left-out files a "nothing to convert" error names.
 _NAMED_AT_MOST = 20
-_COMPRESSION_SUFFIXES = (".gz", ".bz2", ".xz", ".zst", ".lz4")
 
 
 def _detect(registry: Registry, path: str, named: bool) -> tuple[str | None, str, bool]:
@@ -383,18 +382,11 @@ def _binary(head: bytes) -> bool:
 
 
 def _named_like(registry: Registry, path: str) -> str | None:
-    """The reader whose ``file_suffixes`` the file's name ends with (``x.warc.gz`` -> warc),
-    compression suffixes aside (``x.warc.lz4`` is named like a WARC too)."""
-    name = os.path.basename(path).lower()
-    while name.endswith(_COMPRESSION_SUFFIXES):
-        name = name.rsplit(".", 1)[0]
+    """The reader whose ``file_suffixes`` the file's name ends with, after at most one
+    compression suffix (``x.warc.gz`` and ``x.warc.lz4`` -> warc)."""
     for component in sorted(registry.components["reader"].values(), key=lambda c: c.name):
-        for suffix in getattr(component.cls, "file_suffixes", ()) or ():
-            suffix = suffix.lower().lstrip(".")
-            while suffix.endswith(_COMPRESSION_SUFFIXES):
-                suffix = suffix.rsplit(".", 1)[0]
-            if suffix and name.endswith("." + suffix):
-                return component.name
+        if named_with(path, component.cls.file_suffixes):
+            return component.name
     return None
 
 

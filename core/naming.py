@@ -2,10 +2,13 @@
 
 An input's **stem** is its relpath without the suffixes that say how its bytes are stored:
 
-* one **compression** suffix (:data:`COMPRESSION_SUFFIXES`: ``.gz``, ``.bz2``, ``.zst``,
-  ``.zstd``, ``.lz4``, ``.xz``, ``.br``), then
-* the **format** suffixes of the web-archive formats (:data:`FORMAT_SUFFIXES`: ``.warc``,
-  ``.arc``, and Common Crawl's ``.wet`` and ``.wat``, which are WARC files), repeatedly.
+* one **compression** suffix (:data:`crawlmill.formats.compression.COMPRESSION_SUFFIXES`:
+  ``.gz``, ``.bz2``, ``.zst``, ``.zstd``, ``.lz4``, ``.xz``, ``.br``), then
+* the **format** suffixes, repeatedly: the registered readers'
+  :attr:`~crawlmill.core.plugin.Reader.file_suffixes` (the input plan passes
+  :meth:`crawlmill.core.registry.Registry.file_suffixes`); for a name made without a registry
+  (an input built by hand) the built-in readers' :data:`FORMAT_SUFFIXES`: ``.warc``, ``.arc``,
+  and Common Crawl's ``.wet`` and ``.wat``, which are WARC files.
 
 Nothing else is stripped: ``example.txt.warc.gz`` -> ``example.txt``, ``a/x.arc.gz`` ->
 ``a/x``, ``x.warc.wet.gz`` -> ``x``.
@@ -24,15 +27,18 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Sequence
 
+from crawlmill.formats.compression import COMPRESSION_SUFFIXES
+
 __all__ = [
-    "COMPRESSION_SUFFIXES",
     "FORMAT_SUFFIXES",
+    "named_with",
     "output_stems",
     "stem_of",
     "strip_suffixes",
 ]
 
-COMPRESSION_SUFFIXES = (".gz", ".bz2", ".zst", ".zstd", ".lz4", ".xz", ".br")
+#: the built-in readers' ``file_suffixes`` (warc, arc), for names made without a registry;
+#: tests/core/test_naming.py checks it equals theirs.
 FORMAT_SUFFIXES = (".warc", ".arc", ".wet", ".wat")
 
 
@@ -44,23 +50,48 @@ def _strip_one(name: str, suffixes: Sequence[str]) -> str | None:
     return None
 
 
-def strip_suffixes(relpath: str, level: int = 2) -> str:
+def named_with(
+    path: str,
+    format_suffixes: Sequence[str],
+    compression_suffixes: Sequence[str] = COMPRESSION_SUFFIXES,
+) -> bool:
+    """True when the file name of ``path`` ends with one of ``format_suffixes`` (a reader's
+    ``file_suffixes``), after at most one of ``compression_suffixes``: ``x.warc``,
+    ``x.warc.gz`` and ``x.warc.lz4`` are named with ``(".warc",)``. Case is ignored."""
+    name = posixpath.basename(path.replace("\\", "/")).lower()
+    suffixes = tuple(s.lower() for s in format_suffixes)
+    if not suffixes:
+        return False
+    return name.endswith(suffixes) or (
+        (bare := _strip_one(name, compression_suffixes)) is not None and bare.endswith(suffixes)
+    )
+
+
+def strip_suffixes(
+    relpath: str, level: int = 2, format_suffixes: Sequence[str] = FORMAT_SUFFIXES
+) -> str:
     """``relpath`` (POSIX) without its storage suffixes: ``level`` 2 strips the compression and
-    the format suffixes, 1 only the compression suffix, 0 nothing."""
+    the format suffixes (``format_suffixes``, lower case with their dot), 1 only the
+    compression suffix, 0 nothing."""
     relpath = relpath.replace("\\", "/")
     folder, name = posixpath.split(relpath)
     if level >= 1:
         name = _strip_one(name, COMPRESSION_SUFFIXES) or name
-    while level >= 2 and (shorter := _strip_one(name, FORMAT_SUFFIXES)) is not None:
+    while level >= 2 and (shorter := _strip_one(name, format_suffixes)) is not None:
         name = shorter
     return posixpath.join(folder, name) if folder else name
 
 
-def output_stems(relpaths: Sequence[str]) -> list[str]:
+def output_stems(
+    relpaths: Sequence[str], format_suffixes: Sequence[str] = FORMAT_SUFFIXES
+) -> list[str]:
     """The stem of each relpath, distinct from the others' (see the module docstring)."""
     levels = [2] * len(relpaths)
     while True:
-        stems = [strip_suffixes(r, lv) for r, lv in zip(relpaths, levels, strict=True)]
+        stems = [
+            strip_suffixes(r, lv, format_suffixes)
+            for r, lv in zip(relpaths, levels, strict=True)
+        ]
         groups: dict[str, list[int]] = {}
         for i, stem in enumerate(stems):
             groups.setdefault(stem, []).append(i)

@@ -196,14 +196,28 @@ class _Component:
 class Reader(_Component, ABC):
     """Reads one input format into records."""
 
-    #: short format names this reader reads (``--from`` accepts the reader name).
+    #: the name endings of this reader's format, with their dot and without a compression
+    #: suffix (``(".warc",)``). The one suffix list of the format: a file named ``x.warc`` or
+    #: ``x.warc.gz`` (any suffix of :data:`crawlmill.formats.compression.COMPRESSION_SUFFIXES`
+    #: after it) is named like this reader (named, undetected files are reported as damaged
+    #: starts), and output stems drop these suffixes (:mod:`crawlmill.core.naming`).
     file_suffixes: ClassVar[tuple[str, ...]] = ()
 
     @classmethod
-    def sniff(cls, path: str, head: bytes) -> float:
-        """How sure (0.0 to 1.0) this reader is that ``path`` with first bytes ``head`` is its
-        format. ``head`` is up to 64 KiB, decompressed when the file is gzip/zstd."""
-        return 0.0
+    def sniff(cls, path: str, head: bytes) -> float | None:
+        """How sure this reader is that the input ``path`` is its format: a confidence from
+        0.0 (surely not) to 1.0, or ``None`` (no opinion, the same as 0.0).
+
+        The registry calls it for every input the user did not give a reader for and ranks
+        all readers' answers together with the ``crawlmill_detect_format`` hook's
+        (:meth:`crawlmill.core.registry.Registry.detect`); the best reader reads the file. Use
+        about 0.9 for a format's signature at the start, 0.5-0.7 for a plausible start or a
+        signature found past damaged first bytes, lower for the name alone. ``head`` is up
+        to 64 KiB of the file's first bytes, decompressed when the file is gzip, zstd or LZ4
+        (:func:`crawlmill.formats.compression.read_head`); empty for a
+        directory. ``sniff`` may open ``path`` itself for a bounded look (a damaged start);
+        it must not raise for bytes that are not its format."""
+        return None
 
     @classmethod
     def discover(cls, path: str, options: PluginOptions) -> list[InputFile] | None:

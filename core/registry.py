@@ -234,14 +234,44 @@ class Registry:
         return self.get("filter", name)  # type: ignore[return-value]
 
     def detect(self, path: str, head: bytes) -> list[tuple[str, float]]:
-        """Every reader's confidence that ``path`` (first bytes ``head``) is its format, best
-        first; readers that are not registered are left out."""
+        """Every registered reader's confidence that ``path`` (first bytes ``head``) is its
+        format, best first (ties by name), confidence above 0 only.
+
+        One ranking from two sources: each reader's :meth:`~crawlmill.core.plugin.Reader.sniff`
+        and every ``crawlmill_detect_format`` hook result; a reader gets the highest confidence
+        either source gives it, clamped to 0..1. Names the hook returns that are not registered
+        readers are left out. A ``sniff`` that raises is a plugin bug: a
+        :class:`PluginError` names the reader and its plugin."""
         scores: dict[str, float] = {}
+
+        def claim(name: str, confidence: object) -> None:
+            if confidence is None or name not in self.components["reader"]:
+                return
+            value = min(max(float(confidence), 0.0), 1.0)  # type: ignore[arg-type]
+            scores[name] = max(scores.get(name, 0.0), value)
+
+        for name, component in self.components["reader"].items():
+            try:
+                claim(name, component.cls.sniff(path, head))
+            except Exception as exc:  # a plugin bug: say whose, as a failing hook does
+                raise PluginError(
+                    f"reader {name!r} (plugin {component.plugin!r}): sniff of {path!r} "
+                    f"failed: {type(exc).__name__}: {exc}"
+                ) from exc
         for result in self.pm.hook.crawlmill_detect_format(path=path, head=head):
             for name, confidence in result or []:
-                if name in self.components["reader"]:
-                    scores[name] = max(scores.get(name, 0.0), float(confidence))
+                claim(name, confidence)
         return sorted(((n, c) for n, c in scores.items() if c > 0), key=lambda nc: (-nc[1], nc[0]))
+
+    def file_suffixes(self) -> tuple[str, ...]:
+        """Every registered reader's :attr:`~crawlmill.core.plugin.Reader.file_suffixes`
+        (lower case, with their dot), longest first: the format suffixes output stems drop."""
+        found = {
+            suffix.lower()
+            for component in self.components["reader"].values()
+            for suffix in component.cls.file_suffixes
+        }
+        return tuple(sorted(found, key=lambda s: (-len(s), s)))
 
     def describe(self, include_failed: bool = True) -> list[dict[str, Any]]:
         """Plain-data listing of plugins and their components (``crawlmill plugins --json``)."""

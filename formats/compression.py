@@ -29,12 +29,18 @@ from typing import Any, BinaryIO
 from .gzip_member import flag_problem, header_length, inflates_to, member_problem
 from .salvage import join_pieces, salvage
 
+#: the file-name suffixes that say a file's bytes are compressed (``x.warc.gz``,
+#: ``x.warc.zst``, FastWARC's ``x.warc.lz4``): the one list naming and detection strip before
+#: a format suffix. Lower case; compare with the lower-cased name.
+COMPRESSION_SUFFIXES = (".gz", ".bz2", ".zst", ".zstd", ".lz4", ".xz", ".br")
+
 try:  # pragma: no cover - depends on the installed packages
     from isal import isal_zlib as _inflate_lib
 except ImportError:  # pragma: no cover
     _inflate_lib = zlib  # type: ignore[assignment]
 
 __all__ = [
+    "COMPRESSION_SUFFIXES",
     "GZIP_MAGIC",
     "ZSTD_DICT_MAGIC",
     "ZSTD_MAGIC",

@@ -33,6 +33,7 @@ from crawlmill.core import (
     RecordKind,
     hookimpl,
 )
+from crawlmill.core.naming import named_with
 from crawlmill.formats.arc import parse_arc_date, plausible_header
 from crawlmill.formats.arc_framing import (
     DETECT_WINDOW,
@@ -147,7 +148,7 @@ class ArcReader(Reader):
     """Internet Archive ARC files (v1, v1.1, v2), uncompressed or gzip, with resync on damage."""
 
     name = "arc"
-    file_suffixes = ("arc", "arc.gz")
+    file_suffixes = (".arc",)
 
     class Options(PluginOptions):
         """Options of the ARC reader."""
@@ -164,11 +165,12 @@ class ArcReader(Reader):
         """Sure when the decompressed file starts with ``filedesc://``; likely when it starts
         with a plausible ARC header line, or when the first 64 KiB of the file hold one (or a
         gzip member starting with one) after damaged first bytes; possible from an
-        ``.arc``/``.arc.gz`` name."""
+        ``.arc``/``.arc.gz`` name (ARC files are plain or gzip; a name alone never claims
+        an ``.arc.lz4``)."""
         if head[:11].lower() == b"filedesc://":
             return 0.95
         line = head.split(b"\n", 1)[0]
-        named = path.lower().endswith((".arc", ".arc.gz"))
+        named = named_with(path, cls.file_suffixes, (".gz",))  # ARC: plain or gzip only
         if b"\n" in head and plausible_header(line) is not None:
             return 0.7 if named else 0.5
         if not head.startswith(b"WARC/") and _arc_after_damage(path):
@@ -222,9 +224,3 @@ class ArcReader(Reader):
 def crawlmill_register_readers(register) -> None:
     """Register the ``arc`` reader."""
     register(ArcReader)
-
-
-@hookimpl
-def crawlmill_detect_format(path: str, head: bytes) -> list[tuple[str, float]]:
-    """Claim ARC files by their ``filedesc://`` start or first header line."""
-    return [("arc", ArcReader.sniff(path, head))]

@@ -387,11 +387,11 @@ class ClueWeb09Reader(Reader):
 
     name = "clueweb09"
     Options = ClueWeb09Options
-    file_suffixes = ()
-
     @classmethod
     def sniff(cls, path: str, head: bytes) -> float:
-        """High for a directory holding ``ClueWeb09_*`` segments or named like one."""
+        """High for a directory holding ``ClueWeb09_*`` segments or named like one; a
+        segment-like directory of ``<ll><NNNN>/<NN>.warc.gz`` folders scores less; 0 for a
+        file."""
         return collection_confidence(path)
 
     @classmethod
@@ -473,10 +473,3 @@ class ClueWeb09Reader(Reader):
 def crawlmill_register_readers(register) -> None:
     """Register the ``clueweb09`` collection reader."""
     register(ClueWeb09Reader)
-
-
-@hookimpl
-def crawlmill_detect_format(path: str, head: bytes) -> list[tuple[str, float]] | None:
-    """A ClueWeb09 collection, segment or bare segment-like directory."""
-    confidence = collection_confidence(path)
-    return [("clueweb09", confidence)] if confidence > 0 else None

@@ -43,6 +43,7 @@ from crawlmill.core import (
     RecordKind,
     hookimpl,
 )
+from crawlmill.core.naming import named_with
 from crawlmill.formats.compression import (
     MemberSource,
     compression_of,
@@ -88,7 +89,7 @@ class WarcReader(Reader):
     """Read WARC files (0.17-1.1; plain, gzip per record or whole-file, zstd, LZ4) byte-exactly."""
 
     name = "warc"
-    file_suffixes = ("warc", "warc.gz", "warc.zst", "warc.wet.gz", "warc.wat.gz")
+    file_suffixes = (".warc", ".wet", ".wat")  # Common Crawl's .warc.wet/.warc.wat are WARC
 
     class Options(PluginOptions):
         """Options of the WARC reader."""
@@ -115,13 +116,14 @@ class WarcReader(Reader):
 
     @classmethod
     def sniff(cls, path: str, head: bytes) -> float:
-        """0.95 for a known WARC version line at the start, less for odd ones, else 0."""
+        """0.95 for a known WARC version line at the start of the decompressed bytes, less for
+        odd ones; past damage in the first bytes, 0.6 when the file's first good member or
+        first version line is a WARC record; 0.3 for an empty head (nothing decompressed) of
+        a file named like a WARC (:func:`~crawlmill.core.naming.named_with`); else 0."""
         m = _SNIFF.match(head)
         if m is None:
-            lower = path.lower()
-            if not head and lower.endswith((".warc", ".warc.gz", ".warc.zst")):
-                return 0.3
-            return 0.0
+            named = not head and named_with(path, cls.file_suffixes)
+            return max(0.3 if named else 0.0, _damaged_start_score(path))
         version = m.group(2).decode("ascii")
         score = 0.95 if version in KNOWN_VERSIONS else 0.7
         if m.group(1) == b"warc" or m.start(1) > 0:
@@ -411,17 +413,6 @@ def warc_to_record(
 def crawlmill_register_readers(register) -> None:
     """Register the WARC reader."""
     register(WarcReader)
-
-
-@hookimpl
-def crawlmill_detect_format(path: str, head: bytes) -> list[tuple[str, float]] | None:
-    """Claim inputs whose first decompressed bytes are a WARC version line, or, past damage
-    in the first bytes, whose first good member or first version line is a WARC record."""
-    score = WarcReader.sniff(path, head)
-    if score <= 0.3:
-        damaged = _damaged_start_score(path)
-        score = max(score, damaged)
-    return [(WarcReader.name, score)] if score > 0 else None
 
 
 def _damaged_start_score(path: str) -> float:

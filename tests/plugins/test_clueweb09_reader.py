@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from crawlmill.core.plugin import InputFile, ReadContext
 from crawlmill.core.record import RecordKind
+from crawlmill.core.registry import Registry
 from crawlmill.formats import clueweb09 as cw
 from crawlmill.plugins.readers import clueweb09 as plugin
 from crawlmill.plugins.readers.clueweb09 import ClueWeb09Reader, scan_collection
@@ -323,8 +324,11 @@ def test_detection_claims_collection_directories(collection, tmp_path):
         ClueWeb09Reader.sniff(str(root / "ClueWeb09_English_1/en0000/00.warc.gz"), b"WARC/0.18\n")
         == 0.0
     )
-    assert plugin.crawlmill_detect_format(str(root), b"") == [("clueweb09", 0.95)]
-    assert plugin.crawlmill_detect_format(str(tmp_path / "other"), b"") is None
+    # one detection path: the registry ranks the reader's sniff (the plugin has no hook)
+    assert not hasattr(plugin, "crawlmill_detect_format")
+    registry = Registry.load(["crawlmill.plugins.readers.clueweb09"], entry_points=False)
+    assert registry.detect(str(root), b"") == [("clueweb09", 0.95)]
+    assert registry.detect(str(tmp_path / "other"), b"") == []
 
 
 # -- through the engine: `crawlmill convert <collection> --to warc` ----------------------------

@@ -625,16 +625,16 @@ def test_hooks_register_and_detect(samples):
     got = []
     warc_plugin.crawlmill_register_readers(got.append)
     assert got == [WarcReader]
+    # detection is the reader's sniff alone (the registry ranks it): no detect hook
+    assert not hasattr(warc_plugin, "crawlmill_detect_format")
     head = read_head(str(samples / "webrecorder-warcio/test/data/example.warc.gz"))
-    assert warc_plugin.crawlmill_detect_format("x.warc.gz", head)[0][0] == "warc"
-    assert warc_plugin.crawlmill_detect_format("x.warc.gz", head)[0][1] >= 0.9
-    assert (
-        warc_plugin.crawlmill_detect_format(
-            "x.arc", b"filedesc://x.arc 0.0.0.0 2008 text/plain 76\n"
-        )
-        is None
-    )
+    assert WarcReader.sniff("x.warc.gz", head) >= 0.9
+    assert WarcReader.sniff("x.arc", b"filedesc://x.arc 0.0.0.0 2008 text/plain 76\n") == 0.0
     assert WarcReader.sniff("c", io.BytesIO(b"WARC/0.18\nWARC-Type: warcinfo\n").read()) > 0.9
+    # an empty head (nothing decompressed) of a file named like a WARC, any compression
+    for name in ("x.warc", "x.warc.gz", "x.warc.zst", "x.WARC.LZ4"):
+        assert WarcReader.sniff(name, b"") == 0.3, name
+    assert WarcReader.sniff("x.txt", b"") == 0.0
 
 
 @pytest.mark.parametrize("damage", [False, True])
