@@ -54,11 +54,15 @@ def crawlmill_register_filters(register: Callable[[type[Filter]], None]) -> None
 
 @hookspec
 def crawlmill_detect_format(path: str, head: bytes) -> list[tuple[str, float]] | None:
-    """Say how sure the plugin is that an input is in a format it can read.
+    """Say how sure the plugin is that an input is in a format one of its readers reads.
+
+    A reader's own :meth:`~crawlmill.core.plugin.Reader.sniff` needs no hook; both feed one
+    ranking (:meth:`crawlmill.core.registry.Registry.detect`): a reader gets the highest
+    confidence its ``sniff`` or any implementation of this hook gives it.
 
     :param path: the input's path (a file, or a directory for collection readers).
     :param head: up to the first 64 KiB of the file, already decompressed when the file is
-        gzip or zstd compressed; ``b""`` for a directory.
+        gzip, zstd or LZ4 compressed; ``b""`` for a directory.
     :return: ``[(reader_name, confidence), ...]`` with confidence from 0.0 (not mine) to 1.0
         (certain), or ``None``. All implementations are called; the reader with the highest
         confidence wins, and ``crawlmill inspect`` shows the ranking.

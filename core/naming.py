@@ -89,8 +89,7 @@ def output_stems(
     levels = [2] * len(relpaths)
     while True:
         stems = [
-            strip_suffixes(r, lv, format_suffixes)
-            for r, lv in zip(relpaths, levels, strict=True)
+            strip_suffixes(r, lv, format_suffixes) for r, lv in zip(relpaths, levels, strict=True)
         ]
         groups: dict[str, list[int]] = {}
         for i, stem in enumerate(stems):

@@ -387,6 +387,7 @@ class ClueWeb09Reader(Reader):
 
     name = "clueweb09"
     Options = ClueWeb09Options
+
     @classmethod
     def sniff(cls, path: str, head: bytes) -> float:
         """High for a directory holding ``ClueWeb09_*`` segments or named like one; a
