@@ -6,7 +6,13 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from crawlmill.core.naming import output_stems, stem_of, strip_suffixes
+from crawlmill.core.naming import (
+    FORMAT_SUFFIXES,
+    named_with,
+    output_stems,
+    stem_of,
+    strip_suffixes,
+)
 from crawlmill.core.plugin import InputFile
 
 
@@ -63,7 +69,16 @@ def test_a_longer_stem_that_meets_another_input_moves_on():
 
 
 def test_distinct_relpaths_always_give_distinct_stems():
-    names = ["x", "x.warc", "x.arc", "x.gz", "x.warc.gz", "x.arc.gz", "x.warc.lz4", "x.warc.gz.warc"]
+    names = [
+        "x",
+        "x.warc",
+        "x.arc",
+        "x.gz",
+        "x.warc.gz",
+        "x.arc.gz",
+        "x.warc.lz4",
+        "x.warc.gz.warc",
+    ]
     for k in (2, 3, 4):
         for combo in itertools.combinations(names, k):
             stems = output_stems(list(combo))
@@ -78,3 +93,42 @@ def test_distinct_relpaths_always_give_distinct_stems():
 def test_stem_of_prefers_the_planned_stem():
     assert stem_of(InputFile("p", "x.warc.gz", 0, {}, "x.warc")) == "x.warc"
     assert stem_of(InputFile("p", "x.warc.gz")) == "x"
+
+
+@pytest.mark.parametrize(
+    ("path", "named"),
+    [
+        ("x.warc", True),
+        ("d/x.warc.gz", True),
+        ("x.WARC.LZ4", True),
+        ("x.warc.zstd", True),
+        ("x.warc.wet.gz", False),  # .wet is not in the list given below
+        ("x.warc.gz.gz", False),  # one compression suffix
+        ("x.warcx", False),
+        ("warc", False),
+        ("x.gz", False),
+    ],
+)
+def test_named_with_a_format_suffix_after_one_compression_suffix(path, named):
+    assert named_with(path, (".warc",)) is named
+    assert named_with(path, ()) is False
+
+
+def test_named_with_limited_compressions():
+    assert named_with("x.arc.gz", (".arc",), (".gz",))
+    assert not named_with("x.arc.lz4", (".arc",), (".gz",))
+
+
+def test_the_default_format_suffixes_are_the_built_in_readers_file_suffixes():
+    from crawlmill.core.registry import Registry
+
+    builtins = Registry.load(
+        ["crawlmill.plugins.readers.warc", "crawlmill.plugins.readers.arc"], entry_points=False
+    )
+    assert set(builtins.file_suffixes()) == set(FORMAT_SUFFIXES)
+
+
+def test_a_plugin_format_suffix_is_stripped_when_the_registry_passes_it():
+    assert output_stems(["a.urls", "b.warc.gz"]) == ["a.urls", "b"]
+    assert output_stems(["a.urls.gz", "b.warc.gz"], (".urls", ".warc")) == ["a", "b"]
+    assert strip_suffixes("a.urls.zst", 2, (".urls",)) == "a"

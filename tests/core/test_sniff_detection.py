@@ -100,7 +100,9 @@ def test_sniff_and_hook_feed_one_ranking_highest_wins(tmp_path):
             return [("quiet", 0.5), ("loud", 0.4), ("not-registered", 1.0)]
 
     reg = Registry.load(entry_points=False)
-    reg._register(__import__("crawlmill.core.registry").core.registry.PluginInfo("p", "p"), Plugin())
+    reg._register(
+        __import__("crawlmill.core.registry").core.registry.PluginInfo("p", "p"), Plugin()
+    )
     # Quiet's sniff says None: the hook's 0.5 stands; Loud's sniff is clamped to 1.0
     assert reg.detect("x", b"data") == [("loud", 1.0), ("quiet", 0.5)]
     # the hook's 0.4 beats Loud's sniff 0.2: the highest of both sources
@@ -132,8 +134,9 @@ def test_file_suffixes_name_stems_and_damaged_starts(tmp_path, capsys):
     src.mkdir()
     (src / "a.urls").write_text(URLS)
     (src / "b.urls.gz").write_bytes(b"\x00" * 40)
-    code = main(["convert", str(src), "--to", "warc", "-o", str(tmp_path / "out"),
-                 "--plugin", "cm_urllist"])
+    code = main(
+        ["convert", str(src), "--to", "warc", "-o", str(tmp_path / "out"), "--plugin", "cm_urllist"]
+    )
     err = capsys.readouterr().err
     assert code == 3, err
     assert "b.urls.gz: format not detected: named like a file of the 'urllist' reader" in err
