@@ -45,10 +45,6 @@ class FormatError(CrawlmillError):
         return f"{where}{at}: {self.reason}"
 
 
-class LimitExceeded(FormatError):
-    """A record or decompressed stream is larger than the configured bound."""
-
-
 class DamagedRecordError(CrawlmillError):
     """Raised by the engine under ``on_error: fail`` at the first damaged record."""
 

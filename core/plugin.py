@@ -30,7 +30,6 @@ __all__ = [
     "Filter",
     "InputFile",
     "Limits",
-    "OutputFile",
     "PluginOptions",
     "ReadContext",
     "Reader",
@@ -140,21 +139,6 @@ class Drop(NamedTuple):
     """A filter's verdict that a record is dropped, with a short reason (a counter name)."""
 
     reason: str
-
-
-class OutputFile:
-    """Interface of a file returned by :meth:`WriteContext.create` (writable binary stream)."""
-
-    relpath: str
-
-    def write(self, data: bytes) -> int:  # pragma: no cover - interface
-        raise NotImplementedError
-
-    def tell(self) -> int:  # pragma: no cover - interface
-        raise NotImplementedError
-
-    def close(self) -> None:  # pragma: no cover - interface
-        raise NotImplementedError
 
 
 @dataclass(slots=True)
