@@ -46,6 +46,7 @@ from collections.abc import Callable
 from typing import Any, BinaryIO
 
 from crawlmill.core.errors import ConfigError, CrawlmillError
+from crawlmill.core.naming import strip_suffixes
 from crawlmill.core.plugin import WriteContext
 from crawlmill.core.record import Record, RecordKind
 from crawlmill.formats import clueweb09 as cw
@@ -65,7 +66,6 @@ REPLACED_BY_OPTION = (
 #: Name of the Chuweb21 md5 manifest at the output root.
 CHUWEB_MANIFEST = "md5_checksum.txt"
 
-_INPUT_SUFFIXES = (".warc.gz", ".warc.zst", ".warc", ".arc.gz", ".arc", ".gz", ".zst")
 _WARC_SUFFIXES = (".warc.gz", ".warc.zst", ".warc")
 _NUMBERED_STEM = re.compile(r"^(.+)-(\d+)$")
 
@@ -369,11 +369,7 @@ def chuweb_path(input_relpath: str, extension: str) -> str:
     """Where the chuweb21 layout puts the output of ``input_relpath`` (see module docstring)."""
     relpath = input_relpath.replace(os.sep, "/").strip("/")
     parent, _, base = relpath.rpartition("/")
-    stem = base
-    for suffix in _INPUT_SUFFIXES:
-        if stem.lower().endswith(suffix):
-            stem = stem[: -len(suffix)]
-            break
+    stem = strip_suffixes(base)  # the readers' format and compression suffixes
     m = _NUMBERED_STEM.match(stem)
     folder = m.group(1) if m else (parent.replace("/", "-") or "warc")
     return f"{folder}/{stem}{extension}"

@@ -637,3 +637,10 @@ def test_ids_are_assigned_for_a_whole_file_when_the_first_does_not_fit():
     layout = ClueWeb09Layout(_options(), ctx, ".warc.gz")
     assert layout.doc_id(_doc(None), 0) == "clueweb09-en0040-54-00000"
     assert quiet == [] and ctx.notes["trec_ids"][0]["ids"] == "assigned"
+
+
+def test_chuweb_paths_drop_the_readers_suffixes_whatever_the_compression():
+    # one suffix list (the readers' file_suffixes, crawlmill.core.naming): .warc.lz4 and
+    # Common Crawl's .warc.wet.gz are stored forms of one name, as .warc.gz is
+    for name in ("CC-MAIN-1-2-00042.warc.lz4", "CC-MAIN-1-2-00042.warc.wet.gz"):
+        assert chuweb_path(f"seg/{name}", ".warc.gz") == "CC-MAIN-1-2/CC-MAIN-1-2-00042.warc.gz"
