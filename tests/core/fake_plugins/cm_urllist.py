@@ -1,5 +1,5 @@
 """A whole reader plugin for a one-URL-per-line format (``*.urls``), detected by ``sniff``
-alone (no ``crawlmill_detect_format`` hook): the example of docs/plugin_hooks.md."""
+alone (no ``crawlmill_detect_format`` hook); docs/plugin_hooks.md points here."""
 
 from crawlmill.core import Reader, Record, RecordKind, hookimpl
 from crawlmill.core.record import Provenance
