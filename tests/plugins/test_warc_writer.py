@@ -755,13 +755,12 @@ def make_input_warc(path: Path, version: bytes = b"1.0") -> list[bytes]:
 
 def read_input(path: Path) -> tuple[list[Record], str]:
     """Records of a WARC file through the WARC reader plugin."""
-    from crawlmill.core import ReadContext
+    from crawlmill.core import open_reader
     from crawlmill.plugins.readers.warc import WarcReader
 
-    damage = []
-    ctx = ReadContext(input=InputFile(str(path), path.name), report_damage=damage.append)
-    records = list(WarcReader(WarcReader.Options()).read(ctx))
-    assert damage == []
+    with open_reader(path, WarcReader) as it:
+        records = list(it)
+    assert it.damages == []
     return records, "reader"
 
 
