@@ -11,6 +11,7 @@ import uuid
 from pathlib import Path
 
 import pytest
+from crawlmill.core import open_reader
 from crawlmill.core.plugin import InputFile, ReadContext
 from crawlmill.core.record import RecordKind
 from crawlmill.formats import clueweb09 as cw
@@ -130,13 +131,12 @@ class Run:
             (self.warnings if str(root) in message else self.record_warnings).append(message)
 
         for item in self.inputs or []:
-            ctx = ReadContext(
-                input=item,
-                report_damage=self.damage.append,
-                report_warning=warn,
-                report_check=self.checks.append,
-            )
-            self.records.extend((item.relpath, r) for r in self.reader.read(ctx))
+            with open_reader(
+                item, ClueWeb09Reader, on_warning=lambda w: warn(w.offset, w.message), **options
+            ) as it:
+                self.records.extend((item.relpath, r) for r in it)
+            self.damage += it.damages
+            self.checks += it.checks
 
     @property
     def failed(self) -> list:
