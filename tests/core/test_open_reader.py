@@ -188,3 +188,19 @@ def test_leaving_the_with_block_early_closes_the_reader(tmp_path):
         assert records.reader.closed is False
     assert records.reader.closed is True
     assert list(records) == []  # closed: nothing more
+
+
+def test_inspect_prints_damage_and_warnings_where_the_reader_reports_them(capsys):
+    """``crawlmill inspect`` reads through open_reader; its output keeps the reader's order:
+    what is reported before the record after the last shown one is printed too."""
+    bad = SAMPLES / "webrecorder-warcio/test/data/bad.arc"
+    assert main(["inspect", str(bad), "--records", "1"]) == 3
+    out = capsys.readouterr().out
+    lines = [line for line in out.splitlines() if line and not line.startswith("  ")]
+    assert lines[-4:] == [
+        "#1",
+        f"DAMAGE {bad} at byte 0: record b'filedesc://bad.arc.gz' has an invalid "
+        "Archive-length b'-1'; delivered the 72 bytes up to the next record",
+        "warning at byte 134: ARC: Archive-date has 18 digits; read the first 14",
+        "1 record(s) shown, 1 damaged range(s) seen",
+    ]
