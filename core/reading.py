@@ -188,7 +188,8 @@ def open_reader(
     (``Registry.load()``). ``on_damage``, ``on_warning`` and ``on_check`` are called as the
     reader reports, besides the lists kept on the iterator. Raises :class:`PluginError` for an
     unknown reader name, :class:`ConfigError` for invalid options, :class:`FormatError` when no
-    reader claims the file and :class:`FileNotFoundError` when it does not exist.
+    reader claims the file, :class:`FileNotFoundError` when it does not exist and
+    :class:`IsADirectoryError` for a folder.
     """
     if isinstance(path, InputFile):
         inp = path
@@ -197,6 +198,11 @@ def open_reader(
         inp = InputFile(fspath, os.path.basename(fspath.rstrip(os.sep)) or fspath)
     if not os.path.exists(inp.path):
         raise FileNotFoundError(f"no such file: {inp.path}")
+    if os.path.isdir(inp.path):
+        raise IsADirectoryError(
+            f"{inp.path} is a folder: open_reader reads one file; a collection reader's "
+            "discover(folder, options) lists its files, and each can be opened"
+        )
     if isinstance(reader, type):
         if not issubclass(reader, Reader):
             raise TypeError(f"reader must be a Reader subclass or a name, not {reader!r}")

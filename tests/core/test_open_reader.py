@@ -125,6 +125,8 @@ def test_a_file_no_reader_claims_and_a_missing_file(tmp_path):
     assert err.value.path == str(text)
     with pytest.raises(FileNotFoundError, match="no such file"):
         open_reader(tmp_path / "absent.warc")
+    with pytest.raises(IsADirectoryError, match="is a folder: open_reader reads one file"):
+        open_reader(tmp_path, "warc")
 
 
 def test_limits_reach_the_reader():

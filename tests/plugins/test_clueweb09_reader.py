@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from crawlmill.core import open_reader
-from crawlmill.core.plugin import InputFile, ReadContext
+from crawlmill.core.plugin import InputFile
 from crawlmill.core.record import RecordKind
 from crawlmill.formats import clueweb09 as cw
 from crawlmill.plugins.readers import clueweb09 as plugin
@@ -444,13 +444,10 @@ def test_a_single_file_is_checked_against_its_location(collection, tmp_path):
     moved = tmp_path / "copy" / "en0003" / "05.warc.gz"
     moved.parent.mkdir(parents=True)
     shutil.copy(root / "ClueWeb09_English_2/en0002/00.warc.gz", moved)
-    notes = []
-    ctx = ReadContext(
-        input=InputFile(str(moved), "en0003/05.warc.gz"),
-        report_damage=pytest.fail,
-        report_warning=lambda offset, message: notes.append(message),
-    )
-    records = list(ClueWeb09Reader().read(ctx))
+    with open_reader(InputFile(str(moved), "en0003/05.warc.gz"), ClueWeb09Reader) as it:
+        records = list(it)
+    assert it.damages == []
+    notes = [w.message for w in it.warnings]
     assert len(records) == 2
     assert [n for n in notes if "do not name this file" in n] == [
         f"{moved}: 1 WARC-TREC-ID(s) do not name this file (clueweb09-en0003-05-*), "
