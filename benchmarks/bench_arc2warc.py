@@ -132,17 +132,17 @@ def generate(path: Path, size_mib: int, seed: int = 2008) -> tuple[int, int]:
 
 def child_crawlmill(src: str, dst_dir: str, level: int | None, read_only: bool) -> dict:
     """Convert (or only read) ``src`` in this process; return counts and timing."""
-    from crawlmill.core import InputFile, ReadContext, WriteContext
+    from crawlmill.core import InputFile, WriteContext, open_reader
     from crawlmill.plugins.readers.arc import ArcReader
     from crawlmill.plugins.writers.warc import WarcWriter
 
     inp = InputFile(src, os.path.basename(src))
-    damage: list = []
-    reader = ArcReader()
     started = time.perf_counter()
     records = 0
+    # the class, not the name "arc": no registry to load inside the timed run
+    reader = open_reader(inp, ArcReader)
     if read_only:
-        for record in reader.read(ReadContext(inp, damage.append)):
+        for record in reader:
             records += 1
             _ = len(record.payload)
     else:
@@ -154,13 +154,13 @@ def child_crawlmill(src: str, dst_dir: str, level: int | None, read_only: bool) 
             return open(target, "wb")
 
         writer.open(WriteContext(inp, 1, create, lambda r, why: None))
-        for record in reader.read(ReadContext(inp, damage.append)):
+        for record in reader:
             writer.write(record)
             records += 1
         writer.close()
     return {
         "records": records,
-        "damage": len(damage),
+        "damage": len(reader.damages),
         "inner_seconds": time.perf_counter() - started,
         "vmhwm_mib": _vmhwm_mib(),
     }

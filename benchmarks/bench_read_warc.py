@@ -141,18 +141,18 @@ def load_fastwarc():
 
 def load_crawlmill():
     """Import crawlmill's WARC reader; return a function that reads a file's records."""
-    from crawlmill.core import InputFile, ReadContext
+    from crawlmill.core import open_reader
     from crawlmill.plugins.readers.warc import WarcReader
 
     def run(path: str) -> tuple[int, int]:
-        damage: list = []
-        ctx = ReadContext(InputFile(path, os.path.basename(path)), damage.append)
         n = size = 0
-        for record in WarcReader().read(ctx):
-            size += len(record.payload)
-            n += 1
-        if damage:
-            raise SystemExit(f"unexpected damage: {damage[:3]}")
+        # the class, not the name "warc": no registry to load inside the timed run
+        with open_reader(path, WarcReader) as records:
+            for record in records:
+                size += len(record.payload)
+                n += 1
+        if records.damages:
+            raise SystemExit(f"unexpected damage: {records.damages[:3]}")
         return n, size
 
     return run

@@ -3,6 +3,8 @@
 What a plugin author needs is importable from here::
 
     from crawlmill.core import Reader, Record, hookimpl
+
+and reading a file from Python is one line: ``open_reader(path)`` (:mod:`.reading`).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from .plugin import (
     WriteContext,
     Writer,
 )
+from .reading import ReadWarning, RecordIterator, open_reader
 from .record import Outlink, Provenance, Record, RecordKind
 
 try:
@@ -46,11 +49,14 @@ __all__ = [
     "PluginOptions",
     "Provenance",
     "ReadContext",
+    "ReadWarning",
     "Reader",
     "Record",
+    "RecordIterator",
     "RecordKind",
     "WriteContext",
     "Writer",
     "__version__",
     "hookimpl",
+    "open_reader",
 ]

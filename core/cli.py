@@ -36,7 +36,8 @@ from typing import Any, TextIO
 from . import __version__
 from .config import load_pipeline, pipeline_from_arguments, with_run_settings
 from .errors import ConfigError, CrawlmillError, DamagedRecordError, PluginError
-from .plugin import Check, Damage, InputFile, Limits, ReadContext
+from .plugin import InputFile
+from .reading import open_reader
 from .registry import Registry
 from .spec import PipelineSpec
 
@@ -522,21 +523,6 @@ def _inspect(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     reader_cls = registry.reader(reader_name)
     print(f"reading with: {reader_name}", file=out)
-    damages: list[Damage] = []
-    failed_checks: list[Check] = []
-
-    def report_damage(damage: Damage) -> None:
-        damages.append(damage)
-        print(f"DAMAGE {damage}", file=out)
-
-    def report_warning(offset: int | None, message: str) -> None:
-        print(f"warning at byte {offset}: {message}", file=out)
-
-    def report_check(check: Check) -> None:
-        if not check.ok:
-            failed_checks.append(check)
-        print(f"{'CHECK' if check.ok else 'CHECK FAILED'} {check}", file=out)
-
     input_file = InputFile(path=path, relpath=os.path.basename(path.rstrip(os.sep)) or path)
     if folder:
         # a collection reader lists a folder itself: show the records of its first file
@@ -547,30 +533,28 @@ def _inspect(args: argparse.Namespace) -> int:
             )
         input_file = found[0]
         print(f"first of {len(found)} file(s): {input_file.path}", file=out)
-    ctx = ReadContext(
-        input=input_file,
-        report_damage=report_damage,
-        limits=Limits(),
-        report_warning=report_warning,
-        report_check=report_check,
+    records = open_reader(
+        input_file,
+        reader_cls,
+        on_damage=lambda damage: print(f"DAMAGE {damage}", file=out),
+        on_warning=lambda w: print(f"warning at byte {w.offset}: {w.message}", file=out),
+        on_check=lambda check: print(
+            f"{'CHECK' if check.ok else 'CHECK FAILED'} {check}", file=out
+        ),
     )
     shown = 0
-    reader = reader_cls()
-    records = reader.read(ctx)
-    try:
-        for record in records:
-            if shown >= args.records:
-                break
-            shown += 1
-            print(f"\n#{shown}", file=out)
-            print(_format_record(record), file=out)
-    except CrawlmillError as exc:
-        print(f"ERROR {exc}", file=out)
-        return EXIT_FAILED
-    finally:
-        close = getattr(records, "close", None)
-        if close is not None:
-            close()
+    with records:
+        try:
+            for record in records:
+                if shown >= args.records:
+                    break
+                shown += 1
+                print(f"\n#{shown}", file=out)
+                print(_format_record(record), file=out)
+        except CrawlmillError as exc:
+            print(f"ERROR {exc}", file=out)
+            return EXIT_FAILED
+    damages, failed_checks = records.damages, records.failed_checks
     failed = f", {len(failed_checks)} failed check(s)" if failed_checks else ""
     print(f"\n{shown} record(s) shown, {len(damages)} damaged range(s) seen{failed}", file=out)
     return EXIT_QUARANTINED if damages or failed_checks else EXIT_OK

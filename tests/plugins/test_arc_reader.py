@@ -13,7 +13,7 @@ import gzip
 from pathlib import Path
 
 import pytest
-from crawlmill.core import InputFile, ReadContext, RecordKind
+from crawlmill.core import RecordKind, open_reader
 from crawlmill.core.registry import Registry
 from crawlmill.formats.compression import read_head
 from crawlmill.plugins.readers.arc import ArcReader
@@ -39,14 +39,9 @@ EXPECTED_DAMAGE = {
 
 
 def read_all(path: Path, **options):
-    damage, warnings = [], []
-    ctx = ReadContext(
-        InputFile(str(path), path.name),
-        damage.append,
-        report_warning=lambda o, m: warnings.append((o, m)),
-    )
-    records = list(ArcReader(ArcReader.Options(**options)).read(ctx))
-    return records, damage, warnings
+    with open_reader(path, ArcReader, **options) as it:
+        records = list(it)
+    return records, it.damages, [(w.offset, w.message) for w in it.warnings]
 
 
 def warcio_view(warcio, path: Path) -> list[dict]:
@@ -211,16 +206,13 @@ def test_limits_come_from_the_context_and_early_close_stops_the_inflate_thread(
     from crawlmill.core import Limits
 
     path = arc_named("IAH-20080430204825-00000-blackbook.arc.gz")
-    damage: list = []
-    ctx = ReadContext(
-        InputFile(str(path), path.name), damage.append, limits=Limits(max_record_bytes=20000)
-    )
-    records = list(ArcReader().read(ctx))
+    with open_reader(path, ArcReader, limits=Limits(max_record_bytes=20000)) as it:
+        records = list(it)
+    damage = it.damages
     assert damage and all("limit" in d.reason for d in damage)
     assert len(records) + len(damage) == 300
     assert all(len(r.block) <= 20000 for r in records)
     before = threading.active_count()
-    reader = ArcReader().read(ReadContext(InputFile(str(path), path.name), damage.append))
-    next(reader)
-    reader.close()
+    with open_reader(path, ArcReader) as it:
+        next(it)
     assert threading.active_count() == before

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from crawlmill.core import InputFile, ReadContext, Record, RecordKind, WriteContext
+from crawlmill.core import InputFile, Record, RecordKind, WriteContext, open_reader
 from crawlmill.plugins.readers.arc import ArcReader
 
 
@@ -18,7 +18,7 @@ def convert(src: Path, out_dir: Path) -> tuple[list[Record], Path]:
     from crawlmill.plugins.writers.warc import WarcWriter
 
     inp = InputFile(str(src), src.name)
-    records = list(ArcReader().read(ReadContext(inp, lambda d: None)))
+    records = list(open_reader(inp, ArcReader))
     created: list[Path] = []
 
     def create(rel: str):

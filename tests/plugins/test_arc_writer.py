@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from crawlmill.core import InputFile, ReadContext, Record, RecordKind, WriteContext
+from crawlmill.core import InputFile, Record, RecordKind, WriteContext, open_reader
 from crawlmill.plugins.readers.arc import ArcReader
 from crawlmill.plugins.writers.arc import ArcWriter, output_name
 
@@ -24,8 +24,7 @@ PLAIN_SAMPLES = [
 
 
 def read(path: Path) -> list[Record]:
-    ctx = ReadContext(InputFile(str(path), path.name), lambda d: None)
-    return list(ArcReader().read(ctx))
+    return list(open_reader(path, ArcReader))
 
 
 def write(records: list[Record], out_dir: Path, relpath: str, **options) -> tuple[Path, list]:

@@ -12,6 +12,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from crawlmill.core import open_reader
 from crawlmill.core.errors import ConfigError
 from crawlmill.core.plugin import InputFile, WriteContext
 from crawlmill.core.record import Record, RecordKind
@@ -389,18 +390,13 @@ def test_ir_datasets_reads_the_real_samples_converted_by_us(tmp_path, need, samp
     # collection (version 0.18), read back with warc3-wet-clueweb09 as ir_datasets does:
     # the doc ids are the ones the layout assigns, URLs and bodies those of the originals
     warc3 = need("warc3_wet_clueweb09")
-    from crawlmill.core.plugin import ReadContext
-    from crawlmill.plugins.readers.clueweb09 import warc_reader_class
-
     dumps = samples / "sqs-freequery/test/dumps"
     names = ["ClueWeb09_English_Sample", "ClueWeb09_Chinese_Sample"]
-    reader = warc_reader_class()()
     inputs, damage = [], []
     for name in names:
-        ctx = ReadContext(
-            input=InputFile(path=str(dumps / name), relpath=name), report_damage=damage.append
-        )
-        inputs.append(list(reader.read(ctx)))
+        with open_reader(InputFile(path=str(dumps / name), relpath=name), "warc") as it:
+            inputs.append(list(it))
+        damage += it.damages
     assert damage == []
     assert [len(records) for records in inputs] == [101, 101]  # SOURCES.md: 1 warcinfo + 100
 
@@ -454,17 +450,14 @@ def test_chuweb21_collection_written_by_the_warc_writer(tmp_path, need):
 def test_our_collection_reader_checks_the_collection_we_wrote(tmp_path, samples):
     # real samples -> ClueWeb09 layout -> the clueweb09 reader: md5s and counts all agree,
     # and the records carry the ids the layout assigned
-    from crawlmill.core.plugin import ReadContext
-    from crawlmill.plugins.readers.clueweb09 import ClueWeb09Reader, warc_reader_class
+    from crawlmill.plugins.readers.clueweb09 import ClueWeb09Reader
 
     dumps = samples / "sqs-freequery/test/dumps"
-    reader = warc_reader_class()()
     inputs, read_damage = [], []
     for name in ("ClueWeb09_English_Sample", "ClueWeb09_Chinese_Sample"):
-        ctx = ReadContext(
-            input=InputFile(path=str(dumps / name), relpath=name), report_damage=read_damage.append
-        )
-        inputs.append(list(reader.read(ctx)))
+        with open_reader(InputFile(path=str(dumps / name), relpath=name), "warc") as it:
+            inputs.append(list(it))
+        read_damage += it.damages
     assert read_damage == []
     out = tmp_path / "cw09"
     write_with_crawlmill(out, inputs, layout="clueweb09", version="0.18", files_per_dir=1)
@@ -477,12 +470,10 @@ def test_our_collection_reader_checks_the_collection_we_wrote(tmp_path, samples)
     damage, notes = [], []
     ids = []
     for item in found:
-        ctx = ReadContext(
-            input=item,
-            report_damage=damage.append,
-            report_warning=lambda offset, message: notes.append(message),
-        )
-        ids += [r.doc_id for r in collection.read(ctx) if r.kind == RecordKind.RESPONSE]
+        with open_reader(item, ClueWeb09Reader) as it:
+            ids += [r.doc_id for r in it if r.kind == RecordKind.RESPONSE]
+        damage += it.damages
+        notes += [w.message for w in it.warnings]
     assert damage == []
     assert [n for n in notes if str(out) in n] == []
     assert ids == [f"clueweb09-en{d:04d}-00-{n:05d}" for d in range(2) for n in range(100)]

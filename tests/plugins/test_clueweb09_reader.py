@@ -11,7 +11,8 @@ import uuid
 from pathlib import Path
 
 import pytest
-from crawlmill.core.plugin import InputFile, ReadContext
+from crawlmill.core import open_reader
+from crawlmill.core.plugin import InputFile
 from crawlmill.core.record import RecordKind
 from crawlmill.core.registry import Registry
 from crawlmill.formats import clueweb09 as cw
@@ -131,13 +132,12 @@ class Run:
             (self.warnings if str(root) in message else self.record_warnings).append(message)
 
         for item in self.inputs or []:
-            ctx = ReadContext(
-                input=item,
-                report_damage=self.damage.append,
-                report_warning=warn,
-                report_check=self.checks.append,
-            )
-            self.records.extend((item.relpath, r) for r in self.reader.read(ctx))
+            with open_reader(
+                item, ClueWeb09Reader, on_warning=lambda w: warn(w.offset, w.message), **options
+            ) as it:
+                self.records.extend((item.relpath, r) for r in it)
+            self.damage += it.damages
+            self.checks += it.checks
 
     @property
     def failed(self) -> list:
@@ -448,13 +448,10 @@ def test_a_single_file_is_checked_against_its_location(collection, tmp_path):
     moved = tmp_path / "copy" / "en0003" / "05.warc.gz"
     moved.parent.mkdir(parents=True)
     shutil.copy(root / "ClueWeb09_English_2/en0002/00.warc.gz", moved)
-    notes = []
-    ctx = ReadContext(
-        input=InputFile(str(moved), "en0003/05.warc.gz"),
-        report_damage=pytest.fail,
-        report_warning=lambda offset, message: notes.append(message),
-    )
-    records = list(ClueWeb09Reader().read(ctx))
+    with open_reader(InputFile(str(moved), "en0003/05.warc.gz"), ClueWeb09Reader) as it:
+        records = list(it)
+    assert it.damages == []
+    notes = [w.message for w in it.warnings]
     assert len(records) == 2
     assert [n for n in notes if "do not name this file" in n] == [
         f"{moved}: 1 WARC-TREC-ID(s) do not name this file (clueweb09-en0003-05-*), "

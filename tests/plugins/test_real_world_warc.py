@@ -18,7 +18,7 @@ import json
 from pathlib import Path
 
 import pytest
-from crawlmill.core import InputFile, Limits, ReadContext
+from crawlmill.core import open_reader
 from crawlmill.core.cli import main
 from crawlmill.plugins.readers.warc import WarcReader
 
@@ -114,10 +114,11 @@ class Ours:
     """crawlmill's reader on one file: ``(headers, block)`` per record, and the damage."""
 
     def __init__(self, path: Path) -> None:
-        self.damage = []
-        ctx = ReadContext(InputFile(str(path), path.name), self.damage.append, limits=Limits())
         self.records = []
-        for r in WarcReader().read(ctx):
+        with open_reader(path, WarcReader) as it:
+            records = list(it)
+        self.damage = it.damages
+        for r in records:
             w = r.extras["warc"]
             block = (r.http_head or b"") + r.payload
             if w["cl_includes_separator"]:

@@ -20,7 +20,7 @@ import zlib
 from pathlib import Path
 
 import pytest
-from crawlmill.core import InputFile, Limits, ReadContext, RecordKind
+from crawlmill.core import Limits, RecordKind, open_reader
 from crawlmill.formats.compression import ZSTD_WARC_DICT_MAGIC, read_head
 from crawlmill.plugins.readers import warc as warc_plugin
 from crawlmill.plugins.readers.warc import WarcReader, parse_warc_date
@@ -107,22 +107,16 @@ class Run:
     """One read of a file: records, damage, warnings and the order they came in."""
 
     def __init__(self, path, options=None, limits=None):
-        self.damage, self.warnings, self.events = [], [], []
-        ctx = ReadContext(
-            InputFile(str(path), Path(path).name),
-            self._on_damage,
-            limits=limits or Limits(),
-            report_warning=lambda offset, message: self.warnings.append((offset, message)),
-        )
-        reader = WarcReader(WarcReader.Options(**(options or {})))
-        self.records = []
-        for record in reader.read(ctx):
-            self.records.append(record)
-            self.events.append(record)
-
-    def _on_damage(self, damage):
-        self.damage.append(damage)
-        self.events.append(damage)
+        self.events = []
+        with open_reader(
+            path, WarcReader, limits=limits, on_damage=self.events.append, **(options or {})
+        ) as it:
+            self.records = []
+            for record in it:
+                self.records.append(record)
+                self.events.append(record)
+        self.damage = it.damages
+        self.warnings = [(w.offset, w.message) for w in it.warnings]
 
 
 #: damage reasons of a length repair: the repaired record is delivered too.

@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from crawlmill.core import InputFile, Provenance, Record, RecordKind, WriteContext
+from crawlmill.core import InputFile, Provenance, Record, RecordKind, WriteContext, open_reader
 from crawlmill.core.errors import ConfigError
 from crawlmill.plugins.writers.layouts import LAYOUTS
 from crawlmill.plugins.writers.warc import WarcWriter
@@ -755,13 +755,11 @@ def make_input_warc(path: Path, version: bytes = b"1.0") -> list[bytes]:
 
 def read_input(path: Path) -> tuple[list[Record], str]:
     """Records of a WARC file through the WARC reader plugin."""
-    from crawlmill.core import ReadContext
     from crawlmill.plugins.readers.warc import WarcReader
 
-    damage = []
-    ctx = ReadContext(input=InputFile(str(path), path.name), report_damage=damage.append)
-    records = list(WarcReader(WarcReader.Options()).read(ctx))
-    assert damage == []
+    with open_reader(path, WarcReader) as it:
+        records = list(it)
+    assert it.damages == []
     return records, "reader"
 
 
@@ -1025,14 +1023,7 @@ CW09 = "sqs-freequery/test/dumps/ClueWeb09_English_Sample"
 
 
 def _read_with_plugin(path: Path) -> list[Record]:
-    from crawlmill.core import ReadContext
-    from crawlmill.plugins.readers.warc import WarcReader
-
-    damage = []
-    ctx = ReadContext(input=InputFile(str(path), path.name), report_damage=damage.append)
-    records = list(WarcReader(WarcReader.Options()).read(ctx))
-    assert damage == []
-    return records
+    return read_input(path)[0]
 
 
 def test_real_clueweb09_sample_018_copy_is_byte_identical(tmp_path, samples):
@@ -1095,16 +1086,13 @@ def test_real_arc_to_warc_keeps_url_date_ip_type_and_payload(
 ):
     """ARC -> WARC -> records (read by FastWARC) equals reading the ARC (our ARC reader)."""
     need("fastwarc")
-    from crawlmill.core import ReadContext
     from crawlmill.plugins.readers.arc import ArcReader
     from fastwarc.warc import ArchiveIterator
 
     path = samples / rel
     if not path.exists():
         pytest.fail(f"sample {rel} is missing")
-    damage = []
-    ctx = ReadContext(input=InputFile(str(path), path.name), report_damage=damage.append)
-    records = list(ArcReader(ArcReader.Options()).read(ctx))
+    records = list(open_reader(path, ArcReader))
     _, created = run_writer(tmp_path / "out", records, relpath=path.name)
     out = tmp_path / "out" / created[0]
     with open(out, "rb") as fh:
@@ -1247,11 +1235,9 @@ def test_cdxj_matches_cdxj_indexer_on_bracketed_and_spaced_urls(
     if reader == "warc":
         records = _read_with_plugin(path)
     else:
-        from crawlmill.core import ReadContext
         from crawlmill.plugins.readers.arc import ArcReader
 
-        ctx = ReadContext(input=InputFile(str(path), path.name), report_damage=lambda d: None)
-        records = list(ArcReader(ArcReader.Options()).read(ctx))
+        records = list(open_reader(path, ArcReader))
     _, created = run_writer(tmp_path / "out", records, relpath=path.name, cdxj=True)
     ours = (tmp_path / "out" / (created[0] + ".cdxj")).read_text().splitlines()
     theirs = _cdxj_indexer_lines(tmp_path / "out" / created[0])

@@ -1,0 +1,229 @@
+"""Read one file's records from Python in one line, as warcio's ``ArchiveIterator(fh)`` does::
+
+    from crawlmill.core import open_reader
+
+    with open_reader("crawl.warc.gz") as records:
+        for record in records:
+            print(record.url)
+    print(records.damages, records.warnings, records.checks)
+
+:func:`open_reader` detects the reader through the registry when none is named (the same
+``registry.detect(path, read_head(path))`` the engine plans inputs with), validates the
+reader's options against its ``Options`` model, builds the
+:class:`~crawlmill.core.plugin.ReadContext` and collects what the reader reports: damaged byte
+ranges (:class:`~crawlmill.core.plugin.Damage`, with file, offset and reason), warnings
+(:class:`ReadWarning`) and collection checks (:class:`~crawlmill.core.plugin.Check`). Nothing
+is quarantined or written: the caller decides what to do with the damage.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any
+
+from crawlmill.formats.compression import read_head
+from pydantic import ValidationError
+
+from .components import pydantic_problems
+from .errors import ConfigError, FormatError
+from .plugin import Check, Damage, InputFile, Limits, PluginOptions, ReadContext, Reader
+from .record import Record
+from .registry import Registry
+
+__all__ = ["ReadWarning", "RecordIterator", "detect_reader", "open_reader"]
+
+
+@dataclass(frozen=True, slots=True)
+class ReadWarning:
+    """A quirk a reader repaired or noticed (not damage): where and what."""
+
+    path: str
+    #: byte offset the reader gave (``None``: the whole file).
+    offset: int | None
+    message: str
+
+    def __str__(self) -> str:
+        at = f" at byte {self.offset}" if self.offset is not None else ""
+        return f"{self.path}{at}: {self.message}"
+
+
+class RecordIterator:
+    """The records of one input file, and what its reader reported while reading them.
+
+    Iterate it once (it is its own iterator); ``damages``, ``warnings`` and ``checks`` grow as
+    the reader goes. Use it as a context manager, or call :meth:`close`, to close the file when
+    you stop before the end.
+    """
+
+    def __init__(
+        self,
+        reader: Reader,
+        reader_name: str,
+        input: InputFile,
+        *,
+        limits: Limits | None = None,
+        on_damage: Callable[[Damage], None] | None = None,
+        on_warning: Callable[[ReadWarning], None] | None = None,
+        on_check: Callable[[Check], None] | None = None,
+    ) -> None:
+        self.reader = reader
+        self.reader_name = reader_name
+        self.input = input
+        self.damages: list[Damage] = []
+        self.warnings: list[ReadWarning] = []
+        self.checks: list[Check] = []
+        #: records handed out so far.
+        self.count = 0
+        self._on_damage = on_damage
+        self._on_warning = on_warning
+        self._on_check = on_check
+        self.context = ReadContext(
+            input=input,
+            report_damage=self._damage,
+            limits=limits if limits is not None else Limits(),
+            report_warning=self._warning,
+            report_check=self._check,
+        )
+        self._records: Iterator[Record] | None = None
+
+    @property
+    def path(self) -> str:
+        """The input file's path."""
+        return self.input.path
+
+    @property
+    def failed_checks(self) -> list[Check]:
+        """The collection checks that failed (damage-level, as in a run)."""
+        return [c for c in self.checks if not c.ok]
+
+    @property
+    def ok(self) -> bool:
+        """True while no damage was reported and no check failed."""
+        return not self.damages and not self.failed_checks
+
+    def _damage(self, damage: Damage) -> None:
+        self.damages.append(damage)
+        if self._on_damage is not None:
+            self._on_damage(damage)
+
+    def _warning(self, offset: int | None, message: str) -> None:
+        warning = ReadWarning(self.input.path, offset, message)
+        self.warnings.append(warning)
+        if self._on_warning is not None:
+            self._on_warning(warning)
+
+    def _check(self, check: Check) -> None:
+        self.checks.append(check)
+        if self._on_check is not None:
+            self._on_check(check)
+
+    def __iter__(self) -> RecordIterator:
+        return self
+
+    def __next__(self) -> Record:
+        if self._records is None:
+            self._records = iter(self.reader.read(self.context))
+        record = next(self._records)
+        self.count += 1
+        return record
+
+    def close(self) -> None:
+        """Stop reading and close the file (the reader's generator)."""
+        records, self._records = self._records, iter(())
+        close = getattr(records, "close", None)
+        if close is not None:
+            close()
+
+    def __enter__(self) -> RecordIterator:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return (
+            f"<RecordIterator {self.input.path!r} reader={self.reader_name!r} read={self.count} "
+            f"damages={len(self.damages)} warnings={len(self.warnings)}>"
+        )
+
+
+def detect_reader(path: str, registry: Registry) -> str:
+    """The name of the reader that claims ``path`` most surely, or a :class:`FormatError`
+    naming the readers there are."""
+    head = read_head(path) if os.path.isfile(path) else b""
+    ranking = registry.detect(path, head)
+    if not ranking:
+        known = ", ".join(sorted(registry.components["reader"])) or "none"
+        raise FormatError(
+            f"format not detected: no reader claims it (readers: {known}); name one with reader=",
+            path=path,
+        )
+    return ranking[0][0]
+
+
+def open_reader(
+    path: str | os.PathLike[str] | InputFile,
+    reader: str | type[Reader] | None = None,
+    *,
+    registry: Registry | None = None,
+    limits: Limits | None = None,
+    on_damage: Callable[[Damage], None] | None = None,
+    on_warning: Callable[[ReadWarning], None] | None = None,
+    on_check: Callable[[Check], None] | None = None,
+    **options: Any,
+) -> RecordIterator:
+    """Open ``path`` with ``reader`` (a registered name, a Reader class, or ``None``: detected)
+    and its ``options``; return a :class:`RecordIterator` of its records.
+
+    ``path`` may be an :class:`InputFile` (a file a reader's ``discover`` listed, or one whose
+    ``relpath`` matters). ``registry`` defaults to the installed plugins
+    (``Registry.load()``). ``on_damage``, ``on_warning`` and ``on_check`` are called as the
+    reader reports, besides the lists kept on the iterator. Raises :class:`PluginError` for an
+    unknown reader name, :class:`ConfigError` for invalid options, :class:`FormatError` when no
+    reader claims the file, :class:`FileNotFoundError` when it does not exist and
+    :class:`IsADirectoryError` for a folder.
+    """
+    if isinstance(path, InputFile):
+        inp = path
+    else:
+        fspath = os.fspath(path)
+        inp = InputFile(fspath, os.path.basename(fspath.rstrip(os.sep)) or fspath)
+    if not os.path.exists(inp.path):
+        raise FileNotFoundError(f"no such file: {inp.path}")
+    if os.path.isdir(inp.path):
+        raise IsADirectoryError(
+            f"{inp.path} is a folder: open_reader reads one file; a collection reader's "
+            "discover(folder, options) lists its files, and each can be opened"
+        )
+    if isinstance(reader, type):
+        if not issubclass(reader, Reader):
+            raise TypeError(f"reader must be a Reader subclass or a name, not {reader!r}")
+        cls: type[Reader] = reader
+    else:
+        if registry is None:
+            registry = Registry.load()
+        if reader is None:
+            reader = detect_reader(inp.path, registry)
+        cls = registry.reader(reader)
+    name = cls.name
+    try:
+        validated: PluginOptions = cls.Options.model_validate(options)
+    except ValidationError as exc:
+        raise ConfigError(pydantic_problems(exc, f"reader {name}")) from None
+    return RecordIterator(
+        cls(validated),
+        name,
+        inp,
+        limits=limits,
+        on_damage=on_damage,
+        on_warning=on_warning,
+        on_check=on_check,
+    )
