@@ -147,3 +147,47 @@ def test_a_record_without_a_date_gets_the_conversion_time_and_a_warning(
     assert [r[1].get("WARC-Date") for r in rows] == ["2023-11-14T22:13:20Z"] * 2
     report = json.loads((out / ".crawlmill" / "report.json").read_text())
     assert "record without a capture date: WARC-Date is the conversion time" in json.dumps(report)
+
+
+def input_arc(path: Path) -> Path:
+    """A gzip-per-record ARC v1: the filedesc and one HTTP response."""
+    from crawlmill.formats.arc import build_filedesc, build_header_line
+
+    block = HTTP_HEAD + HTML
+    line = build_header_line(
+        b"http://example.com/", b"1.1.1.1", b"20200101000000", b"text/html", len(block)
+    )
+    members = [build_filedesc(b"in.arc.gz", b"20200101000000"), line + b"\n" + block + b"\n"]
+    path.write_bytes(b"".join(gzip.compress(m, mtime=0) for m in members))
+    return path
+
+
+def test_a_filter_changing_ip_content_type_and_date_reaches_the_arc_header_line(
+    tmp_path, capsys, need
+):
+    need("warcio")
+    from warcio.archiveiterator import ArchiveIterator
+
+    src = input_arc(tmp_path / "in.arc.gz")
+    out = tmp_path / "out"
+    code, err = main_arc(
+        capsys, src, out,
+        "ip=9.9.9.9", "content_type=text/csv", "doc_id=new-id", "date=2021-02-03T04:05:06+00:00",
+    )  # fmt: skip
+    assert code == 0, err
+    with open(out / "in.arc.gz", "rb") as fh:
+        rows = [dict(r.rec_headers.headers) for r in ArchiveIterator(fh)]
+    page = rows[-1]
+    assert page["uri"] == "http://example.com/"
+    assert page["ip-address"] == "9.9.9.9"
+    assert page["archive-date"] == "20210203040506"
+    assert page["content-type"] == "text/csv"
+    # the doc id has no field in an ARC header line: refused with a warning
+    report = json.loads((out / ".crawlmill" / "report.json").read_text())
+    assert "doc id not written: an ARC header line has no field for it" in json.dumps(report)
+
+
+def main_arc(capsys, src: Path, out: Path, *filter_args: str) -> tuple[int, str]:
+    argv = ["convert", str(src), "--plugin", "cm_fake", "--to", "arc", "-o", str(out)]
+    code = main([*argv, "--filter", "fake-set", *filter_args, "--workers", "1"])
+    return code, capsys.readouterr().err
