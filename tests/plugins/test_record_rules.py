@@ -191,3 +191,20 @@ def main_arc(capsys, src: Path, out: Path, *filter_args: str) -> tuple[int, str]
     argv = ["convert", str(src), "--plugin", "cm_fake", "--to", "arc", "-o", str(out)]
     code = main([*argv, "--filter", "fake-set", *filter_args, "--workers", "1"])
     return code, capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("arg", "key", "value"),
+    [("ip=9.9.9.9", "ip-address", "9.9.9.9"), ("content_type=text/csv", "content-type", "text/csv")],
+)
+def test_one_changed_header_field_alone_reaches_the_arc(tmp_path, capsys, need, arg, key, value):
+    need("warcio")
+    from warcio.archiveiterator import ArchiveIterator
+
+    src = input_arc(tmp_path / "in.arc.gz")
+    code, err = main_arc(capsys, src, tmp_path / "out", arg)
+    assert code == 0, err
+    with open(tmp_path / "out" / "in.arc.gz", "rb") as fh:
+        page = [dict(r.rec_headers.headers) for r in ArchiveIterator(fh)][-1]
+    assert page[key] == value
+    assert page["archive-date"] == "20200101000000"  # the rest as it was
