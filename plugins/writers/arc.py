@@ -174,7 +174,9 @@ class ArcWriter(Writer):
             raise ValueError(f"no 14-digit capture date (date_raw={record.date_raw!r})")
         ip = (record.ip or "0.0.0.0").encode("ascii", "replace")
         mime = _mime(record)
-        keeps_type = not record.modified or (record.changed and "content_type" not in record.changed)
+        keeps_type = not record.modified or (
+            record.changed and "content_type" not in record.changed
+        )
         if isinstance(arc, dict) and keeps_type:
             stored = str(arc.get("fields", {}).get("Content-type", ""))
             if stored and " " not in stored:

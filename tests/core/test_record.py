@@ -41,7 +41,7 @@ NEW_VALUES = {
 
 def test_every_field_but_provenance_is_a_content_field():
     fields = {f.name for f in dataclasses.fields(Record)}
-    assert CONTENT_FIELDS == fields - {"source", "modified", "changed"}
+    assert fields - {"source", "modified", "changed"} == CONTENT_FIELDS
     assert set(NEW_VALUES) == CONTENT_FIELDS
 
 

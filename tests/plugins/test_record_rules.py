@@ -85,13 +85,13 @@ def read_back(warcio, path: Path) -> list:
     with open(path, "rb") as fh:
         for rec in ArchiveIterator(fh, check_digests="raise"):
             http = rec.http_headers.get_header("Content-Type") if rec.http_headers else None
-            rows.append((rec.rec_type, dict(rec.rec_headers.headers), http, rec.content_stream().read()))
+            rows.append(
+                (rec.rec_type, dict(rec.rec_headers.headers), http, rec.content_stream().read())
+            )
     return rows
 
 
-def test_a_filter_changing_ip_content_type_doc_id_and_date_reaches_the_warc(
-    tmp_path, capsys, need
-):
+def test_a_filter_changing_ip_content_type_doc_id_and_date_reaches_the_warc(tmp_path, capsys, need):
     warcio = need("warcio")
     src = input_warc(tmp_path / "in.warc.gz")
     out = tmp_path / "out"
@@ -195,7 +195,10 @@ def main_arc(capsys, src: Path, out: Path, *filter_args: str) -> tuple[int, str]
 
 @pytest.mark.parametrize(
     ("arg", "key", "value"),
-    [("ip=9.9.9.9", "ip-address", "9.9.9.9"), ("content_type=text/csv", "content-type", "text/csv")],
+    [
+        ("ip=9.9.9.9", "ip-address", "9.9.9.9"),
+        ("content_type=text/csv", "content-type", "text/csv"),
+    ],
 )
 def test_one_changed_header_field_alone_reaches_the_arc(tmp_path, capsys, need, arg, key, value):
     need("warcio")
