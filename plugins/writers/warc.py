@@ -19,15 +19,31 @@ every other record is written as 1.1.
    order; only the version line, ``Content-Length`` (recomputed, always last), line endings
    and what the target version requires change (bare UUID record ids get ``<urn:uuid:...>``
    in 1.x; header values with line breaks are joined with spaces). Fields the record changed
-   (type, URL, date, doc id) replace their header values. Invalid dates are kept as written
-   and counted as warnings. Digests follow the ``digests`` option (below).
+   (type, URL, date, doc id, IP, and the content type of a record without HTTP head) replace
+   their header values. Invalid dates are kept as written and counted as warnings; a record
+   without ``WARC-Date`` gets the conversion time. Digests follow the ``digests`` option
+   (below).
 3. **Built record** (from ARC and every other format): ``WARC-Type``, a deterministic
    ``WARC-Record-ID`` (uuid5 of the source identity), ``WARC-Warcinfo-ID`` of the file's
-   warcinfo, ``WARC-Target-URI``, ``WARC-Date`` (the capture date, or the raw date string
-   when it cannot be parsed), ``WARC-IP-Address`` only when the source recorded one,
+   warcinfo, ``WARC-Target-URI``, ``WARC-Date`` (the capture date, the raw date string
+   when it cannot be parsed, or the conversion time when there is none), ``WARC-IP-Address`` only when the source recorded one,
    ``WARC-TREC-ID`` when there is a doc id, digests, ``Content-Type``
    (``application/http;msgtype=...`` with an HTTP head, else the record's own type: no HTTP
    headers are invented) and ``Content-Length``.
+
+Where each neutral field of a :class:`~crawlmill.core.record.Record` goes (a changed field is
+always written; nothing is lost silently): ``kind`` -> ``WARC-Type``, ``url`` ->
+``WARC-Target-URI``, ``date`` -> ``WARC-Date``, ``ip`` -> ``WARC-IP-Address``, ``doc_id`` ->
+``WARC-TREC-ID``, ``http_head + payload`` -> the block. ``content_type`` and ``charset`` name the
+*payload's* media type: for a record with an HTTP head (response, request, revisit) the WARC
+``Content-Type`` names the HTTP message (``application/http;msgtype=...``), so a changed
+``content_type`` is written into the head's ``Content-Type`` line (the block changes and its
+digests are recomputed); for a record without one (resource, metadata, conversion...) it is the
+WARC ``Content-Type``. ``text`` (other than a conversion record's own payload) and ``outlinks``
+have no place in a WARC record of this writer: they are refused with a warning (``extracted text
+not written: ...``, ``outlinks not written: ...``). A record without any date is written with
+the conversion time as ``WARC-Date`` (mandatory in every WARC version) and the warning ``record
+without a capture date: WARC-Date is the conversion time``.
 
 ARC input follows the IIPC implementation guidelines (Rec. 12-14): one WARC per ARC (the
 plain layout's default), a crawlmill ``warcinfo`` first (software, source file and format,
