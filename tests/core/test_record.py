@@ -78,3 +78,14 @@ def test_a_new_date_without_a_raw_spelling_drops_the_old_one():
 def test_a_record_cannot_be_changed_in_place(name):
     with pytest.raises(dataclasses.FrozenInstanceError):
         setattr(BASE, name, None)
+
+
+def test_the_quarantine_line_of_a_record_names_what_changed_and_only_then():
+    import json
+
+    from crawlmill.core.quarantine import record_to_json
+
+    assert "changed" not in json.loads(record_to_json(BASE))  # a reader's record: as before
+    line = json.loads(record_to_json(BASE.evolve(ip="9.9.9.9", doc_id="d2")))
+    assert line["changed"] == ["doc_id", "ip"]
+    assert line["ip"] == "9.9.9.9" and line["modified"] is True
