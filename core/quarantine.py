@@ -73,14 +73,20 @@ def _plain(value: Any) -> Any:
         return {str(k): _plain(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [_plain(v) for v in value]
+    if isinstance(value, set | frozenset):
+        return sorted(_plain(v) for v in value)
     if value is None or isinstance(value, str | int | float | bool):
         return value
     return repr(value)
 
 
 def record_to_json(record: Record) -> bytes:
-    """One line of JSON holding every field of ``record`` (bytes as ``{"$b64": ...}``)."""
-    text = json.dumps(_plain(record), sort_keys=True, ensure_ascii=True)
+    """One line of JSON holding every field of ``record`` (bytes as ``{"$b64": ...}``);
+    ``changed`` (the fields a filter changed) only when there are some."""
+    data = _plain(record)
+    if not record.changed:
+        del data["changed"]
+    text = json.dumps(data, sort_keys=True, ensure_ascii=True)
     return text.encode("ascii") + b"\n"
 
 

@@ -51,12 +51,23 @@ field            meaning (and which formats fill it)
                  ``extras["nutch"]`` CrawlDatum fields, ``extras["cc"]`` the Common Crawl
                  JSON, ``extras["ntcir"]`` the ``.meta`` fields.
 ``source``       :class:`Provenance`: path, byte offset and length in that file, format.
-``modified``     ``False`` while the content fields are exactly what the reader produced.
-                 :meth:`Record.evolve` sets it; writers then recompute digests and lengths
-                 instead of copying the original headers.
+``modified``     ``False`` while every field is exactly what the reader produced.
+                 :meth:`Record.evolve` sets it when any field (other than ``source``) changes;
+                 writers then write the changed fields and recompute digests and lengths
+                 instead of copying the original headers. A reader may also set it (a record
+                 it had to repair, such as one cut by the end of the file).
+``changed``      the names of the fields :meth:`Record.evolve` changed since the reader made
+                 the record (empty for a reader's record), so a writer knows what to write
+                 anew: a changed ``content_type`` of a record with an HTTP head is written
+                 into that head, an unchanged one is not forced onto a head a filter replaced.
 ===============  ==========================================================================
 
-A record owns its bytes: it stays valid after the reader moves on.
+A record owns its bytes: it stays valid after the reader moves on. It is immutable (a frozen
+dataclass): a change is a new record from :meth:`Record.evolve`, so nothing bypasses
+``modified``. Changing ``date`` without ``date_raw`` drops the raw spelling of the old date.
+
+Every writer either writes each neutral field where its format can hold it or refuses it with a
+warning (the WARC writer: ``docs`` of :mod:`crawlmill.plugins.writers.warc`).
 """
 
 from __future__ import annotations
@@ -69,8 +80,25 @@ from typing import Any
 
 __all__ = ["Outlink", "Provenance", "Record", "RecordKind", "parse_http_head"]
 
-#: Fields whose change makes a record ``modified`` (its stored digests no longer apply).
-CONTENT_FIELDS = frozenset({"http_head", "payload", "kind", "url", "date", "date_raw"})
+#: Fields whose change makes a record ``modified``: every field but its provenance (a writer
+#: copies an unmodified record's stored bytes, which would hold the old value of any of them).
+CONTENT_FIELDS = frozenset(
+    {
+        "kind",
+        "url",
+        "doc_id",
+        "date",
+        "date_raw",
+        "http_head",
+        "payload",
+        "content_type",
+        "charset",
+        "ip",
+        "text",
+        "outlinks",
+        "extras",
+    }
+)
 
 
 class RecordKind(StrEnum):
@@ -108,7 +136,7 @@ class Provenance:
     format: str | None = None
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, frozen=True)
 class Record:
     """One capture in a format-neutral shape; see the module docstring for every field."""
 
@@ -127,6 +155,7 @@ class Record:
     extras: dict[str, Any] = field(default_factory=dict)
     source: Provenance | None = None
     modified: bool = False
+    changed: frozenset[str] = frozenset()
 
     # -- derived views -------------------------------------------------------------------
 
@@ -178,12 +207,21 @@ class Record:
     # -- changing a record -----------------------------------------------------------------
 
     def evolve(self, **changes: Any) -> Record:
-        """A copy with ``changes`` applied; marks it ``modified`` if a content field changed."""
-        modified = self.modified or any(
-            name in CONTENT_FIELDS and getattr(self, name) != value
+        """A copy with ``changes`` applied, marked ``modified`` when any field but ``source``
+        changed. A new ``date`` without a ``date_raw`` drops the old raw spelling (it would
+        still name the old date)."""
+        if "date" in changes and "date_raw" not in changes and changes["date"] != self.date:
+            changes["date_raw"] = None
+        modified = bool(changes.pop("modified", False)) or self.modified  # never unset
+        changes.pop("changed", None)  # kept by evolve alone
+        changed = self.changed | {
+            name
             for name, value in changes.items()
+            if name in CONTENT_FIELDS and getattr(self, name) != value
+        }
+        return dataclasses.replace(
+            self, modified=modified or bool(changed), changed=frozenset(changed), **changes
         )
-        return dataclasses.replace(self, modified=modified, **changes)
 
 
 def parse_http_head(head: bytes) -> tuple[bytes, list[tuple[bytes, bytes]]]:

@@ -10,7 +10,14 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-__all__ = ["content_type", "head_end", "media_type", "split_response"]
+__all__ = [
+    "content_type",
+    "content_type_value",
+    "head_end",
+    "media_type",
+    "split_response",
+    "with_content_type",
+]
 
 _STATUS_LINE = re.compile(rb"HTTP/\d{1,2}\.\d{1,2}[ \t]+\d{3}(?:[ \t\r\n]|$)")
 _BLANK_LINE = re.compile(rb"\n\r*\n")
@@ -77,3 +84,42 @@ def content_type(http_head: bytes) -> tuple[str | None, str | None]:
             return media_type(m.group(1))
         i = low.find(b"\ncontent-type", i + 1)
     return None, None
+
+
+def content_type_value(old: bytes | None, media: str, charset: str | None) -> bytes:
+    """A Content-Type value saying ``media`` (and ``charset``), keeping the other parameters of
+    ``old`` and, when the charset is the one ``old`` declares, its spelling."""
+    params = b""
+    if old is not None:
+        _, params = old.partition(b";")[::2]
+        old_charset = media_type(old)[1]
+        if old_charset != charset:
+            kept = [p for p in params.split(b";") if p.strip() and not _CHARSET.search(p)]
+            params = b";".join(kept)
+            if charset:
+                params += (b"; " if kept else b" ") + b"charset=" + charset.encode("latin-1")
+        params = params.strip()
+    elif charset:
+        params = b"charset=" + charset.encode("latin-1")
+    value = media.encode("latin-1", "replace")
+    return value + b"; " + params if params else value
+
+
+def with_content_type(http_head: bytes, media: str, charset: str | None) -> bytes:
+    """``http_head`` whose first ``Content-Type`` line says ``media`` and ``charset`` (see
+    :func:`content_type_value`); a head without one gets it as its last header line."""
+    low = http_head.lower()
+    i = low.find(b"\ncontent-type")
+    while i >= 0:
+        m = _CONTENT_TYPE.match(http_head, i + 1)
+        if m:
+            value = content_type_value(m.group(1).rstrip(b" \t"), media, charset)
+            return http_head[: m.start(1)] + value + http_head[m.end(1) :]
+        i = low.find(b"\ncontent-type", i + 1)
+    eol = b"\r\n" if b"\r\n" in http_head else b"\n"
+    cut = head_end(http_head)
+    if cut < 0:  # no blank line: the line goes at the end
+        return http_head + eol + b"Content-Type: " + content_type_value(None, media, charset)
+    body_end = cut - (2 if http_head[cut - 2 : cut] == b"\r\n" else 1)
+    line = b"Content-Type: " + content_type_value(None, media, charset) + eol
+    return http_head[:body_end] + line + http_head[body_end:]

@@ -18,7 +18,12 @@ Each record is ``URL IP-address Archive-date Content-type Archive-length\\n`` + 
   Heritrix tools write the same for unknown addresses, and the ``arc`` reader maps it back
   to "no IP");
 * Content-type is the record's media type (parameters dropped), ``no-type`` when unknown
-  (as Heritrix and Common Crawl write it);
+  (as Heritrix and Common Crawl write it); a record read from ARC keeps the Content-type its
+  header line had unless ``content_type`` changed. A changed URL, IP, date or content type
+  makes a new header line (the HTTP head is not touched: ARC says the payload's type in the
+  header line);
+* what an ARC header line has no field for is refused with a writer warning: a doc id, a
+  ``charset`` a filter set, extracted ``text`` and ``outlinks``;
 * an unmodified record read from ARC keeps its header line when its length is right, and in
   gzip mode the original gzip member is copied when it decompresses to exactly the bytes
   this writer would produce and passes the RFC 1952 check (``reuse_members``), so ARC -> ARC
@@ -129,12 +134,24 @@ class ArcWriter(Writer):
         if record.kind not in _WRITABLE:
             self.ctx.quarantine(record, f"ARC v1 cannot hold a {record.kind.value} record")
             return
+        self._refuse_fields(record)
         try:
             line, trailer = self._header_line(record)
         except ValueError as exc:
             self.ctx.quarantine(record, f"cannot write as ARC: {exc}")
             return
         self._emit(record, line + b"\n" + record.block + trailer)
+
+    def _refuse_fields(self, record: Record) -> None:
+        """Warn about the neutral fields an ARC record cannot hold (stable messages)."""
+        if record.doc_id is not None:
+            self.ctx.report_warning("doc id not written: an ARC header line has no field for it")
+        if "charset" in record.changed:
+            self.ctx.report_warning("charset not written: an ARC header line has no field for it")
+        if record.text is not None:
+            self.ctx.report_warning("extracted text not written: ARC has no place for it")
+        if record.outlinks:
+            self.ctx.report_warning("outlinks not written: ARC has no place for them")
 
     def _header_line(self, record: Record) -> tuple[bytes, bytes]:
         block_len = len(record.http_head or b"") + len(record.payload)
@@ -157,7 +174,10 @@ class ArcWriter(Writer):
             raise ValueError(f"no 14-digit capture date (date_raw={record.date_raw!r})")
         ip = (record.ip or "0.0.0.0").encode("ascii", "replace")
         mime = _mime(record)
-        if isinstance(arc, dict) and not record.modified:
+        keeps_type = not record.modified or (
+            record.changed and "content_type" not in record.changed
+        )
+        if isinstance(arc, dict) and keeps_type:
             stored = str(arc.get("fields", {}).get("Content-type", ""))
             if stored and " " not in stored:
                 mime = stored.encode("utf-8", "surrogateescape")

@@ -19,15 +19,31 @@ every other record is written as 1.1.
    order; only the version line, ``Content-Length`` (recomputed, always last), line endings
    and what the target version requires change (bare UUID record ids get ``<urn:uuid:...>``
    in 1.x; header values with line breaks are joined with spaces). Fields the record changed
-   (type, URL, date, doc id) replace their header values. Invalid dates are kept as written
-   and counted as warnings. Digests follow the ``digests`` option (below).
+   (type, URL, date, doc id, IP, and the content type of a record without HTTP head) replace
+   their header values. Invalid dates are kept as written and counted as warnings; a record
+   without ``WARC-Date`` gets the conversion time. Digests follow the ``digests`` option
+   (below).
 3. **Built record** (from ARC and every other format): ``WARC-Type``, a deterministic
    ``WARC-Record-ID`` (uuid5 of the source identity), ``WARC-Warcinfo-ID`` of the file's
-   warcinfo, ``WARC-Target-URI``, ``WARC-Date`` (the capture date, or the raw date string
-   when it cannot be parsed), ``WARC-IP-Address`` only when the source recorded one,
+   warcinfo, ``WARC-Target-URI``, ``WARC-Date`` (the capture date, the raw date string
+   when it cannot be parsed, or the conversion time when there is none), ``WARC-IP-Address`` only when the source recorded one,
    ``WARC-TREC-ID`` when there is a doc id, digests, ``Content-Type``
    (``application/http;msgtype=...`` with an HTTP head, else the record's own type: no HTTP
    headers are invented) and ``Content-Length``.
+
+Where each neutral field of a :class:`~crawlmill.core.record.Record` goes (a changed field is
+always written; nothing is lost silently): ``kind`` -> ``WARC-Type``, ``url`` ->
+``WARC-Target-URI``, ``date`` -> ``WARC-Date``, ``ip`` -> ``WARC-IP-Address``, ``doc_id`` ->
+``WARC-TREC-ID``, ``http_head + payload`` -> the block. ``content_type`` and ``charset`` name the
+*payload's* media type: for a record with an HTTP head (response, request, revisit) the WARC
+``Content-Type`` names the HTTP message (``application/http;msgtype=...``), so a changed
+``content_type`` is written into the head's ``Content-Type`` line (the block changes and its
+digests are recomputed); for a record without one (resource, metadata, conversion...) it is the
+WARC ``Content-Type``. ``text`` (other than a conversion record's own payload) and ``outlinks``
+have no place in a WARC record of this writer: they are refused with a warning (``extracted text
+not written: ...``, ``outlinks not written: ...``). A record without any date is written with
+the conversion time as ``WARC-Date`` (mandatory in every WARC version) and the warning ``record
+without a capture date: WARC-Date is the conversion time``.
 
 ARC input follows the IIPC implementation guidelines (Rec. 12-14): one WARC per ARC (the
 plain layout's default), a crawlmill ``warcinfo`` first (software, source file and format,
@@ -99,6 +115,7 @@ from crawlmill.core.plugin import PluginOptions
 from crawlmill.formats import cdxj as cdxj_format
 from crawlmill.formats.compression import MemberSource
 from crawlmill.formats.digest import DeferredSha1, digest_matches, recompute_like, sha1_base32
+from crawlmill.formats.http import content_type_value, with_content_type
 from crawlmill.formats.warcwriter import (
     DEFAULT_LEVELS,
     LEVEL_RANGES,
@@ -143,6 +160,11 @@ _ISO_DATE = re.compile(
     rb"^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$"
 )
 _KINDS = frozenset(kind.value for kind in RecordKind)
+#: record fields whose change makes the ``digests`` policy treat a record as changed: its
+#: block, and its identity (type, URL, date), which makes it a new record that gets the digests
+#: new records get. A changed doc id, IP or WARC Content-Type leaves the block and its digest
+#: headers as they were.
+_DIGEST_FIELDS = frozenset({"http_head", "payload", "kind", "url", "date", "date_raw"})
 
 _layout_errors: dict[str, str] = {}
 
@@ -158,6 +180,20 @@ def _block_parts(record: Record) -> tuple[bytes, bytes]:
     written later, on a writer thread, and joined only once, into the record (``bytes(x)`` of
     a ``bytes`` object is that object: no copy)."""
     return bytes(record.http_head or b""), bytes(record.payload)
+
+
+def _digests_changed(record: Record) -> bool:
+    """Whether the ``digests`` policy handles the record as changed: a field of
+    ``_DIGEST_FIELDS`` changed, or it is modified without :meth:`Record.evolve` saying what
+    (a record its reader repaired)."""
+    return record.modified and (not record.changed or bool(record.changed & _DIGEST_FIELDS))
+
+
+def _real_ip(ip: str | None) -> bytes | None:
+    """The ``WARC-IP-Address`` value of a record's IP, or ``None`` for none or a placeholder."""
+    if not ip or ip in ("0.0.0.0", "-"):
+        return None
+    return ip.encode("ascii", "replace")
 
 
 def _valid_date(value: bytes) -> bool:
@@ -555,8 +591,9 @@ class WarcWriter(Writer):
         if record.date_raw:
             self._warn("unparsable capture date kept as the raw string in WARC-Date")
             return record.date_raw.encode("utf-8", "surrogateescape")
-        self._warn("record without a capture date written without WARC-Date")
-        return None
+        # WARC-Date is mandatory: the conversion time stands in, and the report says so
+        self._warn("record without a capture date: WARC-Date is the conversion time")
+        return format_warc_date(self.conversion_date, self.framing.version)
 
     @staticmethod
     def _format_of(record: Record) -> str | None:
@@ -569,7 +606,29 @@ class WarcWriter(Writer):
 
     # -- encoding --------------------------------------------------------------------------
 
+    def _neutral_fields(self, record: Record) -> Record:
+        """The record with its neutral fields placed where WARC holds them: a changed
+        ``content_type``/``charset`` of a record with an HTTP head goes into that head's
+        ``Content-Type`` (the WARC ``Content-Type`` of such a record names the HTTP message);
+        fields a WARC record cannot hold are refused with a warning."""
+        if record.text is not None and (
+            "text" in record.changed or record.kind != RecordKind.CONVERSION
+        ):
+            self._warn("extracted text not written: WARC holds it only as a conversion record")
+        if record.outlinks:
+            self._warn("outlinks not written: a WARC record has no place for them")
+        if (
+            record.http_head is not None
+            and record.content_type
+            and record.changed & {"content_type", "charset"}
+        ):
+            head = with_content_type(record.http_head, record.content_type, record.charset)
+            if head != record.http_head:
+                record = record.evolve(http_head=head)
+        return record
+
     def _encode(self, record: Record) -> tuple[bytes | PendingRecord, dict[str, Any]]:
+        record = self._neutral_fields(record)
         warc = record.extras.get("warc")
         doc_id = self.layout.doc_id(record, self.file.documents if self.file else 0)
         if doc_id is None:
@@ -637,6 +696,8 @@ class WarcWriter(Writer):
         declared = _header(headers, b"Content-Length")
         if declared is None or declared.strip() != str(expected).encode("ascii"):
             return None
+        if _header(headers, b"WARC-Date") is None:
+            return None  # rebuilt with the conversion time (WARC-Date is mandatory)
         if (
             doc_id is not None
             and (_header(headers, b"WARC-TREC-ID") or b"").decode("utf-8", "replace") != doc_id
@@ -684,13 +745,32 @@ class WarcWriter(Writer):
             self._set(headers, b"WARC-Truncated", b"length")
         if doc_id is not None:
             self._set(headers, b"WARC-TREC-ID", doc_id.encode("utf-8", "surrogateescape"))
+        elif "doc_id" in record.changed:
+            self._remove(headers, b"WARC-TREC-ID")
+        if _header(headers, b"WARC-Date") is None:
+            self._warn("record without a capture date: WARC-Date is the conversion time")
+            self._set(headers, b"WARC-Date", format_warc_date(self.conversion_date, version))
         headers = self._fix_digests(record, headers, _tail(framing))
         pending = PendingRecord(version, headers, _block_parts(record))
         return pending, self._facts(record, headers)
 
     def _update_changed_fields(self, record: Record, headers: list[tuple[bytes, bytes]]) -> None:
-        """Write the type, URL and date of a changed record where they differ from the
-        original header values (an unchanged value keeps its original spelling)."""
+        """Write the type, URL, IP, content type (of a record without HTTP head) and date of
+        a changed record where they differ from the original header values (an unchanged
+        value keeps its original spelling); the doc id is written by :meth:`_rebuild`."""
+        ip, old_ip = _real_ip(record.ip), _header(headers, b"WARC-IP-Address")
+        if ip is not None and (old_ip is None or old_ip.strip() != ip):
+            self._set(headers, b"WARC-IP-Address", ip)
+        elif ip is None and old_ip is not None and "ip" in record.changed:
+            self._remove(headers, b"WARC-IP-Address")
+        if (
+            record.http_head is None
+            and record.content_type
+            and record.changed & {"content_type", "charset"}
+        ):
+            old_ct = _header(headers, b"Content-Type")
+            value = content_type_value(old_ct, record.content_type, record.charset)
+            self._set(headers, b"Content-Type", value)
         wtype = _header(headers, b"WARC-Type")
         old_type = wtype.decode("ascii", "replace").strip().lower() if wtype is not None else None
         unknown_kept = old_type not in _KINDS and record.kind == RecordKind.RESOURCE
@@ -719,7 +799,7 @@ class WarcWriter(Writer):
         """Digest headers per the ``digests`` option (see the module docstring). A digest that
         still matches keeps its spelling; one in an unknown algorithm is kept unchecked."""
         mode = self.options.digests
-        if mode != "recompute" and not record.modified:
+        if mode != "recompute" and not _digests_changed(record):
             return headers
         warn = self._warn if count else (lambda message: None)
         block = record.block + tail
@@ -763,6 +843,11 @@ class WarcWriter(Writer):
             )
             out[pos:pos] = extra
         return out
+
+    @staticmethod
+    def _remove(headers: list[tuple[bytes, bytes]], name: bytes) -> None:
+        want = name.lower()
+        headers[:] = [(k, v) for k, v in headers if k.lower() != want]
 
     @staticmethod
     def _set(headers: list[tuple[bytes, bytes]], name: bytes, value: bytes) -> None:
@@ -810,8 +895,9 @@ class WarcWriter(Writer):
         date = self._date_of(record)
         if date is not None:
             headers.append((b"WARC-Date", date))
-        if record.ip and record.ip not in ("0.0.0.0", "-"):
-            headers.append((b"WARC-IP-Address", record.ip.encode("ascii", "replace")))
+        ip = _real_ip(record.ip)
+        if ip is not None:
+            headers.append((b"WARC-IP-Address", ip))
         arc = record.extras.get("arc")
         if isinstance(arc, dict) and arc.get("truncated"):
             # the ARC record ended before its declared length (a cut file): say so
@@ -824,6 +910,9 @@ class WarcWriter(Writer):
         if record.http_head is not None:
             msgtype = b"request" if record.kind == RecordKind.REQUEST else b"response"
             headers.append((b"Content-Type", b"application/http;msgtype=" + msgtype))
+        elif record.content_type and "charset" in record.changed:  # a filter's charset
+            value = content_type_value(None, record.content_type, record.charset)
+            headers.append((b"Content-Type", value))
         elif record.content_type:  # as the source declared it (a detected charset is not added)
             headers.append((b"Content-Type", record.content_type.encode("utf-8", "replace")))
         pending = PendingRecord(self.framing.version, headers, parts)

@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 import pytest
-from crawlmill.formats.http import content_type, head_end, media_type, split_response
+from crawlmill.formats.http import (
+    content_type,
+    content_type_value,
+    head_end,
+    media_type,
+    split_response,
+    with_content_type,
+)
 
 CRLF_HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n"
 
@@ -67,3 +74,40 @@ def test_content_type_takes_the_first_content_type_line() -> None:
     head = b"HTTP/1.1 200 OK\nX-Content-Type-Options: nosniff\ncontent-type: image/gif\nContent-Type: text/html\n\n"
     assert content_type(head) == ("image/gif", None)
     assert content_type(b"HTTP/1.1 204 No Content\r\n\r\n") == (None, None)
+
+
+@pytest.mark.parametrize(
+    ("head", "media", "charset", "expected"),
+    [
+        # the media type replaced, the charset parameter kept as spelled when it is the same
+        (
+            b'HTTP/1.1 200 OK\r\nContent-Type: text/html; Charset="UTF-8"\r\nX: y\r\n\r\n',
+            "text/csv",
+            "utf-8",
+            b'HTTP/1.1 200 OK\r\nContent-Type: text/csv; Charset="UTF-8"\r\nX: y\r\n\r\n',
+        ),
+        # a new charset replaces the old parameter, other parameters stay
+        (
+            b"HTTP/1.1 200 OK\r\ncontent-type: text/html;q=1; charset=x\r\n\r\n",
+            "text/html",
+            "latin-1",
+            b"HTTP/1.1 200 OK\r\ncontent-type: text/html; q=1; charset=latin-1\r\n\r\n",
+        ),
+        # no Content-Type line: added last, with the head's line ending
+        (
+            b"HTTP/1.1 200 OK\nServer: x\n\n",
+            "text/plain",
+            None,
+            b"HTTP/1.1 200 OK\nServer: x\nContent-Type: text/plain\n\n",
+        ),
+    ],
+)
+def test_with_content_type_rewrites_only_the_content_type_line(head, media, charset, expected):
+    out = with_content_type(head, media, charset)
+    assert out == expected
+    assert content_type(out) == (media, charset)
+
+
+def test_content_type_value_without_an_old_value():
+    assert content_type_value(None, "text/plain", "utf-8") == b"text/plain; charset=utf-8"
+    assert content_type_value(None, "text/plain", None) == b"text/plain"

@@ -4,6 +4,7 @@ cdxj-indexer, warc3-wet-clueweb09) on the records it writes."""
 from __future__ import annotations
 
 import base64
+import dataclasses
 import gzip
 import hashlib
 import io
@@ -460,10 +461,12 @@ def arc_records() -> list[Record]:
             }
         },
     )
-    page = built_records()[0]
-    page.extras = {
-        "arc": {"header_line": b"http://example.com/ 192.0.2.1 20080430204825 text/html 90"}
-    }
+    page = dataclasses.replace(  # records are frozen: a record as the ARC reader makes it
+        built_records()[0],
+        extras={
+            "arc": {"header_line": b"http://example.com/ 192.0.2.1 20080430204825 text/html 90"}
+        },
+    )
     return [filedesc, page]
 
 

@@ -10,13 +10,15 @@ Input format read by ``fake-lines``: one item per line, with its byte offset as 
 
 ``fake-jsonl`` writes ``<relpath>.out`` (template option ``path``) with a generated header line
 per file plus one line per record; it quarantines records whose URL contains ``refuse`` and
-its ``finalize`` writes ``manifest.txt``.
+its ``finalize`` writes ``manifest.txt``. ``fake-set`` sets the neutral fields it is given on
+every record (with ``Record.evolve``), for the writers' record-rule tests.
 """
 
 from __future__ import annotations
 
 import os
 import time
+from datetime import datetime
 
 from crawlmill.core import (
     Damage,
@@ -101,6 +103,28 @@ class LengthFilter(Filter):
         return record.evolve(payload=record.payload.upper())
 
 
+class SetFieldsFilter(Filter):
+    """Sets the neutral fields given as options on every record (through ``evolve``)."""
+
+    name = "fake-set"
+
+    class Options(PluginOptions):
+        ip: str | None = None
+        content_type: str | None = None
+        charset: str | None = None
+        doc_id: str | None = None
+        date: str | None = Field(None, description="ISO 8601 date")
+        text: str | None = None
+
+    def apply(self, record):
+        changes = {
+            k: v for k, v in self.options.model_dump().items() if v is not None and k != "date"
+        }
+        if self.options.date is not None:
+            changes["date"] = datetime.fromisoformat(self.options.date)
+        return record.evolve(**changes)
+
+
 class SleepFilter(Filter):
     """Keeps every record unchanged after sleeping ``delay`` seconds (slows real readers)."""
 
@@ -164,6 +188,7 @@ def crawlmill_register_filters(register):
     register(KindFilter)
     register(LengthFilter)
     register(SleepFilter)
+    register(SetFieldsFilter)
 
 
 @hookimpl
