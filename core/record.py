@@ -47,7 +47,13 @@ field            meaning (and which formats fill it)
                  ``fields`` (every header field by its name in the version block); the
                  filedesc also ``filedesc``, ``origin``, ``version_minor``; when repaired:
                  ``trailer`` (bytes after the block that were not one ``\n``),
-                 ``truncated`` (the file ended before the declared length). Planned:
+                 ``truncated`` (the file ended before the declared length).
+                 ``extras["neutral"]``: what a reader mapped at parse time for writers of
+                 other formats (not a format): ``truncated`` (the source record was cut),
+                 ``as_metadata`` (``content_type``, ``block_prefix``, ``role``: a
+                 ``warcinfo`` record to write as a ``metadata`` record beside the file's
+                 own description, block ``block_prefix`` + payload; the ARC filedesc as
+                 ``application/arc``). Planned:
                  ``extras["nutch"]`` CrawlDatum fields, ``extras["cc"]`` the Common Crawl
                  JSON, ``extras["ntcir"]`` the ``.meta`` fields.
 ``source``       :class:`Provenance`: path, byte offset and length in that file, format.

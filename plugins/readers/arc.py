@@ -4,7 +4,11 @@ Reads uncompressed ``.arc``, per-record gzip ``.arc.gz`` and whole-file gzip. Th
 work (header lines, framing, resync) is :mod:`crawlmill.formats.arc`; this module maps what it
 finds onto :class:`~crawlmill.core.record.Record` (see the ARC mapping in the record docs):
 
-* the ``filedesc://`` record becomes ``warcinfo`` with the filedesc block as payload;
+* the ``filedesc://`` record becomes ``warcinfo`` with the filedesc block as payload, mapped
+  at parse time (as jwarc and warcio map ARC) for writers of formats with their own file
+  description: ``extras["neutral"]["as_metadata"]`` makes it a ``metadata`` record of type
+  ``application/arc`` whose block is the whole ARC header record (header line, ``\\n``,
+  filedesc block; IIPC ARC->WARC guidelines Rec. 12-14, as warctools' arc2warc);
 * records whose block starts with an HTTP status line become ``response`` records with
   ``http_head``/``payload`` split at the first blank line;
 * ``dns:`` records and other blocks without an HTTP head become ``resource`` records
@@ -15,8 +19,8 @@ filedesc the origin of the version block, so writers can rebuild the ARC or docu
 
 Damage (see :mod:`crawlmill.formats.arc_length` for the length rule): a record whose length the
 bytes disprove is delivered repaired *and* reported as damage with its original bytes; a record
-cut by the end of the file is delivered with ``extras["arc"]["truncated"]`` (``WARC-Truncated:
-length`` in WARC) and reported as damage; a record in a corrupt gzip member is damage only.
+cut by the end of the file is delivered with ``extras["arc"]["truncated"]`` and the neutral
+``extras["neutral"]["truncated"]`` (``WARC-Truncated: length`` in WARC) and reported as damage; a record in a corrupt gzip member is damage only.
 """
 
 from __future__ import annotations
@@ -52,6 +56,9 @@ __all__ = ["ArcReader", "record_from_arc"]
 _NO_IP = {"", "-", "0.0.0.0"}
 _NO_MIME = {"", "-"}
 
+#: media type of a WARC ``metadata`` record holding a whole ARC header record.
+FILEDESC_MEDIA_TYPE = "application/arc"
+
 
 def _text(value: bytes) -> str:
     return value.decode("utf-8", "surrogateescape")
@@ -69,6 +76,11 @@ def _arc_after_damage(path: str) -> bool:
     return found is not None and found[1] > 0
 
 
+def _extras(arc: dict, neutral: dict) -> dict:
+    """A record's extras: the ARC fields, and the neutral mapping when there is one."""
+    return {"arc": arc, "neutral": neutral} if neutral else {"arc": arc}
+
+
 def record_from_arc(item: ArcRecordBytes, path: str) -> tuple[Record, list[str]]:
     """Map one ARC record to a :class:`Record`; also return the notes about repaired quirks."""
     header = item.header
@@ -77,8 +89,11 @@ def record_from_arc(item: ArcRecordBytes, path: str) -> tuple[Record, list[str]]
     extras: dict = {"header_line": header.raw, "version": header.version, "fields": fields}
     if item.trailer != b"\n":
         extras["trailer"] = item.trailer
+    neutral: dict = {}
     if item.truncated:
         extras["truncated"] = True
+        if not header.is_filedesc:  # a cut filedesc is still written whole as metadata
+            neutral["truncated"] = True
     date_raw = fields["Archive-date"]
     date, date_note = parse_arc_date(header.date)
     if date_note and date_raw != "-":
@@ -102,11 +117,16 @@ def record_from_arc(item: ArcRecordBytes, path: str) -> tuple[Record, list[str]]
             extras["version_minor"] = item.filedesc.minor
         else:
             notes.append("filedesc record has no version block")
+        neutral["as_metadata"] = {
+            "content_type": FILEDESC_MEDIA_TYPE,
+            "block_prefix": header.raw + b"\n",
+            "role": "filedesc",
+        }
         record = Record(
             kind=RecordKind.WARCINFO,
             payload=item.block,
             content_type=arc_mime,
-            extras={"arc": extras},
+            extras={"arc": extras, "neutral": neutral},
             **common,
         )
         return record, notes
@@ -115,7 +135,7 @@ def record_from_arc(item: ArcRecordBytes, path: str) -> tuple[Record, list[str]]
             kind=RecordKind.RESOURCE,
             payload=item.block,
             content_type="text/dns",
-            extras={"arc": extras},
+            extras=_extras(extras, neutral),
             **common,
         )
         return record, notes
@@ -125,7 +145,7 @@ def record_from_arc(item: ArcRecordBytes, path: str) -> tuple[Record, list[str]]
             kind=RecordKind.RESOURCE,
             payload=payload,
             content_type=arc_mime,
-            extras={"arc": extras},
+            extras=_extras(extras, neutral),
             **common,
         )
         return record, notes
@@ -138,7 +158,7 @@ def record_from_arc(item: ArcRecordBytes, path: str) -> tuple[Record, list[str]]
         payload=payload,
         content_type=media or arc_mime,
         charset=charset,
-        extras={"arc": extras},
+        extras=_extras(extras, neutral),
         **common,
     )
     return record, notes

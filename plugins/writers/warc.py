@@ -23,11 +23,12 @@ every other record is written as 1.1.
    their header values. Invalid dates are kept as written and counted as warnings; a record
    without ``WARC-Date`` gets the conversion time. Digests follow the ``digests`` option
    (below).
-3. **Built record** (from ARC and every other format): ``WARC-Type``, a deterministic
+3. **Built record** (from every other format): ``WARC-Type``, a deterministic
    ``WARC-Record-ID`` (uuid5 of the source identity), ``WARC-Warcinfo-ID`` of the file's
    warcinfo, ``WARC-Target-URI``, ``WARC-Date`` (the capture date, the raw date string
    when it cannot be parsed, or the conversion time when there is none), ``WARC-IP-Address`` only when the source recorded one,
-   ``WARC-TREC-ID`` when there is a doc id, digests, ``Content-Type``
+   ``WARC-Truncated: length`` when the reader says the source record was cut
+   (``extras["neutral"]["truncated"]``), ``WARC-TREC-ID`` when there is a doc id, digests, ``Content-Type``
    (``application/http;msgtype=...`` with an HTTP head, else the record's own type: no HTTP
    headers are invented) and ``Content-Length``.
 
@@ -45,13 +46,14 @@ not written: ...``, ``outlinks not written: ...``). A record without any date is
 the conversion time as ``WARC-Date`` (mandatory in every WARC version) and the warning ``record
 without a capture date: WARC-Date is the conversion time``.
 
-ARC input follows the IIPC implementation guidelines (Rec. 12-14): one WARC per ARC (the
-plain layout's default), a crawlmill ``warcinfo`` first (software, source file and format,
-conversion date from ``SOURCE_DATE_EPOCH`` or now), and the ARC ``filedesc`` as a
-``metadata`` record concurrent to that warcinfo, dated like the filedesc, whose block is the
-raw ARC header line, ``\\n`` and the filedesc body -- that is, the whole ARC header record, so
-its ``Content-Type`` is ``application/arc`` (as warctools' arc2warc does; JWAT stores only the
-body as ``text/plain`` and loses the header line).
+Input from another format follows the IIPC implementation guidelines (Rec. 12-14): a
+crawlmill ``warcinfo`` first (software, source file and format, conversion date from
+``SOURCE_DATE_EPOCH`` or now). This writer encodes neutral records only and knows no source
+format: its reader maps a format's own file description at parse time. A ``warcinfo`` record
+whose reader set ``extras["neutral"]["as_metadata"]`` (``content_type``, ``block_prefix``,
+``role``) is written as a ``metadata`` record concurrent to the file's warcinfo, dated like
+the record, whose block is ``block_prefix`` + payload and whose ``Content-Type`` is the given
+one (see ``docs/architecture.md`` for where each format is mapped).
 
 Digests (``digests`` option); new ones are SHA-1 base32, recomputed ones keep the algorithm and
 encoding (base32/base16) they had, and one that still matches keeps its exact spelling:
@@ -84,7 +86,7 @@ lines and warnings are made on the caller's thread. An error surfaces on a later
 on ``close``.
 
 Per-file facts go to ``ctx.notes["files"]`` (``path``, ``records`` (all records written),
-``documents`` (input records that are not warcinfo; an ARC filedesc is warcinfo), ``warcinfo``
+``documents`` (input records that are not warcinfo), ``warcinfo``
 (whether crawlmill added one), ``bytes``, ``copied_members``, ``cdxj``) and
 repaired quirks are reported through ``ctx.report_warning`` (and counted in
 ``ctx.notes["warnings"]``).
@@ -187,6 +189,13 @@ def _digests_changed(record: Record) -> bool:
     ``_DIGEST_FIELDS`` changed, or it is modified without :meth:`Record.evolve` saying what
     (a record its reader repaired)."""
     return record.modified and (not record.changed or bool(record.changed & _DIGEST_FIELDS))
+
+
+def _neutral(record: Record) -> dict[str, Any]:
+    """What the reader mapped at parse time beyond the neutral fields (``extras["neutral"]``:
+    ``truncated``, ``as_metadata``; documented in :mod:`crawlmill.core.record`)."""
+    neutral = record.extras.get("neutral")
+    return neutral if isinstance(neutral, dict) else {}
 
 
 def _real_ip(ip: str | None) -> bytes | None:
@@ -390,7 +399,7 @@ class _File:
 
 
 class WarcWriter(Writer):
-    """Write WARC 1.1/1.0/0.18, gzip or zstd per record; exact copies, ARC -> WARC per IIPC.
+    """Write WARC 1.1/1.0/0.18, gzip or zstd per record; exact copies, other formats per IIPC.
 
     Unchanged WARC records are copied byte for byte; other records get deterministic headers
     and SHA-1 digests (see the module docstring for every rule)."""
@@ -599,10 +608,8 @@ class WarcWriter(Writer):
     def _format_of(record: Record) -> str | None:
         if record.source is not None and record.source.format:
             return record.source.format
-        for key in ("arc", "warc", "nutch", "cc", "ntcir"):
-            if key in record.extras:
-                return key
-        return None
+        # the record's format is the key of its format-specific extras
+        return next((key for key in record.extras if key != "neutral"), None)
 
     # -- encoding --------------------------------------------------------------------------
 
@@ -642,9 +649,9 @@ class WarcWriter(Writer):
                 if verbatim is not None:
                     return verbatim
             return self._rebuild(record, warc, doc_id, framing)
-        arc = record.extras.get("arc")
-        if record.kind == RecordKind.WARCINFO and isinstance(arc, dict) and arc.get("filedesc"):
-            return self._filedesc_record(record, arc)
+        mapped = _neutral(record).get("as_metadata")
+        if record.kind == RecordKind.WARCINFO and isinstance(mapped, dict):
+            return self._info_metadata_record(record, mapped)
         return self._build(record, doc_id)
 
     def _facts(self, record: Record, headers: list[tuple[bytes, bytes]]) -> dict[str, Any]:
@@ -741,7 +748,7 @@ class WarcWriter(Writer):
         if record.modified:
             self._update_changed_fields(record, headers)
         if warc.get("truncated") and _header(headers, b"WARC-Truncated") is None:
-            # the file ended inside the block (extras["warc"]["truncated"], as for ARC)
+            # the file ended inside the block (extras["warc"]["truncated"])
             self._set(headers, b"WARC-Truncated", b"length")
         if doc_id is not None:
             self._set(headers, b"WARC-TREC-ID", doc_id.encode("utf-8", "surrogateescape"))
@@ -898,9 +905,8 @@ class WarcWriter(Writer):
         ip = _real_ip(record.ip)
         if ip is not None:
             headers.append((b"WARC-IP-Address", ip))
-        arc = record.extras.get("arc")
-        if isinstance(arc, dict) and arc.get("truncated"):
-            # the ARC record ended before its declared length (a cut file): say so
+        if _neutral(record).get("truncated"):
+            # the source record ended before its declared length (a cut file): say so
             headers.append((b"WARC-Truncated", b"length"))
         doc_id = doc_id if doc_id is not None else record.doc_id
         if doc_id is not None:
@@ -918,13 +924,18 @@ class WarcWriter(Writer):
         pending = PendingRecord(self.framing.version, headers, parts)
         return pending, self._facts(record, headers)
 
-    def _filedesc_record(self, record: Record, arc: dict[str, Any]) -> tuple[bytes, dict[str, Any]]:
-        """The ARC filedesc as a ``metadata`` record holding the whole ARC header record."""
-        header_line = _as_bytes(arc.get("header_line")) or b""
-        block = header_line + b"\n" + record.payload
+    def _info_metadata_record(
+        self, record: Record, mapped: dict[str, Any]
+    ) -> tuple[bytes, dict[str, Any]]:
+        """A source's file description (a ``warcinfo`` record its reader mapped with
+        ``extras["neutral"]["as_metadata"]``) as a ``metadata`` record concurrent to the
+        file's warcinfo: block ``block_prefix`` + payload, the given ``content_type``."""
+        block = (_as_bytes(mapped.get("block_prefix")) or b"") + record.payload
+        role = str(mapped.get("role") or "metadata")
+        content_type = str(mapped.get("content_type") or "application/octet-stream")
         headers: list[tuple[bytes, bytes]] = [
             (b"WARC-Type", b"metadata"),
-            (b"WARC-Record-ID", self._record_id(record, "filedesc")),
+            (b"WARC-Record-ID", self._record_id(record, role)),
         ]
         if self.file is not None and self.file.warcinfo_id is not None:
             headers.append((b"WARC-Warcinfo-ID", self.file.warcinfo_id))
@@ -940,7 +951,7 @@ class WarcWriter(Writer):
             headers.append(
                 (b"WARC-Block-Digest", sha1_base32(block + _tail(self.framing)).encode("ascii"))
             )
-        headers.append((b"Content-Type", b"application/arc"))
+        headers.append((b"Content-Type", content_type.encode("utf-8", "replace")))
         facts = self._facts(record, headers)
         facts["payload"] = block
         return serialize_record(self.framing.version, headers, block), facts

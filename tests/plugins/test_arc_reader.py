@@ -216,3 +216,18 @@ def test_limits_come_from_the_context_and_early_close_stops_the_inflate_thread(
     with open_reader(path, ArcReader) as it:
         next(it)
     assert threading.active_count() == before
+
+
+def test_the_arc_reader_maps_the_filedesc_at_parse_time(arc_named) -> None:
+    path = arc_named("IAH-20080430204825-00000-blackbook.arc.gz")
+    with open_reader(path, ArcReader) as it:
+        records = list(it)
+    fd, page = records[0], records[1]
+    mapped = fd.extras["neutral"]["as_metadata"]
+    assert fd.kind == RecordKind.WARCINFO  # unchanged for every other writer and the counts
+    assert mapped["content_type"] == "application/arc"
+    assert mapped["role"] == "filedesc"
+    # the metadata block is the whole ARC header record, exactly as the file stores it
+    raw = gzip.decompress(path.read_bytes()[: page.source.offset])
+    assert raw == mapped["block_prefix"] + fd.payload + b"\n"
+    assert "neutral" not in page.extras  # nothing to map for an intact document record

@@ -3,6 +3,7 @@ cdxj-indexer, warc3-wet-clueweb09) on the records it writes."""
 
 from __future__ import annotations
 
+import ast
 import base64
 import dataclasses
 import gzip
@@ -19,6 +20,7 @@ from pathlib import Path
 import pytest
 from crawlmill.core import InputFile, Provenance, Record, RecordKind, WriteContext, open_reader
 from crawlmill.core.errors import ConfigError
+from crawlmill.plugins.writers import warc as warc_writer
 from crawlmill.plugins.writers.layouts import LAYOUTS
 from crawlmill.plugins.writers.warc import WarcWriter
 
@@ -458,7 +460,15 @@ def arc_records() -> list[Record]:
                 "fields": {"url": "filedesc://IAH-test.arc", "ip-address": "0.0.0.0"},
                 "filedesc": True,
                 "origin": "InternetArchive",
-            }
+            },
+            # the ARC reader's parse-time mapping (the WARC writer knows no ARC)
+            "neutral": {
+                "as_metadata": {
+                    "content_type": "application/arc",
+                    "block_prefix": ARC_HEADER + b"\n",
+                    "role": "filedesc",
+                }
+            },
         },
     )
     page = dataclasses.replace(  # records are frozen: a record as the ARC reader makes it
@@ -1246,3 +1256,81 @@ def test_cdxj_matches_cdxj_indexer_on_bracketed_and_spaced_urls(
     theirs = _cdxj_indexer_lines(tmp_path / "out" / created[0])
     assert len(ours) == len(theirs) > 0
     assert [_fields(a) for a in ours] == [_fields(b) for b in theirs]
+
+
+# -- issue 7.1: no source-format knowledge in the writer ------------------------------------
+
+#: source formats (present and planned) the WARC writer must not know by name.
+OTHER_FORMATS = ("arc", "nutch", "ntcir", "cc", "filedesc", "hadoop", "sequencefile")
+
+
+def test_the_warc_writer_module_names_no_other_format() -> None:
+    source = Path(warc_writer.__file__).read_text(encoding="utf-8")
+    named = sorted(
+        {
+            m.group(0)
+            for m in re.finditer(r"[A-Za-z_]+", source)
+            if m.group(0).lower() in OTHER_FORMATS
+        }
+    )
+    assert named == [], f"the WARC writer names other formats: {named}"
+    imports = [
+        node.module or ""
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.ImportFrom)
+    ] + [
+        alias.name
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Import)
+        for alias in node.names
+    ]
+    assert not [m for m in imports if "readers" in m or m.endswith(".arc")], imports
+
+
+@pytest.mark.oracle
+def test_the_writer_writes_any_reader_mapping_without_knowing_the_format(tmp_path, need) -> None:
+    """A made-up format's file description mapped like the ARC filedesc: same WARC record."""
+    info = Record(
+        kind=RecordKind.WARCINFO,
+        url="xyz://crawl-1",
+        date=D,
+        date_raw="20080430204825",
+        payload=b"crawl description\n",
+        source=Provenance("in.xyz", 0, 40, "xyz"),
+        extras={
+            "xyz": {"anything": 1},
+            "neutral": {
+                "as_metadata": {
+                    "content_type": "application/x-xyz",
+                    "block_prefix": b"XYZ 1\n",
+                    "role": "description",
+                }
+            },
+        },
+    )
+    cut = Record(
+        kind=RecordKind.RESOURCE,
+        url="http://example.com/cut",
+        date=D,
+        payload=b"partial",
+        content_type="text/plain",
+        source=Provenance("in.xyz", 40, 20, "xyz"),
+        extras={"xyz": {}, "neutral": {"truncated": True}},
+    )
+    notes, created = run_writer(tmp_path / "out", [info, cut], relpath="crawl/in.xyz")
+    path = tmp_path / "out" / created[0]
+    ArchiveIterator = need("warcio.archiveiterator").ArchiveIterator
+
+    with gzip.open(path, "rb") as fh:
+        recs = [(r.rec_type, r.rec_headers, r.content_stream().read()) for r in ArchiveIterator(fh)]
+    assert [r[0] for r in recs] == ["warcinfo", "metadata", "resource"]
+    winfo, meta, res = recs
+    assert b"converted from XYZ file in.xyz" in winfo[2]
+    assert meta[1].get_header("Content-Type") == "application/x-xyz"
+    assert meta[2] == b"XYZ 1\ncrawl description\n"
+    info_id = winfo[1].get_header("WARC-Record-ID")
+    assert meta[1].get_header("WARC-Concurrent-To") == info_id
+    assert meta[1].get_header("WARC-Warcinfo-ID") == info_id
+    assert res[1].get_header("WARC-Truncated") == "length"
+    assert meta[1].get_header("WARC-Truncated") is None
+    assert notes["files"][0]["documents"] == 1  # the description is not a document
