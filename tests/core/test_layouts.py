@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 from crawlmill.core.cli import main
 from crawlmill.core.errors import ConfigError
-from crawlmill.core.plugin import Layout
 from crawlmill.core.registry import Registry
 
 FAKE_DIR = Path(__file__).resolve().parent / "fake_plugins"
@@ -122,6 +121,8 @@ def test_plugins_lists_the_built_in_layouts_with_their_options(capsys):
 
 
 def test_registry_keeps_layouts_as_a_kind():
+    from crawlmill.core.plugin import Layout
+
     reg = Registry.load(["cm_layout"])
     flat = reg.layout("flat")
     assert issubclass(flat, Layout) and reg.components["layout"]["flat"].plugin == "cm_layout"
