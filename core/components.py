@@ -63,7 +63,7 @@ def resolve(
         problems.append((f"{loc}.name", str(exc)))
         return None
     try:
-        options = cls.Options.model_validate(spec.options)
+        options = cls.Options.model_validate(spec.options, context={"registry": registry})
     except ValidationError as exc:
         problems.extend(pydantic_problems(exc, loc))
         return None

@@ -431,7 +431,7 @@ def validate_component(registry: Registry, kind: str, raw: Any, where: str) -> C
         problems.append((f"{where}.{key}", "option names must be text"))
     if problems:
         raise ConfigError(problems)
-    model = _validate_model(cls.Options, options, where, problems)
+    model = _validate_model(cls.Options, options, where, problems, context={"registry": registry})
     nested = options.get("options")
     if isinstance(nested, Mapping) and "options" not in cls.Options.model_fields:
         problems = [
@@ -503,12 +503,18 @@ def _json_or_text(value: str) -> Any:
 # -- pydantic errors with places -------------------------------------------------------------
 
 
-def _validate_model(model: type[BaseModel], data: Any, where: str, problems: Problems) -> Any:
+def _validate_model(
+    model: type[BaseModel],
+    data: Any,
+    where: str,
+    problems: Problems,
+    context: dict[str, Any] | None = None,
+) -> Any:
     if not isinstance(data, Mapping):
         problems.append((where, f"expected a mapping of options, got {type(data).__name__}"))
         return None
     try:
-        return model.model_validate(dict(data))
+        return model.model_validate(dict(data), context=context)
     except ValidationError as exc:
         problems.extend(_pydantic_problems(exc, model, where))
         return None

@@ -4,7 +4,7 @@ A plugin is a module (or object) named by an entry point in the ``crawlmill`` gr
 in a pipeline config's ``plugins:``. It implements any of the hooks below, decorated with
 :data:`crawlmill.core.hookimpl`. As in pluggy, an implementation may accept any subset of a
 hook's arguments, so new arguments can be added without breaking plugins. Built-in readers,
-writers and filters register through exactly these hooks.
+writers, filters and layouts register through exactly these hooks.
 
 The reference of these hooks in ``docs/plugin_hooks.md`` is checked against this module by a
 test: a hook without documentation fails the build.
@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from .markers import hookspec
 
 if TYPE_CHECKING:
-    from .plugin import Filter, Reader, Writer
+    from .plugin import Filter, Layout, Reader, Writer
 
 
 @hookspec
@@ -49,6 +49,16 @@ def crawlmill_register_filters(register: Callable[[type[Filter]], None]) -> None
 
     :param register: call ``register(FilterClass)`` once per :class:`~crawlmill.core.plugin.Filter`
         subclass. Names are unique among filters.
+    """
+
+
+@hookspec
+def crawlmill_register_layouts(register: Callable[[type[Layout]], None]) -> None:
+    """Register output layouts (where a file writer's records go).
+
+    :param register: call ``register(LayoutClass)`` once per :class:`~crawlmill.core.plugin.Layout`
+        subclass. Names are unique among layouts; a writer's ``layout`` option picks one by
+        name (``layout: plain`` or ``layout: {name: plain, ...its options}``).
     """
 
 

@@ -29,6 +29,7 @@ __all__ = [
     "Drop",
     "Filter",
     "InputFile",
+    "Layout",
     "Limits",
     "PluginOptions",
     "ReadContext",
@@ -262,4 +263,79 @@ class Writer(_Component, ABC):
         collection-wide files such as md5 or record-count lists. ``tasks`` holds, per
         completed input in input order, ``{"input": relpath, "index": i, "outputs":
         [{"path", "size", "md5", ...}], "notes": {...}}``. Files go through ``create``."""
+        return None
+
+
+def _no_files(relpath: str) -> BinaryIO:
+    raise RuntimeError("a layout asked to plan its names created a file")
+
+
+def _no_records(record: Record, reason: str) -> None:
+    raise RuntimeError("a layout asked to plan its names quarantined a record")
+
+
+class Layout:
+    """Where a file writer's records go: file names, rollover, doc ids, collection side files.
+
+    A layout is a registered component (hook ``crawlmill_register_layouts``) with a ``name``,
+    a docstring and an ``Options`` model; a writer's ``layout`` option picks one by name, as
+    ``layout: clueweb09`` or ``layout: {name: clueweb09, language: English}``. ``options`` is
+    the writer's validated options model; ``settings`` is this layout's own validated
+    ``Options`` (the writer fills it from the mapping form, or from its own options of the
+    same names). ``extension`` is the file suffix the writer encodes (``.warc.gz``...)."""
+
+    name: ClassVar[str] = ""
+    Options: ClassVar[type[PluginOptions]] = PluginOptions
+
+    def __init__(self, options: Any, ctx: WriteContext, extension: str) -> None:
+        self.options = options
+        self.settings: PluginOptions = getattr(options, "layout_settings", None) or self.Options()
+        self.ctx = ctx
+        self.extension = extension
+        self.files_started = 0
+
+    def next_path(self) -> str:
+        """Relative path (below the output root) of the task's next output file."""
+        raise NotImplementedError
+
+    def should_roll(self, records_in_file: int, bytes_in_file: int) -> bool:
+        """True when the current file is full and the next record starts a new file."""
+        return False
+
+    def doc_id(self, record: Record, record_number: int) -> str | None:
+        """The document id to write for ``record`` (``record_number``: 0-based among the
+        file's non-warcinfo records), or ``None`` to keep ``record.doc_id``."""
+        return None
+
+    @classmethod
+    def planned_paths(
+        cls, options: Any, inputs: list[InputFile], extension: str
+    ) -> list[list[str]] | None:
+        """The first output path of each input, known before reading (see
+        ``Writer.planned_outputs``): the layout's own :meth:`next_path` for a context that
+        creates nothing. ``None`` when a layout cannot name a file before it has records."""
+        from .errors import ConfigError
+
+        planned = []
+        for inp in inputs:
+            ctx = WriteContext(
+                input=inp, input_count=len(inputs), create=_no_files, quarantine=_no_records
+            )
+            try:
+                planned.append([cls(options, ctx, extension).next_path()])
+            except ConfigError:
+                raise
+            except Exception:
+                return None
+        return planned
+
+    @classmethod
+    def finalize(
+        cls,
+        root: str,
+        options: Any,
+        tasks: list[dict[str, Any]],
+        create: Callable[[str], BinaryIO],
+    ) -> None:
+        """Write collection-wide side files once per run; see ``Writer.finalize``."""
         return None

@@ -24,14 +24,15 @@ import pluggy
 from . import hookspecs
 from .errors import PluginError
 from .markers import PROJECT
-from .plugin import Filter, Reader, Writer
+from .plugin import Filter, Layout, Reader, Writer
 
 ENTRY_POINT_GROUP = "crawlmill"
-KINDS: dict[str, type] = {"reader": Reader, "writer": Writer, "filter": Filter}
+KINDS: dict[str, type] = {"reader": Reader, "writer": Writer, "filter": Filter, "layout": Layout}
 _HOOK_OF_KIND = {
     "reader": "crawlmill_register_readers",
     "writer": "crawlmill_register_writers",
     "filter": "crawlmill_register_filters",
+    "layout": "crawlmill_register_layouts",
 }
 
 
@@ -51,7 +52,7 @@ class PluginInfo:
 
 @dataclass
 class Component:
-    """A registered reader, writer or filter class and the plugin that provided it."""
+    """A registered reader, writer, filter or layout class and the plugin that provided it."""
 
     kind: str
     name: str
@@ -232,6 +233,10 @@ class Registry:
     def filter(self, name: str) -> type[Filter]:
         """The filter class called ``name``."""
         return self.get("filter", name)  # type: ignore[return-value]
+
+    def layout(self, name: str) -> type[Layout]:
+        """The layout class called ``name``."""
+        return self.get("layout", name)  # type: ignore[return-value]
 
     def detect(self, path: str, head: bytes) -> list[tuple[str, float]]:
         """Every registered reader's confidence that ``path`` (first bytes ``head``) is its

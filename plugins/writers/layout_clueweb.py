@@ -43,16 +43,18 @@ import os
 import posixpath
 import re
 from collections.abc import Callable
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Literal
 
 from crawlmill.core.errors import ConfigError, CrawlmillError
+from crawlmill.core.markers import hookimpl
 from crawlmill.core.naming import strip_suffixes
-from crawlmill.core.plugin import WriteContext
+from crawlmill.core.plugin import PluginOptions, WriteContext
 from crawlmill.core.record import Record, RecordKind
 from crawlmill.formats import clueweb09 as cw
 from crawlmill.plugins.writers.layouts import Layout, register_layout
+from pydantic import Field
 
-__all__ = ["Chuweb21Layout", "ClueWeb09Layout", "CHUWEB_MANIFEST"]
+__all__ = ["Chuweb21Layout", "ClueWeb09Layout", "ClueWeb09Options", "CHUWEB_MANIFEST"]
 
 #: warnings the run report counts when the clueweb09 layout replaces existing TREC ids.
 REPLACED_NOT_FITTING = (
@@ -79,12 +81,29 @@ def _int_option(options: Any, name: str, default: int | None) -> int | None:
     return default if value is None else int(value)
 
 
+class ClueWeb09Options(PluginOptions):
+    """Options of the ``clueweb09`` layout."""
+
+    language: str = Field(
+        "English", description="Collection language (ClueWeb09_<Language>_<N>), name or code."
+    )
+    segment_dirs: int | None = Field(
+        None, ge=1, description="Directories per segment (None: the layout's default)."
+    )
+    files_per_dir: int = Field(100, ge=1, description="Files per directory.")
+    trec_ids: Literal["keep", "assign"] = Field(
+        "keep",
+        description="keep: an input named like a ClueWeb09 file (<dir>/<NN>.warc.gz) keeps its place and its records' WARC-TREC-IDs when they name that file; assign: number every file's records anew.",
+    )
+
+
 @register_layout
 class ClueWeb09Layout(Layout):
     """``ClueWeb09_<Language>_<n>/<ll><NNNN>/<NN>.warc.gz`` with WARC-TREC-IDs, md5 and
     record-count lists."""
 
     name = "clueweb09"
+    Options = ClueWeb09Options
 
     def __init__(self, options: Any, ctx: WriteContext, extension: str) -> None:
         super().__init__(options, ctx, extension)
@@ -373,3 +392,10 @@ def chuweb_path(input_relpath: str, extension: str) -> str:
     m = _NUMBERED_STEM.match(stem)
     folder = m.group(1) if m else (parent.replace("/", "-") or "warc")
     return f"{folder}/{stem}{extension}"
+
+
+@hookimpl
+def crawlmill_register_layouts(register: Any) -> None:
+    """Register the ``clueweb09`` and ``chuweb21`` layouts."""
+    register(ClueWeb09Layout)
+    register(Chuweb21Layout)

@@ -18,11 +18,14 @@ from __future__ import annotations
 import posixpath
 from typing import Any, ClassVar
 
+from crawlmill.core.markers import hookimpl
 from crawlmill.core.naming import stem_of, strip_suffixes
+from crawlmill.core.plugin import PluginOptions
+from pydantic import Field
 
 from .layouts import Layout, register_layout
 
-__all__ = ["DEFAULT_PATTERN", "ROLLOVER_PATTERN", "PlainLayout", "split_name"]
+__all__ = ["DEFAULT_PATTERN", "ROLLOVER_PATTERN", "PlainLayout", "PlainOptions", "split_name"]
 
 DEFAULT_PATTERN = "{dir}{stem}{ext}"
 ROLLOVER_PATTERN = "{dir}{stem}-{seq:05d}{ext}"
@@ -48,12 +51,28 @@ def pattern_for(options: Any) -> str:
     return DEFAULT_PATTERN
 
 
+class PlainOptions(PluginOptions):
+    """Options of the ``plain`` layout."""
+
+    name_pattern: str | None = Field(
+        None,
+        description="File names; placeholders {dir} {stem} {seq} {index} {ext}. Default: one file per input named after it ({dir}{stem}{ext}), or {dir}{stem}-{seq:05d}{ext} with rollover.",
+    )
+    max_records: int | None = Field(
+        None, ge=1, description="Start a new file after this many records."
+    )
+    max_bytes: int | None = Field(
+        None, ge=1, description="Start a new file once a file reaches this many (compressed) bytes."
+    )
+
+
 @register_layout
 class PlainLayout(Layout):
     """Files named by ``name_pattern``, rolled over after ``max_records`` records or
     ``max_bytes`` written bytes."""
 
     name: ClassVar[str] = "plain"
+    Options = PlainOptions
 
     def next_path(self) -> str:
         """The next file name from the pattern; ``seq`` counts files of this input."""
@@ -76,3 +95,9 @@ class PlainLayout(Layout):
             (max_records is not None and records_in_file >= max_records)
             or (max_bytes is not None and bytes_in_file >= max_bytes)
         )
+
+
+@hookimpl
+def crawlmill_register_layouts(register: Any) -> None:
+    """Register the ``plain`` layout."""
+    register(PlainLayout)

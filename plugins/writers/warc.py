@@ -94,9 +94,7 @@ repaired quirks are reported through ``ctx.report_warning`` (and counted in
 
 from __future__ import annotations
 
-import importlib
 import os
-import pkgutil
 import posixpath
 import re
 import uuid
@@ -113,7 +111,7 @@ from crawlmill.core import (
     Writer,
     hookimpl,
 )
-from crawlmill.core.plugin import PluginOptions
+from crawlmill.core.plugin import Layout, PluginOptions
 from crawlmill.formats import cdxj as cdxj_format
 from crawlmill.formats.compression import MemberSource
 from crawlmill.formats.digest import DeferredSha1, digest_matches, recompute_like, sha1_base32
@@ -134,11 +132,18 @@ from crawlmill.formats.warcwriter import (
     uuid5_urn,
     warc_fields,
 )
-from pydantic import Field, ValidationInfo, field_validator, model_validator
+from pydantic import (
+    Field,
+    PrivateAttr,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
-from .layouts import LAYOUTS
+from .layouts import find_layout
 
-__all__ = ["WarcWriter", "WarcWriterOptions", "load_layouts"]
+__all__ = ["WarcWriter", "WarcWriterOptions"]
 
 #: namespace of crawlmill's deterministic record ids (uuid5).
 RECORD_ID_NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "https://crawlmill.invalid/warc-record-id")
@@ -167,8 +172,6 @@ _KINDS = frozenset(kind.value for kind in RecordKind)
 #: new records get. A changed doc id, IP or WARC Content-Type leaves the block and its digest
 #: headers as they were.
 _DIGEST_FIELDS = frozenset({"http_head", "payload", "kind", "url", "date", "date_raw"})
-
-_layout_errors: dict[str, str] = {}
 
 
 def _tail(framing: Framing) -> bytes:
@@ -218,21 +221,6 @@ def _valid_date(value: bytes) -> bool:
     return True
 
 
-def load_layouts() -> dict[str, str]:
-    """Import every ``layout_*`` module of this package so their layouts register; return
-    the modules that failed to import (name -> error) so a missing layout can say why."""
-    package = importlib.import_module("crawlmill.plugins.writers")
-    for info in pkgutil.iter_modules(package.__path__):
-        if not info.name.startswith("layout_"):
-            continue
-        name = f"crawlmill.plugins.writers.{info.name}"
-        try:
-            importlib.import_module(name)
-        except Exception as exc:  # a broken layout must not hide the others
-            _layout_errors[info.name] = f"{type(exc).__name__}: {exc}"
-    return dict(_layout_errors)
-
-
 class WarcWriterOptions(PluginOptions):
     """Options of the ``warc`` writer."""
 
@@ -257,7 +245,12 @@ class WarcWriterOptions(PluginOptions):
         description="gzip: copy the input's gzip member of an unmodified WARC record that was alone in its member and holds exactly the bytes written, so a copy keeps its compressed bytes too (and skips deflate); a member RFC 1952 rejects (reserved flag bits, bad CRC32...) is compressed anew.",
     )
     layout: str = Field(
-        "plain", description="Output layout: plain, clueweb09, chuweb21 (any registered layout)."
+        "plain",
+        description="Output layout: plain, clueweb09, chuweb21 (any registered layout; see `crawlmill plugins`). A name, or a mapping {name: clueweb09, language: English} with the layout's options.",
+    )
+    layout_options: dict[str, Any] = Field(
+        default_factory=dict,
+        description="The layout's own options that are not writer options (set by the mapping form of layout).",
     )
     name_pattern: str | None = Field(
         None,
@@ -295,19 +288,87 @@ class WarcWriterOptions(PluginOptions):
         description="keep: copy digests of unchanged WARC records untouched (never add any), recompute them for changed records, sha1 for built records; recompute: check and fix every digest; none: write no new digests.",
     )
 
+    _layout_cls: Any = PrivateAttr(None)
+    _layout_settings: Any = PrivateAttr(None)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _layout_mapping(cls, data: Any, info: ValidationInfo) -> Any:
+        """``layout: {name: ..., <option>: ...}``: the layout's options, checked by its
+        ``Options`` model; those the writer also has become the writer's (so the flat form
+        ``layout: clueweb09, language: ...`` means the same), the others ``layout_options``."""
+        if not isinstance(data, dict) or not isinstance(data.get("layout"), dict):
+            return data
+        data = dict(data)
+        given = dict(data["layout"])
+        name = given.pop("name", None)
+        if not isinstance(name, str) or not name:
+            raise ValueError("layout: a mapping needs name: the layout's name")
+        layout = find_layout(name, (info.context or {}).get("registry"))
+        if layout is None:
+            data["layout"] = name  # the layout field says it is unknown
+            return data
+        try:
+            checked = layout.Options.model_validate(given)
+        except ValidationError as exc:
+            raise ValueError(
+                f"layout {name!r}: "
+                + "; ".join(
+                    f"{'.'.join(str(p) for p in e['loc'])}: "
+                    + ("unknown option" if e["type"] == "extra_forbidden" else e["msg"])
+                    for e in exc.errors()
+                )
+            ) from None
+        own = dict(data.get("layout_options") or {})
+        for key in given:
+            value = getattr(checked, key)
+            if key in cls.model_fields and key not in ("layout", "layout_options"):
+                if key in data and data[key] != value:
+                    raise ValueError(f"layout {name!r}: {key} given twice, in layout and beside it")
+                data[key] = value
+            else:
+                own[key] = given[key]
+        data["layout"], data["layout_options"] = name, own
+        return data
+
     @field_validator("layout")
     @classmethod
-    def _known_layout(cls, value: str) -> str:
-        if value not in LAYOUTS:
-            load_layouts()
-        if value not in LAYOUTS:
-            broken = "".join(
-                f"; layout module {m} failed to load: {e}" for m, e in _layout_errors.items()
-            )
-            raise ValueError(
-                f"unknown layout {value!r}; known: {', '.join(sorted(LAYOUTS)) or 'none'}{broken}"
-            )
+    def _known_layout(cls, value: str, info: ValidationInfo) -> str:
+        if find_layout(value, (info.context or {}).get("registry")) is None:
+            raise ValueError(f"unknown layout {value!r}; see `crawlmill plugins` for the layouts")
         return value
+
+    @model_validator(mode="after")
+    def _layout_settings_of(self, info: ValidationInfo) -> WarcWriterOptions:
+        """Resolve the layout and validate its own options: ``layout_options`` plus the
+        writer options its ``Options`` model shares with the writer's."""
+        layout = find_layout(self.layout, (info.context or {}).get("registry"))
+        assert layout is not None  # checked by _known_layout
+        shared = {
+            key: getattr(self, key)
+            for key in layout.Options.model_fields
+            if key in type(self).model_fields and key not in self.layout_options
+        }
+        try:
+            settings = layout.Options.model_validate({**shared, **self.layout_options})
+        except ValidationError as exc:
+            raise ValueError(f"layout {self.layout!r}: {exc.errors()[0]['msg']}") from None
+        self._layout_cls, self._layout_settings = layout, settings
+        return self
+
+    @property
+    def layout_class(self) -> type[Layout]:
+        """The layout class the ``layout`` option names (looked up again for options built
+        without validation, ``model_construct``); :class:`ConfigError` when none has it."""
+        layout = self._layout_cls or find_layout(self.layout)
+        if layout is None:
+            raise ConfigError([("writer.layout", f"unknown layout {self.layout!r}")])
+        return layout
+
+    @property
+    def layout_settings(self) -> PluginOptions:
+        """The layout's own validated ``Options``."""
+        return self._layout_settings
 
     @field_validator("level")
     @classmethod
@@ -410,9 +471,7 @@ class WarcWriter(Writer):
     @classmethod
     def planned_outputs(cls, options: Any, inputs: list[InputFile]) -> list[list[str]] | None:
         """The first file of each input as its layout names it (and its ``.cdxj`` index)."""
-        if options.layout not in LAYOUTS:
-            load_layouts()
-        layout = LAYOUTS[options.layout]
+        layout = options.layout_class
         planned = layout.planned_paths(options, inputs, extension_for(options.compression))
         if planned is None or not options.cdxj:
             return planned
@@ -423,15 +482,11 @@ class WarcWriter(Writer):
     def open(self, ctx: WriteContext) -> None:
         """Start a task; the first file is created with the first record."""
         opts: WarcWriterOptions = self.options  # type: ignore[assignment]
-        if opts.layout not in LAYOUTS:
-            load_layouts()
-        if opts.layout not in LAYOUTS:
-            raise ConfigError([("writer.layout", f"unknown layout {opts.layout!r}")])
         self.ctx = ctx
         self.framing = framing_for("1.1" if opts.version == "auto" else opts.version)
         #: whether the user chose the version; if not, WARC 1.0/1.1 records keep theirs.
         self.version_explicit = opts.version != "auto"
-        self.layout = LAYOUTS[opts.layout](opts, ctx, extension_for(opts.compression))
+        self.layout = opts.layout_class(opts, ctx, extension_for(opts.compression))
         self.file: _File | None = None
         self.add_warcinfo: bool | None = {"always": True, "never": False}.get(opts.warcinfo)
         self.ordinal = 0
@@ -499,10 +554,7 @@ class WarcWriter(Writer):
         cls, root: str, options: PluginOptions, tasks: list[dict[str, Any]], create: Any
     ) -> None:
         """Delegate collection-wide side files to the layout's ``finalize``."""
-        name = getattr(options, "layout", "plain")
-        if name not in LAYOUTS:
-            load_layouts()
-        LAYOUTS[name].finalize(root, options, tasks, create)
+        options.layout_class.finalize(root, options, tasks, create)  # type: ignore[attr-defined]
 
     # -- files -----------------------------------------------------------------------------
 
