@@ -84,6 +84,8 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
+from crawlmill.formats.http import parse_http_head
+
 __all__ = ["Outlink", "Provenance", "Record", "RecordKind", "parse_http_head"]
 
 #: Fields whose change makes a record ``modified``: every field but its provenance (a writer
@@ -228,25 +230,3 @@ class Record:
         return dataclasses.replace(
             self, modified=modified or bool(changed), changed=frozenset(changed), **changes
         )
-
-
-def parse_http_head(head: bytes) -> tuple[bytes, list[tuple[bytes, bytes]]]:
-    """Split a raw HTTP head into its first line and ordered ``(name, value)`` pairs.
-
-    Accepts CRLF or bare LF line endings and folded continuation lines (appended to the
-    previous value with a single space). Lines without a colon are kept with an empty value
-    so that nothing is lost.
-    """
-    lines = head.replace(b"\r\n", b"\n").split(b"\n")
-    first = lines[0] if lines else b""
-    headers: list[tuple[bytes, bytes]] = []
-    for line in lines[1:]:
-        if not line:
-            continue
-        if line[:1] in (b" ", b"\t") and headers:
-            name, value = headers[-1]
-            headers[-1] = (name, value + b" " + line.strip())
-            continue
-        name, sep, value = line.partition(b":")
-        headers.append((name.strip(), value.strip() if sep else b""))
-    return first, headers

@@ -15,6 +15,7 @@ __all__ = [
     "content_type_value",
     "head_end",
     "media_type",
+    "parse_http_head",
     "split_response",
     "with_content_type",
 ]
@@ -123,3 +124,25 @@ def with_content_type(http_head: bytes, media: str, charset: str | None) -> byte
     body_end = cut - (2 if http_head[cut - 2 : cut] == b"\r\n" else 1)
     line = b"Content-Type: " + content_type_value(None, media, charset) + eol
     return http_head[:body_end] + line + http_head[body_end:]
+
+
+def parse_http_head(head: bytes) -> tuple[bytes, list[tuple[bytes, bytes]]]:
+    """Split a raw HTTP head into its first line and ordered ``(name, value)`` pairs.
+
+    Accepts CRLF or bare LF line endings and folded continuation lines (appended to the
+    previous value with a single space). Lines without a colon are kept with an empty value
+    so that nothing is lost.
+    """
+    lines = head.replace(b"\r\n", b"\n").split(b"\n")
+    first = lines[0] if lines else b""
+    headers: list[tuple[bytes, bytes]] = []
+    for line in lines[1:]:
+        if not line:
+            continue
+        if line[:1] in (b" ", b"\t") and headers:
+            name, value = headers[-1]
+            headers[-1] = (name, value + b" " + line.strip())
+            continue
+        name, sep, value = line.partition(b":")
+        headers.append((name.strip(), value.strip() if sep else b""))
+    return first, headers

@@ -111,3 +111,14 @@ def test_with_content_type_rewrites_only_the_content_type_line(head, media, char
 def test_content_type_value_without_an_old_value():
     assert content_type_value(None, "text/plain", "utf-8") == b"text/plain; charset=utf-8"
     assert content_type_value(None, "text/plain", None) == b"text/plain"
+
+
+def test_parse_http_head_has_one_home_in_formats() -> None:
+    """The Record's header view parses with the formats codec, not a copy of its own."""
+    from crawlmill.core import record
+    from crawlmill.formats import http
+
+    assert record.parse_http_head is http.parse_http_head
+    first, headers = http.parse_http_head(b"HTTP/1.1 200 OK\r\nA: 1\r\n folded\nB\n\r\n")
+    assert first == b"HTTP/1.1 200 OK"
+    assert headers == [(b"A", b"1 folded"), (b"B", b"")]
