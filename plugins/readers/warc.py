@@ -30,8 +30,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
-from datetime import UTC, datetime
-from functools import lru_cache
+from datetime import datetime
 
 from crawlmill.core import (
     Damage,
@@ -61,6 +60,7 @@ from crawlmill.formats.warc import (
     WarcFramer,
     locate_start,
 )
+from crawlmill.formats.warc_fields import ID_FIELD_NAMES, ID_FIELDS, parse_warc_date
 from pydantic import Field
 
 __all__ = ["WarcReader", "parse_warc_date", "warc_to_record"]
@@ -74,15 +74,7 @@ SHARED_MEMBER_COPY = 1 << 20
 _KINDS = {kind.value: kind for kind in RecordKind}
 _KIND_OF = {kind.value.encode(): kind for kind in RecordKind}
 _SNIFF = re.compile(rb"(?:\r?\n)*(WARC|warc)/(\d+\.\d+)\r{0,2}\n")
-_PARTIAL_DATE = re.compile(r"(\d{4})(?:-(\d{2}))?(?:-(\d{2}))?Z?")
 _REQUEST_LINE = re.compile(rb"[A-Z]+ \S+ HTTP/\d")
-_FIELD_NAMES = {
-    b"warc-record-id": "WARC-Record-ID",
-    b"warc-warcinfo-id": "WARC-Warcinfo-ID",
-    b"warc-concurrent-to": "WARC-Concurrent-To",
-    b"warc-refers-to": "WARC-Refers-To",
-}
-_ID_FIELDS = (b"warc-record-id", b"warc-warcinfo-id", b"warc-concurrent-to", b"warc-refers-to")
 
 
 class WarcReader(Reader):
@@ -251,31 +243,6 @@ def _inflate_workers(wanted: int) -> int:
     return max(1, min(wanted, cpus - 1))
 
 
-@lru_cache(maxsize=1024)  # request, response and metadata of a capture share their date
-def parse_warc_date(raw: str) -> datetime | None:
-    """A WARC-Date as an aware UTC datetime, or ``None`` when it is not a valid date.
-
-    Accepts the W3C-DTF forms of WARC 1.1 (``2008-04-30T20:48:25Z``, fractional seconds, lower
-    precision such as ``2019-08-15T01:02`` or ``2019``), numeric offsets and lower case.
-    """
-    text = raw.strip().upper()
-    if not text:
-        return None
-    try:
-        value = datetime.fromisoformat(text)
-    except ValueError:
-        m = _PARTIAL_DATE.fullmatch(text)
-        if m is None:
-            return None
-        try:
-            value = datetime(int(m.group(1)), int(m.group(2) or 1), int(m.group(3) or 1))
-        except ValueError:
-            return None
-    if value.tzinfo is None:
-        return value.replace(tzinfo=UTC)
-    return value.astimezone(UTC)
-
-
 _DATES: dict[bytes, tuple[str, datetime | None]] = {}
 
 
@@ -345,10 +312,10 @@ def warc_to_record(
         if date is None:
             warnings.append("invalid-date: WARC-Date is not a valid date (kept raw)")
 
-    for name in _ID_FIELDS:
+    for name in ID_FIELDS:
         value = fields.get(name)
         if value and value[0] != 60:  # not "<"
-            warnings.append(f"bare-record-id: {_FIELD_NAMES[name]} without <>")
+            warnings.append(f"bare-record-id: {ID_FIELD_NAMES[name]} without <>")
             break
 
     warc_media, warc_charset = (None, None)

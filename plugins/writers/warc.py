@@ -96,7 +96,6 @@ from __future__ import annotations
 
 import os
 import posixpath
-import re
 import uuid
 from datetime import UTC, datetime
 from functools import partial
@@ -116,6 +115,7 @@ from crawlmill.formats import cdxj as cdxj_format
 from crawlmill.formats.compression import MemberSource
 from crawlmill.formats.digest import DeferredSha1, digest_matches, recompute_like, sha1_base32
 from crawlmill.formats.http import content_type_value, with_content_type
+from crawlmill.formats.warc_fields import BARE_UUID, ID_FIELDS, valid_warc_date
 from crawlmill.formats.warcwriter import (
     DEFAULT_LEVELS,
     LEVEL_RANGES,
@@ -159,13 +159,6 @@ _CONFORMS_TO = {
     ),
     "0.18": ("WARC File Format 0.18", "http://www.archive.org/documents/WarcFileFormat-0.18.html"),
 }
-_BARE_UUID = re.compile(
-    rb"^(?:urn:uuid:)?[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
-)
-_ID_HEADERS = (b"warc-record-id", b"warc-warcinfo-id", b"warc-concurrent-to", b"warc-refers-to")
-_ISO_DATE = re.compile(
-    rb"^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$"
-)
 _KINDS = frozenset(kind.value for kind in RecordKind)
 #: record fields whose change makes the ``digests`` policy treat a record as changed: its
 #: block, and its identity (type, URL, date), which makes it a new record that gets the digests
@@ -206,19 +199,6 @@ def _real_ip(ip: str | None) -> bytes | None:
     if not ip or ip in ("0.0.0.0", "-"):
         return None
     return ip.encode("ascii", "replace")
-
-
-def _valid_date(value: bytes) -> bool:
-    """Whether ``value`` is a W3C-ISO 8601 date that exists (``2009-03-65`` does not)."""
-    m = _ISO_DATE.match(value)
-    if m is None:
-        return False
-    year, month, day, hour, minute, second = (int(g) if g else 0 for g in m.groups())
-    try:
-        datetime(year, month, day, hour, minute, second)
-    except ValueError:
-        return False
-    return True
 
 
 class WarcWriterOptions(PluginOptions):
@@ -786,12 +766,12 @@ class WarcWriter(Writer):
             lower = name.lower()
             if lower == b"content-length":
                 continue
-            if version != "0.18" and lower in _ID_HEADERS and _BARE_UUID.match(val.strip()):
+            if version != "0.18" and lower in ID_FIELDS and BARE_UUID.match(val.strip()):
                 bare = val.strip()
                 val = bare if bare.startswith(b"urn:") else b"urn:uuid:" + bare
                 val = b"<" + val + b">"
                 self._warn("bare record id wrapped as <urn:uuid:...>")
-            if lower == b"warc-date" and not _valid_date(val.strip()):
+            if lower == b"warc-date" and not valid_warc_date(val.strip()):
                 self._warn("invalid WARC-Date kept as written")
             val, cleaned = clean_header_value(val)
             if cleaned:

@@ -273,3 +273,18 @@ def test_locate_start_looks_past_damage_in_the_first_bytes():
     # a gzip member that does not inflate to a WARC record is not a start either
     assert locate_start(b"\0\0" + gz(b"hello") + a) == (None, 2 + len(gz(b"hello")))
     assert locate_start(b"nothing here at all") == (None, 0)
+
+
+def test_warc_date_and_id_rules_have_one_home_shared_by_reader_and_writer() -> None:
+    """The reader and the writer judge WARC-Date and record-id values with the same module."""
+    from crawlmill.formats import warc_fields
+    from crawlmill.plugins.readers import warc as reader
+    from crawlmill.plugins.writers import warc as writer
+
+    assert reader.parse_warc_date is warc_fields.parse_warc_date
+    assert reader.ID_FIELDS is warc_fields.ID_FIELDS is writer.ID_FIELDS
+    assert writer.valid_warc_date is warc_fields.valid_warc_date
+    assert warc_fields.valid_warc_date(b"2009-03-05T01:02:03Z")
+    assert not warc_fields.valid_warc_date(b"2009-03-65")
+    assert warc_fields.parse_warc_date("2019") is not None
+    assert warc_fields.BARE_UUID.match(b"urn:uuid:12345678-1234-1234-1234-123456789abc")
