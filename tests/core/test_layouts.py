@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import json
-import os
 import textwrap
 from pathlib import Path
 
@@ -14,18 +13,15 @@ from crawlmill.core.cli import main
 from crawlmill.core.errors import ConfigError
 from crawlmill.core.registry import Registry
 
+from tests.helpers import put_fake_plugins_on_path
+
 FAKE_DIR = Path(__file__).resolve().parent / "fake_plugins"
 URLS = "http://a.example/\nhttps://b.example/page\nhttp://c.example/x\n"
 
 
 @pytest.fixture(autouse=True)
 def fake_on_path(monkeypatch):
-    monkeypatch.syspath_prepend(str(FAKE_DIR))
-    monkeypatch.setenv(
-        "PYTHONPATH", os.pathsep.join([str(FAKE_DIR), os.environ.get("PYTHONPATH", "")])
-    )
-    monkeypatch.delenv("CRAWLMILL_LOAD_PLUGINS", raising=False)
-    monkeypatch.delenv("CRAWLMILL_DISABLE_PLUGINS", raising=False)
+    put_fake_plugins_on_path(monkeypatch)
 
 
 def _project(tmp_path: Path, writer: str) -> Path:

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -11,6 +10,7 @@ from crawlmill.core.cli import main
 from crawlmill.core.registry import Registry
 
 from tests.conftest import need
+from tests.helpers import put_fake_plugins_on_path
 
 FAKE_DIR = Path(__file__).resolve().parent / "fake_plugins"
 URLS = "http://a.example/\nhttps://b.example/page?q=1\nhttp://c.example/x\n"
@@ -18,12 +18,7 @@ URLS = "http://a.example/\nhttps://b.example/page?q=1\nhttp://c.example/x\n"
 
 @pytest.fixture(autouse=True)
 def fake_on_path(monkeypatch):
-    monkeypatch.syspath_prepend(str(FAKE_DIR))
-    monkeypatch.setenv(
-        "PYTHONPATH", os.pathsep.join([str(FAKE_DIR), os.environ.get("PYTHONPATH", "")])
-    )
-    monkeypatch.delenv("CRAWLMILL_LOAD_PLUGINS", raising=False)
-    monkeypatch.delenv("CRAWLMILL_DISABLE_PLUGINS", raising=False)
+    put_fake_plugins_on_path(monkeypatch)
 
 
 def test_a_reader_plugin_without_a_detect_hook_is_detected_and_converts_to_warc(tmp_path, capsys):

@@ -17,10 +17,7 @@ from crawlmill.formats.compression import (
     read_head,
 )
 
-
-def gz(data: bytes, level: int = 6) -> bytes:
-    c = zlib.compressobj(level, zlib.DEFLATED, 31)
-    return c.compress(data) + c.flush()
+from tests.helpers import gz
 
 
 def members(items) -> list[tuple[int, int, bytes]]:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import io
-import zlib
 
 import pytest
 from crawlmill.formats.compression import iter_pieces
 from crawlmill.formats.warc import DamagedRange, FramedRecord, WarcFramer, parse_header
+
+from tests.helpers import gz
 
 
 def rec(
@@ -33,11 +34,6 @@ def records(items) -> list[FramedRecord]:
 
 def damages(items) -> list[DamagedRange]:
     return [i for i in items if isinstance(i, DamagedRange)]
-
-
-def gz(data: bytes) -> bytes:
-    c = zlib.compressobj(6, zlib.DEFLATED, 31)
-    return c.compress(data) + c.flush()
 
 
 def test_parse_header_keeps_order_and_joins_continuations():

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
 from pathlib import Path
 
 import pytest
 from crawlmill.core.cli import main
+
+from tests.helpers import put_fake_plugins_on_path
 
 FAKE_DIR = Path(__file__).resolve().parents[1] / "core" / "fake_plugins"
 
@@ -23,12 +24,7 @@ HTML = b"<html>hello</html>"
 
 @pytest.fixture(autouse=True)
 def fake_on_path(monkeypatch):
-    monkeypatch.syspath_prepend(str(FAKE_DIR))
-    monkeypatch.setenv(
-        "PYTHONPATH", os.pathsep.join([str(FAKE_DIR), os.environ.get("PYTHONPATH", "")])
-    )
-    monkeypatch.delenv("CRAWLMILL_LOAD_PLUGINS", raising=False)
-    monkeypatch.delenv("CRAWLMILL_DISABLE_PLUGINS", raising=False)
+    put_fake_plugins_on_path(monkeypatch)
 
 
 def warc_record(headers: list[tuple[bytes, bytes]], block: bytes, version=b"1.1") -> bytes:

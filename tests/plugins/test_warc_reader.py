@@ -25,6 +25,8 @@ from crawlmill.formats.compression import ZSTD_WARC_DICT_MAGIC, read_head
 from crawlmill.plugins.readers import warc as warc_plugin
 from crawlmill.plugins.readers.warc import WarcReader, parse_warc_date
 
+from tests.helpers import gz
+
 WARCIO = [
     "chatnoir-eu-chatnoir-resiliparse/tests/data/block-sized-records.warc.gz",
     "chatnoir-eu-chatnoir-resiliparse/tests/data/clueweb-quirk.warc.gz",
@@ -353,11 +355,6 @@ def test_wget_bracketed_uri_is_stripped_and_reported(samples, runs):
     for r in bracketed:
         assert r.extras["warc"]["target_uri_raw"] == b"<" + r.url_bytes + b">"
     assert any(m.startswith("bracketed-uri") for _, m in run.warnings)
-
-
-def gz(data: bytes) -> bytes:
-    c = zlib.compressobj(6, zlib.DEFLATED, 31)
-    return c.compress(data) + c.flush()
 
 
 def make(

@@ -1,0 +1,28 @@
+"""Small builders shared by several test files (fixtures live in tests/conftest.py)."""
+
+from __future__ import annotations
+
+import os
+import zlib
+from pathlib import Path
+
+import pytest
+
+#: the fake plugin distributions the core tests load through entry points.
+FAKE_DIR = Path(__file__).resolve().parent / "core" / "fake_plugins"
+
+
+def gz(data: bytes, level: int = 6) -> bytes:
+    """``data`` as one gzip member."""
+    c = zlib.compressobj(level, zlib.DEFLATED, 31)
+    return c.compress(data) + c.flush()
+
+
+def put_fake_plugins_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make the fake plugins importable here and in subprocesses, with no plugin env filters."""
+    monkeypatch.syspath_prepend(str(FAKE_DIR))
+    monkeypatch.setenv(
+        "PYTHONPATH", os.pathsep.join([str(FAKE_DIR), os.environ.get("PYTHONPATH", "")])
+    )
+    monkeypatch.delenv("CRAWLMILL_LOAD_PLUGINS", raising=False)
+    monkeypatch.delenv("CRAWLMILL_DISABLE_PLUGINS", raising=False)
