@@ -7,18 +7,14 @@ from __future__ import annotations
 import io
 import random
 import tracemalloc
-import zlib
 
 import pytest
 from crawlmill.formats import compression
 from crawlmill.formats.compression import Broken, Piece, iter_pieces, member_bound
 
+from tests.helpers import gz
+
 MIB = 1 << 20
-
-
-def gz(data: bytes, level: int = 6) -> bytes:
-    c = zlib.compressobj(level, zlib.DEFLATED, 31)
-    return c.compress(data) + c.flush()
 
 
 def summary(items) -> list:

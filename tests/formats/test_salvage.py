@@ -12,6 +12,8 @@ import pytest
 from crawlmill.formats import compression
 from crawlmill.formats.compression import Broken, Piece, iter_pieces
 
+from tests.helpers import gz
+
 
 def text(n_lines: int, seed: int = 1) -> bytes:
     rng = random.Random(seed)
@@ -23,11 +25,6 @@ def text(n_lines: int, seed: int = 1) -> bytes:
 
 
 DATA = text(40_000)  # about 3 MB, about 1 MB deflated
-
-
-def gz(data: bytes) -> bytes:
-    c = zlib.compressobj(6, zlib.DEFLATED, 31)
-    return c.compress(data) + c.flush()
 
 
 def delivered(items) -> tuple[bytes, list[Broken]]:

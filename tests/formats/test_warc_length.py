@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import io
-import zlib
 
 import pytest
 from crawlmill.formats.compression import iter_pieces
 from crawlmill.formats.warc import DamagedRange, FramedRecord, WarcFramer
 from crawlmill.formats.warc_length import After, digest_disproves, judge_length
+
+from tests.helpers import gz
 
 CRLF, LF = b"\r\n", b"\n"
 
@@ -96,11 +97,6 @@ def rec(body: bytes, *, cl: int | None = None, version=b"1.0", le=CRLF) -> bytes
         b"Content-Length: %d" % (len(body) if cl is None else cl),
     ]
     return le.join(lines) + le + le + body
-
-
-def gz(data: bytes) -> bytes:
-    c = zlib.compressobj(6, zlib.DEFLATED, 31)
-    return c.compress(data) + c.flush()
 
 
 def frame(data: bytes, kind=None) -> list:

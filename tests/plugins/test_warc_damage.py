@@ -12,13 +12,14 @@ import json
 import random
 import re
 import tracemalloc
-import zlib
 from pathlib import Path
 
 import pytest
 from crawlmill.core import InputFile, Limits, ReadContext
 from crawlmill.core.cli import main
 from crawlmill.plugins.readers.warc import WarcReader
+
+from tests.helpers import gz
 
 _WARCIO = None
 
@@ -34,11 +35,6 @@ def _oracle(need):
 def real(samples):
     """The folder of real files from other projects."""
     return samples / "real-world-2026-11"
-
-
-def gz(data: bytes) -> bytes:
-    c = zlib.compressobj(6, zlib.DEFLATED, 31)
-    return c.compress(data) + c.flush()
 
 
 def rec(i: int, body: bytes | None = None, version: bytes = b"1.0") -> bytes:
