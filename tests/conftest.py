@@ -120,6 +120,16 @@ def samples() -> Path:
     return SAMPLES
 
 
+@pytest.fixture
+def arc_sample(arc_rel: str, samples: Path) -> Path:
+    """The sample ARC file ``arc_rel`` names (see :func:`pytest_generate_tests`); fails when it
+    is missing."""
+    path = samples / arc_rel
+    if not path.exists():
+        pytest.fail(f"sample {path} is missing")
+    return path
+
+
 @pytest.fixture(scope="session")
 def fixtures() -> Path:
     """The repository's own ``fixtures/`` folder."""

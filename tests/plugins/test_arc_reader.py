@@ -12,7 +12,6 @@ from __future__ import annotations
 import gzip
 from pathlib import Path
 
-import pytest
 from crawlmill.core import RecordKind, open_reader
 from crawlmill.core.registry import Registry
 from crawlmill.formats.compression import read_head
@@ -64,14 +63,6 @@ def warcio_view(warcio, path: Path) -> list[dict]:
                 }
             )
     return out
-
-
-@pytest.fixture
-def arc_sample(arc_rel, samples) -> Path:
-    path = samples / arc_rel
-    if not path.exists():
-        pytest.fail(f"sample {path} is missing")
-    return path
 
 
 def test_every_arc_sample_matches_warcio(arc_sample: Path, need) -> None:

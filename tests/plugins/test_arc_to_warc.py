@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from crawlmill.core import InputFile, Record, RecordKind, WriteContext, open_reader
 from crawlmill.plugins.readers.arc import ArcReader
 
@@ -83,14 +82,6 @@ def fastwarc_view(fastwarc, path: Path) -> list[dict]:
                 }
             )
     return out
-
-
-@pytest.fixture
-def arc_sample(arc_rel, samples) -> Path:
-    path = samples / arc_rel
-    if not path.exists():
-        pytest.fail(f"sample {path} is missing")
-    return path
 
 
 def _iso(record: Record) -> str:
