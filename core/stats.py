@@ -166,7 +166,7 @@ class RunReport:
     failures: list[dict[str, Any]] = field(default_factory=list)
     outputs: list[str] = field(default_factory=list)
     elapsed: float = 0.0
-    # -- additions beyond ENGINE_API.md -------------------------------------------------
+    # -- run-level additions (how far the run got, resume) -------------------------------
     #: inputs completed by this run's tasks.
     inputs_done: int = 0
     #: inputs not started because the run stopped early (on_error=fail).

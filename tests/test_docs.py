@@ -1,4 +1,5 @@
-"""The hook reference in docs/plugin_hooks.md covers every hookspec (datasette's doc test)."""
+"""The docs stay true: docs/plugin_hooks.md covers every hookspec (datasette's doc test), and
+the module table of docs/architecture.md names every module that exists and no other."""
 
 from __future__ import annotations
 
@@ -71,3 +72,40 @@ def test_plugin_hook_has_a_docstring(hook):
 def test_no_heading_documents_a_hook_that_does_not_exist():
     documented = {h.split("(")[0] for h in _headings() if h.startswith("crawlmill_")}
     assert documented == set(HOOKS)
+
+
+ROOT = DOC.parent.parent
+
+
+def _module_table() -> set[str]:
+    """The module paths the "Where things live" table of docs/architecture.md names, with
+    ``{a,b}.py`` expanded and a bare ``x.py`` taken in the folder of the cell's first path."""
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    table = text.split("## Where things live", 1)[1]
+    named: set[str] = set()
+    for line in table.splitlines():
+        if not line.startswith("| `"):
+            continue
+        folder = ""
+        for item in re.findall(r"`([^`]+\.py)`", line.split(" | ", 1)[0]):
+            if "/" in item:
+                folder = item.rsplit("/", 1)[0]
+            else:
+                item = f"{folder}/{item}"
+            brace = re.fullmatch(r"(.*)\{([^}]*)\}(.*)", item)
+            parts = brace.group(2).split(",") if brace else [None]
+            for part in parts:
+                named.add(f"{brace.group(1)}{part}{brace.group(3)}" if brace else item)
+    return named
+
+
+def test_the_module_table_names_every_module_and_only_existing_ones():
+    named = _module_table()
+    modules = {
+        p.relative_to(ROOT).as_posix()
+        for layer in ("core", "formats", "plugins")
+        for p in (ROOT / layer).rglob("*.py")
+        if p.name != "__init__.py"
+    }
+    assert sorted(modules - named) == []
+    assert sorted(named - modules) == []
