@@ -1,5 +1,6 @@
 """The docs stay true: docs/plugin_hooks.md covers every hookspec (datasette's doc test), and
-the module table of docs/architecture.md names every module that exists and no other."""
+the module table of docs/architecture.md names every module that exists and no other, and
+.ci/run runs the test command README.md shows."""
 
 from __future__ import annotations
 
@@ -109,3 +110,18 @@ def test_the_module_table_names_every_module_and_only_existing_ones():
     }
     assert sorted(modules - named) == []
     assert sorted(named - modules) == []
+
+
+def _readme_commands() -> list[str]:
+    """The commands of the ```sh blocks README.md starts with."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    return [b.strip() for b in re.findall(r"```sh\n(.*?)```", text, flags=re.S)[:2]]
+
+
+def test_ci_runs_the_test_command_readme_shows():
+    """README's second command (install the test extras, run the tests) is what .ci/run runs,
+    and its first one installs crawlmill and converts the fixtures' legacy collection."""
+    install_and_convert, install_and_test = _readme_commands()
+    assert "fixtures/" in install_and_convert and "crawlmill convert" in install_and_convert
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert install_and_test in [line.strip() for line in ci.splitlines()]
