@@ -89,16 +89,9 @@ def _payload(
     count: int,
     replaceable: list[str] | None = None,
 ) -> dict[str, Any]:
-    i = p.input
     return {
         "spec": spec_data,
-        "input": {
-            "path": i.path,
-            "relpath": i.relpath,
-            "index": i.index,
-            "meta": dict(i.meta),
-            "stem": i.stem,
-        },
+        "input": p.input.to_dict(),
         "reader": p.reader,
         "key": key,
         "fingerprint": fingerprint,
@@ -257,6 +250,14 @@ def run(
             report.not_converted.append({"path": path, "reason": reason})
             print(f"crawlmill: not converted: {path}: {reason}", file=stream)
         _warn_forced_readers(planned, report, stream)
+        for check in getattr(planned, "checks", []):  # a unit's missing parts: not read
+            if check.ok:
+                report.checks_passed += 1
+            else:
+                report.checks_failed.append(
+                    {"path": check.path, "check": check.check, "reason": check.reason}
+                )
+                print(f"crawlmill: {check}", file=stream)
         _replace_other_pipeline(root, checked, planned)
         _share_replaceable(root, checked.shared, _inputs_inside(root, planned))
         previous = _previous_markers(root)

@@ -50,10 +50,12 @@ from __future__ import annotations
 import glob
 import os
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from crawlmill.formats.compression import read_head
 from crawlmill.formats.foreign import foreign_format
 
+from .collection import Check, presence_checks, unit_size
 from .components import resolve
 from .errors import ConfigError
 from .naming import named_with, output_stems
@@ -88,6 +90,9 @@ class InputPlan(list):
         self.warnings: list[tuple[str, str]] = []
         #: folders the run lists as inputs (absolute real paths).
         self.folders: list[str] = []
+        #: presence checks of discovered units (:mod:`crawlmill.core.collection`); a unit
+        #: with a failed one is not read.
+        self.checks: list[Check] = []
 
 
 @dataclass(frozen=True)
@@ -96,7 +101,7 @@ class PlannedInput:
 
     input: InputFile
     reader: str
-    #: size in bytes (0 for a directory input or when unknown).
+    #: size in bytes (of all parts for a multi-part unit; 0 when unknown).
     size: int = 0
 
 
@@ -140,15 +145,26 @@ def _glob_root(pattern: str) -> str:
     return os.sep.join(fixed) or "."
 
 
+class _Entry(NamedTuple):
+    """One input found: its path, its relpath (``None`` when named on its own), the unit a
+    collection reader discovered (``None`` for a plain file), the reader that discovered it
+    and the sort key."""
+
+    path: str
+    relpath: str | None
+    unit: InputFile | None
+    reader: str | None
+    key: tuple
+
+
 class _Collector:
-    """Accumulates ``(path, relpath, meta, reader)`` entries and the problems found."""
+    """Accumulates :class:`_Entry` items and the problems found."""
 
     def __init__(self, spec: PipelineSpec, registry: Registry) -> None:
         self.spec = spec
         self.registry = registry
         self.problems: list[tuple[str, str]] = []
-        #: (path, relpath or None when loose, meta, reader, sort key)
-        self.entries: list[tuple[str, str | None, dict, str | None, tuple]] = []
+        self.entries: list[_Entry] = []
         self.output = os.path.abspath(spec.output)
         self.folders: list[str] = []
         self.reader = None
@@ -159,7 +175,7 @@ class _Collector:
         path = os.path.join(base, raw) if base and not os.path.isabs(raw) else raw
         path = os.path.expanduser(path)
         if os.path.isfile(path):
-            self.entries.append((path, None, {}, None, _key(path)))
+            self.entries.append(_Entry(path, None, None, None, _key(path)))
         elif os.path.isdir(path):
             self.add_dir(path, path, "")
         elif glob.has_magic(path):
@@ -172,7 +188,7 @@ class _Collector:
                 if os.path.isdir(m):
                     self.add_dir(m, root, "")
                 elif not is_side_file(os.path.basename(m)) and not _within(m, self.output):
-                    self.entries.append((m, rel, {}, None, _key(m)))
+                    self.entries.append(_Entry(m, rel, None, None, _key(m)))
         else:
             self.problems.append((loc, f"no such file: {raw}"))
 
@@ -192,12 +208,10 @@ class _Collector:
                 group = os.path.abspath(path)
                 for position, item in enumerate(discovered):
                     key = (group, position, os.path.abspath(item.path))
-                    self.entries.append(
-                        (item.path, item.relpath, dict(item.meta), reader.name, key)
-                    )
+                    self.entries.append(_Entry(item.path, item.relpath, item, reader.name, key))
                 return
         for f in _walk(path, self.output):
-            self.entries.append((f, os.path.relpath(f, rel_root), {}, None, _key(f)))
+            self.entries.append(_Entry(f, os.path.relpath(f, rel_root), None, None, _key(f)))
 
     def add_list_file(self, list_file: str) -> None:
         try:
@@ -245,20 +259,26 @@ def expand_inputs(spec: PipelineSpec, registry: Registry) -> InputPlan:
     if col.problems:
         raise ConfigError(col.problems)
 
-    loose = _loose_relpaths([e[0] for e in col.entries if e[1] is None])
-    seen: dict[str, tuple[tuple, str, str, dict, str | None]] = {}
-    for path, rel, meta, reader, key in col.entries:
-        real = os.path.realpath(path)
+    loose = _loose_relpaths([e.path for e in col.entries if e.relpath is None])
+    seen: dict[str, _Entry] = {}
+    for e in col.entries:
+        real = os.path.realpath(e.path)
         if real not in seen:
-            relpath = (rel if rel is not None else loose[path]).replace(os.sep, "/")
-            seen[real] = (key, path, relpath, meta, reader)
-    ordered = [e[1:] for e in sorted(seen.values(), key=lambda e: e[0])]
+            relpath = (e.relpath if e.relpath is not None else loose[e.path]).replace(os.sep, "/")
+            seen[real] = e._replace(relpath=relpath)
+    ordered = sorted(seen.values(), key=lambda e: e.key)
 
     problems: list[tuple[str, str]] = []
     by_rel: dict[str, str] = {}
     planned = InputPlan()
-    listed = {e[0] for e in col.entries if e[1] is not None and e[3] is None}
-    for path, relpath, meta, reader in ordered:
+    listed = {e.path for e in col.entries if e.relpath is not None and e.reader is None}
+    for path, relpath, unit, reader, _ in ordered:
+        assert relpath is not None
+        if unit is not None:  # a collection's unit: its parts must be there to be read
+            checks, readable = presence_checks(unit)
+            planned.checks.extend(checks)
+            if not readable:
+                continue
         if relpath in by_rel:
             problems.append(
                 (
@@ -275,9 +295,14 @@ def expand_inputs(spec: PipelineSpec, registry: Registry) -> InputPlan:
                 continue
         elif col.reader is not None and reader is None:
             _check_forced(registry, path, col.reader.name, planned.warnings)
-        size = os.path.getsize(path) if os.path.isfile(path) else 0
         index = len(planned)
-        planned.append(PlannedInput(InputFile(path, relpath, index, meta), name or "", size))
+        if unit is None:
+            size = os.path.getsize(path) if os.path.isfile(path) else 0
+            item = InputFile(path, relpath, index)
+        else:
+            size = unit_size(unit)
+            item = replace(unit, relpath=relpath, index=index, meta=dict(unit.meta), stem="")
+        planned.append(PlannedInput(item, name or "", size))
     if problems:
         raise ConfigError(problems)
     if not planned:

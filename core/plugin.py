@@ -2,10 +2,13 @@
 
 A component is a class with a ``name``, a docstring (its first line is shown by
 ``crawlmill plugins``) and a typed ``Options`` model. The engine builds one instance per task
-from validated options; components never see the pipeline, the registry or other tasks.
+from validated options; components never see the pipeline or other tasks, and reach other
+components only through the registry (a reader delegates with ``ctx.reader("warc")``).
 
 * :class:`Reader`: ``read(ctx)`` yields :class:`~crawlmill.core.record.Record` objects from one
-  input file and reports damaged byte ranges through ``ctx.report_damage`` (then resyncs).
+  input unit and reports damaged byte ranges through ``ctx.report_damage`` (then resyncs);
+  ``discover(path, options)`` may expand a folder into units made of named parts with
+  expectations the engine verifies (:mod:`crawlmill.core.collection`).
 * :class:`Filter`: ``apply(record)`` returns the record (possibly changed with
   ``record.evolve``) to keep it, or :class:`Drop` with a reason.
 * :class:`Writer`: ``open(ctx)``, ``write(record)`` per record, ``close()``; creates its files
@@ -21,12 +24,14 @@ from typing import Any, BinaryIO, ClassVar, NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 
+from .collection import Check, Expectation
 from .record import Record
 
 __all__ = [
     "Check",
     "Damage",
     "Drop",
+    "Expectation",
     "Filter",
     "InputFile",
     "Layout",
@@ -79,35 +84,20 @@ class Damage:
 
 
 @dataclass(frozen=True, slots=True)
-class Check:
-    """The result of a collection check a reader made: a file's md5 or record count against
-    the collection's lists, a listed file that is present. Checks are reported beside the
-    accounting, never counted as records; a failed one is damage-level (the run exits 3)."""
-
-    path: str
-    #: short name of what was checked: ``"md5"``, ``"record count"``, ...
-    check: str
-    ok: bool
-    #: what was expected and found (for a failed check).
-    reason: str = ""
-
-    def __str__(self) -> str:
-        verdict = "passed" if self.ok else "failed"
-        return f"{self.path}: {self.check} check {verdict}" + (
-            f": {self.reason}" if self.reason else ""
-        )
-
-
-@dataclass(frozen=True, slots=True)
 class InputFile:
-    """One unit of input: a file path, the name its outputs derive from, and reader hints.
+    """One unit of input (:mod:`crawlmill.core.collection`): a file, or named parts of a
+    collection, the name its outputs derive from, and what the collection expects of it.
 
+    ``path`` is the file of a single-file unit (``parts`` empty), or the location of a
+    multi-part unit whose ``parts`` map part names to files (``{"data": ..., "index": ...}``);
     ``relpath`` is the path relative to the input root it was found under (used to name
     outputs, never to escape the output root); ``index`` is its position in the sorted list of
-    all inputs of the run; ``meta`` carries what a reader's ``discover`` learned (expected
-    record count, md5) for ``read`` to check; ``stem`` is the relpath without its compression
-    and format suffixes, distinct among the run's inputs (:mod:`crawlmill.core.naming`), the
-    name writers derive output names from (empty when the input was not planned: use
+    all inputs of the run; ``expect`` holds the collection's promises about it
+    (:class:`~crawlmill.core.collection.Expectation`: md5 of a part, record count, a part
+    that must exist), which the engine verifies; ``meta`` carries whatever else a reader's
+    ``discover`` learned for ``read``; ``stem`` is the relpath without its compression and
+    format suffixes, distinct among the run's inputs (:mod:`crawlmill.core.naming`), the name
+    writers derive output names from (empty when the input was not planned: use
     :func:`crawlmill.core.naming.stem_of`).
     """
 
@@ -116,24 +106,87 @@ class InputFile:
     index: int = 0
     meta: dict[str, Any] = field(default_factory=dict)
     stem: str = ""
+    parts: dict[str, str] = field(default_factory=dict)
+    expect: tuple[Expectation, ...] = ()
+
+    def part(self, name: str) -> str:
+        """The path of the part called ``name`` (a ``KeyError`` names the unit's parts)."""
+        try:
+            return self.parts[name]
+        except KeyError:
+            raise KeyError(
+                f"{self.path} has no part {name!r} (parts: {', '.join(sorted(self.parts)) or 'none'})"
+            ) from None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data (what crosses to a worker process)."""
+        return {
+            "path": self.path,
+            "relpath": self.relpath,
+            "index": self.index,
+            "meta": dict(self.meta),
+            "stem": self.stem,
+            "parts": dict(self.parts),
+            "expect": [e.to_dict() for e in self.expect],
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> InputFile:
+        """The input :meth:`to_dict` gave."""
+        return cls(
+            data["path"],
+            data["relpath"],
+            data.get("index", 0),
+            dict(data.get("meta") or {}),
+            data.get("stem", ""),
+            dict(data.get("parts") or {}),
+            tuple(Expectation.from_dict(e) for e in data.get("expect") or ()),
+        )
+
+
+def _no_registry(name: str) -> type[Reader]:
+    from .errors import PluginError
+
+    raise PluginError(f"reader {name!r} is not available here: this read has no plugin registry")
 
 
 @dataclass(slots=True)
 class ReadContext:
-    """What a reader gets for one input file."""
+    """What a reader gets for one input unit."""
 
     input: InputFile
     report_damage: Callable[[Damage], None]
     limits: Limits = field(default_factory=Limits)
     #: ``report_warning(offset, message)``: a repaired quirk (not damage), counted per kind.
     report_warning: Callable[[int | None, str], None] = lambda offset, message: None
-    #: ``report_check(Check(...))``: a collection check's result (not a record).
+    #: ``report_check(Check(...))``: a check only the reader can make (not a record); the
+    #: unit's expectations are verified by the engine.
     report_check: Callable[[Check], None] = lambda check: None
+    #: ``find_reader(name)``: the registered reader class called ``name`` (the engine's
+    #: registry); use :meth:`reader`.
+    find_reader: Callable[[str], type[Reader]] = _no_registry
 
     @property
     def path(self) -> str:
-        """The input file's path."""
+        """The input file's path (a multi-part unit's location: see ``input.parts``)."""
         return self.input.path
+
+    def reader(self, name: str, **options: Any) -> Reader:
+        """Another registered reader, called ``name``, with ``options`` (validated by its
+        ``Options`` model), to delegate to: ``yield from ctx.reader("warc").read(ctx)``.
+
+        Readers reach each other through the registry, never by importing a module, so a
+        reader disabled with ``CRAWLMILL_DISABLE_PLUGINS`` is missing: a
+        :class:`~crawlmill.core.errors.PluginError` names it."""
+        from .errors import PluginError
+
+        try:
+            cls = self.find_reader(name)
+        except PluginError as exc:
+            raise PluginError(
+                f"{self.input.path}: this input needs the reader {name!r}: {exc}"
+            ) from None
+        return cls(cls.Options.model_validate(options))
 
 
 class Drop(NamedTuple):
@@ -206,8 +259,12 @@ class Reader(_Component, ABC):
 
     @classmethod
     def discover(cls, path: str, options: PluginOptions) -> list[InputFile] | None:
-        """Expand a directory input this reader understands as one collection (for example a
-        ClueWeb09 segment tree), or return ``None`` to let the engine list files itself."""
+        """Expand a directory input this reader understands as a collection into its units
+        (for example a ClueWeb09 segment tree's files, or MapFile folders whose ``parts`` are
+        ``data`` and ``index``), in the order to read them, each with the collection's
+        ``expect``-ations; or return ``None`` to let the engine list files itself. A unit
+        whose parts are missing (a file a list names) is returned too, with a ``present``
+        expectation: the engine reports it as a failed check and does not read it."""
         return None
 
     @abstractmethod

@@ -12,8 +12,11 @@
 reader's options against its ``Options`` model, builds the
 :class:`~crawlmill.core.plugin.ReadContext` and collects what the reader reports: damaged byte
 ranges (:class:`~crawlmill.core.plugin.Damage`, with file, offset and reason), warnings
-(:class:`ReadWarning`) and collection checks (:class:`~crawlmill.core.plugin.Check`). Nothing
-is quarantined or written: the caller decides what to do with the damage.
+(:class:`ReadWarning`) and collection checks (:class:`~crawlmill.core.plugin.Check`: those the
+reader reports, and, when the whole input was read, those of the input's expectations, as the
+engine verifies them). Nothing is quarantined or written: the caller decides what to do with
+the damage. A reader that delegates with ``ctx.reader(name)`` gets it from ``registry`` (loaded
+on first use when a Reader class was given).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from typing import Any
 from crawlmill.formats.compression import read_head
 from pydantic import ValidationError
 
+from .collection import Verifier
 from .components import pydantic_problems
 from .errors import ConfigError, FormatError
 from .plugin import Check, Damage, InputFile, Limits, PluginOptions, ReadContext, Reader
@@ -68,6 +72,7 @@ class RecordIterator:
         on_damage: Callable[[Damage], None] | None = None,
         on_warning: Callable[[ReadWarning], None] | None = None,
         on_check: Callable[[Check], None] | None = None,
+        registry: Registry | None = None,
     ) -> None:
         self.reader = reader
         self.reader_name = reader_name
@@ -86,8 +91,11 @@ class RecordIterator:
             limits=limits if limits is not None else Limits(),
             report_warning=self._warning,
             report_check=self._check,
+            find_reader=self._find_reader,
         )
+        self._registry = registry
         self._records: Iterator[Record] | None = None
+        self._verifier: Verifier | None = None
 
     @property
     def path(self) -> str:
@@ -115,6 +123,11 @@ class RecordIterator:
         if self._on_warning is not None:
             self._on_warning(warning)
 
+    def _find_reader(self, name: str) -> type[Reader]:
+        if self._registry is None:
+            self._registry = Registry.load()
+        return self._registry.reader(name)
+
     def _check(self, check: Check) -> None:
         self.checks.append(check)
         if self._on_check is not None:
@@ -125,14 +138,27 @@ class RecordIterator:
 
     def __next__(self) -> Record:
         if self._records is None:
+            self._verifier = Verifier(self.input)
             self._records = iter(self.reader.read(self.context))
-        record = next(self._records)
+        try:
+            record = next(self._records)
+        except StopIteration:
+            verifier, self._verifier = self._verifier, None
+            if verifier is not None:  # the whole input was read: its expectations hold?
+                for check in verifier.finish():
+                    self._check(check)
+            raise
         self.count += 1
+        if self._verifier is not None:
+            self._verifier.saw(record)
         return record
 
     def close(self) -> None:
         """Stop reading and close the file (the reader's generator)."""
         records, self._records = self._records, iter(())
+        verifier, self._verifier = self._verifier, None
+        if verifier is not None:
+            verifier.cancel()
         close = getattr(records, "close", None)
         if close is not None:
             close()
@@ -198,7 +224,7 @@ def open_reader(
         inp = InputFile(fspath, os.path.basename(fspath.rstrip(os.sep)) or fspath)
     if not os.path.exists(inp.path):
         raise FileNotFoundError(f"no such file: {inp.path}")
-    if os.path.isdir(inp.path):
+    if os.path.isdir(inp.path) and not inp.parts:
         raise IsADirectoryError(
             f"{inp.path} is a folder: open_reader reads one file; a collection reader's "
             "discover(folder, options) lists its files, and each can be opened"
@@ -226,4 +252,5 @@ def open_reader(
         on_damage=on_damage,
         on_warning=on_warning,
         on_check=on_check,
+        registry=registry,
     )

@@ -24,6 +24,7 @@ import time
 import traceback
 from typing import Any
 
+from .collection import Verifier, unit_size
 from .components import Resolved, resolve, resolve_pipeline
 from .errors import ConfigError, DamagedRecordError
 from .executor import ORPHAN_EXIT, current_channel, parent_alive
@@ -72,7 +73,7 @@ def _damage_info(d: Damage) -> dict[str, Any]:
 def run_task(payload: dict[str, Any]) -> dict[str, Any]:
     """Run one input end to end; see the module docstring for the returned dict."""
     started = time.monotonic()
-    inp = InputFile(**payload["input"])
+    inp = InputFile.from_dict(payload["input"])
     key = payload["key"]
     result: dict[str, Any] = {
         "key": key,
@@ -193,6 +194,7 @@ def _run(
         limits=limits,
         report_warning=report_warning,
         report_check=report_check,
+        find_reader=registry.reader,
     )
     wctx = WriteContext(
         input=inp,
@@ -204,13 +206,16 @@ def _run(
     steps = list(zip(labels, filters, strict=True))
     writer.open(wctx)
     writer_open = True
+    verifier: Verifier | None = None
     try:
+        verifier = Verifier(inp)  # the unit's expectations (md5s hashed meanwhile, counts)
         with contextlib.closing(reader.read(rctx)) as records:
             for record in records:
                 if hit:
                     raise DamagedRecordError(hit[0])
                 stats.records += 1
                 stats.read += 1
+                verifier.saw(record)
                 src = record.source
                 # the stop flag is checked whenever progress is posted (every 0.25 s)
                 if (
@@ -240,16 +245,19 @@ def _run(
                     writer.write(kept)
         if hit:  # a reader that swallowed the DamagedRecordError
             raise DamagedRecordError(hit[0])
+        for check in verifier.finish():
+            report_check(check)
         writer_open = False
         writer.close()
         stats.added = wctx.added_records
     finally:
+        if verifier is not None:
+            verifier.cancel()
         if writer_open:
             with contextlib.suppress(Exception):
                 writer.close()
 
-    with contextlib.suppress(OSError):
-        stats.bytes_in = os.path.getsize(inp.path)
+    stats.bytes_in = unit_size(inp)
     stats.seconds = round(time.monotonic() - started, 3)
     stats.check()
     _check_parent()  # a worker of a killed run never commits (a rerun may own the root)

@@ -3,39 +3,40 @@
 ``discover`` expands a collection root (holding ``ClueWeb09_<Language>_<n>`` segments and
 ``record_counts/``), a single segment directory, or a bare directory of ``en0000``-style
 folders into its WARC files in collection order (segments by language name and number, as
-ir_datasets orders them; directories and files by name). Each :class:`InputFile` carries in
-``meta``:
+ir_datasets orders them; directories and files by name). Each file is a single-file unit
+(:class:`InputFile`) whose ``expect`` holds what the segment's side files promise
+(:mod:`crawlmill.core.collection`):
 
-* ``md5`` / ``md5_list``: the expected md5 and the list that gives it (``<Segment>.md5`` or any
-  ``*.md5`` in the segment directory, or ``<Segment>.md5`` at the root);
-* ``records`` / ``counts_list``: the expected number of records, warcinfo excluded, from
-  ``record_counts/<Segment>_counts.txt``;
-* ``problems``: collection-level findings to report while reading this file: files listed in
-  a side file but missing (a failed check), files present but not listed (warning), unreadable list
-  lines, a counts entry found in another segment (the ``en0054`` case ir_datasets fixes by
-  hand: checked where the file really is, with a warning).
+* the md5 its segment's md5 list gives (``<Segment>.md5`` or any ``*.md5`` in the segment
+  directory, or ``<Segment>.md5`` at the root), unless ``verify_md5`` is off;
+* its number of records, warcinfo excluded, from ``record_counts/<Segment>_counts.txt``,
+  unless ``verify_counts`` is off.
 
-``read`` delegates the records to the registered ``warc`` reader and, at the end of the file,
-compares the md5 of the file bytes (hashed in a thread while the records are parsed) and the
-record count with the expectations. Each comparison is a collection check
-(``ctx.report_check``), not a record: it never counts in ``read``; a failed one names the
-file, the list and both values, shows in the run report and on stderr, and makes the run exit
-3 like damage. A record whose ``WARC-TREC-ID`` does not name the file it is in is counted and
-reported once per file as a warning.
+A file a list names that is missing from the tree is a unit too, expected ``present`` by each
+list that names it: the engine reports it as a failed check and reads the others. The engine
+verifies every expectation (the md5 hashed in a thread while the records are parsed); each is
+a collection check, not a record: it never counts in ``read``; a failed one names the file,
+the list and both values, shows in the run report and on stderr, and makes the run exit 3.
+
+``meta["problems"]`` carries the collection's warnings to report while reading a segment's
+first file: files present but not listed, unreadable list lines, a segment without lists, a
+counts entry found in another segment (the ``en0054`` case ir_datasets fixes by hand: checked
+where the file really is, with a warning).
+
+``read`` delegates the records to the registered ``warc`` reader (``ctx.reader("warc")``: with
+the WARC reader disabled a ClueWeb09 input fails, naming it). A record whose ``WARC-TREC-ID``
+does not name the file it is in is counted and reported once per file as a warning.
 """
 
 from __future__ import annotations
 
-import hashlib
-import importlib
 import os
-import threading
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from crawlmill.core import (
-    Check,
+    Expectation,
     InputFile,
     PluginOptions,
     ReadContext,
@@ -44,7 +45,6 @@ from crawlmill.core import (
     RecordKind,
     hookimpl,
 )
-from crawlmill.core.errors import PluginError
 from crawlmill.formats import clueweb09 as cw
 from pydantic import Field, field_validator
 
@@ -54,19 +54,11 @@ _WARC_SUFFIXES = (".warc.gz", ".warc", ".warc.zst")
 
 
 def warc_reader_class() -> type[Reader]:
-    """The ``warc`` reader class from ``crawlmill.plugins.readers.warc``."""
-    try:
-        module = importlib.import_module("crawlmill.plugins.readers.warc")
-    except ImportError as exc:  # pragma: no cover - the warc reader ships with crawlmill
-        raise PluginError(f"the clueweb09 reader needs the warc reader: {exc}") from exc
-    for value in vars(module).values():
-        if (
-            isinstance(value, type)
-            and issubclass(value, Reader)
-            and getattr(value, "name", "") == "warc"
-        ):
-            return value
-    raise PluginError("crawlmill.plugins.readers.warc defines no Reader named 'warc'")
+    """The registered ``warc`` reader class, from the installed plugins' registry (never by
+    importing its module: a disabled WARC reader is missing; a ``PluginError`` says so)."""
+    from crawlmill.core.registry import Registry
+
+    return Registry.load().reader("warc")
 
 
 class ClueWeb09Options(PluginOptions):
@@ -292,17 +284,23 @@ def trec_prefix_of(path: str) -> str | None:
     return None if number is None else f"clueweb09-{parts[-2]}-{number:02d}-"
 
 
-def scan_collection(root: str, languages: list[str] | None = None) -> Collection:
-    """List a ClueWeb09-style collection's files with their expected md5 and record counts,
-    and the mismatches between the side files and the tree (see the module docstring)."""
+def scan_collection(
+    root: str, languages: list[str] | None = None, md5: bool = True, counts: bool = True
+) -> Collection:
+    """List a ClueWeb09-style collection's files in order, each expected to have the md5
+    (``md5``) and record count (``counts``) its segment's lists give, the files the lists
+    name that are missing (expected ``present``), and the warnings about side files and tree
+    (see the module docstring)."""
     codes = {cw.language_code(x) for x in languages} if languages else None
     base, seg_dirs = _segment_dirs(root, codes)
     segments = [_scan_segment(base, name, path) for name, path in seg_dirs]
     _move_misfiled_counts(segments)
-    files: list[InputFile] = []
+    units: list[InputFile] = []
+    first_present: InputFile | None = None
     orphans: list[dict[str, str]] = []
     for seg in segments:
         problems = list(seg.problems)
+        missing: dict[str, list[Expectation]] = {}
         for kind, table, lists in (
             ("md5", seg.md5, seg.md5_lists),
             ("record count", seg.counts, seg.counts_lists),
@@ -317,13 +315,7 @@ def scan_collection(root: str, languages: list[str] | None = None) -> Collection
                 )
                 continue
             for inner in sorted(set(table) - set(seg.files)):
-                problems.append(
-                    _problem(
-                        "damage",
-                        os.path.join(seg.path, inner),
-                        f"listed in {table[inner][1]} but missing from the collection",
-                    )
-                )
+                missing.setdefault(inner, []).append(Expectation.present(source=table[inner][1]))
             for inner in sorted(set(seg.files) - set(table)):
                 problems.append(
                     _problem(
@@ -332,53 +324,38 @@ def scan_collection(root: str, languages: list[str] | None = None) -> Collection
                         f"present but not listed in {', '.join(os.path.relpath(p, base) for p in lists)}; its {kind} is not checked",
                     )
                 )
-        seg_files = []
-        for inner in sorted(seg.files):
-            path = seg.files[inner]
+        seg_units = []
+        for inner in sorted(set(seg.files) | set(missing)):
+            path = seg.files.get(inner) or os.path.join(seg.path, *inner.split("/"))
             meta: dict[str, Any] = {"collection": "clueweb09", "segment": seg.name, "problems": []}
-            if inner in seg.md5:
-                meta["md5"], meta["md5_list"] = seg.md5[inner]
-            if inner in seg.counts:
-                meta["records"], meta["counts_list"] = seg.counts[inner]
+            expect = list(missing.get(inner, ()))
+            if md5 and inner in seg.md5:
+                expect.append(Expectation.md5(seg.md5[inner][0], source=seg.md5[inner][1]))
+            if counts and inner in seg.counts:
+                count, label = seg.counts[inner]
+                expect.append(
+                    Expectation.records(count, source=label, exclude=(RecordKind.WARCINFO,))
+                )
             prefix = trec_prefix_of(path)
             if prefix:
                 meta["trec_prefix"] = prefix
-            seg_files.append(InputFile(path=path, relpath=os.path.relpath(path, root), meta=meta))
-        if seg_files:
-            seg_files[0].meta["problems"].extend(problems)
+            rel = os.path.relpath(path, root)
+            seg_units.append(InputFile(path, rel, meta=meta, expect=tuple(expect)))
+        present = [u for u in seg_units if u.path in seg.files.values()]
+        if present:
+            present[0].meta["problems"].extend(problems)
+            first_present = first_present or present[0]
         else:
             orphans.extend(problems)
-        files.extend(seg_files)
-    if files and orphans:
-        files[0].meta["problems"].extend(orphans)
+        units.extend(seg_units)
+    if first_present is not None and orphans:
+        first_present.meta["problems"].extend(orphans)
         orphans = []
-    indexed = [InputFile(f.path, f.relpath, i, f.meta) for i, f in enumerate(files)]
+    indexed = [replace(u, index=i) for i, u in enumerate(units)]
     return Collection(base, indexed, orphans)
 
 
 # -- the reader --------------------------------------------------------------------------------
-
-
-class _Md5InThread:
-    """md5 of a file computed in a thread (hashlib releases the GIL on large chunks)."""
-
-    def __init__(self, path: str) -> None:
-        self.path = path
-        self.result: str | None = None
-        self.error: OSError | None = None
-        self._thread = threading.Thread(target=self._run, name="clueweb09-md5", daemon=True)
-        self._thread.start()
-
-    def _run(self) -> None:
-        try:
-            with open(self.path, "rb") as fh:
-                self.result = hashlib.file_digest(fh, "md5").hexdigest()
-        except OSError as exc:
-            self.error = exc
-
-    def wait(self) -> str | None:
-        self._thread.join()
-        return self.result
 
 
 class ClueWeb09Reader(Reader):
@@ -397,12 +374,18 @@ class ClueWeb09Reader(Reader):
 
     @classmethod
     def discover(cls, path: str, options: PluginOptions) -> list[InputFile] | None:
-        """The collection's WARC files in collection order with their expectations in
-        ``meta``; ``None`` when ``path`` is not a ClueWeb09-style directory."""
+        """The collection's WARC files in collection order, each with the md5 and record
+        count its segment's lists promise (and the listed files that are missing, expected
+        present); ``None`` when ``path`` is not a ClueWeb09-style directory."""
         if collection_confidence(path) <= 0.0:
             return None
         languages = list(getattr(options, "languages", []) or [])
-        collection = scan_collection(path, languages)
+        collection = scan_collection(
+            path,
+            languages,
+            md5=getattr(options, "verify_md5", True),
+            counts=getattr(options, "verify_counts", True),
+        )
         if not collection.files and collection.orphan_problems:
             from crawlmill.core.errors import FormatError
 
@@ -415,59 +398,28 @@ class ClueWeb09Reader(Reader):
         return collection.files
 
     def read(self, ctx: ReadContext) -> Iterator[Record]:
-        """Records of one WARC file (through the ``warc`` reader), then the md5, count and
-        TREC-id checks."""
+        """Records of one WARC file through the registered ``warc`` reader, then the TREC-id
+        check (the engine verifies the md5 and the record count)."""
         meta = ctx.input.meta or {}
         for problem in meta.get("problems", []):
-            if problem["severity"] == "damage":  # a listed file that is missing
-                ctx.report_check(
-                    Check(problem["path"], "listed file present", False, problem["reason"])
-                )
-            else:
-                ctx.report_warning(None, f"{problem['path']}: {problem['reason']}")
-        expected_md5 = meta.get("md5") if self.options.verify_md5 else None
-        hasher = _Md5InThread(ctx.path) if expected_md5 else None
-        expected_records = meta.get("records") if self.options.verify_counts else None
+            ctx.report_warning(None, f"{problem['path']}: {problem['reason']}")
         prefix = meta.get("trec_prefix") or trec_prefix_of(ctx.path)
-        inner = warc_reader_class()()
-        records = 0
+        inner = ctx.reader("warc")
         foreign_ids: list[str] = []
         for record in inner.read(ctx):
-            if record.kind != RecordKind.WARCINFO:
-                records += 1
-                if prefix and record.doc_id and not record.doc_id.startswith(prefix):
-                    foreign_ids.append(record.doc_id)
+            if (
+                record.kind != RecordKind.WARCINFO
+                and prefix
+                and record.doc_id
+                and not record.doc_id.startswith(prefix)
+            ):
+                foreign_ids.append(record.doc_id)
             yield record
         if foreign_ids:
             ctx.report_warning(
                 None,
                 f"{ctx.path}: {len(foreign_ids)} WARC-TREC-ID(s) do not name this file ({prefix}*), first {foreign_ids[0]!r}",
             )
-        if expected_records is not None:
-            ok = records == expected_records
-            ctx.report_check(
-                Check(
-                    ctx.path,
-                    "record count",
-                    ok,
-                    ""
-                    if ok
-                    else f"record count mismatch: {meta.get('counts_list')} lists "
-                    f"{expected_records} records (warcinfo excluded), the file has {records}",
-                )
-            )
-        if hasher is not None:
-            actual = hasher.wait()
-            if actual is None:
-                reason = f"md5 not checked: cannot read the file ({hasher.error})"
-            elif actual != expected_md5:
-                reason = (
-                    f"md5 mismatch: {meta.get('md5_list')} lists {expected_md5}, the file's "
-                    f"bytes have {actual}"
-                )
-            else:
-                reason = ""
-            ctx.report_check(Check(ctx.path, "md5", not reason, reason))
 
 
 @hookimpl

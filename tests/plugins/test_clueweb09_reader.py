@@ -11,7 +11,8 @@ import uuid
 from pathlib import Path
 
 import pytest
-from crawlmill.core import open_reader
+from crawlmill.core import Expectation, open_reader
+from crawlmill.core.collection import presence_checks
 from crawlmill.core.plugin import InputFile
 from crawlmill.core.record import RecordKind
 from crawlmill.core.registry import Registry
@@ -132,6 +133,10 @@ class Run:
             (self.warnings if str(root) in message else self.record_warnings).append(message)
 
         for item in self.inputs or []:
+            present, readable = presence_checks(item)  # as the engine plans: missing: not read
+            self.checks += present
+            if not readable:
+                continue
             with open_reader(
                 item, ClueWeb09Reader, on_warning=lambda w: warn(w.offset, w.message), **options
             ) as it:
@@ -160,11 +165,20 @@ def test_discover_lists_the_collection_in_order_with_expectations(collection):
     assert [i.relpath for i in inputs] == ORDER
     assert [i.index for i in inputs] == list(range(len(ORDER)))
     for item in inputs:
-        assert item.meta["records"] == len(docs[item.relpath])
-        assert item.meta["md5"] == hashlib.md5(Path(item.path).read_bytes()).hexdigest()
         segment = item.relpath.split("/")[0]
-        assert item.meta["md5_list"] == f"{segment}/{segment}.md5"
-        assert item.meta["counts_list"] == f"record_counts/{segment}_counts.txt"
+        # single-file units: what the lists promise is an expectation the engine verifies
+        assert item.parts == {}
+        assert item.expect == (
+            Expectation.md5(
+                hashlib.md5(Path(item.path).read_bytes()).hexdigest(),
+                source=f"{segment}/{segment}.md5",
+            ),
+            Expectation.records(
+                len(docs[item.relpath]),
+                source=f"record_counts/{segment}_counts.txt",
+                exclude=("warcinfo",),
+            ),
+        )
         assert item.meta["problems"] == []
 
 
@@ -240,7 +254,8 @@ def test_checks_can_be_switched_off(collection):
     md5 = root / "ClueWeb09_English_2/ClueWeb09_English_2.md5"
     md5.write_text("f" * 32 + " *./en0002/00.warc.gz\n")
     assert len(Run(root).failed) == 2
-    assert Run(root, verify_md5=False, verify_counts=False).checks == []
+    unchecked = Run(root, verify_md5=False, verify_counts=False)
+    assert unchecked.checks == [] and all(i.expect == () for i in unchecked.inputs)
 
 
 def test_single_segment_and_language_selection(collection):
@@ -252,7 +267,7 @@ def test_single_segment_and_language_selection(collection):
         "en0000/01.warc.gz",
         "en0001/00.warc.gz",
     ]
-    assert all("records" in i.meta for i in run.inputs)
+    assert all(any(e.kind == "record count" for e in i.expect) for i in run.inputs)
     assert run.damage == [] and run.warnings == []
     only_zh = Run(root, languages=["Chinese"])
     assert [i.relpath for i in only_zh.inputs] == ["ClueWeb09_Chinese_1/zh0000/00.warc.gz"]
@@ -270,7 +285,7 @@ def test_counts_listed_under_the_wrong_segment_are_checked_where_the_file_is(col
     moved = [w for w in run.warnings if "en0010/00.warc.gz" in w]
     assert len(moved) == 1 and "stored in segment ClueWeb09_English_10" in moved[0]
     item = next(i for i in run.inputs if i.relpath.endswith("en0010/00.warc.gz"))
-    assert item.meta["records"] == 2
+    assert [e.value for e in item.expect if e.kind == "record count"] == [2]
 
 
 def test_segment_without_side_files_is_read_with_a_warning(collection):
@@ -365,12 +380,12 @@ def test_engine_reports_every_mismatch_in_the_run_report(collection, tmp_path, c
         ("00.warc.gz", "record count", "record count mismatch"),
         (
             "01.warc.gz",
-            "listed file present",
+            "present",
             "listed in ClueWeb09_English_1/ClueWeb09_English_1.md5 but missing from the collection",
         ),
         (
             "01.warc.gz",
-            "listed file present",
+            "present",
             "listed in record_counts/ClueWeb09_English_1_counts.txt but missing from the collection",
         ),
     ]
