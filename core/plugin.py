@@ -183,9 +183,7 @@ class ReadContext:
         try:
             cls = self.find_reader(name)
         except PluginError as exc:
-            raise PluginError(
-                f"{self.input.path}: this input needs the reader {name!r}: {exc}"
-            ) from None
+            raise PluginError(f"this input needs the reader {name!r}: {exc}") from None
         return cls(cls.Options.model_validate(options))
 
 

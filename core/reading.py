@@ -126,7 +126,7 @@ class RecordIterator:
     def _find_reader(self, name: str) -> type[Reader]:
         if self._registry is None:
             self._registry = Registry.load()
-        return self._registry.reader(name)
+        return self._registry.get("reader", name, suggest=False)
 
     def _check(self, check: Check) -> None:
         self.checks.append(check)

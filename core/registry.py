@@ -207,17 +207,24 @@ class Registry:
 
     # -- look-up -------------------------------------------------------------------------
 
-    def get(self, kind: str, name: str) -> type:
+    def get(self, kind: str, name: str, *, suggest: bool = True) -> type:
         """The component class of ``kind`` called ``name``, or a :class:`PluginError` that
-        lists the known names and the closest match."""
+        lists the known names, the plugins that failed or are blocked and (``suggest``: a name
+        a user typed) the closest match."""
         table = self.components[kind]
         if name in table:
             return table[name].cls
         known = sorted(table)
-        close = difflib.get_close_matches(name, known, n=1)
-        hint = f"; did you mean {close[0]!r}?" if close else ""
+        close = difflib.get_close_matches(name, known, n=1) if suggest else []
+        hint = f"; did you mean {close[0]!r}?" if close else ";"
         failed = [p.name for p in self.plugins.values() if p.status == "failed"]
+        blocked = [p.name for p in self.plugins.values() if p.status == "blocked"]
         also = f" (plugins that failed to load: {', '.join(failed)})" if failed else ""
+        if blocked:
+            also += (
+                " (plugins blocked by CRAWLMILL_LOAD_PLUGINS / CRAWLMILL_DISABLE_PLUGINS: "
+                f"{', '.join(sorted(blocked))})"
+            )
         raise PluginError(
             f"unknown {kind} {name!r}{hint} known {kind}s: {', '.join(known) or 'none'}{also}"
         )

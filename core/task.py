@@ -194,7 +194,7 @@ def _run(
         limits=limits,
         report_warning=report_warning,
         report_check=report_check,
-        find_reader=registry.reader,
+        find_reader=lambda name: registry.get("reader", name, suggest=False),
     )
     wctx = WriteContext(
         input=inp,

@@ -472,3 +472,32 @@ def test_a_single_file_is_checked_against_its_location(collection, tmp_path):
         f"{moved}: 1 WARC-TREC-ID(s) do not name this file (clueweb09-en0003-05-*), "
         "first 'clueweb09-en0002-00-00000'"
     ]
+
+
+def test_a_disabled_warc_reader_is_missing_for_clueweb09_too(collection, tmp_path):
+    """The clueweb09 reader gets the warc reader through the registry (``ctx.reader``), so
+    ``CRAWLMILL_DISABLE_PLUGINS=warc-reader`` means what it says: each file fails, naming the
+    missing reader, and nothing is written."""
+    import subprocess
+    import sys
+
+    root, _ = collection
+    out = tmp_path / "out"
+    env = dict(os.environ, CRAWLMILL_DISABLE_PLUGINS="warc-reader")
+    env.pop("CRAWLMILL_LOAD_PLUGINS", None)
+    argv = ["convert", str(root), "--to", "arc", "-o", str(out), "--workers", "1"]
+    result = subprocess.run(
+        [sys.executable, "-m", "crawlmill.core.cli", *argv],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+        timeout=300,
+    )
+    assert result.returncode == 1, result.stderr
+    failed = [line for line in result.stderr.splitlines() if "task failed" in line]
+    assert len(failed) == len(ORDER)
+    for line in failed:
+        assert "needs the reader 'warc'" in line, line
+        assert "blocked" in line and "warc-reader" in line, line
+    assert not [p for p in out.rglob("*.arc*")]
