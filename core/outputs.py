@@ -283,9 +283,7 @@ class TaskOutputs:
         marker afterwards."""
         for handle in self.files.values():
             handle.close()
-        finals = {
-            norm: _inside(self.root, norm) for norm in self.files if norm not in self.internal
-        }
+        finals = {norm: _inside(self.root, norm) for norm in self.files if norm not in self.internal}
         existing = {norm: final for norm, final in finals.items() if os.path.lexists(final)}
         if existing:
             shared, protected = _read_shared(self.root)
