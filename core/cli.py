@@ -34,6 +34,7 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from . import __version__
+from .collection import presence_checks
 from .config import load_pipeline, pipeline_from_arguments, with_run_settings
 from .errors import ConfigError, CrawlmillError, DamagedRecordError, PluginError
 from .plugin import InputFile
@@ -527,6 +528,7 @@ def _inspect(args: argparse.Namespace) -> int:
     if folder:
         # a collection reader lists a folder itself: show the records of its first file
         found = reader_cls.discover(path, reader_cls.Options())
+        found = [unit for unit in found or [] if presence_checks(unit)[1]]  # parts all there
         if not found:
             raise ConfigError(
                 [("FILE", f"{path} is a folder that reader {reader_name!r} does not read")]
@@ -536,6 +538,7 @@ def _inspect(args: argparse.Namespace) -> int:
     records = open_reader(
         input_file,
         reader_cls,
+        registry=registry,
         on_damage=lambda damage: print(f"DAMAGE {damage}", file=out),
         on_warning=lambda w: print(f"warning at byte {w.offset}: {w.message}", file=out),
         on_check=lambda check: print(
