@@ -141,6 +141,16 @@ def _warn_forced_readers(planned: list[PlannedInput], report: RunReport, stream:
         )
 
 
+def _stop_at_failed_check(spec: PipelineSpec, planned: list[PlannedInput]) -> dict | None:
+    """Under ``on_error: fail``, the first failed presence check of the plan (a unit's
+    missing part) stops the run before any task, as a failed check in a task does."""
+    failed = [c for c in getattr(planned, "checks", []) if not c.ok]
+    if not failed or spec.run.on_error != "fail":
+        return None
+    reason = f"{failed[0].check} check failed: {failed[0].reason}"
+    return {"path": failed[0].path, "offset": 0, "reason": reason, "length": None}
+
+
 def _replace_other_pipeline(
     root: OutputRoot, checked: OutputPlan, planned: list[PlannedInput]
 ) -> None:
@@ -264,7 +274,7 @@ def run(
         interrupted: KeyboardInterrupt | None = None
         try:
             with interruptible():
-                damaged = _execute(
+                damaged = _stop_at_failed_check(spec, planned) or _execute(
                     spec,
                     registry,
                     todo,

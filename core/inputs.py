@@ -4,7 +4,10 @@ Rules:
 
 * a **file** path is an input; a **directory** is listed recursively in sorted order, unless
   the reader (given, or detected for the directory with ``head=b""`` and confidence >= 0.5)
-  expands it itself through ``Reader.discover``;
+  expands it itself through ``Reader.discover`` into units (:mod:`crawlmill.core.collection`:
+  one file, or named parts, with expectations). A unit with a missing part is left out of the
+  run; its presence checks (failed and passed) go to ``InputPlan.checks``, which the engine
+  reports beside the accounting (exit 3). A unit's size is that of its parts;
 * a path with ``*``, ``?`` or ``[`` is a **glob** (``**`` recurses); matching directories are
   listed like directories;
 * ``inputs.list_file`` names a text file with one path (or glob) per line; blank lines and

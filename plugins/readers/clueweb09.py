@@ -100,8 +100,9 @@ class _Segment:
 
 @dataclass
 class Collection:
-    """The result of :func:`scan_collection`: input files in order and collection problems
-    that no file could carry (a collection without any readable file)."""
+    """The result of :func:`scan_collection`: the units in order (the files, and the listed
+    files that are missing, expected present) and collection problems that no file could
+    carry (a collection without any readable file)."""
 
     root: str
     files: list[InputFile]

@@ -261,3 +261,16 @@ def test_an_expectation_about_a_part_the_unit_lacks_is_a_reader_bug():
     unit = InputFile("/c/u", "u", parts={"data": "/c/u/data"}, expect=(Expectation.md5("0", "x"),))
     with pytest.raises(ValueError, match="names part 'x', which the unit does not have"):
         Verifier(unit)
+
+
+def test_on_error_fail_stops_at_a_missing_part_before_any_unit_is_read(mapdir, tmp_path, capsys):
+    out = tmp_path / "out"
+    argv = ["convert", str(mapdir), "--to", "warc", "-o", str(out), "--plugin", "cm_mapfile"]
+    code = main([*argv, "--workers", "1", "--on-error", "fail"])
+    err = capsys.readouterr().err
+    assert code == 1, err
+    assert (
+        f"stopped at a damaged record (on_error: fail): {mapdir / 'part-00001/index'} at byte 0: "
+        "present check failed" in err
+    )
+    assert not list(out.glob("*.warc.gz"))
