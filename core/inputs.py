@@ -420,10 +420,13 @@ def _named_like(registry: Registry, path: str) -> str | None:
 
 def _nothing_to_convert(spec: PipelineSpec, plan: InputPlan) -> list[tuple[str, str]]:
     """The problems of a plan with no input: what was looked at and why each file was left out."""
-    left_out = plan.not_converted + plan.skipped
+    missing = [(c.path, f"{c.check} check failed: {c.reason}") for c in plan.checks if not c.ok]
+    left_out = plan.not_converted + missing + plan.skipped
     where = ", ".join(spec.inputs.paths) or spec.inputs.list_file or "the inputs"
     if not left_out:
         head = f"nothing to convert: no file found in {where}"
+    elif len(missing) == len(left_out):
+        head = f"nothing to convert: every unit of the collection in {where} misses a part"
     else:
         head = f"nothing to convert: no reader claims any of the {len(left_out)} file(s) found in {where}"
     problems = [("inputs", head)]

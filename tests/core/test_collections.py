@@ -274,3 +274,15 @@ def test_on_error_fail_stops_at_a_missing_part_before_any_unit_is_read(mapdir, t
         "present check failed" in err
     )
     assert not list(out.glob("*.warc.gz"))
+
+
+def test_a_collection_whose_units_are_all_missing_says_why_nothing_converts(tmp_path, capsys):
+    root = tmp_path / "maps"
+    root.mkdir()
+    (root / "MANIFEST").write_text(f"part-00000 2 {'0' * 32}\n")
+    argv = ["convert", str(root), "--to", "warc", "-o", str(tmp_path / "out")]
+    code = main([*argv, "--plugin", "cm_mapfile"])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert f"nothing to convert: every unit of the collection in {root} misses a part" in err
+    assert f"{root / 'part-00000' / 'data'}: present check failed: part 'data' of" in err
