@@ -127,6 +127,15 @@ def test_multi_part_units_convert_and_their_checks_are_reported_beside_the_accou
     assert again["inputs_skipped"] == 3
     assert again["checks_failed"] == report["checks_failed"]
     assert again["checks_passed"] == 4
+    # a unit's size is its parts': one part grown, that unit is redone (and now fails)
+    with open(mapdir / "part-00000/data", "ab") as fh:
+        fh.write(b"http://example.org/a/new\tlate\n")
+    code, third, _ = _convert(mapdir, out, capsys)
+    assert code == 3 and third["inputs_skipped"] == 2
+    assert sorted(c["check"] for c in third["checks_failed"] if "part-00000" in c["path"]) == [
+        "md5",
+        "record count",
+    ]
 
 
 def test_a_unit_whose_parts_are_all_there_and_true_exits_0(tmp_path, capsys):
