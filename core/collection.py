@@ -9,8 +9,11 @@ A reader's ``discover(path, options)`` expands a folder into **units**
   listed without a collection reader is one), or
 * a **multi-part unit**: ``parts`` maps part names to files (a MapFile's
   ``{"data": ..., "index": ...}``, a Nutch segment part across six subdirectories, a Common
-  Crawl 2012 segment's ARC + metadata + textData), and ``path`` is the unit's own location
-  (the folder holding them), which names its outputs and its resume marker.
+  Crawl 2012 segment's ARC + metadata + textData), and ``path`` is the unit's own location,
+  which keys its resume marker: the folder holding the parts, or, for parts spread over
+  several folders (a Nutch segment's ``part-00000`` in each of them), a path naming the unit
+  that need not exist (``<segment>/part-00000``). Its outputs are named after its
+  ``relpath``.
 
 A unit carries **expectations** (:class:`Expectation`), what the collection's side files
 promise: the md5 of a part, the number of records the reader delivers (from one part or the

@@ -222,7 +222,7 @@ def open_reader(
     else:
         fspath = os.fspath(path)
         inp = InputFile(fspath, os.path.basename(fspath.rstrip(os.sep)) or fspath)
-    if not os.path.exists(inp.path):
+    if not inp.parts and not os.path.exists(inp.path):  # a unit's parts are its files
         raise FileNotFoundError(f"no such file: {inp.path}")
     if os.path.isdir(inp.path) and not inp.parts:
         raise IsADirectoryError(

@@ -295,3 +295,41 @@ def test_a_collection_whose_units_are_all_missing_says_why_nothing_converts(tmp_
     assert code == 2, err
     assert f"nothing to convert: every unit of the collection in {root} misses a part" in err
     assert f"{root / 'part-00000' / 'data'}: present check failed: part 'data' of" in err
+
+
+def test_a_unit_spread_over_folders_is_named_by_a_path_that_need_not_exist(mapdir):
+    """As a Nutch segment part: ``<segment>/part-00000`` names the unit, its parts live in
+    other folders."""
+    registry = Registry.load(["cm_mapfile"])
+    unit = InputFile(
+        str(mapdir / "segment" / "part-00000"),
+        "segment/part-00000",
+        parts={"data": str(mapdir / "part-00000/data"), "index": str(mapdir / "part-00000/index")},
+        expect=(Expectation.records(3, part="data"),),
+    )
+    assert presence_checks(unit) == ([], True)
+    with open_reader(unit, "fake-mapdir", registry=registry) as records:
+        assert len(list(records)) == 3
+    assert [(c.check, c.ok) for c in records.checks] == [("record count", True)]
+
+
+def test_ctx_reader_hands_out_registered_readers_only(tmp_path):
+    from crawlmill.core import PluginError, ReadContext
+
+    registry = Registry.load(["cm_mapfile", "cm_urllist"], entry_points=False)
+    ctx = ReadContext(
+        input=InputFile(str(tmp_path / "x"), "x"),
+        report_damage=lambda damage: None,
+        find_reader=lambda name: registry.get("reader", name, suggest=False),
+    )
+    assert type(ctx.reader("urllist")).__name__ == "UrlListReader"
+    with pytest.raises(PluginError) as missing:
+        ctx.reader("warc")
+    assert str(missing.value) == (
+        "this input needs the reader 'warc': unknown reader 'warc'; "
+        "known readers: fake-mapdir, urllist"
+    )
+    # a context built without a registry says so
+    bare = ReadContext(input=InputFile("x", "x"), report_damage=lambda damage: None)
+    with pytest.raises(PluginError, match="no plugin registry"):
+        bare.reader("warc")
