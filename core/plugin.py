@@ -7,9 +7,13 @@ from validated options; components never see the pipeline, the registry or other
 * :class:`Reader`: ``read(ctx)`` yields :class:`~crawlmill.core.record.Record` objects from one
   input file and reports damaged byte ranges through ``ctx.report_damage`` (then resyncs).
 * :class:`Filter`: ``apply(record)`` returns the record (possibly changed with
-  ``record.evolve``) to keep it, or :class:`Drop` with a reason.
+  ``record.evolve``) to keep it, or :class:`Drop` with a reason; ``self.ctx`` is its
+  :class:`FilterContext` for the task.
 * :class:`Writer`: ``open(ctx)``, ``write(record)`` per record, ``close()``; creates its files
   only through ``ctx.create(relpath)`` so they are atomic and inside the output root.
+
+Every context has ``count(label, n=1)``: a step's own counter (datatrove's ``stat_update``),
+summed over files and workers into the run report per step, never part of the accounting.
 """
 
 from __future__ import annotations
@@ -17,17 +21,21 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, Any, BinaryIO, ClassVar, NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 
 from .record import Record
+
+if TYPE_CHECKING:
+    from .messages import CompletedInput
 
 __all__ = [
     "Check",
     "Damage",
     "Drop",
     "Filter",
+    "FilterContext",
     "InputFile",
     "Layout",
     "Limits",
@@ -118,6 +126,10 @@ class InputFile:
     stem: str = ""
 
 
+def _no_count(label: str, n: int) -> None:
+    return None
+
+
 @dataclass(slots=True)
 class ReadContext:
     """What a reader gets for one input file."""
@@ -129,11 +141,30 @@ class ReadContext:
     report_warning: Callable[[int | None, str], None] = lambda offset, message: None
     #: ``report_check(Check(...))``: a collection check's result (not a record).
     report_check: Callable[[Check], None] = lambda check: None
+    #: where :meth:`count` goes: ``counter(label, n)``.
+    counter: Callable[[str, int], None] = _no_count
 
     @property
     def path(self) -> str:
         """The input file's path."""
         return self.input.path
+
+    def count(self, label: str, n: int = 1) -> None:
+        """Add ``n`` to this reader's counter ``label`` (reported per step, never records)."""
+        self.counter(label, n)
+
+
+@dataclass(slots=True)
+class FilterContext:
+    """What a filter gets for one task (``Filter.open``): the input and its counters."""
+
+    input: InputFile
+    #: where :meth:`count` goes: ``counter(label, n)``.
+    counter: Callable[[str, int], None] = _no_count
+
+    def count(self, label: str, n: int = 1) -> None:
+        """Add ``n`` to this filter step's counter ``label`` (reported per step)."""
+        self.counter(label, n)
 
 
 class Drop(NamedTuple):
@@ -164,6 +195,12 @@ class WriteContext:
     #: records the writer added that no input held (a generated warcinfo or filedesc): the
     #: writer adds 1 per such record, so the run's ``written`` equals the records in its files.
     added_records: int = 0
+    #: where :meth:`count` goes: ``counter(label, n)``.
+    counter: Callable[[str, int], None] = _no_count
+
+    def count(self, label: str, n: int = 1) -> None:
+        """Add ``n`` to the writer's counter ``label`` (reported per step, never records)."""
+        self.counter(label, n)
 
 
 class _Component:
@@ -219,6 +256,13 @@ class Reader(_Component, ABC):
 class Filter(_Component, ABC):
     """Keeps, changes or drops records one at a time."""
 
+    #: the task's context (set by :meth:`open`; outside a run, one that counts nothing).
+    ctx: FilterContext = FilterContext(InputFile("", ""))
+
+    def open(self, ctx: FilterContext) -> None:
+        """Start a task (before its first record): remember ``ctx`` (``self.ctx.count``)."""
+        self.ctx = ctx
+
     @abstractmethod
     def apply(self, record: Record) -> Record | Drop:
         """Return the record to keep (changed through ``record.evolve`` if need be) or
@@ -256,13 +300,16 @@ class Writer(_Component, ABC):
         cls,
         root: str,
         options: PluginOptions,
-        tasks: list[dict[str, Any]],
+        tasks: list[CompletedInput],
         create: Callable[[str], BinaryIO],
     ) -> None:
         """Run once after all tasks of a run (also when they were resumed), to write
-        collection-wide files such as md5 or record-count lists. ``tasks`` holds, per
-        completed input in input order, ``{"input": relpath, "index": i, "outputs":
-        [{"path", "size", "md5", ...}], "notes": {...}}``. Files go through ``create``."""
+        collection-wide files such as md5 or record-count lists. ``tasks`` holds a
+        :class:`~crawlmill.core.messages.CompletedInput` per completed input, in input order:
+        ``task.input`` (relpath), ``task.index``, ``task.outputs`` (each an
+        :class:`~crawlmill.core.messages.OutputFile`: ``path``, ``size``, ``md5``) and
+        ``task.notes`` (the task's ``WriteContext.notes``); ``task["outputs"]`` reads the
+        same as the plain dicts finalize received before. Files go through ``create``."""
         return None
 
 
@@ -334,7 +381,7 @@ class Layout:
         cls,
         root: str,
         options: Any,
-        tasks: list[dict[str, Any]],
+        tasks: list[CompletedInput],
         create: Callable[[str], BinaryIO],
     ) -> None:
         """Write collection-wide side files once per run; see ``Writer.finalize``."""

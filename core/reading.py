@@ -12,8 +12,10 @@
 reader's options against its ``Options`` model, builds the
 :class:`~crawlmill.core.plugin.ReadContext` and collects what the reader reports: damaged byte
 ranges (:class:`~crawlmill.core.plugin.Damage`, with file, offset and reason), warnings
-(:class:`ReadWarning`) and collection checks (:class:`~crawlmill.core.plugin.Check`). Nothing
-is quarantined or written: the caller decides what to do with the damage.
+(:class:`ReadWarning`), collection checks (:class:`~crawlmill.core.plugin.Check`) and the
+reader's own counters (``ctx.count``). Nothing is quarantined or written: the caller decides
+what to do with the damage. The engine's tasks read through the same
+:class:`RecordIterator` (without keeping the lists: their callbacks quarantine and count).
 """
 
 from __future__ import annotations
@@ -53,9 +55,11 @@ class ReadWarning:
 class RecordIterator:
     """The records of one input file, and what its reader reported while reading them.
 
-    Iterate it once (it is its own iterator); ``damages``, ``warnings`` and ``checks`` grow as
-    the reader goes. Use it as a context manager, or call :meth:`close`, to close the file when
-    you stop before the end.
+    Iterate it once (it is its own iterator); ``damages``, ``warnings``, ``checks`` and
+    ``counts`` (the reader's ``ctx.count`` counters) grow as the reader goes; with
+    ``collect=False`` only the ``on_*`` callbacks see them (a run's task, which must not hold
+    every damaged byte range in memory). Use it as a context manager, or call :meth:`close`,
+    to close the file when you stop before the end.
     """
 
     def __init__(
@@ -68,6 +72,8 @@ class RecordIterator:
         on_damage: Callable[[Damage], None] | None = None,
         on_warning: Callable[[ReadWarning], None] | None = None,
         on_check: Callable[[Check], None] | None = None,
+        on_count: Callable[[str, int], None] | None = None,
+        collect: bool = True,
     ) -> None:
         self.reader = reader
         self.reader_name = reader_name
@@ -75,17 +81,22 @@ class RecordIterator:
         self.damages: list[Damage] = []
         self.warnings: list[ReadWarning] = []
         self.checks: list[Check] = []
+        #: the reader's own counters (``ctx.count(label, n)``): label -> n.
+        self.counts: dict[str, int] = {}
         #: records handed out so far.
         self.count = 0
         self._on_damage = on_damage
         self._on_warning = on_warning
         self._on_check = on_check
+        self._on_count = on_count
+        self._collect = collect
         self.context = ReadContext(
             input=input,
             report_damage=self._damage,
             limits=limits if limits is not None else Limits(),
             report_warning=self._warning,
             report_check=self._check,
+            counter=self._counted,
         )
         self._records: Iterator[Record] | None = None
 
@@ -105,20 +116,29 @@ class RecordIterator:
         return not self.damages and not self.failed_checks
 
     def _damage(self, damage: Damage) -> None:
-        self.damages.append(damage)
+        if self._collect:
+            self.damages.append(damage)
         if self._on_damage is not None:
             self._on_damage(damage)
 
     def _warning(self, offset: int | None, message: str) -> None:
         warning = ReadWarning(self.input.path, offset, message)
-        self.warnings.append(warning)
+        if self._collect:
+            self.warnings.append(warning)
         if self._on_warning is not None:
             self._on_warning(warning)
 
     def _check(self, check: Check) -> None:
-        self.checks.append(check)
+        if self._collect:
+            self.checks.append(check)
         if self._on_check is not None:
             self._on_check(check)
+
+    def _counted(self, label: str, n: int) -> None:
+        if self._collect:
+            self.counts[label] = self.counts.get(label, 0) + n
+        if self._on_count is not None:
+            self._on_count(label, n)
 
     def __iter__(self) -> RecordIterator:
         return self
