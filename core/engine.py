@@ -59,7 +59,7 @@ from .progress import ProgressMonitor
 from .registry import Registry
 from .spec import ComponentSpec, PipelineSpec
 from .stats import AccountingError, RunReport, filter_labels
-from .task import run_task, seed_registry
+from .task import READER_STEP, WRITER_STEP, run_task, seed_registry
 
 __all__ = ["RunReport", "plan", "run"]
 
@@ -601,6 +601,8 @@ def _summarise(
             owner[out.path] = p.input.path
             report.outputs.append(out.path)
         report.quarantine_files.extend(q.path for q in marker.quarantine)
+    order = {step: i for i, step in enumerate([READER_STEP, *labels, WRITER_STEP])}
+    report.counts = dict(sorted(report.counts.items(), key=lambda c: order.get(c[0], len(order))))
     try:
         report.check()
     except AccountingError as exc:

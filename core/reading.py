@@ -198,6 +198,7 @@ def open_reader(
     on_damage: Callable[[Damage], None] | None = None,
     on_warning: Callable[[ReadWarning], None] | None = None,
     on_check: Callable[[Check], None] | None = None,
+    on_count: Callable[[str, int], None] | None = None,
     **options: Any,
 ) -> RecordIterator:
     """Open ``path`` with ``reader`` (a registered name, a Reader class, or ``None``: detected)
@@ -205,8 +206,9 @@ def open_reader(
 
     ``path`` may be an :class:`InputFile` (a file a reader's ``discover`` listed, or one whose
     ``relpath`` matters). ``registry`` defaults to the installed plugins
-    (``Registry.load()``). ``on_damage``, ``on_warning`` and ``on_check`` are called as the
-    reader reports, besides the lists kept on the iterator. Raises :class:`PluginError` for an
+    (``Registry.load()``). ``on_damage``, ``on_warning``, ``on_check`` and ``on_count``
+    (``ctx.count(label, n)``) are called as the reader reports, besides the lists (and
+    ``counts``) kept on the iterator. Raises :class:`PluginError` for an
     unknown reader name, :class:`ConfigError` for invalid options, :class:`FormatError` when no
     reader claims the file, :class:`FileNotFoundError` when it does not exist and
     :class:`IsADirectoryError` for a folder.
@@ -246,4 +248,5 @@ def open_reader(
         on_damage=on_damage,
         on_warning=on_warning,
         on_check=on_check,
+        on_count=on_count,
     )

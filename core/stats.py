@@ -167,8 +167,12 @@ class TaskStats:
             raise AccountingError("accounting mismatch: " + "; ".join(problems))
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain data (stored in the completion marker)."""
-        return asdict(self)
+        """Plain data (stored in the completion marker); ``counts`` only when a step counted,
+        so markers of pipelines that count nothing keep the shape they always had."""
+        data = asdict(self)
+        if not data["counts"]:
+            del data["counts"]
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TaskStats:
