@@ -37,11 +37,19 @@ import os
 import sys
 import time
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, TextIO
 
 from .components import ResolvedPipeline, resolve, resolve_pipeline
 from .errors import ConfigError, DamagedRecordError
-from .executor import InProcessExecutor, WorkerCrash, interruptible, make_executor, pool_size
+from .executor import (
+    Executor,
+    InProcessExecutor,
+    WorkerCrash,
+    interruptible,
+    make_executor,
+    pool_size,
+)
 from .inputs import PlannedInput, expand_inputs
 from .messages import CompletedInput, Marker, TaskPayload, TaskResult, TaskStatus
 from .outputs import (
@@ -258,6 +266,46 @@ def _announce(report: RunReport, planned: list[PlannedInput], stream: TextIO) ->
     _warn_forced_readers(planned, report, stream)
 
 
+@dataclass
+class _Run:
+    """One run's state, from planning to the report."""
+
+    spec: PipelineSpec
+    registry: Registry
+    stream: TextIO
+    started: float
+    pipeline: ResolvedPipeline
+    planned: list[PlannedInput]
+    fingerprint: str
+    #: what ``pipeline.json`` describes (``PipelineSpec.fingerprint_data``).
+    pipeline_data: dict[str, Any]
+    root: OutputRoot
+    completed: Completed
+    todo: Todo
+    checked: OutputPlan
+    report: RunReport
+
+
+def _prepare(spec: PipelineSpec, registry: Registry, stream: TextIO, started: float) -> _Run:
+    """Validate and plan; decide resume and output ownership. Reads only: nothing is
+    written before this succeeds."""
+    pipeline, planned = plan(spec, registry)
+    versions = component_versions(spec, registry)
+    fingerprint = spec.fingerprint(versions)
+    predicted = _planned_outputs(pipeline, planned)
+    root = OutputRoot(spec.output)
+    completed, todo = _resume(spec, root, planned, predicted, fingerprint)
+    data = spec.fingerprint_data(versions)
+    todo_indexes = {p.input.index for p, _ in todo}
+    checked = check_outputs(spec, planned, predicted, fingerprint, data, root, todo_indexes)
+    report = RunReport(inputs=len(planned), fingerprint=fingerprint)
+    report.inputs_skipped = len(completed)
+    return _Run(
+        spec, registry, stream, started, pipeline, planned, fingerprint, data, root, completed,
+        todo, checked, report,
+    )  # fmt: skip
+
+
 def run(
     spec: PipelineSpec, *, registry: Registry | None = None, progress: TextIO | None = None
 ) -> RunReport:
@@ -269,93 +317,64 @@ def run(
     stream = progress if progress is not None else sys.stderr
     if registry is None:
         registry = Registry.load(spec.plugins)
-    pipeline, planned = plan(spec, registry)
-    versions = component_versions(spec, registry)
-    fingerprint = spec.fingerprint(versions)
-    predicted = _planned_outputs(pipeline, planned)
-    root = OutputRoot(spec.output)
-    # resume and ownership are decided before anything is written (reads only)
-    completed, todo = _resume(spec, root, planned, predicted, fingerprint)
-    checked = check_outputs(
-        spec,
-        planned,
-        predicted,
-        fingerprint,
-        spec.fingerprint_data(versions),
-        root,
-        {p.input.index for p, _ in todo},
-    )
-    root.open()
+    state = _prepare(spec, registry, stream, started)
+    state.root.open()
     try:
-        report = RunReport(inputs=len(planned), fingerprint=fingerprint)
-        report.inputs_skipped = len(completed)
-        _announce(report, planned, stream)
-        _replace_other_pipeline(root, checked, planned)
-        _share_replaceable(root, checked.shared, _inputs_inside(root, planned))
-        previous = _previous_markers(root)
-        damaged, interrupted = _execute_interruptibly(
-            spec,
-            registry,
-            root,
-            todo,
-            len(planned),
-            fingerprint,
-            stream,
-            report,
-            completed,
-            checked,
-        )
-        _settle(root, todo, completed, previous)
-        if completed:  # the root holds this pipeline's outputs: say which pipeline it is
-            write_json_atomic(
-                root.pipeline_path,
-                {"fingerprint": fingerprint, "pipeline": spec.fingerprint_data(versions)},
-            )
-        _summarise(
-            report, planned, completed, filter_labels([f.name for f in pipeline.filters]), stream
-        )
-        report.input_outputs = _input_outputs(planned, completed)
-        if not report.failures:
-            _finalize(
-                root, pipeline, planned, completed, report, stream, fingerprint, spec.run.overwrite
-            )
-        _write_report(root, report, started, stream)
-        if interrupted is not None:
-            print(f"crawlmill: interrupted: {report.accounting_line()}", file=stream)
-            raise interrupted
+        damaged = _run_in_root(state)
     finally:
-        _share_replaceable(root, set(), set())
-        root.close()
+        _share_replaceable(state.root, set(), set())
+        state.root.close()
     if damaged is not None:
         stop = DamagedRecordError(Damage(**damaged))
-        stop.report = report  # what the run did before it stopped (also in report.json)
+        stop.report = state.report  # what the run did before it stopped (also in report.json)
         raise stop
-    return report
+    return state.report
 
 
-def _execute_interruptibly(
-    spec: PipelineSpec,
-    registry: Registry,
-    root: OutputRoot,
-    todo: Todo,
-    count: int,
-    fingerprint: str,
-    stream: TextIO,
-    report: RunReport,
-    completed: Completed,
-    checked: OutputPlan,
-) -> tuple[dict[str, Any] | None, KeyboardInterrupt | None]:
+def _run_in_root(r: _Run) -> dict[str, Any] | None:
+    """Under the run lock: execute the tasks, settle the root's markers, summarise,
+    finalize and write the report. Returns the damage that stopped an ``on_error: fail``
+    run; re-raises an interruption once the report is written."""
+    report, root, stream = r.report, r.root, r.stream
+    _announce(report, r.planned, stream)
+    _replace_other_pipeline(root, r.checked, r.planned)
+    _share_replaceable(root, r.checked.shared, _inputs_inside(root, r.planned))
+    previous = _previous_markers(root)
+    damaged, interrupted = _execute_interruptibly(r)
+    _settle(root, r.todo, r.completed, previous)
+    if r.completed:  # the root holds this pipeline's outputs: say which pipeline it is
+        write_json_atomic(
+            root.pipeline_path, {"fingerprint": r.fingerprint, "pipeline": r.pipeline_data}
+        )
+    labels = filter_labels([f.name for f in r.pipeline.filters])
+    _summarise(report, r.planned, r.completed, labels, stream)
+    report.input_outputs = _input_outputs(r.planned, r.completed)
+    if not report.failures:
+        _finalize(
+            root, r.pipeline, r.planned, r.completed, report, stream, r.fingerprint,
+            r.spec.run.overwrite,
+        )  # fmt: skip
+    _write_report(root, report, r.started, stream)
+    if interrupted is not None:
+        print(f"crawlmill: interrupted: {report.accounting_line()}", file=stream)
+        raise interrupted
+    return damaged
+
+
+def _execute_interruptibly(r: _Run) -> tuple[dict[str, Any] | None, KeyboardInterrupt | None]:
     """:func:`_execute` with Ctrl-C and SIGTERM caught: then the inputs committed meanwhile
     are collected and an ``interrupted`` failure recorded. Returns the damage that stopped an
     ``on_error: fail`` run and the interruption to re-raise once the report is written."""
+    count = len(r.planned)
     try:
         with interruptible():
             damaged = _execute(
-                spec, registry, todo, count, fingerprint, stream, report, completed, checked
-            )
+                r.spec, r.registry, r.todo, count, r.fingerprint, r.stream, r.report,
+                r.completed, r.checked,
+            )  # fmt: skip
     except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: report what was done, then stop
-        _collect_committed(root, todo, fingerprint, count, completed, report)
-        report.failures.append({"input": None, "error": f"interrupted ({str(exc) or 'SIGINT'})"})
+        _collect_committed(r.root, r.todo, r.fingerprint, count, r.completed, r.report)
+        r.report.failures.append({"input": None, "error": f"interrupted ({str(exc) or 'SIGINT'})"})
         return None, exc
     return damaged, None
 
@@ -428,6 +447,20 @@ def _record_result(
         )
 
 
+def _executor_for(spec: PipelineSpec, registry: Registry, todo: Todo) -> Executor:
+    """The executor of ``run.executor`` with as many workers as pay for themselves
+    (:func:`~crawlmill.core.executor.pool_size`); in-process, it uses ``registry``."""
+    workers = pool_size(
+        spec.run.workers,
+        (p.size for p, _ in todo),
+        explicit="workers" in spec.run.model_fields_set,
+    )
+    executor = make_executor(spec.run.executor, workers)
+    if isinstance(executor, InProcessExecutor):
+        seed_registry(spec.plugins, registry)
+    return executor
+
+
 def _execute(
     spec: PipelineSpec,
     registry: Registry,
@@ -447,14 +480,7 @@ def _execute(
         _payload(spec_data, p, key, fingerprint, count, replaceable.get(p.input.index))
         for p, key in todo
     ]
-    workers = pool_size(
-        spec.run.workers,
-        (p.size for p, _ in todo),
-        explicit="workers" in spec.run.model_fields_set,
-    )
-    executor = make_executor(spec.run.executor, workers)
-    if isinstance(executor, InProcessExecutor):
-        seed_registry(spec.plugins, registry)
+    executor = _executor_for(spec, registry, todo)
     monitor = ProgressMonitor(
         executor.channel, stream, spec.run.progress, len(todo), sum(p.size for p, _ in todo)
     )
