@@ -144,11 +144,17 @@ class RecordIterator:
         return self
 
     def __next__(self) -> Record:
-        if self._records is None:
-            self._records = iter(self.reader.read(self.context))
-        record = next(self._records)
+        record = next(self.raw())
         self.count += 1
         return record
+
+    def raw(self) -> Iterator[Record]:
+        """The reader's own iterator (started on the first call), without :attr:`count`: for
+        a loop that counts records itself, such as a run's task, one call less per record.
+        :meth:`close` closes it too."""
+        if self._records is None:
+            self._records = iter(self.reader.read(self.context))
+        return self._records
 
     def close(self) -> None:
         """Stop reading and close the file (the reader's generator)."""

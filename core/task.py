@@ -344,7 +344,7 @@ class _Task:
         parts.writer.open(wctx)
         try:
             with records:
-                _pump(records, parts.steps, parts.writer, self.stats, sink)
+                _pump(records.raw(), parts.steps, parts.writer, self.stats, sink)
         except BaseException:
             with contextlib.suppress(Exception):
                 parts.writer.close()
