@@ -263,7 +263,8 @@ def _pump(
     reporter = sink.reporter
     channel = reporter.channel
     for record in records:
-        sink.raise_hit()
+        if sink.hit is not None:
+            raise DamagedRecordError(sink.hit)
         stats.records += 1
         stats.read += 1
         src = record.source
