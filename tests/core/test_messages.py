@@ -189,3 +189,32 @@ def test_finalize_receives_typed_completed_inputs(tmp_path, capsys, inputs):
     for _, _, path, size, md5, _ in rows:
         data = (out / path).read_bytes()
         assert (len(data), hashlib.md5(data).hexdigest()) == (int(size), md5)
+
+
+def test_run_task_answers_a_typed_result_for_a_typed_or_plain_payload(tmp_path, inputs):
+    from crawlmill.core.spec import PipelineSpec
+    from crawlmill.core.task import run_task
+
+    spec = PipelineSpec.model_validate(
+        {
+            "inputs": {"paths": [str(inputs)]},
+            "reader": {"name": "fake-lines"},
+            "writer": {"name": "fake-jsonl"},
+            "output": str(tmp_path / "out"),
+            "plugins": ["cm_fake"],
+        }
+    )
+    good = InputFile(str(inputs / "a.txt"), "a.txt", 0)
+    payload = TaskPayload(spec.model_dump(mode="json"), good, "fake-lines", "k0", "fp", None, 2)
+    result = run_task(payload)
+    assert result.status is TaskStatus.OK and result.stats is None
+    assert isinstance(result.marker, Marker) and result.marker.stats.read == 2
+    assert result.marker.outputs[0].path == "a.txt.out"
+    saved = json.loads((tmp_path / "out" / ".crawlmill" / "done" / "k0.json").read_text())
+    assert Marker.from_dict(saved) == result.marker  # what a resumed run reads back
+    (inputs / "bad.txt").write_text("R http://x/ response y\nX broken reader\n")
+    bad = dataclasses.replace(payload, input=InputFile(str(inputs / "bad.txt"), "bad.txt", 1))
+    failed = run_task(bad.to_dict())  # the plain form is accepted too
+    assert failed.status is TaskStatus.FAILED and failed.marker is None
+    assert failed.error == "RuntimeError: broken reader" and failed.read == 1
+    assert not (tmp_path / "out" / "bad.txt.out").exists()
