@@ -16,7 +16,9 @@ Lifecycle of :func:`run`:
    killed run left (:class:`~crawlmill.core.outputs.OutputRoot`); with ``overwrite``, the
    outputs of another pipeline are deleted; the files tasks may replace are shared.
 4. **Execute** the tasks on the executor (:mod:`crawlmill.core.executor`); each runs
-   :func:`~crawlmill.core.task.run_task` in a worker and commits its own outputs and marker.
+   :func:`~crawlmill.core.task.run_task` in a worker and commits its own outputs and marker
+   (the messages are typed: a :class:`~crawlmill.core.messages.TaskPayload` goes out, a
+   :class:`~crawlmill.core.messages.TaskResult` with its marker comes back).
    A failing task is recorded and the others go on; under ``on_error: fail`` the first damage
    stops the run (running tasks are asked to stop and discard their temp files).
    Files listed by older markers of redone inputs that no current marker claims are deleted.
@@ -24,7 +26,8 @@ Lifecycle of :func:`run`:
    an ``interrupted`` failure) before :class:`KeyboardInterrupt` propagates.
 5. **Finalize**: when no task failed, ``Writer.finalize`` runs once in the parent over all
    completed inputs (also when every input was resumed).
-6. **Report**: counters of all inputs (resumed ones from their markers) are summed, the
+6. **Report**: counters of all inputs (resumed ones from their markers) are summed (the
+   steps' own ``ctx.count`` counters too, per step and per input), the
    accounting identity is asserted, and the :class:`~crawlmill.core.stats.RunReport` is
    written to ``<output>/.crawlmill/report.json`` and returned. When it cannot be written
    (full disk) that is a failure of the run, printed, and the report is still returned.
@@ -51,7 +54,7 @@ from .executor import (
     pool_size,
 )
 from .inputs import PlannedInput, expand_inputs
-from .messages import CompletedInput, Marker, TaskPayload, TaskResult, TaskStatus
+from .messages import CompletedInput, Marker, PipelineStamp, TaskPayload, TaskResult, TaskStatus
 from .outputs import (
     OutputRoot,
     TaskOutputs,
@@ -343,9 +346,8 @@ def _run_in_root(r: _Run) -> dict[str, Any] | None:
     damaged, interrupted = _execute_interruptibly(r)
     _settle(root, r.todo, r.completed, previous)
     if r.completed:  # the root holds this pipeline's outputs: say which pipeline it is
-        write_json_atomic(
-            root.pipeline_path, {"fingerprint": r.fingerprint, "pipeline": r.pipeline_data}
-        )
+        stamp = PipelineStamp(r.fingerprint, r.pipeline_data)
+        write_json_atomic(root.pipeline_path, stamp.to_dict())
     labels = filter_labels([f.name for f in r.pipeline.filters])
     _summarise(report, r.planned, r.completed, labels, stream)
     report.input_outputs = _input_outputs(r.planned, r.completed)

@@ -9,6 +9,7 @@ missing keys take their defaults, unknown keys are kept in ``extra`` and written
 * :class:`TaskPayload`: parent -> worker (pickled; never on disk).
 * :class:`TaskResult` with its :class:`TaskStatus`: worker -> parent.
 * :class:`Marker`: ``OUT/.crawlmill/done/<key>.json``, one completed input.
+* :class:`PipelineStamp`: ``OUT/.crawlmill/pipeline.json``, the pipeline a root belongs to.
 * :class:`OutputFile` and :class:`CompletedInput`: the files of one input, and one completed
   input as ``Writer.finalize`` sees it. Both also answer ``item["path"]`` and
   ``item.get("notes")``, the dict shape finalize received before, so plugins written against
@@ -31,6 +32,7 @@ __all__ = [
     "CompletedInput",
     "Marker",
     "OutputFile",
+    "PipelineStamp",
     "TaskPayload",
     "TaskResult",
     "TaskStatus",
@@ -266,3 +268,22 @@ class TaskResult:
             data["stats"] = self.stats.to_dict()
             data["read"] = self.stats.read
         return data
+
+
+@dataclass(frozen=True, slots=True)
+class PipelineStamp:
+    """``OUT/.crawlmill/pipeline.json``: the fingerprint of the pipeline an output root
+    belongs to and what it hashes (``PipelineSpec.fingerprint_data``), so a run of another
+    pipeline into the root can say what differs."""
+
+    fingerprint: str
+    pipeline: Mapping[str, Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"fingerprint", "pipeline"}``."""
+        return {"fingerprint": self.fingerprint, "pipeline": self.pipeline}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> PipelineStamp:
+        """Inverse of :meth:`to_dict`."""
+        return cls(str(data["fingerprint"]), data.get("pipeline") or {})

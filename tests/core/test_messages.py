@@ -16,6 +16,7 @@ from crawlmill.core.messages import (
     CompletedInput,
     Marker,
     OutputFile,
+    PipelineStamp,
     TaskPayload,
     TaskResult,
     TaskStatus,
@@ -218,3 +219,26 @@ def test_run_task_answers_a_typed_result_for_a_typed_or_plain_payload(tmp_path, 
     assert failed.status is TaskStatus.FAILED and failed.marker is None
     assert failed.error == "RuntimeError: broken reader" and failed.read == 1
     assert not (tmp_path / "out" / "bad.txt.out").exists()
+
+
+#: report.json's keys before step counters (``counts`` and ``counts_total`` are new).
+REPORT_KEYS = {
+    "accounting", "added", "bytes_in", "checks_failed", "checks_passed", "complete", "damages",
+    "dropped", "elapsed", "failures", "finalized", "fingerprint", "input_outputs", "inputs",
+    "inputs_cancelled", "inputs_done", "inputs_skipped", "not_converted", "ok", "outputs",
+    "quarantine_files", "quarantined", "read", "unclaimed", "warnings", "written",
+}  # fmt: skip
+
+
+def test_pipeline_json_and_report_json_keep_their_shape(tmp_path, capsys, inputs):
+    out = tmp_path / "out"
+    code, err = _convert(capsys, inputs, out)
+    assert code == 0, err
+    meta = out / ".crawlmill"
+    stamp = json.loads((meta / "pipeline.json").read_text())
+    assert set(stamp) == {"fingerprint", "pipeline"}
+    assert PipelineStamp.from_dict(stamp).to_dict() == stamp
+    report = json.loads((meta / "report.json").read_text())
+    assert set(report) == REPORT_KEYS | {"counts", "counts_total"}
+    assert report["fingerprint"] == stamp["fingerprint"]
+    assert [set(e) for e in report["input_outputs"]] == [{"input", "path", "outputs", "counts"}] * 2
