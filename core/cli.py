@@ -398,7 +398,7 @@ def _summary(spec: PipelineSpec, report: Any) -> int:
     skipped = f", {report.inputs_skipped} already complete" if report.inputs_skipped else ""
     print(f"{report.inputs} input(s){skipped} in {report.elapsed:.1f}s -> {spec.output}", file=err)
     print(report.accounting_line(), file=err)
-    for line in (report.checks_line(), report.warnings_line(report_path)):
+    for line in (report.counts_line(), report.checks_line(), report.warnings_line(report_path)):
         if line:
             print(line, file=err)
     if report.unclaimed:

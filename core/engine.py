@@ -16,7 +16,9 @@ Lifecycle of :func:`run`:
    killed run left (:class:`~crawlmill.core.outputs.OutputRoot`); with ``overwrite``, the
    outputs of another pipeline are deleted; the files tasks may replace are shared.
 4. **Execute** the tasks on the executor (:mod:`crawlmill.core.executor`); each runs
-   :func:`~crawlmill.core.task.run_task` in a worker and commits its own outputs and marker.
+   :func:`~crawlmill.core.task.run_task` in a worker and commits its own outputs and marker
+   (the messages are typed: a :class:`~crawlmill.core.messages.TaskPayload` goes out, a
+   :class:`~crawlmill.core.messages.TaskResult` with its marker comes back).
    A failing task is recorded and the others go on; under ``on_error: fail`` the first damage
    stops the run (running tasks are asked to stop and discard their temp files).
    Files listed by older markers of redone inputs that no current marker claims are deleted.
@@ -24,7 +26,8 @@ Lifecycle of :func:`run`:
    an ``interrupted`` failure) before :class:`KeyboardInterrupt` propagates.
 5. **Finalize**: when no task failed, ``Writer.finalize`` runs once in the parent over all
    completed inputs (also when every input was resumed).
-6. **Report**: counters of all inputs (resumed ones from their markers) are summed, the
+6. **Report**: counters of all inputs (resumed ones from their markers) are summed (the
+   steps' own ``ctx.count`` counters too, per step and per input), the
    accounting identity is asserted, and the :class:`~crawlmill.core.stats.RunReport` is
    written to ``<output>/.crawlmill/report.json`` and returned. When it cannot be written
    (full disk) that is a failure of the run, printed, and the report is still returned.
@@ -36,12 +39,22 @@ import contextlib
 import os
 import sys
 import time
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, TextIO
 
 from .components import ResolvedPipeline, resolve, resolve_pipeline
 from .errors import ConfigError, DamagedRecordError
-from .executor import InProcessExecutor, WorkerCrash, interruptible, make_executor, pool_size
+from .executor import (
+    Executor,
+    InProcessExecutor,
+    WorkerCrash,
+    interruptible,
+    make_executor,
+    pool_size,
+)
 from .inputs import PlannedInput, expand_inputs
+from .messages import CompletedInput, Marker, PipelineStamp, TaskPayload, TaskResult, TaskStatus
 from .outputs import (
     OutputRoot,
     TaskOutputs,
@@ -56,8 +69,8 @@ from .plugin import Damage
 from .progress import ProgressMonitor
 from .registry import Registry
 from .spec import ComponentSpec, PipelineSpec
-from .stats import AccountingError, RunReport, TaskStats, filter_labels
-from .task import run_task, seed_registry
+from .stats import AccountingError, RunReport, filter_labels
+from .task import READER_STEP, WRITER_STEP, run_task, seed_registry
 
 __all__ = ["RunReport", "plan", "run"]
 
@@ -82,23 +95,23 @@ def plan(spec: PipelineSpec, registry: Registry) -> tuple[ResolvedPipeline, list
 
 
 def _payload(
-    spec_data: dict,
+    spec_data: dict[str, Any],
     p: PlannedInput,
     key: str,
     fingerprint: str,
     count: int,
     replaceable: list[str] | None = None,
-) -> dict[str, Any]:
-    return {
-        "spec": spec_data,
-        "input": p.input.to_dict(),
-        "reader": p.reader,
-        "key": key,
-        "fingerprint": fingerprint,
-        "input_size": p.size,
-        "input_count": count,
-        "replaceable": list(replaceable or []),
-    }
+) -> TaskPayload:
+    return TaskPayload(
+        spec=spec_data,
+        input=p.input,
+        reader=p.reader,
+        key=key,
+        fingerprint=fingerprint,
+        input_size=p.size,
+        input_count=count,
+        replaceable=tuple(replaceable or ()),
+    )
 
 
 def _planned_outputs(
@@ -192,18 +205,126 @@ def _inputs_inside(root: OutputRoot, planned: list[PlannedInput]) -> set[str]:
     return inside
 
 
-def _input_outputs(
-    planned: list[PlannedInput], completed: dict[int, dict[str, Any]]
-) -> list[dict[str, Any]]:
-    """Input -> outputs of every input, in input order (the report's mapping)."""
-    return [
-        {
-            "input": p.input.relpath,
-            "path": p.input.path,
-            "outputs": [o["path"] for o in completed.get(p.input.index, {}).get("outputs", [])],
-        }
-        for p in planned
-    ]
+#: completion markers of the inputs done (resumed or converted now), by input index.
+Completed = dict[int, Marker]
+#: the inputs to convert now, with their marker keys.
+Todo = list[tuple[PlannedInput, str]]
+
+
+def _complete_marker(
+    root: OutputRoot, key: str, fingerprint: str, p: PlannedInput, count: int
+) -> Marker | None:
+    """The marker of a complete input (:meth:`OutputRoot.complete_marker`) as a
+    :class:`Marker`, or ``None``; a marker file this version cannot read means: redo."""
+    data = root.complete_marker(key, fingerprint, p.size, p.input.index, count)
+    if data is None:
+        return None
+    try:
+        return Marker.from_dict(data)
+    except (TypeError, ValueError, KeyError, AttributeError):
+        return None
+
+
+def _input_outputs(planned: list[PlannedInput], completed: Completed) -> list[dict[str, Any]]:
+    """Input -> outputs (and step counters) of every input, in input order."""
+    entries = []
+    for p in planned:
+        marker = completed.get(p.input.index)
+        entries.append(
+            {
+                "input": p.input.relpath,
+                "path": p.input.path,
+                "outputs": [o.path for o in marker.outputs] if marker else [],
+                "counts": marker.stats.counts if marker else {},
+            }
+        )
+    return entries
+
+
+def _resume(
+    spec: PipelineSpec,
+    root: OutputRoot,
+    planned: list[PlannedInput],
+    predicted: list[list[str]] | None,
+    fingerprint: str,
+) -> tuple[Completed, Todo]:
+    """Split the inputs into those complete from an earlier run (``run.resume``: their
+    marker matches and lists every output the writer plans now) and those to convert."""
+    completed: Completed = {}
+    todo: Todo = []
+    for i, p in enumerate(planned):
+        key = marker_key(p.input.path, fingerprint)
+        marker = None
+        if spec.run.resume:
+            marker = _complete_marker(root, key, fingerprint, p, len(planned))
+        listed = {o.path for o in marker.outputs} if marker is not None else set()
+        if listed and predicted is not None and not set(predicted[i]) <= listed:
+            marker = None  # its outputs are named otherwise now (a sibling came or went)
+        if marker is not None:
+            completed[p.input.index] = marker
+        else:
+            todo.append((p, key))
+    return completed, todo
+
+
+def _announce(report: RunReport, planned: list[PlannedInput], stream: TextIO) -> None:
+    """Report and print the files not read, the inputs not converted and the forced readers
+    detection disagrees with, before the tasks run."""
+    for path, reason in getattr(planned, "skipped", []):
+        report.unclaimed.append({"path": path, "reason": reason})
+        print(f"crawlmill: not read ({reason}): {path}", file=stream)
+    for path, reason in getattr(planned, "not_converted", []):
+        report.not_converted.append({"path": path, "reason": reason})
+        print(f"crawlmill: not converted: {path}: {reason}", file=stream)
+    _warn_forced_readers(planned, report, stream)
+    for check in getattr(planned, "checks", []):  # a unit's missing parts: not read
+        if check.ok:
+            report.checks_passed += 1
+        else:
+            report.checks_failed.append(
+                {"path": check.path, "check": check.check, "reason": check.reason}
+            )
+            print(f"crawlmill: {check}", file=stream)
+
+
+@dataclass
+class _Run:
+    """One run's state, from planning to the report."""
+
+    spec: PipelineSpec
+    registry: Registry
+    stream: TextIO
+    started: float
+    pipeline: ResolvedPipeline
+    planned: list[PlannedInput]
+    fingerprint: str
+    #: what ``pipeline.json`` describes (``PipelineSpec.fingerprint_data``).
+    pipeline_data: dict[str, Any]
+    root: OutputRoot
+    completed: Completed
+    todo: Todo
+    checked: OutputPlan
+    report: RunReport
+
+
+def _prepare(spec: PipelineSpec, registry: Registry, stream: TextIO, started: float) -> _Run:
+    """Validate and plan; decide resume and output ownership. Reads only: nothing is
+    written before this succeeds."""
+    pipeline, planned = plan(spec, registry)
+    versions = component_versions(spec, registry)
+    fingerprint = spec.fingerprint(versions)
+    predicted = _planned_outputs(pipeline, planned)
+    root = OutputRoot(spec.output)
+    completed, todo = _resume(spec, root, planned, predicted, fingerprint)
+    data = spec.fingerprint_data(versions)
+    todo_indexes = {p.input.index for p, _ in todo}
+    checked = check_outputs(spec, planned, predicted, fingerprint, data, root, todo_indexes)
+    report = RunReport(inputs=len(planned), fingerprint=fingerprint)
+    report.inputs_skipped = len(completed)
+    return _Run(
+        spec, registry, stream, started, pipeline, planned, fingerprint, data, root, completed,
+        todo, checked, report,
+    )  # fmt: skip
 
 
 def run(
@@ -217,134 +338,158 @@ def run(
     stream = progress if progress is not None else sys.stderr
     if registry is None:
         registry = Registry.load(spec.plugins)
-    pipeline, planned = plan(spec, registry)
-    versions = component_versions(spec, registry)
-    fingerprint = spec.fingerprint(versions)
-    labels = filter_labels([f.name for f in pipeline.filters])
-    predicted = _planned_outputs(pipeline, planned)
-
-    root = OutputRoot(spec.output)
-    # resume and ownership are decided before anything is written (reads only)
-    completed: dict[int, dict[str, Any]] = {}
-    todo: list[tuple[PlannedInput, str]] = []
-    for i, p in enumerate(planned):
-        key = marker_key(p.input.path, fingerprint)
-        marker = None
-        if spec.run.resume:
-            marker = root.complete_marker(key, fingerprint, p.size, p.input.index, len(planned))
-        listed = {o.get("path") for o in (marker or {}).get("outputs", [])}
-        if listed and predicted is not None and not set(predicted[i]) <= listed:
-            marker = None  # its outputs are named otherwise now (a sibling came or went)
-        if marker is not None:
-            completed[p.input.index] = marker
-        else:
-            todo.append((p, key))
-    checked = check_outputs(
-        spec,
-        planned,
-        predicted,
-        fingerprint,
-        spec.fingerprint_data(versions),
-        root,
-        {p.input.index for p, _ in todo},
-    )
-
-    root.open()
+    state = _prepare(spec, registry, stream, started)
+    state.root.open()
     try:
-        report = RunReport(inputs=len(planned), fingerprint=fingerprint)
-        report.inputs_skipped = len(completed)
-        for path, reason in getattr(planned, "skipped", []):
-            report.unclaimed.append({"path": path, "reason": reason})
-            print(f"crawlmill: not read ({reason}): {path}", file=stream)
-        for path, reason in getattr(planned, "not_converted", []):
-            report.not_converted.append({"path": path, "reason": reason})
-            print(f"crawlmill: not converted: {path}: {reason}", file=stream)
-        _warn_forced_readers(planned, report, stream)
-        for check in getattr(planned, "checks", []):  # a unit's missing parts: not read
-            if check.ok:
-                report.checks_passed += 1
-            else:
-                report.checks_failed.append(
-                    {"path": check.path, "check": check.check, "reason": check.reason}
-                )
-                print(f"crawlmill: {check}", file=stream)
-        _replace_other_pipeline(root, checked, planned)
-        _share_replaceable(root, checked.shared, _inputs_inside(root, planned))
-        previous = _previous_markers(root)
-        interrupted: KeyboardInterrupt | None = None
-        try:
-            with interruptible():
-                damaged = _stop_at_failed_check(spec, planned) or _execute(
-                    spec,
-                    registry,
-                    todo,
-                    len(planned),
-                    fingerprint,
-                    stream,
-                    report,
-                    completed,
-                    checked,
-                )
-        except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: report what was done, then stop
-            interrupted, damaged = exc, None
-            _collect_committed(root, todo, fingerprint, len(planned), completed, report)
-            report.failures.append(
-                {"input": None, "error": f"interrupted ({str(exc) or 'SIGINT'})"}
-            )
-        _remove_superseded(root, todo, completed, previous)
-        _void_taken_over(root, completed)
-        for marker in completed.values():
-            root.drop_pending(str(marker.get("key")))
-        if completed:  # the root holds this pipeline's outputs: say which pipeline it is
-            write_json_atomic(
-                root.pipeline_path,
-                {"fingerprint": fingerprint, "pipeline": spec.fingerprint_data(versions)},
-            )
-        _summarise(report, planned, completed, labels, stream)
-        report.input_outputs = _input_outputs(planned, completed)
-        if not report.failures:
-            _finalize(
-                root,
-                pipeline,
-                planned,
-                completed,
-                report,
-                stream,
-                fingerprint,
-                spec.run.overwrite,
-            )
-        report.outputs.sort()
-        report.elapsed = round(time.monotonic() - started, 3)
-        report_path = os.path.join(root.meta, "report.json")
-        try:
-            write_json_atomic(report_path, report.to_dict())
-        except OSError as exc:  # e.g. a full disk: the run's outcome still reaches stderr
-            report.failures.append({"input": None, "error": f"report.json not written: {exc}"})
-            print(f"crawlmill: error: report.json not written: {exc}", file=stream)
-            if os.path.exists(report_path):  # an older run's report must not pass for this one's
-                os.remove(report_path)
-        if interrupted is not None:
-            print(f"crawlmill: interrupted: {report.accounting_line()}", file=stream)
-            raise interrupted
+        damaged = _run_in_root(state)
     finally:
-        _share_replaceable(root, set(), set())
-        root.close()
+        _share_replaceable(state.root, set(), set())
+        state.root.close()
     if damaged is not None:
         stop = DamagedRecordError(Damage(**damaged))
-        stop.report = report  # what the run did before it stopped (also in report.json)
+        stop.report = state.report  # what the run did before it stopped (also in report.json)
         raise stop
-    return report
+    return state.report
+
+
+def _run_in_root(r: _Run) -> dict[str, Any] | None:
+    """Under the run lock: execute the tasks, settle the root's markers, summarise,
+    finalize and write the report. Returns the damage that stopped an ``on_error: fail``
+    run; re-raises an interruption once the report is written."""
+    report, root, stream = r.report, r.root, r.stream
+    _announce(report, r.planned, stream)
+    _replace_other_pipeline(root, r.checked, r.planned)
+    _share_replaceable(root, r.checked.shared, _inputs_inside(root, r.planned))
+    previous = _previous_markers(root)
+    damaged, interrupted = _execute_interruptibly(r)
+    _settle(root, r.todo, r.completed, previous)
+    if r.completed:  # the root holds this pipeline's outputs: say which pipeline it is
+        stamp = PipelineStamp(r.fingerprint, r.pipeline_data)
+        write_json_atomic(root.pipeline_path, stamp.to_dict())
+    labels = filter_labels([f.name for f in r.pipeline.filters])
+    _summarise(report, r.planned, r.completed, labels, stream)
+    report.input_outputs = _input_outputs(r.planned, r.completed)
+    if not report.failures:
+        _finalize(
+            root, r.pipeline, r.planned, r.completed, report, stream, r.fingerprint,
+            r.spec.run.overwrite,
+        )  # fmt: skip
+    _write_report(root, report, r.started, stream)
+    if interrupted is not None:
+        print(f"crawlmill: interrupted: {report.accounting_line()}", file=stream)
+        raise interrupted
+    return damaged
+
+
+def _execute_interruptibly(r: _Run) -> tuple[dict[str, Any] | None, KeyboardInterrupt | None]:
+    """:func:`_execute` with Ctrl-C and SIGTERM caught: then the inputs committed meanwhile
+    are collected and an ``interrupted`` failure recorded. Returns the damage that stopped an
+    ``on_error: fail`` run and the interruption to re-raise once the report is written."""
+    count = len(r.planned)
+    try:
+        with interruptible():
+            damaged = _stop_at_failed_check(r.spec, r.planned) or _execute(
+                r.spec, r.registry, r.todo, count, r.fingerprint, r.stream, r.report,
+                r.completed, r.checked,
+            )  # fmt: skip
+    except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: report what was done, then stop
+        _collect_committed(r.root, r.todo, r.fingerprint, count, r.completed, r.report)
+        r.report.failures.append({"input": None, "error": f"interrupted ({str(exc) or 'SIGINT'})"})
+        return None, exc
+    return damaged, None
+
+
+def _settle(
+    root: OutputRoot,
+    todo: Todo,
+    completed: Completed,
+    previous: dict[str, list[tuple[str, dict[str, Any]]]],
+) -> None:
+    """After the tasks: delete what redone inputs' older markers listed and markers whose
+    files another input took over, and the pending markers of completed inputs."""
+    _remove_superseded(root, todo, completed, previous)
+    _void_taken_over(root, completed)
+    for marker in completed.values():
+        root.drop_pending(marker.key)
+
+
+def _write_report(root: OutputRoot, report: RunReport, started: float, stream: TextIO) -> None:
+    """Write ``report.json``; when it cannot be written (a full disk) that is a failure of
+    the run, printed, and an older run's report is removed so it cannot pass for this one."""
+    report.outputs.sort()
+    report.elapsed = round(time.monotonic() - started, 3)
+    report_path = os.path.join(root.meta, "report.json")
+    try:
+        write_json_atomic(report_path, report.to_dict())
+    except OSError as exc:  # e.g. a full disk: the run's outcome still reaches stderr
+        report.failures.append({"input": None, "error": f"report.json not written: {exc}"})
+        print(f"crawlmill: error: report.json not written: {exc}", file=stream)
+        if os.path.exists(report_path):
+            os.remove(report_path)
+
+
+def _crashed(p: PlannedInput, key: str, count: int, message: str) -> TaskResult:
+    """The result of a task whose worker died or could not run it."""
+    i = p.input
+    return TaskResult(
+        TaskStatus.FAILED, key, i.index, i.relpath, i.path, input_count=count, error=message
+    )
+
+
+def _damage_error(damage: Mapping[str, Any]) -> str:
+    where = f"{damage['path']} at byte {damage['offset']}"
+    return f"damaged record (on_error=fail): {where}: {damage['reason']}"
+
+
+def _record_result(
+    result: TaskResult, p: PlannedInput, report: RunReport, completed: Completed
+) -> None:
+    """Put one task's result into ``completed`` and the report."""
+    if result.status is TaskStatus.OK:
+        assert result.marker is not None
+        completed[p.input.index] = result.marker
+        report.inputs_done += 1
+    elif result.status is TaskStatus.DAMAGED:
+        assert result.damage is not None
+        report.damages.append(dict(result.damage))
+        report.failures.append({"input": p.input.path, "error": _damage_error(result.damage)})
+    elif result.status is TaskStatus.CANCELLED:
+        report.inputs_cancelled += 1
+    else:
+        report.failures.append(
+            {
+                "input": p.input.path,
+                "error": result.error or "?",
+                "traceback": result.traceback or "",
+                # records the task read before it failed (none of them written)
+                "read": result.read,
+            }
+        )
+
+
+def _executor_for(spec: PipelineSpec, registry: Registry, todo: Todo) -> Executor:
+    """The executor of ``run.executor`` with as many workers as pay for themselves
+    (:func:`~crawlmill.core.executor.pool_size`); in-process, it uses ``registry``."""
+    workers = pool_size(
+        spec.run.workers,
+        (p.size for p, _ in todo),
+        explicit="workers" in spec.run.model_fields_set,
+    )
+    executor = make_executor(spec.run.executor, workers)
+    if isinstance(executor, InProcessExecutor):
+        seed_registry(spec.plugins, registry)
+    return executor
 
 
 def _execute(
     spec: PipelineSpec,
     registry: Registry,
-    todo: list[tuple[PlannedInput, str]],
+    todo: Todo,
     count: int,
     fingerprint: str,
     stream: TextIO,
     report: RunReport,
-    completed: dict[int, dict[str, Any]],
+    completed: Completed,
     checked: OutputPlan | None = None,
 ) -> dict[str, Any] | None:
     """Run the tasks; fill ``completed`` and the report's failures. Returns the damage that
@@ -355,14 +500,7 @@ def _execute(
         _payload(spec_data, p, key, fingerprint, count, replaceable.get(p.input.index))
         for p, key in todo
     ]
-    workers = pool_size(
-        spec.run.workers,
-        (p.size for p, _ in todo),
-        explicit="workers" in spec.run.model_fields_set,
-    )
-    executor = make_executor(spec.run.executor, workers)
-    if isinstance(executor, InProcessExecutor):
-        seed_registry(spec.plugins, registry)
+    executor = _executor_for(spec, registry, todo)
     monitor = ProgressMonitor(
         executor.channel, stream, spec.run.progress, len(todo), sum(p.size for p, _ in todo)
     )
@@ -376,34 +514,15 @@ def _execute(
                 monitor.task_done(key, p.size)
                 if isinstance(result, WorkerCrash):
                     monitor.log(f"crawlmill: task failed: {p.input.path}: {result.message}")
-                    result = {"status": "failed", "error": result.message}
-                status = result["status"]
-                if status == "ok":
-                    completed[p.input.index] = result["marker"]
-                    report.inputs_done += 1
-                elif status == "damaged":
-                    damage = result["damage"]
-                    if damaged is None:
-                        damaged = damage
-                        executor.cancel()
-                    report.damages.append(damage)
-                    where = f"{damage['path']} at byte {damage['offset']}"
-                    error = f"damaged record (on_error=fail): {where}: {damage['reason']}"
-                    report.failures.append({"input": p.input.path, "error": error})
-                    if damaged is not damage:  # the first is the error the run stops with
-                        monitor.log(f"crawlmill: error: {error}")
-                elif status == "cancelled":
-                    report.inputs_cancelled += 1
+                    result = _crashed(p, key, count, result.message)
+                _record_result(result, p, report, completed)
+                if result.damage is None:
+                    continue
+                if damaged is None:  # the first is the error the run stops with
+                    damaged = dict(result.damage)
+                    executor.cancel()
                 else:
-                    report.failures.append(
-                        {
-                            "input": p.input.path,
-                            "error": result.get("error", "?"),
-                            "traceback": result.get("traceback", ""),
-                            # records the task read before it failed (none of them written)
-                            "read": result.get("read"),
-                        }
-                    )
+                    monitor.log(f"crawlmill: error: {_damage_error(result.damage)}")
     except BaseException:
         executor.cancel()
         raise
@@ -415,17 +534,17 @@ def _execute(
 
 def _collect_committed(
     root: OutputRoot,
-    todo: list[tuple[PlannedInput, str]],
+    todo: Todo,
     fingerprint: str,
     count: int,
-    completed: dict[int, dict[str, Any]],
+    completed: Completed,
     report: RunReport,
 ) -> None:
     """After an interruption: add the inputs whose tasks committed (their markers) although
     their results never reached the parent, so the report counts every committed input."""
     for p, key in todo:
         if p.input.index not in completed:
-            marker = root.complete_marker(key, fingerprint, p.size, p.input.index, count)
+            marker = _complete_marker(root, key, fingerprint, p, count)
             if marker is not None:
                 completed[p.input.index] = marker
                 report.inputs_done += 1
@@ -444,19 +563,20 @@ def _previous_markers(root: OutputRoot) -> dict[str, list[tuple[str, dict[str, A
     return found
 
 
+def _claimed(completed: Completed) -> set[str]:
+    """Every file the current markers list."""
+    return {o.path for m in completed.values() for o in m.files}
+
+
 def _remove_superseded(
     root: OutputRoot,
-    todo: list[tuple[PlannedInput, str]],
-    completed: dict[int, dict[str, Any]],
+    todo: Todo,
+    completed: Completed,
     previous: dict[str, list[tuple[str, dict[str, Any]]]],
 ) -> None:
     """For inputs redone and completed now, delete what their older markers listed and no
     current marker claims, and the older markers of other keys."""
-    claimed = {
-        o["path"]
-        for m in completed.values()
-        for o in m.get("outputs", []) + m.get("quarantine", [])
-    }
+    claimed = _claimed(completed)
     for p, key in todo:
         if p.input.index in completed:
             for old_key, marker in previous.get(os.path.abspath(p.input.path), []):
@@ -471,16 +591,12 @@ def _fail(report: RunReport, stream: TextIO, input_path: str | None, error: str)
     print(f"crawlmill: error: {error}", file=stream)
 
 
-def _void_taken_over(root: OutputRoot, completed: dict[int, dict[str, Any]]) -> None:
+def _void_taken_over(root: OutputRoot, completed: Completed) -> None:
     """Delete every other marker (complete or pending) that lists a file a current marker
     claims (another input took the name over: the old marker's sizes and md5s no longer
     describe it), with the files it lists that no current marker claims."""
-    current = {m.get("key") for m in completed.values()}
-    claimed = {
-        o["path"]
-        for m in completed.values()
-        for o in m.get("outputs", []) + m.get("quarantine", [])
-    }
+    current = {m.key for m in completed.values()}
+    claimed = _claimed(completed)
     for key, marker in root.markers().items():
         if key in current:
             continue
@@ -506,7 +622,7 @@ def _void_taken_over(root: OutputRoot, completed: dict[int, dict[str, Any]]) -> 
 def _summarise(
     report: RunReport,
     planned: list[PlannedInput],
-    completed: dict[int, dict[str, Any]],
+    completed: Completed,
     labels: list[str],
     stream: TextIO,
 ) -> None:
@@ -519,19 +635,20 @@ def _summarise(
         marker = completed.get(p.input.index)
         if marker is None:
             continue
-        report.add_task(TaskStats.from_dict(marker.get("stats", {})), labels)
-        for out in marker.get("outputs", []):
-            if out["path"] in owner:
+        report.add_task(marker.stats, labels)
+        for out in marker.outputs:
+            if out.path in owner:
                 _fail(
                     report,
                     stream,
                     p.input.path,
-                    f"output {out['path']} of {p.input.path} was also written for "
-                    f"{owner[out['path']]}",
+                    f"output {out.path} of {p.input.path} was also written for {owner[out.path]}",
                 )
-            owner[out["path"]] = p.input.path
-            report.outputs.append(out["path"])
-        report.quarantine_files.extend(q["path"] for q in marker.get("quarantine", []))
+            owner[out.path] = p.input.path
+            report.outputs.append(out.path)
+        report.quarantine_files.extend(q.path for q in marker.quarantine)
+    order = {step: i for i, step in enumerate([READER_STEP, *labels, WRITER_STEP])}
+    report.counts = dict(sorted(report.counts.items(), key=lambda c: order.get(c[0], len(order))))
     try:
         report.check()
     except AccountingError as exc:
@@ -542,7 +659,7 @@ def _finalize(
     root: OutputRoot,
     pipeline: ResolvedPipeline,
     planned: list[PlannedInput],
-    completed: dict[int, dict[str, Any]],
+    completed: Completed,
     report: RunReport,
     stream: TextIO,
     fingerprint: str = "",
@@ -551,12 +668,7 @@ def _finalize(
     """Call ``Writer.finalize`` once over all completed inputs, atomically like task outputs;
     its files are listed in the marker ``finalize``, so the next run may replace them."""
     tasks = [
-        {
-            "input": p.input.relpath,
-            "index": p.input.index,
-            "outputs": completed[p.input.index].get("outputs", []),
-            "notes": completed[p.input.index].get("notes", {}),
-        }
+        CompletedInput.from_marker(completed[p.input.index])
         for p in planned
         if p.input.index in completed
     ]

@@ -1,4 +1,6 @@
-"""Executors run task payloads (plain data) with a task function and yield their results.
+"""Executors run task payloads (plain data: the engine's are
+:class:`~crawlmill.core.messages.TaskPayload`) with a task function and yield their results
+(the engine's: :class:`~crawlmill.core.messages.TaskResult`).
 
 The interface is deliberately small so that other backends (Spark: one partition per payload)
 are another class, not a rewrite:
@@ -284,8 +286,6 @@ class LocalExecutor(Executor):
 
     def map(self, fn: Callable[[Any], Any], payloads: Sequence[Any]) -> Iterator[tuple[int, Any]]:
         """Run payloads on the pool, at most ``workers`` at a time; isolate crashers."""
-        from concurrent.futures.process import BrokenProcessPool
-
         todo = deque(range(len(payloads)))
         suspects: list[int] = []
         if not todo:
@@ -301,17 +301,8 @@ class LocalExecutor(Executor):
                 if not running:
                     break
                 done, _ = wait(running, return_when=FIRST_COMPLETED)
-                broken = []
-                for fut in done:
-                    i = running.pop(fut)
-                    try:
-                        result = fut.result()
-                    except BrokenProcessPool:
-                        broken.append(i)
-                        continue
-                    except Exception as exc:  # e.g. a payload that cannot be pickled
-                        result = WorkerCrash(f"{type(exc).__name__}: {exc}")
-                    yield i, result
+                finished, broken = _harvest(done, running)
+                yield from finished
                 if broken:
                     broken.extend(running.values())
                     running.clear()
@@ -350,6 +341,27 @@ class LocalExecutor(Executor):
             self._drop(pool)
         self.channel._events.close()
         self.channel._events.join_thread()
+
+
+def _harvest(
+    done: Iterable[Future], running: dict[Future, int]
+) -> tuple[list[tuple[int, Any]], list[int]]:
+    """Take the finished futures ``done`` out of ``running``: ``(i, result)`` of each that
+    answered (a call that failed, e.g. an unpicklable payload, as a :class:`WorkerCrash`), and
+    the indexes of those whose worker died (the pool broke)."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    finished: list[tuple[int, Any]] = []
+    broken: list[int] = []
+    for fut in done:
+        i = running.pop(fut)
+        try:
+            finished.append((i, fut.result()))
+        except BrokenProcessPool:
+            broken.append(i)
+        except Exception as exc:  # e.g. a payload that cannot be pickled
+            finished.append((i, WorkerCrash(f"{type(exc).__name__}: {exc}")))
+    return finished, broken
 
 
 _CRASH = "the worker process running this task died (killed by a signal, out of memory, or a crash in native code)"

@@ -283,7 +283,9 @@ class TaskOutputs:
         marker afterwards."""
         for handle in self.files.values():
             handle.close()
-        finals = {norm: _inside(self.root, norm) for norm in self.files if norm not in self.internal}
+        finals = {
+            norm: _inside(self.root, norm) for norm in self.files if norm not in self.internal
+        }
         existing = {norm: final for norm, final in finals.items() if os.path.lexists(final)}
         if existing:
             shared, protected = _read_shared(self.root)
@@ -360,6 +362,13 @@ class TaskOutputs:
         for entry in entries.values():
             pending[entry["field"]].append({"path": entry["path"]})
         write_json_atomic(pending_path(self.root, self.key), pending)
+
+    def remove_final(self, relpaths: list[str]) -> None:
+        """Delete the final files ``relpaths`` (an older run's files this task no longer
+        writes, such as a quarantine a redo found no damage for); missing ones are skipped."""
+        for rel in relpaths:
+            with contextlib.suppress(OSError):
+                os.remove(_inside(self.root, rel))
 
     def discard(self) -> None:
         """Drop every temp file of the task (on failure or cancellation)."""

@@ -10,9 +10,13 @@ components only through the registry (a reader delegates with ``ctx.reader("warc
   ``discover(path, options)`` may expand a folder into units made of named parts with
   expectations the engine verifies (:mod:`crawlmill.core.collection`).
 * :class:`Filter`: ``apply(record)`` returns the record (possibly changed with
-  ``record.evolve``) to keep it, or :class:`Drop` with a reason.
+  ``record.evolve``) to keep it, or :class:`Drop` with a reason; ``self.ctx`` is its
+  :class:`FilterContext` for the task.
 * :class:`Writer`: ``open(ctx)``, ``write(record)`` per record, ``close()``; creates its files
   only through ``ctx.create(relpath)`` so they are atomic and inside the output root.
+
+Every context has ``count(label, n=1)``: a step's own counter (datatrove's ``stat_update``),
+summed over files and workers into the run report per step, never part of the accounting.
 """
 
 from __future__ import annotations
@@ -20,12 +24,15 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, Any, BinaryIO, ClassVar, NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 
 from .collection import Check, Expectation
 from .record import Record
+
+if TYPE_CHECKING:
+    from .messages import CompletedInput
 
 __all__ = [
     "Check",
@@ -33,6 +40,7 @@ __all__ = [
     "Drop",
     "Expectation",
     "Filter",
+    "FilterContext",
     "InputFile",
     "Layout",
     "Limits",
@@ -150,6 +158,10 @@ def _no_registry(name: str) -> type[Reader]:
     raise PluginError(f"reader {name!r} is not available here: this read has no plugin registry")
 
 
+def _no_count(label: str, n: int) -> None:
+    return None
+
+
 @dataclass(slots=True)
 class ReadContext:
     """What a reader gets for one input unit."""
@@ -165,6 +177,8 @@ class ReadContext:
     #: ``find_reader(name)``: the registered reader class called ``name`` (the engine's
     #: registry); use :meth:`reader`.
     find_reader: Callable[[str], type[Reader]] = _no_registry
+    #: where :meth:`count` goes: ``counter(label, n)``.
+    counter: Callable[[str, int], None] = _no_count
 
     @property
     def path(self) -> str:
@@ -185,6 +199,23 @@ class ReadContext:
         except PluginError as exc:
             raise PluginError(f"this input needs the reader {name!r}: {exc}") from None
         return cls(cls.Options.model_validate(options))
+
+    def count(self, label: str, n: int = 1) -> None:
+        """Add ``n`` to this reader's counter ``label`` (reported per step, never records)."""
+        self.counter(label, n)
+
+
+@dataclass(slots=True)
+class FilterContext:
+    """What a filter gets for one task (``Filter.open``): the input and its counters."""
+
+    input: InputFile
+    #: where :meth:`count` goes: ``counter(label, n)``.
+    counter: Callable[[str, int], None] = _no_count
+
+    def count(self, label: str, n: int = 1) -> None:
+        """Add ``n`` to this filter step's counter ``label`` (reported per step)."""
+        self.counter(label, n)
 
 
 class Drop(NamedTuple):
@@ -215,6 +246,12 @@ class WriteContext:
     #: records the writer added that no input held (a generated warcinfo or filedesc): the
     #: writer adds 1 per such record, so the run's ``written`` equals the records in its files.
     added_records: int = 0
+    #: where :meth:`count` goes: ``counter(label, n)``.
+    counter: Callable[[str, int], None] = _no_count
+
+    def count(self, label: str, n: int = 1) -> None:
+        """Add ``n`` to the writer's counter ``label`` (reported per step, never records)."""
+        self.counter(label, n)
 
 
 class _Component:
@@ -274,6 +311,13 @@ class Reader(_Component, ABC):
 class Filter(_Component, ABC):
     """Keeps, changes or drops records one at a time."""
 
+    #: the task's context (set by :meth:`open`; outside a run, one that counts nothing).
+    ctx: FilterContext = FilterContext(InputFile("", ""))
+
+    def open(self, ctx: FilterContext) -> None:
+        """Start a task (before its first record): remember ``ctx`` (``self.ctx.count``)."""
+        self.ctx = ctx
+
     @abstractmethod
     def apply(self, record: Record) -> Record | Drop:
         """Return the record to keep (changed through ``record.evolve`` if need be) or
@@ -311,13 +355,16 @@ class Writer(_Component, ABC):
         cls,
         root: str,
         options: PluginOptions,
-        tasks: list[dict[str, Any]],
+        tasks: list[CompletedInput],
         create: Callable[[str], BinaryIO],
     ) -> None:
         """Run once after all tasks of a run (also when they were resumed), to write
-        collection-wide files such as md5 or record-count lists. ``tasks`` holds, per
-        completed input in input order, ``{"input": relpath, "index": i, "outputs":
-        [{"path", "size", "md5", ...}], "notes": {...}}``. Files go through ``create``."""
+        collection-wide files such as md5 or record-count lists. ``tasks`` holds a
+        :class:`~crawlmill.core.messages.CompletedInput` per completed input, in input order:
+        ``task.input`` (relpath), ``task.index``, ``task.outputs`` (each an
+        :class:`~crawlmill.core.messages.OutputFile`: ``path``, ``size``, ``md5``) and
+        ``task.notes`` (the task's ``WriteContext.notes``); ``task["outputs"]`` reads the
+        same as the plain dicts finalize received before. Files go through ``create``."""
         return None
 
 
@@ -389,7 +436,7 @@ class Layout:
         cls,
         root: str,
         options: Any,
-        tasks: list[dict[str, Any]],
+        tasks: list[CompletedInput],
         create: Callable[[str], BinaryIO],
     ) -> None:
         """Write collection-wide side files once per run; see ``Writer.finalize``."""

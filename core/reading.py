@@ -12,11 +12,13 @@
 reader's options against its ``Options`` model, builds the
 :class:`~crawlmill.core.plugin.ReadContext` and collects what the reader reports: damaged byte
 ranges (:class:`~crawlmill.core.plugin.Damage`, with file, offset and reason), warnings
-(:class:`ReadWarning`) and collection checks (:class:`~crawlmill.core.plugin.Check`: those the
+(:class:`ReadWarning`), collection checks (:class:`~crawlmill.core.plugin.Check`: those the
 reader reports, and, when the whole input was read, those of the input's expectations, as the
-engine verifies them). Nothing is quarantined or written: the caller decides what to do with
-the damage. A reader that delegates with ``ctx.reader(name)`` gets it from ``registry`` (loaded
-on first use when a Reader class was given).
+engine verifies them) and the reader's own counters (``ctx.count``). Nothing is quarantined or
+written: the caller decides what to do with the damage. A reader that delegates with
+``ctx.reader(name)`` gets it from ``registry`` (loaded on first use when a Reader class was
+given). The engine's tasks read through the same :class:`RecordIterator` (without keeping the
+lists: their callbacks quarantine and count).
 """
 
 from __future__ import annotations
@@ -54,12 +56,18 @@ class ReadWarning:
         return f"{self.path}{at}: {self.message}"
 
 
+def _ignore(record: Record) -> None:
+    return None
+
+
 class RecordIterator:
     """The records of one input file, and what its reader reported while reading them.
 
-    Iterate it once (it is its own iterator); ``damages``, ``warnings`` and ``checks`` grow as
-    the reader goes. Use it as a context manager, or call :meth:`close`, to close the file when
-    you stop before the end.
+    Iterate it once (it is its own iterator); ``damages``, ``warnings``, ``checks`` and
+    ``counts`` (the reader's ``ctx.count`` counters) grow as the reader goes; with
+    ``collect=False`` only the ``on_*`` callbacks see them (a run's task, which must not hold
+    every damaged byte range in memory). Use it as a context manager, or call :meth:`close`,
+    to close the file when you stop before the end.
     """
 
     def __init__(
@@ -73,6 +81,8 @@ class RecordIterator:
         on_warning: Callable[[ReadWarning], None] | None = None,
         on_check: Callable[[Check], None] | None = None,
         registry: Registry | None = None,
+        on_count: Callable[[str, int], None] | None = None,
+        collect: bool = True,
     ) -> None:
         self.reader = reader
         self.reader_name = reader_name
@@ -80,11 +90,15 @@ class RecordIterator:
         self.damages: list[Damage] = []
         self.warnings: list[ReadWarning] = []
         self.checks: list[Check] = []
+        #: the reader's own counters (``ctx.count(label, n)``): label -> n.
+        self.counts: dict[str, int] = {}
         #: records handed out so far.
         self.count = 0
         self._on_damage = on_damage
         self._on_warning = on_warning
         self._on_check = on_check
+        self._on_count = on_count
+        self._collect = collect
         self.context = ReadContext(
             input=input,
             report_damage=self._damage,
@@ -92,6 +106,7 @@ class RecordIterator:
             report_warning=self._warning,
             report_check=self._check,
             find_reader=self._find_reader,
+            counter=self._counted,
         )
         self._registry = registry
         self._records: Iterator[Record] | None = None
@@ -113,13 +128,15 @@ class RecordIterator:
         return not self.damages and not self.failed_checks
 
     def _damage(self, damage: Damage) -> None:
-        self.damages.append(damage)
+        if self._collect:
+            self.damages.append(damage)
         if self._on_damage is not None:
             self._on_damage(damage)
 
     def _warning(self, offset: int | None, message: str) -> None:
         warning = ReadWarning(self.input.path, offset, message)
-        self.warnings.append(warning)
+        if self._collect:
+            self.warnings.append(warning)
         if self._on_warning is not None:
             self._on_warning(warning)
 
@@ -129,29 +146,53 @@ class RecordIterator:
         return self._registry.get("reader", name, suggest=False)
 
     def _check(self, check: Check) -> None:
-        self.checks.append(check)
+        if self._collect:
+            self.checks.append(check)
         if self._on_check is not None:
             self._on_check(check)
+
+    def _counted(self, label: str, n: int) -> None:
+        if self._collect:
+            self.counts[label] = self.counts.get(label, 0) + n
+        if self._on_count is not None:
+            self._on_count(label, n)
 
     def __iter__(self) -> RecordIterator:
         return self
 
     def __next__(self) -> Record:
-        if self._records is None:
-            self._verifier = Verifier(self.input)
-            self._records = iter(self.reader.read(self.context))
         try:
-            record = next(self._records)
+            record = next(self.raw())
         except StopIteration:
-            verifier, self._verifier = self._verifier, None
-            if verifier is not None:  # the whole input was read: its expectations hold?
-                for check in verifier.finish():
-                    self._check(check)
+            self.verify()
             raise
         self.count += 1
         if self._verifier is not None:
             self._verifier.saw(record)
         return record
+
+    def raw(self) -> Iterator[Record]:
+        """The reader's own iterator (started on the first call), without :attr:`count` or
+        the record-count expectations: for a loop that counts records itself, such as a run's
+        task, one call less per record; such a loop passes each record to :attr:`saw` and
+        calls :meth:`verify` at the end. :meth:`close` closes it too."""
+        if self._records is None:
+            self._verifier = Verifier(self.input)
+            self._records = iter(self.reader.read(self.context))
+        return self._records
+
+    @property
+    def saw(self) -> Callable[[Record], None]:
+        """Count one record towards the input's record-count expectations (after :meth:`raw`)."""
+        return self._verifier.saw if self._verifier is not None else _ignore
+
+    def verify(self) -> None:
+        """The whole input was read: report the checks of its expectations (md5s, record
+        counts), once."""
+        verifier, self._verifier = self._verifier, None
+        if verifier is not None:
+            for check in verifier.finish():
+                self._check(check)
 
     def close(self) -> None:
         """Stop reading and close the file (the reader's generator)."""
@@ -204,6 +245,7 @@ def open_reader(
     on_damage: Callable[[Damage], None] | None = None,
     on_warning: Callable[[ReadWarning], None] | None = None,
     on_check: Callable[[Check], None] | None = None,
+    on_count: Callable[[str, int], None] | None = None,
     **options: Any,
 ) -> RecordIterator:
     """Open ``path`` with ``reader`` (a registered name, a Reader class, or ``None``: detected)
@@ -211,8 +253,9 @@ def open_reader(
 
     ``path`` may be an :class:`InputFile` (a file a reader's ``discover`` listed, or one whose
     ``relpath`` matters). ``registry`` defaults to the installed plugins
-    (``Registry.load()``). ``on_damage``, ``on_warning`` and ``on_check`` are called as the
-    reader reports, besides the lists kept on the iterator. Raises :class:`PluginError` for an
+    (``Registry.load()``). ``on_damage``, ``on_warning``, ``on_check`` and ``on_count``
+    (``ctx.count(label, n)``) are called as the reader reports, besides the lists (and
+    ``counts``) kept on the iterator. Raises :class:`PluginError` for an
     unknown reader name, :class:`ConfigError` for invalid options, :class:`FormatError` when no
     reader claims the file, :class:`FileNotFoundError` when it does not exist and
     :class:`IsADirectoryError` for a folder.
@@ -253,4 +296,5 @@ def open_reader(
         on_warning=on_warning,
         on_check=on_check,
         registry=registry,
+        on_count=on_count,
     )

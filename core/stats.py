@@ -15,6 +15,12 @@ printed as ``read 6 + added 1 by the writer = written 7 + dropped 0 + quarantine
 from independently counted numbers; a mismatch is a bug in the engine or a plugin and fails
 the task (:class:`AccountingError`), never passes silently.
 
+*Step counters* are a step's own numbers (``ctx.count(label, n)`` on the read, filter and
+write contexts, as datatrove's ``stat_update``): :attr:`TaskStats.counts` keeps them per step
+(``reader``, a filter's label, ``writer``) and label, the run report sums them over inputs
+and workers. They describe what a step saw, not where records went: they are never part of
+the accounting identity.
+
 *Checks* are verifications of a collection rather than records (a ClueWeb09 file's md5 and
 record count against the collection's lists): they are counted beside the accounting, never
 in ``read``; a failed check is damage-level (the run exits 3).
@@ -27,7 +33,7 @@ from typing import Any
 
 from .errors import CrawlmillError
 
-__all__ = ["AccountingError", "RunReport", "TaskStats", "filter_labels"]
+__all__ = ["AccountingError", "RunReport", "TaskStats", "add_counts", "filter_labels"]
 
 #: damages kept per task in markers and reports (the count is always exact).
 MAX_DAMAGES_LISTED = 10_000
@@ -43,6 +49,23 @@ def filter_labels(names: list[str]) -> list[str]:
     """Counter labels of filter steps: the name, or ``name#i`` (``i`` its position in the
     filter list) when the same filter appears more than once."""
     return [f"{n}#{i}" if names.count(n) > 1 else n for i, n in enumerate(names)]
+
+
+def add_counts(into: dict[str, dict[str, int]], counts: dict[str, dict[str, int]]) -> None:
+    """Add the step counters ``counts`` (step -> label -> n) to ``into``."""
+    for step, labels in counts.items():
+        mine = into.setdefault(step, {})
+        for label, n in labels.items():
+            mine[label] = mine.get(label, 0) + n
+
+
+def counts_text(counts: dict[str, dict[str, int]]) -> str:
+    """``reader lines 6; dedup seen 3, unique 2`` (steps in order, labels sorted)."""
+    return "; ".join(
+        f"{step} " + ", ".join(f"{label} {n}" for label, n in sorted(labels.items()))
+        for step, labels in counts.items()
+        if labels
+    )
 
 
 @dataclass
@@ -67,6 +90,8 @@ class TaskStats:
     checks_passed: int = 0
     checks_failed: list[dict[str, Any]] = field(default_factory=list)
     seconds: float = 0.0
+    #: the steps' own counters (``ctx.count``): step -> label -> n; outside the accounting.
+    counts: dict[str, dict[str, int]] = field(default_factory=dict)
 
     @property
     def written(self) -> int:
@@ -91,6 +116,11 @@ class TaskStats:
             else "other"
         )
         self.warnings[key] = self.warnings.get(key, 0) + 1
+
+    def count(self, step: str, label: str, n: int = 1) -> None:
+        """Add ``n`` to the counter ``label`` of ``step`` (``ctx.count``)."""
+        labels = self.counts.setdefault(step, {})
+        labels[label] = labels.get(label, 0) + n
 
     def add_damage(self, info: dict[str, Any]) -> None:
         """Count one damaged record (listed up to :data:`MAX_DAMAGES_LISTED`)."""
@@ -137,8 +167,12 @@ class TaskStats:
             raise AccountingError("accounting mismatch: " + "; ".join(problems))
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain data (stored in the completion marker)."""
-        return asdict(self)
+        """Plain data (stored in the completion marker); ``counts`` only when a step counted,
+        so markers of pipelines that count nothing keep the shape they always had."""
+        data = asdict(self)
+        if not data["counts"]:
+            del data["counts"]
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TaskStats:
@@ -185,8 +219,11 @@ class RunReport:
     checks_passed: int = 0
     checks_failed: list[dict[str, Any]] = field(default_factory=list)
     fingerprint: str = ""
-    #: per input in input order: ``{"input": relpath, "path", "outputs": [relpath, ...]}``.
+    #: per input in input order: ``{"input": relpath, "path", "outputs": [relpath, ...],
+    #: "counts": {step: {label: n}}}`` (``counts``: the input's step counters).
     input_outputs: list[dict[str, Any]] = field(default_factory=list)
+    #: the steps' own counters (``ctx.count``) summed over the inputs: step -> label -> n.
+    counts: dict[str, dict[str, int]] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -218,6 +255,20 @@ class RunReport:
         for message, n in stats.warnings.items():
             self.warnings[message] = self.warnings.get(message, 0) + n
         self.damages.extend(stats.damages[: max(0, MAX_DAMAGES_LISTED - len(self.damages))])
+        add_counts(self.counts, stats.counts)
+
+    def counts_total(self) -> dict[str, int]:
+        """The step counters summed over steps too: label -> n."""
+        total: dict[str, int] = {}
+        for labels in self.counts.values():
+            for label, n in labels.items():
+                total[label] = total.get(label, 0) + n
+        return dict(sorted(total.items()))
+
+    def counts_line(self) -> str | None:
+        """``counts: reader lines 6; dedup seen 3`` (the steps' own counters), or ``None``."""
+        text = counts_text(self.counts)
+        return f"counts: {text}" if text else None
 
     def dropped_total(self) -> int:
         """All dropped records."""
@@ -270,4 +321,5 @@ class RunReport:
         data["ok"] = self.ok
         data["complete"] = self.complete
         data["accounting"] = self.accounting_line()
+        data["counts_total"] = self.counts_total()
         return data

@@ -1,37 +1,58 @@
 """One task: read one input file, pass each record through the filters, write it; commit.
 
-:func:`run_task` runs in a worker process and takes only plain data (``spec.model_dump()``,
-the input file's fields, its marker key), rebuilds the plugin registry with
-``Registry.load(spec.plugins)`` and instantiates the components from validated options, so no
-plugin object is ever pickled. It streams record by record (memory stays flat in the input
-size), counts every step (:class:`~crawlmill.core.stats.TaskStats`), sends damaged bytes and
-refused records to the quarantine, and on success commits the outputs and writes the
-completion marker (:mod:`crawlmill.core.outputs`). It returns a plain dict and never raises:
+:func:`run_task` runs in a worker process and takes a
+:class:`~crawlmill.core.messages.TaskPayload` (plain data: the spec as JSON, the input file,
+its marker key), rebuilds the plugin registry with ``Registry.load(spec.plugins)`` and
+instantiates the components from validated options, so no plugin object is ever pickled. Its
+parts, in order:
 
-``{"status": "ok" | "failed" | "damaged" | "cancelled", "key", "index", "input", "path",
-"marker" (ok), "error" + "traceback" (failed), "damage" (damaged: on_error=fail hit),
-"read" + "stats" (not ok: what the task had counted when it ended)}``.
+1. **open** (:func:`_open_components`): the reader, the filter steps and the writer;
+2. **read** through :class:`~crawlmill.core.reading.RecordIterator`, the same machinery as
+   :func:`~crawlmill.core.open_reader`, with a :class:`_TaskSink` as its callbacks: damage to
+   the quarantine, warnings, checks and step counters into
+   :class:`~crawlmill.core.stats.TaskStats`;
+3. **filter and write** (:func:`_pump`, :func:`_filter`): record by record, so memory stays
+   flat in the input size; every step is counted;
+4. **account** (:meth:`_Task.account`): the accounting identity of the task;
+5. **commit** (:meth:`_Task.commit`): the outputs renamed into place and the completion
+   :class:`~crawlmill.core.messages.Marker` written (:mod:`crawlmill.core.outputs`).
 
-On any status but ``ok`` the task's temp files are removed and nothing is committed.
+It returns a :class:`~crawlmill.core.messages.TaskResult` and never raises. On any status but
+``OK`` the task's temp files are removed and nothing is committed; the result then carries
+what the task had counted when it ended.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import time
 import traceback
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
-from .collection import Verifier, unit_size
+from .collection import unit_size
 from .components import Resolved, resolve, resolve_pipeline
 from .errors import ConfigError, DamagedRecordError
 from .executor import ORPHAN_EXIT, current_channel, parent_alive
-from .outputs import OutputRoot, TaskOutputs, _inside
-from .plugin import Check, Damage, Drop, InputFile, Limits, ReadContext, WriteContext
+from .messages import MARKER_VERSION, Marker, OutputFile, TaskPayload, TaskResult, TaskStatus
+from .outputs import OutputRoot, TaskOutputs
+from .plugin import (
+    Check,
+    Damage,
+    Drop,
+    Filter,
+    FilterContext,
+    Limits,
+    Reader,
+    WriteContext,
+    Writer,
+)
 from .progress import TaskReporter
 from .quarantine import INCONSISTENT_DAMAGE, Quarantine
+from .reading import ReadWarning, RecordIterator
 from .record import Record
 from .registry import Registry
 from .spec import ComponentSpec, PipelineSpec
@@ -39,8 +60,10 @@ from .stats import TaskStats, filter_labels
 
 __all__ = ["MARKER_VERSION", "run_task", "seed_registry"]
 
-MARKER_VERSION = 1
 _REGISTRIES: dict[tuple[str, ...], Registry] = {}
+#: step names of the reader's and the writer's counters (filters use their labels).
+READER_STEP = "reader"
+WRITER_STEP = "writer"
 
 
 class _Stopped(Exception):
@@ -70,51 +93,41 @@ def _damage_info(d: Damage) -> dict[str, Any]:
     return {"path": d.path, "offset": d.offset, "reason": d.reason, "length": d.length}
 
 
-def run_task(payload: dict[str, Any]) -> dict[str, Any]:
-    """Run one input end to end; see the module docstring for the returned dict."""
-    started = time.monotonic()
-    inp = InputFile.from_dict(payload["input"])
-    key = payload["key"]
-    result: dict[str, Any] = {
-        "key": key,
-        "index": inp.index,
-        "input_count": payload["input_count"],
-        "input": inp.relpath,
-        "path": inp.path,
-    }
-    outputs: TaskOutputs | None = None
-    reporter = TaskReporter(current_channel(), key)
-    stats: list[TaskStats] = []  # filled by _run: what the task counted before it ended
+def run_task(payload: TaskPayload | dict[str, Any]) -> TaskResult:
+    """Run one input end to end; see the module docstring. A plain-dict payload (the
+    :meth:`TaskPayload.to_dict` form) is accepted too."""
+    if not isinstance(payload, TaskPayload):
+        payload = TaskPayload.from_dict(payload)
+    inp = payload.input
+    result = partial(
+        TaskResult,
+        key=payload.key,
+        index=inp.index,
+        input_count=payload.input_count,
+        input=inp.relpath,
+        path=inp.path,
+    )
+    task = _Task(payload, TaskReporter(current_channel(), payload.key))
     try:
-        spec = PipelineSpec.model_validate(payload["spec"])
-        outputs = TaskOutputs(
-            spec.output,
-            key,
-            replaceable=payload.get("replaceable", ()),
-            overwrite=spec.run.overwrite,
-        )
-        marker = _run(spec, payload, inp, key, outputs, reporter, started, stats)
-        result.update(status="ok", marker=marker)
+        done = result(TaskStatus.OK, marker=task.run())
     except _Stopped:
-        result.update(status="cancelled")
+        done = result(TaskStatus.CANCELLED, stats=task.stats)
     except DamagedRecordError as exc:
-        result.update(status="damaged", damage=_damage_info(exc.damage))  # type: ignore[arg-type]
+        damage = _damage_info(exc.damage)  # type: ignore[arg-type]
+        done = result(TaskStatus.DAMAGED, damage=damage, stats=task.stats)
     except Exception as exc:
         tb = "".join(traceback.format_exception(exc, limit=-10))
-        result.update(status="failed", error=f"{type(exc).__name__}: {exc}", traceback=tb)
-        read = stats[0].read if stats else 0
-        reporter.log(
-            f"crawlmill: task failed: {inp.path}: {type(exc).__name__}: {exc} (after reading "
-            f"{read} record(s); none of this input's records written)"
+        error = f"{type(exc).__name__}: {exc}"
+        done = result(TaskStatus.FAILED, error=error, traceback=tb, stats=task.stats)
+        task.reporter.log(
+            f"crawlmill: task failed: {inp.path}: {error} (after reading "
+            f"{done.read or 0} record(s); none of this input's records written)"
         )
     finally:
-        reporter.flush()
-    if result["status"] != "ok" and stats:
-        result["stats"] = stats[0].to_dict()
-        result["read"] = stats[0].read
-    if result["status"] != "ok" and outputs is not None:
-        outputs.discard()
-    return result
+        task.reporter.flush()
+    if done.status is not TaskStatus.OK and task.outputs is not None:
+        task.outputs.discard()
+    return done
 
 
 def _reader_of(spec: PipelineSpec, registry: Registry, name: str) -> Resolved:
@@ -126,166 +139,267 @@ def _reader_of(spec: PipelineSpec, registry: Registry, name: str) -> Resolved:
     return resolved
 
 
-def _run(
-    spec: PipelineSpec,
-    payload: dict[str, Any],
-    inp: InputFile,
-    key: str,
-    outputs: TaskOutputs,
-    reporter: TaskReporter,
-    started: float,
-    counted: list[TaskStats],
-) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class _Components:
+    """The task's instances: its reader (and name), labelled filter steps and writer."""
+
+    reader: Reader
+    reader_name: str
+    steps: list[tuple[str, Filter]]
+    writer: Writer
+    #: the task's plugin registry (a reader delegates through it: ``ctx.reader``).
+    registry: Registry
+
+
+def _open_components(spec: PipelineSpec, reader_name: str) -> _Components:
+    """Instantiate the reader, filters and writer from the spec's validated options."""
     registry = _registry(spec.plugins)
     pipeline = resolve_pipeline(spec, registry)
-    reader = _reader_of(spec, registry, payload["reader"]).instantiate()
-    filters = [f.instantiate() for f in pipeline.filters]
+    reader = _reader_of(spec, registry, reader_name)
     labels = filter_labels([f.name for f in pipeline.filters])
-    writer = pipeline.writer.instantiate()
-    fail_fast = spec.run.on_error == "fail"
-    channel = reporter.channel
+    steps = [(label, f.instantiate()) for label, f in zip(labels, pipeline.filters, strict=True)]
+    return _Components(
+        reader.instantiate(), reader.name, steps, pipeline.writer.instantiate(), registry
+    )
 
-    stats = TaskStats(filters={label: {"in": 0, "kept": 0, "dropped": {}} for label in labels})
-    counted.append(stats)
-    outputs.start()
-    quarantine = Quarantine(outputs, inp, key)
-    hit: list[Damage] = []
 
-    def report_damage(damage: Damage) -> None:
-        if fail_fast:
-            hit.append(damage)
-            raise DamagedRecordError(damage)
-        entry = quarantine.add_damage(damage)
+class _TaskSink:
+    """Where a task's reader and writer report: damaged bytes and refused records go to the
+    quarantine, warnings, checks and step counters into the task's :class:`TaskStats`.
+    Under ``on_error: fail`` damage (and a failed check) stops the task instead."""
+
+    def __init__(
+        self,
+        stats: TaskStats,
+        quarantine: Quarantine,
+        reporter: TaskReporter,
+        fail_fast: bool,
+    ) -> None:
+        self.stats = stats
+        self.quarantine = quarantine
+        self.reporter = reporter
+        self.fail_fast = fail_fast
+        #: the damage that stops an ``on_error: fail`` task (also if a reader swallowed it).
+        self.hit: Damage | None = None
+
+    def _stop(self, damage: Damage) -> None:
+        self.hit = damage
+        raise DamagedRecordError(damage)
+
+    def damage(self, damage: Damage) -> None:
+        """A reader's damaged byte range: quarantined and counted as a read record."""
+        if self.fail_fast:
+            self._stop(damage)
+        entry = self.quarantine.add_damage(damage)
         info = _damage_info(damage)
         if "inconsistent" in entry:  # a reader bug: flagged, never passed off as a true range
             info["inconsistent"] = entry["inconsistent"]
-            stats.add_warning(INCONSISTENT_DAMAGE)
-        stats.add_damage(info)
-        reporter.count(0, damage.length or 0)
-        reporter.log(f"crawlmill: damaged record quarantined: {damage}")
+            self.stats.add_warning(INCONSISTENT_DAMAGE)
+        self.stats.add_damage(info)
+        self.reporter.count(0, damage.length or 0)
+        self.reporter.log(f"crawlmill: damaged record quarantined: {damage}")
 
-    def report_warning(offset: int | None, message: str) -> None:
-        stats.add_warning(message)
+    def warning(self, warning: ReadWarning) -> None:
+        """A reader's warning, counted per message."""
+        self.stats.add_warning(warning.message)
 
-    def report_check(check: Check) -> None:
-        if not check.ok and fail_fast:  # damage-level: on_error=fail stops here too
-            damage = Damage(check.path, 0, f"{check.check} check failed: {check.reason}")
-            hit.append(damage)
-            raise DamagedRecordError(damage)
-        stats.add_check(
+    def writer_warning(self, message: str) -> None:
+        """A writer's warning, counted per message."""
+        self.stats.add_warning(f"writer: {message}")
+
+    def check(self, check: Check) -> None:
+        """A collection check: counted beside the accounting (failed: damage-level)."""
+        if not check.ok and self.fail_fast:
+            self._stop(Damage(check.path, 0, f"{check.check} check failed: {check.reason}"))
+        self.stats.add_check(
             {"path": check.path, "check": check.check, "ok": check.ok, "reason": check.reason}
         )
         if not check.ok:
-            reporter.log(f"crawlmill: {check}")
+            self.reporter.log(f"crawlmill: {check}")
 
-    def quarantine_record(record: Record, reason: str) -> None:
-        if "inconsistent" in quarantine.add_record(record, reason):
-            stats.add_warning(INCONSISTENT_DAMAGE)
-        stats.writer_quarantined += 1
-        reporter.log(f"crawlmill: record quarantined by the writer: {inp.path}: {reason}")
+    def refused(self, record: Record, reason: str) -> None:
+        """A record the writer handed back (``ctx.quarantine``)."""
+        if "inconsistent" in self.quarantine.add_record(record, reason):
+            self.stats.add_warning(INCONSISTENT_DAMAGE)
+        self.stats.writer_quarantined += 1
+        self.reporter.log(
+            f"crawlmill: record quarantined by the writer: {self.quarantine.input.path}: {reason}"
+        )
 
-    limits = Limits(
-        max_record_bytes=spec.run.max_record_bytes,
-        max_decompressed_bytes=spec.run.max_decompressed_bytes,
-    )
-    rctx = ReadContext(
-        input=inp,
-        report_damage=report_damage,
-        limits=limits,
-        report_warning=report_warning,
-        report_check=report_check,
-        find_reader=lambda name: registry.get("reader", name, suggest=False),
-    )
-    wctx = WriteContext(
-        input=inp,
-        input_count=payload["input_count"],
-        create=outputs.create,
-        quarantine=quarantine_record,
-        report_warning=lambda message: stats.add_warning(f"writer: {message}"),
-    )
-    steps = list(zip(labels, filters, strict=True))
-    writer.open(wctx)
-    writer_open = True
-    verifier: Verifier | None = None
-    try:
-        verifier = Verifier(inp)  # the unit's expectations (md5s hashed meanwhile, counts)
-        with contextlib.closing(reader.read(rctx)) as records:
-            for record in records:
-                if hit:
-                    raise DamagedRecordError(hit[0])
-                stats.records += 1
-                stats.read += 1
-                verifier.saw(record)
-                src = record.source
-                # the stop flag is checked whenever progress is posted (every 0.25 s)
-                if (
-                    reporter.count(1, (src.length or 0) if src is not None else 0)
-                    and channel.stop_requested()
-                ):
-                    raise _Stopped()
-                kept: Record | None = record
-                for label, step in steps:
-                    counters = stats.filters[label]
-                    counters["in"] += 1
-                    verdict = step.apply(kept)
-                    if isinstance(verdict, Drop):
-                        counters["dropped"][verdict.reason] = (
-                            counters["dropped"].get(verdict.reason, 0) + 1
-                        )
-                        kept = None
-                        break
-                    if not isinstance(verdict, Record):
-                        raise TypeError(
-                            f"filter {label} returned {type(verdict).__name__}; expected a Record or Drop"
-                        )
-                    counters["kept"] += 1
-                    kept = verdict
-                if kept is not None:
-                    stats.received += 1
-                    writer.write(kept)
-        if hit:  # a reader that swallowed the DamagedRecordError
-            raise DamagedRecordError(hit[0])
-        for check in verifier.finish():
-            report_check(check)
-        writer_open = False
-        writer.close()
-        stats.added = wctx.added_records
-    finally:
-        if verifier is not None:
-            verifier.cancel()
-        if writer_open:
+    def counter(self, step: str) -> Callable[[str, int], None]:
+        """The ``ctx.count`` target of ``step``."""
+        return partial(self.stats.count, step)
+
+    def raise_hit(self) -> None:
+        """Stop when damage stopped the task, also if the reader swallowed the exception."""
+        if self.hit is not None:
+            raise DamagedRecordError(self.hit)
+
+
+def _filter(
+    steps: list[tuple[str, Filter]], record: Record, counters: dict[str, dict[str, Any]]
+) -> Record | None:
+    """``record`` through the filter steps, counted per step; ``None`` when one drops it."""
+    for label, step in steps:
+        counted = counters[label]
+        counted["in"] += 1
+        verdict = step.apply(record)
+        if isinstance(verdict, Drop):
+            dropped = counted["dropped"]
+            dropped[verdict.reason] = dropped.get(verdict.reason, 0) + 1
+            return None
+        if not isinstance(verdict, Record):
+            raise TypeError(
+                f"filter {label} returned {type(verdict).__name__}; expected a Record or Drop"
+            )
+        counted["kept"] += 1
+        record = verdict
+    return record
+
+
+def _pump(
+    records: Iterable[Record],
+    steps: list[tuple[str, Filter]],
+    writer: Writer,
+    stats: TaskStats,
+    sink: _TaskSink,
+    saw: Callable[[Record], None],
+) -> None:
+    """The record loop: each record read, counted (``saw``: towards the input's record-count
+    expectations), filtered and handed to the writer."""
+    reporter = sink.reporter
+    channel = reporter.channel
+    for record in records:
+        if sink.hit is not None:
+            raise DamagedRecordError(sink.hit)
+        stats.records += 1
+        stats.read += 1
+        saw(record)
+        src = record.source
+        # the stop flag is checked whenever progress is posted (every 0.25 s)
+        if (
+            reporter.count(1, (src.length or 0) if src is not None else 0)
+            and channel.stop_requested()
+        ):
+            raise _Stopped()
+        kept = _filter(steps, record, stats.filters) if steps else record
+        if kept is not None:
+            stats.received += 1
+            writer.write(kept)
+    sink.raise_hit()
+
+
+class _Task:
+    """The state of one running task (see the module docstring for its parts)."""
+
+    def __init__(self, payload: TaskPayload, reporter: TaskReporter) -> None:
+        self.payload = payload
+        self.reporter = reporter
+        self.started = time.monotonic()
+        self.spec: PipelineSpec | None = None
+        self.outputs: TaskOutputs | None = None
+        #: what the task counted (``None`` until its components are open).
+        self.stats: TaskStats | None = None
+
+    def run(self) -> Marker:
+        """Open, stream, account and commit; returns the completion marker."""
+        payload = self.payload
+        spec = self.spec = PipelineSpec.model_validate(payload.spec)
+        self.outputs = TaskOutputs(
+            spec.output,
+            payload.key,
+            replaceable=payload.replaceable,
+            overwrite=spec.run.overwrite,
+        )
+        parts = _open_components(spec, payload.reader)
+        stats = self.stats = TaskStats(
+            filters={label: {"in": 0, "kept": 0, "dropped": {}} for label, _ in parts.steps}
+        )
+        self.outputs.start()
+        quarantine = Quarantine(self.outputs, payload.input, payload.key)
+        sink = _TaskSink(stats, quarantine, self.reporter, spec.run.on_error == "fail")
+        wctx = self.stream(parts, sink)
+        self.account()
+        return self.commit(quarantine, wctx)
+
+    def stream(self, parts: _Components, sink: _TaskSink) -> WriteContext:
+        """Read every record through the filters into the writer; close the writer."""
+        assert self.spec is not None and self.outputs is not None and self.stats is not None
+        inp, run = self.payload.input, self.spec.run
+        wctx = WriteContext(
+            input=inp,
+            input_count=self.payload.input_count,
+            create=self.outputs.create,
+            quarantine=sink.refused,
+            report_warning=sink.writer_warning,
+            counter=sink.counter(WRITER_STEP),
+        )
+        for label, step in parts.steps:
+            step.open(FilterContext(inp, counter=sink.counter(label)))
+        records = RecordIterator(
+            parts.reader,
+            parts.reader_name,
+            inp,
+            limits=Limits(
+                max_record_bytes=run.max_record_bytes,
+                max_decompressed_bytes=run.max_decompressed_bytes,
+            ),
+            on_damage=sink.damage,
+            on_warning=sink.warning,
+            on_check=sink.check,
+            on_count=sink.counter(READER_STEP),
+            collect=False,
+            registry=parts.registry,
+        )
+        parts.writer.open(wctx)
+        try:
+            with records:
+                raw = records.raw()
+                _pump(raw, parts.steps, parts.writer, self.stats, sink, records.saw)
+                records.verify()  # the unit's md5 and record-count expectations
+        except BaseException:
             with contextlib.suppress(Exception):
-                writer.close()
+                parts.writer.close()
+            raise
+        parts.writer.close()
+        self.stats.added = wctx.added_records
+        return wctx
 
-    stats.bytes_in = unit_size(inp)
-    stats.seconds = round(time.monotonic() - started, 3)
-    stats.check()
-    _check_parent()  # a worker of a killed run never commits (a rerun may own the root)
-    listed = outputs.commit()
-    if quarantine.count == 0:  # a redo that found no damage: drop an older run's quarantine
-        for rel in quarantine.relpaths:
-            with contextlib.suppress(OSError):
-                os.remove(_inside(outputs.root, rel))
-    marker = {
-        "version": MARKER_VERSION,
-        "key": key,
-        "fingerprint": payload["fingerprint"],
-        "input": inp.relpath,
-        "input_path": os.path.abspath(inp.path),
-        "input_size": payload.get("input_size"),
-        "index": inp.index,
-        "input_count": payload["input_count"],
-        "reader": payload["reader"],
-        "outputs": [_entry(o) for o in listed if not o["internal"]],
-        "quarantine": [_entry(o) for o in listed if o["internal"]],
-        "notes": wctx.notes,
-        "stats": stats.to_dict(),
-    }
-    marker = json.loads(json.dumps(marker, default=str))  # exactly what a resumed run reads back
-    _check_parent()
-    OutputRoot(spec.output).write_marker(key, marker)
-    return marker
+    def account(self) -> None:
+        """Input size and time; assert the accounting identity (``AccountingError``)."""
+        assert self.stats is not None
+        with contextlib.suppress(OSError):
+            self.stats.bytes_in = unit_size(self.payload.input)
+        self.stats.seconds = round(time.monotonic() - self.started, 3)
+        self.stats.check()
+
+    def commit(self, quarantine: Quarantine, wctx: WriteContext) -> Marker:
+        """Rename the outputs into place, then write the completion marker."""
+        assert self.spec is not None and self.outputs is not None and self.stats is not None
+        payload, inp = self.payload, self.payload.input
+        _check_parent()  # a worker of a killed run never commits (a rerun may own the root)
+        listed = self.outputs.commit()
+        if quarantine.count == 0:  # a redo that found no damage: drop an older run's quarantine
+            self.outputs.remove_final(quarantine.relpaths)
+        marker = Marker(
+            key=payload.key,
+            fingerprint=payload.fingerprint,
+            input=inp.relpath,
+            input_path=os.path.abspath(inp.path),
+            input_size=payload.input_size,
+            index=inp.index,
+            input_count=payload.input_count,
+            reader=payload.reader,
+            outputs=tuple(_entry(o) for o in listed if not o["internal"]),
+            quarantine=tuple(_entry(o) for o in listed if o["internal"]),
+            notes=wctx.notes,
+            stats=self.stats,
+        )
+        data = marker.to_dict()
+        _check_parent()
+        OutputRoot(self.spec.output).write_marker(payload.key, data)
+        return Marker.from_dict(data)  # exactly what a resumed run reads back
 
 
-def _entry(listed: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in listed.items() if k != "internal"}
+def _entry(listed: dict[str, Any]) -> OutputFile:
+    return OutputFile.from_dict({k: v for k, v in listed.items() if k != "internal"})

@@ -110,6 +110,7 @@ from crawlmill.core import (
     Writer,
     hookimpl,
 )
+from crawlmill.core.messages import CompletedInput
 from crawlmill.core.plugin import Layout, PluginOptions
 from crawlmill.formats import cdxj as cdxj_format
 from crawlmill.formats.compression import MemberSource
@@ -531,7 +532,7 @@ class WarcWriter(Writer):
 
     @classmethod
     def finalize(
-        cls, root: str, options: PluginOptions, tasks: list[dict[str, Any]], create: Any
+        cls, root: str, options: PluginOptions, tasks: list[CompletedInput], create: Any
     ) -> None:
         """Delegate collection-wide side files to the layout's ``finalize``."""
         options.layout_class.finalize(root, options, tasks, create)  # type: ignore[attr-defined]
