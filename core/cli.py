@@ -512,6 +512,8 @@ def _inspect(args: argparse.Namespace) -> int:
     print("format detection (reader: confidence):", file=out)
     for name, confidence in ranking:
         print(f"  {name:<16} {confidence:.2f}", file=out)
+    for _, message in sorted(registry.detection_failures.values()):
+        print(f"  warning: {message}", file=out)
     if not ranking:
         foreign = foreign_format(raw, head)
         if foreign is not None:
