@@ -42,9 +42,7 @@ def _inputs(tmp_path: Path) -> Path:
     return src
 
 
-def test_a_raising_sniff_and_detect_hook_warn_once_and_the_run_converts_the_rest(
-    tmp_path, capsys
-):
+def test_a_raising_sniff_and_detect_hook_warn_once_and_the_run_converts_the_rest(tmp_path, capsys):
     src = _inputs(tmp_path)
     out = tmp_path / "out"
     code = main(
