@@ -312,7 +312,8 @@ def expand_inputs(spec: PipelineSpec, registry: Registry) -> InputPlan:
     if problems:
         raise ConfigError(problems)
     if not planned:
-        raise ConfigError(_nothing_to_convert(spec, planned))
+        failed = [v for _, v in sorted(registry.detection_failures.items())]
+        raise ConfigError(_nothing_to_convert(spec, planned) + [("inputs", m) for _, m in failed])
     stems = output_stems([p.input.relpath for p in planned], registry.file_suffixes())
     planned[:] = [
         replace(p, input=replace(p.input, stem=stem))

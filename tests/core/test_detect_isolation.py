@@ -102,3 +102,19 @@ def test_inspect_names_a_raising_sniff_and_reads_with_the_reader_that_claims(tmp
     assert code == 0, out
     assert "urllist" in out and "reading with: urllist" in out
     assert "warning: reader 'badsniff' (plugin 'cm_badsniff'): sniff raised" in out
+
+
+def test_nothing_to_convert_names_the_plugin_whose_sniff_raised(tmp_path, capsys):
+    """When no reader is left to claim a file, the refusal says which plugin failed."""
+    src = tmp_path / "in"
+    src.mkdir()
+    (src / "seeds.urls").write_text(URLS)
+    code = main(
+        ["convert", str(src / "seeds.urls"), "-o", str(tmp_path / "out")]
+        + ["--plugin", "cm_badsniff"]
+    )
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert "nothing to convert" in err
+    assert "reader 'badsniff' (plugin 'cm_badsniff'): sniff raised" in err
+    assert not (tmp_path / "out").exists()
