@@ -80,10 +80,12 @@ example:
 The pipeline format (YAML, TOML or JSON) is described in docs/config.md.""",
     "validate": """\
 example:
-  crawlmill validate pipeline.yaml          # resolved pipeline and planned inputs
+  crawlmill validate pipeline.yaml          # resolved pipeline, inputs and their outputs
   crawlmill validate pipeline.yaml --json   # the same as JSON
 
-Exits 0 when the pipeline is valid, 2 (with every problem and its place) when not.""",
+Exits 0 when the pipeline is valid, 2 (with every problem and its place) when not, or when
+`run` would refuse it before writing (output collisions, outputs inside the inputs, files
+crawlmill did not write), with the same message.""",
     "inspect": """\
 example:
   crawlmill inspect some.warc.gz --records 3
@@ -222,7 +224,8 @@ def build_parser() -> argparse.ArgumentParser:
     validate = sub.add_parser(
         "validate",
         help="check a pipeline config without running it",
-        description="Validate a pipeline config, print the resolved pipeline and the inputs it would read.",
+        description="Validate a pipeline config, print the resolved pipeline, the inputs it would "
+        "read and the output files each would be written to; nothing is run or written.",
         epilog=_EXAMPLES["validate"],
         formatter_class=fmt,
     )
@@ -429,21 +432,29 @@ def _summary(spec: PipelineSpec, report: Any) -> int:
 def _validate(args: argparse.Namespace) -> int:
     registry = Registry.load()
     spec = load_pipeline(args.pipeline, registry=registry)
-    from .inputs import expand_inputs
-
     try:
-        planned = expand_inputs(spec, registry)
-    except ConfigError as exc:
-        raise ConfigError(exc.problems, args.pipeline) from None
-    plan = [{"path": p.input.path, "relpath": p.input.relpath, "reader": p.reader} for p in planned]
+        planned, predicted = _plan_outputs(spec, registry)
+    except ConfigError as exc:  # the same refusal, and words, as `run` at planning
+        raise ConfigError(exc.problems, exc.source or args.pipeline) from None
+    plan = [
+        {
+            "path": p.input.path,
+            "relpath": p.input.relpath,
+            "reader": p.reader,
+            "outputs": predicted[i] if predicted is not None else None,
+        }
+        for i, p in enumerate(planned)
+    ]
     skipped = [{"path": path, "reason": why} for path, why in planned.skipped]
     not_converted = [{"path": path, "reason": why} for path, why in planned.not_converted]
+    warnings = [{"path": path, "message": message} for path, message in planned.warnings]
     if args.json:
         data = {
             "pipeline": spec.model_dump(mode="json"),
             "inputs": plan,
             "skipped": skipped,
             "not_converted": not_converted,
+            "warnings": warnings,
         }
         json.dump(data, sys.stdout, indent=2)
         print()
@@ -451,9 +462,15 @@ def _validate(args: argparse.Namespace) -> int:
     out = sys.stdout
     print(f"{args.pipeline}: valid", file=out)
     _print_spec(spec, out)
-    print(f"inputs ({len(plan)}):", file=out)
+    print(f"inputs ({len(plan)}) and the files each is written to:", file=out)
     for item in plan:
-        print(f"  {item['path']}  [{item['reader']}]", file=out)
+        outputs = item["outputs"]
+        named = ", ".join(outputs) if outputs else "(named while writing)"
+        print(f"  {item['path']}  [{item['reader']}] -> {named}", file=out)
+    if warnings:
+        print(f"warnings ({len(warnings)}):", file=out)
+        for item in warnings:
+            print(f"  {item['path']}: {item['message']}", file=out)
     if not_converted:
         print(f"not converted ({len(not_converted)}, the run would exit 3):", file=out)
         for item in not_converted:
@@ -463,6 +480,40 @@ def _validate(args: argparse.Namespace) -> int:
         for item in skipped:
             print(f"  {item['path']}", file=out)
     return EXIT_OK
+
+
+def _plan_outputs(spec: PipelineSpec, registry: Registry) -> tuple[Any, list[list[str]] | None]:
+    """Plan the run as ``run`` does before it writes anything (inputs, the writer's planned
+    outputs, resume, :func:`~crawlmill.core.ownership.check_outputs`), reading only. Raises
+    the :class:`ConfigError` the run would raise."""
+    from . import engine
+    from .outputs import OutputRoot, marker_key
+    from .ownership import check_outputs, component_versions
+
+    pipeline, planned = engine.plan(spec, registry)
+    predicted = engine._planned_outputs(pipeline, planned)
+    versions = component_versions(spec, registry)
+    fingerprint = spec.fingerprint(versions)
+    root = OutputRoot(spec.output)
+    redo = set()  # the inputs the run would (re)write: not resumed (as engine.run decides)
+    for i, p in enumerate(planned):
+        key = marker_key(p.input.path, fingerprint)
+        marker = None
+        if spec.run.resume:
+            marker = root.complete_marker(key, fingerprint, p.size, p.input.index, len(planned))
+        listed = {o.get("path") for o in (marker or {}).get("outputs", [])}
+        if marker is None or (listed and predicted is not None and not set(predicted[i]) <= listed):
+            redo.add(p.input.index)
+    check_outputs(
+        spec,
+        planned,  # type: ignore[arg-type]
+        predicted,
+        fingerprint,
+        spec.fingerprint_data(versions),
+        root,
+        redo,
+    )
+    return planned, predicted
 
 
 def _print_spec(spec: PipelineSpec, out: TextIO) -> None:
@@ -512,6 +563,8 @@ def _inspect(args: argparse.Namespace) -> int:
     print("format detection (reader: confidence):", file=out)
     for name, confidence in ranking:
         print(f"  {name:<16} {confidence:.2f}", file=out)
+    for _, message in sorted(registry.detection_failures.values()):
+        print(f"  warning: {message}", file=out)
     if not ranking:
         foreign = foreign_format(raw, head)
         if foreign is not None:

@@ -45,7 +45,9 @@ A plan with no input left is an error ("nothing to convert"), naming what was fo
 each file was left out.
 When a reader is forced, each file is still detected, and a file that detection gives to
 another reader (and the forced one does not claim as surely) is listed in
-``InputPlan.warnings``, naming both readers.
+``InputPlan.warnings``, naming both readers. So is each plugin whose reader's ``sniff`` or
+``crawlmill_detect_format`` hook raised while planning (once per plugin,
+``Registry.detection_failures``): that reader claimed nothing and the others still detect.
 """
 
 from __future__ import annotations
@@ -89,7 +91,8 @@ class InputPlan(list):
         super().__init__(items)
         self.skipped: list[tuple[str, str]] = skipped or []
         self.not_converted: list[tuple[str, str]] = not_converted or []
-        #: ``(path, message)``: a forced reader that detection disagrees with.
+        #: ``(path, message)``: a forced reader that detection disagrees with, or a
+        #: plugin whose detection raised (``Registry.detection_failures``).
         self.warnings: list[tuple[str, str]] = []
         #: folders the run lists as inputs (absolute real paths).
         self.folders: list[str] = []
@@ -309,13 +312,15 @@ def expand_inputs(spec: PipelineSpec, registry: Registry) -> InputPlan:
     if problems:
         raise ConfigError(problems)
     if not planned:
-        raise ConfigError(_nothing_to_convert(spec, planned))
+        failed = [v for _, v in sorted(registry.detection_failures.items())]
+        raise ConfigError(_nothing_to_convert(spec, planned) + [("inputs", m) for _, m in failed])
     stems = output_stems([p.input.relpath for p in planned], registry.file_suffixes())
     planned[:] = [
         replace(p, input=replace(p.input, stem=stem))
         for p, stem in zip(planned, stems, strict=True)
     ]
     planned.folders = sorted(set(col.folders))
+    planned.warnings.extend(v for _, v in sorted(registry.detection_failures.items()))
     return planned
 
 

@@ -92,6 +92,9 @@ class Registry:
         self.plugins: dict[str, PluginInfo] = {}
         self.components: dict[str, dict[str, Component]] = {kind: {} for kind in KINDS}
         self.problems: list[str] = []
+        #: plugin name -> ``(path, message)``: the first time its reader's ``sniff`` or its
+        #: ``crawlmill_detect_format`` hook raised (see :meth:`detect`).
+        self.detection_failures: dict[str, tuple[str, str]] = {}
 
     # -- loading -------------------------------------------------------------------------
 
@@ -252,8 +255,10 @@ class Registry:
         One ranking from two sources: each reader's :meth:`~crawlmill.core.plugin.Reader.sniff`
         and every ``crawlmill_detect_format`` hook result; a reader gets the highest confidence
         either source gives it, clamped to 0..1. Names the hook returns that are not registered
-        readers are left out. A ``sniff`` that raises is a plugin bug: a
-        :class:`PluginError` names the reader and its plugin."""
+        readers are left out. A ``sniff`` or hook implementation that raises is a plugin bug
+        that must not stop the run nor hide the other readers: its answer is left out (the
+        reader claims nothing) and the first such failure of each plugin is kept in
+        :attr:`detection_failures`, which planning reports as a warning."""
         scores: dict[str, float] = {}
 
         def claim(name: str, confidence: object) -> None:
@@ -265,15 +270,39 @@ class Registry:
         for name, component in self.components["reader"].items():
             try:
                 claim(name, component.cls.sniff(path, head))
-            except Exception as exc:  # a plugin bug: say whose, as a failing hook does
-                raise PluginError(
-                    f"reader {name!r} (plugin {component.plugin!r}): sniff of {path!r} "
-                    f"failed: {type(exc).__name__}: {exc}"
-                ) from exc
-        for result in self.pm.hook.crawlmill_detect_format(path=path, head=head):
-            for name, confidence in result or []:
-                claim(name, confidence)
+            except Exception as exc:  # a plugin bug: say whose, and go on without it
+                self._detection_failed(
+                    component.plugin,
+                    f"reader {name!r} (plugin {component.plugin!r}): sniff",
+                    path,
+                    exc,
+                )
+        hook = self.pm.hook.crawlmill_detect_format
+        args = {"path": path, "head": head}
+        for impl in hook.get_hookimpls():  # one by one: a raising one must not hide the others
+            if impl.hookwrapper or getattr(impl, "wrapper", False):
+                continue
+            try:
+                result = impl.function(*(args[a] for a in impl.argnames))
+                for name, confidence in result or []:
+                    claim(name, confidence)
+            except Exception as exc:
+                self._detection_failed(
+                    impl.plugin_name,
+                    f"hook crawlmill_detect_format (plugin {impl.plugin_name!r})",
+                    path,
+                    exc,
+                )
         return sorted(((n, c) for n, c in scores.items() if c > 0), key=lambda nc: (-nc[1], nc[0]))
+
+    def _detection_failed(self, plugin: str, who: str, path: str, exc: Exception) -> None:
+        """Keep the first detection failure of ``plugin``: ``(path, message)``."""
+        if plugin not in self.detection_failures:
+            self.detection_failures[plugin] = (
+                path,
+                f"{who} raised, so it claims no file (a bug of that plugin; other readers "
+                f"still detect): {type(exc).__name__}: {exc}",
+            )
 
     def file_suffixes(self) -> tuple[str, ...]:
         """Every registered reader's :attr:`~crawlmill.core.plugin.Reader.file_suffixes`

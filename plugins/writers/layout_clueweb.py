@@ -318,18 +318,16 @@ def _record_count(root: str, path: str, output: dict[str, Any], task: dict[str, 
 
 
 def count_documents(path: str) -> int:
-    """Count the non-warcinfo WARC records of ``path`` with the registered ``warc`` reader."""
-    from crawlmill.core.plugin import InputFile, ReadContext
-    from crawlmill.plugins.readers.clueweb09 import warc_reader_class
+    """Count the non-warcinfo WARC records of ``path`` with the registered ``warc`` reader
+    (a ``PluginError`` when it is disabled); a damaged file is an error, not a count."""
+    from crawlmill.core.reading import open_reader
 
-    reader = warc_reader_class()()
-    problems: list[object] = []
-    ctx = ReadContext(
-        input=InputFile(path=path, relpath=os.path.basename(path)), report_damage=problems.append
-    )
-    count = sum(1 for record in reader.read(ctx) if record.kind != RecordKind.WARCINFO)
-    if problems:
-        raise CrawlmillError(f"{path}: cannot count records of a damaged output: {problems[0]}")
+    with open_reader(path, "warc") as records:
+        count = sum(1 for record in records if record.kind != RecordKind.WARCINFO)
+    if records.damages:
+        raise CrawlmillError(
+            f"{path}: cannot count records of a damaged output: {records.damages[0]}"
+        )
     return count
 
 

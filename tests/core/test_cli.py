@@ -243,7 +243,7 @@ def test_validate_prints_the_resolved_pipeline_and_inputs(tmp_path, capsys):
     assert code == 0, err
     assert "threshold: 10" in out
     assert 'label: "plain"' in out
-    assert f"{tmp_path / 'data' / 'in.toy'}  [toytext]" in out
+    assert f"{tmp_path / 'data' / 'in.toy'}  [toytext] -> (named while writing)" in out
     assert not (tmp_path / "out").exists()  # validate runs nothing
 
     code, out, _ = run_cli(capsys, "validate", str(path), "--json")
@@ -255,7 +255,12 @@ def test_validate_prints_the_resolved_pipeline_and_inputs(tmp_path, capsys):
     }
     assert data["pipeline"]["output"] == str(tmp_path / "out")
     assert data["inputs"] == [
-        {"path": str(tmp_path / "data" / "in.toy"), "relpath": "in.toy", "reader": "toytext"}
+        {
+            "path": str(tmp_path / "data" / "in.toy"),
+            "relpath": "in.toy",
+            "reader": "toytext",
+            "outputs": None,  # the toy writer does not plan its outputs
+        }
     ]
 
 

@@ -105,8 +105,8 @@ def test_sniff_and_hook_feed_one_ranking_highest_wins(tmp_path):
 
 
 def test_a_sniff_that_raises_names_the_reader_and_its_plugin(tmp_path):
-    from crawlmill.core.errors import PluginError
-
+    """The reader claims nothing and the failure is kept (once) for planning to report;
+    tests/core/test_detect_isolation.py runs it through the CLI."""
     reg = Registry.load(["cm_urllist"], entry_points=False)
     broken = reg.components["reader"]["urllist"]
 
@@ -114,8 +114,11 @@ def test_a_sniff_that_raises_names_the_reader_and_its_plugin(tmp_path):
         raise ValueError("bad byte")
 
     broken.cls = type("Broken", (broken.cls,), {"sniff": staticmethod(boom)})
-    with pytest.raises(PluginError, match=r"reader 'urllist' \(plugin 'cm_urllist'\).*bad byte"):
-        reg.detect(str(tmp_path / "x"), b"x")
+    assert reg.detect(str(tmp_path / "x"), b"http://a/\n") == []
+    where, message = reg.detection_failures["cm_urllist"]
+    assert where == str(tmp_path / "x")
+    assert message.startswith("reader 'urllist' (plugin 'cm_urllist'): sniff raised")
+    assert message.endswith("ValueError: bad byte")
 
 
 def test_file_suffixes_name_stems_and_damaged_starts(tmp_path, capsys):
