@@ -487,33 +487,8 @@ def _plan_outputs(spec: PipelineSpec, registry: Registry) -> tuple[Any, list[lis
     outputs, resume, :func:`~crawlmill.core.ownership.check_outputs`), reading only. Raises
     the :class:`ConfigError` the run would raise."""
     from . import engine
-    from .outputs import OutputRoot, marker_key
-    from .ownership import check_outputs, component_versions
 
-    pipeline, planned = engine.plan(spec, registry)
-    predicted = engine._planned_outputs(pipeline, planned)
-    versions = component_versions(spec, registry)
-    fingerprint = spec.fingerprint(versions)
-    root = OutputRoot(spec.output)
-    redo = set()  # the inputs the run would (re)write: not resumed (as engine.run decides)
-    for i, p in enumerate(planned):
-        key = marker_key(p.input.path, fingerprint)
-        marker = None
-        if spec.run.resume:
-            marker = root.complete_marker(key, fingerprint, p.size, p.input.index, len(planned))
-        listed = {o.get("path") for o in (marker or {}).get("outputs", [])}
-        if marker is None or (listed and predicted is not None and not set(predicted[i]) <= listed):
-            redo.add(p.input.index)
-    check_outputs(
-        spec,
-        planned,  # type: ignore[arg-type]
-        predicted,
-        fingerprint,
-        spec.fingerprint_data(versions),
-        root,
-        redo,
-    )
-    return planned, predicted
+    return engine.plan_outputs(spec, registry)
 
 
 def _print_spec(spec: PipelineSpec, out: TextIO) -> None:

@@ -297,6 +297,8 @@ class _Run:
     started: float
     pipeline: ResolvedPipeline
     planned: list[PlannedInput]
+    #: the output files the writer plans per input (``None``: named while writing).
+    predicted: list[list[str]] | None
     fingerprint: str
     #: what ``pipeline.json`` describes (``PipelineSpec.fingerprint_data``).
     pipeline_data: dict[str, Any]
@@ -322,9 +324,19 @@ def _prepare(spec: PipelineSpec, registry: Registry, stream: TextIO, started: fl
     report = RunReport(inputs=len(planned), fingerprint=fingerprint)
     report.inputs_skipped = len(completed)
     return _Run(
-        spec, registry, stream, started, pipeline, planned, fingerprint, data, root, completed,
-        todo, checked, report,
+        spec, registry, stream, started, pipeline, planned, predicted, fingerprint, data, root,
+        completed, todo, checked, report,
     )  # fmt: skip
+
+
+def plan_outputs(
+    spec: PipelineSpec, registry: Registry
+) -> tuple[list[PlannedInput], list[list[str]] | None]:
+    """Plan ``spec`` exactly as :func:`run` does before it writes anything (inputs, the
+    writer's planned outputs, resume, output ownership), reading only: the planned inputs and
+    their planned output files. Raises the :class:`ConfigError` the run would raise."""
+    state = _prepare(spec, registry, sys.stderr, time.monotonic())
+    return state.planned, state.predicted
 
 
 def run(
