@@ -51,6 +51,7 @@ from crawlmill.core.naming import strip_suffixes
 from crawlmill.core.plugin import PluginOptions, WriteContext
 from crawlmill.core.record import Record, RecordKind
 from crawlmill.formats import clueweb09 as cw
+from crawlmill.plugins.writers.files import describes_file
 from crawlmill.plugins.writers.layouts import Layout, register_layout
 from pydantic import Field
 
@@ -104,6 +105,7 @@ class ClueWeb09Layout(Layout):
 
     name = "clueweb09"
     Options = ClueWeb09Options
+    formats = ("warc",)
 
     def __init__(self, options: Any, ctx: WriteContext, extension: str) -> None:
         super().__init__(options, ctx, extension)
@@ -203,9 +205,10 @@ class ClueWeb09Layout(Layout):
 
     def doc_id(self, record: Record, record_number: int) -> str | None:
         """The record's own TREC id when it names this file (``trec_ids: keep``), else
-        ``clueweb09-<dir>-<file>-<record:05d>``; ``None`` for the warcinfo. See the module
-        docstring for when ids are assigned anew and how that is reported."""
-        if record.kind == RecordKind.WARCINFO:
+        ``clueweb09-<dir>-<file>-<record:05d>``; ``None`` for the warcinfo and any record
+        describing its file (:func:`~crawlmill.plugins.writers.files.describes_file`). See the
+        module docstring for when ids are assigned anew and how that is reported."""
+        if describes_file(record):
             return None
         own = cw.parse_trec_id(record.doc_id) if record.doc_id else None
         fits = own is not None and (own.directory, own.file) == (self.directory, self.file_number)
@@ -339,6 +342,7 @@ class Chuweb21Layout(Layout):
     ``md5_checksum.txt`` manifest (``path<TAB>md5``)."""
 
     name = "chuweb21"
+    formats = ("warc",)
 
     def __init__(self, options: Any, ctx: WriteContext, extension: str) -> None:
         super().__init__(options, ctx, extension)

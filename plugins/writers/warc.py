@@ -118,6 +118,7 @@ from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from .cdxj_index import CdxjIndex
 from .files import FileWriter, FileWriterOptions, OutputFile, describes_file
+from .layout_plain import check_pattern, check_rollover
 from .warc_encode import WarcEncoder
 from .warc_ids import RecordIds, conversion_date, warcinfo_of_task
 
@@ -212,22 +213,11 @@ class WarcWriterOptions(FileWriterOptions):
     @field_validator("name_pattern")
     @classmethod
     def _pattern_placeholders(cls, value: str | None) -> str | None:
-        if value is not None:
-            try:
-                value.format(dir="", stem="x", seq=0, index=0, ext=".warc.gz")
-            except (KeyError, IndexError, ValueError) as exc:
-                raise ValueError(
-                    f"bad placeholder ({exc}); use {{dir}} {{stem}} {{seq}} {{index}} {{ext}}"
-                ) from exc
-        return value
+        return check_pattern(value)
 
     @model_validator(mode="after")
     def _rollover_needs_seq(self) -> WarcWriterOptions:
-        rolls = self.max_records or self.max_bytes
-        if rolls and self.name_pattern is not None and "{seq" not in self.name_pattern:
-            raise ValueError(
-                "name_pattern: rollover (max_records/max_bytes) needs {seq} in the pattern"
-            )
+        check_rollover(self.name_pattern, self.max_records, self.max_bytes)
         return self
 
     @property
