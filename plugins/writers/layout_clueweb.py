@@ -47,7 +47,7 @@ from typing import Any, BinaryIO, Literal
 
 from crawlmill.core.errors import ConfigError, CrawlmillError
 from crawlmill.core.markers import hookimpl
-from crawlmill.core.naming import strip_suffixes
+from crawlmill.core.naming import named_with, reader_suffixes, strip_suffixes
 from crawlmill.core.plugin import PluginOptions, WriteContext
 from crawlmill.core.record import Record, RecordKind
 from crawlmill.formats import clueweb09 as cw
@@ -69,7 +69,6 @@ REPLACED_BY_OPTION = (
 #: Name of the Chuweb21 md5 manifest at the output root.
 CHUWEB_MANIFEST = "md5_checksum.txt"
 
-_WARC_SUFFIXES = (".warc.gz", ".warc.zst", ".warc")
 _NUMBERED_STEM = re.compile(r"^(.+)-(\d+)$")
 
 
@@ -377,7 +376,7 @@ class Chuweb21Layout(Layout):
         for task in sorted(tasks, key=lambda t: t.get("index", 0)):
             for output in task.get("outputs", []):
                 path = str(output["path"]).replace(os.sep, "/")
-                if not path.lower().endswith(_WARC_SUFFIXES):
+                if not named_with(path, reader_suffixes("warc")):
                     continue  # a side file of the output (CDXJ index), not a WARC file
                 if path in seen:
                     raise CrawlmillError(
