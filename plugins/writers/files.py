@@ -1,7 +1,7 @@
 """What every file writer shares: the ``layout`` option, output naming, rollover, side files.
 
 As datatrove's ``DiskWriter`` owns naming and rollover for every writer, :class:`FileWriter`
-owns them for crawlmill's file writers (``warc``, ``arc``): a subclass says *how* records are
+owns them for crawlmill's file writers: a subclass says *how* records are
 encoded (:meth:`FileWriter.start_file`, :meth:`FileWriter.finish_file`, its ``write``) and the
 layout its ``layout`` option names says *where* they go (file names, when to roll over, doc ids,
 collection side files; :mod:`crawlmill.plugins.writers.layouts`).
@@ -37,8 +37,9 @@ __all__ = ["FileWriter", "FileWriterOptions", "OutputFile", "describes_file"]
 
 def describes_file(record: Record) -> bool:
     """Whether ``record`` describes its file rather than holding a document: a ``warcinfo``,
-    or a record its reader marked with ``extras["neutral"]["describes_file"]`` (the ARC
-    filedesc). Layouts number no document with it and writers do not count it as one."""
+    or a record its reader marked with ``extras["neutral"]["describes_file"]`` (a source
+    file's own header record). Layouts number no document with it and writers do not count
+    it as one."""
     if record.kind == RecordKind.WARCINFO:
         return True
     neutral = record.extras.get("neutral")
@@ -56,7 +57,7 @@ def _layout_errors(name: str, exc: ValidationError) -> str:
 class FileWriterOptions(PluginOptions):
     """Options every file writer has: its layout, by name or as a mapping with options."""
 
-    #: the format the writer writes (``warc``, ``arc``), checked against ``Layout.formats``.
+    #: the format the writer writes (its name), checked against ``Layout.formats``.
     writes: ClassVar[str] = ""
 
     layout: str = Field(
@@ -174,7 +175,7 @@ class FileWriter(Writer):
 
     @classmethod
     def extension(cls, options: Any) -> str:
-        """The file suffix written with ``options`` (``.warc.gz``, ``.arc``...)."""
+        """The file suffix written with ``options`` (``.warc.gz``...)."""
         raise NotImplementedError
 
     @classmethod

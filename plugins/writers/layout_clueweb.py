@@ -99,8 +99,10 @@ class ClueWeb09Options(PluginOptions):
 
 @register_layout
 class ClueWeb09Layout(Layout):
-    """``ClueWeb09_<Language>_<n>/<ll><NNNN>/<NN>.warc.gz`` with WARC-TREC-IDs, md5 and
-    record-count lists."""
+    """ClueWeb09 segments of WARC files with TREC ids, md5 and record-count lists.
+
+    Files ``ClueWeb09_<Language>_<n>/<ll><NNNN>/<NN>.warc.gz``, one per input (see the module
+    docstring)."""
 
     name = "clueweb09"
     Options = ClueWeb09Options
@@ -337,8 +339,10 @@ def count_documents(path: str) -> int:
 
 @register_layout
 class Chuweb21Layout(Layout):
-    """Chuweb21 folders (``CC-MAIN-<t1>-<t2>/CC-MAIN-<t1>-<t2>-NNNNN.warc.gz``) with an
-    ``md5_checksum.txt`` manifest (``path<TAB>md5``)."""
+    """Chuweb21 folders of WARC files named as Common Crawl names them, with an md5 manifest.
+
+    ``CC-MAIN-<t1>-<t2>/CC-MAIN-<t1>-<t2>-NNNNN.warc.gz`` and ``md5_checksum.txt``
+    (``path<TAB>md5``)."""
 
     name = "chuweb21"
     formats = ("warc",)

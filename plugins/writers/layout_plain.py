@@ -100,8 +100,10 @@ def check_rollover(pattern: str | None, max_records: int | None, max_bytes: int 
 
 @register_layout
 class PlainLayout(Layout):
-    """Files named by ``name_pattern``, rolled over after ``max_records`` records or
-    ``max_bytes`` written bytes."""
+    """One file per input, or a numbered series rolled over by records or bytes.
+
+    Files named by ``name_pattern``, rolled over after ``max_records`` records or
+    ``max_bytes`` written bytes; for every file writer."""
 
     name: ClassVar[str] = "plain"
     Options = PlainOptions
