@@ -264,3 +264,53 @@ def test_a_clueweb09_collection_of_warc_lz4_files_is_read(tmp_path, capsys):
     with open_reader(written[0]) as records:
         ids = [r.doc_id for r in records if r.kind == RecordKind.RESPONSE]
     assert ids == [tid for tid, _, _ in docs]
+
+
+# -- docs: the "How to add a writer / a layout" pages run as written --------------------------
+
+DOCS = WRITERS.parents[1] / "docs"
+
+
+def _doc_module(tmp_path: Path, monkeypatch, page: str, module: str) -> None:
+    text = (DOCS / page).read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", text, re.S)
+    assert len(blocks) == 1, page
+    (tmp_path / "mods").mkdir(exist_ok=True)
+    (tmp_path / "mods" / f"{module}.py").write_text(blocks[0])
+    monkeypatch.syspath_prepend(str(tmp_path / "mods"))
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path / "mods"))
+
+
+def test_the_writer_and_layout_pages_work_as_written(tmp_path, monkeypatch, capsys):
+    _doc_module(tmp_path, monkeypatch, "adding_a_writer.md", "cm_doc_writer")
+    _doc_module(tmp_path, monkeypatch, "adding_a_layout.md", "cm_doc_layout")
+    _arc_file(tmp_path / "data" / "crawl.arc.gz")
+    spec = tmp_path / "pipeline.yaml"
+    spec.write_text(
+        textwrap.dedent(
+            """\
+            version: 1
+            plugins: [cm_doc_writer, cm_doc_layout]
+            inputs: [data/]
+            writer: {name: jsonl, layout: {name: bucket, per_file: 4}}
+            output: out
+            run: {workers: 1}
+            """
+        )
+    )
+    assert main(["run", str(spec)]) == 0, capsys.readouterr().err
+    out = tmp_path / "out"
+    files = ["bucket-000/00000.jsonl", "bucket-000/00001.jsonl"]
+    assert (out / "bucket-files.txt").read_text().split() == files
+    lines = [json.loads(x) for f in files for x in (out / f).read_text().splitlines()]
+    # the filedesc is a record too (metadata), then the five pages
+    assert [x["url"] for x in lines] == ["filedesc://crawl.arc", *PAGES]
+    # the same layout with the arc writer
+    spec.write_text(
+        spec.read_text().replace("name: jsonl", "name: arc").replace("output: out", "output: out2")
+    )
+    assert main(["run", str(spec)]) == 0, capsys.readouterr().err
+    assert sorted(p.name for p in (tmp_path / "out2" / "bucket-000").iterdir()) == [
+        "00000.arc.gz",
+        "00001.arc.gz",
+    ]
