@@ -10,8 +10,10 @@ refused with a config error. Every file starts with a ``filedesc://`` record:
   ``arc`` reader makes of it, which holds the whole ARC header record) is written as it was
   (byte for byte when it is an unmodified version-1 filedesc); a version-2 or changed one is
   regenerated around its metadata (the bytes after the version block). Such a record read
-  back from WARC is the filedesc too; files after the first of a rollover series get a
-  generated filedesc;
+  back from WARC is the filedesc too when it comes first (ARC -> WARC -> ARC gives the
+  filedesc back byte for byte when the WARC has no crawlmill warcinfo before it: convert with
+  ``warcinfo: never``, or drop it with ``--filter kind drop=warcinfo``); files after the
+  first of a rollover series get a generated filedesc;
 * otherwise a new one is generated: version block ``1 0 crawlmill`` and the v1 field-spec
   line; a WARC ``warcinfo`` that comes first is kept after the version block (where ARC 1.1
   keeps its XML metadata). Its date is ``SOURCE_DATE_EPOCH`` when set, else the date of the

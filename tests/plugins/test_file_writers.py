@@ -140,6 +140,15 @@ def test_arc_to_warc_to_arc_gives_the_filedesc_back(tmp_path, capsys):
     assert data.startswith(filedesc)
     records = _arc_records(arc_out / "crawl.arc.gz")
     assert [r.url for r in records[1:]] == PAGES
+    # with crawlmill's warcinfo in the WARC, dropping it gives the same ARC
+    warc_out2, arc_out2 = tmp_path / "warc2", tmp_path / "arc2"
+    assert main(argv[:-1] + [str(warc_out2)]) == 0
+    drop = ["--filter", "kind", "drop=warcinfo"]
+    code = main(
+        ["convert", str(warc_out2 / "crawl.warc.gz"), "--to", "arc", "-o", str(arc_out2), *drop]
+    )
+    assert code == 0, capsys.readouterr()
+    assert (arc_out2 / "crawl.arc.gz").read_bytes() == (arc_out / "crawl.arc.gz").read_bytes()
 
 
 def test_the_arc_writer_writes_a_filedesc_record_once():
