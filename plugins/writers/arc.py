@@ -60,7 +60,7 @@ from crawlmill.formats.arc import (
 from crawlmill.formats.compression import MemberSource, inflates_to
 from pydantic import Field
 
-from .files import FileWriter, FileWriterOptions, OutputFile
+from .files import FileWriter, FileWriterOptions, OutputFile, describes_file
 
 __all__ = ["ArcWriter", "output_name"]
 
@@ -86,8 +86,11 @@ def _gzip_member(data: bytes, level: int) -> bytes:
 
 def _arc_header_record(record: Record) -> tuple[bytes, bytes] | None:
     """``(header line, block)`` of a metadata record holding a whole ARC ``filedesc://``
-    header record (as the ``arc`` reader maps the filedesc), else ``None``."""
-    if record.kind != RecordKind.METADATA or record.content_type != _ARC_HEADER_RECORD:
+    header record (as the ``arc`` reader maps the filedesc: type ``application/arc``, or a
+    record that ``describes_file`` after a filter changed its type), else ``None``."""
+    if record.kind != RecordKind.METADATA:
+        return None
+    if record.content_type != _ARC_HEADER_RECORD and not describes_file(record):
         return None
     line, nl, block = record.payload.partition(b"\n")
     if not nl or line[:11].lower() != b"filedesc://":
