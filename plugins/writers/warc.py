@@ -279,7 +279,7 @@ class WarcWriter(FileWriter):
             member = self._input_member(record, len(pending))
             if member is not None:
                 pending = ReusedMember(member, pending)
-        file.sink.submit(pending, self._indexer(file, facts))
+        file.sink.submit(pending, self._indexer(facts))
         self.count(record)
         self.ordinal += 1
 
@@ -292,8 +292,10 @@ class WarcWriter(FileWriter):
             if getattr(self, "_sources", None) is not None:
                 self._sources.close()
 
-    def _indexer(self, file: OutputFile, facts: dict[str, Any]) -> Any:
-        return partial(file.index.add, facts) if self.options.cdxj else None  # type: ignore[attr-defined]
+    def _indexer(self, facts: dict[str, Any]) -> Any:
+        """What the file writer calls with a record's offset and length once it is written:
+        the open file's CDXJ side writer (``None`` without ``cdxj``)."""
+        return partial(self.index.add, facts) if self.options.cdxj else None
 
     def _input_member(self, record: Record, size: int) -> bytes | None:
         """The input gzip member of an unmodified WARC record that was alone in it, or
@@ -326,7 +328,7 @@ class WarcWriter(FileWriter):
             background=True,
             backend=opts.gzip_backend,
         )
-        file.index = CdxjIndex(file.path)  # type: ignore[attr-defined]
+        self.index = CdxjIndex(file.path)
         self.encoder.warcinfo_id = None
         if self.add_warcinfo:
             record_id = self.ids.warcinfo(file.path)
@@ -340,7 +342,7 @@ class WarcWriter(FileWriter):
                 digest=opts.digests != "none",
             )
             self.encoder.warcinfo_id = record_id
-            file.sink.submit(data, self._indexer(file, facts))
+            file.sink.submit(data, self._indexer(facts))
             self.ctx.added_records += 1  # no input held it: counted so `written` is exact
 
     def finish_file(self, file: OutputFile) -> dict[str, Any]:
@@ -358,7 +360,7 @@ class WarcWriter(FileWriter):
             "copied_members": file.sink.reused,
         }
         if self.options.cdxj:
-            file.index.write(self.ctx.create(file.path + ".cdxj"))  # type: ignore[attr-defined]
+            self.index.write(self.ctx.create(file.path + ".cdxj"))
             entry["cdxj"] = file.path + ".cdxj"
         return entry
 
