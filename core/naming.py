@@ -6,9 +6,14 @@ An input's **stem** is its relpath without the suffixes that say how its bytes a
   ``.gz``, ``.bz2``, ``.zst``, ``.zstd``, ``.lz4``, ``.xz``, ``.br``), then
 * the **format** suffixes, repeatedly: the registered readers'
   :attr:`~crawlmill.core.plugin.Reader.file_suffixes` (the input plan passes
-  :meth:`crawlmill.core.registry.Registry.file_suffixes`); for a name made without a registry
-  (an input built by hand) the built-in readers' :data:`FORMAT_SUFFIXES`: ``.warc``, ``.arc``,
-  and Common Crawl's ``.wet`` and ``.wat``, which are WARC files.
+  :meth:`crawlmill.core.registry.Registry.file_suffixes`); for a name made without a run's
+  registry (an input built by hand, a layout naming a file) those of the installed readers,
+  :func:`reader_suffixes` (``FORMAT_SUFFIXES`` is the same list): ``.warc``, ``.arc``, and
+  Common Crawl's ``.wet`` and ``.wat``, which are WARC files, and any plugin reader's.
+
+:func:`reader_suffixes` is the one suffix list: naming, detection and layouts ask it (or a
+run's registry) instead of keeping their own, so a compression the readers read (``.warc.lz4``)
+is known everywhere a format suffix is.
 
 Nothing else is stripped: ``example.txt.warc.gz`` -> ``example.txt``, ``a/x.arc.gz`` ->
 ``a/x``, ``x.warc.wet.gz`` -> ``x``.
@@ -30,16 +35,44 @@ from collections.abc import Sequence
 from crawlmill.formats.compression import COMPRESSION_SUFFIXES
 
 __all__ = [
-    "FORMAT_SUFFIXES",
     "named_with",
     "output_stems",
+    "reader_suffixes",
     "stem_of",
     "strip_suffixes",
 ]
 
-#: the built-in readers' ``file_suffixes`` (warc, arc), for names made without a registry;
-#: tests/core/test_naming.py checks it equals theirs.
-FORMAT_SUFFIXES = (".warc", ".arc", ".wet", ".wat")
+_installed: dict[str | None, tuple[str, ...]] = {}
+
+
+def reader_suffixes(reader: str | None = None) -> tuple[str, ...]:
+    """The ``file_suffixes`` of the installed reader called ``reader`` (of every installed
+    reader when ``None``), lower case, longest first; from the registry of installed
+    (entry-point) plugins, loaded once per process."""
+    if reader not in _installed:
+        from .registry import Registry
+
+        registry = Registry.load()
+        if reader is None:
+            found = registry.file_suffixes()
+        else:
+            table = registry.components.get("reader", {})
+            cls = table[reader].cls if reader in table else None
+            found = tuple(
+                sorted(
+                    {s.lower() for s in getattr(cls, "file_suffixes", ())},
+                    key=lambda s: (-len(s), s),
+                )
+            )
+        _installed[reader] = found
+    return _installed[reader]
+
+
+def __getattr__(name: str) -> tuple[str, ...]:
+    """``FORMAT_SUFFIXES``: :func:`reader_suffixes` of every installed reader."""
+    if name == "FORMAT_SUFFIXES":
+        return reader_suffixes()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _strip_one(name: str, suffixes: Sequence[str]) -> str | None:
@@ -68,11 +101,13 @@ def named_with(
 
 
 def strip_suffixes(
-    relpath: str, level: int = 2, format_suffixes: Sequence[str] = FORMAT_SUFFIXES
+    relpath: str, level: int = 2, format_suffixes: Sequence[str] | None = None
 ) -> str:
     """``relpath`` (POSIX) without its storage suffixes: ``level`` 2 strips the compression and
-    the format suffixes (``format_suffixes``, lower case with their dot), 1 only the
-    compression suffix, 0 nothing."""
+    the format suffixes (``format_suffixes``, lower case with their dot; default: the
+    installed readers', :func:`reader_suffixes`), 1 only the compression suffix, 0 nothing."""
+    if format_suffixes is None:
+        format_suffixes = reader_suffixes()
     relpath = relpath.replace("\\", "/")
     folder, name = posixpath.split(relpath)
     if level >= 1:
@@ -83,9 +118,12 @@ def strip_suffixes(
 
 
 def output_stems(
-    relpaths: Sequence[str], format_suffixes: Sequence[str] = FORMAT_SUFFIXES
+    relpaths: Sequence[str], format_suffixes: Sequence[str] | None = None
 ) -> list[str]:
-    """The stem of each relpath, distinct from the others' (see the module docstring)."""
+    """The stem of each relpath, distinct from the others' (see the module docstring;
+    ``format_suffixes`` defaults to :func:`reader_suffixes`)."""
+    if format_suffixes is None:
+        format_suffixes = reader_suffixes()
     levels = [2] * len(relpaths)
     while True:
         stems = [

@@ -388,6 +388,9 @@ class Layout:
 
     name: ClassVar[str] = ""
     Options: ClassVar[type[PluginOptions]] = PluginOptions
+    #: the formats whose files the layout can lay out (``("warc",)``); empty: any file
+    #: writer's. A writer of another format refuses the layout with a config error.
+    formats: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, options: Any, ctx: WriteContext, extension: str) -> None:
         self.options = options

@@ -9,7 +9,8 @@ field            meaning (and which formats fill it)
 ===============  ==========================================================================
 ``kind``         :class:`RecordKind`: response, request, metadata, resource, revisit,
                  warcinfo, conversion, continuation. ARC records read as ``response`` (HTTP)
-                 or ``resource`` (no HTTP head); the ARC ``filedesc`` is ``warcinfo``.
+                 or ``resource`` (no HTTP head); the ARC ``filedesc`` is ``metadata``
+                 (``application/arc``, payload: the whole ARC header record).
 ``url``          target URL as text. Raw non-UTF-8 bytes survive as surrogate escapes:
                  ``record.url_bytes`` gives the original bytes back. Spaces are kept.
 ``doc_id``       collection document id: ``WARC-TREC-ID`` (ClueWeb09), NTCIR ``NW...`` id,
@@ -49,11 +50,12 @@ field            meaning (and which formats fill it)
                  ``trailer`` (bytes after the block that were not one ``\n``),
                  ``truncated`` (the file ended before the declared length).
                  ``extras["neutral"]``: what a reader mapped at parse time for writers of
-                 other formats (not a format): ``truncated`` (the source record was cut),
-                 ``as_metadata`` (``content_type``, ``block_prefix``, ``role``: a
-                 ``warcinfo`` record to write as a ``metadata`` record beside the file's
-                 own description, block ``block_prefix`` + payload; the ARC filedesc as
-                 ``application/arc``). Planned:
+                 other formats (not a format): ``truncated`` (true: the source record was
+                 cut by the end of its file; WARC writes ``WARC-Truncated: length``),
+                 ``describes_file`` (the source's name for a record that describes its
+                 file as a whole, the ARC filedesc's ``"filedesc"``: not a document, so
+                 layouts number no doc id with it; WARC writes it concurrent to its
+                 warcinfo). Planned:
                  ``extras["nutch"]`` CrawlDatum fields, ``extras["cc"]`` the Common Crawl
                  JSON, ``extras["ntcir"]`` the ``.meta`` fields.
 ``source``       :class:`Provenance`: path, byte offset and length in that file, format.

@@ -4,11 +4,12 @@ Reads uncompressed ``.arc``, per-record gzip ``.arc.gz`` and whole-file gzip. Th
 work (header lines, framing, resync) is :mod:`crawlmill.formats.arc`; this module maps what it
 finds onto :class:`~crawlmill.core.record.Record` (see the ARC mapping in the record docs):
 
-* the ``filedesc://`` record becomes ``warcinfo`` with the filedesc block as payload, mapped
-  at parse time (as jwarc and warcio map ARC) for writers of formats with their own file
-  description: ``extras["neutral"]["as_metadata"]`` makes it a ``metadata`` record of type
-  ``application/arc`` whose block is the whole ARC header record (header line, ``\\n``,
-  filedesc block; IIPC ARC->WARC guidelines Rec. 12-14, as warctools' arc2warc);
+* the ``filedesc://`` record becomes a ``metadata`` record of type ``application/arc`` whose
+  payload is the whole ARC header record (header line, ``\\n``, filedesc block), mapped at
+  parse time as jwarc and warcio map ARC (IIPC ARC->WARC guidelines Rec. 12-14, as warctools'
+  arc2warc); ``extras["neutral"]["describes_file"] = "filedesc"`` says it describes the file
+  as a whole (a WARC writer writes it concurrent to its warcinfo and numbers no document
+  with it);
 * records whose block starts with an HTTP status line become ``response`` records with
   ``http_head``/``payload`` split at the first blank line;
 * ``dns:`` records and other blocks without an HTTP head become ``resource`` records
@@ -117,15 +118,11 @@ def record_from_arc(item: ArcRecordBytes, path: str) -> tuple[Record, list[str]]
             extras["version_minor"] = item.filedesc.minor
         else:
             notes.append("filedesc record has no version block")
-        neutral["as_metadata"] = {
-            "content_type": FILEDESC_MEDIA_TYPE,
-            "block_prefix": header.raw + b"\n",
-            "role": "filedesc",
-        }
+        neutral["describes_file"] = "filedesc"
         record = Record(
-            kind=RecordKind.WARCINFO,
-            payload=item.block,
-            content_type=arc_mime,
+            kind=RecordKind.METADATA,
+            payload=header.raw + b"\n" + item.block,
+            content_type=FILEDESC_MEDIA_TYPE,
             extras={"arc": extras, "neutral": neutral},
             **common,
         )

@@ -45,12 +45,11 @@ from crawlmill.core import (
     RecordKind,
     hookimpl,
 )
+from crawlmill.core.naming import named_with, reader_suffixes
 from crawlmill.formats import clueweb09 as cw
 from pydantic import Field, field_validator
 
 __all__ = ["ClueWeb09Reader", "scan_collection", "trec_prefix_of", "warc_reader_class"]
-
-_WARC_SUFFIXES = (".warc.gz", ".warc", ".warc.zst")
 
 
 def warc_reader_class() -> type[Reader]:
@@ -114,7 +113,9 @@ def _problem(severity: str, path: str, reason: str) -> dict[str, str]:
 
 
 def _is_warc_name(name: str) -> bool:
-    return name.lower().endswith(_WARC_SUFFIXES)
+    """A WARC file name: the warc reader's ``file_suffixes`` after at most one compression
+    suffix (``00.warc.gz``, ``00.warc.lz4``; :func:`crawlmill.core.naming.reader_suffixes`)."""
+    return named_with(name, reader_suffixes("warc"))
 
 
 def _looks_like_bare_segment(path: str) -> bool:

@@ -1,11 +1,19 @@
 """The ``arc`` writer: ARC v1 (IA 5-field header lines) for tools that only read ARC.
 
-One output per input, named like the input with ``.arc.gz`` (one gzip member per record, the
-default) or ``.arc``. Every file starts with a ``filedesc://`` record:
+Files are placed by the ``layout`` option (:mod:`crawlmill.plugins.writers.files`): with the
+default ``plain`` layout one output per input, named like the input with ``.arc.gz`` (one gzip
+member per record, the default) or ``.arc``, or a numbered series with ``layout: {name: plain,
+max_records: N}``; the ``clueweb09`` and ``chuweb21`` layouts lay out WARC files only and are
+refused with a config error. Every file starts with a ``filedesc://`` record:
 
-* converting ARC -> ARC, the input's filedesc is written as it was (byte for byte when it is
-  an unmodified version-1 filedesc); a version-2 or changed one is regenerated around its
-  metadata (the bytes after the version block);
+* converting ARC -> ARC, the input's filedesc (the ``application/arc`` metadata record the
+  ``arc`` reader makes of it, which holds the whole ARC header record) is written as it was
+  (byte for byte when it is an unmodified version-1 filedesc); a version-2 or changed one is
+  regenerated around its metadata (the bytes after the version block). Such a record read
+  back from WARC is the filedesc too when it comes first (ARC -> WARC -> ARC gives the
+  filedesc back byte for byte when the WARC has no crawlmill warcinfo before it: convert with
+  ``warcinfo: never``, or drop it with ``--filter kind drop=warcinfo``); files after the
+  first of a rollover series get a generated filedesc;
 * otherwise a new one is generated: version block ``1 0 crawlmill`` and the v1 field-spec
   line; a WARC ``warcinfo`` that comes first is kept after the version block (where ARC 1.1
   keeps its XML metadata). Its date is ``SOURCE_DATE_EPOCH`` when set, else the date of the
@@ -40,16 +48,8 @@ import zlib
 from datetime import UTC, datetime
 from typing import Any, BinaryIO, Literal
 
-from crawlmill.core import (
-    InputFile,
-    PluginOptions,
-    Record,
-    RecordKind,
-    WriteContext,
-    Writer,
-    hookimpl,
-)
-from crawlmill.core.naming import stem_of, strip_suffixes
+from crawlmill.core import Record, RecordKind, WriteContext, hookimpl
+from crawlmill.core.naming import strip_suffixes
 from crawlmill.formats.arc import (
     build_filedesc,
     build_header_line,
@@ -60,9 +60,13 @@ from crawlmill.formats.arc import (
 from crawlmill.formats.compression import MemberSource, inflates_to
 from pydantic import Field
 
+from .files import FileWriter, FileWriterOptions, OutputFile, describes_file
+
 __all__ = ["ArcWriter", "output_name"]
 
 _WRITABLE = {RecordKind.RESPONSE, RecordKind.RESOURCE}
+#: media type of a metadata record holding a whole ARC header record (the ``arc`` reader's).
+_ARC_HEADER_RECORD = "application/arc"
 
 
 def output_name(relpath: str, gzip: bool) -> str:
@@ -80,19 +84,35 @@ def _gzip_member(data: bytes, level: int) -> bytes:
     return comp.compress(data) + comp.flush()
 
 
+def _arc_header_record(record: Record) -> tuple[bytes, bytes] | None:
+    """``(header line, block)`` of a metadata record holding a whole ARC ``filedesc://``
+    header record (as the ``arc`` reader maps the filedesc: type ``application/arc``, or a
+    record that ``describes_file`` after a filter changed its type), else ``None``."""
+    if record.kind != RecordKind.METADATA:
+        return None
+    if record.content_type != _ARC_HEADER_RECORD and not describes_file(record):
+        return None
+    line, nl, block = record.payload.partition(b"\n")
+    if not nl or line[:11].lower() != b"filedesc://":
+        return None
+    return line, block
+
+
 def _mime(record: Record) -> bytes:
     value = (record.content_type or "").split(";")[0].strip()
     value = value.split()[0] if value else ""
     return value.encode("latin-1", "replace") if value else b"no-type"
 
 
-class ArcWriter(Writer):
+class ArcWriter(FileWriter):
     """ARC v1 files (IA 5-field header lines), gzip per record or uncompressed."""
 
     name = "arc"
 
-    class Options(PluginOptions):
+    class Options(FileWriterOptions):
         """Options of the ARC writer."""
+
+        writes = "arc"
 
         compression: Literal["gzip", "none"] = Field(
             "gzip", description="gzip (one member per record, .arc.gz) or none (.arc)"
@@ -108,29 +128,27 @@ class ArcWriter(Writer):
         )
 
     @classmethod
-    def planned_outputs(cls, options: Any, inputs: list[InputFile]) -> list[list[str]]:
-        """One file per input, named after the input's stem."""
-        gzip = options.compression == "gzip"
-        return [[_with_extension(stem_of(inp), gzip)] for inp in inputs]
+    def extension(cls, options: Any) -> str:
+        """``.arc.gz`` or ``.arc``."""
+        return _with_extension("", options.compression == "gzip")
 
     def open(self, ctx: WriteContext) -> None:
-        """Remember the task; the file is created with the first record."""
-        self.ctx = ctx
+        """Remember the task; the first file is created with the first record."""
         self.gzip = self.options.compression == "gzip"
-        self.relpath = _with_extension(stem_of(ctx.input), self.gzip)
+        self.open_layout(ctx)
         self.out: BinaryIO | None = None
-        self.records = 0
         self.copied = 0
         self._sources = MemberSource()
+        self._files = 0
 
     # -- records -----------------------------------------------------------------------------
 
     def write(self, record: Record) -> None:
-        """Write one record (the first one decides the filedesc)."""
-        if self.out is None:
-            self._start(record)
-            if record.kind == RecordKind.WARCINFO:
-                return
+        """Write one record (the first one of the task decides the first filedesc)."""
+        self._taken = False
+        self.file_for(record)
+        if self._taken:  # the record became the file's filedesc
+            return
         if record.kind not in _WRITABLE:
             self.ctx.quarantine(record, f"ARC v1 cannot hold a {record.kind.value} record")
             return
@@ -141,6 +159,7 @@ class ArcWriter(Writer):
             self.ctx.quarantine(record, f"cannot write as ARC: {exc}")
             return
         self._emit(record, line + b"\n" + record.block + trailer)
+        self.count(record)
 
     def _refuse_fields(self, record: Record) -> None:
         """Warn about the neutral fields an ARC record cannot hold (stable messages)."""
@@ -185,28 +204,44 @@ class ArcWriter(Writer):
 
     # -- filedesc ----------------------------------------------------------------------------
 
-    def _start(self, first: Record) -> None:
-        self.out = self.ctx.create(self.relpath)
-        arc = first.extras.get("arc")
-        if first.kind == RecordKind.WARCINFO and isinstance(arc, dict) and arc.get("filedesc"):
-            if not first.modified and str(arc.get("version")) == "1" and arc.get("header_line"):
-                header = bytes(arc["header_line"])
-                self._emit(
-                    first,
-                    header + b"\n" + first.payload + bytes(arc.get("trailer", b"\n")),
-                    filedesc=True,
-                )
+    def start_file(self, file: OutputFile, first: Record | None) -> None:
+        """Open ``file`` and write its filedesc: the task's first record when it is one (a
+        ``warcinfo`` is kept after a generated version block), else a generated one."""
+        self.out, self.copied, self.relpath = file.stream, 0, file.path
+        self._files += 1
+        if first is not None and self._files == 1:
+            self._taken = self._filedesc_from(first)
+            if self._taken:
                 return
-            desc = parse_filedesc(first.payload)
-            extra = desc.rest if desc is not None else first.payload
-            date = self._filedesc_date(first)
-            self._emit(first, build_filedesc(self._file_name(), date, extra=extra), filedesc=True)
-            return
-        extra = first.block if first.kind == RecordKind.WARCINFO else b""
-        data = build_filedesc(self._file_name(), self._filedesc_date(first), extra=extra)
+        extra = b""
+        if first is not None and self._files == 1 and first.kind == RecordKind.WARCINFO:
+            extra, self._taken = first.block, True
+        data = build_filedesc(
+            self._file_name(), self._filedesc_date(first or Record()), extra=extra
+        )
         self._emit(None, data, filedesc=True)
-        if first.kind != RecordKind.WARCINFO:  # a generated filedesc: counted in `written`
+        if not self._taken:  # a generated filedesc: counted in `written`
             self.ctx.added_records += 1
+
+    def _filedesc_from(self, first: Record) -> bool:
+        """Write ``first`` as the filedesc when it holds an ARC header record: verbatim when
+        it is an unmodified version-1 one, else regenerated around its metadata."""
+        held = _arc_header_record(first)
+        if held is None:
+            return False
+        line, block = held
+        arc = first.extras.get("arc")
+        arc = arc if isinstance(arc, dict) else {}
+        desc = parse_filedesc(block)
+        version = str(arc["version"]) if "version" in arc else (desc.major if desc else "")
+        if not first.modified and version == "1":
+            trailer = bytes(arc.get("trailer", b"\n"))
+            self._emit(first, line + b"\n" + block + trailer, filedesc=True)
+            return True
+        extra = desc.rest if desc is not None else block
+        date = self._filedesc_date(first)
+        self._emit(first, build_filedesc(self._file_name(), date, extra=extra), filedesc=True)
+        return True
 
     def _file_name(self) -> bytes:
         return posixpath.basename(self.relpath).encode("utf-8", "surrogateescape")
@@ -233,8 +268,6 @@ class ArcWriter(Writer):
             self.out.write(
                 member if member is not None else _gzip_member(data, self.options.gzip_level)
             )
-        if not filedesc:
-            self.records += 1
 
     def _original_member(self, record: Record, data: bytes) -> bytes | None:
         """The source gzip member of an unmodified ARC record if it inflates to ``data``."""
@@ -253,16 +286,20 @@ class ArcWriter(Writer):
         return member if member is not None and inflates_to(member, data) else None
 
     def close(self) -> None:
-        """Finish the file (a file with only a filedesc when no record came)."""
-        if self.out is None:
-            self.out = self.ctx.create(self.relpath)
-            date = self._filedesc_date(Record())
-            self._emit(None, build_filedesc(self._file_name(), date), filedesc=True)
-            self.ctx.added_records += 1
-        self.out.close()
-        self._sources.close()
-        files: list[dict[str, Any]] = self.ctx.notes.setdefault("files", [])
-        files.append({"path": self.relpath, "records": self.records, "copied_members": self.copied})
+        """Finish the open file (a file with only a filedesc when no record came)."""
+        try:
+            if self.file is None and self._files == 0:
+                self._taken = False
+                self.file_for(None)
+            if self.file is not None:
+                self.close_file()
+        finally:
+            self._sources.close()
+
+    def finish_file(self, file: OutputFile) -> dict[str, Any]:
+        """Close the file; its entry for ``ctx.notes["files"]``."""
+        file.stream.close()
+        return {"path": file.path, "records": file.records, "copied_members": self.copied}
 
 
 @hookimpl

@@ -47,10 +47,11 @@ from typing import Any, BinaryIO, Literal
 
 from crawlmill.core.errors import ConfigError, CrawlmillError
 from crawlmill.core.markers import hookimpl
-from crawlmill.core.naming import strip_suffixes
+from crawlmill.core.naming import named_with, reader_suffixes, strip_suffixes
 from crawlmill.core.plugin import PluginOptions, WriteContext
 from crawlmill.core.record import Record, RecordKind
 from crawlmill.formats import clueweb09 as cw
+from crawlmill.plugins.writers.files import describes_file
 from crawlmill.plugins.writers.layouts import Layout, register_layout
 from pydantic import Field
 
@@ -68,7 +69,6 @@ REPLACED_BY_OPTION = (
 #: Name of the Chuweb21 md5 manifest at the output root.
 CHUWEB_MANIFEST = "md5_checksum.txt"
 
-_WARC_SUFFIXES = (".warc.gz", ".warc.zst", ".warc")
 _NUMBERED_STEM = re.compile(r"^(.+)-(\d+)$")
 
 
@@ -99,11 +99,14 @@ class ClueWeb09Options(PluginOptions):
 
 @register_layout
 class ClueWeb09Layout(Layout):
-    """``ClueWeb09_<Language>_<n>/<ll><NNNN>/<NN>.warc.gz`` with WARC-TREC-IDs, md5 and
-    record-count lists."""
+    """ClueWeb09 segments of WARC files with TREC ids, md5 and record-count lists.
+
+    Files ``ClueWeb09_<Language>_<n>/<ll><NNNN>/<NN>.warc.gz``, one per input (see the module
+    docstring)."""
 
     name = "clueweb09"
     Options = ClueWeb09Options
+    formats = ("warc",)
 
     def __init__(self, options: Any, ctx: WriteContext, extension: str) -> None:
         super().__init__(options, ctx, extension)
@@ -203,9 +206,10 @@ class ClueWeb09Layout(Layout):
 
     def doc_id(self, record: Record, record_number: int) -> str | None:
         """The record's own TREC id when it names this file (``trec_ids: keep``), else
-        ``clueweb09-<dir>-<file>-<record:05d>``; ``None`` for the warcinfo. See the module
-        docstring for when ids are assigned anew and how that is reported."""
-        if record.kind == RecordKind.WARCINFO:
+        ``clueweb09-<dir>-<file>-<record:05d>``; ``None`` for the warcinfo and any record
+        describing its file (:func:`~crawlmill.plugins.writers.files.describes_file`). See the
+        module docstring for when ids are assigned anew and how that is reported."""
+        if describes_file(record):
             return None
         own = cw.parse_trec_id(record.doc_id) if record.doc_id else None
         fits = own is not None and (own.directory, own.file) == (self.directory, self.file_number)
@@ -333,10 +337,13 @@ def count_documents(path: str) -> int:
 
 @register_layout
 class Chuweb21Layout(Layout):
-    """Chuweb21 folders (``CC-MAIN-<t1>-<t2>/CC-MAIN-<t1>-<t2>-NNNNN.warc.gz``) with an
-    ``md5_checksum.txt`` manifest (``path<TAB>md5``)."""
+    """Chuweb21 folders of WARC files named as Common Crawl names them, with an md5 manifest.
+
+    ``CC-MAIN-<t1>-<t2>/CC-MAIN-<t1>-<t2>-NNNNN.warc.gz`` and ``md5_checksum.txt``
+    (``path<TAB>md5``)."""
 
     name = "chuweb21"
+    formats = ("warc",)
 
     def __init__(self, options: Any, ctx: WriteContext, extension: str) -> None:
         super().__init__(options, ctx, extension)
@@ -371,7 +378,7 @@ class Chuweb21Layout(Layout):
         for task in sorted(tasks, key=lambda t: t.get("index", 0)):
             for output in task.get("outputs", []):
                 path = str(output["path"]).replace(os.sep, "/")
-                if not path.lower().endswith(_WARC_SUFFIXES):
+                if not named_with(path, reader_suffixes("warc")):
                     continue  # a side file of the output (CDXJ index), not a WARC file
                 if path in seen:
                     raise CrawlmillError(

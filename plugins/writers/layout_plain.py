@@ -1,4 +1,4 @@
-"""The ``plain`` output layout: one WARC per input (or a numbered series with rollover).
+"""The ``plain`` output layout: one file per input (or a numbered series with rollover).
 
 Names come from ``name_pattern`` with the placeholders ``{dir}`` (the input's folder relative to
 the input root, with a trailing ``/``, or empty), ``{stem}`` (the input's file name without its
@@ -6,7 +6,8 @@ compression and format suffixes, ``x.arc.gz`` -> ``x``, kept longer where two in
 would share it, ``x.arc.gz`` beside ``x.warc.gz`` -> ``x.arc`` and ``x.warc``: see
 :mod:`crawlmill.core.naming`), ``{seq}`` (0-based number of the file
 within the input; format it, e.g. ``{seq:05d}``), ``{index}`` (the input's position in the
-run) and ``{ext}`` (``.warc.gz``, ``.warc.zst`` or ``.warc``).
+run) and ``{ext}`` (the writer's suffix: ``.warc.gz``, ``.warc.zst``, ``.warc``, ``.arc.gz``,
+``.arc``). Every file writer can use it (``warc``, ``arc``).
 
 Default pattern: ``{dir}{stem}{ext}`` (``crawl/x.arc.gz`` -> ``crawl/x.warc.gz``, one WARC per
 ARC as the IIPC guidelines recommend), or ``{dir}{stem}-{seq:05d}{ext}`` when ``max_records``
@@ -21,7 +22,7 @@ from typing import Any, ClassVar
 from crawlmill.core.markers import hookimpl
 from crawlmill.core.naming import stem_of, strip_suffixes
 from crawlmill.core.plugin import PluginOptions
-from pydantic import Field
+from pydantic import Field, field_validator, model_validator
 
 from .layouts import Layout, register_layout
 
@@ -43,7 +44,8 @@ def _split(stem: str) -> tuple[str, str]:
 
 
 def pattern_for(options: Any) -> str:
-    """The name pattern the options ask for (explicit, or the default for rollover or not)."""
+    """The name pattern the options (the layout's :class:`PlainOptions`, or a writer's options
+    with the same fields) ask for (explicit, or the default for rollover or not)."""
     if options.name_pattern:
         return options.name_pattern
     if options.max_records or options.max_bytes:
@@ -65,11 +67,43 @@ class PlainOptions(PluginOptions):
         None, ge=1, description="Start a new file once a file reaches this many (compressed) bytes."
     )
 
+    @field_validator("name_pattern")
+    @classmethod
+    def _pattern_placeholders(cls, value: str | None) -> str | None:
+        return check_pattern(value)
+
+    @model_validator(mode="after")
+    def _rollover_needs_seq(self) -> PlainOptions:
+        check_rollover(self.name_pattern, self.max_records, self.max_bytes)
+        return self
+
+
+def check_pattern(value: str | None) -> str | None:
+    """``value`` when its placeholders are the plain layout's, else ``ValueError``."""
+    if value is not None:
+        try:
+            value.format(dir="", stem="x", seq=0, index=0, ext=".warc.gz")
+        except (KeyError, IndexError, ValueError) as exc:
+            raise ValueError(
+                f"bad placeholder ({exc}); use {{dir}} {{stem}} {{seq}} {{index}} {{ext}}"
+            ) from exc
+    return value
+
+
+def check_rollover(pattern: str | None, max_records: int | None, max_bytes: int | None) -> None:
+    """``ValueError`` when rollover is asked for with a pattern without ``{seq}``."""
+    if (max_records or max_bytes) and pattern is not None and "{seq" not in pattern:
+        raise ValueError(
+            "name_pattern: rollover (max_records/max_bytes) needs {seq} in the pattern"
+        )
+
 
 @register_layout
 class PlainLayout(Layout):
-    """Files named by ``name_pattern``, rolled over after ``max_records`` records or
-    ``max_bytes`` written bytes."""
+    """One file per input, or a numbered series rolled over by records or bytes.
+
+    Files named by ``name_pattern``, rolled over after ``max_records`` records or
+    ``max_bytes`` written bytes; for every file writer."""
 
     name: ClassVar[str] = "plain"
     Options = PlainOptions
@@ -77,7 +111,7 @@ class PlainLayout(Layout):
     def next_path(self) -> str:
         """The next file name from the pattern; ``seq`` counts files of this input."""
         folder, stem = _split(stem_of(self.ctx.input))
-        path = pattern_for(self.options).format(
+        path = pattern_for(self.settings).format(
             dir=folder,
             stem=stem,
             seq=self.files_started,
@@ -89,8 +123,8 @@ class PlainLayout(Layout):
 
     def should_roll(self, records_in_file: int, bytes_in_file: int) -> bool:
         """True once the file holds ``max_records`` records or ``max_bytes`` bytes."""
-        max_records = self.options.max_records
-        max_bytes = self.options.max_bytes
+        max_records = self.settings.max_records  # type: ignore[attr-defined]
+        max_bytes = self.settings.max_bytes  # type: ignore[attr-defined]
         return bool(
             (max_records is not None and records_in_file >= max_records)
             or (max_bytes is not None and bytes_in_file >= max_bytes)

@@ -76,7 +76,9 @@ def test_every_arc_sample_matches_warcio(arc_sample: Path, need) -> None:
     assert len(ours) == len(theirs)
     if arc_sample.name in SOURCES_COUNTS:
         assert len(ours) == SOURCES_COUNTS[arc_sample.name]
-    assert ours[0].kind == RecordKind.WARCINFO and theirs[0]["type"] == "warcinfo"
+    # the filedesc is the metadata record holding the whole ARC header record (warcio: the
+    # warcinfo holding its block)
+    assert ours[0].kind == RecordKind.METADATA and theirs[0]["type"] == "warcinfo"
     for i, (rec, ref) in enumerate(zip(ours, theirs, strict=True)):
         assert rec.source.offset == ref["offset"], i
         if i == 0:
@@ -102,22 +104,27 @@ def test_filedesc_record_mapping(samples, arc_named) -> None:
     path = arc_named("IAH-20080430204825-00000-blackbook.arc.gz")
     recs, _, _ = read_all(path)
     fd = recs[0]
-    assert fd.kind == RecordKind.WARCINFO
+    assert fd.kind == RecordKind.METADATA
     assert fd.url == "filedesc://IAH-20080430204825-00000-blackbook.arc"
-    assert fd.ip is None and fd.content_type == "text/plain" and fd.date_raw == "20080430204825"
+    assert fd.ip is None and fd.content_type == "application/arc"
+    assert fd.date_raw == "20080430204825"
+    assert fd.extras["neutral"] == {"describes_file": "filedesc"}
     arc = fd.extras["arc"]
     assert arc["filedesc"] is True and arc["origin"] == "InternetArchive" and arc["version"] == "1"
     assert (
         arc["header_line"]
         == b"filedesc://IAH-20080430204825-00000-blackbook.arc 0.0.0.0 20080430204825 text/plain 1300"
     )
-    assert fd.payload.startswith(
+    assert arc["fields"]["Content-type"] == "text/plain"
+    line, _, block = fd.payload.partition(b"\n")
+    assert line == arc["header_line"]
+    assert block.startswith(
         b"1 1 InternetArchive\nURL IP-address Archive-date Content-type Archive-length\n<?xml"
     )
-    assert len(fd.payload) == 1300 and fd.payload.rstrip().endswith(b"</arcmetadata>")
-    # the payload is exactly what the file stores after the header line
+    assert len(block) == 1300 and block.rstrip().endswith(b"</arcmetadata>")
+    # the payload is the whole ARC header record, exactly as the file stores it
     raw = gzip.decompress(path.read_bytes()[: recs[1].source.offset])
-    assert raw == arc["header_line"] + b"\n" + fd.payload + b"\n"
+    assert raw == fd.payload + b"\n"
 
 
 def test_dns_and_http_mapping(samples, arc_named) -> None:
@@ -135,7 +142,8 @@ def test_dashed_and_invalid_fields(samples, arc_named) -> None:
     recs, damage, warnings = read_all(arc_named("test-arc-1.0-dashed-fields.arc"))
     fd = recs[0]
     assert fd.url == "filedesc://" and fd.ip is None and fd.date is None and fd.date_raw == "-"
-    assert fd.content_type is None
+    assert fd.content_type == "application/arc"  # the ARC field said "-"
+    assert fd.extras["arc"]["fields"]["Content-type"] == "-"
     recs, damage, warnings = read_all(arc_named("test-arc-1.0-invalid-fields.arc"))
     fd = recs[0]
     assert (
@@ -143,7 +151,7 @@ def test_dashed_and_invalid_fields(samples, arc_named) -> None:
         and fd.date_raw == "blue_monday"
         and fd.extras["arc"]["fields"]["Archive-length"] == "one"
     )
-    assert fd.payload.startswith(b"1 0 InternetArchive\n")
+    assert fd.payload.partition(b"\n")[2].startswith(b"1 0 InternetArchive\n")
     # the last record of both jwat files is cut 84 bytes short of its declared length: kept,
     # marked truncated and reported as damage with its bytes
     assert recs[1].extras["arc"]["truncated"] is True
@@ -210,15 +218,16 @@ def test_limits_come_from_the_context_and_early_close_stops_the_inflate_thread(
 
 
 def test_the_arc_reader_maps_the_filedesc_at_parse_time(arc_named) -> None:
+    """The filedesc is a neutral metadata record (as jwarc and warcio map ARC at parse time):
+    type application/arc, payload the whole ARC header record, marked as describing the file."""
     path = arc_named("IAH-20080430204825-00000-blackbook.arc.gz")
     with open_reader(path, ArcReader) as it:
         records = list(it)
     fd, page = records[0], records[1]
-    mapped = fd.extras["neutral"]["as_metadata"]
-    assert fd.kind == RecordKind.WARCINFO  # unchanged for every other writer and the counts
-    assert mapped["content_type"] == "application/arc"
-    assert mapped["role"] == "filedesc"
+    assert fd.kind == RecordKind.METADATA and fd.content_type == "application/arc"
+    assert fd.extras["neutral"] == {"describes_file": "filedesc"}
+    assert fd.http_head is None and not fd.modified
     # the metadata block is the whole ARC header record, exactly as the file stores it
     raw = gzip.decompress(path.read_bytes()[: page.source.offset])
-    assert raw == mapped["block_prefix"] + fd.payload + b"\n"
+    assert raw == fd.payload + b"\n"
     assert "neutral" not in page.extras  # nothing to map for an intact document record

@@ -445,13 +445,13 @@ ARC_BODY = b"1 0 InternetArchive\nURL IP-address Archive-date Content-type Archi
 
 
 def arc_records() -> list[Record]:
-    filedesc = Record(
-        kind=RecordKind.WARCINFO,
+    filedesc = Record(  # as the ARC reader maps it: the whole ARC header record as metadata
+        kind=RecordKind.METADATA,
         url="filedesc://IAH-test.arc",
         date=D,
         date_raw="20080430204825",
-        payload=ARC_BODY,
-        content_type="text/plain",
+        payload=ARC_HEADER + b"\n" + ARC_BODY,
+        content_type="application/arc",
         source=Provenance("in.arc.gz", 0, 150, "arc"),
         extras={
             "arc": {
@@ -462,13 +462,7 @@ def arc_records() -> list[Record]:
                 "origin": "InternetArchive",
             },
             # the ARC reader's parse-time mapping (the WARC writer knows no ARC)
-            "neutral": {
-                "as_metadata": {
-                    "content_type": "application/arc",
-                    "block_prefix": ARC_HEADER + b"\n",
-                    "role": "filedesc",
-                }
-            },
+            "neutral": {"describes_file": "filedesc"},
         },
     )
     page = dataclasses.replace(  # records are frozen: a record as the ARC reader makes it
@@ -1128,7 +1122,9 @@ def test_real_arc_to_warc_keeps_url_date_ip_type_and_payload(
         assert ip == (rec.ip if rec.ip not in (None, "0.0.0.0") else None)
         if rec.extras.get("arc", {}).get("filedesc"):
             assert (rtype, ctype) == ("metadata", "application/arc")
-            assert block == rec.extras["arc"]["header_line"] + b"\n" + rec.payload
+            # the ARC reader's metadata record holds the whole ARC header record
+            assert block == rec.payload
+            assert block.startswith(rec.extras["arc"]["header_line"] + b"\n")
         elif rec.http_head is not None:
             assert (rtype, ctype) == ("response", "application/http;msgtype=response")
             assert block == rec.http_head + rec.payload
@@ -1291,22 +1287,14 @@ def test_the_warc_writer_module_names_no_other_format() -> None:
 def test_the_writer_writes_any_reader_mapping_without_knowing_the_format(tmp_path, need) -> None:
     """A made-up format's file description mapped like the ARC filedesc: same WARC record."""
     info = Record(
-        kind=RecordKind.WARCINFO,
+        kind=RecordKind.METADATA,
         url="xyz://crawl-1",
         date=D,
         date_raw="20080430204825",
-        payload=b"crawl description\n",
+        payload=b"XYZ 1\ncrawl description\n",
+        content_type="application/x-xyz",
         source=Provenance("in.xyz", 0, 40, "xyz"),
-        extras={
-            "xyz": {"anything": 1},
-            "neutral": {
-                "as_metadata": {
-                    "content_type": "application/x-xyz",
-                    "block_prefix": b"XYZ 1\n",
-                    "role": "description",
-                }
-            },
-        },
+        extras={"xyz": {"anything": 1}, "neutral": {"describes_file": "description"}},
     )
     cut = Record(
         kind=RecordKind.RESOURCE,

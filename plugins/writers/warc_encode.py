@@ -1,0 +1,304 @@
+"""Neutral :class:`~crawlmill.core.record.Record` -> WARC record: the WARC writer's encoder.
+
+Maps each record onto header pairs and a block and lets :mod:`crawlmill.formats.warc_builder`
+apply the record-level rules: a verbatim copy, a rebuilt WARC-read record, or a built record
+(the rules and where each neutral field goes are in :mod:`crawlmill.plugins.writers.warc`).
+It knows WARC and the neutral Record only: what a reader mapped for writers of other formats is
+in ``extras["neutral"]`` (``truncated``, ``describes_file``; documented in
+:mod:`crawlmill.core.record`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from crawlmill.core import Record, RecordKind
+from crawlmill.formats.http import content_type_value, with_content_type
+from crawlmill.formats.warc_builder import (
+    Headers,
+    can_copy_verbatim,
+    content_length_tail,
+    fix_digests,
+    get_header,
+    new_digest_headers,
+    reframe_headers,
+    remove_header,
+    set_header,
+)
+from crawlmill.formats.warcwriter import Framing, PendingRecord, format_warc_date, framing_for
+
+from .cdxj_index import record_facts
+from .warc_ids import RecordIds
+
+__all__ = ["WarcEncoder"]
+
+_KINDS = frozenset(kind.value for kind in RecordKind)
+#: record fields whose change makes the ``digests`` policy treat a record as changed: its
+#: block, and its identity (type, URL, date), which makes it a new record that gets the digests
+#: new records get. A changed doc id, IP or WARC Content-Type leaves the block and its digest
+#: headers as they were.
+_DIGEST_FIELDS = frozenset({"http_head", "payload", "kind", "url", "date", "date_raw"})
+
+
+def _as_bytes(value: Any) -> bytes | None:
+    if value is None or isinstance(value, bytes):
+        return value
+    return str(value).encode("utf-8", "surrogateescape")
+
+
+def _block_parts(record: Record) -> tuple[bytes, bytes]:
+    """The record's block as immutable parts ``(HTTP head, payload)``: they are digested and
+    written later, on a writer thread, and joined only once, into the record."""
+    return bytes(record.http_head or b""), bytes(record.payload)
+
+
+def _digests_changed(record: Record) -> bool:
+    """Whether the ``digests`` policy handles the record as changed: a field of
+    ``_DIGEST_FIELDS`` changed, or it is modified without :meth:`Record.evolve` saying what
+    (a record its reader repaired)."""
+    return record.modified and (not record.changed or bool(record.changed & _DIGEST_FIELDS))
+
+
+def _neutral(record: Record) -> dict[str, Any]:
+    """What the reader mapped at parse time beyond the neutral fields (``extras["neutral"]``)."""
+    neutral = record.extras.get("neutral")
+    return neutral if isinstance(neutral, dict) else {}
+
+
+def _real_ip(ip: str | None) -> bytes | None:
+    """The ``WARC-IP-Address`` value of a record's IP, or ``None`` for none or a placeholder."""
+    if not ip or ip in ("0.0.0.0", "-"):
+        return None
+    return ip.encode("ascii", "replace")
+
+
+class WarcEncoder:
+    """Encode a task's records as WARC in ``framing`` (the target version), per the writer's
+    ``options`` (``digests``, ``cdxj``); ``warn`` reports a stable warning text."""
+
+    def __init__(
+        self,
+        options: Any,
+        framing: Framing,
+        *,
+        version_explicit: bool,
+        when: datetime,
+        ids: RecordIds,
+        warn: Callable[[str], None],
+    ) -> None:
+        self.options = options
+        self.framing = framing
+        self.version_explicit = version_explicit
+        self.when = when
+        self.ids = ids
+        self.warn = warn
+        #: the record id of the open file's warcinfo (crawlmill's), if it has one.
+        self.warcinfo_id: bytes | None = None
+
+    def encode(
+        self, record: Record, doc_id: str | None, ordinal: int
+    ) -> tuple[bytes | PendingRecord, dict[str, Any]]:
+        """The record's WARC bytes (a verbatim copy) or pending record, and its CDXJ facts."""
+        record = self._neutral_fields(record)
+        warc = record.extras.get("warc")
+        if doc_id is None:
+            doc_id = record.doc_id  # also a doc id a filter set (not a content change)
+        if isinstance(warc, dict) and warc.get("headers") is not None:
+            framing = self.framing
+            if not self.version_explicit and str(warc.get("version")) in ("1.0", "1.1"):
+                framing = framing_for(str(warc["version"]))  # WARC 1.x input keeps its version
+            if not record.modified and warc.get("raw_header"):
+                verbatim = self._verbatim(record, warc, doc_id, framing)
+                if verbatim is not None:
+                    return verbatim
+            return self._rebuild(record, warc, doc_id, framing)
+        return self._build(record, doc_id, ordinal)
+
+    def date_of(self, record: Record) -> bytes:
+        """``WARC-Date`` of a record: its date, its raw date string, or the conversion time."""
+        if record.date is not None:
+            keep_fraction = bool(record.date.microsecond) and "." in (record.date_raw or ".")
+            return format_warc_date(record.date, self.framing.version, keep_fraction)
+        if record.date_raw:
+            self.warn("unparsable capture date kept as the raw string in WARC-Date")
+            return record.date_raw.encode("utf-8", "surrogateescape")
+        # WARC-Date is mandatory: the conversion time stands in, and the report says so
+        self.warn("record without a capture date: WARC-Date is the conversion time")
+        return format_warc_date(self.when, self.framing.version)
+
+    def _facts(self, record: Record, headers: list) -> dict[str, Any]:
+        return record_facts(record, headers) if self.options.cdxj else {}
+
+    def _notes(self, notes: list[str]) -> None:
+        for note in notes:
+            self.warn(note)
+
+    def _neutral_fields(self, record: Record) -> Record:
+        """The record with its neutral fields placed where WARC holds them: a changed
+        ``content_type``/``charset`` of a record with an HTTP head goes into that head's
+        ``Content-Type``; fields a WARC record cannot hold are refused with a warning."""
+        if record.text is not None and (
+            "text" in record.changed or record.kind != RecordKind.CONVERSION
+        ):
+            self.warn("extracted text not written: WARC holds it only as a conversion record")
+        if record.outlinks:
+            self.warn("outlinks not written: a WARC record has no place for them")
+        if (
+            record.http_head is not None
+            and record.content_type
+            and record.changed & {"content_type", "charset"}
+        ):
+            head = with_content_type(record.http_head, record.content_type, record.charset)
+            if head != record.http_head:
+                record = record.evolve(http_head=head)
+        return record
+
+    def _verbatim(
+        self, record: Record, warc: dict[str, Any], doc_id: str | None, framing: Framing
+    ) -> tuple[bytes, dict[str, Any]] | None:
+        """The input bytes unchanged, or ``None`` when they cannot be kept as they are."""
+        raw_header = _as_bytes(warc["raw_header"]) or b""
+        headers = [(_as_bytes(k) or b"", _as_bytes(v) or b"") for k, v in warc["headers"]]
+        block = record.block
+        if not can_copy_verbatim(
+            raw_header,
+            headers,
+            len(block),
+            framing,
+            version=str(warc.get("version")),
+            line_ending=_as_bytes(warc.get("line_ending")),
+            cl_includes_separator=bool(warc.get("cl_includes_separator", False)),
+            separator=_as_bytes(warc.get("separator")),
+        ):
+            return None
+        if (
+            doc_id is not None
+            and (get_header(headers, b"WARC-TREC-ID") or b"").decode("utf-8", "replace") != doc_id
+        ):
+            return None
+        if self.options.digests == "recompute":
+            fixed, _ = self._fixed_digests(record, headers, framing)
+            if fixed != headers:
+                return None
+        return raw_header + block + framing.separator, self._facts(record, headers)
+
+    def _fixed_digests(
+        self, record: Record, headers: Headers, framing: Framing
+    ) -> tuple[Headers, list[str]]:
+        """Digest headers per the ``digests`` option (module docstring of the writer)."""
+        mode = self.options.digests
+        if mode != "recompute" and not _digests_changed(record):
+            return headers, []
+        tail = content_length_tail(framing)
+        return fix_digests(
+            headers,
+            record.block + tail,
+            record.payload + tail,
+            mode=mode,
+            revisit=record.kind == RecordKind.REVISIT,
+            http_payload=record.http_head is not None,
+        )
+
+    def _rebuild(
+        self, record: Record, warc: dict[str, Any], doc_id: str | None, framing: Framing
+    ) -> tuple[PendingRecord, dict[str, Any]]:
+        """Original headers in order, re-framed for the target version, with changed fields
+        updated and digests handled per the ``digests`` option."""
+        pairs = ((_as_bytes(k) or b"", _as_bytes(v) or b"") for k, v in warc["headers"])
+        headers, notes = reframe_headers(pairs, framing.version)
+        self._notes(notes)
+        if record.modified:
+            self._update_changed_fields(record, headers)
+        if warc.get("truncated") and get_header(headers, b"WARC-Truncated") is None:
+            # the file ended inside the block (extras["warc"]["truncated"])
+            set_header(headers, b"WARC-Truncated", b"length")
+        if doc_id is not None:
+            set_header(headers, b"WARC-TREC-ID", doc_id.encode("utf-8", "surrogateescape"))
+        elif "doc_id" in record.changed:
+            remove_header(headers, b"WARC-TREC-ID")
+        if get_header(headers, b"WARC-Date") is None:
+            self.warn("record without a capture date: WARC-Date is the conversion time")
+            set_header(headers, b"WARC-Date", format_warc_date(self.when, framing.version))
+        headers, notes = self._fixed_digests(record, headers, framing)
+        self._notes(notes)
+        pending = PendingRecord(framing.version, headers, _block_parts(record))
+        return pending, self._facts(record, headers)
+
+    def _update_changed_fields(self, record: Record, headers: Headers) -> None:
+        """Write the type, URL, IP, content type (of a record without HTTP head) and date of
+        a changed record where they differ from the original header values (an unchanged
+        value keeps its original spelling); the doc id is written by :meth:`_rebuild`."""
+        ip, old_ip = _real_ip(record.ip), get_header(headers, b"WARC-IP-Address")
+        if ip is not None and (old_ip is None or old_ip.strip() != ip):
+            set_header(headers, b"WARC-IP-Address", ip)
+        elif ip is None and old_ip is not None and "ip" in record.changed:
+            remove_header(headers, b"WARC-IP-Address")
+        if (
+            record.http_head is None
+            and record.content_type
+            and record.changed & {"content_type", "charset"}
+        ):
+            old_ct = get_header(headers, b"Content-Type")
+            value = content_type_value(old_ct, record.content_type, record.charset)
+            set_header(headers, b"Content-Type", value)
+        wtype = get_header(headers, b"WARC-Type")
+        old_type = wtype.decode("ascii", "replace").strip().lower() if wtype is not None else None
+        unknown_kept = old_type not in _KINDS and record.kind == RecordKind.RESOURCE
+        if old_type != record.kind.value and not unknown_kept:
+            set_header(headers, b"WARC-Type", record.kind.value.encode("ascii"))
+        url = record.url_bytes
+        old_url = get_header(headers, b"WARC-Target-URI")
+        if url is not None and (old_url is None or old_url.strip().strip(b"<>") != url):
+            set_header(headers, b"WARC-Target-URI", url)
+        old_date = get_header(headers, b"WARC-Date")
+        old_text = old_date.decode("utf-8", "surrogateescape") if old_date is not None else None
+        if record.date_raw is not None and record.date_raw == old_text:
+            return
+        if record.date is not None or record.date_raw:
+            set_header(headers, b"WARC-Date", self.date_of(record))
+
+    def _build(
+        self, record: Record, doc_id: str | None, ordinal: int
+    ) -> tuple[PendingRecord, dict[str, Any]]:
+        """Headers for a record that did not come from WARC. A record that describes its
+        source file (``extras["neutral"]["describes_file"]``: the name the source gives it)
+        is written concurrent to the file's warcinfo, that name entering its record id."""
+        describes = str(_neutral(record).get("describes_file") or "")
+        headers: list[tuple[bytes, Any]] = [
+            (b"WARC-Type", record.kind.value.encode("ascii")),
+            (b"WARC-Record-ID", self.ids.of(record, ordinal, describes)),
+        ]
+        if self.warcinfo_id is not None and record.kind != RecordKind.WARCINFO:
+            headers.append((b"WARC-Warcinfo-ID", self.warcinfo_id))
+            if describes:
+                headers.append((b"WARC-Concurrent-To", self.warcinfo_id))
+        if record.url_bytes is not None:
+            headers.append((b"WARC-Target-URI", record.url_bytes))
+        elif record.kind not in (RecordKind.WARCINFO, RecordKind.METADATA):
+            self.warn("record without a URL written without WARC-Target-URI")
+        headers.append((b"WARC-Date", self.date_of(record)))
+        ip = _real_ip(record.ip)
+        if ip is not None:
+            headers.append((b"WARC-IP-Address", ip))
+        if _neutral(record).get("truncated"):
+            # the source record ended before its declared length (a cut file): say so
+            headers.append((b"WARC-Truncated", b"length"))
+        if doc_id is not None:
+            headers.append((b"WARC-TREC-ID", doc_id.encode("utf-8", "surrogateescape")))
+        parts = _block_parts(record)
+        if self.options.digests != "none":
+            http_payload = record.http_head is not None and record.kind != RecordKind.REVISIT
+            tail = content_length_tail(self.framing)
+            headers.extend(new_digest_headers(*parts, tail, http_payload=http_payload))
+        if record.http_head is not None:
+            msgtype = b"request" if record.kind == RecordKind.REQUEST else b"response"
+            headers.append((b"Content-Type", b"application/http;msgtype=" + msgtype))
+        elif record.content_type and "charset" in record.changed:  # a filter's charset
+            value = content_type_value(None, record.content_type, record.charset)
+            headers.append((b"Content-Type", value))
+        elif record.content_type:  # as the source declared it (a detected charset is not added)
+            headers.append((b"Content-Type", record.content_type.encode("utf-8", "replace")))
+        pending = PendingRecord(self.framing.version, headers, parts)
+        return pending, self._facts(record, headers)

@@ -1,0 +1,131 @@
+"""Identity of what the WARC writer writes: record ids, the conversion date, its warcinfo.
+
+Record ids are deterministic: ``urn:uuid:`` uuid5 of the record's source identity (input,
+file inside a collection input, offset or ordinal, URL, raw date, and the name a reader gives a
+record that describes its file), so a rerun writes the same ids. The conversion date is
+``SOURCE_DATE_EPOCH`` when set, else now.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
+from crawlmill.core import Record, WriteContext
+from crawlmill.formats.warc_builder import CONFORMS_TO, warcinfo_record
+from crawlmill.formats.warcwriter import Framing, format_warc_date, uuid5_urn
+
+__all__ = ["RECORD_ID_NAMESPACE", "RecordIds", "conversion_date", "warcinfo_of_task", "software"]
+
+#: namespace of crawlmill's deterministic record ids (uuid5).
+RECORD_ID_NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "https://crawlmill.invalid/warc-record-id")
+
+
+def conversion_date() -> datetime:
+    """``SOURCE_DATE_EPOCH`` when set (reproducible runs), else now (whole seconds, UTC)."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    if epoch:
+        return datetime.fromtimestamp(int(epoch), UTC)
+    return datetime.now(UTC).replace(microsecond=0)
+
+
+def software() -> str:
+    """``crawlmill/<version>``."""
+    from crawlmill.core import __version__
+
+    return f"crawlmill/{__version__}"
+
+
+class RecordIds:
+    """Deterministic record ids of one task's records."""
+
+    def __init__(self, ctx: WriteContext) -> None:
+        self.ctx = ctx
+        self._inner_paths: dict[str, str] = {}
+
+    def of(self, record: Record, ordinal: int, role: str = "") -> bytes:
+        """The id of ``record``, the ``ordinal``-th of the task (used without a source
+        offset); ``role`` names a record describing its file."""
+        src = record.source
+        inner = ""
+        if src is not None and src.path and src.path != self.ctx.input.path:
+            inner = self._inner_paths.get(src.path)
+            if inner is None:
+                inner = self._inner_path(src.path)
+                self._inner_paths[src.path] = inner
+        offset = src.offset if src is not None and src.offset is not None else f"#{ordinal}"
+        identity = "\0".join(
+            [
+                self.ctx.input.relpath,
+                inner,
+                str(offset),
+                record.url or "",
+                record.date_raw or "",
+                role,
+            ]
+        )
+        return uuid5_urn(RECORD_ID_NAMESPACE, identity)
+
+    def _inner_path(self, path: str) -> str:
+        """``path`` relative to the task's input (a file inside a collection directory),
+        empty when it is the input itself."""
+        full, root = os.path.abspath(path), os.path.abspath(self.ctx.input.path)
+        if full == root:
+            return ""
+        if full.startswith(root + os.sep):
+            return os.path.relpath(full, root).replace(os.sep, "/")
+        return os.path.basename(full)  # not below the input: its name, never the cwd
+
+    def warcinfo(self, path: str) -> bytes:
+        """The id of crawlmill's warcinfo at the start of output ``path``."""
+        identity = "\0".join([self.ctx.input.relpath, path, "warcinfo"])
+        return uuid5_urn(RECORD_ID_NAMESPACE, identity)
+
+
+def warcinfo_of_task(
+    framing: Framing,
+    *,
+    record_id: bytes,
+    path: str,
+    source_relpath: str,
+    source_format: str | None,
+    when: datetime,
+    digest: bool,
+) -> tuple[bytes, dict[str, Any]]:
+    """crawlmill's warcinfo for output ``path``: what wrote the file, from what, when
+    (IIPC guidelines Rec. 12-14); returns the record's bytes and its CDXJ facts."""
+    fmt, conforms = CONFORMS_TO[framing.version]
+    source_name = posixpath.basename(source_relpath.replace("\\", "/"))
+    source = (source_format or "unknown").upper()
+    date = format_warc_date(when, framing.version)
+    fields = [
+        ("software", software()),
+        ("format", fmt),
+        ("conformsTo", conforms),
+        ("description", f"converted from {source} file {source_name} by {software()}"),
+        ("source", source_name),
+        ("source-format", source),
+        ("conversion-date", date.decode("ascii")),
+    ]
+    data, block = warcinfo_record(
+        framing,
+        fields,
+        record_id=record_id,
+        date=date,
+        filename=posixpath.basename(path).encode("utf-8", "surrogateescape"),
+        digest=digest,
+    )
+    facts = {
+        "type": "warcinfo",
+        "url": "",
+        "date": date.decode("ascii"),
+        "content_type": "application/warc-fields",
+        "http_content_type": None,
+        "status": None,
+        "payload_digest": None,
+        "payload": block,
+    }
+    return data, facts
