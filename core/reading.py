@@ -27,8 +27,7 @@ from typing import Any
 from crawlmill.formats.compression import read_head
 from pydantic import ValidationError
 
-from .components import pydantic_problems
-from .errors import ConfigError, FormatError
+from .errors import ConfigError, FormatError, pydantic_problems
 from .plugin import Check, Damage, InputFile, Limits, PluginOptions, ReadContext, Reader
 from .record import Record
 from .registry import Registry
@@ -217,7 +216,7 @@ def open_reader(
     try:
         validated: PluginOptions = cls.Options.model_validate(options)
     except ValidationError as exc:
-        raise ConfigError(pydantic_problems(exc, f"reader {name}")) from None
+        raise ConfigError(pydantic_problems(exc, f"reader {name}", cls.Options)) from None
     return RecordIterator(
         cls(validated),
         name,
