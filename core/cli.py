@@ -536,8 +536,8 @@ def _inspect(args: argparse.Namespace) -> int:
     records = open_reader(
         input_file,
         reader_cls,
-        on_damage=lambda damage: print(f"DAMAGE {damage}", file=out),
-        on_warning=lambda w: print(f"warning at byte {w.offset}: {w.message}", file=out),
+        on_damage=lambda damage: print(f"DAMAGE {damage} [{damage.code}]", file=out),
+        on_warning=lambda w: print(f"warning at byte {w.offset}: {w.message} [{w.code}]", file=out),
         on_check=lambda check: print(
             f"{'CHECK' if check.ok else 'CHECK FAILED'} {check}", file=out
         ),

@@ -63,6 +63,8 @@ __all__ = ["RunReport", "plan", "run"]
 
 #: marker key of the files ``Writer.finalize`` writes.
 FINALIZE_KEY = "finalize"
+#: the warning code of an input a forced reader disagrees with detection about.
+FORCED_READER = "forced-reader"
 #: forced-reader warnings printed one by one; the rest are counted.
 _WARN_FILES = 10
 
@@ -138,8 +140,8 @@ def _warn_forced_readers(planned: list[PlannedInput], report: RunReport, stream:
     for n, (path, message) in enumerate(warnings):
         if n < _WARN_FILES:
             print(f"crawlmill: warning: {path}: {message}", file=stream)
-        kind = message.split(" (detected")[0]
-        report.warnings[kind] = report.warnings.get(kind, 0) + 1
+        report.warnings[FORCED_READER] = report.warnings.get(FORCED_READER, 0) + 1
+        report.warning_examples.setdefault(FORCED_READER, f"{path}: {message}")
     if len(warnings) > _WARN_FILES:
         print(
             f"crawlmill: warning: {len(warnings) - _WARN_FILES} more file(s) like these "

@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from pydantic import BaseModel, ValidationError
 
+    from .problems import Damage
+
 
 class CrawlmillError(Exception):
     """Base class of every error crawlmill raises on purpose."""
@@ -105,8 +107,10 @@ class FormatError(CrawlmillError):
 
 
 class DamagedRecordError(CrawlmillError):
-    """Raised by the engine under ``on_error: fail`` at the first damaged record."""
+    """Raised by the engine under ``on_error: fail`` at the first damaged record: the exception
+    that carries a :class:`~crawlmill.core.problems.Damage` (the one damage type), not a
+    damage type of its own."""
 
-    def __init__(self, damage: object) -> None:
+    def __init__(self, damage: Damage) -> None:
         self.damage = damage
         super().__init__(str(damage))

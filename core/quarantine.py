@@ -6,7 +6,9 @@ task's temp folder and committed with its outputs (so they are atomic like outpu
 
 * ``.bin``: the quarantined bytes, one entry after another;
 * ``.jsonl``: one JSON object per entry: ``path`` (input file), ``offset`` and ``length`` (in
-  the input, ``null`` when unknown), ``reason``, ``bin_offset`` and ``bin_length`` (where its
+  the input, ``null`` when unknown), ``reason``, ``code`` (the stable code of the problem,
+listed in ``docs/problems.md``: the damage's ``code``; for a refused record the code its
+reason starts with, or one derived from it), ``bin_offset`` and ``bin_length`` (where its
   bytes are in the ``.bin``) and ``data``: ``"raw"`` for damaged input bytes exactly as the
   reader reported them (``Damage.data``), or ``"record-json"`` for a record handed back by a
   writer, stored in the ``.bin`` as one line of JSON: the Record's fields, with bytes written
@@ -31,15 +33,14 @@ from typing import Any
 
 from .outputs import BOOKKEEPING, TaskOutputs, TrackedFile, UnsafeOutputPath, safe_relpath
 from .plugin import Damage, InputFile
+from .problems import derive_code
 from .record import Record
 
 __all__ = ["INCONSISTENT_DAMAGE", "Quarantine", "check_range", "record_to_json"]
 
-#: the warning a task counts for each quarantine entry whose range is outside its file.
-INCONSISTENT_DAMAGE = (
-    "quarantine: a damaged range reported outside its input file (a reader bug); the entry "
-    "is flagged 'inconsistent' in the quarantine index and the report"
-)
+#: the code of the warning a task counts for each quarantine entry whose range is outside its
+#: file (its message is the entry's ``inconsistent`` text).
+INCONSISTENT_DAMAGE = "inconsistent-damage"
 
 
 def check_range(offset: object, length: object, size: int | None) -> str | None:
@@ -147,6 +148,7 @@ class Quarantine:
             "offset": damage.offset,
             "length": damage.length,
             "reason": damage.reason,
+            "code": damage.code,
             "data": "raw",
         }
         return self._add(bytes(damage.data or b""), entry)
@@ -159,6 +161,7 @@ class Quarantine:
             "offset": src.offset if src else None,
             "length": src.length if src else None,
             "reason": reason,
+            "code": derive_code(reason),
             "url": record.url,
             "data": "record-json",
         }

@@ -12,7 +12,7 @@
 reader's options against its ``Options`` model, builds the
 :class:`~crawlmill.core.plugin.ReadContext` and collects what the reader reports: damaged byte
 ranges (:class:`~crawlmill.core.plugin.Damage`, with file, offset and reason), warnings
-(:class:`ReadWarning`) and collection checks (:class:`~crawlmill.core.plugin.Check`). Nothing
+(:class:`~crawlmill.core.problems.Notice`, each with its ``code``) and collection checks (:class:`~crawlmill.core.plugin.Check`). Nothing
 is quarantined or written: the caller decides what to do with the damage.
 """
 
@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
@@ -28,25 +27,17 @@ from crawlmill.formats.compression import read_head
 from pydantic import ValidationError
 
 from .errors import ConfigError, FormatError, pydantic_problems
-from .plugin import Check, Damage, InputFile, Limits, PluginOptions, ReadContext, Reader
+from .plugin import Check, Damage, InputFile, Limits, Notice, PluginOptions, ReadContext, Reader
+from .problems import observe
 from .record import Record
 from .registry import Registry
 
 __all__ = ["ReadWarning", "RecordIterator", "detect_reader", "open_reader"]
 
 
-@dataclass(frozen=True, slots=True)
-class ReadWarning:
-    """A quirk a reader repaired or noticed (not damage): where and what."""
-
-    path: str
-    #: byte offset the reader gave (``None``: the whole file).
-    offset: int | None
-    message: str
-
-    def __str__(self) -> str:
-        at = f" at byte {self.offset}" if self.offset is not None else ""
-        return f"{self.path}{at}: {self.message}"
+#: the warning type of crawlmill before codes: now :class:`~crawlmill.core.problems.Notice`
+#: (``path``, ``offset`` and ``message`` as before, plus its ``code``).
+ReadWarning = Notice
 
 
 class RecordIterator:
@@ -65,14 +56,14 @@ class RecordIterator:
         *,
         limits: Limits | None = None,
         on_damage: Callable[[Damage], None] | None = None,
-        on_warning: Callable[[ReadWarning], None] | None = None,
+        on_warning: Callable[[Notice], None] | None = None,
         on_check: Callable[[Check], None] | None = None,
     ) -> None:
         self.reader = reader
         self.reader_name = reader_name
         self.input = input
         self.damages: list[Damage] = []
-        self.warnings: list[ReadWarning] = []
+        self.warnings: list[Notice] = []
         self.checks: list[Check] = []
         #: records handed out so far.
         self.count = 0
@@ -83,7 +74,7 @@ class RecordIterator:
             input=input,
             report_damage=self._damage,
             limits=limits if limits is not None else Limits(),
-            report_warning=self._warning,
+            on_warning=self._warning,
             report_check=self._check,
         )
         self._records: Iterator[Record] | None = None
@@ -104,12 +95,13 @@ class RecordIterator:
         return not self.damages and not self.failed_checks
 
     def _damage(self, damage: Damage) -> None:
+        observe(damage)
         self.damages.append(damage)
         if self._on_damage is not None:
             self._on_damage(damage)
 
-    def _warning(self, offset: int | None, message: str) -> None:
-        warning = ReadWarning(self.input.path, offset, message)
+    def _warning(self, warning: Notice) -> None:
+        observe(warning)
         self.warnings.append(warning)
         if self._on_warning is not None:
             self._on_warning(warning)
@@ -175,7 +167,7 @@ def open_reader(
     registry: Registry | None = None,
     limits: Limits | None = None,
     on_damage: Callable[[Damage], None] | None = None,
-    on_warning: Callable[[ReadWarning], None] | None = None,
+    on_warning: Callable[[Notice], None] | None = None,
     on_check: Callable[[Check], None] | None = None,
     **options: Any,
 ) -> RecordIterator:

@@ -28,7 +28,8 @@ from .components import Resolved, resolve, resolve_pipeline
 from .errors import ConfigError, DamagedRecordError
 from .executor import ORPHAN_EXIT, current_channel, parent_alive
 from .outputs import OutputRoot, TaskOutputs, _inside
-from .plugin import Check, Damage, Drop, InputFile, Limits, ReadContext, WriteContext
+from .plugin import Check, Damage, Drop, InputFile, Limits, Notice, ReadContext, WriteContext
+from .problems import observe
 from .progress import TaskReporter
 from .quarantine import INCONSISTENT_DAMAGE, Quarantine
 from .record import Record
@@ -66,7 +67,13 @@ def _registry(plugins: list[str]) -> Registry:
 
 
 def _damage_info(d: Damage) -> dict[str, Any]:
-    return {"path": d.path, "offset": d.offset, "reason": d.reason, "length": d.length}
+    return {
+        "path": d.path,
+        "offset": d.offset,
+        "reason": d.reason,
+        "length": d.length,
+        "code": d.code,
+    }
 
 
 def run_task(payload: dict[str, Any]) -> dict[str, Any]:
@@ -151,6 +158,7 @@ def _run(
     hit: list[Damage] = []
 
     def report_damage(damage: Damage) -> None:
+        observe(damage)
         if fail_fast:
             hit.append(damage)
             raise DamagedRecordError(damage)
@@ -158,17 +166,20 @@ def _run(
         info = _damage_info(damage)
         if "inconsistent" in entry:  # a reader bug: flagged, never passed off as a true range
             info["inconsistent"] = entry["inconsistent"]
-            stats.add_warning(INCONSISTENT_DAMAGE)
+            stats.add_warning(INCONSISTENT_DAMAGE, entry["inconsistent"])
         stats.add_damage(info)
         reporter.count(0, damage.length or 0)
         reporter.log(f"crawlmill: damaged record quarantined: {damage}")
 
-    def report_warning(offset: int | None, message: str) -> None:
-        stats.add_warning(message)
+    def report_warning(notice: Notice) -> None:
+        observe(notice)
+        stats.add_warning(notice.code, notice.message)
 
     def report_check(check: Check) -> None:
         if not check.ok and fail_fast:  # damage-level: on_error=fail stops here too
-            damage = Damage(check.path, 0, f"{check.check} check failed: {check.reason}")
+            damage = Damage(
+                check.path, 0, f"{check.check} check failed: {check.reason}", code="check-failed"
+            )
             hit.append(damage)
             raise DamagedRecordError(damage)
         stats.add_check(
@@ -178,8 +189,9 @@ def _run(
             reporter.log(f"crawlmill: {check}")
 
     def quarantine_record(record: Record, reason: str) -> None:
-        if "inconsistent" in quarantine.add_record(record, reason):
-            stats.add_warning(INCONSISTENT_DAMAGE)
+        entry = quarantine.add_record(record, reason)
+        if "inconsistent" in entry:
+            stats.add_warning(INCONSISTENT_DAMAGE, entry["inconsistent"])
         stats.writer_quarantined += 1
         reporter.log(f"crawlmill: record quarantined by the writer: {inp.path}: {reason}")
 
@@ -191,7 +203,7 @@ def _run(
         input=inp,
         report_damage=report_damage,
         limits=limits,
-        report_warning=report_warning,
+        on_warning=report_warning,
         report_check=report_check,
     )
     wctx = WriteContext(
@@ -199,7 +211,7 @@ def _run(
         input_count=payload["input_count"],
         create=outputs.create,
         quarantine=quarantine_record,
-        report_warning=lambda message: stats.add_warning(f"writer: {message}"),
+        on_warning=report_warning,
     )
     steps = list(zip(labels, filters, strict=True))
     writer.open(wctx)

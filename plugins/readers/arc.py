@@ -49,6 +49,7 @@ from crawlmill.formats.arc_framing import (
 )
 from crawlmill.formats.http import content_type as http_content_type
 from crawlmill.formats.http import split_response
+from crawlmill.plugins.readers.codes import ARC_DAMAGE, ARC_NOTES, code_of
 from pydantic import Field
 
 __all__ = ["ArcReader", "record_from_arc"]
@@ -214,28 +215,33 @@ class ArcReader(Reader):
                 for item in items:
                     if isinstance(item, ArcProblem):
                         if item.damage:
+                            code = code_of(item.reason, ARC_DAMAGE)
+                            offset = item.offset or 0
                             ctx.report_damage(
-                                Damage(path, item.offset or 0, item.reason, item.length, item.data)
+                                Damage(path, offset, item.reason, item.length, item.data, code)
                             )
                         else:
-                            ctx.report_warning(item.offset, item.reason)
+                            ctx.report_warning(
+                                code_of(item.reason, ARC_NOTES), item.reason, item.offset
+                            )
                         continue
                     if item.damaged and strict:
                         continue  # repaired: the damage entry that follows holds its bytes
                     record, notes = record_from_arc(item, path)
                     where = item.offset if item.offset is not None else item.stream_offset
-                    if notes and strict:
+                    if notes and strict:  # the damage has the code of the first quirk
                         raw = item.header.raw + b"\n" + item.block
                         reason = f"record {record.url!r} (strict): " + "; ".join(notes)
-                        ctx.report_damage(
-                            Damage(path, where, reason, item.length, raw[: limits.max_record_bytes])
-                        )
+                        code = code_of(notes[0], ARC_NOTES)
+                        data = raw[: limits.max_record_bytes]
+                        ctx.report_damage(Damage(path, where, reason, item.length, data, code))
                         continue
-                    for note in notes:  # stable texts: the run report counts them per text
-                        ctx.report_warning(where, f"ARC: {note}")
+                    for note in notes:  # counted per code: the notes hold numbers
+                        ctx.report_warning(code_of(note, ARC_NOTES), note, where)
                     yield record
             except ArcLimitError as exc:
-                ctx.report_damage(Damage(path, 0, f"{exc}; stopped reading this file"))
+                reason = f"{exc}; stopped reading this file"
+                ctx.report_damage(Damage(path, 0, reason, code=code_of(reason, ARC_DAMAGE)))
             finally:
                 items.close()  # stops the inflate thread before the file closes
 

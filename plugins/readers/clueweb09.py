@@ -46,6 +46,7 @@ from crawlmill.core import (
 )
 from crawlmill.core.errors import PluginError
 from crawlmill.formats import clueweb09 as cw
+from crawlmill.plugins.readers.codes import CLUEWEB09, code_of
 from pydantic import Field, field_validator
 
 __all__ = ["ClueWeb09Reader", "scan_collection", "trec_prefix_of", "warc_reader_class"]
@@ -424,7 +425,8 @@ class ClueWeb09Reader(Reader):
                     Check(problem["path"], "listed file present", False, problem["reason"])
                 )
             else:
-                ctx.report_warning(None, f"{problem['path']}: {problem['reason']}")
+                code = code_of(problem["reason"], CLUEWEB09)
+                ctx.report_warning(code, f"{problem['path']}: {problem['reason']}")
         expected_md5 = meta.get("md5") if self.options.verify_md5 else None
         hasher = _Md5InThread(ctx.path) if expected_md5 else None
         expected_records = meta.get("records") if self.options.verify_counts else None
@@ -440,7 +442,7 @@ class ClueWeb09Reader(Reader):
             yield record
         if foreign_ids:
             ctx.report_warning(
-                None,
+                "foreign-trec-id",
                 f"{ctx.path}: {len(foreign_ids)} WARC-TREC-ID(s) do not name this file ({prefix}*), first {foreign_ids[0]!r}",
             )
         if expected_records is not None:

@@ -132,26 +132,36 @@ class ArcWriter(Writer):
             if record.kind == RecordKind.WARCINFO:
                 return
         if record.kind not in _WRITABLE:
-            self.ctx.quarantine(record, f"ARC v1 cannot hold a {record.kind.value} record")
+            self.ctx.quarantine(
+                record, f"unwritable-kind: ARC v1 cannot hold a {record.kind.value} record"
+            )
             return
         self._refuse_fields(record)
         try:
             line, trailer = self._header_line(record)
         except ValueError as exc:
-            self.ctx.quarantine(record, f"cannot write as ARC: {exc}")
+            self.ctx.quarantine(record, f"unwritable-record: cannot write as ARC: {exc}")
             return
         self._emit(record, line + b"\n" + record.block + trailer)
 
     def _refuse_fields(self, record: Record) -> None:
         """Warn about the neutral fields an ARC record cannot hold (stable messages)."""
         if record.doc_id is not None:
-            self.ctx.report_warning("doc id not written: an ARC header line has no field for it")
+            self.ctx.report_warning(
+                "doc-id-not-written", "doc id not written: an ARC header line has no field for it"
+            )
         if "charset" in record.changed:
-            self.ctx.report_warning("charset not written: an ARC header line has no field for it")
+            self.ctx.report_warning(
+                "charset-not-written", "charset not written: an ARC header line has no field for it"
+            )
         if record.text is not None:
-            self.ctx.report_warning("extracted text not written: ARC has no place for it")
+            self.ctx.report_warning(
+                "text-not-written", "extracted text not written: ARC has no place for it"
+            )
         if record.outlinks:
-            self.ctx.report_warning("outlinks not written: ARC has no place for them")
+            self.ctx.report_warning(
+                "outlinks-not-written", "outlinks not written: ARC has no place for them"
+            )
 
     def _header_line(self, record: Record) -> tuple[bytes, bytes]:
         block_len = len(record.http_head or b"") + len(record.payload)

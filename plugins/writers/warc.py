@@ -587,10 +587,10 @@ class WarcWriter(Writer):
         self.ctx.notes["files"].append(entry)
         self.file = None
 
-    def _warn(self, message: str) -> None:
+    def _warn(self, code: str, message: str) -> None:
         warnings = self.ctx.notes["warnings"]
-        warnings[message] = warnings.get(message, 0) + 1
-        self.ctx.report_warning(message)
+        warnings[code] = warnings.get(code, 0) + 1
+        self.ctx.report_warning(code, message)
 
     # -- record ids and dates --------------------------------------------------------------
 
@@ -630,10 +630,14 @@ class WarcWriter(Writer):
             keep_fraction = bool(record.date.microsecond) and "." in (record.date_raw or ".")
             return format_warc_date(record.date, self.framing.version, keep_fraction)
         if record.date_raw:
-            self._warn("unparsable capture date kept as the raw string in WARC-Date")
+            self._warn(
+                "date-kept-raw", "unparsable capture date kept as the raw string in WARC-Date"
+            )
             return record.date_raw.encode("utf-8", "surrogateescape")
         # WARC-Date is mandatory: the conversion time stands in, and the report says so
-        self._warn("record without a capture date: WARC-Date is the conversion time")
+        self._warn(
+            "date-missing", "record without a capture date: WARC-Date is the conversion time"
+        )
         return format_warc_date(self.conversion_date, self.framing.version)
 
     @staticmethod
@@ -653,9 +657,14 @@ class WarcWriter(Writer):
         if record.text is not None and (
             "text" in record.changed or record.kind != RecordKind.CONVERSION
         ):
-            self._warn("extracted text not written: WARC holds it only as a conversion record")
+            self._warn(
+                "text-not-written",
+                "extracted text not written: WARC holds it only as a conversion record",
+            )
         if record.outlinks:
-            self._warn("outlinks not written: a WARC record has no place for them")
+            self._warn(
+                "outlinks-not-written", "outlinks not written: a WARC record has no place for them"
+            )
         if (
             record.http_head is not None
             and record.content_type
@@ -770,12 +779,15 @@ class WarcWriter(Writer):
                 bare = val.strip()
                 val = bare if bare.startswith(b"urn:") else b"urn:uuid:" + bare
                 val = b"<" + val + b">"
-                self._warn("bare record id wrapped as <urn:uuid:...>")
+                self._warn("record-id-wrapped", "bare record id wrapped as <urn:uuid:...>")
             if lower == b"warc-date" and not valid_warc_date(val.strip()):
-                self._warn("invalid WARC-Date kept as written")
+                self._warn("invalid-date-kept", "invalid WARC-Date kept as written")
             val, cleaned = clean_header_value(val)
             if cleaned:
-                self._warn("line break inside a WARC header value replaced by a space")
+                self._warn(
+                    "line-break-in-header",
+                    "line break inside a WARC header value replaced by a space",
+                )
             headers.append((name, val))
         if record.modified:
             self._update_changed_fields(record, headers)
@@ -787,7 +799,9 @@ class WarcWriter(Writer):
         elif "doc_id" in record.changed:
             self._remove(headers, b"WARC-TREC-ID")
         if _header(headers, b"WARC-Date") is None:
-            self._warn("record without a capture date: WARC-Date is the conversion time")
+            self._warn(
+                "date-missing", "record without a capture date: WARC-Date is the conversion time"
+            )
             self._set(headers, b"WARC-Date", format_warc_date(self.conversion_date, version))
         headers = self._fix_digests(record, headers, _tail(framing))
         pending = PendingRecord(version, headers, _block_parts(record))
@@ -840,7 +854,7 @@ class WarcWriter(Writer):
         mode = self.options.digests
         if mode != "recompute" and not _digests_changed(record):
             return headers
-        warn = self._warn if count else (lambda message: None)
+        warn = self._warn if count else (lambda code, message: None)
         block = record.block + tail
         payload = record.payload + tail
         out: list[tuple[bytes, bytes]] = []
@@ -857,12 +871,12 @@ class WarcWriter(Writer):
                 continue
             ok = digest_matches(value, data)
             if ok is None:
-                warn("digest in an unknown algorithm kept unchecked")
+                warn("unknown-digest-algorithm", "digest in an unknown algorithm kept unchecked")
             elif not ok and mode == "none":
-                warn("stale digest of a changed record removed")
+                warn("stale-digest-removed", "stale digest of a changed record removed")
                 continue
             elif not ok:
-                warn("digest recomputed")
+                warn("digest-recomputed", "digest recomputed")
                 value = recompute_like(value, data).encode("ascii")
             out.append((key, value))
         extra: list[tuple[bytes, bytes]] = []
@@ -930,7 +944,7 @@ class WarcWriter(Writer):
         if record.url_bytes is not None:
             headers.append((b"WARC-Target-URI", record.url_bytes))
         elif record.kind not in (RecordKind.WARCINFO, RecordKind.METADATA):
-            self._warn("record without a URL written without WARC-Target-URI")
+            self._warn("url-missing", "record without a URL written without WARC-Target-URI")
         date = self._date_of(record)
         if date is not None:
             headers.append((b"WARC-Date", date))

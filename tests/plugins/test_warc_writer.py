@@ -887,8 +887,8 @@ def test_version_change_rebuilds_clueweb09_records(tmp_path, need):
         b"Content-Length: %d\r\n\r\n" % len(http + body) + http + body + b"\r\n\r\n"
     )
     assert b"Digest" not in data  # unmodified content: no digests added
-    assert notes["warnings"]["invalid WARC-Date kept as written"] == 1
-    assert notes["warnings"]["bare record id wrapped as <urn:uuid:...>"] == 1
+    assert notes["warnings"]["invalid-date-kept"] == 1  # counted per code
+    assert notes["warnings"]["record-id-wrapped"] == 1
     # and 0.18 -> 0.18 in the ClueWeb09 convention is kept verbatim
     _, created = run_writer(
         tmp_path / "same", [rec], relpath="00.warc.gz", version="0.18", compression="none"
