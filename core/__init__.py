@@ -28,7 +28,7 @@ from .plugin import (
     Writer,
 )
 from .reading import ReadWarning, RecordIterator, open_reader
-from .record import Outlink, Provenance, Record, RecordKind
+from .record import OffsetSpace, Outlink, Provenance, Record, RecordKind
 
 try:
     __version__ = version("crawlmill")
@@ -46,6 +46,7 @@ __all__ = [
     "InputFile",
     "Limits",
     "Notice",
+    "OffsetSpace",
     "Outlink",
     "PluginError",
     "PluginOptions",

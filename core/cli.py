@@ -596,7 +596,12 @@ def _not_a_collection(path: str, registry: Registry) -> str:
 
 def _format_record(record: Any) -> str:
     src = record.source
-    where = f"byte {src.offset}, {src.length} bytes in the file" if src is not None else "-"
+    where = "-"
+    if src is not None:
+        space = {"file": "in the file", "member": "of the compressed member(s)"}.get(
+            src.space or "", "in the decompressed stream" if src.space else "(offset space unknown)"
+        )
+        where = f"byte {src.offset}, {src.length} bytes {space}"
     lines = [
         f"  kind:         {record.kind}",
         f"  url:          {record.url}",

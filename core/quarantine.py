@@ -6,7 +6,8 @@ task's temp folder and committed with its outputs (so they are atomic like outpu
 
 * ``.bin``: the quarantined bytes, one entry after another;
 * ``.jsonl``: one JSON object per entry: ``path`` (input file), ``offset`` and ``length`` (in
-  the input, ``null`` when unknown), ``reason``, ``code`` (the stable code of the problem,
+  the input, ``null`` when unknown; for a refused record also ``space``, the record's
+  ``Provenance.space``: ``file``, ``member`` or ``stream``), ``reason``, ``code`` (the stable code of the problem,
 listed in ``docs/problems.md``: the damage's ``code``; for a refused record the code its
 reason starts with, or one derived from it), ``bin_offset`` and ``bin_length`` (where its
   bytes are in the ``.bin``) and ``data``: ``"raw"`` for damaged input bytes exactly as the
@@ -15,7 +16,8 @@ reason starts with, or one derived from it), ``bin_offset`` and ``bin_length`` (
   as ``{"$b64": "<base64>"}``, datetimes as ISO strings, tuples as lists.
 
 ``offset`` and ``length`` are byte positions in the file named by ``path``, as it is stored
-(compressed offsets for a compressed file). An entry whose range does not lie inside that file
+(compressed offsets for a compressed file), except for a refused record whose ``space`` is
+``stream`` (a position in the decompressed stream, not checked against the file). An entry whose range does not lie inside that file
 (negative, or past its end) can only come from a reader bug: it is kept (its bytes are not
 lost) but flagged with ``inconsistent`` (the reason), and the task counts a warning
 (:data:`INCONSISTENT_DAMAGE`), so nobody takes it for a true position.
@@ -130,7 +132,9 @@ class Quarantine:
         return self._bin, self._index
 
     def _add(self, data: bytes, entry: dict[str, Any]) -> dict[str, Any]:
-        problem = check_range(entry["offset"], entry["length"], self._size_of(entry["path"]))
+        # a position in the decompressed stream is not a byte range of the stored file
+        size = None if entry.get("space") == "stream" else self._size_of(entry["path"])
+        problem = check_range(entry["offset"], entry["length"], size)
         if problem is not None:
             entry["inconsistent"] = problem
         bin_fh, index_fh = self._open()
@@ -160,6 +164,7 @@ class Quarantine:
             "path": src.path if src else self.input.path,
             "offset": src.offset if src else None,
             "length": src.length if src else None,
+            "space": str(src.space) if src and src.space else None,
             "reason": reason,
             "code": derive_code(reason),
             "url": record.url,

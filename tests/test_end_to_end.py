@@ -137,11 +137,11 @@ def test_readme_plugin_example_registers(tmp_path: Path) -> None:
 
         registry = Registry.load(["readme_plugin"], entry_points=False)
         cls = registry.filter("long-pages")
-        from crawlmill.core import Drop, Record
+        from crawlmill.core import Drop, Record, RecordKind
 
         f = cls(cls.Options(min_bytes=3))
-        assert f.apply(Record(payload=b"ab")) == Drop("short")
-        assert isinstance(f.apply(Record(payload=b"abc")), Record)
+        assert f.apply(Record(kind=RecordKind.RESPONSE, payload=b"ab")) == Drop("short")
+        assert isinstance(f.apply(Record(kind=RecordKind.RESPONSE, payload=b"abc")), Record)
     finally:
         sys.path.remove(str(tmp_path))
 

@@ -44,6 +44,7 @@ from crawlmill.core import (
 )
 from crawlmill.core.naming import named_with
 from crawlmill.core.problems import derive_code
+from crawlmill.core.record import OffsetSpace
 from crawlmill.formats.compression import (
     MemberSource,
     compression_of,
@@ -73,6 +74,8 @@ PREFETCH_MIN_BYTES = 1 << 20
 #: quarantined only up to this size (a whole-file gzip is not copied for each damage).
 SHARED_MEMBER_COPY = 1 << 20
 
+#: the offset space of a record not alone in a member, by whether the file is compressed.
+_SPACE = {False: OffsetSpace.FILE, True: OffsetSpace.STREAM}
 _KINDS = {kind.value: kind for kind in RecordKind}
 _KIND_OF = {kind.value.encode(): kind for kind in RecordKind}
 _SNIFF = re.compile(rb"(?:\r?\n)*(WARC|warc)/(\d+\.\d+)\r{0,2}\n")
@@ -163,7 +166,7 @@ class WarcReader(Reader):
                     if isinstance(item, DamagedRange):
                         ctx.report_damage(spans.damage(item))
                         continue
-                    record, warnings = warc_to_record(item, path, parse_http)
+                    record, warnings = warc_to_record(item, path, parse_http, kind is not None)
                     if warnings:
                         offset = record.source.offset if record.source else item.offset
                         if strict:  # the damage has the code of the first quirk
@@ -276,9 +279,11 @@ def _is_http_block(kind: RecordKind, warc_media: str | None, data: bytes, start:
 
 
 def warc_to_record(
-    item: FramedRecord, path: str, parse_http: bool = True
+    item: FramedRecord, path: str, parse_http: bool = True, compressed: bool | None = None
 ) -> tuple[Record, list[str]]:
-    """Map a framed WARC record onto a :class:`Record`; also return the repaired quirks."""
+    """Map a framed WARC record onto a :class:`Record`; also return the repaired quirks.
+    ``compressed`` says whether the file is compressed (``None``: unknown), which names the
+    offset space of a record that is not alone in its member (``Provenance.space``)."""
     header = item.header
     fields = header.fields
     warnings = item.issues  # a fresh list per framed record
@@ -359,10 +364,13 @@ def warc_to_record(
         # changed record, recomputes Content-Length and digests (same key as extras["arc"])
         extras["truncated"] = True
     if item.member_offset is not None:
-        source = Provenance(path, item.member_offset, item.member_length, "warc")
+        source = Provenance(
+            path, item.member_offset, item.member_length, "warc", OffsetSpace.MEMBER
+        )
         extras["member"] = True
     else:
-        source = Provenance(path, item.offset, item.length, "warc")
+        space = None if compressed is None else _SPACE[compressed]
+        source = Provenance(path, item.offset, item.length, "warc", space)
         extras["member"] = False
     record = Record(
         kind=kind,

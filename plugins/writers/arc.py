@@ -266,7 +266,7 @@ class ArcWriter(Writer):
         """Finish the file (a file with only a filedesc when no record came)."""
         if self.out is None:
             self.out = self.ctx.create(self.relpath)
-            date = self._filedesc_date(Record())
+            date = self._filedesc_date(Record(kind=RecordKind.WARCINFO))
             self._emit(None, build_filedesc(self._file_name(), date), filedesc=True)
             self.ctx.added_records += 1
         self.out.close()

@@ -105,9 +105,21 @@ def test_clueweb09_trec_ids_count_non_warcinfo_records():
         == "clueweb09-de0012-03-00000"
     )
     assert layout.doc_id(Record(kind=RecordKind.RESPONSE), 41) == "clueweb09-de0012-03-00041"
-    assert cw.parse_trec_id(layout.doc_id(Record(), 99999)) == ("de0012", 3, 99999)
+    assert cw.parse_trec_id(
+        layout.doc_id(
+            Record(
+                kind=RecordKind.RESPONSE,
+            ),
+            99999,
+        )
+    ) == ("de0012", 3, 99999)
     with pytest.raises(Exception, match="5 digits"):
-        layout.doc_id(Record(), 100000)
+        layout.doc_id(
+            Record(
+                kind=RecordKind.RESPONSE,
+            ),
+            100000,
+        )
 
 
 def test_clueweb09_options_are_checked():

@@ -416,7 +416,12 @@ def test_no_http_headers_are_invented(tmp_path):
 
 def test_unparsable_date_is_kept_raw_and_counted(tmp_path):
     rec = Record(
-        url="http://x/", date=None, date_raw="2009-03-65T08:43:19-0800", payload=b"x", source=src(0)
+        kind=RecordKind.RESPONSE,
+        url="http://x/",
+        date=None,
+        date_raw="2009-03-65T08:43:19-0800",
+        payload=b"x",
+        source=src(0),
     )
     notes, created = run_writer(tmp_path / "out", [rec], compression="none")
     data = (tmp_path / "out" / created[0]).read_bytes()
@@ -859,6 +864,7 @@ def test_version_change_rebuilds_clueweb09_records(tmp_path, need):
         for line in raw_header.strip().split(b"\n")[1:]
     ]
     rec = Record(
+        kind=RecordKind.RESPONSE,
         url="http://example.com/",
         doc_id="clueweb09-en0040-54-00000",
         date_raw="2009-03-65T08:43:19-0800",
