@@ -64,9 +64,16 @@ def observe(problem: Damage | Notice) -> None:
         observer(problem.code, not problem.derived)
 
 
+#: codes already checked (a reader reports the same few codes many times).
+_GOOD: set[str] = set()
+
+
 def _checked(code: str) -> str:
-    if not is_code(code):
-        raise ValueError(f"problem code {code!r} is not short kebab-case (like 'bad-length')")
+    if code not in _GOOD:
+        if not is_code(code):
+            raise ValueError(f"problem code {code!r} is not short kebab-case (like 'bad-length')")
+        if len(_GOOD) < 4096:
+            _GOOD.add(code)
     return code
 
 
@@ -100,10 +107,12 @@ class Damage:
         return f"{self.path} at byte {self.offset}: {self.reason}"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Notice:
     """A warning: a quirk a reader repaired or noticed, or a field a writer could not write
-    (not damage: the record is delivered or written).
+    (not damage: the record is delivered or written). A value: read it, do not change it (it
+    is not a frozen dataclass only because a reader may report several per record, and a
+    frozen one costs three times as much to make).
 
     ``path`` and ``offset`` say where (the input file, and the byte the reader gave: ``None``
     for the whole file or a writer's warning), ``message`` the specifics, ``code`` the kind
@@ -118,8 +127,8 @@ class Notice:
 
     def __post_init__(self) -> None:
         if not self.code:
-            object.__setattr__(self, "code", derive_code(self.message))
-            object.__setattr__(self, "derived", True)
+            self.code = derive_code(self.message)
+            self.derived = True
         _checked(self.code)
 
     def __str__(self) -> str:
@@ -134,6 +143,9 @@ def notice_from_call(path: str, args: tuple, kwargs: dict, *, reader: bool) -> N
     offset=None)``. The forms before codes, kept for third-party plugins (the code is then
     derived from the message, :func:`derive_code`): ``report_warning(offset, message)`` in a
     reader (``offset`` an int or ``None``) and ``report_warning(message)`` in a writer."""
+    # the coded form, positional: (code, message[, offset]), the common call, made fast
+    if not kwargs and 2 <= len(args) <= 3 and type(args[0]) is type(args[1]) is str:
+        return Notice(path, args[2] if len(args) == 3 else None, args[1], args[0])
     code = kwargs.pop("code", None)
     message = kwargs.pop("message", None)
     offset = kwargs.pop("offset", None)
