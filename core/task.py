@@ -169,7 +169,7 @@ def _run(
             stats.add_warning(INCONSISTENT_DAMAGE, entry["inconsistent"])
         stats.add_damage(info)
         reporter.count(0, damage.length or 0)
-        reporter.log(f"crawlmill: damaged record quarantined: {damage}")
+        reporter.log(f"crawlmill: damaged record quarantined: {damage} [{damage.code}]")
 
     def report_warning(notice: Notice) -> None:
         observe(notice)
