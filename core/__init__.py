@@ -22,6 +22,7 @@ from .plugin import (
     FilterContext,
     InputFile,
     Limits,
+    Notice,
     PluginOptions,
     ReadContext,
     Reader,
@@ -29,7 +30,7 @@ from .plugin import (
     Writer,
 )
 from .reading import ReadWarning, RecordIterator, open_reader
-from .record import Outlink, Provenance, Record, RecordKind
+from .record import OffsetSpace, Outlink, Provenance, Record, RecordKind
 
 try:
     __version__ = version("crawlmill")
@@ -48,6 +49,8 @@ __all__ = [
     "FormatError",
     "InputFile",
     "Limits",
+    "Notice",
+    "OffsetSpace",
     "Outlink",
     "PluginError",
     "PluginOptions",

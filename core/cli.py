@@ -447,7 +447,10 @@ def _validate(args: argparse.Namespace) -> int:
     ]
     skipped = [{"path": path, "reason": why} for path, why in planned.skipped]
     not_converted = [{"path": path, "reason": why} for path, why in planned.not_converted]
-    warnings = [{"path": path, "message": message} for path, message in planned.warnings]
+    warnings = [
+        {"path": path, "message": message, "code": code}
+        for path, message, code in planned.warnings
+    ]
     if args.json:
         data = {
             "pipeline": spec.model_dump(mode="json"),
@@ -567,8 +570,8 @@ def _inspect(args: argparse.Namespace) -> int:
         input_file,
         reader_cls,
         registry=registry,
-        on_damage=lambda damage: print(f"DAMAGE {damage}", file=out),
-        on_warning=lambda w: print(f"warning at byte {w.offset}: {w.message}", file=out),
+        on_damage=lambda damage: print(f"DAMAGE {damage} [{damage.code}]", file=out),
+        on_warning=lambda w: print(f"warning at byte {w.offset}: {w.message} [{w.code}]", file=out),
         on_check=lambda check: print(
             f"{'CHECK' if check.ok else 'CHECK FAILED'} {check}", file=out
         ),
@@ -627,7 +630,12 @@ def _not_a_collection(path: str, registry: Registry) -> str:
 
 def _format_record(record: Any) -> str:
     src = record.source
-    where = f"byte {src.offset}, {src.length} bytes in the file" if src is not None else "-"
+    where = "-"
+    if src is not None:
+        space = {"file": "in the file", "member": "of the compressed member(s)"}.get(
+            src.space or "", "in the decompressed stream" if src.space else "(offset space unknown)"
+        )
+        where = f"byte {src.offset}, {src.length} bytes {space}"
     lines = [
         f"  kind:         {record.kind}",
         f"  url:          {record.url}",

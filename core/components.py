@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from .errors import ConfigError, PluginError
+from .errors import ConfigError, PluginError, pydantic_problems
 from .plugin import PluginOptions
 from .registry import Registry
 from .spec import ComponentSpec, PipelineSpec
@@ -38,20 +38,6 @@ class ResolvedPipeline:
     writer: Resolved
 
 
-def pydantic_problems(exc: ValidationError, prefix: str) -> list[tuple[str, str]]:
-    """``(location, message)`` pairs of a pydantic error, locations below ``prefix``."""
-    problems = []
-    for err in exc.errors():
-        loc = prefix
-        for part in err.get("loc", ()):
-            loc += f"[{part}]" if isinstance(part, int) else f".{part}"
-        msg = err.get("msg", "invalid")
-        if err.get("type") == "extra_forbidden":
-            msg = "unknown option"
-        problems.append((loc, msg))
-    return problems
-
-
 def resolve(
     registry: Registry, kind: str, spec: ComponentSpec, loc: str, problems: list[tuple[str, str]]
 ) -> Resolved | None:
@@ -65,7 +51,7 @@ def resolve(
     try:
         options = cls.Options.model_validate(spec.options, context={"registry": registry})
     except ValidationError as exc:
-        problems.extend(pydantic_problems(exc, loc))
+        problems.extend(pydantic_problems(exc, loc, cls.Options))
         return None
     return Resolved(spec.name, cls, options)
 

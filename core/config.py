@@ -16,7 +16,6 @@ relative paths against the config file's folder. The format is documented in
 
 from __future__ import annotations
 
-import difflib
 import json
 import os
 import tomllib
@@ -27,7 +26,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from .errors import ConfigError, PluginError
+from .errors import ConfigError, PluginError, pydantic_problems, unknown_key
 from .interpolate import interpolate
 from .registry import Registry
 from .spec import ComponentSpec, InputSpec, PipelineSpec, RunSpec
@@ -170,7 +169,7 @@ def build_pipeline(
         )
     for key in data:
         if key not in TOP_LEVEL_KEYS:
-            problems.append((str(key), _unknown_key(str(key), TOP_LEVEL_KEYS, "key")))
+            problems.append((str(key), unknown_key(str(key), TOP_LEVEL_KEYS, "key")))
 
     version = data.get("version", 1)
     if type(version) is not int or version != 1:
@@ -336,7 +335,7 @@ def _inputs(raw: Any, base: Path, problems: Problems) -> InputSpec | None:
     for key in raw:
         if key not in ("paths", "list_file"):
             problems.append(
-                (f"inputs.{key}", _unknown_key(str(key), ("paths", "list_file"), "key"))
+                (f"inputs.{key}", unknown_key(str(key), ("paths", "list_file"), "key"))
             )
             ok = False
     paths = raw.get("paths", [])
@@ -516,43 +515,5 @@ def _validate_model(
     try:
         return model.model_validate(dict(data), context=context)
     except ValidationError as exc:
-        problems.extend(_pydantic_problems(exc, model, where))
+        problems.extend(pydantic_problems(exc, where, model))
         return None
-
-
-def _pydantic_problems(exc: ValidationError, model: type[BaseModel], where: str) -> Problems:
-    out: Problems = []
-    fields = tuple(model.model_fields)
-    for err in exc.errors(include_url=False):
-        loc = where
-        for part in err["loc"]:
-            loc = (
-                f"{loc}[{part}]"
-                if isinstance(part, int)
-                else (f"{loc}.{part}" if loc else str(part))
-            )
-        kind, value = err["type"], err.get("input")
-        if kind == "extra_forbidden":
-            name = str(err["loc"][-1]) if err["loc"] else ""
-            out.append((loc, _unknown_key(name, fields, "option")))
-            continue
-        if kind == "missing":
-            out.append((loc, "required option is missing"))
-            continue
-        msg = err["msg"]
-        if msg.startswith("Value error, "):
-            msg = msg[len("Value error, ") :]
-        if not isinstance(value, dict | list | BaseModel) and err["loc"]:
-            msg += f" (got {value!r})"
-            if kind in ("string_type", "literal_error", "enum") and isinstance(
-                value, bool | int | float
-            ):
-                msg += "; YAML reads unquoted yes/no/on/off and numbers as such: quote the value to pass text"
-        out.append((loc, msg))
-    return out
-
-
-def _unknown_key(name: str, known: Sequence[str], what: str) -> str:
-    close = difflib.get_close_matches(name, list(known), n=1)
-    hint = f"; did you mean {close[0]!r}?" if close else ""
-    return f"unknown {what} {name!r}{hint} (known: {', '.join(known) or 'none'})"

@@ -76,6 +76,7 @@ __all__ = ["RunReport", "plan", "run"]
 
 #: marker key of the files ``Writer.finalize`` writes.
 FINALIZE_KEY = "finalize"
+#: the warning code of an input a forced reader disagrees with detection about.
 #: forced-reader warnings printed one by one; the rest are counted.
 _WARN_FILES = 10
 
@@ -141,11 +142,11 @@ def _warn_forced_readers(planned: list[PlannedInput], report: RunReport, stream:
     """Name each file a forced reader disagrees with detection about (the first
     ``_WARN_FILES`` on the terminal, all of them counted per reader pair in the report)."""
     warnings = getattr(planned, "warnings", [])
-    for n, (path, message) in enumerate(warnings):
+    for n, (path, message, code) in enumerate(warnings):
         if n < _WARN_FILES:
             print(f"crawlmill: warning: {path}: {message}", file=stream)
-        kind = message.split(" (detected")[0]
-        report.warnings[kind] = report.warnings.get(kind, 0) + 1
+        report.warnings[code] = report.warnings.get(code, 0) + 1
+        report.warning_examples.setdefault(code, f"{path}: {message}")
     if len(warnings) > _WARN_FILES:
         print(
             f"crawlmill: warning: {len(warnings) - _WARN_FILES} more file(s) like these "

@@ -2,6 +2,15 @@
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel, ValidationError
+
+    from .problems import Damage
+
 
 class CrawlmillError(Exception):
     """Base class of every error crawlmill raises on purpose."""
@@ -20,6 +29,58 @@ class ConfigError(CrawlmillError):
         where = f"{source}: " if source else ""
         lines = [f"{where}{loc}: {msg}" if loc else f"{where}{msg}" for loc, msg in self.problems]
         super().__init__("\n".join(lines))
+
+
+def unknown_key(name: str, known: Sequence[str], what: str) -> str:
+    """``unknown option 'strcit'; did you mean 'strict'? (known: ...)``: the one wording of an
+    unknown key, with the closest known name."""
+    close = difflib.get_close_matches(name, list(known), n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    return f"unknown {what} {name!r}{hint} (known: {', '.join(known) or 'none'})"
+
+
+def pydantic_problems(
+    exc: ValidationError, where: str, model: type[BaseModel] | None = None
+) -> list[tuple[str, str]]:
+    """``(location, message)`` pairs of a pydantic error, located below ``where``
+    (``filters[1].max_bytes``): the one wording of an invalid option, wherever options are
+    validated (configs, ``crawlmill convert``, ``engine.run`` of a built spec,
+    ``open_reader``). ``model`` names the known options in the message of an unknown one."""
+    out: list[tuple[str, str]] = []
+    fields = tuple(model.model_fields) if model is not None else ()
+    for err in exc.errors(include_url=False):
+        loc = where
+        for part in err["loc"]:
+            loc = (
+                f"{loc}[{part}]"
+                if isinstance(part, int)
+                else (f"{loc}.{part}" if loc else str(part))
+            )
+        kind, value = err["type"], err.get("input")
+        if kind == "extra_forbidden":
+            name = str(err["loc"][-1]) if err["loc"] else ""
+            out.append((loc, unknown_key(name, fields, "option")))
+            continue
+        if kind == "missing":
+            out.append((loc, "required option is missing"))
+            continue
+        msg = err["msg"]
+        if msg.startswith("Value error, "):
+            msg = msg[len("Value error, ") :]
+        if not isinstance(value, dict | list | _model_type()) and err["loc"]:
+            msg += f" (got {value!r})"
+            if kind in ("string_type", "literal_error", "enum") and isinstance(
+                value, bool | int | float
+            ):
+                msg += "; YAML reads unquoted yes/no/on/off and numbers as such: quote the value to pass text"
+        out.append((loc, msg))
+    return out
+
+
+def _model_type() -> Any:
+    from pydantic import BaseModel
+
+    return BaseModel
 
 
 class PluginError(CrawlmillError):
@@ -46,8 +107,10 @@ class FormatError(CrawlmillError):
 
 
 class DamagedRecordError(CrawlmillError):
-    """Raised by the engine under ``on_error: fail`` at the first damaged record."""
+    """Raised by the engine under ``on_error: fail`` at the first damaged record: the exception
+    that carries a :class:`~crawlmill.core.problems.Damage` (the one damage type), not a
+    damage type of its own."""
 
-    def __init__(self, damage: object) -> None:
+    def __init__(self, damage: Damage) -> None:
         self.damage = damage
         super().__init__(str(damage))

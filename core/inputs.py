@@ -72,6 +72,9 @@ __all__ = ["InputPlan", "PlannedInput", "expand_inputs", "is_side_file"]
 
 #: a directory reader claim needs at least this confidence to take over the listing.
 DIRECTORY_CLAIM = 0.5
+#: warning codes of planning (docs/problems.md).
+FORCED_READER = "forced-reader"
+DETECTION_FAILED = "detection-failed"
 _SIDE_NAMES = frozenset({"_SUCCESS"})
 _SIDE_SUFFIXES = (".crc",)
 
@@ -91,9 +94,10 @@ class InputPlan(list):
         super().__init__(items)
         self.skipped: list[tuple[str, str]] = skipped or []
         self.not_converted: list[tuple[str, str]] = not_converted or []
-        #: ``(path, message)``: a forced reader that detection disagrees with, or a
-        #: plugin whose detection raised (``Registry.detection_failures``).
-        self.warnings: list[tuple[str, str]] = []
+        #: ``(path, message, code)``: a forced reader that detection disagrees with
+        #: (``forced-reader``), or a plugin whose detection raised
+        #: (``detection-failed``, ``Registry.detection_failures``).
+        self.warnings: list[tuple[str, str, str]] = []
         #: folders the run lists as inputs (absolute real paths).
         self.folders: list[str] = []
         #: presence checks of discovered units (:mod:`crawlmill.core.collection`); a unit
@@ -320,12 +324,14 @@ def expand_inputs(spec: PipelineSpec, registry: Registry) -> InputPlan:
         for p, stem in zip(planned, stems, strict=True)
     ]
     planned.folders = sorted(set(col.folders))
-    planned.warnings.extend(v for _, v in sorted(registry.detection_failures.items()))
+    planned.warnings.extend(
+        (*v, DETECTION_FAILED) for _, v in sorted(registry.detection_failures.items())
+    )
     return planned
 
 
 def _check_forced(
-    registry: Registry, path: str, forced: str, warnings: list[tuple[str, str]]
+    registry: Registry, path: str, forced: str, warnings: list[tuple[str, str, str]]
 ) -> None:
     """Warn when detection gives the file ``path`` to another reader than ``forced`` (and
     ``forced`` does not claim it as surely)."""
@@ -345,6 +351,7 @@ def _check_forced(
             f"reader {forced!r} is forced (--from / reader:) but the file looks like {best!r} "
             f"(detected with confidence {confidence:.2f}); records may be quarantined: drop "
             f"the forced reader to detect each file, or force {best!r}",
+            FORCED_READER,
         )
     )
 

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, ClassVar, NamedTuple
 from pydantic import BaseModel, ConfigDict
 
 from .collection import Check, Expectation
+from .problems import Damage, Notice, notice_from_call
 from .record import Record
 
 if TYPE_CHECKING:
@@ -44,6 +45,7 @@ __all__ = [
     "InputFile",
     "Layout",
     "Limits",
+    "Notice",
     "PluginOptions",
     "ReadContext",
     "Reader",
@@ -71,24 +73,6 @@ class Limits:
     max_decompressed_bytes: int = 64 * 1024 * 1024 * 1024
     #: largest header block (WARC/ARC/HTTP header lines) a reader accepts.
     max_header_bytes: int = 1024 * 1024
-
-
-@dataclass(frozen=True, slots=True)
-class Damage:
-    """A byte range of an input that could not be read as a good record.
-
-    ``data`` holds the damaged bytes (decompressed where the reader had to decompress to see
-    them; at most ``Limits.max_record_bytes``), so the quarantine keeps what was skipped.
-    """
-
-    path: str
-    offset: int
-    reason: str
-    length: int | None = None
-    data: bytes = b""
-
-    def __str__(self) -> str:
-        return f"{self.path} at byte {self.offset}: {self.reason}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,8 +153,9 @@ class ReadContext:
     input: InputFile
     report_damage: Callable[[Damage], None]
     limits: Limits = field(default_factory=Limits)
-    #: ``report_warning(offset, message)``: a repaired quirk (not damage), counted per kind.
-    report_warning: Callable[[int | None, str], None] = lambda offset, message: None
+    #: where the reader's warnings go, as :class:`Notice` objects (plugins call
+    #: :meth:`report_warning`).
+    on_warning: Callable[[Notice], None] = lambda notice: None
     #: ``report_check(Check(...))``: a check only the reader can make (not a record); the
     #: unit's expectations are verified by the engine.
     report_check: Callable[[Check], None] = lambda check: None
@@ -203,6 +188,13 @@ class ReadContext:
     def count(self, label: str, n: int = 1) -> None:
         """Add ``n`` to this reader's counter ``label`` (reported per step, never records)."""
         self.counter(label, n)
+
+    def report_warning(self, *args: Any, **kwargs: Any) -> None:
+        """Report a repaired quirk (not damage): ``report_warning(code, message, offset=None)``
+        with a code of ``docs/problems.md`` (or the plugin's own kebab-case code); counted per
+        code. The form before codes, ``report_warning(offset, message)``, still works: the
+        code is derived from the message (:func:`crawlmill.core.problems.derive_code`)."""
+        self.on_warning(notice_from_call(self.input.path, args, kwargs, reader=True))
 
 
 @dataclass(slots=True)
@@ -240,9 +232,9 @@ class WriteContext:
     quarantine: Callable[[Record, str], None]
     #: free-form facts about the task's outputs that ``Writer.finalize`` receives (counts...).
     notes: dict[str, Any] = field(default_factory=dict)
-    #: ``report_warning(message)``: a repair the writer made (kept invalid date, wrapped id),
-    #: counted per message in the run report. Use a stable message per kind.
-    report_warning: Callable[[str], None] = lambda message: None
+    #: where the writer's warnings go, as :class:`Notice` objects (plugins call
+    #: :meth:`report_warning`).
+    on_warning: Callable[[Notice], None] = lambda notice: None
     #: records the writer added that no input held (a generated warcinfo or filedesc): the
     #: writer adds 1 per such record, so the run's ``written`` equals the records in its files.
     added_records: int = 0
@@ -252,6 +244,14 @@ class WriteContext:
     def count(self, label: str, n: int = 1) -> None:
         """Add ``n`` to the writer's counter ``label`` (reported per step, never records)."""
         self.counter(label, n)
+
+    def report_warning(self, *args: Any, **kwargs: Any) -> None:
+        """Report a repair the writer made or a field it could not write:
+        ``report_warning(code, message)`` with a code of ``docs/problems.md`` (or the
+        plugin's own kebab-case code); counted per code in the run report. The form before
+        codes, ``report_warning(message)``, still works (the code is derived from the
+        message)."""
+        self.on_warning(notice_from_call(self.input.path, args, kwargs, reader=False))
 
 
 class _Component:

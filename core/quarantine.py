@@ -6,14 +6,18 @@ task's temp folder and committed with its outputs (so they are atomic like outpu
 
 * ``.bin``: the quarantined bytes, one entry after another;
 * ``.jsonl``: one JSON object per entry: ``path`` (input file), ``offset`` and ``length`` (in
-  the input, ``null`` when unknown), ``reason``, ``bin_offset`` and ``bin_length`` (where its
+  the input, ``null`` when unknown; for a refused record also ``space``, the record's
+  ``Provenance.space``: ``file``, ``member`` or ``stream``), ``reason``, ``code`` (the stable code of the problem,
+listed in ``docs/problems.md``: the damage's ``code``; for a refused record the code its
+reason starts with, or one derived from it), ``bin_offset`` and ``bin_length`` (where its
   bytes are in the ``.bin``) and ``data``: ``"raw"`` for damaged input bytes exactly as the
   reader reported them (``Damage.data``), or ``"record-json"`` for a record handed back by a
   writer, stored in the ``.bin`` as one line of JSON: the Record's fields, with bytes written
   as ``{"$b64": "<base64>"}``, datetimes as ISO strings, tuples as lists.
 
 ``offset`` and ``length`` are byte positions in the file named by ``path``, as it is stored
-(compressed offsets for a compressed file). An entry whose range does not lie inside that file
+(compressed offsets for a compressed file), except for a refused record whose ``space`` is
+``stream`` (a position in the decompressed stream, not checked against the file). An entry whose range does not lie inside that file
 (negative, or past its end) can only come from a reader bug: it is kept (its bytes are not
 lost) but flagged with ``inconsistent`` (the reason), and the task counts a warning
 (:data:`INCONSISTENT_DAMAGE`), so nobody takes it for a true position.
@@ -31,15 +35,14 @@ from typing import Any
 
 from .outputs import BOOKKEEPING, TaskOutputs, TrackedFile, UnsafeOutputPath, safe_relpath
 from .plugin import Damage, InputFile
+from .problems import derive_code
 from .record import Record
 
 __all__ = ["INCONSISTENT_DAMAGE", "Quarantine", "check_range", "record_to_json"]
 
-#: the warning a task counts for each quarantine entry whose range is outside its file.
-INCONSISTENT_DAMAGE = (
-    "quarantine: a damaged range reported outside its input file (a reader bug); the entry "
-    "is flagged 'inconsistent' in the quarantine index and the report"
-)
+#: the code of the warning a task counts for each quarantine entry whose range is outside its
+#: file (its message is the entry's ``inconsistent`` text).
+INCONSISTENT_DAMAGE = "inconsistent-damage"
 
 
 def check_range(offset: object, length: object, size: int | None) -> str | None:
@@ -129,7 +132,9 @@ class Quarantine:
         return self._bin, self._index
 
     def _add(self, data: bytes, entry: dict[str, Any]) -> dict[str, Any]:
-        problem = check_range(entry["offset"], entry["length"], self._size_of(entry["path"]))
+        # a position in the decompressed stream is not a byte range of the stored file
+        size = None if entry.get("space") == "stream" else self._size_of(entry["path"])
+        problem = check_range(entry["offset"], entry["length"], size)
         if problem is not None:
             entry["inconsistent"] = problem
         bin_fh, index_fh = self._open()
@@ -147,6 +152,7 @@ class Quarantine:
             "offset": damage.offset,
             "length": damage.length,
             "reason": damage.reason,
+            "code": damage.code,
             "data": "raw",
         }
         return self._add(bytes(damage.data or b""), entry)
@@ -158,7 +164,9 @@ class Quarantine:
             "path": src.path if src else self.input.path,
             "offset": src.offset if src else None,
             "length": src.length if src else None,
+            "space": str(src.space) if src and src.space else None,
             "reason": reason,
+            "code": derive_code(reason),
             "url": record.url,
             "data": "record-json",
         }

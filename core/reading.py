@@ -12,20 +12,19 @@
 reader's options against its ``Options`` model, builds the
 :class:`~crawlmill.core.plugin.ReadContext` and collects what the reader reports: damaged byte
 ranges (:class:`~crawlmill.core.plugin.Damage`, with file, offset and reason), warnings
-(:class:`ReadWarning`), collection checks (:class:`~crawlmill.core.plugin.Check`: those the
-reader reports, and, when the whole input was read, those of the input's expectations, as the
-engine verifies them) and the reader's own counters (``ctx.count``). Nothing is quarantined or
-written: the caller decides what to do with the damage. A reader that delegates with
-``ctx.reader(name)`` gets it from ``registry`` (loaded on first use when a Reader class was
-given). The engine's tasks read through the same :class:`RecordIterator` (without keeping the
-lists: their callbacks quarantine and count).
+(:class:`~crawlmill.core.problems.Notice`, each with its ``code``), collection checks
+(:class:`~crawlmill.core.plugin.Check`: those the reader reports, and, when the whole input was
+read, those of the input's expectations, as the engine verifies them) and the reader's own
+counters (``ctx.count``). Nothing is quarantined or written: the caller decides what to do with
+the damage. A reader that delegates with ``ctx.reader(name)`` gets it from ``registry`` (loaded
+on first use when a Reader class was given). The engine's tasks read through the same
+:class:`RecordIterator` (without keeping the lists: their callbacks quarantine and count).
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
@@ -33,27 +32,18 @@ from crawlmill.formats.compression import read_head
 from pydantic import ValidationError
 
 from .collection import Verifier
-from .components import pydantic_problems
-from .errors import ConfigError, FormatError
-from .plugin import Check, Damage, InputFile, Limits, PluginOptions, ReadContext, Reader
+from .errors import ConfigError, FormatError, pydantic_problems
+from .plugin import Check, Damage, InputFile, Limits, Notice, PluginOptions, ReadContext, Reader
+from .problems import observe
 from .record import Record
 from .registry import Registry
 
 __all__ = ["ReadWarning", "RecordIterator", "detect_reader", "open_reader"]
 
 
-@dataclass(frozen=True, slots=True)
-class ReadWarning:
-    """A quirk a reader repaired or noticed (not damage): where and what."""
-
-    path: str
-    #: byte offset the reader gave (``None``: the whole file).
-    offset: int | None
-    message: str
-
-    def __str__(self) -> str:
-        at = f" at byte {self.offset}" if self.offset is not None else ""
-        return f"{self.path}{at}: {self.message}"
+#: the warning type of crawlmill before codes: now :class:`~crawlmill.core.problems.Notice`
+#: (``path``, ``offset`` and ``message`` as before, plus its ``code``).
+ReadWarning = Notice
 
 
 def _ignore(record: Record) -> None:
@@ -78,7 +68,7 @@ class RecordIterator:
         *,
         limits: Limits | None = None,
         on_damage: Callable[[Damage], None] | None = None,
-        on_warning: Callable[[ReadWarning], None] | None = None,
+        on_warning: Callable[[Notice], None] | None = None,
         on_check: Callable[[Check], None] | None = None,
         registry: Registry | None = None,
         on_count: Callable[[str, int], None] | None = None,
@@ -88,7 +78,7 @@ class RecordIterator:
         self.reader_name = reader_name
         self.input = input
         self.damages: list[Damage] = []
-        self.warnings: list[ReadWarning] = []
+        self.warnings: list[Notice] = []
         self.checks: list[Check] = []
         #: the reader's own counters (``ctx.count(label, n)``): label -> n.
         self.counts: dict[str, int] = {}
@@ -103,7 +93,7 @@ class RecordIterator:
             input=input,
             report_damage=self._damage,
             limits=limits if limits is not None else Limits(),
-            report_warning=self._warning,
+            on_warning=self._warning,
             report_check=self._check,
             find_reader=self._find_reader,
             counter=self._counted,
@@ -128,13 +118,14 @@ class RecordIterator:
         return not self.damages and not self.failed_checks
 
     def _damage(self, damage: Damage) -> None:
+        observe(damage)
         if self._collect:
             self.damages.append(damage)
         if self._on_damage is not None:
             self._on_damage(damage)
 
-    def _warning(self, offset: int | None, message: str) -> None:
-        warning = ReadWarning(self.input.path, offset, message)
+    def _warning(self, warning: Notice) -> None:
+        observe(warning)
         if self._collect:
             self.warnings.append(warning)
         if self._on_warning is not None:
@@ -243,7 +234,7 @@ def open_reader(
     registry: Registry | None = None,
     limits: Limits | None = None,
     on_damage: Callable[[Damage], None] | None = None,
-    on_warning: Callable[[ReadWarning], None] | None = None,
+    on_warning: Callable[[Notice], None] | None = None,
     on_check: Callable[[Check], None] | None = None,
     on_count: Callable[[str, int], None] | None = None,
     **options: Any,
@@ -286,7 +277,7 @@ def open_reader(
     try:
         validated: PluginOptions = cls.Options.model_validate(options)
     except ValidationError as exc:
-        raise ConfigError(pydantic_problems(exc, f"reader {name}")) from None
+        raise ConfigError(pydantic_problems(exc, f"reader {name}", cls.Options)) from None
     return RecordIterator(
         cls(validated),
         name,

@@ -11,6 +11,7 @@ field            meaning (and which formats fill it)
                  warcinfo, conversion, continuation. ARC records read as ``response`` (HTTP)
                  or ``resource`` (no HTTP head); the ARC ``filedesc`` is ``metadata``
                  (``application/arc``, payload: the whole ARC header record).
+                 Required: a record has no default kind.
 ``url``          target URL as text. Raw non-UTF-8 bytes survive as surrogate escapes:
                  ``record.url_bytes`` gives the original bytes back. Spaces are kept.
 ``doc_id``       collection document id: ``WARC-TREC-ID`` (ClueWeb09), NTCIR ``NW...`` id,
@@ -35,30 +36,16 @@ field            meaning (and which formats fill it)
                  NTCIR linklist, CC metadata JSON).
 ``extras``       format-specific fields that have no neutral home, keyed by format name.
                  Values are plain data (str, bytes, int, float, bool, None, lists, dicts).
-                 ``extras["warc"]``: ``version`` ("1.0"), ``headers`` (``(name, value)``
-                 byte pairs in file order), ``raw_header`` (the exact bytes from the version
-                 line through the blank line), ``separator`` (the bytes found after the
-                 block), ``cl_includes_separator`` (ClueWeb09: Content-Length counts the
-                 separator), ``line_ending``, ``member`` (``source`` is the compressed
-                 member of exactly this record); when repaired: ``type`` (an unknown
-                 WARC-Type), ``target_uri_raw`` (before ``<>`` were stripped),
-                 ``truncated`` (the file ended inside the block). For an
-                 unmodified record ``raw_header + http_head + payload + separator`` is the
-                 input's bytes. ``extras["arc"]``: ``header_line`` (raw), ``version``,
-                 ``fields`` (every header field by its name in the version block); the
-                 filedesc also ``filedesc``, ``origin``, ``version_minor``; when repaired:
-                 ``trailer`` (bytes after the block that were not one ``\n``),
-                 ``truncated`` (the file ended before the declared length).
-                 ``extras["neutral"]``: what a reader mapped at parse time for writers of
-                 other formats (not a format): ``truncated`` (true: the source record was
-                 cut by the end of its file; WARC writes ``WARC-Truncated: length``),
-                 ``describes_file`` (the source's name for a record that describes its
-                 file as a whole, the ARC filedesc's ``"filedesc"``: not a document, so
-                 layouts number no doc id with it; WARC writes it concurrent to its
-                 warcinfo). Planned:
-                 ``extras["nutch"]`` CrawlDatum fields, ``extras["cc"]`` the Common Crawl
-                 JSON, ``extras["ntcir"]`` the ``.meta`` fields.
-``source``       :class:`Provenance`: path, byte offset and length in that file, format.
+                 Each format documents its schema beside its codec, as a ``TypedDict``:
+                 ``extras["warc"]`` in :mod:`crawlmill.formats.warc_extras`,
+                 ``extras["arc"]`` in :mod:`crawlmill.formats.arc_extras`, ClueWeb09 in
+                 :mod:`crawlmill.formats.clueweb09_extras`. ``extras["neutral"]``
+                 (:class:`NeutralExtras`, below) is not a format: what a reader mapped at
+                 parse time for writers of other formats. Planned: ``extras["nutch"]``,
+                 ``extras["cc"]``, ``extras["ntcir"]``, each beside its codec.
+``source``       :class:`Provenance`: path, byte offset and length, format, and the offset
+                 space (:class:`OffsetSpace`: plain file, compressed member, decompressed
+                 stream).
 ``modified``     ``False`` while every field is exactly what the reader produced.
                  :meth:`Record.evolve` sets it when any field (other than ``source``) changes;
                  writers then write the changed fields and recompute digests and lengths
@@ -84,11 +71,19 @@ import dataclasses
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypedDict
 
 from crawlmill.formats.http import parse_http_head
 
-__all__ = ["Outlink", "Provenance", "Record", "RecordKind", "parse_http_head"]
+__all__ = [
+    "NeutralExtras",
+    "OffsetSpace",
+    "Outlink",
+    "Provenance",
+    "Record",
+    "RecordKind",
+    "parse_http_head",
+]
 
 #: Fields whose change makes a record ``modified``: every field but its provenance (a writer
 #: copies an unmodified record's stored bytes, which would hold the old value of any of them).
@@ -124,6 +119,19 @@ class RecordKind(StrEnum):
     CONTINUATION = "continuation"
 
 
+class NeutralExtras(TypedDict, total=False):
+    """``Record.extras["neutral"]``: what a reader mapped at parse time for the writers of
+    other formats (a writer knows no other format)."""
+
+    #: the source record was cut by the end of its file (a WARC writer writes
+    #: ``WARC-Truncated: length``).
+    truncated: bool
+    #: the source's name for a record that describes its file as a whole (the ARC
+    #: filedesc's ``"filedesc"``): not a document, so layouts number no doc id with it; a
+    #: WARC writer writes it concurrent to its warcinfo.
+    describes_file: str
+
+
 @dataclass(slots=True, frozen=True)
 class Outlink:
     """One link found in a page: target URL and anchor text (may be empty)."""
@@ -132,25 +140,39 @@ class Outlink:
     anchor: str = ""
 
 
+class OffsetSpace(StrEnum):
+    """Which bytes a :class:`Provenance`'s ``offset`` and ``length`` count."""
+
+    #: a plain (uncompressed) file: the record's bytes in the file.
+    FILE = "file"
+    #: a compressed file: the compressed gzip member(s) (or zstd/LZ4 frames) holding exactly
+    #: this record, as CDX indexes expect.
+    MEMBER = "member"
+    #: a compressed file whose record shares its member with others (whole-file gzip): the
+    #: record's position in the decompressed stream.
+    STREAM = "stream"
+
+
 @dataclass(slots=True, frozen=True)
 class Provenance:
-    """Where a record came from: file path, byte offset and length of the record in it.
-
-    For compressed files ``offset``/``length`` are positions in the *compressed* file (the gzip
-    member that holds the record), as CDX indexes expect; ``None`` where unknown.
-    """
+    """Where a record came from: file path, byte offset and length of the record in it, the
+    format, and ``space``: which bytes ``offset``/``length`` count (:class:`OffsetSpace`: the
+    plain file, the compressed member(s) of exactly this record, or the decompressed stream).
+    Every built-in reader sets ``space``; ``None`` where unknown, as ``offset``/``length``."""
 
     path: str
     offset: int | None = None
     length: int | None = None
     format: str | None = None
+    space: OffsetSpace | None = None
 
 
 @dataclass(slots=True, frozen=True)
 class Record:
-    """One capture in a format-neutral shape; see the module docstring for every field."""
+    """One capture in a format-neutral shape; see the module docstring for every field.
+    ``kind`` is required (no default: a guessed ``response`` would be wrong for non-HTTP data)."""
 
-    kind: RecordKind = RecordKind.RESPONSE
+    kind: RecordKind
     url: str | None = None
     doc_id: str | None = None
     date: datetime | None = None

@@ -37,8 +37,10 @@ __all__ = ["AccountingError", "RunReport", "TaskStats", "add_counts", "filter_la
 
 #: damages kept per task in markers and reports (the count is always exact).
 MAX_DAMAGES_LISTED = 10_000
-#: distinct warning messages counted per task (the rest are counted under "other").
+#: distinct warning codes counted per task (the rest are counted under "other").
 MAX_WARNING_KINDS = 100
+#: warning codes named, with their counts, in the summary line.
+SUMMARY_CODES = 5
 
 
 class AccountingError(CrawlmillError):
@@ -84,7 +86,10 @@ class TaskStats:
     bytes_in: int = 0
     #: filter label -> {"in": n, "kept": n, "dropped": {reason: n}}, in pipeline order.
     filters: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: warning code -> count (codes: ``docs/problems.md``).
     warnings: dict[str, int] = field(default_factory=dict)
+    #: warning code -> the message of its first occurrence (the specifics of one example).
+    warning_examples: dict[str, str] = field(default_factory=dict)
     damages: list[dict[str, Any]] = field(default_factory=list)
     #: collection checks that passed, and those that failed (path, check, reason).
     checks_passed: int = 0
@@ -108,14 +113,13 @@ class TaskStats:
         """Filter label -> reason -> count."""
         return {label: dict(f["dropped"]) for label, f in self.filters.items()}
 
-    def add_warning(self, message: str) -> None:
-        """Count one reader warning under its message."""
-        key = (
-            message
-            if message in self.warnings or len(self.warnings) < MAX_WARNING_KINDS
-            else "other"
-        )
+    def add_warning(self, code: str, message: str = "") -> None:
+        """Count one warning (of the reader or the writer) under its code; keep the message
+        of the first one of each code as its example."""
+        key = code if code in self.warnings or len(self.warnings) < MAX_WARNING_KINDS else "other"
         self.warnings[key] = self.warnings.get(key, 0) + 1
+        if key not in self.warning_examples and message:
+            self.warning_examples[key] = message
 
     def count(self, step: str, label: str, n: int = 1) -> None:
         """Add ``n`` to the counter ``label`` of ``step`` (``ctx.count``)."""
@@ -206,7 +210,10 @@ class RunReport:
     #: inputs not started because the run stopped early (on_error=fail).
     inputs_cancelled: int = 0
     bytes_in: int = 0
+    #: warning code -> count, over all tasks (codes: ``docs/problems.md``).
     warnings: dict[str, int] = field(default_factory=dict)
+    #: warning code -> the message of one occurrence (the first task's example).
+    warning_examples: dict[str, str] = field(default_factory=dict)
     quarantine_files: list[str] = field(default_factory=list)
     #: whether ``Writer.finalize`` ran (it is skipped when a task failed).
     finalized: bool = False
@@ -252,8 +259,10 @@ class RunReport:
             into = self.dropped.setdefault(label, {})
             for reason, n in reasons.items():
                 into[reason] = into.get(reason, 0) + n
-        for message, n in stats.warnings.items():
-            self.warnings[message] = self.warnings.get(message, 0) + n
+        for code, n in stats.warnings.items():
+            self.warnings[code] = self.warnings.get(code, 0) + n
+        for code, message in stats.warning_examples.items():
+            self.warning_examples.setdefault(code, message)
         self.damages.extend(stats.damages[: max(0, MAX_DAMAGES_LISTED - len(self.damages))])
         add_counts(self.counts, stats.counts)
 
@@ -305,14 +314,19 @@ class RunReport:
         return f"checks: {self.checks_passed} passed, {len(self.checks_failed)} failed"
 
     def warnings_line(self, report_path: str) -> str | None:
-        """``7 warnings of 2 kinds; see OUT/.crawlmill/report.json``, or ``None``."""
+        """``7 warnings of 2 kinds (bad-length 5, invalid-date 2); see
+        OUT/.crawlmill/report.json``: counted per code, the most frequent
+        :data:`SUMMARY_CODES` named; ``None`` without warnings."""
         total = sum(self.warnings.values())
         if not total:
             return None
         kinds = len(self.warnings)
+        ranked = sorted(self.warnings.items(), key=lambda item: (-item[1], item[0]))
+        named = ", ".join(f"{code} {n}" for code, n in ranked[:SUMMARY_CODES])
+        more = ", ..." if kinds > SUMMARY_CODES else ""
         return (
             f"{total} warning{'s' if total != 1 else ''} of {kinds} kind{'s' if kinds != 1 else ''}"
-            f"; see {report_path}"
+            f" ({named}{more}); see {report_path}"
         )
 
     def to_dict(self) -> dict[str, Any]:

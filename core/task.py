@@ -46,13 +46,15 @@ from .plugin import (
     Filter,
     FilterContext,
     Limits,
+    Notice,
     Reader,
     WriteContext,
     Writer,
 )
+from .problems import observe
 from .progress import TaskReporter
 from .quarantine import INCONSISTENT_DAMAGE, Quarantine
-from .reading import ReadWarning, RecordIterator
+from .reading import RecordIterator
 from .record import Record
 from .registry import Registry
 from .spec import ComponentSpec, PipelineSpec
@@ -90,7 +92,13 @@ def _registry(plugins: list[str]) -> Registry:
 
 
 def _damage_info(d: Damage) -> dict[str, Any]:
-    return {"path": d.path, "offset": d.offset, "reason": d.reason, "length": d.length}
+    return {
+        "path": d.path,
+        "offset": d.offset,
+        "reason": d.reason,
+        "length": d.length,
+        "code": d.code,
+    }
 
 
 def run_task(payload: TaskPayload | dict[str, Any]) -> TaskResult:
@@ -194,23 +202,25 @@ class _TaskSink:
         info = _damage_info(damage)
         if "inconsistent" in entry:  # a reader bug: flagged, never passed off as a true range
             info["inconsistent"] = entry["inconsistent"]
-            self.stats.add_warning(INCONSISTENT_DAMAGE)
+            self.stats.add_warning(INCONSISTENT_DAMAGE, entry["inconsistent"])
         self.stats.add_damage(info)
         self.reporter.count(0, damage.length or 0)
-        self.reporter.log(f"crawlmill: damaged record quarantined: {damage}")
+        self.reporter.log(f"crawlmill: damaged record quarantined: {damage} [{damage.code}]")
 
-    def warning(self, warning: ReadWarning) -> None:
-        """A reader's warning, counted per message."""
-        self.stats.add_warning(warning.message)
+    def warning(self, notice: Notice) -> None:
+        """A reader's warning, counted per code."""
+        self.stats.add_warning(notice.code, notice.message)
 
-    def writer_warning(self, message: str) -> None:
-        """A writer's warning, counted per message."""
-        self.stats.add_warning(f"writer: {message}")
+    def writer_warning(self, notice: Notice) -> None:
+        """A writer's warning, counted per code."""
+        observe(notice)
+        self.stats.add_warning(notice.code, notice.message)
 
     def check(self, check: Check) -> None:
         """A collection check: counted beside the accounting (failed: damage-level)."""
         if not check.ok and self.fail_fast:
-            self._stop(Damage(check.path, 0, f"{check.check} check failed: {check.reason}"))
+            reason = f"{check.check} check failed: {check.reason}"
+            self._stop(Damage(check.path, 0, reason, code="check-failed"))
         self.stats.add_check(
             {"path": check.path, "check": check.check, "ok": check.ok, "reason": check.reason}
         )
@@ -219,8 +229,9 @@ class _TaskSink:
 
     def refused(self, record: Record, reason: str) -> None:
         """A record the writer handed back (``ctx.quarantine``)."""
-        if "inconsistent" in self.quarantine.add_record(record, reason):
-            self.stats.add_warning(INCONSISTENT_DAMAGE)
+        entry = self.quarantine.add_record(record, reason)
+        if "inconsistent" in entry:
+            self.stats.add_warning(INCONSISTENT_DAMAGE, entry["inconsistent"])
         self.stats.writer_quarantined += 1
         self.reporter.log(
             f"crawlmill: record quarantined by the writer: {self.quarantine.input.path}: {reason}"
@@ -331,7 +342,7 @@ class _Task:
             input_count=self.payload.input_count,
             create=self.outputs.create,
             quarantine=sink.refused,
-            report_warning=sink.writer_warning,
+            on_warning=sink.writer_warning,
             counter=sink.counter(WRITER_STEP),
         )
         for label, step in parts.steps:

@@ -11,7 +11,7 @@ header pairs and a block, and this module decides
   :mod:`crawlmill.plugins.writers.warc`);
 * the bytes of a ``warcinfo`` record (:func:`warcinfo_record`).
 
-Functions that find something to report return it as a list of stable warning texts; the
+Functions that find something to report return it as a list of ``(code, text)`` warnings; the
 caller counts and reports them. Header values are bytes; names compare case-insensitively.
 """
 
@@ -133,12 +133,12 @@ def can_copy_verbatim(
 
 def reframe_headers(
     pairs: Iterable[tuple[bytes, bytes]], version: str
-) -> tuple[Headers, list[str]]:
+) -> tuple[Headers, list[tuple[str, str]]]:
     """Original header pairs re-framed for ``version``: ``Content-Length`` dropped (the
     serialiser writes it last), bare UUID record ids wrapped as ``<urn:uuid:...>`` in 1.x, line
     breaks inside values replaced by spaces; invalid dates are kept and noted."""
     headers: Headers = []
-    notes: list[str] = []
+    notes: list[tuple[str, str]] = []
     for name, val in pairs:
         lower = name.lower()
         if lower == b"content-length":
@@ -147,12 +147,17 @@ def reframe_headers(
             bare = val.strip()
             val = bare if bare.startswith(b"urn:") else b"urn:uuid:" + bare
             val = b"<" + val + b">"
-            notes.append("bare record id wrapped as <urn:uuid:...>")
+            notes.append(("record-id-wrapped", "bare record id wrapped as <urn:uuid:...>"))
         if lower == b"warc-date" and not valid_warc_date(val.strip()):
-            notes.append("invalid WARC-Date kept as written")
+            notes.append(("invalid-date-kept", "invalid WARC-Date kept as written"))
         val, cleaned = clean_header_value(val)
         if cleaned:
-            notes.append("line break inside a WARC header value replaced by a space")
+            notes.append(
+                (
+                    "line-break-in-header",
+                    "line break inside a WARC header value replaced by a space",
+                )
+            )
         headers.append((name, val))
     return headers, notes
 
@@ -165,7 +170,7 @@ def fix_digests(
     mode: str,
     revisit: bool,
     http_payload: bool,
-) -> tuple[Headers, list[str]]:
+) -> tuple[Headers, list[tuple[str, str]]]:
     """Digest headers of a record whose ``block`` (and ``payload``, both with the version's
     :func:`content_length_tail`) may have changed: a digest that still matches keeps its exact
     spelling, a wrong one is recomputed in its own algorithm and encoding (``mode``
@@ -173,7 +178,7 @@ def fix_digests(
     unchecked. Unless ``mode`` is ``none``, a missing block digest is added, and a payload
     digest when the block holds an HTTP payload (SHA-1 base32, before ``Content-Type``). A
     revisit's payload digest names the original capture's payload: never touched."""
-    notes: list[str] = []
+    notes: list[tuple[str, str]] = []
     out: Headers = []
     seen_block = seen_payload = False
     for key, value in headers:
@@ -187,12 +192,14 @@ def fix_digests(
             continue
         ok = digest_matches(value, data)
         if ok is None:
-            notes.append("digest in an unknown algorithm kept unchecked")
+            notes.append(
+                ("unknown-digest-algorithm", "digest in an unknown algorithm kept unchecked")
+            )
         elif not ok and mode == "none":
-            notes.append("stale digest of a changed record removed")
+            notes.append(("stale-digest-removed", "stale digest of a changed record removed"))
             continue
         elif not ok:
-            notes.append("digest recomputed")
+            notes.append(("digest-recomputed", "digest recomputed"))
             value = recompute_like(value, data).encode("ascii")
         out.append((key, value))
     extra: Headers = []

@@ -14,6 +14,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from crawlmill.core import problems as _problems
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
@@ -158,3 +159,31 @@ def arc_named(samples: Path):
         return samples / rel
 
     return find
+
+
+def listed_codes() -> set[str]:
+    """The problem codes ``docs/problems.md`` lists (its table rows start with a code)."""
+    import re
+
+    text = (ROOT / "docs" / "problems.md").read_text(encoding="utf-8")
+    return set(re.findall(r"^\| `([a-z0-9-]+)` \|", text, re.M))
+
+
+@pytest.fixture(autouse=True)
+def _codes_are_listed(request: pytest.FixtureRequest):
+    """Every problem code a test makes in this process (built-in readers and writers give
+    theirs explicitly) must be listed in docs/problems.md; codes derived from a third-party
+    plugin's message are not checked, nor tests marked ``own_codes`` (a plugin's own codes)."""
+    made: list[str] = []
+
+    def observe(code: str, explicit: bool) -> None:
+        if explicit:
+            made.append(code)
+
+    _problems.observers.append(observe)
+    yield
+    _problems.observers.remove(observe)
+    if made and request.node.get_closest_marker("own_codes") is None:
+        unlisted = sorted(set(made) - listed_codes())
+        if unlisted:
+            pytest.fail(f"problem codes not listed in docs/problems.md: {unlisted}", pytrace=False)

@@ -27,6 +27,7 @@ cut by the end of the file is delivered with ``extras["arc"]["truncated"]`` and 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import BinaryIO
 
 from crawlmill.core import (
     Damage,
@@ -39,9 +40,11 @@ from crawlmill.core import (
     hookimpl,
 )
 from crawlmill.core.naming import named_with
+from crawlmill.core.record import OffsetSpace
 from crawlmill.formats.arc import parse_arc_date, plausible_header
 from crawlmill.formats.arc_framing import (
     DETECT_WINDOW,
+    GZIP_MAGIC,
     ArcLimitError,
     ArcProblem,
     ArcRecordBytes,
@@ -50,6 +53,7 @@ from crawlmill.formats.arc_framing import (
 )
 from crawlmill.formats.http import content_type as http_content_type
 from crawlmill.formats.http import split_response
+from crawlmill.plugins.readers.codes import ARC_DAMAGE, ARC_NOTES, code_of
 from pydantic import Field
 
 __all__ = ["ArcReader", "record_from_arc"]
@@ -77,13 +81,30 @@ def _arc_after_damage(path: str) -> bool:
     return found is not None and found[1] > 0
 
 
+def _is_gzip(fh: BinaryIO) -> bool:
+    """Whether the ARC file ``fh`` is gzip, as :func:`~crawlmill.formats.arc_framing.iter_arc`
+    detects it (past damage at the start); leaves ``fh`` at 0."""
+    head = fh.read(DETECT_WINDOW)
+    fh.seek(0)
+    if head.startswith(GZIP_MAGIC[:2]):
+        return True
+    if plausible_header(head.split(b"\n", 1)[0]) is not None:
+        return False
+    found = find_arc_start(head)
+    return found is not None and found[0]
+
+
 def _extras(arc: dict, neutral: dict) -> dict:
     """A record's extras: the ARC fields, and the neutral mapping when there is one."""
     return {"arc": arc, "neutral": neutral} if neutral else {"arc": arc}
 
 
-def record_from_arc(item: ArcRecordBytes, path: str) -> tuple[Record, list[str]]:
-    """Map one ARC record to a :class:`Record`; also return the notes about repaired quirks."""
+def record_from_arc(
+    item: ArcRecordBytes, path: str, gzip: bool = False
+) -> tuple[Record, list[str]]:
+    """Map one ARC record to a :class:`Record`; also return the notes about repaired quirks.
+    ``gzip``: the file is gzip, so a known offset is a member's (``Provenance.space``); a
+    record sharing its member with others has no offset (``None``)."""
     header = item.header
     notes = list(item.notes)
     fields = {name: _text(value) for name, value in header.fields.items()}
@@ -103,7 +124,8 @@ def record_from_arc(item: ArcRecordBytes, path: str) -> tuple[Record, list[str]]
     mime = fields["Content-type"]
     arc_mime = None if mime in _NO_MIME else mime
     url = _text(header.url)
-    source = Provenance(path=path, offset=item.offset, length=item.length, format="arc")
+    space = None if item.offset is None else (OffsetSpace.MEMBER if gzip else OffsetSpace.FILE)
+    source = Provenance(path, item.offset, item.length, "arc", space)
     common = {
         "url": url,
         "date": date,
@@ -201,8 +223,10 @@ class ArcReader(Reader):
         limits = ctx.limits
         strict = bool(getattr(self.options, "strict", False))
         with open(path, "rb") as fh:
+            gzip = _is_gzip(fh)
             items = iter_arc(
                 fh,
+                gzip=gzip,
                 max_record_bytes=limits.max_record_bytes,
                 max_header_bytes=limits.max_header_bytes,
                 max_decompressed_bytes=limits.max_decompressed_bytes,
@@ -211,28 +235,33 @@ class ArcReader(Reader):
                 for item in items:
                     if isinstance(item, ArcProblem):
                         if item.damage:
+                            code = code_of(item.reason, ARC_DAMAGE)
+                            offset = item.offset or 0
                             ctx.report_damage(
-                                Damage(path, item.offset or 0, item.reason, item.length, item.data)
+                                Damage(path, offset, item.reason, item.length, item.data, code)
                             )
                         else:
-                            ctx.report_warning(item.offset, item.reason)
+                            ctx.report_warning(
+                                code_of(item.reason, ARC_NOTES), item.reason, item.offset
+                            )
                         continue
                     if item.damaged and strict:
                         continue  # repaired: the damage entry that follows holds its bytes
-                    record, notes = record_from_arc(item, path)
+                    record, notes = record_from_arc(item, path, gzip)
                     where = item.offset if item.offset is not None else item.stream_offset
-                    if notes and strict:
+                    if notes and strict:  # the damage has the code of the first quirk
                         raw = item.header.raw + b"\n" + item.block
                         reason = f"record {record.url!r} (strict): " + "; ".join(notes)
-                        ctx.report_damage(
-                            Damage(path, where, reason, item.length, raw[: limits.max_record_bytes])
-                        )
+                        code = code_of(notes[0], ARC_NOTES)
+                        data = raw[: limits.max_record_bytes]
+                        ctx.report_damage(Damage(path, where, reason, item.length, data, code))
                         continue
-                    for note in notes:  # stable texts: the run report counts them per text
-                        ctx.report_warning(where, f"ARC: {note}")
+                    for note in notes:  # counted per code: the notes hold numbers
+                        ctx.report_warning(code_of(note, ARC_NOTES), note, where)
                     yield record
             except ArcLimitError as exc:
-                ctx.report_damage(Damage(path, 0, f"{exc}; stopped reading this file"))
+                reason = f"{exc}; stopped reading this file"
+                ctx.report_damage(Damage(path, 0, reason, code=code_of(reason, ARC_DAMAGE)))
             finally:
                 items.close()  # stops the inflate thread before the file closes
 

@@ -47,6 +47,7 @@ from crawlmill.core import (
 )
 from crawlmill.core.naming import named_with, reader_suffixes
 from crawlmill.formats import clueweb09 as cw
+from crawlmill.plugins.readers.codes import CLUEWEB09, code_of
 from pydantic import Field, field_validator
 
 __all__ = ["ClueWeb09Reader", "scan_collection", "trec_prefix_of", "warc_reader_class"]
@@ -404,7 +405,8 @@ class ClueWeb09Reader(Reader):
         check (the engine verifies the md5 and the record count)."""
         meta = ctx.input.meta or {}
         for problem in meta.get("problems", []):
-            ctx.report_warning(None, f"{problem['path']}: {problem['reason']}")
+            code = code_of(problem["reason"], CLUEWEB09)
+            ctx.report_warning(code, f"{problem['path']}: {problem['reason']}")
         prefix = meta.get("trec_prefix") or trec_prefix_of(ctx.path)
         inner = ctx.reader("warc")
         foreign_ids: list[str] = []
@@ -419,7 +421,7 @@ class ClueWeb09Reader(Reader):
             yield record
         if foreign_ids:
             ctx.report_warning(
-                None,
+                "foreign-trec-id",
                 f"{ctx.path}: {len(foreign_ids)} WARC-TREC-ID(s) do not name this file ({prefix}*), first {foreign_ids[0]!r}",
             )
 

@@ -43,6 +43,8 @@ from crawlmill.core import (
     hookimpl,
 )
 from crawlmill.core.naming import named_with
+from crawlmill.core.problems import derive_code
+from crawlmill.core.record import OffsetSpace
 from crawlmill.formats.compression import (
     MemberSource,
     compression_of,
@@ -61,6 +63,7 @@ from crawlmill.formats.warc import (
     locate_start,
 )
 from crawlmill.formats.warc_fields import ID_FIELD_NAMES, ID_FIELDS, parse_warc_date
+from crawlmill.plugins.readers.codes import WARC_DAMAGE, code_of
 from pydantic import Field
 
 __all__ = ["WarcReader", "parse_warc_date", "warc_to_record"]
@@ -71,6 +74,8 @@ PREFETCH_MIN_BYTES = 1 << 20
 #: quarantined only up to this size (a whole-file gzip is not copied for each damage).
 SHARED_MEMBER_COPY = 1 << 20
 
+#: the offset space of a record not alone in a member, by whether the file is compressed.
+_SPACE = {False: OffsetSpace.FILE, True: OffsetSpace.STREAM}
 _KINDS = {kind.value: kind for kind in RecordKind}
 _KIND_OF = {kind.value.encode(): kind for kind in RecordKind}
 _SNIFF = re.compile(rb"(?:\r?\n)*(WARC|warc)/(\d+\.\d+)\r{0,2}\n")
@@ -161,15 +166,19 @@ class WarcReader(Reader):
                     if isinstance(item, DamagedRange):
                         ctx.report_damage(spans.damage(item))
                         continue
-                    record, warnings = warc_to_record(item, path, parse_http)
+                    record, warnings = warc_to_record(item, path, parse_http, kind is not None)
                     if warnings:
                         offset = record.source.offset if record.source else item.offset
-                        if strict:
+                        if strict:  # the damage has the code of the first quirk
                             reason = "strict mode: " + "; ".join(warnings)
-                            ctx.report_damage(Damage(path, offset, reason, item.length, item.raw))
+                            code = derive_code(warnings[0])
+                            ctx.report_damage(
+                                Damage(path, offset, reason, item.length, item.raw, code)
+                            )
                             continue
-                        for warning in warnings:
-                            ctx.report_warning(offset, warning)
+                        for warning in warnings:  # "code: text", the framer's convention
+                            code, _, text = warning.partition(": ")
+                            ctx.report_warning(code, text, offset)
                     yield record
             finally:
                 pieces.close()  # stops the inflate thread before the file closes
@@ -192,8 +201,9 @@ class _CompressedSpans:
     def damage(self, item: DamagedRange) -> Damage:
         """The :class:`Damage` to report for ``item``."""
         path = self.path
+        code = code_of(item.reason, WARC_DAMAGE)
         if item.member_offset is None:  # plain file: stream offsets are file offsets
-            return Damage(path, item.offset, item.reason, item.length, item.data)
+            return Damage(path, item.offset, item.reason, item.length, item.data, code)
         offset, length = item.member_offset, item.member_length
         if item.compressed:  # a member that did not inflate: its compressed span
             length = item.length
@@ -204,13 +214,13 @@ class _CompressedSpans:
                 f"{item.reason}; inside a compressed member whose end is not known yet "
                 "(its compressed bytes are not separable)"
             )
-            return Damage(path, offset, reason, None, b"")
+            return Damage(path, offset, reason, None, b"", code)
         if (offset, length) in self.kept:
             reason = (
                 f"{item.reason}; its compressed bytes are in the quarantine with the damage "
                 f"reported first for offset {offset}"
             )
-            return Damage(path, offset, reason, length, b"")
+            return Damage(path, offset, reason, length, b"", code)
         if not item.compressed and length > max(item.length, SHARED_MEMBER_COPY):
             # a large member (whole-file gzip) that mostly holds good records: its compressed
             # bytes would not be this damage's
@@ -218,13 +228,13 @@ class _CompressedSpans:
                 f"{item.reason}; inside a compressed member of {length} bytes that also "
                 "holds good records (its compressed bytes are not quarantined)"
             )
-            return Damage(path, offset, reason, length, b"")
+            return Damage(path, offset, reason, length, b"", code)
         self.kept.add((offset, length))
         data = self.source.read(path, offset, min(length, self.max_bytes)) or b""
         reason = item.reason
         if len(data) < length:
             reason = f"{reason}; the quarantine keeps its first {len(data)} bytes"
-        return Damage(path, offset, reason, length, data)
+        return Damage(path, offset, reason, length, data, code)
 
     def close(self) -> None:
         """Close the file handle used to read compressed bytes back."""
@@ -269,9 +279,11 @@ def _is_http_block(kind: RecordKind, warc_media: str | None, data: bytes, start:
 
 
 def warc_to_record(
-    item: FramedRecord, path: str, parse_http: bool = True
+    item: FramedRecord, path: str, parse_http: bool = True, compressed: bool | None = None
 ) -> tuple[Record, list[str]]:
-    """Map a framed WARC record onto a :class:`Record`; also return the repaired quirks."""
+    """Map a framed WARC record onto a :class:`Record`; also return the repaired quirks.
+    ``compressed`` says whether the file is compressed (``None``: unknown), which names the
+    offset space of a record that is not alone in its member (``Provenance.space``)."""
     header = item.header
     fields = header.fields
     warnings = item.issues  # a fresh list per framed record
@@ -352,10 +364,13 @@ def warc_to_record(
         # changed record, recomputes Content-Length and digests (same key as extras["arc"])
         extras["truncated"] = True
     if item.member_offset is not None:
-        source = Provenance(path, item.member_offset, item.member_length, "warc")
+        source = Provenance(
+            path, item.member_offset, item.member_length, "warc", OffsetSpace.MEMBER
+        )
         extras["member"] = True
     else:
-        source = Provenance(path, item.offset, item.length, "warc")
+        space = None if compressed is None else _SPACE[compressed]
+        source = Provenance(path, item.offset, item.length, "warc", space)
         extras["member"] = False
     record = Record(
         kind=kind,

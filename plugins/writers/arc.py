@@ -150,13 +150,15 @@ class ArcWriter(FileWriter):
         if self._taken:  # the record became the file's filedesc
             return
         if record.kind not in _WRITABLE:
-            self.ctx.quarantine(record, f"ARC v1 cannot hold a {record.kind.value} record")
+            self.ctx.quarantine(
+                record, f"unwritable-kind: ARC v1 cannot hold a {record.kind.value} record"
+            )
             return
         self._refuse_fields(record)
         try:
             line, trailer = self._header_line(record)
         except ValueError as exc:
-            self.ctx.quarantine(record, f"cannot write as ARC: {exc}")
+            self.ctx.quarantine(record, f"unwritable-record: cannot write as ARC: {exc}")
             return
         self._emit(record, line + b"\n" + record.block + trailer)
         self.count(record)
@@ -164,13 +166,21 @@ class ArcWriter(FileWriter):
     def _refuse_fields(self, record: Record) -> None:
         """Warn about the neutral fields an ARC record cannot hold (stable messages)."""
         if record.doc_id is not None:
-            self.ctx.report_warning("doc id not written: an ARC header line has no field for it")
+            self.ctx.report_warning(
+                "doc-id-not-written", "doc id not written: an ARC header line has no field for it"
+            )
         if "charset" in record.changed:
-            self.ctx.report_warning("charset not written: an ARC header line has no field for it")
+            self.ctx.report_warning(
+                "charset-not-written", "charset not written: an ARC header line has no field for it"
+            )
         if record.text is not None:
-            self.ctx.report_warning("extracted text not written: ARC has no place for it")
+            self.ctx.report_warning(
+                "text-not-written", "extracted text not written: ARC has no place for it"
+            )
         if record.outlinks:
-            self.ctx.report_warning("outlinks not written: ARC has no place for them")
+            self.ctx.report_warning(
+                "outlinks-not-written", "outlinks not written: ARC has no place for them"
+            )
 
     def _header_line(self, record: Record) -> tuple[bytes, bytes]:
         block_len = len(record.http_head or b"") + len(record.payload)
@@ -217,7 +227,7 @@ class ArcWriter(FileWriter):
         if first is not None and self._files == 1 and first.kind == RecordKind.WARCINFO:
             extra, self._taken = first.block, True
         data = build_filedesc(
-            self._file_name(), self._filedesc_date(first or Record()), extra=extra
+            self._file_name(), self._filedesc_date(first or Record(kind=RecordKind.WARCINFO)), extra=extra
         )
         self._emit(None, data, filedesc=True)
         if not self._taken:  # a generated filedesc: counted in `written`

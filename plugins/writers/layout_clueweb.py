@@ -242,14 +242,14 @@ class ClueWeb09Layout(Layout):
             self.ids, reason = "assigned", "the input records carry no WARC-TREC-ID"
         elif not self.keep_ids:
             self.ids, reason = "assigned", "writer option trec_ids=assign"
-            self.ctx.report_warning(REPLACED_BY_OPTION)
+            self.ctx.report_warning("trec-ids-assigned", REPLACED_BY_OPTION)
         else:
             self.ids = "assigned"
             reason = (
                 f"the input's WARC-TREC-IDs ({first.doc_id!r} first) do not name the output "
                 f"file {self.directory}/{self.file_number:02d}"
             )
-            self.ctx.report_warning(REPLACED_NOT_FITTING)
+            self.ctx.report_warning("trec-ids-replaced", REPLACED_NOT_FITTING)
         self.ctx.notes.setdefault("trec_ids", []).append(
             {"path": self.relpath, "ids": self.ids, "reason": reason}
         )

@@ -371,10 +371,10 @@ class WarcWriter(FileWriter):
             file.sink.flush()
         return file.sink.position
 
-    def _warn(self, message: str) -> None:
+    def _warn(self, code: str, message: str) -> None:
         warnings = self.ctx.notes["warnings"]
-        warnings[message] = warnings.get(message, 0) + 1
-        self.ctx.report_warning(message)
+        warnings[code] = warnings.get(code, 0) + 1
+        self.ctx.report_warning(code, message)
 
 
 def _format_of(record: Record) -> str | None:

@@ -76,7 +76,7 @@ def _real_ip(ip: str | None) -> bytes | None:
 
 class WarcEncoder:
     """Encode a task's records as WARC in ``framing`` (the target version), per the writer's
-    ``options`` (``digests``, ``cdxj``); ``warn`` reports a stable warning text."""
+    ``options`` (``digests``, ``cdxj``); ``warn(code, message)`` reports a warning with its stable code."""
 
     def __init__(
         self,
@@ -86,7 +86,7 @@ class WarcEncoder:
         version_explicit: bool,
         when: datetime,
         ids: RecordIds,
-        warn: Callable[[str], None],
+        warn: Callable[[str, str], None],
     ) -> None:
         self.options = options
         self.framing = framing
@@ -122,18 +122,18 @@ class WarcEncoder:
             keep_fraction = bool(record.date.microsecond) and "." in (record.date_raw or ".")
             return format_warc_date(record.date, self.framing.version, keep_fraction)
         if record.date_raw:
-            self.warn("unparsable capture date kept as the raw string in WARC-Date")
+            self.warn("date-kept-raw", "unparsable capture date kept as the raw string in WARC-Date")
             return record.date_raw.encode("utf-8", "surrogateescape")
         # WARC-Date is mandatory: the conversion time stands in, and the report says so
-        self.warn("record without a capture date: WARC-Date is the conversion time")
+        self.warn("date-missing", "record without a capture date: WARC-Date is the conversion time")
         return format_warc_date(self.when, self.framing.version)
 
     def _facts(self, record: Record, headers: list) -> dict[str, Any]:
         return record_facts(record, headers) if self.options.cdxj else {}
 
-    def _notes(self, notes: list[str]) -> None:
-        for note in notes:
-            self.warn(note)
+    def _notes(self, notes: list[tuple[str, str]]) -> None:
+        for code, note in notes:
+            self.warn(code, note)
 
     def _neutral_fields(self, record: Record) -> Record:
         """The record with its neutral fields placed where WARC holds them: a changed
@@ -142,9 +142,9 @@ class WarcEncoder:
         if record.text is not None and (
             "text" in record.changed or record.kind != RecordKind.CONVERSION
         ):
-            self.warn("extracted text not written: WARC holds it only as a conversion record")
+            self.warn("text-not-written", "extracted text not written: WARC holds it only as a conversion record")
         if record.outlinks:
-            self.warn("outlinks not written: a WARC record has no place for them")
+            self.warn("outlinks-not-written", "outlinks not written: a WARC record has no place for them")
         if (
             record.http_head is not None
             and record.content_type
@@ -219,7 +219,7 @@ class WarcEncoder:
         elif "doc_id" in record.changed:
             remove_header(headers, b"WARC-TREC-ID")
         if get_header(headers, b"WARC-Date") is None:
-            self.warn("record without a capture date: WARC-Date is the conversion time")
+            self.warn("date-missing", "record without a capture date: WARC-Date is the conversion time")
             set_header(headers, b"WARC-Date", format_warc_date(self.when, framing.version))
         headers, notes = self._fixed_digests(record, headers, framing)
         self._notes(notes)
@@ -277,7 +277,7 @@ class WarcEncoder:
         if record.url_bytes is not None:
             headers.append((b"WARC-Target-URI", record.url_bytes))
         elif record.kind not in (RecordKind.WARCINFO, RecordKind.METADATA):
-            self.warn("record without a URL written without WARC-Target-URI")
+            self.warn("url-missing", "record without a URL written without WARC-Target-URI")
         headers.append((b"WARC-Date", self.date_of(record)))
         ip = _real_ip(record.ip)
         if ip is not None:

@@ -313,9 +313,12 @@ def test_warnings_reach_the_terminal_as_one_summary_line(tmp_path, capsys):
         "--to", "fake-jsonl", "-o", out, "--workers", "1",
     )  # fmt: skip
     assert code == 0, err
-    assert f"3 warnings of 2 kinds; see {out / '.crawlmill' / 'report.json'}" in err
+    report_path = out / ".crawlmill" / "report.json"
+    assert f"3 warnings of 2 kinds (odd-date 2, odd-url 1); see {report_path}" in err
     assert "odd date" not in err  # the details are in the report, not on the terminal
-    assert report_of(out)["warnings"] == {"odd date": 2, "odd url": 1}
+    # the plugin's old call form, report_warning(offset, message): codes derived from it
+    assert report_of(out)["warnings"] == {"odd-date": 2, "odd-url": 1}
+    assert report_of(out)["warning_examples"] == {"odd-date": "odd date", "odd-url": "odd url"}
 
 
 def test_written_counts_the_warcinfo_the_writer_adds(tmp_path, capsys, need):

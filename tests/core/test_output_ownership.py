@@ -266,12 +266,8 @@ def test_a_forced_reader_that_disagrees_with_detection_is_named(tmp_path, capsys
     assert len(warnings) == 1, err
     assert "'warc'" in warnings[0] and "'arc'" in warnings[0]
     report = json.loads((tmp_path / "o" / ".crawlmill" / "report.json").read_text())
-    assert (
-        report["warnings"][
-            "reader 'warc' is forced (--from / reader:) but the file looks like 'arc'"
-        ]
-        == 1
-    )
+    assert report["warnings"]["forced-reader"] == 1
+    assert "reader 'warc' is forced" in report["warning_examples"]["forced-reader"]
 
 
 def test_an_agreeing_forced_reader_is_not_warned_about(tmp_path, capsys):

@@ -73,7 +73,15 @@ def test_not_converted_inputs_and_quarantine_make_the_run_incomplete():
 def test_warnings_line():
     report = RunReport()
     assert report.warnings_line("o/r.json") is None
-    report.warnings = {"odd date": 2}
-    assert report.warnings_line("o/r.json") == "2 warnings of 1 kind; see o/r.json"
-    report.warnings = {"odd date": 1, "odd url": 5}
-    assert report.warnings_line("o/r.json") == "6 warnings of 2 kinds; see o/r.json"
+    report.warnings = {"odd-date": 2}
+    assert report.warnings_line("o/r.json") == "2 warnings of 1 kind (odd-date 2); see o/r.json"
+    report.warnings = {"odd-date": 1, "odd-url": 5}
+    assert (
+        report.warnings_line("o/r.json")
+        == "6 warnings of 2 kinds (odd-url 5, odd-date 1); see o/r.json"
+    )
+    report.warnings = {f"code-{i}": 1 for i in range(7)}
+    assert report.warnings_line("o/r.json") == (
+        "7 warnings of 7 kinds (code-0 1, code-1 1, code-2 1, code-3 1, code-4 1, ...); "
+        "see o/r.json"
+    )

@@ -120,6 +120,7 @@ def test_non_arc_records_written_and_read_back_by_warcio(tmp_path: Path, need, m
             content_type="application/warc-fields",
         ),
         Record(
+            kind=RecordKind.RESPONSE,
             url="http://example.com/a b",
             date=when,
             http_head=b"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\n\r\n",
@@ -140,13 +141,13 @@ def test_non_arc_records_written_and_read_back_by_warcio(tmp_path: Path, need, m
             date=when,
             payload=b"GET / HTTP/1.1\r\n\r\n",
         ),
-        Record(url="http://example.com/nodate", payload=b"x"),
+        Record(kind=RecordKind.RESPONSE, url="http://example.com/nodate", payload=b"x"),
     ]
     out, quarantined = write(records, tmp_path, "dir/in.warc.gz")
     assert out == tmp_path / "dir/in.arc.gz"
-    assert sorted(why.split(":")[0] for _, why in quarantined) == [
-        "ARC v1 cannot hold a request record",
-        "cannot write as ARC",
+    assert sorted(why.split(":")[:2] for _, why in quarantined) == [
+        ["unwritable-kind", " ARC v1 cannot hold a request record"],
+        ["unwritable-record", " cannot write as ARC"],
     ]
     theirs = warcio_records(out)
     assert [t[0] for t in theirs[1:]] == ["http://example.com/a%20b", "http://example.com/r"]

@@ -105,9 +105,21 @@ def test_clueweb09_trec_ids_count_non_warcinfo_records():
         == "clueweb09-de0012-03-00000"
     )
     assert layout.doc_id(Record(kind=RecordKind.RESPONSE), 41) == "clueweb09-de0012-03-00041"
-    assert cw.parse_trec_id(layout.doc_id(Record(), 99999)) == ("de0012", 3, 99999)
+    assert cw.parse_trec_id(
+        layout.doc_id(
+            Record(
+                kind=RecordKind.RESPONSE,
+            ),
+            99999,
+        )
+    ) == ("de0012", 3, 99999)
     with pytest.raises(Exception, match="5 digits"):
-        layout.doc_id(Record(), 100000)
+        layout.doc_id(
+            Record(
+                kind=RecordKind.RESPONSE,
+            ),
+            100000,
+        )
 
 
 def test_clueweb09_options_are_checked():
@@ -518,7 +530,7 @@ def test_a_clueweb09_file_keeps_its_trec_ids_through_the_cli(tmp_path, samples):
     # unchanged records are copied byte for byte, and no id was replaced
     assert gzip.decompress(written.read_bytes()) == original.read_bytes()
     report = json.loads((out / ".crawlmill" / "report.json").read_text())
-    assert [w for w in report["warnings"] if "TREC" in w] == []
+    assert [w for w in report["warnings"] if "trec" in w] == []
     counts, _ = cw.parse_counts((out / "record_counts/ClueWeb09_English_3_counts.txt").read_bytes())
     assert [(e.path, e.count) for e in counts] == [("en0040/54.warc.gz", 100)]
 
@@ -535,9 +547,10 @@ def test_ids_that_do_not_fit_are_assigned_anew_and_reported(tmp_path, samples):
     ids = _trec_ids(out / "ClueWeb09_English_1" / "en0000" / "00.warc.gz")
     assert ids == [f"clueweb09-en0000-00-{n:05d}".encode() for n in range(100)]
     report = json.loads((out / ".crawlmill" / "report.json").read_text())
-    assert [(w, n) for w, n in report["warnings"].items() if "TREC" in w] == [
-        (f"writer: {REPLACED_NOT_FITTING}", 1)
+    assert [(w, n) for w, n in report["warnings"].items() if "trec" in w] == [
+        ("trec-ids-replaced", 1)
     ]
+    assert report["warning_examples"]["trec-ids-replaced"] == REPLACED_NOT_FITTING
     (marker,) = [json.loads(p.read_text()) for p in (out / ".crawlmill" / "done").glob("*.json")]
     (note,) = marker["notes"]["trec_ids"]
     assert note["ids"] == "assigned" and "clueweb09-en0040-54-00000" in note["reason"]
@@ -549,9 +562,10 @@ def test_ids_that_do_not_fit_are_assigned_anew_and_reported(tmp_path, samples):
     assert _convert_to_clueweb09(named, out2, "trec_ids=assign") == 0
     assert _trec_ids(out2 / "ClueWeb09_English_1" / "en0000" / "00.warc.gz") == ids
     report = json.loads((out2 / ".crawlmill" / "report.json").read_text())
-    assert [(w, n) for w, n in report["warnings"].items() if "TREC" in w] == [
-        (f"writer: {REPLACED_BY_OPTION}", 1)
+    assert [(w, n) for w, n in report["warnings"].items() if "trec" in w] == [
+        ("trec-ids-assigned", 1)
     ]
+    assert report["warning_examples"]["trec-ids-assigned"] == REPLACED_BY_OPTION
 
 
 def _named_ctx(path: str, index: int = 7, warnings: list | None = None) -> WriteContext:
@@ -561,7 +575,7 @@ def _named_ctx(path: str, index: int = 7, warnings: list | None = None) -> Write
         input_count=1000,
         create=lambda rel: io.BytesIO(),
         quarantine=lambda record, reason: None,
-        report_warning=sink.append,
+        on_warning=lambda notice: sink.append(notice.message),
     )
 
 

@@ -118,7 +118,8 @@ class Run:
                 self.records.append(record)
                 self.events.append(record)
         self.damage = it.damages
-        self.warnings = [(w.offset, w.message) for w in it.warnings]
+        #: ``(offset, "code: message")``: the code first, as the WARC framer words a quirk
+        self.warnings = [(w.offset, f"{w.code}: {w.message}") for w in it.warnings]
 
 
 #: damage reasons of a length repair: the repaired record is delivered too.

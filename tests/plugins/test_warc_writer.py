@@ -416,7 +416,12 @@ def test_no_http_headers_are_invented(tmp_path):
 
 def test_unparsable_date_is_kept_raw_and_counted(tmp_path):
     rec = Record(
-        url="http://x/", date=None, date_raw="2009-03-65T08:43:19-0800", payload=b"x", source=src(0)
+        kind=RecordKind.RESPONSE,
+        url="http://x/",
+        date=None,
+        date_raw="2009-03-65T08:43:19-0800",
+        payload=b"x",
+        source=src(0),
     )
     notes, created = run_writer(tmp_path / "out", [rec], compression="none")
     data = (tmp_path / "out" / created[0]).read_bytes()
@@ -853,6 +858,7 @@ def test_version_change_rebuilds_clueweb09_records(tmp_path, need):
         for line in raw_header.strip().split(b"\n")[1:]
     ]
     rec = Record(
+        kind=RecordKind.RESPONSE,
         url="http://example.com/",
         doc_id="clueweb09-en0040-54-00000",
         date_raw="2009-03-65T08:43:19-0800",
@@ -881,8 +887,8 @@ def test_version_change_rebuilds_clueweb09_records(tmp_path, need):
         b"Content-Length: %d\r\n\r\n" % len(http + body) + http + body + b"\r\n\r\n"
     )
     assert b"Digest" not in data  # unmodified content: no digests added
-    assert notes["warnings"]["invalid WARC-Date kept as written"] == 1
-    assert notes["warnings"]["bare record id wrapped as <urn:uuid:...>"] == 1
+    assert notes["warnings"]["invalid-date-kept"] == 1  # counted per code
+    assert notes["warnings"]["record-id-wrapped"] == 1
     # and 0.18 -> 0.18 in the ClueWeb09 convention is kept verbatim
     _, created = run_writer(
         tmp_path / "same", [rec], relpath="00.warc.gz", version="0.18", compression="none"

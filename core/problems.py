@@ -1,0 +1,165 @@
+"""One vocabulary for problems: :class:`Damage` (bytes that could not be read as a good record)
+and :class:`Notice` (a warning: a quirk repaired or a field not written), each with a stable
+``code``.
+
+A code is short kebab-case (``invalid-date``, ``bad-length``, ``truncated-member``) and names
+the *kind* of problem; the human message (``reason``/``message``) carries the specifics (URL,
+lengths, offsets). Counters (:class:`~crawlmill.core.stats.TaskStats`, ``report.json``, the
+summary line) and the quarantine index are keyed by code, so one problem met many times with
+different numbers is counted once per kind. Every code the built-in readers and writers emit is
+listed with its meaning in ``docs/problems.md`` (a test checks that every code emitted in the
+test suite is listed there).
+
+A plugin that gives no code (the call forms before codes: ``Damage(path, offset, reason)``,
+``ctx.report_warning(offset, message)`` in a reader, ``ctx.report_warning(message)`` in a
+writer) gets one derived from its text by :func:`derive_code`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+__all__ = ["CODE_PATTERN", "Damage", "Notice", "derive_code", "is_code", "observe"]
+
+#: what a code looks like: lower-case words of letters and digits joined by ``-``.
+CODE_PATTERN = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
+#: a message that starts with its code (``"invalid-date: WARC-Date is not ..."``).
+_PREFIXED = re.compile(r"\s*([a-z][a-z0-9]*(?:-[a-z0-9]+)+|[a-z][a-z0-9]*): ")
+_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"|b'[^']*'|<[^>]*>|\([^)]*\)")
+_WORD = re.compile(r"[a-z]+")
+#: words of a derived code (the first ones say what happened; the rest are specifics).
+_DERIVED_WORDS = 5
+#: called with ``(code, explicit)`` for every problem reported to the engine or to
+#: ``open_reader`` (:func:`observe`); the test suite checks the codes in use with it.
+observers: list[Callable[[str, bool], None]] = []
+
+
+def is_code(text: str) -> bool:
+    """Whether ``text`` is a well-formed code (:data:`CODE_PATTERN`)."""
+    return CODE_PATTERN.fullmatch(text) is not None
+
+
+def derive_code(text: str) -> str:
+    """The code of a problem reported without one (a plugin's call form before codes).
+
+    A message that starts with a code and ``": "`` (``"lf-line-endings: LF-only line
+    endings"``) has that code. Otherwise the code is made of the message's first
+    :data:`_DERIVED_WORDS` words of letters, lower-cased and joined by ``-``, after quoted
+    values, ``<...>`` and ``(...)`` are dropped and ignoring numbers, so that
+    ``"declared length is 12 bytes off"`` and ``"declared length is 7 bytes off"`` share
+    ``declared-length-is-bytes-off``; ``problem`` when no word is left."""
+    m = _PREFIXED.match(text)
+    if m is not None:
+        return m.group(1)
+    words = _WORD.findall(_QUOTED.sub(" ", text.lower()))
+    return "-".join(words[:_DERIVED_WORDS]) or "problem"
+
+
+def observe(problem: Damage | Notice) -> None:
+    """Tell the :data:`observers` that ``problem`` was reported (hosts call it: the task and
+    ``open_reader``)."""
+    for observer in observers:
+        observer(problem.code, not problem.derived)
+
+
+#: codes already checked (a reader reports the same few codes many times).
+_GOOD: set[str] = set()
+
+
+def _checked(code: str) -> str:
+    if code not in _GOOD:
+        if not is_code(code):
+            raise ValueError(f"problem code {code!r} is not short kebab-case (like 'bad-length')")
+        if len(_GOOD) < 4096:
+            _GOOD.add(code)
+    return code
+
+
+@dataclass(frozen=True, slots=True)
+class Damage:
+    """A byte range of an input that could not be read as a good record.
+
+    ``offset`` and ``length`` are in the file's own offset space: file offsets for plain files,
+    the compressed span of the member(s) holding the damage for compressed ones; ``data``
+    holds those bytes (at most ``Limits.max_record_bytes``), so the quarantine keeps what was
+    skipped. ``code`` names the kind of damage (``docs/problems.md``); without one it is
+    derived from ``reason`` (:func:`derive_code`).
+    """
+
+    path: str
+    offset: int
+    reason: str
+    length: int | None = None
+    data: bytes = b""
+    code: str = ""
+    #: whether ``code`` was derived from ``reason`` (the plugin gave none).
+    derived: bool = field(default=False, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if not self.code:
+            object.__setattr__(self, "code", derive_code(self.reason))
+            object.__setattr__(self, "derived", True)
+        _checked(self.code)
+
+    def __str__(self) -> str:
+        return f"{self.path} at byte {self.offset}: {self.reason}"
+
+
+@dataclass(slots=True)
+class Notice:
+    """A warning: a quirk a reader repaired or noticed, or a field a writer could not write
+    (not damage: the record is delivered or written). A value: read it, do not change it (it
+    is not a frozen dataclass only because a reader may report several per record, and a
+    frozen one costs three times as much to make).
+
+    ``path`` and ``offset`` say where (the input file, and the byte the reader gave: ``None``
+    for the whole file or a writer's warning), ``message`` the specifics, ``code`` the kind
+    (``docs/problems.md``; derived from ``message`` when not given, :func:`derive_code`)."""
+
+    path: str
+    offset: int | None
+    message: str
+    code: str = ""
+    #: whether ``code`` was derived from ``message`` (the plugin gave none).
+    derived: bool = field(default=False, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if not self.code:
+            self.code = derive_code(self.message)
+            self.derived = True
+        _checked(self.code)
+
+    def __str__(self) -> str:
+        at = f" at byte {self.offset}" if self.offset is not None else ""
+        return f"{self.path}{at}: {self.message}"
+
+
+def notice_from_call(path: str, args: tuple, kwargs: dict, *, reader: bool) -> Notice:
+    """The :class:`Notice` of a ``report_warning`` call in any of its forms.
+
+    The form with a code, the same on both contexts: ``report_warning(code, message,
+    offset=None)``. The forms before codes, kept for third-party plugins (the code is then
+    derived from the message, :func:`derive_code`): ``report_warning(offset, message)`` in a
+    reader (``offset`` an int or ``None``) and ``report_warning(message)`` in a writer."""
+    # the coded form, positional: (code, message[, offset]), the common call, made fast
+    if not kwargs and 2 <= len(args) <= 3 and type(args[0]) is type(args[1]) is str:
+        return Notice(path, args[2] if len(args) == 3 else None, args[1], args[0])
+    code = kwargs.pop("code", None)
+    message = kwargs.pop("message", None)
+    offset = kwargs.pop("offset", None)
+    if kwargs:
+        raise TypeError(f"report_warning() got unexpected arguments {sorted(kwargs)}")
+    rest = list(args)
+    if code is None and rest and isinstance(rest[0], str) and (len(rest) >= 2 or message):
+        code = rest.pop(0)  # (code, message[, offset])
+    elif code is None and reader and len(rest) == 2 and not isinstance(rest[0], str):
+        offset = rest.pop(0)  # the reader's old form: (offset, message)
+    if rest and message is None:
+        message = rest.pop(0)
+    if rest:
+        offset = rest.pop(0)
+    if rest or not isinstance(message, str):
+        raise TypeError("report_warning(code, message, offset=None) needs a code and a message")
+    return Notice(path, offset, message, code or "")

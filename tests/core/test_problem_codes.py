@@ -1,0 +1,219 @@
+"""One vocabulary for problems: one damage type and one warning type, each with a stable code,
+counted per code in the run report, the summary line and the quarantine index."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from crawlmill.core import Damage, Notice, ReadContext, WriteContext, open_reader
+from crawlmill.core.cli import main
+from crawlmill.core.inputs import DETECTION_FAILED, FORCED_READER
+from crawlmill.core.plugin import InputFile
+from crawlmill.core.problems import derive_code, is_code
+from crawlmill.core.quarantine import INCONSISTENT_DAMAGE
+from crawlmill.plugins.readers.codes import ARC_DAMAGE, ARC_NOTES, WARC_DAMAGE, code_of
+
+from tests.conftest import ARC_SAMPLES, REAL_WORLD_ARC_SAMPLES, ROOT, listed_codes
+
+
+def _arc(records: list[tuple[str, str, bytes]]) -> bytes:
+    """An ARC v1 file: a filedesc, then ``(url, date, block)`` records."""
+    desc = b"1 0 crawlmill\nURL IP-address Archive-date Content-type Archive-length\n"
+    out = b"filedesc://t.arc 0.0.0.0 20240101000000 text/plain %d\n" % len(desc) + desc + b"\n"
+    for url, date, block in records:
+        out += f"{url} 1.2.3.4 {date} text/plain {len(block)}\n".encode() + block + b"\n"
+    return out
+
+
+# -- through the CLI --------------------------------------------------------------------------
+
+
+def test_two_arc_dates_with_different_numbers_are_counted_under_one_code(tmp_path, capsys):
+    src = tmp_path / "in.arc"
+    src.write_bytes(
+        _arc(
+            [
+                ("http://a.example/", "202401010000", b"one"),
+                ("http://b.example/", "2024010100", b"two"),
+            ]
+        )
+    )
+    out = tmp_path / "out"
+    assert main(["convert", str(src), "--to", "warc", "-o", str(out), "--workers", "1"]) == 0
+    err = capsys.readouterr().err
+    report = json.loads((out / ".crawlmill" / "report.json").read_text())
+    # "Archive-date has 12 digits; padded to 14" and "... 10 digits ...": one kind
+    assert report["warnings"] == {"date-padded": 2}
+    assert report["warning_examples"]["date-padded"] == "Archive-date has 12 digits; padded to 14"
+    assert "2 warnings of 1 kind (date-padded 2); see" in err
+
+
+def test_damage_codes_reach_the_report_and_the_quarantine_index(tmp_path, capsys):
+    src = tmp_path / "in.arc"
+    good = _arc([("http://a.example/", "20240101000000", b"one")])
+    src.write_bytes(good + b"http://b.example/ 1.2.3.4 20240101000000 text/plain 9999\nshort\n")
+    out = tmp_path / "out"
+    assert main(["convert", str(src), "--to", "warc", "-o", str(out), "--workers", "1"]) == 3
+    report = json.loads((out / ".crawlmill" / "report.json").read_text())
+    assert [d["code"] for d in report["damages"]] == ["truncated-record"]
+    (index,) = (out / ".crawlmill" / "quarantine").glob("*.jsonl")
+    entries = [json.loads(line) for line in index.read_text().splitlines()]
+    assert [e["code"] for e in entries] == ["truncated-record"]
+    assert "declares 9999 bytes" in entries[0]["reason"]
+
+
+def test_inspect_shows_each_problem_with_its_code(tmp_path, capsys):
+    src = tmp_path / "in.arc"
+    src.write_bytes(_arc([("http://a.example/", "2024010100", b"one")]))
+    assert main(["inspect", str(src)]) == 0
+    assert "Archive-date has 10 digits; padded to 14 [date-padded]" in capsys.readouterr().out
+
+
+# -- the API: the call forms ---------------------------------------------------------------
+
+
+def _read_ctx(seen: list) -> ReadContext:
+    return ReadContext(InputFile("f.x", "f.x"), seen.append, on_warning=seen.append)
+
+
+def test_report_warning_takes_a_code_in_both_contexts():
+    seen: list[Notice] = []
+    _read_ctx(seen).report_warning("invalid-date", "WARC-Date 2009-13-01 is not a date", 12)
+    wctx = WriteContext(InputFile("f.x", "f.x"), 1, None, None, on_warning=seen.append)
+    wctx.report_warning("date-missing", "record without a capture date")
+    assert [(n.code, n.offset, n.message, n.derived) for n in seen] == [
+        ("invalid-date", 12, "WARC-Date 2009-13-01 is not a date", False),
+        ("date-missing", None, "record without a capture date", False),
+    ]
+    assert (
+        seen[0].path == "f.x"
+        and str(seen[0]) == "f.x at byte 12: WARC-Date 2009-13-01 is not a date"
+    )
+
+
+def test_the_call_forms_before_codes_still_work_with_a_derived_code():
+    seen: list[Notice] = []
+    _read_ctx(seen).report_warning(7, "declared length is 12 bytes off")
+    _read_ctx(seen).report_warning(None, "lf-line-endings: LF-only line endings")
+    wctx = WriteContext(InputFile("f.x", "f.x"), 1, None, None, on_warning=seen.append)
+    wctx.report_warning("doc id not written (no field)")
+    assert [(n.code, n.offset, n.derived) for n in seen] == [
+        ("declared-length-is-bytes-off", 7, True),
+        ("lf-line-endings", None, True),
+        ("doc-id-not-written", None, True),
+    ]
+    damage = Damage("f.x", 3, "checksum mismatch in 'x.gz' (crc 1234)")
+    assert damage.code == "checksum-mismatch-in" and damage.derived
+    assert Damage("f.x", 3, "x", 1, b"x", "bad-length").code == "bad-length"
+
+
+def test_a_code_must_be_kebab_case():
+    with pytest.raises(ValueError, match="kebab-case"):
+        Damage("f", 0, "r", code="Bad Length")
+    with pytest.raises(ValueError, match="kebab-case"):
+        _read_ctx([]).report_warning("bad_length", "m")
+    with pytest.raises(TypeError):
+        _read_ctx([]).report_warning(3)
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        ("invalid-date: WARC-Date is not a valid date", "invalid-date"),
+        ("Archive-date has 12 digits; padded to 14", "archive-date-has-digits-padded"),
+        ("record 'http://x/' declares 12 bytes", "record-declares-bytes"),
+        ("1234", "problem"),
+    ],
+)
+def test_derive_code(text, code):
+    assert derive_code(text) == code and is_code(code)
+
+
+# -- the formats' reasons mapped to codes --------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("reason", "tables", "code"),
+    [
+        (
+            "Content-Length 12 is wrong: no record boundary after the block",
+            (WARC_DAMAGE,),
+            "bad-length",
+        ),
+        ("cr-counted-length: Content-Length counts CR bytes", (WARC_DAMAGE,), "cr-counted-length"),
+        (
+            "gzip member truncated: file ends after 20 compressed bytes",
+            (WARC_DAMAGE,),
+            "truncated-member",
+        ),
+        (
+            "corrupt gzip member (Error -3) at compressed byte 9, after 0 inflated bytes",
+            (ARC_DAMAGE,),
+            "corrupt-member",
+        ),
+        (
+            "record 'http://x/' declares 12 bytes but the file ends after 3; kept",
+            (ARC_DAMAGE,),
+            "truncated-record",
+        ),
+        (
+            "record 'http://x/' declares 12 bytes but its gzip member holds 9 (-3); delivered",
+            (ARC_DAMAGE,),
+            "bad-length",
+        ),
+        ("Archive-date has 16 digits; read the first 14", (ARC_NOTES,), "date-cut"),
+        ("Archive-date '2024x' is not a date", (ARC_NOTES,), "invalid-date"),
+    ],
+)
+def test_format_reasons_map_to_listed_codes(reason, tables, code):
+    assert code_of(reason, *tables) == code
+    assert code in listed_codes()
+
+
+def test_every_code_in_the_tables_is_listed():
+    from crawlmill.plugins.readers import codes
+
+    tables = [v for k, v in vars(codes).items() if k.isupper() and isinstance(v, tuple)]
+    in_tables = {code for table in tables for _, code in table if code}
+    assert in_tables and not in_tables - listed_codes()
+
+
+def test_every_code_a_builtin_writer_or_the_engine_names_is_listed():
+    """The codes written as literals in the writers and core (``report_warning("code", ...``,
+    a refused record's ``"code: ..."`` reason, ``code="..."``) are all listed."""
+    pattern = re.compile(
+        r"""(?:report_warning|_warn|warn|notes\.append\(|self\.warn)\(\s*"([a-z0-9-]+)",|quarantine\(\s*record,\s*f?"([a-z0-9-]+): |code="([a-z0-9-]+)\"""",
+        re.M,
+    )
+    found = set()
+    for folder in ("core", "plugins/writers", "plugins/readers", "formats"):
+        for path in (ROOT / folder).glob("*.py"):
+            for groups in pattern.findall(path.read_text()):
+                found.update(g for g in groups if g)
+    found |= {INCONSISTENT_DAMAGE, FORCED_READER, DETECTION_FAILED}
+    assert {"date-missing", "unwritable-kind", "check-failed", "record-id-wrapped"} <= found
+    assert not found - listed_codes(), found - listed_codes()
+
+
+def test_the_catalogue_is_sorted_and_each_code_once():
+    text = (ROOT / "docs" / "problems.md").read_text()
+    codes = re.findall(r"^\| `([a-z0-9-]+)` \|", text, re.M)
+    assert codes == sorted(codes) and len(codes) == len(set(codes))
+    assert all(is_code(c) for c in codes)
+
+
+def test_every_code_the_readers_emit_on_the_samples_is_listed(samples):
+    """Every ARC and WARC sample file, read by the built-in readers: each code is listed."""
+    files = [samples / rel for rel in ARC_SAMPLES + REAL_WORLD_ARC_SAMPLES]
+    files += sorted(p for p in samples.rglob("*") if re.search(r"\.warc(\.gz)?$", p.name))
+    codes: set[str] = set()
+    for path in files:
+        reader = "arc" if ".arc" in path.name.lower() else "warc"
+        with open_reader(path, reader) as records:
+            for _ in records:
+                pass
+        codes |= {p.code for p in records.damages + records.warnings}
+    assert len(codes) > 5
+    assert not codes - listed_codes(), codes - listed_codes()
