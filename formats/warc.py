@@ -40,15 +40,11 @@ from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from .compression import (
-    LZ4_MAGIC,
-    ZSTD_MAGIC,
-    Broken,
-    Piece,
-    compression_of,
-    damaged_gzip_header,
-)
+from .codecs import CODECS, codec_named
+from .detect import compression_of
+from .gzip_stream import damaged_gzip_header
 from .http import head_end
+from .pieces import Broken, Piece
 from .warc_length import After, digest_disproves, judge_length
 
 __all__ = [
@@ -90,7 +86,6 @@ _START = re.compile(rb"[\r\n]*[Ww][Aa][Rr][Cc]/\d+\.\d+\r{0,2}\n")
 
 #: how far into a file :func:`locate_start` looks past damage for the first record.
 SCAN_START_BYTES = 64 << 10
-_MAGICS = ((b"\x1f\x8b\x08", "gzip"), (ZSTD_MAGIC, "zstd"), (LZ4_MAGIC, "lz4"))
 
 
 def _inflates_to_warc(data: bytes, kind: str) -> bool:
@@ -102,10 +97,12 @@ def _inflates_to_warc(data: bytes, kind: str) -> bool:
             import zstandard
 
             out = zstandard.ZstdDecompressor().decompressobj().decompress(data)[:64]
-        else:
+        elif kind == "lz4":
             import lz4.frame
 
             out = lz4.frame.LZ4FrameDecompressor().decompress(data, max_length=64)
+        else:  # a registered codec
+            out = codec_named(kind).decompressor().decompress(data)[:64]
     except Exception:  # noqa: BLE001 - any failure means: not a usable member here
         return False
     return _START.match(out) is not None
@@ -133,7 +130,7 @@ def locate_start(head: bytes) -> tuple[str | None, int]:
     m = _RESYNC.search(head)
     if m is not None:
         best = (None, m.start())
-    for magic, name in _MAGICS:
+    for magic, name in [(codec.resync, codec.name) for codec in CODECS.values()]:
         at = head.find(magic, 1)
         while at >= 0 and (best is None or at < best[1]):
             if _inflates_to_warc(head[at:], name):
