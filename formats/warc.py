@@ -311,8 +311,9 @@ class FramedRecord:
 DamagedRange = Damage
 
 
-class WarcFramer:
-    """Frame WARC records from decompressed pieces; iterate to get records and damage."""
+class _FramerBase:
+    """The framer's stream (:class:`~crawlmill.formats.stream.MemberStream`), limits,
+    damage and resync."""
 
     def __init__(
         self,
@@ -368,7 +369,9 @@ class WarcFramer:
             self.s.pos = hit
             return
 
-    # -- records ------------------------------------------------------------------------
+
+class _FramerRecords(_FramerBase):
+    """Records: the fast path for well-formed CRLF records, and the general path."""
 
     def __iter__(self) -> Iterator[FramedRecord | DamagedRange]:
         while True:
@@ -412,7 +415,8 @@ class WarcFramer:
         e = hend + cl
         r = e + 4
         if buf.startswith(b"\r\n\r\n", e) and (
-            buf.startswith(b"WARC/", r) or (r == len(buf) and (self.s.eof or self.s.at_member_end(r)))
+            buf.startswith(b"WARC/", r)
+            or (r == len(buf) and (self.s.eof or self.s.at_member_end(r)))
         ):
             return self._record(
                 start, raw_header, header, (buf, hend, e), b"\r\n\r\n", False, [], r
@@ -562,6 +566,14 @@ class WarcFramer:
             issues,
             sep_end,
         )
+
+
+class WarcFramer(_FramerRecords):
+    """Frame WARC records from decompressed pieces; iterate to get records and damage.
+
+    The classes it is built of keep one job each: the stream, damage and resync
+    (``_FramerBase``), the records (``_FramerRecords``), and here the header end, the
+    separator and the repairs of wrong, missing or cut lengths."""
 
     def _rebase(self, start: int, *idx: int) -> tuple[int, ...]:
         shift = start - self.s.pos
