@@ -84,17 +84,24 @@ class Member:
 class MemberSpans:
     """The members of the decompressed stream still buffered, in stream order."""
 
-    __slots__ = ("open", "spans")
+    __slots__ = ("open", "spans", "starts")
 
     def __init__(self) -> None:
         self.spans: deque[Member] = deque()
         self.open: Member | None = None
+        #: the (last) member starting at each stream offset
+        self.starts: dict[int, Member] = {}
+
+    def append(self, m: Member) -> None:
+        """Add member ``m`` after the others."""
+        self.spans.append(m)
+        self.starts[m.dstart] = m
 
     def add(self, piece: Piece, ustart: int) -> None:
         """Record ``piece`` whose data starts at stream offset ``ustart``."""
         if self.open is None or self.open.index != piece.member:
             self.open = Member(ustart, piece.offset, piece.member)
-            self.spans.append(self.open)
+            self.append(self.open)
         if piece.end:
             self.open.dend = ustart + len(piece.data)
             self.open.clen = piece.length
@@ -106,7 +113,7 @@ class MemberSpans:
         for ds, de, coff, clen in piece.members:
             m = Member(ustart + ds, coff, None)
             m.dend, m.clen = ustart + de, clen
-            self.spans.append(m)
+            self.append(m)
 
     def close(self, uend: int, clen: int | None, error: str | None = None) -> None:
         """End the open member at stream position ``uend`` (it broke off)."""
@@ -119,8 +126,11 @@ class MemberSpans:
     def drop_before(self, upos: int) -> None:
         """Forget members that end at or before stream offset ``upos``."""
         spans = self.spans
+        starts = self.starts
         while spans and spans[0].dend is not None and spans[0].dend <= upos:
-            spans.popleft()
+            m = spans.popleft()
+            if starts.get(m.dstart) is m:
+                del starts[m.dstart]
 
     def prune(self, upos: int) -> None:
         """Forget members that end at or before ``upos`` and start before it (an empty member
@@ -128,6 +138,7 @@ class MemberSpans:
         self.spans = deque(
             m for m in self.spans if m.dend is None or m.dend > upos or m.dstart >= upos
         )
+        self.starts = {m.dstart: m for m in self.spans}
 
     def coff_at(self, upos: int) -> int | None:
         """Compressed offset of the member holding stream position ``upos``."""
@@ -195,11 +206,7 @@ class MemberSpans:
 
     def at(self, upos: int) -> Member | None:
         """The (last) member that starts at stream offset ``upos``."""
-        found = None
-        for m in self.spans:
-            if m.dstart == upos:
-                found = m
-        return found
+        return self.starts.get(upos)
 
     def holding(self, upos: int) -> Member | None:
         """The member with the greatest start at or before ``upos``."""
@@ -388,7 +395,7 @@ class MemberStream(_Reading):
             if m is not None:
                 members.close(ustart, None, "gzip member ended without its trailer")
             m = members.open = Member(ustart, item.offset or 0, item.member)
-            members.spans.append(m)
+            members.append(m)
         if item.end:
             members.close(ustart + len(item.data), item.length)
 

@@ -374,13 +374,14 @@ class _FramerRecords(_FramerBase):
     """Records: the fast path for well-formed CRLF records, and the general path."""
 
     def __iter__(self) -> Iterator[FramedRecord | DamagedRange]:
+        s, fast = self.s, self._fast
         while True:
-            if self.s.pos >= len(self.s.buf) and not self.s.more():
-                if self.s.broken is not None:
-                    yield self.s.take_broken()
+            if s.pos >= len(s.buf) and not s.more():
+                if s.broken is not None:
+                    yield s.take_broken()
                     continue
                 return
-            record = self._fast()
+            record = fast()
             if record is not None:
                 yield record
             else:
@@ -389,8 +390,9 @@ class _FramerRecords(_FramerBase):
     def _fast(self) -> FramedRecord | None:
         """A well-formed CRLF record wholly in the buffer, followed by a member end or the next
         version line; ``None`` sends everything else down the general path."""
-        start = self.s.pos
-        buf = self.s.buf
+        s = self.s
+        start = s.pos
+        buf = s.buf
         if not buf.startswith(b"WARC/", start):
             return None
         # only CRLF files take this path: an LF-only header would make the search below scan
@@ -405,7 +407,7 @@ class _FramerRecords(_FramerBase):
         if _INNER_VERSION.search(buf, start + 8, hend) is not None:
             return None  # a header cut short by the next record: the general path says so
         raw_header = buf[start:hend]
-        header = parse_header(raw_header)
+        header = _parse_plain(raw_header) or parse_header(raw_header)
         cl_raw = header.fields.get(b"content-length")
         if header.issues or cl_raw is None or not cl_raw.isdigit():
             return None
@@ -415,12 +417,19 @@ class _FramerRecords(_FramerBase):
         e = hend + cl
         r = e + 4
         if buf.startswith(b"\r\n\r\n", e) and (
-            buf.startswith(b"WARC/", r)
-            or (r == len(buf) and (self.s.eof or self.s.at_member_end(r)))
+            buf.startswith(b"WARC/", r) or (r == len(buf) and (s.eof or s.at_member_end(r)))
         ):
-            return self._record(
-                start, raw_header, header, (buf, hend, e), b"\r\n\r\n", False, [], r
-            )
+            member = s.exact(start, r)
+            s.pos = r
+            if member is None:
+                return FramedRecord(
+                    s.base + start, raw_header, header, buf, hend, e, b"\r\n\r\n", False,
+                    None, None, [],
+                )  # fmt: skip
+            return FramedRecord(
+                s.base + start, raw_header, header, buf, hend, e, b"\r\n\r\n", False,
+                member[0], member[1], [],
+            )  # fmt: skip
         return None
 
     def _next(self) -> Iterator[FramedRecord | DamagedRange]:
