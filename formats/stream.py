@@ -283,7 +283,57 @@ class _Reading:
             yield line
 
 
-class MemberStream(_Reading):
+class _Collecting:
+    """The collecting damage policy of a :class:`MemberStream` (``hold_damage=False``):
+    members opened and closed by compressed offset, Broken items listed by position, and
+    bytes released by the reader."""
+
+    __slots__ = ()
+
+    def _add_collecting(self, item: Piece, ustart: int) -> None:
+        """Members of a collecting stream: a new one at each new compressed offset; one that
+        stops without its end is closed with an error."""
+        members = self.members
+        m = members.open
+        if m is None or m.cstart != item.offset:
+            if m is not None:
+                members.close(ustart, None, "gzip member ended without its trailer")
+            m = members.open = Member(ustart, item.offset or 0, item.member)
+            members.append(m)
+        if item.end:
+            members.close(ustart + len(item.data), item.length)
+
+    def _collect(self, item: Broken) -> None:
+        """A Broken item met by a collecting stream: the member it cuts is closed with its
+        reason, or it is listed in ``problems`` at the current stream end."""
+        members = self.members
+        m = members.open
+        if m is not None and item.partial and m.cstart == item.offset:
+            members.close(self.end, item.length, item.reason)
+            return
+        if m is not None:
+            members.close(self.end, None, "gzip member ended without its trailer")
+        self.problems.append((self.end, item))
+
+    def release(self, upos: int) -> None:
+        """A collecting stream's reader no longer needs the bytes before stream offset
+        ``upos``: they are dropped (with the members that end before it) once they are many
+        or all."""
+        drop = upos - self.base
+        if drop > (1 << 22) or (drop > 0 and drop == len(self.buf)):
+            del self.buf[:drop]
+            self.base = upos
+            self.members.prune(upos)
+
+    def take_problems(self, upto: int) -> list[Broken]:
+        """The Broken items a collecting stream met before stream offset ``upto``."""
+        out = [p for at, p in self.problems if at <= upto]
+        if out:
+            self.problems = [(at, p) for at, p in self.problems if at > upto]
+        return out
+
+
+class MemberStream(_Reading, _Collecting):
     """A buffered, member-aware decompressed stream over ``items`` (see the module doc).
 
     ``hold_damage`` chooses how a :class:`~crawlmill.formats.pieces.Broken` item is met: held
@@ -386,41 +436,6 @@ class MemberStream(_Reading):
         self.eof = True
         return False
 
-    def _add_collecting(self, item: Piece, ustart: int) -> None:
-        """Members of a collecting stream: a new one at each new compressed offset; one that
-        stops without its end is closed with an error."""
-        members = self.members
-        m = members.open
-        if m is None or m.cstart != item.offset:
-            if m is not None:
-                members.close(ustart, None, "gzip member ended without its trailer")
-            m = members.open = Member(ustart, item.offset or 0, item.member)
-            members.append(m)
-        if item.end:
-            members.close(ustart + len(item.data), item.length)
-
-    def _collect(self, item: Broken) -> None:
-        """A Broken item met by a collecting stream: the member it cuts is closed with its
-        reason, or it is listed in ``problems`` at the current stream end."""
-        members = self.members
-        m = members.open
-        if m is not None and item.partial and m.cstart == item.offset:
-            members.close(self.end, item.length, item.reason)
-            return
-        if m is not None:
-            members.close(self.end, None, "gzip member ended without its trailer")
-        self.problems.append((self.end, item))
-
-    def release(self, upos: int) -> None:
-        """A collecting stream's reader no longer needs the bytes before stream offset
-        ``upos``: they are dropped (with the members that end before it) once they are many
-        or all."""
-        drop = upos - self.base
-        if drop > (1 << 22) or (drop > 0 and drop == len(self.buf)):
-            del self.buf[:drop]
-            self.base = upos
-            self.members.prune(upos)
-
     def ensure(self, upos: int) -> bool:
         """Buffer bytes up to stream offset ``upos`` (exclusive); false if the input ends
         first."""
@@ -453,13 +468,6 @@ class MemberStream(_Reading):
             if not self.more():
                 return self.end
 
-    def take_problems(self, upto: int) -> list[Broken]:
-        """The Broken items a collecting stream met before stream offset ``upto``."""
-        out = [p for at, p in self.problems if at <= upto]
-        if out:
-            self.problems = [(at, p) for at, p in self.problems if at > upto]
-        return out
-
     def need(self, end: int) -> bool:
         """Make ``buf[pos:end]`` available (``end`` a buffer index, shifted like ``pos``)."""
         while len(self.buf) < end:
@@ -472,13 +480,6 @@ class MemberStream(_Reading):
     def at_member_end(self, i: int) -> bool:
         """Whether a member (gzip member, frame) ends at buffer index ``i``."""
         return self.compressed and self.members.is_end(self.base + i)
-
-    def ended(self, i: int) -> bool:
-        """Whether nothing follows buffer index ``i`` in this member or file: a member end,
-        the end of the input, or damage the stream stopped at."""
-        return self.at_member_end(i) or (
-            i >= len(self.buf) and (self.eof or self.broken is not None)
-        )
 
     def exact(self, start: int, end: int) -> tuple[int, int] | None:
         """Compressed ``(offset, length)`` when buffer range ``[start, end)`` is exactly whole

@@ -121,3 +121,40 @@ def test_the_limit_bounds_the_decompressed_bytes():
     s = stream_of(gz(b"a" * 10000), "gzip", limit=1000)
     with pytest.raises(StreamLimitError, match="exceeds the limit of 1000 bytes"):
         s.read()
+
+
+def test_the_framers_read_through_the_one_stream_class():
+    """One member-aware buffer in formats/: the WARC framer and the ARC parser use it."""
+    import ast
+    from pathlib import Path
+
+    from crawlmill.formats import arc_framing
+    from crawlmill.formats.warc import WarcFramer
+
+    assert isinstance(WarcFramer(iter(())).s, MemberStream)
+    parser = arc_framing._Parser(MemberStream(iter(()), hold_damage=False), 100, 100)
+    assert isinstance(parser.s, MemberStream)
+    root = Path(arc_framing.__file__).parent
+    buffers = []  # classes that pull pieces into a buffer of their own
+    for path in sorted(root.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ClassDef):
+                names = {f.name for f in node.body if isinstance(f, ast.FunctionDef)}
+                if "more" in names:
+                    buffers.append(f"{path.name}:{node.name}")
+    assert buffers == ["stream.py:MemberStream"]
+
+
+@pytest.mark.parametrize(
+    "module",
+    ["stream", "warc", "arc_framing", "codecs", "compression", "frames", "zstd_frames"],
+)
+def test_no_class_of_the_stream_layer_is_over_250_lines(module):
+    import ast
+    import importlib
+    from pathlib import Path
+
+    path = Path(importlib.import_module(f"crawlmill.formats.{module}").__file__)
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ClassDef):
+            assert node.end_lineno - node.lineno < 250, (module, node.name)
