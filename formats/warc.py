@@ -404,9 +404,13 @@ class _FramerRecords(_FramerBase):
         if hend < 0:
             return None
         hend += 4
-        if _INNER_VERSION.search(buf, start + 8, hend) is not None:
-            return None  # a header cut short by the next record: the general path says so
         raw_header = buf[start:hend]
+        # (a case-blind find first: the regex costs more than the whole check)
+        if (
+            raw_header.upper().find(b"WARC/", 8) >= 0
+            and _INNER_VERSION.search(buf, start + 8, hend) is not None
+        ):
+            return None  # a header cut short by the next record: the general path says so
         header = _parse_plain(raw_header) or parse_header(raw_header)
         cl_raw = header.fields.get(b"content-length")
         if header.issues or cl_raw is None or not cl_raw.isdigit():
