@@ -8,10 +8,17 @@ with the page cache warm. Each reader iterates all records and touches the paylo
     python benchmarks/bench_read_warc.py                 # 40 and 160 MiB uncompressed
     python benchmarks/bench_read_warc.py --sizes 200 --repeat 3
 
-Prints MiB/s (of uncompressed WARC bytes) and records/s per reader, the ratio of crawlmill
-to each other reader (in wall time, and in CPU time: crawlmill inflates in a second thread,
-so it spends more CPU time than wall time), and the peak RSS of each run for every file size
-(memory stays flat in the file size when the peak does not grow with it).
+Prints MiB/s (of uncompressed WARC bytes) and records/s per reader, its CPU time (user + sys
+of the reading, threads and child processes included), the ratio of crawlmill to each other
+reader in wall time and in CPU efficiency (crawlmill inflates in a second thread, so it may
+spend more CPU time than wall time; a cluster pays for every core), and the peak RSS of each
+run for every file size (memory stays flat in the file size when the peak does not grow).
+
+``--before DIR`` adds the reader ``crawlmill-before``: crawlmill imported from another
+checkout (``git worktree add /tmp/base REV``), so a change is measured before and after in
+one run, on one machine, interleaved.
+
+    python benchmarks/bench_read_warc.py --before /tmp/base --repeat 3
 """
 
 from __future__ import annotations
@@ -158,39 +165,73 @@ def load_crawlmill():
     return run
 
 
+def _cpu() -> float:
+    """CPU seconds (user + sys) of this process, its threads and its waited-for children."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
 def _child(reader: str, path: str) -> None:
-    fn = {"warcio": load_warcio, "fastwarc": load_fastwarc, "crawlmill": load_crawlmill}[reader]()
-    before = resource.getrusage(resource.RUSAGE_SELF)
+    loaders = {"warcio": load_warcio, "fastwarc": load_fastwarc, "crawlmill": load_crawlmill}
+    fn = loaders[reader.removesuffix("-before")]()
+    cpu0 = _cpu()
     t0 = time.perf_counter()
     n, size = fn(path)
     elapsed = time.perf_counter() - t0
+    cpu = _cpu() - cpu0
     after = resource.getrusage(resource.RUSAGE_SELF)
-    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
     result = {"reader": reader, "seconds": elapsed, "cpu": cpu, "records": n, "payload": size}
     result["peak_rss"] = after.ru_maxrss * 1024
     print(json.dumps(result))
 
 
-def run_once(reader: str, path: Path) -> dict:
-    """One timed read of ``path`` by ``reader`` in a fresh subprocess."""
+def _before_path(checkout: str) -> str:
+    """A folder holding a ``crawlmill`` namespace whose packages are ``checkout``'s."""
+    root = Path(tempfile.gettempdir()) / f"crawlmill-bench-before-{os.getpid()}"
+    (root / "crawlmill").mkdir(parents=True, exist_ok=True)
+    for layer in ("core", "formats", "plugins"):
+        link = root / "crawlmill" / layer
+        if not link.exists():
+            link.symlink_to(Path(checkout).resolve() / layer)
+    return str(root)
+
+
+def run_once(reader: str, path: Path, before: str | None = None) -> dict:
+    """One timed read of ``path`` by ``reader`` in a fresh subprocess (``crawlmill-before``:
+    crawlmill imported from the checkout ``before``)."""
+    env = dict(os.environ)
+    if reader == "crawlmill-before":
+        assert before is not None
+        env["PYTHONPATH"] = os.pathsep.join(
+            filter(None, [_before_path(before), env.get("PYTHONPATH")])
+        )
     out = subprocess.run(
         [sys.executable, __file__, "--child", reader, str(path)],
         check=True,
         capture_output=True,
         text=True,
+        env=env,
     ).stdout
     return json.loads(out.strip().splitlines()[-1])
 
 
-def measure(readers: list[str], path: Path, repeat: int) -> dict[str, dict]:
-    """Best of ``repeat`` runs per reader, the readers interleaved so that load from other
-    processes on the machine hits them alike."""
+def measure(
+    readers: list[str], path: Path, repeat: int, before: str | None = None
+) -> dict[str, dict]:
+    """Best of ``repeat`` runs per reader (wall time and CPU time each at its best), the
+    readers interleaved so that load from other processes on the machine hits them alike."""
     best: dict[str, dict] = {}
     for _ in range(repeat):
         for reader in readers:
-            result = run_once(reader, path)
-            if reader not in best or result["seconds"] < best[reader]["seconds"]:
+            result = run_once(reader, path, before)
+            if reader not in best:
                 best[reader] = result
+                continue
+            if result["seconds"] < best[reader]["seconds"]:
+                best[reader] = {**result, "cpu": min(result["cpu"], best[reader]["cpu"])}
+            else:
+                best[reader]["cpu"] = min(result["cpu"], best[reader]["cpu"])
     return best
 
 
@@ -205,6 +246,11 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=2, help="runs per reader (best is kept)")
     parser.add_argument("--cache", default=os.path.join(tempfile.gettempdir(), "crawlmill-bench"))
     parser.add_argument("--readers", nargs="+", default=list(READERS), choices=READERS)
+    parser.add_argument(
+        "--before",
+        metavar="CHECKOUT",
+        help="also time crawlmill from this checkout (reader crawlmill-before)",
+    )
     parser.add_argument("--child", nargs=2, metavar=("READER", "PATH"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -228,7 +274,10 @@ def main() -> None:
             f"\n{path.name}: {info['records']} records, {mib:.1f} MiB uncompressed, "
             f"{info['compressed'] / (1 << 20):.1f} MiB gzip"
         )
-        results = measure(args.readers, path, args.repeat)
+        readers = list(args.readers)
+        if args.before:
+            readers.append("crawlmill-before")
+        results = measure(readers, path, args.repeat, args.before)
         print(
             f"{'reader':10} {'seconds':>8} {'cpu s':>7} {'MiB/s':>8} {'rec/s':>9} {'peak RSS MiB':>13}"
         )
@@ -246,8 +295,14 @@ def main() -> None:
                 if r != "crawlmill":
                     print(
                         f"crawlmill / {r}: {res['seconds'] / ours['seconds']:.2f}x throughput "
-                        f"(wall time), {res['cpu'] / ours['cpu']:.2f}x CPU time"
+                        f"(wall time), {res['cpu'] / ours['cpu']:.2f}x CPU efficiency"
                     )
+            if "crawlmill-before" in results and "fastwarc" in results:
+                old, fw = results["crawlmill-before"], results["fastwarc"]
+                print(
+                    f"crawlmill-before / fastwarc: {fw['seconds'] / old['seconds']:.2f}x throughput "
+                    f"(wall time), {fw['cpu'] / old['cpu']:.2f}x CPU efficiency"
+                )
 
 
 if __name__ == "__main__":

@@ -45,7 +45,8 @@ from .arc import (
     plausible_header,
 )
 from .arc_length import Action, Decision, Facts, decide
-from .compression import Broken, Piece, iter_pieces, member_bound, prefetch
+from .compression import iter_pieces, member_bound, prefetch
+from .stream import Member, MemberStream, StreamLimitError
 
 __all__ = [
     "DETECT_WINDOW",
@@ -144,177 +145,17 @@ class ArcProblem:
     data: bytes = b""
 
 
-@dataclass(slots=True)
-class _Member:
-    dstart: int
-    cstart: int
-    dend: int | None = None
-    cend: int | None = None
-    error: str | None = None
-
-
-class _Stream:
-    """Decompressed bytes of an ARC file with gzip member bookkeeping.
-
-    Fed by :func:`crawlmill.formats.compression.iter_pieces` (member-aware, resyncing gzip
-    inflation; for gzip files run one step ahead in a background thread by ``prefetch`` so
-    inflating overlaps with parsing and writing). ``starts`` maps the decompressed offset where
-    each member starts to its :class:`_Member`; ``problems`` holds compressed ranges that could
-    not be inflated at all, keyed by the decompressed offset they precede.
-    """
-
-    def __init__(self, items: Iterator[Piece | Broken], gz: bool, max_decompressed: int) -> None:
-        self.items = items
-        self.gz = gz
-        self.max_decompressed = max_decompressed
-        self.buf = bytearray()
-        self.base = 0
-        self.eof = False
-        self.member: _Member | None = None
-        self.starts: dict[int, _Member] = {}
-        #: members closed with an error, in stream order (few; pruned with the buffer)
-        self.damaged: list[_Member] = []
-        self.problems: list[tuple[int, ArcProblem]] = []
-
-    @property
-    def end(self) -> int:
-        """Absolute decompressed offset just past the buffered bytes."""
-        return self.base + len(self.buf)
-
-    def more(self) -> bool:
-        """Buffer more decompressed bytes; ``False`` once the file is exhausted."""
-        if self.eof:
-            return False
-        before = len(self.buf)
-        while len(self.buf) == before:
-            item = next(self.items, None)
-            if item is None:
-                if self.member is not None:  # defensive: a member without its end
-                    self._close(self.member, None, "gzip member is truncated (file ends inside it)")
-                self.eof = True
-                return len(self.buf) > before
-            if isinstance(item, Broken):
-                self._broken(item)
-                continue
-            if not self.gz:
-                self.buf += item.data
-                self._check_size()
-                continue
-            member = self.member
-            if member is None or member.cstart != item.offset:
-                if member is not None:
-                    self._close(member, None, "gzip member ended without its trailer")
-                member = self.member = _Member(dstart=self.end, cstart=item.offset or 0)
-                self.starts[member.dstart] = member
-            self.buf += item.data
-            self._check_size()
-            if item.end:
-                self._close(member, (item.offset or 0) + (item.length or 0), None)
-        return True
-
-    def _close(self, member: _Member, cend: int | None, error: str | None) -> None:
-        member.dend = self.end
-        member.cend = cend
-        member.error = error
-        if error:
-            self.damaged.append(member)
-        self.member = None
-
-    def _broken(self, item: Broken) -> None:
-        member = self.member
-        if member is not None and item.partial and member.cstart == item.offset:
-            self._close(member, item.offset + item.length, item.reason)
-            return
-        if member is not None:
-            self._close(member, None, "gzip member ended without its trailer")
-        reason = item.reason
-        if not item.partial and item.data[:3] == GZIP_MAGIC:
-            reason = f"gzip member that inflates to nothing: {reason}"
-        self.problems.append(
-            (self.end, ArcProblem(item.offset, reason, True, item.length, item.data))
-        )
-
-    def _check_size(self) -> None:
-        if self.end > self.max_decompressed:
-            raise ArcLimitError(
-                f"decompressed data exceeds the limit of {self.max_decompressed} bytes"
-            )
-
-    def ensure(self, pos: int) -> bool:
-        """Buffer bytes up to absolute offset ``pos`` (exclusive); ``False`` if the file ends
-        first."""
-        while self.end < pos:
-            if not self.more():
-                return False
-        return True
-
-    def byte(self, pos: int) -> int | None:
-        """The byte at absolute offset ``pos`` or ``None`` past the end of the file."""
-        if not self.ensure(pos + 1):
-            return None
-        return self.buf[pos - self.base]
-
-    def get(self, start: int, stop: int) -> bytes:
-        """Bytes between two absolute offsets (as far as buffered)."""
-        return bytes(self.buf[start - self.base : stop - self.base])
-
-    def find_newline(self, pos: int, limit: int) -> int | None:
-        """Absolute offset of the next ``\\n`` at or after ``pos`` within ``limit`` bytes,
-        ``self.end`` at end of file without one, ``None`` if the limit is reached."""
-        searched = pos
-        while True:
-            idx = self.buf.find(b"\n", searched - self.base, pos + limit - self.base)
-            if idx >= 0:
-                return idx + self.base
-            searched = max(pos, self.end)
-            if searched >= pos + limit:
-                return None
-            if not self.more():
-                return self.end
-
-    def member_at(self, pos: int) -> _Member | None:
-        """The gzip member starting at absolute decompressed offset ``pos``."""
-        return self.starts.get(pos)
-
-    def next_member_start(self, after: int, before: int) -> int | None:
-        """The first member start in ``(after, before)``."""
-        best = None
-        for start in self.starts:
-            if after < start < before and (best is None or start < best):
-                best = start
-        return best
-
-    def release(self, pos: int) -> None:
-        """Forget buffered bytes before absolute offset ``pos``."""
-        drop = pos - self.base
-        if drop > (1 << 22) or (drop > 0 and drop == len(self.buf)):
-            del self.buf[:drop]
-            self.base = pos
-            for start in [
-                s for s, m in self.starts.items() if m.dend is not None and m.dend <= pos
-            ]:
-                if start < pos:
-                    del self.starts[start]
-            self.damaged = [m for m in self.damaged if m.dend is None or m.dend > pos]
-
-    def take_problems(self, upto: int) -> list[ArcProblem]:
-        """Compressed-level problems found before decompressed offset ``upto``."""
-        out = [p for at, p in self.problems if at <= upto]
-        if out:
-            self.problems = [(at, p) for at, p in self.problems if at > upto]
-        return out
-
-
-class ArcLimitError(ValueError):
+class ArcLimitError(StreamLimitError):
     """The file decompresses to more bytes than allowed."""
 
 
-class _Parser:
-    """Splits the decompressed stream of an ARC file into records and problems."""
+class _ArcLines:
+    """The ARC parser's state and its primitives: lines, separators, where a record may end,
+    resync scanning."""
 
     def __init__(
         self,
-        stream: _Stream,
+        stream: MemberStream,
         max_record: int,
         max_header: int,
         size: int | None = None,
@@ -336,7 +177,7 @@ class _Parser:
 
     def _line(self, pos: int) -> tuple[bytes, int] | None:
         """The line starting at ``pos`` and the offset of its newline (``s.end`` at EOF)."""
-        nl = self.s.find_newline(pos, self.max_header)
+        nl = self.s.line_end(pos, self.max_header)
         if nl is None:
             return None
         return self.s.get(pos, nl), nl
@@ -408,13 +249,13 @@ class _Parser:
                 return nxt if stop_proves else None
             if s.byte(nxt) is None:
                 return nxt
-            if s.gz and s.member_at(nxt) is not None:
+            if s.compressed and s.members.at(nxt) is not None:
                 return nxt
             got = self._line(nxt)
             if got is None or got[1] >= s.end:
                 return None
             return nxt if self._expected_header(got[0]) is not None else None
-        if s.gz and s.member_at(end) is not None:
+        if s.compressed and s.members.at(end) is not None:
             return end
         before = s.byte(end - 1) if end > 0 else 0x0A
         if before == 0x0A:
@@ -440,7 +281,7 @@ class _Parser:
         at = pos + 1
         while True:
             hi = s.end if stop is None else min(s.end, stop)
-            member = s.next_member_start(pos, hi + 1) if s.gz else None
+            member = s.members.first_start(pos, hi + 1) if s.compressed else None
             limit = hi if member is None else min(hi, member)
             found = None
             if at < limit:  # a candidate starting before ``limit`` may end after it
@@ -477,10 +318,12 @@ class _Parser:
     def _damaged_end(self, lo: int, hi: int) -> int | None:
         """The end of the inflated bytes of a corrupt gzip member (not one cut by the end of
         the file) in ``(lo, hi]``: bytes up to there cannot prove a record complete."""
-        if not self.s.gz:
+        if not self.s.compressed:
             return None
         best = None
-        for m in self.s.damaged:
+        for m in self.s.members.spans:
+            if m.error is None:
+                continue
             if (
                 not _cut_by_eof(m)
                 and m.dend is not None
@@ -490,19 +333,21 @@ class _Parser:
                 best = m.dend
         return best
 
-    # -- records ---------------------------------------------------------------------------
+
+class _ArcRecords(_ArcLines):
+    """The walk over records: members, plain records, damage located in the file."""
 
     def __iter__(self) -> Iterator[ArcRecordBytes | ArcProblem]:
         s = self.s
         pos = 0
         while True:
-            yield from s.take_problems(pos)
+            yield from self._problems(pos)
             s.release(pos)
             if s.byte(pos) is None:
-                yield from s.take_problems(s.end + 1)
+                yield from self._problems(s.end + 1)
                 return
             start = pos
-            member = s.member_at(pos)
+            member = s.members.at(pos)
             pos = self._skip_blank(pos)
             if pos > start:
                 yield ArcProblem(
@@ -512,22 +357,26 @@ class _Parser:
                 )
                 if s.byte(pos) is None:
                     continue
-                member = s.member_at(pos) or member
+                member = s.members.at(pos) or member
             if member is not None:
                 yield from self._member_record(member, pos)
             else:
                 yield from self._plain_record(pos, None, None)
             pos = self._after
 
-    def _member_of(self, pos: int) -> _Member | None:
-        best = None
-        for m in self.s.starts.values():
-            if m.dstart <= pos and (best is None or m.dstart > best.dstart):
-                best = m
-        return best
+    def _problems(self, upto: int) -> Iterator[ArcProblem]:
+        """Compressed ranges that could not be inflated at all, found before ``upto``."""
+        for item in self.s.take_problems(upto):
+            reason = item.reason
+            if not item.partial and item.data[:3] == GZIP_MAGIC:
+                reason = f"gzip member that inflates to nothing: {reason}"
+            yield ArcProblem(item.offset, reason, True, item.length, item.data)
+
+    def _member_of(self, pos: int) -> Member | None:
+        return self.s.members.holding(pos)
 
     def _file_offset(self, pos: int) -> int:
-        if not self.s.gz:
+        if not self.s.compressed:
             return pos
         best = self._member_of(pos)
         return best.cstart if best is not None else 0
@@ -538,7 +387,7 @@ class _Parser:
         member(s) it covers exactly, else the member it lies in (length unknown)."""
         s = self.s
         data = s.get(pos, end)[: self.max_record]
-        if not s.gz:
+        if not s.compressed:
             return ArcProblem(pos, reason, True, end - pos, data)
         first = self._member_of(pos)
         if first is None:
@@ -575,7 +424,7 @@ class _Parser:
             return None  # a cut header line with the next one glued on: resync finds the latter
         return header, nl + 1
 
-    def _member_record(self, member: _Member, pos: int) -> Iterator[ArcRecordBytes | ArcProblem]:
+    def _member_record(self, member: Member, pos: int) -> Iterator[ArcRecordBytes | ArcProblem]:
         s = self.s
         got = self._parse_start(pos)
         limit = pos + self.max_record + self.max_header
@@ -599,7 +448,7 @@ class _Parser:
         # the next one glued on) or its end; reading goes on there
         yield from self._plain_record(pos, member.dend, member)
 
-    def _damaged_member(self, member: _Member, pos: int) -> Iterator[ArcRecordBytes | ArcProblem]:
+    def _damaged_member(self, member: Member, pos: int) -> Iterator[ArcRecordBytes | ArcProblem]:
         """A member that failed to inflate or verify: records proved complete inside it are
         delivered; the rest is damage with the member's compressed bytes."""
         end = member.dend or pos
@@ -622,7 +471,7 @@ class _Parser:
         yield self._problem(member.dstart, end, "; ".join(dict.fromkeys(reasons)))
 
     def _plain_record(
-        self, pos: int, stop: int | None, member: _Member | None
+        self, pos: int, stop: int | None, member: Member | None
     ) -> Iterator[ArcRecordBytes | ArcProblem]:
         s = self.s
         got = self._parse_start(pos)
@@ -667,7 +516,7 @@ class _Parser:
                 f"record {header.url[:100]!r} declares {header.length} bytes, more than the "
                 f"limit of {self.max_record}; skipped",
                 True,
-                e - pos if not s.gz else None,
+                e - pos if not s.compressed else None,
             )
             self._after = self._skip_to(e, stop)
             return
@@ -696,6 +545,11 @@ class _Parser:
         elif run != self.sep_convention:
             self.sep_convention = b""
 
+
+class _Parser(_ArcRecords):
+    """Splits the decompressed stream of an ARC file into records and problems (here: the
+    length rule applied to a record, and what is emitted)."""
+
     def _facts(
         self,
         pos: int,
@@ -703,7 +557,7 @@ class _Parser:
         e: int,
         stop: int | None,
         stop_is: str,
-        member: _Member | None,
+        member: Member | None,
         impossible: bool,
     ) -> Facts:
         """Gather what :func:`~crawlmill.formats.arc_length.decide` needs about one record;
@@ -780,7 +634,7 @@ class _Parser:
         body_start: int,
         v: Decision,
         stop: int | None,
-        member: _Member | None,
+        member: Member | None,
     ) -> Iterator[ArcRecordBytes | ArcProblem]:
         """Deliver and report one record as the length rule decided."""
         url = header.url[:100]
@@ -789,7 +643,7 @@ class _Parser:
             yield from self._emit(pos, header, body_start, v.body_end, v.next, member, [])
             return
         if v.action == Action.DAMAGED:
-            broken = self._member_of(v.next - 1) if self.s.gz else None
+            broken = self._member_of(v.next - 1) if self.s.compressed else None
             if broken is not None and broken.error:
                 reason = (
                     f"record {url!r} declares {declared} bytes but its gzip member is damaged "
@@ -873,14 +727,14 @@ class _Parser:
         body_start: int,
         body_end: int,
         nxt: int,
-        member: _Member | None,
+        member: Member | None,
         notes: list[str],
         truncated: bool = False,
         damaged: bool = False,
     ) -> Iterator[ArcRecordBytes]:
         s = self.s
         offset = length = None
-        if not s.gz:
+        if not s.compressed:
             offset, length = pos, nxt - pos
         elif (
             member is not None
@@ -919,7 +773,7 @@ class _Parser:
     def _garbage(self, pos: int, end: int, after_record: bool = False) -> ArcProblem:
         data = self.s.get(pos, min(end, pos + 60))
         where = "after a record" if after_record else "where a record header was expected"
-        member = self._member_of(pos) if self.s.gz else None
+        member = self._member_of(pos) if self.s.compressed else None
         if member is not None and member.error and member.dend is not None and pos < member.dend:
             reason = f"{member.error}; {end - pos} decompressed bytes do not form a record"
         else:
@@ -927,7 +781,7 @@ class _Parser:
         return self._problem(pos, end, reason)
 
 
-def _cut_by_eof(member: _Member) -> bool:
+def _cut_by_eof(member: Member) -> bool:
     """Whether a member's error is only that the file ends inside it."""
     error = member.error or ""
     return "truncated" in error or "file ends" in error
@@ -1021,7 +875,13 @@ def iter_arc(
     if gzip and prefetch_inflate:
         items = prefetch(items)
     parser = _Parser(
-        _Stream(items, gzip, max_decompressed_bytes),
+        MemberStream(
+            items,
+            hold_damage=False,
+            compressed=gzip,
+            limit=max_decompressed_bytes,
+            limit_error=ArcLimitError,
+        ),
         max_record_bytes,
         max_header_bytes,
         size=None if gzip else _file_size(fh),

@@ -36,19 +36,15 @@ from __future__ import annotations
 
 import re
 import zlib
-from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from .compression import (
-    LZ4_MAGIC,
-    ZSTD_MAGIC,
-    Broken,
-    Piece,
-    compression_of,
-    damaged_gzip_header,
-)
+from .codecs import CODECS, codec_named
+from .detect import compression_of
+from .gzip_stream import damaged_gzip_header
 from .http import head_end
+from .pieces import Broken, Piece
+from .stream import Damage, MemberStream
 from .warc_length import After, digest_disproves, judge_length
 
 __all__ = [
@@ -90,7 +86,6 @@ _START = re.compile(rb"[\r\n]*[Ww][Aa][Rr][Cc]/\d+\.\d+\r{0,2}\n")
 
 #: how far into a file :func:`locate_start` looks past damage for the first record.
 SCAN_START_BYTES = 64 << 10
-_MAGICS = ((b"\x1f\x8b\x08", "gzip"), (ZSTD_MAGIC, "zstd"), (LZ4_MAGIC, "lz4"))
 
 
 def _inflates_to_warc(data: bytes, kind: str) -> bool:
@@ -102,10 +97,12 @@ def _inflates_to_warc(data: bytes, kind: str) -> bool:
             import zstandard
 
             out = zstandard.ZstdDecompressor().decompressobj().decompress(data)[:64]
-        else:
+        elif kind == "lz4":
             import lz4.frame
 
             out = lz4.frame.LZ4FrameDecompressor().decompress(data, max_length=64)
+        else:  # a registered codec
+            out = codec_named(kind).decompressor().decompress(data)[:64]
     except Exception:  # noqa: BLE001 - any failure means: not a usable member here
         return False
     return _START.match(out) is not None
@@ -133,7 +130,7 @@ def locate_start(head: bytes) -> tuple[str | None, int]:
     m = _RESYNC.search(head)
     if m is not None:
         best = (None, m.start())
-    for magic, name in _MAGICS:
+    for magic, name in [(codec.resync, codec.name) for codec in CODECS.values()]:
         at = head.find(magic, 1)
         while at >= 0 and (best is None or at < best[1]):
             if _inflates_to_warc(head[at:], name):
@@ -310,122 +307,13 @@ class FramedRecord:
         return self.raw_header + self.block + self.separator
 
 
-@dataclass(slots=True)
-class DamagedRange:
-    """Bytes that are not part of a good record.
-
-    ``offset``/``length`` are positions in the decompressed stream (file positions for plain
-    files). For compressed files ``member_offset``/``member_length`` are the compressed span of
-    the member(s) holding the range (``member_length`` is ``None`` while the member's end is
-    not known, as inside a whole-file gzip): the offset space a report must use for them.
-    ``compressed`` says whether ``data`` holds compressed bytes (a member that could not be
-    inflated; ``length`` is then compressed too) or decompressed ones. ``data`` is at most
-    ``max_record_bytes``.
-    """
-
-    offset: int
-    length: int
-    reason: str
-    data: bytes
-    member_offset: int | None = None
-    compressed: bool = False
-    member_length: int | None = None
+#: bytes that are not a good record (the stream's damage type, in both offset spaces).
+DamagedRange = Damage
 
 
-class _Members:
-    """Member spans of the decompressed stream: ``[ustart, uend, coff, clen]`` lists."""
-
-    __slots__ = ("open", "spans")
-
-    def __init__(self) -> None:
-        self.spans: deque[list] = deque()
-        self.open: list | None = None
-
-    def add(self, piece: Piece, ustart: int) -> None:
-        if self.open is None or self.open[4] != piece.member:
-            self.open = [ustart, None, piece.offset, None, piece.member]
-            self.spans.append(self.open)
-        if piece.end:
-            self.open[1] = ustart + len(piece.data)
-            self.open[3] = piece.length
-            self.open = None
-
-    def add_batch(self, piece: Piece, ustart: int) -> None:
-        """Add the whole members of a batch piece (``piece.members``) in one go."""
-        self.open = None
-        self.spans.extend(
-            [ustart + ds, ustart + de, coff, clen, None] for ds, de, coff, clen in piece.members
-        )
-
-    def close(self, uend: int, clen: int) -> None:
-        """End the open member at stream position ``uend`` (it broke off)."""
-        if self.open is not None:
-            self.open[1] = uend
-            self.open[3] = clen
-            self.open = None
-
-    def drop_before(self, upos: int) -> None:
-        spans = self.spans
-        while spans and spans[0][1] is not None and spans[0][1] <= upos:
-            spans.popleft()
-
-    def coff_at(self, upos: int) -> int | None:
-        """Compressed offset of the member holding stream position ``upos``."""
-        for span in self.spans:
-            if span[0] <= upos and (span[1] is None or upos < span[1]):
-                return span[2]
-        return self.spans[-1][2] if self.spans else None
-
-    def exact(self, u0: int, u1: int) -> tuple[int, int] | None:
-        """Compressed ``(offset, length)`` when ``[u0, u1)`` is exactly whole members."""
-        spans = self.spans
-        if spans and spans[0][0] == u0 and spans[0][1] == u1:  # one record per member
-            return spans[0][2], spans[0][3]
-        first = None
-        for span in self.spans:
-            if first is None:
-                if span[0] == u0:
-                    first = span
-                elif span[0] > u0:
-                    return None
-                else:
-                    continue
-            if span[1] is None or span[1] > u1:
-                return None
-            if span[1] == u1:
-                return first[2], span[2] + span[3] - first[2]
-        return None
-
-    def span(self, u0: int, u1: int) -> tuple[int, int | None] | None:
-        """Compressed ``(offset, length)`` of the members holding stream range ``[u0, u1)``;
-        the length is ``None`` when the last of them has not ended yet."""
-        first = last = None
-        u1 = max(u1, u0 + 1)
-        for span in self.spans:
-            if span[1] is not None and span[1] <= u0:
-                continue
-            if span[0] >= u1:
-                break
-            if first is None:
-                first = span
-            last = span
-        if first is None:
-            return None
-        if last[3] is None:
-            return first[2], None
-        return first[2], last[2] + last[3] - first[2]
-
-    def is_end(self, upos: int) -> bool:
-        spans = self.spans
-        # usually the newest member; the generator only runs for the rare others
-        return (bool(spans) and spans[-1][1] == upos) or any(span[1] == upos for span in spans)
-
-    def starts_after(self, upos: int) -> list[int]:
-        return [span[0] for span in self.spans if span[0] > upos]
-
-
-class WarcFramer:
-    """Frame WARC records from decompressed pieces; iterate to get records and damage."""
+class _FramerBase:
+    """The framer's stream (:class:`~crawlmill.formats.stream.MemberStream`), limits,
+    damage and resync."""
 
     def __init__(
         self,
@@ -434,88 +322,18 @@ class WarcFramer:
         max_record_bytes: int = 256 << 20,
         max_header_bytes: int = 1 << 20,
     ) -> None:
-        self._items = items
+        self.s = MemberStream(items)
         self.max_record_bytes = max_record_bytes
         self.max_header_bytes = max_header_bytes
-        self._buf = b""
-        self._pos = 0
-        self._ubase = 0  # stream offset of _buf[0]
-        self._eof = False
-        self._broken: Broken | None = None
-        self._members = _Members()
-        self._compressed = False
         self._cl_incl_seen = False
         #: bytes held at most while skipping damage that is not a record (garbage, a header
         #: without an end): the header limit plus a constant
         self._skip_bound = max_header_bytes + (4 << 20)
 
-    # -- buffer -------------------------------------------------------------------------
-
-    def _more(self) -> bool:
-        """Append the next piece; false at end of input or when a Broken item is pending."""
-        if self._eof or self._broken is not None:
-            return False
-        for item in self._items:
-            if isinstance(item, Broken):
-                self._broken = item
-                self._members.close(self._ubase + len(self._buf), item.length)
-                return False
-            if not item.data and not item.end:
-                continue
-            if item.offset is not None:
-                self._compressed = True
-            buf, pos = self._buf, self._pos
-            if pos >= len(buf):
-                self._ubase += len(buf)
-                self._buf, self._pos = item.data, 0
-            elif pos:
-                self._ubase += pos
-                self._buf, self._pos = buf[pos:] + item.data, 0
-            else:
-                self._buf = buf + item.data
-            if item.offset is not None:
-                ustart = self._ubase + len(self._buf) - len(item.data)
-                if item.members:
-                    self._members.add_batch(item, ustart)
-                else:
-                    self._members.add(item, ustart)
-                self._members.drop_before(self._ubase)
-            return True
-        self._eof = True
-        return False
-
-    def _need(self, end: int) -> bool:
-        """Make ``_buf[_pos:end]`` available (``end`` relative to ``_pos``'s buffer)."""
-        while len(self._buf) < end:
-            before = self._pos
-            if not self._more():
-                return False
-            end -= before - self._pos
-        return True
-
-    def _at_member_end(self, i: int) -> bool:
-        return self._compressed and self._members.is_end(self._ubase + i)
-
     # -- damage -------------------------------------------------------------------------
 
     def _damage(self, start: int, end: int, reason: str) -> DamagedRange:
-        u0 = self._ubase + start
-        data = self._buf[start : min(end, start + self.max_record_bytes)]
-        if not self._compressed:
-            return DamagedRange(u0, end - start, reason, data)
-        span = self._members.span(u0, self._ubase + end)
-        coff, clen = span if span is not None else (self._members.coff_at(u0), None)
-        if coff is not None:
-            reason = f"{reason} (decompressed stream offset {u0}, {end - start} bytes)"
-        return DamagedRange(u0, end - start, reason, data, coff, False, clen)
-
-    def _take_broken(self) -> DamagedRange:
-        b = self._broken
-        assert b is not None
-        self._broken = None
-        return DamagedRange(
-            self._ubase + self._pos, b.length, b.reason, b.data, b.offset, True, b.length
-        )
+        return self.s.damage(start, end, reason, self.max_record_bytes)
 
     def _scan(self, frm: int, bound: int | None = None) -> int | None:
         """Buffer index of the next version line (followed by a header line) or member start
@@ -523,26 +341,7 @@ class WarcFramer:
         when more than ``bound`` bytes (default: a record) would have to be held."""
         if bound is None:
             bound = self.max_record_bytes + (1 << 16)
-        while True:
-            m = _RESYNC.search(self._buf, frm)
-            hit = m.start() if m else None
-            if self._compressed:
-                for ustart in self._members.starts_after(self._ubase + frm - 1):
-                    i = ustart - self._ubase
-                    if hit is not None and i >= hit:
-                        break
-                    if self._buf[i : i + 5].upper() == b"WARC/":
-                        hit = i
-                        break
-            if hit is not None:
-                return hit
-            if len(self._buf) - self._pos > bound:
-                return -1
-            keep = max(frm, len(self._buf) - _RESYNC_CONTEXT)
-            before = self._pos
-            if not self._more():
-                return None
-            frm = keep - (before - self._pos)
+        return self.s.resync(_RESYNC, frm, bound, b"WARC/", _RESYNC_CONTEXT)
 
     def _skip(
         self, start: int, frm: int, reason: str, bound: int | None = None
@@ -550,36 +349,39 @@ class WarcFramer:
         """Report ``[start, next record)`` as damage, scanning from ``frm``; leaves ``_pos``
         at the next record (or the end of the data). A range longer than ``bound`` (default: a
         record) is reported in parts, so memory stays at the bound plus a piece."""
-        self._pos = start
+        self.s.pos = start
         frm_off = frm - start
         while True:
-            hit = self._scan(self._pos + frm_off, bound)
-            start = self._pos
+            hit = self._scan(self.s.pos + frm_off, bound)
+            start = self.s.pos
             if hit is None:
-                yield self._damage(start, len(self._buf), reason)
-                self._pos = len(self._buf)
+                yield self._damage(start, len(self.s.buf), reason)
+                self.s.pos = len(self.s.buf)
                 return
             if hit == -1:  # too much damage to hold: report a slice and go on
-                cut = len(self._buf) - _RESYNC_CONTEXT
+                cut = len(self.s.buf) - _RESYNC_CONTEXT
                 yield self._damage(start, cut, reason + " (damaged range reported in parts)")
-                self._pos = cut
+                self.s.pos = cut
                 frm_off = 0
                 continue
             if hit > start:
                 yield self._damage(start, hit, reason)
-            self._pos = hit
+            self.s.pos = hit
             return
 
-    # -- records ------------------------------------------------------------------------
+
+class _FramerRecords(_FramerBase):
+    """Records: the fast path for well-formed CRLF records, and the general path."""
 
     def __iter__(self) -> Iterator[FramedRecord | DamagedRange]:
+        s, fast = self.s, self._fast
         while True:
-            if self._pos >= len(self._buf) and not self._more():
-                if self._broken is not None:
-                    yield self._take_broken()
+            if s.pos >= len(s.buf) and not s.more():
+                if s.broken is not None:
+                    yield s.take_broken()
                     continue
                 return
-            record = self._fast()
+            record = fast()
             if record is not None:
                 yield record
             else:
@@ -588,8 +390,9 @@ class WarcFramer:
     def _fast(self) -> FramedRecord | None:
         """A well-formed CRLF record wholly in the buffer, followed by a member end or the next
         version line; ``None`` sends everything else down the general path."""
-        start = self._pos
-        buf = self._buf
+        s = self.s
+        start = s.pos
+        buf = s.buf
         if not buf.startswith(b"WARC/", start):
             return None
         # only CRLF files take this path: an LF-only header would make the search below scan
@@ -601,10 +404,14 @@ class WarcFramer:
         if hend < 0:
             return None
         hend += 4
-        if _INNER_VERSION.search(buf, start + 8, hend) is not None:
-            return None  # a header cut short by the next record: the general path says so
         raw_header = buf[start:hend]
-        header = parse_header(raw_header)
+        # (a case-blind find first: the regex costs more than the whole check)
+        if (
+            raw_header.upper().find(b"WARC/", 8) >= 0
+            and _INNER_VERSION.search(buf, start + 8, hend) is not None
+        ):
+            return None  # a header cut short by the next record: the general path says so
+        header = _parse_plain(raw_header) or parse_header(raw_header)
         cl_raw = header.fields.get(b"content-length")
         if header.issues or cl_raw is None or not cl_raw.isdigit():
             return None
@@ -614,18 +421,26 @@ class WarcFramer:
         e = hend + cl
         r = e + 4
         if buf.startswith(b"\r\n\r\n", e) and (
-            buf.startswith(b"WARC/", r) or (r == len(buf) and (self._eof or self._at_member_end(r)))
+            buf.startswith(b"WARC/", r) or (r == len(buf) and (s.eof or s.at_member_end(r)))
         ):
-            return self._record(
-                start, raw_header, header, (buf, hend, e), b"\r\n\r\n", False, [], r
-            )
+            member = s.exact(start, r)
+            s.pos = r
+            if member is None:
+                return FramedRecord(
+                    s.base + start, raw_header, header, buf, hend, e, b"\r\n\r\n", False,
+                    None, None, [],
+                )  # fmt: skip
+            return FramedRecord(
+                s.base + start, raw_header, header, buf, hend, e, b"\r\n\r\n", False,
+                member[0], member[1], [],
+            )  # fmt: skip
         return None
 
     def _next(self) -> Iterator[FramedRecord | DamagedRange]:
-        start = self._pos
-        self._need(start + 16)
-        start = self._pos
-        buf = self._buf
+        start = self.s.pos
+        self.s.need(start + 16)
+        start = self.s.pos
+        buf = self.s.buf
         m = _VERSION_AT.match(buf, start)
         if m is None:
             yield from self._skip(
@@ -650,8 +465,8 @@ class WarcFramer:
             )
             yield from self._flush_broken()
             return
-        start = self._pos
-        buf = self._buf
+        start = self.s.pos
+        buf = self.s.buf
         inner = _INNER_VERSION.search(buf, start + 8, hend)
         if inner is not None:
             # a record cut inside its header, followed at once by the next record (a writer
@@ -661,7 +476,7 @@ class WarcFramer:
                 inner.start(),
                 "WARC header cut short: a second version line inside the header block",
             )
-            self._pos = inner.start()
+            self.s.pos = inner.start()
             return
         raw_header = buf[start:hend]
         header = parse_header(raw_header)
@@ -692,14 +507,14 @@ class WarcFramer:
             yield from self._flush_broken()
             return
         e = hend + cl
-        filled = self._need(e)
+        filled = self.s.need(e)
         start, hend, e = self._rebase(start, hend, e)
         if not filled:
             yield from self._truncated(start, hend, cl, header, raw_header)
             return
         sep_end, run, after = self._separator(start, e)
         start, hend, e = self._rebase(start, hend, e)
-        buf = self._buf
+        buf = self.s.buf
         # a head-only HTTP block (revisit) owns its final blank line
         head_only = buf.startswith(b"HTTP/", hend) and head_end(buf, hend, e) == e
         verdict = judge_length(
@@ -765,19 +580,27 @@ class WarcFramer:
             sep_end,
         )
 
+
+class WarcFramer(_FramerRecords):
+    """Frame WARC records from decompressed pieces; iterate to get records and damage.
+
+    The classes it is built of keep one job each: the stream, damage and resync
+    (``_FramerBase``), the records (``_FramerRecords``), and here the header end, the
+    separator and the repairs of wrong, missing or cut lengths."""
+
     def _rebase(self, start: int, *idx: int) -> tuple[int, ...]:
-        shift = start - self._pos
-        return (self._pos, *(i - shift for i in idx))
+        shift = start - self.s.pos
+        return (self.s.pos, *(i - shift for i in idx))
 
     def _flush_broken(self) -> Iterator[DamagedRange]:
-        if self._broken is not None and self._pos >= len(self._buf):
-            yield self._take_broken()
+        if self.s.broken is not None and self.s.pos >= len(self.s.buf):
+            yield self.s.take_broken()
 
     def _header_end(self, start: int, hdr_start: int, blank: bytes) -> int | None:
         """Buffer index just after the blank line ending the header (``None``: not found)."""
         frm = hdr_start
         while True:
-            buf = self._buf
+            buf = self.s.buf
             i = buf.find(blank, frm, start + self.max_header_bytes)
             other = b"\n\r\n" if blank == b"\n\n" else b"\n\n"
             j = buf.find(other, frm, i if i >= 0 else start + self.max_header_bytes)
@@ -788,10 +611,10 @@ class WarcFramer:
             else:
                 if len(buf) - start >= self.max_header_bytes:
                     return None
-                before = self._pos
-                if not self._more():
+                before = self.s.pos
+                if not self.s.more():
                     return None
-                shift = before - self._pos
+                shift = before - self.s.pos
                 start -= shift
                 frm = max(hdr_start - shift, len(buf) - shift - 4)
                 hdr_start -= shift
@@ -799,10 +622,10 @@ class WarcFramer:
             # ClueWeb09: a blank line before Content-Length does not end the header, when
             # more header lines (one of them Content-Length) follow before the next blank line
             if b"content-length" not in buf[start:end].lower():
-                filled = self._need(end + 4096)
-                shift = start - self._pos
-                start, end, hdr_start = self._pos, end - shift, hdr_start - shift
-                buf = self._buf
+                filled = self.s.need(end + 4096)
+                shift = start - self.s.pos
+                start, end, hdr_start = self.s.pos, end - shift, hdr_start - shift
+                buf = self.s.buf
                 if not filled and len(buf) <= end:
                     return end
                 if _HEADER_LINE.match(buf, end):
@@ -825,22 +648,22 @@ class WarcFramer:
         (callers rebase with :meth:`_rebase`).
         """
         while True:
-            buf = self._buf
+            buf = self.s.buf
             r = _CRLF_RUN.match(buf, e).end()
-            if r < len(buf) or self._at_member_end(r) or r - e >= _MAX_SEPARATOR:
+            if r < len(buf) or self.s.at_member_end(r) or r - e >= _MAX_SEPARATOR:
                 break
-            before = self._pos
-            if not self._more():
+            before = self.s.pos
+            if not self.s.more():
                 break
-            e -= before - self._pos
-            start -= before - self._pos
-        if not self._at_member_end(r):
-            self._need(r + 16)
-            shift = start - self._pos
+            e -= before - self.s.pos
+            start -= before - self.s.pos
+        if not self.s.at_member_end(r):
+            self.s.need(r + 16)
+            shift = start - self.s.pos
             e, r = e - shift, r - shift
-        buf = self._buf
+        buf = self.s.buf
         run = buf[e:r]
-        if self._at_member_end(r) or (r >= len(buf) and (self._eof or self._broken is not None)):
+        if self.s.at_member_end(r) or (r >= len(buf) and (self.s.eof or self.s.broken is not None)):
             after = After.END
         elif _VERSION_AT.match(buf, r) is not None:
             after = After.VERSION
@@ -859,13 +682,9 @@ class WarcFramer:
         issues: list[str],
         end: int,
     ) -> FramedRecord:
-        u0 = self._ubase + start
-        u1 = self._ubase + end
-        member = None
-        if self._compressed:
-            self._members.drop_before(u0)
-            member = self._members.exact(u0, u1)
-        self._pos = end
+        u0 = self.s.base + start
+        member = self.s.exact(start, end)
+        self.s.pos = end
         data, bs, be = block
         return FramedRecord(
             u0,
@@ -884,41 +703,41 @@ class WarcFramer:
     def _truncated(
         self, start: int, hend: int, cl: int, header: WarcHeader, raw_header: bytes
     ) -> Iterator[FramedRecord | DamagedRange]:
-        broken = self._broken
-        if broken is None and _VERSION_LINE.search(self._buf, hend) is None:
-            fixed = _cr_counted(self._buf[hend:], cl, header.line_ending)
+        broken = self.s.broken
+        if broken is None and _VERSION_LINE.search(self.s.buf, hend) is None:
+            fixed = _cr_counted(self.s.buf[hend:], cl, header.line_ending)
             if fixed is not None:
                 core, sep = fixed
-                end = len(self._buf)
+                end = len(self.s.buf)
                 yield self._damage(start, end, _CR_COUNTED)
                 yield self._record(
                     start, raw_header, header, (core, 0, len(core)), sep, False, header.issues, end
                 )
                 return
-        have = len(self._buf) - hend
+        have = len(self.s.buf) - hend
         why = broken.reason if broken else "the file ends"
         reason = f"record truncated: Content-Length {cl} but only {have} bytes before {why}"
         cut_by_end = broken is None or "file ends" in broken.reason
-        if cut_by_end and _RESYNC.search(self._buf, hend) is None:
+        if cut_by_end and _RESYNC.search(self.s.buf, hend) is None:
             # the file ends inside the block: the partial record is delivered, marked
             # truncated, and its bytes are reported as damage too (one policy for every reader)
-            end = len(self._buf)
+            end = len(self.s.buf)
             yield self._damage(
                 start, end, reason + "; delivered as a partial record (WARC-Truncated)"
             )
             record = self._record(
-                start, raw_header, header, (self._buf, hend, end), b"", False, header.issues, end
+                start, raw_header, header, (self.s.buf, hend, end), b"", False, header.issues, end
             )
             record.truncated = True
             yield record
         else:
             yield from self._skip(start, hend, reason)
-        if broken is not None and self._pos >= len(self._buf) and self._broken is broken:
+        if broken is not None and self.s.pos >= len(self.s.buf) and self.s.broken is broken:
             # the member's own damage is already described in the record's reason
-            self._broken = None
+            self.s.broken = None
             if not broken.partial:
                 yield DamagedRange(
-                    self._ubase + self._pos,
+                    self.s.base + self.s.pos,
                     broken.length,
                     broken.reason,
                     broken.data,
@@ -931,8 +750,8 @@ class WarcFramer:
         self, start: int, hend: int, cl: int, header: WarcHeader, raw_header: bytes
     ) -> Iterator[FramedRecord | DamagedRange]:
         hit = self._scan(hend)
-        start = self._pos
-        buf = self._buf
+        start = self.s.pos
+        buf = self.s.buf
         shift = len(raw_header)
         hend = start + shift
         # LF-only file whose Content-Length still counts the CR bytes that were stripped
@@ -947,29 +766,29 @@ class WarcFramer:
                 return
         after = buf[hend + cl : hend + cl + 12]
         reason = f"Content-Length {cl} is wrong: no record boundary after the block (bytes {after!r} follow)"
-        self._pos = start
+        self.s.pos = start
         if hit is None:
             yield self._damage(start, len(buf), reason)
-            self._pos = len(buf)
+            self.s.pos = len(buf)
             yield from self._flush_broken()
             return
         if hit < 0:
             yield from self._skip(start, hend, reason)
             return
         yield self._damage(start, hit, reason)
-        self._pos = hit
+        self.s.pos = hit
 
     def _no_length(
         self, start: int, hend: int, header: WarcHeader, cl_raw: bytes | None
     ) -> Iterator[FramedRecord | DamagedRange]:
         what = "missing" if cl_raw is None else "not a number"
-        raw_header = self._buf[start:hend]
+        raw_header = self.s.buf[start:hend]
         hit = self._scan(hend)
-        start = self._pos
+        start = self.s.pos
         hend = start + len(raw_header)
-        buf = self._buf
+        buf = self.s.buf
         if hit is None or hit < 0:
-            if hit is None and self._broken is None:
+            if hit is None and self.s.broken is None:
                 end = len(buf)
             else:
                 yield from self._skip(

@@ -7,7 +7,7 @@ import struct
 import zlib
 
 import pytest
-from crawlmill.formats import compression
+from crawlmill.formats import compression, gzip_parallel
 from crawlmill.formats.compression import (
     Broken,
     Piece,
@@ -199,8 +199,8 @@ def _summary(items) -> list:
     "damage", ["none", "garbage", "corrupt", "truncated", "fake-magic", "reserved-flag"]
 )
 def test_parallel_inflate_equals_sequential(monkeypatch, damage):
-    monkeypatch.setattr(compression, "PARALLEL_CHUNK", 3000)
-    monkeypatch.setattr(compression, "PARALLEL_TASK", 700)
+    monkeypatch.setattr(gzip_parallel, "PARALLEL_CHUNK", 3000)
+    monkeypatch.setattr(gzip_parallel, "PARALLEL_TASK", 700)
     blobs = [gz(b"record %d " % i * (i % 7 * 40 + 1)) for i in range(120)]
     if damage == "garbage":
         blobs[50] = b"junk\x1f\x8b\x08\x00junk" + blobs[50]
@@ -230,8 +230,8 @@ def test_parallel_inflate_equals_sequential(monkeypatch, damage):
 def test_parallel_inflate_falls_back_from_the_file_start(monkeypatch, first):
     """When the first member is not taken by the parallel path, reading starts over at offset
     0 (the read-ahead moved the file position) and matches the sequential read."""
-    monkeypatch.setattr(compression, "PARALLEL_CHUNK", 3000)
-    monkeypatch.setattr(compression, "PARALLEL_TASK", 700)
+    monkeypatch.setattr(gzip_parallel, "PARALLEL_CHUNK", 3000)
+    monkeypatch.setattr(gzip_parallel, "PARALLEL_TASK", 700)
     blobs = [bytearray(gz(b"record %d " % i * 50)) for i in range(60)]
     if first == "corrupt":
         blobs[0][12:20] = b"\xee" * 8
@@ -272,19 +272,19 @@ def test_consumer_runs_queued_inflate_jobs_itself():
         return name
 
     with ThreadPoolExecutor(1) as pool:
-        jobs = [compression._Job(pool, first)]
+        jobs = [gzip_parallel._Job(pool, first)]
         assert started.wait(10)  # the only worker runs the first job
-        jobs += [compression._Job(pool, later, name) for name in "bcd"]
-        assert compression._await(jobs[0], iter(jobs[1:])) == "first"
+        jobs += [gzip_parallel._Job(pool, later, name) for name in "bcd"]
+        assert gzip_parallel._await(jobs[0], iter(jobs[1:])) == "first"
         # stolen in order (the first job may end before or after "d" is taken too)
         assert ran[:2] == [("b", True), ("c", True)]
         assert [j.result() for j in jobs[1:3]] == ["b", "c"]
         with pytest.raises(ValueError, match="bad job"):  # stolen or not, it raises here
-            compression._await(jobs[3], iter(()))
+            gzip_parallel._await(jobs[3], iter(()))
 
 
 def test_parallel_inflate_keeps_the_bomb_bound(monkeypatch):
-    monkeypatch.setattr(compression, "PARALLEL_CHUNK", 50_000)
+    monkeypatch.setattr(gzip_parallel, "PARALLEL_CHUNK", 50_000)
     blobs = [gz(b"before %d" % i) for i in range(30)]
     blobs.append(gz(b"\0" * (32 << 20), 9))
     blobs += [gz(b"after %d" % i) for i in range(30)]

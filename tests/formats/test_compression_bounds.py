@@ -9,7 +9,7 @@ import random
 import tracemalloc
 
 import pytest
-from crawlmill.formats import compression
+from crawlmill.formats import compression, gzip_parallel
 from crawlmill.formats.compression import Broken, Piece, iter_pieces, member_bound
 
 from tests.helpers import gz
@@ -154,7 +154,7 @@ def test_corrupt_member_within_the_bound_still_hands_out_what_decoded():
 
 
 def test_parallel_inflate_keeps_the_member_bound(monkeypatch):
-    monkeypatch.setattr(compression, "PARALLEL_CHUNK", 50_000)
+    monkeypatch.setattr(gzip_parallel, "PARALLEL_CHUNK", 50_000)
     blobs = [gz(b"before %d" % i) for i in range(30)]
     blobs.append(gz(bytes(32 * MIB), 9))
     blobs += [gz(b"after %d" % i) for i in range(30)]

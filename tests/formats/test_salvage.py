@@ -9,7 +9,7 @@ import random
 import zlib
 
 import pytest
-from crawlmill.formats import compression
+from crawlmill.formats import gzip_stream, pieces
 from crawlmill.formats.compression import Broken, Piece, iter_pieces
 
 from tests.helpers import gz
@@ -70,8 +70,9 @@ def test_gzip_corrupt_byte_near_the_end_keeps_all_before_it(back):
 
 def test_gzip_salvage_of_a_member_beyond_the_rescan_window(monkeypatch):
     """A whole-file member larger than the window kept in memory is read again from the file."""
-    monkeypatch.setattr(compression, "RESCAN_WINDOW", 1 << 16)
-    monkeypatch.setattr(compression, "READ_SIZE", 1 << 16)
+    for module in (pieces, gzip_stream):
+        monkeypatch.setattr(module, "RESCAN_WINDOW", 1 << 16)
+    monkeypatch.setattr(pieces, "READ_SIZE", 1 << 16)
     member = bytearray(gz(DATA))
     member[-6] ^= 0x55
     fh = io.BytesIO(bytes(member) + gz(b"after"))
