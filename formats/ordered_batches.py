@@ -62,6 +62,11 @@ class OrderedBatches:
         self._closed = False
         self._error: BaseException | None = None
 
+    @property
+    def threads(self) -> int:
+        """Pool threads working on batches."""
+        return self._threads
+
     def submit(self, item: Any, size: int) -> None:
         """Add ``item`` (``size``: its bytes, for the batch and memory bounds); may consume
         earlier batches (and raise their error)."""

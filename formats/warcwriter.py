@@ -28,28 +28,33 @@ parts, so that a :class:`PendingRecord` can be digested and serialised later, on
 from __future__ import annotations
 
 import hashlib
-import threading
 import uuid
-import zlib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, BinaryIO, Protocol
+from typing import BinaryIO, Protocol
 
-from .compression import inflates_to
-from .ordered_batches import OrderedBatches
-
-try:  # pragma: no cover - depends on the installation
-    from isal import isal_zlib as _isal_zlib
-except ImportError:  # pragma: no cover
-    _isal_zlib = None
+from .member_writer import (
+    COMPRESSIONS,
+    DEFAULT_LEVELS,
+    GZIP_BACKENDS,
+    LEVEL_RANGES,
+    MemberWriter,
+    OnWritten,
+    ReusedMember,
+    isal_available,
+)
+from .member_writer import MemberCompressor as RecordCompressor
 
 __all__ = [
     "COMPRESSIONS",
+    "DEFAULT_LEVELS",
     "GZIP_BACKENDS",
+    "LEVEL_RANGES",
     "VERSIONS",
     "DeferredValue",
     "Framing",
+    "OnWritten",
     "PendingRecord",
     "RecordCompressor",
     "ReusedMember",
@@ -67,14 +72,6 @@ __all__ = [
 
 #: WARC versions crawlmill writes.
 VERSIONS = ("1.1", "1.0", "0.18")
-#: per-record compressions crawlmill writes.
-COMPRESSIONS = ("gzip", "zstd", "none")
-#: gzip implementations: ``auto`` (ISA-L when installed), ``isal``, ``zlib`` (deterministic).
-GZIP_BACKENDS = ("auto", "isal", "zlib")
-#: default level per compression.
-DEFAULT_LEVELS = {"gzip": 6, "zstd": 3, "none": 0}
-#: allowed level range per compression.
-LEVEL_RANGES = {"gzip": (1, 9), "zstd": (1, 22), "none": (0, 0)}
 
 
 class DeferredValue(Protocol):
@@ -228,108 +225,22 @@ def format_warc_date(date: datetime, version: str, keep_fraction: bool = False) 
     return (text + "Z").encode("ascii")
 
 
-def isal_available() -> bool:
-    """Whether the ISA-L gzip backend (the ``isal`` package) is importable."""
-    return _isal_zlib is not None
-
-
 def extension_for(compression: str) -> str:
     """File suffix for a compression: ``.warc.gz``, ``.warc.zst`` or ``.warc``."""
     return {"gzip": ".warc.gz", "zstd": ".warc.zst", "none": ".warc"}[compression]
 
 
-class RecordCompressor:
-    """Compresses one record at a time into a self-contained gzip member or zstd frame."""
+class WarcFileWriter(MemberWriter):
+    """Appends WARC records to a binary stream, each compressed on its own, and reports
+    where each landed (offset and length in the *written* file, as CDX wants): a
+    :class:`~crawlmill.formats.member_writer.MemberWriter` that also takes
+    :class:`PendingRecord` jobs (digested and serialised on the pool) and writes records
+    from their headers and block (:meth:`write`).
 
-    def __init__(
-        self, compression: str = "gzip", level: int | None = None, backend: str = "auto"
-    ) -> None:
-        if backend not in GZIP_BACKENDS:
-            raise ValueError(
-                f"unknown gzip backend {backend!r}; choose one of {', '.join(GZIP_BACKENDS)}"
-            )
-        if backend == "isal" and _isal_zlib is None:
-            raise ValueError("gzip backend isal asked for, but the isal package is not installed")
-        if compression not in COMPRESSIONS:
-            raise ValueError(
-                f"unknown compression {compression!r}; choose one of {', '.join(COMPRESSIONS)}"
-            )
-        self.compression = compression
-        self.level = DEFAULT_LEVELS[compression] if level is None else level
-        low, high = LEVEL_RANGES[compression]
-        if compression != "none" and not low <= self.level <= high:
-            raise ValueError(
-                f"{compression} level must be between {low} and {high}, not {self.level}"
-            )
-        #: zstd compressors are not thread-safe: one per thread that compresses.
-        self._zstd = threading.local()
-        if compression == "zstd":
-            import zstandard  # noqa: F401 - fail here, not in a worker thread, when missing
-        #: which gzip implementation is used: "isal" or "zlib".
-        self.backend = (
-            "isal"
-            if compression == "gzip" and backend != "zlib" and _isal_zlib is not None
-            else "zlib"
-        )
-
-    def compress(self, data: bytes) -> bytes:
-        """``data`` as one gzip member / zstd frame (or unchanged for ``none``)."""
-        if self.compression == "gzip":
-            if self.backend == "isal":
-                return _isal_zlib.compress(data, (self.level + 2) // 3, wbits=31)
-            return zlib.compress(data, self.level, wbits=31)
-        if self.compression == "zstd":
-            return self._zstd_compressor().compress(data)
-        return data
-
-    def _zstd_compressor(self) -> Any:
-        compressor = getattr(self._zstd, "compressor", None)
-        if compressor is None:
-            import zstandard
-
-            compressor = zstandard.ZstdCompressor(level=self.level, write_content_size=True)
-            self._zstd.compressor = compressor
-        return compressor
-
-
-@dataclass(slots=True)
-class ReusedMember:
-    """A gzip member of the input, written as it is when it holds exactly ``record``
-    (checked on the writer's threads with :func:`~crawlmill.formats.compression.inflates_to`);
-    otherwise ``record`` is compressed as usual. Copying members keeps a copy's compressed
-    bytes too, and is faster than deflate."""
-
-    member: bytes
-    record: bytes
-
-    @property
-    def size(self) -> int:
-        """Bytes the job holds in memory (record and member)."""
-        return len(self.record) + len(self.member)
-
-
-#: called with ``(offset, length)`` once a submitted record is in the file.
-OnWritten = Callable[[int, int], None]
-#: a submitted record: serialised bytes, a pending record or an input member, and its callback.
-_Job = tuple[bytes | PendingRecord | ReusedMember, OnWritten | None]
-#: compressed records: their bytes one after the other, and per record its compressed
-#: length, uncompressed length, callback and whether an input member was copied.
-_Compressed = tuple[bytes, list[tuple[int, int, OnWritten | None, bool]]]
-
-
-class WarcFileWriter:
-    """Appends serialised records to a binary stream, each compressed on its own, and
-    reports where each landed (offset and length in the *written* file, as CDX wants).
-
-    With ``background=True``, :meth:`submit` hands records, in batches, to ``threads`` pool
-    threads (:class:`~crawlmill.formats.ordered_batches.OrderedBatches`) that resolve deferred
-    digests, serialise and compress them in parallel; the calling thread writes each batch,
-    in submission order, during a later :meth:`submit` or :meth:`flush`, so the file's bytes
-    are the same as without threads and the stream is only ever written from the calling
-    thread. :attr:`position` and :attr:`records` count what was written so far: they are exact
-    after :meth:`flush`. :meth:`write_raw` and :meth:`write` always write at once (after
-    flushing what was submitted). :meth:`close` flushes and stops the threads; the stream
-    belongs to the caller.
+    With ``background=True``, records are digested, serialised and compressed on ``threads``
+    pool threads (``None``: one per core) and written in submission order on the calling
+    thread, so the file's bytes are the same as without threads. :meth:`write_raw` and
+    :meth:`write` always write at once (after flushing what was submitted).
     """
 
     def __init__(
@@ -339,96 +250,24 @@ class WarcFileWriter:
         level: int | None = None,
         *,
         background: bool = False,
-        threads: int = 2,
+        threads: int | None = None,
         backend: str = "auto",
     ) -> None:
-        self.stream = stream
-        self.compressor = RecordCompressor(compression, level, backend)
-        #: bytes written so far (the next record's offset).
-        self.position = 0
-        #: uncompressed bytes written so far.
-        self.raw_bytes = 0
-        self.records = 0
-        #: records written by copying their input gzip member (:class:`ReusedMember`).
-        self.reused = 0
-        self._batches = (
-            OrderedBatches(
-                self._compress_batch,
-                self._write_batch,
-                threads=threads,
-                name="crawlmill-warc-writer",
-            )
-            if background
-            else None
+        super().__init__(
+            stream,
+            compression,
+            level,
+            backend=backend,
+            threads=threads if background else 0,
+            name="crawlmill-warc-writer",
         )
-
-    def submit(
-        self, record: bytes | PendingRecord | ReusedMember, on_written: OnWritten | None = None
-    ) -> None:
-        """Append one record (serialised bytes, a :class:`PendingRecord` or a
-        :class:`ReusedMember`), compressed on the background threads when there are some;
-        ``on_written(offset, length)`` is called on this thread, in record order, once the
-        record is in the file (at once without background threads). Raises the error of an
-        earlier submitted record, if any."""
-        if self._batches is None:
-            self._write_batch(self._compress_batch([(record, on_written)]))
-            return
-        size = record.size if isinstance(record, PendingRecord | ReusedMember) else len(record)
-        self._batches.submit((record, on_written), size)
-
-    def flush(self) -> None:
-        """Write every submitted record (raises a serialisation or write error, if any)."""
-        if self._batches is not None:
-            self._batches.flush()
-
-    def close(self) -> None:
-        """Write what was submitted and stop the background threads (idempotent)."""
-        if self._batches is not None:
-            self._batches.close()
 
     def write_raw(self, record_bytes: bytes) -> tuple[int, int]:
         """Compress and append one complete serialised record; return ``(offset, length)``."""
-        self.flush()
-        return self._append(self.compressor.compress(record_bytes), len(record_bytes))
+        return MemberWriter.write(self, record_bytes)
 
-    def write(
+    def write(  # type: ignore[override]
         self, version: str, headers: Iterable[tuple[bytes, HeaderValue]], block: Block
     ) -> tuple[int, int]:
         """Serialise (see :func:`serialize_record`) and append one record."""
         return self.write_raw(serialize_record(version, headers, block))
-
-    def _compress_batch(self, jobs: list[_Job]) -> _Compressed:
-        """Serialise and compress records (on a pool thread in background mode); joined, so
-        the batch is written with one call (each call gives other threads the GIL)."""
-        pieces = []
-        sizes = []
-        for record, on_written in jobs:
-            reused = False
-            if isinstance(record, ReusedMember):
-                data = record.record
-                reused = self.compressor.compression == "gzip" and inflates_to(record.member, data)
-                compressed = record.member if reused else self.compressor.compress(data)
-            else:
-                data = record.serialize() if isinstance(record, PendingRecord) else record
-                compressed = self.compressor.compress(data)
-            pieces.append(compressed)
-            sizes.append((len(compressed), len(data), on_written, reused))
-        return b"".join(pieces) if len(pieces) > 1 else pieces[0], sizes
-
-    def _write_batch(self, batch: _Compressed) -> None:
-        """Append a batch of compressed records and call their callbacks in order."""
-        data, sizes = batch
-        self.stream.write(data)
-        for length, raw_length, on_written, reused in sizes:
-            offset = self.position
-            self.position += length
-            self.raw_bytes += raw_length
-            self.records += 1
-            self.reused += reused
-            if on_written is not None:
-                on_written(offset, length)
-
-    def _append(self, data: bytes, raw_length: int) -> tuple[int, int]:
-        offset = self.position
-        self._write_batch((data, [(len(data), raw_length, None, False)]))
-        return offset, len(data)
