@@ -133,3 +133,25 @@ def test_an_idle_instance_starts_no_thread_and_refuses_work_once_closed():
     batches.close()
     with pytest.raises(ValueError):
         batches.submit(1, 1)
+
+
+def test_the_switch_interval_is_short_while_a_pool_runs_and_restored_after():
+    """Pool threads get the GIL back after a digest or deflate within about a millisecond,
+    not the default 5 ms, while any pool runs; the user's value comes back after the last."""
+    import sys
+
+    from crawlmill.formats.ordered_batches import POOL_SWITCH_INTERVAL
+
+    before = sys.getswitchinterval()
+    seen: list[float] = []
+    first = OrderedBatches(
+        lambda b: b, lambda r: seen.append(sys.getswitchinterval()), batch_items=1
+    )
+    second = OrderedBatches(lambda b: b, lambda r: None, batch_items=1)
+    first.submit(1, 1)
+    second.submit(2, 1)
+    first.close()
+    assert seen == [POOL_SWITCH_INTERVAL]
+    assert sys.getswitchinterval() == POOL_SWITCH_INTERVAL  # the second pool still runs
+    second.close()
+    assert sys.getswitchinterval() == before
