@@ -10,13 +10,14 @@ Three output framings are supported:
   immediately.
 
 Every record is compressed on its own (one gzip member or one zstd frame per record), so any
-record can be read from its offset, as CDX indexes and warcio/FastWARC expect. gzip uses
-``isal.isal_zlib`` when it is importable (several times faster than zlib) and zlib otherwise;
-isal knows levels 0-3 only, so levels 1-3/4-6/7-9 map to isal 1/2/3. ISA-L does not promise
-the same compressed bytes for the same input twice (intel/isa-l#140; we have seen a rerun in
-a fresh process compress a few records differently), so ``backend="zlib"`` is there for who
-needs byte-identical *compressed* files across runs; the decompressed records are identical
-either way.
+record can be read from its offset, as CDX indexes and warcio/FastWARC expect: the
+:class:`WarcFileWriter` is the shared
+:class:`~crawlmill.formats.member_writer.MemberWriter` (ISA-L or zlib and the level mapping,
+compression on a thread per core with ordered output, copied input members), which also
+takes :class:`PendingRecord` jobs. ISA-L does not promise the same compressed bytes for the
+same input twice (intel/isa-l#140; we have seen a rerun in a fresh process compress a few
+records differently), so ``backend="zlib"`` is there for who needs byte-identical
+*compressed* files across runs; the decompressed records are identical either way.
 
 This module knows nothing of crawlmill's Record: it turns ``(name, value)`` byte pairs and a
 block into bytes. A header value may also be *deferred* (an object with ``resolve() -> bytes``,
@@ -196,18 +197,27 @@ def urn_uuid(value: object) -> bytes:
     return b"<urn:uuid:" + str(value).encode("ascii") + b">"
 
 
+#: the last namespace :func:`uuid5_urn` saw and its bytes (``UUID.bytes`` is computed on
+#: every access; a writer uses one namespace).
+_last_namespace: tuple[uuid.UUID | None, bytes] = (None, b"")
+#: the version (5) and variant (RFC 4122) bits of a name-based SHA-1 UUID, as a 128-bit mask.
+_UUID5_CLEAR = ~((0xF000 << 64) | (0xC000 << 48))
+_UUID5_SET = (0x5000 << 64) | (0x8000 << 48)
+
+
 def uuid5_urn(namespace: uuid.UUID, name: str) -> bytes:
     """``urn_uuid(uuid.uuid5(namespace, name))``, computed directly (no ``UUID`` object): the
     first 16 bytes of SHA-1(namespace + UTF-8 name) with the version 5 and RFC 4122 variant
     bits set, as RFC 4122 section 4.3 specifies. Raw bytes kept in ``name`` as surrogate
     escapes (a URL that is not UTF-8) hash as those bytes."""
-    raw = bytearray(
-        hashlib.sha1(namespace.bytes + name.encode("utf-8", "surrogateescape")).digest()[:16]
-    )
-    raw[6] = (raw[6] & 0x0F) | 0x50
-    raw[8] = (raw[8] & 0x3F) | 0x80
-    h = raw.hex()
-    return f"<urn:uuid:{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}>".encode("ascii")
+    global _last_namespace
+    last, ns = _last_namespace
+    if namespace is not last:
+        ns = namespace.bytes
+        _last_namespace = (namespace, ns)
+    digest = hashlib.sha1(ns + name.encode("utf-8", "surrogateescape")).digest()
+    h = b"%032x" % (int.from_bytes(digest[:16]) & _UUID5_CLEAR | _UUID5_SET)
+    return b"<urn:uuid:%s-%s-%s-%s-%s>" % (h[:8], h[8:12], h[12:16], h[16:20], h[20:])
 
 
 def format_warc_date(date: datetime, version: str, keep_fraction: bool = False) -> bytes:
@@ -217,12 +227,12 @@ def format_warc_date(date: datetime, version: str, keep_fraction: bool = False) 
         date = date.astimezone(UTC)
     if date.year >= 1000:  # what strftime gives, faster (strftime does not pad years < 1000)
         d = date
-        text = f"{d.year}-{d.month:02d}-{d.day:02d}T{d.hour:02d}:{d.minute:02d}:{d.second:02d}"
+        text = b"%d-%02d-%02dT%02d:%02d:%02d" % (d.year, d.month, d.day, d.hour, d.minute, d.second)
     else:
-        text = date.strftime("%Y-%m-%dT%H:%M:%S")
+        text = date.strftime("%Y-%m-%dT%H:%M:%S").encode("ascii")
     if keep_fraction and version == "1.1" and date.microsecond:
-        text += f".{date.microsecond:06d}".rstrip("0")
-    return (text + "Z").encode("ascii")
+        text += (b".%06d" % date.microsecond).rstrip(b"0")
+    return text + b"Z"
 
 
 def extension_for(compression: str) -> str:

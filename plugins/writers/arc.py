@@ -29,7 +29,11 @@ Each record is ``URL IP-address Archive-date Content-type Archive-length\\n`` + 
   this writer would produce and passes the RFC 1952 check (``reuse_members``), so ARC -> ARC
   is byte-identical; a member the standard rejects is compressed anew;
 * records ARC cannot hold (request, metadata, revisit, conversion, continuation, a second
-  file header, no capture date, line breaks in the URL) go to the quarantine with a reason.
+  file header, no capture date, line breaks in the URL) go to the quarantine with a reason;
+* gzip members are written by the shared
+  :class:`~crawlmill.formats.member_writer.MemberWriter`: compressed (and copied members
+  checked) on a thread per core, written in record order; with the default
+  ``gzip_backend: zlib`` the file's bytes are the same on every run, ``auto`` uses ISA-L.
 """
 
 from __future__ import annotations
