@@ -65,6 +65,8 @@ GZIP_BACKENDS = ("auto", "isal", "zlib")
 DEFAULT_LEVELS = {"gzip": 6, "zstd": 3, "none": 0}
 #: allowed level range per compression.
 LEVEL_RANGES = {"gzip": (1, 9), "zstd": (1, 22), "none": (0, 0)}
+#: a record already serialised (a tuple: ``bytes | bytearray`` would build a union per call).
+_BYTES = (bytes, bytearray)
 #: most pool threads a writer starts by default (compression stops scaling before this).
 MAX_DEFAULT_THREADS = 8
 
@@ -248,7 +250,7 @@ class MemberWriter:
         if self._batches is None:
             self._write_batch(self._compress_batch([(record, on_written)]))
             return
-        size = len(record) if isinstance(record, bytes | bytearray) else record.size
+        size = len(record) if isinstance(record, _BYTES) else record.size
         self._batches.submit((record, on_written), size)
 
     def write(self, record: bytes) -> tuple[int, int]:
@@ -279,7 +281,7 @@ class MemberWriter:
         sizes = []
         for record, on_written in jobs:
             reused = False
-            if isinstance(record, bytes | bytearray):
+            if isinstance(record, _BYTES):
                 data = record
                 compressed = compress(data)
             elif isinstance(record, ReusedMember):

@@ -112,6 +112,13 @@ _FRAMINGS = {
 }
 
 
+#: each version's first line (a per-record lookup, not a property call).
+_VERSION_LINES = {version: framing.version_line for version, framing in _FRAMINGS.items()}
+#: types a header value or a block may already have (checked without building a union).
+_BYTES = (bytes, bytearray)
+_BUFFERS = (bytes, bytearray, memoryview)
+
+
 def framing_for(version: str) -> Framing:
     """The framing crawlmill writes for ``version`` (``1.1``, ``1.0`` or ``0.18``)."""
     framing = _FRAMINGS.get(version)
@@ -137,25 +144,29 @@ def serialize_record(
     values resolved), a ``Content-Length`` computed for the version's framing (always last;
     any ``Content-Length`` in ``headers`` is dropped), blank line, block, separator.
     ``block`` is bytes or a sequence of parts written one after the other."""
-    framing = framing_for(version)
+    framing = _FRAMINGS.get(version) or framing_for(version)
     eol = framing.line_ending
-    parts_of_block = (block,) if isinstance(block, bytes | bytearray | memoryview) else block
-    length = _length(parts_of_block)
+    if isinstance(block, _BUFFERS):
+        parts_of_block: Sequence[bytes] = (block,)
+        length = len(block)
+    else:
+        parts_of_block = block
+        length = _length(block)
     if framing.cl_includes_separator:
         length += len(framing.separator)
-    parts = [framing.version_line]
+    parts = [_VERSION_LINES[framing.version]]
+    append = parts.append
     for name, value in headers:
         if len(name) == 14 and name.lower() == b"content-length":
             continue
-        if not isinstance(value, bytes | bytearray):
+        if not isinstance(value, _BYTES):
             value = value.resolve()
         if b"\n" in value or b"\r" in value:
             value = clean_header_value(value)[0]
-        parts.append(name + b": " + value + eol)
-    parts.append(b"Content-Length: " + str(length).encode("ascii") + eol)
-    parts.append(eol)
+        append(name + b": " + value + eol)
+    append(b"Content-Length: %d%s%s" % (length, eol, eol))
     parts.extend(parts_of_block)
-    parts.append(framing.separator)
+    append(framing.separator)
     return b"".join(parts)
 
 
@@ -174,7 +185,7 @@ class PendingRecord:
     @property
     def size(self) -> int:
         """Bytes of the block (what the record holds in memory)."""
-        if isinstance(self.block, bytes | bytearray | memoryview):
+        if isinstance(self.block, _BUFFERS):
             return len(self.block)
         return _length(self.block)
 
