@@ -191,11 +191,12 @@ class MemberWriter:
     ``threads=0`` compresses on the calling thread as each record is submitted; otherwise a
     pool of ``threads`` (``None``: :func:`default_threads`) works on batches of about
     ``batch_bytes`` bytes or ``batch_items`` records, with at most ``depth`` batches in
-    flight. :attr:`position`, :attr:`raw_bytes`, :attr:`records` and :attr:`reused` count
-    what is in the stream: exact after :meth:`flush`. An error of the pool (a serialisation,
-    compression or write error) is raised by the :meth:`submit`, :meth:`flush` or
-    :meth:`close` that meets it, and again by every later call. :meth:`close` flushes and
-    stops the threads; the stream belongs to the caller.
+    flight. :meth:`append` writes one record at once. :attr:`position`, :attr:`raw_bytes`,
+    :attr:`records` and :attr:`reused` count what is in the stream: exact after
+    :meth:`flush`. An error of the pool (a serialisation, compression or write error) is
+    raised by the :meth:`submit`, :meth:`flush` or :meth:`close` that meets it, and again by
+    every later call. :meth:`close` flushes and stops the threads; the stream belongs to the
+    caller.
     """
 
     def __init__(
@@ -253,7 +254,7 @@ class MemberWriter:
         size = len(record) if isinstance(record, _BYTES) else record.size
         self._batches.submit((record, on_written), size)
 
-    def write(self, record: bytes) -> tuple[int, int]:
+    def append(self, record: bytes) -> tuple[int, int]:
         """Compress and append one serialised record now (after what was submitted);
         return its member's ``(offset, length)``."""
         self.flush()

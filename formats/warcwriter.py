@@ -285,9 +285,9 @@ class WarcFileWriter(MemberWriter):
 
     def write_raw(self, record_bytes: bytes) -> tuple[int, int]:
         """Compress and append one complete serialised record; return ``(offset, length)``."""
-        return MemberWriter.write(self, record_bytes)
+        return self.append(record_bytes)
 
-    def write(  # type: ignore[override]
+    def write(
         self, version: str, headers: Iterable[tuple[bytes, HeaderValue]], block: Block
     ) -> tuple[int, int]:
         """Serialise (see :func:`serialize_record`) and append one record."""

@@ -146,14 +146,14 @@ def test_many_small_records_on_many_threads_come_out_in_order_and_equal_a_one_th
     assert not _pool_threads("crawlmill-member-writer")  # close() stopped the pool
 
 
-def test_position_is_exact_after_flush_and_write_appends_after_submitted_records():
+def test_position_is_exact_after_flush_and_append_writes_after_submitted_records():
     out = io.BytesIO()
     writer = MemberWriter(out, "gzip", backend="zlib", threads=2)
     for record in _records(3, 20):
         writer.submit(record)
     writer.flush()
     assert writer.position == len(out.getvalue()) and writer.records == 20
-    offset, length = writer.write(b"now")
+    offset, length = writer.append(b"now")
     assert offset == writer.position - length == len(out.getvalue()) - length
     assert zlib.decompress(out.getvalue()[offset:], 31) == b"now"
     writer.close()

@@ -116,3 +116,37 @@ def test_copied_members_are_counted_once_written(samples, tmp_path):
     (entry,) = ctx.notes["files"]
     assert entry["copied_members"] == len(_members(src.read_bytes()))  # the filedesc too
     assert entry["records"] == entry["copied_members"] - 1
+
+
+class _FullDisk:
+    """An output stream that fails once ``limit`` bytes were written."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.size = 0
+        self.closed = False
+
+    def write(self, data) -> int:
+        if self.size + len(data) > self.limit:
+            raise OSError(28, "No space left on device")
+        self.size += len(data)
+        return len(data)
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_an_output_error_surfaces_and_leaves_no_thread(samples):
+    src = samples / ARC
+    disk = _FullDisk(100_000)
+    ctx = WriteContext(InputFile(str(src), src.name), 1, lambda rel: disk, lambda r, why: None)
+    writer = ArcWriter(ArcWriter.Options(reuse_members=False))
+    writer.open(ctx)
+    with pytest.raises(OSError, match="No space left"):
+        try:
+            for record in open_reader(src, ArcReader):
+                writer.write(record)
+        finally:
+            writer.close()
+    assert disk.closed
+    assert not [t for t in threading.enumerate() if t.name.startswith("crawlmill-arc-writer")]
