@@ -16,9 +16,12 @@ stream and reports where each landed; the WARC file writer
 * **Every core.** With ``threads`` > 0, records are handed in batches to a pool
   (:class:`~crawlmill.formats.ordered_batches.OrderedBatches`) that serialises deferred
   records (resolving their digests), checks reused members and compresses, all work that
-  releases the GIL (zlib, isal, zstd, hashlib); the calling thread writes each batch in
-  submission order, so the bytes are those of a one-thread run, the stream is only written
-  from the calling thread, and memory holds a bounded number of batches.
+  releases the GIL (zlib, isal, zstd, hashlib). Batches are written in submission order,
+  so the bytes are those of a one-thread run, and memory holds a bounded number of batches.
+  The stream is written by one thread at a time, batch after batch: a thread of the pool's
+  own (so the calling thread does not wait for the write and the engine's checksum of the
+  output), or the calling thread without a pool; :meth:`flush` returns once every submitted
+  member is in the stream.
 * **Reused members.** A :class:`ReusedMember` carries an input gzip member and the record it
   should hold; it is copied when it is exactly one RFC 1952 member inflating to that record
   (:func:`~crawlmill.formats.gzip_member.inflates_to`), otherwise the record is compressed.
@@ -226,7 +229,8 @@ class MemberWriter:
         self._batches = (
             OrderedBatches(
                 self._compress_batch,
-                self._write_batch,
+                self._account_batch,
+                emit=self._emit_batch,
                 threads=threads,
                 batch_bytes=batch_bytes,
                 batch_items=batch_items,
@@ -298,10 +302,17 @@ class MemberWriter:
 
     def _write_batch(self, batch: _Compressed) -> None:
         """Append a batch of members and call their callbacks in order."""
-        data, sizes = batch
-        if data:
-            self.stream.write(data)
-        for length, raw_length, on_written, reused in sizes:
+        self._emit_batch(batch)
+        self._account_batch(batch)
+
+    def _emit_batch(self, batch: _Compressed) -> None:
+        """Write a batch's members (on the pool's emit thread when there is a pool)."""
+        if batch[0]:
+            self.stream.write(batch[0])
+
+    def _account_batch(self, batch: _Compressed) -> None:
+        """Count a written batch and call its callbacks in order (on the calling thread)."""
+        for length, raw_length, on_written, reused in batch[1]:
             offset = self.position
             self.position += length
             self.raw_bytes += raw_length

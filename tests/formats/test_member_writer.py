@@ -237,3 +237,25 @@ def test_backends_levels_and_threads():
     assert MemberCompressor("none").compress(b"raw") == b"raw"
     assert MemberWriter(io.BytesIO(), threads=None).threads == default_threads()
     assert MemberWriter(io.BytesIO(), threads=0).threads == 0
+
+
+def test_with_a_pool_one_other_thread_writes_the_stream_and_callbacks_stay_on_the_caller():
+    writers: set[str] = set()
+    callbacks: set[str] = set()
+
+    class Recording(io.BytesIO):
+        def write(self, data):
+            writers.add(threading.current_thread().name)
+            return super().write(data)
+
+    out = Recording()
+    writer = MemberWriter(out, "gzip", backend="zlib", threads=2, batch_items=3)
+    records = _records(9, 100)
+    for record in records:
+        writer.submit(record, lambda o, n: callbacks.add(threading.current_thread().name))
+    writer.flush()
+    assert writer.position == len(out.getvalue())  # flush: every member is in the stream
+    writer.close()
+    assert _split_gzip(out.getvalue()) == records
+    assert len(writers) == 1 and writers.pop().startswith("crawlmill-member-writer-emit")
+    assert callbacks == {threading.current_thread().name}
