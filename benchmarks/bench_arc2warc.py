@@ -24,12 +24,16 @@ compiled before measuring (``compileall``), since an editable checkout under
 
     python benchmarks/bench_arc2warc.py                      # 25 and 100 MiB uncompressed
     python benchmarks/bench_arc2warc.py --sizes 100 --repeat 3
+    python benchmarks/bench_arc2warc.py --baseline /tmp/old/.venv/bin/python  # before/after
 
 Prints seconds, MiB/s of uncompressed ARC, records/s, the ratio of each run's speed to
 ``warcio recompress`` and the peak RSS; memory is flat when the peak does not grow with the
 file size. "wall" times include interpreter start-up and imports for every tool alike;
 "work" times are measured inside each child from after its imports to the end of the
-conversion.
+conversion; "cpu" is the child's user + system time on all its threads (what a busy or
+shared machine pays, and what a cluster pays for). ``--baseline PYTHON`` adds the CLI row
+run by another interpreter (e.g. the virtualenv of an older checkout), in the same rounds, so
+a change is measured before and after in one run.
 """
 
 from __future__ import annotations
@@ -223,6 +227,7 @@ def _measure(cmd: list[str]) -> dict:
         _, status, usage = os.wait4(proc.pid, 0)
         seconds = time.perf_counter() - started
         proc.returncode = os.waitstatus_to_exitcode(status)
+        cpu = usage.ru_utime + usage.ru_stime
         out.seek(0)
         err.seek(0)
         text, problems = out.read().decode(errors="replace"), err.read().decode(errors="replace")
@@ -231,7 +236,11 @@ def _measure(cmd: list[str]) -> dict:
     lines = [line for line in text.splitlines() if line.startswith("{")]
     info = json.loads(lines[-1]) if lines else {}
     peak = info.pop("vmhwm_mib", None)
-    info.update(seconds=seconds, peak_rss_mib=peak if peak is not None else usage.ru_maxrss / 1024)
+    info.update(
+        seconds=seconds,
+        cpu_seconds=cpu,
+        peak_rss_mib=peak if peak is not None else usage.ru_maxrss / 1024,
+    )
     return info
 
 
@@ -282,6 +291,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--cache", default=os.path.join(tempfile.gettempdir(), "crawlmill-bench-arc")
     )
+    parser.add_argument(
+        "--baseline",
+        metavar="PYTHON",
+        help="also run the CLI with this interpreter (an older checkout's venv), same rounds",
+    )
     parser.add_argument("--child", choices=["crawlmill", "read"], help=argparse.SUPPRESS)
     parser.add_argument("--input", help=argparse.SUPPRESS)
     parser.add_argument("--output", help=argparse.SUPPRESS)
@@ -301,6 +315,16 @@ def main(argv: list[str] | None = None) -> int:
 
     default_level = DEFAULT_LEVELS["gzip"]
     _compile_crawlmill()
+    if args.baseline:  # the baseline's modules run from bytecode caches too
+        subprocess.run(
+            [
+                args.baseline,
+                "-c",
+                f"import sys; sys.path.insert(0, {os.path.dirname(__file__)!r}); "
+                "from bench_arc2warc import _compile_crawlmill; _compile_crawlmill()",
+            ],
+            check=True,
+        )
     cache = Path(args.cache)
     cache.mkdir(parents=True, exist_ok=True)
     me = [sys.executable, os.path.abspath(__file__)]
@@ -309,7 +333,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     header = (
         f"{'input':>9} {'tool':<34} {'wall s':>7} {'MiB/s':>7} {'rec/s':>8} {'x warcio':>8} "
-        f"{'work s':>7} {'x warcio':>8} {'peak RSS':>9}"
+        f"{'work s':>7} {'x warcio':>8} {'cpu s':>7} {'x warcio':>8} {'peak RSS':>9}"
     )
     for size in args.sizes:
         src = cache / f"bench-{size}mib.arc.gz"
@@ -343,6 +367,20 @@ def main(argv: list[str] | None = None) -> int:
                 "-o",
                 str(out),
             ],
+        }
+        if args.baseline:
+            runs["crawlmill convert (CLI, baseline)"] = lambda out, src=src: [
+                args.baseline,
+                "-c",
+                CRAWLMILL_CHILD,
+                "convert",
+                str(src),
+                "--to",
+                "warc",
+                "-o",
+                str(out),
+            ]
+        runs |= {
             f"  classes only (gzip {default_level})": lambda out, src=src: [
                 *me,
                 "--child",
@@ -383,6 +421,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"{size:>6}MiB {name:<34} {info['seconds']:7.2f} {rate:7.1f} "
                 f"{facts['records'] / info['seconds']:8.0f} {base['seconds'] / info['seconds']:7.1f}x "
                 f"{info['inner_seconds']:7.2f} {base['inner_seconds'] / info['inner_seconds']:7.1f}x "
+                f"{info['cpu_seconds']:7.2f} {base['cpu_seconds'] / info['cpu_seconds']:7.1f}x "
                 f"{info['peak_rss_mib']:7.0f}MiB"
                 + (
                     f"  ({info['warc_records']} WARC records, {info['warc_bytes'] / 2**20:.1f} MiB)"

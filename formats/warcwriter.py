@@ -10,13 +10,14 @@ Three output framings are supported:
   immediately.
 
 Every record is compressed on its own (one gzip member or one zstd frame per record), so any
-record can be read from its offset, as CDX indexes and warcio/FastWARC expect. gzip uses
-``isal.isal_zlib`` when it is importable (several times faster than zlib) and zlib otherwise;
-isal knows levels 0-3 only, so levels 1-3/4-6/7-9 map to isal 1/2/3. ISA-L does not promise
-the same compressed bytes for the same input twice (intel/isa-l#140; we have seen a rerun in
-a fresh process compress a few records differently), so ``backend="zlib"`` is there for who
-needs byte-identical *compressed* files across runs; the decompressed records are identical
-either way.
+record can be read from its offset, as CDX indexes and warcio/FastWARC expect: the
+:class:`WarcFileWriter` is the shared
+:class:`~crawlmill.formats.member_writer.MemberWriter` (ISA-L or zlib and the level mapping,
+compression on a thread per core with ordered output, copied input members), which also
+takes :class:`PendingRecord` jobs. ISA-L does not promise the same compressed bytes for the
+same input twice (intel/isa-l#140; we have seen a rerun in a fresh process compress a few
+records differently), so ``backend="zlib"`` is there for who needs byte-identical
+*compressed* files across runs; the decompressed records are identical either way.
 
 This module knows nothing of crawlmill's Record: it turns ``(name, value)`` byte pairs and a
 block into bytes. A header value may also be *deferred* (an object with ``resolve() -> bytes``,
@@ -28,28 +29,33 @@ parts, so that a :class:`PendingRecord` can be digested and serialised later, on
 from __future__ import annotations
 
 import hashlib
-import threading
 import uuid
-import zlib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, BinaryIO, Protocol
+from typing import BinaryIO, Protocol
 
-from .compression import inflates_to
-from .ordered_batches import OrderedBatches
-
-try:  # pragma: no cover - depends on the installation
-    from isal import isal_zlib as _isal_zlib
-except ImportError:  # pragma: no cover
-    _isal_zlib = None
+from .member_writer import (
+    COMPRESSIONS,
+    DEFAULT_LEVELS,
+    GZIP_BACKENDS,
+    LEVEL_RANGES,
+    MemberWriter,
+    OnWritten,
+    ReusedMember,
+    isal_available,
+)
+from .member_writer import MemberCompressor as RecordCompressor
 
 __all__ = [
     "COMPRESSIONS",
+    "DEFAULT_LEVELS",
     "GZIP_BACKENDS",
+    "LEVEL_RANGES",
     "VERSIONS",
     "DeferredValue",
     "Framing",
+    "OnWritten",
     "PendingRecord",
     "RecordCompressor",
     "ReusedMember",
@@ -67,14 +73,6 @@ __all__ = [
 
 #: WARC versions crawlmill writes.
 VERSIONS = ("1.1", "1.0", "0.18")
-#: per-record compressions crawlmill writes.
-COMPRESSIONS = ("gzip", "zstd", "none")
-#: gzip implementations: ``auto`` (ISA-L when installed), ``isal``, ``zlib`` (deterministic).
-GZIP_BACKENDS = ("auto", "isal", "zlib")
-#: default level per compression.
-DEFAULT_LEVELS = {"gzip": 6, "zstd": 3, "none": 0}
-#: allowed level range per compression.
-LEVEL_RANGES = {"gzip": (1, 9), "zstd": (1, 22), "none": (0, 0)}
 
 
 class DeferredValue(Protocol):
@@ -114,6 +112,13 @@ _FRAMINGS = {
 }
 
 
+#: each version's first line (a per-record lookup, not a property call).
+_VERSION_LINES = {version: framing.version_line for version, framing in _FRAMINGS.items()}
+#: types a header value or a block may already have (checked without building a union).
+_BYTES = (bytes, bytearray)
+_BUFFERS = (bytes, bytearray, memoryview)
+
+
 def framing_for(version: str) -> Framing:
     """The framing crawlmill writes for ``version`` (``1.1``, ``1.0`` or ``0.18``)."""
     framing = _FRAMINGS.get(version)
@@ -139,25 +144,29 @@ def serialize_record(
     values resolved), a ``Content-Length`` computed for the version's framing (always last;
     any ``Content-Length`` in ``headers`` is dropped), blank line, block, separator.
     ``block`` is bytes or a sequence of parts written one after the other."""
-    framing = framing_for(version)
+    framing = _FRAMINGS.get(version) or framing_for(version)
     eol = framing.line_ending
-    parts_of_block = (block,) if isinstance(block, bytes | bytearray | memoryview) else block
-    length = _length(parts_of_block)
+    if isinstance(block, _BUFFERS):
+        parts_of_block: Sequence[bytes] = (block,)
+        length = len(block)
+    else:
+        parts_of_block = block
+        length = _length(block)
     if framing.cl_includes_separator:
         length += len(framing.separator)
-    parts = [framing.version_line]
+    parts = [_VERSION_LINES[framing.version]]
+    append = parts.append
     for name, value in headers:
         if len(name) == 14 and name.lower() == b"content-length":
             continue
-        if not isinstance(value, bytes | bytearray):
+        if not isinstance(value, _BYTES):
             value = value.resolve()
         if b"\n" in value or b"\r" in value:
             value = clean_header_value(value)[0]
-        parts.append(name + b": " + value + eol)
-    parts.append(b"Content-Length: " + str(length).encode("ascii") + eol)
-    parts.append(eol)
+        append(name + b": " + value + eol)
+    append(b"Content-Length: %d%s%s" % (length, eol, eol))
     parts.extend(parts_of_block)
-    parts.append(framing.separator)
+    append(framing.separator)
     return b"".join(parts)
 
 
@@ -176,7 +185,7 @@ class PendingRecord:
     @property
     def size(self) -> int:
         """Bytes of the block (what the record holds in memory)."""
-        if isinstance(self.block, bytes | bytearray | memoryview):
+        if isinstance(self.block, _BUFFERS):
             return len(self.block)
         return _length(self.block)
 
@@ -199,18 +208,27 @@ def urn_uuid(value: object) -> bytes:
     return b"<urn:uuid:" + str(value).encode("ascii") + b">"
 
 
+#: the last namespace :func:`uuid5_urn` saw and its bytes (``UUID.bytes`` is computed on
+#: every access; a writer uses one namespace).
+_last_namespace: tuple[uuid.UUID | None, bytes] = (None, b"")
+#: the version (5) and variant (RFC 4122) bits of a name-based SHA-1 UUID, as a 128-bit mask.
+_UUID5_CLEAR = ~((0xF000 << 64) | (0xC000 << 48))
+_UUID5_SET = (0x5000 << 64) | (0x8000 << 48)
+
+
 def uuid5_urn(namespace: uuid.UUID, name: str) -> bytes:
     """``urn_uuid(uuid.uuid5(namespace, name))``, computed directly (no ``UUID`` object): the
     first 16 bytes of SHA-1(namespace + UTF-8 name) with the version 5 and RFC 4122 variant
     bits set, as RFC 4122 section 4.3 specifies. Raw bytes kept in ``name`` as surrogate
     escapes (a URL that is not UTF-8) hash as those bytes."""
-    raw = bytearray(
-        hashlib.sha1(namespace.bytes + name.encode("utf-8", "surrogateescape")).digest()[:16]
-    )
-    raw[6] = (raw[6] & 0x0F) | 0x50
-    raw[8] = (raw[8] & 0x3F) | 0x80
-    h = raw.hex()
-    return f"<urn:uuid:{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}>".encode("ascii")
+    global _last_namespace
+    last, ns = _last_namespace
+    if namespace is not last:
+        ns = namespace.bytes
+        _last_namespace = (namespace, ns)
+    digest = hashlib.sha1(ns + name.encode("utf-8", "surrogateescape")).digest()
+    h = b"%032x" % (int.from_bytes(digest[:16]) & _UUID5_CLEAR | _UUID5_SET)
+    return b"<urn:uuid:%s-%s-%s-%s-%s>" % (h[:8], h[8:12], h[12:16], h[16:20], h[20:])
 
 
 def format_warc_date(date: datetime, version: str, keep_fraction: bool = False) -> bytes:
@@ -220,17 +238,12 @@ def format_warc_date(date: datetime, version: str, keep_fraction: bool = False) 
         date = date.astimezone(UTC)
     if date.year >= 1000:  # what strftime gives, faster (strftime does not pad years < 1000)
         d = date
-        text = f"{d.year}-{d.month:02d}-{d.day:02d}T{d.hour:02d}:{d.minute:02d}:{d.second:02d}"
+        text = b"%d-%02d-%02dT%02d:%02d:%02d" % (d.year, d.month, d.day, d.hour, d.minute, d.second)
     else:
-        text = date.strftime("%Y-%m-%dT%H:%M:%S")
+        text = date.strftime("%Y-%m-%dT%H:%M:%S").encode("ascii")
     if keep_fraction and version == "1.1" and date.microsecond:
-        text += f".{date.microsecond:06d}".rstrip("0")
-    return (text + "Z").encode("ascii")
-
-
-def isal_available() -> bool:
-    """Whether the ISA-L gzip backend (the ``isal`` package) is importable."""
-    return _isal_zlib is not None
+        text += (b".%06d" % date.microsecond).rstrip(b"0")
+    return text + b"Z"
 
 
 def extension_for(compression: str) -> str:
@@ -238,98 +251,17 @@ def extension_for(compression: str) -> str:
     return {"gzip": ".warc.gz", "zstd": ".warc.zst", "none": ".warc"}[compression]
 
 
-class RecordCompressor:
-    """Compresses one record at a time into a self-contained gzip member or zstd frame."""
+class WarcFileWriter(MemberWriter):
+    """Appends WARC records to a binary stream, each compressed on its own, and reports
+    where each landed (offset and length in the *written* file, as CDX wants): a
+    :class:`~crawlmill.formats.member_writer.MemberWriter` that also takes
+    :class:`PendingRecord` jobs (digested and serialised on the pool) and writes records
+    from their headers and block (:meth:`write`).
 
-    def __init__(
-        self, compression: str = "gzip", level: int | None = None, backend: str = "auto"
-    ) -> None:
-        if backend not in GZIP_BACKENDS:
-            raise ValueError(
-                f"unknown gzip backend {backend!r}; choose one of {', '.join(GZIP_BACKENDS)}"
-            )
-        if backend == "isal" and _isal_zlib is None:
-            raise ValueError("gzip backend isal asked for, but the isal package is not installed")
-        if compression not in COMPRESSIONS:
-            raise ValueError(
-                f"unknown compression {compression!r}; choose one of {', '.join(COMPRESSIONS)}"
-            )
-        self.compression = compression
-        self.level = DEFAULT_LEVELS[compression] if level is None else level
-        low, high = LEVEL_RANGES[compression]
-        if compression != "none" and not low <= self.level <= high:
-            raise ValueError(
-                f"{compression} level must be between {low} and {high}, not {self.level}"
-            )
-        #: zstd compressors are not thread-safe: one per thread that compresses.
-        self._zstd = threading.local()
-        if compression == "zstd":
-            import zstandard  # noqa: F401 - fail here, not in a worker thread, when missing
-        #: which gzip implementation is used: "isal" or "zlib".
-        self.backend = (
-            "isal"
-            if compression == "gzip" and backend != "zlib" and _isal_zlib is not None
-            else "zlib"
-        )
-
-    def compress(self, data: bytes) -> bytes:
-        """``data`` as one gzip member / zstd frame (or unchanged for ``none``)."""
-        if self.compression == "gzip":
-            if self.backend == "isal":
-                return _isal_zlib.compress(data, (self.level + 2) // 3, wbits=31)
-            return zlib.compress(data, self.level, wbits=31)
-        if self.compression == "zstd":
-            return self._zstd_compressor().compress(data)
-        return data
-
-    def _zstd_compressor(self) -> Any:
-        compressor = getattr(self._zstd, "compressor", None)
-        if compressor is None:
-            import zstandard
-
-            compressor = zstandard.ZstdCompressor(level=self.level, write_content_size=True)
-            self._zstd.compressor = compressor
-        return compressor
-
-
-@dataclass(slots=True)
-class ReusedMember:
-    """A gzip member of the input, written as it is when it holds exactly ``record``
-    (checked on the writer's threads with :func:`~crawlmill.formats.compression.inflates_to`);
-    otherwise ``record`` is compressed as usual. Copying members keeps a copy's compressed
-    bytes too, and is faster than deflate."""
-
-    member: bytes
-    record: bytes
-
-    @property
-    def size(self) -> int:
-        """Bytes the job holds in memory (record and member)."""
-        return len(self.record) + len(self.member)
-
-
-#: called with ``(offset, length)`` once a submitted record is in the file.
-OnWritten = Callable[[int, int], None]
-#: a submitted record: serialised bytes, a pending record or an input member, and its callback.
-_Job = tuple[bytes | PendingRecord | ReusedMember, OnWritten | None]
-#: compressed records: their bytes one after the other, and per record its compressed
-#: length, uncompressed length, callback and whether an input member was copied.
-_Compressed = tuple[bytes, list[tuple[int, int, OnWritten | None, bool]]]
-
-
-class WarcFileWriter:
-    """Appends serialised records to a binary stream, each compressed on its own, and
-    reports where each landed (offset and length in the *written* file, as CDX wants).
-
-    With ``background=True``, :meth:`submit` hands records, in batches, to ``threads`` pool
-    threads (:class:`~crawlmill.formats.ordered_batches.OrderedBatches`) that resolve deferred
-    digests, serialise and compress them in parallel; the calling thread writes each batch,
-    in submission order, during a later :meth:`submit` or :meth:`flush`, so the file's bytes
-    are the same as without threads and the stream is only ever written from the calling
-    thread. :attr:`position` and :attr:`records` count what was written so far: they are exact
-    after :meth:`flush`. :meth:`write_raw` and :meth:`write` always write at once (after
-    flushing what was submitted). :meth:`close` flushes and stops the threads; the stream
-    belongs to the caller.
+    With ``background=True``, records are digested, serialised and compressed on ``threads``
+    pool threads (``None``: one per core) and written in submission order on the calling
+    thread, so the file's bytes are the same as without threads. :meth:`write_raw` and
+    :meth:`write` always write at once (after flushing what was submitted).
     """
 
     def __init__(
@@ -339,96 +271,24 @@ class WarcFileWriter:
         level: int | None = None,
         *,
         background: bool = False,
-        threads: int = 2,
+        threads: int | None = None,
         backend: str = "auto",
     ) -> None:
-        self.stream = stream
-        self.compressor = RecordCompressor(compression, level, backend)
-        #: bytes written so far (the next record's offset).
-        self.position = 0
-        #: uncompressed bytes written so far.
-        self.raw_bytes = 0
-        self.records = 0
-        #: records written by copying their input gzip member (:class:`ReusedMember`).
-        self.reused = 0
-        self._batches = (
-            OrderedBatches(
-                self._compress_batch,
-                self._write_batch,
-                threads=threads,
-                name="crawlmill-warc-writer",
-            )
-            if background
-            else None
+        super().__init__(
+            stream,
+            compression,
+            level,
+            backend=backend,
+            threads=threads if background else 0,
+            name="crawlmill-warc-writer",
         )
-
-    def submit(
-        self, record: bytes | PendingRecord | ReusedMember, on_written: OnWritten | None = None
-    ) -> None:
-        """Append one record (serialised bytes, a :class:`PendingRecord` or a
-        :class:`ReusedMember`), compressed on the background threads when there are some;
-        ``on_written(offset, length)`` is called on this thread, in record order, once the
-        record is in the file (at once without background threads). Raises the error of an
-        earlier submitted record, if any."""
-        if self._batches is None:
-            self._write_batch(self._compress_batch([(record, on_written)]))
-            return
-        size = record.size if isinstance(record, PendingRecord | ReusedMember) else len(record)
-        self._batches.submit((record, on_written), size)
-
-    def flush(self) -> None:
-        """Write every submitted record (raises a serialisation or write error, if any)."""
-        if self._batches is not None:
-            self._batches.flush()
-
-    def close(self) -> None:
-        """Write what was submitted and stop the background threads (idempotent)."""
-        if self._batches is not None:
-            self._batches.close()
 
     def write_raw(self, record_bytes: bytes) -> tuple[int, int]:
         """Compress and append one complete serialised record; return ``(offset, length)``."""
-        self.flush()
-        return self._append(self.compressor.compress(record_bytes), len(record_bytes))
+        return self.append(record_bytes)
 
     def write(
         self, version: str, headers: Iterable[tuple[bytes, HeaderValue]], block: Block
     ) -> tuple[int, int]:
         """Serialise (see :func:`serialize_record`) and append one record."""
         return self.write_raw(serialize_record(version, headers, block))
-
-    def _compress_batch(self, jobs: list[_Job]) -> _Compressed:
-        """Serialise and compress records (on a pool thread in background mode); joined, so
-        the batch is written with one call (each call gives other threads the GIL)."""
-        pieces = []
-        sizes = []
-        for record, on_written in jobs:
-            reused = False
-            if isinstance(record, ReusedMember):
-                data = record.record
-                reused = self.compressor.compression == "gzip" and inflates_to(record.member, data)
-                compressed = record.member if reused else self.compressor.compress(data)
-            else:
-                data = record.serialize() if isinstance(record, PendingRecord) else record
-                compressed = self.compressor.compress(data)
-            pieces.append(compressed)
-            sizes.append((len(compressed), len(data), on_written, reused))
-        return b"".join(pieces) if len(pieces) > 1 else pieces[0], sizes
-
-    def _write_batch(self, batch: _Compressed) -> None:
-        """Append a batch of compressed records and call their callbacks in order."""
-        data, sizes = batch
-        self.stream.write(data)
-        for length, raw_length, on_written, reused in sizes:
-            offset = self.position
-            self.position += length
-            self.raw_bytes += raw_length
-            self.records += 1
-            self.reused += reused
-            if on_written is not None:
-                on_written(offset, length)
-
-    def _append(self, data: bytes, raw_length: int) -> tuple[int, int]:
-        offset = self.position
-        self._write_batch((data, [(len(data), raw_length, None, False)]))
-        return offset, len(data)

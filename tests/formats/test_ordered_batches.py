@@ -133,3 +133,75 @@ def test_an_idle_instance_starts_no_thread_and_refuses_work_once_closed():
     batches.close()
     with pytest.raises(ValueError):
         batches.submit(1, 1)
+
+
+def test_the_switch_interval_is_short_while_a_pool_runs_and_restored_after():
+    """Pool threads get the GIL back after a digest or deflate within about a millisecond,
+    not the default 5 ms, while any pool runs; the user's value comes back after the last."""
+    import sys
+
+    from crawlmill.formats.ordered_batches import POOL_SWITCH_INTERVAL
+
+    before = sys.getswitchinterval()
+    seen: list[float] = []
+    first = OrderedBatches(
+        lambda b: b, lambda r: seen.append(sys.getswitchinterval()), batch_items=1
+    )
+    second = OrderedBatches(lambda b: b, lambda r: None, batch_items=1)
+    first.submit(1, 1)
+    second.submit(2, 1)
+    first.close()
+    assert seen == [POOL_SWITCH_INTERVAL]
+    assert sys.getswitchinterval() == POOL_SWITCH_INTERVAL  # the second pool still runs
+    second.close()
+    assert sys.getswitchinterval() == before
+
+
+def test_emit_runs_on_one_thread_of_its_own_in_order_before_consume():
+    emitted: list[int] = []
+    emit_threads: set[str] = set()
+    consumed: list[tuple[int, bool]] = []
+
+    def emit(result):
+        emit_threads.add(threading.current_thread().name)
+        emitted.extend(result)
+
+    def consume(result):
+        consumed.extend((item, item in emitted) for item in result)
+
+    def work(batch):
+        time.sleep(0.001 * (batch[0] % 3))  # later batches may finish first
+        return batch
+
+    batches = OrderedBatches(work, consume, emit=emit, threads=3, batch_items=2, name="ob-emit")
+    for i in range(200):
+        batches.submit(i, 1)
+    batches.close()
+    assert emitted == list(range(200))
+    assert consumed == [(i, True) for i in range(200)]  # consumed after it was emitted
+    assert len(emit_threads) == 1 and emit_threads.pop().startswith("ob-emit-emit")
+    assert not [t for t in threading.enumerate() if t.name.startswith("ob-emit")]
+
+
+@pytest.mark.parametrize("stage", ["work", "emit"])
+def test_nothing_after_a_failed_batch_is_emitted(stage):
+    emitted: list[int] = []
+
+    def work(batch):
+        if stage == "work" and 10 in batch:
+            raise RuntimeError("work failed at 10")
+        return batch
+
+    def emit(result):
+        if stage == "emit" and 10 in result:
+            raise RuntimeError("emit failed at 10")
+        emitted.extend(result)
+
+    batches = OrderedBatches(work, lambda r: None, emit=emit, threads=2, batch_items=1)
+    with pytest.raises(RuntimeError, match="failed at 10"):
+        for i in range(100):
+            batches.submit(i, 1)
+        batches.flush()
+    with pytest.raises(RuntimeError, match="failed at 10"):
+        batches.close()
+    assert emitted == list(range(10))

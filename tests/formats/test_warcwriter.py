@@ -8,7 +8,7 @@ import zlib
 from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
-from crawlmill.formats import warcwriter
+from crawlmill.formats import member_writer
 from crawlmill.formats.warcwriter import (
     RecordCompressor,
     WarcFileWriter,
@@ -87,7 +87,7 @@ def test_gzip_each_record_is_its_own_member(level):
 
 
 def test_gzip_zlib_fallback_gives_the_same_bytes_when_decompressed(monkeypatch):
-    monkeypatch.setattr(warcwriter, "_isal_zlib", None)
+    monkeypatch.setattr(member_writer, "_isal_zlib", None)
     record = serialize_record("1.0", HEADERS, BLOCK)
     comp = RecordCompressor("gzip", 9)
     assert comp.backend == "zlib"
@@ -111,7 +111,7 @@ def test_zlib_backend_gives_zlibs_own_bytes(level):
 def test_unknown_or_missing_gzip_backend_is_refused(monkeypatch):
     with pytest.raises(ValueError, match="unknown gzip backend"):
         RecordCompressor("gzip", 6, backend="pigz")
-    monkeypatch.setattr(warcwriter, "_isal_zlib", None)
+    monkeypatch.setattr(member_writer, "_isal_zlib", None)
     with pytest.raises(ValueError, match="isal package is not installed"):
         RecordCompressor("gzip", 6, backend="isal")
     assert RecordCompressor("gzip", 6, backend="auto").backend == "zlib"

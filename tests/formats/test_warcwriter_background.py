@@ -154,6 +154,13 @@ def test_uuid5_urn_equals_the_standard_library():
         assert uuid5_urn(namespace, name) == urn_uuid(uuid.uuid5(namespace, name))
 
 
+def test_uuid5_urn_follows_a_change_of_namespace():
+    """The namespace's bytes are cached for the last namespace seen, never reused for another."""
+    first, second = uuid.uuid4(), uuid.uuid4()
+    for namespace in (first, second, first, uuid.UUID(str(second))):
+        assert uuid5_urn(namespace, "x") == urn_uuid(uuid.uuid5(namespace, "x"))
+
+
 def test_format_warc_date_equals_strftime_for_every_year():
     rng = random.Random(5)
     for _ in range(3000):

@@ -633,9 +633,9 @@ def test_options_and_layouts():
 
 
 def test_isal_backend_without_isal_is_refused(monkeypatch):
-    from crawlmill.formats import warcwriter
+    from crawlmill.formats import member_writer
 
-    monkeypatch.setattr(warcwriter, "_isal_zlib", None)
+    monkeypatch.setattr(member_writer, "_isal_zlib", None)
     with pytest.raises(ValueError, match="isal is not installed"):
         WarcWriter.Options(gzip_backend="isal")
     assert WarcWriter.Options(gzip_backend="zlib").gzip_backend == "zlib"
