@@ -251,11 +251,11 @@ def test_a_forced_reader_that_detection_disagrees_with_is_named(tmp_path, fake):
     spec = fake([data / "example.arc.gz", data / "example.warc.gz"], tmp_path / "o", reader="warc")
     spec = spec.model_copy(update={"plugins": []})
     planned = expand_inputs(spec, registry)
-    assert [(os.path.basename(p), m.split(" is forced")[0]) for p, m in planned.warnings] == [
+    assert [(os.path.basename(p), m.split(" is forced")[0]) for p, m, _ in planned.warnings] == [
         ("example.arc.gz", "reader 'warc'")
     ]
     assert "looks like 'arc'" in planned.warnings[0][1]
     spec = spec.model_copy(update={"reader": spec.reader.model_copy(update={"name": "arc"})})
-    assert [os.path.basename(p) for p, _ in expand_inputs(spec, registry).warnings] == [
+    assert [os.path.basename(p) for p, _, _ in expand_inputs(spec, registry).warnings] == [
         "example.warc.gz"
     ]

@@ -131,5 +131,9 @@ def test_validate_shows_planning_warnings(tmp_path, capsys):
     assert "reader 'arc' is forced" in out
     code, js, _ = cli(capsys, "validate", str(pipeline), "--json")
     assert json.loads(js)["warnings"] == [
-        {"path": str(data / "x.warc"), "message": out.split(f"{data / 'x.warc'}: ", 1)[1].strip()}
+        {
+            "path": str(data / "x.warc"),
+            "message": out.split(f"{data / 'x.warc'}: ", 1)[1].strip(),
+            "code": "forced-reader",
+        }
     ]

@@ -193,7 +193,7 @@ def test_the_arc_writer_writes_a_filedesc_record_once():
     writer.write(page)
     writer.write(desc)
     writer.close()
-    assert quarantined == ["ARC v1 cannot hold a metadata record"]
+    assert quarantined == ["unwritable-kind: ARC v1 cannot hold a metadata record"]
     assert list(files) == ["x.arc"] and files["x.arc"].startswith(b"filedesc://x.arc ")
 
 
