@@ -43,7 +43,17 @@ _LAZY = {
     "FormatError": "crawlmill.core.errors",
 }
 
-__all__ = [*sorted(_LAZY, key=str.lower), "__version__"]
+__all__ = [
+    "CrawlmillError",
+    "Damage",
+    "FormatError",
+    "Notice",
+    "Record",
+    "RecordIterator",
+    "RecordKind",
+    "__version__",
+    "open_reader",
+]
 
 
 def _version() -> str:

@@ -98,9 +98,21 @@ def wheel(tmp_path_factory) -> Path:
         ),
     )
     result = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--disable-pip-version-check",
-         "-q", "-w", str(tmp / "dist"), str(src)],
-        capture_output=True, text=True, check=False,
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--disable-pip-version-check",
+            "-q",
+            "-w",
+            str(tmp / "dist"),
+            str(src),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert result.returncode == 0, result.stdout + result.stderr
     (built,) = (tmp / "dist").glob("crawlmill-*.whl")
@@ -134,7 +146,11 @@ def test_the_wheel_works_on_its_own(wheel: Path, tmp_path: Path) -> None:
     fixture = ROOT / "fixtures" / "legacy" / "example-2008.arc.gz"
     result = subprocess.run(
         [sys.executable, "-c", code, str(fixture)],
-        capture_output=True, text=True, env=env, cwd=tmp_path, check=False,
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        check=False,
     )
     assert result.returncode == 0, result.stderr
     *files, count, version = json.loads(result.stdout)
@@ -142,6 +158,10 @@ def test_the_wheel_works_on_its_own(wheel: Path, tmp_path: Path) -> None:
     assert count == 6 and version == md.version("crawlmill")
     cli = subprocess.run(
         [sys.executable, "-m", "crawlmill.core.cli", "inspect", str(fixture)],
-        capture_output=True, text=True, env=env, cwd=tmp_path, check=False,
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        check=False,
     )
     assert cli.returncode == 0 and "example.org" in cli.stdout, cli.stderr
