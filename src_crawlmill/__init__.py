@@ -15,10 +15,7 @@ command's start-up) loads nothing else: no plugin, no pydantic. Plugin authors i
 contract from :mod:`crawlmill.core`; the byte codecs are in :mod:`crawlmill.formats`.
 """
 
-from __future__ import annotations
-
-import importlib
-
+# No import at run time: not even ``__future__`` or ``typing`` (annotations are strings).
 #: ``typing.TYPE_CHECKING`` without importing typing (type checkers read this form too)
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -66,12 +63,14 @@ def _version() -> str:
         return "0+unknown"
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> "Any":
     """Import a public name on first use and keep it in the module (PEP 562)."""
     if name == "__version__":
         value = _version()
     elif name in _LAZY:
-        value = getattr(importlib.import_module(_LAZY[name]), name)
+        from importlib import import_module
+
+        value = getattr(import_module(_LAZY[name]), name)
     else:
         raise AttributeError(f"module 'crawlmill' has no attribute {name!r}")
     globals()[name] = value
