@@ -37,7 +37,8 @@ def test_open_reader_at_the_top_yields_the_records_of_a_file() -> None:
     assert [r.kind for r in got] == [crawlmill.RecordKind("metadata"), "resource"] + [
         "response"
     ] * 4
-    assert got[2].payload.startswith(b"<html") or b"<html" in got[2].payload.lower()
+    assert got[2].http_head.startswith(b"HTTP/1.1 200 OK\r\n")
+    assert got[2].payload.startswith(b"<html>") and got[4].payload.startswith(b"GIF89a")
     assert records.damages == [] and records.warnings == []
 
 
