@@ -187,13 +187,22 @@ def _child(reader: str, path: str) -> None:
 
 
 def _before_path(checkout: str) -> str:
-    """A folder holding a ``crawlmill`` namespace whose packages are ``checkout``'s."""
+    """A folder holding a ``crawlmill`` package whose modules are ``checkout``'s (its
+    ``src_crawlmill/__init__.py``, or an empty one for a checkout from before it: a regular
+    package, so it comes before the installed one on ``PYTHONPATH``)."""
     root = Path(tempfile.gettempdir()) / f"crawlmill-bench-before-{os.getpid()}"
     (root / "crawlmill").mkdir(parents=True, exist_ok=True)
+    top = Path(checkout).resolve()
     for layer in ("core", "formats", "plugins"):
         link = root / "crawlmill" / layer
         if not link.exists():
-            link.symlink_to(Path(checkout).resolve() / layer)
+            link.symlink_to(top / layer)
+    init = root / "crawlmill" / "__init__.py"
+    if not init.exists() and not init.is_symlink():
+        if (top / "src_crawlmill" / "__init__.py").is_file():
+            init.symlink_to(top / "src_crawlmill" / "__init__.py")
+        else:
+            init.touch()
     return str(root)
 
 
