@@ -445,8 +445,11 @@ class _ArcRecords(_ArcLines):
             yield from self._damaged_member(member, pos)
             return
         # no header at its start: garbage up to a header inside it (a cut header line with
-        # the next one glued on) or its end; reading goes on there
-        yield from self._plain_record(pos, member.dend, member)
+        # the next one glued on) or its end; reading goes on there. A header parsed above
+        # is final (its line was whole and nothing the parse depends on changed since)
+        yield from self._plain_record(
+            pos, member.dend, member, got if isinstance(got, tuple) else None
+        )
 
     def _damaged_member(self, member: Member, pos: int) -> Iterator[ArcRecordBytes | ArcProblem]:
         """A member that failed to inflate or verify: records proved complete inside it are
@@ -471,10 +474,14 @@ class _ArcRecords(_ArcLines):
         yield self._problem(member.dstart, end, "; ".join(dict.fromkeys(reasons)))
 
     def _plain_record(
-        self, pos: int, stop: int | None, member: Member | None
+        self,
+        pos: int,
+        stop: int | None,
+        member: Member | None,
+        parsed: tuple[ArcHeader, int] | None = None,
     ) -> Iterator[ArcRecordBytes | ArcProblem]:
         s = self.s
-        got = self._parse_start(pos)
+        got = parsed if parsed is not None else self._parse_start(pos)
         if not isinstance(got, tuple):
             nxt = self._scan(pos, stop)
             end = nxt if nxt is not None else self._data_end(stop)
