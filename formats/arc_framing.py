@@ -528,22 +528,7 @@ class _ArcRecords(_ArcLines):
             )
             self._after = self._skip_to(e, stop)
             return
-        if (
-            member is not None
-            and stop is not None
-            and e + 1 == stop == member.dend
-            and not member.error
-            and s.byte(e) == 0x0A
-            and self._damaged_end(body_start, stop) is None
-        ):
-            # the usual record: its declared bytes, "\n" and the end of its sound gzip
-            # member. What _facts and decide() find for it (the end is confirmed, the
-            # separator run is b"\n"), without gathering every fact
-            if not header.is_filedesc and self.sep_convention != b"":
-                if self.sep_convention is None:
-                    self.sep_convention = b"\n"
-                elif self.sep_convention != b"\n":
-                    self.sep_convention = b""
+        if self._usual(header, body_start, e, stop, member):
             yield from self._emit(pos, header, body_start, e, stop, member, [])
             return
         stop_is = "member"
@@ -554,6 +539,30 @@ class _ArcRecords(_ArcLines):
         if not header.is_filedesc:  # its version block may end in a blank line of its own
             self._learn_separator(verdict, facts)
         yield from self._apply(pos, header, body_start, verdict, stop, member)
+
+    def _usual(
+        self, header: ArcHeader, body_start: int, e: int, stop: int | None, member: Member | None
+    ) -> bool:
+        """Whether a record ends as almost every record does: its declared bytes end at
+        ``e``, then ``\\n`` and the end of its sound gzip member (``stop``). Then what
+        :meth:`_facts` and :func:`decide` find for it is known (the end is confirmed, the
+        separator run is ``b"\\n"``, the verdict ``DECLARED``) and the separator convention
+        is learnt here, without gathering every fact."""
+        if not (
+            member is not None
+            and stop is not None
+            and e + 1 == stop == member.dend
+            and not member.error
+            and self.s.byte(e) == 0x0A
+            and self._damaged_end(body_start, stop) is None
+        ):
+            return False
+        if not header.is_filedesc and self.sep_convention != b"":  # as _learn_separator
+            if self.sep_convention is None:
+                self.sep_convention = b"\n"
+            elif self.sep_convention != b"\n":
+                self.sep_convention = b""
+        return True
 
     def _learn_separator(self, v: Decision, f: Facts) -> None:
         """Follow the file's separator convention (``Facts.convention``): the line-end bytes
