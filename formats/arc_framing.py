@@ -341,7 +341,8 @@ class _ArcRecords(_ArcLines):
         s = self.s
         pos = 0
         while True:
-            yield from self._problems(pos)
+            if s.problems:
+                yield from self._problems(pos)
             s.release(pos)
             if s.byte(pos) is None:
                 yield from self._problems(s.end + 1)
@@ -445,8 +446,11 @@ class _ArcRecords(_ArcLines):
             yield from self._damaged_member(member, pos)
             return
         # no header at its start: garbage up to a header inside it (a cut header line with
-        # the next one glued on) or its end; reading goes on there
-        yield from self._plain_record(pos, member.dend, member)
+        # the next one glued on) or its end; reading goes on there. A header parsed above
+        # is final (its line was whole and nothing the parse depends on changed since)
+        yield from self._plain_record(
+            pos, member.dend, member, got if isinstance(got, tuple) else None
+        )
 
     def _damaged_member(self, member: Member, pos: int) -> Iterator[ArcRecordBytes | ArcProblem]:
         """A member that failed to inflate or verify: records proved complete inside it are
@@ -471,10 +475,14 @@ class _ArcRecords(_ArcLines):
         yield self._problem(member.dstart, end, "; ".join(dict.fromkeys(reasons)))
 
     def _plain_record(
-        self, pos: int, stop: int | None, member: Member | None
+        self,
+        pos: int,
+        stop: int | None,
+        member: Member | None,
+        parsed: tuple[ArcHeader, int] | None = None,
     ) -> Iterator[ArcRecordBytes | ArcProblem]:
         s = self.s
-        got = self._parse_start(pos)
+        got = parsed if parsed is not None else self._parse_start(pos)
         if not isinstance(got, tuple):
             nxt = self._scan(pos, stop)
             end = nxt if nxt is not None else self._data_end(stop)
@@ -520,6 +528,9 @@ class _ArcRecords(_ArcLines):
             )
             self._after = self._skip_to(e, stop)
             return
+        if self._usual(header, body_start, e, stop, member):
+            yield from self._emit(pos, header, body_start, e, stop, member, [])
+            return
         stop_is = "member"
         if member is not None and member.error:
             stop_is = "eof" if _cut_by_eof(member) else "damaged"
@@ -528,6 +539,30 @@ class _ArcRecords(_ArcLines):
         if not header.is_filedesc:  # its version block may end in a blank line of its own
             self._learn_separator(verdict, facts)
         yield from self._apply(pos, header, body_start, verdict, stop, member)
+
+    def _usual(
+        self, header: ArcHeader, body_start: int, e: int, stop: int | None, member: Member | None
+    ) -> bool:
+        """Whether a record ends as almost every record does: its declared bytes end at
+        ``e``, then ``\\n`` and the end of its sound gzip member (``stop``). Then what
+        :meth:`_facts` and :func:`decide` find for it is known (the end is confirmed, the
+        separator run is ``b"\\n"``, the verdict ``DECLARED``) and the separator convention
+        is learnt here, without gathering every fact."""
+        if not (
+            member is not None
+            and stop is not None
+            and e + 1 == stop == member.dend
+            and not member.error
+            and self.s.byte(e) == 0x0A
+            and self._damaged_end(body_start, stop) is None
+        ):
+            return False
+        if not header.is_filedesc and self.sep_convention != b"":  # as _learn_separator
+            if self.sep_convention is None:
+                self.sep_convention = b"\n"
+            elif self.sep_convention != b"\n":
+                self.sep_convention = b""
+        return True
 
     def _learn_separator(self, v: Decision, f: Facts) -> None:
         """Follow the file's separator convention (``Facts.convention``): the line-end bytes

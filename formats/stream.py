@@ -452,7 +452,11 @@ class MemberStream(_Reading, _Collecting):
 
     def get(self, u0: int, u1: int) -> bytes:
         """The bytes between two stream offsets (as far as buffered)."""
-        return bytes(self.buf[u0 - self.base : u1 - self.base])
+        buf = self.buf
+        if type(buf) is bytes:
+            return buf[u0 - self.base : u1 - self.base]
+        with memoryview(buf) as view:  # one copy (a bytearray slice would be copied twice)
+            return view[u0 - self.base : u1 - self.base].tobytes()
 
     def line_end(self, upos: int, limit: int) -> int | None:
         """Stream offset of the next ``\\n`` at or after ``upos`` within ``limit`` bytes;

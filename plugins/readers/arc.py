@@ -65,10 +65,6 @@ _NO_MIME = {"", "-"}
 FILEDESC_MEDIA_TYPE = "application/arc"
 
 
-def _text(value: bytes) -> str:
-    return value.decode("utf-8", "surrogateescape")
-
-
 def _arc_after_damage(path: str) -> bool:
     """Whether the file's first bytes are damage followed by ARC data (a gzip member or a
     header line further in): looks at the raw first :data:`DETECT_WINDOW` bytes."""
@@ -107,14 +103,17 @@ def record_from_arc(
     record sharing its member with others has no offset (``None``)."""
     header = item.header
     notes = list(item.notes)
-    fields = {name: _text(value) for name, value in header.fields.items()}
+    fields = {
+        name: value.decode("utf-8", "surrogateescape") for name, value in header.fields.items()
+    }
+    is_filedesc = header.is_filedesc
     extras: dict = {"header_line": header.raw, "version": header.version, "fields": fields}
     if item.trailer != b"\n":
         extras["trailer"] = item.trailer
     neutral: dict = {}
     if item.truncated:
         extras["truncated"] = True
-        if not header.is_filedesc:  # a cut filedesc is still written whole as metadata
+        if not is_filedesc:  # a cut filedesc is still written whole as metadata
             neutral["truncated"] = True
     date_raw = fields["Archive-date"]
     date, date_note = parse_arc_date(header.date)
@@ -123,7 +122,7 @@ def record_from_arc(
     ip = fields["IP-address"]
     mime = fields["Content-type"]
     arc_mime = None if mime in _NO_MIME else mime
-    url = _text(header.url)
+    url = fields["URL"]
     space = None if item.offset is None else (OffsetSpace.MEMBER if gzip else OffsetSpace.FILE)
     source = Provenance(path, item.offset, item.length, "arc", space)
     common = {
@@ -133,7 +132,7 @@ def record_from_arc(
         "ip": None if ip in _NO_IP else ip,
         "source": source,
     }
-    if header.is_filedesc:
+    if is_filedesc:
         extras["filedesc"] = True
         if item.filedesc is not None:
             extras["origin"] = item.filedesc.origin

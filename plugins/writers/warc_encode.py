@@ -265,24 +265,28 @@ class WarcEncoder:
         """Headers for a record that did not come from WARC. A record that describes its
         source file (``extras["neutral"]["describes_file"]``: the name the source gives it)
         is written concurrent to the file's warcinfo, that name entering its record id."""
-        describes = str(_neutral(record).get("describes_file") or "")
+        neutral = _neutral(record)
+        describes = str(neutral.get("describes_file") or "")
+        kind = record.kind
         headers: list[tuple[bytes, Any]] = [
-            (b"WARC-Type", record.kind.value.encode("ascii")),
+            (b"WARC-Type", kind.value.encode("ascii")),
             (b"WARC-Record-ID", self.ids.of(record, ordinal, describes)),
         ]
-        if self.warcinfo_id is not None and record.kind != RecordKind.WARCINFO:
-            headers.append((b"WARC-Warcinfo-ID", self.warcinfo_id))
+        append = headers.append
+        if self.warcinfo_id is not None and kind != RecordKind.WARCINFO:
+            append((b"WARC-Warcinfo-ID", self.warcinfo_id))
             if describes:
-                headers.append((b"WARC-Concurrent-To", self.warcinfo_id))
-        if record.url_bytes is not None:
-            headers.append((b"WARC-Target-URI", record.url_bytes))
-        elif record.kind not in (RecordKind.WARCINFO, RecordKind.METADATA):
+                append((b"WARC-Concurrent-To", self.warcinfo_id))
+        url = record.url_bytes
+        if url is not None:
+            append((b"WARC-Target-URI", url))
+        elif kind not in (RecordKind.WARCINFO, RecordKind.METADATA):
             self.warn("url-missing", "record without a URL written without WARC-Target-URI")
-        headers.append((b"WARC-Date", self.date_of(record)))
+        append((b"WARC-Date", self.date_of(record)))
         ip = _real_ip(record.ip)
         if ip is not None:
-            headers.append((b"WARC-IP-Address", ip))
-        if _neutral(record).get("truncated"):
+            append((b"WARC-IP-Address", ip))
+        if neutral.get("truncated"):
             # the source record ended before its declared length (a cut file): say so
             headers.append((b"WARC-Truncated", b"length"))
         if doc_id is not None:
