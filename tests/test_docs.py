@@ -405,3 +405,26 @@ def test_the_plugin_hooks_examples_run(tmp_path, monkeypatch, capsys):
     registry = Registry.load([detect])
     assert ("warc", 1.0) in registry.detect("x.txt", b"WARC/1.1\r\n")
     assert ("warc", 0.5) in registry.detect("x.warc", b"no WARC bytes")
+
+
+def test_the_yaml_toml_and_json_examples_of_config_md_are_one_pipeline(tmp_path):
+    import tomllib
+
+    import yaml
+    from crawlmill.core.config import build_pipeline
+    from crawlmill.core.interpolate import interpolate
+
+    text = (DOCS / "config.md").read_text(encoding="utf-8")
+    raw = {
+        "yaml": yaml.safe_load(re.search(r"```yaml\n(version: 1\n.*?)```", text, re.S).group(1)),
+        "toml": tomllib.loads(re.search(r"```toml\n(.*?)```", text, re.S).group(1)),
+        "json": json.loads(re.search(r"```json\n(.*?)```", text, re.S).group(1)),
+    }
+    assert raw["yaml"].pop("plugins") == ["my_module"]  # the one line the others leave out
+    env = {"OUT": str(tmp_path / "out")}
+    specs = {
+        syntax: build_pipeline(interpolate(data, env), base_dir=tmp_path).model_dump()
+        for syntax, data in raw.items()
+    }
+    assert specs["yaml"] == specs["toml"] == specs["json"]
+    assert specs["yaml"]["inputs"]["list_file"].endswith("paths.txt")
