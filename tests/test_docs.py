@@ -1,6 +1,9 @@
-"""The docs stay true: docs/plugin_hooks.md covers every hookspec (datasette's doc test), and
-the module table of docs/architecture.md names every module that exists and no other, and
-.ci/run runs the test command README.md shows."""
+"""The docs stay true: docs/plugin_hooks.md covers every hookspec (datasette's doc test), the
+hook and module tables of docs/architecture.md name every hook and module that exists and no
+other, .ci/run runs the test command README.md shows, the how-to pages share one naming scheme
+and an index, every path, link and ``crawlmill.*`` name a page gives exists, documented call
+signatures match the code, and the examples of the how-to pages, plugin_hooks.md and
+config.md run (the writer and layout pages: tests/plugins/test_file_writers.py)."""
 
 from __future__ import annotations
 
@@ -428,3 +431,10 @@ def test_the_yaml_toml_and_json_examples_of_config_md_are_one_pipeline(tmp_path)
     }
     assert specs["yaml"] == specs["toml"] == specs["json"]
     assert specs["yaml"]["inputs"]["list_file"].endswith("paths.txt")
+
+
+def test_the_hook_table_of_architecture_md_lists_every_hook_with_its_signature():
+    text = (DOCS / "architecture.md").read_text(encoding="utf-8")
+    table = text.split("## The plugin contract", 1)[1].split("\n## ", 1)[0]
+    rows = re.findall(r"^\| `(crawlmill_\w+\([^)]*\))` \|", table, re.M)
+    assert sorted(rows) == sorted(f"{hook}({', '.join(args)})" for hook, args in HOOKS.items())
