@@ -1,10 +1,17 @@
-"""The docs stay true: docs/plugin_hooks.md covers every hookspec (datasette's doc test), and
-the module table of docs/architecture.md names every module that exists and no other, and
-.ci/run runs the test command README.md shows."""
+"""The docs stay true: docs/plugin_hooks.md covers every hookspec (datasette's doc test), the
+hook and module tables of docs/architecture.md name every hook and module that exists and no
+other, .ci/run runs the test command README.md shows, the how-to pages share one naming scheme
+and an index, every path, link and ``crawlmill.*`` name a page gives exists, documented call
+signatures match the code, and the examples of the how-to pages, plugin_hooks.md and
+config.md run (the writer and layout pages: tests/plugins/test_file_writers.py)."""
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
+import json
 import re
+import typing
 from pathlib import Path
 
 import pluggy
@@ -125,3 +132,309 @@ def test_ci_runs_the_test_command_readme_shows():
     assert "fixtures/" in install_and_convert and "crawlmill convert" in install_and_convert
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert install_and_test in [line.strip() for line in ci.splitlines()]
+
+
+# -- the pages users read: names, links, signatures, and examples that run ----------------------
+
+DOCS = ROOT / "docs"
+PAGES = [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]
+HOW_TO = {kind: DOCS / f"adding-a-{kind}.md" for kind in ("reader", "writer", "codec", "layout")}
+
+
+def _python_blocks(page: Path) -> list[str]:
+    return re.findall(r"```python\n(.*?)```", page.read_text(encoding="utf-8"), re.S)
+
+
+def test_the_how_to_pages_have_one_naming_scheme_and_one_page_each():
+    how_to = sorted(p.name for p in DOCS.glob("*.md") if re.match(r"(how|add)", p.name))
+    assert how_to == sorted(p.name for p in HOW_TO.values())
+    for page in HOW_TO.values():
+        lines = page.read_text(encoding="utf-8").count("\n")
+        assert lines <= 160, f"{page.name} is {lines} lines: a how-to is one page"
+
+
+def test_architecture_indexes_how_to_add_each_kind_of_format():
+    text = (DOCS / "architecture.md").read_text(encoding="utf-8")
+    index = text.split("### Adding a format", 1)[1].split("\n## ", 1)[0]
+    for kind, page in HOW_TO.items():
+        assert f"]({page.name})" in index, f"the index does not link {page.name}"
+        assert f"**{kind}**" in index
+    # Writables (Hadoop SequenceFile, issue 9) have no hook yet: the index says where they go
+    assert "**Writable**" in index and "issue 9" in index
+    assert "writable" not in " ".join(HOOKS).lower()
+
+
+def _resolves(dotted: str) -> bool:
+    import importlib
+
+    parts = dotted.split(".")
+    for i in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:i]))
+        except ImportError:
+            continue
+        for attr in parts[i:]:
+            if not hasattr(obj, attr):
+                return False
+            obj = getattr(obj, attr)
+        return True
+    return False
+
+
+def _repo_paths(text: str) -> set[str]:
+    """Repository paths a page names in backticks or links to, ``{a,b}`` expanded."""
+    named = set(
+        re.findall(r"`((?:core|formats|plugins|tests|benchmarks|docs|fixtures)/[\w/.{},-]+)`", text)
+    )
+    paths = set()
+    for path in named:
+        brace = re.fullmatch(r"(.*)\{([^}]*)\}(.*)", path)
+        parts = brace.group(2).split(",") if brace else [None]
+        paths |= {f"{brace.group(1)}{p}{brace.group(3)}" if brace else path for p in parts}
+    return paths
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_every_name_link_and_path_a_page_gives_exists(page):
+    text = page.read_text(encoding="utf-8")
+    missing = [p for p in sorted(_repo_paths(text)) if not (ROOT / p).exists()]
+    for link in re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", text):
+        if "://" not in link and not (page.parent / link).exists():
+            missing.append(link)
+    missing += [
+        d
+        for d in sorted(set(re.findall(r"\bcrawlmill(?:\.[A-Za-z_]\w*)+", text)))
+        if not _resolves(d)
+    ]
+    assert not missing, f"{page.name} names what does not exist: {missing}"
+
+
+def test_the_check_catches_a_stale_path_and_name():
+    assert _repo_paths("`core/{plugin,nothere}.py`") == {"core/plugin.py", "core/nothere.py"}
+    assert _resolves("crawlmill.core.problems.Notice")
+    assert not _resolves("crawlmill.core.plugin.ReadIssue")
+
+
+def _callables() -> dict[str, object]:
+    """What the pages show called with its parameters, by the name they call it."""
+    from crawlmill.core import Check, Damage, InputFile, Notice, Provenance, open_reader
+    from crawlmill.core.collection import Expectation
+    from crawlmill.core.plugin import Layout, ReadContext, Reader, WriteContext, Writer
+
+    fields = typing.get_type_hints(WriteContext)  # callbacks: Callable[[args], result]
+    return {
+        "Damage": Damage,
+        "Notice": Notice,
+        "Check": Check,
+        "Provenance": Provenance,
+        "InputFile": InputFile,
+        "Expectation.md5": Expectation.md5,
+        "Expectation.records": Expectation.records,
+        "Expectation.present": Expectation.present,
+        "open_reader": open_reader,
+        "ctx.count": ReadContext.count,
+        "ctx.reader": ReadContext.reader,
+        "ctx.create": fields["create"],
+        "ctx.quarantine": fields["quarantine"],
+        "sniff": Reader.sniff,
+        "discover": Reader.discover,
+        "finalize": Writer.finalize,
+        "planned_outputs": Writer.planned_outputs,
+        "next_path": Layout.next_path,
+        "should_roll": Layout.should_roll,
+        "doc_id": Layout.doc_id,
+    }
+
+
+def _parameters(obj: object) -> list[str]:
+    if dataclasses.is_dataclass(obj):
+        return [f.name for f in dataclasses.fields(obj) if f.init]
+    if typing.get_origin(obj) is not None:  # a callback typed Callable[[args], result]
+        return [f"arg{i}" for i in range(len(typing.get_args(obj)[0]))]
+    return [p for p in inspect.signature(obj).parameters if p not in ("self", "cls")]
+
+
+def _documented_calls(text: str, names: dict[str, object]):
+    """``(name, [argument names])`` of every call in backticks of a known callable whose
+    arguments are plain names (``Damage(path, offset, reason)``, ``x=default`` too)."""
+    for code in re.findall(r"`([^`\n]+)`", text):
+        for m in re.finditer(r"(?<![\w.])((?:ctx\.|Expectation\.)?\w+)\(([^()]*)\)", code):
+            name, args = m.group(1), [a.strip() for a in m.group(2).split(",") if a.strip()]
+            if name in names and args and all(re.fullmatch(r"\w+(=.*)?", a) for a in args):
+                yield name, [a.split("=")[0] for a in args]
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_documented_signatures_name_the_real_parameters_in_order(page):
+    names = _callables()
+    wrong = []
+    for name, args in _documented_calls(page.read_text(encoding="utf-8"), names):
+        params = _parameters(names[name])
+        if params and params[0].startswith("arg"):  # a callback: only the count is known
+            ok = len(args) <= len(params)
+        else:
+            ok = args == [p for p in params if p in args] and set(args) <= set(params)
+        if not ok:
+            wrong.append(f"{name}({', '.join(args)}) but the code has ({', '.join(params)})")
+    assert not wrong, f"{page.name}: {wrong}"
+
+
+def test_the_signature_check_catches_a_renamed_or_reordered_parameter():
+    names = _callables()
+    calls = list(_documented_calls("`Provenance(path, offset, length, reader)`", names))
+    assert calls == [("Provenance", ["path", "offset", "length", "reader"])]
+    assert "reader" not in _parameters(names["Provenance"])
+    assert _parameters(names["Damage"])[:3] == ["path", "offset", "reason"]
+
+
+@pytest.mark.parametrize("page", [*HOW_TO.values(), DOCS / "plugin_hooks.md"], ids=lambda p: p.name)
+def test_every_python_block_of_a_how_to_page_compiles(page):
+    blocks = _python_blocks(page)
+    assert blocks
+    for i, block in enumerate(blocks):
+        compile(block, f"{page.name} block {i}", "exec")
+
+
+def _module_from(page: Path, block: int, mods: Path, name: str, monkeypatch) -> str:
+    """Block ``block`` of ``page`` written as the importable module ``name``."""
+    mods.mkdir(exist_ok=True)
+    (mods / f"{name}.py").write_text(_python_blocks(page)[block], encoding="utf-8")
+    monkeypatch.syspath_prepend(str(mods))
+    return name
+
+
+def _convert(*args: str) -> int:
+    from crawlmill.core.cli import main
+
+    return main(["convert", *args, "--workers", "1"])
+
+
+def test_the_reader_page_example_is_detected_by_sniff_and_converts(tmp_path, monkeypatch, capsys):
+    from crawlmill.core import RecordKind, open_reader
+
+    mod = _module_from(HOW_TO["reader"], 0, tmp_path / "mods", "cm_doc_reader", monkeypatch)
+    (tmp_path / "seeds.urls").write_bytes(b"http://a.example/\nhttps://b.example/x\n")
+    out = tmp_path / "out"
+    code = _convert(str(tmp_path / "seeds.urls"), "--to", "warc", "-o", str(out), "--plugin", mod)
+    assert code == 0, capsys.readouterr().err
+    with open_reader(out / "seeds.warc.gz") as records:
+        urls = [r.url for r in records if r.kind == RecordKind.RESOURCE]
+    assert urls == ["http://a.example/", "https://b.example/x"]
+
+
+def _bz2_warc(urls: list[str]) -> list[bytes]:
+    import bz2
+
+    streams = []
+    for url in urls:
+        block = b"hello " * 40
+        head = (
+            f"WARC/1.1\r\nWARC-Type: resource\r\nWARC-Target-URI: {url}\r\n"
+            "WARC-Date: 2020-01-01T00:00:00Z\r\n"
+            f"WARC-Record-ID: <urn:uuid:12345678-1234-5678-1234-{len(streams):012d}>\r\n"
+            f"Content-Type: text/plain\r\nContent-Length: {len(block)}\r\n\r\n"
+        )
+        streams.append(bz2.compress(head.encode() + block + b"\r\n\r\n"))
+    return streams
+
+
+def test_the_codec_page_example_reads_resyncs_and_converts(tmp_path, monkeypatch, capsys):
+    from crawlmill.core import open_reader
+    from crawlmill.formats import codecs
+
+    monkeypatch.setattr(codecs, "CODECS", dict(codecs.CODECS))  # the table as it was, after
+    mod = _module_from(HOW_TO["codec"], 0, tmp_path / "mods", "cm_doc_codec", monkeypatch)
+    __import__(mod)
+    assert "bzip2" in codecs.CODECS
+    urls = [f"http://example.com/{i}" for i in range(4)]
+    streams = _bz2_warc(urls)
+    good = tmp_path / "in" / "crawl.warc.bz2"
+    good.parent.mkdir()
+    good.write_bytes(b"".join(streams))
+    with open_reader(good) as records:
+        assert [r.url for r in records] == urls
+    # garbage between two streams: damage at its compressed offset, then resync
+    bad = tmp_path / "bad.warc.bz2"
+    bad.write_bytes(streams[0] + b"garbage!" * 8 + b"".join(streams[1:]))
+    with open_reader(bad) as records:
+        assert [r.url for r in records] == urls
+    assert [(d.offset, d.code) for d in records.damages] == [
+        (len(streams[0]), "not-compressed-data")
+    ]
+    out = tmp_path / "out"
+    assert _convert(str(good.parent), "--to", "warc", "-o", str(out), "--plugin", mod) == 0, (
+        capsys.readouterr().err
+    )
+    with open_reader(out / "crawl.warc.gz") as records:
+        assert [r.url for r in records if r.url] == urls
+
+
+@pytest.mark.own_codes
+def test_the_plugin_hooks_examples_run(tmp_path, monkeypatch, capsys):
+    from crawlmill.core import open_reader
+    from crawlmill.core.registry import Registry
+
+    page = DOCS / "plugin_hooks.md"
+    blocks = _python_blocks(page)
+    assert len(blocks) == 5
+    mods = tmp_path / "mods"
+    reader, writer, filt, layout, detect = (
+        _module_from(page, i, mods, f"cm_hooks_{i}", monkeypatch) for i in range(5)
+    )
+    lines = tmp_path / "in" / "a.lines"
+    lines.parent.mkdir()
+    lines.write_bytes(
+        b"http://a.example/\t20200101\t" + b"long text " * 20 + b"\n"
+        b"no separator here\n"
+        b"http://b.example/\t20200101\tshort\n"
+    )
+    plugins = [arg for mod in (reader, writer, filt) for arg in ("--plugin", mod)]
+    out = tmp_path / "out"
+    args = [str(lines), "--to", "jsonl", "-o", str(out), "--filter", "min-size", "min_bytes=50"]
+    assert _convert(*args, *plugins) == 3  # the line without a separator is damage
+    err = capsys.readouterr().err
+    assert "no separator" in err and "min-size:too-small 1" in err
+    written = [json.loads(x) for x in (out / "a.jsonl").read_text().splitlines()]
+    assert [x["url"] for x in written] == ["http://a.example/"]
+    # the layout, with the WARC writer
+    out2 = tmp_path / "out2"
+    args = [str(lines), "--to", "warc", "-o", str(out2), "--option", "layout=flat"]
+    assert _convert(*args, "--plugin", reader, "--plugin", layout) == 3
+    with open_reader(out2 / "part-00000.warc.gz") as records:
+        assert {r.url for r in records if r.url} == {"http://a.example/", "http://b.example/"}
+    # the detection hook
+    registry = Registry.load([detect], entry_points=False)
+    assert registry.detect("x.warc", b"not a WARC") == []  # no warc reader registered here
+    registry = Registry.load([detect])
+    assert ("warc", 1.0) in registry.detect("x.txt", b"WARC/1.1\r\n")
+    assert ("warc", 0.5) in registry.detect("x.warc", b"no WARC bytes")
+
+
+def test_the_yaml_toml_and_json_examples_of_config_md_are_one_pipeline(tmp_path):
+    import tomllib
+
+    import yaml
+    from crawlmill.core.config import build_pipeline
+    from crawlmill.core.interpolate import interpolate
+
+    text = (DOCS / "config.md").read_text(encoding="utf-8")
+    raw = {
+        "yaml": yaml.safe_load(re.search(r"```yaml\n(version: 1\n.*?)```", text, re.S).group(1)),
+        "toml": tomllib.loads(re.search(r"```toml\n(.*?)```", text, re.S).group(1)),
+        "json": json.loads(re.search(r"```json\n(.*?)```", text, re.S).group(1)),
+    }
+    assert raw["yaml"].pop("plugins") == ["my_module"]  # the one line the others leave out
+    env = {"OUT": str(tmp_path / "out")}
+    specs = {
+        syntax: build_pipeline(interpolate(data, env), base_dir=tmp_path).model_dump()
+        for syntax, data in raw.items()
+    }
+    assert specs["yaml"] == specs["toml"] == specs["json"]
+    assert specs["yaml"]["inputs"]["list_file"].endswith("paths.txt")
+
+
+def test_the_hook_table_of_architecture_md_lists_every_hook_with_its_signature():
+    text = (DOCS / "architecture.md").read_text(encoding="utf-8")
+    table = text.split("## The plugin contract", 1)[1].split("\n## ", 1)[0]
+    rows = re.findall(r"^\| `(crawlmill_\w+\([^)]*\))` \|", table, re.M)
+    assert sorted(rows) == sorted(f"{hook}({', '.join(args)})" for hook, args in HOOKS.items())

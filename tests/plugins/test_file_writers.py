@@ -291,8 +291,8 @@ def _doc_module(tmp_path: Path, monkeypatch, page: str, module: str) -> None:
 
 
 def test_the_writer_and_layout_pages_work_as_written(tmp_path, monkeypatch, capsys):
-    _doc_module(tmp_path, monkeypatch, "adding_a_writer.md", "cm_doc_writer")
-    _doc_module(tmp_path, monkeypatch, "adding_a_layout.md", "cm_doc_layout")
+    _doc_module(tmp_path, monkeypatch, "adding-a-writer.md", "cm_doc_writer")
+    _doc_module(tmp_path, monkeypatch, "adding-a-layout.md", "cm_doc_layout")
     _arc_file(tmp_path / "data" / "crawl.arc.gz")
     spec = tmp_path / "pipeline.yaml"
     spec.write_text(

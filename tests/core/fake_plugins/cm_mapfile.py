@@ -1,5 +1,5 @@
 """A collection reader whose units have two parts, as a Hadoop MapFile does (``data`` +
-``index``), for the collection tests (docs/how_to_add_a_reader.md points here).
+``index``), for the collection tests (docs/adding-a-reader.md points here).
 
 Layout of a collection (a folder holding ``MANIFEST``)::
 
