@@ -173,7 +173,8 @@ class Registry:
         ]
         if unknown:
             info.status = "failed"
-            info.error = f"unknown hook(s) {', '.join(unknown)}; known: {', '.join(sorted(_HOOK_OF_KIND.values()))}"
+            known = sorted({*_HOOK_OF_KIND.values(), "crawlmill_detect_format"})
+            info.error = f"unknown hook(s) {', '.join(unknown)}; known: {', '.join(known)}"
             self.pm.unregister(obj)
             return
         for kind, hook_name in _HOOK_OF_KIND.items():

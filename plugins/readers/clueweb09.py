@@ -50,15 +50,7 @@ from crawlmill.formats import clueweb09 as cw
 from crawlmill.plugins.readers.codes import CLUEWEB09, code_of
 from pydantic import Field, field_validator
 
-__all__ = ["ClueWeb09Reader", "scan_collection", "trec_prefix_of", "warc_reader_class"]
-
-
-def warc_reader_class() -> type[Reader]:
-    """The registered ``warc`` reader class, from the installed plugins' registry (never by
-    importing its module: a disabled WARC reader is missing; a ``PluginError`` says so)."""
-    from crawlmill.core.registry import Registry
-
-    return Registry.load().reader("warc")
+__all__ = ["ClueWeb09Reader", "scan_collection", "trec_prefix_of"]
 
 
 class ClueWeb09Options(PluginOptions):

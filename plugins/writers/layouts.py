@@ -34,11 +34,13 @@ def register_layout(cls: type[Layout]) -> type[Layout]:
 
 
 def find_layout(name: str, registry: Any = None) -> type[Layout] | None:
-    """The layout called ``name``: from ``registry`` (the run's, which holds config-listed
-    plugins), else :data:`LAYOUTS`, else the registry of installed plugins; ``None`` when
-    no one registered it."""
-    if registry is not None and name in registry.components.get("layout", {}):
-        return registry.layout(name)
+    """The layout called ``name``: from ``registry`` when given (the run's: it holds the
+    config-listed plugins and leaves out those ``CRAWLMILL_DISABLE_PLUGINS`` blocks), else
+    :data:`LAYOUTS`, else the registry of installed plugins; ``None`` when no one registered
+    it."""
+    if registry is not None:
+        known = registry.components.get("layout", {})
+        return registry.layout(name) if name in known else None
     if name in LAYOUTS:
         return LAYOUTS[name]
     table = installed_layouts()
