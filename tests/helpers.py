@@ -26,3 +26,16 @@ def put_fake_plugins_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
     )
     monkeypatch.delenv("CRAWLMILL_LOAD_PLUGINS", raising=False)
     monkeypatch.delenv("CRAWLMILL_DISABLE_PLUGINS", raising=False)
+
+
+def warc_record(i: int) -> bytes:
+    """An uncompressed WARC/1.0 resource record numbered ``i`` (text ``record number i``)."""
+    body = f"record number {i}\n".encode()
+    head = (
+        "WARC/1.0\r\nWARC-Type: resource\r\n"
+        f"WARC-Target-URI: http://example.com/{i}\r\n"
+        "WARC-Date: 2020-01-01T00:00:00Z\r\n"
+        f"WARC-Record-ID: <urn:uuid:00000000-0000-0000-0000-{i:012d}>\r\n"
+        f"Content-Type: text/plain\r\nContent-Length: {len(body)}\r\n\r\n"
+    ).encode()
+    return head + body + b"\r\n\r\n"

@@ -11,7 +11,7 @@ import pytest
 from crawlmill.core.cli import main
 from crawlmill.core.registry import Registry
 
-from tests.helpers import put_fake_plugins_on_path
+from tests.helpers import put_fake_plugins_on_path, warc_record
 
 URLS = "http://a.example/\nhttps://b.example/page?q=1\n"
 
@@ -19,18 +19,6 @@ URLS = "http://a.example/\nhttps://b.example/page?q=1\n"
 @pytest.fixture(autouse=True)
 def fake_on_path(monkeypatch):
     put_fake_plugins_on_path(monkeypatch)
-
-
-def warc_record(i: int) -> bytes:
-    body = f"record number {i}\n".encode()
-    head = (
-        "WARC/1.0\r\nWARC-Type: resource\r\n"
-        f"WARC-Target-URI: http://example.com/{i}\r\n"
-        "WARC-Date: 2020-01-01T00:00:00Z\r\n"
-        f"WARC-Record-ID: <urn:uuid:00000000-0000-0000-0000-{i:012d}>\r\n"
-        f"Content-Type: text/plain\r\nContent-Length: {len(body)}\r\n\r\n"
-    ).encode()
-    return head + body + b"\r\n\r\n"
 
 
 def _inputs(tmp_path: Path) -> Path:

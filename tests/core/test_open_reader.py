@@ -27,21 +27,10 @@ from crawlmill.plugins.readers.arc import ArcReader
 from crawlmill.plugins.readers.warc import WarcReader
 
 from tests.conftest import SAMPLES
+from tests.helpers import warc_record
 
 WARC = SAMPLES / "webrecorder-warcio/test/data/example.warc.gz"
 ARC = SAMPLES / "webrecorder-warcio/test/data/example.arc.gz"
-
-
-def warc_record(i: int) -> bytes:
-    body = f"record number {i}\n".encode()
-    head = (
-        "WARC/1.0\r\nWARC-Type: resource\r\n"
-        f"WARC-Target-URI: http://example.com/{i}\r\n"
-        "WARC-Date: 2020-01-01T00:00:00Z\r\n"
-        f"WARC-Record-ID: <urn:uuid:00000000-0000-0000-0000-{i:012d}>\r\n"
-        f"Content-Type: text/plain\r\nContent-Length: {len(body)}\r\n\r\n"
-    ).encode()
-    return head + body + b"\r\n\r\n"
 
 
 def fields(record: Record) -> tuple:

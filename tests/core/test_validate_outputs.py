@@ -10,17 +10,7 @@ from pathlib import Path
 import pytest
 from crawlmill.core.cli import main
 
-
-def warc_record(i: int) -> bytes:
-    body = f"record number {i}\n".encode()
-    head = (
-        "WARC/1.0\r\nWARC-Type: resource\r\n"
-        f"WARC-Target-URI: http://example.com/{i}\r\n"
-        "WARC-Date: 2020-01-01T00:00:00Z\r\n"
-        f"WARC-Record-ID: <urn:uuid:00000000-0000-0000-0000-{i:012d}>\r\n"
-        f"Content-Type: text/plain\r\nContent-Length: {len(body)}\r\n\r\n"
-    ).encode()
-    return head + body + b"\r\n\r\n"
+from tests.helpers import warc_record
 
 
 def cli(capsys, *argv: str) -> tuple[int, str, str]:
