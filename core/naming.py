@@ -2,8 +2,9 @@
 
 An input's **stem** is its relpath without the suffixes that say how its bytes are stored:
 
-* one **compression** suffix (:data:`crawlmill.formats.compression.COMPRESSION_SUFFIXES`:
-  ``.gz``, ``.bz2``, ``.zst``, ``.zstd``, ``.lz4``, ``.xz``, ``.br``), then
+* one **compression** suffix (:func:`crawlmill.formats.compression.compression_suffixes`:
+  ``.gz``, ``.bz2``, ``.zst``, ``.zstd``, ``.lz4``, ``.xz``, ``.br`` and those of any codec
+  registered with :func:`crawlmill.formats.codecs.register_codec`), then
 * the **format** suffixes, repeatedly: the registered readers'
   :attr:`~crawlmill.core.plugin.Reader.file_suffixes` (the input plan passes
   :meth:`crawlmill.core.registry.Registry.file_suffixes`); for a name made without a run's
@@ -32,7 +33,7 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Sequence
 
-from crawlmill.formats.compression import COMPRESSION_SUFFIXES
+from crawlmill.formats.compression import compression_suffixes
 
 __all__ = [
     "named_with",
@@ -86,17 +87,19 @@ def _strip_one(name: str, suffixes: Sequence[str]) -> str | None:
 def named_with(
     path: str,
     format_suffixes: Sequence[str],
-    compression_suffixes: Sequence[str] = COMPRESSION_SUFFIXES,
+    compressions: Sequence[str] | None = None,
 ) -> bool:
     """True when the file name of ``path`` ends with one of ``format_suffixes`` (a reader's
     ``file_suffixes``), after at most one of ``compression_suffixes``: ``x.warc``,
-    ``x.warc.gz`` and ``x.warc.lz4`` are named with ``(".warc",)``. Case is ignored."""
+    ``x.warc.gz`` and ``x.warc.lz4`` are named with ``(".warc",)``. Case is ignored.
+    ``compressions`` defaults to every known compression suffix, registered codecs' too."""
     name = posixpath.basename(path.replace("\\", "/")).lower()
     suffixes = tuple(s.lower() for s in format_suffixes)
     if not suffixes:
         return False
     return name.endswith(suffixes) or (
-        (bare := _strip_one(name, compression_suffixes)) is not None and bare.endswith(suffixes)
+        (bare := _strip_one(name, compressions or compression_suffixes())) is not None
+        and bare.endswith(suffixes)
     )
 
 
@@ -111,7 +114,7 @@ def strip_suffixes(
     relpath = relpath.replace("\\", "/")
     folder, name = posixpath.split(relpath)
     if level >= 1:
-        name = _strip_one(name, COMPRESSION_SUFFIXES) or name
+        name = _strip_one(name, compression_suffixes()) or name
     while level >= 2 and (shorter := _strip_one(name, format_suffixes)) is not None:
         name = shorter
     return posixpath.join(folder, name) if folder else name

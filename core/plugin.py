@@ -271,7 +271,7 @@ class Reader(_Component, ABC):
 
     #: the name endings of this reader's format, with their dot and without a compression
     #: suffix (``(".warc",)``). The one suffix list of the format: a file named ``x.warc`` or
-    #: ``x.warc.gz`` (any suffix of :data:`crawlmill.formats.compression.COMPRESSION_SUFFIXES`
+    #: ``x.warc.gz`` (any suffix of :func:`crawlmill.formats.compression.compression_suffixes`
     #: after it) is named like this reader (named, undetected files are reported as damaged
     #: starts), and output stems drop these suffixes (:mod:`crawlmill.core.naming`).
     file_suffixes: ClassVar[tuple[str, ...]] = ()

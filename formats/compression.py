@@ -27,7 +27,7 @@ from collections.abc import Iterator
 from typing import BinaryIO
 
 from .bounds import MAX_DICT_SIZE, MEMBER_SLACK, member_bound
-from .codecs import LZ4_MAGIC, codec_named
+from .codecs import CODECS, LZ4_MAGIC, codec_named
 from .detect import compression_of, read_head
 from .gzip_member import inflates_to, member_problem
 from .gzip_stream import GZIP_MAGIC, damaged_gzip_header, inflate_backend
@@ -42,8 +42,17 @@ from .zstd_frames import ZSTD_DICT_MAGIC, ZSTD_MAGIC, ZSTD_WARC_DICT_MAGIC
 #: in it (a test checks), plus compressions crawlmill names but does not read.
 COMPRESSION_SUFFIXES = (".gz", ".bz2", ".zst", ".zstd", ".lz4", ".xz", ".br")
 
+
+def compression_suffixes() -> tuple[str, ...]:
+    """:data:`COMPRESSION_SUFFIXES` and the suffixes of every codec registered since
+    (:func:`~crawlmill.formats.codecs.register_codec`): what naming strips now."""
+    extra = [s.lower() for c in CODECS.values() for s in c.suffixes]
+    return tuple(dict.fromkeys((*COMPRESSION_SUFFIXES, *extra)))
+
+
 __all__ = [
     "COMPRESSION_SUFFIXES",
+    "compression_suffixes",
     "GZIP_MAGIC",
     "LZ4_MAGIC",
     "MAX_DICT_SIZE",

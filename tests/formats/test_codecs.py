@@ -165,3 +165,18 @@ def test_a_registered_codec_converts_through_the_cli(toy_codec, tmp_path):
 
 def test_codecs_module_keeps_its_table_unchanged_by_the_fixture():
     assert "toy" not in codecs.CODECS
+
+
+def test_a_registered_codec_s_suffix_is_stripped_from_output_names(toy_codec, tmp_path):
+    from crawlmill.core.cli import main
+    from crawlmill.core.naming import named_with, strip_suffixes
+
+    assert strip_suffixes("d/a.warc.toy") == "d/a"
+    assert named_with("x.warc.TOY", (".warc",))
+    src = tmp_path / "in" / "a.warc.toy"
+    src.parent.mkdir()
+    src.write_bytes(toy(warc(0)))
+    out = tmp_path / "out"
+    assert main(["convert", str(src), "-o", str(out), "--workers", "1"]) == 0
+    written = [p.name for p in out.rglob("*") if p.is_file() and ".crawlmill" not in p.parts]
+    assert written == ["a.warc.gz"]
