@@ -250,7 +250,7 @@ class ArcWriter(FileWriter):
             self._filedesc_date(first or Record(kind=RecordKind.WARCINFO)),
             extra=extra,
         )
-        self._emit(None, data, filedesc=True)
+        self._emit(None, data)
         if not self._taken:  # a generated filedesc: counted in `written`
             self.ctx.added_records += 1
 
@@ -267,11 +267,11 @@ class ArcWriter(FileWriter):
         version = str(arc["version"]) if "version" in arc else (desc.major if desc else "")
         if not first.modified and version == "1":
             trailer = bytes(arc.get("trailer", b"\n"))
-            self._emit(first, line + b"\n" + block + trailer, filedesc=True)
+            self._emit(first, line + b"\n" + block + trailer)
             return True
         extra = desc.rest if desc is not None else block
         date = self._filedesc_date(first)
-        self._emit(first, build_filedesc(self._file_name(), date, extra=extra), filedesc=True)
+        self._emit(first, build_filedesc(self._file_name(), date, extra=extra))
         return True
 
     def _file_name(self) -> bytes:
@@ -288,7 +288,7 @@ class ArcWriter(FileWriter):
 
     # -- bytes out ---------------------------------------------------------------------------
 
-    def _emit(self, record: Record | None, data: bytes, filedesc: bool = False) -> None:
+    def _emit(self, record: Record | None, data: bytes) -> None:
         assert self.members is not None
         member = self._original_member(record) if self.gzip and record is not None else None
         # a copied member must inflate to exactly `data` (checked on the writer's threads)
