@@ -104,6 +104,7 @@ from functools import partial
 from typing import Any, ClassVar, Literal
 
 from crawlmill.core import Record, WriteContext, hookimpl
+from crawlmill.core.shuffle import ShuffleSpec
 from crawlmill.formats.compression import MemberSource
 from crawlmill.formats.warcwriter import (
     DEFAULT_LEVELS,
@@ -121,6 +122,7 @@ from .files import FileWriter, FileWriterOptions, OutputFile, describes_file
 from .layout_plain import check_pattern, check_rollover
 from .warc_encode import WarcEncoder
 from .warc_ids import RecordIds, conversion_date, warcinfo_of_task
+from .warc_sorted import SortedOptions, partition_of, shuffle_spec, sort_key
 
 __all__ = ["WarcWriter", "WarcWriterOptions"]
 
@@ -189,6 +191,10 @@ class WarcWriterOptions(FileWriterOptions):
         "keep",
         description="keep: copy digests of unchanged WARC records untouched (never add any), recompute them for changed records, sha1 for built records; recompute: check and fix every digest; none: write no new digests.",
     )
+    sorted: SortedOptions | None = Field(
+        None,
+        description="Write the collection ordered by SURT key (then capture time), from all inputs, in N partition files: {key: surt, partitions: N, partitioning: hash|range}. Unset: one output per input, in input order.",
+    )
 
     @field_validator("level")
     @classmethod
@@ -244,6 +250,20 @@ class WarcWriter(FileWriter):
     def side_files(cls, options: Any, path: str) -> list[str]:
         """The ``.cdxj`` index beside each WARC file when ``cdxj`` is on."""
         return [path + ".cdxj"] if options.cdxj else []
+
+    # -- sorted shuffles (the ``sorted`` option; see warc_sorted.py) ------------------------
+
+    def shuffle(self) -> ShuffleSpec | None:
+        """The shuffle the ``sorted`` option asks for, or ``None`` (no shuffle)."""
+        return shuffle_spec(self.options.sorted)
+
+    def partition_of(self, record: Record, partitions: int) -> int:
+        """Hash partition of ``record``: CRC-32 of its SURT url key modulo ``partitions``."""
+        return partition_of(record, partitions)
+
+    def sort_key(self, record: Record) -> bytes:
+        """``<SURT url key> <timestamp14>`` as bytes (compared unsigned)."""
+        return sort_key(record)
 
     def open(self, ctx: WriteContext) -> None:
         """Start a task; the first file is created with the first record."""
