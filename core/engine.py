@@ -374,7 +374,11 @@ def _run_in_root(r: _Run) -> dict[str, Any] | None:
     _replace_other_pipeline(root, r.checked, r.planned)
     _share_replaceable(root, r.checked.shared, _inputs_inside(root, r.planned))
     previous = _previous_markers(root)
-    damaged, interrupted = _execute_interruptibly(r)
+    # issue 8, sorted shuffles: a writer declaring one runs core/shuffle/run.py's map and
+    # partition passes instead of the per-input tasks (None: it declares none).
+    from .shuffle.run import execute as execute_shuffle
+
+    damaged, interrupted = execute_shuffle(r) or _execute_interruptibly(r)
     _settle(root, r.todo, r.completed, previous)
     if r.completed:  # the root holds this pipeline's outputs: say which pipeline it is
         stamp = PipelineStamp(r.fingerprint, r.pipeline_data)

@@ -49,6 +49,8 @@ class RunSpec(_Strict):
     progress: Literal["auto", "always", "never"] = "auto"
     max_record_bytes: int = Field(default=256 * 1024 * 1024, ge=1024)
     max_decompressed_bytes: int = Field(default=64 * 1024**3, ge=1024)
+    #: bytes a map task of a sorted shuffle buffers before it spills a sorted run (issue 8).
+    shuffle_memory: int = Field(default=256 * 1024 * 1024, ge=64 * 1024)
 
 
 class PipelineSpec(_Strict):
@@ -80,7 +82,9 @@ class PipelineSpec(_Strict):
         that a refused run can say what differs)."""
         data = self.model_dump(
             mode="json",
-            exclude={"run": {"workers", "progress", "resume", "executor", "overwrite"}},
+            exclude={
+                "run": {"workers", "progress", "resume", "executor", "overwrite", "shuffle_memory"}
+            },
         )
         data.pop("inputs", None)
         data.pop("output", None)

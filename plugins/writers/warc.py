@@ -226,6 +226,14 @@ class WarcWriterOptions(FileWriterOptions):
         check_rollover(self.name_pattern, self.max_records, self.max_bytes)
         return self
 
+    @model_validator(mode="after")
+    def _sorted_needs_plain(self) -> WarcWriterOptions:
+        if self.sorted is not None and self.layout != "plain":
+            raise ValueError(
+                f"sorted writes part-NNNNN files in the plain layout, not the {self.layout} layout"
+            )
+        return self
+
     @property
     def effective_level(self) -> int:
         """The level in use (the compression's default when none was given)."""

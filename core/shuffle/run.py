@@ -1,0 +1,538 @@
+"""The engine's glue for a writer's sorted shuffle: a map pass, then a partition pass.
+
+When the writer's ``shuffle()`` returns a :class:`~.spec.ShuffleSpec`, :func:`execute` runs
+instead of the per-input tasks (``core/engine.py`` calls it at one place):
+
+1. **Map pass**, one task per input (:func:`map_task`): the reader and the filters run as in
+   a plain task (damage quarantined, every step counted) and each kept record is serialised
+   (:mod:`.serial`), keyed by ``Writer.sort_key`` and partitioned by
+   ``Writer.partition_of`` (hash) or put into one shared run set (range), then spilled
+   within ``run.shuffle_memory`` bytes (:class:`~.spill.Spiller`) as sorted run files under
+   ``OUT/.crawlmill/passes/<fingerprint>-shuffle/shuffle/``. Its marker (the task's
+   counters, its quarantine files) is written there, after its runs are closed. A shuffled
+   record counts as *received* by the writer in the map task's counters.
+2. **Boundaries** (range partitioning only): ``N - 1`` keys from the run files' indexes
+   (:func:`~.merge.boundaries`), in the driver.
+3. **Partition pass**, one task per partition (:func:`partition_task`): the partition's runs
+   merged in ``(key, input, seq)`` order (:func:`~.merge.merge`), each record decoded and
+   handed to a fresh writer whose input is named ``part-NNNNN`` (so the plain layout writes
+   ``part-NNNNN<ext>``), committed atomically with a completion marker as a plain task's.
+   Its counters hold what the writer added and quarantined (``received`` 0: the map tasks
+   counted the records) and the step counter ``shuffle merged``.
+
+Every payload is plain JSON-able data run through ``Executor.map`` (workers rebuild the
+registry from the spec), so any executor runs both passes. The accounting identity holds
+over the run: the map tasks' ``read = received + dropped + quarantined``, the partition
+tasks' ``added = written - received + writer-quarantined``, and the merged count must equal
+the shuffled count (checked). The shuffle folder is removed after a successful run;
+a rerun redoes both passes (partition outputs are replaced, as their markers list them).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import os
+import shutil
+import time
+import traceback
+from typing import TYPE_CHECKING, Any
+
+from ..errors import DamagedRecordError
+from ..executor import WorkerCrash, current_channel, interruptible
+from ..messages import Marker, TaskPayload, TaskResult, TaskStatus
+from ..outputs import OutputRoot, TaskOutputs, write_json_atomic
+from ..plugin import InputFile, WriteContext
+from ..progress import ProgressMonitor, TaskReporter
+from ..quarantine import Quarantine
+from ..spec import PipelineSpec
+from ..stats import TaskStats, filter_labels
+from ..task import _Task
+from .merge import boundaries, key_range, merge, partition_runs
+from .serial import decode, encode
+from .spec import ShuffleSpec
+from .spill import Spiller, partition_folder
+
+if TYPE_CHECKING:
+    from ..engine import _Run
+
+__all__ = ["DEFAULT_MEMORY", "execute", "map_task", "partition_task", "shuffle_of"]
+
+#: ``run.shuffle_memory`` when the spec has none: bytes one map task buffers.
+DEFAULT_MEMORY = 256 * 1024 * 1024
+#: the step name of the shuffle's own counters.
+SHUFFLE_STEP = "shuffle"
+
+
+def shuffle_of(writer: Any) -> ShuffleSpec | None:
+    """The writer instance's shuffle (``None``: it declares none)."""
+    declare = getattr(writer, "shuffle", None)
+    if not callable(declare):
+        return None
+    spec = declare()
+    if spec is not None and not isinstance(spec, ShuffleSpec):
+        raise TypeError(f"{type(writer).__name__}.shuffle() returned {spec!r}, not a ShuffleSpec")
+    return spec
+
+
+def shuffle_memory(spec: PipelineSpec) -> int:
+    """The map tasks' memory bound (``run.shuffle_memory``)."""
+    return int(getattr(spec.run, "shuffle_memory", DEFAULT_MEMORY))
+
+
+def pass_folder(root: str, fingerprint: str) -> str:
+    """``OUT/.crawlmill/passes/<fingerprint>-shuffle``: everything the shuffle keeps."""
+    return os.path.join(OutputRoot(root).meta, "passes", f"{fingerprint}-shuffle")
+
+
+# -- map side ----------------------------------------------------------------------------
+
+
+class _MapWriter:
+    """Stands in for the writer in a map task: serialises, keys and spills each record."""
+
+    def __init__(self, writer: Any, shuffle: ShuffleSpec, spiller: Spiller, index: int) -> None:
+        self.writer = writer
+        self.shuffle = shuffle
+        self.spiller = spiller
+        self.index = index
+        self.seq = 0
+
+    def open(self, ctx: WriteContext) -> None:
+        self.ctx = ctx
+
+    def write(self, record: Any) -> None:
+        n = self.shuffle.partitions
+        if self.shuffle.partitioning == "range":
+            partition = 0
+        else:
+            partition = self.writer.partition_of(record, n)
+            if type(partition) is not int or not 0 <= partition < n:
+                raise ValueError(f"partition_of gave {partition!r}, not an int in 0..{n - 1}")
+        key = self.writer.sort_key(record)
+        if type(key) is not bytes:
+            raise TypeError(f"sort_key gave a {type(key).__name__}, not bytes")
+        self.spiller.add(partition, key, self.index, self.seq, encode(record))
+        self.seq += 1
+
+    def close(self) -> None:
+        self.spiller.close()
+
+
+def _map_marker_path(folder: str, key: str) -> str:
+    return os.path.join(folder, "map", f"{key}.json")
+
+
+def map_task(payload: dict[str, Any]) -> TaskResult:
+    """Run one input's map task (``payload``: a ``TaskPayload`` dict under ``task`` and the
+    shuffle's ``folder``, ``partitions``, ``partitioning``, ``memory``)."""
+    from .. import task as task_mod
+
+    task = TaskPayload.from_dict(payload["task"])
+    inp = task.input
+    state = _MapTask(task, TaskReporter(current_channel(), task.key), payload)
+    result = dict(key=task.key, index=inp.index, input_count=task.input_count)
+    result |= dict(input=inp.relpath, path=inp.path)
+    try:
+        done = TaskResult(TaskStatus.OK, marker=state.run(), **result)
+    except task_mod._Stopped:
+        done = TaskResult(TaskStatus.CANCELLED, stats=state.stats, **result)
+    except DamagedRecordError as exc:
+        damage = task_mod._damage_info(exc.damage)  # type: ignore[arg-type]
+        done = TaskResult(TaskStatus.DAMAGED, damage=damage, stats=state.stats, **result)
+    except Exception as exc:
+        tb = "".join(traceback.format_exception(exc, limit=-10))
+        error = f"{type(exc).__name__}: {exc}"
+        done = TaskResult(TaskStatus.FAILED, error=error, traceback=tb, stats=state.stats, **result)
+        state.reporter.log(f"crawlmill: shuffle map task failed: {inp.path}: {error}")
+    finally:
+        state.reporter.flush()
+    if done.status is not TaskStatus.OK:
+        if state.outputs is not None:
+            state.outputs.discard()
+        if state.spiller is not None:
+            state.spiller.abort()
+    return done
+
+
+class _MapTask(_Task):
+    """A plain task whose writer is the shuffle's :class:`_MapWriter`; its marker goes to
+    the shuffle folder (not ``done/``: the input has no outputs of its own)."""
+
+    def __init__(self, payload: TaskPayload, reporter: TaskReporter, shuffle: dict) -> None:
+        super().__init__(payload, reporter)
+        self.shuffle_payload = shuffle
+        self.spiller: Spiller | None = None
+
+    def run(self) -> Marker:
+        from .. import task as task_mod
+
+        payload, sh = self.payload, self.shuffle_payload
+        spec = self.spec = PipelineSpec.model_validate(payload.spec)
+        folder = sh["folder"]
+        self.outputs = TaskOutputs(
+            spec.output,
+            payload.key,
+            replaceable=payload.replaceable,
+            overwrite=spec.run.overwrite,
+            marker_path=_map_marker_path(folder, payload.key),
+        )
+        parts = task_mod._open_components(spec, payload.reader)
+        shuffle = ShuffleSpec(sh["partitions"], sh["partitioning"])
+        self.spiller = Spiller(
+            os.path.join(folder, "shuffle"),
+            shuffle.partitions if shuffle.partitioning == "hash" else 1,
+            sh["memory"],
+            payload.key,
+        )
+        mapper = _MapWriter(parts.writer, shuffle, self.spiller, payload.input.index)
+        parts = dataclasses.replace(parts, writer=mapper)
+        stats = self.stats = TaskStats(
+            filters={label: {"in": 0, "kept": 0, "dropped": {}} for label, _ in parts.steps}
+        )
+        self.outputs.start()
+        quarantine = Quarantine(self.outputs, payload.input, payload.key)
+        sink = task_mod._TaskSink(stats, quarantine, self.reporter, spec.run.on_error == "fail")
+        wctx = self.stream(parts, sink)
+        stats.count(SHUFFLE_STEP, "shuffled", stats.received)
+        self.account()
+        return self.commit(quarantine, wctx)
+
+    def commit(self, quarantine: Quarantine, wctx: WriteContext) -> Marker:
+        from ..task import _check_parent, _entry
+
+        assert self.spec is not None and self.outputs is not None and self.stats is not None
+        payload, inp = self.payload, self.payload.input
+        _check_parent()
+        listed = self.outputs.commit()
+        if quarantine.count == 0:
+            self.outputs.remove_final(quarantine.relpaths)
+        marker = Marker(
+            key=payload.key,
+            fingerprint=payload.fingerprint,
+            input=inp.relpath,
+            input_path=os.path.abspath(inp.path),
+            input_size=payload.input_size,
+            index=inp.index,
+            input_count=payload.input_count,
+            reader=payload.reader,
+            outputs=(),
+            quarantine=tuple(_entry(o) for o in listed if o["internal"]),
+            notes={"shuffle_runs": len(self.spiller.runs) if self.spiller else 0},
+            stats=self.stats,
+        )
+        data = marker.to_dict()
+        _check_parent()
+        write_json_atomic(_map_marker_path(self.shuffle_payload["folder"], payload.key), data)
+        return Marker.from_dict(data)
+
+
+# -- partition side ----------------------------------------------------------------------
+
+
+def partition_input(folder: str, partition: int) -> InputFile:
+    """The input a partition task's writer sees: relpath and stem ``part-NNNNN``."""
+    name = f"part-{partition:05d}"
+    return InputFile(
+        path=partition_folder(os.path.join(folder, "shuffle"), partition),
+        relpath=name,
+        index=partition,
+        stem=name,
+    )
+
+
+def partition_task(payload: dict[str, Any]) -> TaskResult:
+    """Merge one partition's runs into a fresh writer and commit its files (``payload``:
+    spec, key, fingerprint, folder, partition, partitions, partitioning, lo/hi as hex or
+    ``None``, replaceable)."""
+    from .. import task as task_mod
+
+    i = payload["partition"]
+    inp = partition_input(payload["folder"], i)
+    result = dict(key=payload["key"], index=i, input_count=payload["partitions"])
+    result |= dict(input=inp.relpath, path=inp.path)
+    reporter = TaskReporter(current_channel(), payload["key"])
+    stats = TaskStats()
+    outputs: TaskOutputs | None = None
+    try:
+        spec = PipelineSpec.model_validate(payload["spec"])
+        outputs = TaskOutputs(
+            spec.output,
+            payload["key"],
+            replaceable=payload.get("replaceable", ()),
+            overwrite=spec.run.overwrite,
+        )
+        marker = _run_partition(spec, payload, inp, stats, outputs, reporter)
+        done = TaskResult(TaskStatus.OK, marker=marker, **result)
+    except task_mod._Stopped:
+        done = TaskResult(TaskStatus.CANCELLED, stats=stats, **result)
+    except Exception as exc:
+        tb = "".join(traceback.format_exception(exc, limit=-10))
+        error = f"{type(exc).__name__}: {exc}"
+        done = TaskResult(TaskStatus.FAILED, error=error, traceback=tb, stats=stats, **result)
+        reporter.log(f"crawlmill: shuffle partition {i} failed: {error}")
+    finally:
+        reporter.flush()
+    if done.status is not TaskStatus.OK and outputs is not None:
+        outputs.discard()
+    return done
+
+
+def _run_partition(
+    spec: PipelineSpec,
+    payload: dict[str, Any],
+    inp: InputFile,
+    stats: TaskStats,
+    outputs: TaskOutputs,
+    reporter: TaskReporter,
+) -> Marker:
+    from .. import task as task_mod
+
+    started = time.monotonic()
+    registry = task_mod._registry(spec.plugins)
+    from ..components import resolve_pipeline
+
+    writer = resolve_pipeline(spec, registry).writer.instantiate()
+    outputs.start()
+    quarantine = Quarantine(outputs, inp, payload["key"])
+    sink = task_mod._TaskSink(stats, quarantine, reporter, spec.run.on_error == "fail")
+    wctx = WriteContext(
+        input=inp,
+        input_count=payload["partitions"],
+        create=outputs.create,
+        quarantine=sink.refused,
+        on_warning=sink.writer_warning,
+        counter=sink.counter(task_mod.WRITER_STEP),
+    )
+    folder = os.path.join(payload["folder"], "shuffle")
+    if payload["partitioning"] == "range":
+        runs = partition_runs(folder, 0)
+        lo = bytes.fromhex(payload["lo"]) if payload["lo"] is not None else None
+        hi = bytes.fromhex(payload["hi"]) if payload["hi"] is not None else None
+    else:
+        runs, lo, hi = partition_runs(folder, inp.index), None, None
+    scratch = os.path.join(payload["folder"], "scratch", f"p{inp.index:05d}")
+    channel = reporter.channel
+    merged = 0
+    writer.open(wctx)
+    try:
+        for _key, _input, _seq, blob in merge(runs, lo, hi, scratch=scratch):
+            writer.write(decode(blob))
+            merged += 1
+            if reporter.count(1, len(blob)) and channel.stop_requested():
+                raise task_mod._Stopped()
+    except BaseException:
+        try:
+            writer.close()
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+        raise
+    writer.close()
+    stats.added = wctx.added_records
+    stats.count(SHUFFLE_STEP, "merged", merged)
+    stats.seconds = round(time.monotonic() - started, 3)
+    if stats.writer_quarantined > merged:
+        raise AssertionError("the writer quarantined more records than it received")
+    task_mod._check_parent()
+    listed = outputs.commit()
+    if quarantine.count == 0:
+        outputs.remove_final(quarantine.relpaths)
+    marker = Marker(
+        key=payload["key"],
+        fingerprint=payload["fingerprint"],
+        input=inp.relpath,
+        input_path=os.path.abspath(inp.path),
+        index=inp.index,
+        input_count=payload["partitions"],
+        reader="",
+        outputs=tuple(task_mod._entry(o) for o in listed if not o["internal"]),
+        quarantine=tuple(task_mod._entry(o) for o in listed if o["internal"]),
+        notes=wctx.notes,
+        stats=stats,
+    )
+    data = marker.to_dict()
+    task_mod._check_parent()
+    OutputRoot(spec.output).write_marker(payload["key"], data)
+    return Marker.from_dict(data)
+
+
+# -- the driver --------------------------------------------------------------------------
+
+
+def execute(r: _Run) -> tuple[dict[str, Any] | None, KeyboardInterrupt | None] | None:
+    """Run the shuffle's passes for the engine's run ``r`` when its writer declares a
+    shuffle; ``None`` when it does not (the engine then runs its per-input tasks). Returns
+    the damage that stopped an ``on_error: fail`` run and an interruption to re-raise."""
+    shuffle = shuffle_of(r.pipeline.writer.instantiate())
+    if shuffle is None:
+        return None
+    from .. import engine
+
+    try:
+        with interruptible():
+            damaged = engine._stop_at_failed_check(r.spec, r.planned) or _passes(r, shuffle)
+    except KeyboardInterrupt as exc:
+        r.completed.clear()
+        r.report.inputs_done = 0
+        r.report.failures.append({"input": None, "error": f"interrupted ({str(exc) or 'SIGINT'})"})
+        return None, exc
+    return damaged, None
+
+
+def _run_tasks(
+    r: _Run,
+    fn: Any,
+    payloads: list[dict[str, Any]],
+    keys: list[str],
+    sizes: list[int],
+    on_result: Any,
+) -> dict[str, Any] | None:
+    """Run ``payloads`` on the run's executor, handing each result to ``on_result``; returns
+    the first damage under ``on_error: fail`` (then the other tasks are cancelled)."""
+    from .. import engine
+
+    executor = engine._executor_for(r.spec, r.registry, r.todo)
+    monitor = ProgressMonitor(
+        executor.channel, r.stream, r.spec.run.progress, len(payloads), sum(sizes)
+    )
+    damaged = None
+    try:
+        with monitor:
+            for i, result in executor.map(fn, payloads):
+                monitor.task_done(keys[i], sizes[i])
+                on_result(i, result, monitor)
+                damage = getattr(result, "damage", None)
+                if damage is not None and damaged is None:
+                    damaged = dict(damage)
+                    executor.cancel()
+    except BaseException:
+        executor.cancel()
+        raise
+    finally:
+        executor.close()
+    return damaged
+
+
+def _passes(r: _Run, shuffle: ShuffleSpec) -> dict[str, Any] | None:
+    """Map pass, boundaries, partition pass; fills ``r.completed`` (the map markers) and
+    adds the partition tasks' counters and outputs to the report."""
+    from .. import engine
+
+    report = r.report
+    folder = pass_folder(r.spec.output, r.fingerprint)
+    shutil.rmtree(folder, ignore_errors=True)  # what a killed run left: redone whole
+    os.makedirs(os.path.join(folder, "map"), exist_ok=True)
+    spec_data = r.spec.model_dump(mode="json")
+    replaceable = r.checked.replaceable if r.checked is not None else {}
+    count = len(r.planned)
+    common = {
+        "folder": folder,
+        "partitions": shuffle.partitions,
+        "partitioning": shuffle.partitioning,
+        "memory": shuffle_memory(r.spec),
+    }
+    payloads = [
+        {
+            "task": engine._payload(
+                spec_data, p, key, r.fingerprint, count, replaceable.get(p.input.index)
+            ).to_dict(),
+            **common,
+        }
+        for p, key in r.todo
+    ]
+
+    def mapped(i: int, result: Any, monitor: ProgressMonitor) -> None:
+        p, key = r.todo[i]
+        if isinstance(result, WorkerCrash):
+            monitor.log(f"crawlmill: task failed: {p.input.path}: {result.message}")
+            result = engine._crashed(p, key, count, result.message)
+        engine._record_result(result, p, report, r.completed)
+
+    sizes = [p.size or 0 for p, _ in r.todo]
+    damaged = _run_tasks(r, map_task, payloads, [k for _, k in r.todo], sizes, mapped)
+    seen = len(r.completed) + len(report.failures)
+    report.inputs_cancelled += max(0, len(r.todo) - seen)
+    if damaged is not None or report.failures or len(r.completed) < len(r.planned):
+        _abandon(r, "the shuffle's map pass did not complete: no partition was written")
+        return damaged
+    shuffled = sum(m.stats.received for m in r.completed.values())
+    return _partition_pass(r, shuffle, folder, spec_data, shuffled)
+
+
+def _abandon(r: _Run, why: str) -> None:
+    """Nothing of the inputs reached an output: they are not counted as done."""
+    r.completed.clear()
+    r.report.inputs_done = 0
+    r.report.failures.append({"input": None, "error": why})
+    print(f"crawlmill: error: {why}", file=r.stream)
+
+
+def _partition_pass(
+    r: _Run, shuffle: ShuffleSpec, folder: str, spec_data: dict[str, Any], shuffled: int
+) -> dict[str, Any] | None:
+    report, n = r.report, shuffle.partitions
+    shuffle_dir = os.path.join(folder, "shuffle")
+    bounds: list[bytes] = []
+    if shuffle.partitioning == "range":
+        bounds = boundaries(partition_runs(shuffle_dir, 0), n)
+        write_json_atomic(os.path.join(folder, "boundaries.json"), [b.hex() for b in bounds])
+    root = OutputRoot(r.spec.output)
+    payloads = []
+    for i in range(n):
+        key = f"shuffle-{r.fingerprint}-p{i:05d}"
+        old = root.read_marker(key) or {}
+        lo, hi = key_range(bounds, i) if shuffle.partitioning == "range" else (None, None)
+        payloads.append(
+            {
+                "spec": spec_data,
+                "key": key,
+                "fingerprint": r.fingerprint,
+                "folder": folder,
+                "partition": i,
+                "partitions": n,
+                "partitioning": shuffle.partitioning,
+                "lo": None if lo is None else lo.hex(),
+                "hi": None if hi is None else hi.hex(),
+                "replaceable": [o["path"] for o in old.get("outputs", []) if "path" in o],
+            }
+        )
+    labels = filter_labels([f.name for f in r.pipeline.filters])
+    markers: dict[int, Marker] = {}
+    failed = 0
+
+    def written(i: int, result: Any, monitor: ProgressMonitor) -> None:
+        nonlocal failed
+        if isinstance(result, WorkerCrash) or result.status is not TaskStatus.OK:
+            if not isinstance(result, WorkerCrash) and result.status is TaskStatus.CANCELLED:
+                return
+            failed += 1
+            error = result.message if isinstance(result, WorkerCrash) else result.error
+            report.failures.append(
+                {"input": f"part-{i:05d}", "error": f"shuffle partition {i}: {error or '?'}"}
+            )
+            monitor.log(f"crawlmill: shuffle partition {i} failed: {error}")
+            return
+        markers[i] = result.marker
+
+    keys = [p["key"] for p in payloads]
+    damaged = _run_tasks(r, partition_task, payloads, keys, [0] * n, written)
+    if failed or damaged is not None or len(markers) < n:
+        _abandon(r, f"{n - len(markers)} of {n} shuffle partition task(s) did not complete")
+        return damaged
+    merged = 0
+    for i in range(n):  # in partition order: the report's outputs and counters
+        marker = markers[i]
+        root.drop_pending(marker.key)
+        report.add_task(marker.stats, labels)
+        report.outputs.extend(o.path for o in marker.outputs)
+        report.quarantine_files.extend(q.path for q in marker.quarantine)
+        merged += marker.stats.counts.get(SHUFFLE_STEP, {}).get("merged", 0)
+    if merged != shuffled:
+        report.failures.append(
+            {"input": None, "error": f"shuffle lost records: {shuffled} shuffled, {merged} merged"}
+        )
+        return None
+    shutil.rmtree(folder, ignore_errors=True)
+    with contextlib.suppress(OSError):  # the passes folder, when no other pass is kept
+        os.rmdir(os.path.dirname(folder))
+    return None
