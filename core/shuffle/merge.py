@@ -7,10 +7,12 @@ than ``fan_in`` runs are first merged in groups into intermediate run files (as 
 ``io.sort.factor``), so the open files stay bounded whatever the number of spills.
 
 Range partitioning reads one key range of shared runs: :func:`boundaries` picks ``N - 1``
-keys from the runs' indexes (each index key weighted by the bytes up to the next one, so
-partitions get about equal bytes), and :func:`key_range` gives partition ``i`` its
-``[lo, hi)``; a run's index lets :meth:`~.runfile.RunReader.read` start near ``lo``. Equal
-keys always land in one partition.
+keys from weighted key samples (a :class:`KeySampler` per map task: a key at least every
+:data:`SAMPLE_BYTES` bytes or :data:`SAMPLE_ENTRIES` entries of the task's record stream,
+weighted by the bytes up to the next sample, so partitions get about equal bytes and the
+boundaries do not depend on how the memory bound cut the runs), and :func:`key_range` gives
+partition ``i`` its ``[lo, hi)``; a run's index lets :meth:`~.runfile.RunReader.read` start
+near ``lo``. Equal keys always land in one partition.
 """
 
 from __future__ import annotations
@@ -18,20 +20,74 @@ from __future__ import annotations
 import contextlib
 import heapq
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from operator import itemgetter
 
 from .runfile import Entry, RunReader, RunWriter
 from .spill import partition_folder
 
-__all__ = ["FAN_IN", "MAX_SAMPLES", "boundaries", "key_range", "merge", "partition_runs"]
+__all__ = [
+    "FAN_IN",
+    "MAX_SAMPLES",
+    "KeySampler",
+    "boundaries",
+    "index_samples",
+    "key_range",
+    "merge",
+    "partition_runs",
+    "read_samples",
+]
 
 #: at most this many runs are merged at once (more are merged in groups first).
 FAN_IN = 64
 #: :func:`boundaries` thins the weighted key sample to about this many keys.
 MAX_SAMPLES = 100_000
 
+#: a map task's key sample: a key at least every this many bytes of its records...
+SAMPLE_BYTES = 64 * 1024
+#: ...or records.
+SAMPLE_ENTRIES = 64
+
 _ORDER = itemgetter(0, 1, 2)
+
+
+class KeySampler:
+    """Weighted key samples of one record stream, for range boundaries."""
+
+    def __init__(self) -> None:
+        self.samples: list[tuple[bytes, int]] = []
+        self._bytes = 0
+        self._entries = 0
+
+    def add(self, key: bytes, size: int) -> None:
+        """One record of ``size`` bytes with ``key``, in stream order."""
+        if not self.samples or self._bytes >= SAMPLE_BYTES or self._entries >= SAMPLE_ENTRIES:
+            if self.samples:
+                self.samples[-1] = (self.samples[-1][0], self._bytes)
+            self.samples.append((key, 0))
+            self._bytes = self._entries = 0
+        self._bytes += size
+        self._entries += 1
+
+    def write(self, path: str) -> str:
+        """Write the samples as a run file (key; the weight as ``seq``); returns its path."""
+        if self.samples:
+            self.samples[-1] = (self.samples[-1][0], self._bytes)
+            self._bytes = 0
+        writer = RunWriter(path)
+        try:
+            for key, weight in sorted(self.samples):
+                writer.add(key, 0, weight, b"")
+            return writer.close()
+        except BaseException:
+            writer.abort()
+            raise
+
+
+def read_samples(path: str) -> Iterator[tuple[bytes, int]]:
+    """The ``(key, weight)`` samples :meth:`KeySampler.write` wrote."""
+    for key, _input, weight, _blob in RunReader(path):
+        yield key, weight
 
 
 def partition_runs(folder: str, partition: int) -> list[str]:
@@ -99,32 +155,39 @@ def merge(
                 os.remove(p)
 
 
-def boundaries(runs: Sequence[str], partitions: int) -> list[bytes]:
-    """``partitions - 1`` keys that split the runs' entries into about equal bytes (from their
-    indexes; non-decreasing, repeated when one key holds more than a partition's share)."""
+def index_samples(runs: Sequence[str]) -> Iterator[tuple[bytes, int]]:
+    """The runs' index keys, each weighted by the bytes up to the next index key."""
+    for path in runs:
+        yield from RunReader(path).samples()
+
+
+def boundaries(samples: Iterable[tuple[bytes, int]], partitions: int) -> list[bytes]:
+    """``partitions - 1`` keys that split weighted key ``samples`` (``(key, bytes)``) into
+    about equal bytes (non-decreasing, repeated when one key holds more than a partition's
+    share). The result depends only on the samples as a multiset."""
     if partitions < 1:
         raise ValueError("a shuffle needs at least one partition")
-    samples: list[tuple[bytes, int]] = []
-    for path in runs:
-        samples.extend(RunReader(path).samples())
-        if len(samples) > 2 * MAX_SAMPLES:
-            samples = _thin(samples)
-    samples.sort()
-    total = sum(w for _, w in samples)
+    kept: list[tuple[bytes, int]] = []
+    for sample in samples:
+        kept.append(sample)
+        if len(kept) > 2 * MAX_SAMPLES:
+            kept = _thin(kept)
+    kept.sort()
     if partitions == 1:
         return []
-    if not samples:
+    if not kept:
         return [b""] * (partitions - 1)
+    total = sum(w for _, w in kept)
     out: list[bytes] = []
     cumulative = 0
     j = 1
-    for key, weight in samples:
+    for key, weight in kept:
         while j < partitions and cumulative >= j * total / partitions:
             out.append(key)
             j += 1
         cumulative += weight
     while len(out) < partitions - 1:  # the last keys' shares: after every sampled key
-        out.append(samples[-1][0] + b"\x00")
+        out.append(kept[-1][0] + b"\x00")
     return out
 
 

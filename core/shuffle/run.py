@@ -36,6 +36,7 @@ import os
 import shutil
 import time
 import traceback
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from ..errors import DamagedRecordError
@@ -48,7 +49,7 @@ from ..quarantine import Quarantine
 from ..spec import PipelineSpec
 from ..stats import TaskStats, filter_labels
 from ..task import _Task
-from .merge import boundaries, key_range, merge, partition_runs
+from .merge import KeySampler, boundaries, key_range, merge, partition_runs, read_samples
 from .serial import decode, encode
 from .spec import ShuffleSpec
 from .spill import Spiller, partition_folder
@@ -97,6 +98,8 @@ class _MapWriter:
         self.spiller = spiller
         self.index = index
         self.seq = 0
+        #: range partitioning: key samples of this input's stream, for the boundaries.
+        self.sampler = KeySampler() if shuffle.partitioning == "range" else None
 
     def open(self, ctx: WriteContext) -> None:
         self.ctx = ctx
@@ -112,7 +115,10 @@ class _MapWriter:
         key = self.writer.sort_key(record)
         if type(key) is not bytes:
             raise TypeError(f"sort_key gave a {type(key).__name__}, not bytes")
-        self.spiller.add(partition, key, self.index, self.seq, encode(record))
+        blob = encode(record)
+        self.spiller.add(partition, key, self.index, self.seq, blob)
+        if self.sampler is not None:
+            self.sampler.add(key, len(key) + len(blob))
         self.seq += 1
 
     def close(self) -> None:
@@ -194,6 +200,9 @@ class _MapTask(_Task):
         quarantine = Quarantine(self.outputs, payload.input, payload.key)
         sink = task_mod._TaskSink(stats, quarantine, self.reporter, spec.run.on_error == "fail")
         wctx = self.stream(parts, sink)
+        if mapper.sampler is not None:
+            os.makedirs(os.path.join(folder, "samples"), exist_ok=True)
+            mapper.sampler.write(os.path.join(folder, "samples", f"{payload.key}.run"))
         stats.count(SHUFFLE_STEP, "shuffled", stats.received)
         self.account()
         return self.commit(quarantine, wctx)
@@ -459,6 +468,14 @@ def _passes(r: _Run, shuffle: ShuffleSpec) -> dict[str, Any] | None:
     return _partition_pass(r, shuffle, folder, spec_data, shuffled)
 
 
+def _samples(folder: str) -> Iterator[tuple[bytes, int]]:
+    """Every map task's key samples (range partitioning)."""
+    names = sorted(os.listdir(folder)) if os.path.isdir(folder) else []
+    for name in names:
+        if name.endswith(".run") and not name.startswith("."):
+            yield from read_samples(os.path.join(folder, name))
+
+
 def _abandon(r: _Run, why: str) -> None:
     """Nothing of the inputs reached an output: they are not counted as done."""
     r.completed.clear()
@@ -471,10 +488,9 @@ def _partition_pass(
     r: _Run, shuffle: ShuffleSpec, folder: str, spec_data: dict[str, Any], shuffled: int
 ) -> dict[str, Any] | None:
     report, n = r.report, shuffle.partitions
-    shuffle_dir = os.path.join(folder, "shuffle")
     bounds: list[bytes] = []
     if shuffle.partitioning == "range":
-        bounds = boundaries(partition_runs(shuffle_dir, 0), n)
+        bounds = boundaries(_samples(os.path.join(folder, "samples")), n)
         write_json_atomic(os.path.join(folder, "boundaries.json"), [b.hex() for b in bounds])
     root = OutputRoot(r.spec.output)
     payloads = []

@@ -255,6 +255,14 @@ class WarcWriter(FileWriter):
         return extension_for(options.compression)
 
     @classmethod
+    def planned_outputs(cls, options: Any, inputs: list[Any]) -> list[list[str]] | None:
+        """Each input's first file and side files; ``None`` with ``sorted`` (the files then
+        belong to partitions, ``part-NNNNN``, not to inputs)."""
+        if options.sorted is not None:
+            return None
+        return super().planned_outputs(options, inputs)
+
+    @classmethod
     def side_files(cls, options: Any, path: str) -> list[str]:
         """The ``.cdxj`` index beside each WARC file when ``cdxj`` is on."""
         return [path + ".cdxj"] if options.cdxj else []

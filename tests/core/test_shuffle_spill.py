@@ -14,7 +14,15 @@ from pathlib import Path
 import pytest
 from crawlmill.core.shuffle import merge as merge_mod
 from crawlmill.core.shuffle import runfile
-from crawlmill.core.shuffle.merge import boundaries, key_range, merge, partition_runs
+from crawlmill.core.shuffle.merge import (
+    KeySampler,
+    boundaries,
+    index_samples,
+    key_range,
+    merge,
+    partition_runs,
+    read_samples,
+)
 from crawlmill.core.shuffle.runfile import RunFileError, RunReader, RunWriter
 from crawlmill.core.shuffle.spill import ENTRY_OVERHEAD, Spiller
 
@@ -125,7 +133,7 @@ def test_range_partitions_cover_every_entry_once(tmp_path) -> None:
     for e in entries:
         spiller.add(0, *e)
     runs = spiller.close()
-    bounds = boundaries(runs, 4)
+    bounds = boundaries(index_samples(runs), 4)
     assert len(bounds) == 3 and bounds == sorted(bounds)
     parts = [list(merge(runs, *key_range(bounds, p))) for p in range(4)]
     assert sum(parts, []) == sorted(entries, key=lambda e: e[:3])
@@ -158,7 +166,7 @@ def test_boundaries_of_one_key_and_of_nothing(tmp_path) -> None:
     for i in range(200):
         w.add(b"same", 0, i, b"x")
     w.close()
-    bounds = boundaries([path], 3)
+    bounds = boundaries(index_samples([path]), 3)
     parts = [list(merge([path], *key_range(bounds, p))) for p in range(3)]
     assert sorted(len(p) for p in parts) == [0, 0, 200]
 
@@ -170,7 +178,7 @@ def test_thinning_keeps_weight(monkeypatch, tmp_path) -> None:
     for i in range(5000):
         w.add(b"%05d" % i, 0, i, b"")
     w.close()
-    bounds = boundaries([path] * 3, 2)
+    bounds = boundaries(index_samples([path] * 3), 2)
     assert b"02000" <= bounds[0] <= b"03000"
 
 
@@ -284,3 +292,24 @@ def test_entry_overhead_is_not_below_a_measurement() -> None:
     finally:
         tracemalloc.stop()
     assert per_entry <= ENTRY_OVERHEAD + len(b"k0000000")
+
+
+def test_key_sampler_is_independent_of_spills(tmp_path) -> None:
+    """Range boundaries come from the record stream, not from how the bound cut the runs."""
+    entries = [(b"k%05d" % ((i * 7919) % 10_000), 0, i, b"v" * (i % 90)) for i in range(6000)]
+    sampler = KeySampler()
+    for key, _i, _seq, blob in entries:
+        sampler.add(key, len(key) + len(blob))
+    path = sampler.write(str(tmp_path / "samples.run"))
+    samples = list(read_samples(path))
+    assert sum(w for _, w in samples) == sum(len(k) + len(b) for k, _, _, b in entries)
+    bounds = boundaries(samples, 3)
+    assert bounds == boundaries(reversed(samples), 3) and len(bounds) == 2
+    for memory in (30_000, 300_000):
+        s = Spiller(str(tmp_path / str(memory)), 1, memory, "t")
+        for e in entries:
+            s.add(0, *e)
+        runs = s.close()
+        parts = [list(merge(runs, *key_range(bounds, p))) for p in range(3)]
+        assert sum(parts, []) == sorted(entries, key=lambda e: e[:3])
+        assert min(len(p) for p in parts) > 1000

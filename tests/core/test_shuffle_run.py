@@ -1,0 +1,134 @@
+"""The engine's sorted-shuffle passes (core/shuffle/run.py) through `crawlmill run`: a tiny
+``run.shuffle_memory`` (many spills, a multi-level merge) gives the same files as a large one;
+what a killed run left in the shuffle folder is redone; a failing partition task or
+``on_error: fail`` damage fails the run without a partial collection counted as written."""
+
+from __future__ import annotations
+
+import json
+import os
+import textwrap
+from pathlib import Path
+
+import pytest
+from crawlmill.core.cli import main
+from crawlmill.core.shuffle import merge as merge_mod
+from crawlmill.core.shuffle import run as run_mod
+
+from tests.conftest import SAMPLES
+from tests.helpers import warc_record
+
+WARC_B = (
+    SAMPLES
+    / "kris-sigur-jwat/jwat-warc/src/test/resources/IAH-20080430204825-00000-blackbook.warc.gz"
+)
+
+
+def _project(
+    tmp_path: Path, out: str, *, memory: int | None = None, extra: str = "", damage: bool = False
+) -> Path:
+    data = tmp_path / "data"
+    data.mkdir(exist_ok=True)
+    body = b"".join(warc_record(i) for i in range(20))
+    if damage:
+        body = warc_record(100) + b"JUNK\r\n\r\n" + body
+    (data / "small.warc").write_bytes(body)
+    run = {
+        "workers": 1,
+        **({"shuffle_memory": memory} if memory else {}),
+        **json.loads(extra or "{}"),
+    }
+    config = tmp_path / f"{out}.yaml"
+    config.write_text(
+        textwrap.dedent(
+            f"""\
+            version: 1
+            inputs: [{WARC_B}, data/small.warc]
+            writer:
+              name: warc
+              gzip_backend: zlib
+              sorted: {{partitions: 2, partitioning: range}}
+            output: {out}
+            run: {json.dumps(run)}
+            """
+        )
+    )
+    return config
+
+
+def _files(out: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(out.iterdir()) if p.is_file()}
+
+
+def test_tiny_memory_many_spills_same_files(tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr(merge_mod, "FAN_IN", 3)  # in-process: the partition merge goes multi-level
+    spilled = []
+    real = run_mod.Spiller.spill
+
+    def counting(self):
+        spilled.append(self.buffered)
+        return real(self)
+
+    monkeypatch.setattr(run_mod.Spiller, "spill", counting)
+    assert main(["run", str(_project(tmp_path, "big"))]) == 0
+    big = len(spilled)
+    assert main(["run", str(_project(tmp_path, "tiny", memory=65536))]) == 0
+    assert len(spilled) - big > 10  # the tiny bound spilled many runs
+    assert max(spilled[big:]) <= 65536 or len(spilled) > 10
+    assert _files(tmp_path / "tiny") == _files(tmp_path / "big") != {}
+
+
+def test_leftovers_of_a_killed_run_are_redone(tmp_path) -> None:
+    config = _project(tmp_path, "o")
+    assert main(["run", str(config)]) == 0
+    clean = _files(tmp_path / "o")
+    report = json.loads((tmp_path / "o/.crawlmill/report.json").read_text())
+    folder = Path(run_mod.pass_folder(str(tmp_path / "o"), report["fingerprint"]))
+    # what a run killed in its map pass leaves: half a run file, a stray run, a map marker
+    (folder / "shuffle" / "p00000").mkdir(parents=True)
+    (folder / "shuffle" / "p00000" / ".x-00000.run.1.tmp").write_bytes(b"CMSHUF\x00\x01partial")
+    (folder / "shuffle" / "p00000" / "stale-00000.run").write_bytes(b"junk")
+    (folder / "map").mkdir()
+    (folder / "map" / "stale.json").write_text("{}")
+    (tmp_path / "o" / "part-00001.warc.gz").write_bytes(b"half written")  # a killed commit
+    assert main(["run", str(config)]) == 0
+    assert _files(tmp_path / "o") == clean
+    assert not folder.exists()
+
+
+def test_a_failing_partition_fails_the_run(tmp_path, monkeypatch, capsys) -> None:
+    calls = {"n": 0}
+    real = run_mod.decode
+
+    def flaky(blob):
+        calls["n"] += 1
+        if calls["n"] == 700:
+            raise RuntimeError("disk on fire")
+        return real(blob)
+
+    monkeypatch.setattr(run_mod, "decode", flaky)
+    assert main(["run", str(_project(tmp_path, "o"))]) == 1
+    err = capsys.readouterr().err
+    assert "disk on fire" in err and "shuffle partition" in err
+    report = json.loads((tmp_path / "o/.crawlmill/report.json").read_text())
+    assert report["written"] == 0 and report["inputs_done"] == 0
+    assert any("shuffle partition" in f["error"] for f in report["failures"])
+    monkeypatch.setattr(run_mod, "decode", real)
+    assert main(["run", str(_project(tmp_path, "o"))]) == 0  # a rerun completes
+    report = json.loads((tmp_path / "o/.crawlmill/report.json").read_text())
+    assert report["written"] == report["read"] > 800
+
+
+def test_on_error_fail_stops_before_any_partition(tmp_path, capsys) -> None:
+    config = _project(tmp_path, "o", damage=True, extra='{"on_error": "fail"}')
+    assert main(["run", str(config)]) == 1
+    assert "small.warc" in capsys.readouterr().err  # the damage that stopped the run
+    assert not any(p.name.startswith("part-") for p in (tmp_path / "o").iterdir())
+
+
+@pytest.mark.parametrize("memory", [1000, "lots"])
+def test_bad_shuffle_memory_is_a_config_error(tmp_path, capsys, memory) -> None:
+    config = _project(tmp_path, "o", extra=json.dumps({"shuffle_memory": memory}))
+    assert main(["run", str(config)]) == 2
+    assert "shuffle_memory" in capsys.readouterr().err
+    assert not os.path.exists(tmp_path / "o")
