@@ -11,8 +11,9 @@ instead of the per-input tasks (``core/engine.py`` calls it at one place):
    ``OUT/.crawlmill/passes/<fingerprint>-shuffle/shuffle/``. Its marker (the task's
    counters, its quarantine files) is written there, after its runs are closed. A shuffled
    record counts as *received* by the writer in the map task's counters.
-2. **Boundaries** (range partitioning only): ``N - 1`` keys from the run files' indexes
-   (:func:`~.merge.boundaries`), in the driver.
+2. **Boundaries** (range partitioning only): ``N - 1`` keys from the map tasks' key
+   samples (:class:`~.merge.KeySampler`, written beside the runs; :func:`~.merge.boundaries`),
+   in the driver: no second read of the inputs.
 3. **Partition pass**, one task per partition (:func:`partition_task`): the partition's runs
    merged in ``(key, input, seq)`` order (:func:`~.merge.merge`), each record decoded and
    handed to a fresh writer whose input is named ``part-NNNNN`` (so the plain layout writes
