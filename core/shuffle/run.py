@@ -33,6 +33,8 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import hashlib
+import json
 import os
 import shutil
 import time
@@ -51,6 +53,8 @@ from ..spec import PipelineSpec
 from ..stats import TaskStats, filter_labels
 from ..task import _Task
 from .merge import KeySampler, boundaries, key_range, merge, partition_runs, read_samples
+from .runfile import MAGIC as RUN_MAGIC
+from .serial import VERSION as SERIAL_VERSION
 from .serial import decode, encode
 from .spec import ShuffleSpec
 from .spill import Spiller, partition_folder
@@ -82,9 +86,9 @@ def shuffle_memory(spec: PipelineSpec) -> int:
     return int(getattr(spec.run, "shuffle_memory", DEFAULT_MEMORY))
 
 
-def pass_folder(root: str, fingerprint: str) -> str:
-    """``OUT/.crawlmill/passes/<fingerprint>-shuffle``: everything the shuffle keeps."""
-    return os.path.join(OutputRoot(root).meta, "passes", f"{fingerprint}-shuffle")
+def pass_folder(root: str, pid: str) -> str:
+    """``OUT/.crawlmill/passes/<pass-id>-shuffle``: everything the shuffle keeps."""
+    return os.path.join(OutputRoot(root).meta, "passes", f"{pid}-shuffle")
 
 
 # -- map side ----------------------------------------------------------------------------
@@ -208,6 +212,19 @@ class _MapTask(_Task):
         self.account()
         return self.commit(quarantine, wctx)
 
+    def files_note(self) -> dict[str, Any]:
+        """The marker's list of this task's run files and samples (paths below the shuffle
+        folder, sizes), so a rerun can tell they are intact."""
+        folder = self.shuffle_payload["folder"]
+
+        def entry(path: str) -> dict[str, Any]:
+            rel = os.path.relpath(path, folder).replace(os.sep, "/")
+            return {"path": rel, "size": os.path.getsize(path)}
+
+        runs = [entry(p) for p in (self.spiller.runs if self.spiller else [])]
+        samples = os.path.join(folder, "samples", f"{self.payload.key}.run")
+        return {"runs": runs, "samples": entry(samples) if os.path.exists(samples) else None}
+
     def commit(self, quarantine: Quarantine, wctx: WriteContext) -> Marker:
         from ..task import _check_parent, _entry
 
@@ -228,7 +245,7 @@ class _MapTask(_Task):
             reader=payload.reader,
             outputs=(),
             quarantine=tuple(_entry(o) for o in listed if o["internal"]),
-            notes={"shuffle_runs": len(self.spiller.runs) if self.spiller else 0},
+            notes=self.files_note(),
             stats=self.stats,
         )
         data = marker.to_dict()
@@ -423,15 +440,49 @@ def _run_tasks(
     return damaged
 
 
+def pass_id(r: _Run, shuffle: ShuffleSpec) -> str:
+    """What the shuffle's files depend on, hashed: the pipeline fingerprint, the shuffle and
+    every input (path, size, modification time). Not the memory bound: the files do not
+    depend on it."""
+    inputs = []
+    for p in r.planned:
+        try:
+            mtime = os.stat(p.input.path).st_mtime_ns
+        except OSError:
+            mtime = None
+        inputs.append([os.path.abspath(p.input.path), p.size, mtime])
+    data = {
+        "fingerprint": r.fingerprint,
+        "shuffle": [shuffle.partitions, shuffle.partitioning],
+        "inputs": inputs,
+        "formats": [SERIAL_VERSION, RUN_MAGIC.hex()],
+    }
+    blob = json.dumps(data, sort_keys=True).encode("utf-8", "surrogateescape")
+    return hashlib.sha256(blob).hexdigest()[:16]
+
+
 def _passes(r: _Run, shuffle: ShuffleSpec) -> dict[str, Any] | None:
     """Map pass, boundaries, partition pass; fills ``r.completed`` (the map markers) and
-    adds the partition tasks' counters and outputs to the report."""
+    adds the partition tasks' counters and outputs to the report. A pass's finished tasks
+    (their markers and files intact) are not redone."""
     from .. import engine
 
     report = r.report
-    folder = pass_folder(r.spec.output, r.fingerprint)
-    shutil.rmtree(folder, ignore_errors=True)  # what a killed run left: redone whole
+    pid = pass_id(r, shuffle)
+    folder = pass_folder(r.spec.output, pid)
     os.makedirs(os.path.join(folder, "map"), exist_ok=True)
+    _drop_temp_files(folder)  # half-written runs of a killed run
+    keys = [f"shuffle-{pid}-p{i:05d}" for i in range(shuffle.partitions)]
+    done = _finished_partitions(r, keys)
+    todo = []
+    for p, key in r.todo:
+        marker = _finished_map(folder, key, r.fingerprint, shuffle, need_runs=len(done) < len(keys))
+        if marker is not None:
+            r.completed[p.input.index] = marker
+            report.inputs_skipped += 1
+        else:
+            todo.append((p, key))
+    _drop_unfinished(folder, {m.key for m in r.completed.values()})
     spec_data = r.spec.model_dump(mode="json")
     replaceable = r.checked.replaceable if r.checked is not None else {}
     count = len(r.planned)
@@ -448,25 +499,99 @@ def _passes(r: _Run, shuffle: ShuffleSpec) -> dict[str, Any] | None:
             ).to_dict(),
             **common,
         }
-        for p, key in r.todo
+        for p, key in todo
     ]
 
     def mapped(i: int, result: Any, monitor: ProgressMonitor) -> None:
-        p, key = r.todo[i]
+        p, key = todo[i]
         if isinstance(result, WorkerCrash):
             monitor.log(f"crawlmill: task failed: {p.input.path}: {result.message}")
             result = engine._crashed(p, key, count, result.message)
         engine._record_result(result, p, report, r.completed)
 
-    sizes = [p.size or 0 for p, _ in r.todo]
-    damaged = _run_tasks(r, map_task, payloads, [k for _, k in r.todo], sizes, mapped)
+    damaged = None
+    if todo:
+        sizes = [p.size or 0 for p, _ in todo]
+        damaged = _run_tasks(r, map_task, payloads, [k for _, k in todo], sizes, mapped)
     seen = len(r.completed) + len(report.failures)
     report.inputs_cancelled += max(0, len(r.todo) - seen)
     if damaged is not None or report.failures or len(r.completed) < len(r.planned):
         _abandon(r, "the shuffle's map pass did not complete: no partition was written")
         return damaged
     shuffled = sum(m.stats.received for m in r.completed.values())
-    return _partition_pass(r, shuffle, folder, spec_data, shuffled)
+    return _partition_pass(r, shuffle, folder, spec_data, shuffled, keys, done)
+
+
+def _drop_temp_files(folder: str) -> None:
+    """Remove the dot-named temporary files (unfinished runs) below ``folder``."""
+    for where, _dirs, names in os.walk(folder):
+        for name in names:
+            if name.startswith("."):
+                with contextlib.suppress(OSError):
+                    os.remove(os.path.join(where, name))
+
+
+def _finished_map(
+    folder: str, key: str, fingerprint: str, shuffle: ShuffleSpec, *, need_runs: bool
+) -> Marker | None:
+    """The marker of a finished map task whose files are intact (``need_runs``: its run
+    files and samples too), or ``None``."""
+    path = _map_marker_path(folder, key)
+    try:
+        with open(path, encoding="utf-8") as fh:
+            marker = Marker.from_dict(json.load(fh))
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        return None
+    if marker.key != key or marker.fingerprint != fingerprint:
+        return None
+    if need_runs:
+        files = list(marker.notes.get("runs") or [])
+        if shuffle.partitioning == "range":
+            files.append(marker.notes.get("samples"))
+        for entry in files:
+            if not isinstance(entry, dict) or not isinstance(entry.get("path"), str):
+                return None
+            full = os.path.join(folder, *entry["path"].split("/"))
+            if os.path.basename(full).startswith(".") or _size(full) != entry.get("size"):
+                return None
+    return marker
+
+
+def _size(path: str) -> int | None:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return None
+
+
+def _drop_unfinished(folder: str, finished: set[str]) -> None:
+    """Remove every run file, sample file and map marker below ``folder`` that no finished
+    map task (``finished``: their keys) owns: what killed or older attempts left."""
+    for sub in ("shuffle", "samples", "map"):
+        for where, _dirs, names in os.walk(os.path.join(folder, sub)):
+            for name in names:
+                owner = name.split("-", 1)[0] if sub == "shuffle" else name.rsplit(".", 1)[0]
+                if owner not in finished:
+                    with contextlib.suppress(OSError):
+                        os.remove(os.path.join(where, name))
+    shutil.rmtree(os.path.join(folder, "scratch"), ignore_errors=True)
+
+
+def _finished_partitions(r: _Run, keys: list[str]) -> dict[int, Marker]:
+    """Partitions whose completion marker matches this run and whose files are intact."""
+    root = OutputRoot(r.spec.output)
+    done: dict[int, Marker] = {}
+    for i, key in enumerate(keys):
+        data = root.read_marker(key)
+        if data is None or data.get("fingerprint") != r.fingerprint:
+            continue
+        try:
+            marker = Marker.from_dict(data)
+        except (TypeError, ValueError, KeyError, AttributeError):
+            continue
+        if all(_size(os.path.join(root.path, *o.path.split("/"))) == o.size for o in marker.files):
+            done[i] = marker
+    return done
 
 
 def _samples(folder: str) -> Iterator[tuple[bytes, int]]:
@@ -486,7 +611,13 @@ def _abandon(r: _Run, why: str) -> None:
 
 
 def _partition_pass(
-    r: _Run, shuffle: ShuffleSpec, folder: str, spec_data: dict[str, Any], shuffled: int
+    r: _Run,
+    shuffle: ShuffleSpec,
+    folder: str,
+    spec_data: dict[str, Any],
+    shuffled: int,
+    keys: list[str],
+    done: dict[int, Marker],
 ) -> dict[str, Any] | None:
     report, n = r.report, shuffle.partitions
     bounds: list[bytes] = []
@@ -494,15 +625,17 @@ def _partition_pass(
         bounds = boundaries(_samples(os.path.join(folder, "samples")), n)
         write_json_atomic(os.path.join(folder, "boundaries.json"), [b.hex() for b in bounds])
     root = OutputRoot(r.spec.output)
-    payloads = []
+    older = _older_partition_markers(root, keys)
+    payloads, todo = [], []
     for i in range(n):
-        key = f"shuffle-{r.fingerprint}-p{i:05d}"
-        old = root.read_marker(key) or {}
+        if i in done:
+            continue
         lo, hi = key_range(bounds, i) if shuffle.partitioning == "range" else (None, None)
+        todo.append(i)
         payloads.append(
             {
                 "spec": spec_data,
-                "key": key,
+                "key": keys[i],
                 "fingerprint": r.fingerprint,
                 "folder": folder,
                 "partition": i,
@@ -510,15 +643,19 @@ def _partition_pass(
                 "partitioning": shuffle.partitioning,
                 "lo": None if lo is None else lo.hex(),
                 "hi": None if hi is None else hi.hex(),
-                "replaceable": [o["path"] for o in old.get("outputs", []) if "path" in o],
+                # files of older markers of this partition (other inputs or options then)
+                "replaceable": sorted(
+                    {o["path"] for m in older.values() for o in m.get("outputs", []) if "path" in o}
+                ),
             }
         )
     labels = filter_labels([f.name for f in r.pipeline.filters])
-    markers: dict[int, Marker] = {}
+    markers: dict[int, Marker] = dict(done)
     failed = 0
 
-    def written(i: int, result: Any, monitor: ProgressMonitor) -> None:
+    def written(j: int, result: Any, monitor: ProgressMonitor) -> None:
         nonlocal failed
+        i = todo[j]
         if isinstance(result, WorkerCrash) or result.status is not TaskStatus.OK:
             if not isinstance(result, WorkerCrash) and result.status is TaskStatus.CANCELLED:
                 return
@@ -531,8 +668,10 @@ def _partition_pass(
             return
         markers[i] = result.marker
 
-    keys = [p["key"] for p in payloads]
-    damaged = _run_tasks(r, partition_task, payloads, keys, [0] * n, written)
+    damaged = None
+    if payloads:
+        task_keys = [p["key"] for p in payloads]
+        damaged = _run_tasks(r, partition_task, payloads, task_keys, [0] * len(payloads), written)
     if failed or damaged is not None or len(markers) < n:
         _abandon(r, f"{n - len(markers)} of {n} shuffle partition task(s) did not complete")
         return damaged
@@ -549,7 +688,30 @@ def _partition_pass(
             {"input": None, "error": f"shuffle lost records: {shuffled} shuffled, {merged} merged"}
         )
         return None
-    shutil.rmtree(folder, ignore_errors=True)
-    with contextlib.suppress(OSError):  # the passes folder, when no other pass is kept
-        os.rmdir(os.path.dirname(folder))
+    claimed = {o.path for m in markers.values() for o in m.files}
+    for key, marker in older.items():  # partitions of older runs: superseded
+        root.remove_superseded(key, marker, claimed, drop_marker=True)
+    _keep_markers_only(folder)
     return None
+
+
+def _older_partition_markers(root: OutputRoot, keys: list[str]) -> dict[str, dict[str, Any]]:
+    """Completion markers of shuffle partitions of other passes (other inputs or shuffles
+    of this pipeline), by key."""
+    current = set(keys)
+    return {
+        key: marker
+        for key, marker in root.markers().items()
+        if key.startswith("shuffle-") and key not in current
+    }
+
+
+def _keep_markers_only(folder: str) -> None:
+    """After a successful shuffle: remove its run files, samples and scratch (the bulk) and
+    the folders of other passes; the map markers stay, so a rerun skips the whole shuffle."""
+    for name in ("shuffle", "samples", "scratch"):
+        shutil.rmtree(os.path.join(folder, name), ignore_errors=True)
+    parent = os.path.dirname(folder)
+    for name in os.listdir(parent):
+        if name.endswith("-shuffle") and os.path.join(parent, name) != folder:
+            shutil.rmtree(os.path.join(parent, name), ignore_errors=True)

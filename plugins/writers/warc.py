@@ -91,6 +91,13 @@ from one run to the next, though the record is the same); CDXJ
 lines and warnings are made on the caller's thread. An error surfaces on a later ``write`` or
 on ``close``.
 
+Sorted collections (``sorted: {key: surt, partitions: N, partitioning: hash|range}``): the
+writer declares a shuffle (:meth:`WarcWriter.shuffle`), so the engine hands each of N writer
+tasks its partition's records from all inputs in SURT-key order, written as
+``part-NNNNN<ext>`` in the plain layout (:mod:`~crawlmill.plugins.writers.warc_sorted`: the
+key, the hash partitions; :mod:`crawlmill.core.shuffle`: the sort). Records are written by
+the rules above, unchanged WARC records still byte for byte.
+
 Per-file facts go to ``ctx.notes["files"]`` (``path``, ``records`` (all records written),
 ``documents`` (input records that are not warcinfo), ``warcinfo``
 (whether crawlmill added one), ``bytes``, ``copied_members``, ``cdxj``) and

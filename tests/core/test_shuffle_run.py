@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import textwrap
 from pathlib import Path
 
@@ -32,7 +33,9 @@ def _project(
     body = b"".join(warc_record(i) for i in range(20))
     if damage:
         body = warc_record(100) + b"JUNK\r\n\r\n" + body
-    (data / "small.warc").write_bytes(body)
+    small = data / "small.warc"
+    if not small.exists() or small.read_bytes() != body:  # unchanged: the same pass id
+        small.write_bytes(body)
     run = {
         "workers": 1,
         **({"shuffle_memory": memory} if memory else {}),
@@ -82,8 +85,8 @@ def test_leftovers_of_a_killed_run_are_redone(tmp_path) -> None:
     config = _project(tmp_path, "o")
     assert main(["run", str(config)]) == 0
     clean = _files(tmp_path / "o")
-    report = json.loads((tmp_path / "o/.crawlmill/report.json").read_text())
-    folder = Path(run_mod.pass_folder(str(tmp_path / "o"), report["fingerprint"]))
+    (folder,) = (tmp_path / "o/.crawlmill/passes").iterdir()
+    shutil.rmtree(folder / "map")  # no map task finished: the map pass is redone
     # what a run killed in its map pass leaves: half a run file, a stray run, a map marker
     (folder / "shuffle" / "p00000").mkdir(parents=True)
     (folder / "shuffle" / "p00000" / ".x-00000.run.1.tmp").write_bytes(b"CMSHUF\x00\x01partial")
@@ -93,7 +96,8 @@ def test_leftovers_of_a_killed_run_are_redone(tmp_path) -> None:
     (tmp_path / "o" / "part-00001.warc.gz").write_bytes(b"half written")  # a killed commit
     assert main(["run", str(config)]) == 0
     assert _files(tmp_path / "o") == clean
-    assert not folder.exists()
+    assert not (folder / "shuffle").exists()  # the bulk is removed, the map markers kept
+    assert len(list((folder / "map").iterdir())) == 2
 
 
 def test_a_failing_partition_fails_the_run(tmp_path, monkeypatch, capsys) -> None:
@@ -114,9 +118,70 @@ def test_a_failing_partition_fails_the_run(tmp_path, monkeypatch, capsys) -> Non
     assert report["written"] == 0 and report["inputs_done"] == 0
     assert any("shuffle partition" in f["error"] for f in report["failures"])
     monkeypatch.setattr(run_mod, "decode", real)
-    assert main(["run", str(_project(tmp_path, "o"))]) == 0  # a rerun completes
+    calls = _count_tasks(monkeypatch)
+    assert main(["run", str(_project(tmp_path, "o"))]) == 0  # a rerun completes...
+    # ...without redoing the map pass or the partition that was committed
+    assert calls == {"map": 0, "partition": 1}
     report = json.loads((tmp_path / "o/.crawlmill/report.json").read_text())
-    assert report["written"] == report["read"] > 800
+    assert report["written"] == report["read"] > 800 and report["inputs_skipped"] == 2
+    assert _files(tmp_path / "o") == _files_of_clean_run(tmp_path)
+
+
+def _count_tasks(monkeypatch) -> dict[str, int]:
+    calls = {"map": 0, "partition": 0}
+    real_map, real_partition = run_mod.map_task, run_mod.partition_task
+
+    def counted_map(payload):
+        calls["map"] += 1
+        return real_map(payload)
+
+    def counted_partition(payload):
+        calls["partition"] += 1
+        return real_partition(payload)
+
+    monkeypatch.setattr(run_mod, "map_task", counted_map)
+    monkeypatch.setattr(run_mod, "partition_task", counted_partition)
+    return calls
+
+
+def _files_of_clean_run(tmp_path: Path) -> dict[str, bytes]:
+    clean = tmp_path / "clean"
+    clean.mkdir()
+    assert main(["run", str(_project(clean, "o"))]) == 0
+    return _files(clean / "o")
+
+
+def test_a_finished_run_is_not_redone(tmp_path, monkeypatch, capsys) -> None:
+    config = _project(tmp_path, "o")
+    assert main(["run", str(config)]) == 0
+    first = json.loads((tmp_path / "o/.crawlmill/report.json").read_text())
+    files = _files(tmp_path / "o")
+    calls = _count_tasks(monkeypatch)
+    assert main(["run", str(config)]) == 0
+    assert calls == {"map": 0, "partition": 0}
+    again = json.loads((tmp_path / "o/.crawlmill/report.json").read_text())
+    assert (again["read"], again["written"], again["outputs"]) == (
+        first["read"],
+        first["written"],
+        first["outputs"],
+    )
+    assert "2 already complete" in capsys.readouterr().err
+    assert _files(tmp_path / "o") == files
+
+
+def test_a_changed_input_redoes_the_shuffle(tmp_path, monkeypatch) -> None:
+    config = _project(tmp_path, "o")
+    assert main(["run", str(config)]) == 0
+    small = tmp_path / "data" / "small.warc"
+    small.write_bytes(small.read_bytes() + warc_record(999))
+    calls = _count_tasks(monkeypatch)
+    assert main(["run", str(config)]) == 0
+    assert calls == {"map": 2, "partition": 2}
+    report = json.loads((tmp_path / "o/.crawlmill/report.json").read_text())
+    assert report["written"] == report["read"]
+    assert len(list((tmp_path / "o/.crawlmill/passes").iterdir())) == 1  # the old pass is gone
+    done = sorted(p.name for p in (tmp_path / "o/.crawlmill/done").iterdir())
+    assert len(done) == 2  # the older partitions' markers were superseded
 
 
 def test_on_error_fail_stops_before_any_partition(tmp_path, capsys) -> None:
