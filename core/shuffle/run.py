@@ -8,7 +8,7 @@ instead of the per-input tasks (``core/engine.py`` calls it at one place):
    (:mod:`.serial`), keyed by ``Writer.sort_key`` and partitioned by
    ``Writer.partition_of`` (hash) or put into one shared run set (range), then spilled
    within ``run.shuffle_memory`` bytes (:class:`~.spill.Spiller`) as sorted run files under
-   ``OUT/.crawlmill/passes/<fingerprint>-shuffle/shuffle/``. Its marker (the task's
+   ``OUT/.crawlmill/passes/<pass-id>-shuffle/shuffle/`` (:func:`pass_id`). Its marker (the task's
    counters, its quarantine files) is written there, after its runs are closed. A shuffled
    record counts as *received* by the writer in the map task's counters.
 2. **Boundaries** (range partitioning only): ``N - 1`` keys from the map tasks' key
@@ -25,8 +25,9 @@ Every payload is plain JSON-able data run through ``Executor.map`` (workers rebu
 registry from the spec), so any executor runs both passes. The accounting identity holds
 over the run: the map tasks' ``read = received + dropped + quarantined``, the partition
 tasks' ``added = written - received + writer-quarantined``, and the merged count must equal
-the shuffled count (checked). The shuffle folder is removed after a successful run;
-a rerun redoes both passes (partition outputs are replaced, as their markers list them).
+the shuffled count (checked). A rerun skips map tasks whose marker and run files are intact
+and partitions whose marker and files are (a run killed in either pass resumes); after a
+successful run the run files are removed, the map markers kept (a rerun then does nothing).
 """
 
 from __future__ import annotations
