@@ -3,7 +3,7 @@
 When the writer's ``shuffle()`` returns a :class:`~.spec.ShuffleSpec`, :func:`execute` runs
 instead of the per-input tasks (``core/engine.py`` calls it at one place):
 
-1. **Map pass**, one task per input (:func:`map_task`): the reader and the filters run as in
+1. **Map pass**, one task per input (:func:`~.tasks.map_task`): the reader and the filters run as in
    a plain task (damage quarantined, every step counted) and each kept record is serialised
    (:mod:`.serial`), keyed by ``Writer.sort_key`` and partitioned by
    ``Writer.partition_of`` (hash) or put into one shared run set (range), then spilled
@@ -14,7 +14,7 @@ instead of the per-input tasks (``core/engine.py`` calls it at one place):
 2. **Boundaries** (range partitioning only): ``N - 1`` keys from the map tasks' key
    samples (:class:`~.merge.KeySampler`, written beside the runs; :func:`~.merge.boundaries`),
    in the driver: no second read of the inputs.
-3. **Partition pass**, one task per partition (:func:`partition_task`): the partition's runs
+3. **Partition pass**, one task per partition (:func:`~.tasks.partition_task`): the partition's runs
    merged in ``(key, input, seq)`` order (:func:`~.merge.merge`), each record decoded and
    handed to a fresh writer whose input is named ``part-NNNNN`` (so the plain layout writes
    ``part-NNNNN<ext>``), committed atomically with a completion marker as a plain task's.
@@ -33,32 +33,24 @@ successful run the run files are removed, the map markers kept (a rerun then doe
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import hashlib
 import json
 import os
 import shutil
-import time
-import traceback
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from ..errors import DamagedRecordError
-from ..executor import WorkerCrash, current_channel, interruptible
-from ..messages import Marker, TaskPayload, TaskResult, TaskStatus
-from ..outputs import OutputRoot, TaskOutputs, write_json_atomic
-from ..plugin import InputFile, WriteContext
-from ..progress import ProgressMonitor, TaskReporter
-from ..quarantine import Quarantine
+from ..executor import WorkerCrash, interruptible
+from ..messages import Marker, TaskStatus
+from ..outputs import OutputRoot, write_json_atomic
+from ..progress import ProgressMonitor
 from ..spec import PipelineSpec
-from ..stats import TaskStats, filter_labels
-from ..task import _Task
-from .merge import KeySampler, boundaries, key_range, merge, partition_runs, read_samples
+from ..stats import filter_labels
+from .merge import boundaries, key_range, read_samples
 from .runfile import MAGIC as RUN_MAGIC
 from .serial import VERSION as SERIAL_VERSION
-from .serial import decode, encode
 from .spec import ShuffleSpec
-from .spill import Spiller, partition_folder
+from .tasks import SHUFFLE_STEP, map_marker_path, map_task, partition_task
 
 if TYPE_CHECKING:
     from ..engine import _Run
@@ -67,8 +59,6 @@ __all__ = ["DEFAULT_MEMORY", "execute", "map_task", "partition_task", "shuffle_o
 
 #: ``run.shuffle_memory`` when the spec has none: bytes one map task buffers.
 DEFAULT_MEMORY = 256 * 1024 * 1024
-#: the step name of the shuffle's own counters.
-SHUFFLE_STEP = "shuffle"
 
 
 def shuffle_of(writer: Any) -> ShuffleSpec | None:
@@ -90,298 +80,6 @@ def shuffle_memory(spec: PipelineSpec) -> int:
 def pass_folder(root: str, pid: str) -> str:
     """``OUT/.crawlmill/passes/<pass-id>-shuffle``: everything the shuffle keeps."""
     return os.path.join(OutputRoot(root).meta, "passes", f"{pid}-shuffle")
-
-
-# -- map side ----------------------------------------------------------------------------
-
-
-class _MapWriter:
-    """Stands in for the writer in a map task: serialises, keys and spills each record."""
-
-    def __init__(self, writer: Any, shuffle: ShuffleSpec, spiller: Spiller, index: int) -> None:
-        self.writer = writer
-        self.shuffle = shuffle
-        self.spiller = spiller
-        self.index = index
-        self.seq = 0
-        #: range partitioning: key samples of this input's stream, for the boundaries.
-        self.sampler = KeySampler() if shuffle.partitioning == "range" else None
-
-    def open(self, ctx: WriteContext) -> None:
-        self.ctx = ctx
-
-    def write(self, record: Any) -> None:
-        n = self.shuffle.partitions
-        if self.shuffle.partitioning == "range":
-            partition = 0
-        else:
-            partition = self.writer.partition_of(record, n)
-            if type(partition) is not int or not 0 <= partition < n:
-                raise ValueError(f"partition_of gave {partition!r}, not an int in 0..{n - 1}")
-        key = self.writer.sort_key(record)
-        if type(key) is not bytes:
-            raise TypeError(f"sort_key gave a {type(key).__name__}, not bytes")
-        blob = encode(record)
-        self.spiller.add(partition, key, self.index, self.seq, blob)
-        if self.sampler is not None:
-            self.sampler.add(key, len(key) + len(blob))
-        self.seq += 1
-
-    def close(self) -> None:
-        self.spiller.close()
-
-
-def _map_marker_path(folder: str, key: str) -> str:
-    return os.path.join(folder, "map", f"{key}.json")
-
-
-def map_task(payload: dict[str, Any]) -> TaskResult:
-    """Run one input's map task (``payload``: a ``TaskPayload`` dict under ``task`` and the
-    shuffle's ``folder``, ``partitions``, ``partitioning``, ``memory``)."""
-    from .. import task as task_mod
-
-    task = TaskPayload.from_dict(payload["task"])
-    inp = task.input
-    state = _MapTask(task, TaskReporter(current_channel(), task.key), payload)
-    result = dict(key=task.key, index=inp.index, input_count=task.input_count)
-    result |= dict(input=inp.relpath, path=inp.path)
-    try:
-        done = TaskResult(TaskStatus.OK, marker=state.run(), **result)
-    except task_mod._Stopped:
-        done = TaskResult(TaskStatus.CANCELLED, stats=state.stats, **result)
-    except DamagedRecordError as exc:
-        damage = task_mod._damage_info(exc.damage)  # type: ignore[arg-type]
-        done = TaskResult(TaskStatus.DAMAGED, damage=damage, stats=state.stats, **result)
-    except Exception as exc:
-        tb = "".join(traceback.format_exception(exc, limit=-10))
-        error = f"{type(exc).__name__}: {exc}"
-        done = TaskResult(TaskStatus.FAILED, error=error, traceback=tb, stats=state.stats, **result)
-        state.reporter.log(f"crawlmill: shuffle map task failed: {inp.path}: {error}")
-    finally:
-        state.reporter.flush()
-    if done.status is not TaskStatus.OK:
-        if state.outputs is not None:
-            state.outputs.discard()
-        if state.spiller is not None:
-            state.spiller.abort()
-    return done
-
-
-class _MapTask(_Task):
-    """A plain task whose writer is the shuffle's :class:`_MapWriter`; its marker goes to
-    the shuffle folder (not ``done/``: the input has no outputs of its own)."""
-
-    def __init__(self, payload: TaskPayload, reporter: TaskReporter, shuffle: dict) -> None:
-        super().__init__(payload, reporter)
-        self.shuffle_payload = shuffle
-        self.spiller: Spiller | None = None
-
-    def run(self) -> Marker:
-        from .. import task as task_mod
-
-        payload, sh = self.payload, self.shuffle_payload
-        spec = self.spec = PipelineSpec.model_validate(payload.spec)
-        folder = sh["folder"]
-        self.outputs = TaskOutputs(
-            spec.output,
-            payload.key,
-            replaceable=payload.replaceable,
-            overwrite=spec.run.overwrite,
-            marker_path=_map_marker_path(folder, payload.key),
-        )
-        parts = task_mod._open_components(spec, payload.reader)
-        shuffle = ShuffleSpec(sh["partitions"], sh["partitioning"])
-        self.spiller = Spiller(
-            os.path.join(folder, "shuffle"),
-            shuffle.partitions if shuffle.partitioning == "hash" else 1,
-            sh["memory"],
-            payload.key,
-        )
-        mapper = _MapWriter(parts.writer, shuffle, self.spiller, payload.input.index)
-        parts = dataclasses.replace(parts, writer=mapper)
-        stats = self.stats = TaskStats(
-            filters={label: {"in": 0, "kept": 0, "dropped": {}} for label, _ in parts.steps}
-        )
-        self.outputs.start()
-        quarantine = Quarantine(self.outputs, payload.input, payload.key)
-        sink = task_mod._TaskSink(stats, quarantine, self.reporter, spec.run.on_error == "fail")
-        wctx = self.stream(parts, sink)
-        if mapper.sampler is not None:
-            os.makedirs(os.path.join(folder, "samples"), exist_ok=True)
-            mapper.sampler.write(os.path.join(folder, "samples", f"{payload.key}.run"))
-        stats.count(SHUFFLE_STEP, "shuffled", stats.received)
-        self.account()
-        return self.commit(quarantine, wctx)
-
-    def files_note(self) -> dict[str, Any]:
-        """The marker's list of this task's run files and samples (paths below the shuffle
-        folder, sizes), so a rerun can tell they are intact."""
-        folder = self.shuffle_payload["folder"]
-
-        def entry(path: str) -> dict[str, Any]:
-            rel = os.path.relpath(path, folder).replace(os.sep, "/")
-            return {"path": rel, "size": os.path.getsize(path)}
-
-        runs = [entry(p) for p in (self.spiller.runs if self.spiller else [])]
-        samples = os.path.join(folder, "samples", f"{self.payload.key}.run")
-        return {"runs": runs, "samples": entry(samples) if os.path.exists(samples) else None}
-
-    def commit(self, quarantine: Quarantine, wctx: WriteContext) -> Marker:
-        from ..task import _check_parent, _entry
-
-        assert self.spec is not None and self.outputs is not None and self.stats is not None
-        payload, inp = self.payload, self.payload.input
-        _check_parent()
-        listed = self.outputs.commit()
-        if quarantine.count == 0:
-            self.outputs.remove_final(quarantine.relpaths)
-        marker = Marker(
-            key=payload.key,
-            fingerprint=payload.fingerprint,
-            input=inp.relpath,
-            input_path=os.path.abspath(inp.path),
-            input_size=payload.input_size,
-            index=inp.index,
-            input_count=payload.input_count,
-            reader=payload.reader,
-            outputs=(),
-            quarantine=tuple(_entry(o) for o in listed if o["internal"]),
-            notes=self.files_note(),
-            stats=self.stats,
-        )
-        data = marker.to_dict()
-        _check_parent()
-        write_json_atomic(_map_marker_path(self.shuffle_payload["folder"], payload.key), data)
-        return Marker.from_dict(data)
-
-
-# -- partition side ----------------------------------------------------------------------
-
-
-def partition_input(folder: str, partition: int) -> InputFile:
-    """The input a partition task's writer sees: relpath and stem ``part-NNNNN``."""
-    name = f"part-{partition:05d}"
-    return InputFile(
-        path=partition_folder(os.path.join(folder, "shuffle"), partition),
-        relpath=name,
-        index=partition,
-        stem=name,
-    )
-
-
-def partition_task(payload: dict[str, Any]) -> TaskResult:
-    """Merge one partition's runs into a fresh writer and commit its files (``payload``:
-    spec, key, fingerprint, folder, partition, partitions, partitioning, lo/hi as hex or
-    ``None``, replaceable)."""
-    from .. import task as task_mod
-
-    i = payload["partition"]
-    inp = partition_input(payload["folder"], i)
-    result = dict(key=payload["key"], index=i, input_count=payload["partitions"])
-    result |= dict(input=inp.relpath, path=inp.path)
-    reporter = TaskReporter(current_channel(), payload["key"])
-    stats = TaskStats()
-    outputs: TaskOutputs | None = None
-    try:
-        spec = PipelineSpec.model_validate(payload["spec"])
-        outputs = TaskOutputs(
-            spec.output,
-            payload["key"],
-            replaceable=payload.get("replaceable", ()),
-            overwrite=spec.run.overwrite,
-        )
-        marker = _run_partition(spec, payload, inp, stats, outputs, reporter)
-        done = TaskResult(TaskStatus.OK, marker=marker, **result)
-    except task_mod._Stopped:
-        done = TaskResult(TaskStatus.CANCELLED, stats=stats, **result)
-    except Exception as exc:
-        tb = "".join(traceback.format_exception(exc, limit=-10))
-        error = f"{type(exc).__name__}: {exc}"
-        done = TaskResult(TaskStatus.FAILED, error=error, traceback=tb, stats=stats, **result)
-        reporter.log(f"crawlmill: shuffle partition {i} failed: {error}")
-    finally:
-        reporter.flush()
-    if done.status is not TaskStatus.OK and outputs is not None:
-        outputs.discard()
-    return done
-
-
-def _run_partition(
-    spec: PipelineSpec,
-    payload: dict[str, Any],
-    inp: InputFile,
-    stats: TaskStats,
-    outputs: TaskOutputs,
-    reporter: TaskReporter,
-) -> Marker:
-    from .. import task as task_mod
-
-    started = time.monotonic()
-    registry = task_mod._registry(spec.plugins)
-    from ..components import resolve_pipeline
-
-    writer = resolve_pipeline(spec, registry).writer.instantiate()
-    outputs.start()
-    quarantine = Quarantine(outputs, inp, payload["key"])
-    sink = task_mod._TaskSink(stats, quarantine, reporter, spec.run.on_error == "fail")
-    wctx = WriteContext(
-        input=inp,
-        input_count=payload["partitions"],
-        create=outputs.create,
-        quarantine=sink.refused,
-        on_warning=sink.writer_warning,
-        counter=sink.counter(task_mod.WRITER_STEP),
-    )
-    folder = os.path.join(payload["folder"], "shuffle")
-    if payload["partitioning"] == "range":
-        runs = partition_runs(folder, 0)
-        lo = bytes.fromhex(payload["lo"]) if payload["lo"] is not None else None
-        hi = bytes.fromhex(payload["hi"]) if payload["hi"] is not None else None
-    else:
-        runs, lo, hi = partition_runs(folder, inp.index), None, None
-    scratch = os.path.join(payload["folder"], "scratch", f"p{inp.index:05d}")
-    channel = reporter.channel
-    merged = 0
-    writer.open(wctx)
-    try:
-        for _key, _input, _seq, blob in merge(runs, lo, hi, scratch=scratch):
-            writer.write(decode(blob))
-            merged += 1
-            if reporter.count(1, len(blob)) and channel.stop_requested():
-                raise task_mod._Stopped()
-    except BaseException:
-        try:
-            writer.close()
-        finally:
-            shutil.rmtree(scratch, ignore_errors=True)
-        raise
-    writer.close()
-    stats.added = wctx.added_records
-    stats.count(SHUFFLE_STEP, "merged", merged)
-    stats.seconds = round(time.monotonic() - started, 3)
-    if stats.writer_quarantined > merged:
-        raise AssertionError("the writer quarantined more records than it received")
-    task_mod._check_parent()
-    listed = outputs.commit()
-    if quarantine.count == 0:
-        outputs.remove_final(quarantine.relpaths)
-    marker = Marker(
-        key=payload["key"],
-        fingerprint=payload["fingerprint"],
-        input=inp.relpath,
-        input_path=os.path.abspath(inp.path),
-        index=inp.index,
-        input_count=payload["partitions"],
-        reader="",
-        outputs=tuple(task_mod._entry(o) for o in listed if not o["internal"]),
-        quarantine=tuple(task_mod._entry(o) for o in listed if o["internal"]),
-        notes=wctx.notes,
-        stats=stats,
-    )
-    data = marker.to_dict()
-    task_mod._check_parent()
-    OutputRoot(spec.output).write_marker(payload["key"], data)
-    return Marker.from_dict(data)
 
 
 # -- the driver --------------------------------------------------------------------------
@@ -537,7 +235,7 @@ def _finished_map(
 ) -> Marker | None:
     """The marker of a finished map task whose files are intact (``need_runs``: its run
     files and samples too), or ``None``."""
-    path = _map_marker_path(folder, key)
+    path = map_marker_path(folder, key)
     try:
         with open(path, encoding="utf-8") as fh:
             marker = Marker.from_dict(json.load(fh))

@@ -15,6 +15,7 @@ import pytest
 from crawlmill.core.cli import main
 from crawlmill.core.shuffle import merge as merge_mod
 from crawlmill.core.shuffle import run as run_mod
+from crawlmill.core.shuffle import tasks as tasks_mod
 
 from tests.conftest import SAMPLES
 from tests.helpers import warc_record
@@ -66,13 +67,13 @@ def _files(out: Path) -> dict[str, bytes]:
 def test_tiny_memory_many_spills_same_files(tmp_path, monkeypatch) -> None:
     monkeypatch.setattr(merge_mod, "FAN_IN", 3)  # in-process: the partition merge goes multi-level
     spilled = []
-    real = run_mod.Spiller.spill
+    real = tasks_mod.Spiller.spill
 
     def counting(self):
         spilled.append(self.buffered)
         return real(self)
 
-    monkeypatch.setattr(run_mod.Spiller, "spill", counting)
+    monkeypatch.setattr(tasks_mod.Spiller, "spill", counting)
     assert main(["run", str(_project(tmp_path, "big"))]) == 0
     big = len(spilled)
     assert main(["run", str(_project(tmp_path, "tiny", memory=65536))]) == 0
@@ -102,7 +103,7 @@ def test_leftovers_of_a_killed_run_are_redone(tmp_path) -> None:
 
 def test_a_failing_partition_fails_the_run(tmp_path, monkeypatch, capsys) -> None:
     calls = {"n": 0}
-    real = run_mod.decode
+    real = tasks_mod.decode
 
     def flaky(blob):
         calls["n"] += 1
@@ -110,14 +111,14 @@ def test_a_failing_partition_fails_the_run(tmp_path, monkeypatch, capsys) -> Non
             raise RuntimeError("disk on fire")
         return real(blob)
 
-    monkeypatch.setattr(run_mod, "decode", flaky)
+    monkeypatch.setattr(tasks_mod, "decode", flaky)
     assert main(["run", str(_project(tmp_path, "o"))]) == 1
     err = capsys.readouterr().err
     assert "disk on fire" in err and "shuffle partition" in err
     report = json.loads((tmp_path / "o/.crawlmill/report.json").read_text())
     assert report["written"] == 0 and report["inputs_done"] == 0
     assert any("shuffle partition" in f["error"] for f in report["failures"])
-    monkeypatch.setattr(run_mod, "decode", real)
+    monkeypatch.setattr(tasks_mod, "decode", real)
     calls = _count_tasks(monkeypatch)
     assert main(["run", str(_project(tmp_path, "o"))]) == 0  # a rerun completes...
     # ...without redoing the map pass or the partition that was committed
