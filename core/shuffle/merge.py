@@ -47,33 +47,57 @@ MAX_SAMPLES = 100_000
 SAMPLE_BYTES = 64 * 1024
 #: ...or records.
 SAMPLE_ENTRIES = 64
+#: a map task keeps at most this many samples (then merges neighbours in pairs).
+MAX_TASK_SAMPLES = 65_536
 
 _ORDER = itemgetter(0, 1, 2)
 
 
 class KeySampler:
-    """Weighted key samples of one record stream, for range boundaries."""
+    """Weighted key samples of one record stream, for range boundaries: a key at least every
+    :data:`SAMPLE_BYTES` bytes or :data:`SAMPLE_ENTRIES` records, weighted by the bytes up to
+    the next sample. Past :data:`MAX_TASK_SAMPLES` samples, neighbours are merged in pairs
+    and the spacing doubles, so its memory stays bounded whatever the input size (and the
+    samples still depend on the stream alone)."""
 
     def __init__(self) -> None:
+        #: closed samples, in stream order.
         self.samples: list[tuple[bytes, int]] = []
+        self._open: bytes | None = None
         self._bytes = 0
         self._entries = 0
+        self._every_bytes = SAMPLE_BYTES
+        self._every_entries = SAMPLE_ENTRIES
 
     def add(self, key: bytes, size: int) -> None:
         """One record of ``size`` bytes with ``key``, in stream order."""
-        if not self.samples or self._bytes >= SAMPLE_BYTES or self._entries >= SAMPLE_ENTRIES:
-            if self.samples:
-                self.samples[-1] = (self.samples[-1][0], self._bytes)
-            self.samples.append((key, 0))
-            self._bytes = self._entries = 0
+        if (
+            self._open is None
+            or self._bytes >= self._every_bytes
+            or self._entries >= self._every_entries
+        ):
+            self._close()
+            self._open = key
         self._bytes += size
         self._entries += 1
 
+    def _close(self) -> None:
+        if self._open is not None:
+            self.samples.append((self._open, self._bytes))
+            self._open = None
+            if len(self.samples) >= MAX_TASK_SAMPLES:
+                pairs = self.samples
+                self.samples = [
+                    (pairs[i][0], pairs[i][1] + (pairs[i + 1][1] if i + 1 < len(pairs) else 0))
+                    for i in range(0, len(pairs), 2)
+                ]
+                self._every_bytes *= 2
+                self._every_entries *= 2
+        self._bytes = self._entries = 0
+
     def write(self, path: str) -> str:
         """Write the samples as a run file (key; the weight as ``seq``); returns its path."""
-        if self.samples:
-            self.samples[-1] = (self.samples[-1][0], self._bytes)
-            self._bytes = 0
+        self._close()
         writer = RunWriter(path)
         try:
             for key, weight in sorted(self.samples):

@@ -313,3 +313,17 @@ def test_key_sampler_is_independent_of_spills(tmp_path) -> None:
         parts = [list(merge(runs, *key_range(bounds, p))) for p in range(3)]
         assert sum(parts, []) == sorted(entries, key=lambda e: e[:3])
         assert min(len(p) for p in parts) > 1000
+
+
+def test_key_sampler_memory_is_bounded(monkeypatch, tmp_path) -> None:
+    monkeypatch.setattr(merge_mod, "MAX_TASK_SAMPLES", 16)
+    sampler = KeySampler()
+    total = 0
+    for i in range(20_000):
+        sampler.add(b"%06d" % ((i * 7919) % 20_000), 10)
+        total += 10
+        assert len(sampler.samples) < 16
+    samples = list(read_samples(sampler.write(str(tmp_path / "s.run"))))
+    assert sum(w for _, w in samples) == total and len(samples) <= 16
+    bounds = boundaries(samples, 2)
+    assert b"005000" < bounds[0] < b"015000"
