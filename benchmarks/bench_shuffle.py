@@ -19,12 +19,21 @@ records/s of each phase.
 
     python benchmarks/bench_shuffle.py                         # 16 MiB bound, 8x; 64 MiB bound, 4x
     python benchmarks/bench_shuffle.py --memory 32 --factor 6 --partitions 4
+    python benchmarks/bench_shuffle.py --engine 200            # the whole engine, see below
+
+``--engine SIZE`` measures the command users run instead: ``crawlmill run`` of a config
+converting a generated ``SIZE`` MiB ``.warc.gz`` (``bench_read_warc.generate``: realistic
+pages, one gzip member per record) to WARC with ``sorted: {partitions: 4}``, one worker (so
+the map and partition tasks run in the measured process) and ``run.shuffle_memory`` set to
+each ``--memory`` bound, beside the same conversion without ``sorted``: the difference of
+the peaks is what the shuffle costs in memory.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import subprocess
 import sys
@@ -124,13 +133,80 @@ def run_child(memory: int, factor: float, partitions: int, seed: int) -> dict:
     return json.loads(out.strip().splitlines()[-1])
 
 
+ENGINE_CHILD = """
+import json, sys, time
+from crawlmill.core.cli import main
+started = time.perf_counter()
+code = main(sys.argv[1:])
+seconds = time.perf_counter() - started
+peak = None
+for line in open("/proc/self/status"):
+    if line.startswith("VmHWM:"):
+        peak = int(line.split()[1]) / 1024
+print(json.dumps({"peak_mib": peak, "seconds": seconds, "code": code}))
+"""
+
+
+def engine(size: int, bounds: list[int], partitions: int, cache: Path) -> None:
+    """Peak RSS of ``crawlmill run`` with and without ``sorted``, per memory bound."""
+    sys.path.insert(0, str(HERE))
+    from bench_read_warc import generate
+
+    cache.mkdir(parents=True, exist_ok=True)
+    src = cache / f"bench-{size}mib.warc.gz"
+    if not src.exists():
+        generate(src, size)
+    print(f"input: {src} ({src.stat().st_size / 2**20:.0f} MiB compressed, {size} MiB of records)")
+    print("| conversion | shuffle_memory | seconds | peak RSS | peak - plain run's |")
+    print("|---|---:|---:|---:|---:|")
+    plain = None
+    for bound in [None, *bounds]:
+        with tempfile.TemporaryDirectory(prefix="bench-shuffle-engine-") as tmp:
+            writer = {"name": "warc", "gzip_backend": "zlib"}
+            run = {"workers": 1, "progress": "never"}
+            if bound is not None:
+                writer["sorted"] = {"partitions": partitions}
+                run["shuffle_memory"] = bound * 2**20
+            config = Path(tmp) / "p.json"
+            config.write_text(
+                json.dumps(
+                    {"version": 1, "inputs": [str(src)], "writer": writer,
+                     "output": str(Path(tmp) / "out"), "run": run}
+                )
+            )  # fmt: skip
+            out = subprocess.run(
+                [sys.executable, "-c", ENGINE_CHILD, "run", str(config)],
+                check=True, capture_output=True, text=True,
+            ).stdout  # fmt: skip
+        r = json.loads(out.strip().splitlines()[-1])
+        assert r["code"] == 0, r
+        if bound is None:
+            plain = r["peak_mib"]
+        label = (
+            "plain (one output per input)" if bound is None else f"sorted, {partitions} partitions"
+        )
+        extra = "" if bound is None else f"{r['peak_mib'] - plain:+.0f} MiB"
+        print(
+            f"| {label} | {'-' if bound is None else f'{bound} MiB'} | {r['seconds']:.1f} "
+            f"| {r['peak_mib']:.0f} MiB | {extra} |",
+            flush=True,
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--memory", type=int, nargs="*", default=[16, 64], help="bounds, MiB")
     parser.add_argument("--factor", type=float, nargs="*", default=[8, 4], help="input / bound")
     parser.add_argument("--partitions", type=int, default=4)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--engine", type=int, metavar="SIZE", help="measure crawlmill run on SIZE MiB"
+    )
+    parser.add_argument("--cache", default=os.path.join(tempfile.gettempdir(), "crawlmill-bench"))
     args = parser.parse_args()
+    if args.engine:
+        engine(args.engine, args.memory, args.partitions, Path(args.cache))
+        return
     factors = (
         args.factor if len(args.factor) == len(args.memory) else args.factor[:1] * len(args.memory)
     )
