@@ -78,7 +78,6 @@ def test_tiny_memory_many_spills_same_files(tmp_path, monkeypatch) -> None:
     big = len(spilled)
     assert main(["run", str(_project(tmp_path, "tiny", memory=65536))]) == 0
     assert len(spilled) - big > 10  # the tiny bound spilled many runs
-    assert max(spilled[big:]) <= 65536 or len(spilled) > 10
     assert _files(tmp_path / "tiny") == _files(tmp_path / "big") != {}
 
 
