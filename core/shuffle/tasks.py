@@ -13,6 +13,7 @@ The driver that runs them is :mod:`.run`.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import shutil
@@ -299,10 +300,9 @@ def _run_partition(
             if reporter.count(1, len(blob)) and channel.stop_requested():
                 raise task_mod._Stopped()
     except BaseException:
-        try:
+        with contextlib.suppress(Exception):  # the first error is the one to report
             writer.close()
-        finally:
-            shutil.rmtree(scratch, ignore_errors=True)
+        shutil.rmtree(scratch, ignore_errors=True)
         raise
     writer.close()
     stats.added = wctx.added_records
