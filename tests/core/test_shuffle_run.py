@@ -197,3 +197,23 @@ def test_bad_shuffle_memory_is_a_config_error(tmp_path, capsys, memory) -> None:
     assert main(["run", str(config)]) == 2
     assert "shuffle_memory" in capsys.readouterr().err
     assert not os.path.exists(tmp_path / "o")
+
+
+def test_a_damaged_run_file_fails_its_partition_naming_file_and_offset(
+    tmp_path, monkeypatch
+) -> None:
+    real = tasks_mod.partition_runs
+
+    def damaging(folder, partition):
+        runs = real(folder, partition)
+        data = bytearray(Path(runs[0]).read_bytes())
+        data[40] ^= 0xFF  # inside the first entry
+        Path(runs[0]).write_bytes(data)
+        return runs
+
+    monkeypatch.setattr(tasks_mod, "partition_runs", damaging)
+    assert main(["run", str(_project(tmp_path, "o"))]) == 1
+    report = json.loads((tmp_path / "o/.crawlmill/report.json").read_text())
+    errors = " ".join(f["error"] for f in report["failures"])
+    assert "shuffle run file" in errors and ".run: at byte 8: damaged entry" in errors
+    assert report["written"] == 0
