@@ -72,6 +72,17 @@ def shuffle_of(writer: Any) -> ShuffleSpec | None:
     return spec
 
 
+def _check_writer(writer: Any, shuffle: ShuffleSpec) -> None:
+    """A writer that declares a shuffle has what the passes call."""
+    name = getattr(writer, "name", type(writer).__name__)
+    needed = ["sort_key"] + (["partition_of"] if shuffle.partitioning == "hash" else [])
+    missing = [m for m in needed if not callable(getattr(writer, m, None))]
+    if missing:
+        raise TypeError(
+            f"writer {name} declares a shuffle but has no {' or '.join(missing)}(record...)"
+        )
+
+
 def shuffle_memory(spec: PipelineSpec) -> int:
     """The map tasks' memory bound (``run.shuffle_memory``)."""
     return int(getattr(spec.run, "shuffle_memory", DEFAULT_MEMORY))
@@ -89,9 +100,16 @@ def execute(r: _Run) -> tuple[dict[str, Any] | None, KeyboardInterrupt | None] |
     """Run the shuffle's passes for the engine's run ``r`` when its writer declares a
     shuffle; ``None`` when it does not (the engine then runs its per-input tasks). Returns
     the damage that stopped an ``on_error: fail`` run and an interruption to re-raise."""
-    shuffle = shuffle_of(r.pipeline.writer.instantiate())
-    if shuffle is None:
-        return None
+    writer = r.pipeline.writer.instantiate()
+    try:
+        shuffle = shuffle_of(writer)
+        if shuffle is None:
+            return None
+        _check_writer(writer, shuffle)
+    except (TypeError, ValueError) as exc:  # a writer plugin's bug: the run fails, says why
+        r.report.failures.append({"input": None, "error": str(exc)})
+        print(f"crawlmill: error: {exc}", file=r.stream)
+        return None, None
     from .. import engine
 
     try:

@@ -217,3 +217,14 @@ def test_a_damaged_run_file_fails_its_partition_naming_file_and_offset(
     errors = " ".join(f["error"] for f in report["failures"])
     assert "shuffle run file" in errors and ".run: at byte 8: damaged entry" in errors
     assert report["written"] == 0
+
+
+def test_a_writer_declaring_a_shuffle_without_a_sort_key_fails_clearly(
+    tmp_path, monkeypatch, capsys
+) -> None:
+    from crawlmill.plugins.writers.warc import WarcWriter
+
+    monkeypatch.setattr(WarcWriter, "sort_key", None)
+    assert main(["run", str(_project(tmp_path, "o"))]) == 1
+    assert "writer warc declares a shuffle but has no sort_key" in capsys.readouterr().err
+    assert not any(p.name.startswith("part-") for p in (tmp_path / "o").iterdir())
