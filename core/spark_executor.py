@@ -494,10 +494,9 @@ class SparkExecutor(Executor):
         :data:`CANCEL_WAIT_SECONDS`), so nothing of this run writes after ``map`` ends."""
         deadline = time.monotonic() + CANCEL_WAIT_SECONDS
         wait(list(running), timeout=CANCEL_WAIT_SECONDS)
-        tracker = self.sc.statusTracker()
         while time.monotonic() < deadline:
             try:
-                active = _active_tasks(tracker, self.group)
+                active = _active_tasks(self.sc.statusTracker(), self.group)
             except Exception:  # the context went away: its tasks with it
                 return
             if active == 0:
