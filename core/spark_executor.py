@@ -71,7 +71,7 @@ from typing import Any
 from .errors import ConfigError
 from .executor import Channel, Executor, WorkerCrash
 
-__all__ = ["SparkExecutor", "check_conf", "spark_context"]
+__all__ = ["SparkExecutor", "check_conf", "missing_requirement", "spark_context"]
 
 #: log lines one task sends back at most (the report keeps every damage anyway).
 MAX_TASK_LOGS = 1000
@@ -137,32 +137,30 @@ def _java_version(java: str) -> str:
     return lines[0] if lines else "unknown version"
 
 
-def _require_spark() -> None:
-    """A :class:`ConfigError` saying what to install when pyspark or Java is missing."""
+def missing_requirement() -> str | None:
+    """What this machine lacks to run the spark executor (pyspark, Java), said with what to
+    install; ``None`` when nothing is missing. Cheap: nothing is imported or started."""
     import importlib.util
 
     if importlib.util.find_spec("pyspark") is None:
-        raise ConfigError(
-            [
-                (
-                    "run.executor",
-                    "the spark executor needs pyspark, which is not installed: "
-                    "pip install 'crawlmill[spark]'",
-                )
-            ]
+        return (
+            "the spark executor needs pyspark, which is not installed: "
+            "pip install 'crawlmill[spark]'"
         )
     if _java() is None:
         where = "JAVA_HOME/bin/java" if os.environ.get("JAVA_HOME") else "java on PATH"
-        raise ConfigError(
-            [
-                (
-                    "run.executor",
-                    f"the spark executor needs Java (Spark 4: a JDK 17 or later); no {where} "
-                    "found: install one (Debian: apt-get install openjdk-17-jdk-headless) or "
-                    "set JAVA_HOME",
-                )
-            ]
+        return (
+            f"the spark executor needs Java (Spark 4: a JDK 17 or later); no {where} found: "
+            "install one (Debian: apt-get install openjdk-17-jdk-headless) or set JAVA_HOME"
         )
+    return None
+
+
+def _require_spark() -> None:
+    """A :class:`ConfigError` saying what to install when pyspark or Java is missing."""
+    reason = missing_requirement()
+    if reason is not None:
+        raise ConfigError([("run.executor", reason)])
 
 
 _LOCK = threading.Lock()
