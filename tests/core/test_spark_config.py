@@ -173,7 +173,8 @@ def test_importing_the_engine_imports_neither_pyspark_nor_the_spark_executor():
 
 def _partition(fn, payload, version=None, env=None):
     [(i, blob)] = spark_executor._run_partition(
-        pickle.dumps(fn), [str(HERE)], version or spark_executor._version(), env or {},
+        pickle.dumps(fn), [str(HERE)], version or spark_executor._version(),
+        spark_executor._driver_env() if env is None else env,
         iter([(0, pickle.dumps(payload))]),
     )  # fmt: skip
     return i, pickle.loads(blob)
@@ -212,8 +213,9 @@ def test_the_worker_takes_the_drivers_crawlmill_variables(monkeypatch):
     are removed, and the worker's cached plugin registries are dropped when they change."""
     from crawlmill.core import task
 
-    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1")  # restored (or removed) after the test
     driver = {**spark_executor._driver_env(), "SOURCE_DATE_EPOCH": "42"}
+    driver.pop("CRAWLMILL_DISABLE_PLUGINS", None)
     monkeypatch.setenv("CRAWLMILL_DISABLE_PLUGINS", "arc-reader")  # the worker's, not the driver's
     task._REGISTRIES[("sentinel",)] = object()
     spark_executor._sync_env(driver)
