@@ -290,6 +290,69 @@ def test_the_consumer_giving_up_cancels_the_tasks(tasks, tmp_path):
     assert _active_tasks(executor.sc.statusTracker(), executor.group) == 0
 
 
+def test_ctrl_c_cancels_the_spark_tasks_and_the_report_counts_what_was_committed(
+    spark_sc, tmp_path, capsys, monkeypatch
+):
+    """Ctrl-C (SIGINT to this process) during a Spark run: exit 130, the Spark tasks are
+    cancelled (none left running, no temp files), and report.json counts exactly the
+    committed inputs."""
+    import signal
+    import threading
+
+    from crawlmill.core import spark_executor
+
+    fake = HERE / "fake_plugins"
+    monkeypatch.syspath_prepend(str(fake))
+    src = tmp_path / "in"
+    src.mkdir()
+    for j in range(20):
+        (src / f"{j:03d}.txt").write_text(
+            "".join(f"R http://ex.com/{j}/{k} response p{k}\n" for k in range(6))
+        )
+    out = tmp_path / "out"
+    done = out / ".crawlmill" / "done"
+    executors = []
+    real_init = spark_executor.SparkExecutor.__init__
+
+    def keep(self, *args, **kwargs):
+        real_init(self, *args, **kwargs)
+        executors.append(self)
+
+    monkeypatch.setattr(spark_executor.SparkExecutor, "__init__", keep)
+    running = threading.Event()
+
+    def interrupt_after_two_commits():
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and running.is_set():
+            if done.exists() and len(list(done.glob("*.json"))) >= 2:
+                os.kill(os.getpid(), signal.SIGINT)
+                return
+            time.sleep(0.02)
+
+    argv = [str(src), "--from", "fake-lines", "--reader-option", "delay=0.2", "--to",
+            "fake-jsonl", "-o", str(out), "--plugin", "cm_fake", "--progress", "never",
+            "--spark-master", MASTER]  # fmt: skip
+    running.set()
+    watcher = threading.Thread(target=interrupt_after_two_commits, daemon=True)
+    watcher.start()
+    try:
+        code = main(["convert", *argv])
+    finally:
+        running.clear()
+    err = capsys.readouterr().err
+    assert code == 130, err
+    report = json.loads((out / ".crawlmill" / "report.json").read_text())
+    markers = len(list(done.glob("*.json")))
+    assert 2 <= markers < 20
+    assert report["inputs_done"] == markers and report["inputs_cancelled"] == 20 - markers
+    assert [f["error"] for f in report["failures"]] == ["interrupted (SIGINT)"]
+    assert report["read"] == report["written"] == 6 * markers
+    from crawlmill.core.spark_executor import _active_tasks
+
+    assert _active_tasks(spark_sc.statusTracker(), executors[0].group) == 0
+    assert not (out / ".crawlmill" / "tmp").exists()
+
+
 def test_another_master_than_the_running_contexts_is_a_config_error(spark_sc):
     from crawlmill.core.errors import ConfigError
     from crawlmill.core.spark_executor import SparkExecutor
