@@ -20,9 +20,10 @@ How :meth:`SparkExecutor.map` runs ``fn(payload)`` for each payload:
 * In the Python worker, :func:`_run_partition` (module-level, so Spark ships it by reference)
   puts the driver's ``sys.path`` on the worker's (``plugins:`` modules importable in the
   driver are importable in ``local`` mode) and its ``CRAWLMILL_*`` and ``SOURCE_DATE_EPOCH``
-  variables on the worker's environment (:data:`SHIPPED_ENV`: a Python worker is reused across
-  jobs and started before a test or a script set them), refuses to run under another crawlmill version
-  than the driver's, unpickles ``fn`` and the payload, and runs ``fn(payload)`` with a
+  variables on the worker's environment (:data:`SHIPPED_ENV`: a Python worker is reused
+  across jobs and started before a test or a script set them), refuses to run under another
+  crawlmill version than the driver's, unpickles ``fn`` and the payload, and runs
+  ``fn(payload)`` with a
   :class:`_TaskEvents` channel as :func:`~crawlmill.core.executor.current_channel`: the
   task's log lines (damage, failures) and progress come back with its result and are posted
   on :attr:`SparkExecutor.channel`, so they print on the driver's terminal. ``fn`` rebuilds
@@ -38,7 +39,10 @@ error), so two attempts of one task never run at once. A retry runs after its at
 the task writes under the output root's temp folder of its marker key, which it empties first,
 and its commit may replace only the files its own key's markers list: a retry of an attempt
 that died after committing replaces them with the same bytes and writes the same marker, so
-an input is committed once whatever Spark retries (tests/core/test_spark_executor.py).
+an input is committed once whatever Spark retries (tests/core/test_spark_executor.py). The
+one case this does not cover is a cluster executor Spark declared lost while its Python worker
+still runs: a retry may then run beside it in the same temp folder (a per-attempt temp folder
+in core/outputs.py would close that; not done yet).
 
 Cancellation (Ctrl-C, SIGTERM, ``on_error: fail``): :meth:`SparkExecutor.cancel` stops
 submitting and cancels the executor's job group (``interruptOnCancel``); ``map`` then waits
