@@ -76,6 +76,7 @@ is printed on stderr at the end.""",
     "run": """\
 example:
   OUT=/data/out crawlmill run pipeline.yaml --workers 4
+  crawlmill run pipeline.yaml --executor spark --spark-master 'local[2]'
 
 The pipeline format (YAML, TOML or JSON) is described in docs/config.md.""",
     "validate": """\
@@ -142,6 +143,16 @@ def build_parser() -> argparse.ArgumentParser:
     run_opts = argparse.ArgumentParser(add_help=False)
     run_opts.add_argument(
         "--workers", type=int, metavar="N", help="parallel tasks (default: number of cores)"
+    )
+    run_opts.add_argument(
+        "--executor",
+        choices=["local", "spark"],
+        help="where tasks run: local processes (default) or Spark (pip install 'crawlmill[spark]')",
+    )
+    run_opts.add_argument(
+        "--spark-master",
+        metavar="URL",
+        help="Spark master (local[2], spark://host:7077, yarn, ...); implies --executor spark",
     )
     run_opts.add_argument(
         "--on-error",
@@ -367,6 +378,12 @@ def _run_overrides(args: argparse.Namespace, run: dict[str, Any]) -> dict[str, A
     run = dict(run)
     if args.workers is not None:
         run["workers"] = args.workers
+    if args.executor is not None or args.spark_master is not None:
+        run["executor"] = args.executor or "spark"
+    if args.spark_master is not None:
+        if run["executor"] != "spark":
+            raise ConfigError([("--spark-master", "needs --executor spark")])
+        run["spark"] = {**run.get("spark", {}), "master": args.spark_master}
     if args.on_error is not None:
         run["on_error"] = args.on_error
     if args.no_resume:

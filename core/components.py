@@ -66,9 +66,12 @@ def resolve_pipeline(spec: PipelineSpec, registry: Registry) -> ResolvedPipeline
         for i, f in enumerate(spec.filters)
     ]
     writer = resolve(registry, "writer", spec.writer, "writer", problems)
-    if spec.run.executor != "local":
+    if spec.run.executor not in ("local", "spark"):
         problems.append(
-            ("run.executor", f"unknown executor {spec.run.executor!r}; known executors: local")
+            (
+                "run.executor",
+                f"unknown executor {spec.run.executor!r}; known executors: local, spark",
+            )
         )
     if problems:
         raise ConfigError(problems)

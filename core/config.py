@@ -230,6 +230,7 @@ def build_pipeline(
         output = resolve_path(output, base)
 
     run = _validate_model(RunSpec, data.get("run") or {}, "run", problems)
+    _check_executor(run, problems)
 
     if problems:
         raise ConfigError(problems, source)
@@ -287,6 +288,7 @@ def pipeline_from_arguments(
         problems, component_from_assignments, registry, "writer", writer[0], writer[1], "writer"
     )
     run_spec = _validate_model(RunSpec, dict(run or {}), "run", problems)
+    _check_executor(run_spec, problems)
     if not output:
         problems.append(("output", "required: the output folder"))
     if problems:
@@ -307,9 +309,21 @@ def with_run_settings(spec: PipelineSpec, run: Mapping[str, Any]) -> PipelineSpe
     overrides of a config's ``run:``)."""
     problems: Problems = []
     run_spec = _validate_model(RunSpec, run, "run", problems)
+    _check_executor(run_spec, problems)
     if problems:
         raise ConfigError(problems)
     return spec.model_copy(update={"run": run_spec})
+
+
+def _check_executor(run: RunSpec | None, problems: Problems) -> None:
+    """Can this machine run ``run.executor`` (``spark``: pyspark and Java installed)? Asked
+    while the config is read, so a missing one stops the run before anything is written."""
+    if run is not None and run.executor == "spark":
+        from .spark_executor import missing_requirement  # imports no pyspark
+
+        reason = missing_requirement()
+        if reason is not None:
+            problems.append(("run.executor", reason))
 
 
 def resolve_path(path: str, base: Path) -> str:

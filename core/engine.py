@@ -492,7 +492,7 @@ def _executor_for(spec: PipelineSpec, registry: Registry, todo: Todo) -> Executo
         (p.size for p, _ in todo),
         explicit="workers" in spec.run.model_fields_set,
     )
-    executor = make_executor(spec.run.executor, workers)
+    executor = make_executor(spec.run.executor, workers, spec.run.spark)
     if isinstance(executor, InProcessExecutor):
         seed_registry(spec.plugins, registry)
     return executor

@@ -59,7 +59,8 @@ def pydantic_problems(
         kind, value = err["type"], err.get("input")
         if kind == "extra_forbidden":
             name = str(err["loc"][-1]) if err["loc"] else ""
-            out.append((loc, unknown_key(name, fields, "option")))
+            known = _nested_fields(model, err["loc"][:-1]) if model is not None else fields
+            out.append((loc, unknown_key(name, known, "option")))
             continue
         if kind == "missing":
             out.append((loc, "required option is missing"))
@@ -75,6 +76,19 @@ def pydantic_problems(
                 msg += "; YAML reads unquoted yes/no/on/off and numbers as such: quote the value to pass text"
         out.append((loc, msg))
     return out
+
+
+def _nested_fields(model: type[BaseModel], path: Sequence[Any]) -> tuple[str, ...]:
+    """The field names of the model found at ``path`` below ``model`` (a nested options
+    model such as ``run.spark``); ``model``'s own when the path leads to no model."""
+    current: Any = model
+    for part in path:
+        field = getattr(current, "model_fields", {}).get(part)
+        nested = getattr(field, "annotation", None)
+        if not isinstance(nested, type) or not issubclass(nested, _model_type()):
+            return tuple(model.model_fields)
+        current = nested
+    return tuple(current.model_fields)
 
 
 def _model_type() -> Any:

@@ -2,8 +2,8 @@
 :class:`~crawlmill.core.messages.TaskPayload`) with a task function and yield their results
 (the engine's: :class:`~crawlmill.core.messages.TaskResult`).
 
-The interface is deliberately small so that other backends (Spark: one partition per payload)
-are another class, not a rewrite:
+The interface is deliberately small so that other backends are another class, not a rewrite
+(:mod:`crawlmill.core.spark_executor`: one Spark partition per payload):
 
 * :meth:`Executor.map` ``(fn, payloads)`` yields ``(i, result)`` as tasks finish, in any
   order; ``result`` is what ``fn(payloads[i])`` returned, or a :class:`WorkerCrash` when the
@@ -367,8 +367,16 @@ def _harvest(
 _CRASH = "the worker process running this task died (killed by a signal, out of memory, or a crash in native code)"
 
 
-def make_executor(name: str, workers: int) -> Executor:
-    """The executor called ``name`` (``local``) with ``workers`` processes (1: in-process)."""
+def make_executor(name: str, workers: int, spark: Any = None) -> Executor:
+    """The executor called ``name``: ``local`` with ``workers`` processes (1: in-process), or
+    ``spark`` on the master and conf of ``spark`` (a :class:`~crawlmill.core.spec.SparkSpec`;
+    ``workers`` is then Spark's: ``sc.defaultParallelism``). The Spark executor's module, and
+    pyspark, are imported only here (:mod:`crawlmill.core.spark_executor`)."""
+    if name == "spark":
+        from .spark_executor import SparkExecutor
+
+        master = getattr(spark, "master", None)
+        return SparkExecutor(master, dict(getattr(spark, "conf", None) or {}))
     if name != "local":
         raise ValueError(f"unknown executor {name!r}")
     return InProcessExecutor() if workers <= 1 else LocalExecutor(workers)

@@ -14,7 +14,7 @@ import json
 import os
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 
 class _Strict(BaseModel):
@@ -35,11 +35,29 @@ class InputSpec(_Strict):
     list_file: str | None = None
 
 
+class SparkSpec(_Strict):
+    """Where the ``spark`` executor runs: the master URL (``None``: a running context's, else
+    ``local[*]``) and Spark conf (``spark.*`` keys; see :mod:`crawlmill.core.spark_executor`)."""
+
+    master: str | None = None
+    conf: dict[str, str | int | float | bool] = Field(default_factory=dict)
+
+    @field_validator("conf")
+    @classmethod
+    def _spark_conf(cls, conf: dict[str, Any]) -> dict[str, Any]:
+        from .spark_executor import check_conf  # imports no pyspark
+
+        check_conf(None, conf)
+        return conf
+
+
 class RunSpec(_Strict):
     """How to run: executor, parallelism, error policy, resume, overwrite, progress and
     bounds."""
 
-    executor: str = "local"
+    #: ``local`` (processes of this machine) or ``spark`` (``pip install 'crawlmill[spark]'``).
+    executor: Literal["local", "spark"] = "local"
+    spark: SparkSpec = Field(default_factory=SparkSpec)
     workers: int = Field(default_factory=lambda: os.cpu_count() or 1, ge=1)
     on_error: Literal["quarantine", "fail"] = "quarantine"
     resume: bool = True
@@ -70,7 +88,7 @@ class PipelineSpec(_Strict):
         """A hash of everything that decides the outputs, used in completion markers and to
         tell whether an output root belongs to this pipeline: the components and their
         options, the run settings that change outputs (not workers, progress, resume,
-        executor or overwrite) and ``versions`` (distribution -> version of crawlmill and of
+        executor, spark or overwrite) and ``versions`` (distribution -> version of crawlmill and of
         the plugins providing the components; see :func:`fingerprint_data`)."""
         blob = json.dumps(
             self.fingerprint_data(versions), sort_keys=True, separators=(",", ":")
@@ -83,7 +101,15 @@ class PipelineSpec(_Strict):
         data = self.model_dump(
             mode="json",
             exclude={
-                "run": {"workers", "progress", "resume", "executor", "overwrite", "shuffle_memory"}
+                "run": {
+                    "workers",
+                    "progress",
+                    "resume",
+                    "executor",
+                    "spark",
+                    "overwrite",
+                    "shuffle_memory",
+                }
             },
         )
         data.pop("inputs", None)

@@ -1,0 +1,545 @@
+"""The ``spark`` executor: :meth:`Executor.map` on a Spark cluster (or ``local[N]``).
+
+``pip install 'crawlmill[spark]'`` (pyspark; Spark 4 needs Java 17 or later). This module is
+imported only when a run names ``executor: spark``, and imports pyspark only then.
+
+How :meth:`SparkExecutor.map` runs ``fn(payload)`` for each payload:
+
+* The payloads become one RDD of ``(index, pickled payload)`` pairs with **one partition per
+  payload** (``sc.parallelize(pairs, len(pairs))``). Payloads are plain data (the engine's
+  :class:`~crawlmill.core.messages.TaskPayload`: the spec as JSON, the input, its marker key);
+  they are pickled in the driver one by one, so one that cannot be pickled fails only its
+  payload (a :class:`WorkerCrash`), as with the local executor. ``fn`` is pickled the same way
+  (by reference: a module-level function, or a ``functools.partial`` of one).
+* Each partition is its own Spark job (``sc.runJob(rdd, ..., [i])``) submitted from a driver
+  thread; at most ``sc.defaultParallelism`` jobs (the cluster's cores, or
+  ``spark.default.parallelism``) are in flight, so every submitted job is running and a result
+  comes back **as soon as its task finishes**, not when a batch ends. The engine therefore
+  does the same bookkeeping (markers, accounting, report) as with the local executor, and the
+  driver's progress line counts tasks done / total as results arrive.
+* In the Python worker, :func:`_run_partition` (module-level, so Spark ships it by reference)
+  puts the driver's ``sys.path`` on the worker's (``plugins:`` modules importable in the
+  driver are importable in ``local`` mode) and its ``CRAWLMILL_*`` and ``SOURCE_DATE_EPOCH``
+  variables on the worker's environment (:data:`SHIPPED_ENV`: a Python worker is reused
+  across jobs and started before a test or a script set them), refuses to run under another
+  crawlmill version than the driver's, unpickles ``fn`` and the payload, and runs
+  ``fn(payload)`` with a
+  :class:`_TaskEvents` channel as :func:`~crawlmill.core.executor.current_channel`: the
+  task's log lines (damage, failures) and progress come back with its result and are posted
+  on :attr:`SparkExecutor.channel`, so they print on the driver's terminal. ``fn`` rebuilds
+  the plugin registry from entry points and the spec's ``plugins`` (as
+  :func:`~crawlmill.core.task.run_task` does): nothing pickles a pipeline or a plugin.
+* A Python exception escaping ``fn`` comes back as a :class:`WorkerCrash`; a worker process
+  that dies fails its Spark task, which Spark retries up to ``spark.task.maxFailures`` (1 in
+  ``local[N]``; ``local[N,F]`` allows F attempts) and which, when it still fails, is a
+  :class:`WorkerCrash` of that payload only.
+
+Commits and retries: speculation is refused (``spark.speculation`` true is a configuration
+error), so two attempts of one task never run at once. A retry runs after its attempt died;
+the task writes under the output root's temp folder of its marker key, which it empties first,
+and its commit may replace only the files its own key's markers list: a retry of an attempt
+that died after committing replaces them with the same bytes and writes the same marker, so
+an input is committed once whatever Spark retries (tests/core/test_spark_executor.py). The
+one case this does not cover is a cluster executor Spark declared lost while its Python worker
+still runs: a retry may then run beside it in the same temp folder (a per-attempt temp folder
+in core/outputs.py would close that; not done yet).
+
+Cancellation (Ctrl-C, SIGTERM, ``on_error: fail``): :meth:`SparkExecutor.cancel` stops
+submitting and cancels the executor's job group (``interruptOnCancel``); ``map`` then waits
+until Spark reports every task of the group ended (killed Python workers included), so no task
+of this run still writes when the engine writes its report and releases the run lock.
+
+The Spark context: one per process (Spark's rule). :func:`spark_context` starts it with
+crawlmill's settings (app name ``crawlmill``, no console progress bar, no speculation; for a
+``local`` master the workers' Python is this interpreter and Spark binds to 127.0.0.1) and
+keeps it for later runs of the process (stopped at exit); a context already running with the
+same master (a ``pyspark`` shell, a test fixture) is used as it is.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import os
+import pickle
+import shutil
+import signal
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from typing import Any
+
+from .errors import ConfigError
+from .executor import Channel, Executor, WorkerCrash
+
+__all__ = ["SparkExecutor", "check_conf", "missing_requirement", "spark_context"]
+
+#: log lines one task sends back at most (the report keeps every damage anyway).
+MAX_TASK_LOGS = 1000
+#: how long ``map`` waits for cancelled tasks to end before it gives up waiting.
+CANCEL_WAIT_SECONDS = 60.0
+#: conf crawlmill sets unless the run's ``run.spark.conf`` says otherwise.
+DEFAULT_CONF = {
+    "spark.app.name": "crawlmill",
+    "spark.ui.showConsoleProgress": "false",  # the driver's own progress line is crawlmill's
+}
+#: conf crawlmill sets for a ``local`` master unless the run says otherwise.
+LOCAL_CONF = {
+    "spark.driver.host": "127.0.0.1",
+    "spark.driver.bindAddress": "127.0.0.1",
+}
+_WHERE = "run.spark"
+#: the driver's environment variables every task sees as well (besides ``CRAWLMILL_*``):
+#: ``SOURCE_DATE_EPOCH`` makes the WARC writer's conversion date reproducible.
+SHIPPED_ENV = ("SOURCE_DATE_EPOCH",)
+
+
+def check_conf(master: str | None, conf: Mapping[str, Any]) -> dict[str, str]:
+    """The Spark conf of ``run.spark.conf`` as strings (booleans as ``true``/``false``), or a
+    :class:`ValueError` naming what is wrong: keys are ``spark.*``, the master is given as
+    ``run.spark.master``, and speculation stays off (two attempts of one task would write the
+    same files at once)."""
+    out: dict[str, str] = {}
+    for key, value in conf.items():
+        if not key.startswith("spark."):
+            raise ValueError(f"conf key {key!r} is not a Spark setting (they start with 'spark.')")
+        if isinstance(value, bool):
+            value = "true" if value else "false"
+        out[key] = str(value)
+    if "spark.master" in out:
+        raise ValueError("give the master as run.spark.master (--spark-master), not in conf")
+    if out.get("spark.speculation", "false").strip().lower() != "false":
+        raise ValueError(
+            "spark.speculation must stay false: a speculative copy of a task would write the "
+            "same output files as the task at the same time"
+        )
+    return out
+
+
+def _java() -> str | None:
+    """The ``java`` Spark's launcher will run (``JAVA_HOME`` first, then ``PATH``)."""
+    home = os.environ.get("JAVA_HOME")
+    if home:
+        candidate = os.path.join(home, "bin", "java")
+        return candidate if os.path.isfile(candidate) else None
+    return shutil.which("java")
+
+
+def _java_version(java: str) -> str:
+    import subprocess
+
+    try:
+        out = subprocess.run(
+            [java, "-version"], capture_output=True, text=True, timeout=30, check=False
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        return f"cannot run {java}: {exc}"
+    lines = (out.stderr or out.stdout).strip().splitlines()
+    return lines[0] if lines else "unknown version"
+
+
+def missing_requirement() -> str | None:
+    """What this machine lacks to run the spark executor (pyspark, Java), said with what to
+    install; ``None`` when nothing is missing. Cheap: nothing is imported or started."""
+    import importlib.util
+
+    if importlib.util.find_spec("pyspark") is None:
+        return (
+            "the spark executor needs pyspark, which is not installed: "
+            "pip install 'crawlmill[spark]'"
+        )
+    if _java() is None:
+        where = "JAVA_HOME/bin/java" if os.environ.get("JAVA_HOME") else "java on PATH"
+        return (
+            f"the spark executor needs Java (Spark 4: a JDK 17 or later); no {where} found: "
+            "install one (Debian: apt-get install openjdk-17-jdk-headless) or set JAVA_HOME"
+        )
+    return None
+
+
+def _require_spark() -> None:
+    """A :class:`ConfigError` saying what to install when pyspark or Java is missing."""
+    reason = missing_requirement()
+    if reason is not None:
+        raise ConfigError([("run.executor", reason)])
+
+
+_LOCK = threading.Lock()
+_OWNED: Any = None  # the context this module started (stopped at exit)
+
+
+def _is_local(master: str) -> bool:
+    return master == "local" or master.startswith("local[") or master.startswith("local-")
+
+
+def spark_context(master: str | None = None, conf: Mapping[str, Any] | None = None) -> Any:
+    """The process's ``SparkContext`` for ``master`` (``None``: the running one, else
+    ``local[*]``), started with crawlmill's settings and ``conf`` when none runs. A context
+    running with another master is an error (Spark allows one per process). Raises
+    :class:`ConfigError` when pyspark or Java is missing or the context cannot start."""
+    global _OWNED
+    try:
+        settings = check_conf(master, conf or {})
+    except ValueError as exc:
+        raise ConfigError([(f"{_WHERE}.conf", str(exc))]) from None
+    _require_spark()
+    from pyspark import SparkConf, SparkContext
+
+    with _LOCK:
+        active = SparkContext._active_spark_context
+        if active is not None:
+            if master is not None and active.master != master:
+                raise ConfigError(
+                    [
+                        (
+                            f"{_WHERE}.master",
+                            f"a SparkContext with master {active.master!r} already runs in this "
+                            f"process; Spark allows one, so crawlmill cannot start one with "
+                            f"master {master!r}",
+                        )
+                    ]
+                )
+            _check_running(active)
+            return active
+        master = master or "local[*]"
+        spark_conf = SparkConf().setMaster(master)
+        defaults = {**DEFAULT_CONF, **(LOCAL_CONF if _is_local(master) else {})}
+        if _is_local(master) and not os.environ.get("PYSPARK_PYTHON"):
+            defaults["spark.pyspark.python"] = sys.executable  # workers see this venv
+        for key, value in {**defaults, **settings}.items():
+            spark_conf.set(key, value)
+        spark_conf.set("spark.speculation", "false")
+        if _is_local(master):
+            os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")  # no interface look-up
+        previous = signal.getsignal(signal.SIGINT)
+        try:
+            sc = SparkContext(conf=spark_conf)
+        except Exception as exc:
+            java = _java()
+            version = _java_version(java) if java else "no java found"
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise ConfigError(
+                [
+                    (
+                        f"{_WHERE}.master",
+                        f"cannot start Spark with master {master!r}: {first} (java: {version}; "
+                        "Spark 4 needs Java 17 or later)",
+                    )
+                ]
+            ) from None
+        finally:
+            # pyspark replaces the SIGINT handler with one that cancels every job of the
+            # context; crawlmill's own cancel path (this executor's job group) is kept instead
+            if threading.current_thread() is threading.main_thread():
+                signal.signal(signal.SIGINT, previous)
+        _OWNED = sc
+        atexit.register(_stop_owned)
+        return sc
+
+
+def _check_running(sc: Any) -> None:
+    """A running context must not speculate (see :func:`check_conf`)."""
+    value = sc.getConf().get("spark.speculation", "false") or "false"
+    if value.strip().lower() != "false":
+        raise ConfigError(
+            [
+                (
+                    f"{_WHERE}.conf",
+                    "the running SparkContext has spark.speculation on: a speculative copy of a "
+                    "task would write the same output files as the task at the same time",
+                )
+            ]
+        )
+
+
+def _stop_owned() -> None:
+    global _OWNED
+    sc, _OWNED = _OWNED, None
+    if sc is not None:
+        with contextlib.suppress(Exception):
+            sc.stop()
+
+
+# -- worker side --------------------------------------------------------------------------------
+
+
+class _TaskEvents(Channel):
+    """The channel of a task in a Spark worker: events are kept (log lines up to
+    :data:`MAX_TASK_LOGS`, consecutive progress events of one task summed) and go back to the
+    driver with the task's result; no stop is ever requested (Spark kills cancelled tasks)."""
+
+    def __init__(self) -> None:
+        super().__init__(None, None)
+        self.events: list[tuple] = []
+        self.logs = 0
+        self.logs_dropped = 0
+
+    def post(self, event: tuple) -> None:
+        """Keep ``event`` for the driver."""
+        last = self.events[-1] if self.events else None
+        if (
+            event[0] == "progress"
+            and last is not None
+            and last[0] == "progress"
+            and last[1] == event[1]
+        ):
+            self.events[-1] = ("progress", event[1], last[2] + event[2], last[3] + event[3])
+            return
+        if event[0] == "log":
+            if self.logs >= MAX_TASK_LOGS:
+                self.logs_dropped += 1
+                return
+            self.logs += 1
+        self.events.append(event)
+
+    def get(self, timeout: float) -> tuple | None:
+        """Nothing is read in a worker."""
+        return None
+
+    def request_stop(self) -> None:
+        """Tasks in a Spark worker are stopped by Spark."""
+
+    def stop_requested(self) -> bool:
+        """Never: Spark kills a cancelled task."""
+        return False
+
+    def drained(self) -> list[tuple]:
+        """The events, with one line saying how many log lines were left out."""
+        if self.logs_dropped:
+            note = f"crawlmill: ... {self.logs_dropped} more log line(s) of this task not shown"
+            return [*self.events, ("log", note)]
+        return list(self.events)
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("crawlmill")
+    except PackageNotFoundError:  # pragma: no cover - crawlmill runs from an install
+        return "unknown"
+
+
+def _run_one(fn: Callable[[Any], Any], blob: bytes) -> tuple[Any, list[tuple]]:
+    """``fn(payload)`` with a :class:`_TaskEvents` channel; an exception as a WorkerCrash."""
+    from . import executor
+
+    events = _TaskEvents()
+    previous, executor._CURRENT = executor._CURRENT, events
+    try:
+        result = fn(pickle.loads(blob))
+    except Exception as exc:  # the task function reports its own errors; belt and braces
+        result = WorkerCrash(f"{type(exc).__name__}: {exc}")
+    finally:
+        executor._CURRENT = previous
+    return result, events.drained()
+
+
+def _driver_env() -> dict[str, str]:
+    """The driver's variables that decide what a task does (:data:`SHIPPED_ENV`)."""
+    return {k: v for k, v in os.environ.items() if _shipped(k)}
+
+
+def _shipped(name: str) -> bool:
+    return name in SHIPPED_ENV or name.startswith("CRAWLMILL_")
+
+
+def _sync_env(env: Mapping[str, str]) -> None:
+    """Give this (reused) Python worker the driver's :data:`SHIPPED_ENV` variables; when they
+    changed since its last task, the plugin registries it cached are dropped (the
+    ``CRAWLMILL_*_PLUGINS`` lists decide what a registry loads)."""
+    mine = _driver_env()
+    if mine == dict(env):
+        return
+    for name in mine:
+        if name not in env:
+            del os.environ[name]
+    os.environ.update(env)
+    from . import task
+
+    task._REGISTRIES.clear()
+
+
+def _run_partition(
+    fn_blob: bytes,
+    sys_path: list[str],
+    driver_version: str,
+    env: Mapping[str, str],
+    pairs: Iterable[tuple[int, bytes]],
+) -> Iterator[tuple[int, bytes]]:
+    """Spark's function of a partition, run in a Python worker: ``(i, pickled (result,
+    events))`` for each ``(i, pickled payload)`` (one per partition)."""
+    for entry in reversed(sys_path):
+        if entry not in sys.path:
+            sys.path.insert(0, entry)
+    _sync_env(env)
+    mine = _version()
+    fn: Callable[[Any], Any] | None = None
+    for i, blob in pairs:
+        if mine != driver_version:
+            out: tuple[Any, list[tuple]] = (
+                WorkerCrash(
+                    f"crawlmill {mine} runs on the Spark worker but {driver_version} on the "
+                    "driver: install the same crawlmill on every worker"
+                ),
+                [],
+            )
+        else:
+            try:
+                fn = fn if fn is not None else pickle.loads(fn_blob)
+                out = _run_one(fn, blob)
+            except Exception as exc:  # fn or payload could not be unpickled here
+                out = (WorkerCrash(f"{type(exc).__name__}: {exc}"), [])
+        try:
+            data = pickle.dumps(out)
+        except Exception as exc:
+            data = pickle.dumps((WorkerCrash(f"result not picklable: {exc}"), out[1]))
+        yield i, data
+
+
+# -- driver side --------------------------------------------------------------------------------
+
+
+class SparkExecutor(Executor):
+    """Runs payloads as Spark tasks, one partition (and job) each; see the module docstring."""
+
+    def __init__(self, master: str | None = None, conf: Mapping[str, Any] | None = None) -> None:
+        self.sc = spark_context(master, conf)
+        self.channel = Channel(_queue(), threading.Event())
+        #: the Spark job group of this executor's jobs (what :meth:`cancel` cancels).
+        self.group = f"crawlmill-{uuid.uuid4().hex[:12]}"
+        #: jobs (tasks) in flight at most.
+        self.slots = max(1, int(self.sc.defaultParallelism))
+        self._submitted = False
+
+    def map(self, fn: Callable[[Any], Any], payloads: Sequence[Any]) -> Iterator[tuple[int, Any]]:
+        """Yield ``(i, result)`` as Spark tasks finish (see the module docstring)."""
+        if not payloads:
+            return
+        try:
+            fn_blob = pickle.dumps(fn)
+        except Exception as exc:
+            raise TypeError(
+                f"the spark executor ships task functions by reference: {fn!r} cannot be "
+                f"pickled ({exc})"
+            ) from exc
+        pairs: list[tuple[int, bytes]] = []
+        for i, payload in enumerate(payloads):
+            try:
+                pairs.append((i, pickle.dumps(payload)))
+            except Exception as exc:  # as the local executor: this payload fails, not the run
+                yield i, WorkerCrash(f"{type(exc).__name__}: {exc}")
+        if not pairs:
+            return
+        rdd = self.sc.parallelize(pairs, len(pairs))
+        partition_fn = _partition_fn(fn_blob, list(sys.path), _version())
+        todo = list(range(len(pairs)))
+        todo.reverse()
+        running: dict[Future, int] = {}
+        threads = ThreadPoolExecutor(self.slots, thread_name_prefix="crawlmill-spark")
+        try:
+            while todo or running:
+                while todo and len(running) < self.slots and not self.cancelled:
+                    part = todo.pop()
+                    running[threads.submit(self._job, rdd, partition_fn, part)] = part
+                    self._submitted = True
+                if not running:
+                    break
+                done, _ = wait(running, timeout=0.25, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    part = running.pop(fut)
+                    answer = self._answer(fut, pairs[part][0])
+                    if answer is not None:
+                        yield answer
+        except BaseException:  # Ctrl-C or the consumer gave up: stop the tasks first
+            self.cancel()
+            raise
+        finally:
+            if self.cancelled:
+                self._wait_for_tasks(running)
+            threads.shutdown(wait=True, cancel_futures=True)
+
+    def _job(self, rdd: Any, partition_fn: Callable, part: int) -> list[tuple[int, bytes]]:
+        """One partition as one Spark job, in the executor's job group (a driver thread)."""
+        self.sc.setJobGroup(self.group, "crawlmill tasks", interruptOnCancel=True)
+        return self.sc.runJob(rdd, partition_fn, [part])
+
+    def _answer(self, fut: Future, i: int) -> tuple[int, Any] | None:
+        """``(i, result)`` of a finished job, its events posted on the channel; ``None`` for a
+        job cancelled by :meth:`cancel` (a cancelled payload is never yielded)."""
+        try:
+            rows = fut.result()
+        except Exception as exc:
+            if self.cancelled:
+                return None
+            return i, WorkerCrash(_spark_failure(exc))
+        if len(rows) != 1:
+            return i, WorkerCrash(f"the Spark task returned {len(rows)} results, expected 1")
+        result, events = pickle.loads(rows[0][1])
+        for event in events:
+            self.channel.post(event)
+        return i, result
+
+    def cancel(self) -> None:
+        """Submit no further task and cancel the running ones (their Spark job group)."""
+        already = self.cancelled
+        super().cancel()
+        if not already and self._submitted:
+            with contextlib.suppress(Exception):
+                self.sc.cancelJobGroup(self.group)
+
+    def _wait_for_tasks(self, running: Mapping[Future, int]) -> None:
+        """After a cancel: until Spark reports no task of the group running (at most
+        :data:`CANCEL_WAIT_SECONDS`), so nothing of this run writes after ``map`` ends."""
+        deadline = time.monotonic() + CANCEL_WAIT_SECONDS
+        wait(list(running), timeout=CANCEL_WAIT_SECONDS)
+        while time.monotonic() < deadline:
+            try:
+                active = _active_tasks(self.sc.statusTracker(), self.group)
+            except Exception:  # the context went away: its tasks with it
+                return
+            if active == 0:
+                return
+            time.sleep(0.1)
+
+    def close(self) -> None:
+        """The context stays up for later runs of this process (stopped at exit)."""
+        return None
+
+
+def _partition_fn(fn_blob: bytes, sys_path: list[str], version: str) -> Callable:
+    from functools import partial
+
+    return partial(_run_partition, fn_blob, sys_path, version, _driver_env())
+
+
+def _active_tasks(tracker: Any, group: str) -> int:
+    """Tasks of ``group``'s jobs that Spark still counts as running."""
+    active = 0
+    for job_id in tracker.getJobIdsForGroup(group):
+        job = tracker.getJobInfo(job_id)
+        for stage_id in job.stageIds if job is not None else []:
+            stage = tracker.getStageInfo(stage_id)
+            if stage is not None:
+                active += stage.numActiveTasks
+    return active
+
+
+def _spark_failure(exc: BaseException) -> str:
+    """A one-line reason of a failed Spark job (its Java exception's first line)."""
+    text = str(exc).strip()
+    for line in text.splitlines():
+        line = line.strip()
+        if "Exception:" in line or "Error:" in line:
+            return f"the Spark task failed: {line}"
+    first = text.splitlines()[0] if text else type(exc).__name__
+    return f"the Spark task failed: {first}"
+
+
+def _queue() -> Any:
+    import queue
+
+    return queue.Queue()

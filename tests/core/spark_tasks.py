@@ -1,0 +1,60 @@
+"""Task functions the Spark executor tests run in Spark's Python workers.
+
+They must be importable there by name (the executor ships functions by reference): the tests
+put this folder on ``sys.path``, which the executor hands to the workers.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any
+
+from crawlmill.core.executor import current_channel
+
+
+def echo(payload: dict[str, Any]) -> dict[str, Any]:
+    """Sleep ``payload["sleep"]`` seconds (after writing the worker's pid to
+    ``payload["pid_file"]``, if given); say who ran it and what it saw."""
+    if payload.get("pid_file"):
+        with open(payload["pid_file"], "w") as fh:
+            fh.write(str(os.getpid()))
+    current_channel().post(("log", f"task {payload['i']} says hello"))
+    current_channel().post(("progress", f"k{payload['i']}", 1, 10))
+    current_channel().post(("progress", f"k{payload['i']}", 2, 20))
+    time.sleep(payload.get("sleep", 0))
+    return {
+        "i": payload["i"],
+        "pid": os.getpid(),
+        "epoch": os.environ.get("SOURCE_DATE_EPOCH"),
+        "stop_requested": current_channel().stop_requested(),
+    }
+
+
+def fail(payload: Any) -> Any:
+    """Raise, as a task function that has a bug does."""
+    raise ValueError(f"bad payload {payload!r}")
+
+
+def die(payload: dict[str, Any]) -> Any:
+    """Kill the Python worker running it when ``payload["die"]``, as a crash in native code
+    does; else echo."""
+    if payload.get("die"):
+        os._exit(9)
+    return echo(payload)
+
+
+def commit_then_die(payload: Any) -> Any:
+    """The engine's task, then the worker dies in the first attempt (after the task committed
+    its outputs and marker), so Spark retries the task."""
+    from crawlmill.core.task import run_task
+    from pyspark import TaskContext
+
+    result = run_task(payload)
+    attempt = TaskContext.get().attemptNumber()
+    record = os.path.join(os.environ["CRAWLMILL_TEST_ATTEMPTS"], f"attempt-{attempt}")
+    with open(record, "w") as fh:
+        fh.write(result.status)
+    if attempt == 0:
+        os._exit(7)
+    return result
