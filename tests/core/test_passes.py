@@ -89,8 +89,9 @@ def stamps(folder: Path) -> dict[str, tuple[int, int]]:
     }
 
 
-def run_killed(argv: list[str], block: str, flag: Path) -> None:
-    """Run the CLI in a subprocess that blocks at ``block``; SIGKILL it there."""
+def run_killed(argv: list[str], block: str, flag: Path, while_blocked=None) -> None:
+    """Run the CLI in a subprocess that blocks at ``block``; SIGKILL it there (after calling
+    ``while_blocked()``)."""
     code = "import sys; from crawlmill.core.cli import main; sys.exit(main(sys.argv[1:]))"
     env = dict(
         os.environ,
@@ -111,7 +112,11 @@ def run_killed(argv: list[str], block: str, flag: Path) -> None:
             raise AssertionError(f"the run ended before blocking: {proc.stderr.read().decode()}")
         assert time.monotonic() < deadline, "the run never reached the blocking point"
         time.sleep(0.05)
-    os.killpg(proc.pid, signal.SIGKILL)
+    try:
+        if while_blocked is not None:
+            while_blocked()
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
     proc.wait(timeout=30)
     proc.stderr.close()
     assert proc.returncode == -signal.SIGKILL
@@ -252,3 +257,77 @@ def test_pass_id_depends_on_what_the_pass_reads(tmp_path):
     (src / "in-1.warc").write_bytes((src / "in-1.warc").read_bytes() + b"")
     os.utime(src / "in-1.warc", ns=(1, 1))
     assert ids({}, {"min": 2})[0] != base[0]  # mtime of an input
+
+
+def status(out: Path, capsys) -> dict:
+    capsys.readouterr()
+    assert main(["status", str(out), "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_status_of_a_running_then_killed_run(tmp_path, capsys):
+    src, out = make_inputs(tmp_path / "in"), tmp_path / "out"
+    seen = {}
+
+    def look():
+        seen["running"] = status(out, capsys)
+        assert main(["status", str(out)]) == 0
+        seen["text"] = capsys.readouterr().out
+
+    run_killed(args(src, out, workers=2), "collect:1", tmp_path / "flag", look)
+    running = seen["running"]
+    assert running["state"] == "running"
+    first, second = running["passes"]
+    assert (first["name"], first["state"]) == ("url-dedup", "done")
+    assert (second["name"], second["state"]) == ("host-min", "collecting")
+    assert second["tasks"]["running"] >= 1 and second["tasks"]["total"] == 3
+    assert "in-1.warc" in [t["input"] for t in second["running"]]
+    assert running["final"]["tasks"] == {
+        "total": 3, "done": 0, "running": 0, "failed": 0, "pending": 3
+    }  # fmt: skip
+    assert "pass host-min" in seen["text"] and "running: in-1.warc" in seen["text"]
+
+    killed = status(out, capsys)
+    assert killed["state"] == "killed"
+    second = killed["passes"][1]
+    assert second["state"] in ("interrupted", "pending") and second["tasks"]["running"] == 0
+    assert second["tasks"]["done"] + second["tasks"]["pending"] == 3
+
+
+def test_status_names_the_reason_of_a_failed_collect_task(tmp_path, capsys, monkeypatch):
+    src, out = make_inputs(tmp_path / "in"), tmp_path / "out"
+    monkeypatch.setenv("CM_PASSES_FAIL", "collect:1")
+    assert main(args(src, out)) == 1
+    err = capsys.readouterr().err
+    assert "in-1.warc" in err and "test failure at collect:1" in err
+    report = json.loads((out / ".crawlmill" / "report.json").read_text())
+    assert report["inputs_cancelled"] == 3 and report["written"] == 0
+    data = status(out, capsys)
+    assert data["state"] == "failed"
+    second = data["passes"][1]
+    assert second["state"] == "failed" and second["tasks"]["failed"] == 1
+    assert second["failed"] == [
+        {"input": "in-1.warc", "error": "RuntimeError: test failure at collect:1"}
+    ]
+    assert main(["status", str(out)]) == 0
+    assert "failed: in-1.warc: RuntimeError: test failure at collect:1" in capsys.readouterr().out
+    monkeypatch.delenv("CM_PASSES_FAIL")
+    assert main(args(src, out)) == 0  # the rerun redoes the failed task and goes on
+    assert status(out, capsys)["passes"][1]["state"] == "done"
+
+
+def test_status_of_finished_runs_and_of_other_folders(tmp_path, capsys):
+    src, out = make_inputs(tmp_path / "in"), tmp_path / "out"
+    assert main(args(src, out)) == 0
+    data = status(out, capsys)
+    assert data["state"] == "finished" and data["accounting"].startswith("read 9 = written 4")
+    assert [(p["name"], p["state"]) for p in data["passes"]] == [
+        ("url-dedup", "done"),
+        ("host-min", "done"),
+    ]
+    assert data["final"]["tasks"]["done"] == 3 and data["final"]["failed"] == []
+    plain = tmp_path / "plain"
+    assert main(["convert", str(src), "-o", str(plain), "--progress", "never"]) == 0
+    data = status(plain, capsys)
+    assert data["passes"] == [] and data["final"]["tasks"]["done"] == 3
+    assert main(["status", str(src)]) == 2

@@ -11,7 +11,8 @@ pass tests.
 
 Test hooks (environment, read only here): ``CM_PASSES_BLOCK=collect:<input index>`` makes
 the collect of that input, and ``CM_PASSES_BLOCK=reduce`` makes ``host-min``'s reduce, create
-the file ``CM_PASSES_FLAG`` and then sleep until killed.
+the file ``CM_PASSES_FLAG`` and then sleep until killed; ``CM_PASSES_FAIL`` (same values)
+makes it raise ``RuntimeError`` there instead.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ from pydantic import Field
 
 
 def _block(where: str) -> None:
+    if os.environ.get("CM_PASSES_FAIL") == where:
+        raise RuntimeError(f"test failure at {where}")
     if os.environ.get("CM_PASSES_BLOCK") == where:
         with open(os.environ["CM_PASSES_FLAG"], "w") as fh:
             fh.write(where)
