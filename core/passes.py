@@ -297,7 +297,7 @@ def run_passes(
     stream: TextIO,
 ) -> bool:
     """Write ``run.json``, then (when ``needed``: the final pass has inputs to convert) run
-    every pass not complete yet, in order. Returns ``False`` when a pass failed (its failures
+    every pass not complete yet (every pass under ``run.resume: false``), in order. Returns ``False`` when a pass failed (its failures
     are in ``report``): the final pass must not run."""
     write_json_atomic(
         run_json_path(spec.output),
@@ -313,6 +313,9 @@ def run_passes(
     )
     if not needed:
         return True
+    if not spec.run.resume:  # --no-resume: redo the passes too
+        for p in plan.passes:
+            shutil.rmtree(p.dir, ignore_errors=True)
     state = _PassRun(plan, spec, planned, executor_for, report, stream)
     return all(_run_pass(state, n) for n in range(len(plan.passes)))
 

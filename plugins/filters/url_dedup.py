@@ -29,7 +29,9 @@ order within the input), so the result does not depend on the worker count:
 
 from __future__ import annotations
 
+import bisect
 import hashlib
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any, ClassVar, Literal
 
@@ -167,9 +169,7 @@ class UrlDedupFilter(Filter):
         table = ctx.table()
         if table is None:  # the collect pass: nothing to drop yet
             return
-        import pyarrow.compute as pc
-
-        mine = table.filter(pc.equal(table["input"], ctx.input.index))
+        mine = _rows_of_input(table, ctx.input.index)
         self._drops = mine["seq"].to_pylist()
         self._keys = mine["key"].to_pylist()
 
@@ -185,6 +185,28 @@ class UrlDedupFilter(Filter):
                 "the collect pass saw (the input changed or its reader is not deterministic)"
             )
         return Drop("duplicate")
+
+
+class _Column(Sequence[int]):
+    """A table column as a sequence, for :func:`bisect.bisect_left` without a copy."""
+
+    def __init__(self, column: Any) -> None:
+        self.column = column
+
+    def __len__(self) -> int:
+        return len(self.column)
+
+    def __getitem__(self, i: Any) -> Any:
+        return self.column[i].as_py()
+
+
+def _rows_of_input(table: Any, index: int) -> Any:
+    """The rows of input ``index`` of the reduce's table (sorted by input, then seq): found by
+    binary search, so each task reads only its own rows of a memory-mapped table."""
+    column = _Column(table["input"])
+    lo = bisect.bisect_left(column, index)
+    hi = bisect.bisect_right(column, index, lo)
+    return table.slice(lo, hi - lo)
 
 
 @hookimpl

@@ -331,3 +331,14 @@ def test_status_of_finished_runs_and_of_other_folders(tmp_path, capsys):
     data = status(plain, capsys)
     assert data["passes"] == [] and data["final"]["tasks"]["done"] == 3
     assert main(["status", str(src)]) == 2
+
+
+def test_no_resume_redoes_the_passes(tmp_path, capsys):
+    src, out = make_inputs(tmp_path / "in"), tmp_path / "out"
+    assert main(args(src, out)) == 0
+    capsys.readouterr()
+    assert main(args(src, out)) == 0  # everything complete: no pass runs
+    assert "pass " not in capsys.readouterr().err
+    assert main(args(src, out, "--no-resume")) == 0
+    err = capsys.readouterr().err
+    assert err.count("collecting 3 of 3 input(s)") == 2
