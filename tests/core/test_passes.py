@@ -265,7 +265,7 @@ def status(out: Path, capsys) -> dict:
     return json.loads(capsys.readouterr().out)
 
 
-def test_status_of_a_running_then_killed_run(tmp_path, capsys):
+def test_status_of_a_running_then_killed_run_then_resumed(tmp_path, capsys):
     src, out = make_inputs(tmp_path / "in"), tmp_path / "out"
     seen = {}
 
@@ -292,6 +292,11 @@ def test_status_of_a_running_then_killed_run(tmp_path, capsys):
     second = killed["passes"][1]
     assert second["state"] in ("interrupted", "pending") and second["tasks"]["running"] == 0
     assert second["tasks"]["done"] + second["tasks"]["pending"] == 3
+    # killed with a pool of 2 workers: the rerun ends as an uninterrupted run does
+    assert main(args(src, out, workers=2)) == 0
+    assert main(args(src, tmp_path / "fresh")) == 0
+    assert outputs(out) == outputs(tmp_path / "fresh")
+    assert status(out, capsys)["state"] == "finished"
 
 
 def test_status_names_the_reason_of_a_failed_collect_task(tmp_path, capsys, monkeypatch):
