@@ -347,3 +347,20 @@ def test_no_resume_redoes_the_passes(tmp_path, capsys):
     assert main(args(src, out, "--no-resume")) == 0
     err = capsys.readouterr().err
     assert err.count("collecting 3 of 3 input(s)") == 2
+
+
+def test_a_failed_reduce_stops_the_run_and_status_names_it(tmp_path, capsys, monkeypatch):
+    src, out = make_inputs(tmp_path / "in"), tmp_path / "out"
+    monkeypatch.setenv("CM_PASSES_FAIL", "reduce")
+    assert main(args(src, out)) == 1
+    assert "pass host-min (reduce): RuntimeError: test failure at reduce" in capsys.readouterr().err
+    assert outputs(out) == {}  # the final pass did not run
+    second = status(out, capsys)["passes"][1]
+    assert second["state"] == "failed" and second["tasks"]["done"] == 3
+    assert second["failed"] == [
+        {"input": None, "error": "pass host-min (reduce): RuntimeError: test failure at reduce"}
+    ]
+    monkeypatch.delenv("CM_PASSES_FAIL")
+    capsys.readouterr()
+    assert main(args(src, out)) == 0
+    assert "collecting" not in capsys.readouterr().err  # its collect tasks were kept

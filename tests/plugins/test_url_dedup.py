@@ -195,3 +195,36 @@ def test_reduce_rule_and_tie_break(rule, kept):
 
 def test_reduce_of_no_rows_is_empty():
     assert _dropped("first", _rows()) == []
+
+
+def test_a_record_other_than_the_collected_one_is_never_dropped(tmp_path):
+    from crawlmill.core import FilterContext, InputFile, Record, RecordKind
+    from crawlmill.core.tables import table_loader, write_table
+
+    table = pa.table(
+        {
+            "input": pa.array([0, 1], pa.int32()),
+            "seq": pa.array([1, 0], pa.int64()),
+            "key": pa.array([b"http://a/", b"http://b/"], pa.binary()),
+        }
+    )
+    path = str(tmp_path / "table.arrow")
+    write_table(path, table)
+    seq = [0]
+    dedup = UrlDedupFilter(UrlDedupFilter.Options())
+    dedup.open(
+        FilterContext(
+            InputFile("x", "x", 1), table_loader=table_loader(path), position=lambda: seq[0]
+        )
+    )
+    with pytest.raises(RuntimeError, match="not the capture the collect pass saw"):
+        dedup.apply(Record(kind=RecordKind.RESPONSE, url="http://other/"))
+    dedup.open(
+        FilterContext(
+            InputFile("x", "x", 0), table_loader=table_loader(path), position=lambda: seq[0]
+        )
+    )
+    record = Record(kind=RecordKind.RESPONSE, url="http://a/")
+    assert dedup.apply(record) is record  # seq 0: not a duplicate
+    seq[0] = 1
+    assert dedup.apply(record) == ("duplicate",)
