@@ -109,9 +109,7 @@ def _pass_status(info: dict[str, Any], run_alive: bool) -> dict[str, Any]:
 def _passes(meta: str, run: dict[str, Any] | None) -> list[dict[str, Any]]:
     root = os.path.join(meta, "passes")
     if run is not None:  # the folder where it is now (the root may have moved)
-        return [
-            {**p, "dir": os.path.join(root, str(p.get("id")))} for p in run.get("passes") or []
-        ]
+        return [{**p, "dir": os.path.join(root, str(p.get("id")))} for p in run.get("passes") or []]
     found = []
     for name in sorted(os.listdir(root)) if os.path.isdir(root) else []:
         info = read_json(os.path.join(root, name, "pass.json"))
