@@ -29,8 +29,8 @@ Everything a pass writes is below ``OUT/.crawlmill/passes/<id>/`` (see
 
 ``<id>`` hashes exactly what the pass depends on (:func:`pass_data`): the reader spec, the
 inputs (path, size, mtime, reader, position), the run's read limits, the names, options and
-plugin versions of the components up to and including the collecting one, and the ids of the
-earlier passes. A changed option of a later component leaves the id, so the pass is not
+plugin versions (or plugin module names) of the components up to and including the collecting
+one, and the ids of the earlier passes. A changed option of a later component leaves the id, so the pass is not
 redone. Markers are written atomically after the files they vouch for, so a run killed in a
 collect pass resumes with the tasks that finished, and one killed in the reduce redoes only
 the reduce. The final pass's completion-marker keys include the pass ids (:attr:`PassPlan.salt`),
@@ -182,7 +182,6 @@ def pass_data(
         "reader": spec.reader.model_dump(mode="json") if spec.reader else None,
         "inputs": _inputs_data(planned),
         "limits": [spec.run.max_record_bytes, spec.run.max_decompressed_bytes],
-        "plugins": list(spec.plugins),
         "filters": [f.model_dump(mode="json") for f in spec.filters[:upto]],
         "tables": list(earlier),
     }

@@ -228,9 +228,8 @@ def test_pass_id_depends_on_what_the_pass_reads(tmp_path):
     from crawlmill.core.spec import ComponentSpec, InputSpec, PipelineSpec
 
     src = make_inputs(tmp_path / "in")
-    registry = Registry.load(["cm_passes"])
 
-    def ids(dedup: dict, host: dict, writer: str = "warc") -> list[str]:
+    def ids(dedup: dict, host: dict, writer: str = "warc", more: tuple = ()) -> list[str]:
         spec = PipelineSpec(
             inputs=InputSpec(paths=[str(src)]),
             filters=[
@@ -239,8 +238,9 @@ def test_pass_id_depends_on_what_the_pass_reads(tmp_path):
             ],
             writer=ComponentSpec(name=writer),
             output=str(tmp_path / "out"),
-            plugins=["cm_passes"],
+            plugins=["cm_passes", *more],
         )
+        registry = Registry.load(spec.plugins)
         pipeline = resolve_pipeline(spec, registry)
         return [
             p.id
@@ -254,6 +254,7 @@ def test_pass_id_depends_on_what_the_pass_reads(tmp_path):
     assert ids({"rule": "latest"}, {"min": 2})[1] != base[1]  # it reads the earlier table
     assert len(ids({}, {"min": 2}, "seq-lines")) == 3  # the writer's pass comes last
     assert ids({}, {"min": 2}, "seq-lines")[:2] == base  # a later writer keeps them
+    assert ids({}, {"min": 2}, more=("cm_fake",)) == base  # a plugin no pass component uses
     (src / "in-1.warc").write_bytes((src / "in-1.warc").read_bytes() + b"")
     os.utime(src / "in-1.warc", ns=(1, 1))
     assert ids({}, {"min": 2})[0] != base[0]  # mtime of an input
@@ -364,3 +365,39 @@ def test_a_failed_reduce_stops_the_run_and_status_names_it(tmp_path, capsys, mon
     capsys.readouterr()
     assert main(args(src, out)) == 0
     assert "collecting" not in capsys.readouterr().err  # its collect tasks were kept
+
+
+def test_a_collect_task_runs_from_its_payload_as_json(tmp_path):
+    """What another executor (Spark) ships: the payload through JSON, run by the module-level
+    task function; its result is JSON too."""
+    from crawlmill.core.components import resolve_pipeline
+    from crawlmill.core.inputs import expand_inputs
+    from crawlmill.core.pass_tasks import collect_payload, collect_task
+    from crawlmill.core.passes import plan_passes
+    from crawlmill.core.registry import Registry
+    from crawlmill.core.spec import ComponentSpec, InputSpec, PipelineSpec
+    from crawlmill.core.tables import load_table
+
+    src = make_inputs(tmp_path / "in")
+    spec = PipelineSpec(
+        inputs=InputSpec(paths=[str(src)]),
+        filters=[ComponentSpec(name="host-min")],
+        writer=ComponentSpec(name="warc"),
+        output=str(tmp_path / "out"),
+        plugins=["cm_passes"],
+    )
+    registry = Registry.load(spec.plugins)
+    planned = expand_inputs(spec, registry)
+    [p] = plan_passes(spec, registry, resolve_pipeline(spec, registry), planned).passes
+    payload = collect_payload(
+        spec.model_dump(mode="json"), planned[2].input, planned[2].reader, 3, p.info(), {}
+    )
+    result = collect_task(json.loads(json.dumps(payload)))
+    assert json.loads(json.dumps(result)) == result
+    assert result["status"] == "ok" and result["rows"] == 3
+    rows = load_table(str(Path(p.dir) / "tasks" / "000002.arrow"))
+    assert rows.to_pydict() == {
+        "host": ["a.ex", "c.ex", "c.ex"],
+        "input": [2, 2, 2],
+        "seq": [0, 1, 2],
+    }
