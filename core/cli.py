@@ -467,8 +467,7 @@ def _validate(args: argparse.Namespace) -> int:
     skipped = [{"path": path, "reason": why} for path, why in planned.skipped]
     not_converted = [{"path": path, "reason": why} for path, why in planned.not_converted]
     warnings = [
-        {"path": path, "message": message, "code": code}
-        for path, message, code in planned.warnings
+        {"path": path, "message": message, "code": code} for path, message, code in planned.warnings
     ]
     if args.json:
         data = {

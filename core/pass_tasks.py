@@ -35,6 +35,7 @@ from typing import Any
 from .executor import ORPHAN_EXIT, current_channel, parent_alive
 from .outputs import write_json_atomic
 from .plugin import Filter, FilterContext, InputFile, Limits
+from .progress import TaskReporter
 from .reading import RecordIterator
 from .spec import PipelineSpec
 from .tables import RowsWriter, table_loader
@@ -43,8 +44,6 @@ __all__ = ["HEARTBEAT_SECONDS", "PassDir", "collect_payload", "collect_task", "c
 
 #: how often a running collect task renews its start marker's ``heartbeat``.
 HEARTBEAT_SECONDS = 5.0
-#: records between two looks at the clock, the stop flag and the parent.
-_CHECK_EVERY = 256
 
 
 class PassDir:
@@ -266,12 +265,15 @@ class _Collect:
             registry=parts.registry,
         )
         channel = current_channel()
+        reporter = TaskReporter(channel, f"{payload['pass']['id']}:{inp.index}")
         beat = time.monotonic()
         try:
             with records:
                 for record in records.raw():
                     read += 1
-                    if read % _CHECK_EVERY == 0:
+                    src = record.source
+                    # progress posted every 0.25 s, then the stop flag and the heartbeat
+                    if reporter.count(1, (src.length or 0) if src is not None else 0):
                         if channel.stop_requested():
                             raise _Stopped()
                         if time.monotonic() - beat >= HEARTBEAT_SECONDS:
@@ -290,6 +292,8 @@ class _Collect:
         except BaseException:
             rows.abandon()
             raise
+        finally:
+            reporter.flush()
         marker = {
             "input": inp.relpath,
             "index": inp.index,

@@ -52,7 +52,7 @@ import re
 import shutil
 import socket
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
@@ -62,6 +62,7 @@ from .inputs import PlannedInput
 from .outputs import BOOKKEEPING, write_json_atomic
 from .pass_tasks import PassDir, collect_payload, collect_task, read_json, task_done
 from .plugin import PluginOptions, ReduceContext, declares_collect
+from .progress import ProgressMonitor
 from .registry import Registry
 from .spec import PipelineSpec
 from .stats import RunReport, filter_labels
@@ -355,27 +356,14 @@ def _collect(state: _PassRun, n: int, pdir: PassDir) -> bool:
         collect_payload(spec_data, i.input, i.reader, len(state.planned), p.info(), tables)
         for i in todo
     ]
-    failed = 0
     executor = state.executor_for(todo)
+    monitor = ProgressMonitor(
+        executor.channel, state.stream, state.spec.run.progress, len(todo),
+        sum(i.size for i in todo),
+    )  # fmt: skip
     try:
-        for k, result in executor.map(collect_task, payloads):
-            inp = todo[k].input
-            if isinstance(result, WorkerCrash):
-                result = {"status": "failed", "error": result.message, "traceback": ""}
-                with contextlib.suppress(OSError):
-                    write_json_atomic(
-                        pdir.task_file(inp.index, "failed.json"),
-                        {"input": inp.relpath, "error": result["error"], "traceback": ""},
-                    )
-            if result.get("status") == "ok":
-                continue
-            failed += 1
-            if result.get("status") == "failed":
-                error = f"pass {p.label} (collect): {result.get('error')}"
-                state.report.failures.append(
-                    {"input": inp.path, "error": error, "traceback": result.get("traceback", "")}
-                )
-                print(f"crawlmill: task failed: {inp.path}: {error}", file=state.stream)
+        with monitor:
+            failed = _harvest(state, n, pdir, todo, executor.map(collect_task, payloads), monitor)
     except BaseException:
         executor.cancel()
         raise
@@ -386,6 +374,39 @@ def _collect(state: _PassRun, n: int, pdir: PassDir) -> bool:
     if failed:
         _say(state, n, f"{failed} collect task(s) not done; the final pass does not run")
     return failed == 0
+
+
+def _harvest(
+    state: _PassRun,
+    n: int,
+    pdir: PassDir,
+    todo: list[PlannedInput],
+    results: Iterator[tuple[int, Any]],
+    monitor: ProgressMonitor,
+) -> int:
+    """Take the collect tasks' results as they come; returns how many did not end ok."""
+    p = state.plan.passes[n]
+    failed = 0
+    for k, result in results:
+        inp = todo[k].input
+        monitor.task_done(f"{p.id}:{inp.index}", todo[k].size)
+        if isinstance(result, WorkerCrash):
+            result = {"status": "failed", "error": result.message, "traceback": ""}
+            with contextlib.suppress(OSError):
+                write_json_atomic(
+                    pdir.task_file(inp.index, "failed.json"),
+                    {"input": inp.relpath, "error": result["error"], "traceback": ""},
+                )
+        if result.get("status") == "ok":
+            continue
+        failed += 1
+        if result.get("status") == "failed":
+            error = f"pass {p.label} (collect): {result.get('error')}"
+            state.report.failures.append(
+                {"input": inp.path, "error": error, "traceback": result.get("traceback", "")}
+            )
+            monitor.log(f"crawlmill: task failed: {inp.path}: {error}")
+    return failed
 
 
 def _rows(state: _PassRun, pdir: PassDir, p: Pass) -> Any:

@@ -401,3 +401,17 @@ def test_a_collect_task_runs_from_its_payload_as_json(tmp_path):
         "input": [2, 2, 2],
         "seq": [0, 1, 2],
     }
+
+
+def test_progress_of_the_collect_passes(tmp_path, capsys):
+    src, out = make_inputs(tmp_path / "in"), tmp_path / "out"
+    argv = [a if a != "never" else "always" for a in args(src, out)]
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    # a last progress line for each collect pass and for the final pass, each after its
+    # pass's first line
+    lines = [line.split("\r\x1b[K")[-1] for line in err.split("\n")]
+    finals = [i for i, line in enumerate(lines) if line.startswith("crawlmill: 3/3 inputs, 9 ")]
+    starts = [i for i, line in enumerate(lines) if "collecting 3 of 3" in line]
+    assert len(finals) == 3 and len(starts) == 2
+    assert starts[0] < finals[0] < starts[1] < finals[1] < finals[2]
