@@ -26,8 +26,10 @@ from .plugin import (
     PluginOptions,
     ReadContext,
     Reader,
+    ReduceContext,
     WriteContext,
     Writer,
+    declares_collect,
 )
 from .reading import ReadWarning, RecordIterator, open_reader
 from .record import OffsetSpace, Outlink, Provenance, Record, RecordKind
@@ -61,9 +63,11 @@ __all__ = [
     "Record",
     "RecordIterator",
     "RecordKind",
+    "ReduceContext",
     "WriteContext",
     "Writer",
     "__version__",
+    "declares_collect",
     "hookimpl",
     "open_reader",
 ]

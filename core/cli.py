@@ -46,7 +46,7 @@ __all__ = ["main"]
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_QUARANTINED = 0, 1, 2, 3
 #: commands whose results go to stdout (a closed pipe ends them quietly).
-_OUTPUT_COMMANDS = frozenset({"validate", "inspect", "plugins"})
+_OUTPUT_COMMANDS = frozenset({"validate", "inspect", "plugins", "status"})
 #: a filter option word: ``key=value`` with an option-name key.
 _OPTION_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*=")
 
@@ -58,6 +58,7 @@ examples:
   crawlmill validate pipeline.yaml
   crawlmill inspect some.warc.gz --records 3
   crawlmill plugins --json
+  crawlmill status out/
 
 exit codes: 0 ok; 3 completed, but records were quarantined, an input was not converted or a
 collection check failed; 1 run failed; 2 usage or config error, or nothing to convert""",
@@ -99,6 +100,13 @@ example:
   crawlmill plugins            # plugins, their components and options
   crawlmill plugins --json     # the same as JSON
   CRAWLMILL_DISABLE_PLUGINS=arc-reader crawlmill plugins --all""",
+    "status": """\
+example:
+  crawlmill status out/          # state of the run, its passes and tasks
+  crawlmill status out/ --json   # the same as JSON
+
+A run that uses OUT now is "running"; one that ended without writing its report (killed) is
+"killed", and rerunning it resumes. Exits 0, or 2 when OUT holds no crawlmill run.""",
 }
 
 
@@ -269,6 +277,16 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=_EXAMPLES["plugins"],
         formatter_class=fmt,
     )
+    status = sub.add_parser(
+        "status",
+        help="show the passes and tasks of the run in an output folder",
+        description="Show the state of the run using OUT (or of the last one): its passes with "
+        "their state, and per pass the tasks done, running and failed (with the reason).",
+        epilog=_EXAMPLES["status"],
+        formatter_class=fmt,
+    )
+    status.add_argument("output", metavar="OUT", help="output folder of a run")
+    status.add_argument("--json", action="store_true", help="print JSON")
     plugins.add_argument("--json", action="store_true", help="print JSON")
     plugins.add_argument(
         "--all", action="store_true", help="also list plugins disabled by CRAWLMILL_*_PLUGINS"
@@ -294,6 +312,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "validate": _validate,
         "inspect": _inspect,
         "plugins": _plugins,
+        "status": _status,
     }[args.command]
     try:
         code = handler(args)
@@ -465,8 +484,7 @@ def _validate(args: argparse.Namespace) -> int:
     skipped = [{"path": path, "reason": why} for path, why in planned.skipped]
     not_converted = [{"path": path, "reason": why} for path, why in planned.not_converted]
     warnings = [
-        {"path": path, "message": message, "code": code}
-        for path, message, code in planned.warnings
+        {"path": path, "message": message, "code": code} for path, message, code in planned.warnings
     ]
     if args.json:
         data = {
@@ -687,6 +705,21 @@ def _format_record(record: Any) -> str:
 
 
 # -- plugins ---------------------------------------------------------------------------------
+
+
+def _status(args: argparse.Namespace) -> int:
+    from .run_status import format_status, read_status
+
+    try:
+        status = read_status(args.output)
+    except FileNotFoundError as exc:
+        _error(str(exc))
+        return EXIT_USAGE
+    if args.json:
+        print(json.dumps(status, indent=1, sort_keys=True))
+    else:
+        print(format_status(status))
+    return EXIT_OK
 
 
 def _plugins(args: argparse.Namespace) -> int:

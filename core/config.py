@@ -348,9 +348,7 @@ def _inputs(raw: Any, base: Path, problems: Problems) -> InputSpec | None:
     ok = True
     for key in raw:
         if key not in ("paths", "list_file"):
-            problems.append(
-                (f"inputs.{key}", unknown_key(str(key), ("paths", "list_file"), "key"))
-            )
+            problems.append((f"inputs.{key}", unknown_key(str(key), ("paths", "list_file"), "key")))
             ok = False
     paths = raw.get("paths", [])
     if isinstance(paths, str):

@@ -65,6 +65,7 @@ from .outputs import (
     write_json_atomic,
 )
 from .ownership import OutputPlan, check_outputs, component_versions
+from .passes import PassPlan, end_run, plan_passes, remove_other_passes, run_passes
 from .plugin import Damage
 from .progress import ProgressMonitor
 from .registry import Registry
@@ -102,6 +103,7 @@ def _payload(
     fingerprint: str,
     count: int,
     replaceable: list[str] | None = None,
+    tables: dict[str, str] | None = None,
 ) -> TaskPayload:
     return TaskPayload(
         spec=spec_data,
@@ -112,6 +114,7 @@ def _payload(
         input_size=p.size,
         input_count=count,
         replaceable=tuple(replaceable or ()),
+        tables=dict(tables or {}),
     )
 
 
@@ -248,13 +251,15 @@ def _resume(
     planned: list[PlannedInput],
     predicted: list[list[str]] | None,
     fingerprint: str,
+    salt: str = "",
 ) -> tuple[Completed, Todo]:
     """Split the inputs into those complete from an earlier run (``run.resume``: their
-    marker matches and lists every output the writer plans now) and those to convert."""
+    marker matches and lists every output the writer plans now) and those to convert.
+    ``salt`` (the pass ids, :attr:`PassPlan.salt`) is part of the marker keys."""
     completed: Completed = {}
     todo: Todo = []
     for i, p in enumerate(planned):
-        key = marker_key(p.input.path, fingerprint)
+        key = marker_key(p.input.path, fingerprint + salt)
         marker = None
         if spec.run.resume:
             marker = _complete_marker(root, key, fingerprint, p, len(planned))
@@ -308,6 +313,8 @@ class _Run:
     todo: Todo
     checked: OutputPlan
     report: RunReport
+    #: the collect/reduce passes before the final pass (:mod:`crawlmill.core.passes`).
+    passes: PassPlan
 
 
 def _prepare(spec: PipelineSpec, registry: Registry, stream: TextIO, started: float) -> _Run:
@@ -318,7 +325,8 @@ def _prepare(spec: PipelineSpec, registry: Registry, stream: TextIO, started: fl
     fingerprint = spec.fingerprint(versions)
     predicted = _planned_outputs(pipeline, planned)
     root = OutputRoot(spec.output)
-    completed, todo = _resume(spec, root, planned, predicted, fingerprint)
+    passes = plan_passes(spec, registry, pipeline, planned)
+    completed, todo = _resume(spec, root, planned, predicted, fingerprint, passes.salt)
     data = spec.fingerprint_data(versions)
     todo_indexes = {p.input.index for p, _ in todo}
     checked = check_outputs(spec, planned, predicted, fingerprint, data, root, todo_indexes)
@@ -326,7 +334,7 @@ def _prepare(spec: PipelineSpec, registry: Registry, stream: TextIO, started: fl
     report.inputs_skipped = len(completed)
     return _Run(
         spec, registry, stream, started, pipeline, planned, predicted, fingerprint, data, root,
-        completed, todo, checked, report,
+        completed, todo, checked, report, passes,
     )  # fmt: skip
 
 
@@ -391,7 +399,10 @@ def _run_in_root(r: _Run) -> dict[str, Any] | None:
             root, r.pipeline, r.planned, r.completed, report, stream, r.fingerprint,
             r.spec.run.overwrite,
         )  # fmt: skip
+    if not report.failures:
+        remove_other_passes(r.passes)
     _write_report(root, report, r.started, stream)
+    end_run(r.spec.output)
     if interrupted is not None:
         print(f"crawlmill: interrupted: {report.accounting_line()}", file=stream)
         raise interrupted
@@ -405,15 +416,32 @@ def _execute_interruptibly(r: _Run) -> tuple[dict[str, Any] | None, KeyboardInte
     count = len(r.planned)
     try:
         with interruptible():
-            damaged = _stop_at_failed_check(r.spec, r.planned) or _execute(
-                r.spec, r.registry, r.todo, count, r.fingerprint, r.stream, r.report,
-                r.completed, r.checked,
-            )  # fmt: skip
+            damaged = _stop_at_failed_check(r.spec, r.planned)
+            if damaged is None and _run_passes(r):
+                damaged = _execute(
+                    r.spec, r.registry, r.todo, count, r.fingerprint, r.stream, r.report,
+                    r.completed, r.checked, r.passes.tables,
+                )  # fmt: skip
     except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: report what was done, then stop
         _collect_committed(r.root, r.todo, r.fingerprint, count, r.completed, r.report)
         r.report.failures.append({"input": None, "error": f"interrupted ({str(exc) or 'SIGINT'})"})
         return None, exc
     return damaged, None
+
+
+def _run_passes(r: _Run) -> bool:
+    """The collect/reduce passes before the final pass (only when it has inputs to convert);
+    ``False`` when one failed: then the final pass's inputs are cancelled."""
+    keys = {p.input.index: key for p, key in r.todo}
+    keys.update({i: m.key for i, m in r.completed.items()})
+    ok = run_passes(
+        r.passes, r.spec, r.planned, keys=keys, needed=bool(r.todo),
+        executor_for=lambda inputs: _executor_for(r.spec, r.registry, [(p, "") for p in inputs]),
+        report=r.report, stream=r.stream,
+    )  # fmt: skip
+    if not ok:
+        r.report.inputs_cancelled += len(r.todo)
+    return ok
 
 
 def _settle(
@@ -508,13 +536,15 @@ def _execute(
     report: RunReport,
     completed: Completed,
     checked: OutputPlan | None = None,
+    tables: dict[str, str] | None = None,
 ) -> dict[str, Any] | None:
-    """Run the tasks; fill ``completed`` and the report's failures. Returns the damage that
-    stopped an ``on_error: fail`` run, if any."""
+    """Run the tasks (``tables``: the passes' tables by component); fill ``completed`` and
+    the report's failures. Returns the damage that stopped an ``on_error: fail`` run, if
+    any."""
     spec_data = spec.model_dump(mode="json")
     replaceable = checked.replaceable if checked is not None else {}
     payloads = [
-        _payload(spec_data, p, key, fingerprint, count, replaceable.get(p.input.index))
+        _payload(spec_data, p, key, fingerprint, count, replaceable.get(p.input.index), tables)
         for p, key in todo
     ]
     executor = _executor_for(spec, registry, todo)

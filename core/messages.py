@@ -144,12 +144,16 @@ class TaskPayload:
     input_count: int
     #: existing final files the task may replace (its input's older outputs).
     replaceable: tuple[str, ...] = ()
+    #: component location (``filters[i]``, ``writer``) -> its pass's ``table.arrow``
+    #: (:mod:`crawlmill.core.passes`), what ``ctx.table()`` loads.
+    tables: Mapping[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data (the input as a dict of its fields)."""
         data = {f.name: getattr(self, f.name) for f in fields(self)}
         data["input"] = self.input.to_dict()
         data["replaceable"] = list(self.replaceable)
+        data["tables"] = dict(self.tables)
         return data
 
     @classmethod

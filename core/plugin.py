@@ -17,6 +17,13 @@ components only through the registry (a reader delegates with ``ctx.reader("warc
 
 Every context has ``count(label, n=1)``: a step's own counter (datatrove's ``stat_update``),
 summed over files and workers into the run report per step, never part of the accounting.
+
+Whole-collection steps (passes, :mod:`crawlmill.core.passes`): a filter or writer class that
+defines ``collect_schema``, ``collect(record)`` and the classmethod ``reduce(rows, options,
+ctx)`` (:func:`declares_collect`) gets a collect pass over every input before the final pass;
+in the final pass its context's ``table()`` returns the reduce output and ``seq`` numbers the
+records reaching it exactly as the collect pass numbered them. :class:`ReduceContext` is what
+``reduce`` gets.
 """
 
 from __future__ import annotations
@@ -49,8 +56,10 @@ __all__ = [
     "PluginOptions",
     "ReadContext",
     "Reader",
+    "ReduceContext",
     "WriteContext",
     "Writer",
+    "declares_collect",
 ]
 
 
@@ -146,6 +155,43 @@ def _no_count(label: str, n: int) -> None:
     return None
 
 
+def _no_table() -> Any:
+    return None
+
+
+def _no_seq() -> int:
+    return -1
+
+
+def declares_collect(cls: type) -> bool:
+    """True when the component class declares a whole-collection step: a ``collect_schema``
+    (a ``pyarrow.Schema``), a ``collect(record)`` method and a ``reduce`` classmethod."""
+    return (
+        getattr(cls, "collect_schema", None) is not None
+        and callable(getattr(cls, "collect", None))
+        and callable(getattr(cls, "reduce", None))
+    )
+
+
+@dataclass(slots=True)
+class ReduceContext:
+    """What a component's ``reduce(rows, options, ctx)`` gets (once per run, in the driver).
+
+    ``inputs`` are all inputs of the run in order (``rows["input"]`` holds their ``index``);
+    ``workdir`` is an empty folder of the pass, for scratch files the reduce may need (it is
+    removed with the pass); ``count(label, n)`` adds to the pass's own counters (kept in its
+    marker and shown by ``crawlmill status``)."""
+
+    inputs: list[InputFile]
+    workdir: str
+    #: where :meth:`count` goes: ``counter(label, n)``.
+    counter: Callable[[str, int], None] = _no_count
+
+    def count(self, label: str, n: int = 1) -> None:
+        """Add ``n`` to the pass's counter ``label``."""
+        self.counter(label, n)
+
+
 @dataclass(slots=True)
 class ReadContext:
     """What a reader gets for one input unit."""
@@ -204,10 +250,27 @@ class FilterContext:
     input: InputFile
     #: where :meth:`count` goes: ``counter(label, n)``.
     counter: Callable[[str, int], None] = _no_count
+    #: loads the step's reduce output (see :meth:`table`).
+    table_loader: Callable[[], Any] = _no_table
+    #: the ordinal of the record being handled (see :attr:`seq`).
+    position: Callable[[], int] = _no_seq
 
     def count(self, label: str, n: int = 1) -> None:
         """Add ``n`` to this filter step's counter ``label`` (reported per step)."""
         self.counter(label, n)
+
+    def table(self) -> Any:
+        """The ``pyarrow.Table`` this filter's ``reduce`` returned (memory-mapped), in the
+        final pass; ``None`` when the filter declares no collect step, or while its own
+        collect pass runs (``open`` is called in both)."""
+        return self.table_loader()
+
+    @property
+    def seq(self) -> int:
+        """The ordinal (0-based) of the record ``apply`` is handling among the records of
+        this input that reached this step: the ``seq`` its ``collect`` rows got for the same
+        record in the collect pass. -1 outside a run."""
+        return self.position()
 
 
 class Drop(NamedTuple):
@@ -240,10 +303,25 @@ class WriteContext:
     added_records: int = 0
     #: where :meth:`count` goes: ``counter(label, n)``.
     counter: Callable[[str, int], None] = _no_count
+    #: loads the writer's reduce output (see :meth:`table`).
+    table_loader: Callable[[], Any] = _no_table
+    #: the ordinal of the record being written (see :attr:`seq`).
+    position: Callable[[], int] = _no_seq
 
     def count(self, label: str, n: int = 1) -> None:
         """Add ``n`` to the writer's counter ``label`` (reported per step, never records)."""
         self.counter(label, n)
+
+    def table(self) -> Any:
+        """The ``pyarrow.Table`` the writer's ``reduce`` returned (memory-mapped), or ``None``
+        when the writer declares no collect step."""
+        return self.table_loader()
+
+    @property
+    def seq(self) -> int:
+        """The ordinal (0-based) of the record ``write`` is handling among the records of this
+        input that reached the writer: the ``seq`` of its ``collect`` rows. -1 outside a run."""
+        return self.position()
 
     def report_warning(self, *args: Any, **kwargs: Any) -> None:
         """Report a repair the writer made or a field it could not write:

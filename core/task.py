@@ -59,6 +59,7 @@ from .record import Record
 from .registry import Registry
 from .spec import ComponentSpec, PipelineSpec
 from .stats import TaskStats, filter_labels
+from .tables import table_loader
 
 __all__ = ["MARKER_VERSION", "run_task", "seed_registry"]
 
@@ -336,7 +337,8 @@ class _Task:
     def stream(self, parts: _Components, sink: _TaskSink) -> WriteContext:
         """Read every record through the filters into the writer; close the writer."""
         assert self.spec is not None and self.outputs is not None and self.stats is not None
-        inp, run = self.payload.input, self.spec.run
+        inp, run, tables = self.payload.input, self.spec.run, self.payload.tables
+        stats = self.stats
         wctx = WriteContext(
             input=inp,
             input_count=self.payload.input_count,
@@ -344,9 +346,19 @@ class _Task:
             quarantine=sink.refused,
             on_warning=sink.writer_warning,
             counter=sink.counter(WRITER_STEP),
+            # the passes' tables and record ordinals (numbered as in the collect pass)
+            table_loader=table_loader(tables.get("writer")),
+            position=lambda: stats.received - 1,
         )
-        for label, step in parts.steps:
-            step.open(FilterContext(inp, counter=sink.counter(label)))
+        for i, (label, step) in enumerate(parts.steps):
+            step.open(
+                FilterContext(
+                    inp,
+                    counter=sink.counter(label),
+                    table_loader=table_loader(tables.get(f"filters[{i}]")),
+                    position=lambda c=stats.filters[label]: c["in"] - 1,
+                )
+            )
         records = RecordIterator(
             parts.reader,
             parts.reader_name,

@@ -376,10 +376,11 @@ def test_the_plugin_hooks_examples_run(tmp_path, monkeypatch, capsys):
 
     page = DOCS / "plugin_hooks.md"
     blocks = _python_blocks(page)
-    assert len(blocks) == 5
+    hooks = [i for i, block in enumerate(blocks) if "collect_schema" not in block]
+    assert len(hooks) == 5  # the collect/reduce example runs in the test below
     mods = tmp_path / "mods"
     reader, writer, filt, layout, detect = (
-        _module_from(page, i, mods, f"cm_hooks_{i}", monkeypatch) for i in range(5)
+        _module_from(page, i, mods, f"cm_hooks_{i}", monkeypatch) for i in hooks
     )
     lines = tmp_path / "in" / "a.lines"
     lines.parent.mkdir()
@@ -408,6 +409,29 @@ def test_the_plugin_hooks_examples_run(tmp_path, monkeypatch, capsys):
     registry = Registry.load([detect])
     assert ("warc", 1.0) in registry.detect("x.txt", b"WARC/1.1\r\n")
     assert ("warc", 0.5) in registry.detect("x.warc", b"no WARC bytes")
+
+
+def test_the_collect_reduce_example_of_plugin_hooks_runs(tmp_path, monkeypatch, capsys):
+    from crawlmill.core import open_reader
+
+    from tests.helpers import warc_record
+
+    page = DOCS / "plugin_hooks.md"
+    [block] = [i for i, b in enumerate(_python_blocks(page)) if "collect_schema" in b]
+    mod = _module_from(page, block, tmp_path / "mods", "cm_hooks_collect", monkeypatch)
+    src = tmp_path / "in"
+    src.mkdir()
+    lonely = warc_record(3).replace(b"http://example.com/3", b"http://lonely.example/3")
+    (src / "a.warc").write_bytes(warc_record(1) + lonely)
+    (src / "b.warc").write_bytes(warc_record(2))  # example.com: 2 records over 2 inputs
+    out = tmp_path / "out"
+    assert _convert(str(src), "-o", str(out), "--filter", "host-min", "--plugin", mod) == 0
+    assert "host-min:rare-host 1" in capsys.readouterr().err
+    urls = []
+    for name in ("a.warc.gz", "b.warc.gz"):
+        with open_reader(out / name) as records:
+            urls += [r.url for r in records]
+    assert urls == ["http://example.com/1", "http://example.com/2"]
 
 
 def test_the_yaml_toml_and_json_examples_of_config_md_are_one_pipeline(tmp_path):

@@ -1,0 +1,476 @@
+"""Whole-collection steps: collect passes and reduces, run before the final pass.
+
+A filter or writer class declares a step by defining ``collect_schema`` (a
+``pyarrow.Schema``), ``collect(record)`` (rows for one record, in schema order, or ``None``)
+and the classmethod ``reduce(rows, options, ctx)`` (all rows -> one ``pyarrow.Table``);
+see :func:`~crawlmill.core.plugin.declares_collect` and ``docs/plugin_hooks.md``.
+
+For each such component, in pipeline order, the engine runs a **pass**:
+
+1. **collect**: one task per input (:func:`~crawlmill.core.pass_tasks.collect_task`, a plain
+   JSON-able payload run through ``Executor.map``, so every executor runs it): the reader and
+   the filters before the component (with the tables of their own passes), then ``collect``
+   on every record that reaches it; rows to one Arrow IPC file per task, with the columns
+   ``input`` and ``seq`` added;
+2. **reduce**: once, in the driver, over the rows of all tasks concatenated in input order
+   (memory-mapped); its table is written to ``table.arrow``;
+3. the **final pass** (today's tasks) gives each component its table (``ctx.table()``) and
+   the ordinal of the record in hand (``ctx.seq``).
+
+Everything a pass writes is below ``OUT/.crawlmill/passes/<id>/`` (see
+:class:`~crawlmill.core.pass_tasks.PassDir`)::
+
+    pass.json            what the pass is: component, name, inputs (written once)
+    tasks/<i>.start.json a collect task started (pid, host, heartbeat)
+    tasks/<i>.arrow      its rows;  tasks/<i>.json  its done marker (after the rows)
+    tasks/<i>.failed.json  why it failed
+    reduce.start.json    the reduce started;  reduce.failed.json  why it failed
+    table.arrow          the reduce output;  done.json  the pass marker (after the table)
+
+``<id>`` hashes exactly what the pass depends on (:func:`pass_data`): the reader spec, the
+inputs (path, size, mtime, reader, position), the run's read limits, the names, options and
+plugin versions (or plugin module names) of the components up to and including the collecting
+one, and the ids of the earlier passes. A changed option of a later component leaves the id, so the pass is not
+redone. Markers are written atomically after the files they vouch for, so a run killed in a
+collect pass resumes with the tasks that finished, and one killed in the reduce redoes only
+the reduce. The final pass's completion-marker keys include the pass ids (:attr:`PassPlan.salt`),
+so a changed table redoes the final pass. Pass folders of other ids are removed at the end of
+a successful run.
+
+Accounting: only the final pass counts into the run report; a collect task's counters stay
+in its marker (``crawlmill status``). Damage a collect task meets is counted there and met
+again, and reported, by the final pass.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import shutil
+import socket
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+from .components import ResolvedPipeline
+from .executor import Executor, WorkerCrash
+from .inputs import PlannedInput
+from .outputs import BOOKKEEPING, write_json_atomic
+from .pass_tasks import PassDir, collect_payload, collect_task, read_json, task_done
+from .plugin import PluginOptions, ReduceContext, declares_collect
+from .progress import ProgressMonitor
+from .registry import Registry
+from .spec import PipelineSpec
+from .stats import RunReport, filter_labels
+from .tables import load_table, write_table
+
+__all__ = [
+    "PASS_FORMAT",
+    "Pass",
+    "PassPlan",
+    "pass_data",
+    "pass_done",
+    "plan_passes",
+    "end_run",
+    "remove_other_passes",
+    "run_json_path",
+    "run_passes",
+]
+
+#: version of the pass layout; part of every pass id.
+PASS_FORMAT = 1
+_TEMP = re.compile(r"\.tmp-\d+$")
+
+
+@dataclass(frozen=True)
+class Pass:
+    """One collecting component of the pipeline and where its pass lives."""
+
+    #: ``filters[i]`` or ``writer``.
+    loc: str
+    #: the component's registered name.
+    name: str
+    #: its step label in the report (``url-dedup``, ``url-dedup#2``, ``writer``).
+    label: str
+    id: str
+    cls: type
+    options: PluginOptions
+    #: ``OUT/.crawlmill/passes/<id>``.
+    dir: str
+
+    def info(self) -> dict[str, Any]:
+        """Plain data naming the pass (in payloads and ``run.json``)."""
+        return {"id": self.id, "name": self.name, "component": self.loc, "dir": self.dir}
+
+
+@dataclass
+class PassPlan:
+    """The passes of a run, in pipeline order."""
+
+    #: ``OUT/.crawlmill/passes``.
+    root: str
+    passes: list[Pass] = field(default_factory=list)
+
+    @property
+    def tables(self) -> dict[str, str]:
+        """Component location -> its ``table.arrow`` (what final-pass tasks get)."""
+        return {p.loc: PassDir(p.dir).table for p in self.passes}
+
+    @property
+    def salt(self) -> str:
+        """What the final pass's marker keys add to the fingerprint: the pass ids (empty
+        without passes, so runs without passes keep their keys)."""
+        return "|passes:" + ",".join(p.id for p in self.passes) if self.passes else ""
+
+
+def _stat(path: str) -> list[int | None]:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return [None, None]
+    return [st.st_size, st.st_mtime_ns]
+
+
+def _inputs_data(planned: Sequence[PlannedInput]) -> list[dict[str, Any]]:
+    data = []
+    for p in planned:
+        inp = p.input
+        data.append(
+            {
+                "path": os.path.abspath(inp.path),
+                "relpath": inp.relpath,
+                "index": inp.index,
+                "reader": p.reader,
+                "stat": _stat(inp.path),
+                "parts": {k: _stat(v) for k, v in sorted(inp.parts.items())},
+                "meta": inp.meta,
+            }
+        )
+    return data
+
+
+def _versions(registry: Registry, used: list[tuple[str, str]]) -> dict[str, str]:
+    """Distribution -> version of crawlmill and of the plugins providing ``used``."""
+    from . import __version__
+
+    versions = {"crawlmill": __version__}
+    for kind, name in used:
+        component = registry.components[kind].get(name)
+        info = registry.plugins.get(component.plugin) if component is not None else None
+        if info is not None:
+            versions[info.package or info.name] = info.version or "unknown"
+    return dict(sorted(versions.items()))
+
+
+def pass_data(
+    spec: PipelineSpec,
+    registry: Registry,
+    planned: Sequence[PlannedInput],
+    loc: str,
+    earlier: list[str],
+) -> dict[str, Any]:
+    """What the pass of the component at ``loc`` depends on (hashed into its id)."""
+    upto = len(spec.filters) if loc == "writer" else int(loc[len("filters[") : -1]) + 1
+    readers = [spec.reader.name] if spec.reader else sorted({p.reader for p in planned})
+    used = [("reader", r) for r in readers] + [("filter", f.name) for f in spec.filters[:upto]]
+    data: dict[str, Any] = {
+        "format": PASS_FORMAT,
+        "component": loc,
+        "reader": spec.reader.model_dump(mode="json") if spec.reader else None,
+        "inputs": _inputs_data(planned),
+        "limits": [spec.run.max_record_bytes, spec.run.max_decompressed_bytes],
+        "filters": [f.model_dump(mode="json") for f in spec.filters[:upto]],
+        "tables": list(earlier),
+    }
+    if loc == "writer":
+        used.append(("writer", spec.writer.name))
+        data["writer"] = spec.writer.model_dump(mode="json")
+    data["versions"] = _versions(registry, used)
+    return data
+
+
+def _hash(data: dict[str, Any]) -> str:
+    blob = json.dumps(data, sort_keys=True, separators=(",", ":"), default=str).encode()
+    return hashlib.sha256(blob).hexdigest()[:20]
+
+
+def plan_passes(
+    spec: PipelineSpec,
+    registry: Registry,
+    pipeline: ResolvedPipeline,
+    planned: Sequence[PlannedInput],
+) -> PassPlan:
+    """The passes of ``pipeline``: one per filter or writer that declares a collect step, in
+    pipeline order, each with its id. Reads file sizes and mtimes, writes nothing."""
+    plan = PassPlan(os.path.join(os.path.abspath(spec.output), BOOKKEEPING, "passes"))
+    labels = filter_labels([f.name for f in pipeline.filters])
+    components = [
+        (f"filters[{i}]", label, f)
+        for i, (label, f) in enumerate(zip(labels, pipeline.filters, strict=True))
+    ]
+    components.append(("writer", "writer", pipeline.writer))
+    earlier: list[str] = []
+    for loc, label, resolved in components:
+        if not declares_collect(resolved.cls):
+            continue
+        pid = _hash(pass_data(spec, registry, planned, loc, earlier))
+        plan.passes.append(
+            Pass(
+                loc, resolved.name, label, pid, resolved.cls, resolved.options,
+                os.path.join(plan.root, pid),
+            )
+        )  # fmt: skip
+        earlier.append(pid)
+    return plan
+
+
+def pass_done(pdir: PassDir) -> dict[str, Any] | None:
+    """The pass marker when the pass is complete (``table.arrow`` there with the size the
+    marker records), else ``None``."""
+    marker = read_json(pdir.done)
+    if marker is None:
+        return None
+    try:
+        if os.path.getsize(pdir.table) != marker.get("size"):
+            return None
+    except OSError:
+        return None
+    return marker
+
+
+def run_json_path(output: str) -> str:
+    """``OUT/.crawlmill/run.json``: the pid, host and start of the run using the root, its
+    passes and its final-pass marker keys (what ``crawlmill status`` reads). It exists while
+    a run uses the root (:func:`end_run` removes it once the report is written), so one left
+    behind names a run that was killed."""
+    return os.path.join(os.path.abspath(output), BOOKKEEPING, "run.json")
+
+
+def end_run(output: str) -> None:
+    """Remove ``run.json`` (the run wrote its report)."""
+    with contextlib.suppress(OSError):
+        os.remove(run_json_path(output))
+
+
+def _stamp() -> dict[str, Any]:
+    return {"pid": os.getpid(), "host": socket.gethostname(), "started": time.time()}
+
+
+def _remove_temps(folder: str) -> None:
+    """Delete temp files a killed run left (``*.tmp-<pid>``); only under the run lock."""
+    with contextlib.suppress(OSError):
+        for name in os.listdir(folder):
+            if _TEMP.search(name):
+                with contextlib.suppress(OSError):
+                    os.remove(os.path.join(folder, name))
+
+
+#: ``make_executor(inputs)``: an executor sized for the inputs (the engine's choice).
+ExecutorFor = Callable[[list[PlannedInput]], Executor]
+
+
+@dataclass
+class _PassRun:
+    """What running the passes needs from the engine."""
+
+    plan: PassPlan
+    spec: PipelineSpec
+    planned: Sequence[PlannedInput]
+    executor_for: ExecutorFor
+    report: RunReport
+    stream: TextIO
+
+
+def run_passes(
+    plan: PassPlan,
+    spec: PipelineSpec,
+    planned: Sequence[PlannedInput],
+    *,
+    keys: dict[int, str],
+    needed: bool,
+    executor_for: ExecutorFor,
+    report: RunReport,
+    stream: TextIO,
+) -> bool:
+    """Write ``run.json``, then (when ``needed``: the final pass has inputs to convert) run
+    every pass not complete yet (every pass under ``run.resume: false``), in order. Returns ``False`` when a pass failed (its failures
+    are in ``report``): the final pass must not run."""
+    write_json_atomic(
+        run_json_path(spec.output),
+        {
+            **_stamp(),
+            "passes": [p.info() for p in plan.passes],
+            "inputs": [
+                {"index": p.input.index, "input": p.input.relpath, "path": p.input.path}
+                for p in planned
+            ],
+            "keys": {str(i): k for i, k in keys.items()},
+        },
+    )
+    if not needed:
+        return True
+    if not spec.run.resume:  # --no-resume: redo the passes too
+        for p in plan.passes:
+            shutil.rmtree(p.dir, ignore_errors=True)
+    state = _PassRun(plan, spec, planned, executor_for, report, stream)
+    return all(_run_pass(state, n) for n in range(len(plan.passes)))
+
+
+def _say(state: _PassRun, n: int, text: str) -> None:
+    p = state.plan.passes[n]
+    print(f"crawlmill: pass {n + 1}/{len(state.plan.passes)} {p.label} [{p.id}]: {text}",
+          file=state.stream)  # fmt: skip
+
+
+def _run_pass(state: _PassRun, n: int) -> bool:
+    p = state.plan.passes[n]
+    pdir = PassDir(p.dir)
+    if pass_done(pdir) is not None:
+        _say(state, n, "complete (kept from an earlier run)")
+        return True
+    os.makedirs(pdir.tasks, exist_ok=True)
+    _remove_temps(pdir.path)
+    _remove_temps(pdir.tasks)
+    if read_json(pdir.info) is None:
+        write_json_atomic(
+            pdir.info,
+            {**p.info(), "inputs": [i.input.relpath for i in state.planned]},
+        )
+    return _collect(state, n, pdir) and _reduce(state, n, pdir)
+
+
+def _collect(state: _PassRun, n: int, pdir: PassDir) -> bool:
+    """Run the collect tasks not done yet; ``False`` when one failed."""
+    p = state.plan.passes[n]
+    todo = [i for i in state.planned if task_done(pdir, i.input.index) is None]
+    if not todo:
+        return True
+    _say(state, n, f"collecting {len(todo)} of {len(state.planned)} input(s)")
+    spec_data = state.spec.model_dump(mode="json")
+    tables = {q.loc: PassDir(q.dir).table for q in state.plan.passes[:n]}
+    payloads = [
+        collect_payload(spec_data, i.input, i.reader, len(state.planned), p.info(), tables)
+        for i in todo
+    ]
+    executor = state.executor_for(todo)
+    monitor = ProgressMonitor(
+        executor.channel, state.stream, state.spec.run.progress, len(todo),
+        sum(i.size for i in todo),
+    )  # fmt: skip
+    try:
+        with monitor:
+            failed = _harvest(state, n, pdir, todo, executor.map(collect_task, payloads), monitor)
+    except BaseException:
+        executor.cancel()
+        raise
+    finally:
+        executor.close()
+    if failed == 0 and any(task_done(pdir, i.input.index) is None for i in todo):
+        failed = 1  # cancelled before they ran
+    if failed:
+        _say(state, n, f"{failed} collect task(s) not done; the final pass does not run")
+    return failed == 0
+
+
+def _harvest(
+    state: _PassRun,
+    n: int,
+    pdir: PassDir,
+    todo: list[PlannedInput],
+    results: Iterator[tuple[int, Any]],
+    monitor: ProgressMonitor,
+) -> int:
+    """Take the collect tasks' results as they come; returns how many did not end ok."""
+    p = state.plan.passes[n]
+    failed = 0
+    for k, result in results:
+        inp = todo[k].input
+        monitor.task_done(f"{p.id}:{inp.index}", todo[k].size)
+        if isinstance(result, WorkerCrash):
+            result = {"status": "failed", "error": result.message, "traceback": ""}
+            with contextlib.suppress(OSError):
+                write_json_atomic(
+                    pdir.task_file(inp.index, "failed.json"),
+                    {"input": inp.relpath, "error": result["error"], "traceback": ""},
+                )
+        if result.get("status") == "ok":
+            continue
+        failed += 1
+        if result.get("status") == "failed":
+            error = f"pass {p.label} (collect): {result.get('error')}"
+            state.report.failures.append(
+                {"input": inp.path, "error": error, "traceback": result.get("traceback", "")}
+            )
+            monitor.log(f"crawlmill: task failed: {inp.path}: {error}")
+    return failed
+
+
+def _rows(state: _PassRun, pdir: PassDir, p: Pass) -> Any:
+    """The rows of every task, concatenated in input order (memory-mapped)."""
+    import pyarrow as pa
+
+    tables = [load_table(pdir.task_file(i.input.index, "arrow")) for i in state.planned]
+    if not tables:  # no inputs: the columns a task's rows file has, no rows
+        schema = pa.schema([*p.cls.collect_schema, ("input", pa.int32()), ("seq", pa.int64())])
+        return schema.empty_table()
+    return pa.concat_tables(tables)
+
+
+def _reduce(state: _PassRun, n: int, pdir: PassDir) -> bool:
+    """Run the reduce of pass ``n`` in the driver and write its table and marker."""
+    import pyarrow as pa
+
+    p = state.plan.passes[n]
+    started = time.monotonic()
+    with contextlib.suppress(OSError):
+        os.remove(pdir.reduce_failed)
+    write_json_atomic(pdir.reduce_start, _stamp())
+    shutil.rmtree(pdir.workdir, ignore_errors=True)
+    os.makedirs(pdir.workdir)
+    counts: dict[str, int] = {}
+
+    def count(label: str, k: int) -> None:
+        counts[label] = counts.get(label, 0) + k
+
+    try:
+        rows = _rows(state, pdir, p)
+        ctx = ReduceContext([i.input for i in state.planned], pdir.workdir, count)
+        table = p.cls.reduce(rows, p.options, ctx)
+        if not isinstance(table, pa.Table):
+            raise TypeError(f"reduce returned {type(table).__name__}; expected a pyarrow.Table")
+        size = write_table(pdir.table, table)
+    except Exception as exc:
+        error = f"pass {p.label} (reduce): {type(exc).__name__}: {exc}"
+        with contextlib.suppress(OSError):
+            write_json_atomic(pdir.reduce_failed, {"error": error})
+        state.report.failures.append({"input": None, "error": error})
+        print(f"crawlmill: error: {error}", file=state.stream)
+        return False
+    marker = {
+        **p.info(),
+        "rows_in": rows.num_rows,
+        "rows": table.num_rows,
+        "size": size,
+        "counts": counts,
+        "seconds": round(time.monotonic() - started, 3),
+    }
+    write_json_atomic(pdir.done, marker)
+    shutil.rmtree(pdir.workdir, ignore_errors=True)
+    _say(state, n, f"reduced {rows.num_rows} row(s) to a table of {table.num_rows}")
+    return True
+
+
+def remove_other_passes(plan: PassPlan) -> None:
+    """Delete the pass folders of ids this run's plan does not have (after a successful
+    run)."""
+    keep = {p.id for p in plan.passes}
+    with contextlib.suppress(OSError):
+        for name in os.listdir(plan.root):
+            if name not in keep:
+                path = os.path.join(plan.root, name)
+                if os.path.isdir(path):
+                    shutil.rmtree(path, ignore_errors=True)

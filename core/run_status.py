@@ -1,0 +1,195 @@
+"""``crawlmill status OUT``: what the run using an output root is doing, or what the last one
+did, read from the root's bookkeeping files only (never the lock, so it works while a run
+holds it).
+
+Sources: ``.crawlmill/run.json`` (exists while a run uses the root: pid, host, start, its
+passes and final-pass marker keys; left behind by a killed run), each pass's folder below
+``.crawlmill/passes/`` (:mod:`crawlmill.core.passes`: task start/heartbeat, done and failed
+markers, reduce markers), the final pass's completion markers (``done/``) and task temp
+folders (``tmp/<key>``: a final task is running), and ``report.json`` (failures of the last
+finished run).
+
+A task or reduce counts as *running* while its process is alive (same host) or, on another
+host, while its heartbeat is recent; a start marker of a dead process is *interrupted*.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+from typing import Any
+
+from .outputs import BOOKKEEPING
+from .pass_tasks import HEARTBEAT_SECONDS, PassDir, read_json, task_done
+from .passes import pass_done, run_json_path
+
+__all__ = ["format_status", "read_status"]
+
+#: a heartbeat older than this (other hosts) means the task is gone.
+STALE_SECONDS = 6 * HEARTBEAT_SECONDS
+
+
+def _alive(stamp: dict[str, Any] | None) -> bool:
+    """Is the process a start marker names still running?"""
+    if not stamp:
+        return False
+    if stamp.get("host") != socket.gethostname():
+        beat = stamp.get("heartbeat") or stamp.get("started") or 0
+        return time.time() - float(beat) < STALE_SECONDS
+    try:
+        os.kill(int(stamp["pid"]), 0)
+    except PermissionError:
+        return True
+    except (OSError, KeyError, TypeError, ValueError):
+        return False
+    return True
+
+
+def _order(info: dict[str, Any]) -> tuple[int, int]:
+    loc = str(info.get("component", ""))
+    if loc == "writer":
+        return (1, 0)
+    try:
+        return (0, int(loc[len("filters[") : -1]))
+    except ValueError:
+        return (2, 0)
+
+
+def _pass_status(info: dict[str, Any], run_alive: bool) -> dict[str, Any]:
+    pdir = PassDir(info["dir"])
+    described = read_json(pdir.info) or {}
+    inputs = described.get("inputs") or []
+    tasks: dict[str, int] = {"total": len(inputs), "done": 0, "running": 0, "failed": 0}
+    failed, running = [], []
+    for i, relpath in enumerate(inputs):
+        if task_done(pdir, i) is not None:
+            tasks["done"] += 1
+            continue
+        why = read_json(pdir.task_file(i, "failed.json"))
+        if why is not None:
+            tasks["failed"] += 1
+            failed.append({"input": relpath, "error": why.get("error", "?")})
+            continue
+        stamp = read_json(pdir.task_file(i, "start.json"))
+        if run_alive and _alive(stamp):
+            tasks["running"] += 1
+            running.append({"input": relpath, "pid": stamp.get("pid"), "host": stamp.get("host")})
+    tasks["pending"] = tasks["total"] - tasks["done"] - tasks["running"] - tasks["failed"]
+    done = pass_done(pdir)
+    reduce_failed = read_json(pdir.reduce_failed)
+    if done is not None:
+        state = "done"
+    elif reduce_failed is not None:
+        state = "failed"
+        failed.append({"input": None, "error": reduce_failed.get("error", "?")})
+    elif failed:
+        state = "failed"
+    elif run_alive and _alive(read_json(pdir.reduce_start)):
+        state = "reducing"
+    elif run_alive:
+        state = "collecting" if running or tasks["done"] else "pending"
+    else:
+        started = tasks["done"] or os.path.exists(pdir.reduce_start)
+        state = "interrupted" if started else "pending"
+    entry = {
+        "name": info.get("name"),
+        "component": info.get("component"),
+        "id": info.get("id"),
+        "state": state,
+        "tasks": tasks,
+        "running": running,
+        "failed": failed,
+    }
+    if done is not None:
+        entry["rows"] = done.get("rows")
+    return entry
+
+
+def _passes(meta: str, run: dict[str, Any] | None) -> list[dict[str, Any]]:
+    root = os.path.join(meta, "passes")
+    if run is not None:  # the folder where it is now (the root may have moved)
+        return [{**p, "dir": os.path.join(root, str(p.get("id")))} for p in run.get("passes") or []]
+    found = []
+    for name in sorted(os.listdir(root)) if os.path.isdir(root) else []:
+        info = read_json(os.path.join(root, name, "pass.json"))
+        if info is not None:
+            found.append({**info, "dir": os.path.join(root, name)})
+    return sorted(found, key=_order)
+
+
+def _final(meta: str, run: dict[str, Any] | None, alive: bool, report: dict | None) -> dict:
+    """The final pass's tasks: from ``run.json`` while a run is there, else the report."""
+    tasks = {"total": 0, "done": 0, "running": 0, "failed": 0, "pending": 0}
+    failed: list[dict[str, Any]] = []
+    running: list[dict[str, Any]] = []
+    if run is not None:
+        inputs = {str(i["index"]): i for i in run.get("inputs") or []}
+        keys = run.get("keys") or {}
+        tasks["total"] = len(inputs)
+        for index, key in keys.items():
+            relpath = inputs.get(index, {}).get("input")
+            if os.path.exists(os.path.join(meta, "done", f"{key}.json")):
+                tasks["done"] += 1
+            elif alive and os.path.isdir(os.path.join(meta, "tmp", key)):
+                tasks["running"] += 1
+                running.append({"input": relpath})
+    elif report is not None:
+        tasks["total"] = int(report.get("inputs") or 0)
+        tasks["done"] = int(report.get("inputs_done") or 0) + int(report.get("inputs_skipped") or 0)
+        for failure in report.get("failures") or []:
+            if failure.get("input"):
+                tasks["failed"] += 1
+            failed.append({"input": failure.get("input"), "error": failure.get("error", "?")})
+    tasks["pending"] = max(0, tasks["total"] - tasks["done"] - tasks["running"] - tasks["failed"])
+    return {"tasks": tasks, "running": running, "failed": failed}
+
+
+def read_status(output: str) -> dict[str, Any]:
+    """The status of the output root ``output`` as plain data (what ``--json`` prints);
+    ``FileNotFoundError`` when it holds no crawlmill bookkeeping."""
+    meta = os.path.join(os.path.abspath(output), BOOKKEEPING)
+    if not os.path.isdir(meta):
+        raise FileNotFoundError(f"{output} is not a crawlmill output folder (no {BOOKKEEPING}/)")
+    run = read_json(run_json_path(output))
+    report = read_json(os.path.join(meta, "report.json"))
+    alive = _alive(run)
+    if run is not None:
+        state = "running" if alive else "killed"
+    elif report is not None:
+        state = "finished" if report.get("ok") else "failed"
+    else:
+        state = "none"
+    status: dict[str, Any] = {"output": os.path.abspath(output), "state": state}
+    if run is not None:
+        status["run"] = {k: run.get(k) for k in ("pid", "host", "started")}
+    if report is not None and run is None:
+        status["accounting"] = report.get("accounting")
+    status["passes"] = [_pass_status(p, alive) for p in _passes(meta, run)]
+    status["final"] = _final(meta, run, alive, report if run is None else None)
+    return status
+
+
+def _tasks_line(tasks: dict[str, int]) -> str:
+    return (
+        f"{tasks['done']}/{tasks['total']} done, {tasks['running']} running, "
+        f"{tasks['failed']} failed, {tasks['pending']} pending"
+    )
+
+
+def format_status(status: dict[str, Any]) -> str:
+    """The status as text, one line per pass and per failed or running task."""
+    lines = [f"{status['output']}: {status['state']}"]
+    if "run" in status:
+        run = status["run"]
+        lines[0] += f" (pid {run.get('pid')} on {run.get('host')})"
+    if status.get("accounting"):
+        lines.append(f"  {status['accounting']}")
+    steps = [(f"pass {p['name']} [{p['id']}]", p) for p in status["passes"]]
+    steps.append(("final pass", {"state": "", **status["final"]}))
+    for title, step in steps:
+        state = f"{step['state']}: " if step.get("state") else ""
+        lines.append(f"{title}: {state}{_tasks_line(step['tasks'])}")
+        lines.extend(f"  running: {t['input']}" for t in step["running"])
+        lines.extend(f"  failed: {t['input'] or '(reduce)'}: {t['error']}" for t in step["failed"])
+    return "\n".join(lines)

@@ -1,0 +1,215 @@
+"""``url-dedup``: keep one capture per URL (or per URL + payload digest) across all inputs.
+
+A whole-collection filter (:mod:`crawlmill.core.passes`): its collect pass records, for every
+capture that takes part, a row ``(key, date, size)``; its reduce picks one capture per key by
+the ``rule`` and returns the others, which the final pass drops with reason ``duplicate``
+(counted as ``url-dedup:duplicate``, so read = written + dropped + quarantined holds).
+
+What takes part: records of the kinds in ``kinds`` (default ``response`` and ``resource``,
+the captures of a document) that have a URL. Every other record (requests, metadata,
+warcinfo, revisits by default, records without a URL) is kept untouched and is not counted
+as a capture: a revisit only points at another capture, and dropping a request or metadata
+record would orphan nothing that dedup is meant to remove. Add ``revisit`` (or others) to
+``kinds`` to let them take part.
+
+Keys (``key``): ``url`` is the record's URL bytes exactly as read (no canonicalisation:
+``http://a/`` and ``http://a`` differ); ``url+digest`` adds the SHA-1 of the payload as
+stored (``record.payload``), so captures of one URL with different content are all kept.
+
+Rules (``rule``), each ending in one tie-break, the pipeline order (input order, then record
+order within the input), so the result does not depend on the worker count:
+
+* ``first``: the first capture in pipeline order;
+* ``latest``: the capture with the newest date; captures without a date lose to every dated
+  one;
+* ``earliest``: the capture with the oldest date; captures without a date lose to every
+  dated one;
+* ``largest``: the capture with the longest payload.
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any, ClassVar, Literal
+
+from crawlmill.core import (
+    Drop,
+    Filter,
+    FilterContext,
+    PluginOptions,
+    Record,
+    RecordKind,
+    ReduceContext,
+    hookimpl,
+)
+from pydantic import Field, field_validator
+
+__all__ = ["UrlDedupFilter"]
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def _schema() -> Any:
+    import pyarrow as pa
+
+    return pa.schema([("key", pa.binary()), ("date", pa.int64()), ("size", pa.int64())])
+
+
+class _LazySchema:
+    """The collect schema, built on first access (pyarrow loads only when a run uses it)."""
+
+    def __get__(self, obj: Any, owner: type) -> Any:
+        return _schema()
+
+
+class UrlDedupFilter(Filter):
+    """Keep one capture per URL (or URL + payload digest) across all inputs, by a rule."""
+
+    name = "url-dedup"
+
+    class Options(PluginOptions):
+        key: Literal["url", "url+digest"] = Field(
+            "url",
+            description="what makes two captures duplicates: the same URL, or the same URL "
+            "and the same payload SHA-1",
+        )
+        rule: Literal["first", "latest", "earliest", "largest"] = Field(
+            "first",
+            description="which capture of a key is kept: first (pipeline order), latest or "
+            "earliest (capture date; undated ones lose), largest (payload length); ties go "
+            "to the first in pipeline order (input order, then record order)",
+        )
+        kinds: list[RecordKind] = Field(
+            default_factory=lambda: [RecordKind.RESPONSE, RecordKind.RESOURCE],
+            description="record kinds that take part; records of other kinds (and records "
+            "without a URL) are always kept",
+        )
+
+        @field_validator("kinds", mode="before")
+        @classmethod
+        def _commas(cls, value: Any) -> Any:
+            if isinstance(value, str):
+                return [part.strip() for part in value.split(",") if part.strip()]
+            return value
+
+    collect_schema: ClassVar[Any] = _LazySchema()
+
+    def _key(self, record: Record) -> bytes | None:
+        """The dedup key of ``record``, or ``None`` when it does not take part."""
+        if record.kind not in self.options.kinds or record.url is None:
+            return None
+        url = record.url.encode("utf-8", "surrogateescape")
+        if self.options.key == "url":
+            return url
+        return url + b"\0" + hashlib.sha1(record.payload).digest()
+
+    def collect(self, record: Record) -> list[tuple] | None:
+        """One row ``(key, date in microseconds since the epoch or None, payload length)``
+        for a record that takes part."""
+        key = self._key(record)
+        if key is None:
+            return None
+        date = None
+        if record.date is not None:
+            when = record.date if record.date.tzinfo else record.date.replace(tzinfo=UTC)
+            delta = when - _EPOCH
+            date = (delta.days * 86400 + delta.seconds) * 1_000_000 + delta.microseconds
+        return [(key, date, len(record.payload))]
+
+    @classmethod
+    def reduce(cls, rows: Any, options: Any, ctx: ReduceContext) -> Any:
+        """The duplicates: ``(input, seq, key)`` of every capture but the one the rule keeps
+        per key, sorted by input and seq."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        order = [("key", "ascending")]
+        order += {
+            "first": [],
+            "latest": [("date", "descending")],
+            "earliest": [("date", "ascending")],
+            "largest": [("size", "descending")],
+        }[options.rule]
+        order += [("input", "ascending"), ("seq", "ascending")]
+        # an undated capture loses to every dated one: the date that sorts last for the rule
+        last = -(2**63) if options.rule == "latest" else 2**63 - 1
+        dates = pc.fill_null(rows["date"], pa.scalar(last, pa.int64()))
+        ranked = pa.table(
+            {
+                "key": rows["key"],
+                "date": dates,
+                "size": rows["size"],
+                "input": rows["input"],
+                "seq": rows["seq"],
+            }
+        ).sort_by(order)
+        n = ranked.num_rows
+        keys = ranked["key"]
+        if n > 1:
+            same = pc.equal(keys.slice(1), keys.slice(0, n - 1))
+            duplicate = pa.concat_arrays(
+                [pa.array([False])] + [c for c in pa.chunked_array(same).chunks]
+            )
+        else:
+            duplicate = pa.array([False] * n, pa.bool_())
+        dropped = ranked.filter(duplicate).select(["input", "seq", "key"])
+        ctx.count("captures", n)
+        ctx.count("duplicates", dropped.num_rows)
+        return dropped.sort_by([("input", "ascending"), ("seq", "ascending")])
+
+    def open(self, ctx: FilterContext) -> None:
+        """Load this input's duplicates (sorted by seq) from the reduce's table."""
+        super().open(ctx)
+        self._drops: list[int] = []
+        self._keys: list[bytes] = []
+        self._next = 0
+        table = ctx.table()
+        if table is None:  # the collect pass: nothing to drop yet
+            return
+        mine = _rows_of_input(table, ctx.input.index)
+        self._drops = mine["seq"].to_pylist()
+        self._keys = mine["key"].to_pylist()
+
+    def apply(self, record: Record) -> Record | Drop:
+        """Drop the record when the reduce named it a duplicate."""
+        if self._next >= len(self._drops) or self.ctx.seq != self._drops[self._next]:
+            return record
+        key = self._keys[self._next]
+        self._next += 1
+        if self._key(record) != key:  # never drop another record than the one collected
+            raise RuntimeError(
+                f"url-dedup: record {self.ctx.seq} of {self.ctx.input.path} is not the capture "
+                "the collect pass saw (the input changed or its reader is not deterministic)"
+            )
+        return Drop("duplicate")
+
+
+class _Column(Sequence[int]):
+    """A table column as a sequence, for :func:`bisect.bisect_left` without a copy."""
+
+    def __init__(self, column: Any) -> None:
+        self.column = column
+
+    def __len__(self) -> int:
+        return len(self.column)
+
+    def __getitem__(self, i: Any) -> Any:
+        return self.column[i].as_py()
+
+
+def _rows_of_input(table: Any, index: int) -> Any:
+    """The rows of input ``index`` of the reduce's table (sorted by input, then seq): found by
+    binary search, so each task reads only its own rows of a memory-mapped table."""
+    column = _Column(table["input"])
+    lo = bisect.bisect_left(column, index)
+    hi = bisect.bisect_right(column, index, lo)
+    return table.slice(lo, hi - lo)
+
+
+@hookimpl
+def crawlmill_register_filters(register):
+    """Register ``url-dedup``."""
+    register(UrlDedupFilter)
