@@ -470,7 +470,8 @@ def remove_other_passes(plan: PassPlan) -> None:
     keep = {p.id for p in plan.passes}
     with contextlib.suppress(OSError):
         for name in os.listdir(plan.root):
-            if name not in keep:
+            # a writer's shuffle keeps its own "<id>-shuffle" folder (core/shuffle/run.py)
+            if name not in keep and not name.endswith("-shuffle"):
                 path = os.path.join(plan.root, name)
                 if os.path.isdir(path):
                     shutil.rmtree(path, ignore_errors=True)

@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any
 from ..executor import WorkerCrash, interruptible
 from ..messages import Marker, TaskStatus
 from ..outputs import OutputRoot, write_json_atomic
+from ..plugin import declares_collect
 from ..progress import ProgressMonitor
 from ..spec import PipelineSpec
 from ..stats import filter_labels
@@ -73,8 +74,14 @@ def shuffle_of(writer: Any) -> ShuffleSpec | None:
 
 
 def _check_writer(writer: Any, shuffle: ShuffleSpec) -> None:
-    """A writer that declares a shuffle has what the passes call."""
+    """A writer that declares a shuffle has what the passes call, and no collect step (its
+    records reach it merged from every input, so no per-input ordinal names them)."""
     name = getattr(writer, "name", type(writer).__name__)
+    if declares_collect(type(writer)):
+        raise ValueError(
+            f"writer {name!r} declares both a shuffle and a collect step; a shuffled writer "
+            "cannot have a collect step"
+        )
     needed = ["sort_key"] + (["partition_of"] if shuffle.partitioning == "hash" else [])
     missing = [m for m in needed if not callable(getattr(writer, m, None))]
     if missing:
@@ -114,7 +121,10 @@ def execute(r: _Run) -> tuple[dict[str, Any] | None, KeyboardInterrupt | None] |
 
     try:
         with interruptible():
-            damaged = engine._stop_at_failed_check(r.spec, r.planned) or _passes(r, shuffle)
+            damaged = engine._stop_at_failed_check(r.spec, r.planned)
+            # the collect/reduce passes first: the map tasks' filters read their tables
+            if damaged is None and engine._run_passes(r):
+                damaged = _passes(r, shuffle)
     except KeyboardInterrupt as exc:
         r.completed.clear()
         r.report.inputs_done = 0
@@ -170,6 +180,7 @@ def pass_id(r: _Run, shuffle: ShuffleSpec) -> str:
         inputs.append([os.path.abspath(p.input.path), p.size, mtime])
     data = {
         "fingerprint": r.fingerprint,
+        "passes": r.passes.salt,  # the tables the map tasks' filters read
         "shuffle": [shuffle.partitions, shuffle.partitioning],
         "inputs": inputs,
         "formats": [SERIAL_VERSION, RUN_MAGIC.hex()],
@@ -212,7 +223,13 @@ def _passes(r: _Run, shuffle: ShuffleSpec) -> dict[str, Any] | None:
     payloads = [
         {
             "task": engine._payload(
-                spec_data, p, key, r.fingerprint, count, replaceable.get(p.input.index)
+                spec_data,
+                p,
+                key,
+                r.fingerprint,
+                count,
+                replaceable.get(p.input.index),
+                r.passes.tables,
             ).to_dict(),
             **common,
         }

@@ -228,3 +228,32 @@ def test_a_writer_declaring_a_shuffle_without_a_sort_key_fails_clearly(
     assert main(["run", str(_project(tmp_path, "o"))]) == 1
     assert "writer warc declares a shuffle but has no sort_key" in capsys.readouterr().err
     assert not any(p.name.startswith("part-") for p in (tmp_path / "o").iterdir())
+
+
+def test_a_shuffled_writer_with_a_collect_step_is_refused():
+    """Records reach a shuffled writer merged from every input, so no per-input ordinal
+    (``ctx.seq``) could name them: declaring both is a clear error, not wrong rows."""
+    import pyarrow as pa
+    from crawlmill.core.shuffle import ShuffleSpec
+
+    class Both:
+        name = "both"
+        collect_schema = pa.schema([("k", pa.binary())])
+
+        def collect(self, record):
+            return [(b"k",)]
+
+        @classmethod
+        def reduce(cls, rows, options, ctx):
+            return rows
+
+        def sort_key(self, record):
+            return b""
+
+        def partition_of(self, record, n):
+            return 0
+
+    with pytest.raises(ValueError, match="both a shuffle and a collect step"):
+        run_mod._check_writer(Both(), ShuffleSpec(2, "hash"))
+    del Both.collect_schema
+    run_mod._check_writer(Both(), ShuffleSpec(2, "hash"))  # a shuffle alone is fine

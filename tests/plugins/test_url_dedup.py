@@ -228,3 +228,39 @@ def test_a_record_other_than_the_collected_one_is_never_dropped(tmp_path):
     assert dedup.apply(record) is record  # seq 0: not a duplicate
     seq[0] = 1
     assert dedup.apply(record) == ("duplicate",)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_url_dedup_before_a_sorted_writer(tmp_path, inputs, workers):
+    """The collect pass runs before the shuffle's map pass, whose filters read its table:
+    the sorted collection holds what a plain url-dedup run keeps, in SURT order."""
+    from crawlmill.formats.cdxj import surt
+
+    out = tmp_path / f"sorted{workers}"
+    sorted_ = '{"partitions": 2, "partitioning": "hash"}'
+    code = main(
+        [
+            "convert", str(inputs), "-o", str(out), "--to", "warc", "--option", "gzip_backend=zlib",
+            "--option", f"sorted={sorted_}", "--filter", "url-dedup", "rule=latest",
+            "--workers", str(workers), "--progress", "never",
+        ]
+    )  # fmt: skip
+    assert code == 0
+    kept = expected_kept("latest")
+    assert sorted(record_numbers(out)) == sorted(kept)
+    for part in sorted(out.glob("*.warc.gz")):
+        with open_reader(str(part)) as records:
+            keys = [surt(r.url) for r in records if r.url and r.kind != "warcinfo"]
+        assert keys == sorted(keys)
+    report = json.loads((out / ".crawlmill" / "report.json").read_text())
+    assert report["dropped"]["url-dedup"] == {"duplicate": len(RECORDS) - len(kept)}
+    dropped = sum(n for step in report["dropped"].values() for n in step.values())
+    assert report["read"] + report.get("added", 0) == (
+        report["written"] + dropped + report["quarantined"]
+    )
+    # a rerun does nothing again: the passes and the shuffle are finished
+    assert main(["convert", str(inputs), "-o", str(out), "--to", "warc", "--option",
+                 "gzip_backend=zlib", "--option", f"sorted={sorted_}", "--filter", "url-dedup",
+                 "rule=latest", "--progress", "never"]) == 0  # fmt: skip
+    again = json.loads((out / ".crawlmill" / "report.json").read_text())
+    assert again["inputs_skipped"] == 3
