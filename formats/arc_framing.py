@@ -318,7 +318,7 @@ class _ArcLines:
     def _damaged_end(self, lo: int, hi: int) -> int | None:
         """The end of the inflated bytes of a corrupt gzip member (not one cut by the end of
         the file) in ``(lo, hi]``: bytes up to there cannot prove a record complete."""
-        if not self.s.compressed:
+        if not self.s.compressed or not self.s.members.errors:
             return None
         best = None
         for m in self.s.members.spans:
