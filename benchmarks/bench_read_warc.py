@@ -8,7 +8,8 @@ with the page cache warm. Each reader iterates all records and touches the paylo
     python benchmarks/bench_read_warc.py                 # 40 and 160 MiB uncompressed
     python benchmarks/bench_read_warc.py --sizes 200 --repeat 3
 
-Prints MiB/s (of uncompressed WARC bytes) and records/s per reader, its CPU time (user + sys
+``crawlmill-inline`` is crawlmill with ``inflate_threads: 0`` (no inflate thread: the least
+CPU time, one core). Prints MiB/s (of uncompressed WARC bytes) and records/s per reader, its CPU time (user + sys
 of the reading, threads and child processes included), the ratio of crawlmill to each other
 reader in wall time and in CPU efficiency (crawlmill inflates in a second thread, so it may
 spend more CPU time than wall time; a cluster pays for every core), and the peak RSS of each
@@ -38,7 +39,7 @@ from pathlib import Path
 
 from synthetic import PageMaker
 
-READERS = ("warcio", "fastwarc", "crawlmill")
+READERS = ("warcio", "fastwarc", "crawlmill", "crawlmill-inline")
 
 
 # -- test data ---------------------------------------------------------------------------
@@ -146,15 +147,16 @@ def load_fastwarc():
     return run
 
 
-def load_crawlmill():
-    """Import crawlmill's WARC reader; return a function that reads a file's records."""
+def load_crawlmill(**options):
+    """Import crawlmill's WARC reader; return a function that reads a file's records (reader
+    ``options``: ``inflate_threads=0`` is the ``crawlmill-inline`` row)."""
     from crawlmill.core import open_reader
     from crawlmill.plugins.readers.warc import WarcReader
 
     def run(path: str) -> tuple[int, int]:
         n = size = 0
         # the class, not the name "warc": no registry to load inside the timed run
-        with open_reader(path, WarcReader) as records:
+        with open_reader(path, WarcReader, **options) as records:
             for record in records:
                 size += len(record.payload)
                 n += 1
@@ -173,7 +175,12 @@ def _cpu() -> float:
 
 
 def _child(reader: str, path: str) -> None:
-    loaders = {"warcio": load_warcio, "fastwarc": load_fastwarc, "crawlmill": load_crawlmill}
+    loaders = {
+        "warcio": load_warcio,
+        "fastwarc": load_fastwarc,
+        "crawlmill": load_crawlmill,
+        "crawlmill-inline": lambda: load_crawlmill(inflate_threads=0),
+    }
     fn = loaders[reader.removesuffix("-before")]()
     cpu0 = _cpu()
     t0 = time.perf_counter()
@@ -288,13 +295,13 @@ def main() -> None:
             readers.append("crawlmill-before")
         results = measure(readers, path, args.repeat, args.before)
         print(
-            f"{'reader':10} {'seconds':>8} {'cpu s':>7} {'MiB/s':>8} {'rec/s':>9} {'peak RSS MiB':>13}"
+            f"{'reader':16} {'seconds':>8} {'cpu s':>7} {'MiB/s':>8} {'rec/s':>9} {'peak RSS MiB':>13}"
         )
         for r, res in results.items():
             if res["records"] != info["records"]:
                 print(f"  ! {r} read {res['records']} records, expected {info['records']}")
             print(
-                f"{r:10} {res['seconds']:8.2f} {res['cpu']:7.2f} {mib / res['seconds']:8.1f} "
+                f"{r:16} {res['seconds']:8.2f} {res['cpu']:7.2f} {mib / res['seconds']:8.1f} "
                 f"{res['records'] / res['seconds']:9.0f} "
                 f"{res['peak_rss'] / (1 << 20):13.1f}"
             )

@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import lru_cache
 
 __all__ = [
     "V1_FIELDS",
@@ -188,6 +189,7 @@ def plausible_header(
 # -- dates ----------------------------------------------------------------------------------
 
 
+@lru_cache(maxsize=4096)  # the records of one second share their date
 def parse_arc_date(raw: bytes | str) -> tuple[datetime | None, str | None]:
     """Parse an ARC date (``YYYYMMDDhhmmss``) into an aware UTC datetime.
 

@@ -318,7 +318,7 @@ class _ArcLines:
     def _damaged_end(self, lo: int, hi: int) -> int | None:
         """The end of the inflated bytes of a corrupt gzip member (not one cut by the end of
         the file) in ``(lo, hi]``: bytes up to there cannot prove a record complete."""
-        if not self.s.compressed:
+        if not self.s.compressed or not self.s.members.errors:
             return None
         best = None
         for m in self.s.members.spans:
@@ -887,10 +887,12 @@ def iter_arc(
     """Walk an ARC file: yield every record and every problem in file order.
 
     ``gzip`` is detected from the first bytes when ``None``, looking past damage at the start
-    (:func:`find_arc_start`). Gzip members are inflated one step ahead in a background thread
-    unless ``prefetch_inflate`` is false; ``threads > 1`` inflates members in parallel (see
-    :func:`~crawlmill.formats.compression.iter_pieces`). Raises :class:`ArcLimitError` when
-    the file inflates beyond ``max_decompressed_bytes``.
+    (:func:`find_arc_start`). Gzip members are inflated in verified runs of whole members by
+    this thread, as the parser needs them (no thread: the least CPU time; see
+    :func:`~crawlmill.formats.compression.iter_pieces`); ``threads > 0`` inflates them ahead in
+    that many workers, one step further ahead in a background thread unless
+    ``prefetch_inflate`` is false. Raises :class:`ArcLimitError` when the file inflates beyond
+    ``max_decompressed_bytes``.
     """
     if gzip is None:
         head = fh.read(DETECT_WINDOW)
@@ -905,9 +907,10 @@ def iter_arc(
         kind,
         max_decompressed_bytes=max_decompressed_bytes,
         threads=threads,
+        batch=True,
         max_member_bytes=member_bound(max_record_bytes, max_header_bytes),
     )
-    if gzip and prefetch_inflate:
+    if gzip and prefetch_inflate and threads:
         items = prefetch(items)
     parser = _Parser(
         MemberStream(

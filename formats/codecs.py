@@ -83,8 +83,9 @@ class GzipCodec:
     suffixes = (".gz",)
 
     def members(self, fh, *, limit, piece_size, member_limit=None, threads=0, batch=False):
-        """Sequential checked inflate, or ``threads`` workers inflating whole members ahead."""
-        if threads > 0:
+        """Sequential checked inflate, or ``threads`` workers inflating whole members ahead
+        (``threads=0`` with ``batch``: the same verified batches, inflated in this thread)."""
+        if threads > 0 or batch:
             from .gzip_parallel import iter_gzip_parallel
 
             return iter_gzip_parallel(fh, limit, piece_size, threads, batch, member_limit)

@@ -113,7 +113,9 @@ def iter_pieces(
     the trailers' sizes must add up); at the first member that does not verify, reading falls
     back to the sequential path from that member, so results are identical. Only with
     ``batch=True`` may one piece hold several whole members (listed in ``Piece.members``);
-    otherwise every piece is one whole member.
+    otherwise every piece is one whole member. ``batch=True`` with ``threads=0`` takes the same
+    verified path with no thread: the calling thread inflates each run of whole members in one
+    call when it needs it (the least CPU time in all).
     """
     if kind is not None:
         yield from codec_named(kind).members(

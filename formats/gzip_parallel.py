@@ -114,6 +114,21 @@ def _inflate_batch(buf: bytes, bounds: list[tuple[int, int]], cap: int):
     return _inflate_run(buf, bounds, cap)
 
 
+class _NotStarted:
+    """The future of a job no worker will run: it can always be taken back."""
+
+    __slots__ = ()
+
+    def cancel(self) -> bool:
+        return True
+
+    def done(self) -> bool:
+        return False
+
+
+_NOT_STARTED = _NotStarted()
+
+
 class _Job:
     """One inflate task handed to the pool. The consumer may :meth:`steal` it while it is
     still queued (it then runs in the consumer's thread), so the consumer inflates instead
@@ -124,7 +139,8 @@ class _Job:
     def __init__(self, pool, fn, *args) -> None:
         self.fn = fn
         self.args = args
-        self.future = pool.submit(fn, *args)
+        # no pool: the job waits for the consumer to run it (inline inflate, no thread)
+        self.future = pool.submit(fn, *args) if pool is not None else _NOT_STARTED
         self.stolen = False
         self.value = None
         self.error: Exception | None = None
@@ -177,10 +193,11 @@ def iter_gzip_parallel(
     member_limit: int | None = None,
 ) -> Iterator[Piece | Broken]:
     """Read chunks of whole members ahead, inflate them in ``workers`` pool threads (and in
-    this thread when it would otherwise wait), yield the pieces in file order."""
+    this thread when it would otherwise wait), yield the pieces in file order. With
+    ``workers=0`` there is no pool: each chunk is read and inflated here when it is needed."""
     from collections import deque
 
-    pool = _pool(workers)
+    pool = _pool(workers) if workers > 0 else None
     work = _inflate_batch if batch else _inflate_run
     chunk_size = min(PARALLEL_CHUNK, 256 << 10)
     # larger members take the sequential, bounded path
@@ -193,7 +210,11 @@ def iter_gzip_parallel(
     member = 0
     fallback_at: int | None = None
     while True:
-        while not eof and fallback_at is None and len(pending) < workers + PARALLEL_AHEAD:
+        while (
+            not eof
+            and fallback_at is None
+            and len(pending) < (workers + PARALLEL_AHEAD if workers else 1)
+        ):
             buf, end = _read_chunk(fh, carry, chunk_size, spare)
             chunk_size = min(PARALLEL_CHUNK, chunk_size * 2)  # small first reads: early output
             eof = end == len(carry)

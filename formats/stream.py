@@ -84,11 +84,13 @@ class Member:
 class MemberSpans:
     """The members of the decompressed stream still buffered, in stream order."""
 
-    __slots__ = ("open", "spans", "starts")
+    __slots__ = ("errors", "open", "spans", "starts")
 
     def __init__(self) -> None:
         self.spans: deque[Member] = deque()
         self.open: Member | None = None
+        #: whether a member ever closed with an ``error`` (false: none of them has one)
+        self.errors = False
         #: the (last) member starting at each stream offset
         self.starts: dict[int, Member] = {}
 
@@ -110,10 +112,12 @@ class MemberSpans:
     def add_batch(self, piece: Piece, ustart: int) -> None:
         """Add the whole members of a batch piece (``piece.members``) in one go."""
         self.open = None
+        append, starts = self.spans.append, self.starts
         for ds, de, coff, clen in piece.members:
             m = Member(ustart + ds, coff, None)
             m.dend, m.clen = ustart + de, clen
-            self.append(m)
+            append(m)
+            starts[m.dstart] = m
 
     def close(self, uend: int, clen: int | None, error: str | None = None) -> None:
         """End the open member at stream position ``uend`` (it broke off)."""
@@ -122,6 +126,7 @@ class MemberSpans:
             self.open.clen = clen
             self.open.error = error
             self.open = None
+            self.errors = self.errors or error is not None
 
     def drop_before(self, upos: int) -> None:
         """Forget members that end at or before stream offset ``upos``."""

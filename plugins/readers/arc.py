@@ -125,13 +125,9 @@ def record_from_arc(
     url = fields["URL"]
     space = None if item.offset is None else (OffsetSpace.MEMBER if gzip else OffsetSpace.FILE)
     source = Provenance(path, item.offset, item.length, "arc", space)
-    common = {
-        "url": url,
-        "date": date,
-        "date_raw": date_raw,
-        "ip": None if ip in _NO_IP else ip,
-        "source": source,
-    }
+    if ip in _NO_IP:
+        ip = None
+    # (positional Records: the per-record path; fields in Record's order)
     if is_filedesc:
         extras["filedesc"] = True
         if item.filedesc is not None:
@@ -141,44 +137,30 @@ def record_from_arc(
             notes.append("filedesc record has no version block")
         neutral["describes_file"] = "filedesc"
         record = Record(
-            kind=RecordKind.METADATA,
-            payload=header.raw + b"\n" + item.block,
-            content_type=FILEDESC_MEDIA_TYPE,
-            extras={"arc": extras, "neutral": neutral},
-            **common,
-        )
+            RecordKind.METADATA, url, None, date, date_raw, None, header.raw + b"\n" + item.block,
+            FILEDESC_MEDIA_TYPE, None, ip, None, [], {"arc": extras, "neutral": neutral}, source,
+        )  # fmt: skip
         return record, notes
     if url[:4].lower() == "dns:":
         record = Record(
-            kind=RecordKind.RESOURCE,
-            payload=item.block,
-            content_type="text/dns",
-            extras=_extras(extras, neutral),
-            **common,
-        )
+            RecordKind.RESOURCE, url, None, date, date_raw, None, item.block, "text/dns", None,
+            ip, None, [], _extras(extras, neutral), source,
+        )  # fmt: skip
         return record, notes
     http_head, payload = split_response(item.block)
     if http_head is None:
         record = Record(
-            kind=RecordKind.RESOURCE,
-            payload=payload,
-            content_type=arc_mime,
-            extras=_extras(extras, neutral),
-            **common,
-        )
+            RecordKind.RESOURCE, url, None, date, date_raw, None, payload, arc_mime, None, ip,
+            None, [], _extras(extras, neutral), source,
+        )  # fmt: skip
         return record, notes
     if not http_head.endswith(b"\n\n") and not http_head.endswith(b"\n\r\n"):
         notes.append("HTTP head has no blank line after it; the whole block is the head")
     media, charset = http_content_type(http_head)
     record = Record(
-        kind=RecordKind.RESPONSE,
-        http_head=http_head,
-        payload=payload,
-        content_type=media or arc_mime,
-        charset=charset,
-        extras=_extras(extras, neutral),
-        **common,
-    )
+        RecordKind.RESPONSE, url, None, date, date_raw, http_head, payload, media or arc_mime,
+        charset, ip, None, [], _extras(extras, neutral), source,
+    )  # fmt: skip
     return record, notes
 
 

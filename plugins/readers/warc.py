@@ -102,8 +102,9 @@ class WarcReader(Reader):
             le=64,
             description="worker threads that inflate the gzip members of files over 1 MiB "
             "ahead of the parser, at most one less than the CPUs available (the parser "
-            "needs one and inflates queued members itself while it would wait); 0: one "
-            "background thread, sequential members",
+            "needs one and inflates queued members itself while it would wait); 0: no "
+            "thread, the parser inflates runs of members as it needs them (the least CPU "
+            "time, the most wall time)",
         )
         parse_http: bool = Field(
             True,
@@ -150,7 +151,7 @@ class WarcReader(Reader):
                 batch=True,
                 max_member_bytes=member_bound(limits.max_record_bytes, limits.max_header_bytes),
             )
-            if kind is not None and big and not threads:
+            if kind not in (None, "gzip") and big:
                 pieces = prefetch(pieces)  # inflate in a thread while records are parsed
             framer = WarcFramer(
                 pieces,
@@ -284,56 +285,57 @@ def warc_to_record(
     """Map a framed WARC record onto a :class:`Record`; also return the repaired quirks.
     ``compressed`` says whether the file is compressed (``None``: unknown), which names the
     offset space of a record that is not alone in its member (``Provenance.space``)."""
+    # (the reader's per-record path: locals, positional constructors, cached date and media)
     header = item.header
     fields = header.fields
+    get = fields.get
     warnings = item.issues  # a fresh list per framed record
+    version = header.version
     extras: dict = {
-        "version": header.version,
+        "version": version,
         "headers": header.headers,
         "raw_header": item.raw_header,
         "separator": item.separator,
         "cl_includes_separator": item.cl_includes_separator,
         "line_ending": header.line_ending,
     }
-    if header.version not in KNOWN_VERSIONS:
-        warnings.append(f"version: unknown WARC version {header.version}")
+    if version not in KNOWN_VERSIONS:
+        warnings.append(f"version: unknown WARC version {version}")
 
-    raw_type = fields.get(b"warc-type") or b""
+    raw_type = get(b"warc-type") or b""
     kind = _KIND_OF.get(raw_type)
     if kind is None:
         wtype = raw_type.decode("latin-1").strip().lower()
         kind = _KINDS.get(wtype)
-    if kind is None:
-        kind = RecordKind.RESOURCE
-        warnings.append(f"unknown-type: WARC-Type {wtype[:40]!r} read as resource")
-        extras["type"] = wtype
+        if kind is None:
+            kind = RecordKind.RESOURCE
+            warnings.append(f"unknown-type: WARC-Type {wtype[:40]!r} read as resource")
+            extras["type"] = wtype
 
     url = None
-    uri = fields.get(b"warc-target-uri")
+    uri = get(b"warc-target-uri")
     if uri is not None:
-        if uri.startswith(b"<") and uri.endswith(b">"):
+        if uri[:1] == b"<" and uri[-1:] == b">":
             extras["target_uri_raw"] = uri
             uri = uri[1:-1]
             warnings.append("bracketed-uri: <> around WARC-Target-URI removed (wget 1.14)")
         url = uri.decode("utf-8", "surrogateescape")
 
     date_raw = date = None
-    raw_date = fields.get(b"warc-date")
+    raw_date = get(b"warc-date")
     if raw_date is not None:
-        date_raw, date = _warc_date(raw_date)
+        date_raw, date = _DATES.get(raw_date) or _warc_date(raw_date)
         if date is None:
             warnings.append("invalid-date: WARC-Date is not a valid date (kept raw)")
 
     for name in ID_FIELDS:
-        value = fields.get(name)
+        value = get(name)
         if value and value[0] != 60:  # not "<"
             warnings.append(f"bare-record-id: {ID_FIELD_NAMES[name]} without <>")
             break
 
-    warc_media, warc_charset = (None, None)
-    ct = fields.get(b"content-type")
-    if ct is not None:
-        warc_media, warc_charset = media_type(ct)
+    ct = get(b"content-type")
+    warc_media, warc_charset = (None, None) if ct is None else media_type(ct)
 
     data, bs, be = item.data, item.block_start, item.block_end
     http_head = None
@@ -357,9 +359,10 @@ def warc_to_record(
     if kind is RecordKind.CONVERSION and warc_media == "text/plain":
         text = payload.decode("utf-8", "replace")
 
-    ip = fields.get(b"warc-ip-address")
-    trec = fields.get(b"warc-trec-id")
-    if item.truncated:
+    ip = get(b"warc-ip-address")
+    trec = get(b"warc-trec-id")
+    truncated = item.truncated
+    if truncated:
         # the file ended inside the block: the writer marks it WARC-Truncated and, as for any
         # changed record, recomputes Content-Length and digests (same key as extras["arc"])
         extras["truncated"] = True
@@ -373,20 +376,21 @@ def warc_to_record(
         source = Provenance(path, item.offset, item.length, "warc", space)
         extras["member"] = False
     record = Record(
-        kind=kind,
-        url=url,
-        doc_id=trec.decode("utf-8", "surrogateescape") if trec else None,
-        date=date,
-        date_raw=date_raw,
-        http_head=http_head,
-        payload=payload,
-        content_type=content_type,
-        charset=charset,
-        ip=ip.decode("latin-1") if ip else None,
-        text=text,
-        extras={"warc": extras},
-        source=source,
-        modified=item.truncated,
+        kind,
+        url,
+        trec.decode("utf-8", "surrogateescape") if trec else None,
+        date,
+        date_raw,
+        http_head,
+        payload,
+        content_type,
+        charset,
+        ip.decode("latin-1") if ip else None,
+        text,
+        [],
+        {"warc": extras},
+        source,
+        truncated,
     )
     return record, warnings
 
