@@ -123,6 +123,8 @@ def _quick_init(cls: type) -> type:
     generated one, but faster (readers build a record per input record): the generated one
     looks up ``object.__setattr__`` through a global for every field; this one holds it in a
     closure. Defaults and default factories come from ``dataclasses.fields(cls)``."""
+    if hasattr(cls, "__post_init__"):  # the quick one would not call it
+        raise TypeError(f"{cls.__name__} has __post_init__: _quick_init does not call it")
     params, body = [], []
     env: dict[str, Any] = {"_osa": object.__setattr__, "_MISSING": _FACTORY}
     for f in dataclasses.fields(cls):

@@ -132,3 +132,21 @@ def test_quick_init_is_the_dataclass_init():
     with pytest.raises(AttributeError):
         r.url = "x"  # frozen
     assert "<factory>" in str(__import__("inspect").signature(Record))
+
+
+def test_quick_init_refuses_a_class_with_post_init():
+    """The quick ``__init__`` does not call ``__post_init__``: a class with one is refused
+    when decorated, not silently left unvalidated."""
+    import dataclasses
+
+    from crawlmill.core.record import _quick_init
+
+    @dataclasses.dataclass(frozen=True)
+    class Checked:
+        x: int
+
+        def __post_init__(self) -> None:
+            assert self.x >= 0
+
+    with pytest.raises(TypeError, match="__post_init__"):
+        _quick_init(Checked)
