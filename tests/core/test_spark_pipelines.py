@@ -1,0 +1,220 @@
+"""Issue 8's must-show on Spark: one pipeline file gives the same output records, the same
+report counts and the same markers with the local executor at 1 and 2 workers and with Spark
+``local[2]``, for ``url-dedup`` over several inputs with duplicate URLs and for the sorted
+WARC writer (hash and range partitions). The plain conversion is
+tests/core/test_spark_executor.py's.
+
+Each case runs the same pipeline file three times through the CLI (the file says spark;
+``--executor local --workers N`` overrides it) on the session's SparkContext (``spark_sc``),
+and compares every file the runs left (outputs, quarantine, the passes' Arrow tables: bytes),
+report.json and the completion and pass-task markers (without timings).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import textwrap
+from pathlib import Path
+
+import crawlmill
+import pytest
+from crawlmill.core.cli import main
+from crawlmill.plugins.writers.warc_sorted import sort_key
+
+from tests.conftest import SAMPLES
+from tests.core.conftest import SPARK_MASTER
+from tests.helpers import warc_record
+
+#: real third-party files; the first is copied twice (every URL of it duplicated), the
+#: truncated one is damage (quarantined, exit 3).
+SAMPLE_INPUTS = [
+    "real-world-2026-11/N0taN3rd-node-warc/test__files__parseMe.warc.gz",
+    "real-world-2026-11/chfoo-warcat/example__at.warc.gz",
+    "real-world-2026-11/datatogether-warc/testdata__warcio__example-trunc.warc",
+    "webrecorder-warcio/test/data/example.arc.gz",
+]
+
+EXECUTORS = {
+    "spark": [],
+    "local1": ["--executor", "local", "--workers", "1"],
+    "local2": ["--executor", "local", "--workers", "2"],
+}
+
+
+def _inputs(tmp_path: Path) -> Path:
+    """Real samples, one of them twice, and three constructed WARCs whose URLs overlap."""
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for rel in SAMPLE_INPUTS:
+        src = SAMPLES / rel
+        assert src.is_file(), f"sample {rel} missing"
+        shutil.copy(src, folder / src.name)
+    first = SAMPLES / SAMPLE_INPUTS[0]
+    shutil.copy(first, folder / f"copy-{first.name}")
+    for name, numbers in (("a", range(0, 12)), ("b", range(6, 18)), ("c", range(15, 24))):
+        (folder / f"{name}.warc").write_bytes(b"".join(warc_record(i) for i in numbers))
+    return folder
+
+
+def _files(out: Path) -> dict[str, bytes]:
+    """Every file the run left (outputs, quarantine, pass tables) but bookkeeping JSON."""
+    found = {}
+    for path in sorted(out.rglob("*")):
+        rel = path.relative_to(out).as_posix()
+        if path.is_file() and not rel.endswith(".json") and not rel.endswith("lock"):
+            found[rel] = path.read_bytes()
+    return found
+
+
+def _without_times(data):
+    if isinstance(data, dict):
+        return {k: _without_times(v) for k, v in data.items() if k not in ("elapsed", "seconds")}
+    if isinstance(data, list):
+        return [_without_times(v) for v in data]
+    return data
+
+
+def _bookkeeping(out: Path) -> dict[str, object]:
+    """report.json, the completion markers, the collect tasks' and reduces' markers and the
+    shuffle's map markers, without their timings; paths below ``out`` start with ``OUT``."""
+    meta = out / ".crawlmill"
+
+    def load(path: Path) -> object:
+        return _without_times(json.loads(path.read_text().replace(str(out), "OUT")))
+
+    found = {"report": load(meta / "report.json")}
+    patterns = ["done/*.json", "passes/*/done.json", "passes/*/tasks/*.json", "passes/*/map/*"]
+    for pattern in patterns:
+        for marker in sorted(meta.glob(pattern)):
+            if not marker.name.endswith(".start.json"):  # pid, host, heartbeat
+                rel = marker.relative_to(meta).as_posix()
+                found[rel] = load(marker)
+    return found
+
+
+def _run_everywhere(tmp_path, monkeypatch, capsys, body: str, code: int):
+    """Run the pipeline ``body`` (YAML without inputs/output/run) with each executor; return
+    ``{executor: (files, bookkeeping, stderr)}`` after checking the exit codes and that the
+    spark run's passes all went through Spark (and the local runs' through none)."""
+    from crawlmill.core import spark_executor
+
+    calls: list[int] = []
+    real = spark_executor.SparkExecutor.map
+
+    def spy(self, fn, payloads):
+        calls.append(len(payloads))
+        return real(self, fn, payloads)
+
+    monkeypatch.setattr(spark_executor.SparkExecutor, "map", spy)
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")  # the warcinfo's conversion date
+    inputs = _inputs(tmp_path)
+    pipeline = tmp_path / "pipeline.yaml"
+    pipeline.write_text(
+        f"inputs: {inputs}\n"
+        + textwrap.dedent(body)
+        + textwrap.dedent(
+            f"""\
+            output: ${{OUT}}
+            run:
+              executor: spark
+              progress: never
+              spark: {{master: "{SPARK_MASTER}", conf: {{spark.ui.enabled: false}}}}
+            """
+        )
+    )
+    seen = {}
+    for name, flags in EXECUTORS.items():
+        out = tmp_path / name
+        monkeypatch.setenv("OUT", str(out))
+        result = main(["run", str(pipeline), *flags])
+        err = capsys.readouterr().err
+        assert result == code, f"{name}: {err}"
+        assert (len(calls) >= 2) if name == "spark" else not calls, (name, calls)
+        calls.clear()
+        seen[name] = (_files(out), _bookkeeping(out), err)
+    return seen
+
+
+def _assert_alike(seen) -> None:
+    spark_files, spark_books, _ = seen["spark"]
+    for name in ("local1", "local2"):
+        files, books, _ = seen[name]
+        assert sorted(files) == sorted(spark_files), name
+        for rel, data in files.items():
+            assert data == spark_files[rel], f"{rel} differs between {name} and spark"
+        assert sorted(books) == sorted(spark_books), name
+        for rel, data in books.items():
+            assert data == spark_books[rel], f"{rel} differs between {name} and spark"
+
+
+def _summary(err: str) -> str:
+    (line,) = [x for x in err.splitlines() if x.startswith("read ")]
+    return line
+
+
+def _keys(path: Path) -> list[bytes]:
+    with crawlmill.open_reader(str(path), "warc") as records:
+        return [sort_key(r) for r in records]
+
+
+def test_url_dedup_over_inputs_with_duplicate_urls_is_alike_on_local_and_spark(
+    spark_sc, tmp_path, monkeypatch, capsys
+):
+    seen = _run_everywhere(
+        tmp_path,
+        monkeypatch,
+        capsys,
+        """\
+        filters: [{name: url-dedup, rule: latest}]
+        writer: {name: warc, gzip_backend: zlib}
+        """,
+        code=3,  # the truncated sample
+    )
+    _assert_alike(seen)
+    files, books, err = seen["spark"]
+    report = books["report"]
+    line = _summary(err)
+    assert all(_summary(e) == line for _, _, e in seen.values())
+    # the overlapping constructed URLs (6 + 3) and the copied sample's captures are duplicates
+    assert report["dropped"]["url-dedup"]["duplicate"] > 6 + 3, line
+    assert any(rel.startswith(".crawlmill/quarantine/") for rel in files)
+    assert any(rel.endswith("table.arrow") for rel in files)  # the reduce's table, compared
+
+
+@pytest.mark.parametrize("partitioning", ["hash", "range"])
+def test_the_sorted_warc_writer_is_alike_on_local_and_spark(
+    spark_sc, tmp_path, monkeypatch, capsys, partitioning
+):
+    """Sorted (with url-dedup before it for range: a pass, then the shuffle): the same
+    partition files, each in key order (range: the partitions in order are one sorted
+    collection), the same counts."""
+    dedup = "[url-dedup]" if partitioning == "range" else "[]"
+    seen = _run_everywhere(
+        tmp_path,
+        monkeypatch,
+        capsys,
+        f"""\
+        filters: {dedup}
+        writer:
+          name: warc
+          gzip_backend: zlib
+          sorted: {{partitions: 3, partitioning: {partitioning}}}
+        """,
+        code=3,
+    )
+    _assert_alike(seen)
+    files, books, err = seen["spark"]
+    parts = sorted(rel for rel in files if rel.startswith("part-"))
+    assert parts == [f"part-{i:05d}.warc.gz" for i in range(3)]
+    line = _summary(err)
+    assert all(_summary(e) == line for _, _, e in seen.values())
+    everything: list[bytes] = []
+    for rel in parts:
+        keys = _keys(tmp_path / "spark" / rel)
+        assert keys, rel
+        assert keys == sorted(keys), rel
+        everything += keys
+    if partitioning == "range":
+        assert everything == sorted(everything)
+    assert len(everything) == books["report"]["written"]  # every record in one partition
