@@ -283,3 +283,55 @@ def test_spark_range_partitions_are_the_local_merges_key_ranges():
         assert (lo is None or lo <= key) and (hi is None or key < hi), (key, part)
         assert (k, i, s, blob) == (key, 7, 9, b"x")
     assert _keyed(None, (2, b"zz", 1, 0, b"y")) == ((2, b"zz", 1, 0), b"y")
+
+
+def test_a_failed_spark_partition_fails_the_run_and_a_rerun_writes_only_it(
+    spark_sc, tmp_path, monkeypatch, capsys
+):
+    """A partition task that fails on Spark (a foreign file where its output goes) fails the
+    run (exit 1, nothing counted as written), the others commit; once the file is moved
+    away the rerun writes that partition only, as the local executor would have. ``on_error:
+    fail`` with damage in the map pass writes no partition."""
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    data = tmp_path / "in"
+    data.mkdir()
+    for name, numbers in (("a", range(0, 12)), ("b", range(6, 18))):
+        (data / f"{name}.warc").write_bytes(b"".join(warc_record(i) for i in numbers))
+    pipeline = tmp_path / "pipeline.yaml"
+    pipeline.write_text(
+        textwrap.dedent(
+            f"""\
+            inputs: {data}
+            writer: {{name: warc, gzip_backend: zlib, sorted: {{partitions: 3}}}}
+            output: ${{OUT}}
+            run:
+              executor: spark
+              progress: never
+              spark: {{master: "{SPARK_MASTER}"}}
+            """
+        )
+    )
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "part-00001.warc.gz").write_bytes(b"not crawlmill's")
+    monkeypatch.setenv("OUT", str(out))
+    assert main(["run", str(pipeline)]) == 1
+    err = capsys.readouterr().err
+    assert "1 of 3 shuffle partition task(s) did not complete" in err, err
+    report = json.loads((out / ".crawlmill" / "report.json").read_text())
+    assert report["written"] == 0 and report["inputs_done"] == 0
+    assert len(list((out / ".crawlmill" / "done").glob("shuffle-*"))) == 2
+    before = (out / "part-00000.warc.gz").stat().st_mtime_ns
+    (out / "part-00001.warc.gz").unlink()
+    assert main(["run", str(pipeline)]) == 0, capsys.readouterr().err
+    assert (out / "part-00000.warc.gz").stat().st_mtime_ns == before
+    monkeypatch.setenv("OUT", str(tmp_path / "local"))
+    assert main(["run", str(pipeline), "--executor", "local", "--workers", "1"]) == 0
+    assert _files(out) == _files(tmp_path / "local")
+
+    (data / "c.warc").write_bytes(warc_record(30) + b"JUNK\r\n\r\n" + warc_record(31))
+    monkeypatch.setenv("OUT", str(tmp_path / "failing"))
+    assert main(["run", str(pipeline), "--on-error", "fail"]) != 0
+    err = capsys.readouterr().err
+    assert "no partition was written" in err, err
+    assert not list((tmp_path / "failing").glob("part-*"))
