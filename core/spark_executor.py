@@ -34,6 +34,10 @@ How :meth:`SparkExecutor.map` runs ``fn(payload)`` for each payload:
   ``local[N]``; ``local[N,F]`` allows F attempts) and which, when it still fails, is a
   :class:`WorkerCrash` of that payload only.
 
+A writer's sorted shuffle runs on Spark's own shuffle and sort: :meth:`SparkExecutor.shuffle`
+(:mod:`crawlmill.core.spark_shuffle`), whose jobs go through :meth:`SparkExecutor.jobs` as
+``map``'s do.
+
 Commits and retries: speculation is refused (``spark.speculation`` true is a configuration
 error), so two attempts of one task never run at once. A retry runs after its attempt died;
 the task writes under the output root's temp folder of its marker key, which it empties first,

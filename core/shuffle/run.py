@@ -28,6 +28,13 @@ tasks' ``added = written - received + writer-quarantined``, and the merged count
 the shuffled count (checked). A rerun skips map tasks whose marker and run files are intact
 and partitions whose marker and files are (a run killed in either pass resumes); after a
 successful run the run files are removed, the map markers kept (a rerun then does nothing).
+
+An executor with a shuffle of its own (``executor.shuffle(spec)``: Spark's, in
+:mod:`crawlmill.core.spark_shuffle`) runs both passes instead, with the same task functions
+and payloads: the map tasks hand their entries to it (no run files; their markers say
+``runs: null``) and each partition task gets its partition's entries in order from it. Its
+entries do not outlive the run, so a rerun with unfinished partitions runs every map task
+again; finished partitions are kept as locally.
 """
 
 from __future__ import annotations
