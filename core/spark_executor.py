@@ -34,6 +34,10 @@ How :meth:`SparkExecutor.map` runs ``fn(payload)`` for each payload:
   ``local[N]``; ``local[N,F]`` allows F attempts) and which, when it still fails, is a
   :class:`WorkerCrash` of that payload only.
 
+A writer's sorted shuffle runs on Spark's own shuffle and sort: :meth:`SparkExecutor.shuffle`
+(:mod:`crawlmill.core.spark_shuffle`), whose jobs go through :meth:`SparkExecutor.jobs` as
+``map``'s do.
+
 Commits and retries: speculation is refused (``spark.speculation`` true is a configuration
 error), so two attempts of one task never run at once. A retry runs after its attempt died;
 the task writes under the output root's temp folder of its marker key, which it empties first,
@@ -323,14 +327,15 @@ def _version() -> str:
         return "unknown"
 
 
-def _run_one(fn: Callable[[Any], Any], blob: bytes) -> tuple[Any, list[tuple]]:
-    """``fn(payload)`` with a :class:`_TaskEvents` channel; an exception as a WorkerCrash."""
+def _run_one(fn: Callable[..., Any], blob: bytes, *args: Any) -> tuple[Any, list[tuple]]:
+    """``fn(payload, *args)`` with a :class:`_TaskEvents` channel; an exception as a
+    WorkerCrash."""
     from . import executor
 
     events = _TaskEvents()
     previous, executor._CURRENT = executor._CURRENT, events
     try:
-        result = fn(pickle.loads(blob))
+        result = fn(pickle.loads(blob), *args)
     except Exception as exc:  # the task function reports its own errors; belt and braces
         result = WorkerCrash(f"{type(exc).__name__}: {exc}")
     finally:
@@ -372,32 +377,43 @@ def _run_partition(
 ) -> Iterator[tuple[int, bytes]]:
     """Spark's function of a partition, run in a Python worker: ``(i, pickled (result,
     events))`` for each ``(i, pickled payload)`` (one per partition)."""
-    for entry in reversed(sys_path):
-        if entry not in sys.path:
-            sys.path.insert(0, entry)
-    _sync_env(env)
-    mine = _version()
+    refused = _prepare_worker(sys_path, driver_version, env)
     fn: Callable[[Any], Any] | None = None
     for i, blob in pairs:
-        if mine != driver_version:
-            out: tuple[Any, list[tuple]] = (
-                WorkerCrash(
-                    f"crawlmill {mine} runs on the Spark worker but {driver_version} on the "
-                    "driver: install the same crawlmill on every worker"
-                ),
-                [],
-            )
+        if refused is not None:
+            out: tuple[Any, list[tuple]] = (WorkerCrash(refused), [])
         else:
             try:
                 fn = fn if fn is not None else pickle.loads(fn_blob)
                 out = _run_one(fn, blob)
             except Exception as exc:  # fn or payload could not be unpickled here
                 out = (WorkerCrash(f"{type(exc).__name__}: {exc}"), [])
-        try:
-            data = pickle.dumps(out)
-        except Exception as exc:
-            data = pickle.dumps((WorkerCrash(f"result not picklable: {exc}"), out[1]))
-        yield i, data
+        yield i, _dumps(out)
+
+
+def _prepare_worker(sys_path: list[str], driver_version: str, env: Mapping[str, str]) -> str | None:
+    """Give this Python worker the driver's ``sys.path`` entries and shipped variables; the
+    reason to refuse its tasks (another crawlmill version than the driver's), or ``None``."""
+    for entry in reversed(sys_path):
+        if entry not in sys.path:
+            sys.path.insert(0, entry)
+    _sync_env(env)
+    mine = _version()
+    if mine != driver_version:
+        return (
+            f"crawlmill {mine} runs on the Spark worker but {driver_version} on the "
+            "driver: install the same crawlmill on every worker"
+        )
+    return None
+
+
+def _dumps(out: tuple[Any, list[tuple]]) -> bytes:
+    """A task's ``(result, events)`` pickled for the driver (a result that cannot be: a
+    WorkerCrash saying so)."""
+    try:
+        return pickle.dumps(out)
+    except Exception as exc:
+        return pickle.dumps((WorkerCrash(f"result not picklable: {exc}"), out[1]))
 
 
 # -- driver side --------------------------------------------------------------------------------
@@ -436,22 +452,29 @@ class SparkExecutor(Executor):
             return
         rdd = self.sc.parallelize(pairs, len(pairs))
         partition_fn = _partition_fn(fn_blob, list(sys.path), _version())
-        todo = list(range(len(pairs)))
+        jobs = [(pairs[part][0], rdd, part, partition_fn) for part in range(len(pairs))]
+        yield from self.jobs(jobs)
+
+    def jobs(self, jobs: Sequence[tuple[int, Any, int, Callable]]) -> Iterator[tuple[int, Any]]:
+        """Run each ``(i, rdd, partition, fn)`` as one Spark job, ``fn`` on the iterator of
+        ``rdd``'s ``partition`` returning one ``(i, pickled (result, events))``, at most
+        :attr:`slots` at once in the executor's job group; yield ``(i, result)`` as jobs end
+        (a failed job: a :class:`WorkerCrash`; a cancelled one: nothing)."""
+        todo = list(jobs)
         todo.reverse()
         running: dict[Future, int] = {}
         threads = ThreadPoolExecutor(self.slots, thread_name_prefix="crawlmill-spark")
         try:
             while todo or running:
                 while todo and len(running) < self.slots and not self.cancelled:
-                    part = todo.pop()
-                    running[threads.submit(self._job, rdd, partition_fn, part)] = part
+                    i, rdd, part, fn = todo.pop()
+                    running[threads.submit(self._job, rdd, fn, part)] = i
                     self._submitted = True
                 if not running:
                     break
                 done, _ = wait(running, timeout=0.25, return_when=FIRST_COMPLETED)
                 for fut in done:
-                    part = running.pop(fut)
-                    answer = self._answer(fut, pairs[part][0])
+                    answer = self._answer(fut, running.pop(fut))
                     if answer is not None:
                         yield answer
         except BaseException:  # Ctrl-C or the consumer gave up: stop the tasks first
@@ -508,6 +531,14 @@ class SparkExecutor(Executor):
     def close(self) -> None:
         """The context stays up for later runs of this process (stopped at exit)."""
         return None
+
+    def shuffle(self, shuffle: Any) -> Any:
+        """A sorted shuffle on Spark's own shuffle and sort for ``shuffle`` (a
+        :class:`~crawlmill.core.shuffle.spec.ShuffleSpec`), run by this executor:
+        :class:`~crawlmill.core.spark_shuffle.SparkShuffle`."""
+        from .spark_shuffle import SparkShuffle
+
+        return SparkShuffle(self, shuffle)
 
 
 def _partition_fn(fn_blob: bytes, sys_path: list[str], version: str) -> Callable:

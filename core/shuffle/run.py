@@ -28,6 +28,13 @@ tasks' ``added = written - received + writer-quarantined``, and the merged count
 the shuffled count (checked). A rerun skips map tasks whose marker and run files are intact
 and partitions whose marker and files are (a run killed in either pass resumes); after a
 successful run the run files are removed, the map markers kept (a rerun then does nothing).
+
+An executor with a shuffle of its own (``executor.shuffle(spec)``: Spark's, in
+:mod:`crawlmill.core.spark_shuffle`) runs both passes instead, with the same task functions
+and payloads: the map tasks hand their entries to it (no run files; their markers say
+``runs: null``) and each partition task gets its partition's entries in order from it. Its
+entries do not outlive the run, so a rerun with unfinished partitions runs every map task
+again; finished partitions are kept as locally.
 """
 
 from __future__ import annotations
@@ -140,19 +147,28 @@ def _run_tasks(
     keys: list[str],
     sizes: list[int],
     on_result: Any,
+    session: Any = None,
+    start: Any = None,
 ) -> dict[str, Any] | None:
     """Run ``payloads`` on the run's executor, handing each result to ``on_result``; returns
-    the first damage under ``on_error: fail`` (then the other tasks are cancelled)."""
+    the first damage under ``on_error: fail`` (then the other tasks are cancelled). With an
+    executor's shuffle ``session``, ``start(fn, payloads)`` (one of its passes) runs them on
+    ``session.executor`` (closed by the caller)."""
     from .. import engine
 
-    executor = engine._executor_for(r.spec, r.registry, r.todo)
+    if session is not None:
+        executor = session.executor
+        results = start(fn, payloads)
+    else:
+        executor = engine._executor_for(r.spec, r.registry, r.todo)
+        results = executor.map(fn, payloads)
     monitor = ProgressMonitor(
         executor.channel, r.stream, r.spec.run.progress, len(payloads), sum(sizes)
     )
     damaged = None
     try:
         with monitor:
-            for i, result in executor.map(fn, payloads):
+            for i, result in results:
                 monitor.task_done(keys[i], sizes[i])
                 on_result(i, result, monitor)
                 damage = getattr(result, "damage", None)
@@ -163,8 +179,22 @@ def _run_tasks(
         executor.cancel()
         raise
     finally:
-        executor.close()
+        if session is None:
+            executor.close()
     return damaged
+
+
+def _executor_shuffle(r: _Run, shuffle: ShuffleSpec) -> Any:
+    """The shuffle of the run's executor when it has one of its own (``Executor.shuffle``,
+    e.g. Spark's), else ``None`` (the local shuffle: run files under the output root)."""
+    from .. import engine
+
+    executor = engine._executor_for(r.spec, r.registry, r.todo)
+    opener = getattr(executor, "shuffle", None)
+    if not callable(opener):
+        executor.close()
+        return None
+    return opener(shuffle)
 
 
 def pass_id(r: _Run, shuffle: ShuffleSpec) -> str:
@@ -193,6 +223,21 @@ def _passes(r: _Run, shuffle: ShuffleSpec) -> dict[str, Any] | None:
     """Map pass, boundaries, partition pass; fills ``r.completed`` (the map markers) and
     adds the partition tasks' counters and outputs to the report. A pass's finished tasks
     (their markers and files intact) are not redone."""
+    keys = [f"shuffle-{pass_id(r, shuffle)}-p{i:05d}" for i in range(shuffle.partitions)]
+    if len(_finished_partitions(r, keys)) == len(keys):
+        return _shuffle_passes(r, shuffle, None)  # nothing to shuffle: no executor's shuffle
+    session = _executor_shuffle(r, shuffle)
+    try:
+        return _shuffle_passes(r, shuffle, session)
+    finally:
+        if session is not None:
+            session.close()
+
+
+def _shuffle_passes(r: _Run, shuffle: ShuffleSpec, session: Any) -> dict[str, Any] | None:
+    """:func:`_passes` with the executor's shuffle ``session`` (``None``: the local one).
+    An executor's shuffle keeps no entries across runs, so with one every map task runs
+    again unless every partition is finished."""
     from .. import engine
 
     report = r.report
@@ -202,9 +247,12 @@ def _passes(r: _Run, shuffle: ShuffleSpec) -> dict[str, Any] | None:
     _drop_temp_files(folder)  # half-written runs of a killed run
     keys = [f"shuffle-{pid}-p{i:05d}" for i in range(shuffle.partitions)]
     done = _finished_partitions(r, keys)
+    need_runs = len(done) < len(keys)
     todo = []
     for p, key in r.todo:
-        marker = _finished_map(folder, key, r.fingerprint, shuffle, need_runs=len(done) < len(keys))
+        marker = None
+        if session is None or not need_runs:
+            marker = _finished_map(folder, key, r.fingerprint, shuffle, need_runs=need_runs)
         if marker is not None:
             r.completed[p.input.index] = marker
             report.inputs_skipped += 1
@@ -246,14 +294,17 @@ def _passes(r: _Run, shuffle: ShuffleSpec) -> dict[str, Any] | None:
     damaged = None
     if todo:
         sizes = [p.size or 0 for p, _ in todo]
-        damaged = _run_tasks(r, map_task, payloads, [k for _, k in todo], sizes, mapped)
+        start = session.map if session is not None else None
+        damaged = _run_tasks(
+            r, map_task, payloads, [k for _, k in todo], sizes, mapped, session, start
+        )
     seen = len(r.completed) + len(report.failures)
     report.inputs_cancelled += max(0, len(r.todo) - seen)
     if damaged is not None or report.failures or len(r.completed) < len(r.planned):
         _abandon(r, "the shuffle's map pass did not complete: no partition was written")
         return damaged
     shuffled = sum(m.stats.received for m in r.completed.values())
-    return _partition_pass(r, shuffle, folder, spec_data, shuffled, keys, done)
+    return _partition_pass(r, shuffle, folder, spec_data, shuffled, keys, done, session)
 
 
 def _drop_temp_files(folder: str) -> None:
@@ -279,6 +330,8 @@ def _finished_map(
     if marker.key != key or marker.fingerprint != fingerprint:
         return None
     if need_runs:
+        if marker.notes.get("runs") is None:  # its entries went to an executor's shuffle
+            return None
         files = list(marker.notes.get("runs") or [])
         if shuffle.partitioning == "range":
             files.append(marker.notes.get("samples"))
@@ -352,6 +405,7 @@ def _partition_pass(
     shuffled: int,
     keys: list[str],
     done: dict[int, Marker],
+    session: Any = None,
 ) -> dict[str, Any] | None:
     report, n = r.report, shuffle.partitions
     bounds: list[bytes] = []
@@ -405,7 +459,15 @@ def _partition_pass(
     damaged = None
     if payloads:
         task_keys = [p["key"] for p in payloads]
-        damaged = _run_tasks(r, partition_task, payloads, task_keys, [0] * len(payloads), written)
+        start = None
+        if session is not None:
+
+            def start(fn: Any, items: list[dict[str, Any]]) -> Iterator[tuple[int, Any]]:
+                return session.partitions(fn, items, todo, bounds)
+
+        damaged = _run_tasks(
+            r, partition_task, payloads, task_keys, [0] * len(payloads), written, session, start
+        )
     if failed or damaged is not None or len(markers) < n:
         _abandon(r, f"{n - len(markers)} of {n} shuffle partition task(s) did not complete")
         return damaged

@@ -8,6 +8,10 @@ JSON-able payload (workers rebuild the registry from the spec; nothing live is p
 * :func:`partition_task`: one partition's runs merged into a fresh writer (input
   ``part-NNNNN``) and committed with a completion marker, as a plain task commits.
 
+An executor with a shuffle of its own (Spark: :mod:`crawlmill.core.spark_shuffle`) calls
+them with a ``sink`` (the map task hands its entries to it instead of spilling run files)
+and with the partition's ``entries`` in order (instead of merging run files).
+
 The driver that runs them is :mod:`.run`.
 """
 
@@ -19,6 +23,7 @@ import os
 import shutil
 import time
 import traceback
+from collections.abc import Iterable
 from typing import Any
 
 from ..errors import DamagedRecordError
@@ -40,6 +45,8 @@ __all__ = ["SHUFFLE_STEP", "map_marker_path", "map_task", "partition_input", "pa
 
 #: the step name of the shuffle's own counters.
 SHUFFLE_STEP = "shuffle"
+#: one shuffled record as a partition task receives it: ``(key, input, seq, blob)``.
+Entry = tuple[bytes, int, int, bytes]
 
 
 # -- map side ----------------------------------------------------------------------------
@@ -85,14 +92,17 @@ def map_marker_path(folder: str, key: str) -> str:
     return os.path.join(folder, "map", f"{key}.json")
 
 
-def map_task(payload: dict[str, Any]) -> TaskResult:
+def map_task(payload: dict[str, Any], sink: Any = None) -> TaskResult:
     """Run one input's map task (``payload``: a ``TaskPayload`` dict under ``task`` and the
-    shuffle's ``folder``, ``partitions``, ``partitioning``, ``memory``)."""
+    shuffle's ``folder``, ``partitions``, ``partitioning``, ``memory``). ``sink``: where the
+    entries go instead of run files (an executor's own shuffle): an object with the
+    :class:`Spiller` calls ``add(partition, key, input, seq, blob)``, ``close()`` and
+    ``abort()``; its map marker then lists no runs (``runs: null``)."""
     from .. import task as task_mod
 
     task = TaskPayload.from_dict(payload["task"])
     inp = task.input
-    state = _MapTask(task, TaskReporter(current_channel(), task.key), payload)
+    state = _MapTask(task, TaskReporter(current_channel(), task.key), payload, sink)
     result = dict(key=task.key, index=inp.index, input_count=task.input_count)
     result |= dict(input=inp.relpath, path=inp.path)
     try:
@@ -121,10 +131,14 @@ class _MapTask(_Task):
     """A plain task whose writer is the shuffle's :class:`_MapWriter`; its marker goes to
     the shuffle folder (not ``done/``: the input has no outputs of its own)."""
 
-    def __init__(self, payload: TaskPayload, reporter: TaskReporter, shuffle: dict) -> None:
+    def __init__(
+        self, payload: TaskPayload, reporter: TaskReporter, shuffle: dict, sink: Any = None
+    ) -> None:
         super().__init__(payload, reporter)
         self.shuffle_payload = shuffle
-        self.spiller: Spiller | None = None
+        self.spiller: Any = None
+        #: the executor's shuffle, when it has one (no run files then).
+        self.sink = sink
 
     def run(self) -> Marker:
         from .. import task as task_mod
@@ -141,7 +155,7 @@ class _MapTask(_Task):
         )
         parts = task_mod._open_components(spec, payload.reader)
         shuffle = ShuffleSpec(sh["partitions"], sh["partitioning"])
-        self.spiller = Spiller(
+        self.spiller = self.sink or Spiller(
             os.path.join(folder, "shuffle"),
             shuffle.partitions if shuffle.partitioning == "hash" else 1,
             sh["memory"],
@@ -172,7 +186,9 @@ class _MapTask(_Task):
             rel = os.path.relpath(path, folder).replace(os.sep, "/")
             return {"path": rel, "size": os.path.getsize(path)}
 
-        runs = [entry(p) for p in (self.spiller.runs if self.spiller else [])]
+        runs = None  # the entries went to the executor's shuffle: no run files to check
+        if self.sink is None:
+            runs = [entry(p) for p in (self.spiller.runs if self.spiller else [])]
         samples = os.path.join(folder, "samples", f"{self.payload.key}.run")
         return {"runs": runs, "samples": entry(samples) if os.path.exists(samples) else None}
 
@@ -219,10 +235,11 @@ def partition_input(folder: str, partition: int) -> InputFile:
     )
 
 
-def partition_task(payload: dict[str, Any]) -> TaskResult:
+def partition_task(payload: dict[str, Any], entries: Iterable[Entry] | None = None) -> TaskResult:
     """Merge one partition's runs into a fresh writer and commit its files (``payload``:
     spec, key, fingerprint, folder, partition, partitions, partitioning, lo/hi as hex or
-    ``None``, replaceable)."""
+    ``None``, replaceable). ``entries``: the partition's ``(key, input, seq, blob)`` in
+    ``(key, input, seq)`` order from an executor's own shuffle, instead of the run files."""
     from .. import task as task_mod
 
     i = payload["partition"]
@@ -240,7 +257,7 @@ def partition_task(payload: dict[str, Any]) -> TaskResult:
             replaceable=payload.get("replaceable", ()),
             overwrite=spec.run.overwrite,
         )
-        marker = _run_partition(spec, payload, inp, stats, outputs, reporter)
+        marker = _run_partition(spec, payload, inp, stats, outputs, reporter, entries)
         done = TaskResult(TaskStatus.OK, marker=marker, **result)
     except task_mod._Stopped:
         done = TaskResult(TaskStatus.CANCELLED, stats=stats, **result)
@@ -263,6 +280,7 @@ def _run_partition(
     stats: TaskStats,
     outputs: TaskOutputs,
     reporter: TaskReporter,
+    entries: Iterable[Entry] | None = None,
 ) -> Marker:
     from .. import task as task_mod
 
@@ -282,19 +300,21 @@ def _run_partition(
         on_warning=sink.writer_warning,
         counter=sink.counter(task_mod.WRITER_STEP),
     )
-    folder = os.path.join(payload["folder"], "shuffle")
-    if payload["partitioning"] == "range":
-        runs = partition_runs(folder, 0)
-        lo = bytes.fromhex(payload["lo"]) if payload["lo"] is not None else None
-        hi = bytes.fromhex(payload["hi"]) if payload["hi"] is not None else None
-    else:
-        runs, lo, hi = partition_runs(folder, inp.index), None, None
     scratch = os.path.join(payload["folder"], "scratch", f"p{inp.index:05d}")
+    if entries is None:
+        folder = os.path.join(payload["folder"], "shuffle")
+        if payload["partitioning"] == "range":
+            runs = partition_runs(folder, 0)
+            lo = bytes.fromhex(payload["lo"]) if payload["lo"] is not None else None
+            hi = bytes.fromhex(payload["hi"]) if payload["hi"] is not None else None
+        else:
+            runs, lo, hi = partition_runs(folder, inp.index), None, None
+        entries = merge(runs, lo, hi, scratch=scratch)
     channel = reporter.channel
     merged = 0
     writer.open(wctx)
     try:
-        for _key, _input, _seq, blob in merge(runs, lo, hi, scratch=scratch):
+        for _key, _input, _seq, blob in entries:
             writer.write(decode(blob))
             merged += 1
             if reporter.count(1, len(blob)) and channel.stop_requested():

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import need, need_command
+
 FAKE_DIR = Path(__file__).resolve().parent / "fake_plugins"
 
 
@@ -58,3 +60,23 @@ def write_lines(path: Path, lines: list[str]) -> Path:
 def lines():
     """The :func:`write_lines` helper."""
     return write_lines
+
+
+#: the Spark master of the Spark tests (tests/core/test_spark*.py).
+SPARK_MASTER = "local[2]"
+#: Spark conf of the tests: no web UI.
+SPARK_CONF = {"spark.ui.enabled": "false", "spark.python.task.killTimeout": "500ms"}
+
+
+@pytest.fixture(scope="session")
+def spark_sc():
+    """The session's SparkContext (``local[2]``, UI off), started as the spark executor starts
+    it, shared by every Spark test so the suite pays the JVM start-up once. pyspark and Java
+    are oracles: missing, the test skips (fails under ``CRAWLMILL_REQUIRE_ORACLES=1``)."""
+    need("pyspark")
+    need_command("java")
+    from crawlmill.core import spark_executor
+
+    sc = spark_executor.spark_context(SPARK_MASTER, SPARK_CONF)
+    yield sc
+    spark_executor._stop_owned()

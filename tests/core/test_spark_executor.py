@@ -1,7 +1,7 @@
 """The ``spark`` executor (core/spark_executor.py) on a real Spark in ``local[2]`` mode.
 
-One SparkContext for the whole session (the executor reuses a running context with the same
-master), so the suite pays the JVM start-up once. pyspark and Java are oracles: a missing one
+One SparkContext for the whole session (``spark_sc`` in tests/core/conftest.py; the executor
+reuses a running context with the same master), so the suite pays the JVM start-up once. pyspark and Java are oracles: a missing one
 skips these tests on a user's machine and fails them in CI (``CRAWLMILL_REQUIRE_ORACLES=1``).
 """
 
@@ -22,11 +22,11 @@ from crawlmill.core.executor import WorkerCrash, make_executor
 from crawlmill.core.spec import SparkSpec
 
 from tests.conftest import SAMPLES, need, need_command
+from tests.core.conftest import SPARK_CONF, SPARK_MASTER
 
 HERE = Path(__file__).resolve().parent
-MASTER = "local[2]"
-#: Spark conf of the tests: no web UI.
-CONF = {"spark.ui.enabled": "false", "spark.python.task.killTimeout": "500ms"}
+MASTER = SPARK_MASTER
+CONF = SPARK_CONF
 
 #: real third-party files: WARC (gzip and plain, one with a record cut short: damage) and ARC
 #: (an ARC filedesc becomes a metadata record beside crawlmill's warcinfo).
@@ -37,18 +37,6 @@ CONVERSION_INPUTS = [
     "webrecorder-warcio/test/data/example.arc.gz",
     "kris-sigur-jwat/jwat-arc/src/test/resources/IAH-20080430204825-00000-blackbook.arc.gz",
 ]
-
-
-@pytest.fixture(scope="session")
-def spark_sc():
-    """The session's SparkContext (``local[2]``, UI off), started as the executor starts it."""
-    need("pyspark")
-    need_command("java")
-    from crawlmill.core import spark_executor
-
-    sc = spark_executor.spark_context(MASTER, CONF)
-    yield sc
-    spark_executor._stop_owned()
 
 
 @pytest.fixture

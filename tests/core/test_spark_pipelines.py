@@ -1,0 +1,337 @@
+"""Issue 8's must-show on Spark: one pipeline file gives the same output records, the same
+report counts and the same markers with the local executor at 1 and 2 workers and with Spark
+``local[2]``, for ``url-dedup`` over several inputs with duplicate URLs and for the sorted
+WARC writer (hash and range partitions). The plain conversion is
+tests/core/test_spark_executor.py's.
+
+Each case runs the same pipeline file three times through the CLI (the file says spark;
+``--executor local --workers N`` overrides it) on the session's SparkContext (``spark_sc``),
+and compares every file the runs left (outputs, quarantine, the passes' Arrow tables: bytes),
+report.json and the completion and pass-task markers (without timings).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import textwrap
+from pathlib import Path
+
+import crawlmill
+import pytest
+from crawlmill.core.cli import main
+from crawlmill.plugins.writers.warc_sorted import sort_key
+
+from tests.conftest import SAMPLES
+from tests.core.conftest import SPARK_MASTER
+from tests.helpers import warc_record
+
+#: real third-party files; the first is copied twice (every URL of it duplicated), the
+#: truncated one is damage (quarantined, exit 3).
+SAMPLE_INPUTS = [
+    "real-world-2026-11/N0taN3rd-node-warc/test__files__parseMe.warc.gz",
+    "real-world-2026-11/chfoo-warcat/example__at.warc.gz",
+    "real-world-2026-11/datatogether-warc/testdata__warcio__example-trunc.warc",
+    "webrecorder-warcio/test/data/example.arc.gz",
+]
+
+EXECUTORS = {
+    "spark": [],
+    "local1": ["--executor", "local", "--workers", "1"],
+    "local2": ["--executor", "local", "--workers", "2"],
+}
+
+
+def _inputs(tmp_path: Path) -> Path:
+    """Real samples, one of them twice, and three constructed WARCs whose URLs overlap."""
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for rel in SAMPLE_INPUTS:
+        src = SAMPLES / rel
+        assert src.is_file(), f"sample {rel} missing"
+        shutil.copy(src, folder / src.name)
+    first = SAMPLES / SAMPLE_INPUTS[0]
+    shutil.copy(first, folder / f"copy-{first.name}")
+    for name, numbers in (("a", range(0, 12)), ("b", range(6, 18)), ("c", range(15, 24))):
+        (folder / f"{name}.warc").write_bytes(b"".join(warc_record(i) for i in numbers))
+    return folder
+
+
+def _files(out: Path) -> dict[str, bytes]:
+    """Every file the run left (outputs, quarantine, pass tables) but bookkeeping JSON."""
+    found = {}
+    for path in sorted(out.rglob("*")):
+        rel = path.relative_to(out).as_posix()
+        if path.is_file() and not rel.endswith(".json") and not rel.endswith("lock"):
+            found[rel] = path.read_bytes()
+    return found
+
+
+def _without_times(data):
+    if isinstance(data, dict):
+        return {k: _without_times(v) for k, v in data.items() if k not in ("elapsed", "seconds")}
+    if isinstance(data, list):
+        return [_without_times(v) for v in data]
+    return data
+
+
+def _bookkeeping(out: Path) -> dict[str, object]:
+    """report.json, the completion markers, the collect tasks' and reduces' markers and the
+    shuffle's map markers, without their timings; paths below ``out`` start with ``OUT``."""
+    meta = out / ".crawlmill"
+
+    def load(path: Path) -> object:
+        return _without_times(json.loads(path.read_text().replace(str(out), "OUT")))
+
+    found = {"report": load(meta / "report.json")}
+    patterns = ["done/*.json", "passes/*/done.json", "passes/*/tasks/*.json", "passes/*/map/*"]
+    for pattern in patterns:
+        for marker in sorted(meta.glob(pattern)):
+            if not marker.name.endswith(".start.json"):  # pid, host, heartbeat
+                rel = marker.relative_to(meta).as_posix()
+                found[rel] = load(marker)
+    return found
+
+
+def _run_everywhere(tmp_path, monkeypatch, capsys, body: str, code: int):
+    """Run the pipeline ``body`` (YAML without inputs/output/run) with each executor; return
+    ``{executor: (files, bookkeeping, stderr)}`` after checking the exit codes and that the
+    spark run's passes all ran as Spark jobs (and the local runs' through none)."""
+    from crawlmill.core import spark_executor
+
+    calls: list[int] = []
+    real = spark_executor.SparkExecutor.jobs
+
+    def spy(self, jobs):
+        calls.append(len(jobs))
+        return real(self, jobs)
+
+    monkeypatch.setattr(spark_executor.SparkExecutor, "jobs", spy)
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")  # the warcinfo's conversion date
+    inputs = _inputs(tmp_path)
+    pipeline = tmp_path / "pipeline.yaml"
+    pipeline.write_text(
+        f"inputs: {inputs}\n"
+        + textwrap.dedent(body)
+        + textwrap.dedent(
+            f"""\
+            output: ${{OUT}}
+            run:
+              executor: spark
+              progress: never
+              spark: {{master: "{SPARK_MASTER}", conf: {{spark.ui.enabled: false}}}}
+            """
+        )
+    )
+    seen = {}
+    for name, flags in EXECUTORS.items():
+        out = tmp_path / name
+        monkeypatch.setenv("OUT", str(out))
+        result = main(["run", str(pipeline), *flags])
+        err = capsys.readouterr().err
+        assert result == code, f"{name}: {err}"
+        assert (len(calls) >= 2) if name == "spark" else not calls, (name, calls)
+        calls.clear()
+        seen[name] = (_files(out), _bookkeeping(out), err)
+    return seen
+
+
+def _assert_alike(seen) -> None:
+    spark_files, spark_books, _ = seen["spark"]
+    for name in ("local1", "local2"):
+        files, books, _ = seen[name]
+        assert sorted(files) == sorted(spark_files), name
+        for rel, data in files.items():
+            assert data == spark_files[rel], f"{rel} differs between {name} and spark"
+        assert sorted(books) == sorted(spark_books), name
+        for rel, data in books.items():
+            if "/map/" in rel:  # run files locally; Spark's own shuffle on Spark (runs null)
+                assert isinstance(data["notes"].pop("runs"), list), rel
+                data = {**data, "notes": dict(data["notes"])}
+                other = dict(spark_books[rel])
+                other["notes"] = {k: v for k, v in other["notes"].items() if k != "runs"}
+                assert data == other, f"{rel} differs between {name} and spark"
+                continue
+            assert data == spark_books[rel], f"{rel} differs between {name} and spark"
+
+
+def _summary(err: str) -> str:
+    (line,) = [x for x in err.splitlines() if x.startswith("read ")]
+    return line
+
+
+def _keys(path: Path) -> list[bytes]:
+    with crawlmill.open_reader(str(path), "warc") as records:
+        return [sort_key(r) for r in records]
+
+
+def test_url_dedup_over_inputs_with_duplicate_urls_is_alike_on_local_and_spark(
+    spark_sc, tmp_path, monkeypatch, capsys
+):
+    seen = _run_everywhere(
+        tmp_path,
+        monkeypatch,
+        capsys,
+        """\
+        filters: [{name: url-dedup, rule: latest}]
+        writer: {name: warc, gzip_backend: zlib}
+        """,
+        code=3,  # the truncated sample
+    )
+    _assert_alike(seen)
+    files, books, err = seen["spark"]
+    report = books["report"]
+    line = _summary(err)
+    assert all(_summary(e) == line for _, _, e in seen.values())
+    # the overlapping constructed URLs (6 + 3) and the copied sample's captures are duplicates
+    assert report["dropped"]["url-dedup"]["duplicate"] > 6 + 3, line
+    assert any(rel.startswith(".crawlmill/quarantine/") for rel in files)
+    assert any(rel.endswith("table.arrow") for rel in files)  # the reduce's table, compared
+
+
+@pytest.mark.parametrize("partitioning", ["hash", "range"])
+def test_the_sorted_warc_writer_is_alike_on_local_and_spark(
+    spark_sc, tmp_path, monkeypatch, capsys, partitioning
+):
+    """Sorted (with url-dedup before it for range: a pass, then the shuffle): the same
+    partition files, each in key order (range: the partitions in order are one sorted
+    collection), the same counts."""
+    dedup = "[url-dedup]" if partitioning == "range" else "[]"
+    seen = _run_everywhere(
+        tmp_path,
+        monkeypatch,
+        capsys,
+        f"""\
+        filters: {dedup}
+        writer:
+          name: warc
+          gzip_backend: zlib
+          sorted: {{partitions: 3, partitioning: {partitioning}}}
+        """,
+        code=3,
+    )
+    _assert_alike(seen)
+    files, books, err = seen["spark"]
+    parts = sorted(rel for rel in files if rel.startswith("part-"))
+    assert parts == [f"part-{i:05d}.warc.gz" for i in range(3)]
+    line = _summary(err)
+    assert all(_summary(e) == line for _, _, e in seen.values())
+    everything: list[bytes] = []
+    for rel in parts:
+        keys = _keys(tmp_path / "spark" / rel)
+        assert keys, rel
+        assert keys == sorted(keys), rel
+        everything += keys
+    if partitioning == "range":
+        assert everything == sorted(everything)
+    assert len(everything) == books["report"]["written"]  # every record in one partition
+    # Spark's shuffle carried the records: no run file was written, the map markers say so
+    maps = [data for rel, data in books.items() if "/map/" in rel]
+    assert len(maps) == len(list((tmp_path / "in").iterdir()))
+    assert all(data["notes"]["runs"] is None for data in maps)
+
+
+def test_a_spark_shuffle_killed_before_every_partition_resumes(
+    spark_sc, tmp_path, monkeypatch, capsys
+):
+    """What a Spark run killed in its partition pass leaves (some partitions committed, no
+    shuffle files: they were the Spark application's) resumes on Spark by reading every input
+    again and writing only the partitions without a marker, and on the local executor
+    likewise (the map markers list no run files, so the map pass runs again); both end with
+    the uninterrupted run's files. A finished run is not redone."""
+    seen = _run_everywhere(
+        tmp_path,
+        monkeypatch,
+        capsys,
+        """\
+        filters: []
+        writer: {name: warc, gzip_backend: zlib, sorted: {partitions: 3}}
+        """,
+        code=3,
+    )
+    clean = seen["spark"][0]
+    out = tmp_path / "spark"
+    done = out / ".crawlmill" / "done"
+    for executor in ("spark", "local"):
+        for i in (1, 2):  # killed before these partitions committed
+            (marker,) = done.glob(f"shuffle-*-p{i:05d}.json")
+            marker.unlink()
+            (out / f"part-{i:05d}.warc.gz").unlink()
+        before = (out / "part-00000.warc.gz").stat().st_mtime_ns
+        monkeypatch.setenv("OUT", str(out))
+        assert main(["run", str(tmp_path / "pipeline.yaml"), "--executor", executor]) == 3
+        err = capsys.readouterr().err
+        assert "already complete" not in err
+        assert _files(out) == clean, executor
+        assert (out / "part-00000.warc.gz").stat().st_mtime_ns == before  # not rewritten
+        assert len(list(done.glob("shuffle-*.json"))) == 3
+    assert main(["run", str(tmp_path / "pipeline.yaml")]) == 3
+    assert "already complete" in capsys.readouterr().err
+
+
+def test_spark_range_partitions_are_the_local_merges_key_ranges():
+    """The Spark shuffle's range partition of a key is the partition whose ``[lo, hi)``
+    (core/shuffle/merge.py ``key_range``, what a local partition task reads) holds it; hash
+    keeps the map task's partition. No Spark needed."""
+    from crawlmill.core.shuffle.merge import key_range
+    from crawlmill.core.spark_shuffle import _keyed
+
+    bounds = [b"b", b"d", b"d", b"f\xff"]
+    for key in [b"", b"a", b"b", b"c", b"d", b"d\x00", b"e", b"f\xff", b"\xff"]:
+        (part, k, i, s), blob = _keyed(bounds, (0, key, 7, 9, b"x"))
+        lo, hi = key_range(bounds, part)
+        assert (lo is None or lo <= key) and (hi is None or key < hi), (key, part)
+        assert (k, i, s, blob) == (key, 7, 9, b"x")
+    assert _keyed(None, (2, b"zz", 1, 0, b"y")) == ((2, b"zz", 1, 0), b"y")
+
+
+def test_a_failed_spark_partition_fails_the_run_and_a_rerun_writes_only_it(
+    spark_sc, tmp_path, monkeypatch, capsys
+):
+    """A partition task that fails on Spark (a foreign file where its output goes) fails the
+    run (exit 1, nothing counted as written), the others commit; once the file is moved
+    away the rerun writes that partition only, as the local executor would have. ``on_error:
+    fail`` with damage in the map pass writes no partition."""
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    data = tmp_path / "in"
+    data.mkdir()
+    for name, numbers in (("a", range(0, 12)), ("b", range(6, 18))):
+        (data / f"{name}.warc").write_bytes(b"".join(warc_record(i) for i in numbers))
+    pipeline = tmp_path / "pipeline.yaml"
+    pipeline.write_text(
+        textwrap.dedent(
+            f"""\
+            inputs: {data}
+            writer: {{name: warc, gzip_backend: zlib, sorted: {{partitions: 3}}}}
+            output: ${{OUT}}
+            run:
+              executor: spark
+              progress: never
+              spark: {{master: "{SPARK_MASTER}"}}
+            """
+        )
+    )
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "part-00001.warc.gz").write_bytes(b"not crawlmill's")
+    monkeypatch.setenv("OUT", str(out))
+    assert main(["run", str(pipeline)]) == 1
+    err = capsys.readouterr().err
+    assert "1 of 3 shuffle partition task(s) did not complete" in err, err
+    report = json.loads((out / ".crawlmill" / "report.json").read_text())
+    assert report["written"] == 0 and report["inputs_done"] == 0
+    assert len(list((out / ".crawlmill" / "done").glob("shuffle-*"))) == 2
+    before = (out / "part-00000.warc.gz").stat().st_mtime_ns
+    (out / "part-00001.warc.gz").unlink()
+    assert main(["run", str(pipeline)]) == 0, capsys.readouterr().err
+    assert (out / "part-00000.warc.gz").stat().st_mtime_ns == before
+    monkeypatch.setenv("OUT", str(tmp_path / "local"))
+    assert main(["run", str(pipeline), "--executor", "local", "--workers", "1"]) == 0
+    assert _files(out) == _files(tmp_path / "local")
+
+    (data / "c.warc").write_bytes(warc_record(30) + b"JUNK\r\n\r\n" + warc_record(31))
+    monkeypatch.setenv("OUT", str(tmp_path / "failing"))
+    assert main(["run", str(pipeline), "--on-error", "fail"]) != 0
+    err = capsys.readouterr().err
+    assert "no partition was written" in err, err
+    assert not list((tmp_path / "failing").glob("part-*"))
