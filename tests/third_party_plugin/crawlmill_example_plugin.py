@@ -27,7 +27,6 @@ from urllib.parse import urlsplit
 
 import pyarrow as pa
 import pyarrow.compute as pc
-
 from crawlmill.core import (
     Damage,
     Drop,
