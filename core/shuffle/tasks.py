@@ -281,6 +281,7 @@ def _run_partition(
         quarantine=sink.refused,
         on_warning=sink.writer_warning,
         counter=sink.counter(task_mod.WRITER_STEP),
+        require_output=True,  # every partition has its part file, an empty one too
     )
     folder = os.path.join(payload["folder"], "shuffle")
     if payload["partitioning"] == "range":
