@@ -376,7 +376,9 @@ def test_the_plugin_hooks_examples_run(tmp_path, monkeypatch, capsys):
 
     page = DOCS / "plugin_hooks.md"
     blocks = _python_blocks(page)
-    hooks = [i for i, b in enumerate(blocks) if "collect_schema" not in b and "ShuffleSpec" not in b]
+    hooks = [
+        i for i, b in enumerate(blocks) if "collect_schema" not in b and "ShuffleSpec" not in b
+    ]
     assert len(hooks) == 5  # the collect/reduce and shuffle examples run in the tests below
     mods = tmp_path / "mods"
     reader, writer, filt, layout, detect = (
@@ -454,9 +456,7 @@ def test_the_shuffle_example_of_plugin_hooks_runs(tmp_path, monkeypatch, capsys)
     for partitions in (3, 12):  # 12: more partitions than distinct URLs, some stay empty
         out = tmp_path / f"out{partitions}"
         args = [str(src), "--to", "sorted-urls", "-o", str(out), "--plugin", mod]
-        assert _convert(*args, "--option", f"partitions={partitions}") == 0, (
-            capsys.readouterr().err
-        )
+        assert _convert(*args, "--option", f"partitions={partitions}") == 0, capsys.readouterr().err
         expected = {
             f"part-{p:05d}.tsv": b"".join(
                 u + b"\t2020-01-01T00:00:00Z\n"

@@ -246,7 +246,9 @@ def _expected_parts(inputs: list[list[str]], quota: int, partitions: int) -> dic
             if seen[host] <= quota:
                 raw = url.encode("utf-8")
                 parts[zlib.crc32(raw) % partitions].append(raw)
-    return {f"part-{i:05d}.urls": b"".join(u + b"\n" for u in sorted(p)) for i, p in enumerate(parts)}
+    return {
+        f"part-{i:05d}.urls": b"".join(u + b"\n" for u in sorted(p)) for i, p in enumerate(parts)
+    }
 
 
 @pytest.mark.parametrize("workers", [1, 2])
