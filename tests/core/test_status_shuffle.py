@@ -116,3 +116,29 @@ def test_status_names_a_failed_partition(tmp_path, capsys, monkeypatch):
         parts["failed"]
     )
     assert "failed: part-00001: shuffle partition 1: RuntimeError: disk on fire" in text
+
+
+@pytest.mark.slow
+def test_status_of_a_shuffle_killed_in_the_partition_pass(tmp_path, capsys):
+    src, out = _inputs(tmp_path), tmp_path / "out"
+    proc = _spawn(_spec(src, out, 40, 0.0))
+    meta = out / ".crawlmill"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        if len(_files(meta, "done/shuffle-*.json")) >= 2:
+            break
+        time.sleep(0.005)
+    assert proc.poll() is None, proc.communicate()[1].decode()
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    written = len(_files(meta, "done/shuffle-*.json"))
+    killed, text = _status(out, capsys)
+    assert killed["state"] == "killed"
+    assert killed["shuffle"]["map"]["state"] == "done"
+    assert killed["shuffle"]["map"]["tasks"]["done"] == 12
+    parts = killed["shuffle"]["partition"]
+    assert parts["state"] == "interrupted" and 2 <= written < 40
+    assert parts["tasks"] == {
+        "total": 40, "done": written, "running": 0, "failed": 0, "pending": 40 - written
+    }  # fmt: skip
+    assert f"interrupted: {written}/40 done, 0 running, 0 failed, {40 - written} pending" in text
