@@ -1,12 +1,16 @@
 """Benchmark: ``url-dedup`` over N records (default 1M) in several WARC files, beside the same
-conversion without the filter, so the cost of its collect pass and reduce is visible.
+conversion without the filter, with the time of each pass of the dedup run.
 
 Generates ``--files`` uncompressed WARC files of small resource records (one URL in
 ``--dup`` of the records repeats an earlier URL, in another file or the same one) into a cache
-folder, then runs in subprocesses, each timed from start to end:
+folder (cheap: about a second per 100k records, once; later runs reuse it), then runs in
+subprocesses, each timed from start to end:
 
 * ``crawlmill convert IN --to warc -o OUT`` (the plain conversion);
-* the same with ``--filter url-dedup`` (collect pass + reduce + final pass);
+* the same with ``--filter url-dedup``, split into its passes: *start* (imports, planning),
+  the *collect* pass (from its ``collecting`` line to the reduce's start marker), the
+  *reduce* (the seconds its pass marker holds) and the *final* pass (from the ``reduced``
+  line to the end of the process: conversion, report);
 
 and, in this process, the reduce alone on the rows of the collect pass (read back from the
 pass folder), which is the part that needs the whole collection in one place.
@@ -14,7 +18,7 @@ pass folder), which is the part that needs the whole collection in one place.
     python benchmarks/bench_url_dedup.py                 # 1M records, 4 files, workers 1 and 2
     python benchmarks/bench_url_dedup.py --records 200000 --workers 2
 
-Prints seconds and records/s per row and the accounting line of the dedup run.
+Prints seconds and records/s per row and pass, and the accounting line of the dedup run.
 """
 
 from __future__ import annotations
@@ -77,6 +81,42 @@ def convert(src: Path, out: Path, workers: int, *extra: str) -> tuple[float, dic
     return seconds, json.loads((out / ".crawlmill" / "report.json").read_text())
 
 
+def dedup_passes(src: Path, out: Path, workers: int) -> tuple[dict[str, float], dict]:
+    """The url-dedup conversion, timed per pass from its ``crawlmill: pass`` lines (read as
+    they come) and the pass folder's reduce markers."""
+    shutil.rmtree(out, ignore_errors=True)
+    code = "import sys; from crawlmill.core.cli import main; sys.exit(main(sys.argv[1:]))"
+    args = [str(src), "--to", "warc", "--option", "compression=none", "-o", str(out)]
+    args += ["--workers", str(workers), "--progress", "never", "--filter", "url-dedup"]
+    start = time.time()
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code, "convert", *args],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    seen: dict[str, float] = {}
+    assert proc.stderr is not None
+    for line in proc.stderr:
+        for event in ("collecting", "reduced"):
+            if line.startswith("crawlmill: pass ") and f": {event} " in line:
+                seen.setdefault(event, time.time())
+    if proc.wait() != 0:
+        raise SystemExit(f"the url-dedup run failed (exit {proc.returncode})")
+    end = time.time()
+    [pass_dir] = list((out / ".crawlmill" / "passes").iterdir())
+    reduce_started = json.loads((pass_dir / "reduce.start.json").read_text())["started"]
+    reduce_seconds = json.loads((pass_dir / "done.json").read_text())["seconds"]
+    phases = {
+        "start": seen["collecting"] - start,
+        "collect": reduce_started - seen["collecting"],
+        "reduce": reduce_seconds,
+        "final": end - seen["reduced"],
+        "total": end - start,
+    }
+    return phases, json.loads((out / ".crawlmill" / "report.json").read_text())
+
+
 def reduce_alone(out: Path) -> tuple[float, int]:
     import pyarrow as pa
     from crawlmill.core import ReduceContext
@@ -111,10 +151,18 @@ def main() -> None:
     )
     for workers in opts.workers:
         plain, _ = convert(src, cache / "out-plain", workers)
-        dedup, report = convert(src, cache / "out-dedup", workers, "--filter", "url-dedup")
+        phases, report = dedup_passes(src, cache / "out-dedup", workers)
+        dedup = phases["total"]
         print(
             f"workers {workers}: plain {plain:6.1f} s {n / plain:9.0f} rec/s | "
             f"url-dedup {dedup:6.1f} s {n / dedup:9.0f} rec/s | {report['accounting']}"
+        )
+        print(
+            f"  url-dedup passes: start {phases['start']:.1f} s | "
+            + " | ".join(
+                f"{name} {phases[name]:.1f} s {n / max(phases[name], 1e-9):9.0f} rec/s"
+                for name in ("collect", "reduce", "final")
+            )
         )
     seconds, rows = reduce_alone(cache / "out-dedup")
     print(f"reduce alone: {rows} rows in {seconds:.2f} s ({rows / seconds:.0f} rows/s)")

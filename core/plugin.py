@@ -307,6 +307,10 @@ class WriteContext:
     table_loader: Callable[[], Any] = _no_table
     #: the ordinal of the record being written (see :attr:`seq`).
     position: Callable[[], int] = _no_seq
+    #: the task must leave an output even when no record reaches the writer (a shuffle
+    #: partition: N partitions make N part files, as Hadoop writes empty part files); a
+    #: ``FileWriter`` then starts one file without records.
+    require_output: bool = False
 
     def count(self, label: str, n: int = 1) -> None:
         """Add ``n`` to the writer's counter ``label`` (reported per step, never records)."""

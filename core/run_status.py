@@ -7,7 +7,10 @@ passes and final-pass marker keys; left behind by a killed run), each pass's fol
 ``.crawlmill/passes/`` (:mod:`crawlmill.core.passes`: task start/heartbeat, done and failed
 markers, reduce markers), the final pass's completion markers (``done/``) and task temp
 folders (``tmp/<key>``: a final task is running), and ``report.json`` (failures of the last
-finished run).
+finished run). A sorted shuffle (:mod:`crawlmill.core.shuffle.run`) shows as two passes, its
+map pass (one task per input; markers ``passes/<id>-shuffle/map/<key>.json``) and its
+partition pass (one task per partition, the final pass; completion markers ``done/<key>.json``),
+from the ``shuffle.json`` its driver writes in the shuffle folder.
 
 A task or reduce counts as *running* while its process is alive (same host) or, on another
 host, while its heartbeat is recent; a start marker of a dead process is *interrupted*.
@@ -145,6 +148,101 @@ def _final(meta: str, run: dict[str, Any] | None, alive: bool, report: dict | No
     return {"tasks": tasks, "running": running, "failed": failed}
 
 
+def _shuffle_info(meta: str, run: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The ``shuffle.json`` of the run's shuffle: the one whose map keys are the keys of
+    ``run.json`` while a run is there, else the newest one; ``None`` without a shuffle."""
+    root = os.path.join(meta, "passes")
+    found = []
+    for name in sorted(os.listdir(root)) if os.path.isdir(root) else []:
+        path = os.path.join(root, name, "shuffle.json")
+        info = read_json(path) if name.endswith("-shuffle") else None
+        try:
+            when = os.path.getmtime(path)
+        except OSError:  # removed meanwhile (a run ending)
+            continue
+        if info is not None:
+            found.append((when, {**info, "dir": os.path.join(root, name)}))
+    if run is not None:
+        keys = set((run.get("keys") or {}).values())
+        found = [f for f in found if keys & {i.get("key") for i in f[1].get("inputs") or []}]
+    return max(found, key=lambda f: f[0])[1] if found else None
+
+
+def _shuffle_tasks(
+    names: list[str],
+    finished: list[str],
+    running_dirs: list[str],
+    alive: bool,
+    failures: list[dict[str, Any]],
+) -> dict[str, Any]:
+    """One pass of a shuffle: task ``names`` with their marker files (``finished``) and the
+    temp folders a running task holds; ``failures`` (the last report's) name a task by any
+    of its names."""
+    tasks = {"total": len(names), "done": 0, "running": 0, "failed": 0, "pending": 0}
+    running: list[dict[str, Any]] = []
+    for name, marker, tmp in zip(names, finished, running_dirs, strict=True):
+        if os.path.exists(marker):
+            tasks["done"] += 1
+        elif name in {str(f.get("input")) for f in failures}:
+            tasks["failed"] += 1
+        elif alive and os.path.isdir(tmp):
+            tasks["running"] += 1
+            running.append({"input": name})
+    tasks["pending"] = tasks["total"] - tasks["done"] - tasks["running"] - tasks["failed"]
+    failed = [{"input": f.get("input"), "error": f.get("error", "?")} for f in failures]
+    if tasks["done"] == tasks["total"]:
+        state = "done"
+    elif failed:
+        state = "failed"
+    elif alive:
+        state = "running" if running or tasks["done"] else "pending"
+    else:
+        state = "interrupted" if tasks["done"] else "pending"
+    return {"state": state, "tasks": tasks, "running": running, "failed": failed}
+
+
+def _shuffle(meta: str, info: dict[str, Any], alive: bool, report: dict | None) -> dict:
+    """The shuffle's map pass and partition pass."""
+    inputs = [i for i in info.get("inputs") or [] if isinstance(i, dict)]
+    pkeys = [str(k) for k in info.get("partition_keys") or []]
+    failures = [f for f in (report or {}).get("failures") or [] if isinstance(f, dict)]
+    parts = [f"part-{i:05d}" for i in range(len(pkeys))]
+    # a failure names a map task by the input's path (or relpath), a partition as part-NNNNN
+    by_path = {str(i.get("path")): str(i.get("input")) for i in inputs}
+    map_failures = [
+        {**f, "input": by_path.get(str(f.get("input")), f.get("input"))}
+        for f in failures
+        if str(f.get("input")) in by_path or f.get("input") in by_path.values()
+    ]
+    part_failures = [f for f in failures if f.get("input") in parts]
+    folder = str(info["dir"])
+    general = [f for f in failures if not f.get("input")]  # the run's own (map pass incomplete...)
+    map_done = all(
+        os.path.exists(os.path.join(folder, "map", f"{i.get('key')}.json")) for i in inputs
+    )
+    map_pass = _shuffle_tasks(
+        [str(i.get("input")) for i in inputs],
+        [os.path.join(folder, "map", f"{i.get('key')}.json") for i in inputs],
+        [os.path.join(meta, "tmp", str(i.get("key"))) for i in inputs],
+        alive,
+        map_failures + ([] if map_done else general),
+    )
+    partition_pass = _shuffle_tasks(
+        parts,
+        [os.path.join(meta, "done", f"{k}.json") for k in pkeys],
+        [os.path.join(meta, "tmp", k) for k in pkeys],
+        alive,
+        part_failures + (general if map_done else []),
+    )
+    return {
+        "id": info.get("id"),
+        "partitions": info.get("partitions"),
+        "partitioning": info.get("partitioning"),
+        "map": map_pass,
+        "partition": partition_pass,
+    }
+
+
 def read_status(output: str) -> dict[str, Any]:
     """The status of the output root ``output`` as plain data (what ``--json`` prints);
     ``FileNotFoundError`` when it holds no crawlmill bookkeeping."""
@@ -166,7 +264,12 @@ def read_status(output: str) -> dict[str, Any]:
     if report is not None and run is None:
         status["accounting"] = report.get("accounting")
     status["passes"] = [_pass_status(p, alive) for p in _passes(meta, run)]
-    status["final"] = _final(meta, run, alive, report if run is None else None)
+    shuffle = _shuffle_info(meta, run)
+    if shuffle is None:
+        status["final"] = _final(meta, run, alive, report if run is None else None)
+    else:  # the partition pass is the final pass: its tasks write the outputs
+        status["shuffle"] = _shuffle(meta, shuffle, alive, report if run is None else None)
+        status["final"] = status["shuffle"]["partition"]
     return status
 
 
@@ -186,7 +289,14 @@ def format_status(status: dict[str, Any]) -> str:
     if status.get("accounting"):
         lines.append(f"  {status['accounting']}")
     steps = [(f"pass {p['name']} [{p['id']}]", p) for p in status["passes"]]
-    steps.append(("final pass", {"state": "", **status["final"]}))
+    shuffle = status.get("shuffle")
+    if shuffle is not None:
+        n, how = shuffle["partitions"], shuffle["partitioning"]
+        steps.append((f"shuffle map pass [{shuffle['id']}]", shuffle["map"]))
+        title = f"shuffle partition pass [{shuffle['id']}] ({n} {how} partitions, final)"
+        steps.append((title, shuffle["partition"]))
+    else:
+        steps.append(("final pass", {"state": "", **status["final"]}))
     for title, step in steps:
         state = f"{step['state']}: " if step.get("state") else ""
         lines.append(f"{title}: {state}{_tasks_line(step['tasks'])}")

@@ -376,8 +376,10 @@ def test_the_plugin_hooks_examples_run(tmp_path, monkeypatch, capsys):
 
     page = DOCS / "plugin_hooks.md"
     blocks = _python_blocks(page)
-    hooks = [i for i, block in enumerate(blocks) if "collect_schema" not in block]
-    assert len(hooks) == 5  # the collect/reduce example runs in the test below
+    hooks = [
+        i for i, b in enumerate(blocks) if "collect_schema" not in b and "ShuffleSpec" not in b
+    ]
+    assert len(hooks) == 5  # the collect/reduce and shuffle examples run in the tests below
     mods = tmp_path / "mods"
     reader, writer, filt, layout, detect = (
         _module_from(page, i, mods, f"cm_hooks_{i}", monkeypatch) for i in hooks
@@ -432,6 +434,38 @@ def test_the_collect_reduce_example_of_plugin_hooks_runs(tmp_path, monkeypatch, 
         with open_reader(out / name) as records:
             urls += [r.url for r in records]
     assert urls == ["http://example.com/1", "http://example.com/2"]
+
+
+def test_the_shuffle_example_of_plugin_hooks_runs(tmp_path, monkeypatch, capsys):
+    """The sorted-urls writer of the page: every input's URLs, hash-partitioned by CRC-32 and
+    sorted by bytes in each part file, as computed here without crawlmill; an empty partition
+    still gets its (empty) file."""
+    import zlib
+
+    from tests.helpers import warc_record
+
+    page = DOCS / "plugin_hooks.md"
+    [block] = [i for i, b in enumerate(_python_blocks(page)) if "ShuffleSpec" in b]
+    mod = _module_from(page, block, tmp_path / "mods", "cm_hooks_shuffle", monkeypatch)
+    src = tmp_path / "in"
+    src.mkdir()
+    numbers = {"a.warc": [12, 3, 7, 30], "b.warc": [5, 21, 3], "c.warc": [100, 1]}
+    for name, ids in numbers.items():
+        (src / name).write_bytes(b"".join(warc_record(i) for i in ids))
+    urls = [f"http://example.com/{i}".encode() for ids in numbers.values() for i in ids]
+    for partitions in (3, 12):  # 12: more partitions than distinct URLs, some stay empty
+        out = tmp_path / f"out{partitions}"
+        args = [str(src), "--to", "sorted-urls", "-o", str(out), "--plugin", mod]
+        assert _convert(*args, "--option", f"partitions={partitions}") == 0, capsys.readouterr().err
+        expected = {
+            f"part-{p:05d}.tsv": b"".join(
+                u + b"\t2020-01-01T00:00:00Z\n"
+                for u in sorted(u for u in urls if zlib.crc32(u) % partitions == p)
+            )
+            for p in range(partitions)
+        }
+        assert {f.name: f.read_bytes() for f in out.iterdir() if f.is_file()} == expected
+    assert b"" in expected.values()
 
 
 def test_the_yaml_toml_and_json_examples_of_config_md_are_one_pipeline(tmp_path):

@@ -16,6 +16,8 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import zlib
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -74,7 +76,13 @@ def test_plugins_lists_the_package(installed):
         "crawlmill_register_writers",
     }
     comps = {(c["kind"], c["name"]): c for c in example["components"]}
-    assert set(comps) == {("reader", "lines"), ("filter", "host"), ("writer", "jsonl")}
+    assert set(comps) == {
+        ("reader", "lines"),
+        ("filter", "host"),
+        ("filter", "host-quota"),
+        ("writer", "jsonl"),
+        ("writer", "urllist"),
+    }
     hosts = next(o for o in comps[("filter", "host")]["options"] if o["name"] == "hosts")
     assert hosts["required"] is True and hosts["type"] == "list[str]" and hosts["description"]
 
@@ -211,3 +219,80 @@ def test_plugin_filter_and_writer_on_a_warc(installed, tmp_path, need):
         for i, (url, body) in enumerate(pages)
         if "example.org" in url
     ]
+
+
+def _quota_inputs(data: Path) -> list[list[str]]:
+    """Three inputs whose URLs repeat hosts across files; the URLs of each, in file order."""
+    hosts = ["a.example", "b.example", "c.example", "www.a.example", "\u00e9t\u00e9.example"]
+    inputs = []
+    for j in range(3):
+        urls = [f"http://{hosts[(j * 3 + k * 2) % len(hosts)]}/p{j}-{k}" for k in range(9)]
+        urls.append(f"http://A.example/Z{j}")  # upper case: sorts before every lower-case URL
+        lines = "".join(f"{u}\t2020-01-0{j + 1}\tpage {u}\n" for u in urls)
+        (data / f"crawl-{j}.lines").write_text(lines, encoding="utf-8")
+        inputs.append(urls)
+    return inputs
+
+
+def _expected_parts(inputs: list[list[str]], quota: int, partitions: int) -> dict[str, bytes]:
+    """The urllist files computed without crawlmill: the first ``quota`` URLs of each host in
+    input order, hash-partitioned by CRC-32 of the URL bytes, each part sorted by bytes."""
+    seen: Counter[str] = Counter()
+    parts: list[list[bytes]] = [[] for _ in range(partitions)]
+    for urls in inputs:
+        for url in urls:
+            host = url.split("/")[2].lower()
+            seen[host] += 1
+            if seen[host] <= quota:
+                raw = url.encode("utf-8")
+                parts[zlib.crc32(raw) % partitions].append(raw)
+    return {
+        f"part-{i:05d}.urls": b"".join(u + b"\n" for u in sorted(p)) for i, p in enumerate(parts)
+    }
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_collect_reduce_filter_and_a_shuffling_writer_of_the_plugin(installed, tmp_path, workers):
+    """The plugin's ``host-quota`` (collect/reduce) and ``urllist`` (sorted shuffle), both
+    registered only through the entry point, in one pipeline run by the ``crawlmill`` command;
+    its part files equal an independent computation."""
+    data = tmp_path / "data"
+    data.mkdir()
+    inputs = _quota_inputs(data)
+    pipeline = tmp_path / "pipeline.yaml"
+    pipeline.write_text(
+        textwrap.dedent(
+            f"""\
+            inputs: [data/*.lines]
+            filters:
+              - {{name: host-quota, max: 3}}
+            writer: {{name: urllist, partitions: 5}}
+            output: out
+            run: {{workers: {workers}, progress: never}}
+            """
+        )
+    )
+    result = crawlmill("run", str(pipeline), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    expected = _expected_parts(inputs, 3, 5)
+    kept = sum(v.count(b"\n") for v in expected.values())
+    read = sum(len(u) for u in inputs)
+    assert 0 < kept < read
+    assert (
+        f"read {read} = written {kept} + dropped {read - kept} "
+        f"(host-quota:over-quota {read - kept}) + quarantined 0"
+    ) in result.stderr
+    out = tmp_path / "out"
+    written = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
+    assert written == expected
+    assert all(expected.values())  # every partition holds URLs: each was sorted and merged
+
+    status = crawlmill("status", str(out), "--json")
+    assert status.returncode == 0, status.stderr
+    assert [(p["name"], p["state"]) for p in json.loads(status.stdout)["passes"]] == [
+        ("host-quota", "done")
+    ]
+    again = crawlmill("run", str(pipeline), cwd=tmp_path)  # complete: nothing is redone
+    assert again.returncode == 0, again.stderr
+    assert "collecting" not in again.stderr
+    assert {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()} == expected

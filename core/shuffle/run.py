@@ -246,6 +246,7 @@ def _shuffle_passes(r: _Run, shuffle: ShuffleSpec, session: Any) -> dict[str, An
     os.makedirs(os.path.join(folder, "map"), exist_ok=True)
     _drop_temp_files(folder)  # half-written runs of a killed run
     keys = [f"shuffle-{pid}-p{i:05d}" for i in range(shuffle.partitions)]
+    _describe(r, shuffle, pid, folder, keys)
     done = _finished_partitions(r, keys)
     need_runs = len(done) < len(keys)
     todo = []
@@ -305,6 +306,25 @@ def _shuffle_passes(r: _Run, shuffle: ShuffleSpec, session: Any) -> dict[str, An
         return damaged
     shuffled = sum(m.stats.received for m in r.completed.values())
     return _partition_pass(r, shuffle, folder, spec_data, shuffled, keys, done, session)
+
+
+def _describe(r: _Run, shuffle: ShuffleSpec, pid: str, folder: str, keys: list[str]) -> None:
+    """``shuffle.json`` in the pass folder: the map tasks (input, key) and the partition
+    tasks' keys, what ``crawlmill status`` reads (:mod:`crawlmill.core.run_status`)."""
+    maps = [(p, key) for p, key in r.todo] + [
+        (p, r.completed[p.input.index].key) for p in r.planned if p.input.index in r.completed
+    ]
+    info = {
+        "id": pid,
+        "partitions": shuffle.partitions,
+        "partitioning": shuffle.partitioning,
+        "inputs": [
+            {"index": p.input.index, "input": p.input.relpath, "path": p.input.path, "key": k}
+            for p, k in sorted(maps, key=lambda m: m[0].input.index)
+        ],
+        "partition_keys": keys,
+    }
+    write_json_atomic(os.path.join(folder, "shuffle.json"), info)
 
 
 def _drop_temp_files(folder: str) -> None:

@@ -299,6 +299,7 @@ def _run_partition(
         quarantine=sink.refused,
         on_warning=sink.writer_warning,
         counter=sink.counter(task_mod.WRITER_STEP),
+        require_output=True,  # every partition has its part file, an empty one too
     )
     scratch = os.path.join(payload["folder"], "scratch", f"p{inp.index:05d}")
     if entries is None:

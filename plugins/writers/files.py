@@ -219,6 +219,13 @@ class FileWriter(Writer):
             self.start_file(self.file, record)
         return self.file
 
+    def ensure_output(self) -> None:
+        """When the task must leave an output (``ctx.require_output``: a shuffle partition)
+        and started no file, start one without records (``start_file(file, None)``); a
+        subclass calls this in ``close`` before closing its open file."""
+        if self.ctx.require_output and self.file is None and not self.ctx.notes.get("files"):
+            self.file_for(None)
+
     def count(self, record: Record) -> None:
         """Count a written input record in the open file (for rollover and doc ids)."""
         assert self.file is not None

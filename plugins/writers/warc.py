@@ -327,8 +327,11 @@ class WarcWriter(FileWriter):
         self.ordinal += 1
 
     def close(self) -> None:
-        """Finish the open file (and its CDXJ index)."""
+        """Finish the open file (and its CDXJ index); a task that must leave an output
+        (a shuffle partition) and got no record writes a file without records."""
         try:
+            if getattr(self, "layout", None) is not None:
+                self.ensure_output()
             if getattr(self, "file", None) is not None:
                 self.close_file()
         finally:

@@ -1,34 +1,49 @@
-"""An example third-party crawlmill plugin: a ``lines`` reader, a ``host`` filter and a
-``jsonl`` writer, registered through the ``crawlmill`` entry-point group (see pyproject.toml).
+"""An example third-party crawlmill plugin: a ``lines`` reader, ``host`` and ``host-quota``
+filters and ``jsonl`` and ``urllist`` writers, registered through the ``crawlmill``
+entry-point group (see pyproject.toml).
 
 * ``lines`` reads text files of ``URL<TAB>DATE<TAB>TEXT`` lines (suffix ``.lines``), one
   resource record per line; a line without a tab is reported as damage and skipped.
 * ``host`` keeps records whose URL host is one of ``hosts`` (and their subdomains).
 * ``jsonl`` writes one JSON object per record -- url, date_raw, kind and the SHA-1 of the
   payload -- to ``<input relpath>.jsonl`` below the output folder.
+* ``host-quota`` keeps at most ``max`` records per URL host across *all* inputs (the first
+  ones in input order, then record order): a whole-collection step, declared with
+  ``collect_schema``, ``collect`` and ``reduce`` (docs/plugin_hooks.md, "Whole-collection
+  steps").
+* ``urllist`` writes the records' URLs, one per line, hash-partitioned into ``partitions``
+  files ``part-NNNNN.urls``, each sorted by URL bytes over all inputs: a writer that declares
+  a sorted shuffle (``shuffle``, ``partition_of``, ``sort_key``).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import zlib
+from collections import Counter
 from collections.abc import Iterator
 from urllib.parse import urlsplit
 
+import pyarrow as pa
+import pyarrow.compute as pc
 from crawlmill.core import (
     Damage,
     Drop,
     Filter,
+    FilterContext,
     PluginOptions,
     Provenance,
     ReadContext,
     Reader,
     Record,
     RecordKind,
+    ReduceContext,
     WriteContext,
     Writer,
     hookimpl,
 )
+from crawlmill.core.shuffle import ShuffleSpec
 from pydantic import Field
 
 
@@ -120,6 +135,103 @@ class JsonlWriter(Writer):
         self.out.close()
 
 
+def _host(record: Record) -> str:
+    return (urlsplit(record.url or "").hostname or "").lower()
+
+
+class HostQuotaFilter(Filter):
+    """Keep at most ``max`` records per URL host across all inputs (the first ones)."""
+
+    name = "host-quota"
+
+    class Options(PluginOptions):
+        max: int = Field(default=1, ge=1, description="records kept per host, over all inputs")
+
+    # the collect step: one row per record with a URL (the engine adds `input` and `seq`)
+    collect_schema = pa.schema([("host", pa.string())])
+
+    def collect(self, record: Record) -> list[tuple[str]] | None:
+        """The record's host; records without a URL take no part (and are kept)."""
+        return [(_host(record),)] if record.url else None
+
+    @classmethod
+    def reduce(cls, rows: pa.Table, options: Options, ctx: ReduceContext) -> pa.Table:
+        """All rows (input order, then record order) to the ``(input, seq)`` of the records
+        over their host's quota."""
+        seen: Counter[str] = Counter()
+        over: list[tuple[int, int]] = []
+        columns = (rows[c].to_pylist() for c in ("host", "input", "seq"))
+        for host, index, seq in zip(*columns, strict=True):
+            seen[host] += 1
+            if seen[host] > options.max:
+                over.append((index, seq))
+        ctx.count("over-quota", len(over))
+        return pa.table(
+            {
+                "input": pa.array([i for i, _ in over], pa.int32()),
+                "seq": pa.array([s for _, s in over], pa.int64()),
+            }
+        )
+
+    def open(self, ctx: FilterContext) -> None:
+        """This input's records over quota, from the reduce's table (``None`` while this
+        filter's own collect pass runs)."""
+        super().open(ctx)
+        table = ctx.table()
+        if table is None:
+            self.over: set[int] = set()
+            return
+        mine = table.filter(pc.equal(table["input"], ctx.input.index))
+        self.over = set(mine["seq"].to_pylist())
+
+    def apply(self, record: Record) -> Record | Drop:
+        """Drop with reason over-quota the records the reduce named (by ``ctx.seq``)."""
+        return Drop("over-quota") if self.ctx.seq in self.over else record
+
+
+def _url_bytes(record: Record) -> bytes:
+    return (record.url or "").encode("utf-8", "surrogateescape")
+
+
+class UrlListWriter(Writer):
+    """Write URLs sorted by their bytes, hash-partitioned into part-NNNNN.urls files."""
+
+    name = "urllist"
+
+    class Options(PluginOptions):
+        partitions: int = Field(default=1, ge=1, le=10_000, description="number of part files")
+
+    # the shuffle: what the engine asks of the writer before any record reaches it
+    def shuffle(self) -> ShuffleSpec:
+        """Every run of this writer is a hash-partitioned sorted shuffle."""
+        return ShuffleSpec(self.options.partitions, "hash")
+
+    def partition_of(self, record: Record, partitions: int) -> int:
+        """CRC-32 of the URL bytes (the same in every process), modulo ``partitions``."""
+        return zlib.crc32(_url_bytes(record)) % partitions
+
+    def sort_key(self, record: Record) -> bytes:
+        """The URL bytes: compared unsigned, as Hadoop compares Text keys."""
+        return _url_bytes(record)
+
+    def open(self, ctx: WriteContext) -> None:
+        """One file per partition: the engine names the task's input ``part-NNNNN``."""
+        self.ctx = ctx
+        self.out = ctx.create(ctx.input.stem + ".urls")
+
+    def write(self, record: Record) -> None:
+        """Append the URL; a record without one (or with a line break in it) is refused."""
+        url = _url_bytes(record)
+        if not url or b"\n" in url or b"\r" in url:
+            self.ctx.quarantine(record, "no URL that fits on a line")
+            return
+        self.out.write(url + b"\n")
+
+    def close(self) -> None:
+        """Close the file; the engine commits it."""
+        self.out.close()
+
+
 @hookimpl
 def crawlmill_register_readers(register):
     """Register the ``lines`` reader."""
@@ -128,14 +240,16 @@ def crawlmill_register_readers(register):
 
 @hookimpl
 def crawlmill_register_filters(register):
-    """Register the ``host`` filter."""
+    """Register the ``host`` and ``host-quota`` filters."""
     register(HostFilter)
+    register(HostQuotaFilter)
 
 
 @hookimpl
 def crawlmill_register_writers(register):
-    """Register the ``jsonl`` writer."""
+    """Register the ``jsonl`` and ``urllist`` writers."""
     register(JsonlWriter)
+    register(UrlListWriter)
 
 
 @hookimpl
