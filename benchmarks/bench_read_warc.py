@@ -9,7 +9,8 @@ with the page cache warm. Each reader iterates all records and touches the paylo
     python benchmarks/bench_read_warc.py --sizes 200 --repeat 3
 
 ``crawlmill-inline`` is crawlmill with ``inflate_threads: 0`` (no inflate thread: the least
-CPU time, one core). Prints MiB/s (of uncompressed WARC bytes) and records/s per reader, its CPU time (user + sys
+CPU time, one core); ``crawlmill-inline-pure`` the same with ``CRAWLMILL_PURE=1`` (without the
+compiled WARC framing kernel, formats/_warcfast.c). Prints MiB/s (of uncompressed WARC bytes) and records/s per reader, its CPU time (user + sys
 of the reading, threads and child processes included), the ratio of crawlmill to each other
 reader in wall time and in CPU efficiency (crawlmill inflates in a second thread, so it may
 spend more CPU time than wall time; a cluster pays for every core), and the peak RSS of each
@@ -39,7 +40,7 @@ from pathlib import Path
 
 from synthetic import PageMaker
 
-READERS = ("warcio", "fastwarc", "crawlmill", "crawlmill-inline")
+READERS = ("warcio", "fastwarc", "crawlmill", "crawlmill-inline", "crawlmill-inline-pure")
 
 
 # -- test data ---------------------------------------------------------------------------
@@ -180,6 +181,7 @@ def _child(reader: str, path: str) -> None:
         "fastwarc": load_fastwarc,
         "crawlmill": load_crawlmill,
         "crawlmill-inline": lambda: load_crawlmill(inflate_threads=0),
+        "crawlmill-inline-pure": lambda: load_crawlmill(inflate_threads=0),
     }
     fn = loaders[reader.removesuffix("-before")]()
     cpu0 = _cpu()
@@ -217,6 +219,7 @@ def run_once(reader: str, path: Path, before: str | None = None) -> dict:
     """One timed read of ``path`` by ``reader`` in a fresh subprocess (``crawlmill-before``:
     crawlmill imported from the checkout ``before``)."""
     env = dict(os.environ)
+    env["CRAWLMILL_PURE"] = "1" if reader.endswith("-pure") else "0"
     if reader == "crawlmill-before":
         assert before is not None
         env["PYTHONPATH"] = os.pathsep.join(

@@ -34,6 +34,8 @@ Nothing here imports :mod:`crawlmill.core`.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
 import zlib
 from collections.abc import Iterator
@@ -83,6 +85,13 @@ _CR_COUNTED = (
 )
 _START = re.compile(rb"[\r\n]*[Ww][Aa][Rr][Cc]/\d+\.\d+\r{0,2}\n")
 
+
+#: the compiled fast path (formats/_warcfast.c, built when a C compiler is there), unless
+#: ``CRAWLMILL_PURE=1``; ``None``: the pure path alone (the same results).
+_KERNEL = None
+if os.environ.get("CRAWLMILL_PURE", "") in ("", "0"):
+    with contextlib.suppress(ImportError):  # (an install without a compiler)
+        from ._warcfast import frame as _KERNEL
 
 #: how far into a file :func:`locate_start` looks past damage for the first record.
 SCAN_START_BYTES = 64 << 10
@@ -162,7 +171,12 @@ class WarcHeader:
 
 def _parse_plain(raw: bytes) -> WarcHeader | None:
     """Fast path: a ``WARC/1.x`` CRLF header of plain ``name: value`` lines, else ``None``."""
-    if not (raw.startswith(b"WARC/1.") and raw[8:10] == b"\r\n" and raw.endswith(b"\r\n\r\n")):
+    if not (
+        raw.startswith(b"WARC/1.")
+        and raw[7:8].isdigit()
+        and raw[8:10] == b"\r\n"
+        and raw.endswith(b"\r\n\r\n")
+    ):
         return None
     body = raw[10:-4]
     if b"\n " in body or b"\n\t" in body or b"\r\n\r\n" in body or body[:1] in b" \t":
@@ -391,6 +405,31 @@ class _FramerRecords(_FramerBase):
         """A well-formed CRLF record wholly in the buffer, followed by a member end or the next
         version line; ``None`` sends everything else down the general path."""
         s = self.s
+        if _KERNEL is not None:
+            got = _KERNEL(s.buf, s.pos, self.max_header_bytes, self.max_record_bytes)
+            if got is not None:  # else: the pure path decides
+                raw_header, hend, e, version, headers, fields, at_end = got
+                r = e + 4
+                if at_end and not (s.eof or s.at_member_end(r)):
+                    return None
+                start = s.pos
+                member = s.exact(start, r)
+                s.pos = r
+                header = WarcHeader(version, b"\r\n", headers, fields, [])
+                if member is None:
+                    return FramedRecord(
+                        s.base + start, raw_header, header, s.buf, hend, e, b"\r\n\r\n", False,
+                        None, None, [],
+                    )  # fmt: skip
+                return FramedRecord(
+                    s.base + start, raw_header, header, s.buf, hend, e, b"\r\n\r\n", False,
+                    member[0], member[1], [],
+                )  # fmt: skip
+        return self._fast_pure()
+
+    def _fast_pure(self) -> FramedRecord | None:
+        """:meth:`_fast` in Python (the compiled kernel's reference)."""
+        s = self.s
         start = s.pos
         buf = s.buf
         if not buf.startswith(b"WARC/", start):
@@ -411,7 +450,11 @@ class _FramerRecords(_FramerBase):
             and _INNER_VERSION.search(buf, start + 8, hend) is not None
         ):
             return None  # a header cut short by the next record: the general path says so
-        header = _parse_plain(raw_header) or parse_header(raw_header)
+        header = _parse_plain(raw_header)
+        if header is None:
+            if _VERSION_AT.match(raw_header) is None:
+                return None  # not a version line ("WARC/1.0 "): the general path reports it
+            header = parse_header(raw_header)
         cl_raw = header.fields.get(b"content-length")
         if header.issues or cl_raw is None or not cl_raw.isdigit():
             return None

@@ -1,0 +1,295 @@
+/* Optional compiled kernel for the WARC framer's fast path (crawlmill.formats._warcfast).
+ *
+ * frame(buf, pos, max_header_bytes, max_record_bytes) does what the pure
+ * _FramerRecords._fast + _parse_plain do for a well-formed "WARC/1.x" CRLF record wholly in
+ * `buf` (a bytes object): it finds the header end, parses the plain "name: value" lines and the
+ * Content-Length digits, and checks the "\r\n\r\n" separator and what follows it. It returns
+ *     (raw_header, hend, e, version, headers, fields, at_end)
+ * or None whenever the pure fast path could do anything else (refuse, or parse with the general
+ * parser); the caller then runs the pure path, so results are the pure ones in every case.
+ * `at_end` is true when the record ends exactly at the end of `buf` (the caller checks for the
+ * end of the input or of a member there); otherwise the next bytes are "WARC/".
+ *
+ * Every read is bounded by the bytes object's length. Nothing here allocates more than the
+ * objects returned.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <string.h>
+
+/* bytes.strip() with no argument: ASCII whitespace */
+static inline int
+is_ws(unsigned char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\x0b' || c == '\x0c';
+}
+
+static inline unsigned char
+lower(unsigned char c)
+{
+    return (c >= 'A' && c <= 'Z') ? (unsigned char)(c + 32) : c;
+}
+
+/* first index of "\r\n\r\n" in s[from:to), or -1 */
+static Py_ssize_t
+find_blank(const unsigned char *s, Py_ssize_t from, Py_ssize_t to)
+{
+    Py_ssize_t i = from;
+    while (i + 4 <= to) {
+        const unsigned char *p = memchr(s + i, '\r', (size_t)(to - 3 - i));
+        if (p == NULL)
+            return -1;
+        i = p - s;
+        if (s[i + 1] == '\n' && s[i + 2] == '\r' && s[i + 3] == '\n')
+            return i;
+        i++;
+    }
+    return -1;
+}
+
+static PyObject *
+strip_bytes(const unsigned char *a, const unsigned char *b)
+{
+    while (a < b && is_ws(*a))
+        a++;
+    while (b > a && is_ws(b[-1]))
+        b--;
+    return PyBytes_FromStringAndSize((const char *)a, b - a);
+}
+
+static PyObject *VERSIONS[10]; /* "1.0" .. "1.9" */
+
+static PyObject *
+frame(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "frame(buf, pos, max_header_bytes, max_record_bytes)");
+        return NULL;
+    }
+    PyObject *bufobj = args[0];
+    if (!PyBytes_CheckExact(bufobj))
+        Py_RETURN_NONE; /* a bytearray buffer: the pure path */
+    Py_ssize_t start = PyLong_AsSsize_t(args[1]);
+    Py_ssize_t max_header = PyLong_AsSsize_t(args[2]);
+    Py_ssize_t max_record = PyLong_AsSsize_t(args[3]);
+    if (PyErr_Occurred()) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    const unsigned char *buf = (const unsigned char *)PyBytes_AS_STRING(bufobj);
+    Py_ssize_t n = PyBytes_GET_SIZE(bufobj);
+    if (start < 0 || max_header < 0 || max_record < 0 || start > n)
+        Py_RETURN_NONE;
+
+    /* buf.startswith(b"WARC/1.", start), a digit, then "\r\n": _parse_plain's version line
+     * (a non-digit minor version goes to the pure path, which decides) */
+    if (n - start < 10 || memcmp(buf + start, "WARC/1.", 7) != 0)
+        Py_RETURN_NONE;
+    unsigned char minor = buf[start + 7];
+    if (minor < '0' || minor > '9' || buf[start + 8] != '\r' || buf[start + 9] != '\n')
+        Py_RETURN_NONE;
+
+    /* hend = buf.find(b"\r\n\r\n", start, start + max_header_bytes) */
+    Py_ssize_t limit = (max_header > n - start) ? n : start + max_header;
+    Py_ssize_t hend = find_blank(buf, start, limit);
+    if (hend < 0)
+        Py_RETURN_NONE;
+    hend += 4;
+    const unsigned char *raw = buf + start;
+    Py_ssize_t rlen = hend - start;
+
+    /* a case-blind "WARC/" at or after raw[8]: the pure path checks for a cut header */
+    for (Py_ssize_t i = 8; i + 5 <= rlen; i++) {
+        if ((raw[i] | 0x20) == 'w' && (raw[i + 1] | 0x20) == 'a' && (raw[i + 2] | 0x20) == 'r'
+            && (raw[i + 3] | 0x20) == 'c' && raw[i + 4] == '/')
+            Py_RETURN_NONE;
+    }
+
+    /* _parse_plain: body = raw[10:-4] */
+    const unsigned char *body = raw + 10;
+    Py_ssize_t blen = rlen - 14;
+    if (blen <= 0 || body[0] == ' ' || body[0] == '\t')
+        Py_RETURN_NONE;
+    for (Py_ssize_t i = 0; i < blen; i++) {
+        if (body[i] == '\n') {
+            /* a bare LF, or a continuation line ("\n " / "\n\t") */
+            if (i == 0 || body[i - 1] != '\r')
+                Py_RETURN_NONE;
+            if (i + 1 < blen && (body[i + 1] == ' ' || body[i + 1] == '\t'))
+                Py_RETURN_NONE;
+            if (i + 1 < blen && body[i + 1] == '\r' && i + 2 < blen && body[i + 2] == '\n')
+                Py_RETURN_NONE; /* "\r\n\r\n" inside the body */
+        }
+    }
+    /* every line has a colon after a non-empty name (checked before any object is made) */
+    {
+        Py_ssize_t ls = 0;
+        while (ls <= blen) {
+            const unsigned char *nl = NULL;
+            if (ls < blen)
+                nl = memchr(body + ls, '\n', (size_t)(blen - ls));
+            Py_ssize_t le = nl ? (nl - body) - 1 : blen; /* the line ends before "\r\n" */
+            if (le < ls)
+                Py_RETURN_NONE;
+            const unsigned char *colon = memchr(body + ls, ':', (size_t)(le - ls));
+            if (colon == NULL || colon == body + ls)
+                Py_RETURN_NONE;
+            if (nl == NULL)
+                break;
+            ls = (nl - body) + 1;
+        }
+    }
+
+    PyObject *headers = PyList_New(0);
+    PyObject *fields = PyDict_New();
+    PyObject *cl_value = NULL; /* borrowed from fields */
+    PyObject *raw_header = NULL;
+    if (headers == NULL || fields == NULL)
+        goto error;
+    Py_ssize_t ls = 0;
+    while (1) {
+        const unsigned char *nl = memchr(body + ls, '\n', (size_t)(blen - ls));
+        Py_ssize_t le = nl ? (nl - body) - 1 : blen;
+        const unsigned char *line = body + ls;
+        const unsigned char *colon = memchr(line, ':', (size_t)(le - ls));
+        PyObject *name = strip_bytes(line, colon);
+        if (name == NULL)
+            goto error;
+        PyObject *value = strip_bytes(colon + 1, body + le);
+        if (value == NULL) {
+            Py_DECREF(name);
+            goto error;
+        }
+        PyObject *pair = PyTuple_Pack(2, name, value);
+        if (pair == NULL || PyList_Append(headers, pair) < 0) {
+            Py_XDECREF(pair);
+            Py_DECREF(name);
+            Py_DECREF(value);
+            goto error;
+        }
+        Py_DECREF(pair);
+        /* fields.setdefault(name.lower(), value) */
+        Py_ssize_t nlen = PyBytes_GET_SIZE(name);
+        PyObject *key = PyBytes_FromStringAndSize(NULL, nlen);
+        if (key == NULL) {
+            Py_DECREF(name);
+            Py_DECREF(value);
+            goto error;
+        }
+        {
+            const unsigned char *src = (const unsigned char *)PyBytes_AS_STRING(name);
+            unsigned char *dst = (unsigned char *)PyBytes_AS_STRING(key);
+            for (Py_ssize_t k = 0; k < nlen; k++)
+                dst[k] = lower(src[k]);
+        }
+        Py_DECREF(name);
+        PyObject *got = PyDict_SetDefault(fields, key, value);
+        if (got == NULL) {
+            Py_DECREF(key);
+            Py_DECREF(value);
+            goto error;
+        }
+        if (cl_value == NULL && nlen == 14
+            && memcmp(PyBytes_AS_STRING(key), "content-length", 14) == 0)
+            cl_value = got;
+        Py_DECREF(key);
+        Py_DECREF(value);
+        if (nl == NULL)
+            break;
+        ls = (nl - body) + 1;
+    }
+
+    /* Content-Length: bytes.isdigit() (ASCII digits, not empty), at most max_record_bytes */
+    if (cl_value == NULL)
+        goto refuse;
+    Py_ssize_t cl = 0;
+    {
+        const unsigned char *d = (const unsigned char *)PyBytes_AS_STRING(cl_value);
+        Py_ssize_t dlen = PyBytes_GET_SIZE(cl_value);
+        if (dlen == 0)
+            goto refuse;
+        for (Py_ssize_t k = 0; k < dlen; k++) {
+            if (d[k] < '0' || d[k] > '9')
+                goto refuse;
+            if (cl > (PY_SSIZE_T_MAX - 9) / 10)
+                goto refuse;
+            cl = cl * 10 + (d[k] - '0');
+            if (cl > max_record)
+                goto refuse; /* (also keeps cl from overflowing) */
+        }
+    }
+    /* buf.startswith(b"\r\n\r\n", e), then b"WARC/" at r or the end of buf */
+    if (cl > n - hend - 4)
+        goto refuse;
+    Py_ssize_t e = hend + cl;
+    Py_ssize_t r = e + 4;
+    if (memcmp(buf + e, "\r\n\r\n", 4) != 0)
+        goto refuse;
+    int at_end = 0;
+    if (r == n)
+        at_end = 1;
+    else if (n - r < 5 || memcmp(buf + r, "WARC/", 5) != 0)
+        goto refuse;
+
+    raw_header = PyBytes_FromStringAndSize((const char *)raw, rlen);
+    if (raw_header == NULL)
+        goto error;
+    PyObject *result = PyTuple_New(7);
+    PyObject *ohend = PyLong_FromSsize_t(hend);
+    PyObject *oe = PyLong_FromSsize_t(e);
+    if (result == NULL || ohend == NULL || oe == NULL) {
+        Py_XDECREF(result);
+        Py_XDECREF(ohend);
+        Py_XDECREF(oe);
+        Py_DECREF(raw_header);
+        goto error;
+    }
+    PyObject *version = VERSIONS[minor - '0'];
+    PyObject *flag = at_end ? Py_True : Py_False;
+    Py_INCREF(version);
+    Py_INCREF(flag);
+    PyTuple_SET_ITEM(result, 0, raw_header);
+    PyTuple_SET_ITEM(result, 1, ohend);
+    PyTuple_SET_ITEM(result, 2, oe);
+    PyTuple_SET_ITEM(result, 3, version);
+    PyTuple_SET_ITEM(result, 4, headers);
+    PyTuple_SET_ITEM(result, 5, fields);
+    PyTuple_SET_ITEM(result, 6, flag);
+    return result;
+
+refuse:
+    Py_DECREF(headers);
+    Py_DECREF(fields);
+    Py_RETURN_NONE;
+error:
+    Py_XDECREF(headers);
+    Py_XDECREF(fields);
+    return NULL;
+}
+
+static PyMethodDef methods[] = {
+    {"frame", (PyCFunction)(void (*)(void))frame, METH_FASTCALL,
+     "frame(buf, pos, max_header_bytes, max_record_bytes) -> (raw_header, hend, e, version, "
+     "headers, fields, at_end) | None: the WARC framer's fast path (see formats/warc.py)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_warcfast",
+    "Optional compiled fast path of crawlmill's WARC framer (pure fallback in formats/warc.py).",
+    -1, methods,
+};
+
+PyMODINIT_FUNC
+PyInit__warcfast(void)
+{
+    for (int i = 0; i < 10; i++) {
+        char v[4] = {'1', '.', (char)('0' + i), 0};
+        if (VERSIONS[i] == NULL) {
+            VERSIONS[i] = PyUnicode_InternFromString(v);
+            if (VERSIONS[i] == NULL)
+                return NULL;
+        }
+    }
+    return PyModule_Create(&module);
+}

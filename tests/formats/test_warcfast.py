@@ -1,0 +1,349 @@
+"""The compiled WARC framing kernel (formats/_warcfast.c) gives exactly the pure path's results.
+
+Every WARC sample and constructed boundary inputs are framed twice, with the kernel and with the
+pure path alone, and the framed items (records, offsets, headers, fields, issues, damage) must be
+identical; at the mechanism, the kernel's answer for a buffer is either ``None`` (the pure path
+decides) or exactly what the pure fast path makes of it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import gzip
+import io
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from crawlmill.formats import warc as warc_mod
+from crawlmill.formats.compression import iter_pieces
+from crawlmill.formats.pieces import Piece
+from crawlmill.formats.warc import SCAN_START_BYTES, FramedRecord, WarcFramer, locate_start
+
+from tests.conftest import SAMPLES
+from tests.helpers import gz
+
+
+def _kernel():
+    """The kernel, imported directly (the module's binding is off under CRAWLMILL_PURE)."""
+    from crawlmill.formats import _warcfast
+
+    return _warcfast.frame
+
+
+def _item(item) -> tuple:
+    if isinstance(item, FramedRecord):
+        h = item.header
+        return (
+            "record",
+            item.offset,
+            item.raw_header,
+            (h.version, h.line_ending, h.headers, h.fields, h.issues),
+            item.block,
+            item.separator,
+            item.cl_includes_separator,
+            item.member_offset,
+            item.member_length,
+            item.issues,
+            item.truncated,
+            item.length,
+        )
+    return ("damage", dataclasses.astuple(item))
+
+
+class _Counting:
+    def __init__(self, fn):
+        self.fn, self.calls, self.hits = fn, 0, 0
+
+    def __call__(self, *args):
+        self.calls += 1
+        got = self.fn(*args)
+        self.hits += got is not None
+        return got
+
+
+def _both(make_items, monkeypatch, **kw) -> tuple[list, list, _Counting]:
+    counting = _Counting(_kernel())
+    monkeypatch.setattr(warc_mod, "_KERNEL", counting)
+    fast = [_item(i) for i in WarcFramer(make_items(), **kw)]
+    monkeypatch.setattr(warc_mod, "_KERNEL", None)
+    pure = [_item(i) for i in WarcFramer(make_items(), **kw)]
+    return fast, pure, counting
+
+
+def _sample_files() -> list[Path]:
+    names = (".warc", ".warc.gz", ".warc.zst", ".warc.lz4", ".warc.bz2")
+    files = [
+        p
+        for p in SAMPLES.rglob("*")
+        if p.is_file() and p.name.lower().endswith(names) and p.stat().st_size < (64 << 20)
+    ]
+    return sorted(files)
+
+
+def test_kernel_is_built():
+    """The build makes the kernel (setup.py); an install without a compiler runs the pure path."""
+    assert callable(_kernel())
+
+
+@pytest.mark.parametrize(
+    "path", _sample_files(), ids=lambda p: str(p.relative_to(SAMPLES)).replace("/", "__")
+)
+def test_every_sample_frames_identically(path, monkeypatch):
+    data = path.read_bytes()
+    kind, _ = locate_start(data[:SCAN_START_BYTES])
+
+    def items():
+        return iter_pieces(io.BytesIO(data), kind)
+
+    fast, pure, counting = _both(items, monkeypatch)
+    assert fast == pure
+    assert counting.calls > 0 or not fast
+
+
+def test_samples_exercise_the_kernel(monkeypatch):
+    """Not vacuous: the kernel frames most records of the real samples."""
+    hits = records = 0
+    for path in _sample_files():
+        data = path.read_bytes()
+        kind, _ = locate_start(data[:SCAN_START_BYTES])
+        fast, _, counting = _both(lambda d=data, k=kind: iter_pieces(io.BytesIO(d), k), monkeypatch)
+        hits += counting.hits
+        records += sum(1 for i in fast if i[0] == "record")
+    assert records > 1000
+    assert hits > records // 2
+
+
+# -- constructed inputs -----------------------------------------------------------------------
+
+
+def head(*lines: bytes, version: bytes = b"WARC/1.0", nl: bytes = b"\r\n") -> bytes:
+    return nl.join((version, *lines)) + nl + nl
+
+
+def rec(body: bytes = b"hello", *lines: bytes, cl: bytes | None = None, **kw) -> bytes:
+    cl_line = b"Content-Length: " + (b"%d" % len(body) if cl is None else cl)
+    return head(b"WARC-Type: resource", *lines, cl_line, **kw) + body + b"\r\n\r\n"
+
+
+NEXT = rec(b"next")
+
+CASES = {
+    "plain": rec(),
+    "empty block": rec(b""),
+    "cl leading zeros": rec(b"abc", cl=b"0003"),
+    "cl leading space": rec(b"abc", cl=b"   3"),
+    "cl trailing tab": rec(b"abc", cl=b"3\t"),
+    "cl plus": rec(b"abc", cl=b"+3"),
+    "cl minus": rec(b"abc", cl=b"-3"),
+    "cl empty": rec(b"abc", cl=b""),
+    "cl huge": rec(b"abc", cl=b"9" * 40),
+    "cl too long": rec(b"abc", cl=b"4"),
+    "cl too short": rec(b"abc", cl=b"2"),
+    "cl hex": rec(b"abc", cl=b"0x3"),
+    "cl non-ascii digit": rec(b"abc", cl="\u0663".encode()),
+    "cl twice, first wins": rec(b"abc", b"content-length: 99"),
+    "empty value": rec(b"x", b"X-Empty:", b"Y:   "),
+    "repeated names": rec(b"x", b"A: 1", b"a: 2", b"A: 3"),
+    "tabs": rec(b"x", b"Na\tme\t:\tv\ta\t"),
+    "non-ascii": rec(b"x", b"X-\xc3\xa9t\xe9: \xff\xfe v\x80"),
+    "nul": rec(b"x", b"X-\x00: a\x00b"),
+    "colon at start": rec(b"x", b": v"),
+    "no colon": rec(b"x", b"just text"),
+    "continuation": rec(b"x", b"A: 1", b"  more"),
+    "tab continuation": rec(b"x", b"A: 1", b"\tmore"),
+    "vt start": rec(b"x", b"\x0b: v", b"\x0cB\x0b: w\x0c"),
+    "bare cr": rec(b"x", b"A: va\rlue", b"B: w\r"),
+    "bare lf": rec(b"x", b"A: 1\nB: 2"),
+    "version inside": rec(b"x", b"X-Note: WARC/1.0"),
+    "version line inside": rec(b"x", b"X-Note: WARC/1.1\r\nWARC-Date: x"),
+    "lower version inside": rec(b"x", b"X-Note: warc/0.18 here"),
+    "warc word inside": rec(b"x", b"X-Note: WARC-ish"),
+    "colon value": rec(b"x", b"WARC-Target-URI: http://a:80/b:c"),
+    "version 1.1": rec(b"x", version=b"WARC/1.1"),
+    "version 1.9": rec(b"x", version=b"WARC/1.9"),
+    "version 0.18": rec(b"x", version=b"WARC/0.18"),
+    "version 1.x": rec(b"x", version=b"WARC/1.x"),
+    "version 10.0": rec(b"x", version=b"WARC/10.0"),
+    "lower magic": rec(b"x", version=b"warc/1.0"),
+    "lf only": rec(b"x", nl=b"\n"),
+    "space after version": rec(b"x", version=b"WARC/1.0 "),
+    "blank first line": head(b"", b"Content-Length: 1") + b"x\r\n\r\n",
+    "separator short": head(b"Content-Length: 1") + b"x\r\n",
+    "separator long": head(b"Content-Length: 1") + b"x\r\n\r\n\r\n",
+    "garbage after": head(b"Content-Length: 1") + b"x\r\n\r\nGARBAGE",
+    "http block": rec(
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<p>",
+        b"Content-Type: application/http; msgtype=response",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_constructed_inputs_frame_identically(name, monkeypatch):
+    data = CASES[name] + NEXT
+    for kind, payload in ((None, data), ("gzip", gz(CASES[name]) + gz(NEXT))):
+        fast, pure, _ = _both(lambda p=payload, k=kind: iter_pieces(io.BytesIO(p), k), monkeypatch)
+        assert fast == pure, kind
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_kernel_answer_is_none_or_the_pure_fast_path(name):
+    """At the mechanism: for a buffer holding the input, the kernel answers ``None`` or exactly
+    the pieces the pure fast path builds its record from."""
+    kernel = _kernel()
+    data = b"junk" + CASES[name] + NEXT
+    got = kernel(data, 4, 1 << 20, 256 << 20)
+    framer = WarcFramer(iter([Piece(data, None)]))
+    framer.s.more()
+    framer.s.pos = 4
+    pure = framer._fast_pure()
+    if got is None:
+        return
+    raw_header, hend, e, version, headers, fields, at_end = got
+    assert pure is not None
+    assert not at_end
+    assert (raw_header, hend, e, framer.s.pos) == (
+        pure.raw_header,
+        pure.block_start,
+        pure.block_end,
+        e + 4,
+    )
+    assert (version, headers, fields) == (
+        pure.header.version,
+        pure.header.headers,
+        pure.header.fields,
+    )
+
+
+def test_kernel_takes_the_plain_records():
+    """Not vacuous: the usual records go through the kernel."""
+    kernel = _kernel()
+    for name in (
+        "plain",
+        "cl leading zeros",
+        "cl leading space",
+        "empty value",
+        "repeated names",
+        "tabs",
+        "non-ascii",
+        "nul",
+        "vt start",
+        "bare cr",
+        "colon value",
+        "version 1.1",
+    ):
+        data = CASES[name] + NEXT
+        assert kernel(data, 0, 1 << 20, 256 << 20) is not None, name
+    got = kernel(CASES["repeated names"] + NEXT, 0, 1 << 20, 256 << 20)
+    assert got[5][b"a"] == b"1" and [v for n, v in got[4] if n.lower() == b"a"] == [
+        b"1",
+        b"2",
+        b"3",
+    ]
+
+
+@pytest.mark.parametrize("delta", [-1, 0, 1])
+def test_header_at_max_header_bytes(delta, monkeypatch):
+    data = CASES["plain"] + NEXT
+    hlen = data.index(b"\r\n\r\n") + 4
+    limit = hlen + delta
+    fast, pure, counting = _both(
+        lambda: iter_pieces(io.BytesIO(data), None), monkeypatch, max_header_bytes=limit
+    )
+    assert fast == pure
+    assert (counting.hits > 0) == (delta >= 0)
+    assert (_kernel()(data, 0, limit, 1 << 20) is None) == (delta < 0)
+
+
+@pytest.mark.parametrize("delta", [-1, 0])
+def test_cl_at_max_record_bytes(delta, monkeypatch):
+    data = rec(b"abcdef") + NEXT
+    fast, pure, _ = _both(
+        lambda: iter_pieces(io.BytesIO(data), None), monkeypatch, max_record_bytes=6 + delta
+    )
+    assert fast == pure
+
+
+def test_truncated_at_every_byte(monkeypatch):
+    """A small record cut at every byte position, alone and followed by nothing."""
+    data = rec(b"hello", b"WARC-Date: 2024-01-01T00:00:00Z") + NEXT
+    kernel = _kernel()
+    for cut in range(len(data) + 1):
+        part = data[:cut]
+        fast, pure, _ = _both(lambda p=part: iter_pieces(io.BytesIO(p), None), monkeypatch)
+        assert fast == pure, cut
+        kernel(part, 0, 1 << 20, 1 << 20)  # never reads past the buffer (valgrind: see README)
+        for pos in range(cut + 1):
+            kernel(part, pos, 1 << 20, 1 << 20)
+
+
+def test_split_into_two_pieces_at_every_byte(monkeypatch):
+    data = rec(b"hello") + rec(b"world")
+
+    def items(cut):
+        return iter([Piece(data[:cut], None), Piece(data[cut:], None)])
+
+    for cut in range(len(data) + 1):
+        fast, pure, _ = _both(lambda c=cut: items(c), monkeypatch)
+        assert fast == pure, cut
+
+
+def test_bad_arguments_fall_back():
+    kernel = _kernel()
+    data = CASES["plain"]
+    assert kernel(bytearray(data), 0, 1 << 20, 1 << 20) is None
+    assert kernel(data, -1, 1 << 20, 1 << 20) is None
+    assert kernel(data, len(data) + 5, 1 << 20, 1 << 20) is None
+    assert kernel(data, 0, -1, 1 << 20) is None
+    assert kernel(data, 1 << 70, 1 << 20, 1 << 20) is None
+    with pytest.raises(TypeError):
+        kernel(data, 0)
+
+
+def test_pure_switch_through_the_cli(tmp_path):
+    """``CRAWLMILL_PURE=1`` turns the kernel off; a conversion gives the same bytes either way."""
+    src = tmp_path / "in.warc"
+    date = b"WARC-Date: 2024-01-01T00:00:00Z"
+    lines = [(), (b"A: 1", b"a: 2"), (b"Na\tme\t:\tv\ta\t",), (b"X-\xc3\xa9t\xe9: \xff v\x80",)]
+    src.write_bytes(b"".join(rec(b"body%d" % i, date, *extra) for i, extra in enumerate(lines)))
+    outs = []
+    for pure in ("0", "1"):
+        out = tmp_path / f"out{pure}"
+        env = {**os.environ, "CRAWLMILL_PURE": pure}
+        code = (
+            "import sys; from crawlmill.formats import warc; "
+            "print(warc._KERNEL is None); "
+            "from crawlmill.core.cli import main; sys.exit(main(sys.argv[1:]))"
+        )
+        run = subprocess.run(
+            [sys.executable, "-c", code, "convert", str(src), "--to", "warc", "-o", str(out)],
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+        assert run.returncode == 0, run.stderr
+        assert run.stdout.splitlines()[0] == ("True" if pure == "1" else "False")
+        files = sorted(p for p in out.rglob("*") if p.is_file() and ".warc" in p.name)
+        assert files
+        outs.append([gzip.decompress(p.read_bytes()) for p in files])
+    assert outs[0] == outs[1]
+
+
+@pytest.mark.parametrize("pure", ["0", "1"])
+@pytest.mark.parametrize("version", [b"WARC/1.0 ", b"WARC/1.\xff", b"WARC/1.x", b"WARC/x"])
+def test_damaged_version_line_is_damage_not_a_crash(version, pure, tmp_path, monkeypatch):
+    """A version line the fast path cannot parse ("WARC/1.0 ", a damaged digit) was a crash of
+    the whole file (ValueError / UnicodeDecodeError in the fast path); it is damage, reported,
+    and the next record is delivered."""
+    from crawlmill.core.cli import main
+
+    monkeypatch.setattr(warc_mod, "_KERNEL", _kernel() if pure == "0" else None)
+    src = tmp_path / "in.warc"
+    src.write_bytes(rec(b"bad", version=version) + rec(b"good-record-body"))
+    out = tmp_path / "out"
+    assert main(["convert", str(src), "--to", "warc", "-o", str(out)]) == 3
+    written = b"".join(gzip.decompress(p.read_bytes()) for p in out.rglob("*.warc.gz"))
+    assert b"good-record-body" in written and b"\r\n\r\nbad\r\n" not in written
