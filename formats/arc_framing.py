@@ -1,8 +1,9 @@
 """Finding ARC records in a file: framing, length checks, gzip members, damage and resync.
 
 :func:`iter_arc` walks an ARC file (uncompressed, gzip per record, or one gzip member for the
-whole file) and yields :class:`ArcRecordBytes` for every record and :class:`ArcProblem` for
-every damaged byte range or repaired quirk, with file offsets. It never stops silently:
+whole file) and yields :class:`ArcRecordBytes` for every record, the formats' one damage type
+:class:`~crawlmill.formats.stream.Damage` for every damaged byte range and :class:`Quirk` for
+a repaired quirk between records. It never stops silently:
 
 * where a record ends follows the length rule of :mod:`crawlmill.formats.arc_length`: the
   declared length wins whenever the bytes it delimits are followed by a separator and the next
@@ -18,8 +19,10 @@ every damaged byte range or repaired quirk, with file offsets. It never stops si
   record is never proved complete by the end of a corrupt member;
 * a file whose first bytes are damaged is read from the first gzip member or ARC header line
   found in its first 64 KiB (:func:`find_arc_start`);
-* damage offsets and lengths are file offsets: for gzip files the compressed span of the
-  member(s) a damaged range covers, or the member it lies in (length unknown);
+* damage is located in the file by :func:`file_span`: for plain files its stream range; for
+  gzip files (``member_offset`` set) the compressed span of the member(s) a damaged range
+  covers, with their compressed bytes (``compressed``), or the member it lies in (length
+  unknown);
 * memory is bounded by the record limit, also for whole-file gzip.
 
 Header-line parsing lives in :mod:`crawlmill.formats.arc`; nothing here knows crawlmill's core.
@@ -46,13 +49,14 @@ from .arc import (
 )
 from .arc_length import Action, Decision, Facts, decide
 from .compression import iter_pieces, member_bound, prefetch
-from .stream import Member, MemberStream, StreamLimitError
+from .stream import Damage, Member, MemberStream, StreamLimitError
 
 __all__ = [
     "DETECT_WINDOW",
     "ArcLimitError",
-    "ArcProblem",
     "ArcRecordBytes",
+    "Quirk",
+    "file_span",
     "find_arc_start",
     "iter_arc",
 ]
@@ -113,8 +117,8 @@ class ArcRecordBytes:
     stream. ``trailer`` holds the bytes after the block up to the next record (normally
     ``b"\\n"``). ``notes`` lists repaired quirks; ``filedesc`` the parsed version block; ``truncated`` is
     true when the file ended before the declared length (the bytes found are kept);
-    ``damaged`` when the block was repaired and an :class:`ArcProblem` with the original
-    bytes follows.
+    ``damaged`` when the block was repaired and a :class:`~crawlmill.formats.stream.Damage`
+    with the original bytes follows.
     """
 
     offset: int | None
@@ -130,19 +134,22 @@ class ArcRecordBytes:
 
 
 @dataclass(slots=True)
-class ArcProblem:
-    """A damaged byte range (``damage=True``) or a repaired quirk (``damage=False``).
+class Quirk:
+    """A repaired quirk between records (not damage: no byte is lost): ``offset`` is where it
+    is in the file (for gzip files, the start of the member holding it), ``text`` says what.
+    A record's own quirks are strings in :attr:`ArcRecordBytes.notes`."""
 
-    ``offset`` is a file offset (for gzip files, where the damaged member starts);
-    ``data`` holds the damaged bytes (decompressed where possible, bounded by the caller's
-    limit).
-    """
+    offset: int
+    text: str
 
-    offset: int | None
-    reason: str
-    damage: bool = True
-    length: int | None = None
-    data: bytes = b""
+
+def file_span(damage: Damage) -> tuple[int, int | None]:
+    """Where ``damage`` from :func:`iter_arc` lies in the file: ``(offset, length)`` of its
+    stream range for a plain file, of the member span holding it for a gzip file (length
+    ``None`` when the range is not whole members)."""
+    if damage.member_offset is None:
+        return damage.offset, damage.length
+    return damage.member_offset, damage.member_length
 
 
 class ArcLimitError(StreamLimitError):
@@ -337,7 +344,7 @@ class _ArcLines:
 class _ArcRecords(_ArcLines):
     """The walk over records: members, plain records, damage located in the file."""
 
-    def __iter__(self) -> Iterator[ArcRecordBytes | ArcProblem]:
+    def __iter__(self) -> Iterator[ArcRecordBytes | Damage | Quirk]:
         s = self.s
         pos = 0
         while True:
@@ -351,11 +358,7 @@ class _ArcRecords(_ArcLines):
             member = s.members.at(pos)
             pos = self._skip_blank(pos)
             if pos > start:
-                yield ArcProblem(
-                    self._file_offset(start),
-                    "stray newline bytes before a record",
-                    False,
-                )
+                yield Quirk(self._file_offset(start), "stray newline bytes before a record")
                 if s.byte(pos) is None:
                     continue
                 member = s.members.at(pos) or member
@@ -365,13 +368,15 @@ class _ArcRecords(_ArcLines):
                 yield from self._plain_record(pos, None, None)
             pos = self._after
 
-    def _problems(self, upto: int) -> Iterator[ArcProblem]:
-        """Compressed ranges that could not be inflated at all, found before ``upto``."""
-        for item in self.s.take_problems(upto):
+    def _problems(self, upto: int) -> Iterator[Damage]:
+        """Compressed ranges that could not be inflated at all, found before ``upto`` (at the
+        stream offset where they were met; their compressed span and bytes)."""
+        met = [at for at, _ in self.s.problems if at <= upto]
+        for at, item in zip(met, self.s.take_problems(upto), strict=True):
             reason = item.reason
             if not item.partial and item.data[:3] == GZIP_MAGIC:
                 reason = f"gzip member that inflates to nothing: {reason}"
-            yield ArcProblem(item.offset, reason, True, item.length, item.data)
+            yield Damage(at, item.length, reason, item.data, item.offset, True, item.length)
 
     def _member_of(self, pos: int) -> Member | None:
         return self.s.members.holding(pos)
@@ -382,17 +387,17 @@ class _ArcRecords(_ArcLines):
         best = self._member_of(pos)
         return best.cstart if best is not None else 0
 
-    def _problem(self, pos: int, end: int, reason: str) -> ArcProblem:
+    def _problem(self, pos: int, end: int, reason: str) -> Damage:
         """Damage for the decompressed range ``[pos, end)``, located in the file: the range
-        itself in an uncompressed file; for gzip, the compressed span (and bytes) of the
-        member(s) it covers exactly, else the member it lies in (length unknown)."""
+        itself in an uncompressed file; for gzip, the compressed span (and compressed bytes)
+        of the member(s) it covers exactly, else the member it lies in (length unknown)."""
         s = self.s
         data = s.get(pos, end)[: self.max_record]
         if not s.compressed:
-            return ArcProblem(pos, reason, True, end - pos, data)
+            return Damage(pos, end - pos, reason, data)
         first = self._member_of(pos)
         if first is None:
-            return ArcProblem(0, reason, True, None, data)
+            return Damage(pos, end - pos, reason, data, 0)
         last = self._member_of(max(pos, end - 1)) or first
         if first.dstart == pos and last.dend == end and last.cend is not None:
             length = last.cend - first.cstart
@@ -401,9 +406,11 @@ class _ArcRecords(_ArcLines):
                 if self.read_span
                 else None
             )
-            return ArcProblem(first.cstart, reason, True, length, raw if raw is not None else data)
+            if raw is None:
+                return Damage(pos, end - pos, reason, data, first.cstart, False, length)
+            return Damage(pos, end - pos, reason, raw, first.cstart, True, length)
         where = f" (decompressed bytes {pos}-{end} of the gzip member at {first.cstart})"
-        return ArcProblem(first.cstart, reason + where, True, None, data)
+        return Damage(pos, end - pos, reason + where, data, first.cstart)
 
     def _parse_start(self, pos: int) -> tuple[ArcHeader, int] | None:
         """Parse the header line at ``pos``: ``(header, body_start)``, or ``None`` when there
@@ -425,7 +432,7 @@ class _ArcRecords(_ArcLines):
             return None  # a cut header line with the next one glued on: resync finds the latter
         return header, nl + 1
 
-    def _member_record(self, member: Member, pos: int) -> Iterator[ArcRecordBytes | ArcProblem]:
+    def _member_record(self, member: Member, pos: int) -> Iterator[ArcRecordBytes | Damage | Quirk]:
         s = self.s
         got = self._parse_start(pos)
         limit = pos + self.max_record + self.max_header
@@ -452,7 +459,9 @@ class _ArcRecords(_ArcLines):
             pos, member.dend, member, got if isinstance(got, tuple) else None
         )
 
-    def _damaged_member(self, member: Member, pos: int) -> Iterator[ArcRecordBytes | ArcProblem]:
+    def _damaged_member(
+        self, member: Member, pos: int
+    ) -> Iterator[ArcRecordBytes | Damage | Quirk]:
         """A member that failed to inflate or verify: records proved complete inside it are
         delivered; the rest is damage with the member's compressed bytes."""
         end = member.dend or pos
@@ -460,7 +469,7 @@ class _ArcRecords(_ArcLines):
         while pos < end:
             items = list(self._plain_record(pos, end, member))
             for item in items:
-                if isinstance(item, ArcProblem) and item.damage:
+                if isinstance(item, Damage):
                     reasons.append(item.reason)  # folded into the member's one entry below
                 else:
                     yield item
@@ -480,7 +489,7 @@ class _ArcRecords(_ArcLines):
         stop: int | None,
         member: Member | None,
         parsed: tuple[ArcHeader, int] | None = None,
-    ) -> Iterator[ArcRecordBytes | ArcProblem]:
+    ) -> Iterator[ArcRecordBytes | Damage | Quirk]:
         s = self.s
         got = parsed if parsed is not None else self._parse_start(pos)
         if not isinstance(got, tuple):
@@ -519,12 +528,13 @@ class _ArcRecords(_ArcLines):
                 )
                 self._after = q
                 return
-            yield ArcProblem(
-                self._file_offset(pos),
+            yield Damage(
+                pos,
+                e - pos,
                 f"record {header.url[:100]!r} declares {header.length} bytes, more than the "
                 f"limit of {self.max_record}; skipped",
-                True,
-                e - pos if not s.compressed else None,
+                b"",
+                self._file_offset(pos) if s.compressed else None,
             )
             self._after = self._skip_to(e, stop)
             return
@@ -670,7 +680,7 @@ class _Parser(_ArcRecords):
         v: Decision,
         stop: int | None,
         member: Member | None,
-    ) -> Iterator[ArcRecordBytes | ArcProblem]:
+    ) -> Iterator[ArcRecordBytes | Damage | Quirk]:
         """Deliver and report one record as the length rule decided."""
         url = header.url[:100]
         declared = header.length
@@ -805,7 +815,7 @@ class _Parser(_ArcRecords):
             damaged=damaged,
         )
 
-    def _garbage(self, pos: int, end: int, after_record: bool = False) -> ArcProblem:
+    def _garbage(self, pos: int, end: int, after_record: bool = False) -> Damage:
         data = self.s.get(pos, min(end, pos + 60))
         where = "after a record" if after_record else "where a record header was expected"
         member = self._member_of(pos) if self.s.compressed else None
@@ -883,7 +893,7 @@ def iter_arc(
     max_decompressed_bytes: int = 64 << 30,
     prefetch_inflate: bool = True,
     threads: int = 0,
-) -> Iterator[ArcRecordBytes | ArcProblem]:
+) -> Iterator[ArcRecordBytes | Damage | Quirk]:
     """Walk an ARC file: yield every record and every problem in file order.
 
     ``gzip`` is detected from the first bytes when ``None``, looking past damage at the start

@@ -46,13 +46,15 @@ from crawlmill.formats.arc_framing import (
     DETECT_WINDOW,
     GZIP_MAGIC,
     ArcLimitError,
-    ArcProblem,
     ArcRecordBytes,
+    Quirk,
+    file_span,
     find_arc_start,
     iter_arc,
 )
 from crawlmill.formats.http import content_type as http_content_type
 from crawlmill.formats.http import split_response
+from crawlmill.formats.stream import Damage as DamagedRange
 from crawlmill.plugins.readers.codes import ARC_DAMAGE, ARC_NOTES, code_of
 from pydantic import Field
 
@@ -214,17 +216,15 @@ class ArcReader(Reader):
             )
             try:
                 for item in items:
-                    if isinstance(item, ArcProblem):
-                        if item.damage:
-                            code = code_of(item.reason, ARC_DAMAGE)
-                            offset = item.offset or 0
-                            ctx.report_damage(
-                                Damage(path, offset, item.reason, item.length, item.data, code)
-                            )
-                        else:
-                            ctx.report_warning(
-                                code_of(item.reason, ARC_NOTES), item.reason, item.offset
-                            )
+                    if isinstance(item, DamagedRange):
+                        offset, length = file_span(item)
+                        code = code_of(item.reason, ARC_DAMAGE)
+                        ctx.report_damage(
+                            Damage(path, offset, item.reason, length, item.data, code)
+                        )
+                        continue
+                    if isinstance(item, Quirk):
+                        ctx.report_warning(code_of(item.text, ARC_NOTES), item.text, item.offset)
                         continue
                     if item.damaged and strict:
                         continue  # repaired: the damage entry that follows holds its bytes

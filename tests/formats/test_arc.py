@@ -7,6 +7,7 @@ import gzip
 import io
 import zlib
 from datetime import UTC, datetime
+from typing import NamedTuple
 
 import pytest
 from crawlmill.formats.arc import (
@@ -19,7 +20,8 @@ from crawlmill.formats.arc import (
     parse_filedesc,
     parse_header_line,
 )
-from crawlmill.formats.arc_framing import ArcProblem, ArcRecordBytes, iter_arc
+from crawlmill.formats.arc_framing import ArcRecordBytes, Quirk, file_span, iter_arc
+from crawlmill.formats.stream import Damage
 
 HTTP = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n"
 
@@ -35,11 +37,24 @@ def _arc(records: list[bytes]) -> bytes:
     return build_filedesc(b"test.arc", b"20120708221327") + b"".join(records)
 
 
+class Located(NamedTuple):
+    """A damaged range where the reader reports it: file offset and length (``file_span``)."""
+
+    offset: int
+    length: int | None
+    reason: str
+    data: bytes
+
+
+def _in_file(d: Damage) -> Located:
+    return Located(*file_span(d), d.reason, d.data)
+
+
 def _walk(data: bytes, **kw):
     items = list(iter_arc(io.BytesIO(data), **kw))
     recs = [i for i in items if isinstance(i, ArcRecordBytes)]
-    damage = [i for i in items if isinstance(i, ArcProblem) and i.damage]
-    warnings = [i for i in items if isinstance(i, ArcProblem) and not i.damage]
+    damage = [_in_file(i) for i in items if isinstance(i, Damage)]
+    warnings = [i for i in items if isinstance(i, Quirk)]
     return recs, damage, warnings
 
 

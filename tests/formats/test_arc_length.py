@@ -13,11 +13,13 @@ from __future__ import annotations
 import gzip
 import io
 import random
+from typing import NamedTuple
 
 import pytest
 from crawlmill.formats.arc import build_filedesc, build_header_line
-from crawlmill.formats.arc_framing import ArcProblem, ArcRecordBytes, iter_arc
+from crawlmill.formats.arc_framing import ArcRecordBytes, file_span, iter_arc
 from crawlmill.formats.arc_length import Action, Facts, decide
+from crawlmill.formats.stream import Damage
 
 HTTP = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n"
 FD = build_filedesc(b"t.arc", b"20120708221327")
@@ -27,10 +29,19 @@ def head(url: bytes, length: int, eol: bytes = b"\n") -> bytes:
     return build_header_line(url, b"1.2.3.4", b"20120708221327", b"text/html", length) + eol
 
 
+class Located(NamedTuple):
+    """A damaged range where the reader reports it: file offset and length (``file_span``)."""
+
+    offset: int
+    length: int | None
+    reason: str
+    data: bytes
+
+
 def walk(data: bytes, **kw):
     items = list(iter_arc(io.BytesIO(data), **kw))
     recs = [i for i in items if isinstance(i, ArcRecordBytes)]
-    damage = [i for i in items if isinstance(i, ArcProblem) and i.damage]
+    damage = [Located(*file_span(i), i.reason, i.data) for i in items if isinstance(i, Damage)]
     return recs, damage
 
 
