@@ -437,3 +437,47 @@ def test_find_arc_start_gives_none_for_non_arc_data() -> None:
 
     assert find_arc_start(b"This file is not an arc file.\n") is None
     assert find_arc_start(b"WARC/1.0\r\nWARC-Type: warcinfo\r\n") is None
+
+
+# -- one vocabulary for problems ------------------------------------------------------------
+
+
+def test_damage_is_the_streams_damage_in_both_offset_spaces() -> None:
+    """The ARC framer hands out ``stream.Damage`` as the WARC framer does: the decompressed
+    range, the member span it covers and whether ``data`` is the member's compressed bytes;
+    ``file_span`` is where the reader reports it."""
+    from crawlmill.formats import arc_framing
+
+    assert not hasattr(arc_framing, "ArcProblem")
+    body = HTTP + b"<html>" + b"x" * 500 + b"</html>\n"
+    fd = build_filedesc(b"t.arc.gz", b"20120708221327")
+    bad = _record(b"http://a/", body, length=len(body) - 2)
+    members = [gzip.compress(fd, mtime=0), gzip.compress(bad, mtime=0)]
+    items = list(iter_arc(io.BytesIO(b"".join(members))))
+    (d,) = [i for i in items if isinstance(i, Damage)]
+    assert (d.offset, d.length) == (len(fd), len(bad))  # the member's decompressed bytes
+    assert (d.member_offset, d.member_length) == (len(members[0]), len(members[1]))
+    assert d.compressed and d.data == members[1]
+    assert file_span(d) == (len(members[0]), len(members[1]))
+    # a plain file: stream offsets are file offsets, no member
+    items = list(iter_arc(io.BytesIO(fd + b"junk line\n" + _record(b"http://b/", body))))
+    (d,) = [i for i in items if isinstance(i, Damage)]
+    assert d.member_offset is None and not d.compressed
+    assert file_span(d) == (d.offset, d.length) == (len(fd), len(b"junk line\n"))
+
+
+def test_quirk_between_records_has_its_file_offset_and_a_stable_code() -> None:
+    from crawlmill.plugins.readers.codes import ARC_NOTES, code_of
+
+    """Newlines before a record are repaired, not damage: a :class:`Quirk` at the file offset
+    (for gzip, of the member holding them), with the code the reader reports."""
+    rec = _record(b"http://a/", HTTP + b"hi")
+    fd = build_filedesc(b"t.arc", b"20120708221327")
+    recs, damage, quirks = _walk(b"\n\n" + fd + rec)
+    assert not damage and len(recs) == 2
+    assert quirks == [Quirk(0, "stray newline bytes before a record")]
+    assert code_of(quirks[0].text, ARC_NOTES) == "stray-newlines"
+    first = gzip.compress(fd, mtime=0)
+    recs, damage, quirks = _walk(first + gzip.compress(b"\n\n" + rec, mtime=0))
+    assert not damage and len(recs) == 2
+    assert quirks == [Quirk(len(first), "stray newline bytes before a record")]
