@@ -286,7 +286,7 @@ class _Collect:
                     seq = reached[0]
                     reached[0] += 1
                     for row in target.collect(kept) or ():
-                        rows.add(tuple(row), seq)
+                        rows.add(row if type(row) is tuple else tuple(row), seq)
             _check_parent()  # a worker of a killed run leaves no marker behind
             size = rows.close()
         except BaseException:

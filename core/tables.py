@@ -74,20 +74,20 @@ class RowsWriter:
         )
         self.input_index = input_index
         self.rows = 0
-        self._columns: list[list[Any]] = [[] for _ in schema]
+        self._width = len(schema)
+        self._rows: list[Any] = []
         self._seqs: list[int] = []
         self._fh = open(_tmp(path), "wb")  # noqa: SIM115 - closed in close()/abandon()
         self._writer = pa.ipc.new_file(self._fh, self.schema)
 
     def add(self, row: tuple, seq: int) -> None:
         """One row (values in ``collect_schema`` order) of the record numbered ``seq``."""
-        if len(row) != len(self._columns):
+        if len(row) != self._width:
             raise ValueError(
                 f"collect returned a row of {len(row)} value(s); its collect_schema has "
-                f"{len(self._columns)} column(s): {', '.join(self.user_schema.names)}"
+                f"{self._width} column(s): {', '.join(self.user_schema.names)}"
             )
-        for column, value in zip(self._columns, row, strict=True):
-            column.append(value)
+        self._rows.append(row)  # columns are built per batch (one transpose, not per value)
         self._seqs.append(seq)
         if len(self._seqs) >= BATCH_ROWS:
             self._flush()
@@ -97,15 +97,16 @@ class RowsWriter:
 
         if not self._seqs:
             return
+        columns = zip(*self._rows, strict=True) if self._width else ()
         arrays = [
             pa.array(values, type=field.type)
-            for values, field in zip(self._columns, self.user_schema, strict=True)
+            for values, field in zip(columns, self.user_schema, strict=True)
         ]
         arrays.append(pa.array([self.input_index] * len(self._seqs), type=pa.int32()))
         arrays.append(pa.array(self._seqs, type=pa.int64()))
         self._writer.write_batch(pa.record_batch(arrays, schema=self.schema))
         self.rows += len(self._seqs)
-        self._columns = [[] for _ in self._columns]
+        self._rows = []
         self._seqs = []
 
     def close(self) -> int:
