@@ -34,9 +34,8 @@ from typing import Any
 
 from .executor import ORPHAN_EXIT, current_channel, parent_alive
 from .outputs import write_json_atomic
-from .plugin import Filter, FilterContext, InputFile, Limits
+from .plugin import Filter, FilterContext, InputFile
 from .progress import TaskReporter
-from .reading import RecordIterator
 from .spec import PipelineSpec
 from .tables import RowsWriter, table_loader
 
@@ -220,7 +219,7 @@ class _Collect:
         self.warnings += 1
 
     def run(self) -> dict[str, Any]:
-        from .task import _filter, _open_components
+        from .task import _filter, _open_components, open_records
 
         payload, inp, pdir = self.payload, self.inp, self.pdir
         spec = PipelineSpec.model_validate(payload["spec"])
@@ -250,19 +249,13 @@ class _Collect:
         rows = RowsWriter(pdir.task_file(inp.index, "arrow"), target.collect_schema, inp.index)
         read = 0
         run = spec.run
-        records = RecordIterator(
-            parts.reader,
-            parts.reader_name,
+        records = open_records(
+            parts,
             inp,
-            limits=Limits(
-                max_record_bytes=run.max_record_bytes,
-                max_decompressed_bytes=run.max_decompressed_bytes,
-            ),
+            run,
             on_damage=self._damage,
             on_warning=self._warning,
             on_count=_count_into(self.counts, "reader"),
-            collect=False,
-            registry=parts.registry,
         )
         channel = current_channel()
         reporter = TaskReporter(channel, f"{payload['pass']['id']}:{inp.index}")

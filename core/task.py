@@ -45,6 +45,7 @@ from .plugin import (
     Drop,
     Filter,
     FilterContext,
+    InputFile,
     Limits,
     Notice,
     Reader,
@@ -359,20 +360,14 @@ class _Task:
                     position=lambda c=stats.filters[label]: c["in"] - 1,
                 )
             )
-        records = RecordIterator(
-            parts.reader,
-            parts.reader_name,
+        records = open_records(
+            parts,
             inp,
-            limits=Limits(
-                max_record_bytes=run.max_record_bytes,
-                max_decompressed_bytes=run.max_decompressed_bytes,
-            ),
+            run,
             on_damage=sink.damage,
             on_warning=sink.warning,
             on_check=sink.check,
             on_count=sink.counter(READER_STEP),
-            collect=False,
-            registry=parts.registry,
         )
         parts.writer.open(wctx)
         try:
@@ -413,15 +408,46 @@ class _Task:
             index=inp.index,
             input_count=payload.input_count,
             reader=payload.reader,
-            outputs=tuple(_entry(o) for o in listed if not o["internal"]),
+            outputs=self.marker_outputs(listed),
             quarantine=tuple(_entry(o) for o in listed if o["internal"]),
-            notes=wctx.notes,
+            notes=self.marker_notes(wctx),
             stats=self.stats,
         )
         data = marker.to_dict()
         _check_parent()
-        OutputRoot(self.spec.output).write_marker(payload.key, data)
+        self.write_marker(payload.key, data)
         return Marker.from_dict(data)  # exactly what a resumed run reads back
+
+    def marker_outputs(self, listed: list[dict[str, Any]]) -> tuple[OutputFile, ...]:
+        """The marker's output files: what the task committed, its quarantine aside."""
+        return tuple(_entry(o) for o in listed if not o["internal"])
+
+    def marker_notes(self, wctx: WriteContext) -> dict[str, Any]:
+        """The marker's notes: the writer's."""
+        return wctx.notes
+
+    def write_marker(self, key: str, data: dict[str, Any]) -> None:
+        """Write the completion marker where a resumed run looks for it."""
+        assert self.spec is not None
+        OutputRoot(self.spec.output).write_marker(key, data)
+
+
+def open_records(parts: _Components, inp: InputFile, run: Any, **callbacks: Any) -> RecordIterator:
+    """The task's records: ``parts``' reader over ``inp`` within the run's limits, damage,
+    warnings, checks and counts handed to ``callbacks`` (``on_damage=...``), not collected."""
+    limits = Limits(
+        max_record_bytes=run.max_record_bytes,
+        max_decompressed_bytes=run.max_decompressed_bytes,
+    )
+    return RecordIterator(
+        parts.reader,
+        parts.reader_name,
+        inp,
+        limits=limits,
+        collect=False,
+        registry=parts.registry,
+        **callbacks,
+    )
 
 
 def _entry(listed: dict[str, Any]) -> OutputFile:

@@ -192,33 +192,17 @@ class _MapTask(_Task):
         samples = os.path.join(folder, "samples", f"{self.payload.key}.run")
         return {"runs": runs, "samples": entry(samples) if os.path.exists(samples) else None}
 
-    def commit(self, quarantine: Quarantine, wctx: WriteContext) -> Marker:
-        from ..task import _check_parent, _entry
+    def marker_outputs(self, listed: list[dict[str, Any]]) -> tuple:
+        """None: the input has no outputs of its own (its records are in the runs)."""
+        return ()
 
-        assert self.spec is not None and self.outputs is not None and self.stats is not None
-        payload, inp = self.payload, self.payload.input
-        _check_parent()
-        listed = self.outputs.commit()
-        if quarantine.count == 0:
-            self.outputs.remove_final(quarantine.relpaths)
-        marker = Marker(
-            key=payload.key,
-            fingerprint=payload.fingerprint,
-            input=inp.relpath,
-            input_path=os.path.abspath(inp.path),
-            input_size=payload.input_size,
-            index=inp.index,
-            input_count=payload.input_count,
-            reader=payload.reader,
-            outputs=(),
-            quarantine=tuple(_entry(o) for o in listed if o["internal"]),
-            notes=self.files_note(),
-            stats=self.stats,
-        )
-        data = marker.to_dict()
-        _check_parent()
-        write_json_atomic(map_marker_path(self.shuffle_payload["folder"], payload.key), data)
-        return Marker.from_dict(data)
+    def marker_notes(self, wctx: WriteContext) -> dict[str, Any]:
+        """The run files and samples this task wrote."""
+        return self.files_note()
+
+    def write_marker(self, key: str, data: dict[str, Any]) -> None:
+        """In the shuffle folder, not ``done/``."""
+        write_json_atomic(map_marker_path(self.shuffle_payload["folder"], key), data)
 
 
 # -- partition side ----------------------------------------------------------------------
