@@ -17,8 +17,10 @@ pass folder), which is the part that needs the whole collection in one place.
 
     python benchmarks/bench_url_dedup.py                 # 1M records, 4 files, workers 1 and 2
     python benchmarks/bench_url_dedup.py --records 200000 --workers 2
+    python benchmarks/bench_url_dedup.py --workers 2 --reduce-memory 16000000  # split reduce
 
-Prints seconds and records/s per row and pass, and the accounting line of the dedup run.
+Prints seconds and records/s per row and pass, the driver process's peak RSS (its workers'
+not included), and the accounting line of the dedup run.
 """
 
 from __future__ import annotations
@@ -81,23 +83,51 @@ def convert(src: Path, out: Path, workers: int, *extra: str) -> tuple[float, dic
     return seconds, json.loads((out / ".crawlmill" / "report.json").read_text())
 
 
-def dedup_passes(src: Path, out: Path, workers: int) -> tuple[dict[str, float], dict]:
+def _pipeline(src: Path, out: Path, workers: int, reduce_memory: int | None) -> list[str]:
+    """CLI arguments of the url-dedup conversion (a pipeline file when ``reduce_memory``)."""
+    if reduce_memory is None:
+        args = [str(src), "--to", "warc", "--option", "compression=none", "-o", str(out)]
+        args += ["--workers", str(workers), "--progress", "never", "--filter", "url-dedup"]
+        return ["convert", *args]
+    config = out.parent / f"{out.name}.json"
+    run = {"workers": workers, "progress": "never", "reduce_memory": reduce_memory}
+    spec = {
+        "version": 1,
+        "inputs": [str(src)],
+        "filters": [{"name": "url-dedup"}],
+        "writer": {"name": "warc", "compression": "none"},
+        "output": str(out),
+        "run": run,
+    }
+    config.write_text(json.dumps(spec))
+    return ["run", str(config)]
+
+
+def dedup_passes(
+    src: Path, out: Path, workers: int, reduce_memory: int | None = None
+) -> tuple[dict[str, float], dict]:
     """The url-dedup conversion, timed per pass from its ``crawlmill: pass`` lines (read as
-    they come) and the pass folder's reduce markers."""
+    they come) and the pass folder's reduce markers; ``reduce_memory``: the run's
+    ``run.reduce_memory`` (below the rows' size: the reduce runs in partitions)."""
     shutil.rmtree(out, ignore_errors=True)
-    code = "import sys; from crawlmill.core.cli import main; sys.exit(main(sys.argv[1:]))"
-    args = [str(src), "--to", "warc", "--option", "compression=none", "-o", str(out)]
-    args += ["--workers", str(workers), "--progress", "never", "--filter", "url-dedup"]
+    code = (
+        "import atexit, sys; from crawlmill.core.cli import main; "
+        "atexit.register(lambda: print('peak', open('/proc/self/status').read()"
+        ".split('VmHWM:')[1].split()[0], file=sys.stderr)); sys.exit(main(sys.argv[1:]))"
+    )
     start = time.time()
     proc = subprocess.Popen(
-        [sys.executable, "-c", code, "convert", *args],
+        [sys.executable, "-c", code, *_pipeline(src, out, workers, reduce_memory)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
     )
     seen: dict[str, float] = {}
     assert proc.stderr is not None
+    peak = 0
     for line in proc.stderr:
+        if line.startswith("peak "):
+            peak = int(line.split()[1])  # the driver's own VmHWM in KiB (not its workers')
         for event in ("collecting", "reduced"):
             if line.startswith("crawlmill: pass ") and f": {event} " in line:
                 seen.setdefault(event, time.time())
@@ -106,8 +136,12 @@ def dedup_passes(src: Path, out: Path, workers: int) -> tuple[dict[str, float], 
     end = time.time()
     [pass_dir] = list((out / ".crawlmill" / "passes").iterdir())
     reduce_started = json.loads((pass_dir / "reduce.start.json").read_text())["started"]
-    reduce_seconds = json.loads((pass_dir / "done.json").read_text())["seconds"]
+    marker = json.loads((pass_dir / "done.json").read_text())
+    reduce_seconds = marker["seconds"]
     phases = {
+        "partitions": len(marker.get("tables") or [None]),
+        "driver_peak_mib": peak / 1024,
+        "rows_mib": sum(p.stat().st_size for p in (pass_dir / "tasks").glob("*.arrow")) / 2**20,
         "start": seen["collecting"] - start,
         "collect": reduce_started - seen["collecting"],
         "reduce": reduce_seconds,
@@ -115,6 +149,17 @@ def dedup_passes(src: Path, out: Path, workers: int) -> tuple[dict[str, float], 
         "total": end - start,
     }
     return phases, json.loads((out / ".crawlmill" / "report.json").read_text())
+
+
+def _outputs(out: Path) -> dict[str, str]:
+    """Output file -> SHA-256 (the bookkeeping under ``.crawlmill`` left out)."""
+    import hashlib
+
+    return {
+        str(p.relative_to(out)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(out.rglob("*"))
+        if p.is_file() and ".crawlmill" not in p.parts
+    }
 
 
 def reduce_alone(out: Path) -> tuple[float, int]:
@@ -139,6 +184,13 @@ def main() -> None:
     parser.add_argument("--dup", type=float, default=0.2, help="share of repeated URLs")
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     parser.add_argument(
+        "--reduce-memory",
+        type=int,
+        metavar="BYTES",
+        help="also run url-dedup with this run.reduce_memory (below the rows' size: the "
+        "reduce is split into partitions run by the workers)",
+    )
+    parser.add_argument(
         "--cache", default=os.path.join(tempfile.gettempdir(), "crawlmill-bench-dedup")
     )
     opts = parser.parse_args()
@@ -158,12 +210,23 @@ def main() -> None:
             f"url-dedup {dedup:6.1f} s {n / dedup:9.0f} rec/s | {report['accounting']}"
         )
         print(
-            f"  url-dedup passes: start {phases['start']:.1f} s | "
+            f"  url-dedup passes (driver peak RSS {phases['driver_peak_mib']:.0f} MiB): "
+            f"start {phases['start']:.1f} s | "
             + " | ".join(
                 f"{name} {phases[name]:.1f} s {n / max(phases[name], 1e-9):9.0f} rec/s"
                 for name in ("collect", "reduce", "final")
             )
         )
+        if opts.reduce_memory is not None:
+            split, _ = dedup_passes(src, cache / "out-split", workers, opts.reduce_memory)
+            same = _outputs(cache / "out-split") == _outputs(cache / "out-dedup")
+            print(
+                f"  url-dedup, reduce_memory {opts.reduce_memory}: {split['total']:.1f} s, "
+                f"reduce in {split['partitions']} partitions {split['reduce']:.1f} s "
+                f"(collect {split['collect']:.1f} s, final {split['final']:.1f} s), "
+                f"driver peak RSS {split['driver_peak_mib']:.0f} MiB, rows "
+                f"{split['rows_mib']:.0f} MiB, outputs {'identical' if same else 'DIFFER'}"
+            )
     seconds, rows = reduce_alone(cache / "out-dedup")
     print(f"reduce alone: {rows} rows in {seconds:.2f} s ({rows / seconds:.0f} rows/s)")
 

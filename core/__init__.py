@@ -30,6 +30,7 @@ from .plugin import (
     WriteContext,
     Writer,
     declares_collect,
+    reduce_key,
 )
 from .reading import ReadWarning, RecordIterator, open_reader
 from .record import OffsetSpace, Outlink, Provenance, Record, RecordKind
@@ -68,6 +69,7 @@ __all__ = [
     "Writer",
     "__version__",
     "declares_collect",
+    "reduce_key",
     "hookimpl",
     "open_reader",
 ]

@@ -486,9 +486,13 @@ def _validate(args: argparse.Namespace) -> int:
     warnings = [
         {"path": path, "message": message, "code": code} for path, message, code in planned.warnings
     ]
+    shuffle = _shuffle_of(spec, registry)
     if args.json:
         data = {
             "pipeline": spec.model_dump(mode="json"),
+            "shuffle": None
+            if shuffle is None
+            else {"partitions": shuffle.partitions, "partitioning": shuffle.partitioning},
             "inputs": plan,
             "skipped": skipped,
             "not_converted": not_converted,
@@ -500,10 +504,22 @@ def _validate(args: argparse.Namespace) -> int:
     out = sys.stdout
     print(f"{args.pipeline}: valid", file=out)
     _print_spec(spec, out)
+    if shuffle is not None:
+        print(
+            f"the writer sorts every input into {shuffle.partitions} {shuffle.partitioning} "
+            f"partition(s), one file or more each (part-00000 ... part-"
+            f"{shuffle.partitions - 1:05d})",
+            file=out,
+        )
     print(f"inputs ({len(plan)}) and the files each is written to:", file=out)
     for item in plan:
         outputs = item["outputs"]
-        named = ", ".join(outputs) if outputs else "(named while writing)"
+        if outputs:
+            named = ", ".join(outputs)
+        elif shuffle is not None:
+            named = "(every partition)"
+        else:
+            named = "(named while writing)"
         print(f"  {item['path']}  [{item['reader']}] -> {named}", file=out)
     if warnings:
         print(f"warnings ({len(warnings)}):", file=out)
@@ -518,6 +534,14 @@ def _validate(args: argparse.Namespace) -> int:
         for item in skipped:
             print(f"  {item['path']}", file=out)
     return EXIT_OK
+
+
+def _shuffle_of(spec: PipelineSpec, registry: Registry) -> Any:
+    """The writer's shuffle (:class:`~crawlmill.core.shuffle.ShuffleSpec`) or ``None``."""
+    from .components import resolve_pipeline
+    from .shuffle.run import shuffle_of
+
+    return shuffle_of(resolve_pipeline(spec, registry).writer.instantiate())
 
 
 def _plan_outputs(spec: PipelineSpec, registry: Registry) -> tuple[Any, list[list[str]] | None]:

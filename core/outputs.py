@@ -54,6 +54,7 @@ import json
 import os
 import posixpath
 import re
+import secrets
 import shutil
 from typing import Any
 
@@ -252,7 +253,13 @@ class TaskOutputs:
         self.marker_path = marker_path or os.path.join(
             self.root, BOOKKEEPING, "done", f"{key}.json"
         )
-        self.tmp_dir = os.path.join(self.root, BOOKKEEPING, "tmp", key)
+        #: ``tmp/<key>/``: the temp folders of every attempt of this task.
+        self.key_dir = os.path.join(self.root, BOOKKEEPING, "tmp", key)
+        #: ``tmp/<key>/<attempt>/``: this attempt's own, so an attempt a cluster gave up on
+        #: (a lost Spark executor whose process still runs) never renames another attempt's
+        #: half-written files into place: :meth:`start` of a later attempt removes its folder,
+        #: and its commit then fails.
+        self.tmp_dir = os.path.join(self.key_dir, f"a{os.getpid()}-{secrets.token_hex(4)}")
         self.files: dict[str, TrackedFile] = {}
         self.internal: set[str] = set()
         #: existing final files this task may replace (older outputs of crawlmill's own).
@@ -260,9 +267,15 @@ class TaskOutputs:
         self.overwrite = overwrite
 
     def start(self) -> None:
-        """Remove what a killed earlier attempt of this task left and make the temp folder."""
-        shutil.rmtree(self.tmp_dir, ignore_errors=True)
+        """Remove what earlier attempts of this task left (killed, or still running on a lost
+        executor) and make this attempt's temp folder."""
+        shutil.rmtree(self.key_dir, ignore_errors=True)
         os.makedirs(self.tmp_dir, exist_ok=True)
+
+    def _drop_tmp(self) -> None:
+        shutil.rmtree(self.tmp_dir, ignore_errors=True)
+        with contextlib.suppress(OSError):  # not empty: a later attempt began
+            os.rmdir(self.key_dir)
 
     def create(self, relpath: str, *, internal: bool = False) -> TrackedFile:
         """Open a new output ``relpath`` (see :func:`safe_relpath`); nothing outside the root
@@ -323,7 +336,7 @@ class TaskOutputs:
             )
         for d in sorted(dirs):
             _fsync_dir(d)
-        shutil.rmtree(self.tmp_dir, ignore_errors=True)
+        self._drop_tmp()
         return listed
 
     def _own_entries(self) -> dict[str, str]:
@@ -375,7 +388,7 @@ class TaskOutputs:
         for handle in self.files.values():
             with contextlib.suppress(Exception):
                 handle.abandon()
-        shutil.rmtree(self.tmp_dir, ignore_errors=True)
+        self._drop_tmp()
 
 
 def pending_path(root: str, key: str) -> str:

@@ -13,7 +13,9 @@ For each such component, in pipeline order, the engine runs a **pass**:
    on every record that reaches it; rows to one Arrow IPC file per task, with the columns
    ``input`` and ``seq`` added;
 2. **reduce**: once, in the driver, over the rows of all tasks concatenated in input order
-   (memory-mapped); its table is written to ``table.arrow``;
+   (memory-mapped); its table is written to ``table.arrow``. A component declaring
+   ``reduce_by`` whose rows exceed ``run.reduce_memory`` is reduced in partitions by the
+   executor's workers instead (:mod:`~crawlmill.core.reduce_tasks`; ``table-<p>.arrow``);
 3. the **final pass** (today's tasks) gives each component its table (``ctx.table()``) and
    the ordinal of the record in hand (``ctx.seq``).
 
@@ -57,12 +59,24 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from .components import ResolvedPipeline
+from .errors import ConfigError
 from .executor import Executor, WorkerCrash
 from .inputs import PlannedInput
 from .outputs import BOOKKEEPING, write_json_atomic
 from .pass_tasks import PassDir, collect_payload, collect_task, read_json, task_done
-from .plugin import PluginOptions, ReduceContext, declares_collect
+from .plugin import PluginOptions, ReduceContext, declares_collect, reduce_key
 from .progress import ProgressMonitor
+from .reduce_tasks import (
+    ReduceDir,
+    partition_count,
+    reduce_done,
+    reduce_part_name,
+    reduce_payload,
+    reduce_task,
+    split_done,
+    split_payload,
+    split_task,
+)
 from .registry import Registry
 from .spec import PipelineSpec
 from .stats import RunReport, filter_labels
@@ -217,6 +231,10 @@ def plan_passes(
     for loc, label, resolved in components:
         if not declares_collect(resolved.cls):
             continue
+        try:
+            reduce_key(resolved.cls)
+        except TypeError as exc:
+            raise ConfigError([(loc, str(exc))]) from None
         pid = _hash(pass_data(spec, registry, planned, loc, earlier))
         plan.passes.append(
             Pass(
@@ -229,15 +247,18 @@ def plan_passes(
 
 
 def pass_done(pdir: PassDir) -> dict[str, Any] | None:
-    """The pass marker when the pass is complete (``table.arrow`` there with the size the
-    marker records), else ``None``."""
+    """The pass marker when the pass is complete (every table file it lists there with the
+    size it records: ``table.arrow``, or the partition tables of a split reduce), else
+    ``None``."""
     marker = read_json(pdir.done)
     if marker is None:
         return None
+    entries = marker.get("tables") or [["table.arrow", marker.get("size")]]
     try:
-        if os.path.getsize(pdir.table) != marker.get("size"):
-            return None
-    except OSError:
+        for name, size in entries:
+            if os.path.getsize(os.path.join(pdir.path, os.path.basename(name))) != size:
+                return None
+    except (OSError, TypeError, ValueError):
         return None
     return marker
 
@@ -421,28 +442,22 @@ def _rows(state: _PassRun, pdir: PassDir, p: Pass) -> Any:
 
 
 def _reduce(state: _PassRun, n: int, pdir: PassDir) -> bool:
-    """Run the reduce of pass ``n`` in the driver and write its table and marker."""
-    import pyarrow as pa
-
+    """Run the reduce of pass ``n`` and write its table(s) and marker: in the driver, or
+    split into partitions run by the executor when the component declares ``reduce_by``
+    and its rows are larger than ``run.reduce_memory`` (:mod:`~crawlmill.core.reduce_tasks`)."""
     p = state.plan.passes[n]
     started = time.monotonic()
     with contextlib.suppress(OSError):
         os.remove(pdir.reduce_failed)
     write_json_atomic(pdir.reduce_start, _stamp())
-    shutil.rmtree(pdir.workdir, ignore_errors=True)
-    os.makedirs(pdir.workdir)
-    counts: dict[str, int] = {}
-
-    def count(label: str, k: int) -> None:
-        counts[label] = counts.get(label, 0) + k
-
+    rows_bytes = sum(os.path.getsize(pdir.task_file(i.input.index, "arrow")) for i in state.planned)
     try:
-        rows = _rows(state, pdir, p)
-        ctx = ReduceContext([i.input for i in state.planned], pdir.workdir, count)
-        table = p.cls.reduce(rows, p.options, ctx)
-        if not isinstance(table, pa.Table):
-            raise TypeError(f"reduce returned {type(table).__name__}; expected a pyarrow.Table")
-        size = write_table(pdir.table, table)
+        key = reduce_key(p.cls)
+        if key is not None and rows_bytes > state.spec.run.reduce_memory:
+            parts = partition_count(rows_bytes, state.spec.run.reduce_memory)
+            marker = _split_reduce(state, n, pdir, key, parts)
+        else:
+            marker = _driver_reduce(state, p, pdir)
     except Exception as exc:
         error = f"pass {p.label} (reduce): {type(exc).__name__}: {exc}"
         with contextlib.suppress(OSError):
@@ -450,18 +465,131 @@ def _reduce(state: _PassRun, n: int, pdir: PassDir) -> bool:
         state.report.failures.append({"input": None, "error": error})
         print(f"crawlmill: error: {error}", file=state.stream)
         return False
-    marker = {
-        **p.info(),
+    marker = {**p.info(), **marker, "seconds": round(time.monotonic() - started, 3)}
+    write_json_atomic(pdir.done, marker)
+    shutil.rmtree(pdir.workdir, ignore_errors=True)
+    how = f" in {len(marker['tables'])} partitions" if len(marker["tables"]) > 1 else ""
+    _say(state, n, f"reduced {marker['rows_in']} row(s) to a table of {marker['rows']}{how}")
+    return True
+
+
+def _driver_reduce(state: _PassRun, p: Pass, pdir: PassDir) -> dict[str, Any]:
+    """The reduce in this process, over every row (memory-mapped): the marker's facts."""
+    import pyarrow as pa
+
+    shutil.rmtree(pdir.workdir, ignore_errors=True)
+    os.makedirs(pdir.workdir)
+    _remove_tables(pdir, keep=os.path.basename(pdir.table))
+    counts: dict[str, int] = {}
+
+    def count(label: str, k: int) -> None:
+        counts[label] = counts.get(label, 0) + k
+
+    rows = _rows(state, pdir, p)
+    ctx = ReduceContext([i.input for i in state.planned], pdir.workdir, count)
+    table = p.cls.reduce(rows, p.options, ctx)
+    if not isinstance(table, pa.Table):
+        raise TypeError(f"reduce returned {type(table).__name__}; expected a pyarrow.Table")
+    size = write_table(pdir.table, table)
+    return {
         "rows_in": rows.num_rows,
         "rows": table.num_rows,
         "size": size,
+        "tables": [[os.path.basename(pdir.table), size]],
         "counts": counts,
-        "seconds": round(time.monotonic() - started, 3),
     }
-    write_json_atomic(pdir.done, marker)
-    shutil.rmtree(pdir.workdir, ignore_errors=True)
-    _say(state, n, f"reduced {rows.num_rows} row(s) to a table of {table.num_rows}")
-    return True
+
+
+def _split_reduce(state: _PassRun, n: int, pdir: PassDir, key: str, parts: int) -> dict[str, Any]:
+    """The reduce split into ``parts`` partitions, run as split and reduce tasks through the
+    executor; resumes the tasks a killed run finished when the partition count is the same."""
+    p = state.plan.passes[n]
+    rdir = ReduceDir(pdir)
+    plan = {"key": key, "partitions": parts, "inputs": [i.input.index for i in state.planned]}
+    if read_json(rdir.plan) != plan:
+        shutil.rmtree(pdir.workdir, ignore_errors=True)
+        os.makedirs(pdir.workdir)
+        _remove_tables(pdir)
+        write_json_atomic(rdir.plan, plan)
+    for folder in (rdir.split, rdir.reduce):
+        os.makedirs(folder, exist_ok=True)
+        _remove_temps(folder)
+    _remove_temps(pdir.path)
+    todo = [i for i in state.planned if split_done(rdir, i.input.index) is None]
+    if todo:
+        _say(state, n, f"splitting the rows of {len(todo)} input(s) into {parts} partitions")
+        payloads = [split_payload(pdir.path, i.input.index, key, parts) for i in todo]
+        _run_tasks(state, split_task, payloads, "split")
+    waiting = [k for k in range(parts) if reduce_done(rdir, k) is None]
+    if waiting:
+        _say(state, n, f"reducing {len(waiting)} of {parts} partitions")
+        spec_data = state.spec.model_dump(mode="json")
+        inputs = [i.input.to_dict() for i in state.planned]
+        payloads = [reduce_payload(spec_data, p.info(), inputs, k, parts) for k in waiting]
+        _run_tasks(state, reduce_task, payloads, "reduce")
+    return _merge_markers(rdir, pdir, parts)
+
+
+def _run_tasks(state: _PassRun, fn: Callable[[Any], Any], payloads: list[Any], what: str) -> None:
+    """Run ``payloads`` through an executor; raise on the first that did not end ok."""
+    executor = state.executor_for(list(state.planned))
+    try:
+        for _, result in executor.map(fn, payloads):
+            if isinstance(result, WorkerCrash):
+                raise RuntimeError(f"a {what} task's worker died: {result.message}")
+            if result.get("status") != "ok":
+                raise RuntimeError(f"a {what} task failed: {result.get('error')}")
+    except BaseException:
+        executor.cancel()
+        raise
+    finally:
+        executor.close()
+
+
+def _merge_markers(rdir: ReduceDir, pdir: PassDir, parts: int) -> dict[str, Any]:
+    """The pass marker's facts from the partitions' markers; checks their tables agree."""
+    tables, counts, rows_in, rows, schema = [], {}, 0, 0, None
+    for k in range(parts):
+        marker = reduce_done(rdir, k)
+        if marker is None:
+            raise RuntimeError(f"partition {k} of the reduce has no table")
+        name = reduce_part_name(k)
+        part_schema = _schema_of(os.path.join(pdir.path, name))
+        if schema is not None and not part_schema.equals(schema):
+            raise TypeError(
+                f"the reduce returned tables of different schemas for partitions 0 and {k}: "
+                f"{schema} / {part_schema}"
+            )
+        schema = part_schema
+        tables.append([name, marker["size"]])
+        rows_in += marker["rows_in"]
+        rows += marker["rows"]
+        for label, k_count in marker.get("counts", {}).items():
+            counts[label] = counts.get(label, 0) + k_count
+    return {
+        "rows_in": rows_in,
+        "rows": rows,
+        "size": sum(size for _, size in tables),
+        "tables": tables,
+        "counts": counts,
+    }
+
+
+def _remove_tables(pdir: PassDir, keep: str | None = None) -> None:
+    """Delete the table files (``table.arrow``, ``table-<p>.arrow``) an earlier, unfinished
+    reduce of the pass left, but ``keep``."""
+    with contextlib.suppress(OSError):
+        for name in os.listdir(pdir.path):
+            if name.startswith("table") and name.endswith(".arrow") and name != keep:
+                with contextlib.suppress(OSError):
+                    os.remove(os.path.join(pdir.path, name))
+
+
+def _schema_of(path: str) -> Any:
+    import pyarrow as pa
+
+    with pa.memory_map(path, "r") as source:
+        return pa.ipc.open_file(source).schema
 
 
 def remove_other_passes(plan: PassPlan) -> None:

@@ -60,6 +60,7 @@ __all__ = [
     "WriteContext",
     "Writer",
     "declares_collect",
+    "reduce_key",
 ]
 
 
@@ -163,6 +164,14 @@ def _no_seq() -> int:
     return -1
 
 
+def _parts(loader: Callable[[], Any]) -> list[Any]:
+    parts = getattr(loader, "parts", None)
+    if parts is not None:
+        return parts()
+    table = loader()
+    return [] if table is None else [table]
+
+
 def declares_collect(cls: type) -> bool:
     """True when the component class declares a whole-collection step: a ``collect_schema``
     (a ``pyarrow.Schema``), a ``collect(record)`` method and a ``reduce`` classmethod."""
@@ -173,6 +182,23 @@ def declares_collect(cls: type) -> bool:
     )
 
 
+def reduce_key(cls: type) -> str | None:
+    """The ``reduce_by`` column of a collecting component class, or ``None``: with it, the
+    class's ``reduce`` may run on parts of the rows that each hold every row of their key
+    values (see :mod:`crawlmill.core.reduce_tasks`); it must name a ``collect_schema``
+    column."""
+    key = getattr(cls, "reduce_by", None)
+    if key is None:
+        return None
+    names = list(getattr(cls.collect_schema, "names", ()))
+    if not isinstance(key, str) or key not in names:
+        raise TypeError(
+            f"{cls.__name__}.reduce_by is {key!r}; it must name a column of its "
+            f"collect_schema ({', '.join(names)})"
+        )
+    return key
+
+
 @dataclass(slots=True)
 class ReduceContext:
     """What a component's ``reduce(rows, options, ctx)`` gets (once per run, in the driver).
@@ -180,12 +206,18 @@ class ReduceContext:
     ``inputs`` are all inputs of the run in order (``rows["input"]`` holds their ``index``);
     ``workdir`` is an empty folder of the pass, for scratch files the reduce may need (it is
     removed with the pass); ``count(label, n)`` adds to the pass's own counters (kept in its
-    marker and shown by ``crawlmill status``)."""
+    marker and shown by ``crawlmill status``). A component that declares ``reduce_by`` may be
+    reduced in ``partitions`` parts when its rows do not fit the driver
+    (:mod:`crawlmill.core.reduce_tasks`); ``partition`` is then the part in hand."""
 
     inputs: list[InputFile]
     workdir: str
     #: where :meth:`count` goes: ``counter(label, n)``.
     counter: Callable[[str, int], None] = _no_count
+    #: the partition of the rows this call reduces (0 when the reduce is not split).
+    partition: int = 0
+    #: how many partitions the rows were split into (1: all rows in one call).
+    partitions: int = 1
 
     def count(self, label: str, n: int = 1) -> None:
         """Add ``n`` to the pass's counter ``label``."""
@@ -265,6 +297,12 @@ class FilterContext:
         collect pass runs (``open`` is called in both)."""
         return self.table_loader()
 
+    def table_parts(self) -> list[Any]:
+        """The same table as :meth:`table`, as the tables its reduce calls returned: one
+        unless the reduce was split by ``reduce_by`` (:mod:`crawlmill.core.reduce_tasks`),
+        each in the order its call made; ``[]`` where :meth:`table` is ``None``."""
+        return _parts(self.table_loader)
+
     @property
     def seq(self) -> int:
         """The ordinal (0-based) of the record ``apply`` is handling among the records of
@@ -320,6 +358,11 @@ class WriteContext:
         """The ``pyarrow.Table`` the writer's ``reduce`` returned (memory-mapped), or ``None``
         when the writer declares no collect step."""
         return self.table_loader()
+
+    def table_parts(self) -> list[Any]:
+        """:meth:`table` as the tables its reduce calls returned (see
+        :meth:`FilterContext.table_parts`)."""
+        return _parts(self.table_loader)
 
     @property
     def seq(self) -> int:

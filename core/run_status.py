@@ -26,6 +26,7 @@ from typing import Any
 from .outputs import BOOKKEEPING
 from .pass_tasks import HEARTBEAT_SECONDS, PassDir, read_json, task_done
 from .passes import pass_done, run_json_path
+from .reduce_tasks import ReduceDir, reduce_done
 
 __all__ = ["format_status", "read_status"]
 
@@ -106,7 +107,25 @@ def _pass_status(info: dict[str, Any], run_alive: bool) -> dict[str, Any]:
     }
     if done is not None:
         entry["rows"] = done.get("rows")
+        entry["partitions"] = len(done.get("tables") or [None])
+    else:
+        split = _split_reduce(pdir)
+        if split is not None:
+            entry["reduce"] = split
     return entry
+
+
+def _split_reduce(pdir: PassDir) -> dict[str, int] | None:
+    """How far a reduce split into partitions came (``None``: not split, or not begun)."""
+    rdir = ReduceDir(pdir)
+    plan = read_json(rdir.plan)
+    if plan is None or not isinstance(plan.get("partitions"), int):
+        return None
+    parts = plan["partitions"]
+    return {
+        "partitions": parts,
+        "done": sum(reduce_done(rdir, k) is not None for k in range(parts)),
+    }
 
 
 def _passes(meta: str, run: dict[str, Any] | None) -> list[dict[str, Any]]:
@@ -299,7 +318,11 @@ def format_status(status: dict[str, Any]) -> str:
         steps.append(("final pass", {"state": "", **status["final"]}))
     for title, step in steps:
         state = f"{step['state']}: " if step.get("state") else ""
-        lines.append(f"{title}: {state}{_tasks_line(step['tasks'])}")
+        line = f"{title}: {state}{_tasks_line(step['tasks'])}"
+        if "reduce" in step:
+            split = step["reduce"]
+            line += f"; reduce: {split['done']} of {split['partitions']} partitions done"
+        lines.append(line)
         lines.extend(f"  running: {t['input']}" for t in step["running"])
         lines.extend(f"  failed: {t['input'] or '(reduce)'}: {t['error']}" for t in step["failed"])
     return "\n".join(lines)

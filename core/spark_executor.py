@@ -213,6 +213,8 @@ def spark_context(master: str | None = None, conf: Mapping[str, Any] | None = No
         defaults = {**DEFAULT_CONF, **(LOCAL_CONF if _is_local(master) else {})}
         if _is_local(master) and not os.environ.get("PYSPARK_PYTHON"):
             defaults["spark.pyspark.python"] = sys.executable  # workers see this venv
+            # pyspark's in-process context reads the environment, not the conf
+            os.environ["PYSPARK_PYTHON"] = sys.executable
         for key, value in {**defaults, **settings}.items():
             spark_conf.set(key, value)
         spark_conf.set("spark.speculation", "false")

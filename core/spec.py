@@ -69,6 +69,9 @@ class RunSpec(_Strict):
     max_decompressed_bytes: int = Field(default=64 * 1024**3, ge=1024)
     #: bytes a map task of a sorted shuffle buffers before it spills a sorted run (issue 8).
     shuffle_memory: int = Field(default=256 * 1024 * 1024, ge=64 * 1024)
+    #: rows (bytes of Arrow files) a pass's reduce takes in the driver; a component declaring
+    #: ``reduce_by`` with more rows is reduced in partitions by the executor's workers.
+    reduce_memory: int = Field(default=1024**3, ge=1024)
 
 
 class PipelineSpec(_Strict):
@@ -109,6 +112,7 @@ class PipelineSpec(_Strict):
                     "spark",
                     "overwrite",
                     "shuffle_memory",
+                    "reduce_memory",
                 }
             },
         )

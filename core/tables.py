@@ -11,7 +11,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["RowsWriter", "load_table", "table_loader", "write_table"]
+__all__ = ["RowsWriter", "load_table", "table_files", "table_loader", "write_table"]
 
 #: rows buffered before a record batch is written.
 BATCH_ROWS = 8192
@@ -25,19 +25,55 @@ def load_table(path: str) -> Any:
         return pa.ipc.open_file(source).read_all()
 
 
-def table_loader(path: str | None) -> Callable[[], Any]:
-    """A ``ctx.table`` loader for the table at ``path`` (``None``: no table, returns
-    ``None``); the table is read on the first call only."""
-    cache: list[Any] = []
+class _TableLoader:
+    """A ``ctx.table`` loader: the pass's table read on the first call only. ``path`` is
+    the pass's ``table.arrow``; when the pass's ``done.json`` beside it lists the partition
+    tables of a split reduce (``"tables"``), those are read instead, concatenated."""
 
-    def load() -> Any:
-        if path is None:
+    def __init__(self, path: str | None) -> None:
+        self.path = path
+        self._parts: list[Any] | None = None
+
+    def parts(self) -> list[Any]:
+        """The tables the reduce calls returned, in partition order (``[]``: no table)."""
+        if self.path is None:
+            return []
+        if self._parts is None:
+            self._parts = [load_table(p) for p in table_files(self.path)]
+        return self._parts
+
+    def __call__(self) -> Any:
+        if self.path is None:
             return None
-        if not cache:
-            cache.append(load_table(path))
-        return cache[0]
+        parts = self.parts()
+        if len(parts) == 1:
+            return parts[0]
+        import pyarrow as pa
 
-    return load
+        return pa.concat_tables(parts)
+
+
+def table_files(path: str) -> list[str]:
+    """The files holding the table of a pass whose ``table.arrow`` is ``path``: the partition
+    tables its ``done.json`` lists, else ``path`` itself."""
+    import json
+
+    folder = os.path.dirname(path)
+    try:
+        with open(os.path.join(folder, "done.json"), encoding="utf-8") as fh:
+            marker = json.load(fh)
+    except (OSError, ValueError):
+        return [path]
+    names = marker.get("tables") if isinstance(marker, dict) else None
+    if not isinstance(names, list) or not names:
+        return [path]
+    return [os.path.join(folder, os.path.basename(str(entry[0]))) for entry in names]
+
+
+def table_loader(path: str | None) -> Callable[[], Any]:
+    """A ``ctx.table`` loader for the pass table at ``path`` (``None``: no table, returns
+    ``None``); see :class:`_TableLoader`."""
+    return _TableLoader(path)
 
 
 def _tmp(path: str) -> str:

@@ -96,6 +96,8 @@ class UrlDedupFilter(Filter):
             return value
 
     collect_schema: ClassVar[Any] = _LazySchema()
+    #: the reduce is per key: rows too many for the driver are reduced in partitions.
+    reduce_by: ClassVar[str] = "key"
 
     def _key(self, record: Record) -> bytes | None:
         """The dedup key of ``record``, or ``None`` when it does not take part."""
@@ -122,7 +124,8 @@ class UrlDedupFilter(Filter):
     @classmethod
     def reduce(cls, rows: Any, options: Any, ctx: ReduceContext) -> Any:
         """The duplicates: ``(input, seq, key)`` of every capture but the one the rule keeps
-        per key, sorted by input and seq."""
+        per key, sorted by input and seq. Rows of different keys never meet, so this also
+        holds for a part of the rows with every row of its keys (``reduce_by``)."""
         import pyarrow as pa
         import pyarrow.compute as pc
 
@@ -166,10 +169,18 @@ class UrlDedupFilter(Filter):
         self._drops: list[int] = []
         self._keys: list[bytes] = []
         self._next = 0
-        table = ctx.table()
-        if table is None:  # the collect pass: nothing to drop yet
+        parts = ctx.table_parts()  # more than one when the reduce ran in partitions
+        if not parts:  # the collect pass: nothing to drop yet
             return
-        mine = _rows_of_input(table, ctx.input.index)
+        slices = [_rows_of_input(table, ctx.input.index) for table in parts]
+        slices = [piece for piece in slices if piece.num_rows]
+        if not slices:
+            return
+        mine = slices[0]
+        if len(slices) > 1:
+            import pyarrow as pa
+
+            mine = pa.concat_tables(slices).sort_by([("seq", "ascending")])
         self._drops = mine["seq"].to_pylist()
         self._keys = mine["key"].to_pylist()
 

@@ -43,6 +43,27 @@ def test_hostile_relpaths_are_refused(tmp_path, bad):
     assert [p for p in root.rglob("*") if p.is_file()] == []
 
 
+def test_an_attempt_given_up_on_never_commits_a_later_attempts_files(tmp_path):
+    """Two attempts of one task (a Spark executor lost while its process still runs, and the
+    retry): the retry's start removes the first attempt's files, whose commit then fails
+    instead of renaming the retry's half-written file into place."""
+    root = tmp_path / "out"
+    first = TaskOutputs(str(root), "k")
+    first.start()
+    first.create("a.txt").write(memoryview(b"first attempt"))
+    retry = TaskOutputs(str(root), "k")
+    retry.start()
+    retry_file = retry.create("a.txt")
+    retry_file.write(memoryview(b"half"))
+    with pytest.raises(FileNotFoundError):
+        first.commit()
+    assert not (root / "a.txt").exists()
+    retry_file.write(memoryview(b" and the rest"))
+    assert [f["path"] for f in retry.commit()] == ["a.txt"]
+    assert (root / "a.txt").read_bytes() == b"half and the rest"
+    assert not (root / ".crawlmill" / "tmp" / "k").exists()
+
+
 def test_normal_relpaths_are_normalised():
     assert safe_relpath("a/./b//c.warc.gz") == "a/b/c.warc.gz"
     assert (
@@ -76,7 +97,8 @@ def test_files_are_temporary_until_commit_with_md5_and_size(tmp_path):
     with pytest.raises(UnsafeOutputPath, match="already created"):
         outputs.create("b.txt")
     assert not (root / "sub" / "a.warc.gz").exists()
-    assert (root / ".crawlmill" / "tmp" / "key1" / "sub" / "a.warc.gz").exists()
+    (attempt,) = (root / ".crawlmill" / "tmp" / "key1").iterdir()
+    assert (attempt / "sub" / "a.warc.gz").exists()
     listed = outputs.commit()
     data = (root / "sub" / "a.warc.gz").read_bytes()
     assert gzip.decompress(data) == b"hello " * 1000

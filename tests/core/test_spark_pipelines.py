@@ -93,8 +93,11 @@ def _bookkeeping(out: Path) -> dict[str, object]:
     return found
 
 
-def _run_everywhere(tmp_path, monkeypatch, capsys, body: str, code: int):
-    """Run the pipeline ``body`` (YAML without inputs/output/run) with each executor; return
+def _run_everywhere(
+    tmp_path, monkeypatch, capsys, body: str, code: int, run: str = "", jobs: int = 2
+):
+    """Run the pipeline ``body`` (YAML without inputs/output/run; ``run``: more settings of
+    ``run``, one YAML line each) with each executor; return
     ``{executor: (files, bookkeeping, stderr)}`` after checking the exit codes and that the
     spark run's passes all ran as Spark jobs (and the local runs' through none)."""
     from crawlmill.core import spark_executor
@@ -122,6 +125,7 @@ def _run_everywhere(tmp_path, monkeypatch, capsys, body: str, code: int):
               spark: {{master: "{SPARK_MASTER}", conf: {{spark.ui.enabled: false}}}}
             """
         )
+        + textwrap.indent(textwrap.dedent(run), "  ")
     )
     seen = {}
     for name, flags in EXECUTORS.items():
@@ -130,7 +134,7 @@ def _run_everywhere(tmp_path, monkeypatch, capsys, body: str, code: int):
         result = main(["run", str(pipeline), *flags])
         err = capsys.readouterr().err
         assert result == code, f"{name}: {err}"
-        assert (len(calls) >= 2) if name == "spark" else not calls, (name, calls)
+        assert (len(calls) >= jobs) if name == "spark" else not calls, (name, calls)
         calls.clear()
         seen[name] = (_files(out), _bookkeeping(out), err)
     return seen
@@ -165,9 +169,12 @@ def _keys(path: Path) -> list[bytes]:
         return [sort_key(r) for r in records]
 
 
+@pytest.mark.parametrize("split", [False, True], ids=["driver-reduce", "split-reduce"])
 def test_url_dedup_over_inputs_with_duplicate_urls_is_alike_on_local_and_spark(
-    spark_sc, tmp_path, monkeypatch, capsys
+    spark_sc, tmp_path, monkeypatch, capsys, split
 ):
+    """``split``: with ``reduce_memory`` below the rows' size, the reduce runs in partitions
+    on the executors (Spark's, for the spark run), never in the driver."""
     seen = _run_everywhere(
         tmp_path,
         monkeypatch,
@@ -177,8 +184,16 @@ def test_url_dedup_over_inputs_with_duplicate_urls_is_alike_on_local_and_spark(
         writer: {name: warc, gzip_backend: zlib}
         """,
         code=3,  # the truncated sample
+        run="reduce_memory: 4096\n" if split else "",
+        jobs=4 if split else 2,  # collect, split, reduce, final
     )
     _assert_alike(seen)
+    tables = [
+        len(data["tables"])
+        for rel, data in seen["spark"][1].items()
+        if rel.endswith("/done.json") and rel.startswith("passes/")
+    ]
+    assert (tables[0] > 1) if split else tables == [1], tables
     files, books, err = seen["spark"]
     report = books["report"]
     line = _summary(err)
@@ -186,7 +201,7 @@ def test_url_dedup_over_inputs_with_duplicate_urls_is_alike_on_local_and_spark(
     # the overlapping constructed URLs (6 + 3) and the copied sample's captures are duplicates
     assert report["dropped"]["url-dedup"]["duplicate"] > 6 + 3, line
     assert any(rel.startswith(".crawlmill/quarantine/") for rel in files)
-    assert any(rel.endswith("table.arrow") for rel in files)  # the reduce's table, compared
+    assert any(rel.endswith(".arrow") and "/table" in rel for rel in files)  # compared
 
 
 @pytest.mark.parametrize("partitioning", ["hash", "range"])

@@ -202,6 +202,23 @@ def test_bad_sorted_options_exit_2(tmp_path, capsys, value, fragment) -> None:
     assert not (tmp_path / "o").exists()
 
 
+def test_validate_says_where_a_sorted_collection_goes(tmp_path, capsys) -> None:
+    """``crawlmill validate`` names the partitions every input feeds, not a file per input."""
+    pipeline = tmp_path / "p.yaml"
+    pipeline.write_text(
+        f"inputs: [{WARC_A}]\nwriter: {{name: warc, sorted: {{partitions: 3, "
+        f"partitioning: range}}}}\noutput: {tmp_path / 'o'}\n"
+    )
+    assert main(["validate", str(pipeline)]) == 0
+    out = capsys.readouterr().out
+    assert "into 3 range partition(s)" in out and "part-00002" in out
+    assert f"{WARC_A}  [warc] -> (every partition)" in out
+    assert main(["validate", str(pipeline), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["shuffle"] == {"partitions": 3, "partitioning": "range"}
+    assert data["inputs"][0]["outputs"] is None
+
+
 def test_sorted_needs_the_plain_layout() -> None:
     with pytest.raises(ValueError, match="plain layout"):
         WarcWriterOptions.model_validate({"sorted": {"partitions": 2}, "layout": "clueweb09"})

@@ -9,10 +9,14 @@ pass tests.
   ``<seq> <url> <n>/<total>``, where ``n`` is the record's rank among the run's records of
   its URL (``ctx.seq`` matched against the reduce's table) and ``total`` their count.
 
+``host-min`` declares ``reduce_by = "host"`` (its reduce needs every row of a host, no other),
+so rows larger than ``run.reduce_memory`` are reduced in partitions.
+
 Test hooks (environment, read only here): ``CM_PASSES_BLOCK=collect:<input index>`` makes
-the collect of that input, and ``CM_PASSES_BLOCK=reduce`` makes ``host-min``'s reduce, create
-the file ``CM_PASSES_FLAG`` and then sleep until killed; ``CM_PASSES_FAIL`` (same values)
-makes it raise ``RuntimeError`` there instead.
+the collect of that input, ``CM_PASSES_BLOCK=reduce`` makes ``host-min``'s reduce (and
+``reduce:<partition>`` the reduce of that partition of a split reduce), create the file
+``CM_PASSES_FLAG`` and then sleep until killed; ``CM_PASSES_FAIL`` (same values) makes it
+raise ``RuntimeError`` there instead.
 """
 
 from __future__ import annotations
@@ -53,6 +57,7 @@ class HostMinFilter(Filter):
         min: int = Field(2, ge=1, description="records a host needs across all inputs")
 
     collect_schema: ClassVar[pa.Schema] = pa.schema([("host", pa.string())])
+    reduce_by: ClassVar[str] = "host"
 
     def collect(self, record: Record) -> list[tuple] | None:
         """One ``(host,)`` row per record with a URL."""
@@ -65,6 +70,8 @@ class HostMinFilter(Filter):
     def reduce(cls, rows: pa.Table, options: Options, ctx: Any) -> pa.Table:
         """The hosts with at least ``min`` rows."""
         _block("reduce")
+        if ctx.partitions > 1:
+            _block(f"reduce:{ctx.partition}")
         counts = rows.group_by("host").aggregate([("host", "count")])
         kept = counts.filter(pc.greater_equal(counts["host_count"], options.min))
         ctx.count("hosts", counts.num_rows)
