@@ -119,15 +119,19 @@ _FACTORY = _Factory()
 
 
 def _quick_init(cls: type) -> type:
-    """Give frozen dataclass ``cls`` an ``__init__`` with the same signature and effect as the
-    generated one, but faster (readers build a record per input record): the generated one
-    looks up ``object.__setattr__`` through a global for every field; this one holds it in a
-    closure. Defaults and default factories come from ``dataclasses.fields(cls)``."""
+    """Give frozen slotted dataclass ``cls`` an ``__init__`` with the same signature and effect
+    as the generated one, but faster (readers build a record per input record): the generated
+    one calls ``object.__setattr__`` (found through a global, then the attribute looked up by
+    name) for every field; this one calls each slot's own setter, bound once. Defaults and
+    default factories come from ``dataclasses.fields(cls)``."""
     if hasattr(cls, "__post_init__"):  # the quick one would not call it
         raise TypeError(f"{cls.__name__} has __post_init__: _quick_init does not call it")
     params, body = [], []
-    env: dict[str, Any] = {"_osa": object.__setattr__, "_MISSING": _FACTORY}
+    env: dict[str, Any] = {"_MISSING": _FACTORY}
     for f in dataclasses.fields(cls):
+        # the slot's own setter, bound once: no attribute lookup per field, and it bypasses
+        # the frozen __setattr__ as object.__setattr__ would
+        env[f"_s_{f.name}"] = cls.__dict__[f.name].__set__
         if f.default is not dataclasses.MISSING:
             env[f"_d_{f.name}"] = f.default
             params.append(f"{f.name}=_d_{f.name}")
@@ -139,7 +143,7 @@ def _quick_init(cls: type) -> type:
         else:
             params.append(f.name)
             value = f.name
-        body.append(f"        _osa(self, {f.name!r}, {value})")
+        body.append(f"        _s_{f.name}(self, {value})")
     names = ", ".join(env)
     src = (
         f"def _make({names}):\n    def __init__(self, {', '.join(params)}):\n"
