@@ -10,7 +10,10 @@
  * `at_end` is true when the record ends exactly at the end of `buf` (the caller checks for the
  * end of the input or of a member there); otherwise the next bytes are "WARC/".
  *
- * Every read is bounded by the bytes object's length. Nothing here allocates more than the
+ * member_starts(buf, end) is formats/gzip_parallel.py's _member_starts: the offsets in
+ * buf[:end] (a bytes-like object) of the gzip magic 1f 8b 08 that look like member headers.
+ *
+ * Every read is bounded by the buffer's length. Nothing here allocates more than the
  * objects returned.
  */
 #define PY_SSIZE_T_CLEAN
@@ -267,10 +270,75 @@ error:
     return NULL;
 }
 
+/* member_starts(buf, end): the offsets i of "\x1f\x8b\x08" in buf[:end] (non-overlapping:
+ * the magic cannot overlap itself) with i + 10 > end, or FLG's reserved bits clear
+ * (buf[i+3] & 0xE0 == 0) and an OS byte zlib writes (buf[i+9] <= 19 or == 255); the pure
+ * _member_starts in formats/gzip_parallel.py. None when end is not in [0, len(buf)] (the
+ * pure function then decides). */
+static PyObject *
+member_starts(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "member_starts(buf, end)");
+        return NULL;
+    }
+    Py_buffer view;
+    if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    Py_ssize_t n = view.len;
+    if (args[1] != Py_None) {
+        n = PyLong_AsSsize_t(args[1]);
+        if (n == -1 && PyErr_Occurred()) {
+            PyErr_Clear();
+            PyBuffer_Release(&view);
+            Py_RETURN_NONE;
+        }
+        if (n < 0 || n > view.len) {
+            PyBuffer_Release(&view);
+            Py_RETURN_NONE;
+        }
+    }
+    const unsigned char *s = (const unsigned char *)view.buf;
+    PyObject *out = PyList_New(0);
+    if (out == NULL) {
+        PyBuffer_Release(&view);
+        return NULL;
+    }
+    Py_ssize_t i = 0;
+    while (i + 3 <= n) {
+        const unsigned char *p = memchr(s + i, 0x1f, (size_t)(n - 2 - i));
+        if (p == NULL)
+            break;
+        i = p - s;
+        if (s[i + 1] != 0x8b || s[i + 2] != 0x08) {
+            i++;
+            continue;
+        }
+        if (i + 10 > n || ((s[i + 3] & 0xE0) == 0 && (s[i + 9] <= 19 || s[i + 9] == 255))) {
+            PyObject *at = PyLong_FromSsize_t(i);
+            if (at == NULL || PyList_Append(out, at) < 0) {
+                Py_XDECREF(at);
+                Py_DECREF(out);
+                PyBuffer_Release(&view);
+                return NULL;
+            }
+            Py_DECREF(at);
+        }
+        i += 3;
+    }
+    PyBuffer_Release(&view);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"frame", (PyCFunction)(void (*)(void))frame, METH_FASTCALL,
      "frame(buf, pos, max_header_bytes, max_record_bytes) -> (raw_header, hend, e, version, "
      "headers, fields, at_end) | None: the WARC framer's fast path (see formats/warc.py)."},
+    {"member_starts", (PyCFunction)(void (*)(void))member_starts, METH_FASTCALL,
+     "member_starts(buf, end) -> list[int] | None: offsets of gzip member headers in buf[:end] "
+     "(see formats/gzip_parallel.py)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -399,6 +399,11 @@ class MemberStream(_Reading, _Collecting):
         Bytes before ``pos`` are dropped: buffer indices shift by the change of ``pos``."""
         if self.eof or self.broken is not None:
             return False
+        if self.hold_damage and self.pos >= len(self.buf) and self.buf:
+            # every byte is read: let the buffer go before the next piece is made, so that
+            # its memory serves the next one (a fresh multi-MiB allocation costs page faults)
+            self.base += len(self.buf)
+            self.buf, self.pos = b"", 0
         for item in self.items:
             if isinstance(item, Broken):
                 if self.hold_damage:

@@ -180,6 +180,7 @@ class WarcReader(Reader):
                         for warning in warnings:  # "code: text", the framer's convention
                             code, _, text = warning.partition(": ")
                             ctx.report_warning(code, text, offset)
+                    item = None  # it holds the decompressed buffer: let it go with the stream's
                     yield record
             finally:
                 pieces.close()  # stops the inflate thread before the file closes
