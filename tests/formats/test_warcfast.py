@@ -1,4 +1,5 @@
-"""The compiled WARC framing kernel (formats/_warcfast.c) gives exactly the pure path's results.
+"""The compiled kernel (formats/_warcfast.c) gives exactly the pure path's results: the WARC
+framer's fast path and the gzip member-start scan.
 
 Every WARC sample and constructed boundary inputs are framed twice, with the kernel and with the
 pure path alone, and the framed items (records, offsets, headers, fields, issues, damage) must be
@@ -17,6 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from crawlmill.formats import gzip_parallel as gp
 from crawlmill.formats import warc as warc_mod
 from crawlmill.formats.compression import iter_pieces
 from crawlmill.formats.pieces import Piece
@@ -348,3 +350,126 @@ def test_damaged_version_line_is_damage_not_a_crash(version, pure, tmp_path, mon
     assert main(["convert", str(src), "--to", "warc", "-o", str(out)]) == 3
     written = b"".join(gzip.decompress(p.read_bytes()) for p in out.rglob("*.warc.gz"))
     assert b"good-record-body" in written and b"\r\n\r\nbad\r\n" not in written
+
+
+# -- the gzip member-start scan (member_starts) -------------------------------------------------
+
+
+def _starts_kernel():
+    return need("crawlmill.formats._warcfast").member_starts
+
+
+MAGIC = b"\x1f\x8b\x08"
+#: a member header as zlib writes it: magic, FLG 0, MTIME, XFL, OS 3 (unix)
+GOOD_HEADER = MAGIC + b"\x00" + b"\x00\x00\x00\x00" + b"\x00" + b"\x03"
+
+STARTS_CASES = {
+    "empty": b"",
+    "one member": gz(b"hello"),
+    "three members": gz(b"a") + gz(b"bb") + gz(b"ccc"),
+    # a false magic inside a member's bytes: reserved FLG bits, or an OS byte zlib never writes
+    "reserved flag": b"xx" + MAGIC + b"\x20" + b"\x00" * 5 + b"\x03" + b"yy",
+    "os 20": b"xx" + MAGIC + b"\x00" * 6 + b"\x14" + b"yy",
+    "os 19": b"xx" + MAGIC + b"\x00" * 6 + b"\x13" + b"yy",
+    "os 255": b"xx" + MAGIC + b"\x00" * 6 + b"\xff" + b"yy",
+    "os 254": b"xx" + MAGIC + b"\x00" * 6 + b"\xfe" + b"yy",
+    "magic at the end": b"abc" + MAGIC,
+    "header cut by the end": b"abc" + GOOD_HEADER[:7],
+    "header ends at the end": b"abc" + GOOD_HEADER,
+    "magic minus one byte at the end": b"abc\x1f\x8b",
+    "lone 1f bytes": b"\x1f" * 20 + GOOD_HEADER + b"\x1f\x8b" + b"\x1f",
+    "adjacent magics": MAGIC * 5 + GOOD_HEADER,
+    "1f 1f 8b 08": b"\x1f" + GOOD_HEADER + b"\x1f\x1f\x8b\x08",
+    "magic with deflate method 7": b"\x1f\x8b\x07" + b"\x00" * 7,
+    # a gzip file stored inside a record's payload: its magic is a false member start
+    "gzip inside a payload": gz(b"WARC/1.0\r\n\r\n" + gz(b"inner" * 50) + b"\r\n\r\n"),
+}
+
+
+@pytest.mark.parametrize("name", list(STARTS_CASES))
+def test_member_starts_kernel_is_the_pure_scan(name):
+    """At every ``end`` (a cut inside a magic, a header cut by ``end``, the buffer's end), as
+    bytes and as bytearray (the reader's chunks), the kernel gives the pure list."""
+    kernel = _starts_kernel()
+    data = STARTS_CASES[name]
+    for end in (None, *range(len(data) + 1)):
+        want = gp._member_starts_pure(data, end)
+        assert kernel(data, end) == want, end
+        assert kernel(bytearray(data), end) == want, end
+        assert kernel(memoryview(data), end) == want, end
+
+
+def test_member_starts_boundaries():
+    """Hand-checked answers, so the pure reference is held to the rule too."""
+    kernel = _starts_kernel()
+    assert kernel(b"abc" + MAGIC, None) == [3]  # no room for the rest: a candidate
+    assert kernel(b"abc" + MAGIC, 5) == []  # the magic split across end
+    assert kernel(b"abc" + GOOD_HEADER, None) == [3]
+    assert kernel(b"xx" + MAGIC + b"\x20" + b"\x00" * 5 + b"\x03", None) == []
+    assert kernel(b"xx" + MAGIC + b"\x00" * 6 + b"\x14", None) == []
+    assert kernel(MAGIC + b"\xe0" + GOOD_HEADER, None) == [4]  # reserved bits: not a header
+    assert kernel(MAGIC * 2 + GOOD_HEADER, None) == [0, 3, 6]  # (FLG 1f, OS 00: headers)
+    members = gz(b"a") + gz(b"bb") + gz(b"ccc")
+    assert kernel(members, None) == [0, len(gz(b"a")), len(gz(b"a")) + len(gz(b"bb"))]
+
+
+def test_member_starts_random_buffers():
+    """Seeded random buffers over the bytes that matter, at every end."""
+    import random
+
+    kernel = _starts_kernel()
+    rng = random.Random(7)
+    alphabet = [0x1F, 0x8B, 0x08, 0x00, 0x03, 0x13, 0x14, 0x20, 0xE0, 0xFF]
+    for _ in range(3000):
+        data = bytes(rng.choice(alphabet) for _ in range(rng.randint(0, 48)))
+        for end in (None, *range(len(data) + 1)):
+            assert kernel(data, end) == gp._member_starts_pure(data, end), (data, end)
+
+
+def test_member_starts_on_every_gzip_sample():
+    kernel = _starts_kernel()
+    files = [p for p in _sample_files() if p.name.lower().endswith(".gz")]
+    assert files
+    for path in files:
+        data = path.read_bytes()
+        assert kernel(data, None) == gp._member_starts_pure(data, None), path
+        assert kernel(data, len(data) // 3) == gp._member_starts_pure(data, len(data) // 3)
+
+
+def test_member_starts_bad_arguments():
+    """An ``end`` outside the buffer or a non-buffer: ``None``, and the pure scan decides."""
+    kernel = _starts_kernel()
+    assert kernel(b"abc", 4) is None
+    assert kernel(b"abc", -1) is None
+    assert kernel(b"abc", 1 << 70) is None
+    assert kernel("text", None) is None
+    with pytest.raises(TypeError):
+        kernel(b"abc")
+
+
+def test_member_starts_used_by_the_reader(monkeypatch):
+    """The chunked reader (inline inflate, member batches) scans with the kernel and reads the
+    same pieces without it; a payload holding a gzip file (false member starts) included."""
+    kernel = _starts_kernel()
+    payload = gz(b"inner gzip file " * 400)
+    body = b"".join(
+        rec(payload + b"%d" % i, b"WARC-Date: 2024-01-01T00:00:00Z")
+        for i in range(300)
+    )
+    data = b"".join(gz(r) for r in [body[i : i + 5000] for i in range(0, len(body), 5000)])
+    calls = []
+
+    def counting(buf, end):
+        calls.append(end)
+        return kernel(buf, end)
+
+    def pieces():
+        out = iter_pieces(io.BytesIO(data), "gzip", threads=0, batch=True)
+        return [(p.data, p.offset, p.length, p.members) for p in out]
+
+    monkeypatch.setattr(gp, "_KERNEL_STARTS", counting)
+    with_kernel = pieces()
+    monkeypatch.setattr(gp, "_KERNEL_STARTS", None)
+    assert pieces() == with_kernel
+    assert calls
+    assert b"".join(p[0] for p in with_kernel) == body
