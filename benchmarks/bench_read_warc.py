@@ -16,9 +16,11 @@ reader in wall time and in CPU efficiency (crawlmill inflates in a second thread
 spend more CPU time than wall time; a cluster pays for every core), and the peak RSS of each
 run for every file size (memory stays flat in the file size when the peak does not grow).
 
-``--before DIR`` adds the reader ``crawlmill-before``: crawlmill imported from another
-checkout (``git worktree add /tmp/base REV``), so a change is measured before and after in
-one run, on one machine, interleaved.
+``--before DIR`` adds the readers ``crawlmill-before`` and ``crawlmill-inline-before``:
+crawlmill imported from another checkout (``git worktree add /tmp/base REV``; build its
+kernel there, or it runs pure), so a change is measured before and after in one run, on one
+machine, interleaved. Every figure is the median of ``--repeat`` runs (the CPU times of each
+run are printed too).
 
     python benchmarks/bench_read_warc.py --before /tmp/base --repeat 3
 """
@@ -30,6 +32,7 @@ import json
 import os
 import random
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -220,7 +223,7 @@ def run_once(reader: str, path: Path, before: str | None = None) -> dict:
     crawlmill imported from the checkout ``before``)."""
     env = dict(os.environ)
     env["CRAWLMILL_PURE"] = "1" if reader.endswith("-pure") else "0"
-    if reader == "crawlmill-before":
+    if reader.endswith("-before"):
         assert before is not None
         env["PYTHONPATH"] = os.pathsep.join(
             filter(None, [_before_path(before), env.get("PYTHONPATH")])
@@ -238,20 +241,22 @@ def run_once(reader: str, path: Path, before: str | None = None) -> dict:
 def measure(
     readers: list[str], path: Path, repeat: int, before: str | None = None
 ) -> dict[str, dict]:
-    """Best of ``repeat`` runs per reader (wall time and CPU time each at its best), the
+    """Median of ``repeat`` runs per reader (wall time and CPU time each its own median), the
     readers interleaved so that load from other processes on the machine hits them alike."""
-    best: dict[str, dict] = {}
+    runs: dict[str, list[dict]] = {r: [] for r in readers}
     for _ in range(repeat):
         for reader in readers:
-            result = run_once(reader, path, before)
-            if reader not in best:
-                best[reader] = result
-                continue
-            if result["seconds"] < best[reader]["seconds"]:
-                best[reader] = {**result, "cpu": min(result["cpu"], best[reader]["cpu"])}
-            else:
-                best[reader]["cpu"] = min(result["cpu"], best[reader]["cpu"])
-    return best
+            runs[reader].append(run_once(reader, path, before))
+    out = {}
+    for reader, results in runs.items():
+        out[reader] = {
+            **results[0],
+            "seconds": statistics.median(r["seconds"] for r in results),
+            "cpu": statistics.median(r["cpu"] for r in results),
+            "peak_rss": max(r["peak_rss"] for r in results),
+            "cpu_runs": sorted(r["cpu"] for r in results),
+        }
+    return out
 
 
 def main() -> None:
@@ -262,7 +267,7 @@ def main() -> None:
     parser.add_argument(
         "--sizes", type=int, nargs="+", default=[40, 160], help="uncompressed MiB per file"
     )
-    parser.add_argument("--repeat", type=int, default=2, help="runs per reader (best is kept)")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per reader (the median is kept)")
     parser.add_argument("--cache", default=os.path.join(tempfile.gettempdir(), "crawlmill-bench"))
     parser.add_argument("--readers", nargs="+", default=list(READERS), choices=READERS)
     parser.add_argument(
@@ -280,7 +285,8 @@ def main() -> None:
     from crawlmill.formats.compression import inflate_backend
 
     print(
-        f"cores: {os.cpu_count()}, crawlmill inflate backend: {inflate_backend()}, best of {args.repeat}"
+        f"cores: {os.cpu_count()}, crawlmill inflate backend: {inflate_backend()}, "
+        f"median of {args.repeat}"
     )
     for size in args.sizes:
         path = cache / f"bench-{size}mib.warc.gz"
@@ -295,7 +301,7 @@ def main() -> None:
         )
         readers = list(args.readers)
         if args.before:
-            readers.append("crawlmill-before")
+            readers += [f"{r}-before" for r in ("crawlmill", "crawlmill-inline") if r in readers]
         results = measure(readers, path, args.repeat, args.before)
         print(
             f"{'reader':16} {'seconds':>8} {'cpu s':>7} {'MiB/s':>8} {'rec/s':>9} {'peak RSS MiB':>13}"
@@ -306,7 +312,8 @@ def main() -> None:
             print(
                 f"{r:16} {res['seconds']:8.2f} {res['cpu']:7.2f} {mib / res['seconds']:8.1f} "
                 f"{res['records'] / res['seconds']:9.0f} "
-                f"{res['peak_rss'] / (1 << 20):13.1f}"
+                f"{res['peak_rss'] / (1 << 20):13.1f}   cpu runs: "
+                + " ".join(f"{c:.2f}" for c in res["cpu_runs"])
             )
         if "crawlmill" in results:
             ours = results["crawlmill"]
@@ -316,12 +323,15 @@ def main() -> None:
                         f"crawlmill / {r}: {res['seconds'] / ours['seconds']:.2f}x throughput "
                         f"(wall time), {res['cpu'] / ours['cpu']:.2f}x CPU efficiency"
                     )
-            if "crawlmill-before" in results and "fastwarc" in results:
-                old, fw = results["crawlmill-before"], results["fastwarc"]
-                print(
-                    f"crawlmill-before / fastwarc: {fw['seconds'] / old['seconds']:.2f}x throughput "
-                    f"(wall time), {fw['cpu'] / old['cpu']:.2f}x CPU efficiency"
-                )
+        if "fastwarc" in results:
+            fw = results["fastwarc"]
+            for r in ("crawlmill-before", "crawlmill-inline", "crawlmill-inline-before"):
+                if r in results:
+                    res = results[r]
+                    print(
+                        f"{r} / fastwarc: {fw['seconds'] / res['seconds']:.2f}x throughput "
+                        f"(wall time), {fw['cpu'] / res['cpu']:.2f}x CPU efficiency"
+                    )
 
 
 if __name__ == "__main__":

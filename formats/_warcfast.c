@@ -332,6 +332,121 @@ member_starts(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     return out;
 }
 
+/* first index of the 2- or 3-byte needle in s[from:to), or -1 (bytes.find) */
+static Py_ssize_t
+find_small(const unsigned char *s, Py_ssize_t from, Py_ssize_t to, const char *needle,
+           Py_ssize_t k)
+{
+    Py_ssize_t i = from;
+    while (i + k <= to) {
+        const unsigned char *p = memchr(s + i, needle[0], (size_t)(to - k + 1 - i));
+        if (p == NULL)
+            return -1;
+        i = p - s;
+        if (memcmp(s + i, needle, (size_t)k) == 0)
+            return i;
+        i++;
+    }
+    return -1;
+}
+
+/* formats/http.py's head_end(block, start, end): just after the first blank line (CRLF, LF or
+ * mixed) of block[start:end], or -1 */
+static Py_ssize_t
+http_head_end(const unsigned char *b, Py_ssize_t start, Py_ssize_t end)
+{
+    Py_ssize_t crlf = find_small(b, start, end, "\r\n\r\n", 4);
+    Py_ssize_t stop = crlf >= 0 ? crlf : end;
+    Py_ssize_t best = crlf >= 0 ? crlf + 4 : -1;
+    Py_ssize_t lf = find_small(b, start, stop, "\n\n", 2);
+    if (lf >= 0 && (best < 0 || lf + 2 <= best))
+        best = lf + 2;
+    Py_ssize_t mixed = find_small(b, start, stop, "\n\r\n", 3);
+    if (mixed >= 0 && (best < 0 || mixed + 3 < best))
+        best = mixed + 3;
+    if (best < 0) { /* _BLANK_LINE: \n\r*\n, leftmost */
+        for (Py_ssize_t i = start; i < end; i++) {
+            if (b[i] != '\n')
+                continue;
+            Py_ssize_t j = i + 1;
+            while (j < end && b[j] == '\r')
+                j++;
+            if (j < end && b[j] == '\n')
+                return j + 1;
+        }
+    }
+    return best;
+}
+
+/* http_head(block, start, end) -> (cut, content_type_value | None) | None: head_end() of
+ * block[start:end] and, in the head (block[start:cut], or block[start:end] without a blank
+ * line), the raw value of the first "\ncontent-type[ \t]*:" line (case-blind name; the value
+ * after [ \t]* up to CR or LF), as formats/http.py's content_type() finds it. None when the
+ * range is not inside a bytes object (the pure path decides). */
+static PyObject *
+http_head(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "http_head(block, start, end)");
+        return NULL;
+    }
+    if (!PyBytes_CheckExact(args[0]))
+        Py_RETURN_NONE;
+    Py_ssize_t start = PyLong_AsSsize_t(args[1]);
+    Py_ssize_t end = PyLong_AsSsize_t(args[2]);
+    if (PyErr_Occurred()) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    const unsigned char *b = (const unsigned char *)PyBytes_AS_STRING(args[0]);
+    Py_ssize_t n = PyBytes_GET_SIZE(args[0]);
+    if (start < 0 || end < start || end > n)
+        Py_RETURN_NONE;
+    Py_ssize_t cut = http_head_end(b, start, end);
+    Py_ssize_t hend = cut >= 0 ? cut : end;
+    static const char name[] = "content-type";
+    PyObject *value = NULL;
+    for (Py_ssize_t i = start; i + 13 <= hend; i++) {
+        const unsigned char *p = memchr(b + i, '\n', (size_t)(hend - 13 + 1 - i));
+        if (p == NULL)
+            break;
+        i = p - b;
+        Py_ssize_t k = 0;
+        while (k < 12 && lower(b[i + 1 + k]) == (unsigned char)name[k])
+            k++;
+        if (k < 12)
+            continue;
+        Py_ssize_t j = i + 13;
+        while (j < hend && (b[j] == ' ' || b[j] == '\t'))
+            j++;
+        if (j >= hend || b[j] != ':')
+            continue;
+        j++;
+        while (j < hend && (b[j] == ' ' || b[j] == '\t'))
+            j++;
+        Py_ssize_t v = j;
+        while (j < hend && b[j] != '\r' && b[j] != '\n')
+            j++;
+        value = PyBytes_FromStringAndSize((const char *)b + v, j - v);
+        if (value == NULL)
+            return NULL;
+        break;
+    }
+    PyObject *ocut = PyLong_FromSsize_t(cut);
+    if (ocut == NULL) {
+        Py_XDECREF(value);
+        return NULL;
+    }
+    if (value == NULL) {
+        value = Py_None;
+        Py_INCREF(value);
+    }
+    PyObject *out = PyTuple_Pack(2, ocut, value);
+    Py_DECREF(ocut);
+    Py_DECREF(value);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"frame", (PyCFunction)(void (*)(void))frame, METH_FASTCALL,
      "frame(buf, pos, max_header_bytes, max_record_bytes) -> (raw_header, hend, e, version, "
@@ -339,6 +454,9 @@ static PyMethodDef methods[] = {
     {"member_starts", (PyCFunction)(void (*)(void))member_starts, METH_FASTCALL,
      "member_starts(buf, end) -> list[int] | None: offsets of gzip member headers in buf[:end] "
      "(see formats/gzip_parallel.py)."},
+    {"http_head", (PyCFunction)(void (*)(void))http_head, METH_FASTCALL,
+     "http_head(block, start, end) -> (cut, content_type_value | None) | None: where an HTTP "
+     "head ends and its Content-Type value (see formats/http.py)."},
     {NULL, NULL, 0, NULL},
 };
 

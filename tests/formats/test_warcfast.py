@@ -1,5 +1,5 @@
 """The compiled kernel (formats/_warcfast.c) gives exactly the pure path's results: the WARC
-framer's fast path and the gzip member-start scan.
+framer's fast path, the gzip member-start scan and the HTTP head split.
 
 Every WARC sample and constructed boundary inputs are framed twice, with the kernel and with the
 pure path alone, and the framed items (records, offsets, headers, fields, issues, damage) must be
@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from crawlmill.formats import gzip_parallel as gp
+from crawlmill.formats import http
 from crawlmill.formats import warc as warc_mod
 from crawlmill.formats.compression import iter_pieces
 from crawlmill.formats.pieces import Piece
@@ -453,8 +454,7 @@ def test_member_starts_used_by_the_reader(monkeypatch):
     kernel = _starts_kernel()
     payload = gz(b"inner gzip file " * 400)
     body = b"".join(
-        rec(payload + b"%d" % i, b"WARC-Date: 2024-01-01T00:00:00Z")
-        for i in range(300)
+        rec(payload + b"%d" % i, b"WARC-Date: 2024-01-01T00:00:00Z") for i in range(300)
     )
     data = b"".join(gz(r) for r in [body[i : i + 5000] for i in range(0, len(body), 5000)])
     calls = []
@@ -473,3 +473,105 @@ def test_member_starts_used_by_the_reader(monkeypatch):
     assert pieces() == with_kernel
     assert calls
     assert b"".join(p[0] for p in with_kernel) == body
+
+
+# -- the HTTP head split (http_head) ------------------------------------------------------------
+
+
+def _http_kernel():
+    return need("crawlmill.formats._warcfast").http_head
+
+
+def _head_pure(block: bytes, start: int, end: int):
+    cut = http.head_end(block, start, end)
+    return cut, http.content_type(block[start : cut if cut >= 0 else end])
+
+
+def _head_fast(block: bytes, start: int, end: int):
+    cut, value = _http_kernel()(block, start, end)
+    return cut, (None, None) if value is None else http.media_type(value)
+
+
+HEAD_CASES = {
+    "crlf": b"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=UTF-8\r\n\r\n<html>",
+    "lf": b"HTTP/1.1 200 OK\nContent-Type: text/plain\n\nbody",
+    "mixed": b"HTTP/1.1 200 OK\r\nContent-Type: a/b\n\r\nbody\r\n\r\n",
+    "cr runs": b"HTTP/1.1 200 OK\nContent-Type: a/b\n\r\r\nbody",
+    "no blank line": b"HTTP/1.1 200 OK\r\nContent-Type: a/b\r\nServer: x",
+    "no content-type": b"HTTP/1.1 200 OK\r\nServer: x\r\n\r\nContent-Type: not/this",
+    "name without colon first": b"HTTP/1.1 200\r\nContent-Typex: a/a\r\ncontent-type: b/b\r\n\r\n",
+    "spaces and tabs": b"HTTP/1.1 200\r\nCONTENT-TYPE \t: \t text/HTML ;Charset='x'\r\n\r\n",
+    "empty value": b"HTTP/1.1 200\r\nContent-Type:\r\n\r\n",
+    "value cut by a CR": b"HTTP/1.1 200\r\nContent-Type: a/b\rc/d\r\n\r\n",
+    "content-type on the first line": b"Content-Type: a/b\r\n\r\n",
+    "content-type in the body only": b"HTTP/1.1 200\r\n\r\n\nContent-Type: a/b\r\n",
+    "name at the head's end": b"HTTP/1.1 200\r\nX: y\n\ncontent-type",
+    "empty": b"",
+    "8-bit bytes": b"HTTP/1.1 200 \xff\r\nContent-Type: t\xe9xt/\xc3\xa9\r\n\r\n\x00",
+}
+
+
+@pytest.mark.parametrize("name", list(HEAD_CASES))
+def test_http_head_kernel_is_the_pure_split(name):
+    """Every range of the constructed blocks: where the head ends and its Content-Type, as
+    head_end() and content_type() find them."""
+    block = HEAD_CASES[name]
+    for start in range(len(block) + 1):
+        for end in range(start, len(block) + 1):
+            assert _head_fast(block, start, end) == _head_pure(block, start, end), (start, end)
+
+
+def test_http_head_random_blocks():
+    import random
+
+    rng = random.Random(11)
+    parts = [b"\r", b"\n", b"\r\n", b"content-type", b"Content-Type", b":", b" ", b"\t", b"a/b",
+             b"; charset=X", b"x", b"HTTP/1.1 200 OK"]  # fmt: skip
+    for _ in range(20000):
+        block = b"".join(rng.choice(parts) for _ in range(rng.randint(0, 14)))
+        start = rng.randint(0, len(block))
+        end = rng.randint(start, len(block))
+        assert _head_fast(block, start, end) == _head_pure(block, start, end), (block, start, end)
+
+
+def test_http_head_bad_arguments():
+    kernel = _http_kernel()
+    block = HEAD_CASES["crlf"]
+    assert kernel(bytearray(block), 0, len(block)) is None
+    assert kernel(block, -1, 5) is None
+    assert kernel(block, 5, 4) is None
+    assert kernel(block, 0, len(block) + 1) is None
+    assert kernel(block, 0, 1 << 70) is None
+    with pytest.raises(TypeError):
+        kernel(block, 0)
+    assert http.head_and_content_type(block, 0, len(block)) == _head_pure(block, 0, len(block))
+
+
+def test_http_head_kernel_maps_every_sample_alike(monkeypatch):
+    """The WARC reader's records (heads, payloads, content types) are the same with and
+    without the compiled head split, on every WARC sample."""
+    from crawlmill.plugins.readers.warc import warc_to_record
+
+    kernel = _http_kernel()
+    calls = []
+
+    def counting(*args):
+        calls.append(args[1:])
+        return kernel(*args)
+
+    for path in _sample_files():
+        data = path.read_bytes()
+        kind, _ = locate_start(data[:SCAN_START_BYTES])
+        mapped = []
+        for k in (counting, None):  # framed anew: the mapping appends to a record's issues
+            monkeypatch.setattr(http, "_KERNEL", k)
+            items = WarcFramer(iter_pieces(io.BytesIO(data), kind))
+            mapped.append(
+                [
+                    warc_to_record(i, str(path), True, kind is not None)
+                    for i in items
+                    if isinstance(i, FramedRecord)
+                ]
+            )
+        assert mapped[0] == mapped[1], path
+    assert len(calls) > 500
