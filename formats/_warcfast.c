@@ -62,6 +62,31 @@ strip_bytes(const unsigned char *a, const unsigned char *b)
 
 static PyObject *VERSIONS[10]; /* "1.0" .. "1.9" */
 
+/* header names as writers spell them: their bytes and lower-case keys are made once */
+static const char *KNOWN[] = {
+    "WARC-Type", "WARC-Date", "WARC-Record-ID", "WARC-Target-URI", "Content-Type",
+    "Content-Length", "WARC-IP-Address", "WARC-Payload-Digest", "WARC-Block-Digest",
+    "WARC-Concurrent-To", "WARC-Warcinfo-ID", "WARC-Refers-To", "WARC-Identified-Payload-Type",
+    "WARC-Truncated", "WARC-Filename", "WARC-Profile", "WARC-Refers-To-Target-URI",
+    "WARC-Refers-To-Date", "WARC-Segment-Number", "WARC-Segment-Origin-ID",
+    "WARC-Segment-Total-Length",
+};
+#define N_KNOWN ((int)(sizeof(KNOWN) / sizeof(KNOWN[0])))
+static PyObject *KNOWN_NAME[N_KNOWN];
+static PyObject *KNOWN_KEY[N_KNOWN];
+static Py_ssize_t KNOWN_LEN[N_KNOWN];
+
+/* index in KNOWN of the name s[:n] (exact case), or -1 */
+static int
+known_name(const unsigned char *s, Py_ssize_t n)
+{
+    for (int k = 0; k < N_KNOWN; k++) {
+        if (KNOWN_LEN[k] == n && memcmp(KNOWN[k], s, (size_t)n) == 0)
+            return k;
+    }
+    return -1;
+}
+
 static PyObject *
 frame(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -155,31 +180,50 @@ frame(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         Py_ssize_t le = nl ? (nl - body) - 1 : blen;
         const unsigned char *line = body + ls;
         const unsigned char *colon = memchr(line, ':', (size_t)(le - ls));
-        PyObject *name = strip_bytes(line, colon);
-        if (name == NULL)
-            goto error;
+        /* the name, stripped; a usual one (known_name) shares its bytes and its lower-case
+         * key (whose hash is cached) */
+        const unsigned char *na = line, *nb = colon;
+        while (na < nb && is_ws(*na))
+            na++;
+        while (nb > na && is_ws(nb[-1]))
+            nb--;
+        PyObject *name = NULL, *key = NULL;
+        int known = known_name(na, nb - na);
+        if (known >= 0) {
+            name = KNOWN_NAME[known];
+            key = KNOWN_KEY[known];
+            Py_INCREF(name);
+            Py_INCREF(key);
+        }
+        else {
+            name = PyBytes_FromStringAndSize((const char *)na, nb - na);
+            if (name == NULL)
+                goto error;
+        }
         PyObject *value = strip_bytes(colon + 1, body + le);
         if (value == NULL) {
             Py_DECREF(name);
+            Py_XDECREF(key);
             goto error;
         }
         PyObject *pair = PyTuple_Pack(2, name, value);
         if (pair == NULL || PyList_Append(headers, pair) < 0) {
             Py_XDECREF(pair);
             Py_DECREF(name);
+            Py_XDECREF(key);
             Py_DECREF(value);
             goto error;
         }
         Py_DECREF(pair);
         /* fields.setdefault(name.lower(), value) */
         Py_ssize_t nlen = PyBytes_GET_SIZE(name);
-        PyObject *key = PyBytes_FromStringAndSize(NULL, nlen);
         if (key == NULL) {
-            Py_DECREF(name);
-            Py_DECREF(value);
-            goto error;
-        }
-        {
+            key = PyBytes_FromStringAndSize(NULL, nlen);
+            if (key == NULL) {
+                Py_DECREF(name);
+                Py_DECREF(value);
+                goto error;
+            }
             const unsigned char *src = (const unsigned char *)PyBytes_AS_STRING(name);
             unsigned char *dst = (unsigned char *)PyBytes_AS_STRING(key);
             for (Py_ssize_t k = 0; k < nlen; k++)
@@ -476,6 +520,20 @@ PyInit__warcfast(void)
             if (VERSIONS[i] == NULL)
                 return NULL;
         }
+    }
+    for (int k = 0; k < N_KNOWN; k++) {
+        if (KNOWN_NAME[k] != NULL)
+            continue;
+        Py_ssize_t n = (Py_ssize_t)strlen(KNOWN[k]);
+        char low[64];
+        for (Py_ssize_t i = 0; i < n; i++)
+            low[i] = (char)lower((unsigned char)KNOWN[k][i]);
+        KNOWN_LEN[k] = n;
+        KNOWN_NAME[k] = PyBytes_FromStringAndSize(KNOWN[k], n);
+        KNOWN_KEY[k] = PyBytes_FromStringAndSize(low, n);
+        if (KNOWN_NAME[k] == NULL || KNOWN_KEY[k] == NULL)
+            return NULL;
+        (void)PyObject_Hash(KNOWN_KEY[k]); /* cached in the object */
     }
     return PyModule_Create(&module);
 }

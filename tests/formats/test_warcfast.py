@@ -136,6 +136,11 @@ NEXT = rec(b"next")
 
 CASES = {
     "plain": rec(),
+    # the kernel shares the bytes of usual names: other spellings and near misses are parsed
+    "usual names in other cases": rec(
+        b"x", b"warc-date: 1", b"WARC-DATE: 2", b"WARC-Date\t: 3", b"WARC-Dat: 4", b"WARC-Datex: 5"
+    ),
+    "a usual name twice": rec(b"x", b"WARC-Date: 1", b"WARC-Date: 2", b"Content-Type: a/b"),
     "empty block": rec(b""),
     "cl leading zeros": rec(b"abc", cl=b"0003"),
     "cl leading space": rec(b"abc", cl=b"   3"),
