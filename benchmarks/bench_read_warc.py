@@ -304,13 +304,13 @@ def main() -> None:
             readers += [f"{r}-before" for r in ("crawlmill", "crawlmill-inline") if r in readers]
         results = measure(readers, path, args.repeat, args.before)
         print(
-            f"{'reader':16} {'seconds':>8} {'cpu s':>7} {'MiB/s':>8} {'rec/s':>9} {'peak RSS MiB':>13}"
+            f"{'reader':24} {'seconds':>8} {'cpu s':>7} {'MiB/s':>8} {'rec/s':>9} {'peak RSS MiB':>13}"
         )
         for r, res in results.items():
             if res["records"] != info["records"]:
                 print(f"  ! {r} read {res['records']} records, expected {info['records']}")
             print(
-                f"{r:16} {res['seconds']:8.2f} {res['cpu']:7.2f} {mib / res['seconds']:8.1f} "
+                f"{r:24} {res['seconds']:8.2f} {res['cpu']:7.2f} {mib / res['seconds']:8.1f} "
                 f"{res['records'] / res['seconds']:9.0f} "
                 f"{res['peak_rss'] / (1 << 20):13.1f}   cpu runs: "
                 + " ".join(f"{c:.2f}" for c in res["cpu_runs"])
