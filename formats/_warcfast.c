@@ -1,4 +1,7 @@
-/* Optional compiled kernel for the WARC framer's fast path (crawlmill.formats._warcfast).
+/* Optional compiled kernel of crawlmill's read path (crawlmill.formats._warcfast): three
+ * functions, each the exact equivalent of a pure Python function that stays the fallback
+ * (CRAWLMILL_PURE=1, or an install without a C compiler) and the reference of
+ * tests/formats/test_warcfast.py.
  *
  * frame(buf, pos, max_header_bytes, max_record_bytes) does what the pure
  * _FramerRecords._fast + _parse_plain do for a well-formed "WARC/1.x" CRLF record wholly in
@@ -13,8 +16,11 @@
  * member_starts(buf, end) is formats/gzip_parallel.py's _member_starts: the offsets in
  * buf[:end] (a bytes-like object) of the gzip magic 1f 8b 08 that look like member headers.
  *
- * Every read is bounded by the buffer's length. Nothing here allocates more than the
- * objects returned.
+ * http_head(block, start, end) is formats/http.py's head_end() plus the raw Content-Type value
+ * content_type() reads from the head it ends (head_and_content_type()).
+ *
+ * Every read is bounded by the buffer's length; sizes from the data are checked against the
+ * caller's limits before use. Nothing here allocates more than the objects returned.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
