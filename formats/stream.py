@@ -502,8 +502,17 @@ class MemberStream(_Reading, _Collecting):
         if not self.compressed:
             return None
         u0 = self.base + start
-        self.members.drop_before(u0)
-        return self.members.exact(u0, self.base + end)
+        u1 = self.base + end
+        members = self.members
+        spans = members.spans
+        if spans:  # the usual record: alone in the member after the previous record's
+            m = spans[0]
+            if m.dend is not None and m.dend <= u0:
+                members.drop_before(u0)
+                m = spans[0] if spans else None
+            if m is not None and m.dstart == u0 and m.dend == u1:
+                return m.cstart, m.clen
+        return members.exact(u0, u1)
 
     # -- damage and resync -------------------------------------------------------------
 
