@@ -213,6 +213,8 @@ frame(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
             goto error;
         }
         PyObject *pair = PyTuple_Pack(2, name, value);
+        if (pair != NULL)
+            PyObject_GC_UnTrack(pair); /* two bytes objects: no cycle (the collector's own rule) */
         if (pair == NULL || PyList_Append(headers, pair) < 0) {
             Py_XDECREF(pair);
             Py_DECREF(name);
