@@ -312,19 +312,52 @@ def test_bad_arguments_fall_back():
         kernel(data, 0)
 
 
-def test_pure_switch_through_the_cli(tmp_path):
-    """``CRAWLMILL_PURE=1`` turns the kernel off; a conversion gives the same bytes either way."""
-    src = tmp_path / "in.warc"
+def _http_records() -> list[bytes]:
+    """Response records whose HTTP heads take every shape the head split knows, some with a
+    gzip file as payload (false member starts for the scan of a .warc.gz)."""
+    heads = [
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=UTF-8\r\n\r\n",
+        b"HTTP/1.1 200 OK\nContent-Type: text/plain\n\n",
+        b"HTTP/1.1 200 OK\r\nServer: x\n\r\n",
+        b"HTTP/1.1 200 OK\r\nCONTENT-TYPE \t: application/gzip\r\n\r\n",
+        b"HTTP/1.1 200 OK\r\nContent-Typex: a/a\r\ncontent-type: b/b\r\n\r\n",
+        b"HTTP/1.1 304 Not Modified\r\nContent-Type: x/y",  # no blank line
+    ]
+    out = []
+    for i, head in enumerate(heads * 3):
+        body = head + (gz(b"inner %d " % i * 300) if i % 2 else b"<p>%d</p>" % i)
+        out.append(
+            rec(
+                body,
+                b"WARC-Date: 2024-01-01T00:00:00Z",
+                b"WARC-Target-URI: http://example.com/%d" % i,
+                b"Content-Type: application/http; msgtype=response",
+            ).replace(b"WARC-Type: resource", b"WARC-Type: response")
+        )
+    return out
+
+
+@pytest.mark.parametrize("container", ["plain", "gzip"])
+def test_pure_switch_through_the_cli(container, tmp_path):
+    """``CRAWLMILL_PURE=1`` turns the kernel off (all three functions); a conversion gives the
+    same bytes either way (a .warc.gz: the member-start scan and the HTTP head split too)."""
     date = b"WARC-Date: 2024-01-01T00:00:00Z"
     lines = [(), (b"A: 1", b"a: 2"), (b"Na\tme\t:\tv\ta\t",), (b"X-\xc3\xa9t\xe9: \xff v\x80",)]
-    src.write_bytes(b"".join(rec(b"body%d" % i, date, *extra) for i, extra in enumerate(lines)))
+    records = [rec(b"body%d" % i, date, *extra) for i, extra in enumerate(lines)]
+    if container == "plain":
+        src = tmp_path / "in.warc"
+        src.write_bytes(b"".join(records))
+    else:
+        src = tmp_path / "in.warc.gz"
+        src.write_bytes(b"".join(gz(r) for r in records + _http_records()))
     outs = []
     for pure in ("0", "1"):
         out = tmp_path / f"out{pure}"
         env = {**os.environ, "CRAWLMILL_PURE": pure}
         code = (
-            "import sys; from crawlmill.formats import warc; "
-            "print(warc._KERNEL is None); "
+            "import sys; from crawlmill.formats import gzip_parallel, http, warc; "
+            "print(warc._KERNEL is None, gzip_parallel._KERNEL_STARTS is None, "
+            "http._KERNEL is None); "
             "from crawlmill.core.cli import main; sys.exit(main(sys.argv[1:]))"
         )
         run = subprocess.run(
@@ -334,7 +367,7 @@ def test_pure_switch_through_the_cli(tmp_path):
             text=True,
         )
         assert run.returncode == 0, run.stderr
-        assert run.stdout.splitlines()[0] == ("True" if pure == "1" else "False")
+        assert run.stdout.splitlines()[0] == " ".join([str(pure == "1")] * 3)
         files = sorted(p for p in out.rglob("*") if p.is_file() and ".warc" in p.name)
         assert files
         outs.append([gzip.decompress(p.read_bytes()) for p in files])
