@@ -20,7 +20,8 @@ run for every file size (memory stays flat in the file size when the peak does n
 crawlmill imported from another checkout (``git worktree add /tmp/base REV``; build its
 kernel there, or it runs pure), so a change is measured before and after in one run, on one
 machine, interleaved. Every figure is the median of ``--repeat`` runs (the CPU times of each
-run are printed too).
+run are printed too). ``--split`` adds crawlmill's CPU per record outside the inflate (the
+pieces inflated ahead, warm; :func:`split_costs`), with and without ``--before``.
 
     python benchmarks/bench_read_warc.py --before /tmp/base --repeat 3
 """
@@ -178,7 +179,66 @@ def _cpu() -> float:
     return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
+def split_costs(path: str, runs: int = 9) -> dict:
+    """CPU per record of crawlmill's ``inflate_threads: 0`` reader outside the inflate: the
+    file's pieces are inflated once into memory, then read through ``open_reader`` (least of
+    ``runs`` warm runs: the reader's own work, without load or first-run effects); and of the
+    gzip member-start scan over the compressed bytes (1 MiB chunks, as the reader scans)."""
+    import gc
+
+    from crawlmill.core import open_reader
+    from crawlmill.formats import gzip_parallel
+    from crawlmill.formats.compression import iter_pieces
+    from crawlmill.plugins.readers import warc as reader_module
+
+    with open(path, "rb") as fh:
+        pieces = list(iter_pieces(fh, "gzip", batch=True, max_member_bytes=1 << 28))
+        fh.seek(0)
+        compressed = memoryview(fh.read())
+
+    class Ahead:  # the inflated pieces, handed out again for each run
+        def __init__(self, *args, **kw) -> None:
+            self.it = iter(pieces)
+
+        def __iter__(self):
+            return self.it
+
+        def close(self) -> None:
+            pass
+
+    def read() -> int:
+        n = 0
+        with open_reader(path, reader_module.WarcReader, inflate_threads=0) as records:
+            for record in records:
+                n += len(record.payload) >= 0
+        return n
+
+    def scan() -> int:
+        for i in range(0, len(compressed), 1 << 20):
+            gzip_parallel._member_starts(compressed[i : i + (1 << 20)], None)
+        return 0
+
+    real, reader_module.iter_pieces = reader_module.iter_pieces, Ahead
+    try:
+        best = {}
+        for name, fn in (("read", read), ("scan", scan)):
+            for _ in range(runs):
+                gc.collect()
+                t = time.process_time()
+                n = fn() or best.get("records", 0)
+                t = time.process_time() - t
+                best[name] = min(best.get(name, t), t)
+                best.setdefault("records", n)
+    finally:
+        reader_module.iter_pieces = real
+    n = best["records"]
+    return {"outside_inflate_us": best["read"] / n * 1e6, "scan_us": best["scan"] / n * 1e6}
+
+
 def _child(reader: str, path: str) -> None:
+    if reader.removesuffix("-before") == "crawlmill-split":
+        print(json.dumps({"reader": reader, **split_costs(path)}))
+        return
     loaders = {
         "warcio": load_warcio,
         "fastwarc": load_fastwarc,
@@ -267,13 +327,20 @@ def main() -> None:
     parser.add_argument(
         "--sizes", type=int, nargs="+", default=[40, 160], help="uncompressed MiB per file"
     )
-    parser.add_argument("--repeat", type=int, default=3, help="runs per reader (the median is kept)")
+    parser.add_argument(
+        "--repeat", type=int, default=3, help="runs per reader (the median is kept)"
+    )
     parser.add_argument("--cache", default=os.path.join(tempfile.gettempdir(), "crawlmill-bench"))
     parser.add_argument("--readers", nargs="+", default=list(READERS), choices=READERS)
     parser.add_argument(
         "--before",
         metavar="CHECKOUT",
         help="also time crawlmill from this checkout (reader crawlmill-before)",
+    )
+    parser.add_argument(
+        "--split",
+        action="store_true",
+        help="also print crawlmill's CPU per record outside the inflate (and before's)",
     )
     parser.add_argument("--child", nargs=2, metavar=("READER", "PATH"), help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -323,6 +390,14 @@ def main() -> None:
                         f"crawlmill / {r}: {res['seconds'] / ours['seconds']:.2f}x throughput "
                         f"(wall time), {res['cpu'] / ours['cpu']:.2f}x CPU efficiency"
                     )
+        if args.split:
+            for r in ["crawlmill-split"] + (["crawlmill-split-before"] if args.before else []):
+                got = run_once(r, path, args.before)
+                print(
+                    f"{r.replace('-split', '')}: {got['outside_inflate_us']:.1f} us per record "
+                    f"outside the inflate (pieces inflated ahead, least of 9 warm runs), "
+                    f"{got['scan_us']:.2f} us per record scanning for member starts"
+                )
         if "fastwarc" in results:
             fw = results["fastwarc"]
             for r in ("crawlmill-before", "crawlmill-inline", "crawlmill-inline-before"):
