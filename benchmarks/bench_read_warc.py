@@ -16,9 +16,12 @@ reader in wall time and in CPU efficiency (crawlmill inflates in a second thread
 spend more CPU time than wall time; a cluster pays for every core), and the peak RSS of each
 run for every file size (memory stays flat in the file size when the peak does not grow).
 
-``--before DIR`` adds the reader ``crawlmill-before``: crawlmill imported from another
-checkout (``git worktree add /tmp/base REV``), so a change is measured before and after in
-one run, on one machine, interleaved.
+``--before DIR`` adds the readers ``crawlmill-before`` and ``crawlmill-inline-before``:
+crawlmill imported from another checkout (``git worktree add /tmp/base REV``; build its
+kernel there, or it runs pure), so a change is measured before and after in one run, on one
+machine, interleaved. Every figure is the median of ``--repeat`` runs (the CPU times of each
+run are printed too). ``--split`` adds crawlmill's CPU per record outside the inflate (the
+pieces inflated ahead, warm; :func:`split_costs`), with and without ``--before``.
 
     python benchmarks/bench_read_warc.py --before /tmp/base --repeat 3
 """
@@ -30,6 +33,7 @@ import json
 import os
 import random
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -175,7 +179,66 @@ def _cpu() -> float:
     return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
+def split_costs(path: str, runs: int = 9) -> dict:
+    """CPU per record of crawlmill's ``inflate_threads: 0`` reader outside the inflate: the
+    file's pieces are inflated once into memory, then read through ``open_reader`` (least of
+    ``runs`` warm runs: the reader's own work, without load or first-run effects); and of the
+    gzip member-start scan over the compressed bytes (1 MiB chunks, as the reader scans)."""
+    import gc
+
+    from crawlmill.core import open_reader
+    from crawlmill.formats import gzip_parallel
+    from crawlmill.formats.compression import iter_pieces
+    from crawlmill.plugins.readers import warc as reader_module
+
+    with open(path, "rb") as fh:
+        pieces = list(iter_pieces(fh, "gzip", batch=True, max_member_bytes=1 << 28))
+        fh.seek(0)
+        compressed = memoryview(fh.read())
+
+    class Ahead:  # the inflated pieces, handed out again for each run
+        def __init__(self, *args, **kw) -> None:
+            self.it = iter(pieces)
+
+        def __iter__(self):
+            return self.it
+
+        def close(self) -> None:
+            pass
+
+    def read() -> int:
+        n = 0
+        with open_reader(path, reader_module.WarcReader, inflate_threads=0) as records:
+            for record in records:
+                n += len(record.payload) >= 0
+        return n
+
+    def scan() -> int:
+        for i in range(0, len(compressed), 1 << 20):
+            gzip_parallel._member_starts(compressed[i : i + (1 << 20)], None)
+        return 0
+
+    real, reader_module.iter_pieces = reader_module.iter_pieces, Ahead
+    try:
+        best = {}
+        for name, fn in (("read", read), ("scan", scan)):
+            for _ in range(runs):
+                gc.collect()
+                t = time.process_time()
+                n = fn() or best.get("records", 0)
+                t = time.process_time() - t
+                best[name] = min(best.get(name, t), t)
+                best.setdefault("records", n)
+    finally:
+        reader_module.iter_pieces = real
+    n = best["records"]
+    return {"outside_inflate_us": best["read"] / n * 1e6, "scan_us": best["scan"] / n * 1e6}
+
+
 def _child(reader: str, path: str) -> None:
+    if reader.removesuffix("-before") == "crawlmill-split":
+        print(json.dumps({"reader": reader, **split_costs(path)}))
+        return
     loaders = {
         "warcio": load_warcio,
         "fastwarc": load_fastwarc,
@@ -220,7 +283,7 @@ def run_once(reader: str, path: Path, before: str | None = None) -> dict:
     crawlmill imported from the checkout ``before``)."""
     env = dict(os.environ)
     env["CRAWLMILL_PURE"] = "1" if reader.endswith("-pure") else "0"
-    if reader == "crawlmill-before":
+    if reader.endswith("-before"):
         assert before is not None
         env["PYTHONPATH"] = os.pathsep.join(
             filter(None, [_before_path(before), env.get("PYTHONPATH")])
@@ -238,20 +301,22 @@ def run_once(reader: str, path: Path, before: str | None = None) -> dict:
 def measure(
     readers: list[str], path: Path, repeat: int, before: str | None = None
 ) -> dict[str, dict]:
-    """Best of ``repeat`` runs per reader (wall time and CPU time each at its best), the
+    """Median of ``repeat`` runs per reader (wall time and CPU time each its own median), the
     readers interleaved so that load from other processes on the machine hits them alike."""
-    best: dict[str, dict] = {}
+    runs: dict[str, list[dict]] = {r: [] for r in readers}
     for _ in range(repeat):
         for reader in readers:
-            result = run_once(reader, path, before)
-            if reader not in best:
-                best[reader] = result
-                continue
-            if result["seconds"] < best[reader]["seconds"]:
-                best[reader] = {**result, "cpu": min(result["cpu"], best[reader]["cpu"])}
-            else:
-                best[reader]["cpu"] = min(result["cpu"], best[reader]["cpu"])
-    return best
+            runs[reader].append(run_once(reader, path, before))
+    out = {}
+    for reader, results in runs.items():
+        out[reader] = {
+            **results[0],
+            "seconds": statistics.median(r["seconds"] for r in results),
+            "cpu": statistics.median(r["cpu"] for r in results),
+            "peak_rss": max(r["peak_rss"] for r in results),
+            "cpu_runs": sorted(r["cpu"] for r in results),
+        }
+    return out
 
 
 def main() -> None:
@@ -262,13 +327,20 @@ def main() -> None:
     parser.add_argument(
         "--sizes", type=int, nargs="+", default=[40, 160], help="uncompressed MiB per file"
     )
-    parser.add_argument("--repeat", type=int, default=2, help="runs per reader (best is kept)")
+    parser.add_argument(
+        "--repeat", type=int, default=3, help="runs per reader (the median is kept)"
+    )
     parser.add_argument("--cache", default=os.path.join(tempfile.gettempdir(), "crawlmill-bench"))
     parser.add_argument("--readers", nargs="+", default=list(READERS), choices=READERS)
     parser.add_argument(
         "--before",
         metavar="CHECKOUT",
         help="also time crawlmill from this checkout (reader crawlmill-before)",
+    )
+    parser.add_argument(
+        "--split",
+        action="store_true",
+        help="also print crawlmill's CPU per record outside the inflate (and before's)",
     )
     parser.add_argument("--child", nargs=2, metavar=("READER", "PATH"), help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -280,7 +352,8 @@ def main() -> None:
     from crawlmill.formats.compression import inflate_backend
 
     print(
-        f"cores: {os.cpu_count()}, crawlmill inflate backend: {inflate_backend()}, best of {args.repeat}"
+        f"cores: {os.cpu_count()}, crawlmill inflate backend: {inflate_backend()}, "
+        f"median of {args.repeat}"
     )
     for size in args.sizes:
         path = cache / f"bench-{size}mib.warc.gz"
@@ -295,18 +368,19 @@ def main() -> None:
         )
         readers = list(args.readers)
         if args.before:
-            readers.append("crawlmill-before")
+            readers += [f"{r}-before" for r in ("crawlmill", "crawlmill-inline") if r in readers]
         results = measure(readers, path, args.repeat, args.before)
         print(
-            f"{'reader':16} {'seconds':>8} {'cpu s':>7} {'MiB/s':>8} {'rec/s':>9} {'peak RSS MiB':>13}"
+            f"{'reader':24} {'seconds':>8} {'cpu s':>7} {'MiB/s':>8} {'rec/s':>9} {'peak RSS MiB':>13}"
         )
         for r, res in results.items():
             if res["records"] != info["records"]:
                 print(f"  ! {r} read {res['records']} records, expected {info['records']}")
             print(
-                f"{r:16} {res['seconds']:8.2f} {res['cpu']:7.2f} {mib / res['seconds']:8.1f} "
+                f"{r:24} {res['seconds']:8.2f} {res['cpu']:7.2f} {mib / res['seconds']:8.1f} "
                 f"{res['records'] / res['seconds']:9.0f} "
-                f"{res['peak_rss'] / (1 << 20):13.1f}"
+                f"{res['peak_rss'] / (1 << 20):13.1f}   cpu runs: "
+                + " ".join(f"{c:.2f}" for c in res["cpu_runs"])
             )
         if "crawlmill" in results:
             ours = results["crawlmill"]
@@ -316,12 +390,23 @@ def main() -> None:
                         f"crawlmill / {r}: {res['seconds'] / ours['seconds']:.2f}x throughput "
                         f"(wall time), {res['cpu'] / ours['cpu']:.2f}x CPU efficiency"
                     )
-            if "crawlmill-before" in results and "fastwarc" in results:
-                old, fw = results["crawlmill-before"], results["fastwarc"]
+        if args.split:
+            for r in ["crawlmill-split"] + (["crawlmill-split-before"] if args.before else []):
+                got = run_once(r, path, args.before)
                 print(
-                    f"crawlmill-before / fastwarc: {fw['seconds'] / old['seconds']:.2f}x throughput "
-                    f"(wall time), {fw['cpu'] / old['cpu']:.2f}x CPU efficiency"
+                    f"{r.replace('-split', '')}: {got['outside_inflate_us']:.1f} us per record "
+                    f"outside the inflate (pieces inflated ahead, least of 9 warm runs), "
+                    f"{got['scan_us']:.2f} us per record scanning for member starts"
                 )
+        if "fastwarc" in results:
+            fw = results["fastwarc"]
+            for r in ("crawlmill-before", "crawlmill-inline", "crawlmill-inline-before"):
+                if r in results:
+                    res = results[r]
+                    print(
+                        f"{r} / fastwarc: {fw['seconds'] / res['seconds']:.2f}x throughput "
+                        f"(wall time), {fw['cpu'] / res['cpu']:.2f}x CPU efficiency"
+                    )
 
 
 if __name__ == "__main__":

@@ -1,4 +1,7 @@
-/* Optional compiled kernel for the WARC framer's fast path (crawlmill.formats._warcfast).
+/* Optional compiled kernel of crawlmill's read path (crawlmill.formats._warcfast): three
+ * functions, each the exact equivalent of a pure Python function that stays the fallback
+ * (CRAWLMILL_PURE=1, or an install without a C compiler) and the reference of
+ * tests/formats/test_warcfast.py.
  *
  * frame(buf, pos, max_header_bytes, max_record_bytes) does what the pure
  * _FramerRecords._fast + _parse_plain do for a well-formed "WARC/1.x" CRLF record wholly in
@@ -10,8 +13,14 @@
  * `at_end` is true when the record ends exactly at the end of `buf` (the caller checks for the
  * end of the input or of a member there); otherwise the next bytes are "WARC/".
  *
- * Every read is bounded by the bytes object's length. Nothing here allocates more than the
- * objects returned.
+ * member_starts(buf, end) is formats/gzip_parallel.py's _member_starts: the offsets in
+ * buf[:end] (a bytes-like object) of the gzip magic 1f 8b 08 that look like member headers.
+ *
+ * http_head(block, start, end) is formats/http.py's head_end() plus the raw Content-Type value
+ * content_type() reads from the head it ends (head_and_content_type()).
+ *
+ * Every read is bounded by the buffer's length; sizes from the data are checked against the
+ * caller's limits before use. Nothing here allocates more than the objects returned.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -58,6 +67,31 @@ strip_bytes(const unsigned char *a, const unsigned char *b)
 }
 
 static PyObject *VERSIONS[10]; /* "1.0" .. "1.9" */
+
+/* header names as writers spell them: their bytes and lower-case keys are made once */
+static const char *KNOWN[] = {
+    "WARC-Type", "WARC-Date", "WARC-Record-ID", "WARC-Target-URI", "Content-Type",
+    "Content-Length", "WARC-IP-Address", "WARC-Payload-Digest", "WARC-Block-Digest",
+    "WARC-Concurrent-To", "WARC-Warcinfo-ID", "WARC-Refers-To", "WARC-Identified-Payload-Type",
+    "WARC-Truncated", "WARC-Filename", "WARC-Profile", "WARC-Refers-To-Target-URI",
+    "WARC-Refers-To-Date", "WARC-Segment-Number", "WARC-Segment-Origin-ID",
+    "WARC-Segment-Total-Length",
+};
+#define N_KNOWN ((int)(sizeof(KNOWN) / sizeof(KNOWN[0])))
+static PyObject *KNOWN_NAME[N_KNOWN];
+static PyObject *KNOWN_KEY[N_KNOWN];
+static Py_ssize_t KNOWN_LEN[N_KNOWN];
+
+/* index in KNOWN of the name s[:n] (exact case), or -1 */
+static int
+known_name(const unsigned char *s, Py_ssize_t n)
+{
+    for (int k = 0; k < N_KNOWN; k++) {
+        if (KNOWN_LEN[k] == n && memcmp(KNOWN[k], s, (size_t)n) == 0)
+            return k;
+    }
+    return -1;
+}
 
 static PyObject *
 frame(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
@@ -152,31 +186,52 @@ frame(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         Py_ssize_t le = nl ? (nl - body) - 1 : blen;
         const unsigned char *line = body + ls;
         const unsigned char *colon = memchr(line, ':', (size_t)(le - ls));
-        PyObject *name = strip_bytes(line, colon);
-        if (name == NULL)
-            goto error;
+        /* the name, stripped; a usual one (known_name) shares its bytes and its lower-case
+         * key (whose hash is cached) */
+        const unsigned char *na = line, *nb = colon;
+        while (na < nb && is_ws(*na))
+            na++;
+        while (nb > na && is_ws(nb[-1]))
+            nb--;
+        PyObject *name = NULL, *key = NULL;
+        int known = known_name(na, nb - na);
+        if (known >= 0) {
+            name = KNOWN_NAME[known];
+            key = KNOWN_KEY[known];
+            Py_INCREF(name);
+            Py_INCREF(key);
+        }
+        else {
+            name = PyBytes_FromStringAndSize((const char *)na, nb - na);
+            if (name == NULL)
+                goto error;
+        }
         PyObject *value = strip_bytes(colon + 1, body + le);
         if (value == NULL) {
             Py_DECREF(name);
+            Py_XDECREF(key);
             goto error;
         }
         PyObject *pair = PyTuple_Pack(2, name, value);
+        if (pair != NULL)
+            PyObject_GC_UnTrack(pair); /* two bytes objects: no cycle (the collector's own rule) */
         if (pair == NULL || PyList_Append(headers, pair) < 0) {
             Py_XDECREF(pair);
             Py_DECREF(name);
+            Py_XDECREF(key);
             Py_DECREF(value);
             goto error;
         }
         Py_DECREF(pair);
         /* fields.setdefault(name.lower(), value) */
         Py_ssize_t nlen = PyBytes_GET_SIZE(name);
-        PyObject *key = PyBytes_FromStringAndSize(NULL, nlen);
         if (key == NULL) {
-            Py_DECREF(name);
-            Py_DECREF(value);
-            goto error;
-        }
-        {
+            key = PyBytes_FromStringAndSize(NULL, nlen);
+            if (key == NULL) {
+                Py_DECREF(name);
+                Py_DECREF(value);
+                goto error;
+            }
             const unsigned char *src = (const unsigned char *)PyBytes_AS_STRING(name);
             unsigned char *dst = (unsigned char *)PyBytes_AS_STRING(key);
             for (Py_ssize_t k = 0; k < nlen; k++)
@@ -267,10 +322,193 @@ error:
     return NULL;
 }
 
+/* member_starts(buf, end): the offsets i of "\x1f\x8b\x08" in buf[:end] (non-overlapping:
+ * the magic cannot overlap itself) with i + 10 > end, or FLG's reserved bits clear
+ * (buf[i+3] & 0xE0 == 0) and an OS byte zlib writes (buf[i+9] <= 19 or == 255); the pure
+ * _member_starts in formats/gzip_parallel.py. None when end is not in [0, len(buf)] (the
+ * pure function then decides). */
+static PyObject *
+member_starts(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "member_starts(buf, end)");
+        return NULL;
+    }
+    Py_buffer view;
+    if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    Py_ssize_t n = view.len;
+    if (args[1] != Py_None) {
+        n = PyLong_AsSsize_t(args[1]);
+        if (n == -1 && PyErr_Occurred()) {
+            PyErr_Clear();
+            PyBuffer_Release(&view);
+            Py_RETURN_NONE;
+        }
+        if (n < 0 || n > view.len) {
+            PyBuffer_Release(&view);
+            Py_RETURN_NONE;
+        }
+    }
+    const unsigned char *s = (const unsigned char *)view.buf;
+    PyObject *out = PyList_New(0);
+    if (out == NULL) {
+        PyBuffer_Release(&view);
+        return NULL;
+    }
+    Py_ssize_t i = 0;
+    while (i + 3 <= n) {
+        const unsigned char *p = memchr(s + i, 0x1f, (size_t)(n - 2 - i));
+        if (p == NULL)
+            break;
+        i = p - s;
+        if (s[i + 1] != 0x8b || s[i + 2] != 0x08) {
+            i++;
+            continue;
+        }
+        if (i + 10 > n || ((s[i + 3] & 0xE0) == 0 && (s[i + 9] <= 19 || s[i + 9] == 255))) {
+            PyObject *at = PyLong_FromSsize_t(i);
+            if (at == NULL || PyList_Append(out, at) < 0) {
+                Py_XDECREF(at);
+                Py_DECREF(out);
+                PyBuffer_Release(&view);
+                return NULL;
+            }
+            Py_DECREF(at);
+        }
+        i += 3;
+    }
+    PyBuffer_Release(&view);
+    return out;
+}
+
+/* first index of the 2- or 3-byte needle in s[from:to), or -1 (bytes.find) */
+static Py_ssize_t
+find_small(const unsigned char *s, Py_ssize_t from, Py_ssize_t to, const char *needle,
+           Py_ssize_t k)
+{
+    Py_ssize_t i = from;
+    while (i + k <= to) {
+        const unsigned char *p = memchr(s + i, needle[0], (size_t)(to - k + 1 - i));
+        if (p == NULL)
+            return -1;
+        i = p - s;
+        if (memcmp(s + i, needle, (size_t)k) == 0)
+            return i;
+        i++;
+    }
+    return -1;
+}
+
+/* formats/http.py's head_end(block, start, end): just after the first blank line (CRLF, LF or
+ * mixed) of block[start:end], or -1 */
+static Py_ssize_t
+http_head_end(const unsigned char *b, Py_ssize_t start, Py_ssize_t end)
+{
+    Py_ssize_t crlf = find_small(b, start, end, "\r\n\r\n", 4);
+    Py_ssize_t stop = crlf >= 0 ? crlf : end;
+    Py_ssize_t best = crlf >= 0 ? crlf + 4 : -1;
+    Py_ssize_t lf = find_small(b, start, stop, "\n\n", 2);
+    if (lf >= 0 && (best < 0 || lf + 2 <= best))
+        best = lf + 2;
+    Py_ssize_t mixed = find_small(b, start, stop, "\n\r\n", 3);
+    if (mixed >= 0 && (best < 0 || mixed + 3 < best))
+        best = mixed + 3;
+    if (best < 0) { /* _BLANK_LINE: \n\r*\n, leftmost */
+        for (Py_ssize_t i = start; i < end; i++) {
+            if (b[i] != '\n')
+                continue;
+            Py_ssize_t j = i + 1;
+            while (j < end && b[j] == '\r')
+                j++;
+            if (j < end && b[j] == '\n')
+                return j + 1;
+        }
+    }
+    return best;
+}
+
+/* http_head(block, start, end) -> (cut, content_type_value | None) | None: head_end() of
+ * block[start:end] and, in the head (block[start:cut], or block[start:end] without a blank
+ * line), the raw value of the first "\ncontent-type[ \t]*:" line (case-blind name; the value
+ * after [ \t]* up to CR or LF), as formats/http.py's content_type() finds it. None when the
+ * range is not inside a bytes object (the pure path decides). */
+static PyObject *
+http_head(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "http_head(block, start, end)");
+        return NULL;
+    }
+    if (!PyBytes_CheckExact(args[0]))
+        Py_RETURN_NONE;
+    Py_ssize_t start = PyLong_AsSsize_t(args[1]);
+    Py_ssize_t end = PyLong_AsSsize_t(args[2]);
+    if (PyErr_Occurred()) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    const unsigned char *b = (const unsigned char *)PyBytes_AS_STRING(args[0]);
+    Py_ssize_t n = PyBytes_GET_SIZE(args[0]);
+    if (start < 0 || end < start || end > n)
+        Py_RETURN_NONE;
+    Py_ssize_t cut = http_head_end(b, start, end);
+    Py_ssize_t hend = cut >= 0 ? cut : end;
+    static const char name[] = "content-type";
+    PyObject *value = NULL;
+    for (Py_ssize_t i = start; i + 13 <= hend; i++) {
+        const unsigned char *p = memchr(b + i, '\n', (size_t)(hend - 13 + 1 - i));
+        if (p == NULL)
+            break;
+        i = p - b;
+        Py_ssize_t k = 0;
+        while (k < 12 && lower(b[i + 1 + k]) == (unsigned char)name[k])
+            k++;
+        if (k < 12)
+            continue;
+        Py_ssize_t j = i + 13;
+        while (j < hend && (b[j] == ' ' || b[j] == '\t'))
+            j++;
+        if (j >= hend || b[j] != ':')
+            continue;
+        j++;
+        while (j < hend && (b[j] == ' ' || b[j] == '\t'))
+            j++;
+        Py_ssize_t v = j;
+        while (j < hend && b[j] != '\r' && b[j] != '\n')
+            j++;
+        value = PyBytes_FromStringAndSize((const char *)b + v, j - v);
+        if (value == NULL)
+            return NULL;
+        break;
+    }
+    PyObject *ocut = PyLong_FromSsize_t(cut);
+    if (ocut == NULL) {
+        Py_XDECREF(value);
+        return NULL;
+    }
+    if (value == NULL) {
+        value = Py_None;
+        Py_INCREF(value);
+    }
+    PyObject *out = PyTuple_Pack(2, ocut, value);
+    Py_DECREF(ocut);
+    Py_DECREF(value);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"frame", (PyCFunction)(void (*)(void))frame, METH_FASTCALL,
      "frame(buf, pos, max_header_bytes, max_record_bytes) -> (raw_header, hend, e, version, "
      "headers, fields, at_end) | None: the WARC framer's fast path (see formats/warc.py)."},
+    {"member_starts", (PyCFunction)(void (*)(void))member_starts, METH_FASTCALL,
+     "member_starts(buf, end) -> list[int] | None: offsets of gzip member headers in buf[:end] "
+     "(see formats/gzip_parallel.py)."},
+    {"http_head", (PyCFunction)(void (*)(void))http_head, METH_FASTCALL,
+     "http_head(block, start, end) -> (cut, content_type_value | None) | None: where an HTTP "
+     "head ends and its Content-Type value (see formats/http.py)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -290,6 +528,20 @@ PyInit__warcfast(void)
             if (VERSIONS[i] == NULL)
                 return NULL;
         }
+    }
+    for (int k = 0; k < N_KNOWN; k++) {
+        if (KNOWN_NAME[k] != NULL)
+            continue;
+        Py_ssize_t n = (Py_ssize_t)strlen(KNOWN[k]);
+        char low[64];
+        for (Py_ssize_t i = 0; i < n; i++)
+            low[i] = (char)lower((unsigned char)KNOWN[k][i]);
+        KNOWN_LEN[k] = n;
+        KNOWN_NAME[k] = PyBytes_FromStringAndSize(KNOWN[k], n);
+        KNOWN_KEY[k] = PyBytes_FromStringAndSize(low, n);
+        if (KNOWN_NAME[k] == NULL || KNOWN_KEY[k] == NULL)
+            return NULL;
+        (void)PyObject_Hash(KNOWN_KEY[k]); /* cached in the object */
     }
     return PyModule_Create(&module);
 }

@@ -8,6 +8,8 @@ not verify, reading falls back to the sequential, checked path of
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
 import struct
 from collections.abc import Iterator
@@ -31,7 +33,6 @@ PARALLEL_AHEAD = 3
 def _pool(workers: int):
     """A shared thread pool of ``workers`` threads, per process (a pool inherited through
     ``fork`` has no threads behind it, so the key includes the pid)."""
-    import os
     from concurrent.futures import ThreadPoolExecutor
 
     key = (os.getpid(), workers)
@@ -42,7 +43,17 @@ def _pool(workers: int):
 
 def _member_starts(buf: bytes | bytearray, end: int | None = None) -> list[int]:
     """Offsets in ``buf[:end]`` that look like gzip member headers (magic, deflate, no
-    reserved flags, an OS byte zlib writes: 0-19 (19 on macOS) or 255)."""
+    reserved flags, an OS byte zlib writes: 0-19 (19 on macOS) or 255); the compiled
+    kernel's when it is there (the same list)."""
+    if _KERNEL_STARTS is not None:
+        got = _KERNEL_STARTS(buf, end)
+        if got is not None:  # else: an ``end`` outside the buffer, the pure path decides
+            return got
+    return _member_starts_pure(buf, end)
+
+
+def _member_starts_pure(buf: bytes | bytearray, end: int | None = None) -> list[int]:
+    """:func:`_member_starts` in Python (the compiled kernel's reference)."""
     # re's literal-prefix search is about twice as fast as a bytes.find() loop; the magic
     # cannot overlap itself, so non-overlapping matches are all of its occurrences
     n = len(buf) if end is None else end
@@ -55,6 +66,11 @@ def _member_starts(buf: bytes | bytearray, end: int | None = None) -> list[int]:
 
 _MEMBER_MAGIC = re.compile(re.escape(GZIP_MEMBER_START))
 _match_start = re.Match.start
+#: the compiled member-start scan (formats/_warcfast.c), unless ``CRAWLMILL_PURE=1``
+_KERNEL_STARTS = None
+if os.environ.get("CRAWLMILL_PURE", "") in ("", "0"):
+    with contextlib.suppress(ImportError):  # (an install without a compiler)
+        from ._warcfast import member_starts as _KERNEL_STARTS
 
 
 def _inflate_run(buf: bytes, bounds: list[tuple[int, int]], cap: int) -> list[bytes | None]:
@@ -166,7 +182,8 @@ class _Job:
             return self.future.result()
         if self.error is not None:
             raise self.error
-        return self.value
+        value, self.value = self.value, None  # taken once: the job does not keep the bytes
+        return value
 
     def cancel(self) -> None:
         """Drop the job if it has not started."""
@@ -277,6 +294,8 @@ def iter_gzip_parallel(
                     members=spans,
                 )
                 member += len(sizes)
+                # the consumer has the bytes: the next inflate may reuse their memory
+                data = result = None
                 continue
             for data in result:
                 s, e = bounds[i]

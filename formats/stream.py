@@ -399,6 +399,11 @@ class MemberStream(_Reading, _Collecting):
         Bytes before ``pos`` are dropped: buffer indices shift by the change of ``pos``."""
         if self.eof or self.broken is not None:
             return False
+        if self.hold_damage and self.pos >= len(self.buf) and self.buf:
+            # every byte is read: let the buffer go before the next piece is made, so that
+            # its memory serves the next one (a fresh multi-MiB allocation costs page faults)
+            self.base += len(self.buf)
+            self.buf, self.pos = b"", 0
         for item in self.items:
             if isinstance(item, Broken):
                 if self.hold_damage:
@@ -497,8 +502,17 @@ class MemberStream(_Reading, _Collecting):
         if not self.compressed:
             return None
         u0 = self.base + start
-        self.members.drop_before(u0)
-        return self.members.exact(u0, self.base + end)
+        u1 = self.base + end
+        members = self.members
+        spans = members.spans
+        if spans:  # the usual record: alone in the member after the previous record's
+            m = spans[0]
+            if m.dend is not None and m.dend <= u0:
+                members.drop_before(u0)
+                m = spans[0] if spans else None
+            if m is not None and m.dstart == u0 and m.dend == u1:
+                return m.cstart, m.clen
+        return members.exact(u0, u1)
 
     # -- damage and resync -------------------------------------------------------------
 

@@ -398,6 +398,7 @@ class _FramerRecords(_FramerBase):
             record = fast()
             if record is not None:
                 yield record
+                record = None  # (its buffer may go before the next piece is made)
             else:
                 yield from self._next()
 

@@ -52,8 +52,7 @@ from crawlmill.formats.compression import (
     member_bound,
     prefetch,
 )
-from crawlmill.formats.http import content_type as http_content_type
-from crawlmill.formats.http import head_end, media_type
+from crawlmill.formats.http import head_and_content_type, media_type
 from crawlmill.formats.warc import (
     KNOWN_VERSIONS,
     SCAN_START_BYTES,
@@ -180,6 +179,7 @@ class WarcReader(Reader):
                         for warning in warnings:  # "code: text", the framer's convention
                             code, _, text = warning.partition(": ")
                             ctx.report_warning(code, text, offset)
+                    item = None  # it holds the decompressed buffer: let it go with the stream's
                     yield record
             finally:
                 pieces.close()  # stops the inflate thread before the file closes
@@ -345,13 +345,12 @@ def warc_to_record(
         and be > bs
         and (warc_media == "application/http" or _is_http_block(kind, warc_media, data, bs))
     ):
-        cut = head_end(data, bs, be)
+        cut, (content_type, charset) = head_and_content_type(data, bs, be)
         if cut < 0:
             http_head, payload = data[bs:be], b""
             warnings.append("http-head: HTTP head without a terminating blank line")
         else:
             http_head, payload = data[bs:cut], data[cut:be]
-        content_type, charset = http_content_type(http_head)
     else:
         payload = data[bs:be] if bs or be != len(data) else data
 

@@ -1,4 +1,5 @@
-"""The compiled WARC framing kernel (formats/_warcfast.c) gives exactly the pure path's results.
+"""The compiled kernel (formats/_warcfast.c) gives exactly the pure path's results: the WARC
+framer's fast path, the gzip member-start scan and the HTTP head split.
 
 Every WARC sample and constructed boundary inputs are framed twice, with the kernel and with the
 pure path alone, and the framed items (records, offsets, headers, fields, issues, damage) must be
@@ -17,6 +18,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from crawlmill.formats import gzip_parallel as gp
+from crawlmill.formats import http
 from crawlmill.formats import warc as warc_mod
 from crawlmill.formats.compression import iter_pieces
 from crawlmill.formats.pieces import Piece
@@ -133,6 +136,11 @@ NEXT = rec(b"next")
 
 CASES = {
     "plain": rec(),
+    # the kernel shares the bytes of usual names: other spellings and near misses are parsed
+    "usual names in other cases": rec(
+        b"x", b"warc-date: 1", b"WARC-DATE: 2", b"WARC-Date\t: 3", b"WARC-Dat: 4", b"WARC-Datex: 5"
+    ),
+    "a usual name twice": rec(b"x", b"WARC-Date: 1", b"WARC-Date: 2", b"Content-Type: a/b"),
     "empty block": rec(b""),
     "cl leading zeros": rec(b"abc", cl=b"0003"),
     "cl leading space": rec(b"abc", cl=b"   3"),
@@ -304,19 +312,52 @@ def test_bad_arguments_fall_back():
         kernel(data, 0)
 
 
-def test_pure_switch_through_the_cli(tmp_path):
-    """``CRAWLMILL_PURE=1`` turns the kernel off; a conversion gives the same bytes either way."""
-    src = tmp_path / "in.warc"
+def _http_records() -> list[bytes]:
+    """Response records whose HTTP heads take every shape the head split knows, some with a
+    gzip file as payload (false member starts for the scan of a .warc.gz)."""
+    heads = [
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=UTF-8\r\n\r\n",
+        b"HTTP/1.1 200 OK\nContent-Type: text/plain\n\n",
+        b"HTTP/1.1 200 OK\r\nServer: x\n\r\n",
+        b"HTTP/1.1 200 OK\r\nCONTENT-TYPE \t: application/gzip\r\n\r\n",
+        b"HTTP/1.1 200 OK\r\nContent-Typex: a/a\r\ncontent-type: b/b\r\n\r\n",
+        b"HTTP/1.1 304 Not Modified\r\nContent-Type: x/y",  # no blank line
+    ]
+    out = []
+    for i, head in enumerate(heads * 3):
+        body = head + (gz(b"inner %d " % i * 300) if i % 2 else b"<p>%d</p>" % i)
+        out.append(
+            rec(
+                body,
+                b"WARC-Date: 2024-01-01T00:00:00Z",
+                b"WARC-Target-URI: http://example.com/%d" % i,
+                b"Content-Type: application/http; msgtype=response",
+            ).replace(b"WARC-Type: resource", b"WARC-Type: response")
+        )
+    return out
+
+
+@pytest.mark.parametrize("container", ["plain", "gzip"])
+def test_pure_switch_through_the_cli(container, tmp_path):
+    """``CRAWLMILL_PURE=1`` turns the kernel off (all three functions); a conversion gives the
+    same bytes either way (a .warc.gz: the member-start scan and the HTTP head split too)."""
     date = b"WARC-Date: 2024-01-01T00:00:00Z"
     lines = [(), (b"A: 1", b"a: 2"), (b"Na\tme\t:\tv\ta\t",), (b"X-\xc3\xa9t\xe9: \xff v\x80",)]
-    src.write_bytes(b"".join(rec(b"body%d" % i, date, *extra) for i, extra in enumerate(lines)))
+    records = [rec(b"body%d" % i, date, *extra) for i, extra in enumerate(lines)]
+    if container == "plain":
+        src = tmp_path / "in.warc"
+        src.write_bytes(b"".join(records))
+    else:
+        src = tmp_path / "in.warc.gz"
+        src.write_bytes(b"".join(gz(r) for r in records + _http_records()))
     outs = []
     for pure in ("0", "1"):
         out = tmp_path / f"out{pure}"
         env = {**os.environ, "CRAWLMILL_PURE": pure}
         code = (
-            "import sys; from crawlmill.formats import warc; "
-            "print(warc._KERNEL is None); "
+            "import sys; from crawlmill.formats import gzip_parallel, http, warc; "
+            "print(warc._KERNEL is None, gzip_parallel._KERNEL_STARTS is None, "
+            "http._KERNEL is None); "
             "from crawlmill.core.cli import main; sys.exit(main(sys.argv[1:]))"
         )
         run = subprocess.run(
@@ -326,7 +367,7 @@ def test_pure_switch_through_the_cli(tmp_path):
             text=True,
         )
         assert run.returncode == 0, run.stderr
-        assert run.stdout.splitlines()[0] == ("True" if pure == "1" else "False")
+        assert run.stdout.splitlines()[0] == " ".join([str(pure == "1")] * 3)
         files = sorted(p for p in out.rglob("*") if p.is_file() and ".warc" in p.name)
         assert files
         outs.append([gzip.decompress(p.read_bytes()) for p in files])
@@ -348,3 +389,227 @@ def test_damaged_version_line_is_damage_not_a_crash(version, pure, tmp_path, mon
     assert main(["convert", str(src), "--to", "warc", "-o", str(out)]) == 3
     written = b"".join(gzip.decompress(p.read_bytes()) for p in out.rglob("*.warc.gz"))
     assert b"good-record-body" in written and b"\r\n\r\nbad\r\n" not in written
+
+
+# -- the gzip member-start scan (member_starts) -------------------------------------------------
+
+
+def _starts_kernel():
+    return need("crawlmill.formats._warcfast").member_starts
+
+
+MAGIC = b"\x1f\x8b\x08"
+#: a member header as zlib writes it: magic, FLG 0, MTIME, XFL, OS 3 (unix)
+GOOD_HEADER = MAGIC + b"\x00" + b"\x00\x00\x00\x00" + b"\x00" + b"\x03"
+
+STARTS_CASES = {
+    "empty": b"",
+    "one member": gz(b"hello"),
+    "three members": gz(b"a") + gz(b"bb") + gz(b"ccc"),
+    # a false magic inside a member's bytes: reserved FLG bits, or an OS byte zlib never writes
+    "reserved flag": b"xx" + MAGIC + b"\x20" + b"\x00" * 5 + b"\x03" + b"yy",
+    "os 20": b"xx" + MAGIC + b"\x00" * 6 + b"\x14" + b"yy",
+    "os 19": b"xx" + MAGIC + b"\x00" * 6 + b"\x13" + b"yy",
+    "os 255": b"xx" + MAGIC + b"\x00" * 6 + b"\xff" + b"yy",
+    "os 254": b"xx" + MAGIC + b"\x00" * 6 + b"\xfe" + b"yy",
+    "magic at the end": b"abc" + MAGIC,
+    "header cut by the end": b"abc" + GOOD_HEADER[:7],
+    "header ends at the end": b"abc" + GOOD_HEADER,
+    "magic minus one byte at the end": b"abc\x1f\x8b",
+    "lone 1f bytes": b"\x1f" * 20 + GOOD_HEADER + b"\x1f\x8b" + b"\x1f",
+    "adjacent magics": MAGIC * 5 + GOOD_HEADER,
+    "1f 1f 8b 08": b"\x1f" + GOOD_HEADER + b"\x1f\x1f\x8b\x08",
+    "magic with deflate method 7": b"\x1f\x8b\x07" + b"\x00" * 7,
+    # a gzip file stored inside a record's payload: its magic is a false member start
+    "gzip inside a payload": gz(b"WARC/1.0\r\n\r\n" + gz(b"inner" * 50) + b"\r\n\r\n"),
+}
+
+
+@pytest.mark.parametrize("name", list(STARTS_CASES))
+def test_member_starts_kernel_is_the_pure_scan(name):
+    """At every ``end`` (a cut inside a magic, a header cut by ``end``, the buffer's end), as
+    bytes and as bytearray (the reader's chunks), the kernel gives the pure list."""
+    kernel = _starts_kernel()
+    data = STARTS_CASES[name]
+    for end in (None, *range(len(data) + 1)):
+        want = gp._member_starts_pure(data, end)
+        assert kernel(data, end) == want, end
+        assert kernel(bytearray(data), end) == want, end
+        assert kernel(memoryview(data), end) == want, end
+
+
+def test_member_starts_boundaries():
+    """Hand-checked answers, so the pure reference is held to the rule too."""
+    kernel = _starts_kernel()
+    assert kernel(b"abc" + MAGIC, None) == [3]  # no room for the rest: a candidate
+    assert kernel(b"abc" + MAGIC, 5) == []  # the magic split across end
+    assert kernel(b"abc" + GOOD_HEADER, None) == [3]
+    assert kernel(b"xx" + MAGIC + b"\x20" + b"\x00" * 5 + b"\x03", None) == []
+    assert kernel(b"xx" + MAGIC + b"\x00" * 6 + b"\x14", None) == []
+    assert kernel(MAGIC + b"\xe0" + GOOD_HEADER, None) == [4]  # reserved bits: not a header
+    assert kernel(MAGIC * 2 + GOOD_HEADER, None) == [0, 3, 6]  # (FLG 1f, OS 00: headers)
+    members = gz(b"a") + gz(b"bb") + gz(b"ccc")
+    assert kernel(members, None) == [0, len(gz(b"a")), len(gz(b"a")) + len(gz(b"bb"))]
+
+
+def test_member_starts_random_buffers():
+    """Seeded random buffers over the bytes that matter, at every end."""
+    import random
+
+    kernel = _starts_kernel()
+    rng = random.Random(7)
+    alphabet = [0x1F, 0x8B, 0x08, 0x00, 0x03, 0x13, 0x14, 0x20, 0xE0, 0xFF]
+    for _ in range(3000):
+        data = bytes(rng.choice(alphabet) for _ in range(rng.randint(0, 48)))
+        for end in (None, *range(len(data) + 1)):
+            assert kernel(data, end) == gp._member_starts_pure(data, end), (data, end)
+
+
+def test_member_starts_on_every_gzip_sample():
+    kernel = _starts_kernel()
+    files = [p for p in _sample_files() if p.name.lower().endswith(".gz")]
+    assert files
+    for path in files:
+        data = path.read_bytes()
+        assert kernel(data, None) == gp._member_starts_pure(data, None), path
+        assert kernel(data, len(data) // 3) == gp._member_starts_pure(data, len(data) // 3)
+
+
+def test_member_starts_bad_arguments():
+    """An ``end`` outside the buffer or a non-buffer: ``None``, and the pure scan decides."""
+    kernel = _starts_kernel()
+    assert kernel(b"abc", 4) is None
+    assert kernel(b"abc", -1) is None
+    assert kernel(b"abc", 1 << 70) is None
+    assert kernel("text", None) is None
+    with pytest.raises(TypeError):
+        kernel(b"abc")
+
+
+def test_member_starts_used_by_the_reader(monkeypatch):
+    """The chunked reader (inline inflate, member batches) scans with the kernel and reads the
+    same pieces without it; a payload holding a gzip file (false member starts) included."""
+    kernel = _starts_kernel()
+    payload = gz(b"inner gzip file " * 400)
+    body = b"".join(
+        rec(payload + b"%d" % i, b"WARC-Date: 2024-01-01T00:00:00Z") for i in range(300)
+    )
+    data = b"".join(gz(r) for r in [body[i : i + 5000] for i in range(0, len(body), 5000)])
+    calls = []
+
+    def counting(buf, end):
+        calls.append(end)
+        return kernel(buf, end)
+
+    def pieces():
+        out = iter_pieces(io.BytesIO(data), "gzip", threads=0, batch=True)
+        return [(p.data, p.offset, p.length, p.members) for p in out]
+
+    monkeypatch.setattr(gp, "_KERNEL_STARTS", counting)
+    with_kernel = pieces()
+    monkeypatch.setattr(gp, "_KERNEL_STARTS", None)
+    assert pieces() == with_kernel
+    assert calls
+    assert b"".join(p[0] for p in with_kernel) == body
+
+
+# -- the HTTP head split (http_head) ------------------------------------------------------------
+
+
+def _http_kernel():
+    return need("crawlmill.formats._warcfast").http_head
+
+
+def _head_pure(block: bytes, start: int, end: int):
+    cut = http.head_end(block, start, end)
+    return cut, http.content_type(block[start : cut if cut >= 0 else end])
+
+
+def _head_fast(block: bytes, start: int, end: int):
+    cut, value = _http_kernel()(block, start, end)
+    return cut, (None, None) if value is None else http.media_type(value)
+
+
+HEAD_CASES = {
+    "crlf": b"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=UTF-8\r\n\r\n<html>",
+    "lf": b"HTTP/1.1 200 OK\nContent-Type: text/plain\n\nbody",
+    "mixed": b"HTTP/1.1 200 OK\r\nContent-Type: a/b\n\r\nbody\r\n\r\n",
+    "cr runs": b"HTTP/1.1 200 OK\nContent-Type: a/b\n\r\r\nbody",
+    "no blank line": b"HTTP/1.1 200 OK\r\nContent-Type: a/b\r\nServer: x",
+    "no content-type": b"HTTP/1.1 200 OK\r\nServer: x\r\n\r\nContent-Type: not/this",
+    "name without colon first": b"HTTP/1.1 200\r\nContent-Typex: a/a\r\ncontent-type: b/b\r\n\r\n",
+    "spaces and tabs": b"HTTP/1.1 200\r\nCONTENT-TYPE \t: \t text/HTML ;Charset='x'\r\n\r\n",
+    "empty value": b"HTTP/1.1 200\r\nContent-Type:\r\n\r\n",
+    "value cut by a CR": b"HTTP/1.1 200\r\nContent-Type: a/b\rc/d\r\n\r\n",
+    "content-type on the first line": b"Content-Type: a/b\r\n\r\n",
+    "content-type in the body only": b"HTTP/1.1 200\r\n\r\n\nContent-Type: a/b\r\n",
+    "name at the head's end": b"HTTP/1.1 200\r\nX: y\n\ncontent-type",
+    "empty": b"",
+    "8-bit bytes": b"HTTP/1.1 200 \xff\r\nContent-Type: t\xe9xt/\xc3\xa9\r\n\r\n\x00",
+}
+
+
+@pytest.mark.parametrize("name", list(HEAD_CASES))
+def test_http_head_kernel_is_the_pure_split(name):
+    """Every range of the constructed blocks: where the head ends and its Content-Type, as
+    head_end() and content_type() find them."""
+    block = HEAD_CASES[name]
+    for start in range(len(block) + 1):
+        for end in range(start, len(block) + 1):
+            assert _head_fast(block, start, end) == _head_pure(block, start, end), (start, end)
+
+
+def test_http_head_random_blocks():
+    import random
+
+    rng = random.Random(11)
+    parts = [b"\r", b"\n", b"\r\n", b"content-type", b"Content-Type", b":", b" ", b"\t", b"a/b",
+             b"; charset=X", b"x", b"HTTP/1.1 200 OK"]  # fmt: skip
+    for _ in range(20000):
+        block = b"".join(rng.choice(parts) for _ in range(rng.randint(0, 14)))
+        start = rng.randint(0, len(block))
+        end = rng.randint(start, len(block))
+        assert _head_fast(block, start, end) == _head_pure(block, start, end), (block, start, end)
+
+
+def test_http_head_bad_arguments():
+    kernel = _http_kernel()
+    block = HEAD_CASES["crlf"]
+    assert kernel(bytearray(block), 0, len(block)) is None
+    assert kernel(block, -1, 5) is None
+    assert kernel(block, 5, 4) is None
+    assert kernel(block, 0, len(block) + 1) is None
+    assert kernel(block, 0, 1 << 70) is None
+    with pytest.raises(TypeError):
+        kernel(block, 0)
+    assert http.head_and_content_type(block, 0, len(block)) == _head_pure(block, 0, len(block))
+
+
+def test_http_head_kernel_maps_every_sample_alike(monkeypatch):
+    """The WARC reader's records (heads, payloads, content types) are the same with and
+    without the compiled head split, on every WARC sample."""
+    from crawlmill.plugins.readers.warc import warc_to_record
+
+    kernel = _http_kernel()
+    calls = []
+
+    def counting(*args):
+        calls.append(args[1:])
+        return kernel(*args)
+
+    for path in _sample_files():
+        data = path.read_bytes()
+        kind, _ = locate_start(data[:SCAN_START_BYTES])
+        mapped = []
+        for k in (counting, None):  # framed anew: the mapping appends to a record's issues
+            monkeypatch.setattr(http, "_KERNEL", k)
+            items = WarcFramer(iter_pieces(io.BytesIO(data), kind))
+            mapped.append(
+                [
+                    warc_to_record(i, str(path), True, kind is not None)
+                    for i in items
+                    if isinstance(i, FramedRecord)
+                ]
+            )
+        assert mapped[0] == mapped[1], path
+    assert len(calls) > 500
