@@ -153,7 +153,10 @@ def _clean(value: str | None) -> str:
 def _html_tree(text: str) -> Any:
     import lxml.html
 
-    parser = lxml.html.HTMLParser(no_network=True, remove_blank_text=False, recover=True)
+    # the text is decoded already: a meta charset in it must not re-decode its UTF-8 bytes
+    parser = lxml.html.HTMLParser(
+        encoding="utf-8", no_network=True, remove_blank_text=False, recover=True
+    )
     try:
         return lxml.html.document_fromstring(text.encode("utf-8"), parser=parser)
     except Exception:  # noqa: BLE001 - an empty or unparseable page: no tree

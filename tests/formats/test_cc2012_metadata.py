@@ -70,6 +70,9 @@ def test_charset_of_the_japanese_pages():
     for r in pages:
         data = page_metadata(r.url, r.payload, r.http_head)
         assert (data["charset_detected"], data["charset_detector"]) == ("EUC-JP", 0)
+        title = r.payload.split(b"<title>")[1].split(b"</title>")[0].decode("euc_jp").strip()
+        assert data["content"]["title"] == " ".join(title.split())  # decoded once, right
+        assert len(page_text(r.payload, "euc_jp")) > len(title)
 
 
 HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: %s\r\n\r\n"
