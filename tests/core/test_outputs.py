@@ -193,3 +193,53 @@ def test_output_root_that_is_a_file_is_a_config_error(tmp_path):
     (tmp_path / "f").write_text("x")
     with pytest.raises(ConfigError, match="not a folder"):
         OutputRoot(str(tmp_path / "f")).open()
+
+
+def _spy_syncs(monkeypatch) -> list[tuple[str, str]]:
+    """Record fsync / syncfs / rename calls of core.outputs in order."""
+    from crawlmill.core import outputs as mod
+
+    calls: list[tuple[str, str]] = []
+    real_fsync, real_replace, real_syncfs = os.fsync, os.replace, mod._syncfs
+
+    def fsync(fd):
+        calls.append(("fsync", ""))
+        return real_fsync(fd)
+
+    def syncfs(path):
+        calls.append(("syncfs", path))
+        return real_syncfs(path)
+
+    def replace(a, b):
+        calls.append(("rename", str(b)))
+        return real_replace(a, b)
+
+    monkeypatch.setattr(mod.os, "fsync", fsync)
+    monkeypatch.setattr(mod.os, "replace", replace)
+    monkeypatch.setattr(mod, "_syncfs", syncfs)
+    return calls
+
+
+@pytest.mark.parametrize("count", [3, 40])
+def test_files_are_durable_before_any_is_renamed(tmp_path, monkeypatch, count):
+    """A few files: an fsync each; many (an NTCIR tree's pages): one syncfs of the
+    filesystem. Either way before the first rename."""
+    import sys
+
+    calls = _spy_syncs(monkeypatch)
+    outputs = TaskOutputs(str(tmp_path / "out"), "k")
+    outputs.start()
+    for i in range(count):
+        outputs.create(f"d{i % 2}/f{i}.txt").write(b"x" * i)
+    listed = outputs.commit()
+    assert len(listed) == count
+    first_rename = next(i for i, (kind, _) in enumerate(calls) if kind == "rename")
+    before = [kind for kind, _ in calls[:first_rename]]
+    # (plus one fsync: the pending marker, written after the files are durable)
+    if count > 32 and sys.platform == "linux":
+        assert before == ["syncfs", "fsync"]
+    else:
+        assert before == ["fsync"] * (count + 1)
+    assert sorted(p.name for p in (tmp_path / "out").rglob("f*.txt")) == sorted(
+        f"f{i}.txt" for i in range(count)
+    )

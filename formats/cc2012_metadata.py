@@ -1,0 +1,323 @@
+"""Common Crawl 2012 ``metadata`` JSON and ``textData`` text of one fetched page.
+
+The schema is the one Common Crawl published for its 2012 parse-output
+(../shared/specs/source-docs/commoncrawl-2012-dataset.txt, ../shared/specs/collections.md
+section 4.3). :func:`page_metadata` builds it from what a capture holds: the URL, the server
+IP, the fetch time, the HTTP head and the payload as stored:
+
+* ``attempt_time`` (ms since the epoch; ``null`` when the capture has no readable date),
+  ``disposition`` (``SUCCESS`` with an HTTP status;
+  ``FAILURE`` with ``failure_reason`` and ``failure_detail`` without one);
+* ``server_ip``, ``http_result``, ``http_headers`` (names lowercased, repeated headers
+  joined with ``", "``, the status line under ``response``), ``content_len`` (the
+  ``Content-Length`` header), ``mime_type`` (``Content-Type`` without parameters),
+  ``download_size`` (payload bytes), ``content_is_gzip`` and ``gunzip_content_len`` (a payload
+  stored gzip-compressed, inflated up to :data:`MAX_INFLATE` bytes), ``md5`` (hex, of the
+  payload as downloaded), ``charset_detected`` and ``charset_detector`` (0 header, 1 meta tag,
+  3 detector, 10 none: ISO-8859-1 assumed; :mod:`crawlmill.formats.html_charset`),
+  ``text_simhash`` (when a simhash function is given: the 64-bit value as a signed number, as
+  the 2012 files hold it), ``parsed_as`` (``html`` or ``feed``);
+* ``content`` for a 2xx page parsed as HTML (``html-doc``: ``title``, ``meta_tags``: every
+  attribute of each ``<meta>``, ``links``: ``a``, ``area``, ``frame``, ``iframe``, ``script``,
+  ``img`` and ``link`` tags with ``type`` (a ``link``'s own ``type`` attribute when it has one),
+  ``href`` (``src`` for frames, scripts and images), ``text`` (anchors) and every other
+  attribute) or as a feed (``rss-feed``, ``atom-feed``: title, link, description or updated,
+  categories, generator, items...).
+
+lxml parses with no network access and no entity expansion (``resolve_entities=False``,
+``no_network=True``, no DTD); a page or feed that does not parse still gets its JSON, with
+``content`` holding what could be read. :func:`page_text` gives the ``textData`` value: the
+title, the meta description and the body text, as UTF-8.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import zlib
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from .html_charset import FROM_DETECTOR, FROM_HEADER, FROM_META, NONE, detect_charset
+from .http import parse_http_head
+
+__all__ = ["MAX_INFLATE", "page_metadata", "page_text", "signed64"]
+
+#: the most bytes a gzip-stored payload is inflated to (to count ``gunzip_content_len``).
+MAX_INFLATE = 64 * 1024 * 1024
+_LINK_TAGS = {"a": "href", "area": "href", "link": "href", "frame": "src", "iframe": "src",
+              "script": "src", "img": "src"}  # fmt: skip
+_FEED = re.compile(rb"<(rss|feed|rdf:RDF)\b", re.I)
+_WS = re.compile(r"\s+")
+_IANA = {"utf-8": "UTF-8", "iso8859-1": "ISO-8859-1", "cp932": "Shift_JIS", "euc_jp": "EUC-JP",
+         "iso2022_jp": "ISO-2022-JP", "ascii": "US-ASCII", "cp1252": "windows-1252",
+         "utf-16": "UTF-16", "gb2312": "GB2312", "gbk": "GBK", "gb18030": "GB18030",
+         "big5": "Big5", "euc_kr": "EUC-KR", "koi8-r": "KOI8-R"}  # fmt: skip
+
+
+def signed64(value: int) -> int:
+    """An unsigned 64-bit value as the signed number Java's ``long`` holds."""
+    value &= (1 << 64) - 1
+    return value - (1 << 64) if value >> 63 else value
+
+
+def _headers(head: bytes) -> tuple[str, int | None, dict[str, str]]:
+    status, pairs = parse_http_head(head)
+    line = status.decode("latin-1").strip()
+    parts = line.split()
+    code = int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else None
+    headers: dict[str, str] = {"response": line}
+    for name, value in pairs:
+        key = name.decode("latin-1").strip().lower()
+        text = value.decode("latin-1").strip()
+        headers[key] = f"{headers[key]}, {text}" if key in headers else text
+    return line, code, headers
+
+
+def _gunzip_len(payload: bytes) -> int | None:
+    try:
+        inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        size = len(inflater.decompress(payload, MAX_INFLATE))
+        return size if inflater.eof else None
+    except zlib.error:
+        return None
+
+
+def page_metadata(
+    url: str,
+    payload: bytes,
+    http_head: bytes | None,
+    *,
+    ip: str | None = None,
+    fetched: datetime | None = None,
+    simhash: Callable[[str], int] | None = None,
+) -> dict[str, Any]:
+    """The 2012 metadata JSON object of one capture (see the module docstring)."""
+    data: dict[str, Any] = {
+        "attempt_time": int(fetched.timestamp() * 1000) if fetched is not None else None
+    }
+    code = None
+    headers: dict[str, str] = {}
+    if http_head:
+        _, code, headers = _headers(http_head)
+    if code is None:
+        data["disposition"] = "FAILURE"
+        data["failure_reason"] = "NoHTTPResponse"
+        data["failure_detail"] = f"no HTTP status line for {url}"
+        return data
+    data["disposition"] = "SUCCESS"
+    if ip:
+        data["server_ip"] = ip
+    data["http_result"] = code
+    data["http_headers"] = headers
+    length = headers.get("content-length", "").strip()
+    if length.isdigit():
+        data["content_len"] = int(length)
+    ctype = headers.get("content-type", "")
+    mime = ctype.split(";")[0].strip().lower()
+    if mime:
+        data["mime_type"] = mime
+    data["download_size"] = len(payload)
+    body = payload
+    if payload[:2] == b"\x1f\x8b":
+        inflated = _gunzip_len(payload)
+        data["content_is_gzip"] = True
+        if inflated is not None:
+            data["gunzip_content_len"] = inflated
+            body = zlib.decompress(payload, 16 + zlib.MAX_WBITS)
+    data["md5"] = hashlib.md5(payload).hexdigest()
+    header_charset = None
+    m = re.search(r"charset\s*=\s*[\"']?([^\s;\"']+)", ctype, re.I)
+    if m:
+        header_charset = m.group(1)
+    charset, source = detect_charset(header_charset, body)
+    data["charset_detected"] = _IANA.get(charset, charset.upper())
+    data["charset_detector"] = {FROM_HEADER: 0, FROM_META: 1, FROM_DETECTOR: 3}.get(source, NONE)
+    text = body.decode(charset, "replace")
+    is_feed = "xml" in mime or "rss" in mime or "atom" in mime or bool(_FEED.search(body[:2048]))
+    if mime in ("text/html", "application/xhtml+xml") and not _FEED.search(body[:2048]):
+        is_feed = False
+    data["parsed_as"] = "feed" if is_feed else "html"
+    if simhash is not None:
+        data["text_simhash"] = signed64(simhash(page_text(body, charset, is_feed)))
+    if 200 <= code < 300:
+        data["content"] = _feed(body) if is_feed else _html(text)
+    return data
+
+
+def _clean(value: str | None) -> str:
+    return _WS.sub(" ", value or "").strip()
+
+
+def _html_tree(text: str) -> Any:
+    import lxml.html
+
+    # the text is decoded already: a meta charset in it must not re-decode its UTF-8 bytes
+    parser = lxml.html.HTMLParser(
+        encoding="utf-8", no_network=True, remove_blank_text=False, recover=True
+    )
+    try:
+        return lxml.html.document_fromstring(text.encode("utf-8"), parser=parser)
+    except Exception:  # noqa: BLE001 - an empty or unparseable page: no tree
+        return None
+
+
+def _html(text: str) -> dict[str, Any]:
+    content: dict[str, Any] = {"type": "html-doc"}
+    tree = _html_tree(text)
+    if tree is None:
+        return content
+    title = tree.find(".//title")
+    if title is not None:
+        content["title"] = _clean(title.text_content())
+    content["meta_tags"] = [dict(el.attrib) for el in tree.iter("meta")]
+    links = []
+    for el in tree.iter(*_LINK_TAGS):
+        tag = el.tag
+        attrs = dict(el.attrib)
+        ref = attrs.pop(_LINK_TAGS[tag], None)
+        if ref is None:
+            continue  # a named anchor, an inline script: no link
+        link: dict[str, Any] = {"type": attrs.pop("type", "link") if tag == "link" else tag}
+        link["href"] = ref
+        if tag == "a":
+            link["text"] = _clean(el.text_content())
+        link.update(attrs)
+        links.append(link)
+    content["links"] = links
+    return content
+
+
+def _local(tag: Any) -> str:
+    return tag.rsplit("}", 1)[-1] if isinstance(tag, str) else ""
+
+
+def _child_text(el: Any, name: str) -> str | None:
+    for child in el:
+        if _local(child.tag) == name:
+            return _clean("".join(child.itertext()))
+    return None
+
+
+def _feed(body: bytes) -> dict[str, Any]:
+    from lxml import etree
+
+    parser = etree.XMLParser(
+        resolve_entities=False, no_network=True, load_dtd=False, recover=True, huge_tree=False
+    )
+    try:
+        root = etree.fromstring(body, parser=parser)
+    except (etree.XMLSyntaxError, ValueError):
+        root = None
+    if root is None:
+        return {"type": "rss-feed"}
+    if _local(root.tag) == "feed":
+        return _atom(root)
+    channel = next((el for el in root.iter() if _local(el.tag) == "channel"), root)
+    content: dict[str, Any] = {"type": "rss-feed"}
+    for name in ("title", "description", "generator", "ttl"):
+        value = _child_text(channel, name)
+        if value is not None:
+            content[name] = value
+    link = _child_text(channel, "link")
+    if link:
+        content["link"] = {"href": link}
+    dates = [
+        d for d in (_child_text(channel, "lastBuildDate"), _child_text(channel, "pubDate")) if d
+    ]
+    if dates:
+        content["updated"] = dates[0]
+    content["categories"] = [
+        _clean("".join(c.itertext())) for c in channel if _local(c.tag) == "category"
+    ]
+    items = []
+    for item in (el for el in root.iter() if _local(el.tag) == "item"):
+        entry: dict[str, Any] = {}
+        for name, key in (("title", "title"), ("description", "description"),
+                          ("author", "author"), ("comments", "comments"),
+                          ("pubDate", "published"), ("guid", "guid")):  # fmt: skip
+            value = _child_text(item, name)
+            if value is not None:
+                entry[key] = value
+        link = _child_text(item, "link")
+        if link:
+            entry["link"] = {"href": link}
+        entry["categories"] = [
+            _clean("".join(c.itertext())) for c in item if _local(c.tag) == "category"
+        ]
+        items.append(entry)
+    content["items"] = items
+    return content
+
+
+def _atom_links(el: Any, rel: str) -> list[dict[str, str]]:
+    return [
+        dict(c.attrib) for c in el if _local(c.tag) == "link" and c.get("rel", "alternate") == rel
+    ]
+
+
+def _atom(root: Any) -> dict[str, Any]:
+    content: dict[str, Any] = {"type": "atom-feed"}
+    for name in ("title", "updated", "generator"):
+        value = _child_text(root, name)
+        if value is not None:
+            content[name] = value
+    links = _atom_links(root, "alternate")
+    if links:
+        content["link"] = links[0]
+    content["categories"] = [c.get("term", "") for c in root if _local(c.tag) == "category"]
+    content["authors"] = [
+        {"name": _child_text(a, "name") or ""} for a in root if _local(a.tag) == "author"
+    ]
+    items = []
+    for entry_el in (c for c in root if _local(c.tag) == "entry"):
+        entry: dict[str, Any] = {}
+        for name, key in (("title", "title"), ("summary", "description"),
+                          ("published", "published"), ("updated", "updated")):  # fmt: skip
+            value = _child_text(entry_el, name)
+            if value is not None:
+                entry[key] = value
+        for rel, key in (("alternate", "link"), ("self", "self"), ("replies", "replies")):
+            found = _atom_links(entry_el, rel)
+            if found:
+                entry[key] = found[0] if len(found) == 1 else found
+        entry["authors"] = [
+            {"name": _child_text(a, "name") or ""} for a in entry_el if _local(a.tag) == "author"
+        ]
+        entry["categories"] = [c.get("term", "") for c in entry_el if _local(c.tag) == "category"]
+        items.append(entry)
+    content["items"] = items
+    return content
+
+
+def page_text(body: bytes, charset: str, is_feed: bool = False) -> str:
+    """The ``textData`` text: an HTML page's title, meta description and body text (a feed's
+    text), whitespace collapsed; empty when nothing parses."""
+    if is_feed:
+        from lxml import etree
+
+        parser = etree.XMLParser(
+            resolve_entities=False, no_network=True, load_dtd=False, recover=True
+        )
+        try:
+            root = etree.fromstring(body, parser=parser)
+        except (etree.XMLSyntaxError, ValueError):
+            return ""
+        return _clean(" ".join(root.itertext())) if root is not None else ""
+    tree = _html_tree(body.decode(charset, "replace"))
+    if tree is None:
+        return ""
+    for bad in tree.xpath("//script|//style"):
+        bad.drop_tree()
+    parts = []
+    title = tree.find(".//title")
+    if title is not None:
+        parts.append(_clean(title.text_content()))
+    for meta in tree.iter("meta"):
+        if (meta.get("name") or "").lower() == "description":
+            parts.append(_clean(meta.get("content")))
+    body_el = tree.find(".//body")
+    if body_el is not None:
+        parts.append(_clean(body_el.text_content()))
+    return "\n".join(p for p in parts if p)

@@ -1,0 +1,327 @@
+"""``ntcir``: an NTCIR WEB collection (NW100G-01) read as a collection of site directories.
+
+A tree holds the six lists (``sitelist``, ``aliaslist``, ``doclist``, ``duplist``,
+``targetlist``, ``linklist``) and the trees ``raw/``, ``euc/`` and ``cooked/`` (``cook/`` in
+NW1000G-04), each ``<2 digits>/<4 digits>/<site id>/<NNNN>.data`` plus ``.meta``
+(docs/formats/ntcir.md says which of these facts are confirmed and which reconstructed).
+:meth:`NtcirReader.discover` makes one unit per site directory, its parts every ``.data`` and
+``.meta`` file of that site in each tree (``raw/0001.data``...), so a changed page redoes its
+site; the lists stay where they are and are looked up per document (by binary search when a
+list is sorted by its first field, as the collection's are; else loaded once per process).
+
+One Record per page (``NNNN``), in page order, from the ``.meta`` of the ``payload`` tree
+(:mod:`crawlmill.formats.ntcir_meta`, both syntaxes):
+
+* ``doc_id`` ``NW:DOCID``; ``url`` ``NW:URL``; ``content_type`` and ``charset`` ``NW:CTYPE``;
+* ``http_head`` the ``NW:HTTPH`` block as stored (a block without the blank line that ends a
+  head gets one, in its own line-end style; the stored block stays in extras), ``date`` its
+  ``Date:`` header (the fetch; ``NW:DATE`` is the page's ``Last-Modified`` and stays in
+  extras); kind ``response`` with a head, ``resource`` without;
+* ``payload`` the ``.data`` bytes of the ``payload`` tree (``raw`` by default: as crawled;
+  ``euc``: converted to EUC-JP), exactly as stored;
+* ``text`` the cooked tree's ``.data`` decoded as EUC-JP when that tree is there;
+* ``outlinks`` the ``linklist`` URLs of the doc id; ``extras["ntcir"]`` the site id, the page
+  number, the tree read, every ``.meta`` field as stored, the syntax and wrapper, the
+  duplicate URLs (``duplist``) and the site's aliases (``aliaslist``).
+
+Collection checks: a page whose doc id ``doclist`` does not list, and a ``.data`` without its
+``.meta`` (or the reverse), are failed checks of the unit; a bad list line is a warning.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import os
+import re
+from collections.abc import Iterator
+from typing import Any, Literal
+
+from crawlmill.core import (
+    Check,
+    InputFile,
+    Outlink,
+    PluginOptions,
+    Provenance,
+    ReadContext,
+    Reader,
+    Record,
+    RecordKind,
+    hookimpl,
+)
+from crawlmill.formats.html_charset import charset_of_content_type
+from crawlmill.formats.ntcir_lists import LIST_NAMES, ListItem, read_list
+from crawlmill.formats.ntcir_meta import CTYPE, HTTPH, URL, parse_meta
+from crawlmill.formats.sorted_lines import find_lines, first_fields_sorted
+from pydantic import Field
+
+__all__ = ["NtcirReader", "site_directories"]
+
+TREES = ("raw", "euc", "cooked", "cook")
+_SITE = re.compile(r"[0-9]{6,7}\Z")
+_PAGE = re.compile(r"([0-9]+)\.(data|meta)\Z")
+_CACHE: dict[tuple[str, int, int, str], Any] = {}
+
+
+def _trees(root: str) -> list[str]:
+    return [t for t in TREES if os.path.isdir(os.path.join(root, t))]
+
+
+def site_directories(root: str) -> dict[str, dict[str, str]]:
+    """Site id -> tree -> the site's folder (``<tree>/<id[:2]>/<id[:4]>/<id>``), for every
+    tree of the collection at ``root``."""
+    sites: dict[str, dict[str, str]] = {}
+    for tree in _trees(root):
+        base = os.path.join(root, tree)
+        for top in sorted(os.listdir(base)):
+            for mid in sorted(_listdir(os.path.join(base, top))):
+                for site in sorted(_listdir(os.path.join(base, top, mid))):
+                    folder = os.path.join(base, top, mid, site)
+                    named = _SITE.match(site) and site.startswith(mid) and mid.startswith(top)
+                    if named and os.path.isdir(folder):
+                        sites.setdefault(site, {})[tree] = folder
+    return dict(sorted(sites.items()))
+
+
+def _listdir(path: str) -> list[str]:
+    try:
+        return os.listdir(path)
+    except (NotADirectoryError, FileNotFoundError):
+        return []
+
+
+def _is_collection(path: str) -> bool:
+    if not os.path.isdir(path):
+        return False
+    has_list = any(os.path.isfile(os.path.join(path, name)) for name in LIST_NAMES)
+    return bool(_trees(path)) and (has_list or bool(site_directories(path)))
+
+
+class NtcirReader(Reader):
+    """NTCIR WEB (NW100G-01) trees: raw/euc/cooked ``.data`` + ``.meta`` and the lists."""
+
+    name = "ntcir"
+    file_suffixes = ()
+
+    class Options(PluginOptions):
+        payload: Literal["raw", "euc"] = Field(
+            "raw",
+            description="which tree feeds the payload: raw (as crawled) or euc (Japanese "
+            "pages converted to EUC-JP)",
+        )
+        text: bool = Field(True, description="set text from the cooked tree when it is there")
+
+    @classmethod
+    def sniff(cls, path: str, head: bytes) -> float:
+        """Sure for a folder holding ``raw/``, ``euc/`` or ``cooked/`` site trees (or the
+        lists beside such a tree); 0 for a file."""
+        return 0.9 if _is_collection(path) else 0.0
+
+    @classmethod
+    def discover(cls, path: str, options: PluginOptions) -> list[InputFile] | None:
+        """One unit per site directory (its parts: every ``.data``/``.meta`` of the site in
+        each tree), in site id order; ``None`` when ``path`` is no NTCIR tree."""
+        if not _is_collection(path):
+            return None
+        root = os.path.abspath(path)
+        lists = {
+            n: os.path.join(root, n) for n in LIST_NAMES if os.path.isfile(os.path.join(root, n))
+        }
+        ordered = {n: _sorted(p) for n, p in lists.items() if n in ("doclist", "linklist")}
+        units = []
+        for site, folders in site_directories(root).items():
+            parts = {}
+            for tree, folder in folders.items():
+                for name in sorted(os.listdir(folder)):
+                    if _PAGE.match(name):
+                        parts[f"{tree}/{name}"] = os.path.join(folder, name)
+            first = next(iter(folders.values()))
+            rel = os.path.relpath(first, root).split(os.sep, 1)[1]  # <2>/<4>/<site>
+            units.append(
+                InputFile(
+                    os.path.join(root, "sites", rel),
+                    os.path.join("sites", rel),
+                    meta={"root": root, "site": site, "lists": lists, "sorted": ordered},
+                    parts=parts,
+                )
+            )
+        return units
+
+    def read(self, ctx: ReadContext) -> Iterator[Record]:
+        """The site's pages, one Record each (see the module docstring)."""
+        meta = ctx.input.meta or {}
+        lists = _Lists(meta.get("lists") or {}, meta.get("sorted") or {}, ctx)
+        parts = ctx.input.parts
+        tree = self.options.payload
+        if not any(name.startswith(tree + "/") for name in parts):
+            tree = next(
+                (t for t in ("raw", "euc") if any(n.startswith(t + "/") for n in parts)), tree
+            )
+        pages = sorted(
+            {m.group(1) for n in parts if (m := _PAGE.match(n.split("/", 1)[1]))}, key=int
+        )
+        aliases = lists.aliases(meta.get("site", ""))
+        for page in pages:
+            data_name, meta_name = f"{tree}/{page}.data", f"{tree}/{page}.meta"
+            if data_name not in parts or meta_name not in parts:
+                missing = data_name if data_name not in parts else meta_name
+                ctx.report_check(Check(ctx.input.path, "page pair", False, f"{missing} is missing"))
+                continue
+            yield self._record(ctx, lists, parts, tree, page, aliases)
+
+    def _record(
+        self,
+        ctx: ReadContext,
+        lists: _Lists,
+        parts: dict[str, str],
+        tree: str,
+        page: str,
+        aliases: list[str],
+    ) -> Record:
+        data_path = parts[f"{tree}/{page}.data"]
+        with open(parts[f"{tree}/{page}.meta"], "rb") as fh:
+            info = parse_meta(fh.read())
+        with open(data_path, "rb") as fh:
+            payload = fh.read()
+        doc_id = info.doc_id
+        if doc_id is not None and lists.listed(doc_id) is False:
+            ctx.report_check(
+                Check(data_path, "doclist", False, f"doc id {doc_id} is not in doclist")
+            )
+        url = _text(info.get(URL))
+        stored_head = info.get(HTTPH)
+        head = _ended(stored_head) if stored_head and stored_head.strip() else None
+        ctype = _text(info.get(CTYPE))
+        text = None
+        cooked = parts.get(f"cooked/{page}.data") or parts.get(f"cook/{page}.data")
+        if self.options.text and cooked is not None:
+            with open(cooked, "rb") as fh:
+                text = fh.read().decode("euc_jp", "replace")
+        extras: dict[str, Any] = {
+            "site": ctx.input.meta.get("site"),
+            "page": page,
+            "tree": tree,
+            "fields": [(name, value) for name, value in info.fields],
+            "syntax": info.syntax,
+            "wrapper": info.wrapper,
+            "duplicates": lists.duplicates(doc_id) if doc_id else [],
+            "aliases": aliases,
+        }
+        if info.other:
+            extras["other"] = info.other
+        date = _head_date(head)
+        return Record(
+            kind=RecordKind.RESPONSE if head is not None else RecordKind.RESOURCE,
+            url=url,
+            doc_id=doc_id,
+            date=date,
+            date_raw=None,
+            http_head=head,
+            payload=payload,
+            content_type=(ctype.split(";")[0].strip() or None) if ctype else None,
+            charset=charset_of_content_type(ctype) if ctype else None,
+            text=text,
+            outlinks=[Outlink(u) for u in lists.links(doc_id)] if doc_id else [],
+            extras={"ntcir": extras},
+            source=Provenance(data_path, 0, len(payload), "ntcir"),
+        )
+
+
+def _text(value: bytes | None) -> str | None:
+    if value is None:
+        return None
+    return value.decode("utf-8", "surrogateescape").strip() or None
+
+
+def _ended(head: bytes) -> bytes:
+    """``head`` ending in the blank line that ends an HTTP head (added in its own style)."""
+    if head.endswith((b"\r\n\r\n", b"\n\n")):
+        return head
+    eol = b"\r\n" if b"\r\n" in head else b"\n"
+    return head + (eol if head.endswith(b"\n") else eol + eol)
+
+
+def _head_date(head: bytes | None) -> Any:
+    if not head:
+        return None
+    m = re.search(rb"(?im)^date:[ \t]*(.+?)\r?$", head)
+    if m is None:
+        return None
+    try:
+        return email.utils.parsedate_to_datetime(m.group(1).decode("latin-1"))
+    except (TypeError, ValueError, IndexError):
+        return None
+
+
+def _sorted(path: str) -> bool:
+    with open(path, "rb") as fh:
+        return first_fields_sorted(fh)
+
+
+def _stat_key(path: str, what: str) -> tuple[str, int, int, str]:
+    st = os.stat(path)
+    return (path, st.st_size, st.st_mtime_ns, what)
+
+
+class _Lists:
+    """Per-document lookups in the collection's lists (binary search when sorted)."""
+
+    def __init__(self, lists: dict[str, str], ordered: dict[str, bool], ctx: ReadContext) -> None:
+        self.lists = lists
+        self.ordered = ordered
+        self.ctx = ctx
+
+    def _lines(self, name: str, key: str) -> list[list[str]] | None:
+        path = self.lists.get(name)
+        if path is None:
+            return None
+        if self.ordered.get(name):
+            with open(path, "rb") as fh:
+                found = find_lines(fh, os.path.getsize(path), key.encode())
+            return [line.decode("utf-8", "surrogateescape").split("\t") for line in found]
+        table = self._table(name, 0)
+        return table.get(key, [])
+
+    def _table(self, name: str, field: int) -> dict[str, list[list[str]]]:
+        """List ``name`` loaded once per process, by ``field``; bad lines are warnings."""
+        path = self.lists[name]
+        key = _stat_key(path, f"{name}:{field}")
+        if key not in _CACHE:
+            table: dict[str, list[list[str]]] = {}
+            with open(path, "rb") as fh:
+                for item in read_list(fh.read(), name, path):  # type: ignore[arg-type]
+                    if isinstance(item, ListItem):
+                        table.setdefault(item.fields[field], []).append(list(item.fields))
+                    else:
+                        self.ctx.report_warning(
+                            "bad-list-line",
+                            f"{item.path} line {item.line} (offset {item.offset}): {item.reason}",
+                        )
+            _CACHE[key] = table
+        return _CACHE[key]
+
+    def listed(self, doc_id: str) -> bool | None:
+        """Whether ``doclist`` lists ``doc_id`` (``None``: no doclist)."""
+        found = self._lines("doclist", doc_id)
+        return None if found is None else bool(found)
+
+    def links(self, doc_id: str) -> list[str]:
+        """The ``linklist`` URLs of ``doc_id``."""
+        return [fields[1] for fields in self._lines("linklist", doc_id) or [] if len(fields) > 1]
+
+    def duplicates(self, doc_id: str) -> list[str]:
+        """The ``duplist`` URLs naming ``doc_id``."""
+        if "duplist" not in self.lists:
+            return []
+        return [fields[0] for fields in self._table("duplist", 1).get(doc_id, [])]
+
+    def aliases(self, site: str) -> list[str]:
+        """The ``aliaslist`` names of ``site``."""
+        if "aliaslist" not in self.lists:
+            return []
+        return [fields[0] for fields in self._table("aliaslist", 1).get(site, [])]
+
+
+@hookimpl
+def crawlmill_register_readers(register):
+    """Register ``ntcir``."""
+    register(NtcirReader)

@@ -1,0 +1,269 @@
+"""``ntcir`` writer: any captures as an NTCIR WEB (NW100G-01) tree.
+
+Ids are allocated over the whole run before a page is written (a collect/reduce pass,
+docs/plugin_hooks.md "Whole-collection steps"):
+
+* **sites**: one per host and port (after the ``aliases`` option maps alias hosts to their
+  site's host), numbered ``000001``... in the order of their host name, then port; a site's
+  other hosts go to ``aliaslist`` (as ``http://host`` or ``http://host:port``);
+* **pages**: every capture that takes part (``response`` and ``resource`` records with an
+  ``http``/``https`` URL), numbered per site ``0001``... in pipeline order (input order, then
+  record order; more than 9999 pages widen the number);
+* **doc ids**: ``NW`` + nine digits, ``NW000000001``... over the pages in site order, then
+  page order; then, for ``targetlist``, the link targets that are no page of the run, in URL
+  order (the README's "discovered but not crawled" documents).
+
+Each page is written as ``<tree>/<id[:2]>/<id[:4]>/<id>/<NNNN>.data`` plus ``.meta`` in each
+tree of ``trees``: ``raw`` the payload bytes as captured; ``euc`` the page converted to EUC-JP
+when it is Japanese (its charset, from the HTTP header, then a meta tag, then ``chardet``, is
+a Japanese one, or it is UTF-8 with kana or kanji; :func:`crawlmill.formats.japanese.to_euc_jp`:
+Microsoft's Shift_JIS code points mapped to JIS's, characters EUC-JP lacks written ``?`` and
+counted as ``euc-unmappable``), other pages as they are; ``cooked`` the NTCIR cooked text
+(:mod:`crawlmill.formats.ntcir_cooked`) of the euc page, in EUC-JP for Japanese pages and in
+the page's charset for others. The ``.meta`` (:mod:`crawlmill.formats.ntcir_meta`, syntax and
+wrapper options) holds ``NW:DOCID``, ``NW:DATE`` (the head's ``Last-Modified``, empty without
+one), ``NW:CTYPE`` (the head's ``Content-Type``), ``NW:URL`` and ``NW:HTTPH`` (the HTTP head);
+the same file in every tree.
+
+The lists (``sitelist``, ``aliaslist``, ``doclist``, ``targetlist``, ``duplist`` from the
+records' duplicate URLs, ``linklist`` from their outlinks) are written, sorted by their first
+field, by the task of the run's first input. Ids, hosts and URLs never make a path: every
+path is built from digits. Records that do not take part are quarantined
+(``not-a-capture``).
+
+A tree read by the ``ntcir`` reader is written again with the same ids when every page
+carries its site and doc id (``extras["ntcir"]``) and they agree; otherwise every id is
+allocated anew.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, ClassVar, Literal
+from urllib.parse import urlsplit
+
+from crawlmill.core import PluginOptions, Record, RecordKind, Writer, hookimpl
+from crawlmill.formats.html_charset import charset_of_content_type, detect_charset
+from crawlmill.formats.http import parse_http_head
+from crawlmill.formats.japanese import to_euc_jp
+from crawlmill.formats.ntcir_cooked import CookOptions, cook
+from crawlmill.formats.ntcir_meta import CTYPE, DATE, DOCID, HTTPH, URL, write_meta
+from pydantic import Field
+
+__all__ = ["NtcirWriter"]
+
+JAPANESE = frozenset({"euc_jp", "cp932", "shift_jis", "shift_jisx0213", "euc_jisx0213",
+                      "iso2022_jp", "iso2022_jp_1", "iso2022_jp_2", "iso2022_jp_3",
+                      "iso2022_jp_ext", "euc_jis_2004", "shift_jis_2004"})  # fmt: skip
+_KANA_KANJI = re.compile("[\u3040-\u30ff\u4e00-\u9fff]")
+_TAKES_PART = (RecordKind.RESPONSE, RecordKind.RESOURCE)
+
+
+def _schema() -> Any:
+    import pyarrow as pa
+
+    return pa.schema(
+        [
+            ("host", pa.string()),
+            ("port", pa.int32()),
+            ("url", pa.string()),
+            ("links", pa.list_(pa.string())),
+            ("dups", pa.list_(pa.string())),
+            ("site_hint", pa.string()),
+            ("page_hint", pa.int64()),
+            ("doc_hint", pa.string()),
+        ]
+    )
+
+
+class _LazySchema:
+    def __get__(self, obj: Any, owner: type) -> Any:
+        return _schema()
+
+
+def _host_port(url: str) -> tuple[str, int] | None:
+    try:
+        parts = urlsplit(url)
+        if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+            return None
+        return parts.hostname.lower(), parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError:
+        return None
+
+
+class NtcirWriter(Writer):
+    """NTCIR WEB trees (raw/euc/cooked ``.data`` + ``.meta``) and their six lists."""
+
+    name = "ntcir"
+
+    class Options(PluginOptions):
+        trees: list[Literal["raw", "euc", "cooked"]] = Field(
+            default_factory=lambda: ["raw", "euc", "cooked"], description="the trees written"
+        )
+        meta_syntax: Literal["tagged", "lines"] = Field(
+            "tagged",
+            description="the .meta field syntax: <NW:X>v</NW:X> or NW:X v lines (both are "
+            "reconstructions: docs/formats/ntcir.md)",
+        )
+        meta_wrapper: tuple[str, str] = Field(
+            ("<META>", "</META>"), description="the .meta file's first and last line"
+        )
+        meta_marker: str = Field("<META>", description="cooked rule 3's marker string")
+        alt_marker: str = Field("<ALT>", description="cooked rule 4's marker string")
+        aliases: dict[str, str] = Field(
+            default_factory=dict,
+            description="alias host -> the host of its site (the alias goes to aliaslist)",
+        )
+
+    collect_schema: ClassVar[Any] = _LazySchema()
+
+    # -- the collect pass ----------------------------------------------------------------------
+
+    def _takes_part(self, record: Record) -> tuple[str, int] | None:
+        if record.kind not in _TAKES_PART or record.url is None:
+            return None
+        return _host_port(record.url)
+
+    def collect(self, record: Record) -> list[tuple] | None:
+        """One row per capture that takes part: host, port, URL, outlinks, duplicate URLs and
+        the ids it had in an NTCIR tree."""
+        where = self._takes_part(record)
+        if where is None:
+            return None
+        host, port = where
+        host = self.options.aliases.get(host, host)
+        info = record.extras.get("ntcir") or {}
+        return [
+            (
+                host,
+                port,
+                record.url,
+                [o.url for o in record.outlinks],
+                list(info.get("duplicates") or []),
+                info.get("site"),
+                int(info["page"]) if str(info.get("page", "")).isdigit() else None,
+                record.doc_id if info else None,
+            )
+        ]
+
+    @classmethod
+    def reduce(cls, rows: Any, options: Any, ctx: Any) -> Any:
+        """Sites, pages and doc ids (see the module docstring): one row per page (``input``
+        >= 0) and per link target that is no page (``input`` -1), by doc id."""
+        from .ntcir_ids import allocate
+
+        return allocate(rows, options, ctx)
+
+    # -- the final pass ------------------------------------------------------------------------
+
+    def open(self, ctx: Any) -> None:
+        """This input's pages (by seq) from the table."""
+        import pyarrow.compute as pc
+
+        self.ctx = ctx
+        self.cook_options = CookOptions(self.options.meta_marker, self.options.alt_marker)
+        table = ctx.table()
+        mine = table.filter(pc.equal(table["input"], ctx.input.index))
+        self.pages = dict(
+            zip(
+                mine["seq"].to_pylist(),
+                zip(mine["site"].to_pylist(), mine["page"].to_pylist(), mine["doc"].to_pylist(),
+                    strict=True),
+                strict=True,
+            )
+        )  # fmt: skip
+
+    def write(self, record: Record) -> None:
+        """A page in every tree, or the quarantine for a record that takes no part."""
+        if self._takes_part(record) is None:
+            self.ctx.quarantine(record, "not-a-capture: an NTCIR tree holds HTTP captures only")
+            return
+        site, page, doc = self.pages[self.ctx.seq]
+        meta = write_meta(
+            self._fields(record, doc),
+            self.options.meta_syntax,
+            tuple(s.encode("utf-8") for s in self.options.meta_wrapper),
+        )
+        euc, cooked = self._derived(record)
+        data = {"raw": record.payload, "euc": euc, "cooked": cooked}
+        width = max(4, len(str(page)))
+        for tree in self.options.trees:
+            base = f"{tree}/{site[:2]}/{site[:4]}/{site}/{page:0{width}d}"
+            with self.ctx.create(base + ".data") as fh:
+                fh.write(data[tree])
+            with self.ctx.create(base + ".meta") as fh:
+                fh.write(meta)
+        self._refuse(record, doc)
+
+    def _refuse(self, record: Record, doc: str) -> None:
+        """Warn for the neutral fields an NTCIR tree has no place for."""
+        warn = self.ctx.report_warning
+        if record.ip:
+            warn("ip-not-written", "the server IP: a .meta file has no field for it")
+        if record.doc_id and record.doc_id != doc:
+            warn("doc-id-not-written", f"document id {record.doc_id}: the tree's is {doc}")
+        if record.text is not None and "text" in record.changed:
+            warn("text-not-written", "extracted text: the cooked tree is made from the page")
+        head = record.http_head or b""
+        if record.date is not None and b"\ndate:" not in b"\n" + head.lower():
+            warn("date-not-written", "the capture date: the HTTP head has no Date header")
+
+    def _fields(self, record: Record, doc: str) -> list[tuple[str, bytes]]:
+        head = record.http_head or b""
+        headers = dict((k.lower(), v) for k, v in parse_http_head(head)[1]) if head else {}
+        ctype = headers.get(b"content-type") or (record.content_type or "").encode()
+        return [
+            (DOCID, doc.encode()),
+            (DATE, headers.get(b"last-modified", b"")),
+            (CTYPE, ctype),
+            (URL, (record.url or "").encode("utf-8", "surrogateescape")),
+            (HTTPH, head),
+        ]
+
+    def _derived(self, record: Record) -> tuple[bytes, bytes]:
+        """The euc page and the cooked text (see the module docstring)."""
+        header = record.charset or charset_of_content_type(record.content_type)
+        charset, _ = detect_charset(header, record.payload)
+        text = record.payload.decode(charset, "replace")
+        japanese = charset in JAPANESE or (
+            charset == "utf-8" and _KANA_KANJI.search(text) is not None
+        )
+        if japanese:
+            euc, missing = to_euc_jp(text)
+            if missing:
+                self.ctx.count("euc-unmappable", missing)
+            target = "euc_jp"
+        else:
+            euc, target = record.payload, charset
+        cooked_text = cook(euc.decode(target, "replace"), self.cook_options)
+        cooked = to_euc_jp(cooked_text)[0] if japanese else self._encode(cooked_text, target)
+        return euc, cooked
+
+    def _encode(self, text: str, charset: str) -> bytes:
+        try:
+            return text.encode(charset)
+        except UnicodeEncodeError:
+            self.ctx.count("unmappable")
+            return text.encode(charset, "replace")
+
+    def close(self) -> None:
+        """The first input's task writes the lists (line by line: memory stays flat)."""
+        if self.ctx.input.index != 0:
+            return
+        from crawlmill.formats.ntcir_lists import format_item
+
+        from .ntcir_ids import list_rows
+
+        def skipped(name: str) -> None:
+            self.ctx.report_warning("list-entry-skipped", f"{name}: a URL with a tab or line break")
+
+        for name, rows in list_rows(self.ctx.table(), self.options.aliases, skipped).items():
+            with self.ctx.create(name) as fh:
+                for fields in rows:
+                    fh.write(format_item(name, fields))
+
+
+@hookimpl
+def crawlmill_register_writers(register):
+    """Register ``ntcir``."""
+    register(NtcirWriter)

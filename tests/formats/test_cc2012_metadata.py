@@ -1,0 +1,194 @@
+"""The Common Crawl 2012 metadata JSON and textData: on every real response of the WARC and ARC
+samples (fields of the schema, with the right types and meanings, checked independently: md5,
+sizes, status, charset), on HTML and feeds written to exercise each field, and on malformed
+pages and feeds (JSON, not a crash); lxml loads no external entity."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+from datetime import UTC, datetime
+
+import pytest
+from crawlmill import open_reader
+from crawlmill.formats.cc2012_metadata import page_metadata, page_text, signed64
+from crawlmill.formats.http import parse_http_head
+
+from tests.conftest import SAMPLES
+
+SAMPLE_FILES = [
+    "chatnoir-eu-chatnoir-resiliparse/tests/data/clueweb-quirk.warc.gz",
+    "webrecorder-warcio/test/data/example.warc.gz",
+    "webrecorder-warcio/test/data/example.arc.gz",
+    "sqs-freequery/test/dumps/ClueWeb09_English_Sample",
+]
+TYPES = {
+    "attempt_time": (int, type(None)), "disposition": str, "server_ip": str, "http_result": int,
+    "http_headers": dict, "content_len": int, "mime_type": str, "download_size": int,
+    "content_is_gzip": bool, "gunzip_content_len": int, "md5": str, "charset_detected": str,
+    "charset_detector": int, "parsed_as": str, "content": dict, "text_simhash": int,
+}  # fmt: skip
+
+
+def responses():
+    for rel in SAMPLE_FILES:
+        with open_reader(str(SAMPLES / rel)) as records:
+            for r in records:
+                if r.kind == "response" and r.http_head:
+                    yield r
+
+
+def test_every_real_response_gets_schema_json():
+    seen = 0
+    for r in responses():
+        data = page_metadata(r.url, r.payload, r.http_head, ip=r.ip, fetched=r.date,
+                             simhash=lambda text: hash(text) & (2**64 - 1))  # fmt: skip
+        json.dumps(data)  # plain JSON
+        for key, value in data.items():
+            assert isinstance(value, TYPES[key]), (key, value)
+        status, _ = parse_http_head(r.http_head)
+        assert data["http_result"] == int(status.split()[1])
+        assert data["md5"] == hashlib.md5(r.payload).hexdigest()
+        assert data["download_size"] == len(r.payload)
+        assert data["http_headers"]["response"] == status.decode("latin-1").strip()
+        assert -(2**63) <= data["text_simhash"] < 2**63
+        if r.date is not None:
+            assert data["attempt_time"] == int(r.date.timestamp() * 1000)
+        else:  # an unreadable capture date (ClueWeb09's "2008-10-294...")
+            assert data["attempt_time"] is None
+        if 200 <= data["http_result"] < 300:
+            assert data["content"]["type"] in ("html-doc", "rss-feed", "atom-feed")
+        seen += 1
+    assert seen > 100
+
+
+def test_charset_of_the_japanese_pages():
+    ja = SAMPLES / SAMPLE_FILES[0]
+    with open_reader(str(ja)) as records:
+        pages = [r for r in records if r.kind == "response"]
+    for r in pages:
+        data = page_metadata(r.url, r.payload, r.http_head)
+        assert (data["charset_detected"], data["charset_detector"]) == ("EUC-JP", 0)
+        title = r.payload.split(b"<title>")[1].split(b"</title>")[0].decode("euc_jp").strip()
+        assert data["content"]["title"] == " ".join(title.split())  # decoded once, right
+        assert len(page_text(r.payload, "euc_jp")) > len(title)
+
+
+HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: %s\r\n\r\n"
+
+
+def test_html_doc_fields():
+    body = (
+        b"<html><head><title>\n A  title </title><meta name=description content=D>"
+        b'<meta property="og:title" content=O><meta charset=utf-8></head><body>'
+        b'<a href="/x" class=c rel=nofollow>Link <b>x</b></a><a name=anchor>no link</a>'
+        b"<area href=map.html alt=M><frame src=f.html><iframe src=i.html></iframe>"
+        b"<img src=i.png alt=A><script src=s.js></script><script>inline()</script>"
+        b'<link rel=stylesheet href=c.css><link rel=alternate type="application/rss+xml" href=f.xml>'
+        b"</body></html>"
+    )
+    data = page_metadata("http://a/", body, HEAD % b"text/html")
+    assert (data["charset_detected"], data["charset_detector"]) == ("UTF-8", 1)  # meta tag
+    content = data["content"]
+    assert content["title"] == "A title"
+    assert content["meta_tags"] == [
+        {"name": "description", "content": "D"},
+        {"property": "og:title", "content": "O"},
+        {"charset": "utf-8"},
+    ]
+    assert content["links"] == [
+        {"type": "a", "href": "/x", "text": "Link x", "class": "c", "rel": "nofollow"},
+        {"type": "area", "href": "map.html", "alt": "M"},
+        {"type": "frame", "href": "f.html"},
+        {"type": "iframe", "href": "i.html"},
+        {"type": "img", "href": "i.png", "alt": "A"},
+        {"type": "script", "href": "s.js"},
+        {"type": "link", "href": "c.css", "rel": "stylesheet"},
+        {"type": "application/rss+xml", "href": "f.xml", "rel": "alternate"},
+    ]
+    assert page_text(body, "utf-8") == "A title\nD\nLink xno link"  # inline: no space
+
+
+RSS = b"""<?xml version="1.0"?><rss version="2.0"><channel><title>Feed</title>
+<link>http://f/</link><description>About</description><generator>gen</generator><ttl>60</ttl>
+<lastBuildDate>Mon, 02 Jul 2012 10:00:00 GMT</lastBuildDate><category>news</category>
+<item><title>One</title><link>http://f/1</link><description>first</description>
+<author>a@f</author><category>x</category><comments>http://f/1#c</comments>
+<pubDate>Mon, 02 Jul 2012 09:00:00 GMT</pubDate><guid>g1</guid></item>
+<item><title>Two</title></item></channel></rss>"""
+
+ATOM = b"""<?xml version="1.0" encoding="utf-8"?><feed xmlns="http://www.w3.org/2005/Atom">
+<title>Atom feed</title><updated>2012-07-02T10:00:00Z</updated><generator>g</generator>
+<link rel="alternate" href="http://a/"/><link rel="self" href="http://a/feed"/>
+<author><name>Ann</name></author><category term="t"/>
+<entry><title>E1</title><summary>s</summary><published>2012-07-01T00:00:00Z</published>
+<updated>2012-07-02T00:00:00Z</updated><link href="http://a/e1"/>
+<link rel="replies" href="http://a/e1/c"/><author><name>Bob</name></author></entry></feed>"""
+
+
+def test_rss_feed_fields():
+    data = page_metadata("http://f/rss", RSS, HEAD % b"application/rss+xml")
+    assert data["parsed_as"] == "feed"
+    c = data["content"]
+    assert c["type"] == "rss-feed" and c["title"] == "Feed" and c["link"] == {"href": "http://f/"}
+    assert (c["description"], c["generator"], c["ttl"]) == ("About", "gen", "60")
+    assert c["updated"] == "Mon, 02 Jul 2012 10:00:00 GMT" and c["categories"] == ["news"]
+    one, two = c["items"]
+    assert one == {
+        "title": "One", "description": "first", "author": "a@f", "comments": "http://f/1#c",
+        "published": "Mon, 02 Jul 2012 09:00:00 GMT", "guid": "g1",
+        "link": {"href": "http://f/1"}, "categories": ["x"],
+    }  # fmt: skip
+    assert two == {"title": "Two", "categories": []}
+
+
+def test_atom_feed_fields():
+    data = page_metadata("http://a/feed", ATOM, HEAD % b"application/atom+xml")
+    c = data["content"]
+    assert c["type"] == "atom-feed" and c["title"] == "Atom feed"
+    assert c["link"] == {"rel": "alternate", "href": "http://a/"}
+    assert c["authors"] == [{"name": "Ann"}] and c["categories"] == ["t"]
+    (entry,) = c["items"]
+    assert entry["title"] == "E1" and entry["description"] == "s"
+    assert entry["link"] == {"href": "http://a/e1"}
+    assert entry["replies"] == {"rel": "replies", "href": "http://a/e1/c"}
+    assert entry["authors"] == [{"name": "Bob"}]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [b"", b"<<<>>>", b"\x00\xff" * 100, b"<rss><channel><item><title>cut", b"<feed><entry>",
+     b"<html><body><a href=x>unclosed"],
+)  # fmt: skip
+def test_malformed_pages_and_feeds_give_json(body):
+    for ctype in (b"text/html", b"application/rss+xml"):
+        data = page_metadata("http://m/", body, HEAD % ctype)
+        assert data["disposition"] == "SUCCESS" and "content" in data
+        json.dumps(data)
+
+
+def test_failures_and_gzip_payloads():
+    data = page_metadata("http://x/", b"", None, fetched=datetime(2012, 7, 1, tzinfo=UTC))
+    assert data["disposition"] == "FAILURE" and data["attempt_time"] == 1341100800000
+    assert set(data) == {"attempt_time", "disposition", "failure_reason", "failure_detail"}
+    packed = gzip.compress(b"<html><title>z</title></html>")
+    data = page_metadata("http://x/", packed, HEAD % b"text/html")
+    assert data["content_is_gzip"] is True and data["gunzip_content_len"] == 29
+    assert data["content"]["title"] == "z" and data["md5"] == hashlib.md5(packed).hexdigest()
+
+
+def test_no_external_entities(tmp_path):
+    secret = tmp_path / "secret.txt"
+    secret.write_text("SECRET")
+    feed = (
+        f'<?xml version="1.0"?><!DOCTYPE r [<!ENTITY x SYSTEM "file://{secret}">]>'
+        "<rss><channel><title>&x;</title></channel></rss>"
+    ).encode()
+    data = page_metadata("http://e/", feed, HEAD % b"application/rss+xml")
+    assert "SECRET" not in json.dumps(data)
+    assert "SECRET" not in page_text(feed, "utf-8", True)
+
+
+def test_signed64():
+    assert signed64(2**64 - 1) == -1 and signed64(2**63) == -(2**63) and signed64(5) == 5
