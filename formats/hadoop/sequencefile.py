@@ -522,16 +522,24 @@ class SequenceFileWriter:
             self._write(SYNC_ESCAPE + self.header.sync)
             self.last_sync = self.pos
 
-    def append(self, key: bytes, value: bytes, stored_value: bytes | None = None) -> None:
-        """Add one entry (serialized key and value)."""
+    def append(
+        self, key: bytes, value: bytes, stored_value: bytes | None = None, *, sync: bool = True
+    ) -> None:
+        """Add one entry (serialized key and value). ``sync=False``: no sync marker or block
+        flush of the writer's own rules before or after it (a copy that places them as its
+        source did, with :meth:`sync` and :meth:`flush_block`)."""
         self.records += 1
         if self.header.compression == "block":
             self._block.append((key, value))
             self._block_bytes += len(key) + len(value)
-            if self._block_bytes >= self.block_size:
+            if sync and self._block_bytes >= self.block_size:
                 self.flush_block()
             return
-        if self.sync_interval is not None and self.pos >= self.last_sync + self.sync_interval:
+        if (
+            sync
+            and self.sync_interval is not None
+            and self.pos >= self.last_sync + self.sync_interval
+        ):
             self.sync()
         if self.header.compression == "record":
             assert self.codec is not None
