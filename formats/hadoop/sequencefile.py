@@ -104,8 +104,10 @@ def read_header(data: bytes | memoryview, max_bytes: int = 1 << 20) -> Header:
                 n, start = decode_vint(data, pos)
         except VIntError:
             raise _cut(what, pos) from None
-        if n < 0 or n > max_bytes or start + n > len(data):
+        if n < 0 or n > max_bytes:
             raise HeaderError(f"{what} of {n} bytes at byte {pos} does not fit the header")
+        if start + n > len(data):
+            raise _cut(what, pos)
         raw = bytes(data[start : start + n])
         pos = start + n
         try:
@@ -383,9 +385,11 @@ class _Framer:
             buffers = []
             for what in ("key lengths", "keys", "value lengths", "values"):
                 n, at = decode_vint(self.data, at)
-                if n < 0 or n > self.max_record:
+                if n < 0:
+                    raise _Damaged(pos, f"block {what} buffer length {n} is impossible")
+                if n > self.max_record:
                     raise _Damaged(
-                        pos, f"block {what} buffer of {n} bytes is impossible or too large"
+                        pos, f"block {what} buffer of {n} bytes exceeds max_record_bytes"
                     )
                 if at + n > self.size or at + n > next_sync:
                     if next_sync < self.size:

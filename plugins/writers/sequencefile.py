@@ -159,7 +159,12 @@ class SequenceFileWriter(FileWriter):
             block_size=o.block_size,
         )
         # the source's own sync markers (and blocks) are kept while its records come unchanged
-        self.like_source = bool(src) and self.seq.header.sync == src.get("sync")
+        h = self.seq.header
+        self.like_source = bool(src) and (h.sync, h.compression, h.codec) == (
+            src.get("sync"),
+            src.get("compression"),
+            src.get("codec"),
+        )
         self._block: Any = None
 
     def finish_file(self, file: OutputFile) -> dict[str, Any]:

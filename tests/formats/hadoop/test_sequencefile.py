@@ -185,7 +185,7 @@ def test_old_versions_without_and_with_sync_are_read():
 
 @pytest.mark.parametrize(
     ("data", "why"),
-    [(b"", "no SequenceFile magic"), (b"SEQ\x07", "version 7"), (b"SEQ\x06\x05Te", "key class name of 5 bytes"),
+    [(b"", "no SequenceFile magic"), (b"SEQ\x07", "version 7"), (b"SEQ\x06\x05Te", "cut short in its key class name"),
      (b"SEQ\x06\x01a\x01b\x00\x00\xff\xff\xff\xff", "metadata count -1"),
      (b"SEQ\x06\x01a\x01b\x00\x00\x00\x00\x00\x00" + bytes(15), "sync hash")],
 )  # fmt: skip
