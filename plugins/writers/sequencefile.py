@@ -17,9 +17,10 @@ An entry per record:
   ``warcinfo``) gets an empty key;
 * value: ``http_head`` + ``payload`` (the HTTP response as the server sent it; a WARC
   ``response`` whole, a ``resource`` its payload), written as the value class's content
-  (``BytesWritable``/``Text``: a length prefix; another class: the bytes as they are, which must
-  be one serialized value of the class), except that an unchanged record of a SequenceFile keeps
-  its value bytes (and a RECORD file's compressed value when the codec is the same).
+  (``BytesWritable``/``Text``: a length prefix; another class: the bytes as they are, which its
+  Writable must read as exactly one value, else the record is quarantined), except that an
+  unchanged record of a SequenceFile keeps its value bytes (and a RECORD file's compressed
+  value when the codec is the same).
 
 So SequenceFile -> SequenceFile keeps every entry byte for byte (NONE and RECORD files with
 their sync markers where the source had them: the same bytes), and WARC -> SequenceFile gives
@@ -49,6 +50,7 @@ from crawlmill.formats.hadoop.writables import (
     encode_modified_utf8,
     from_content,
 )
+from crawlmill.plugins.writables.lookup import find_writable
 from pydantic import Field
 
 from .files import FileWriter, FileWriterOptions, OutputFile
@@ -126,6 +128,7 @@ class SequenceFileWriter(FileWriter):
     def open(self, ctx: WriteContext) -> None:
         """Remember the task; the first file is created with the first record."""
         self.open_layout(ctx)
+        self._writables: dict[str, Any] = {}
         self.seq: SeqWriter | None = None
         self.like_source = False
 
@@ -202,6 +205,8 @@ class SequenceFileWriter(FileWriter):
                 value = bytes(src["value"])
             else:
                 value = from_content(h.value_class, (record.http_head or b"") + record.payload)
+                if not same_value:  # bytes not read from a file of this class: check them
+                    self._check(h.value_class, value)
         except (ValueError, WritableError) as exc:
             self.ctx.quarantine(record, f"unwritable-record: cannot write as SequenceFile: {exc}")
             return
@@ -220,6 +225,19 @@ class SequenceFileWriter(FileWriter):
         else:
             seq.append(key, value, stored)
         self.count(record)
+
+    def _check(self, java_name: str, data: bytes) -> None:
+        """``ValueError`` when the Writable of ``java_name`` (if crawlmill has one) does not
+        read ``data`` as exactly one value: another class's bytes are refused, not written."""
+        if java_name not in self._writables:
+            cls = find_writable(java_name) or find_writable(canonical_name(java_name))
+            self._writables[java_name] = cls() if cls is not None else None
+        writable = self._writables[java_name]
+        if writable is not None:
+            try:
+                writable.read(data)
+            except Exception as exc:
+                raise ValueError(f"the bytes are not one {writable.name}: {exc}") from None
 
     def close(self) -> None:
         """Finish the open file (a header-only file when the task must leave one)."""

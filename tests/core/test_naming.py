@@ -123,7 +123,12 @@ def test_the_default_format_suffixes_are_the_built_in_readers_file_suffixes():
     from crawlmill.core.registry import Registry
 
     builtins = Registry.load(
-        ["crawlmill.plugins.readers.warc", "crawlmill.plugins.readers.arc"], entry_points=False
+        [
+            "crawlmill.plugins.readers.warc",
+            "crawlmill.plugins.readers.arc",
+            "crawlmill.plugins.readers.sequencefile",
+        ],
+        entry_points=False,
     )
     assert set(builtins.file_suffixes()) == set(FORMAT_SUFFIXES)
 

@@ -325,3 +325,15 @@ def test_cli_not_a_header(tmp_path, capsys):
     code, report, keys = _damage_run(src, tmp_path)
     assert code == 3 and keys == []
     assert [(d["offset"], d["code"]) for d in report["damages"]] == [(0, "truncated-record")]
+
+
+def test_a_value_its_class_refuses_is_quarantined(samples, tmp_path, capsys):
+    src = samples / "webrecorder-warcio" / "test" / "data" / "example.warc.gz"
+    out = tmp_path / "out"
+    opts = ["--option", "value_class=org.apache.hadoop.io.IntWritable", "--filter", "kind", "keep=response"]
+    assert _convert(str(src), "--to", "sequencefile", "-o", str(out), *opts) == 3  # refused
+    report = json.loads((out / ".crawlmill" / "report.json").read_text())
+    assert report["written"] == 0 and report["quarantined"] >= 1
+    (index,) = (out / ".crawlmill" / "quarantine").rglob("*.jsonl")
+    reason = json.loads(index.read_text().splitlines()[0])["reason"]
+    assert reason.startswith("unwritable-record:") and "not one org.apache.hadoop.io.IntWritable" in reason
