@@ -42,6 +42,7 @@ __all__ = [
     "decode_modified_utf8",
     "encode_modified_utf8",
     "from_content",
+    "prefixed",
 ]
 
 Buf = bytes | bytearray | memoryview
@@ -460,10 +461,12 @@ def content_of(class_name: str, raw: bytes) -> bytes:
     return raw[start:] if start + n == len(raw) else raw
 
 
-def has_content_prefix(class_name: str, raw: bytes) -> bool:
-    """Whether :func:`content_of` strips a prefix from ``raw`` (so :func:`from_content`
-    rebuilds it)."""
-    return canonical_name(class_name) in _PREFIX and content_of(class_name, raw) is not raw
+def prefixed(class_name: str) -> bool:
+    """Whether the class's content is its bytes after a length prefix (``Text``,
+    ``TextBytes``, ``UTF8``, ``BytesWritable``): a value whose :func:`content_of` is the
+    whole value has a prefix that disagrees with its length, and :func:`from_content`
+    cannot rebuild it."""
+    return canonical_name(class_name) in _PREFIX
 
 
 def from_content(class_name: str, content: bytes) -> bytes:

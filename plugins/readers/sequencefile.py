@@ -48,7 +48,7 @@ from crawlmill.formats.hadoop.writables import (
     canonical_name,
     content_of,
     decode_modified_utf8,
-    from_content,
+    prefixed,
 )
 from crawlmill.formats.http import content_type as http_content_type
 from crawlmill.formats.http import split_response
@@ -211,8 +211,9 @@ class SequenceFileReader(Reader):
     def _record(self, ctx: ReadContext, header: Any, file_extras: SequenceFileExtras,
                 entry: Entry, n: int, key_w: Any, value_w: Any) -> Record:  # fmt: skip
         extras: SequenceFileExtras = {**file_extras, "key": entry.key, "entry": n}
+        value_prefixed = prefixed(header.value_class)
         content = content_of(header.value_class, entry.value)
-        if from_content(header.value_class, content) != entry.value:
+        if content is entry.value and value_prefixed:  # a prefix that disagrees: keep the bytes
             extras["value"] = entry.value
         if entry.stored_value is not None:
             extras["stored_value"] = entry.stored_value

@@ -330,10 +330,37 @@ def test_cli_not_a_header(tmp_path, capsys):
 def test_a_value_its_class_refuses_is_quarantined(samples, tmp_path, capsys):
     src = samples / "webrecorder-warcio" / "test" / "data" / "example.warc.gz"
     out = tmp_path / "out"
-    opts = ["--option", "value_class=org.apache.hadoop.io.IntWritable", "--filter", "kind", "keep=response"]
+    opts = [
+        "--option",
+        "value_class=org.apache.hadoop.io.IntWritable",
+        "--filter",
+        "kind",
+        "keep=response",
+    ]
     assert _convert(str(src), "--to", "sequencefile", "-o", str(out), *opts) == 3  # refused
     report = json.loads((out / ".crawlmill" / "report.json").read_text())
     assert report["written"] == 0 and report["quarantined"] >= 1
     (index,) = (out / ".crawlmill" / "quarantine").rglob("*.jsonl")
     reason = json.loads(index.read_text().splitlines()[0])["reason"]
-    assert reason.startswith("unwritable-record:") and "not one org.apache.hadoop.io.IntWritable" in reason
+    assert (
+        reason.startswith("unwritable-record:")
+        and "not one org.apache.hadoop.io.IntWritable" in reason
+    )
+
+
+def test_a_value_whose_prefix_disagrees_is_kept_and_copied(tmp_path, capsys):
+    src = tmp_path / "odd.seq"
+    buf = io.BytesIO()
+    w = SequenceFileWriter(buf, H + "Text", H + "Text")
+    w.append(text(b"http://a.example/"), b"\x05abc")  # declares 5 bytes, holds 3
+    w.append(text(b"http://b.example/"), text(b"fine"))
+    w.close()
+    src.write_bytes(buf.getvalue())
+    with open_reader(src) as records:
+        first, second = list(records)
+    assert first.extras["sequencefile"]["value"] == b"\x05abc" and first.payload == b"\x05abc"
+    assert "value" not in second.extras["sequencefile"] and second.payload == b"fine"
+    assert [w.code for w in records.warnings] == ["value-not-its-class"]
+    out = tmp_path / "out"
+    assert _convert(str(src), "--to", "sequencefile", "-o", str(out)) == 0
+    assert (out / "odd.seq").read_bytes() == src.read_bytes()
