@@ -24,7 +24,8 @@ class SequenceFileExtras(TypedDict, total=False):
     (0-based number in the file), ``block`` (BLOCK files: the block's number),
     ``sync_before`` (a sync marker directly precedes the record), ``decoded`` (``{"key": ...,
     "value": ...}``: the values the classes' Writables read, as plain data, for the classes
-    crawlmill knows).
+    crawlmill knows; no ``value`` for a ``Text``, ``TextBytes``, ``UTF8`` or
+    ``BytesWritable`` value whose length prefix holds: the payload is that value).
     """
 
     version: int

@@ -13,7 +13,8 @@ One Record per entry, mapped at parse time:
   from a response); otherwise a ``resource`` whose ``payload`` is the content;
 * ``extras["sequencefile"]`` (:class:`crawlmill.formats.hadoop.extras.SequenceFileExtras`):
   the file's classes, compression, codec, metadata and sync hash, the serialized key, the
-  entry's number, block and sync marker, and the values the classes' Writables decode, so a
+  entry's number, block and sync marker, and the values the classes' Writables decode (a
+  ``Text``/``BytesWritable``-like value only when it is not the payload already), so a
   SequenceFile copies to a SequenceFile with the same entries byte for byte (NONE and RECORD
   files to the same bytes).
 
@@ -225,6 +226,8 @@ class SequenceFileReader(Reader):
         for what, w, raw in (("key", key_w, entry.key), ("value", value_w, entry.value)):
             if w is None:
                 continue
+            if what == "value" and value_prefixed and content is not entry.value:
+                continue  # a length prefix that holds: the payload is the value, not copied
             try:
                 decoded[what] = plain(w.read(raw))
             except Exception as exc:
