@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from .markers import hookspec
 
 if TYPE_CHECKING:
-    from .plugin import Filter, Layout, Reader, Writer
+    from .plugin import Filter, Layout, Reader, Writable, Writer
 
 
 @hookspec
@@ -59,6 +59,17 @@ def crawlmill_register_layouts(register: Callable[[type[Layout]], None]) -> None
     :param register: call ``register(LayoutClass)`` once per :class:`~crawlmill.core.plugin.Layout`
         subclass. Names are unique among layouts; a writer's ``layout`` option picks one by
         name (``layout: plain`` or ``layout: {name: plain, ...its options}``).
+    """
+
+
+@hookspec
+def crawlmill_register_writables(register: Callable[[type[Writable]], None]) -> None:
+    """Register Hadoop Writable classes (the key and value classes of SequenceFiles).
+
+    :param register: call ``register(WritableClass)`` once per
+        :class:`~crawlmill.core.plugin.Writable` subclass. Its ``name`` is its Java class
+        name, unique among Writables; the SequenceFile reader and writer look a file's classes
+        up by that name or one of the class's ``java_names``.
     """
 
 

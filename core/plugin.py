@@ -58,6 +58,7 @@ __all__ = [
     "Reader",
     "ReduceContext",
     "WriteContext",
+    "Writable",
     "Writer",
     "declares_collect",
     "reduce_key",
@@ -569,3 +570,35 @@ class Layout:
     ) -> None:
         """Write collection-wide side files once per run; see ``Writer.finalize``."""
         return None
+
+
+class Writable:
+    """A Hadoop Writable class: how its values are serialized in SequenceFile keys and values.
+
+    A registered component (hook ``crawlmill_register_writables``) whose ``name`` is its Java
+    class name (``org.apache.hadoop.io.Text``); ``java_names`` lists other names it answers
+    to (old header aliases such as ``long``, a class's renamed packages). ``read(data)``
+    returns the value serialized in ``data``, which it must consume exactly (else
+    ``ValueError``); ``write(value)`` returns the bytes of ``value``. A class inside a
+    container (a ``MapWritable`` entry) also needs ``read_at(data, pos) -> (value, end)``,
+    since Writables carry no length. A SequenceFile of a class no Writable answers to is
+    still read and copied, as raw bytes."""
+
+    name: ClassVar[str] = ""
+    java_names: ClassVar[tuple[str, ...]] = ()
+    Options: ClassVar[type[PluginOptions]] = PluginOptions
+
+    def read(self, data: bytes) -> Any:
+        """The value serialized in ``data`` (all of it)."""
+        value, end = self.read_at(data, 0)
+        if end != len(data):
+            raise ValueError(f"{self.name}: read {end} bytes, should read {len(data)}")
+        return value
+
+    def read_at(self, data: bytes, pos: int) -> tuple[Any, int]:
+        """``(value, end)`` of the value serialized at ``data[pos:]``."""
+        raise NotImplementedError(f"{self.name} cannot be read inside another value")
+
+    def write(self, value: Any) -> bytes:
+        """The serialized bytes of ``value``."""
+        raise NotImplementedError

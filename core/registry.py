@@ -24,15 +24,22 @@ import pluggy
 from . import hookspecs
 from .errors import PluginError
 from .markers import PROJECT
-from .plugin import Filter, Layout, Reader, Writer
+from .plugin import Filter, Layout, Reader, Writable, Writer
 
 ENTRY_POINT_GROUP = "crawlmill"
-KINDS: dict[str, type] = {"reader": Reader, "writer": Writer, "filter": Filter, "layout": Layout}
+KINDS: dict[str, type] = {
+    "reader": Reader,
+    "writer": Writer,
+    "filter": Filter,
+    "layout": Layout,
+    "writable": Writable,
+}
 _HOOK_OF_KIND = {
     "reader": "crawlmill_register_readers",
     "writer": "crawlmill_register_writers",
     "filter": "crawlmill_register_filters",
     "layout": "crawlmill_register_layouts",
+    "writable": "crawlmill_register_writables",
 }
 
 
@@ -248,6 +255,17 @@ class Registry:
     def layout(self, name: str) -> type[Layout]:
         """The layout class called ``name``."""
         return self.get("layout", name)  # type: ignore[return-value]
+
+    def writable(self, java_name: str) -> type[Writable] | None:
+        """The Writable class registered for the Java class ``java_name`` (its ``name`` or one
+        of its ``java_names``), or ``None``: a SequenceFile of an unknown class is read raw."""
+        table = self.components["writable"]
+        if java_name in table:
+            return table[java_name].cls  # type: ignore[return-value]
+        for component in table.values():
+            if java_name in component.cls.java_names:
+                return component.cls  # type: ignore[return-value]
+        return None
 
     def detect(self, path: str, head: bytes) -> list[tuple[str, float]]:
         """Every registered reader's confidence that ``path`` (first bytes ``head``) is its

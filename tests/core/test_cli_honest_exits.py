@@ -177,10 +177,10 @@ def test_inspect_a_folder_that_is_not_a_collection_says_so(tmp_path, capsys):
 
 
 def test_inspect_names_a_known_foreign_format(tmp_path, capsys):
-    seq = write(tmp_path / "part-00000", b"SEQ\x06!org.apache.hadoop.io.Text" + b"\x00" * 40)
+    seq = write(tmp_path / "part-00000", b"Obj\x01\x04\x14avro.codec" + b"\x00" * 40)
     code, out, err = run_cli(capsys, "inspect", seq, "--plugin", TOY)
     assert code == 2
-    assert "Hadoop SequenceFile: no reader installed for it yet" in out
+    assert "Avro object container file: no reader installed for it yet" in out
     assert "no reader recognises" not in out
 
 
@@ -249,18 +249,18 @@ def test_a_glob_that_matches_nothing_exits_non_zero(tmp_path, capsys):
     assert code == 2 and "no file matches" in err
 
 
-def test_a_hadoop_sequence_file_is_named_as_such(tmp_path, capsys):
+def test_a_foreign_format_file_is_named_as_such(tmp_path, capsys):
     good = write(tmp_path / "in" / "good.toy", GOOD)
-    seq = write(tmp_path / "in" / "segment" / "data", b"SEQ\x06" + b"\x00" * 60)
+    seq = write(tmp_path / "in" / "segment" / "data", b"Obj\x01" + b"\x00" * 60)
     out = tmp_path / "out"
     code, _, err = convert(capsys, out, tmp_path / "in")
     assert code == 3, err
     assert (
-        f"crawlmill: not converted: {seq}: Hadoop SequenceFile: no reader installed for it yet"
+        f"crawlmill: not converted: {seq}: Avro object container file: no reader installed for it yet"
         in err
     )
     assert report_of(out)["not_converted"] == [
-        {"path": str(seq), "reason": "Hadoop SequenceFile: no reader installed for it yet"}
+        {"path": str(seq), "reason": "Avro object container file: no reader installed for it yet"}
     ]
     assert good.exists()
 
@@ -400,7 +400,7 @@ def test_every_failure_of_a_run_is_on_stderr_once_with_a_closing_line(tmp_path, 
 
 def test_validate_lists_the_inputs_that_would_not_be_converted(tmp_path, capsys):
     write(tmp_path / "data" / "a.toy", GOOD)
-    seq = write(tmp_path / "data" / "part-00000", b"SEQ\x06" + b"\x00" * 20)
+    seq = write(tmp_path / "data" / "part-00000", b"Obj\x01" + b"\x00" * 20)
     pipeline = write(
         tmp_path / "p.yaml",
         f"plugins: [{TOY}]\ninputs: [data/]\nwriter: {{name: toyout}}\noutput: out\n",
@@ -408,8 +408,8 @@ def test_validate_lists_the_inputs_that_would_not_be_converted(tmp_path, capsys)
     code, out, err = run_cli(capsys, "validate", pipeline)
     assert code == 0, err
     assert "not converted (1, the run would exit 3):" in out
-    assert f"  {seq}  (Hadoop SequenceFile: no reader installed for it yet)" in out
+    assert f"  {seq}  (Avro object container file: no reader installed for it yet)" in out
     code, out, _ = run_cli(capsys, "validate", pipeline, "--json")
     assert json.loads(out)["not_converted"] == [
-        {"path": str(seq), "reason": "Hadoop SequenceFile: no reader installed for it yet"}
+        {"path": str(seq), "reason": "Avro object container file: no reader installed for it yet"}
     ]

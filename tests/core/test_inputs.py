@@ -137,7 +137,7 @@ def test_undetected_files_meant_as_input_are_not_converted_side_files_skipped(
     good = lines(folder / "a.txt", ["R u response p"])
     (folder / "b.warc.gz").write_bytes(b"\x00" * 50)  # named like a format a reader reads
     (folder / "c.arc.lz4").write_bytes(b"\x00" * 50)  # compression suffix aside, too
-    (folder / "part-00000").write_bytes(b"SEQ\x06" + b"\x00" * 50)  # a known foreign format
+    (folder / "part-00000").write_bytes(b"Obj\x01" + b"\x00" * 50)  # a known foreign format
     (folder / "d.bz2").write_bytes(b"BZh91AY&SY" + b"\x00" * 50)
     (folder / "crawl-001.dat").write_bytes(b"\x1e\x8b\x08" + bytes(range(256)))  # binary
     (folder / "SEQUENCE.txt").write_text("SEQUENCE of notes\n")  # text, not a SequenceFile
@@ -156,7 +156,7 @@ def test_undetected_files_meant_as_input_are_not_converted_side_files_skipped(
             "recognises its first bytes (a damaged start?); name a reader with --from / "
             "reader: to read it"
         ),
-        str(folder / "part-00000"): "Hadoop SequenceFile: no reader installed for it yet",
+        str(folder / "part-00000"): "Avro object container file: no reader installed for it yet",
         str(folder / "d.bz2"): "bzip2-compressed file: no reader installed for it yet",
         str(folder / "crawl-001.dat"): (
             "format not detected: binary data no reader recognises (a damaged start?); name a "

@@ -128,6 +128,7 @@ def test_the_default_format_suffixes_are_the_built_in_readers_file_suffixes():
             "crawlmill.plugins.readers.arc",
             "crawlmill.plugins.readers.cc_metadata",
             "crawlmill.plugins.readers.ntcir",
+            "crawlmill.plugins.readers.sequencefile",
         ],
         entry_points=False,
     )

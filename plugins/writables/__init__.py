@@ -1,0 +1,1 @@
+"""Built-in Hadoop Writable classes (hook ``crawlmill_register_writables``)."""

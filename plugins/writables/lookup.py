@@ -1,0 +1,59 @@
+"""Finding a Writable by Java class name (as :mod:`crawlmill.plugins.writers.layouts` finds a
+layout): the run's registry when given; else the Writables the imported plugin modules
+register (their ``crawlmill_register_writables`` hook: a module a config lists under
+``plugins:`` is imported in every process of a run; and :func:`register_writable`); else the
+installed plugins' (entry points)."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from crawlmill.core.plugin import Writable
+
+__all__ = ["WRITABLES", "find_writable", "register_writable"]
+
+#: Java class name (and each of its ``java_names``) -> Writable class of the imported modules.
+WRITABLES: dict[str, type[Writable]] = {}
+
+_installed: Any = None
+_scanned: set[str] = set()
+
+
+def register_writable(cls: type[Writable]) -> type[Writable]:
+    """Class decorator adding a Writable to :data:`WRITABLES` under its names (registration
+    with crawlmill goes through the ``crawlmill_register_writables`` hook)."""
+    if isinstance(cls, type) and issubclass(cls, Writable) and cls.name:
+        for name in (cls.name, *cls.java_names):
+            WRITABLES.setdefault(name, cls)
+    return cls
+
+
+def _scan_imported() -> None:
+    """Collect the Writables of every imported module that implements the hook."""
+    for mod_name, module in list(sys.modules.items()):
+        if mod_name in _scanned or module is None:
+            continue
+        _scanned.add(mod_name)
+        hook = getattr(module, "crawlmill_register_writables", None)
+        if callable(hook):
+            try:
+                hook(register_writable)
+            except Exception:  # the registry reports a broken plugin; here it just finds nothing
+                continue
+
+
+def find_writable(java_name: str, registry: Any = None) -> type[Writable] | None:
+    """The Writable class of ``java_name``, or ``None`` when none answers to it."""
+    if registry is not None:
+        return registry.writable(java_name)
+    if java_name not in WRITABLES:
+        _scan_imported()
+    if java_name in WRITABLES:
+        return WRITABLES[java_name]
+    global _installed
+    if _installed is None:
+        from crawlmill.core.registry import Registry
+
+        _installed = Registry.load()
+    return _installed.writable(java_name)
