@@ -307,3 +307,59 @@ def test_reduce_of_no_rows(tmp_path):
         _rows([]), SimhashDedupFilter.Options(), ReduceContext([], str(work))
     )
     assert table.num_rows == 0
+
+
+def test_a_record_other_than_the_collected_one_is_never_dropped(tmp_path):
+    from crawlmill.core import FilterContext, InputFile, Record, RecordKind
+    from crawlmill.core.tables import table_loader, write_table
+
+    table = pa.table(
+        {
+            "input": pa.array([0, 0, 1], pa.int32()),
+            "seq": pa.array([0, 1, 0], pa.int64()),
+            "url": pa.array(["http://a/", "http://a2/", "http://b/"], pa.string()),
+            "kept": pa.array([True, False, False]),
+        }
+    )
+    path = str(tmp_path / "table.arrow")
+    write_table(path, table)
+    seq = [0]
+    dedup = SimhashDedupFilter(SimhashDedupFilter.Options())
+
+    def open_input(index: int) -> None:
+        ctx = FilterContext(
+            InputFile("x", "x", index), table_loader=table_loader(path), position=lambda: seq[0]
+        )
+        dedup.open(ctx)
+
+    open_input(1)
+    with pytest.raises(RuntimeError, match="not the document the collect pass saw"):
+        dedup.apply(Record(kind=RecordKind.RESPONSE, url="http://other/"))
+    open_input(0)
+    record = Record(kind=RecordKind.RESPONSE, url="http://a2/")
+    seq[0] = 0
+    assert dedup.apply(Record(kind=RecordKind.RESPONSE, url="http://a/")).url == "http://a/"
+    seq[0] = 1
+    assert dedup.apply(record) == ("near-duplicate",)
+    open_input(2)  # an input without rows keeps everything
+    assert dedup.apply(record) is record
+
+
+def test_rerun_resumes_and_another_tau_replaces_the_cluster_table(tmp_path, inputs):
+    """A rerun skips every input and keeps the table; another tau is another pass, whose
+    folder (with its Parquet) replaces the old one."""
+    first = convert(inputs, tmp_path / "out", 1, "tau=3")
+    before = clusters_parquet(tmp_path / "out")
+    files = outputs(tmp_path / "out")
+    second = convert(inputs, tmp_path / "out", 1, "tau=3")
+    assert second["inputs_skipped"] == 3 and second["written"] == first["written"]
+    assert clusters_parquet(tmp_path / "out").equals(before)
+    assert outputs(tmp_path / "out") == files
+    code = main(
+        ["convert", str(inputs), "-o", str(tmp_path / "out"), "--to", "warc", "--option",
+         "gzip_backend=zlib", "--filter", "simhash-dedup", "tau=0", "--progress", "never",
+         "--overwrite"]
+    )  # fmt: skip
+    assert code == 0
+    after = clusters_parquet(tmp_path / "out")  # exactly one pass folder holds a table
+    assert sum(after["kept"].to_pylist()) > sum(before["kept"].to_pylist())
