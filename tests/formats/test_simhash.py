@@ -151,19 +151,20 @@ def test_bytes_entry():
 
 def test_every_real_page_of_the_samples():
     """Every real page of the warcio, jwarc and real-world-2026-11 WARC samples: its
-    extracted body text equal to the package on every page; its HTML without headers equal
-    to the package on every fourth page and to the reference on all (the package is slow on
-    raw HTML and overflows on most of it); the payload with its HTTP headers through the
-    bytes entry equal to the text entry on all, and to the oracle on every tenth page."""
+    extracted body text equal to the package on every page; its HTML without headers on
+    every third page and its payload with the HTTP headers on every tenth, equal to the
+    package, or to the reference where the package overflows (most raw HTML; the package
+    takes about 2 s per MB of it); the payload through the bytes entry equal to the text
+    entry on every page."""
     pages = sample_pages()
     assert len(pages) >= 500
     oracles = Counter()
     for i, (_path, record) in enumerate(pages):
         oracles[check(body_text(record.payload, record.charset))] += 1
-        html = decode(record.payload, record.charset)
-        oracles[check(html, use_package=i % 4 == 0)] += 1
+        if i % 3 == 0:
+            oracles[check(decode(record.payload, record.charset))] += 1
         block = decode(record.block)
         assert simhash_bytes(record.block) == simhash64_128(block)
         if i % 10 == 0:
             oracles[check(block)] += 1
-    assert oracles["package"] >= 600 and oracles["reference"] >= 400, oracles
+    assert oracles["package"] >= 600 and oracles["reference"] >= 50, oracles
