@@ -338,9 +338,20 @@ def cluster(
     else:
         raise ValueError(f"unknown method {method!r} (exact or bucketing)")
     found = 0
+    pending: list[tuple[np.ndarray, np.ndarray]] = []
+    held = 0
+    flush_at = max(1 << 20, nodes.size // 4)  # pairs held before a union (bounded memory)
     for a, b in batches:
         found += a.size
-        uf.union(a, b)
+        pending.append((a, b))
+        held += a.size
+        if held >= flush_at:
+            uf.union(
+                np.concatenate([p[0] for p in pending]), np.concatenate([p[1] for p in pending])
+            )
+            pending, held = [], 0
+    if pending:
+        uf.union(np.concatenate([p[0] for p in pending]), np.concatenate([p[1] for p in pending]))
     label = uf.labels()[inverse]
     first = np.full(nodes.size, codes.size, dtype=np.int64)
     np.minimum.at(first, label, np.arange(codes.size, dtype=np.int64))

@@ -275,8 +275,12 @@ def cluster_table(rows: Any, options: Any, ctx: ReduceContext) -> Any:
     rows_index = np.arange(n, dtype=np.int64)
     kept = rep == rows_index
     take = pa.array(rep)
-    files = [inp.relpath for inp in ctx.inputs]
     input_col = rows["input"].to_numpy() if n else np.zeros(0, np.int32)
+    files = [""] * (
+        max([inp.index for inp in ctx.inputs] + [int(input_col.max()) if n else -1]) + 1
+    )
+    for inp in ctx.inputs:  # rows["input"] holds each input's index
+        files[inp.index] = inp.relpath
     file_col = pa.DictionaryArray.from_arrays(
         pa.array(input_col, pa.int32()), pa.array(files, pa.string())
     )
