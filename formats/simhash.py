@@ -20,12 +20,15 @@ mathematically correct weighted majority, which equals the package's result wher
 package does not raise. Lone surrogates (which the package cannot encode) are encoded with
 ``surrogatepass``.
 
-Speed (numpy, no compiled code): text without non-ASCII word characters takes the fast path,
-one ``bytes.translate`` to 37 symbols, each shingle an integer below 37**4, and the md5 bytes
-of each such shingle kept in a lazily filled table (60 MB once full, per process); the sums
-are one ``np.bincount`` over (byte position, byte value) and a 256x8 bit matrix. Other text
-takes a general path (``np.unique`` over the shingles of the joined string, ``hashlib`` per
-distinct shingle). ``benchmarks/bench_simhash.py`` measures both beside the package.
+Speed (numpy, no compiled code; numba did not need to earn its dependency): text without
+non-ASCII word characters takes the fast path, one ``bytes.translate`` to 37 symbols, each
+shingle an integer below 37**4, and the md5 bytes of each such shingle kept in a lazily
+filled table (30 MB once full, per process). The shingles are sorted and counted (the
+multiset gives the same sums as the occurrences), the sums are one weighted ``np.bincount``
+per md5 byte position and a 256 x 8 bit matrix. Other text takes a general path: shingles of
+ASCII symbols through the same table, the others counted as distinct code-point 4-grams and
+hashed with ``hashlib`` (a bounded cache keeps their md5 bytes).
+``benchmarks/bench_simhash.py`` measures both beside the package.
 
 This module imports nothing else of crawlmill.
 """
@@ -79,8 +82,6 @@ _TRANSLATE, _DELETE = _translate_table()
 _UNTRANSLATE = bytes([ord(_SYMBOLS[b]) if b < _NSYM else 0 for b in range(256)])
 #: bit j of byte value v, most significant first (np.unpackbits order): a 256 x 8 matrix.
 _BITS = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1).astype(np.int64)
-#: byte position offsets for the (position, byte) bincount index.
-_POS = np.arange(16, dtype=np.uint16) * np.uint16(256)
 
 
 class _Md5Table:

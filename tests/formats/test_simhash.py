@@ -168,3 +168,14 @@ def test_every_real_page_of_the_samples():
         if i % 10 == 0:
             oracles[check(block)] += 1
     assert oracles["package"] >= 600 and oracles["reference"] >= 50, oracles
+
+
+def test_more_than_65536_distinct_characters():
+    """A text of more than 2**16 distinct characters: its shingles no longer fit one 64-bit
+    key of dense character ranks (the general path's second keying)."""
+    ranges = [(0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xAC00, 0xD7A3), (0x20000, 0x2A6DF)]
+    chars = [chr(c) for lo, hi in ranges for c in range(lo, hi + 1) if chr(c).isalnum()]
+    assert len(chars) > 1 << 16
+    random.Random(2).shuffle(chars)
+    text = "".join(chars[:70000]) + "".join(chars[:3000])  # some shingles twice
+    assert check(text) == "package"
