@@ -1,0 +1,349 @@
+"""``simhash-dedup``: near-duplicate removal as Chuweb21D did it (Chu et al., SIGIR-AP 2023).
+
+A whole-collection filter (:mod:`crawlmill.core.passes`), global (no ``reduce_by``: the
+clustering must see every row):
+
+* **collect**: for every record of the kinds in ``kinds`` (default ``response`` and
+  ``resource``), the 64- and 128-bit simhash of what ``hash`` names, bit-identical to the
+  ``simhash`` package 2.1.2 that the paper used (:mod:`crawlmill.formats.simhash`, without
+  the package's overflow): ``payload`` is the WARC block, HTTP head and payload as stored
+  (what the Chuweb21D case files suggest), ``html`` the payload without the HTTP head, and
+  ``text`` the body text without script, style and comments (lxml, no network,
+  :mod:`crawlmill.formats.simhash_text`). Bytes are decoded as UTF-8 (``encoding: utf-8``) or
+  by the record's charset when Python knows it (``encoding: declared``), invalid bytes
+  replaced (which removes them: they are not word characters). Every page without word
+  characters (an empty payload too) gets one and the same code, as with the package.
+* **reduce**: the 64-bit codes clustered at Hamming distance ``tau``
+  (:mod:`crawlmill.formats.simhash_cluster`): ``method: exact`` finds every pair within
+  ``tau`` (pigeonhole tables, ``blocks`` or a cost model), ``method: bucketing`` is the
+  paper's randomized bucketing (``bits`` B, ``rounds`` T, ``seed``) for replication; with
+  ``tau128`` a pair must also be within ``tau128`` on the 128-bit codes (the paper's second
+  check). Pairs go into union-find; each cluster keeps one representative by
+  ``representative``:
+
+  - ``first``: the first document in pipeline order (input order, then record order);
+  - ``smallest-id``: the smallest doc id (``Record.doc_id``, compared as text; documents
+    without one lose);
+  - ``earliest``: the oldest capture date (undated documents lose);
+  - ``longest``: the longest hashed input (bytes for ``payload`` and ``html``, characters
+    for ``text``);
+
+  each ending in the pipeline order as tie-break, so the result does not depend on the
+  worker count.
+* **final pass**: the representatives and every record that does not take part are kept;
+  the other members are dropped with reason ``near-duplicate`` (counted as
+  ``simhash-dedup:near-duplicate``, so read = written + dropped + quarantined holds).
+
+**The cluster table.** The reduce's table is the cluster table, one row per document that
+took part: ``input``, ``seq``, ``file`` (the input's relpath), ``doc_id``, ``url``,
+``simhash64``, ``simhash128_high`` (the 128-bit code's high half; its low half is
+``simhash64``), ``cluster`` (the pipeline ordinal of the cluster's first document),
+``cluster_size``, ``representative_doc_id``, ``representative_url``, ``kept``, ``distance``
+and ``distance128`` (Hamming distances to the representative). It is the pass's
+``table.arrow`` and is also written as Parquet beside it,
+``OUT/.crawlmill/passes/<pass id>/clusters.parquet``: inside the output root, in the folder
+crawlmill keeps for this pass (a run with other options makes a new pass and removes the old
+folder after it succeeds, so the file always belongs to the collection in ``OUT``). The
+reduce counts ``documents``, ``clusters``, ``near-duplicates``, ``pairs`` (node pairs found)
+and ``largest-cluster``.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import UTC, datetime
+from typing import Any, ClassVar, Literal
+
+from crawlmill.core import (
+    Drop,
+    Filter,
+    FilterContext,
+    PluginOptions,
+    Record,
+    RecordKind,
+    ReduceContext,
+    hookimpl,
+)
+from pydantic import Field, field_validator, model_validator
+
+__all__ = ["SimhashDedupFilter"]
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MASK64 = (1 << 64) - 1
+#: the Parquet copy of the cluster table, in the pass folder (the parent of ``ctx.workdir``).
+CLUSTERS_FILE = "clusters.parquet"
+
+
+def _schema() -> Any:
+    import pyarrow as pa
+
+    return pa.schema(
+        [
+            ("doc_id", pa.string()),
+            ("url", pa.string()),
+            ("date", pa.int64()),
+            ("length", pa.int64()),
+            ("simhash64", pa.uint64()),
+            ("simhash128_high", pa.uint64()),
+        ]
+    )
+
+
+class _LazySchema:
+    """The collect schema, built on first access (pyarrow loads only when a run uses it)."""
+
+    def __get__(self, obj: Any, owner: type) -> Any:
+        return _schema()
+
+
+class SimhashDedupFilter(Filter):
+    """Drop near-duplicates (simhash within tau, clustered), keeping one per cluster."""
+
+    name = "simhash-dedup"
+
+    class Options(PluginOptions):
+        tau: int = Field(3, ge=0, le=32, description="Hamming distance of near-duplicates")
+        method: Literal["exact", "bucketing"] = Field(
+            "exact",
+            description="exact: every pair within tau (pigeonhole tables); bucketing: the "
+            "Chuweb21D paper's randomized bucketing (bits, rounds, seed)",
+        )
+        blocks: int | None = Field(
+            None, ge=1, le=64, description="exact: blocks per code (default: a cost model)"
+        )
+        bits: int = Field(16, ge=1, le=64, description="bucketing: sampled bits B")
+        rounds: int = Field(20, ge=1, le=10_000, description="bucketing: rounds T")
+        seed: int = Field(0, ge=0, description="bucketing: random seed")
+        tau128: int | None = Field(
+            None,
+            ge=0,
+            le=128,
+            description="also require the 128-bit codes within this distance (the paper's "
+            "second check); none: no check",
+        )
+        hash: Literal["payload", "html", "text"] = Field(
+            "payload",
+            description="what is hashed: payload (HTTP head + payload), html (payload "
+            "without the HTTP head) or text (body text without script and style)",
+        )
+        encoding: Literal["utf-8", "declared"] = Field(
+            "utf-8",
+            description="how bytes become text: utf-8, or the record's declared charset "
+            "(utf-8 when unknown); invalid bytes are replaced",
+        )
+        representative: Literal["first", "smallest-id", "earliest", "longest"] = Field(
+            "first",
+            description="which document a cluster keeps: first (pipeline order), "
+            "smallest-id (doc id), earliest (capture date), longest (hashed input); ties "
+            "go to the first in pipeline order",
+        )
+        kinds: list[RecordKind] = Field(
+            default_factory=lambda: [RecordKind.RESPONSE, RecordKind.RESOURCE],
+            description="record kinds that take part; records of other kinds are kept",
+        )
+
+        @field_validator("kinds", mode="before")
+        @classmethod
+        def _commas(cls, value: Any) -> Any:
+            if isinstance(value, str):
+                return [part.strip() for part in value.split(",") if part.strip()]
+            return value
+
+        @model_validator(mode="after")
+        def _blocks_above_tau(self) -> SimhashDedupFilter.Options:
+            if self.method == "exact" and self.blocks is not None and self.blocks <= self.tau:
+                raise ValueError(f"blocks must exceed tau ({self.blocks} <= {self.tau})")
+            return self
+
+    collect_schema: ClassVar[Any] = _LazySchema()
+
+    def signature(self, record: Record) -> tuple[int, int, int]:
+        """``(simhash64, simhash128, length of the hashed input)`` of ``record``."""
+        from crawlmill.formats.simhash import simhash64_128, simhash_bytes  # numpy: lazily
+        from crawlmill.formats.simhash_text import body_text, decode
+
+        mode, charset = self.options.hash, None
+        if self.options.encoding == "declared":
+            charset = record.charset
+        if mode == "text":
+            text = body_text(record.payload, charset)
+            v64, v128 = simhash64_128(text)
+            return v64, v128, len(text)
+        data = record.block if mode == "payload" else record.payload
+        if charset is None:
+            v64, v128 = simhash_bytes(data)
+        else:
+            v64, v128 = simhash64_128(decode(data, charset))
+        return v64, v128, len(data)
+
+    def collect(self, record: Record) -> list[tuple] | None:
+        """One row per record that takes part: doc id, URL, date (microseconds since the
+        epoch), hashed length, the 64-bit code and the 128-bit code's high half."""
+        if record.kind not in self.options.kinds:
+            return None
+        v64, v128, length = self.signature(record)
+        date = None
+        if record.date is not None:
+            when = record.date if record.date.tzinfo else record.date.replace(tzinfo=UTC)
+            delta = when - _EPOCH
+            date = (delta.days * 86400 + delta.seconds) * 1_000_000 + delta.microseconds
+        return [(record.doc_id, record.url, date, length, v64, v128 >> 64)]
+
+    @classmethod
+    def reduce(cls, rows: Any, options: Any, ctx: ReduceContext) -> Any:
+        """The cluster table (see the module docstring), in input and seq order; also
+        written as Parquet in the pass folder."""
+        return cluster_table(rows, options, ctx)
+
+    def open(self, ctx: FilterContext) -> None:
+        """Load this input's dropped documents (sorted by seq) from the cluster table."""
+        super().open(ctx)
+        self._drops: list[int] = []
+        self._urls: list[str | None] = []
+        self._next = 0
+        table = ctx.table()
+        if table is None:  # the collect pass: nothing to drop yet
+            return
+        mine = _rows_of_input(table, ctx.input.index)
+        import pyarrow.compute as pc
+
+        dropped = mine.filter(pc.invert(mine["kept"]))
+        self._drops = dropped["seq"].to_pylist()
+        self._urls = dropped["url"].to_pylist()
+
+    def apply(self, record: Record) -> Record | Drop:
+        """Drop the record when the reduce made it a non-representative cluster member."""
+        if self._next >= len(self._drops) or self.ctx.seq != self._drops[self._next]:
+            return record
+        url = self._urls[self._next]
+        self._next += 1
+        if record.kind not in self.options.kinds or record.url != url:
+            raise RuntimeError(
+                f"simhash-dedup: record {self.ctx.seq} of {self.ctx.input.path} is not the "
+                "document the collect pass saw (the input changed or its reader is not "
+                "deterministic)"
+            )
+        return Drop("near-duplicate")
+
+
+def _ranks(rows: Any, rule: str) -> Any:
+    """Each row's rank for ``rule`` (0 wins), pipeline order as the last tie-break."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    n = rows.num_rows
+    order_col = pa.array(np.arange(n, dtype=np.int64))
+    if rule == "first":
+        return np.arange(n, dtype=np.int64)
+    column, direction = {
+        "smallest-id": ("doc_id", "ascending"),
+        "earliest": ("date", "ascending"),
+        "longest": ("length", "descending"),
+    }[rule]
+    key = rows[column]
+    keyed = pa.table({"missing": pc.is_null(key), "k": key, "row": order_col})
+    order = pc.sort_indices(  # documents without the key lose, in any direction
+        keyed, sort_keys=[("missing", "ascending"), ("k", direction), ("row", "ascending")]
+    ).to_numpy()
+    rank = np.empty(n, dtype=np.int64)
+    rank[order] = np.arange(n, dtype=np.int64)
+    return rank
+
+
+def cluster_table(rows: Any, options: Any, ctx: ReduceContext) -> Any:
+    """Cluster the collected rows and build the cluster table (written as Parquet too)."""
+    import numpy as np
+    import pyarrow as pa
+    from crawlmill.formats.simhash_cluster import cluster, popcount, representatives
+
+    n = rows.num_rows
+    c64 = rows["simhash64"].to_numpy().astype(np.uint64) if n else np.zeros(0, np.uint64)
+    hi = rows["simhash128_high"].to_numpy().astype(np.uint64) if n else np.zeros(0, np.uint64)
+    result = cluster(
+        c64,
+        options.tau,
+        options.method,
+        blocks=options.blocks,
+        bits=options.bits,
+        rounds=options.rounds,
+        seed=options.seed,
+        hi=hi if options.tau128 is not None else None,
+        tau128=options.tau128,
+    )
+    rep = representatives(result.label, _ranks(rows, options.representative))
+    rows_index = np.arange(n, dtype=np.int64)
+    kept = rep == rows_index
+    take = pa.array(rep)
+    input_col = rows["input"].to_numpy() if n else np.zeros(0, np.int32)
+    files = [""] * (
+        max([inp.index for inp in ctx.inputs] + [int(input_col.max()) if n else -1]) + 1
+    )
+    for inp in ctx.inputs:  # rows["input"] holds each input's index
+        files[inp.index] = inp.relpath
+    file_col = pa.DictionaryArray.from_arrays(
+        pa.array(input_col, pa.int32()), pa.array(files, pa.string())
+    )
+    table = pa.table(
+        {
+            "input": rows["input"],
+            "seq": rows["seq"],
+            "file": file_col,
+            "doc_id": rows["doc_id"],
+            "url": rows["url"],
+            "simhash64": pa.array(c64, pa.uint64()),
+            "simhash128_high": pa.array(hi, pa.uint64()),
+            "cluster": pa.array(result.cluster, pa.int64()),
+            "cluster_size": pa.array(result.size, pa.int64()),
+            "representative_doc_id": rows["doc_id"].take(take),
+            "representative_url": rows["url"].take(take),
+            "kept": pa.array(kept, pa.bool_()),
+            "distance": pa.array(popcount(c64 ^ c64[rep]), pa.int32()),
+            "distance128": pa.array(popcount(c64 ^ c64[rep]) + popcount(hi ^ hi[rep]), pa.int32()),
+        }
+    )
+    ctx.count("documents", n)
+    ctx.count("clusters", int(kept.sum()))
+    ctx.count("near-duplicates", int(n - kept.sum()))
+    ctx.count("pairs", result.pairs)
+    ctx.count("largest-cluster", int(result.size.max()) if n else 0)
+    write_parquet(table, ctx.workdir)
+    return table
+
+
+def write_parquet(table: Any, workdir: str) -> str:
+    """Write ``table`` as ``clusters.parquet`` in the pass folder (the parent of the
+    reduce's ``workdir``): written in ``workdir``, then renamed into place."""
+    import pyarrow.parquet as pq
+
+    target = os.path.join(os.path.dirname(os.path.abspath(workdir)), CLUSTERS_FILE)
+    tmp = os.path.join(workdir, CLUSTERS_FILE + ".tmp")
+    pq.write_table(table, tmp)
+    os.replace(tmp, target)
+    return target
+
+
+def _rows_of_input(table: Any, index: int) -> Any:
+    """The rows of input ``index`` of the cluster table (sorted by input, then seq), found
+    by binary search on each memory-mapped chunk of the ``input`` column."""
+    import numpy as np
+
+    lo = hi = None
+    offset = 0
+    for chunk in table["input"].chunks:
+        values = chunk.to_numpy(zero_copy_only=True)
+        a = int(np.searchsorted(values, index, "left"))
+        b = int(np.searchsorted(values, index, "right"))
+        if a < b:
+            lo = offset + a if lo is None else lo
+            hi = offset + b
+        offset += len(values)
+    if lo is None or hi is None:
+        return table.slice(0, 0)
+    return table.slice(lo, hi - lo)
+
+
+@hookimpl
+def crawlmill_register_filters(register):
+    """Register ``simhash-dedup``."""
+    register(SimhashDedupFilter)
