@@ -1,6 +1,7 @@
 """``cc-metadata`` writer: the Common Crawl 2012 metadata JSON of each capture, as JSON lines.
 
-One line per record, ``{"url": ..., "metadata": {...}}`` (``"text"`` too with ``text: true``:
+One line per record, ``{"url": ..., "metadata": {...}}`` (``text_simhash``: the 64-bit
+simhash of :mod:`crawlmill.formats.simhash` over the page text, signed as in 2012) (``"text"`` too with ``text: true``:
 the ``textData`` value), in input order; the JSON is made by
 :func:`crawlmill.formats.cc2012_metadata.page_metadata` from the record's URL, IP, date, HTTP
 head and payload. A record the ``cc-metadata`` reader read (``extras["cc_metadata"]``) and
@@ -22,6 +23,7 @@ from typing import Any
 from crawlmill.core import Record, RecordKind, hookimpl
 from crawlmill.formats.cc2012_metadata import page_metadata, page_text
 from crawlmill.formats.html_charset import detect_charset
+from crawlmill.formats.simhash import simhash
 from crawlmill.plugins.writers.files import FileWriter, FileWriterOptions
 from pydantic import Field
 
@@ -55,7 +57,12 @@ class CcMetadataWriter(FileWriter):
         if record.kind != RecordKind.RESPONSE or record.url is None:
             return None
         data = page_metadata(
-            record.url, record.payload, record.http_head, ip=record.ip, fetched=record.date
+            record.url,
+            record.payload,
+            record.http_head,
+            ip=record.ip,
+            fetched=record.date,
+            simhash=simhash,  # crawlmill's 64-bit simhash of the page text (issue 11)
         )
         line: dict[str, Any] = {"url": record.url, "metadata": data}
         if self.options.text:
