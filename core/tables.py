@@ -9,9 +9,20 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any
 
-__all__ = ["RowsWriter", "load_table", "table_files", "table_loader", "write_table"]
+__all__ = [
+    "RowsWriter",
+    "epoch_micros",
+    "load_table",
+    "rows_of_input",
+    "table_files",
+    "table_loader",
+    "write_table",
+]
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 #: rows buffered before a record batch is written.
 BATCH_ROWS = 8192
@@ -163,3 +174,33 @@ class RowsWriter:
             self._fh.close()
         with contextlib.suppress(OSError):
             os.remove(_tmp(self.path))
+
+
+def epoch_micros(when: datetime | None) -> int | None:
+    """``when`` as microseconds since the epoch (a naive datetime is UTC), for an int64 row
+    column; ``None`` stays ``None``."""
+    if when is None:
+        return None
+    delta = (when if when.tzinfo else when.replace(tzinfo=UTC)) - _EPOCH
+    return (delta.days * 86400 + delta.seconds) * 1_000_000 + delta.microseconds
+
+
+def rows_of_input(table: Any, index: int) -> Any:
+    """The rows of input ``index`` of a reduce's table sorted by its ``input`` column: found
+    by binary search on each memory-mapped chunk, so a final-pass task reads only its own
+    rows."""
+    import numpy as np
+
+    lo = hi = None
+    offset = 0
+    for chunk in table["input"].chunks:
+        values = chunk.to_numpy(zero_copy_only=True)
+        a = int(np.searchsorted(values, index, "left"))
+        b = int(np.searchsorted(values, index, "right"))
+        if a < b:
+            lo = offset + a if lo is None else lo
+            hi = offset + b
+        offset += len(values)
+    if lo is None or hi is None:
+        return table.slice(0, 0)
+    return table.slice(lo, hi - lo)

@@ -51,7 +51,6 @@ and ``largest-cluster``.
 from __future__ import annotations
 
 import os
-from datetime import UTC, datetime
 from typing import Any, ClassVar, Literal
 
 from crawlmill.core import (
@@ -64,11 +63,11 @@ from crawlmill.core import (
     ReduceContext,
     hookimpl,
 )
+from crawlmill.core.tables import epoch_micros, rows_of_input
 from pydantic import Field, field_validator, model_validator
 
 __all__ = ["SimhashDedupFilter"]
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MASK64 = (1 << 64) - 1
 #: the Parquet copy of the cluster table, in the pass folder (the parent of ``ctx.workdir``).
 CLUSTERS_FILE = "clusters.parquet"
@@ -182,11 +181,7 @@ class SimhashDedupFilter(Filter):
         if record.kind not in self.options.kinds:
             return None
         v64, v128, length = self.signature(record)
-        date = None
-        if record.date is not None:
-            when = record.date if record.date.tzinfo else record.date.replace(tzinfo=UTC)
-            delta = when - _EPOCH
-            date = (delta.days * 86400 + delta.seconds) * 1_000_000 + delta.microseconds
+        date = epoch_micros(record.date)
         return [(record.doc_id, record.url, date, length, v64, v128 >> 64)]
 
     @classmethod
@@ -204,7 +199,7 @@ class SimhashDedupFilter(Filter):
         table = ctx.table()
         if table is None:  # the collect pass: nothing to drop yet
             return
-        mine = _rows_of_input(table, ctx.input.index)
+        mine = rows_of_input(table, ctx.input.index)
         import pyarrow.compute as pc
 
         dropped = mine.filter(pc.invert(mine["kept"]))
@@ -321,26 +316,6 @@ def write_parquet(table: Any, workdir: str) -> str:
     pq.write_table(table, tmp)
     os.replace(tmp, target)
     return target
-
-
-def _rows_of_input(table: Any, index: int) -> Any:
-    """The rows of input ``index`` of the cluster table (sorted by input, then seq), found
-    by binary search on each memory-mapped chunk of the ``input`` column."""
-    import numpy as np
-
-    lo = hi = None
-    offset = 0
-    for chunk in table["input"].chunks:
-        values = chunk.to_numpy(zero_copy_only=True)
-        a = int(np.searchsorted(values, index, "left"))
-        b = int(np.searchsorted(values, index, "right"))
-        if a < b:
-            lo = offset + a if lo is None else lo
-            hi = offset + b
-        offset += len(values)
-    if lo is None or hi is None:
-        return table.slice(0, 0)
-    return table.slice(lo, hi - lo)
 
 
 @hookimpl

@@ -29,10 +29,7 @@ order within the input), so the result does not depend on the worker count:
 
 from __future__ import annotations
 
-import bisect
 import hashlib
-from collections.abc import Sequence
-from datetime import UTC, datetime
 from typing import Any, ClassVar, Literal
 
 from crawlmill.core import (
@@ -45,11 +42,10 @@ from crawlmill.core import (
     ReduceContext,
     hookimpl,
 )
+from crawlmill.core.tables import epoch_micros, rows_of_input
 from pydantic import Field, field_validator
 
 __all__ = ["UrlDedupFilter"]
-
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def _schema() -> Any:
@@ -114,12 +110,7 @@ class UrlDedupFilter(Filter):
         key = self._key(record)
         if key is None:
             return None
-        date = None
-        if record.date is not None:
-            when = record.date if record.date.tzinfo else record.date.replace(tzinfo=UTC)
-            delta = when - _EPOCH
-            date = (delta.days * 86400 + delta.seconds) * 1_000_000 + delta.microseconds
-        return [(key, date, len(record.payload))]
+        return [(key, epoch_micros(record.date), len(record.payload))]
 
     @classmethod
     def reduce(cls, rows: Any, options: Any, ctx: ReduceContext) -> Any:
@@ -172,7 +163,7 @@ class UrlDedupFilter(Filter):
         parts = ctx.table_parts()  # more than one when the reduce ran in partitions
         if not parts:  # the collect pass: nothing to drop yet
             return
-        slices = [_rows_of_input(table, ctx.input.index) for table in parts]
+        slices = [rows_of_input(table, ctx.input.index) for table in parts]
         slices = [piece for piece in slices if piece.num_rows]
         if not slices:
             return
@@ -196,28 +187,6 @@ class UrlDedupFilter(Filter):
                 "the collect pass saw (the input changed or its reader is not deterministic)"
             )
         return Drop("duplicate")
-
-
-class _Column(Sequence[int]):
-    """A table column as a sequence, for :func:`bisect.bisect_left` without a copy."""
-
-    def __init__(self, column: Any) -> None:
-        self.column = column
-
-    def __len__(self) -> int:
-        return len(self.column)
-
-    def __getitem__(self, i: Any) -> Any:
-        return self.column[i].as_py()
-
-
-def _rows_of_input(table: Any, index: int) -> Any:
-    """The rows of input ``index`` of the reduce's table (sorted by input, then seq): found by
-    binary search, so each task reads only its own rows of a memory-mapped table."""
-    column = _Column(table["input"])
-    lo = bisect.bisect_left(column, index)
-    hi = bisect.bisect_right(column, index, lo)
-    return table.slice(lo, hi - lo)
 
 
 @hookimpl

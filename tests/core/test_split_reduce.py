@@ -240,3 +240,16 @@ def test_a_killed_split_reduce_finished_in_the_driver_leaves_no_partition_tables
     marker = json.loads((folder / "done.json").read_text())
     assert marker["tables"] == [["table.arrow", marker["size"]]]
     assert sorted(p.name for p in folder.glob("table*")) == ["table.arrow"]
+
+
+def test_epoch_micros():
+    from datetime import UTC, datetime, timedelta, timezone
+
+    from crawlmill.core.tables import epoch_micros
+
+    assert epoch_micros(None) is None
+    assert epoch_micros(datetime(1970, 1, 1, tzinfo=UTC)) == 0
+    assert epoch_micros(datetime(1970, 1, 1, 0, 0, 1, 5)) == 1_000_005  # naive: UTC
+    assert epoch_micros(datetime(1969, 12, 31, 23, 59, 59, tzinfo=UTC)) == -1_000_000
+    plus2 = timezone(timedelta(hours=2))
+    assert epoch_micros(datetime(2020, 1, 1, 2, tzinfo=plus2)) == 1577836800 * 1_000_000

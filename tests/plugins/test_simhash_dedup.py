@@ -367,7 +367,7 @@ def test_rerun_resumes_and_another_tau_replaces_the_cluster_table(tmp_path, inpu
 
 def test_rows_of_input_across_chunks():
     """The final pass's binary search finds an input's rows when they span chunks."""
-    from crawlmill.plugins.filters.simhash_dedup import _rows_of_input
+    from crawlmill.core.tables import rows_of_input
 
     inputs = [0, 0, 1, 1, 1, 1, 3, 3, 5]
     chunks = [inputs[:3], inputs[3:5], inputs[5:8], inputs[8:]]
@@ -379,5 +379,5 @@ def test_rows_of_input_across_chunks():
     )
     assert table["input"].num_chunks == 4
     for index in range(7):
-        rows = _rows_of_input(table, index)
+        rows = rows_of_input(table, index)
         assert rows["input"].to_pylist() == [i for i in inputs if i == index]
