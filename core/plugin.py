@@ -50,6 +50,7 @@ __all__ = [
     "Filter",
     "FilterContext",
     "InputFile",
+    "LazySchema",
     "Layout",
     "Limits",
     "Notice",
@@ -60,6 +61,7 @@ __all__ = [
     "WriteContext",
     "Writable",
     "Writer",
+    "comma_list",
     "declares_collect",
     "reduce_key",
 ]
@@ -171,6 +173,25 @@ def _parts(loader: Callable[[], Any]) -> list[Any]:
         return parts()
     table = loader()
     return [] if table is None else [table]
+
+
+def comma_list(value: Any) -> Any:
+    """A list option written as ``"a,b"`` (on the command line) as the list ``["a", "b"]``;
+    any other value as it is. Use it in a ``field_validator(..., mode="before")``."""
+    if isinstance(value, str):
+        return [part.strip() for part in value.split(",") if part.strip()]
+    return value
+
+
+class LazySchema:
+    """A ``collect_schema`` built on first access by ``build()`` (pyarrow is imported only
+    when a run uses the step): ``collect_schema = LazySchema(_schema)``."""
+
+    def __init__(self, build: Callable[[], Any]) -> None:
+        self.build = build
+
+    def __get__(self, obj: Any, owner: type) -> Any:
+        return self.build()
 
 
 def declares_collect(cls: type) -> bool:

@@ -10,17 +10,10 @@ from __future__ import annotations
 import re
 from typing import Any, Literal
 
-from crawlmill.core import Drop, Filter, PluginOptions, Record, RecordKind, hookimpl
+from crawlmill.core import Drop, Filter, PluginOptions, Record, RecordKind, comma_list, hookimpl
 from pydantic import Field, field_validator, model_validator
 
 __all__ = ["HttpStatusFilter", "KindFilter", "SizeFilter", "UrlMatchFilter"]
-
-
-def _split_commas(value: Any) -> Any:
-    """Let a list option be written as ``"a,b"`` as well as ``["a", "b"]``."""
-    if isinstance(value, str):
-        return [part.strip() for part in value.split(",") if part.strip()]
-    return value
 
 
 class KindFilter(Filter):
@@ -41,7 +34,7 @@ class KindFilter(Filter):
         @field_validator("keep", "drop", mode="before")
         @classmethod
         def _commas(cls, value: Any) -> Any:
-            return _split_commas(value)
+            return comma_list(value)
 
         @model_validator(mode="after")
         def _something_to_do(self) -> KindFilter.Options:
@@ -132,7 +125,7 @@ class HttpStatusFilter(Filter):
         @field_validator("keep", mode="before")
         @classmethod
         def _to_texts(cls, value: Any) -> Any:
-            value = _split_commas(value) if isinstance(value, str) else value
+            value = comma_list(value) if isinstance(value, str) else value
             if isinstance(value, int) and not isinstance(value, bool):
                 value = [value]
             if isinstance(value, list):

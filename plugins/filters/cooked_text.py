@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from crawlmill.core import Drop, Filter, PluginOptions, Record, RecordKind, hookimpl
+from crawlmill.core import Drop, Filter, PluginOptions, Record, RecordKind, comma_list, hookimpl
 from crawlmill.formats.html_charset import (
     FROM_DETECTOR,
     FROM_HEADER,
@@ -29,12 +29,6 @@ from pydantic import Field, field_validator
 __all__ = ["CookedTextFilter"]
 
 _SOURCES = {FROM_HEADER: "header", FROM_META: "meta", FROM_DETECTOR: "detector"}
-
-
-def _commas(value: Any) -> Any:
-    if isinstance(value, str):
-        return [part.strip() for part in value.split(",") if part.strip()]
-    return value
 
 
 class CookedTextFilter(Filter):
@@ -64,7 +58,7 @@ class CookedTextFilter(Filter):
         @field_validator("kinds", "content_types", mode="before")
         @classmethod
         def _lists(cls, value: Any) -> Any:
-            return _commas(value)
+            return comma_list(value)
 
     def apply(self, record: Record) -> Record | Drop:
         """The record with ``text`` set to its cooked page."""

@@ -57,10 +57,12 @@ from crawlmill.core import (
     Drop,
     Filter,
     FilterContext,
+    LazySchema,
     PluginOptions,
     Record,
     RecordKind,
     ReduceContext,
+    comma_list,
     hookimpl,
 )
 from crawlmill.core.tables import epoch_micros, rows_of_input
@@ -86,13 +88,6 @@ def _schema() -> Any:
             ("simhash128_high", pa.uint64()),
         ]
     )
-
-
-class _LazySchema:
-    """The collect schema, built on first access (pyarrow loads only when a run uses it)."""
-
-    def __get__(self, obj: Any, owner: type) -> Any:
-        return _schema()
 
 
 class SimhashDedupFilter(Filter):
@@ -144,9 +139,7 @@ class SimhashDedupFilter(Filter):
         @field_validator("kinds", mode="before")
         @classmethod
         def _commas(cls, value: Any) -> Any:
-            if isinstance(value, str):
-                return [part.strip() for part in value.split(",") if part.strip()]
-            return value
+            return comma_list(value)
 
         @model_validator(mode="after")
         def _blocks_above_tau(self) -> SimhashDedupFilter.Options:
@@ -154,7 +147,7 @@ class SimhashDedupFilter(Filter):
                 raise ValueError(f"blocks must exceed tau ({self.blocks} <= {self.tau})")
             return self
 
-    collect_schema: ClassVar[Any] = _LazySchema()
+    collect_schema: ClassVar[Any] = LazySchema(_schema)
 
     def signature(self, record: Record) -> tuple[int, int, int]:
         """``(simhash64, simhash128, length of the hashed input)`` of ``record``."""

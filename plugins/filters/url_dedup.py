@@ -36,10 +36,12 @@ from crawlmill.core import (
     Drop,
     Filter,
     FilterContext,
+    LazySchema,
     PluginOptions,
     Record,
     RecordKind,
     ReduceContext,
+    comma_list,
     hookimpl,
 )
 from crawlmill.core.tables import epoch_micros, rows_of_input
@@ -52,13 +54,6 @@ def _schema() -> Any:
     import pyarrow as pa
 
     return pa.schema([("key", pa.binary()), ("date", pa.int64()), ("size", pa.int64())])
-
-
-class _LazySchema:
-    """The collect schema, built on first access (pyarrow loads only when a run uses it)."""
-
-    def __get__(self, obj: Any, owner: type) -> Any:
-        return _schema()
 
 
 class UrlDedupFilter(Filter):
@@ -87,11 +82,9 @@ class UrlDedupFilter(Filter):
         @field_validator("kinds", mode="before")
         @classmethod
         def _commas(cls, value: Any) -> Any:
-            if isinstance(value, str):
-                return [part.strip() for part in value.split(",") if part.strip()]
-            return value
+            return comma_list(value)
 
-    collect_schema: ClassVar[Any] = _LazySchema()
+    collect_schema: ClassVar[Any] = LazySchema(_schema)
     #: the reduce is per key: rows too many for the driver are reduced in partitions.
     reduce_by: ClassVar[str] = "key"
 

@@ -42,7 +42,7 @@ import re
 from typing import Any, ClassVar, Literal
 from urllib.parse import urlsplit
 
-from crawlmill.core import PluginOptions, Record, RecordKind, Writer, hookimpl
+from crawlmill.core import LazySchema, PluginOptions, Record, RecordKind, Writer, hookimpl
 from crawlmill.formats.html_charset import charset_of_content_type, detect_charset
 from crawlmill.formats.http import parse_http_head
 from crawlmill.formats.japanese import to_euc_jp
@@ -74,11 +74,6 @@ def _schema() -> Any:
             ("doc_hint", pa.string()),
         ]
     )
-
-
-class _LazySchema:
-    def __get__(self, obj: Any, owner: type) -> Any:
-        return _schema()
 
 
 def _host_port(url: str) -> tuple[str, int] | None:
@@ -115,7 +110,7 @@ class NtcirWriter(Writer):
             description="alias host -> the host of its site (the alias goes to aliaslist)",
         )
 
-    collect_schema: ClassVar[Any] = _LazySchema()
+    collect_schema: ClassVar[Any] = LazySchema(_schema)
 
     # -- the collect pass ----------------------------------------------------------------------
 

@@ -253,3 +253,16 @@ def test_epoch_micros():
     assert epoch_micros(datetime(1969, 12, 31, 23, 59, 59, tzinfo=UTC)) == -1_000_000
     plus2 = timezone(timedelta(hours=2))
     assert epoch_micros(datetime(2020, 1, 1, 2, tzinfo=plus2)) == 1577836800 * 1_000_000
+
+
+def test_comma_list_and_lazy_schema():
+    from crawlmill.core import LazySchema, comma_list
+
+    assert comma_list("a, b,,c ") == ["a", "b", "c"] and comma_list(["x"]) == ["x"]
+    built = []
+
+    class Step:
+        collect_schema = LazySchema(lambda: built.append(1) or pa.schema([("k", pa.binary())]))
+
+    assert not built  # nothing built at class creation
+    assert Step.collect_schema.names == ["k"] and built == [1]
