@@ -50,7 +50,7 @@ from crawlmill.core import (
 )
 from crawlmill.formats.html_charset import charset_of_content_type
 from crawlmill.formats.ntcir_lists import LIST_NAMES, ListItem, read_list
-from crawlmill.formats.ntcir_meta import CTYPE, HTTPH, URL, parse_meta
+from crawlmill.formats.ntcir_meta import CTYPE, DOCID, HTTPH, URL, parse_meta
 from crawlmill.formats.sorted_lines import find_lines, first_fields_sorted
 from pydantic import Field
 
@@ -92,8 +92,17 @@ def _listdir(path: str) -> list[str]:
 def _is_collection(path: str) -> bool:
     if not os.path.isdir(path):
         return False
-    has_list = any(os.path.isfile(os.path.join(path, name)) for name in LIST_NAMES)
-    return bool(_trees(path)) and (has_list or bool(site_directories(path)))
+    trees = _trees(path)
+    if not trees:
+        return False
+    if any(os.path.isfile(os.path.join(path, name)) for name in LIST_NAMES):
+        return True
+    # no list: a two-digit first level in a tree (cheap: sniff runs on every folder)
+    return any(
+        len(name) == 2 and name.isdigit()
+        for tree in trees
+        for name in _listdir(os.path.join(path, tree))
+    )
 
 
 class NtcirReader(Reader):
@@ -183,6 +192,10 @@ class NtcirReader(Reader):
         with open(data_path, "rb") as fh:
             payload = fh.read()
         doc_id = info.doc_id
+        missing = [name for name in (DOCID, URL) if not (info.get(name) or b"").strip()]
+        if missing:  # delivered all the same: the page bytes are there
+            meta_path = parts[f"{tree}/{page}.meta"]
+            ctx.report_warning("meta-field-missing", f"{meta_path}: no {' or '.join(missing)}")
         if doc_id is not None and lists.listed(doc_id) is False:
             ctx.report_check(
                 Check(data_path, "doclist", False, f"doc id {doc_id} is not in doclist")

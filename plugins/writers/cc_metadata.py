@@ -9,10 +9,10 @@ nothing changed is written back as it was read. What this format cannot hold goe
 quarantine (reason ``not-a-capture``): records that are not ``response`` captures (requests,
 warcinfo, metadata of other kinds), so filter them out (``--filter kind keep=response``) when
 only the pages matter. The record's other fields are in the JSON (headers, status, charset)
-or derived from the payload; its ``text`` and ``outlinks`` are recomputed from the page, not
-taken from the record (a warning when they were set and differ is not given: the JSON holds
-the page's own links and text by definition). The SequenceFile form (``metadata-NNNNN``)
-comes with the SequenceFile writer (issue 9).
+or derived from the payload; ``text``, ``outlinks``, ``content_type``, ``charset`` and
+``doc_id`` are recomputed from the page or have no field, so a filter that changed one of them
+gets a warning (``text-not-written``...): the change does not reach the JSON. The
+SequenceFile form (``metadata-NNNNN``) comes with the SequenceFile writer (issue 9).
 """
 
 from __future__ import annotations
@@ -28,6 +28,15 @@ from crawlmill.plugins.writers.files import FileWriter, FileWriterOptions
 from pydantic import Field
 
 __all__ = ["CcMetadataWriter"]
+
+#: changed fields the JSON does not take from the record, and their warning codes.
+_NOT_WRITTEN = (
+    ("text", "text-not-written"),
+    ("outlinks", "outlinks-not-written"),
+    ("content_type", "content-type-not-written"),
+    ("charset", "charset-not-written"),
+    ("doc_id", "doc-id-not-written"),
+)
 
 
 class CcMetadataWriter(FileWriter):
@@ -76,6 +85,11 @@ class CcMetadataWriter(FileWriter):
         if line is None:
             self.ctx.quarantine(record, "not-a-capture: cc-metadata holds HTTP captures only")
             return
+        for name, code in _NOT_WRITTEN:
+            if name in record.changed:
+                self.ctx.report_warning(
+                    code, f"a changed {name}: the 2012 JSON is made from the page"
+                )
         file = self.file_for(record)
         file.stream.write(json.dumps(line, ensure_ascii=False).encode("utf-8") + b"\n")
         self.count(record)

@@ -206,7 +206,12 @@ class NtcirWriter(Writer):
     def _fields(self, record: Record, doc: str) -> list[tuple[str, bytes]]:
         head = record.http_head or b""
         headers = dict((k.lower(), v) for k, v in parse_http_head(head)[1]) if head else {}
-        ctype = headers.get(b"content-type") or (record.content_type or "").encode()
+        ctype = headers.get(b"content-type")
+        if ctype is None or {"content_type", "charset"} & record.changed:
+            # no header, or a filter changed them: the record's own fields
+            ctype = (record.content_type or "").encode()
+            if record.charset and ctype:
+                ctype += b"; charset=" + record.charset.encode()
         return [
             (DOCID, doc.encode()),
             (DATE, headers.get(b"last-modified", b"")),

@@ -75,3 +75,17 @@ def test_a_bad_line_is_damage_and_the_next_is_read(tmp_path):
     assert len(found) == 2 and found[0].extras["cc_metadata"]["disposition"] == "FAILURE"
     (damage,) = damages
     assert damage.offset == len(good) and damage.code == "bad-json-line"
+
+
+def test_changed_fields_the_json_does_not_hold_are_warned(tmp_path, monkeypatch):
+    from tests.helpers import put_fake_plugins_on_path
+
+    put_fake_plugins_on_path(monkeypatch)
+    code, report = convert(
+        JA, tmp_path / "m", "cc-metadata", "--plugin", "cm_fake", "--filter", "kind",
+        "keep=response", "--filter", "fake-set", "text=t", "content_type=text/plain",
+        "doc_id=X1",
+    )  # fmt: skip
+    assert code == 0
+    for warning in ("text-not-written", "content-type-not-written", "doc-id-not-written"):
+        assert report["warnings"][warning] == report["written"], warning

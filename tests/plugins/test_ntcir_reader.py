@@ -113,3 +113,13 @@ def test_unsorted_lists_and_bad_list_lines(tmp_path):
     assert [len(r.outlinks) for r in records] == [2, 2, 2]
     assert all(r.extras["ntcir"]["duplicates"] for r in records)
     assert any(w.code == "bad-list-line" and "duplist line 1 " in w.message for w in warnings)
+
+
+def test_detected_without_lists_and_not_for_other_folders(tmp_path):
+    build_tree(tmp_path / "nw", sites=1, per=1)
+    for name in ("sitelist", "aliaslist", "doclist", "targetlist", "duplist", "linklist"):
+        (tmp_path / "nw" / name).unlink()
+    assert NtcirReader.sniff(str(tmp_path / "nw"), b"") == 0.9
+    (tmp_path / "other" / "raw" / "notes").mkdir(parents=True)  # a raw/ folder, no site tree
+    assert NtcirReader.sniff(str(tmp_path / "other"), b"") == 0.0
+    assert len(NtcirReader.discover(str(tmp_path / "nw"), NtcirReader.Options())) == 1

@@ -179,3 +179,34 @@ def test_same_tree_at_1_and_2_workers(tmp_path):
     convert(src, tmp_path / "w1", "--workers", "1")
     convert(src, tmp_path / "w2", "--workers", "2")
     assert files(tmp_path / "w1") == files(tmp_path / "w2")
+
+
+def test_a_changed_content_type_reaches_the_meta_and_missing_fields_are_warned(
+    tmp_path, monkeypatch
+):
+    from tests.helpers import put_fake_plugins_on_path
+
+    put_fake_plugins_on_path(monkeypatch)
+    src, pages = make_input(tmp_path / "in")
+    code, report = convert(
+        src, tmp_path / "nw", "--plugin", "cm_fake", "--filter", "kind", "keep=response",
+        "--filter", "fake-set", "content_type=text/x-test", "charset=utf-8",
+    )  # fmt: skip
+    assert code == 0
+    metas = list((tmp_path / "nw" / "raw").rglob("*.meta"))
+    assert len(metas) == len(pages)
+    assert all(b"<NW:CTYPE>text/x-test; charset=utf-8</NW:CTYPE>" in m.read_bytes() for m in metas)
+    # a .meta without NW:URL: the page is read, with a warning naming the file
+    victim = metas[0]
+    victim.write_bytes(
+        b"".join(x for x in victim.read_bytes().splitlines(True) if b"NW:URL" not in x)
+    )
+    units = NtcirReader.discover(str(tmp_path / "nw"), NtcirReader.Options())
+    found, warnings = [], []
+    for unit in units:
+        with open_reader(unit, "ntcir") as records:
+            found.extend(records)
+            warnings.extend(records.warnings)
+    assert len(found) == len(pages)
+    (warning,) = [w for w in warnings if w.code == "meta-field-missing"]
+    assert str(victim) in warning.message and "NW:URL" in warning.message
