@@ -224,7 +224,28 @@ class SequenceFileWriter(FileWriter):
             seq.append(key, value, stored, sync=False)
         else:
             seq.append(key, value, stored)
+        self._refuse(record)
         self.count(record)
+
+    def _refuse(self, record: Record) -> None:
+        """Warn for the neutral fields an entry (a key and a value) has no place for, as the
+        ARC writer does: date, IP, doc id, text, outlinks when the record has them, and a
+        changed content type or charset (the value holds the head as it was)."""
+        warn = self.ctx.report_warning
+        if record.date is not None:
+            warn("date-not-written", "the capture date: a SequenceFile entry has no field for it")
+        if record.ip:
+            warn("ip-not-written", "the server IP: a SequenceFile entry has no field for it")
+        if record.doc_id is not None:
+            warn("doc-id-not-written", "doc id: a SequenceFile entry has no field for it")
+        if record.text is not None:
+            warn("text-not-written", "extracted text: a SequenceFile entry has no field for it")
+        if record.outlinks:
+            warn("outlinks-not-written", "outlinks: a SequenceFile entry has no field for them")
+        if "content_type" in record.changed:
+            warn("content-type-not-written", "a changed content type: the value keeps the head")
+        if "charset" in record.changed:
+            warn("charset-not-written", "a changed charset: the value keeps the head")
 
     def _check(self, java_name: str, data: bytes) -> None:
         """``ValueError`` when the Writable of ``java_name`` (if crawlmill has one) does not

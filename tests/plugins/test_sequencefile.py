@@ -71,6 +71,11 @@ def _entries(path: Path) -> list[Entry]:
     return items
 
 
+def _ips(src) -> list[str | None]:
+    with open_reader(src) as records:
+        return [r.ip for r in records if r.kind == RecordKind.RESPONSE]
+
+
 def _convert(*args: str) -> int:
     return main(["convert", *args, "--workers", "1"])
 
@@ -185,6 +190,12 @@ def test_warc_to_sequencefile_to_warc_keeps_url_head_and_payload(samples, tmp_pa
     assert _convert(str(src), "--to", "sequencefile", "-o", str(seq), *args) == 0, (
         capsys.readouterr().err
     )
+    import json
+
+    warnings = json.loads((seq / ".crawlmill" / "report.json").read_text())["warnings"]
+    # the WARC date and IP have no place in a Text -> BytesWritable entry: refused, not silent
+    assert warnings["date-not-written"] == len(responses)
+    assert warnings["ip-not-written"] == sum(1 for r in _ips(src) if r)
     (path,) = seq.glob("*.seq")
     header = read_header(path.read_bytes())
     assert (header.key_class, header.value_class, header.version, header.compression) == (
