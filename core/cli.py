@@ -46,7 +46,7 @@ __all__ = ["main"]
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_QUARANTINED = 0, 1, 2, 3
 #: commands whose results go to stdout (a closed pipe ends them quietly).
-_OUTPUT_COMMANDS = frozenset({"validate", "inspect", "plugins", "status"})
+_OUTPUT_COMMANDS = frozenset({"validate", "inspect", "plugins", "status", "dedup-runs"})
 #: a filter option word: ``key=value`` with an option-name key.
 _OPTION_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*=")
 
@@ -287,6 +287,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     status.add_argument("output", metavar="OUT", help="output folder of a run")
     status.add_argument("--json", action="store_true", help="print JSON")
+    _dedup_runs_parser(sub, fmt)
     plugins.add_argument("--json", action="store_true", help="print JSON")
     plugins.add_argument(
         "--all", action="store_true", help="also list plugins disabled by CRAWLMILL_*_PLUGINS"
@@ -313,6 +314,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "inspect": _inspect,
         "plugins": _plugins,
         "status": _status,
+        "dedup-runs": _dedup_runs,
     }[args.command]
     try:
         code = handler(args)
@@ -785,3 +787,41 @@ def _short_type(name: str) -> str:
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())
+
+
+# -- dedup-runs ------------------------------------------------------------------------------
+
+
+def _dedup_runs_parser(sub: Any, fmt: Any) -> None:
+    cmd = sub.add_parser(
+        "dedup-runs",
+        help="rewrite TREC runs and qrels through a near-duplicate cluster table",
+        description="Rewrite TREC run files (keep the highest-ranked member of each cluster, "
+        "replaced by its representative; ranks renumbered, scores kept) and qrels (one line "
+        "per cluster: the representative with the maximum relevance), as the Chuweb21D paper "
+        "did; prints what changed.",
+        epilog="example:\n  crawlmill dedup-runs out/ --run a.run b.run --qrels q.txt -o deduped/",
+        formatter_class=fmt,
+    )
+    cmd.add_argument("clusters", metavar="CLUSTERS", help="cluster table (Parquet) or output root")
+    cmd.add_argument("--run", nargs="+", default=[], metavar="FILE", help="TREC run files")
+    cmd.add_argument("--qrels", nargs="+", default=[], metavar="FILE", help="qrels files")
+    cmd.add_argument("-o", "--output", required=True, metavar="DIR", help="output folder")
+    cmd.add_argument("--by", choices=["rank", "score"], default="rank",
+                     help="order of a topic's entries: rank field, or score as trec_eval")  # fmt: skip
+    cmd.add_argument("--overwrite", action="store_true", help="replace existing outputs")
+    cmd.add_argument("--json", action="store_true", help="print the counts as JSON")
+
+
+def _dedup_runs(args: argparse.Namespace) -> int:
+    from .dedup_runs import dedup_runs, describe
+
+    results = dedup_runs(
+        args.clusters, args.run, args.qrels, args.output, by=args.by, overwrite=args.overwrite
+    )
+    if args.json:
+        print(json.dumps([r.__dict__ for r in results], indent=1))
+    else:
+        for result in results:
+            print(describe(result))
+    return EXIT_OK
