@@ -66,6 +66,7 @@ from .outputs import BOOKKEEPING, write_json_atomic
 from .pass_tasks import PassDir, collect_payload, collect_task, read_json, task_done
 from .plugin import PluginOptions, ReduceContext, declares_collect, reduce_key
 from .progress import ProgressMonitor
+from .reduce_outputs import ReduceOutputs, outputs_present
 from .reduce_tasks import (
     ReduceDir,
     partition_count,
@@ -259,6 +260,9 @@ def pass_done(pdir: PassDir) -> dict[str, Any] | None:
             if os.path.getsize(os.path.join(pdir.path, os.path.basename(name))) != size:
                 return None
     except (OSError, TypeError, ValueError):
+        return None
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(pdir.path))))
+    if not outputs_present(root, marker):  # a reduce output removed: redo the reduce
         return None
     return marker
 
@@ -457,7 +461,7 @@ def _reduce(state: _PassRun, n: int, pdir: PassDir) -> bool:
             parts = partition_count(rows_bytes, state.spec.run.reduce_memory)
             marker = _split_reduce(state, n, pdir, key, parts)
         else:
-            marker = _driver_reduce(state, p, pdir)
+            marker = _driver_reduce(state, n, pdir)
     except Exception as exc:
         error = f"pass {p.label} (reduce): {type(exc).__name__}: {exc}"
         with contextlib.suppress(OSError):
@@ -473,10 +477,13 @@ def _reduce(state: _PassRun, n: int, pdir: PassDir) -> bool:
     return True
 
 
-def _driver_reduce(state: _PassRun, p: Pass, pdir: PassDir) -> dict[str, Any]:
-    """The reduce in this process, over every row (memory-mapped): the marker's facts."""
+def _driver_reduce(state: _PassRun, n: int, pdir: PassDir) -> dict[str, Any]:
+    """The reduce in this process, over every row (memory-mapped): the marker's facts; the
+    files it asked for with ``ctx.output`` renamed into the output root
+    (:mod:`~crawlmill.core.reduce_outputs`)."""
     import pyarrow as pa
 
+    p = state.plan.passes[n]
     shutil.rmtree(pdir.workdir, ignore_errors=True)
     os.makedirs(pdir.workdir)
     _remove_tables(pdir, keep=os.path.basename(pdir.table))
@@ -486,18 +493,29 @@ def _driver_reduce(state: _PassRun, p: Pass, pdir: PassDir) -> dict[str, Any]:
         counts[label] = counts.get(label, 0) + k
 
     rows = _rows(state, pdir, p)
-    ctx = ReduceContext([i.input for i in state.planned], pdir.workdir, count)
+    outputs = ReduceOutputs(
+        state.spec.output, pdir.path, pdir.workdir, overwrite=state.spec.run.overwrite,
+        inputs=[i.input.path for i in state.planned],
+    )  # fmt: skip
+    ctx = ReduceContext(
+        [i.input for i in state.planned], pdir.workdir, count,
+        output_path=outputs.request, logger=lambda text: _say(state, n, text),
+    )  # fmt: skip
     table = p.cls.reduce(rows, p.options, ctx)
     if not isinstance(table, pa.Table):
         raise TypeError(f"reduce returned {type(table).__name__}; expected a pyarrow.Table")
     size = write_table(pdir.table, table)
-    return {
+    marker = {
         "rows_in": rows.num_rows,
         "rows": table.num_rows,
         "size": size,
         "tables": [[os.path.basename(pdir.table), size]],
         "counts": counts,
     }
+    files = outputs.commit()
+    if files:
+        marker["outputs"] = files
+    return marker
 
 
 def _split_reduce(state: _PassRun, n: int, pdir: PassDir, key: str, parts: int) -> dict[str, Any]:

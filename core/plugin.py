@@ -155,6 +155,17 @@ def _no_registry(name: str) -> type[Reader]:
     raise PluginError(f"reader {name!r} is not available here: this read has no plugin registry")
 
 
+def _no_outputs(relpath: str) -> str:
+    raise RuntimeError(
+        f"this reduce cannot write {relpath!r}: only an unsplit reduce in the driver has "
+        "output files"
+    )
+
+
+def _no_log(message: str) -> None:
+    return None
+
+
 def _no_count(label: str, n: int) -> None:
     return None
 
@@ -240,10 +251,28 @@ class ReduceContext:
     partition: int = 0
     #: how many partitions the rows were split into (1: all rows in one call).
     partitions: int = 1
+    #: where :meth:`output` goes: ``output_path(relpath) -> temp path``.
+    output_path: Callable[[str], str] = _no_outputs
+    #: where :meth:`log` goes: a line for the user's terminal.
+    logger: Callable[[str], None] = _no_log
 
     def count(self, label: str, n: int = 1) -> None:
         """Add ``n`` to the pass's counter ``label``."""
         self.counter(label, n)
+
+    def output(self, relpath: str) -> str:
+        """A path to write the file that becomes ``OUT/<relpath>`` (a user-visible output of
+        the reduce, such as a cluster table) when the reduce succeeds. The engine checks
+        ``relpath`` at once (relative, inside the output root, not in ``.crawlmill/``),
+        renames the file into place after the reduce, lists it in the pass marker and
+        redoes the reduce when a rerun finds it missing; it replaces an existing file only
+        when a pass marker of the root lists it, or with ``overwrite``. Only an unsplit
+        reduce (in the driver) has outputs."""
+        return self.output_path(relpath)
+
+    def log(self, message: str) -> None:
+        """Print ``message`` on the run's terminal (a note such as a skipped extra)."""
+        self.logger(message)
 
 
 @dataclass(slots=True)

@@ -40,17 +40,28 @@ took part: ``input``, ``seq``, ``file`` (the input's relpath), ``doc_id``, ``url
 ``simhash64``), ``cluster`` (the pipeline ordinal of the cluster's first document),
 ``cluster_size``, ``representative_doc_id``, ``representative_url``, ``kept``, ``distance``
 and ``distance128`` (Hamming distances to the representative). It is the pass's
-``table.arrow`` and is also written as Parquet beside it,
-``OUT/.crawlmill/passes/<pass id>/clusters.parquet``: inside the output root, in the folder
-crawlmill keeps for this pass (a run with other options makes a new pass and removes the old
-folder after it succeeds, so the file always belongs to the collection in ``OUT``). The
+``table.arrow`` and is written as Parquet into the output root at ``clusters`` (default
+``OUT/clusters.parquet``; a relative path, never outside the root; ``clusters: null`` writes
+none) by the engine's reduce outputs (``ctx.output``): renamed into place when the reduce
+succeeds, kept on resume, rewritten when a run with other options makes another pass. The
 reduce counts ``documents``, ``clusters``, ``near-duplicates``, ``pairs`` (node pairs found)
-and ``largest-cluster``.
+and ``largest-cluster``. ``crawlmill dedup-runs`` rewrites TREC runs and qrels through it.
+
+**Statistics** (the paper's Table 2 and Figures 3 and 4). ``thresholds: [0, 1, 2, 3]``
+clusters the same signatures at each threshold (``tau`` is still the one whose collection
+is written, and its row is marked ``chosen``), ``thresholds128`` at each 128-bit threshold at
+``tau`` (the paper's tau~ axis). One row per clustering: documents, kept, removed, duplicate
+clusters, largest cluster, kept and largest ratios, pairs
+(:mod:`crawlmill.formats.simhash_stats`), written to ``<stats>.csv`` and ``<stats>.json``
+(with the chosen clustering's cluster-size distribution, also ``<stats>-sizes.csv``); with
+``plots`` and matplotlib (the ``plots`` extra) ``<stats>-tau``, ``<stats>-tau128`` and
+``<stats>-sizes`` as PNG and SVG (:mod:`crawlmill.plugins.filters.simhash_plots`); without
+matplotlib a note on the terminal and the tables only. ``stats`` defaults to
+``simhash-stats`` when thresholds are given.
 """
 
 from __future__ import annotations
 
-import os
 from typing import Any, ClassVar, Literal
 
 from crawlmill.core import (
@@ -66,13 +77,15 @@ from crawlmill.core import (
     hookimpl,
 )
 from crawlmill.core.tables import epoch_micros, rows_of_input
-from pydantic import Field, field_validator, model_validator
+from pydantic import AliasChoices, Field, field_validator, model_validator
 
 __all__ = ["SimhashDedupFilter"]
 
 _MASK64 = (1 << 64) - 1
-#: the Parquet copy of the cluster table, in the pass folder (the parent of ``ctx.workdir``).
+#: the cluster table's default place in the output root (option ``clusters``).
 CLUSTERS_FILE = "clusters.parquet"
+#: the statistics' default prefix in the output root (option ``stats``).
+STATS_PREFIX = "simhash-stats"
 
 
 def _schema() -> Any:
@@ -96,7 +109,14 @@ class SimhashDedupFilter(Filter):
     name = "simhash-dedup"
 
     class Options(PluginOptions):
-        tau: int = Field(3, ge=0, le=32, description="Hamming distance of near-duplicates")
+        tau: int = Field(
+            3,
+            ge=0,
+            le=32,
+            validation_alias=AliasChoices("tau", "threshold"),
+            description="Hamming distance of near-duplicates (also: threshold); the "
+            "collection written is this clustering's",
+        )
         method: Literal["exact", "bucketing"] = Field(
             "exact",
             description="exact: every pair within tau (pigeonhole tables); bucketing: the "
@@ -131,6 +151,32 @@ class SimhashDedupFilter(Filter):
             "smallest-id (doc id), earliest (capture date), longest (hashed input); ties "
             "go to the first in pipeline order",
         )
+        clusters: str | None = Field(
+            CLUSTERS_FILE,
+            description="the cluster table (Parquet), a path relative to the output root "
+            "(never outside it); none: not written",
+        )
+        thresholds: list[int] | None = Field(
+            None,
+            description="statistics (and plots) for each of these 64-bit thresholds, from "
+            "the same signatures; tau's row is the collection written",
+        )
+        thresholds128: list[int] | None = Field(
+            None,
+            description="statistics (and plots) for each of these 128-bit thresholds at tau "
+            "(the paper's tau~ axis)",
+        )
+        stats: str | None = Field(
+            None,
+            description="where the statistics go, relative to the output root: <stats>.csv, "
+            "<stats>.json, <stats>-sizes.csv and the plots (default simhash-stats when "
+            "thresholds or thresholds128 are given; else none)",
+        )
+        plots: bool = Field(
+            True,
+            description="with statistics, draw them as PNG and SVG (needs the plots extra, "
+            "matplotlib; without it a note and the tables only)",
+        )
         kinds: list[RecordKind] = Field(
             default_factory=lambda: [RecordKind.RESPONSE, RecordKind.RESOURCE],
             description="record kinds that take part; records of other kinds are kept",
@@ -140,6 +186,38 @@ class SimhashDedupFilter(Filter):
         @classmethod
         def _commas(cls, value: Any) -> Any:
             return comma_list(value)
+
+        @field_validator("thresholds", "thresholds128", mode="before")
+        @classmethod
+        def _int_list(cls, value: Any) -> Any:
+            return comma_list(value)
+
+        @field_validator("thresholds")
+        @classmethod
+        def _tau_range(cls, value: list[int] | None) -> list[int] | None:
+            if value is not None and not all(0 <= t <= 32 for t in value):
+                raise ValueError("thresholds must be 0..32")
+            return value
+
+        @field_validator("thresholds128")
+        @classmethod
+        def _tau128_range(cls, value: list[int] | None) -> list[int] | None:
+            if value is not None and not all(0 <= t <= 128 for t in value):
+                raise ValueError("thresholds128 must be 0..128")
+            return value
+
+        @field_validator("clusters", "stats")
+        @classmethod
+        def _inside_root(cls, value: str | None) -> str | None:
+            from crawlmill.core.outputs import safe_relpath
+
+            return None if value is None else safe_relpath(value)
+
+        def stats_prefix(self) -> str | None:
+            """Where the statistics go (``None``: no statistics)."""
+            if self.stats is not None:
+                return self.stats
+            return STATS_PREFIX if self.thresholds or self.thresholds128 else None
 
         @model_validator(mode="after")
         def _blocks_above_tau(self) -> SimhashDedupFilter.Options:
@@ -239,26 +317,35 @@ def _ranks(rows: Any, rule: str) -> Any:
     return rank
 
 
+def _clustering(c64: Any, hi: Any, options: Any, tau: int, tau128: int | None) -> Any:
+    """The clusters of the codes at ``tau`` (and ``tau128``) by the options' method."""
+    from crawlmill.formats.simhash_cluster import cluster
+
+    blocks = options.blocks if options.blocks is not None and options.blocks > tau else None
+    return cluster(
+        c64,
+        tau,
+        options.method,
+        blocks=blocks,
+        bits=options.bits,
+        rounds=options.rounds,
+        seed=options.seed,
+        hi=hi if tau128 is not None else None,
+        tau128=tau128,
+    )
+
+
 def cluster_table(rows: Any, options: Any, ctx: ReduceContext) -> Any:
-    """Cluster the collected rows and build the cluster table (written as Parquet too)."""
+    """Cluster the collected rows and build the cluster table; write it (option
+    ``clusters``) and the statistics (:func:`write_stats`) into the output root."""
     import numpy as np
     import pyarrow as pa
-    from crawlmill.formats.simhash_cluster import cluster, popcount, representatives
+    from crawlmill.formats.simhash_cluster import popcount, representatives
 
     n = rows.num_rows
     c64 = rows["simhash64"].to_numpy().astype(np.uint64) if n else np.zeros(0, np.uint64)
     hi = rows["simhash128_high"].to_numpy().astype(np.uint64) if n else np.zeros(0, np.uint64)
-    result = cluster(
-        c64,
-        options.tau,
-        options.method,
-        blocks=options.blocks,
-        bits=options.bits,
-        rounds=options.rounds,
-        seed=options.seed,
-        hi=hi if options.tau128 is not None else None,
-        tau128=options.tau128,
-    )
+    result = _clustering(c64, hi, options, options.tau, options.tau128)
     rep = representatives(result.label, _ranks(rows, options.representative))
     rows_index = np.arange(n, dtype=np.int64)
     kept = rep == rows_index
@@ -295,20 +382,73 @@ def cluster_table(rows: Any, options: Any, ctx: ReduceContext) -> Any:
     ctx.count("near-duplicates", int(n - kept.sum()))
     ctx.count("pairs", result.pairs)
     ctx.count("largest-cluster", int(result.size.max()) if n else 0)
-    write_parquet(table, ctx.workdir)
+    if options.clusters is not None:
+        write_parquet(table, ctx.output(options.clusters))
+    prefix = options.stats_prefix()
+    if prefix is not None:
+        write_stats(c64, hi, options, result, prefix, ctx)
     return table
 
 
-def write_parquet(table: Any, workdir: str) -> str:
-    """Write ``table`` as ``clusters.parquet`` in the pass folder (the parent of the
-    reduce's ``workdir``): written in ``workdir``, then renamed into place."""
+def write_parquet(table: Any, path: str) -> str:
+    """Write ``table`` as Parquet to ``path`` (the engine renames it into place)."""
     import pyarrow.parquet as pq
 
-    target = os.path.join(os.path.dirname(os.path.abspath(workdir)), CLUSTERS_FILE)
-    tmp = os.path.join(workdir, CLUSTERS_FILE + ".tmp")
-    pq.write_table(table, tmp)
-    os.replace(tmp, target)
-    return target
+    pq.write_table(table, path)
+    return path
+
+
+def stats_rows(c64: Any, hi: Any, options: Any, chosen: Any) -> list[Any]:
+    """One statistics row per clustering the options ask for (``chosen``: the clustering
+    at ``tau``/``tau128``, reused): the ``tau`` axis for ``thresholds`` (each with the run's
+    ``tau128`` check), the ``tau128`` axis for ``thresholds128`` (at ``tau``); the chosen
+    clustering alone when neither is given."""
+    from crawlmill.formats.simhash_stats import stats_row
+
+    rows = []
+    taus = sorted(set(options.thresholds or [])) if options.thresholds else []
+    taus128 = sorted(set(options.thresholds128 or [])) if options.thresholds128 else []
+    if not taus and not taus128:
+        taus = [options.tau]
+    for tau in taus:
+        mine = tau == options.tau
+        result = chosen if mine else _clustering(c64, hi, options, tau, options.tau128)
+        rows.append(stats_row(result, "tau", tau, options.tau128, mine))
+    for t128 in taus128:
+        mine = t128 == options.tau128
+        result = chosen if mine else _clustering(c64, hi, options, options.tau, t128)
+        rows.append(stats_row(result, "tau128", options.tau, t128, mine))
+    return rows
+
+
+def write_stats(
+    c64: Any, hi: Any, options: Any, chosen: Any, prefix: str, ctx: ReduceContext
+) -> list[str]:
+    """The statistics table (``<prefix>.csv``, ``<prefix>.json``), the chosen clustering's
+    cluster sizes (``<prefix>-sizes.csv``) and, with ``plots`` and matplotlib, the plots
+    (:mod:`crawlmill.plugins.filters.simhash_plots`); returns the relpaths written."""
+    from crawlmill.formats.simhash_stats import size_distribution, sizes_csv, stats_csv, stats_json
+
+    from .simhash_plots import matplotlib_missing, write_plots
+
+    rows = stats_rows(c64, hi, options, chosen)
+    sizes = size_distribution(chosen)
+    texts = {
+        f"{prefix}.csv": stats_csv(rows),
+        f"{prefix}.json": stats_json(rows, sizes),
+        f"{prefix}-sizes.csv": sizes_csv(sizes),
+    }
+    for relpath, text in texts.items():
+        with open(ctx.output(relpath), "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+    written = list(texts)
+    if options.plots:
+        missing = matplotlib_missing()
+        if missing is not None:
+            ctx.log(f"simhash-dedup: {missing}")
+        else:
+            written += write_plots(rows, sizes, options.tau, ctx.output, prefix)
+    return written
 
 
 @hookimpl

@@ -177,8 +177,8 @@ def outputs(out: Path) -> dict[str, bytes]:
 
 
 def clusters_parquet(out: Path) -> pa.Table:
-    (path,) = out.glob(".crawlmill/passes/*/clusters.parquet")
-    return pq.read_table(path)
+    assert not list(out.glob(".crawlmill/passes/*/clusters.parquet"))  # one copy: the user's
+    return pq.read_table(out / "clusters.parquet")
 
 
 def test_simhash_dedup_cli_same_at_1_and_2_workers(tmp_path, inputs, records):
@@ -288,9 +288,12 @@ def test_reduce_rules_and_ties(tmp_path):
         options = SimhashDedupFilter.Options(tau=2, representative=rule)
         work = tmp_path / rule / "work"
         work.mkdir(parents=True)
-        ctx = ReduceContext([InputFile("in.warc", "in.warc", 0)], str(work))
+        target = str(tmp_path / rule / "clusters.parquet")
+        ctx = ReduceContext(
+            [InputFile("in.warc", "in.warc", 0)], str(work), output_path=lambda rel: target
+        )
         table = SimhashDedupFilter.reduce(rows, options, ctx)
-        assert (tmp_path / rule / "clusters.parquet").exists()
+        assert pq.read_table(target).equals(table)
         return table["kept"].to_pylist()
 
     # rows 0, 1, 2 are one cluster (0-1 at 1, 1-2 at 1, 0-2 at 2); rows 3 and 4 alone
@@ -304,7 +307,7 @@ def test_reduce_of_no_rows(tmp_path):
     work = tmp_path / "work"
     work.mkdir()
     table = SimhashDedupFilter.reduce(
-        _rows([]), SimhashDedupFilter.Options(), ReduceContext([], str(work))
+        _rows([]), SimhashDedupFilter.Options(clusters=None), ReduceContext([], str(work))
     )
     assert table.num_rows == 0
 

@@ -1,0 +1,99 @@
+"""User-visible files of a reduce (``ctx.output(relpath)``): written in the pass's scratch
+folder, renamed into the output root when the reduce succeeds, listed in the pass marker.
+
+The rules (:class:`ReduceOutputs`): ``relpath`` must be a safe relative path inside the
+output root and outside ``.crawlmill/`` (checked when the reduce asks, so a bad option fails
+before the work); a file the reduce asked for and did not write fails the reduce; an existing
+file is replaced only when a pass of this root lists it (``done.json`` ``outputs``, or the
+``outputs.json`` written just before the renames, so a run killed between them resumes), or
+with ``run.overwrite``, and never when it is an input of the run. :func:`outputs_present`
+tells whether a complete pass still has its files (else the reduce is redone).
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+from typing import Any
+
+from .outputs import OutputConflict, _inside, refusal, safe_relpath, write_json_atomic
+
+__all__ = ["ReduceOutputs", "outputs_present"]
+
+#: the file of a pass folder listing its outputs before they are renamed into place.
+PENDING_OUTPUTS = "outputs.json"
+
+
+def _listed(passes_root: str) -> set[str]:
+    """Relpaths any pass of the root lists as its output."""
+    names: set[str] = set()
+    for pattern in ("done.json", PENDING_OUTPUTS):
+        for path in glob.glob(os.path.join(passes_root, "*", pattern)):
+            try:
+                with open(path, encoding="utf-8") as fh:
+                    data = json.load(fh)
+            except (OSError, ValueError):
+                continue
+            entries = data.get("outputs", []) if isinstance(data, dict) else []
+            names.update(e[0] for e in entries if isinstance(e, list) and e)
+    return names
+
+
+class ReduceOutputs:
+    """The output files one reduce asks for (``request``) and their commit."""
+
+    def __init__(
+        self, root: str, pass_dir: str, workdir: str, *, overwrite: bool, inputs: list[str]
+    ) -> None:
+        self.root = os.path.abspath(root)
+        self.pass_dir = pass_dir
+        self.scratch = os.path.join(workdir, "outputs")
+        self.overwrite = overwrite
+        self.inputs = {os.path.realpath(p) for p in inputs}
+        self.files: dict[str, str] = {}
+
+    def request(self, relpath: str) -> str:
+        """The temp path the reduce writes ``OUT/<relpath>`` to."""
+        norm = safe_relpath(relpath)
+        final = _inside(self.root, norm)
+        if os.path.realpath(final) in self.inputs:
+            raise OutputConflict(refusal(final, "is an input of this run"))
+        if norm not in self.files:
+            os.makedirs(self.scratch, exist_ok=True)
+            self.files[norm] = os.path.join(self.scratch, f"{len(self.files)}.out")
+        return self.files[norm]
+
+    def commit(self) -> list[list[Any]]:
+        """Rename every file into place; returns ``[[relpath, size], ...]`` for the marker."""
+        if not self.files:
+            return []
+        listed = _listed(os.path.dirname(self.pass_dir))
+        entries = []
+        for relpath, tmp in self.files.items():
+            if not os.path.isfile(tmp):
+                raise RuntimeError(f"the reduce asked for {relpath!r} and did not write it")
+            final = _inside(self.root, relpath)
+            if os.path.lexists(final) and relpath not in listed and not self.overwrite:
+                raise OutputConflict(refusal(final, "no pass of crawlmill lists it"))
+            entries.append([relpath, os.path.getsize(tmp)])
+        write_json_atomic(os.path.join(self.pass_dir, PENDING_OUTPUTS), {"outputs": entries})
+        for relpath, tmp in self.files.items():
+            final = _inside(self.root, relpath)
+            os.makedirs(os.path.dirname(final), exist_ok=True)
+            with open(tmp, "rb") as fh:
+                os.fsync(fh.fileno())
+            os.replace(tmp, final)
+        return entries
+
+
+def outputs_present(root: str, marker: dict[str, Any]) -> bool:
+    """Whether every output a pass marker lists is in the root with its size."""
+    for entry in marker.get("outputs") or []:
+        try:
+            relpath, size = entry
+            if os.path.getsize(_inside(os.path.abspath(root), safe_relpath(relpath))) != size:
+                return False
+        except (OSError, TypeError, ValueError):
+            return False
+    return True
