@@ -350,3 +350,33 @@ def test_a_failed_spark_partition_fails_the_run_and_a_rerun_writes_only_it(
     err = capsys.readouterr().err
     assert "no partition was written" in err, err
     assert not list((tmp_path / "failing").glob("part-*"))
+
+
+def test_chuweb21d_dedup_is_alike_on_local_and_spark(spark_sc, tmp_path, monkeypatch, capsys):
+    """docs/examples/chuweb21d.yaml's steps (kind, http-status, simhash-dedup with the
+    statistics of four thresholds, the chuweb21 layout): the same clusters (the cluster
+    table, byte for byte), statistics, plots and collection with Spark ``local[2]`` and the
+    local executor at 1 and 2 workers."""
+    import pyarrow.parquet as pq
+
+    seen = _run_everywhere(
+        tmp_path,
+        monkeypatch,
+        capsys,
+        """\
+        filters:
+          - {name: kind, keep: [response]}
+          - {name: http-status, keep: ["200-299"]}
+          - {name: simhash-dedup, tau: 3, thresholds: [0, 1, 2, 3]}
+        writer: {name: warc, gzip_backend: zlib, layout: chuweb21}
+        """,
+        code=3,  # the truncated sample
+    )
+    _assert_alike(seen)
+    files, books, err = seen["spark"]
+    for rel in ("clusters.parquet", "simhash-stats.csv", "md5_checksum.txt"):
+        assert rel in files, rel
+    table = pq.read_table(tmp_path / "spark" / "clusters.parquet")
+    dropped = books["report"]["dropped"]["simhash-dedup"]["near-duplicate"]
+    assert dropped == table.num_rows - sum(table["kept"].to_pylist()) > 0
+    assert all(_summary(e) == _summary(err) for _, _, e in seen.values())
