@@ -3,7 +3,7 @@ the Chuweb21D paper's section 5.2 did to compare systems on the deduplicated col
 
 The cluster table is the Parquet file a near-duplicate step wrote (``simhash-dedup``:
 ``OUT/clusters.parquet`` by default), given as the file or as the output root of the run
-(then ``clusters.parquet`` in it, else the one ``.crawlmill/passes/*/clusters.parquet``). Its
+(see :func:`find_cluster_table`). Its
 columns ``doc_id``, ``cluster`` and ``representative_doc_id`` are read, for the doc ids the
 runs and qrels name only. The rewrite rules are in :mod:`crawlmill.formats.trec_runs`.
 Each rewritten file goes to the output folder under its own name, written atomically; every
@@ -14,6 +14,7 @@ line) writes nothing.
 from __future__ import annotations
 
 import glob
+import json
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -54,7 +55,9 @@ class FileResult:
 
 def find_cluster_table(path: str) -> str:
     """The cluster table's Parquet path: ``path`` itself, or found in the output root
-    ``path``."""
+    ``path``: ``clusters.parquet``, else the one Parquet file with the table's columns that a
+    pass of the root lists as its output (``clusters:`` elsewhere), else (roots of earlier
+    versions) the one ``.crawlmill/passes/*/clusters.parquet``."""
     if os.path.isfile(path):
         return path
     if not os.path.isdir(path):
@@ -62,12 +65,39 @@ def find_cluster_table(path: str) -> str:
     direct = os.path.join(path, CLUSTERS_FILE)
     if os.path.isfile(direct):
         return direct
-    found = sorted(glob.glob(os.path.join(path, ".crawlmill", "passes", "*", CLUSTERS_FILE)))
+    found = sorted(set(_listed_tables(path)))
+    if not found:
+        found = sorted(glob.glob(os.path.join(path, ".crawlmill", "passes", "*", CLUSTERS_FILE)))
     if len(found) == 1:
         return found[0]
     if not found:
         raise DedupRunsError(f"{path}: no {CLUSTERS_FILE} (give the cluster table's path)")
     raise DedupRunsError(f"{path}: several cluster tables, name one: {', '.join(found)}")
+
+
+def _listed_tables(root: str) -> list[str]:
+    """Parquet outputs of the root's passes that have the cluster table's columns."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    tables = []
+    for marker in glob.glob(os.path.join(root, ".crawlmill", "passes", "*", "done.json")):
+        try:
+            with open(marker, encoding="utf-8") as fh:
+                entries = json.load(fh).get("outputs") or []
+        except (OSError, ValueError, AttributeError):
+            continue
+        for entry in entries:
+            if not (isinstance(entry, list) and entry and str(entry[0]).endswith(".parquet")):
+                continue
+            candidate = os.path.join(root, *str(entry[0]).split("/"))
+            try:
+                names = pq.read_schema(candidate).names
+            except (OSError, pa.ArrowException):
+                continue
+            if all(c in names for c in COLUMNS):
+                tables.append(candidate)
+    return tables
 
 
 def cluster_lookup(table_path: str, docs: set[str]) -> dict[str, Cluster]:

@@ -126,7 +126,7 @@ def test_paper_examples_through_the_cli(tmp_path, dedup_out, capsys):
 
 
 def test_the_table_file_itself_and_by_score(tmp_path, dedup_out, capsys):
-    (table,) = [*dedup_out.glob("clusters.parquet"), *dedup_out.glob(".crawlmill/passes/*/clusters.parquet")][:1]  # fmt: skip
+    table = dedup_out / "clusters.parquet"
     # ranks disagree with scores: trec_eval's order (score) puts c2 first
     (tmp_path / "r.run").write_text("7 Q0 c1 1 1.0 t\n7 Q0 c2 2 5.0 t\n7 Q0 a2 3 0.5 t\n")
     code, _, err = cli(
@@ -135,6 +135,22 @@ def test_the_table_file_itself_and_by_score(tmp_path, dedup_out, capsys):
     )  # fmt: skip
     assert code == 0, err
     assert (tmp_path / "d" / "r.run").read_text() == "7 Q0 c1 1 5.0 t\n7 Q0 a1 2 0.5 t\n"
+
+
+def test_a_root_whose_table_is_elsewhere(tmp_path, capsys):
+    """``clusters: tables/c.parquet``: the root's pass marker names it."""
+    out = tmp_path / "out"
+    code = main(
+        ["convert", str(collection(tmp_path)), "-o", str(out), "--to", "warc",
+         "--filter", "simhash-dedup", "tau=3", "clusters=tables/c.parquet", "--progress", "never"]
+    )  # fmt: skip
+    assert code == 0
+    (tmp_path / "a.run").write_text("1 Q0 a3 1 1 r\n")
+    code, _, err = cli(
+        capsys, str(out), "--run", str(tmp_path / "a.run"), "-o", str(tmp_path / "d")
+    )
+    assert code == 0, err
+    assert (tmp_path / "d" / "a.run").read_text() == "1 Q0 a1 1 1 r\n"
 
 
 @pytest.mark.parametrize(
