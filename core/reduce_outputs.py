@@ -4,40 +4,40 @@ folder, renamed into the output root when the reduce succeeds, listed in the pas
 The rules (:class:`ReduceOutputs`): ``relpath`` must be a safe relative path inside the
 output root and outside ``.crawlmill/`` (checked when the reduce asks, so a bad option fails
 before the work); a file the reduce asked for and did not write fails the reduce; an existing
-file is replaced only when a pass of this root lists it (``done.json`` ``outputs``, or the
-``outputs.json`` written just before the renames, so a run killed between them resumes), or
+file is replaced only when crawlmill wrote it as a reduce output of this root (listed in
+``.crawlmill/reduce_outputs.json``, which each commit extends before its renames, so a run
+killed between them, a ``--no-resume`` run and a run with other options may replace it), or
 with ``run.overwrite``, and never when it is an input of the run. :func:`outputs_present`
 tells whether a complete pass still has its files (else the reduce is redone).
 """
 
 from __future__ import annotations
 
-import glob
 import json
 import os
 from typing import Any
 
-from .outputs import OutputConflict, _inside, refusal, safe_relpath, write_json_atomic
+from .outputs import BOOKKEEPING, OutputConflict, _inside, refusal, safe_relpath, write_json_atomic
 
 __all__ = ["ReduceOutputs", "outputs_present"]
 
-#: the file of a pass folder listing its outputs before they are renamed into place.
-PENDING_OUTPUTS = "outputs.json"
+#: the file of the output root listing every reduce output crawlmill wrote there.
+REGISTRY = "reduce_outputs.json"
 
 
-def _listed(passes_root: str) -> set[str]:
-    """Relpaths any pass of the root lists as its output."""
-    names: set[str] = set()
-    for pattern in ("done.json", PENDING_OUTPUTS):
-        for path in glob.glob(os.path.join(passes_root, "*", pattern)):
-            try:
-                with open(path, encoding="utf-8") as fh:
-                    data = json.load(fh)
-            except (OSError, ValueError):
-                continue
-            entries = data.get("outputs", []) if isinstance(data, dict) else []
-            names.update(e[0] for e in entries if isinstance(e, list) and e)
-    return names
+def _registry(root: str) -> str:
+    return os.path.join(root, BOOKKEEPING, REGISTRY)
+
+
+def _listed(root: str) -> set[str]:
+    """Relpaths crawlmill wrote as reduce outputs in ``root``."""
+    try:
+        with open(_registry(root), encoding="utf-8") as fh:
+            data = json.load(fh)
+    except (OSError, ValueError):
+        return set()
+    entries = data.get("outputs", []) if isinstance(data, dict) else []
+    return {e for e in entries if isinstance(e, str)}
 
 
 class ReduceOutputs:
@@ -68,16 +68,16 @@ class ReduceOutputs:
         """Rename every file into place; returns ``[[relpath, size], ...]`` for the marker."""
         if not self.files:
             return []
-        listed = _listed(os.path.dirname(self.pass_dir))
+        listed = _listed(self.root)
         entries = []
         for relpath, tmp in self.files.items():
             if not os.path.isfile(tmp):
                 raise RuntimeError(f"the reduce asked for {relpath!r} and did not write it")
             final = _inside(self.root, relpath)
             if os.path.lexists(final) and relpath not in listed and not self.overwrite:
-                raise OutputConflict(refusal(final, "no pass of crawlmill lists it"))
+                raise OutputConflict(refusal(final, "crawlmill did not write it (no reduce of this root lists it)"))
             entries.append([relpath, os.path.getsize(tmp)])
-        write_json_atomic(os.path.join(self.pass_dir, PENDING_OUTPUTS), {"outputs": entries})
+        write_json_atomic(_registry(self.root), {"outputs": sorted(listed | set(self.files))})
         for relpath, tmp in self.files.items():
             final = _inside(self.root, relpath)
             os.makedirs(os.path.dirname(final), exist_ok=True)

@@ -71,9 +71,13 @@ def test_a_foreign_file_is_not_replaced(tmp_path, inputs, capsys):  # noqa: F811
     out.mkdir()
     (out / "clusters.parquet").write_bytes(b"my own file")
     assert convert(inputs, out, "tau=3") == 1
-    assert "no pass of crawlmill lists it" in capsys.readouterr().err
+    assert "no reduce of this root lists it" in capsys.readouterr().err
     assert (out / "clusters.parquet").read_bytes() == b"my own file"
     assert convert(inputs, out, "tau=3", extra=("--overwrite",)) == 0
+    assert pq.read_table(out / "clusters.parquet").num_rows > 0
+    # crawlmill's own file: a run that redoes its passes replaces it without --overwrite
+    (out / "clusters.parquet").write_bytes(b"changed")
+    assert convert(inputs, out, "tau=3", extra=("--no-resume",)) == 0
     assert pq.read_table(out / "clusters.parquet").num_rows > 0
 
 
@@ -95,6 +99,16 @@ def test_reduce_outputs_mechanism(tmp_path):
     Path(missing).write_bytes(b"")
     assert outputs.commit() == [["sub/x.bin", 5], ["never.bin", 0]]
     assert (root / "sub" / "x.bin").read_bytes() == b"12345"
+    # another pass (other options) replaces crawlmill's file, not a foreign one
+    (root / "foreign.bin").write_bytes(b"mine")
+    other = ReduceOutputs(str(root), str(pdir), str(work), overwrite=False, inputs=[])
+    Path(other.request("sub/x.bin")).write_bytes(b"678")
+    assert other.commit() == [["sub/x.bin", 3]]
+    third = ReduceOutputs(str(root), str(pdir), str(work), overwrite=False, inputs=[])
+    Path(third.request("foreign.bin")).write_bytes(b"new")
+    with pytest.raises(OutputConflict, match="no reduce of this root lists it"):
+        third.commit()
+    assert (root / "foreign.bin").read_bytes() == b"mine"
     # an input is never replaced, even with overwrite
     (root / "in.warc").write_bytes(b"input")
     again = ReduceOutputs(str(root), str(pdir), str(work), overwrite=True,
@@ -104,7 +118,7 @@ def test_reduce_outputs_mechanism(tmp_path):
     # a complete pass whose output went missing is not complete
     (pdir / "table.arrow").write_bytes(b"t")
     (pdir / "done.json").write_text(
-        json.dumps({"tables": [["table.arrow", 1]], "outputs": [["sub/x.bin", 5]]})
+        json.dumps({"tables": [["table.arrow", 1]], "outputs": [["sub/x.bin", 3]]})
     )
     assert pass_done(PassDir(str(pdir))) is not None
     (root / "sub" / "x.bin").unlink()
