@@ -785,10 +785,6 @@ def _short_type(name: str) -> str:
     return re.sub(r"\b(?:[A-Za-z_]\w*\.)+([A-Za-z_]\w*)", r"\1", name)
 
 
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
-
-
 # -- dedup-runs ------------------------------------------------------------------------------
 
 
@@ -825,3 +821,7 @@ def _dedup_runs(args: argparse.Namespace) -> int:
         for result in results:
             print(describe(result))
     return EXIT_OK
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
