@@ -48,8 +48,8 @@ reduce counts ``documents``, ``clusters``, ``near-duplicates``, ``pairs`` (node 
 and ``largest-cluster``. ``crawlmill dedup-runs`` rewrites TREC runs and qrels through it.
 
 **Statistics** (the paper's Table 2 and Figures 3 and 4). ``thresholds: [0, 1, 2, 3]``
-clusters the same signatures at each threshold (``tau`` is still the one whose collection
-is written, and its row is marked ``chosen``), ``thresholds128`` at each 128-bit threshold at
+clusters the same signatures at each threshold (with the run's ``tau128`` check, if any;
+``tau`` is still the one whose collection is written, and its row is marked ``chosen``), ``thresholds128`` at each 128-bit threshold at
 ``tau`` (the paper's tau~ axis). One row per clustering: documents, kept, removed, duplicate
 clusters, largest cluster, kept and largest ratios, pairs
 (:mod:`crawlmill.formats.simhash_stats`), written to ``<stats>.csv`` and ``<stats>.json``
