@@ -265,9 +265,10 @@ class ReduceContext:
         the reduce, such as a cluster table) when the reduce succeeds. The engine checks
         ``relpath`` at once (relative, inside the output root, not in ``.crawlmill/``),
         renames the file into place after the reduce, lists it in the pass marker and
-        redoes the reduce when a rerun finds it missing; it replaces an existing file only
-        when a pass marker of the root lists it, or with ``overwrite``. Only an unsplit
-        reduce (in the driver) has outputs."""
+        redoes the reduce when a rerun that runs passes finds it missing; it replaces an
+        existing file only when crawlmill wrote it as a reduce output of this root, or with
+        ``overwrite`` (:mod:`crawlmill.core.reduce_outputs`). Only an unsplit reduce (in the
+        driver) has outputs."""
         return self.output_path(relpath)
 
     def log(self, message: str) -> None:
