@@ -10,7 +10,12 @@ import struct
 
 import pytest
 from crawlmill.formats.hadoop import nutch_legacy as nl
-from crawlmill.formats.hadoop.sequencefile import Entry, SequenceFileWriter, iter_entries, read_header
+from crawlmill.formats.hadoop.sequencefile import (
+    Entry,
+    SequenceFileWriter,
+    iter_entries,
+    read_header,
+)
 
 MD5 = bytes(range(16))
 

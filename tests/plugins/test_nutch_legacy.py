@@ -179,11 +179,11 @@ def _offsets(path):
 def test_a_cut_file_is_damage_and_the_other_files_still_deliver(tmp_path):
     pages = make.build_segment(str(tmp_path / "s"), 11)
     content = tmp_path / "s" / "content" / "data"
-    at = _offsets(content)[6] + 30  # inside record 6
-    content.write_bytes(content.read_bytes()[:at])
+    record6 = _offsets(content)[6]
+    content.write_bytes(content.read_bytes()[: record6 + 30])  # cut inside record 6
     records, damages, checks, _ = _read(tmp_path / "s")
-    assert [(d.path, d.offset, d.code) for d in damages] == [
-        (str(content), _offsets(content)[6] if False else at - 30, "truncated-record")
+    assert [(d.path, d.offset, d.length, d.code) for d in damages] == [
+        (str(content), record6, 30, "truncated-record")
     ]
     assert "content/data" in damages[0].reason
     assert len(records) == 11  # the fetcher's entries are all there
