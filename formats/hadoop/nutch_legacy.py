@@ -47,7 +47,7 @@ import struct
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from .sequencefile import SequenceFileWriter
 from .writables import WritableError, decode_modified_utf8, encode_modified_utf8
@@ -63,6 +63,7 @@ __all__ = [
     "FetcherOutput",
     "FetcherText",
     "LegacyError",
+    "NutchLegacyExtras",
     "Outlink",
     "Page",
     "ParseData",
@@ -86,6 +87,29 @@ DEFAULT_LIMIT = 256 * 1024 * 1024
 class LegacyError(WritableError):
     """Bytes that are not a value of the Nutch 0.4-0.7 class: cut short, an unknown version,
     a gzip field that does not inflate, bytes left over."""
+
+
+class NutchLegacyExtras(TypedDict, total=False):
+    """``extras["nutch-legacy"]`` of a record the ``nutch-legacy`` reader made (plain data;
+    docs/formats/nutch-legacy.md)."""
+
+    #: the segment folder's name and its layout (``0.4``, ``no-parsing``, ``0.5-0.7``).
+    segment: str
+    layout: str
+    #: the record number (the ArrayFile key) and the offset of its entry in each file.
+    record: int
+    files: dict[str, int]
+    #: the FetchListEntry: fetch flag, anchors, version, the Page's fields (md5 as hex).
+    fetch_list_entry: dict[str, Any]
+    #: the FetcherOutput: version, md5, old status byte, ProtocolStatus, fetch date (ms),
+    #: protocol code and name, the title of versions 1-3.
+    fetcher_output: dict[str, Any]
+    #: the Content: version, URL, base, content type, headers as stored, whether null.
+    content: dict[str, Any]
+    #: the ParseData: version, title, ParseStatus, metadata pairs.
+    parse_data: dict[str, Any]
+    #: the HTTP head was rebuilt: its status line and the headers renamed ``X-Crawler-``.
+    head_rebuilt: dict[str, Any]
 
 
 # -- primitives ------------------------------------------------------------------------------
