@@ -177,9 +177,6 @@ class NutchLegacyReader(Reader):
     def read(self, ctx: ReadContext) -> Iterator[Record]:
         """The segment's fetched entries, one Record per record number (module docstring)."""
         parts = ctx.input.parts
-        if not parts:  # a segment folder opened as such
-            units = self.discover(ctx.path, self.options) or []
-            parts = units[0].parts if units else {}
         seg = ctx.path
         present = {name.split("/")[0] for name in parts if name.endswith("/data")}
         layout = _layout(present)

@@ -308,3 +308,47 @@ def test_rebuild_head_renames_what_the_stored_bytes_contradict():
                     b"Content-Length: 3\r\n\r\n")  # fmt: skip
     head, renamed = rebuild_head([("Content-Length", "3")], b"abc")
     assert renamed == [] and head == b"HTTP/1.0 200 OK\r\nContent-Length: 3\r\n\r\n"
+
+
+def test_damage_in_a_seq1_file_of_04_runs_to_its_end(tmp_path):
+    pages = make.build_segment(str(tmp_path / "s"), 11, "0.4", "net")
+    text = tmp_path / "s" / "fetcher_text" / "data"
+    offsets = _offsets(text)
+    raw = bytearray(text.read_bytes())
+    struct.pack_into(">i", raw, offsets[2], struct.unpack_from(">i", raw, offsets[2])[0] + 1)
+    text.write_bytes(bytes(raw))
+    records, damages, _, _ = _read(tmp_path / "s")
+    # SEQ1 has no sync hash: nothing to resync on, the rest of the file is damage (here the
+    # record's value, not its class, then bytes that frame no record up to the end)
+    assert damages[0].offset == offsets[2] and damages[-1].offset + damages[-1].length == len(raw)
+    assert all(a.offset + a.length == b.offset for a, b in zip(damages, damages[1:], strict=False))
+    assert all(d.path == str(text) for d in damages)
+    assert [r.text for r in records] == [p.text for p in pages[:2]] + [None] * 9
+    assert [r.payload for r in records] == [p.body for p in pages]
+
+
+def test_a_fetchlist_in_another_order_is_not_joined(tmp_path):
+    from crawlmill.formats.hadoop import nutch_legacy as nl
+
+    pages = make.build_segment(str(tmp_path / "s"), 3, skip=("fetcher",))
+    kind, entries = make.values(pages, "0.7")["fetchlist"]
+    data, index = nl.encode_array_file(kind, entries[::-1], sync=make.SYNC)
+    (tmp_path / "s" / "fetchlist" / "data").write_bytes(data)
+    records, damages, _, warnings = _read(tmp_path / "s")
+    assert damages == []
+    assert [w.code for w in warnings] == ["fetchlist-mismatch", "fetchlist-mismatch"]
+    assert [r.url for r in records] == [p.url for p in pages]  # the content's URLs
+    assert "fetch_list_entry" in records[1].extras["nutch-legacy"]  # the middle one matches
+    assert "fetch_list_entry" not in records[0].extras["nutch-legacy"]
+
+
+def test_a_segment_only_generated_gives_its_fetchlist(tmp_path):
+    pages = make.build_segment(
+        str(tmp_path / "s"), 2, skip=("fetcher", "content", "parse_text", "parse_data")
+    )
+    records, damages, checks, _ = _read(tmp_path / "s")
+    assert damages == []
+    assert sorted(c.path.rsplit("/s/", 1)[1] for c in checks if not c.ok) == [
+        "content", "fetcher", "parse_data", "parse_text"
+    ]  # fmt: skip
+    assert [(r.kind, r.url, r.payload) for r in records] == [("resource", p.url, b"") for p in pages]
