@@ -196,8 +196,10 @@ class NutchLegacyReader(Reader):
         streams = {s: _SubFile(ctx, s, parts[f"{s}/data"]) for s in joined}
         if "fetchlist" in present and "fetchlist" not in streams:
             fetchlist = _SubFile(ctx, "fetchlist", parts["fetchlist/data"])
-            listed = sum(1 for _ in fetchlist)  # read for its damage; the fetcher has its entries
-            ctx.count("fetchlist entries", listed)
+            try:  # read for its damage; the fetcher has its entries
+                ctx.count("fetchlist entries", sum(1 for _ in fetchlist))
+            finally:
+                fetchlist.close()
         meta = {"segment": (ctx.input.meta or {}).get("segment") or os.path.basename(seg),
                 "layout": layout}  # fmt: skip
         try:
