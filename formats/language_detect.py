@@ -23,7 +23,7 @@ package and the extra.
 
 from __future__ import annotations
 
-import importlib.util
+import importlib
 from collections.abc import Callable
 
 __all__ = ["DETECTORS", "DetectorMissing", "detector", "known_languages", "require"]
@@ -44,11 +44,13 @@ class DetectorMissing(ImportError):
 def require(name: str) -> None:
     """Raise :class:`DetectorMissing` when detector ``name``'s package is not importable."""
     module, package = DETECTORS[name]
-    if importlib.util.find_spec(module) is None:
+    try:
+        importlib.import_module(module)
+    except ImportError as exc:
         raise DetectorMissing(
-            f"the language detector {name!r} needs the package {package!r}, which is not "
-            f"installed: pip install 'crawlmill[language]' (or pip install {package})"
-        )
+            f"the language detector {name!r} needs the package {package!r}, which cannot be "
+            f"imported ({exc}): pip install 'crawlmill[language]' (or pip install {package})"
+        ) from None
 
 
 def known_languages(name: str) -> set[str]:
