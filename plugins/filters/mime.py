@@ -8,7 +8,8 @@ list is ``text/html`` and ``application/xhtml+xml``. Which type is read (``type_
   header line's content-type field, for other formats the record's ``content_type`` when it
   has no HTTP head;
 * ``http-or-declared`` (default): the HTTP type, else the declared one (a WARC ``resource``
-  record or an ARC record without HTTP head).
+  record, an ARC record without HTTP head), except the WARC ``application/http`` of a record
+  whose HTTP head names no type: that names the HTTP message, not the payload (``no-mime``).
 
 Types compare without parameters and case: ``Text/HTML; charset=UTF-8`` is ``text/html``. A
 list entry ``type/*`` matches every subtype. Drop reasons: ``wrong-mime`` (not allowed or
@@ -118,6 +119,8 @@ class MimeFilter(Filter):
         found = None if source == "declared" else http_type(record)
         if found is None and source != "http":
             found = declared_type(record)
+            if source != "declared" and found == "application/http":
+                return None  # the type of the HTTP message, not of its payload
         return found
 
     def apply(self, record: Record) -> Record | Drop:

@@ -111,6 +111,12 @@ def test_mime_type_from_http_declared_or_both():
     assert verdict(make(MimeFilter, type_from="declared"), response) == "wrong-mime"
     ok = make(MimeFilter, allow=["application/http"], type_from="declared")
     assert verdict(ok, response) == "kept"
+    # a head without Content-Type: the WARC application/http names the message, not the page
+    untyped = _warc_record(b"application/http; msgtype=response", None).evolve(
+        kind=RecordKind.RESPONSE, http_head=b"HTTP/1.1 200 OK\r\n\r\n"
+    )
+    assert verdict(make(MimeFilter), untyped) == "no-mime"
+    assert verdict(make(MimeFilter, type_from="declared"), untyped) == "wrong-mime"
     arc = Record(
         kind=RecordKind.RESOURCE, payload=b"x", content_type="text/html",
         extras={"arc": {"fields": {"Content-type": "no-type"}}},
