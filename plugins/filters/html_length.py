@@ -22,18 +22,32 @@ from __future__ import annotations
 from crawlmill.core import Drop, Filter, PluginOptions, Record, hookimpl
 from pydantic import Field, model_validator
 
-__all__ = ["HtmlLengthFilter", "html_chars"]
+__all__ = ["HtmlLengthFilter", "html_chars", "payload_codec"]
+
+
+def payload_codec(record: Record) -> str:
+    """The codec ``record``'s payload is decoded with: the record's charset, a ``<meta>``
+    charset, ``chardet``, ISO-8859-1 (:func:`crawlmill.formats.html_charset.detect_charset`),
+    except that an ASCII payload that names no charset is ASCII without asking ``chardet``
+    (which says so too)."""
+    from crawlmill.formats.html_charset import codec_name, detect_charset, meta_charset
+
+    payload = record.payload
+    codec = codec_name(record.charset) or meta_charset(payload)
+    if codec is not None:
+        return codec
+    if payload.isascii():
+        return "ascii"
+    return detect_charset(None, payload)[0]
 
 
 def html_chars(record: Record) -> int:
     """The number of characters of ``record``'s payload, decoded as the module docstring
     says."""
-    from crawlmill.formats.html_charset import detect_charset
-
     payload = record.payload
     if not payload:
         return 0
-    codec, _source = detect_charset(record.charset, payload)
+    codec = payload_codec(record)
     try:
         return len(payload.decode(codec, "replace"))
     except (LookupError, ValueError, UnicodeError):  # a codec that cannot decode at all

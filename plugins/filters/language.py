@@ -32,13 +32,12 @@ __all__ = ["LanguageFilter", "page_text"]
 def page_text(record: Record) -> str:
     """The body text of ``record``'s payload without script and style, decoded by the charset
     the HTTP head, a ``<meta>`` tag or a detector names."""
-    from crawlmill.formats.html_charset import detect_charset
     from crawlmill.formats.simhash_text import body_text
+    from crawlmill.plugins.filters.html_length import payload_codec
 
     if not record.payload:
         return ""
-    codec, _source = detect_charset(record.charset, record.payload)
-    return body_text(record.payload, codec)
+    return body_text(record.payload, payload_codec(record))
 
 
 class LanguageFilter(Filter):

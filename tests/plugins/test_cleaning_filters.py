@@ -168,6 +168,18 @@ def test_html_chars_charset_from_meta_then_detector_and_invalid_bytes():
     assert html_chars(page(b"", "text/html")) == 0
 
 
+def test_an_ascii_page_without_charset_is_counted_without_chardet(monkeypatch):
+    import chardet
+
+    def refuse(data):
+        raise AssertionError("chardet asked")
+
+    monkeypatch.setattr(chardet, "detect", refuse)
+    assert html_chars(page(b"<p>" + b"a" * 2000 + b"</p>", "text/html")) == 2007
+    with pytest.raises(AssertionError, match="chardet asked"):  # non-ASCII: it is asked
+        html_chars(page("<p>ä</p>".encode(), "text/html"))
+
+
 @pytest.mark.parametrize(
     ("n", "expected"),
     [(999, "too-short"), (1000, "too-short"), (1001, "kept")],
