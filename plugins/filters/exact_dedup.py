@@ -1,0 +1,221 @@
+"""``exact-dedup``: keep one record per payload digest across all inputs (exact duplicates).
+
+A whole-collection filter (:mod:`crawlmill.core.passes`), per key (``reduce_by``, so a
+collection whose rows exceed ``run.reduce_memory`` is reduced in partitions by the workers):
+its collect pass records ``(key, date, doc_id)`` for every record that takes part; its reduce
+keeps one record per key by ``rule`` and the final pass drops the others with reason
+``duplicate`` (counted as ``exact-dedup:duplicate``, so read = written + dropped +
+quarantined holds).
+
+**The key** (``digest``): ``payload`` is the SHA-1 of the payload bytes as stored (the bytes
+after the HTTP head, not de-chunked, not decompressed): what ``WARC-Payload-Digest`` holds
+as warcio, Heritrix and crawlmill's WARC writer compute it. ``declared`` takes the record's
+``WARC-Payload-Digest`` when it is present and verified (recomputed over the payload with its
+own algorithm, base32 or base16), so a collection digested in SHA-256 is keyed by its
+SHA-256; a record without one, or whose declared digest does not match its payload, is keyed
+by the computed SHA-1 and counted (``digest-missing``, ``digest-mismatch``). Keys carry their
+algorithm: two records are duplicates when the same algorithm gives the same digest.
+
+What takes part: records of ``kinds`` (default ``response`` and ``resource``) with at least
+``min_bytes`` payload bytes (default 1: the empty bodies of redirects and errors are not
+duplicates of each other's content). Every other record is kept and not counted.
+
+Rules (``rule``), each ending in the pipeline order (input order, then record order within
+the input) as tie-break, so the result does not depend on the worker count: ``first`` (first
+seen), ``earliest`` / ``latest`` (capture date; undated records lose), ``smallest-id`` (doc
+id as text; records without one lose).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any, ClassVar, Literal
+
+from crawlmill.core import (
+    Drop,
+    Filter,
+    FilterContext,
+    LazySchema,
+    PluginOptions,
+    Record,
+    RecordKind,
+    ReduceContext,
+    comma_list,
+    hookimpl,
+)
+from crawlmill.core.tables import epoch_micros, rows_of_input
+from pydantic import Field, field_validator
+
+__all__ = ["ExactDedupFilter", "payload_key"]
+
+
+def _schema() -> Any:
+    import pyarrow as pa
+
+    return pa.schema([("key", pa.binary()), ("date", pa.int64()), ("doc_id", pa.string())])
+
+
+def declared_payload_digest(record: Record) -> bytes | None:
+    """The record's ``WARC-Payload-Digest`` value as stored, or ``None``."""
+    warc = record.extras.get("warc")
+    if not isinstance(warc, dict):
+        return None
+    for name, value in warc.get("headers") or ():
+        if name.lower() == b"warc-payload-digest":
+            return value
+    return None
+
+
+def payload_key(record: Record, digest: str = "payload") -> tuple[bytes, str | None]:
+    """``(key, problem)``: the dedup key of ``record``'s payload (``algorithm:raw digest``) and
+    ``None``, or ``"digest-missing"`` / ``"digest-mismatch"`` when ``digest`` is ``declared``
+    and the SHA-1 stood in."""
+    problem = None
+    if digest == "declared" and "payload" not in record.changed:
+        from crawlmill.formats.digest import parse_digest
+
+        stored = declared_payload_digest(record)
+        parsed = None if stored is None else parse_digest(stored)
+        if parsed is None:
+            problem = "digest-missing"
+        elif hashlib.new(parsed.algorithm, record.payload).digest() == parsed.raw:
+            return parsed.algorithm.encode("ascii") + b":" + parsed.raw, None
+        else:
+            problem = "digest-mismatch"
+    return b"sha1:" + hashlib.sha1(record.payload).digest(), problem
+
+
+class ExactDedupFilter(Filter):
+    """Keep one record per payload digest (SHA-1, or the verified declared digest) across
+    all inputs."""
+
+    name = "exact-dedup"
+
+    class Options(PluginOptions):
+        digest: Literal["payload", "declared"] = Field(
+            "payload",
+            description="payload: SHA-1 of the payload bytes (as WARC-Payload-Digest); "
+            "declared: the record's WARC-Payload-Digest when it verifies, else the SHA-1",
+        )
+        rule: Literal["first", "earliest", "latest", "smallest-id"] = Field(
+            "first",
+            description="which record of a digest is kept: first (pipeline order), earliest "
+            "or latest (capture date; undated ones lose), smallest-id (doc id); ties go to "
+            "the first in pipeline order",
+        )
+        kinds: list[RecordKind] = Field(
+            default_factory=lambda: [RecordKind.RESPONSE, RecordKind.RESOURCE],
+            description="record kinds that take part; records of other kinds are kept",
+        )
+        min_bytes: int = Field(
+            1,
+            ge=0,
+            description="records with a shorter payload do not take part (are kept); 1: "
+            "empty payloads are not duplicates",
+        )
+
+        @field_validator("kinds", mode="before")
+        @classmethod
+        def _commas(cls, value: Any) -> Any:
+            return comma_list(value)
+
+    collect_schema: ClassVar[Any] = LazySchema(_schema)
+    #: the reduce is per key: rows too many for the driver are reduced in partitions.
+    reduce_by: ClassVar[str] = "key"
+
+    def _key(self, record: Record, count: bool = False) -> bytes | None:
+        """The dedup key of ``record``, or ``None`` when it does not take part; with
+        ``count``, a declared digest that is missing or wrong is counted."""
+        if record.kind not in self.options.kinds or len(record.payload) < self.options.min_bytes:
+            return None
+        key, problem = payload_key(record, self.options.digest)
+        if count and problem is not None:
+            self.ctx.count(problem)
+        return key
+
+    def collect(self, record: Record) -> list[tuple] | None:
+        """One row ``(key, date in microseconds since the epoch or None, doc id)`` for a
+        record that takes part."""
+        key = self._key(record)
+        if key is None:
+            return None
+        return [(key, epoch_micros(record.date), record.doc_id)]
+
+    @classmethod
+    def reduce(cls, rows: Any, options: Any, ctx: ReduceContext) -> Any:
+        """The duplicates: ``(input, seq, key)`` of every record but the one the rule keeps
+        per key, sorted by input and seq (also for a part of the rows holding every row of
+        its keys, ``reduce_by``)."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        order = [("key", "ascending")]
+        columns: dict[str, Any] = {"key": rows["key"]}
+        if options.rule in ("earliest", "latest"):
+            last = -(2**63) if options.rule == "latest" else 2**63 - 1  # undated: lose
+            columns["rank"] = pc.fill_null(rows["date"], pa.scalar(last, pa.int64()))
+            order.append(("rank", "descending" if options.rule == "latest" else "ascending"))
+        elif options.rule == "smallest-id":
+            columns["missing"] = pc.is_null(rows["doc_id"])
+            columns["rank"] = rows["doc_id"]
+            order += [("missing", "ascending"), ("rank", "ascending")]
+        columns["input"] = rows["input"]
+        columns["seq"] = rows["seq"]
+        order += [("input", "ascending"), ("seq", "ascending")]
+        ranked = pa.table(columns).sort_by(order)
+        n = ranked.num_rows
+        keys = ranked["key"]
+        if n > 1:
+            same = pc.equal(keys.slice(1), keys.slice(0, n - 1))
+            duplicate = pa.concat_arrays([pa.array([False])] + list(pa.chunked_array(same).chunks))
+        else:
+            duplicate = pa.array([False] * n, pa.bool_())
+        dropped = ranked.filter(duplicate).select(["input", "seq", "key"])
+        ctx.count("records", n)
+        ctx.count("duplicates", dropped.num_rows)
+        return dropped.sort_by([("input", "ascending"), ("seq", "ascending")])
+
+    def open(self, ctx: FilterContext) -> None:
+        """Load this input's duplicates (sorted by seq) from the reduce's table."""
+        super().open(ctx)
+        self._drops: list[int] = []
+        self._keys: list[bytes] = []
+        self._next = 0
+        parts = ctx.table_parts()  # more than one when the reduce ran in partitions
+        if not parts:  # the collect pass: nothing to drop yet
+            return
+        slices = [rows_of_input(table, ctx.input.index) for table in parts]
+        slices = [piece for piece in slices if piece.num_rows]
+        if not slices:
+            return
+        mine = slices[0]
+        if len(slices) > 1:
+            import pyarrow as pa
+
+            mine = pa.concat_tables(slices).sort_by([("seq", "ascending")])
+        self._drops = mine["seq"].to_pylist()
+        self._keys = mine["key"].to_pylist()
+
+    def apply(self, record: Record) -> Record | Drop:
+        """Drop the record when the reduce named it a duplicate."""
+        counting = self.options.digest == "declared"  # the final pass counts digest problems
+        found = self._key(record, count=True) if counting else None
+        if self._next >= len(self._drops) or self.ctx.seq != self._drops[self._next]:
+            return record
+        key = self._keys[self._next]
+        self._next += 1
+        if (
+            found if counting else self._key(record)
+        ) != key:  # never drop another record than the one collected
+            raise RuntimeError(
+                f"exact-dedup: record {self.ctx.seq} of {self.ctx.input.path} is not the "
+                "record the collect pass saw (the input changed or its reader is not "
+                "deterministic)"
+            )
+        return Drop("duplicate")
+
+
+@hookimpl
+def crawlmill_register_filters(register):
+    """Register ``exact-dedup``."""
+    register(ExactDedupFilter)

@@ -1,0 +1,133 @@
+"""``language``: keep pages whose body text is in a language with at least a probability.
+
+As the Chuweb21 paper did: the ``<script>`` and ``<style>`` elements (and comments) are
+removed, the text of ``<body>`` is extracted (:func:`crawlmill.formats.simhash_text.body_text`:
+lxml, no network), and a detector gives the probability that it is in one of ``languages``
+(default English); the page is kept when that probability is ``>= threshold`` (the paper
+excluded pages "with a probability less than 0.99"). The payload (without HTTP head) is
+decoded by the charset :func:`crawlmill.formats.html_charset.detect_charset` finds, as
+``html-length`` does. With ``max_chars`` only the text's first characters are read.
+
+Detectors (:mod:`crawlmill.formats.language_detect`, ``pip install 'crawlmill[language]'``):
+``langdetect`` (the paper's; seeded with ``seed``, so a page gets the same decision in every
+run, worker and process, which the paper's unseeded runs did not promise) and ``lingua``
+(deterministic; its confidences are lower than langdetect's probabilities, so choose its
+threshold on your data: ``benchmarks/bench_language.py`` compares both). A missing package is
+a configuration error naming the extra.
+
+Drop reasons: ``wrong-language`` and ``no-text`` (no body text with letters). The step counts
+each page's most probable language as ``lang:<code>`` (``lang:none`` without one).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from crawlmill.core import Drop, Filter, PluginOptions, Record, comma_list, hookimpl
+from pydantic import Field, field_validator, model_validator
+
+__all__ = ["LanguageFilter", "page_text"]
+
+
+def page_text(record: Record) -> str:
+    """The body text of ``record``'s payload without script and style, decoded by the charset
+    the HTTP head, a ``<meta>`` tag or a detector names."""
+    from crawlmill.formats.simhash_text import body_text
+    from crawlmill.plugins.filters.html_length import payload_codec
+
+    if not record.payload:
+        return ""
+    return body_text(record.payload, payload_codec(record))
+
+
+class LanguageFilter(Filter):
+    """Keep pages whose body text (script and style removed) is in a language, by probability."""
+
+    name = "language"
+
+    class Options(PluginOptions):
+        languages: list[str] = Field(
+            default_factory=lambda: ["en"],
+            description="ISO 639-1 codes of the languages kept (a page is kept when one of "
+            "them reaches the threshold)",
+        )
+        threshold: float = Field(
+            0.99,
+            ge=0.0,
+            le=1.0,
+            description="smallest probability kept (the paper's 0.99 with langdetect); else "
+            "wrong-language",
+        )
+        detector: Literal["langdetect", "lingua"] = Field(
+            "langdetect",
+            description="langdetect (the paper's, seeded) or lingua (lingua-language-"
+            "detector); both need pip install 'crawlmill[language]'",
+        )
+        seed: int = Field(0, ge=0, description="langdetect's random seed (runs repeat)")
+        max_chars: int | None = Field(
+            None,
+            ge=1,
+            description="read only the text's first characters; none: the whole text "
+            "(langdetect itself reads the first 10,000)",
+        )
+
+        @field_validator("languages", mode="before")
+        @classmethod
+        def _commas(cls, value: Any) -> Any:
+            return comma_list(value)
+
+        @field_validator("languages")
+        @classmethod
+        def _lower(cls, items: list[str]) -> list[str]:
+            if not items:
+                raise ValueError("give at least one language")
+            return [item.strip().lower() for item in items]
+
+        @model_validator(mode="after")
+        def _installed(self) -> LanguageFilter.Options:
+            from crawlmill.formats.language_detect import DetectorMissing, known_languages
+
+            try:
+                known = known_languages(self.detector)
+            except DetectorMissing as exc:
+                raise ValueError(str(exc)) from None
+            unknown = sorted(set(self.languages) - known)
+            if unknown:
+                raise ValueError(
+                    f"{self.detector} knows no language {', '.join(unknown)} "
+                    f"(known: {', '.join(sorted(known))})"
+                )
+            return self
+
+    def __init__(self, options: PluginOptions | None = None) -> None:
+        super().__init__(options)
+        self._detect = None
+
+    def probabilities(self, record: Record) -> dict[str, float]:
+        """``{language: probability}`` of ``record``'s body text (``{}`` without letters)."""
+        if self._detect is None:
+            from crawlmill.formats.language_detect import detector
+
+            self._detect = detector(self.options.detector, self.options.seed)
+        text = page_text(record)
+        if self.options.max_chars is not None:
+            text = text[: self.options.max_chars]
+        return self._detect(text)
+
+    def apply(self, record: Record) -> Record | Drop:
+        """Drop by language: no-text, or wrong-language below the threshold."""
+        probs = self.probabilities(record)
+        if not probs:
+            self.ctx.count("lang:none")
+            return Drop("no-text")
+        self.ctx.count("lang:" + max(probs.items(), key=lambda kv: (kv[1], kv[0]))[0])
+        best = max((probs.get(lang, 0.0) for lang in self.options.languages), default=0.0)
+        if best >= self.options.threshold:
+            return record
+        return Drop("wrong-language")
+
+
+@hookimpl
+def crawlmill_register_filters(register):
+    """Register ``language``."""
+    register(LanguageFilter)
