@@ -13,6 +13,7 @@ consumes the value exactly.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -48,10 +49,19 @@ from .nutch_parse import (
 )
 
 __all__ = [
+    "CONTENT",
+    "CRAWL_DATUM",
+    "INLINKS",
     "NUTCH_CLASSES",
+    "NUTCH_MAP",
+    "PARSE_DATA",
+    "PARSE_TEXT",
+    "PROTOCOL_STATUS",
     "NutchCodec",
     "decode_nutch",
     "encode_nutch",
+    "from_plain",
+    "to_plain",
     "nutch_codec",
     "resolve",
 ]
@@ -158,3 +168,36 @@ def encode_nutch(name: str, value: Any, resolve_fn: Resolve | None = None) -> by
     else:
         raise w.WritableError(f"{name}: cannot write a {type(value).__name__}")
     return out.bytes()
+
+
+def _types() -> dict[str, type]:
+    from .nutch_content import Content as _Content
+    from .nutch_io import Metadata, ParseStatus, ProtocolStatus
+    from .nutch_parse import Inlink, Inlinks, Outlink, ParseData, ParseText
+
+    classes = (_Content, CrawlDatum, NutchMapValue, w.MapValue, Metadata, ParseStatus,
+               ProtocolStatus, Inlink, Inlinks, Outlink, ParseData, ParseText)  # fmt: skip
+    return {c.__name__: c for c in classes}
+
+
+def to_plain(value: Any) -> Any:
+    """A decoded value as plain data (what a Record's extras hold): each object a dict of
+    its fields with its type under ``"@"``, tuples as lists; :func:`from_plain` inverts it."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        out = {"@": type(value).__name__}
+        for f in dataclasses.fields(value):
+            out[f.name] = to_plain(getattr(value, f.name))
+        return out
+    if isinstance(value, list | tuple):
+        return [to_plain(v) for v in value]
+    return value
+
+
+def from_plain(value: Any) -> Any:
+    """The value :func:`to_plain` made plain data of."""
+    if isinstance(value, dict) and "@" in value:
+        cls = _types()[value["@"]]
+        return cls(**{k: from_plain(v) for k, v in value.items() if k != "@"})
+    if isinstance(value, list):
+        return [from_plain(v) for v in value]
+    return value
