@@ -194,10 +194,12 @@ def to_plain(value: Any) -> Any:
 
 
 def from_plain(value: Any) -> Any:
-    """The value :func:`to_plain` made plain data of."""
+    """The value :func:`to_plain` made plain data of (keys that are no field of the type,
+    such as a reader's readable additions, are ignored)."""
     if isinstance(value, dict) and "@" in value:
         cls = _types()[value["@"]]
-        return cls(**{k: from_plain(v) for k, v in value.items() if k != "@"})
+        names = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: from_plain(v) for k, v in value.items() if k in names})
     if isinstance(value, list):
         return [from_plain(v) for v in value]
     return value

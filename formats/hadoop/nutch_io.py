@@ -56,7 +56,8 @@ def _inflate(data: bytes, wbits: int, what: str) -> bytes:
     try:
         out = d.decompress(data, MAX_INFLATE)
     except zlib.error as exc:
-        raise WritableError(f"{what}: not a {'gzip' if wbits > 15 else 'zlib'} stream: {exc}")
+        kind = "gzip" if wbits > 15 else "zlib"
+        raise WritableError(f"{what}: not a {kind} stream: {exc}") from None
     if d.unconsumed_tail:
         raise WritableError(f"{what}: inflates to more than {MAX_INFLATE} bytes")
     if not d.eof:

@@ -7,6 +7,7 @@ as plain data.
 
 from __future__ import annotations
 
+import json
 import mmap
 import os
 import re
@@ -28,11 +29,12 @@ from crawlmill.formats.hadoop.sequencefile import (
 )
 from crawlmill.formats.hadoop.writables import canonical_name, content_of, decode_modified_utf8
 
-from .sequencefile import _code
 from ..writables.nutch import resolve_registered
+from .sequencefile import SEQ_DAMAGE
 
 __all__ = [
     "PART",
+    "as_json",
     "NutchEntry",
     "datum_plain",
     "iter_part",
@@ -64,6 +66,13 @@ def part_files(folder: str) -> dict[str, str]:
         elif os.path.isfile(path):
             out[name] = path
     return out
+
+
+def _code(reason: str) -> str:
+    for pattern, code in SEQ_DAMAGE:
+        if pattern.search(reason):
+            return code
+    return "not-a-record"
 
 
 @dataclass
@@ -181,3 +190,21 @@ def datum_plain(d: CrawlDatum) -> dict[str, Any]:
     if d.signature is not None:
         out["signature_hex"] = d.signature.hex()
     return out
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, str):
+        return value.encode("utf-8", "replace").decode()
+    return value
+
+
+def as_json(fields: dict[str, Any]) -> bytes:
+    """Plain data as UTF-8 JSON (bytes and invalid text decoded with replacement: the exact
+    values stay in the record's extras)."""
+    return json.dumps(_jsonable(fields), ensure_ascii=False).encode("utf-8")

@@ -32,7 +32,6 @@ Outlink datums of ``crawl_parse`` (status ``linked``, keyed by the link target) 
 from __future__ import annotations
 
 import heapq
-import json
 import os
 from collections.abc import Iterator
 from typing import Any
@@ -59,7 +58,15 @@ from crawlmill.formats.html_charset import charset_of_content_type
 from crawlmill.formats.http import content_type as http_content_type
 from pydantic import Field
 
-from .nutch_parts import NutchEntry, datum_plain, iter_part, keys_sorted, millis, part_files
+from .nutch_parts import (
+    NutchEntry,
+    as_json,
+    datum_plain,
+    iter_part,
+    keys_sorted,
+    millis,
+    part_files,
+)
 
 __all__ = ["NutchSegmentReader", "SUBDIRS", "is_segment"]
 
@@ -211,7 +218,7 @@ class NutchSegmentReader(Reader):
                             source_entry.entry.length if source_entry.entry.block is None else None,
                             "nutch-segment", OffsetSpace.FILE)  # fmt: skip
         if not isinstance(content, Content):
-            payload = json.dumps(_jsonable(nutch), ensure_ascii=False).encode("utf-8")
+            payload = as_json(nutch)
             return Record(kind=RecordKind.METADATA, url=url, date=date, payload=payload,
                           content_type="application/json", charset="utf-8", text=text,
                           outlinks=outlinks, extras={"nutch": nutch}, source=source)  # fmt: skip
@@ -275,7 +282,7 @@ class NutchSegmentReader(Reader):
                 path: str) -> Record:  # fmt: skip
         nutch = {"segment": segment, "part": number, "linked": True,
                  "crawl_parse": [datum_plain(item.value)]}  # fmt: skip
-        payload = json.dumps(_jsonable(nutch), ensure_ascii=False).encode("utf-8")
+        payload = as_json(nutch)
         return Record(kind=RecordKind.METADATA, url=item.url, payload=payload,
                       content_type="application/json", charset="utf-8", extras={"nutch": nutch},
                       source=Provenance(path, item.entry.offset, item.entry.length,
@@ -312,18 +319,6 @@ def _first(group: dict[str, list[NutchEntry]], sub: str) -> Any:
 
 def _number(part: str) -> str:
     return part.rsplit("-", 1)[-1]
-
-
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, bytes):
-        return value.decode("utf-8", "surrogateescape").encode("utf-8", "replace").decode()
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, str):
-        return value.encode("utf-8", "replace").decode()
-    return value
 
 
 @hookimpl

@@ -28,9 +28,24 @@ def resolve_registered(java_name: str) -> w.Codec | None:
     codec = w.builtin(java_name, resolve_registered) or n.nutch_codec(java_name, resolve_registered)
     if codec is not None:
         return codec
-    from .hadoop_io import _resolve
+    from .lookup import find_writable
 
-    return _resolve(java_name)
+    cls = find_writable(java_name)
+    return _Registered(cls()) if cls is not None else None
+
+
+class _Registered(w.Codec):
+    """A registered Writable (a plugin's class) as the codec of a map entry."""
+
+    def __init__(self, writable: Writable) -> None:
+        self.java_names = (writable.name,)
+        self.writable = writable
+
+    def read(self, buf: Any, pos: int) -> tuple[Any, int]:
+        return self.writable.read_at(bytes(buf), pos)
+
+    def write(self, value: Any) -> bytes:
+        return self.writable.write(value)
 
 
 class NutchWritable(Writable):

@@ -50,6 +50,7 @@ NUTCH_FILES = [
          ("crawl_generate/part-00000", "CrawlDatum"), ("crawl_parse/part-00000", "CrawlDatum"),
          ("parse_data/part-00000/data", "ParseData"), ("parse_text/part-00000/data", "ParseText")),
         counts,
+        strict=True,
     )
 ]  # fmt: skip
 

@@ -16,6 +16,7 @@ from crawlmill.formats.hadoop.sequencefile import iter_entries, read_header
 
 from tests.conftest import need
 
+
 def _read(path, **options):
     from crawlmill.plugins.readers.nutch_segment import NutchSegmentReader
 
@@ -62,7 +63,7 @@ def _expected(seg):
                 names = [k[off:].decode("utf-8") for k in keys]
                 urls.update(names)
                 if sub == "crawl_fetch":
-                    fetch.update(zip(names, [v for _, v in _values(data)]))
+                    fetch.update(zip(names, [v for _, v in _values(data)], strict=True))
     return pages, fetch, urls
 
 
