@@ -174,3 +174,17 @@ def test_fix_head_renames_what_the_decoded_body_makes_wrong():
     rebuilt = head_from_metadata(404, [("_ip_", ["1.2.3.4"]), ("Server", ["x"]),
                                        ("nutch.segment.name", ["1"]), ("Set-Cookie", ["a", "b"])])  # fmt: skip
     assert rebuilt == b"HTTP/1.1 404 Not Found\r\nServer: x\r\nSet-Cookie: a\r\nSet-Cookie: b\r\n\r\n"
+
+
+def test_inspect_names_a_nutch_part_and_recognises_a_segment(samples, capsys):
+    seg = samples / "apache-nutch/test-segments/20150309101625"
+    assert main(["inspect", str(seg / "content/part-00000/data"), "--records", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "-> org.apache.nutch.protocol.Content (Nutch Content:" in out
+    assert "SequenceFile SEQ6, RECORD DefaultCodec" in out
+    assert main(["inspect", str(seg / "crawl_generate/part-00000"), "--records", "0"]) == 0
+    assert "(Nutch CrawlDatum:" in capsys.readouterr().out
+    assert main(["inspect", str(seg), "--records", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "nutch-segment    0.90" in out and "reading with: nutch-segment" in out
+    assert "url:          http://nutch.apache.org/" in out and "http_status:  200" in out
