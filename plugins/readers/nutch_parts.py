@@ -128,7 +128,7 @@ def iter_part(ctx: ReadContext, path: str) -> Iterator[NutchEntry]:
                 except ValueError as exc:
                     reason = f"value is not one {header.value_class}: {exc}"
                     ctx.report_damage(Damage(path, item.offset, reason, item.length,
-                                             bytes(item.stored_value or item.value), "not-a-record"))  # fmt: skip
+                                             bytes(item.stored_value or item.value), "value-not-its-class"))  # fmt: skip
                     continue
                 yield NutchEntry(key, _url(header.key_class, key), value, item, path)
 
