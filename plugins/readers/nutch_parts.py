@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from crawlmill.core import Damage, ReadContext
+from crawlmill.formats.hadoop.codecs import DEFAULT_CODEC, CodecError, codec_for
 from crawlmill.formats.hadoop.nutch import decode_nutch, to_plain
 from crawlmill.formats.hadoop.nutch_crawldatum import CrawlDatum
 from crawlmill.formats.hadoop.sequencefile import (
@@ -27,6 +28,7 @@ from crawlmill.formats.hadoop.sequencefile import (
     iter_entries,
     read_header,
 )
+from crawlmill.formats.hadoop.vint import VIntError, decode_vint
 from crawlmill.formats.hadoop.writables import canonical_name, content_of, decode_modified_utf8
 
 from ..writables.nutch import resolve_registered
@@ -134,9 +136,10 @@ def iter_part(ctx: ReadContext, path: str) -> Iterator[NutchEntry]:
 
 
 def keys_sorted(path: str) -> bool | None:
-    """Whether the keys of the NONE/RECORD SequenceFile ``path`` never decrease (Hadoop's
-    raw order of Text/UTF8 keys: their bytes), read from the record lengths and keys alone;
-    ``None`` when the framing cannot be walked (BLOCK, damage)."""
+    """Whether the keys of the SequenceFile ``path`` never decrease (Hadoop's raw order of
+    Text/UTF8 keys: their bytes), read from the record lengths and keys alone (BLOCK files:
+    the key buffers, no value inflated); ``None`` when the framing cannot be walked
+    (damage)."""
     with open(path, "rb") as fh:
         if fh.seek(0, 2) == 0:
             return None
@@ -148,9 +151,42 @@ def keys_sorted(path: str) -> bool | None:
             return _walk_sorted(data, header)
 
 
+def _block_keys_sorted(data: Any, header: Header) -> bool | None:
+    """The BLOCK walk: per block only the two key buffers are inflated."""
+    codec = codec_for(header.codec or DEFAULT_CODEC)
+    if codec is None:
+        return None
+    pos, size, last = header.length, len(data), None
+    try:
+        while pos < size:
+            if bytes(data[pos : pos + 4]) != SYNC_ESCAPE:
+                return None
+            count, pos = decode_vint(data, pos + 20)
+            bufs = []
+            for _ in range(4):
+                n, pos = decode_vint(data, pos)
+                if n < 0 or pos + n > size:
+                    return None
+                bufs.append(bytes(data[pos : pos + n]) if len(bufs) < 2 else b"")
+                pos += n
+            lengths = codec.decompress(bufs[0], 1 << 30)
+            keys = codec.decompress(bufs[1], 1 << 30)
+            at = kpos = 0
+            for _ in range(count):
+                klen, at = decode_vint(lengths, at)
+                key = content_of(header.key_class, keys[kpos : kpos + klen])
+                kpos += klen
+                if last is not None and key < last:
+                    return False
+                last = key
+    except (VIntError, CodecError):
+        return None
+    return True
+
+
 def _walk_sorted(data: Any, header: Header) -> bool | None:
     if header.compression == "block":
-        return None
+        return _block_keys_sorted(data, header)
     pos, size, last = header.length, len(data), None
     while pos < size:
         if pos + 4 > size:

@@ -178,22 +178,45 @@ class NutchSegmentReader(Reader):
         current: bytes | None = None
         for key, sub, item in heapq.merge(*streams, key=lambda t: t[0]):
             if current is not None and key != current:
-                yield self._page(ctx, segment, number, current, group, held)
+                yield from self._pages(ctx, segment, number, current, group, held)
                 group = {}
             current = key
             group.setdefault(sub, []).append(item)
         if current is not None:
-            yield self._page(ctx, segment, number, current, group, held)
+            yield from self._pages(ctx, segment, number, current, group, held)
         rest = sorted({k for table in held.values() for k in table})
         for key in rest:  # URLs of no sorted subdirectory: generated, not fetched
-            yield self._page(ctx, segment, number, key, {}, held)
+            yield from self._pages(ctx, segment, number, key, {}, held)
 
-    def _page(self, ctx: ReadContext, segment: str, number: str, key: bytes,
-              group: dict[str, list[NutchEntry]],
-              held: dict[str, dict[bytes, list[NutchEntry]]]) -> Record:  # fmt: skip
+    def _pages(self, ctx: ReadContext, segment: str, number: str, key: bytes,
+               group: dict[str, list[NutchEntry]],
+               held: dict[str, dict[bytes, list[NutchEntry]]]) -> Iterator[Record]:  # fmt: skip
+        """The record of one URL (its held entries joined); a URL a MapFile part holds more
+        than once (not what Nutch writes) gives one record per content/parse entry, with a
+        warning, so none is lost."""
         for sub, table in held.items():
             if key in table:
                 group.setdefault(sub, []).extend(table.pop(key))
+        extra = max(len(group.get(sub, ())) for sub in SORTED)
+        if extra > 1:
+            first = next(iter(group.values()))[0]
+            ctx.report_warning(
+                "nutch-duplicate-url",
+                f"{first.url}: {extra} entries in one part of {', '.join(sorted(group))}: "
+                "one record each",
+                first.entry.offset,
+            )
+        for i in range(max(extra, 1)):
+            one = dict(group)
+            for sub in SORTED:
+                if len(group.get(sub, ())) > 1:
+                    one[sub] = group[sub][i : i + 1]
+                    if not one[sub]:
+                        del one[sub]
+            yield self._page(ctx, segment, number, one)
+
+    def _page(self, ctx: ReadContext, segment: str, number: str,
+              group: dict[str, list[NutchEntry]]) -> Record:  # fmt: skip
         first = next(iter(group.values()))[0]
         url = first.url
         nutch: dict[str, Any] = {"segment": segment, "part": number}
