@@ -7,8 +7,9 @@ by URL), each as ``part-NNNNN`` / ``part-r-NNNNN``; a URL is in the same part nu
 subdirectory. Parts are read part number by part number: the MapFiles are merge-joined by key
 as they stream (memory: one entry per subdirectory); ``crawl_generate`` and the page datums of
 ``crawl_parse`` (signature, parse meta; not the outlink datums) are held per part, as they are
-not sorted. A MapFile part whose keys are not sorted is reported (``nutch-part-unsorted``)
-and held per part the same way. A ``segments/`` folder is one unit per segment.
+not sorted. A MapFile part whose keys are not sorted (checked before the join from the record
+framing and keys alone) is reported (``nutch-part-unsorted``) and held per part the same
+way; a URL a part holds twice gives a record per entry (``nutch-duplicate-url``). A ``segments/`` folder is one unit per segment.
 
 Per URL:
 

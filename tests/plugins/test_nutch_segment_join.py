@@ -29,7 +29,8 @@ PST = "org.apache.nutch.protocol.ProtocolStatus"
 
 
 def _key(url: str) -> bytes:
-    return encode_nutch and bytes([len(url)]) + url.encode()
+    """A Text key (a one-byte VInt length: these URLs are short)."""
+    return bytes([len(url)]) + url.encode()
 
 
 def _write(path: Path, value_class: str, items, compression="record"):
