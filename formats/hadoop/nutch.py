@@ -132,17 +132,12 @@ def decode_nutch(name: str, data: bytes, resolve_fn: Resolve | None = None,
     if name == INLINKS:
         layouts = ("utf8", "text", "text-md") if legacy else ("text", "text-md", "utf8")
         return decode_inlinks(data, res, layouts)
-    if name == CRAWL_DATUM and legacy is not None:
-        cur = Cursor(data, 0, name)
-        value = read_crawl_datum(cur, res)
-    else:
-        codec = nutch_codec(name, res)
-        if codec is None:
-            raise w.WritableError(f"{name}: not a Nutch class")
-        value, end = codec.read(data, 0)
-        cur = Cursor(data, end, name)
-    if cur.pos != len(data):
-        raise w.WritableError(f"{name}: read {cur.pos} bytes, should read {len(data)}")
+    codec = nutch_codec(name, res)
+    if codec is None:
+        raise w.WritableError(f"{name}: not a Nutch class")
+    value, end = codec.read(data, 0)
+    if end != len(data):
+        raise w.WritableError(f"{name}: read {end} bytes, should read {len(data)}")
     return value
 
 
