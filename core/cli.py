@@ -616,6 +616,12 @@ def _inspect(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     reader_cls = registry.reader(reader_name)
     print(f"reading with: {reader_name}", file=out)
+    try:
+        described = reader_cls.describe(path, head)
+    except Exception:  # a plugin's describe must not stop inspect
+        described = None
+    if described:
+        print(f"what it is: {described}", file=out)
     input_file = InputFile(path=path, relpath=os.path.basename(path.rstrip(os.sep)) or path)
     if folder:
         # a collection reader lists a folder itself: show the records of its first file

@@ -470,6 +470,13 @@ class Reader(_Component, ABC):
         return None
 
     @classmethod
+    def describe(cls, path: str, head: bytes) -> str | None:
+        """What the input ``path`` is, in words, for ``crawlmill inspect`` (a SequenceFile's
+        classes: ``Text -> Nutch Content``), or ``None``; ``head`` as for :meth:`sniff`. It
+        must not raise for bytes that are not its format."""
+        return None
+
+    @classmethod
     def discover(cls, path: str, options: PluginOptions) -> list[InputFile] | None:
         """Expand a directory input this reader understands as a collection into its units
         (for example a ClueWeb09 segment tree's files, or MapFile folders whose ``parts`` are

@@ -41,7 +41,8 @@ field            meaning (and which formats fill it)
                  ``extras["arc"]`` in :mod:`crawlmill.formats.arc_extras`, ClueWeb09 in
                  :mod:`crawlmill.formats.clueweb09_extras`. ``extras["neutral"]``
                  (:class:`NeutralExtras`, below) is not a format: what a reader mapped at
-                 parse time for writers of other formats. Planned: ``extras["nutch"]``,
+                 parse time for writers of other formats. ``extras["nutch"]`` in
+                 :mod:`crawlmill.formats.hadoop.nutch_extras`. Planned:
                  ``extras["cc"]``, ``extras["ntcir"]``, each beside its codec.
 ``source``       :class:`Provenance`: path, byte offset and length, format, and the offset
                  space (:class:`OffsetSpace`: plain file, compressed member, decompressed

@@ -142,6 +142,23 @@ class SequenceFileReader(Reader):
             return 0.6
         return 0.95
 
+    @classmethod
+    def describe(cls, path: str, head: bytes) -> str | None:
+        """The header's version, compression and classes, each class with the first line
+        of its Writable's docstring when one is registered (``Nutch Content: ...``)."""
+        try:
+            header = read_header(head)
+        except HeaderError:
+            return None
+        names = []
+        for java in (header.key_class, header.value_class):
+            w = find_writable(java) or find_writable(canonical_name(java))
+            summary = (w.__doc__ or "").strip().splitlines()[0] if w is not None else ""
+            names.append(f"{java} ({summary.rstrip('.')})" if summary else java)
+        codec = f" {header.codec.rsplit('.', 1)[-1]}" if header.codec else ""
+        return (f"SequenceFile SEQ{header.version}, {header.compression.upper()}{codec}: "
+                f"{names[0]} -> {names[1]}")  # fmt: skip
+
     def read(self, ctx: ReadContext) -> Iterator[Record]:
         """Yield every entry; report damage with its offset and resync at the next sync
         marker."""

@@ -130,6 +130,8 @@ def test_the_default_format_suffixes_are_the_built_in_readers_file_suffixes():
             "crawlmill.plugins.readers.ntcir",
             "crawlmill.plugins.readers.sequencefile",
             "crawlmill.plugins.readers.nutch_legacy",
+            "crawlmill.plugins.readers.nutch_segment",
+            "crawlmill.plugins.readers.nutch_db",
         ],
         entry_points=False,
     )

@@ -1,0 +1,150 @@
+"""``nutch-crawldb`` and ``nutch-linkdb``: a Nutch CrawlDB and LinkDB, one Record per URL.
+
+A database folder (``crawldb/``, ``linkdb/``) holds ``current/`` (and, after an update,
+``old/``, the version before) of ``part-NNNNN`` / ``part-r-NNNNN`` MapFiles of ``Text`` (or
+Nutch 0.8's ``UTF8``) URL keys: CrawlDatum values in a CrawlDB, Inlinks in a LinkDB. The
+folder, its ``current/`` or ``old/``, or one part folder is the input; each part is a unit
+(a folder holding both reads ``current/``; ``old/`` only when it is alone or named).
+
+A record holds no capture, so it is a ``metadata`` record (as ``cc-metadata`` makes Common
+Crawl's metadata; the WARC writer writes it as a ``metadata`` record): ``url`` the key,
+``payload`` the value's fields as JSON (``application/json``), the same fields in
+``extras["nutch"]`` (``crawl_datum`` with its status name, or ``inlinks``), which write the
+value back. ``date`` is ``None``: a CrawlDatum's fetch time is the *next* fetch, not a
+capture (the WARC writer stands the conversion time in, with its warning).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import Any, ClassVar
+
+from crawlmill.core import (
+    InputFile,
+    Provenance,
+    ReadContext,
+    Reader,
+    Record,
+    RecordKind,
+    hookimpl,
+)
+from crawlmill.core.record import OffsetSpace
+from crawlmill.formats.hadoop.nutch import CRAWL_DATUM, INLINKS, to_plain
+from crawlmill.formats.hadoop.nutch_crawldatum import CrawlDatum
+from crawlmill.formats.hadoop.nutch_parse import Inlinks
+from crawlmill.formats.hadoop.sequencefile import HeaderError, read_header
+
+from .nutch_parts import PART, NutchEntry, as_json, datum_plain, iter_part, part_files
+
+__all__ = ["NutchCrawlDbReader", "NutchLinkDbReader", "db_parts"]
+
+
+def _value_class(data: str) -> str | None:
+    try:
+        with open(data, "rb") as fh:
+            return read_header(fh.read(4096)).value_class
+    except (OSError, HeaderError):
+        return None
+
+
+def db_parts(path: str, value_class: str) -> list[tuple[str, str]]:
+    """``(relpath, data file)`` of every part of the database at ``path`` whose values are
+    ``value_class``: ``path`` is the database folder, its ``current/``/``old/``, or one
+    part folder."""
+    path = os.path.abspath(path)
+    if os.path.isdir(path) and PART.match(os.path.basename(path)):
+        folder = os.path.dirname(path)
+        found = {os.path.basename(path): os.path.join(path, "data")}
+    else:
+        folder = path
+        for sub in ("current", "old"):
+            if part_files(os.path.join(path, sub)):
+                folder = os.path.join(path, sub)
+                break
+        found = part_files(folder)
+    db_dir = os.path.dirname(folder) if os.path.basename(folder) in ("current", "old") else folder
+    base = os.path.dirname(db_dir)
+    out = []
+    for name, data in found.items():
+        if os.path.isfile(data) and _value_class(data) == value_class:
+            out.append((os.path.relpath(os.path.join(folder, name), base), data))
+    return out
+
+
+class _DbReader(Reader):
+    value_class: ClassVar[str] = ""
+    db: ClassVar[str] = ""
+    file_suffixes = ()
+
+    @classmethod
+    def sniff(cls, path: str, head: bytes) -> float:
+        """Sure for a database folder, its ``current``/``old``, or a part, of this value
+        class; 0 for a file."""
+        return 0.9 if os.path.isdir(path) and db_parts(path, cls.value_class) else 0.0
+
+    @classmethod
+    def discover(cls, path: str, options: Any) -> list[InputFile] | None:
+        """One unit per part (its part: ``data``)."""
+        found = db_parts(path, cls.value_class)
+        if not found:
+            return None
+        return [InputFile(os.path.dirname(data) if os.path.basename(data) == "data" else data, rel, meta={"db": cls.db, "part": rel},
+                          parts={"data": data}) for rel, data in found]  # fmt: skip
+
+    def read(self, ctx: ReadContext) -> Iterator[Record]:
+        """One metadata record per entry of the part."""
+        data = ctx.input.parts.get("data") or os.path.join(ctx.path, "data")
+        if not os.path.isfile(data) and os.path.isfile(ctx.path):
+            data = ctx.path
+        part = (ctx.input.meta or {}).get("part") or os.path.basename(os.path.dirname(data))
+        for item in iter_part(ctx, data):
+            fields = self.fields(item)
+            nutch = {"db": self.db, "part": part, **fields}
+            payload = as_json(fields)
+            entry = item.entry
+            yield Record(
+                kind=RecordKind.METADATA, url=item.url, payload=payload,
+                content_type="application/json", charset="utf-8", extras={"nutch": nutch},
+                source=Provenance(data, entry.offset, entry.length if entry.block is None else None,
+                                  self.name, OffsetSpace.FILE),
+            )  # fmt: skip
+
+    def fields(self, item: NutchEntry) -> dict[str, Any]:
+        """The value's fields as plain data."""
+        raise NotImplementedError
+
+
+class NutchCrawlDbReader(_DbReader):
+    """Nutch CrawlDB: one metadata record per URL (status, fetch time, score, signature...)."""
+
+    name = "nutch-crawldb"
+    value_class = CRAWL_DATUM
+    db = "crawldb"
+
+    def fields(self, item: NutchEntry) -> dict[str, Any]:
+        """``{"crawl_datum": ...}`` with the status name and dates."""
+        value = item.value
+        assert isinstance(value, CrawlDatum)
+        return {"crawl_datum": datum_plain(value)}
+
+
+class NutchLinkDbReader(_DbReader):
+    """Nutch LinkDB: one metadata record per URL with the links to it (source URL, anchor)."""
+
+    name = "nutch-linkdb"
+    value_class = INLINKS
+    db = "linkdb"
+
+    def fields(self, item: NutchEntry) -> dict[str, Any]:
+        """``{"inlinks": ...}`` (the value with its layout)."""
+        value = item.value
+        assert isinstance(value, Inlinks)
+        return {"inlinks": to_plain(value)}
+
+
+@hookimpl
+def crawlmill_register_readers(register):
+    """Register ``nutch-crawldb`` and ``nutch-linkdb``."""
+    register(NutchCrawlDbReader)
+    register(NutchLinkDbReader)

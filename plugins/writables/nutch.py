@@ -1,0 +1,104 @@
+"""Nutch 1.x's Writables (``Content``, ``CrawlDatum``, ``ParseText``, ``ParseData``,
+``Inlinks``, ``ProtocolStatus``, Nutch's ``MapWritable``), registered through
+``crawlmill_register_writables`` as a third-party package would register them, so the
+``sequencefile`` reader checks and decodes Nutch files and a ``MapWritable`` holding a
+``ProtocolStatus`` (``_pst_`` in CrawlDatum metadata) reads.
+
+Each wraps :mod:`crawlmill.formats.hadoop.nutch`. ``read`` returns plain data
+(:func:`~crawlmill.formats.hadoop.nutch.to_plain`: a dict per object, its type under ``"@"``),
+which is what a Record's extras hold; ``write`` takes that or the codec's objects.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from crawlmill.core import Writable, hookimpl
+from crawlmill.formats.hadoop import nutch as n
+from crawlmill.formats.hadoop import writables as w
+
+from .lookup import register_writable
+
+__all__ = ["NUTCH_WRITABLES", "NutchWritable", "resolve_registered"]
+
+
+def resolve_registered(java_name: str) -> w.Codec | None:
+    """The codec of a class inside a Nutch value's map: the built-in Hadoop and Nutch ones,
+    else a registered Writable's (a plugin's class in a map)."""
+    codec = w.builtin(java_name, resolve_registered) or n.nutch_codec(java_name, resolve_registered)
+    if codec is not None:
+        return codec
+    from .lookup import find_writable
+
+    cls = find_writable(java_name)
+    return _Registered(cls()) if cls is not None else None
+
+
+class _Registered(w.Codec):
+    """A registered Writable (a plugin's class) as the codec of a map entry."""
+
+    def __init__(self, writable: Writable) -> None:
+        self.java_names = (writable.name,)
+        self.writable = writable
+
+    def read(self, buf: Any, pos: int) -> tuple[Any, int]:
+        return self.writable.read_at(bytes(buf), pos)
+
+    def write(self, value: Any) -> bytes:
+        return self.writable.write(value)
+
+
+class NutchWritable(Writable):
+    """A Nutch Writable (its class name in ``name``)."""
+
+    java_names: ClassVar[tuple[str, ...]] = ()
+
+    def read(self, data: bytes) -> Any:
+        """The value serialized in ``data`` (all of it), as plain data."""
+        return n.to_plain(n.decode_nutch(self.name, data, resolve_registered))
+
+    def read_at(self, data: bytes, pos: int) -> tuple[Any, int]:
+        """``(value, end)`` of the value at ``data[pos:]`` (inside a map: the codec's
+        objects)."""
+        codec = n.nutch_codec(self.name, resolve_registered)
+        assert codec is not None
+        return codec.read(data, pos)
+
+    def write(self, value: Any) -> bytes:
+        """The bytes of ``value`` (plain data or the codec's objects)."""
+        return n.encode_nutch(self.name, n.from_plain(value), resolve_registered)
+
+
+_DOCS = {
+    n.CONTENT: "Nutch Content: URL, base, content bytes, type, metadata (1.x; 0.8/0.9 zlib).",
+    n.CRAWL_DATUM: "Nutch CrawlDatum: status, fetch time, interval, score, signature, metadata.",
+    n.PARSE_TEXT: "Nutch ParseText: the extracted text (version 2 Text; 1 gzip).",
+    n.PARSE_DATA: "Nutch ParseData: parse status, title, outlinks, content and parse metadata.",
+    n.INLINKS: "Nutch Inlinks: the links to a URL (source URL and anchor each).",
+    n.PROTOCOL_STATUS: "Nutch ProtocolStatus: protocol code, last modified, arguments.",
+    n.NUTCH_MAP: "Nutch's own MapWritable of Nutch 0.8-1.10 (CrawlDatum versions 4-6).",
+}
+
+
+def _make(java_name: str) -> type[NutchWritable]:
+    codec = n.nutch_codec(java_name)
+    assert codec is not None
+    attrs = {
+        "__doc__": _DOCS[java_name],
+        "name": java_name,
+        "java_names": codec.java_names[1:],
+        "__module__": __name__,
+    }
+    short = "Nutch" + java_name.rsplit(".", 1)[1]
+    return register_writable(type(short, (NutchWritable,), attrs))  # type: ignore[return-value]
+
+
+#: every Nutch Writable class.
+NUTCH_WRITABLES: tuple[type[NutchWritable], ...] = tuple(_make(c) for c in n.NUTCH_CLASSES)
+
+
+@hookimpl
+def crawlmill_register_writables(register: Any) -> None:
+    """Register the Nutch Writables."""
+    for cls in NUTCH_WRITABLES:
+        register(cls)
