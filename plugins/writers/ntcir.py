@@ -31,6 +31,10 @@ field, by the task of the run's first input. Ids, hosts and URLs never make a pa
 path is built from digits. Records that do not take part are quarantined
 (``not-a-capture``).
 
+The allocation (:mod:`crawlmill.plugins.writers.ntcir_ids`) works on Arrow columns, a few
+hundred bytes per page in the driver at most (``benchmarks/bench_ntcir_ids.py``), and gives a
+table in input order, so each task finds its pages by binary search.
+
 A tree read by the ``ntcir`` reader is written again with the same ids when every page
 carries its site and doc id (``extras["ntcir"]``) and they agree; otherwise every id is
 allocated anew.
@@ -152,13 +156,12 @@ class NtcirWriter(Writer):
     # -- the final pass ------------------------------------------------------------------------
 
     def open(self, ctx: Any) -> None:
-        """This input's pages (by seq) from the table."""
-        import pyarrow.compute as pc
+        """This input's pages (by seq) from the table (in input order: a binary search)."""
+        from crawlmill.core.tables import rows_of_input
 
         self.ctx = ctx
         self.cook_options = CookOptions(self.options.meta_marker, self.options.alt_marker)
-        table = ctx.table()
-        mine = table.filter(pc.equal(table["input"], ctx.input.index))
+        mine = rows_of_input(ctx.table(), ctx.input.index)
         self.pages = dict(
             zip(
                 mine["seq"].to_pylist(),
