@@ -24,8 +24,13 @@ One Record per page (``NNNN``), in page order, from the ``.meta`` of the ``paylo
   number, the tree read, every ``.meta`` field as stored, the syntax and wrapper, the
   duplicate URLs (``duplist``) and the site's aliases (``aliaslist``).
 
-Collection checks: a page whose doc id ``doclist`` does not list, and a ``.data`` without its
-``.meta`` (or the reverse), are failed checks of the unit; a bad list line is a warning.
+Collection checks: a ``.data`` without its ``.meta`` (or the reverse) is a failed check of its
+site's unit; a bad list line is a warning. The tree against ``doclist`` is checked as a whole
+by a unit of its own (relpath ``lists``, first, no records): every page's ``NW:DOCID`` (of the
+payload tree) and every ``doclist`` line, merged as two sorted streams
+(:func:`crawlmill.formats.sorted_lines.unmatched`; the tree's ids sorted on disk, so memory
+stays bounded for 100 million ids), give a failed check per page whose doc id ``doclist``
+lacks (naming the page) and per ``doclist`` line without a page (naming the list and line).
 """
 
 from __future__ import annotations
@@ -51,12 +56,14 @@ from crawlmill.core import (
 from crawlmill.formats.html_charset import charset_of_content_type
 from crawlmill.formats.ntcir_lists import LIST_NAMES, ListItem, read_list
 from crawlmill.formats.ntcir_meta import CTYPE, DOCID, HTTPH, URL, parse_meta
-from crawlmill.formats.sorted_lines import find_lines, first_fields_sorted
+from crawlmill.formats.sorted_lines import find_lines, first_fields_sorted, sort_lines, unmatched
 from pydantic import Field
 
 __all__ = ["NtcirReader", "site_directories"]
 
 TREES = ("raw", "euc", "cooked", "cook")
+#: the relpath of the unit that checks the whole tree against ``doclist``.
+LISTS_UNIT = "lists"
 _SITE = re.compile(r"[0-9]{6,7}\Z")
 _PAGE = re.compile(r"([0-9]+)\.(data|meta)\Z")
 _CACHE: dict[tuple[str, int, int, str], Any] = {}
@@ -137,6 +144,15 @@ class NtcirReader(Reader):
         }
         ordered = {n: _sorted(p) for n, p in lists.items() if n in ("doclist", "linklist")}
         units = []
+        if "doclist" in lists:  # the checks of the whole tree against doclist: a unit first
+            units.append(
+                InputFile(
+                    os.path.join(root, LISTS_UNIT),
+                    LISTS_UNIT,
+                    meta={"root": root, "role": LISTS_UNIT, "lists": lists, "sorted": ordered},
+                    parts={"doclist": lists["doclist"]},
+                )
+            )
         for site, folders in site_directories(root).items():
             parts = {}
             for tree, folder in folders.items():
@@ -158,6 +174,9 @@ class NtcirReader(Reader):
     def read(self, ctx: ReadContext) -> Iterator[Record]:
         """The site's pages, one Record each (see the module docstring)."""
         meta = ctx.input.meta or {}
+        if meta.get("role") == LISTS_UNIT:
+            self._check_doclist(ctx, meta)
+            return
         lists = _Lists(meta.get("lists") or {}, meta.get("sorted") or {}, ctx)
         parts = ctx.input.parts
         tree = self.options.payload
@@ -176,6 +195,35 @@ class NtcirReader(Reader):
                 ctx.report_check(Check(ctx.input.path, "page pair", False, f"{missing} is missing"))
                 continue
             yield self._record(ctx, lists, parts, tree, page, aliases)
+
+    def _check_doclist(self, ctx: ReadContext, meta: dict[str, Any]) -> None:
+        """The whole tree against ``doclist``, both ways, in one merge of two sorted streams
+        (memory bounded: the tree's doc ids are sorted on disk when they come out of order)."""
+        root, doclist = meta["root"], meta["lists"]["doclist"]
+        tree = self.options.payload
+        folders = site_directories(root)
+        if not any(tree in f for f in folders.values()):
+            tree = next((t for t in TREES if any(t in f for f in folders.values())), tree)
+        pages = sort_lines(_tree_ids(folders, tree, root))
+        listed = _doclist_keys(doclist, bool(meta.get("sorted", {}).get("doclist")))
+        failed = 0
+        for line, page in unmatched(
+            ((k, n) for k, n in listed), ((p.split(b"\t", 1)[0], p) for p in pages)
+        ):
+            failed += 1
+            if line is not None:
+                doc, number = line.split(b"\t")
+                ctx.report_check(Check(doclist, "doclist", False,
+                    f"line {int(number)}: doc id {doc.decode()} has no page in the "
+                    f"{tree} tree"))  # fmt: skip
+            else:
+                assert page is not None
+                doc, rel = page.split(b"\t", 1)
+                path = os.path.join(root, os.fsdecode(rel))
+                ctx.report_check(Check(path, "doclist", False,
+                    f"doc id {doc.decode('utf-8', 'replace')} is not in doclist"))  # fmt: skip
+        if not failed:
+            ctx.report_check(Check(doclist, "doclist", True))
 
     def _record(
         self,
@@ -196,10 +244,6 @@ class NtcirReader(Reader):
         if missing:  # delivered all the same: the page bytes are there
             meta_path = parts[f"{tree}/{page}.meta"]
             ctx.report_warning("meta-field-missing", f"{meta_path}: no {' or '.join(missing)}")
-        if doc_id is not None and lists.listed(doc_id) is False:
-            ctx.report_check(
-                Check(data_path, "doclist", False, f"doc id {doc_id} is not in doclist")
-            )
         url = _text(info.get(URL))
         stored_head = info.get(HTTPH)
         head = _ended(stored_head) if stored_head and stored_head.strip() else None
@@ -265,6 +309,37 @@ def _head_date(head: bytes | None) -> Any:
         return None
 
 
+def _tree_ids(folders: dict[str, dict[str, str]], tree: str, root: str) -> Iterator[bytes]:
+    """``<doc id>\t<.data path relative to root>`` of every page of ``tree`` with a doc id."""
+    for by_tree in folders.values():
+        folder = by_tree.get(tree)
+        if folder is None:
+            continue
+        for name in sorted(os.listdir(folder)):
+            if not name.endswith(".meta") or not _PAGE.match(name):
+                continue
+            with open(os.path.join(folder, name), "rb") as fh:
+                doc = (parse_meta(fh.read()).get(DOCID) or b"").strip()
+            if doc and not any(c in doc for c in b"\t\r\n"):
+                data = os.path.join(folder, name[: -len(".meta")] + ".data")
+                yield doc + b"\t" + os.fsencode(os.path.relpath(data, root))
+
+
+def _doclist_keys(path: str, ordered: bool) -> Iterator[tuple[bytes, bytes]]:
+    """``(doc id, b"<doc id>\t<line number>")`` of every line of ``doclist``, by doc id."""
+
+    def numbered() -> Iterator[bytes]:
+        with open(path, "rb") as fh:
+            for number, line in enumerate(fh, 1):
+                key = line.split(b"\t", 1)[0].rstrip(b"\r\n")
+                if key:
+                    yield key + b"\t%d" % number
+
+    lines = numbered() if ordered else sort_lines(numbered())
+    for line in lines:
+        yield line.split(b"\t", 1)[0], line
+
+
 def _sorted(path: str) -> bool:
     with open(path, "rb") as fh:
         return first_fields_sorted(fh)
@@ -311,11 +386,6 @@ class _Lists:
                         )
             _CACHE[key] = table
         return _CACHE[key]
-
-    def listed(self, doc_id: str) -> bool | None:
-        """Whether ``doclist`` lists ``doc_id`` (``None``: no doclist)."""
-        found = self._lines("doclist", doc_id)
-        return None if found is None else bool(found)
 
     def links(self, doc_id: str) -> list[str]:
         """The ``linklist`` URLs of ``doc_id``."""
