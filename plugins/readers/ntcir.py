@@ -56,6 +56,13 @@ from crawlmill.core import (
 from crawlmill.formats.html_charset import charset_of_content_type
 from crawlmill.formats.ntcir_lists import LIST_NAMES, ListItem, read_list
 from crawlmill.formats.ntcir_meta import CTYPE, DOCID, HTTPH, URL, parse_meta
+from crawlmill.formats.ntcir_nw1000g import (
+    DAT,
+    FILELIST,
+    FileListItem,
+    dat_path,
+    read_filelist,
+)
 from crawlmill.formats.sorted_lines import find_lines, first_fields_sorted, sort_lines, unmatched
 from pydantic import Field
 
@@ -64,6 +71,9 @@ __all__ = ["NtcirReader", "site_directories"]
 TREES = ("raw", "euc", "cooked", "cook")
 #: the relpath of the unit that checks the whole tree against ``doclist``.
 LISTS_UNIT = "lists"
+#: ``meta["variant"]`` of an NW1000G-04 site's unit.
+NW1000G = "nw1000g"
+_DOC_ID = re.compile(r"NW[0-9]+\Z")
 _SITE = re.compile(r"[0-9]{6,7}\Z")
 _PAGE = re.compile(r"([0-9]+)\.(data|meta)\Z")
 _CACHE: dict[tuple[str, int, int, str], Any] = {}
@@ -99,6 +109,8 @@ def _listdir(path: str) -> list[str]:
 def _is_collection(path: str) -> bool:
     if not os.path.isdir(path):
         return False
+    if _nw1000g_base(path) is not None:
+        return True
     trees = _trees(path)
     if not trees:
         return False
@@ -110,6 +122,44 @@ def _is_collection(path: str) -> bool:
         for tree in trees
         for name in _listdir(os.path.join(path, tree))
     )
+
+
+def _nw1000g_base(path: str) -> str | None:
+    """The folder holding an NW1000G-04 collection's trees (``path`` or ``path/data``): a
+    tree whose three-digit folders hold ``.filelist`` files; ``None`` when there is none."""
+    for base in (path, os.path.join(path, "data")):
+        for tree in _trees(base):
+            for name in _listdir(os.path.join(base, tree)):
+                if len(name) == 3 and name.isdigit():
+                    folder = os.path.join(base, tree, name)
+                    if any(FILELIST.match(f) for f in _listdir(folder)):
+                        return base
+    return None
+
+
+def nw1000g_sites(base: str) -> dict[str, dict[str, str]]:
+    """Site id -> part name -> file, for an NW1000G-04 collection whose trees are in
+    ``base``: ``<tree>/filelist`` and ``<tree>/<part>.dat`` of every tree (one walk of each
+    ``<tree>/<NNN>`` folder)."""
+    sites: dict[str, dict[str, str]] = {}
+    for tree in _trees(base):
+        for top in sorted(_listdir(os.path.join(base, tree))):
+            folder = os.path.join(base, tree, top)
+            if not (len(top) == 3 and top.isdigit() and os.path.isdir(folder)):
+                continue
+            for dirpath, dirnames, filenames in os.walk(folder):
+                dirnames.sort()
+                depth = os.path.relpath(dirpath, folder).count(os.sep) + (dirpath != folder)
+                for name in sorted(filenames):
+                    if depth == 0 and (m := FILELIST.match(name)):
+                        sites.setdefault(m["site"], {})[f"{tree}/filelist"] = os.path.join(
+                            dirpath, name
+                        )
+                    elif depth == 2 and (m := DAT.match(name)) and m["site"].startswith(top):
+                        sites.setdefault(m["site"], {})[f"{tree}/{m['part']}.dat"] = os.path.join(
+                            dirpath, name
+                        )
+    return dict(sorted(sites.items()))
 
 
 class NtcirReader(Reader):
@@ -139,6 +189,17 @@ class NtcirReader(Reader):
         if not _is_collection(path):
             return None
         root = os.path.abspath(path)
+        base = _nw1000g_base(root)
+        if base is not None:
+            return [
+                InputFile(
+                    os.path.join(root, "sites", site[:3], site),
+                    f"sites/{site[:3]}/{site}",
+                    meta={"root": base, "site": site, "variant": NW1000G},
+                    parts=parts,
+                )
+                for site, parts in nw1000g_sites(base).items()
+            ]
         lists = {
             n: os.path.join(root, n) for n in LIST_NAMES if os.path.isfile(os.path.join(root, n))
         }
@@ -177,6 +238,9 @@ class NtcirReader(Reader):
         if meta.get("role") == LISTS_UNIT:
             self._check_doclist(ctx, meta)
             return
+        if meta.get("variant") == NW1000G:
+            yield from self._read_nw1000g(ctx)
+            return
         lists = _Lists(meta.get("lists") or {}, meta.get("sorted") or {}, ctx)
         parts = ctx.input.parts
         tree = self.options.payload
@@ -195,6 +259,70 @@ class NtcirReader(Reader):
                 ctx.report_check(Check(ctx.input.path, "page pair", False, f"{missing} is missing"))
                 continue
             yield self._record(ctx, lists, parts, tree, page, aliases)
+
+    def _read_nw1000g(self, ctx: ReadContext) -> Iterator[Record]:
+        """An NW1000G-04 site: one Record per ``.filelist`` line of the payload tree, in
+        line order; a line without its ``.dat`` and a ``.dat`` no line names are failed
+        checks (``filelist``), a bad line a warning."""
+        parts, site = ctx.input.parts, ctx.input.meta.get("site", "")
+        tree = self.options.payload
+        if f"{tree}/filelist" not in parts:
+            tree = next((t for t in ("raw", "euc") if f"{t}/filelist" in parts), tree)
+        listed: set[str] = set()
+        filelist = parts.get(f"{tree}/filelist")
+        if filelist is None:
+            ctx.report_check(Check(ctx.input.path, "filelist", False,
+                                   f"no {tree}/{site[:3]}/{site}.filelist: its pages have no URL"))  # fmt: skip
+        else:
+            with open(filelist, "rb") as fh:
+                items = list(read_filelist(fh.read(), filelist))
+            for item in items:
+                if not isinstance(item, FileListItem):
+                    ctx.report_warning("bad-list-line", f"{item.path} line {item.line} "
+                                       f"(offset {item.offset}): {item.reason}")  # fmt: skip
+                    continue
+                name = f"{tree}/{item.part}.dat"
+                listed.add(name)
+                if name not in parts:
+                    ctx.report_check(Check(filelist, "filelist", False,
+                        f"line {item.line}: {dat_path(site, item.part)} is missing from {tree}/"))  # fmt: skip
+                    continue
+                yield self._dat_record(ctx, tree, item.part, item.url, item.field1)
+        for name in sorted(n for n in parts if n.startswith(f"{tree}/") and n.endswith(".dat")):
+            if name not in listed:  # delivered all the same: no page is lost
+                where = filelist or f"{tree}/{site[:3]}/{site}.filelist"
+                ctx.report_check(Check(parts[name], "filelist", False, f"not listed in {where}"))
+                yield self._dat_record(ctx, tree, name.split("/", 1)[1][: -len(".dat")], None, None)
+
+    def _dat_record(
+        self, ctx: ReadContext, tree: str, part: str, url: str | None, field1: str | None
+    ) -> Record:
+        parts = ctx.input.parts
+        path = parts[f"{tree}/{part}.dat"]
+        with open(path, "rb") as fh:
+            payload = fh.read()
+        text = None
+        cooked = parts.get(f"cook/{part}.dat") or parts.get(f"cooked/{part}.dat")
+        if self.options.text and cooked is not None:
+            with open(cooked, "rb") as fh:
+                text = fh.read().decode("euc_jp", "replace")
+        extras: dict[str, Any] = {
+            "variant": NW1000G,
+            "site": ctx.input.meta.get("site"),
+            "page": part,
+            "tree": tree,
+            "field1": field1,
+        }
+        doc_id = field1 if field1 and _DOC_ID.match(field1) else None
+        return Record(
+            kind=RecordKind.RESOURCE,
+            url=url,
+            doc_id=doc_id,
+            payload=payload,
+            text=text,
+            extras={"ntcir": extras},
+            source=Provenance(path, 0, len(payload), "ntcir"),
+        )
 
     def _check_doclist(self, ctx: ReadContext, meta: dict[str, Any]) -> None:
         """The whole tree against ``doclist``, both ways, in one merge of two sorted streams
