@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-__all__ = ["allocate", "list_rows"]
+__all__ = ["allocate", "list_rows", "site_pages"]
 
 _COLUMNS = ("doc", "input", "seq", "site", "page", "url", "host", "port", "links", "dups")
 _BATCH = 65536
@@ -66,14 +66,17 @@ def _in_input_order(rows: Any) -> Any:
     return rows.take(np.lexsort((seq, inp)))
 
 
-def _hinted(rows: Any) -> bool:
+def _hinted(rows: Any, site_digits: str) -> bool:
     """Whether every row carries its NTCIR ids and they agree (one host and port per site,
-    each doc id and each site page once, doc ids ``NW`` + digits)."""
+    each doc id and each site page once, doc ids ``NW`` + digits, site ids of
+    ``site_digits`` digits, a regex count such as ``"6"``)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     n = rows.num_rows
     if n == 0 or any(rows[c].null_count for c in ("site_hint", "page_hint", "doc_hint")):
+        return False
+    if not pc.all(pc.match_substring_regex(rows["site_hint"], f"^[0-9]{{{site_digits}}}$")).as_py():
         return False
     docs = rows["doc_hint"]
     if not pc.all(pc.match_substring_regex(docs, r"^NW[0-9]{1,18}$")).as_py():
@@ -158,7 +161,9 @@ def allocate(rows: Any, options: Any, ctx: Any) -> Any:
     rows = _in_input_order(rows)
     if rows.num_rows == 0:
         return schema.empty_table()
-    site, page, doc, next_doc = _kept(rows, ctx) if _hinted(rows) else _allocated(rows, ctx)
+    digits = "6,7" if getattr(options, "variant", "nw100g") == "nw1000g" else "6"
+    hinted = _hinted(rows, digits)
+    site, page, doc, next_doc = _kept(rows, ctx) if hinted else _allocated(rows, ctx)
     targets = _targets(rows)
     if next_doc + len(targets) > _MAX_DOCS:
         raise ValueError("more documents than nine-digit doc ids hold")
@@ -203,6 +208,30 @@ def _by_doc(table: Any, columns: list[str], pages_only: bool) -> Iterator[Any]:
     part = table.select(columns)
     for start in range(0, len(order), _BATCH):
         yield part.take(order.slice(start, _BATCH))
+
+
+def site_pages(table: Any) -> Iterator[tuple[str, str, list[tuple[str, int, str]]]]:
+    """``(site, host, [(doc, page, url), ...])`` per site, sites and pages in order (one
+    site's pages in memory at a time)."""
+    import pyarrow.compute as pc
+
+    pages = table.filter(pc.greater_equal(table["input"], 0))
+    order = pc.sort_indices(pages, [("site", "ascending"), ("page", "ascending")])
+    part = pages.select(["site", "host", "doc", "page", "url"])
+    current: str | None = None
+    host = ""
+    found: list[tuple[str, int, str]] = []
+    for start in range(0, len(order), _BATCH):
+        batch = part.take(order.slice(start, _BATCH))
+        columns = [batch[c].to_pylist() for c in ("site", "host", "doc", "page", "url")]
+        for site, h, doc, page, url in zip(*columns, strict=True):
+            if site != current:
+                if current is not None:
+                    yield current, host, found
+                current, host, found = site, h, []
+            found.append((doc, page, url))
+    if current is not None:
+        yield current, host, found
 
 
 def _sitelist(table: Any) -> Any:

@@ -98,3 +98,49 @@ def test_converted_to_warc_and_checks_for_lines_and_files(tmp_path):
         **{p.url: p.payload for p in pages if p.url != gone},
         None: b"<p>not listed</p>",
     }
+
+
+def _files(root):
+    return {
+        str(p.relative_to(root)): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and ".crawlmill" not in p.parts
+    }
+
+
+def test_written_as_nw1000g_again_keeps_ids_files_and_filelists(tmp_path):
+    build_nw1000g(tmp_path / "nw5")
+    _, first, _ = _read(tmp_path / "nw5")
+    out = tmp_path / "again"
+    code = main(["convert", str(tmp_path / "nw5"), "--to", "ntcir", "--option",
+                 "variant=nw1000g", "-o", str(out), "--progress", "never"])  # fmt: skip
+    assert code == 0
+    _, second, checks = _read(out)
+    assert not [c for c in checks if not c.ok]
+    assert [(r.doc_id, r.url, r.payload) for r in second] == [
+        (r.doc_id, r.url, r.payload) for r in first
+    ]
+    source = _files(tmp_path / "nw5" / "data")
+    written = _files(out)
+    for name, data in source.items():  # every .dat and .filelist of raw/, the same bytes
+        if name.startswith("raw/"):
+            assert written[name] == data, name
+    assert written["lists/sitelist/000"] == b"0001007\twww0.example.jp\n0002007\twww1.example.jp\n"
+
+
+def test_warc_to_nw1000g_warns_for_the_head(tmp_path):
+    from tests.plugins.test_ntcir_writer import make_input
+
+    src, pages = make_input(tmp_path / "in")
+    out = tmp_path / "nw5"
+    code = main(["convert", str(src), "--to", "ntcir", "--option", "variant=nw1000g",
+                 "--filter", "kind", "keep=response", "-o", str(out), "--progress", "never"])  # fmt: skip
+    assert code == 0
+    report = json.loads((out / ".crawlmill" / "report.json").read_text())
+    assert "http-head-not-written" in str(report["warnings"])
+    _, records, checks = _read(out)
+    assert not [c for c in checks if not c.ok]
+    assert sorted((r.url, r.payload) for r in records) == sorted(
+        (p["url"], p["body"]) for p in pages
+    )
+    assert (out / "lists/sitelist/000").read_bytes().startswith(b"0000001\ta.example.jp\n")
