@@ -21,7 +21,8 @@ is shared), the Java process's wall time and, beside it, its CPU time (every JVM
 Ratios: read/codec (target: BLOCK files at 0.5 or more) and how many times faster than the
 Java reader with its JVM start crawlmill reads (target: above 1 for files under 1 GB), for
 the codec layer (read) and for Records (records). Peak RSS:
-this process (the Python readers, one file mapped at a time) and the Java process.
+this process (it holds the entries), a fresh process reading each file's Records (the
+largest), and the Java process (its own VmHWM).
 Needs Java and pyspark for the Java column (left out without them).
 
     python benchmarks/bench_sequencefile.py --mib 64
@@ -69,7 +70,11 @@ public class SeqRead {
     long n = 0;
     while (reader.next(key, value)) n++;
     reader.close();
-    System.out.println(n + " " + (opened - start) / 1e9 + " " + (System.nanoTime() - opened) / 1e9);
+    double done = (System.nanoTime() - opened) / 1e9;
+    String peak = "0";  // VmHWM: the process's own peak RSS (a forked child's ru_maxrss is not)
+    for (String line : java.nio.file.Files.readAllLines(java.nio.file.Paths.get("/proc/self/status")))
+      if (line.startsWith("VmHWM:")) peak = line.replaceAll("[^0-9]", "");
+    System.out.println(n + " " + (opened - start) / 1e9 + " " + done + " " + peak);
   }
 }
 """
@@ -109,14 +114,33 @@ def write(path: Path, pairs, compression: str, codec) -> float:
     return time.process_time() - start
 
 
-def read(path: Path) -> tuple[float, int, list]:
-    """Seconds, entries, and the compressed buffers the file holds (for the codec run)."""
+def read(path: Path) -> tuple[float, int]:
+    """CPU seconds of reading every entry, and the entries."""
     from crawlmill.formats.hadoop.sequencefile import iter_entries
 
     with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
         start = time.process_time()
         n = sum(1 for _ in iter_entries(data))
-        return time.process_time() - start, n, []
+        return time.process_time() - start, n
+
+
+PEAK = r"""
+import sys
+from crawlmill import open_reader
+with open_reader(sys.argv[1], "sequencefile") as found:
+    for _ in found:
+        pass
+for line in open("/proc/self/status"):
+    if line.startswith("VmHWM:"):
+        print(int(line.split()[1]) / 1024)
+"""
+
+
+def read_peak(path: Path) -> float:
+    """Peak RSS (MiB) of a fresh process reading the file's Records."""
+    done = subprocess.run([sys.executable, "-c", PEAK, str(path)], check=True,
+                          capture_output=True, text=True)  # fmt: skip
+    return float(done.stdout.split()[-1])
 
 
 def records(path: Path) -> float:
@@ -219,15 +243,15 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def java(cmd: list[str], path: Path) -> tuple[float, float, float, int]:
+def java(cmd: list[str], path: Path) -> tuple[float, float, float, int, float]:
     """Wall seconds of the Java process, its CPU seconds (all its threads), the seconds of
-    its read loop (wall, as it reports them), and the entries it read."""
+    its read loop (wall, as it reports them), the entries it read and its peak RSS (MiB)."""
     env = dict(os.environ, JAVA_TOOL_OPTIONS="-Dlog4j2.level=ERROR")
     cpu, start = _children_cpu(), time.perf_counter()
     done = subprocess.run([*cmd, str(path)], check=True, capture_output=True, text=True, env=env)
     total, cpu = time.perf_counter() - start, _children_cpu() - cpu
-    n, _opening, loop = done.stdout.split()[-3:]
-    return total, cpu, float(loop), int(n)
+    n, _opening, loop, peak = done.stdout.split()[-4:]
+    return total, cpu, float(loop), int(n), int(peak) / 1024
 
 
 def main() -> None:
@@ -254,12 +278,13 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         tmp = Path(folder)
         cmd = java_setup(tmp)
-        java_peak = 0.0
+        java_peak = alone = 0.0
         for compression, name in CASES:
             codec = codec_named(name) if name else None
             path = tmp / f"{compression}-{name}.seq"
             w = write(path, pairs, compression, codec)
-            r, n, _ = read(path)
+            r, n = read(path)
+            alone = max(alone, read_peak(path))
             assert n == len(pairs), (n, len(pairs))
             rec = records(path)
             packed = buffers(pairs, compression, codec) if codec else []
@@ -267,9 +292,9 @@ def main() -> None:
             del packed
             jt = jc = jl = float("nan")
             if cmd:
-                jt, jc, jl, jn = java(cmd, path)
+                jt, jc, jl, jn, jp = java(cmd, path)
                 assert jn == len(pairs)
-                java_peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+                java_peak = max(java_peak, jp)
             label = f"{compression} {name or ''}".strip()
             size = path.stat().st_size / 2**20
             print(f"{label:15} {size:8.1f} {raw / w:6.0f} {raw / r:6.0f} {raw / rec:7.0f} "
@@ -277,8 +302,9 @@ def main() -> None:
                   f"{c / r:10.2f} {jt / r:8.1f} ({jc / r:4.1f}) {jt / rec:9.1f} ({jc / rec:4.1f})")  # fmt: skip
             path.unlink()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"peak RSS: this process {peak:.0f} MiB (the entries held: {raw:.0f} MiB), "
-          f"Java reader {java_peak:.0f} MiB")  # fmt: skip
+    print(f"peak RSS: this process {peak:.0f} MiB (it holds the entries, {raw:.0f} MiB, and "
+          f"the compressed buffers of the codec run), a fresh process reading Records {alone:.0f} MiB; "
+          f"the Java reader {java_peak:.0f} MiB")  # fmt: skip
 
 
 if __name__ == "__main__":
