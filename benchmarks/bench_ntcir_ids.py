@@ -79,9 +79,14 @@ def generate(folder: Path, pages: int) -> Path:
             "host": hosts,
             "port": [80 if i % 50 else 8080 for i in ids],
             "url": [f"http://{h}/dir/page{i}.html" for h, i in zip(hosts, ids, strict=True)],
-            "links": [[f"http://{hosts[(k * 31 + j) % n]}/dir/page{start + (k * 31 + j) % n}.html"
-                       for j in range(2)] + [f"http://elsewhere.example.jp/{i * 7 % half}"]
-                      for k, i in enumerate(ids)],  # fmt: skip
+            "links": [
+                [
+                    f"http://{hosts[(k * 31 + j) % n]}/dir/page{start + (k * 31 + j) % n}.html"
+                    for j in range(2)
+                ]
+                + [f"http://elsewhere.example.jp/{i * 7 % half}"]
+                for k, i in enumerate(ids)
+            ],  # fmt: skip
             "dups": [[f"http://mirror.example.jp/{i}"] if i % 10 == 0 else [] for i in ids],
             "site_hint": [None] * n,
             "page_hint": [None] * n,

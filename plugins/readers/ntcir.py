@@ -24,6 +24,12 @@ One Record per page (``NNNN``), in page order, from the ``.meta`` of the ``paylo
   number, the tree read, every ``.meta`` field as stored, the syntax and wrapper, the
   duplicate URLs (``duplist``) and the site's aliases (``aliaslist``).
 
+NW1000G-04 (NTCIR-5) trees are detected by their ``<NNN>/<site>.filelist`` files (in the
+folder or its ``data/``): one unit per site, its parts each tree's filelist and ``.dat``
+files (:mod:`crawlmill.formats.ntcir_nw1000g`), one Record (kind ``resource``) per line of the
+payload tree's filelist: ``url`` from the line, ``doc_id`` its first field when that is ``NW``
++ digits, ``payload`` the ``.dat`` bytes, ``text`` the ``cook/`` page.
+
 Collection checks: a ``.data`` without its ``.meta`` (or the reverse) is a failed check of its
 site's unit; a bad list line is a warning. The tree against ``doclist`` is checked as a whole
 by a unit of its own (relpath ``lists``, first, no records): every page's ``NW:DOCID`` (of the
@@ -163,7 +169,8 @@ def nw1000g_sites(base: str) -> dict[str, dict[str, str]]:
 
 
 class NtcirReader(Reader):
-    """NTCIR WEB (NW100G-01) trees: raw/euc/cooked ``.data`` + ``.meta`` and the lists."""
+    """NTCIR WEB trees: NW100G-01's raw/euc/cooked ``.data`` + ``.meta`` and the lists;
+    NW1000G-04's ``.dat`` pages named by ``.filelist`` lines."""
 
     name = "ntcir"
     file_suffixes = ()
