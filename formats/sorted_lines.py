@@ -4,14 +4,24 @@ The NTCIR lists (``doclist``, ``targetlist``, ``linklist``) hold millions of lin
 id, in doc id order; a task needs the lines of a few ids. :func:`find_lines` seeks instead of
 loading the file (memory stays flat whatever its size), as Unix ``look`` does.
 :func:`first_fields_sorted` says whether a file is in that order (bytewise), so a caller can
-fall back to another way when it is not.
+fall back to another way when it is not. :func:`sort_lines` sorts more lines than memory
+holds (sorted runs spilled to temporary files, then merged) and :func:`unmatched` walks two
+key-sorted streams at once, giving the items whose key only one side has: together they
+compare a list of 100 million ids with another in bounded memory.
 """
 
 from __future__ import annotations
 
-from typing import BinaryIO
+import heapq
+import os
+import tempfile
+from collections.abc import Iterable, Iterator
+from typing import BinaryIO, TypeVar
 
-__all__ = ["find_lines", "first_fields_sorted"]
+__all__ = ["find_lines", "first_fields_sorted", "sort_lines", "unmatched"]
+
+T = TypeVar("T")
+U = TypeVar("U")
 
 
 def _key(line: bytes) -> bytes:
@@ -60,3 +70,70 @@ def first_fields_sorted(fh: BinaryIO) -> bool:
             return False
         previous = key
     return True
+
+
+def sort_lines(
+    lines: Iterable[bytes], folder: str | None = None, chunk: int = 200_000
+) -> Iterator[bytes]:
+    """``lines`` (without line ends) in bytewise order, with at most ``chunk`` lines in memory:
+    each full chunk is sorted and spilled to a temporary file in ``folder`` (the system's
+    temporary folder by default), then the files are merged; the files are removed when the
+    iterator is exhausted or closed."""
+    if chunk < 1:
+        raise ValueError("chunk must be at least 1")
+    with tempfile.TemporaryDirectory(prefix="crawlmill-sort-", dir=folder) as tmp:
+        runs: list[str] = []
+        buffer: list[bytes] = []
+        for line in lines:
+            if b"\n" in line:
+                raise ValueError(f"a line to sort holds a line break: {line[:80]!r}")
+            buffer.append(line)
+            if len(buffer) >= chunk:
+                runs.append(_spill(tmp, len(runs), buffer))
+                buffer = []
+        buffer.sort()
+        if not runs:
+            yield from buffer
+            return
+        runs.append(_spill(tmp, len(runs), buffer))
+        del buffer
+        files = [open(path, "rb") for path in runs]  # noqa: SIM115 - closed below
+        try:
+            yield from heapq.merge(*((line[:-1] for line in fh) for fh in files))
+        finally:
+            for fh in files:
+                fh.close()
+
+
+def _spill(folder: str, number: int, lines: list[bytes]) -> str:
+    lines.sort()
+    path = os.path.join(folder, f"run-{number:06d}")
+    with open(path, "wb") as fh:
+        for line in lines:
+            fh.write(line + b"\n")
+    return path
+
+
+def unmatched(
+    left: Iterable[tuple[bytes, T]], right: Iterable[tuple[bytes, U]]
+) -> Iterator[tuple[T | None, U | None]]:
+    """The items of two streams sorted by key whose key the other stream lacks: ``(item,
+    None)`` for a left item, ``(None, item)`` for a right one, in key order. One pass over
+    each stream, nothing held but the current key's items."""
+    lefts, rights = iter(left), iter(right)
+    a = next(lefts, None)
+    b = next(rights, None)
+    while a is not None or b is not None:
+        if b is None or (a is not None and a[0] < b[0]):
+            assert a is not None
+            yield a[1], None
+            a = next(lefts, None)
+        elif a is None or b[0] < a[0]:
+            yield None, b[1]
+            b = next(rights, None)
+        else:  # the same key on both sides: every item of it is matched
+            key = a[0]
+            while a is not None and a[0] == key:
+                a = next(lefts, None)
+            while b is not None and b[0] == key:
+                b = next(rights, None)

@@ -74,17 +74,20 @@ class HadoopCodec:
 
 def _inflate(wbits: int, what: str) -> Callable[[bytes, int], bytes]:
     def run(data: bytes, limit: int) -> bytes:
-        out = bytearray()
+        parts: list[bytes] = []  # one stream (the usual case) is returned without a copy
+        size = 0
         while True:
             d = zlib.decompressobj(wbits)
-            out += d.decompress(data, limit + 1 - len(out))
-            if len(out) > limit:
+            part = d.decompress(data, limit + 1 - size)
+            size += len(part)
+            parts.append(part)
+            if size > limit:
                 raise CodecError(f"{what} stream inflates beyond the limit of {limit} bytes")
             if not d.eof:
                 raise CodecError(f"{what} stream cut short ({len(data)} bytes)")
             data = d.unused_data
             if not data:
-                return bytes(out)
+                return parts[0] if len(parts) == 1 else b"".join(parts)
             if wbits != 31:  # concatenated members only for gzip
                 raise CodecError(f"{len(data)} bytes after the end of the {what} stream")
 
@@ -127,14 +130,17 @@ def _framed(
         return bytes(out)
 
     def decompress(data: bytes, limit: int) -> bytes:
-        out = bytearray()
+        # chunks sliced as views and joined once at the end: one copy of the output
+        out: list = []
+        size = 0
+        data = memoryview(data)
         pos, n = 0, len(data)
         while pos < n:
             if pos + 4 > n:
                 raise CodecError(f"{what} block framing cut short at {pos}")
             ulen = int.from_bytes(data[pos : pos + 4], "big", signed=True)
             pos += 4
-            if ulen < 0 or len(out) + ulen > limit:
+            if ulen < 0 or size + ulen > limit:
                 raise CodecError(
                     f"{what} group of {ulen} bytes at {pos - 4}: over the limit of {limit} or negative"
                 )
@@ -151,10 +157,11 @@ def _framed(
                 block = raw_decompress(data[pos : pos + clen], ulen - got)
                 pos += clen
                 got += len(block)
-                out += block
+                out.append(block)
             if got != ulen:
                 raise CodecError(f"{what} group declares {ulen} bytes, its chunks hold {got}")
-        return bytes(out)
+            size += got
+        return b"".join(out)
 
     return compress, decompress
 
@@ -168,7 +175,7 @@ def _snappy() -> tuple[Callable[[bytes], bytes], Callable[[bytes, int], bytes]]:
             raise CodecError(
                 f"snappy chunk inflates to {size} bytes, more than its group's {room} left"
             )
-        return bytes(cramjam.snappy.decompress_raw(block))
+        return cramjam.snappy.decompress_raw(block)  # a buffer: joined by the caller
 
     # SnappyCompressor: MAX_INPUT_SIZE = 262144 - (262144 / 6 + 32)
     return _framed(

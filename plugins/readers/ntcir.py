@@ -24,8 +24,19 @@ One Record per page (``NNNN``), in page order, from the ``.meta`` of the ``paylo
   number, the tree read, every ``.meta`` field as stored, the syntax and wrapper, the
   duplicate URLs (``duplist``) and the site's aliases (``aliaslist``).
 
-Collection checks: a page whose doc id ``doclist`` does not list, and a ``.data`` without its
-``.meta`` (or the reverse), are failed checks of the unit; a bad list line is a warning.
+NW1000G-04 (NTCIR-5) trees are detected by their ``<NNN>/<site>.filelist`` files (in the
+folder or its ``data/``): one unit per site, its parts each tree's filelist and ``.dat``
+files (:mod:`crawlmill.formats.ntcir_nw1000g`), one Record (kind ``resource``) per line of the
+payload tree's filelist: ``url`` from the line, ``doc_id`` its first field when that is ``NW``
++ digits, ``payload`` the ``.dat`` bytes, ``text`` the ``cook/`` page.
+
+Collection checks: a ``.data`` without its ``.meta`` (or the reverse) is a failed check of its
+site's unit; a bad list line is a warning. The tree against ``doclist`` is checked as a whole
+by a unit of its own (relpath ``lists``, first, no records): every page's ``NW:DOCID`` (of the
+payload tree) and every ``doclist`` line, merged as two sorted streams
+(:func:`crawlmill.formats.sorted_lines.unmatched`; the tree's ids sorted on disk, so memory
+stays bounded for 100 million ids), give a failed check per page whose doc id ``doclist``
+lacks (naming the page) and per ``doclist`` line without a page (naming the list and line).
 """
 
 from __future__ import annotations
@@ -51,12 +62,24 @@ from crawlmill.core import (
 from crawlmill.formats.html_charset import charset_of_content_type
 from crawlmill.formats.ntcir_lists import LIST_NAMES, ListItem, read_list
 from crawlmill.formats.ntcir_meta import CTYPE, DOCID, HTTPH, URL, parse_meta
-from crawlmill.formats.sorted_lines import find_lines, first_fields_sorted
+from crawlmill.formats.ntcir_nw1000g import (
+    DAT,
+    FILELIST,
+    FileListItem,
+    dat_path,
+    read_filelist,
+)
+from crawlmill.formats.sorted_lines import find_lines, first_fields_sorted, sort_lines, unmatched
 from pydantic import Field
 
 __all__ = ["NtcirReader", "site_directories"]
 
 TREES = ("raw", "euc", "cooked", "cook")
+#: the relpath of the unit that checks the whole tree against ``doclist``.
+LISTS_UNIT = "lists"
+#: ``meta["variant"]`` of an NW1000G-04 site's unit.
+NW1000G = "nw1000g"
+_DOC_ID = re.compile(r"NW[0-9]+\Z")
 _SITE = re.compile(r"[0-9]{6,7}\Z")
 _PAGE = re.compile(r"([0-9]+)\.(data|meta)\Z")
 _CACHE: dict[tuple[str, int, int, str], Any] = {}
@@ -92,6 +115,8 @@ def _listdir(path: str) -> list[str]:
 def _is_collection(path: str) -> bool:
     if not os.path.isdir(path):
         return False
+    if _nw1000g_base(path) is not None:
+        return True
     trees = _trees(path)
     if not trees:
         return False
@@ -105,8 +130,47 @@ def _is_collection(path: str) -> bool:
     )
 
 
+def _nw1000g_base(path: str) -> str | None:
+    """The folder holding an NW1000G-04 collection's trees (``path`` or ``path/data``): a
+    tree whose three-digit folders hold ``.filelist`` files; ``None`` when there is none."""
+    for base in (path, os.path.join(path, "data")):
+        for tree in _trees(base):
+            for name in _listdir(os.path.join(base, tree)):
+                if len(name) == 3 and name.isdigit():
+                    folder = os.path.join(base, tree, name)
+                    if any(FILELIST.match(f) for f in _listdir(folder)):
+                        return base
+    return None
+
+
+def nw1000g_sites(base: str) -> dict[str, dict[str, str]]:
+    """Site id -> part name -> file, for an NW1000G-04 collection whose trees are in
+    ``base``: ``<tree>/filelist`` and ``<tree>/<part>.dat`` of every tree (one walk of each
+    ``<tree>/<NNN>`` folder)."""
+    sites: dict[str, dict[str, str]] = {}
+    for tree in _trees(base):
+        for top in sorted(_listdir(os.path.join(base, tree))):
+            folder = os.path.join(base, tree, top)
+            if not (len(top) == 3 and top.isdigit() and os.path.isdir(folder)):
+                continue
+            for dirpath, dirnames, filenames in os.walk(folder):
+                dirnames.sort()
+                depth = os.path.relpath(dirpath, folder).count(os.sep) + (dirpath != folder)
+                for name in sorted(filenames):
+                    if depth == 0 and (m := FILELIST.match(name)):
+                        sites.setdefault(m["site"], {})[f"{tree}/filelist"] = os.path.join(
+                            dirpath, name
+                        )
+                    elif depth == 2 and (m := DAT.match(name)) and m["site"].startswith(top):
+                        sites.setdefault(m["site"], {})[f"{tree}/{m['part']}.dat"] = os.path.join(
+                            dirpath, name
+                        )
+    return dict(sorted(sites.items()))
+
+
 class NtcirReader(Reader):
-    """NTCIR WEB (NW100G-01) trees: raw/euc/cooked ``.data`` + ``.meta`` and the lists."""
+    """NTCIR WEB trees: NW100G-01's raw/euc/cooked ``.data`` + ``.meta`` and the lists;
+    NW1000G-04's ``.dat`` pages named by ``.filelist`` lines."""
 
     name = "ntcir"
     file_suffixes = ()
@@ -132,11 +196,31 @@ class NtcirReader(Reader):
         if not _is_collection(path):
             return None
         root = os.path.abspath(path)
+        base = _nw1000g_base(root)
+        if base is not None:
+            return [
+                InputFile(
+                    os.path.join(root, "sites", site[:3], site),
+                    f"sites/{site[:3]}/{site}",
+                    meta={"root": base, "site": site, "variant": NW1000G},
+                    parts=parts,
+                )
+                for site, parts in nw1000g_sites(base).items()
+            ]
         lists = {
             n: os.path.join(root, n) for n in LIST_NAMES if os.path.isfile(os.path.join(root, n))
         }
         ordered = {n: _sorted(p) for n, p in lists.items() if n in ("doclist", "linklist")}
         units = []
+        if "doclist" in lists:  # the checks of the whole tree against doclist: a unit first
+            units.append(
+                InputFile(
+                    os.path.join(root, LISTS_UNIT),
+                    LISTS_UNIT,
+                    meta={"root": root, "role": LISTS_UNIT, "lists": lists, "sorted": ordered},
+                    parts={"doclist": lists["doclist"]},
+                )
+            )
         for site, folders in site_directories(root).items():
             parts = {}
             for tree, folder in folders.items():
@@ -158,6 +242,12 @@ class NtcirReader(Reader):
     def read(self, ctx: ReadContext) -> Iterator[Record]:
         """The site's pages, one Record each (see the module docstring)."""
         meta = ctx.input.meta or {}
+        if meta.get("role") == LISTS_UNIT:
+            self._check_doclist(ctx, meta)
+            return
+        if meta.get("variant") == NW1000G:
+            yield from self._read_nw1000g(ctx)
+            return
         lists = _Lists(meta.get("lists") or {}, meta.get("sorted") or {}, ctx)
         parts = ctx.input.parts
         tree = self.options.payload
@@ -176,6 +266,99 @@ class NtcirReader(Reader):
                 ctx.report_check(Check(ctx.input.path, "page pair", False, f"{missing} is missing"))
                 continue
             yield self._record(ctx, lists, parts, tree, page, aliases)
+
+    def _read_nw1000g(self, ctx: ReadContext) -> Iterator[Record]:
+        """An NW1000G-04 site: one Record per ``.filelist`` line of the payload tree, in
+        line order; a line without its ``.dat`` and a ``.dat`` no line names are failed
+        checks (``filelist``), a bad line a warning."""
+        parts, site = ctx.input.parts, ctx.input.meta.get("site", "")
+        tree = self.options.payload
+        if f"{tree}/filelist" not in parts:
+            tree = next((t for t in ("raw", "euc") if f"{t}/filelist" in parts), tree)
+        listed: set[str] = set()
+        filelist = parts.get(f"{tree}/filelist")
+        if filelist is None:
+            ctx.report_check(Check(ctx.input.path, "filelist", False,
+                                   f"no {tree}/{site[:3]}/{site}.filelist: its pages have no URL"))  # fmt: skip
+        else:
+            with open(filelist, "rb") as fh:
+                items = list(read_filelist(fh.read(), filelist))
+            for item in items:
+                if not isinstance(item, FileListItem):
+                    ctx.report_warning("bad-list-line", f"{item.path} line {item.line} "
+                                       f"(offset {item.offset}): {item.reason}")  # fmt: skip
+                    continue
+                name = f"{tree}/{item.part}.dat"
+                listed.add(name)
+                if name not in parts:
+                    ctx.report_check(Check(filelist, "filelist", False,
+                        f"line {item.line}: {dat_path(site, item.part)} is missing from {tree}/"))  # fmt: skip
+                    continue
+                yield self._dat_record(ctx, tree, item.part, item.url, item.field1)
+        for name in sorted(n for n in parts if n.startswith(f"{tree}/") and n.endswith(".dat")):
+            if name not in listed:  # delivered all the same: no page is lost
+                where = filelist or f"{tree}/{site[:3]}/{site}.filelist"
+                ctx.report_check(Check(parts[name], "filelist", False, f"not listed in {where}"))
+                yield self._dat_record(ctx, tree, name.split("/", 1)[1][: -len(".dat")], None, None)
+
+    def _dat_record(
+        self, ctx: ReadContext, tree: str, part: str, url: str | None, field1: str | None
+    ) -> Record:
+        parts = ctx.input.parts
+        path = parts[f"{tree}/{part}.dat"]
+        with open(path, "rb") as fh:
+            payload = fh.read()
+        text = None
+        cooked = parts.get(f"cook/{part}.dat") or parts.get(f"cooked/{part}.dat")
+        if self.options.text and cooked is not None:
+            with open(cooked, "rb") as fh:
+                text = fh.read().decode("euc_jp", "replace")
+        extras: dict[str, Any] = {
+            "variant": NW1000G,
+            "site": ctx.input.meta.get("site"),
+            "page": part,
+            "tree": tree,
+            "field1": field1,
+        }
+        doc_id = field1 if field1 and _DOC_ID.match(field1) else None
+        return Record(
+            kind=RecordKind.RESOURCE,
+            url=url,
+            doc_id=doc_id,
+            payload=payload,
+            text=text,
+            extras={"ntcir": extras},
+            source=Provenance(path, 0, len(payload), "ntcir"),
+        )
+
+    def _check_doclist(self, ctx: ReadContext, meta: dict[str, Any]) -> None:
+        """The whole tree against ``doclist``, both ways, in one merge of two sorted streams
+        (memory bounded: the tree's doc ids are sorted on disk when they come out of order)."""
+        root, doclist = meta["root"], meta["lists"]["doclist"]
+        tree = self.options.payload
+        folders = site_directories(root)
+        if not any(tree in f for f in folders.values()):
+            tree = next((t for t in TREES if any(t in f for f in folders.values())), tree)
+        pages = sort_lines(_tree_ids(folders, tree, root))
+        listed = _doclist_keys(doclist, bool(meta.get("sorted", {}).get("doclist")))
+        failed = 0
+        for line, page in unmatched(
+            ((k, n) for k, n in listed), ((p.split(b"\t", 1)[0], p) for p in pages)
+        ):
+            failed += 1
+            if line is not None:
+                doc, number = line.split(b"\t")
+                ctx.report_check(Check(doclist, "doclist", False,
+                    f"line {int(number)}: doc id {doc.decode()} has no page in the "
+                    f"{tree} tree"))  # fmt: skip
+            else:
+                assert page is not None
+                doc, rel = page.split(b"\t", 1)
+                path = os.path.join(root, os.fsdecode(rel))
+                ctx.report_check(Check(path, "doclist", False,
+                    f"doc id {doc.decode('utf-8', 'replace')} is not in doclist"))  # fmt: skip
+        if not failed:
+            ctx.report_check(Check(doclist, "doclist", True))
 
     def _record(
         self,
@@ -196,10 +379,6 @@ class NtcirReader(Reader):
         if missing:  # delivered all the same: the page bytes are there
             meta_path = parts[f"{tree}/{page}.meta"]
             ctx.report_warning("meta-field-missing", f"{meta_path}: no {' or '.join(missing)}")
-        if doc_id is not None and lists.listed(doc_id) is False:
-            ctx.report_check(
-                Check(data_path, "doclist", False, f"doc id {doc_id} is not in doclist")
-            )
         url = _text(info.get(URL))
         stored_head = info.get(HTTPH)
         head = _ended(stored_head) if stored_head and stored_head.strip() else None
@@ -265,6 +444,37 @@ def _head_date(head: bytes | None) -> Any:
         return None
 
 
+def _tree_ids(folders: dict[str, dict[str, str]], tree: str, root: str) -> Iterator[bytes]:
+    """``<doc id>\t<.data path relative to root>`` of every page of ``tree`` with a doc id."""
+    for by_tree in folders.values():
+        folder = by_tree.get(tree)
+        if folder is None:
+            continue
+        for name in sorted(os.listdir(folder)):
+            if not name.endswith(".meta") or not _PAGE.match(name):
+                continue
+            with open(os.path.join(folder, name), "rb") as fh:
+                doc = (parse_meta(fh.read()).get(DOCID) or b"").strip()
+            if doc and not any(c in doc for c in b"\t\r\n"):
+                data = os.path.join(folder, name[: -len(".meta")] + ".data")
+                yield doc + b"\t" + os.fsencode(os.path.relpath(data, root))
+
+
+def _doclist_keys(path: str, ordered: bool) -> Iterator[tuple[bytes, bytes]]:
+    """``(doc id, b"<doc id>\t<line number>")`` of every line of ``doclist``, by doc id."""
+
+    def numbered() -> Iterator[bytes]:
+        with open(path, "rb") as fh:
+            for number, line in enumerate(fh, 1):
+                key = line.split(b"\t", 1)[0].rstrip(b"\r\n")
+                if key:
+                    yield key + b"\t%d" % number
+
+    lines = numbered() if ordered else sort_lines(numbered())
+    for line in lines:
+        yield line.split(b"\t", 1)[0], line
+
+
 def _sorted(path: str) -> bool:
     with open(path, "rb") as fh:
         return first_fields_sorted(fh)
@@ -311,11 +521,6 @@ class _Lists:
                         )
             _CACHE[key] = table
         return _CACHE[key]
-
-    def listed(self, doc_id: str) -> bool | None:
-        """Whether ``doclist`` lists ``doc_id`` (``None``: no doclist)."""
-        found = self._lines("doclist", doc_id)
-        return None if found is None else bool(found)
 
     def links(self, doc_id: str) -> list[str]:
         """The ``linklist`` URLs of ``doc_id``."""

@@ -31,6 +31,17 @@ field, by the task of the run's first input. Ids, hosts and URLs never make a pa
 path is built from digits. Records that do not take part are quarantined
 (``not-a-capture``).
 
+The allocation (:mod:`crawlmill.plugins.writers.ntcir_ids`) works on Arrow columns, a few
+hundred bytes per page in the driver at most (``benchmarks/bench_ntcir_ids.py``), and gives a
+table in input order, so each task finds its pages by binary search.
+
+With ``variant: nw1000g`` the tree is NW1000G-04's (docs/formats/ntcir.md): site ids in seven
+digits, each page ``<tree>/<NNN>/<part[:3]>/<part[3:5]>xx/<site>_<part>.dat`` (the part is
+the page number in five digits; ``cooked`` goes to ``cook/``), each site's
+``<tree>/<NNN>/<site>.filelist`` (``<doc id> <part> <url>`` per page) and
+``lists/sitelist/<NNN>`` (``<site id>\t<host>``); the HTTP head, date and content type have
+no place there (warned per record: ``http-head-not-written``, ``date-not-written``).
+
 A tree read by the ``ntcir`` reader is written again with the same ids when every page
 carries its site and doc id (``extras["ntcir"]``) and they agree; otherwise every id is
 allocated anew.
@@ -39,6 +50,7 @@ allocated anew.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any, ClassVar, Literal
 from urllib.parse import urlsplit
 
@@ -48,6 +60,7 @@ from crawlmill.formats.http import parse_http_head
 from crawlmill.formats.japanese import to_euc_jp
 from crawlmill.formats.ntcir_cooked import CookOptions, cook
 from crawlmill.formats.ntcir_meta import CTYPE, DATE, DOCID, HTTPH, URL, write_meta
+from crawlmill.formats.ntcir_nw1000g import dat_path, format_filelist_line
 from pydantic import Field
 
 __all__ = ["NtcirWriter"]
@@ -109,6 +122,12 @@ class NtcirWriter(Writer):
             default_factory=dict,
             description="alias host -> the host of its site (the alias goes to aliaslist)",
         )
+        variant: Literal["nw100g", "nw1000g"] = Field(
+            "nw100g",
+            description="nw100g: NW100G-01's .data + .meta trees and six lists; nw1000g: "
+            "NW1000G-04's .dat pages named by a .filelist per site, cook/, seven-digit site "
+            "ids, lists/sitelist/ (no .meta: the HTTP head is not written)",
+        )
 
     collect_schema: ClassVar[Any] = LazySchema(_schema)
 
@@ -152,13 +171,12 @@ class NtcirWriter(Writer):
     # -- the final pass ------------------------------------------------------------------------
 
     def open(self, ctx: Any) -> None:
-        """This input's pages (by seq) from the table."""
-        import pyarrow.compute as pc
+        """This input's pages (by seq) from the table (in input order: a binary search)."""
+        from crawlmill.core.tables import rows_of_input
 
         self.ctx = ctx
         self.cook_options = CookOptions(self.options.meta_marker, self.options.alt_marker)
-        table = ctx.table()
-        mine = table.filter(pc.equal(table["input"], ctx.input.index))
+        mine = rows_of_input(ctx.table(), ctx.input.index)
         self.pages = dict(
             zip(
                 mine["seq"].to_pylist(),
@@ -174,6 +192,9 @@ class NtcirWriter(Writer):
             self.ctx.quarantine(record, "not-a-capture: an NTCIR tree holds HTTP captures only")
             return
         site, page, doc = self.pages[self.ctx.seq]
+        if self.options.variant == "nw1000g":
+            self._write_dat(record, site, page, doc)
+            return
         meta = write_meta(
             self._fields(record, doc),
             self.options.meta_syntax,
@@ -190,6 +211,23 @@ class NtcirWriter(Writer):
                 fh.write(meta)
         self._refuse(record, doc)
 
+    def _write_dat(self, record: Record, site: str, page: int, doc: str) -> None:
+        """An NW1000G-04 page: ``<tree>/<dat_path>`` in each tree (``cooked`` is ``cook/``)."""
+        euc, cooked = self._derived(record)
+        data = {"raw": record.payload, "euc": euc, "cooked": cooked}
+        for tree in self.options.trees:
+            folder = "cook" if tree == "cooked" else tree
+            with self.ctx.create(f"{folder}/{dat_path(site.zfill(7), _part(page))}") as fh:
+                fh.write(data[tree])
+        self._refuse(record, doc)
+        warn = self.ctx.report_warning
+        if record.http_head:
+            warn("http-head-not-written", "the HTTP head: an NW1000G-04 tree has no .meta")
+        if record.date is not None:
+            warn("date-not-written", "the capture date: an NW1000G-04 tree has no .meta")
+        if record.content_type and "content_type" in record.changed:
+            warn("content-type-not-written", "the content type: an NW1000G-04 tree has no .meta")
+
     def _refuse(self, record: Record, doc: str) -> None:
         """Warn for the neutral fields an NTCIR tree has no place for."""
         warn = self.ctx.report_warning
@@ -200,6 +238,8 @@ class NtcirWriter(Writer):
         if record.text is not None and "text" in record.changed:
             warn("text-not-written", "extracted text: the cooked tree is made from the page")
         head = record.http_head or b""
+        if self.options.variant == "nw1000g":
+            return  # the head, date and type: warned by _write_dat
         if record.date is not None and b"\ndate:" not in b"\n" + head.lower():
             warn("date-not-written", "the capture date: the HTTP head has no Date header")
 
@@ -257,10 +297,43 @@ class NtcirWriter(Writer):
         def skipped(name: str) -> None:
             self.ctx.report_warning("list-entry-skipped", f"{name}: a URL with a tab or line break")
 
+        if self.options.variant == "nw1000g":
+            self._write_filelists(skipped)
+            return
         for name, rows in list_rows(self.ctx.table(), self.options.aliases, skipped).items():
             with self.ctx.create(name) as fh:
                 for fields in rows:
                     fh.write(format_item(name, fields))
+
+    def _write_filelists(self, skipped: Callable[[str], None]) -> None:
+        """NW1000G-04: each site's ``.filelist`` in each tree (``<doc id> <part> <url>`` per
+        page, in page order) and ``lists/sitelist/<NNN>`` (``<site id>\t<host>``, one file
+        per first three digits)."""
+        from .ntcir_ids import site_pages
+
+        folders = ["cook" if t == "cooked" else t for t in self.options.trees]
+        sitelist: dict[str, list[bytes]] = {}
+        for site, host, pages in site_pages(self.ctx.table()):
+            site7 = site.zfill(7)
+            lines = []
+            for doc, page, url in pages:
+                try:
+                    lines.append(format_filelist_line(doc, _part(page), url))
+                except ValueError:
+                    skipped("filelist")
+            for folder in folders:
+                with self.ctx.create(f"{folder}/{site7[:3]}/{site7}.filelist") as fh:
+                    fh.writelines(lines)
+            if "\t" not in host and "\n" not in host:
+                sitelist.setdefault(site7[:3], []).append(f"{site7}\t{host}\n".encode())
+        for nnn, lines in sitelist.items():
+            with self.ctx.create(f"lists/sitelist/{nnn}") as fh:
+                fh.writelines(lines)
+
+
+def _part(page: int) -> str:
+    """An NW1000G-04 page's part: its number in five digits (more when it needs them)."""
+    return f"{page:05d}"
 
 
 @hookimpl

@@ -1,16 +1,27 @@
 """The ``ntcir`` writer's whole-run step: site, page and doc ids from the collect rows, and the
 six lists from the resulting table (the rules are in :mod:`crawlmill.plugins.writers.ntcir`).
 
-The allocation holds every row as Python objects in the driver (about 1 KB per page): right
-for collections of millions of pages (NW100G-01 has 11 million), not for billions; an
-allocation over sorted Arrow columns is the next step when that is needed."""
+Everything runs on Arrow columns and numpy arrays, never on a Python object per page: the
+rows stay memory-mapped, sites come from the sorted distinct hosts (a host's rank, then the
+port, as one int64 key per row), pages and doc ids from one stable sort of the rows by site,
+link targets from Arrow's hash kernels. The driver holds a few tens of bytes per page
+(``benchmarks/bench_ntcir_ids.py`` measures it). The table is in ``(input, seq)`` order, the
+link targets that are no page (``input`` -1) first, so each final task takes its rows by
+binary search (:func:`crawlmill.core.tables.rows_of_input`); the lists are written in doc id
+order through a sort index, batch by batch.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from typing import Any
 
-__all__ = ["allocate", "list_rows"]
+__all__ = ["allocate", "list_rows", "site_pages"]
+
+_COLUMNS = ("doc", "input", "seq", "site", "page", "url", "host", "port", "links", "dups")
+_BATCH = 65536
+_MAX_SITES = 999_999
+_MAX_DOCS = 1_000_000_000
 
 
 def _table_schema() -> Any:
@@ -32,84 +43,205 @@ def _table_schema() -> Any:
     )
 
 
-def _hinted(rows: list[dict[str, Any]]) -> bool:
+def _numbered(values: Any, width: int, prefix: str = "") -> Any:
+    """``prefix`` + each number zero-padded to ``width`` digits, as an Arrow string array."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    padded = pc.utf8_lpad(pc.cast(pa.array(values, pa.int64()), pa.string()), width, "0")
+    return pc.binary_join_element_wise(prefix, padded, "") if prefix else padded
+
+
+def _in_input_order(rows: Any) -> Any:
+    """``rows`` sorted by ``(input, seq)`` (as the pass hands them; sorted here if not)."""
+    import numpy as np
+
+    if rows.num_rows < 2:
+        return rows
+    inp = rows["input"].to_numpy().astype(np.int64)
+    seq = rows["seq"].to_numpy()
+    step_inp, step_seq = np.diff(inp), np.diff(seq)
+    if bool(np.all((step_inp > 0) | ((step_inp == 0) & (step_seq >= 0)))):
+        return rows
+    return rows.take(np.lexsort((seq, inp)))
+
+
+def _hinted(rows: Any, site_digits: str) -> bool:
     """Whether every row carries its NTCIR ids and they agree (one host and port per site,
-    each doc id and each site page once)."""
-    if not rows or any(r["site_hint"] is None or r["doc_hint"] is None for r in rows):
+    each doc id and each site page once, doc ids ``NW`` + digits, site ids of
+    ``site_digits`` digits, a regex count such as ``"6"``)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    n = rows.num_rows
+    if n == 0 or any(rows[c].null_count for c in ("site_hint", "page_hint", "doc_hint")):
         return False
-    sites: dict[str, tuple[str, int]] = {}
-    docs: set[str] = set()
-    pages: set[tuple[str, int]] = set()
-    for r in rows:
-        if sites.setdefault(r["site_hint"], (r["host"], r["port"])) != (r["host"], r["port"]):
-            return False
-        if r["doc_hint"] in docs or (r["site_hint"], r["page_hint"]) in pages:
-            return False
-        if r["page_hint"] is None or not str(r["doc_hint"]).startswith("NW"):
-            return False
-        docs.add(r["doc_hint"])
-        pages.add((r["site_hint"], r["page_hint"]))
-    return True
+    if not pc.all(pc.match_substring_regex(rows["site_hint"], f"^[0-9]{{{site_digits}}}$")).as_py():
+        return False
+    docs = rows["doc_hint"]
+    if not pc.all(pc.match_substring_regex(docs, r"^NW[0-9]{1,18}$")).as_py():
+        return False
+    if pc.count_distinct(docs).as_py() != n:
+        return False
+    pairs = pa.table({"s": rows["site_hint"], "p": rows["page_hint"]})
+    if pairs.group_by(["s", "p"]).aggregate([]).num_rows != n:
+        return False
+    where = pa.table({"s": rows["site_hint"], "h": rows["host"], "o": rows["port"]})
+    per_site = where.group_by("s").aggregate([("h", "count_distinct"), ("o", "count_distinct")])
+    return bool(
+        pc.all(pc.equal(per_site["h_count_distinct"], 1)).as_py()
+        and pc.all(pc.equal(per_site["o_count_distinct"], 1)).as_py()
+    )
+
+
+def _sites(rows: Any) -> tuple[Any, int]:
+    """Each row's site number (0-based, in host name then port order) and the site count."""
+    import numpy as np
+    import pyarrow.compute as pc
+
+    hosts = pc.unique(rows["host"])
+    rank = np.empty(len(hosts), np.int64)
+    rank[pc.sort_indices(hosts).to_numpy()] = np.arange(len(hosts), dtype=np.int64)
+    host_rank = rank[pc.index_in(rows["host"], value_set=hosts).to_numpy()]
+    port = rows["port"].to_numpy().astype(np.int64) + (1 << 31)  # any int32 as unsigned
+    keys, site = np.unique((host_rank << 32) | port, return_inverse=True)
+    return site.reshape(-1), len(keys)
+
+
+def _allocated(rows: Any, ctx: Any) -> tuple[Any, Any, Any, int]:
+    """Site, page and doc columns allocated anew, and the next free doc number."""
+    import numpy as np
+
+    site, count = _sites(rows)
+    if count > _MAX_SITES:
+        raise ValueError(f"{count} sites: six-digit site ids hold 999,999")
+    n = len(site)
+    order = np.argsort(site, kind="stable")  # rows are in (input, seq) order: pages per site
+    sizes = np.bincount(site, minlength=count)
+    starts = np.cumsum(sizes) - sizes
+    page = np.empty(n, np.int64)
+    page[order] = np.arange(n, dtype=np.int64) - np.repeat(starts, sizes) + 1
+    doc = np.empty(n, np.int64)
+    doc[order] = np.arange(1, n + 1, dtype=np.int64)
+    del order
+    ctx.count("sites", count)
+    return _numbered(site + 1, 6), page, _numbered(doc, 9, "NW"), n + 1
+
+
+def _kept(rows: Any, ctx: Any) -> tuple[Any, Any, Any, int]:
+    """The ids the rows carry, and the doc number after the largest."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    digits = pc.cast(pc.utf8_slice_codeunits(rows["doc_hint"], 2), pa.int64())
+    ctx.count("ids-kept", rows.num_rows)
+    return rows["site_hint"], rows["page_hint"], rows["doc_hint"], pc.max(digits).as_py() + 1
+
+
+def _targets(rows: Any) -> Any:
+    """The link URLs that are no page's URL, sorted."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    links = pc.list_flatten(rows["links"])
+    if len(links) == 0:
+        return pa.array([], pa.string())
+    others = links.filter(pc.invert(pc.is_in(links, value_set=rows["url"])))  # pages hashed
+    targets = pc.unique(others)
+    return targets.take(pc.sort_indices(targets))
 
 
 def allocate(rows: Any, options: Any, ctx: Any) -> Any:
-    """The table: one row per page and per link target that is no page, by doc id."""
+    """The table: one row per page and per link target that is no page; targets (``input``
+    -1) first, then the pages in ``(input, seq)`` order."""
+    import numpy as np
     import pyarrow as pa
 
-    data = rows.to_pylist()
-    if _hinted(data):
-        for r in data:
-            r["site"], r["page"], r["doc"] = r["site_hint"], r["page_hint"], r["doc_hint"]
-        next_doc = max(int(r["doc"][2:]) for r in data) + 1
-        ctx.count("ids-kept", len(data))
-    else:
-        order = sorted({(r["host"], r["port"]) for r in data})
-        if len(order) > 999_999:
-            raise ValueError(f"{len(order)} sites: six-digit site ids hold 999,999")
-        site_of = {where: f"{n + 1:06d}" for n, where in enumerate(order)}
-        counters: dict[str, int] = {}
-        for r in sorted(data, key=lambda r: (r["input"], r["seq"])):
-            r["site"] = site_of[(r["host"], r["port"])]
-            counters[r["site"]] = counters.get(r["site"], 0) + 1
-            r["page"] = counters[r["site"]]
-        data.sort(key=lambda r: (r["site"], r["page"]))
-        for n, r in enumerate(data):
-            r["doc"] = f"NW{n + 1:09d}"
-        next_doc = len(data) + 1
-        ctx.count("sites", len(order))
-    pages = {r["url"] for r in data}
-    targets = sorted({u for r in data for u in r["links"] or () if u not in pages})
-    if next_doc + len(targets) > 1_000_000_000:
+    schema = _table_schema()
+    rows = _in_input_order(rows)
+    if rows.num_rows == 0:
+        return schema.empty_table()
+    digits = "6,7" if getattr(options, "variant", "nw100g") == "nw1000g" else "6"
+    hinted = _hinted(rows, digits)
+    site, page, doc, next_doc = _kept(rows, ctx) if hinted else _allocated(rows, ctx)
+    targets = _targets(rows)
+    if next_doc + len(targets) > _MAX_DOCS:
         raise ValueError("more documents than nine-digit doc ids hold")
-    out = [
-        {
-            k: r[k]
-            for k in ("doc", "input", "seq", "site", "page", "url", "host", "port", "links", "dups")
-        }  # fmt: skip
-        for r in data
-    ]
-    for n, url in enumerate(targets):
-        out.append(
-            {
-                "doc": f"NW{next_doc + n:09d}",
-                "input": -1,
-                "seq": -1,
-                "site": "",
-                "page": 0,
-                "url": url,
-                "host": "",
-                "port": 0,
-                "links": [],
-                "dups": [],
-            }  # fmt: skip
-        )
-    ctx.count("pages", len(data))
-    ctx.count("targets", len(targets))
-    return pa.Table.from_pylist(out, schema=_table_schema()).sort_by("doc")
+    k = len(targets)
+    empty = pa.ListArray.from_arrays(pa.array(np.zeros(k + 1, np.int32)), pa.array([], pa.string()))
+    target_table = pa.Table.from_arrays(
+        [
+            _numbered(np.arange(next_doc, next_doc + k, dtype=np.int64), 9, "NW"),
+            pa.array(np.full(k, -1, np.int32)),
+            pa.array(np.full(k, -1, np.int64)),
+            pa.repeat("", k).cast(pa.string()),
+            pa.array(np.zeros(k, np.int64)),
+            targets.cast(pa.string()),
+            pa.repeat("", k).cast(pa.string()),
+            pa.array(np.zeros(k, np.int32)),
+            empty,
+            empty,
+        ],
+        schema=schema,
+    )
+    page_table = pa.Table.from_arrays(
+        [doc, rows["input"], rows["seq"], site, page, rows["url"], rows["host"], rows["port"],
+         rows["links"], rows["dups"]],
+        schema=schema,
+    )  # fmt: skip
+    ctx.count("pages", rows.num_rows)
+    ctx.count("targets", k)
+    return pa.concat_tables([target_table, page_table])
 
 
 def _clean(fields: list[str]) -> bool:
     return not any(ch in value for value in fields for ch in "\t\r\n")
+
+
+def _by_doc(table: Any, columns: list[str], pages_only: bool) -> Iterator[Any]:
+    """``table``'s ``columns`` in doc id order, as tables of at most :data:`_BATCH` rows."""
+    import pyarrow.compute as pc
+
+    order = pc.sort_indices(table["doc"])
+    if pages_only:
+        order = order.filter(pc.greater_equal(table["input"].take(order), 0))
+    part = table.select(columns)
+    for start in range(0, len(order), _BATCH):
+        yield part.take(order.slice(start, _BATCH))
+
+
+def site_pages(table: Any) -> Iterator[tuple[str, str, list[tuple[str, int, str]]]]:
+    """``(site, host, [(doc, page, url), ...])`` per site, sites and pages in order (one
+    site's pages in memory at a time)."""
+    import pyarrow.compute as pc
+
+    pages = table.filter(pc.greater_equal(table["input"], 0))
+    order = pc.sort_indices(pages, [("site", "ascending"), ("page", "ascending")])
+    part = pages.select(["site", "host", "doc", "page", "url"])
+    current: str | None = None
+    host = ""
+    found: list[tuple[str, int, str]] = []
+    for start in range(0, len(order), _BATCH):
+        batch = part.take(order.slice(start, _BATCH))
+        columns = [batch[c].to_pylist() for c in ("site", "host", "doc", "page", "url")]
+        for site, h, doc, page, url in zip(*columns, strict=True):
+            if site != current:
+                if current is not None:
+                    yield current, host, found
+                current, host, found = site, h, []
+            found.append((doc, page, url))
+    if current is not None:
+        yield current, host, found
+
+
+def _sitelist(table: Any) -> Any:
+    """Site, host and port of every site, by site id."""
+    import pyarrow.compute as pc
+
+    pages = table.select(["site", "host", "port", "input"])
+    pages = pages.filter(pc.greater_equal(pages["input"], 0))
+    sites = pages.group_by("site").aggregate([("host", "min"), ("port", "min")])
+    return sites.sort_by("site")
 
 
 def list_rows(
@@ -117,15 +249,15 @@ def list_rows(
 ) -> dict[str, Iterator[list[str]]]:
     """List name -> its lines' fields, sorted by first field (``skipped(name)`` for an entry
     a list line cannot hold: a URL with a tab or a line break)."""
-    pages = table.filter(_mask(table))
-    site_of: dict[str, str] = {}
-    sites: dict[str, tuple[str, int]] = {}
-    for site, host, port in zip(
-        pages["site"].to_pylist(), pages["host"].to_pylist(), pages["port"].to_pylist(),
-        strict=True,
-    ):  # fmt: skip
-        sites[site] = (host, port)
-        site_of[host] = site
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    sites = _sitelist(table)
+    site_of: dict[str, str] = {}  # an aliased host's site (its last site: the largest id)
+    wanted = set(aliases.values())
+    for site, host in zip(sites["site"].to_pylist(), sites["host_min"].to_pylist(), strict=True):
+        if host in wanted:
+            site_of[host] = site
 
     def keep(name: str, items: Iterator[list[str]]) -> Iterator[list[str]]:
         for fields in items:
@@ -134,45 +266,43 @@ def list_rows(
             else:
                 skipped(name)
 
-    def column(name: str) -> list[Any]:
-        return pages[name].to_pylist()
+    def sitelist() -> Iterator[list[str]]:
+        for batch in sites.to_batches(_BATCH):
+            columns = (batch.column(i).to_pylist() for i in range(3))
+            for s, h, p in zip(*columns, strict=True):
+                yield [s, "http", h, str(p)]
+
+    def pairs(columns: list[str], pages_only: bool) -> Iterator[list[str]]:
+        for batch in _by_doc(table, columns, pages_only):
+            yield from ([a, b] for a, b in zip(*(batch[c].to_pylist() for c in columns),
+                                                strict=True))  # fmt: skip
+
+    def linklist() -> Iterator[list[str]]:
+        for batch in _by_doc(table, ["doc", "links"], True):
+            docs = batch["doc"].take(pc.list_parent_indices(batch["links"])).to_pylist()
+            urls = pc.list_flatten(batch["links"]).to_pylist()
+            yield from ([d, u] for d, u in zip(docs, urls, strict=True))
+
+    def duplist() -> Iterator[list[str]]:
+        pages = table.filter(pc.greater_equal(table["input"], 0))
+        flat = pa.table(
+            {
+                "dup": pc.list_flatten(pages["dups"]),
+                "doc": pages["doc"].take(pc.list_parent_indices(pages["dups"])),
+            }
+        ).sort_by([("dup", "ascending"), ("doc", "ascending")])
+        for batch in flat.to_batches(_BATCH):
+            yield from ([u, d] for u, d in zip(batch.column(0).to_pylist(),
+                                               batch.column(1).to_pylist(), strict=True))  # fmt: skip
 
     alias_items = sorted(
         [f"http://{alias}", site_of[host]] for alias, host in aliases.items() if host in site_of
     )
-    dups = sorted(
-        [dup, doc]
-        for doc, found in zip(column("doc"), column("dups"), strict=True)
-        for dup in found
-    )
     return {
-        "sitelist": keep(
-            "sitelist", ([s, "http", h, str(p)] for s, (h, p) in sorted(sites.items()))
-        ),
+        "sitelist": keep("sitelist", sitelist()),
         "aliaslist": keep("aliaslist", iter(alias_items)),
-        "doclist": keep(
-            "doclist", ([d, u] for d, u in zip(column("doc"), column("url"), strict=True))
-        ),
-        "targetlist": keep(
-            "targetlist",
-            (
-                [d, u]
-                for d, u in zip(table["doc"].to_pylist(), table["url"].to_pylist(), strict=True)
-            ),
-        ),
-        "duplist": keep("duplist", iter(dups)),
-        "linklist": keep(
-            "linklist",
-            (
-                [d, u]
-                for d, links in zip(column("doc"), column("links"), strict=True)
-                for u in links
-            ),
-        ),
+        "doclist": keep("doclist", pairs(["doc", "url"], True)),
+        "targetlist": keep("targetlist", pairs(["doc", "url"], False)),
+        "duplist": keep("duplist", duplist()),
+        "linklist": keep("linklist", linklist()),
     }
-
-
-def _mask(table: Any) -> Any:
-    import pyarrow.compute as pc
-
-    return pc.greater_equal(table["input"], 0)

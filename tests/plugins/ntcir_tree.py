@@ -83,3 +83,34 @@ def build_tree(
     root.joinpath("duplist").write_bytes(write_list("duplist", duplist))
     root.joinpath("linklist").write_bytes(write_list("linklist", linklist))
     return pages
+
+
+def build_nw1000g(
+    root: Path, sites: int = 2, per: int = 3, cooked_tree: str = "cook"
+) -> list[Page]:
+    """An NW1000G-04 tree (``raw/``, ``euc/`` and ``cook/`` of ``<NNN>/<site>.filelist`` and
+    ``<NNN>/<part[:3]>/<part[3:5]>xx/<site>_<part>.dat``) under ``root/data``, pages
+    ``00001``... per site, the filelist's first field the doc id."""
+    from crawlmill.formats.ntcir_nw1000g import dat_path, format_filelist_line
+
+    pages: list[Page] = []
+    sources = real_pages(sites * per)
+    for s in range(sites):
+        site = f"{(s + 1) * 1000 + 7:07d}"  # 0001007, 0002007 (both in 000/)
+        lines = {t: b"" for t in ("raw", "euc", cooked_tree)}
+        for p in range(per):
+            url, head, payload = sources[s * per + p]
+            part = f"{(p + 1) * 37:05d}"  # 00037, 00074, 00111: several folders
+            doc_id = f"NW{len(pages) + 1:09d}"
+            page = Page(site, p + 1, doc_id, f"http://www{s}.example.jp/{part}", head, payload)
+            pages.append(page)
+            cooked = cook(payload.decode("euc_jp", "replace")).encode("euc_jp", "replace")
+            for tree, data in (("raw", payload), ("euc", payload), (cooked_tree, cooked)):
+                path = root / "data" / tree / dat_path(site, part)
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_bytes(data)
+                lines[tree] += format_filelist_line(doc_id, part, page.url)
+        for tree, data in lines.items():
+            (root / "data" / tree / site[:3] / f"{site}.filelist").write_bytes(data)
+    (root / "lists" / "sitelist").mkdir(parents=True)
+    return pages

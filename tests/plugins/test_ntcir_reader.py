@@ -31,7 +31,7 @@ def test_every_page_is_a_record(tmp_path, syntax):
     pages = build_tree(tmp_path / "nw", syntax)
     units, records = _records(tmp_path / "nw")
     assert [u.relpath for u in units] == [
-        "sites/00/0000/000001", "sites/00/0000/000002", "sites/00/0000/000003"
+        "lists", "sites/00/0000/000001", "sites/00/0000/000002", "sites/00/0000/000003"
     ]  # fmt: skip
     assert len(records) == len(pages)
     for page, record in zip(pages, records, strict=True):
@@ -76,7 +76,7 @@ def test_payload_from_the_euc_tree(tmp_path):
     build_tree(tmp_path / "nw", sites=1, per=1)
     euc = tmp_path / "nw/euc/00/0000/000001/0001.data"
     euc.write_bytes(b"<p>converted</p>")
-    (unit,) = NtcirReader.discover(str(tmp_path / "nw"), NtcirReader.Options())
+    _, unit = NtcirReader.discover(str(tmp_path / "nw"), NtcirReader.Options())
     with open_reader(unit, "ntcir", payload="euc") as found:
         (record,) = list(found)
     assert record.payload == b"<p>converted</p>" and record.extras["ntcir"]["tree"] == "euc"
@@ -97,6 +97,39 @@ def test_collection_checks(tmp_path, capsys):
     assert report["read"] == 2 and len(report["checks_failed"]) == 2
 
 
+@pytest.mark.parametrize("unsorted", [False, True])
+def test_doclist_checked_against_the_whole_tree(tmp_path, unsorted, monkeypatch):
+    """A doclist id whose page is gone, and a page doclist lacks, are failed checks of the
+    whole tree naming the list's line and the page; the tree's ids are sorted on disk (a
+    run of two ids spills), an unsorted doclist too."""
+    import crawlmill.formats.sorted_lines as sorted_lines
+
+    real = sorted_lines.sort_lines
+    monkeypatch.setattr(sorted_lines, "sort_lines", lambda lines, folder=None, chunk=2:
+                        real(lines, folder, 2))  # fmt: skip
+    monkeypatch.setattr("crawlmill.plugins.readers.ntcir.sort_lines", sorted_lines.sort_lines)
+    build_tree(tmp_path / "nw", sites=2, per=3)
+    doclist = tmp_path / "nw/doclist"
+    lines = doclist.read_bytes().splitlines(keepends=True)
+    lines.insert(4, b"NW000000099\thttp://gone.example.jp/\n")  # line 5: no page
+    del lines[1]  # NW000000002: its page is unlisted
+    if unsorted:
+        lines.reverse()
+    doclist.write_bytes(b"".join(lines))
+    out = tmp_path / "out"
+    code = main(["convert", str(tmp_path / "nw"), "--to", "warc", "-o", str(out),
+                 "--progress", "never"])  # fmt: skip
+    assert code == 3
+    report = json.loads((out / ".crawlmill" / "report.json").read_text())
+    failed = sorted((c["path"], c["reason"]) for c in report["checks_failed"])
+    gone_line = len(lines) - 3 if unsorted else 4
+    assert failed == [
+        (str(doclist), f"line {gone_line}: doc id NW000000099 has no page in the raw tree"),
+        (str(tmp_path / "nw/raw/00/0000/000001/0002.data"), "doc id NW000000002 is not in doclist"),
+    ]
+    assert report["read"] == 6  # every page delivered all the same
+
+
 def test_unsorted_lists_and_bad_list_lines(tmp_path):
     """An unsorted linklist is loaded instead of searched (same outlinks); a bad duplist line
     is a warning and loses only itself."""
@@ -105,7 +138,7 @@ def test_unsorted_lists_and_bad_list_lines(tmp_path):
     linklist.write_bytes(b"".join(reversed(linklist.read_bytes().splitlines(keepends=True))))
     duplist = tmp_path / "nw/duplist"
     duplist.write_bytes(b"not a line\n" + duplist.read_bytes())
-    (unit,) = NtcirReader.discover(str(tmp_path / "nw"), NtcirReader.Options())
+    _, unit = NtcirReader.discover(str(tmp_path / "nw"), NtcirReader.Options())
     assert unit.meta["sorted"] == {"doclist": True, "linklist": False}
     with open_reader(unit, "ntcir") as found:
         records = list(found)
