@@ -14,7 +14,7 @@ bytes as ``Text``), metadata GzipCodec, textData SnappyCodec.
 of the lookups (the crawler wrote the ARC record, the metadata and the text of a page from one
 map call, so the three files share an order): it reads ahead and holds what it passed over, up
 to ``max_bytes`` of keys and values; beyond that the oldest held entries are handed out
-unjoined, so memory stays bounded whatever the order.
+unjoined (or reading stops), so memory stays bounded whatever the order.
 """
 
 from __future__ import annotations
@@ -134,49 +134,72 @@ def link_pairs(metadata: dict[str, Any]) -> list[tuple[str, str]]:
 
 class OrderedJoin:
     """Values by key from ``items`` (``(key, value, extra)``), read ahead as far as a lookup
-    needs. Entries passed over are held (keys and values up to ``max_bytes``); the oldest
-    beyond that, and those ``hold(value)`` declines (a failure that no ARC record will ask
-    for), go to :attr:`passed`, for the caller to hand out as records of their own."""
+    needs, in a window of at most ``max_bytes`` of held keys and values.
+
+    A lookup first takes a held entry of its key, then reads the stream: entries that
+    ``hold(value)`` declines (a failure no ARC record asks for) go to :attr:`passed` at once;
+    others are held for later lookups. With ``slide`` (the metadata, looked up by ARC
+    records that all have an entry) a full window hands its oldest entries out to
+    :attr:`passed` (counted in :attr:`evicted`) and one lookup reads at most ``max_bytes``;
+    without it (the text, a subsequence of the metadata) a lookup stops reading when the
+    window is full, so an entry without text costs no reading beyond it. What no lookup
+    took comes out of :meth:`rest`."""
 
     def __init__(
         self,
         items: Iterable[tuple[bytes, bytes, Any]],
         max_bytes: int,
         hold: Callable[[bytes], bool] = lambda value: True,
+        slide: bool = True,
     ) -> None:
         self._items = iter(items)
+        self._next: tuple[bytes, bytes, Any] | None = None
         self._held: OrderedDict[int, tuple[bytes, bytes, Any]] = OrderedDict()
         self._by_key: dict[bytes, deque[int]] = {}
         self._n = 0
         self._bytes = 0
         self.max_bytes = max_bytes
         self.hold = hold
+        self.slide = slide
         self.passed: list[tuple[bytes, bytes, Any]] = []
-        #: entries handed out unjoined because the held entries reached ``max_bytes``.
+        #: entries handed out unjoined because the window was full.
         self.evicted = 0
 
+    def _read(self) -> tuple[bytes, bytes, Any] | None:
+        if self._next is not None:
+            item, self._next = self._next, None
+            return item
+        return next(self._items, None)
+
     def take(self, key: bytes) -> tuple[bytes, Any] | None:
-        """``(value, extra)`` of the first unjoined entry of ``key``, or ``None`` when the
-        stream has none (after reading it to its end)."""
+        """``(value, extra)`` of the first unjoined entry of ``key``, or ``None``."""
         queue = self._by_key.get(key)
         if queue:
             return self._pop(key, queue)
-        for item in self._items:
+        read = 0
+        while (item := self._read()) is not None:
             if item[0] == key:
                 return item[1], item[2]
             if not self.hold(item[1]):
                 self.passed.append(item)
                 continue
+            size = len(item[0]) + len(item[1])
+            if not self.slide and self._held and self._bytes + size > self.max_bytes:
+                self._next = item  # the window is full: read no further
+                return None
             self._held[self._n] = item
             self._by_key.setdefault(item[0], deque()).append(self._n)
             self._n += 1
-            self._bytes += len(item[0]) + len(item[1])
-            while self._bytes > self.max_bytes and self._held:
+            self._bytes += size
+            read += size
+            while self.slide and self._bytes > self.max_bytes and len(self._held) > 1:
                 n, old = self._held.popitem(last=False)
                 self._unindex(old[0], n)
                 self._bytes -= len(old[0]) + len(old[1])
                 self.passed.append(old)
                 self.evicted += 1
+            if read > self.max_bytes:
+                return None
         return None
 
     def _pop(self, key: bytes, queue: deque[int]) -> tuple[bytes, Any]:
@@ -199,14 +222,16 @@ class OrderedJoin:
         return out
 
     def rest(self) -> Iterator[tuple[bytes, bytes, Any]]:
-        """Every entry no lookup took: the held ones, then the rest of the stream."""
+        """Every entry no lookup took: the passed and held ones, then the rest of the
+        stream."""
         yield from self.take_passed()
         while self._held:
             _, item = self._held.popitem(last=False)
             self._bytes -= len(item[0]) + len(item[1])
             yield item
         self._by_key.clear()
-        yield from self._items
+        while (item := self._read()) is not None:
+            yield item
 
 
 class SegmentFiles:
