@@ -15,13 +15,16 @@ root:
 
 The JSON of a capture is the input's own when it has it: the ``metadata`` record carrying
 2012 JSON that follows the capture of the same URL (as the ``cc2012`` reader delivers them,
-and as a WARC made from a segment keeps them), with that record's text; otherwise it is made
-from the capture (:mod:`crawlmill.plugins.writers.cc2012_json`), and so is the text. A
+and as a WARC made from a segment keeps them), with that record's text (made from the capture
+when the record has none: a WARC keeps no text); otherwise it is made from the capture
+(:mod:`crawlmill.plugins.writers.cc2012_json`), and so is the text. A
 metadata record carrying JSON without a capture before it (a failure) is written to metadata
 (and its text to textData) only; a ``conversion`` record to textData only. Other records go to
 the ARC writer, which keeps a first ``warcinfo`` or ARC filedesc in the filedesc and
 quarantines what ARC cannot hold (requests, other metadata: filter them out with
-``--filter kind keep=response`` when only the pages matter).
+``--filter kind keep=response`` when only the pages matter). A WARC made from a segment starts
+with crawlmill's warcinfo and then the ARC filedesc: drop the warcinfo
+(``--filter kind drop=warcinfo``) to keep the filedesc, as with the ``arc`` writer.
 """
 
 from __future__ import annotations
@@ -102,9 +105,12 @@ class Cc2012Writer(Writer):
         carried = carried_json(record)
         if carried is not None:
             pending, self.pending = self.pending, None
+            text = record.text
             if pending is not None and pending.url != record.url:
                 self._generated(pending)
-            self._entries(record.url or "", carried[1], record.text or "")
+            elif pending is not None and text is None:  # a WARC keeps no text: from the page
+                text = page_text_of(pending, carried[0])
+            self._entries(record.url or "", carried[1], text or "")
             return
         self._flush()
         if record.kind == RecordKind.CONVERSION and record.url is not None:
