@@ -35,6 +35,18 @@ def captures(path):
         return [r for r in records if r.kind == "response"]
 
 
+def write_partition(folder, n, entries, variant="text-gzip"):
+    """``metadata-NNNNN`` and ``textData-NNNNN`` of ``(url, json, text)`` entries."""
+    with open(folder / f"metadata-{n:05d}", "wb") as meta, \
+            open(folder / f"textData-{n:05d}", "wb") as text:  # fmt: skip
+        files = SegmentFiles(meta, text, VARIANTS[variant])
+        for url, js, txt in entries:
+            if js is not None:
+                files.add_metadata(url, js)
+            files.add_text(url, txt)
+        files.close()
+
+
 def make_segment(folder, arcs, extra_before=(), extra_after=(), variant="text-gzip"):
     """A segment partition per ``(arc file, partition)``: the ARC copied as
     ``<ts>_<n>.arc.gz``, metadata made by formats/cc2012_metadata.py for each capture, a
@@ -49,12 +61,7 @@ def make_segment(folder, arcs, extra_before=(), extra_after=(), variant="text-gz
             data = page_metadata(r.url, r.payload, r.http_head, ip=r.ip, fetched=r.date)
             entries.append((r.url.encode(), compact(data), page_text(r.payload, "utf-8").encode()))
         entries += list(extra_after)
-        files = SegmentFiles(open(folder / f"metadata-{n:05d}", "wb"),
-                             open(folder / f"textData-{n:05d}", "wb"), VARIANTS[variant])  # fmt: skip
-        for url, js, text in entries:
-            files.add_metadata(url, js)
-            files.add_text(url, text)
-        files.close()
+        write_partition(folder, n, entries, variant)
         made[n] = entries
     return made
 
@@ -98,7 +105,7 @@ def test_a_segment_converts_to_warc_with_the_json_beside_each_response(tmp_path,
         "partition-00007.warc.gz", "partition-01478.warc.gz"]  # fmt: skip
     found = warc_records(tmp_path / "w")
     # every response is followed by the metadata record of its URL, with the JSON as stored
-    for n, entries in made.items():
+    for entries in made.values():
         stored = {url.decode(): js for url, js, _ in entries}
         responses = [i for i, x in enumerate(found) if x[0] == "response"]
         for i in responses:
@@ -175,10 +182,7 @@ def test_an_arc_capture_without_metadata_and_text_without_metadata_are_kept(tmp_
     seg = tmp_path / "seg"
     seg.mkdir()
     shutil.copy(REAL, seg / "1_3.arc.gz")
-    files = SegmentFiles(open(seg / "metadata-00003", "wb"), open(seg / "textData-00003", "wb"),
-                         VARIANTS["text-gzip"])  # fmt: skip
-    files.add_text(b"http://text-only.example/", b"orphan text")
-    files.close()
+    write_partition(seg, 3, [(b"http://text-only.example/", None, b"orphan text")])
     got, warnings, _ = read_segment(seg)
     codes = [w.code for w in warnings]
     assert [r.kind.value for r in got] == ["metadata", "response", "conversion"]
@@ -209,7 +213,7 @@ def test_warc_to_cc2012_to_warc_keeps_url_date_headers_payload(tmp_path, capsys,
     data = (tmp_path / "c" / "metadata-00000").read_bytes()
     meta = [(k.decode(), json.loads(v)) for k, v, _ in iter_pairs(data, header)]
     assert [u for u, _ in meta] == [r.url for r in want]
-    assert all(m["http_result"] == int(r.http_head.split()[1]) for (_, m), r in zip(meta, want))
+    assert all(m["http_result"] == int(r.http_head.split()[1]) for (_, m), r in zip(meta, want, strict=True))
     # back to WARC: URL, date, HTTP head and payload of every response
     code, _ = convert(tmp_path / "c", tmp_path / "w", "warc")
     assert code == 0, capsys.readouterr().err

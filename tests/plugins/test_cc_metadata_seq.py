@@ -137,4 +137,4 @@ def test_a_value_that_is_no_json_is_damage(tmp_path):
         damages = list(records.damages)
     assert [r.url for r in found] == ["http://a/", "http://c/"]
     (damage,) = damages
-    assert damage.code == "bad-json-value" and b"not json" == damage.data
+    assert damage.code == "bad-json-value" and damage.data == b"not json"
