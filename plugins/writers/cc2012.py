@@ -17,9 +17,10 @@ The JSON of a capture is the input's own when it has it: the ``metadata`` record
 2012 JSON that follows the capture of the same URL (as the ``cc2012`` reader delivers them,
 and as a WARC made from a segment keeps them), with that record's text (made from the capture
 when the record has none: a WARC keeps no text); otherwise it is made from the capture
-(:mod:`crawlmill.plugins.writers.cc2012_json`), and so is the text. A
-metadata record carrying JSON without a capture before it (a failure) is written to metadata
-(and its text to textData) only; a ``conversion`` record to textData only. Other records go to
+(:mod:`crawlmill.plugins.writers.cc2012_json`), and so is the text; a capture the ARC writer
+quarantines gets no metadata entry either. A metadata record carrying JSON without a capture
+before it (a failure) is written to metadata (and its text to textData) only; a
+``conversion`` record to textData only. Other records go to
 the ARC writer, which keeps a first ``warcinfo`` or ARC filedesc in the filedesc and
 quarantines what ARC cannot hold (requests, other metadata: filter them out with
 ``--filter kind keep=response`` when only the pages matter). A WARC made from a segment starts
@@ -116,8 +117,11 @@ class Cc2012Writer(Writer):
         if record.kind == RecordKind.CONVERSION and record.url is not None:
             self.segment.add_text(record.url.encode("utf-8", "surrogateescape"), record.payload)
             return
-        self._arc(record).write(record)
-        if record.kind in _CAPTURES and record.url is not None and record.http_head is not None:
+        arc = self._arc(record)
+        before = arc.file.records if arc.file is not None else 0
+        arc.write(record)
+        written = arc.file is not None and arc.file.records > before  # not quarantined
+        if written and record.kind in _CAPTURES and record.url and record.http_head is not None:
             self.pending = record  # its JSON: the next record's, or made from it
 
     def _flush(self) -> None:

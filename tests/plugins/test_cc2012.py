@@ -252,3 +252,27 @@ def test_the_inputs_own_json_is_written_again(tmp_path, capsys):
         else:  # a WARC keeps no text: made from the page, as the JSON says it parsed it
             assert [k for k, _ in texts] == [url for url, _, t in made[1478] if t]
             assert all(v for _, v in texts)
+
+
+def test_a_capture_the_arc_writer_refuses_gets_no_metadata(tmp_path):
+    from datetime import UTC, datetime
+
+    from crawlmill.core import InputFile, Record, RecordKind, WriteContext
+    from crawlmill.plugins.writers.cc2012 import Cc2012Writer
+
+    refused = []
+    ctx = WriteContext(InputFile(str(tmp_path / "in.warc"), "in.warc"), 1,
+                       lambda rel: open(tmp_path / rel, "wb"),  # noqa: SIM115
+                       lambda record, why: refused.append((record.url, why)))  # fmt: skip
+    writer = Cc2012Writer()
+    writer.open(ctx)
+    head = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n"
+    good = Record(kind=RecordKind.RESPONSE, url="http://a/", http_head=head,
+                  date=datetime(2012, 7, 7, tzinfo=UTC), payload=b"<title>a</title>")  # fmt: skip
+    for record in (good, good.evolve(url="http://b/\nnewline"), good.evolve(url="http://c/")):
+        writer.write(record)
+    writer.close()
+    data = (tmp_path / "metadata-00000").read_bytes()
+    assert [k for k, _, _ in iter_pairs(data, read_header(data))] == [b"http://a/", b"http://c/"]
+    assert [url for url, _ in refused] == ["http://b/\nnewline"]
+    assert (tmp_path / "1341619200000_0.arc.gz").is_file()
