@@ -138,3 +138,21 @@ def test_a_value_that_is_no_json_is_damage(tmp_path):
     assert [r.url for r in found] == ["http://a/", "http://c/"]
     (damage,) = damages
     assert damage.code == "bad-json-value" and damage.data == b"not json"
+
+
+@pytest.mark.oracle
+def test_hadoop_reads_the_segment_the_cc2012_writer_makes(hadoop, tmp_path):
+    out = tmp_path / "seg"
+    src = SAMPLES / "real-world-2026-11/N0taN3rd-node-warc/test__files__parseMe.warc.gz"
+    code = main(["convert", str(src), "--to", "cc2012", "-o", str(out), "--progress", "never",
+                 "--filter", "kind", "keep=response"])  # fmt: skip
+    assert code == 0
+    with open_reader(str(src)) as records:
+        urls = [r.url for r in records if r.kind == "response"]
+    for name in ("metadata-00000", "textData-00000"):
+        got = hadoop.read(out / name)
+        assert (got["key_class"], got["codec"]) == (H + "Text", H + "compress.GzipCodec")
+        assert got["pairs"] == [(text(k), text(v)) for k, v in pairs(out / name)]
+    assert [k for k, _ in hadoop.read(out / "metadata-00000")["pairs"]] == [
+        text(u.encode()) for u in urls
+    ]
