@@ -137,8 +137,9 @@ class OrderedJoin:
     needs, in a window of at most ``max_bytes`` of held keys and values.
 
     A lookup first takes a held entry of its key, then reads the stream: entries that
-    ``hold(value)`` declines (a failure no ARC record asks for) go to :attr:`passed` at once;
-    others are held for later lookups. With ``slide`` (the metadata, looked up by ARC
+    ``hold(value)`` declines (a failure no ARC record asks for) go to :attr:`passed` at once
+    (a lookup pauses when they reach ``max_bytes``: :attr:`paused`); others are held for
+    later lookups. With ``slide`` (the metadata, looked up by ARC
     records that all have an entry) a full window hands its oldest entries out to
     :attr:`passed` (counted in :attr:`evicted`) and one lookup reads at most ``max_bytes``;
     without it (the text, a subsequence of the metadata) a lookup stops reading when the
@@ -162,8 +163,12 @@ class OrderedJoin:
         self.hold = hold
         self.slide = slide
         self.passed: list[tuple[bytes, bytes, Any]] = []
+        self._passed_bytes = 0
         #: entries handed out unjoined because the window was full.
         self.evicted = 0
+        #: the last lookup stopped because :attr:`passed` holds ``max_bytes``: hand them out
+        #: (:meth:`take_passed`) and look up again.
+        self.paused = False
 
     def _read(self) -> tuple[bytes, bytes, Any] | None:
         if self._next is not None:
@@ -173,6 +178,7 @@ class OrderedJoin:
 
     def take(self, key: bytes) -> tuple[bytes, Any] | None:
         """``(value, extra)`` of the first unjoined entry of ``key``, or ``None``."""
+        self.paused = False
         queue = self._by_key.get(key)
         if queue:
             return self._pop(key, queue)
@@ -181,7 +187,10 @@ class OrderedJoin:
             if item[0] == key:
                 return item[1], item[2]
             if not self.hold(item[1]):
-                self.passed.append(item)
+                self._pass(item)
+                if self._passed_bytes > self.max_bytes:
+                    self.paused = True
+                    return None
                 continue
             size = len(item[0]) + len(item[1])
             if not self.slide and self._held and self._bytes + size > self.max_bytes:
@@ -196,11 +205,15 @@ class OrderedJoin:
                 n, old = self._held.popitem(last=False)
                 self._unindex(old[0], n)
                 self._bytes -= len(old[0]) + len(old[1])
-                self.passed.append(old)
+                self._pass(old)
                 self.evicted += 1
             if read > self.max_bytes:
                 return None
         return None
+
+    def _pass(self, item: tuple[bytes, bytes, Any]) -> None:
+        self.passed.append(item)
+        self._passed_bytes += len(item[0]) + len(item[1])
 
     def _pop(self, key: bytes, queue: deque[int]) -> tuple[bytes, Any]:
         n = queue.popleft()
@@ -218,7 +231,7 @@ class OrderedJoin:
 
     def take_passed(self) -> list[tuple[bytes, bytes, Any]]:
         """The entries passed over since the last call (and forget them)."""
-        out, self.passed = self.passed, []
+        out, self.passed, self._passed_bytes = self.passed, [], 0
         return out
 
     def rest(self) -> Iterator[tuple[bytes, bytes, Any]]:

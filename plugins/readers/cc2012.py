@@ -124,6 +124,9 @@ class Cc2012Reader(Reader):
                 key = record.url.encode("utf-8", "surrogateescape")
                 found = metas.take(key)
                 yield from self._metadata(ctx, metas.take_passed(), texts)
+                while metas.paused:  # failures handed out a window at a time
+                    found = metas.take(key)
+                    yield from self._metadata(ctx, metas.take_passed(), texts)
                 yield record
                 if found is None:
                     ctx.report_warning(

@@ -131,7 +131,8 @@ class CcMetadataWriter(FileWriter):
                     record, "not-a-capture: cc-metadata holds HTTP captures only"
                 )
                 return
-            self._warn(record)
+            # a carried JSON's text goes to textData as the record has it
+            self._warn(record, skip=("text",) if "text" in record.changed and carried_json(record) else ())
             return
         line = self._line(record)
         if line is None:
@@ -142,9 +143,9 @@ class CcMetadataWriter(FileWriter):
         file.stream.write(json.dumps(line, ensure_ascii=False).encode("utf-8") + b"\n")
         self.count(record)
 
-    def _warn(self, record: Record) -> None:
+    def _warn(self, record: Record, skip: tuple[str, ...] = ()) -> None:
         for name, code in _NOT_WRITTEN:
-            if name in record.changed:
+            if name in record.changed and name not in skip:
                 self.ctx.report_warning(
                     code, f"a changed {name}: the 2012 JSON is made from the page"
                 )

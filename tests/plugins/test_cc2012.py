@@ -176,6 +176,17 @@ def test_the_join_holds_a_bounded_window_and_loses_nothing(tmp_path):
     no_text = OrderedJoin(items, max_bytes=30, slide=False)
     assert no_text.take(b"missing") is None and no_text.take(b"k00") == (b"v" * 10, 0)
     assert no_text.evicted == 0 and len(list(no_text.rest())) == 99  # stopped at a full window
+    failures = [(b"f%02d" % i, b"FAIL", i) for i in range(50)] + [(b"page", b"ok", 50)]
+    join = OrderedJoin(failures, max_bytes=40, hold=lambda value: value != b"FAIL")
+    rounds, passed, found = 0, [], join.take(b"page")
+    while join.paused:  # failures come out a window at a time, never all held at once
+        rounds += 1
+        batch = join.take_passed()
+        assert sum(len(k) + len(v) for k, v, _ in batch) <= 40 + 7
+        passed += batch
+        found = join.take(b"page")
+    passed += join.take_passed()
+    assert found == (b"ok", 50) and rounds > 5 and [x[2] for x in passed] == list(range(50))
 
 
 def test_an_arc_capture_without_metadata_and_text_without_metadata_are_kept(tmp_path):

@@ -156,3 +156,15 @@ def test_hadoop_reads_the_segment_the_cc2012_writer_makes(hadoop, tmp_path):
     assert [k for k, _ in hadoop.read(out / "metadata-00000")["pairs"]] == [
         text(u.encode()) for u in urls
     ]
+
+
+def test_a_changed_text_of_a_carried_json_goes_to_textdata(tmp_path, monkeypatch):
+    from tests.helpers import put_fake_plugins_on_path
+
+    put_fake_plugins_on_path(monkeypatch)
+    code, report = convert(SYNTH / "text-gzip" / "metadata-00000", tmp_path / "o", "--plugin",
+                           "cm_fake", "--filter", "fake-set", "text=changed",
+                           "--option", "variant=text-gzip")  # fmt: skip
+    assert code == 0 and "text-not-written" not in report["warnings"]
+    assert [v for _, v in pairs(tmp_path / "o" / "textData-00000")] == [b"changed"] * 200
+    assert pairs(tmp_path / "o" / "metadata-00000") == pairs(SYNTH / "text-gzip/metadata-00000")
