@@ -1,50 +1,61 @@
-"""``cc-metadata`` reader: Common Crawl 2012 metadata as JSON lines, back into Records.
+"""``cc-metadata`` reader: Common Crawl 2012 metadata back into Records, from JSON lines or
+from the 2012 SequenceFiles.
 
-Each line ``{"url": ..., "metadata": {...}, "text": ...}`` (what the ``cc-metadata`` writer
-writes) becomes a ``metadata`` record for the URL: payload the metadata JSON as UTF-8
-(``content_type`` ``application/json``), ``date`` the ``attempt_time``, ``ip`` the
-``server_ip``, ``outlinks`` the ``href`` and ``text`` of ``content.links`` (feed item links
-too), ``text`` the textData when the line has it; ``extras["cc_metadata"]`` keeps the line
-as read (so cc-metadata -> cc-metadata gives the same lines), the disposition and the HTTP
-status. A failure (``disposition: FAILURE``) is a record of its own, with its reason in extras.
-A line that is not a JSON object with a ``url`` is damage at its byte offset; the next line is
-read. Detected by a first line that is such an object with a ``metadata`` object.
+* JSON lines ``{"url": ..., "metadata": {...}, "text": ...}`` (what the ``cc-metadata``
+  writer writes by default): one ``metadata`` record per line;
+* a ``metadata-NNNNN`` SequenceFile (``Text`` or ``TextBytes`` keys = URL, values = the JSON;
+  any codec): one ``metadata`` record per entry, its payload the JSON bytes as stored;
+* a ``textData-NNNNN`` SequenceFile (URL -> text): one ``conversion`` record per entry (the
+  ``cc2012`` reader joins a segment's text with its metadata and ARC records instead).
+
+A metadata record (:mod:`crawlmill.plugins.readers.cc2012_records`): payload the metadata JSON
+(``application/json``), ``date`` the ``attempt_time``, ``ip`` the ``server_ip``,
+``outlinks`` the ``href`` and ``text`` of ``content.links`` (feed item links too), ``text``
+the textData when the line has it; ``extras["cc_metadata"]`` keeps the line as read (so
+cc-metadata -> cc-metadata gives the same lines), the disposition and the HTTP status. A
+failure (``disposition: FAILURE``) is a record of its own, with its reason in extras. A line
+that is not a JSON object with a ``url`` is damage at its byte offset (``bad-json-line``), a
+SequenceFile value that is no JSON object too (``bad-json-value``), and the next is read;
+SequenceFile damage resyncs at the next sync marker. Detected by a first line that is such an
+object with a ``metadata`` object, or by a SequenceFile of ``Text``/``TextBytes`` named
+``metadata-NNNNN`` or ``textData-NNNNN``.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
-from datetime import UTC, datetime
-from typing import Any
 
 from crawlmill.core import (
     Damage,
-    Outlink,
     Provenance,
     ReadContext,
     Reader,
     Record,
-    RecordKind,
     hookimpl,
 )
+from crawlmill.formats.cc2012_segment import METADATA_NAME, TEXT_CLASS, TEXT_NAME, TEXTBYTES_CLASS
+from crawlmill.formats.hadoop.sequencefile import HeaderError, read_header
+
+from .cc2012_records import metadata_record, parse_json, seq_pairs, text_record
 
 __all__ = ["CcMetadataReader"]
 
 
-def _links(metadata: dict[str, Any]) -> list[Outlink]:
-    content = metadata.get("content")
-    if not isinstance(content, dict):
-        return []
-    found = []
-    for link in content.get("links") or []:
-        if isinstance(link, dict) and isinstance(link.get("href"), str):
-            found.append(Outlink(link["href"], str(link.get("text") or "")))
-    for item in content.get("items") or []:
-        link = item.get("link") if isinstance(item, dict) else None
-        if isinstance(link, dict) and isinstance(link.get("href"), str):
-            found.append(Outlink(link["href"], str(item.get("title") or "")))
-    return found
+_TEXT_CLASSES = {TEXT_CLASS, TEXTBYTES_CLASS, "org.commoncrawl.util.shared.TextBytes"}
+
+
+def _cc_sequencefile(path: str, head: bytes) -> bool:
+    """A SequenceFile of Text/TextBytes keys and values named ``metadata-N``/``textData-N``."""
+    name = os.path.basename(path)
+    if not (METADATA_NAME.match(name) or TEXT_NAME.match(name)) or head[:3] != b"SEQ":
+        return False
+    try:
+        header = read_header(head)
+    except HeaderError:
+        return False
+    return header.key_class in _TEXT_CLASSES and header.value_class in _TEXT_CLASSES
 
 
 class CcMetadataReader(Reader):
@@ -55,7 +66,11 @@ class CcMetadataReader(Reader):
 
     @classmethod
     def sniff(cls, path: str, head: bytes) -> float:
-        """Sure when the first line is an object with ``url`` and a ``metadata`` object."""
+        """Sure when the first line is an object with ``url`` and a ``metadata`` object, or
+        for a ``metadata-NNNNN``/``textData-NNNNN`` SequenceFile of Text/TextBytes (above
+        the ``sequencefile`` reader's 0.95)."""
+        if _cc_sequencefile(path, head):
+            return 0.97
         first = head.split(b"\n", 1)[0]
         try:
             data = json.loads(first)
@@ -65,7 +80,12 @@ class CcMetadataReader(Reader):
         return 0.9 if ok else 0.0
 
     def read(self, ctx: ReadContext) -> Iterator[Record]:
-        """One ``metadata`` record per line (see the module docstring)."""
+        """One record per line or entry (see the module docstring)."""
+        with open(ctx.path, "rb") as fh:
+            magic = fh.read(3)
+        if magic == b"SEQ":
+            yield from self._read_sequencefile(ctx)
+            return
         offset = 0
         with open(ctx.path, "rb") as fh:
             for raw in fh:
@@ -88,29 +108,22 @@ class CcMetadataReader(Reader):
                 yield self._record(ctx.path, start, len(raw), line, metadata)
 
     @staticmethod
+    def _read_sequencefile(ctx: ReadContext) -> Iterator[Record]:
+        is_text = TEXT_NAME.match(os.path.basename(ctx.path)) is not None
+        for key, value, source in seq_pairs(ctx, ctx.path):
+            url = key.decode("utf-8", "surrogateescape")
+            if is_text:
+                yield text_record(url, value, source)
+            elif (metadata := parse_json(ctx, key, value, source)) is not None:
+                yield metadata_record(url, metadata, value, None, source)
+
+    @staticmethod
     def _record(path: str, offset: int, length: int, line: dict, metadata: dict) -> Record:
-        when = metadata.get("attempt_time")
-        date = datetime.fromtimestamp(when / 1000, UTC) if isinstance(when, int) else None
         payload = json.dumps(metadata, ensure_ascii=False).encode("utf-8")
-        extras = {
-            "line": line,
-            "disposition": metadata.get("disposition"),
-            "http_result": metadata.get("http_result"),
-            "failure_reason": metadata.get("failure_reason"),
-        }
         text = line.get("text")
-        return Record(
-            kind=RecordKind.METADATA,
-            url=line["url"],
-            date=date,
-            payload=payload,
-            content_type="application/json",
-            charset="utf-8",
-            ip=metadata.get("server_ip") if isinstance(metadata.get("server_ip"), str) else None,
-            text=text if isinstance(text, str) else None,
-            outlinks=_links(metadata),
-            extras={"cc_metadata": extras},
-            source=Provenance(path, offset, length, "cc-metadata"),
+        source = Provenance(path, offset, length, "cc-metadata")
+        return metadata_record(
+            line["url"], metadata, payload, text if isinstance(text, str) else None, source, line
         )
 
 

@@ -1,6 +1,7 @@
-"""``cc-metadata`` writer: the Common Crawl 2012 metadata JSON of each capture, as JSON lines.
+"""``cc-metadata`` writer: the Common Crawl 2012 metadata JSON of each capture, as JSON lines
+or as the 2012 SequenceFiles.
 
-One line per record, ``{"url": ..., "metadata": {...}}`` (``text_simhash``: the 64-bit
+``variant: jsonl`` (default): one line per record, ``{"url": ..., "metadata": {...}}`` (``text_simhash``: the 64-bit
 simhash of :mod:`crawlmill.formats.simhash` over the page text, signed as in 2012) (``"text"`` too with ``text: true``:
 the ``textData`` value), in input order; the JSON is made by
 :func:`crawlmill.formats.cc2012_metadata.page_metadata` from the record's URL, IP, date, HTTP
@@ -11,23 +12,30 @@ warcinfo, metadata of other kinds), so filter them out (``--filter kind keep=res
 only the pages matter. The record's other fields are in the JSON (headers, status, charset)
 or derived from the payload; ``text``, ``outlinks``, ``content_type``, ``charset`` and
 ``doc_id`` are recomputed from the page or have no field, so a filter that changed one of them
-gets a warning (``text-not-written``...): the change does not reach the JSON. The
-SequenceFile form (``metadata-NNNNN``) comes with the SequenceFile writer (issue 9).
+gets a warning (``text-not-written``...): the change does not reach the JSON.
+
+``variant: text-gzip`` or ``textbytes-snappy``: the input's ``metadata-NNNNN`` and
+``textData-NNNNN`` (``NNNNN`` its place in the run) as Common Crawl wrote them in 2012
+(:mod:`crawlmill.formats.cc2012_segment`): SEQ6, BLOCK, ``Text`` keys and values with
+GzipCodec (July 2012 on), or ``org.commoncrawl.util.TextBytes`` with GzipCodec metadata and
+SnappyCodec textData (before); URL -> compact JSON, URL -> text (non-empty texts only). A
+metadata record that carries the JSON (read from either form) is written with its own JSON
+and text; a ``conversion`` record (a textData entry read alone) goes to textData only.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Literal
 
-from crawlmill.core import Record, RecordKind, hookimpl
-from crawlmill.formats.cc2012_metadata import page_metadata, page_text
-from crawlmill.formats.html_charset import detect_charset
-from crawlmill.formats.simhash import simhash
+from crawlmill.core import InputFile, Record, RecordKind, hookimpl
+from crawlmill.formats.cc2012_segment import VARIANTS, SegmentFiles
 from crawlmill.plugins.writers.files import FileWriter, FileWriterOptions
 from pydantic import Field
 
-__all__ = ["CcMetadataWriter"]
+from .cc2012_json import carried_json, compact, page_json, page_text_of
+
+__all__ = ["CcMetadataWriter", "segment_names"]
 
 #: changed fields the JSON does not take from the record, and their warning codes.
 _NOT_WRITTEN = (
@@ -48,54 +56,104 @@ class CcMetadataWriter(FileWriter):
         """Options of the cc-metadata writer."""
 
         writes = "cc-metadata"
-        text: bool = Field(False, description='add the textData text of each page ("text")')
+        text: bool = Field(
+            False, description='JSON lines: add the textData text of each page ("text")'
+        )
+        variant: Literal["jsonl", "text-gzip", "textbytes-snappy"] = Field(
+            "jsonl",
+            description="jsonl (JSON lines), or the 2012 SequenceFiles metadata-NNNNN and "
+            "textData-NNNNN: text-gzip (Text, GzipCodec; July 2012 on) or textbytes-snappy "
+            "(TextBytes; metadata GzipCodec, textData SnappyCodec; before)",
+        )
 
     @classmethod
     def extension(cls, options: Any) -> str:
         """``.jsonl``."""
         return ".jsonl"
 
+    @classmethod
+    def planned_outputs(cls, options: Any, inputs: list[InputFile]) -> list[list[str]] | None:
+        """JSON lines: as the layout names them; SequenceFiles: ``metadata-NNNNN`` and
+        ``textData-NNNNN`` of each input's place in the run."""
+        if options.variant == "jsonl":
+            return super().planned_outputs(options, inputs)
+        return [list(segment_names(i.index)) for i in inputs]
+
     def open(self, ctx: Any) -> None:
-        """Start the input's layout; the first file comes with the first record."""
+        """Start the input's layout (JSON lines: the first file comes with the first
+        record), or its two SequenceFiles."""
         self.open_layout(ctx)
+        self.segment: SegmentFiles | None = None
+        if self.options.variant != "jsonl":
+            meta, text = segment_names(ctx.input.index)
+            self.segment = SegmentFiles(
+                ctx.create(meta), ctx.create(text), VARIANTS[self.options.variant]
+            )
+            ctx.notes["files"] += [{"path": meta}, {"path": text}]
 
     def _line(self, record: Record) -> dict[str, Any] | None:
         kept = record.extras.get("cc_metadata")
-        if kept is not None and not record.modified:
+        if isinstance(kept, dict) and "line" in kept and not record.modified:
             return dict(kept["line"])
         if record.kind != RecordKind.RESPONSE or record.url is None:
             return None
-        data = page_metadata(
-            record.url,
-            record.payload,
-            record.http_head,
-            ip=record.ip,
-            fetched=record.date,
-            simhash=simhash,  # crawlmill's 64-bit simhash of the page text (issue 11)
-        )
+        data = page_json(record)
         line: dict[str, Any] = {"url": record.url, "metadata": data}
-        if self.options.text:
-            charset, _ = detect_charset(record.charset, record.payload)
-            line["text"] = page_text(record.payload, charset, data.get("parsed_as") == "feed")
+        if self.options.text or self.segment is not None:
+            line["text"] = page_text_of(record, data)
         return line
 
+    def _entries(self, record: Record) -> bool:
+        """Write ``record`` to the SequenceFiles; ``False`` when it is no capture."""
+        assert self.segment is not None
+        url = (record.url or "").encode("utf-8", "surrogateescape")
+        carried = carried_json(record)
+        if carried is not None:
+            self.segment.add_metadata(url, carried[1])
+            self.segment.add_text(url, (record.text or "").encode("utf-8", "surrogateescape"))
+            return True
+        if record.kind == RecordKind.CONVERSION and record.url is not None:
+            self.segment.add_text(url, record.payload)
+            return True
+        line = self._line(record)
+        if line is None:
+            return False
+        self.segment.add_metadata(url, compact(line["metadata"]))
+        self.segment.add_text(url, str(line.get("text") or "").encode("utf-8", "surrogateescape"))
+        return True
+
     def write(self, record: Record) -> None:
-        """One JSON line, or the quarantine for a record that is no capture."""
+        """One JSON line or SequenceFile entry, or the quarantine for a record that is no
+        capture."""
+        if self.segment is not None:
+            if not self._entries(record):
+                self.ctx.quarantine(
+                    record, "not-a-capture: cc-metadata holds HTTP captures only"
+                )
+                return
+            # a carried JSON's text goes to textData as the record has it
+            self._warn(record, skip=("text",) if "text" in record.changed and carried_json(record) else ())
+            return
         line = self._line(record)
         if line is None:
             self.ctx.quarantine(record, "not-a-capture: cc-metadata holds HTTP captures only")
             return
-        for name, code in _NOT_WRITTEN:
-            if name in record.changed:
-                self.ctx.report_warning(
-                    code, f"a changed {name}: the 2012 JSON is made from the page"
-                )
+        self._warn(record)
         file = self.file_for(record)
         file.stream.write(json.dumps(line, ensure_ascii=False).encode("utf-8") + b"\n")
         self.count(record)
 
+    def _warn(self, record: Record, skip: tuple[str, ...] = ()) -> None:
+        for name, code in _NOT_WRITTEN:
+            if name in record.changed and name not in skip:
+                self.ctx.report_warning(
+                    code, f"a changed {name}: the 2012 JSON is made from the page"
+                )
+
     def close(self) -> None:
-        """Close the open file."""
+        """Close the open file(s)."""
+        if self.segment is not None:
+            self.segment.close()
         if self.file is not None:
             self.close_file()
 
@@ -106,6 +164,11 @@ class CcMetadataWriter(FileWriter):
         """Close the stream; the file's entry in ``ctx.notes``."""
         file.stream.close()
         return {"path": file.path, "records": file.records}
+
+
+def segment_names(partition: int) -> tuple[str, str]:
+    """``(metadata-NNNNN, textData-NNNNN)`` of a partition."""
+    return f"metadata-{partition:05d}", f"textData-{partition:05d}"
 
 
 @hookimpl

@@ -1,0 +1,145 @@
+"""Records of Common Crawl 2012 metadata and textData entries, shared by the ``cc-metadata``
+and ``cc2012`` readers.
+
+* a metadata entry is a ``metadata`` record for its URL: payload the JSON as stored
+  (``application/json``), ``date`` the ``attempt_time``, ``ip`` the ``server_ip``,
+  ``outlinks`` the links of ``content`` (feed items' too), ``text`` the page's textData when
+  joined; ``extras["cc_metadata"]`` holds ``line`` (``{"url", "metadata"[, "text"]}``, what
+  the JSON-lines form writes), the disposition, the HTTP status and the failure reason. A
+  failure (``disposition: FAILURE``) is such a record too: it has no ARC record;
+* a textData entry read on its own is a ``conversion`` record (the text of the URL's page,
+  ``text/plain`` UTF-8, also as ``text``), as WARC keeps a text derived from a capture.
+
+:func:`seq_pairs` reads one metadata or textData SequenceFile, reporting its damage with the
+file's path and offset; a value that is no JSON object is damage (``bad-json-value``).
+"""
+
+from __future__ import annotations
+
+import json
+import mmap
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from typing import Any
+
+from crawlmill.core import Damage, Outlink, Provenance, ReadContext, Record, RecordKind
+from crawlmill.core.record import OffsetSpace
+from crawlmill.formats.cc2012_segment import iter_pairs, link_pairs
+from crawlmill.formats.hadoop.sequencefile import HeaderError, read_header
+
+from .sequencefile import SEQ_DAMAGE
+
+__all__ = ["metadata_record", "parse_json", "seq_pairs", "text_record"]
+
+
+def _code(reason: str) -> str:
+    for pattern, code in SEQ_DAMAGE:
+        if pattern.search(reason):
+            return code
+    return "not-a-record"
+
+
+def seq_pairs(ctx: ReadContext, path: str) -> Iterator[tuple[bytes, bytes, Provenance]]:
+    """``(URL bytes, value bytes, provenance)`` of every entry of the SequenceFile ``path``;
+    damage (a file that is no SequenceFile, a corrupt block) reported with its offset."""
+    limits = ctx.limits
+    with open(path, "rb") as fh:
+        if fh.seek(0, 2) == 0:
+            ctx.report_damage(Damage(path, 0, "empty file: no SequenceFile header", 0, b"",
+                                     "truncated-record"))  # fmt: skip
+            return
+        with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            try:
+                header = read_header(data, limits.max_header_bytes)
+            except HeaderError as exc:
+                chunk = data[: limits.max_record_bytes]
+                ctx.report_damage(Damage(path, 0, f"not a SequenceFile: {exc}", len(data), chunk,
+                                         "not-a-record"))  # fmt: skip
+                return
+            items = iter_pairs(
+                data,
+                header,
+                max_record_bytes=limits.max_record_bytes,
+                max_decompressed_bytes=limits.max_decompressed_bytes,
+            )
+            for item in items:
+                if isinstance(item, tuple):
+                    key, value, entry = item
+                    length = entry.length if entry.block is None else None
+                    src = Provenance(path, entry.offset, length, "cc-metadata", OffsetSpace.FILE)
+                    yield key, value, src
+                else:
+                    ctx.report_damage(Damage(path, item.offset, item.reason, item.length,
+                                             item.data, _code(item.reason)))  # fmt: skip
+
+
+def parse_json(
+    ctx: ReadContext, url: bytes, value: bytes, source: Provenance
+) -> dict[str, Any] | None:
+    """The metadata JSON object of an entry, or ``None`` after reporting it as damage."""
+    try:
+        data = json.loads(value)
+        if not isinstance(data, dict):
+            raise ValueError("not a JSON object")
+    except ValueError as exc:
+        reason = f"metadata of {url.decode('utf-8', 'replace')!r} is no JSON object: {exc}"
+        ctx.report_damage(Damage(source.path, source.offset or 0, reason, len(value), value,
+                                 "bad-json-value"))  # fmt: skip
+        return None
+    return data
+
+
+def metadata_record(
+    url: str,
+    metadata: dict[str, Any],
+    payload: bytes,
+    text: str | None,
+    source: Provenance,
+    line: dict[str, Any] | None = None,
+) -> Record:
+    """The ``metadata`` record of one metadata entry (see the module docstring); ``line``:
+    the JSON line it was read from, when it was one."""
+    when = metadata.get("attempt_time")
+    date = (
+        datetime.fromtimestamp(when / 1000, UTC)
+        if isinstance(when, int) and not isinstance(when, bool)
+        else None
+    )
+    if line is None:
+        line = {"url": url, "metadata": metadata}
+    if text is not None and "text" not in line:
+        line["text"] = text
+    extras = {
+        "line": line,
+        "disposition": metadata.get("disposition"),
+        "http_result": metadata.get("http_result"),
+        "failure_reason": metadata.get("failure_reason"),
+    }
+    ip = metadata.get("server_ip")
+    return Record(
+        kind=RecordKind.METADATA,
+        url=url,
+        date=date,
+        payload=payload,
+        content_type="application/json",
+        charset="utf-8",
+        ip=ip if isinstance(ip, str) else None,
+        text=text,
+        outlinks=[Outlink(href, anchor) for href, anchor in link_pairs(metadata)],
+        extras={"cc_metadata": extras},
+        source=source,
+    )
+
+
+def text_record(url: str, text: bytes, source: Provenance) -> Record:
+    """The ``conversion`` record of a textData entry read without its metadata."""
+    return Record(
+        kind=RecordKind.CONVERSION,
+        url=url,
+        payload=text,
+        content_type="text/plain",
+        charset="utf-8",
+        text=text.decode("utf-8", "replace"),
+        extras={"cc_metadata": {"text_data": True}},
+        source=source,
+    )

@@ -1,0 +1,64 @@
+"""The Common Crawl 2012 metadata JSON and textData text of a record, for the ``cc-metadata``
+and ``cc2012`` writers.
+
+* a record that carries the JSON (a ``metadata`` record whose payload is a JSON object with a
+  ``disposition``, as the ``cc-metadata`` and ``cc2012`` readers make them and a WARC
+  ``metadata`` record of ``application/json`` keeps them): that JSON as it is, and its
+  ``text``;
+* a ``response`` capture: the JSON :func:`crawlmill.formats.cc2012_metadata.page_metadata`
+  makes of its URL, IP, date, HTTP head and payload (``text_simhash``: crawlmill's 64-bit
+  simhash of the page text), and the text
+  :func:`~crawlmill.formats.cc2012_metadata.page_text` extracts.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from crawlmill.core import Record, RecordKind
+from crawlmill.formats.cc2012_metadata import page_metadata, page_text
+from crawlmill.formats.html_charset import detect_charset
+from crawlmill.formats.simhash import simhash
+
+__all__ = ["carried_json", "compact", "page_json", "page_text_of"]
+
+
+def compact(data: dict[str, Any]) -> bytes:
+    """JSON as the 2012 files hold it: no spaces, UTF-8 (not ``\\u`` escapes)."""
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def carried_json(record: Record) -> tuple[dict[str, Any], bytes] | None:
+    """``(JSON, its bytes)`` of a metadata record carrying 2012 metadata, else ``None``."""
+    if record.kind != RecordKind.METADATA or record.url is None:
+        return None
+    kept = record.extras.get("cc_metadata")
+    if not isinstance(kept, dict) and record.content_type != "application/json":
+        return None
+    try:
+        data = json.loads(record.payload)
+    except ValueError:
+        return None
+    if not isinstance(data, dict) or "disposition" not in data:
+        return None
+    return data, bytes(record.payload)
+
+
+def page_json(record: Record) -> dict[str, Any]:
+    """The generated JSON of a ``response`` capture."""
+    assert record.url is not None
+    return page_metadata(
+        record.url,
+        record.payload,
+        record.http_head,
+        ip=record.ip,
+        fetched=record.date,
+        simhash=simhash,  # crawlmill's 64-bit simhash of the page text (issue 11)
+    )
+
+
+def page_text_of(record: Record, data: dict[str, Any]) -> str:
+    """The textData text of a ``response`` capture whose generated JSON is ``data``."""
+    charset, _ = detect_charset(record.charset, record.payload)
+    return page_text(record.payload, charset, data.get("parsed_as") == "feed")
