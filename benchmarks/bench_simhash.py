@@ -17,6 +17,13 @@ crawlmill's md5 table of ASCII shingles fills as texts arrive: the first pass ov
 Clustering, one subprocess per case (so its peak RSS is its own): N codes, 20% of them planted
 copies of another code with 0..tau random bit flips, ``cluster(codes, tau)`` (exact) timed, and
 the peak resident memory of the process reported beside the codes' own 8 bytes per code.
+Beside it, the Chuweb21D paper's own methods on the same codes:
+
+* tau <= 3, **flip-mask enumeration** (every code within tau probed in a Python ``set`` of the
+  codes, ``sum(C(64, i), i <= tau)`` probes per code): timed on a sample of the codes and
+  extrapolated to all of them at the measured probe rate (running it whole takes hours);
+* tau > 3, **bucketing** (``method="bucketing"``, the paper's B=16 bits, T=20 rounds) run
+  whole, with its pairs and the share of the exact method's clusters it reproduces.
 
     python benchmarks/bench_simhash.py                     # hashing, 1M codes at tau 3 and 6
     python benchmarks/bench_simhash.py --codes 10000000    # clustering of 10M codes
@@ -126,10 +133,9 @@ def bench_hash(corpora: dict[str, list[str]]) -> None:
             print(f"    package raises OverflowError on {len(texts) - len(done)} docs")
 
 
-def cluster_case(n: int, tau: int, seed: int = 0) -> dict:
-    """In this process: plant, cluster, report seconds and peak RSS."""
+def planted_codes(n: int, tau: int, seed: int = 0):
+    """``n`` random codes, the last 20% copies of earlier ones with 0..tau bit flips."""
     import numpy as np
-    from crawlmill.formats.simhash_cluster import choose_blocks, cluster
 
     rng = np.random.default_rng(seed)
     codes = rng.integers(0, 2**64, n, dtype=np.uint64, endpoint=False)
@@ -141,15 +147,37 @@ def cluster_case(n: int, tau: int, seed: int = 0) -> dict:
         bit = rng.integers(0, 64, k).astype(np.uint64)
         near ^= np.where(flips > j, np.uint64(1) << bit, np.uint64(0))
     codes[n - k :] = near
+    return codes
+
+
+def cluster_case(n: int, tau: int, method: str = "exact", seed: int = 0) -> dict:
+    """In this process: plant, cluster by ``method``, report seconds and peak RSS (and, for
+    bucketing, how many documents land in the exact method's cluster)."""
+    import numpy as np
+    from crawlmill.formats.simhash_cluster import choose_blocks, cluster
+
+    codes = planted_codes(n, tau, seed)
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     start, cpu = time.perf_counter(), time.process_time()
-    result = cluster(codes, tau)
+    result = cluster(codes, tau, method)
     seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    agree = None
+    if method != "exact":
+        exact = cluster(codes, tau).cluster
+        joint = np.unique(np.stack([exact, result.cluster]), axis=1).shape[1]
+        agree = {
+            "clusters": int(np.unique(result.cluster).size),
+            "clusters_exact": int(np.unique(exact).size),
+            # same partition: every exact cluster is one bucketing cluster and back
+            "same_partition": joint == np.unique(exact).size == np.unique(result.cluster).size,
+        }
     return {
         "n": n,
         "tau": tau,
-        "blocks": choose_blocks(result.nodes, tau),
+        "method": method,
+        "agree": agree,
+        "blocks": choose_blocks(result.nodes, tau) if method == "exact" else None,
         "seconds": round(seconds, 2),
         "cpu_seconds": round(cpu, 2),
         "pairs": result.pairs,
@@ -159,23 +187,69 @@ def cluster_case(n: int, tau: int, seed: int = 0) -> dict:
     }
 
 
+def enumeration_case(n: int, tau: int, sample: int = 2000) -> dict:
+    """The paper's exact search for tau <= 3: each code XORed with every mask of at most
+    ``tau`` bits and probed in a ``set`` of all codes; ``sample`` codes timed, all extrapolated."""
+    import itertools
+    import math
+
+    codes = [int(c) for c in planted_codes(n, tau)]
+    table = set(codes)
+    masks = [0]
+    for i in range(1, tau + 1):
+        for bits in itertools.combinations(range(64), i):
+            masks.append(sum(1 << b for b in bits))
+    start = time.process_time()
+    hits = 0
+    for code in codes[-sample:]:  # the planted end: every code has a neighbour to find
+        hits += sum((code ^ m) in table for m in masks)
+    cpu = time.process_time() - start
+    probes = sample * len(masks)
+    assert len(masks) == sum(math.comb(64, i) for i in range(tau + 1))
+    return {
+        "probes_per_s": probes / cpu,
+        "masks": len(masks),
+        "hits": hits,
+        "extrapolated_s": n * len(masks) / (probes / cpu),
+    }
+
+
+def _case(*args: str) -> dict:
+    out = subprocess.run(
+        [sys.executable, __file__, *args], capture_output=True, text=True, check=True
+    )
+    return json.loads(out.stdout)
+
+
 def bench_cluster(codes: list[int], taus: list[int]) -> None:
-    print("clustering (exact), one core; planted: 20% copies at 0..tau flips")
+    print("clustering, one core; planted: 20% copies at 0..tau flips")
     for n in codes:
         for tau in taus:
-            out = subprocess.run(
-                [sys.executable, __file__, "--cluster-case", str(n), str(tau)],
-                capture_output=True,
-                text=True,
-                check=True,
-            )
-            r = json.loads(out.stdout)
+            r = _case("--cluster-case", str(n), str(tau), "exact")
             print(
                 f"  {n:,} codes, tau {tau}: {r['seconds']} s, CPU {r['cpu_seconds']} s"
                 f" ({r['blocks']} blocks), "
                 f"{r['pairs']:,} pairs, {r['clusters']:,} clusters; peak RSS {r['peak_rss_mb']} MB"
                 f" (codes alone {n * 8 / 2**20:.0f} MB, before clustering {r['rss_before_mb']} MB)"
             )
+            if tau <= 3:
+                e = _case("--enumeration-case", str(n), str(tau))
+                print(
+                    f"    paper, mask enumeration ({e['masks']:,} probes per code in a set, "
+                    f"{e['probes_per_s'] / 1e6:.1f}M probes/s on a sample): "
+                    f"{e['extrapolated_s']:,.0f} s extrapolated = "
+                    f"{e['extrapolated_s'] / r['cpu_seconds']:,.0f}x the exact join's CPU"
+                )
+            else:
+                b = _case("--cluster-case", str(n), str(tau), "bucketing")
+                a = b["agree"]
+                print(
+                    f"    paper, bucketing B=16 T=20: {b['seconds']} s, CPU {b['cpu_seconds']} s"
+                    f" = {b['cpu_seconds'] / r['cpu_seconds']:.2f}x the exact join's CPU; "
+                    f"{b['pairs']:,} pairs, {a['clusters']:,} clusters (exact "
+                    f"{a['clusters_exact']:,}; same partition: {a['same_partition']}); "
+                    f"peak RSS {b['peak_rss_mb']} MB"
+                )
 
 
 def main() -> None:
@@ -185,10 +259,15 @@ def main() -> None:
     parser.add_argument("--taus", type=int, nargs="*", default=[3, 6])
     parser.add_argument("--skip-hash", action="store_true")
     parser.add_argument("--skip-cluster", action="store_true")
-    parser.add_argument("--cluster-case", type=int, nargs=2, help=argparse.SUPPRESS)
+    parser.add_argument("--cluster-case", nargs=3, help=argparse.SUPPRESS)
+    parser.add_argument("--enumeration-case", type=int, nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.cluster_case:
-        print(json.dumps(cluster_case(*args.cluster_case)))
+        n, tau, method = args.cluster_case
+        print(json.dumps(cluster_case(int(n), int(tau), method)))
+        return
+    if args.enumeration_case:
+        print(json.dumps(enumeration_case(*args.enumeration_case)))
         return
     if not args.skip_hash:
         bench_hash({"text 5 KB": english_windows(args.docs), "html": html_pages()})
