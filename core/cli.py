@@ -624,6 +624,10 @@ def _inspect(args: argparse.Namespace) -> int:
         print("give --from FORMAT to read it with a reader of your choice", file=sys.stderr)
         return EXIT_USAGE
     reader_cls = registry.reader(reader_name)
+    describe = getattr(reader_cls, "describe", None)  # a reader's one line on what path is
+    about = describe(path) if callable(describe) else None
+    if about:
+        print(f"what it is: {about}", file=out)
     print(f"reading with: {reader_name}", file=out)
     input_file = InputFile(path=path, relpath=os.path.basename(path.rstrip(os.sep)) or path)
     if folder:

@@ -50,6 +50,7 @@ __all__ = [
     "MapFileWriter",
     "hash_code",
     "hash_partition",
+    "describe",
     "is_mapfile",
     "key_from_text",
     "mapfile_dirs",
@@ -390,3 +391,39 @@ class MapFileWriter:
         self.data.close()
         self.index.close()
 
+
+
+def _describe_header(h: Header) -> str:
+    packed = {"none": "not compressed", "record": "RECORD-compressed",
+              "block": "BLOCK-compressed"}[h.compression]  # fmt: skip
+    if h.codec:
+        packed += f" ({h.codec.rsplit('.', 1)[-1]})"
+    meta = f", {len(h.metadata)} metadata pair(s)" if h.metadata else ""
+    return f"Hadoop SequenceFile SEQ{h.version}, keys {h.key_class}, values {h.value_class}, {packed}{meta}"
+
+
+def describe(path: str) -> str | None:
+    """What ``path`` is, in one line: a SequenceFile's version, classes and compression, and
+    whether it is a MapFile's ``data`` (an ``index`` beside it: its entries); a MapFile
+    directory or a folder of MapFile parts; ``None`` when neither."""
+    if os.path.isdir(path):
+        dirs = mapfile_dirs(path)
+        if not dirs:
+            return None
+        first = describe(os.path.join(dirs[0], DATA))
+        if dirs == [path]:
+            return f"Hadoop MapFile (data + index): data is a {first}"
+        return f"{len(dirs)} Hadoop MapFile part(s); the first's data is a {first}"
+    try:
+        with open(path, "rb") as fh:
+            h = read_header(fh.read(1 << 20))
+    except (OSError, ValueError):
+        return None
+    text = _describe_header(h)
+    if os.path.basename(path) == DATA and is_mapfile(os.path.dirname(path) or "."):
+        try:
+            with MapFile(os.path.dirname(path) or ".") as m:
+                text += f"; the data of a MapFile, its index beside it with {len(m.index)} entries"
+        except (OSError, ValueError) as exc:
+            text += f"; the data of a MapFile whose index cannot be read ({exc})"
+    return text

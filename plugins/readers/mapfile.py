@@ -34,6 +34,7 @@ from crawlmill.formats.hadoop.mapfile import (
     INDEX,
     IndexEntry,
     MapFile,
+    describe,
     is_mapfile,
     mapfile_dirs,
     sort_key,
@@ -77,6 +78,11 @@ class MapFileReader(Reader):
         if head[:3] == b"SEQ" and _data_file(path):
             return 0.97
         return 0.0
+
+    @classmethod
+    def describe(cls, path: str) -> str | None:
+        """One line on what ``path`` is (``crawlmill inspect``): classes, compression, MapFile."""
+        return describe(path)
 
     @classmethod
     def discover(cls, path: str, options: PluginOptions) -> list[InputFile] | None:

@@ -142,6 +142,13 @@ class SequenceFileReader(Reader):
             return 0.6
         return 0.95
 
+    @classmethod
+    def describe(cls, path: str) -> str | None:
+        """One line on what ``path`` is (``crawlmill inspect``): version, classes, compression."""
+        from crawlmill.formats.hadoop.mapfile import describe
+
+        return describe(path)
+
     def read(self, ctx: ReadContext) -> Iterator[Record]:
         """Yield every entry; report damage with its offset and resync at the next sync
         marker."""
