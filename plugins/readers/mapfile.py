@@ -4,7 +4,8 @@ its ``index``) as a collection.
 A MapFile directory, or a job's output directory of ``part-NNNNN`` / ``part-r-NNNNN`` /
 ``part-m-NNNNN`` MapFiles (``.crc`` side files, ``_SUCCESS`` and ``_logs`` are not data), is
 expanded into one unit per MapFile (parts ``data`` and, when present, ``index``); a ``data``
-file with an ``index`` beside it, given on its own, is read as its MapFile. The records are
+file with an ``index`` beside it, given on its own with ``--from mapfile``, is read as its
+MapFile (detection gives such a file to the ``sequencefile`` reader). The records are
 the ``sequencefile`` reader's, one per entry of ``data`` (reached through the registry), so a
 MapFile converts as its data file does.
 
@@ -72,11 +73,12 @@ class MapFileReader(Reader):
     @classmethod
     def sniff(cls, path: str, head: bytes) -> float:
         """A MapFile directory or a folder of MapFile parts: sure; a SequenceFile called
-        ``data`` with an ``index`` beside it: surer than the ``sequencefile`` reader."""
+        ``data`` with an ``index`` beside it: likely, below the ``sequencefile`` reader, which
+        reads the file alone (``--from mapfile`` reads it as its MapFile, index checked)."""
         if os.path.isdir(path):
             return 0.9 if mapfile_dirs(path) else 0.0
         if head[:3] == b"SEQ" and _data_file(path):
-            return 0.97
+            return 0.9
         return 0.0
 
     @classmethod
