@@ -12,8 +12,10 @@ assumed, since Nutch partitions its segments and CrawlDB by host, not by key has
 Output: the value's content (the text of a ``Text``, the bytes of a ``BytesWritable``, the
 number of a number class, the decoded value of another class a Writable reads, else its
 bytes); ``--raw``: the serialized value bytes as stored; ``--json``: one JSON object with the
-part, position, classes, key and value (decoded, and its serialized bytes in base64).
-Exit codes: 0 found, 1 not found, 2 usage (not a MapFile, a key its class cannot hold), 3 the
+part, the position of the record (of its block in BLOCK data), the classes, key and value
+(decoded, and their serialized bytes in base64).
+Several keys are looked up in turn, each value printed as one would be (``--json``: one line
+each). Exit codes: 0 all found, 1 one not found, 2 usage (not a MapFile, a key its class cannot hold), 3 the
 index or data showed damage on the way and the key was not found.
 """
 
@@ -43,9 +45,9 @@ EXAMPLES = """\
 example:
   crawlmill get crawldb/current http://example.com/
   crawlmill get segment/content/part-00000 http://example.com/ --raw > page.bin
-  crawlmill get out/ 0a1b --key-hex --json
+  crawlmill get out/ 0a1b 0a1c --key-hex --json
 
-Exits 0 when the key is found, 1 when it is not, 2 when DIR is not a MapFile or KEY cannot
+Exits 0 when every key is found, 1 when one is not, 2 when DIR is not a MapFile or KEY cannot
 be a key of its class, 3 when damage was met and the key not found."""
 
 _TEXTS = {"org.apache.hadoop.io.Text", "org.apache.hadoop.io.UTF8",
@@ -64,7 +66,7 @@ def add_parser(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     get.add_argument("mapfile", metavar="DIR", help="MapFile folder, its data file, or a folder of parts")
-    get.add_argument("key", metavar="KEY", help="the key: text (Text, UTF8, BytesWritable) or a number")
+    get.add_argument("keys", nargs="+", metavar="KEY", help="the key: text (Text, UTF8, BytesWritable) or a number; several: each looked up in turn")
     get.add_argument("--key-hex", action="store_true", help="KEY is the serialized key in hex (any class)")
     out = get.add_mutually_exclusive_group()
     out.add_argument("--raw", action="store_true", help="print the serialized value bytes")
@@ -85,13 +87,13 @@ def _dirs(path: str) -> list[str]:
     return found
 
 
-def _key(args: argparse.Namespace, key_class: str) -> bytes:
+def _key(args: argparse.Namespace, text: str, key_class: str) -> bytes:
     try:
         if args.key_hex:
-            return bytes.fromhex(args.key)
-        return key_from_text(key_class, args.key)
+            return bytes.fromhex(text)
+        return key_from_text(key_class, text)
     except ValueError as exc:
-        raise ConfigError([("KEY", f"{args.key!r}: {exc}")]) from None
+        raise ConfigError([("KEY", f"{text!r}: {exc}")]) from None
 
 
 def _decoded(registry: Any, value_class: str, value: bytes) -> tuple[bool, Any]:
@@ -124,32 +126,50 @@ def _jsonable(value: Any) -> Any:
 
 
 def run(args: argparse.Namespace, registry: Any) -> int:
-    """Look the key up and print its value (see the module docstring); the exit code."""
+    """Look each key up and print its value (see the module docstring); the exit code."""
     dirs = _dirs(args.mapfile)
-    damaged = False
-    for n, folder in enumerate(dirs):
-        with MapFile(folder) as m:
-            h = m.header
-            key = _key(args, h.key_class)
-            if args.hash_partitioned and len(dirs) > 1 and hash_partition(h.key_class, key, len(dirs)) != n:  # fmt: skip
-                continue
-            damaged = damaged or bool(m.problems)
-            entry = m.get(key)
-            if entry is None:
-                continue
-            return _print(args, registry, folder, h, entry)
-    where = args.mapfile
-    print(f"crawlmill: {args.key!r} is not a key of {where}", file=sys.stderr)
+    maps = []
+    try:
+        for folder in dirs:
+            maps.append(MapFile(folder))
+        missing = damaged = 0
+        for text in args.keys:
+            found, hurt = _lookup(args, registry, maps, text)
+            if not found:
+                missing += 1
+                damaged += hurt
+                print(f"crawlmill: {text!r} is not a key of {args.mapfile}", file=sys.stderr)
+    finally:
+        for m in maps:
+            m.close()
+    if not missing:
+        return 0
     return 3 if damaged else 1
 
 
-def _print(args: argparse.Namespace, registry: Any, folder: str, h: Any, entry: Any) -> int:
+def _lookup(args: argparse.Namespace, registry: Any, maps: list[MapFile], text: str) -> tuple[bool, bool]:  # fmt: skip
+    """Print the value of key ``text`` from the first part holding it: ``(found, damage
+    seen in a part looked in)``."""
+    damaged = False
+    for n, m in enumerate(maps):
+        key = _key(args, text, m.header.key_class)
+        if args.hash_partitioned and len(maps) > 1 and hash_partition(m.header.key_class, key, len(maps)) != n:  # fmt: skip
+            continue
+        damaged = damaged or bool(m.problems)
+        entry = m.get(key)
+        if entry is not None:
+            _print(args, registry, m.path, m.header, entry)
+            return True, damaged
+    return False, damaged
+
+
+def _print(args: argparse.Namespace, registry: Any, folder: str, h: Any, entry: Any) -> None:
     out = sys.stdout
     if args.raw:
         out.flush()
         out.buffer.write(entry.value)
         out.buffer.flush()
-        return 0
+        return
     ok, value = _decoded(registry, h.value_class, entry.value)
     if args.json:
         key_ok, key_value = _decoded(registry, h.key_class, entry.key)
@@ -159,11 +179,12 @@ def _print(args: argparse.Namespace, registry: Any, folder: str, h: Any, entry: 
             "key_class": h.key_class,
             "value_class": h.value_class,
             "key": _jsonable(key_value if key_ok else content_of(h.key_class, entry.key)),
+            "key_base64": base64.b64encode(entry.key).decode("ascii"),
             "value": _jsonable(value if ok else content_of(h.value_class, entry.value)),
             "value_base64": base64.b64encode(entry.value).decode("ascii"),
         }
         print(json.dumps(doc, ensure_ascii=False), file=out)
-        return 0
+        return
     content = content_of(h.value_class, entry.value)
     if prefixed(h.value_class) and content is not entry.value:
         # the text of a Text / UTF8, the bytes of a BytesWritable, as stored
@@ -171,11 +192,10 @@ def _print(args: argparse.Namespace, registry: Any, folder: str, h: Any, entry: 
         out.flush()
         out.buffer.write(content + newline)
         out.buffer.flush()
-        return 0
+        return
     if ok:
         print(json.dumps(_jsonable(value), ensure_ascii=False), file=out)
-        return 0
+        return
     out.flush()
     out.buffer.write(entry.value)
     out.buffer.flush()
-    return 0
