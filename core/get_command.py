@@ -15,8 +15,9 @@ bytes); ``--raw``: the serialized value bytes as stored; ``--json``: one JSON ob
 part, the position of the record (of its block in BLOCK data), the classes, key and value
 (decoded, and their serialized bytes in base64).
 Several keys are looked up in turn, each value printed as one would be (``--json``: one line
-each). Exit codes: 0 all found, 1 one not found, 2 usage (not a MapFile, a key its class cannot hold), 3 the
-index or data showed damage on the way and the key was not found.
+each). Exit codes: 0 all found, 1 one not found, 2 usage (not a MapFile, a key its class
+cannot hold), 3 a key not found in a part whose index is damaged or disagrees with its data.
+A damaged data block is skipped as Hadoop's reader cannot read it either.
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ example:
   crawlmill get out/ 0a1b 0a1c --key-hex --json
 
 Exits 0 when every key is found, 1 when one is not, 2 when DIR is not a MapFile or KEY cannot
-be a key of its class, 3 when damage was met and the key not found."""
+be a key of its class, 3 when a key is not found in a part whose index is damaged."""
 
 _TEXTS = {"org.apache.hadoop.io.Text", "org.apache.hadoop.io.UTF8",
           "org.commoncrawl.util.TextBytes", "org.commoncrawl.util.shared.TextBytes"}  # fmt: skip

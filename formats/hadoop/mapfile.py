@@ -217,6 +217,7 @@ class MapFile:
             self.close()
             raise
         self.problems: list[tuple[int, str]] = []
+        self._cache: tuple[int, list[bytes], list[Entry], int] | None = None
         self._check_index()
         # what the lookup searches: entries at a new position only (as Hadoop's readIndex)
         self._keys: list[bytes] = []
@@ -303,14 +304,37 @@ class MapFile:
             at = -at - 2
         return self.header.length if at == -1 else self._positions[at]
 
+    def _scan(self, position: int) -> Iterator[tuple[bytes, Entry]]:
+        """``(sort key, entry)`` of the data's entries from ``position`` on; the last BLOCK
+        block read is kept decoded, so lookups in one block inflate it once."""
+        kc = self.header.key_class
+        pos = position
+        if self.header.compression == "block":
+            while pos < len(self.data):
+                if self._cache is None or self._cache[0] != pos:
+                    entries = []
+                    for item in self.entries_from(pos):
+                        if not isinstance(item, Entry) or item.offset != pos:
+                            break
+                        entries.append(item)
+                    if not entries:
+                        break  # damage (or an empty block) here: read on as it comes
+                    keys = [sort_key(kc, e.key) for e in entries]
+                    self._cache = (pos, keys, entries, pos + entries[0].length)
+                _, keys, entries, end = self._cache
+                yield from zip(keys, entries, strict=True)
+                pos = end
+            else:
+                return
+        for item in self.entries_from(pos):
+            if isinstance(item, Entry):
+                yield sort_key(kc, item.key), item
+
     def get(self, key: bytes) -> Entry | None:
         """The first entry at or after the index's position whose key equals the serialized
         ``key`` (``MapFile.Reader.get``), or ``None``."""
         want = sort_key(self.header.key_class, key)
-        for item in self.entries_from(self.seek_position(key)):
-            if not isinstance(item, Entry):
-                continue
-            have = sort_key(self.header.key_class, item.key)
+        for have, item in self._scan(self.seek_position(key)):
             if want <= have:
                 return item if want == have else None
         return None
