@@ -17,7 +17,7 @@ part, the position of the record (of its block in BLOCK data), the classes, key 
 Several keys are looked up in turn, each value printed as one would be (``--json``: one line
 each). Exit codes: 0 all found, 1 one not found, 2 usage (not a MapFile, a key its class
 cannot hold), 3 a key not found in a part whose index is damaged or disagrees with its data.
-A damaged data block is skipped as Hadoop's reader cannot read it either.
+A damaged data block is skipped: its keys are not found.
 """
 
 from __future__ import annotations

@@ -284,3 +284,12 @@ def test_inspect_says_what_a_mapfile_is(samples, capsys):
     assert "mapfile" in out.split("reading with:")[1].split("\n")[0]
     assert "1 Hadoop MapFile part(s)" in out and "keys UTF8" in out
     assert "CHECK" in out and "index check passed" in out
+
+
+def test_get_with_a_damaged_index_scans_the_data_and_exits_3_for_a_missing_key(tmp_path, capsys):
+    folder = _mapfile(tmp_path / "m", PAIRS)
+    index = (folder / "index").read_bytes()
+    (folder / "index").write_bytes(index[:-5])  # its only block cut short
+    assert main(["get", str(folder), "k0299", "k0000"]) == 0  # found from the data's start
+    assert capsys.readouterr().out == "v299\nv0\n"
+    assert main(["get", str(folder), "k0300"]) == 3
