@@ -185,9 +185,17 @@ def test_equal_keys_are_written_in_input_order(samples, tmp_path):
     assert [k for k, _ in entries] == sorted((k for k, _ in entries), key=lambda k: sort_key(TEXT, k))  # fmt: skip
 
 
-@pytest.mark.parametrize("sample", ["mapfile_none", "mapfile_record_deflate_iv16", "mapfile_block_deflate"])  # fmt: skip
+MAPFILE_COPIES = [f"{ORACLE}/{s}" for s in ("mapfile_none", "mapfile_record_deflate_iv16", "mapfile_block_deflate")] + [
+    "apache-nutch/testcrawl/crawldb/current/part-00000",  # SEQ3, UTF8 keys, Hadoop 0.x index
+    "apache-nutch/testcrawl/linkdb/current/part-00000",
+    "apache-nutch/test-segments/20150309101656/content/part-00000",
+    "commoncrawl-nutch/test-segments/20260224170658-revisit/content/part-r-00000",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("sample", MAPFILE_COPIES)
 def test_mapfile_to_mapfile_keeps_data_bytes_and_hadoops_index(samples, tmp_path, sample):
-    src = samples / ORACLE / sample
+    src = samples / sample
     out = tmp_path / "out"
     interval = "16" if "iv16" in sample else "128"
     assert main(["convert", str(src), "--to", "mapfile", "-o", str(out), "--workers", "1",
