@@ -33,7 +33,7 @@ import textwrap
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-from . import __version__
+from . import __version__, get_command
 from .collection import presence_checks
 from .config import load_pipeline, pipeline_from_arguments, with_run_settings
 from .errors import ConfigError, CrawlmillError, DamagedRecordError, PluginError
@@ -46,7 +46,7 @@ __all__ = ["main"]
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_QUARANTINED = 0, 1, 2, 3
 #: commands whose results go to stdout (a closed pipe ends them quietly).
-_OUTPUT_COMMANDS = frozenset({"validate", "inspect", "plugins", "status", "dedup-runs"})
+_OUTPUT_COMMANDS = frozenset({"validate", "inspect", "plugins", "status", "dedup-runs", "get"})
 #: a filter option word: ``key=value`` with an option-name key.
 _OPTION_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*=")
 
@@ -59,6 +59,7 @@ examples:
   crawlmill inspect some.warc.gz --records 3
   crawlmill plugins --json
   crawlmill status out/
+  crawlmill get crawldb/current http://example.com/
 
 exit codes: 0 ok; 3 completed, but records were quarantined, an input was not converted or a
 collection check failed; 1 run failed; 2 usage or config error, or nothing to convert""",
@@ -286,6 +287,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=fmt,
     )
     status.add_argument("output", metavar="OUT", help="output folder of a run")
+    get_command.add_parser(sub, [plugin_opt])
     status.add_argument("--json", action="store_true", help="print JSON")
     _dedup_runs_parser(sub, fmt)
     plugins.add_argument("--json", action="store_true", help="print JSON")
@@ -315,6 +317,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "plugins": _plugins,
         "status": _status,
         "dedup-runs": _dedup_runs,
+        "get": _get,
     }[args.command]
     try:
         code = handler(args)
@@ -573,6 +576,14 @@ def _print_spec(spec: PipelineSpec, out: TextIO) -> None:
     print(f"run: {run}", file=out)
     if spec.plugins:
         print(f"plugins: {', '.join(spec.plugins)}", file=out)
+
+
+# -- get -------------------------------------------------------------------------------------
+
+
+def _get(args: argparse.Namespace) -> int:
+    """``crawlmill get DIR KEY`` (:mod:`crawlmill.core.get_command`)."""
+    return get_command.run(args, Registry.load(args.plugin))
 
 
 # -- inspect ---------------------------------------------------------------------------------

@@ -43,6 +43,7 @@ from crawlmill.core import (
 )
 from crawlmill.core.record import OffsetSpace
 from crawlmill.formats.hadoop.extras import SequenceFileExtras
+from crawlmill.formats.hadoop.mapfile import mapfile_note
 from crawlmill.formats.hadoop.sequencefile import Entry, HeaderError, iter_entries, read_header
 from crawlmill.formats.hadoop.writables import (
     MapValue,
@@ -156,8 +157,9 @@ class SequenceFileReader(Reader):
             summary = (w.__doc__ or "").strip().splitlines()[0] if w is not None else ""
             names.append(f"{java} ({summary.rstrip('.')})" if summary else java)
         codec = f" {header.codec.rsplit('.', 1)[-1]}" if header.codec else ""
-        return (f"SequenceFile SEQ{header.version}, {header.compression.upper()}{codec}: "
+        line = (f"SequenceFile SEQ{header.version}, {header.compression.upper()}{codec}: "
                 f"{names[0]} -> {names[1]}")  # fmt: skip
+        return line + mapfile_note(path)
 
     def read(self, ctx: ReadContext) -> Iterator[Record]:
         """Yield every entry; report damage with its offset and resync at the next sync

@@ -82,6 +82,8 @@ class SequenceFileWriter(FileWriter):
     """Hadoop SequenceFiles (SEQ6 as Hadoop 3 writes; NONE, RECORD or BLOCK with any codec)."""
 
     name = "sequencefile"
+    #: the compression when neither the options nor the source name one.
+    default_compression = "none"
 
     class Options(FileWriterOptions):
         """Options of the SequenceFile writer."""
@@ -141,7 +143,7 @@ class SequenceFileWriter(FileWriter):
         src = (first.extras.get("sequencefile") if first is not None else None) or {}
         if not isinstance(src, dict):
             src = {}
-        compression = o.compression or src.get("compression") or "none"
+        compression = o.compression or src.get("compression") or self.default_compression
         if o.codec is not None:
             codec = codec_named(o.codec)
         else:
@@ -149,8 +151,8 @@ class SequenceFileWriter(FileWriter):
         version = o.version or src.get("version") or 6
         metadata = dict(src.get("metadata") or []) if version >= 6 else {}
         metadata.update({k.encode(): v.encode() for k, v in o.metadata.items()})
-        self.seq = SeqWriter(
-            file.stream,
+        self.seq = self.open_encoder(
+            file,
             o.key_class or src.get("key_class") or H + "Text",
             o.value_class or src.get("value_class") or H + "BytesWritable",
             compression=compression,
@@ -169,6 +171,11 @@ class SequenceFileWriter(FileWriter):
             src.get("codec"),
         )
         self._block: Any = None
+
+    def open_encoder(self, file: OutputFile, key_class: str, value_class: str, **kw: Any) -> Any:
+        """The encoder of ``file``: a SequenceFile writer (a subclass writes another shape,
+        as the ``mapfile`` writer its data and index)."""
+        return SeqWriter(file.stream, key_class, value_class, **kw)
 
     def finish_file(self, file: OutputFile) -> dict[str, Any]:
         """Flush the last block and close the file."""

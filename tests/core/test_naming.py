@@ -133,6 +133,7 @@ def test_the_default_format_suffixes_are_the_built_in_readers_file_suffixes():
             "crawlmill.plugins.readers.nutch_legacy",
             "crawlmill.plugins.readers.nutch_segment",
             "crawlmill.plugins.readers.nutch_db",
+            "crawlmill.plugins.readers.mapfile",
         ],
         entry_points=False,
     )

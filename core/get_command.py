@@ -1,0 +1,202 @@
+"""``crawlmill get DIR KEY``: the value of one key of a Hadoop MapFile, found as Hadoop's
+``MapFile.Reader.get`` finds it (index binary search, seek, scan in the key class's raw byte
+order; :class:`crawlmill.formats.hadoop.mapfile.MapFile`).
+
+DIR is a MapFile directory, its ``data`` file, or a job output directory of
+``part-NNNNN``/``part-r-NNNNN`` MapFiles. In a directory of parts every part is looked in, in
+name order, and the first that holds the key answers: Hadoop's ``HashPartitioner`` is not
+assumed, since Nutch partitions its segments and CrawlDB by host, not by key hash
+(``--hash-partitioned`` looks only in the part ``HashPartitioner`` names, as
+``MapFileOutputFormat.getEntry`` does).
+
+Output: the value's content (the text of a ``Text``, the bytes of a ``BytesWritable``, the
+number of a number class, the decoded value of another class a Writable reads, else its
+bytes); ``--raw``: the serialized value bytes as stored; ``--json``: one JSON object with the
+part, the position of the record (of its block in BLOCK data), the classes, key and value
+(decoded, and their serialized bytes in base64).
+Several keys are looked up in turn, each value printed as one would be (``--json``: one line
+each). Exit codes: 0 all found, 1 one not found, 2 usage (not a MapFile, a key its class
+cannot hold), 3 a key not found in a part whose index is damaged or disagrees with its data.
+A damaged data block is skipped: its keys are not found.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import json
+import os
+import sys
+from typing import Any
+
+from crawlmill.formats.hadoop.mapfile import (
+    DATA,
+    MapFile,
+    hash_partition,
+    key_from_text,
+    mapfile_dirs,
+)
+from crawlmill.formats.hadoop.writables import canonical_name, content_of, prefixed
+
+from .errors import ConfigError
+
+__all__ = ["EXAMPLES", "add_parser", "run"]
+
+EXAMPLES = """\
+example:
+  crawlmill get crawldb/current http://example.com/
+  crawlmill get segment/content/part-00000 http://example.com/ --raw > page.bin
+  crawlmill get out/ 0a1b 0a1c --key-hex --json
+
+Exits 0 when every key is found, 1 when one is not, 2 when DIR is not a MapFile or KEY cannot
+be a key of its class, 3 when a key is not found in a part whose index is damaged."""
+
+_TEXTS = {"org.apache.hadoop.io.Text", "org.apache.hadoop.io.UTF8",
+          "org.commoncrawl.util.TextBytes", "org.commoncrawl.util.shared.TextBytes"}  # fmt: skip
+
+
+def add_parser(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
+    """Add the ``get`` subcommand to ``sub``."""
+    get = sub.add_parser(
+        "get",
+        parents=parents,
+        help="look a key up in a Hadoop MapFile",
+        description="Print the value of KEY in the MapFile DIR (or a folder of part-NNNNN "
+        "MapFiles), found as Hadoop's MapFile.Reader.get finds it.",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    get.add_argument("mapfile", metavar="DIR", help="MapFile folder, its data file, or a folder of parts")
+    get.add_argument("keys", nargs="+", metavar="KEY", help="the key: text (Text, UTF8, BytesWritable) or a number; several: each looked up in turn")
+    get.add_argument("--key-hex", action="store_true", help="KEY is the serialized key in hex (any class)")
+    out = get.add_mutually_exclusive_group()
+    out.add_argument("--raw", action="store_true", help="print the serialized value bytes")
+    out.add_argument("--json", action="store_true", help="print one JSON object")
+    get.add_argument(
+        "--hash-partitioned",
+        action="store_true",
+        help="look only in the part Hadoop's HashPartitioner names (default: every part)",
+    )  # fmt: skip
+
+
+def _dirs(path: str) -> list[str]:
+    if os.path.isfile(path) and os.path.basename(path) == DATA:
+        path = os.path.dirname(path) or "."
+    found = mapfile_dirs(path)
+    if not found:
+        raise ConfigError([("DIR", f"{path} is not a MapFile (data + index) nor a folder of MapFile parts")])  # fmt: skip
+    return found
+
+
+def _key(args: argparse.Namespace, text: str, key_class: str) -> bytes:
+    try:
+        if args.key_hex:
+            return bytes.fromhex(text)
+        return key_from_text(key_class, text)
+    except ValueError as exc:
+        raise ConfigError([("KEY", f"{text!r}: {exc}")]) from None
+
+
+def _decoded(registry: Any, value_class: str, value: bytes) -> tuple[bool, Any]:
+    """``(True, value)`` as the class's Writable reads it, else ``(False, None)``."""
+    cls = registry.writable(value_class) or registry.writable(canonical_name(value_class))
+    if cls is None:
+        return False, None
+    try:
+        return True, cls().read(value)
+    except Exception:
+        return False, None
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        raw = bytes(value)
+        try:
+            return raw.decode("utf-8")
+        except UnicodeDecodeError:
+            return {"base64": base64.b64encode(raw).decode("ascii")}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    if hasattr(value, "entries"):  # a MapWritable's value
+        return {"classes": _jsonable(getattr(value, "classes", [])), "entries": _jsonable(value.entries)}  # fmt: skip
+    return str(value)
+
+
+def run(args: argparse.Namespace, registry: Any) -> int:
+    """Look each key up and print its value (see the module docstring); the exit code."""
+    dirs = _dirs(args.mapfile)
+    maps = []
+    try:
+        for folder in dirs:
+            maps.append(MapFile(folder))
+        missing = damaged = 0
+        for text in args.keys:
+            found, hurt = _lookup(args, registry, maps, text)
+            if not found:
+                missing += 1
+                damaged += hurt
+                print(f"crawlmill: {text!r} is not a key of {args.mapfile}", file=sys.stderr)
+    finally:
+        for m in maps:
+            m.close()
+    if not missing:
+        return 0
+    return 3 if damaged else 1
+
+
+def _lookup(args: argparse.Namespace, registry: Any, maps: list[MapFile], text: str) -> tuple[bool, bool]:  # fmt: skip
+    """Print the value of key ``text`` from the first part holding it: ``(found, damage
+    seen in a part looked in)``."""
+    damaged = False
+    for n, m in enumerate(maps):
+        key = _key(args, text, m.header.key_class)
+        if args.hash_partitioned and len(maps) > 1 and hash_partition(m.header.key_class, key, len(maps)) != n:  # fmt: skip
+            continue
+        damaged = damaged or bool(m.problems)
+        entry = m.get(key)
+        if entry is not None:
+            _print(args, registry, m.path, m.header, entry)
+            return True, damaged
+    return False, damaged
+
+
+def _print(args: argparse.Namespace, registry: Any, folder: str, h: Any, entry: Any) -> None:
+    out = sys.stdout
+    if args.raw:
+        out.flush()
+        out.buffer.write(entry.value)
+        out.buffer.flush()
+        return
+    ok, value = _decoded(registry, h.value_class, entry.value)
+    if args.json:
+        key_ok, key_value = _decoded(registry, h.key_class, entry.key)
+        doc = {
+            "mapfile": folder,
+            "position": entry.offset,
+            "key_class": h.key_class,
+            "value_class": h.value_class,
+            "key": _jsonable(key_value if key_ok else content_of(h.key_class, entry.key)),
+            "key_base64": base64.b64encode(entry.key).decode("ascii"),
+            "value": _jsonable(value if ok else content_of(h.value_class, entry.value)),
+            "value_base64": base64.b64encode(entry.value).decode("ascii"),
+        }
+        print(json.dumps(doc, ensure_ascii=False), file=out)
+        return
+    content = content_of(h.value_class, entry.value)
+    if prefixed(h.value_class) and content is not entry.value:
+        # the text of a Text / UTF8, the bytes of a BytesWritable, as stored
+        newline = b"\n" if canonical_name(h.value_class) in _TEXTS else b""
+        out.flush()
+        out.buffer.write(content + newline)
+        out.buffer.flush()
+        return
+    if ok:
+        print(json.dumps(_jsonable(value), ensure_ascii=False), file=out)
+        return
+    out.flush()
+    out.buffer.write(entry.value)
+    out.buffer.flush()
