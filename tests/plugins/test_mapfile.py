@@ -285,7 +285,8 @@ def test_inspect_says_what_a_mapfile_is(samples, capsys):
     data = samples / "apache-nutch/test-segments/20150309101656/content/part-00000/data"
     assert main(["inspect", str(data), "-n", "1"]) == 0
     out = capsys.readouterr().out
-    assert "what it is: SequenceFile SEQ6, RECORD DefaultCodec: org.apache.hadoop.io.Text -> org.apache.nutch.protocol.Content" in out  # fmt: skip
+    assert "what it is: SequenceFile SEQ6, RECORD DefaultCodec: org.apache.hadoop.io.Text (" in out
+    assert "-> org.apache.nutch.protocol.Content (Nutch Content:" in out
     assert "the data of a MapFile" in out
     assert main(["inspect", str(samples / "apache-nutch/testcrawl/crawldb/current"), "-n", "500"]) == 0
     out = capsys.readouterr().out
