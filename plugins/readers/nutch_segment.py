@@ -53,6 +53,7 @@ from crawlmill.formats.hadoop.nutch import to_plain
 from crawlmill.formats.hadoop.nutch_content import Content
 from crawlmill.formats.hadoop.nutch_crawldatum import OLD_STATUS, CrawlDatum
 from crawlmill.formats.hadoop.nutch_http import fix_head, head_from_metadata, status_of_protocol
+from crawlmill.formats.hadoop.nutch_write import AS_SENT
 from crawlmill.formats.hadoop.nutch_io import ProtocolStatus
 from crawlmill.formats.hadoop.nutch_parse import ParseData, ParseText
 from crawlmill.formats.html_charset import charset_of_content_type
@@ -282,6 +283,9 @@ class NutchSegmentReader(Reader):
     @staticmethod
     def _head(content: Content, fetch: Any) -> tuple[bytes | None, dict[str, Any]]:
         stored = content.metadata.get("_response.headers_")
+        if stored and stored.startswith("HTTP/") and content.metadata.get(AS_SENT) == "as-sent":
+            # crawlmill's writer kept the body as sent: the verbatim head is true for it
+            return stored.encode("utf-8", "surrogateescape"), {"from": AS_SENT, "renamed": []}
         if stored and stored.startswith("HTTP/"):
             head, renamed = fix_head(stored.encode("utf-8", "surrogateescape"), content.content)
             return head, {"from": "_response.headers_", "renamed": renamed}
