@@ -53,9 +53,9 @@ from crawlmill.formats.hadoop.nutch import to_plain
 from crawlmill.formats.hadoop.nutch_content import Content
 from crawlmill.formats.hadoop.nutch_crawldatum import OLD_STATUS, CrawlDatum
 from crawlmill.formats.hadoop.nutch_http import fix_head, head_from_metadata, status_of_protocol
-from crawlmill.formats.hadoop.nutch_write import AS_SENT
 from crawlmill.formats.hadoop.nutch_io import ProtocolStatus
 from crawlmill.formats.hadoop.nutch_parse import ParseData, ParseText
+from crawlmill.formats.hadoop.nutch_write import AS_SENT
 from crawlmill.formats.html_charset import charset_of_content_type
 from crawlmill.formats.http import content_type as http_content_type
 from pydantic import Field
