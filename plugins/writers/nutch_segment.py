@@ -16,11 +16,12 @@ keys ``Text`` URLs in Hadoop's raw byte order (through the shuffle):
   the capture time);
 * ``crawl_parse/`` (SequenceFile): the page's ``signature`` datum (MD5 of the payload, as
   ``MD5Signature``) and one ``linked`` datum per outlink, keyed by its target;
-* ``parse_data/`` (MapFile): ``ParseData`` v5 (Nutch >= 1.8 layout): success, the HTML
+* ``parse_data/`` (MapFile): ``ParseData`` v5 (Nutch >= 1.8 layout): success (with a
+  text), the HTML
   ``<title>``, the record's outlinks with their anchors, the Content metadata, parse metadata
   ``nutch.segment.name``;
 * ``parse_text/`` (MapFile, RECORD-compressed as Nutch always writes it): the record's
-  ``text`` (empty without one).
+  ``text``, for the records that have one (the ParseStatus of the others: notparsed).
 
 The payload is written as the input holds it (a WARC's entity body: Nutch stores the decoded
 body; the ``nutch-segment`` reader renames the head's ``Transfer-Encoding`` and wrong
@@ -188,20 +189,22 @@ class NutchSegmentWriter(Writer):
         signature = CrawlDatum(status=0x41, fetch_time=0, fetch_interval=0, score=0.0,
                                signature=md5_signature(record.payload))  # fmt: skip
         parse = ParseData(
-            status=ParseStatus(2, 1, 0, None),
+            status=ParseStatus(2, 1 if record.text is not None else 0, 0, None),
             title=title_of(record.payload, record.charset) if "html" in ctype.lower() else "",
             outlinks=[Outlink(link.url, link.anchor or "") for link in record.outlinks],
             content_meta=Metadata(meta),
             parse_meta=Metadata([("nutch.segment.name", [o.segment])]),
         )
-        return {
+        values = {
             "content": encode_nutch(CONTENT, content),
             "crawl_fetch": encode_nutch(CRAWL_DATUM, fetch),
             "crawl_generate": encode_nutch(CRAWL_DATUM, generate),
             "crawl_parse": encode_nutch(CRAWL_DATUM, signature),
             "parse_data": encode_nutch(PARSE_DATA, parse),
-            "parse_text": encode_nutch(PARSE_TEXT, ParseText(record.text or "")),
         }
+        if record.text is not None:
+            values["parse_text"] = encode_nutch(PARSE_TEXT, ParseText(record.text))
+        return values
 
     def close(self) -> None:
         """Flush every part (empty parts too: a partition always leaves its files)."""
