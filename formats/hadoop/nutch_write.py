@@ -22,6 +22,7 @@ from .nutch_io import Metadata
 __all__ = [
     "AS_SENT",
     "FETCH_GONE",
+    "FETCH_INTERVAL",
     "FETCH_SUCCESS",
     "fetch_status",
     "java_string_hash",
@@ -36,6 +37,8 @@ __all__ = [
 #: body as the input held it (not transfer- or content-decoded as Nutch stores it), so the
 #: verbatim ``_response.headers_`` is true for it and readers need not rename headers.
 AS_SENT = "_crawlmill.payload_"
+#: ``db.fetch.interval.default``: 30 days, in seconds.
+FETCH_INTERVAL = 2_592_000
 FETCH_SUCCESS, FETCH_RETRY, FETCH_REDIR_TEMP, FETCH_REDIR_PERM = 0x21, 0x22, 0x23, 0x24
 FETCH_GONE, FETCH_NOTMODIFIED = 0x25, 0x26
 #: the URL schemes ``java.net.URL`` has handlers for (others throw MalformedURLException).

@@ -52,6 +52,7 @@ from crawlmill.formats.hadoop.nutch_io import Metadata, ParseStatus
 from crawlmill.formats.hadoop.nutch_parse import Outlink, ParseData, ParseText
 from crawlmill.formats.hadoop.nutch_write import (
     AS_SENT,
+    FETCH_INTERVAL,
     fetch_status,
     md5_signature,
     metadata_of_head,
@@ -70,8 +71,6 @@ H = "org.apache.hadoop.io."
 TEXT = H + "Text"
 MAPFILES = ("content", "crawl_fetch", "parse_data", "parse_text")
 SEQFILES = ("crawl_generate", "crawl_parse")
-#: ``db.fetch.interval.default``: 30 days, in seconds.
-FETCH_INTERVAL = 2_592_000
 _VALUE_CLASS = {"content": CONTENT, "parse_data": PARSE_DATA, "parse_text": PARSE_TEXT}
 
 
