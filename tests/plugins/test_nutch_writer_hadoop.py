@@ -97,3 +97,20 @@ def test_hadoop_reads_every_part_of_a_segment_we_write(hadoop, samples, tmp_path
                 assert hadoop.seek_all(part, [k for k, _ in ours]) == [True] * len(ours)
                 assert hadoop.seek_all(part, [b"\x0ehttp://absent/"]) == [False]
     assert checked > 60
+
+
+@pytest.mark.parametrize("kind", ["crawldb", "linkdb"])
+def test_hadoop_reads_every_part_of_a_database_we_write(hadoop, samples, tmp_path, kind):
+    from tests.plugins.test_nutch_writer_db import SEGMENT, to_db
+
+    assert to_db(kind, samples / SEGMENT, tmp_path / "db", 3) == 0
+    checked = 0
+    for part in sorted((tmp_path / "db" / "current").glob("part-r-*")):
+        blob = (part / "data").read_bytes()
+        h = read_header(blob)
+        ours = [(e.key, e.value) for e in iter_entries(blob, h)]
+        _, value_class, theirs = hadoop.entries(part / "data")
+        assert value_class == h.value_class and theirs == ours
+        assert hadoop.seek_all(part, [k for k, _ in ours]) == [True] * len(ours)
+        checked += len(ours)
+    assert checked > 1000
