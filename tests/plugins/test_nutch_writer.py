@@ -162,6 +162,17 @@ def test_a_real_nutch_segment_keeps_its_text_and_outlinks(samples, tmp_path):
     assert sorted(linked) == sorted(o.url for r in orig.values() for o in r.outlinks)
 
 
+def test_inspect_recognises_the_segment_we_write(samples, tmp_path, capsys):
+    src = samples / WARCS[0]
+    assert to_segment(src, tmp_path / "seg", 2, "--filter", "kind", "keep=response") == 0
+    seg = tmp_path / "seg" / SEG
+    capsys.readouterr()
+    assert main(["inspect", str(seg), "--records", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "reading with: nutch-segment" in out and "url:          http://www.iana.org/" in out
+    assert "http_status:  200" in out
+
+
 def test_records_that_are_no_capture_are_quarantined(samples, tmp_path, capsys):
     src = samples / WARCS[0]  # warcinfo, request, response
     assert to_segment(src, tmp_path / "seg", 1) == 3
