@@ -3,7 +3,8 @@ CrawlDatum) and LinkDB (URL -> Inlinks) from any reader's captures.
 
 Both need the whole run's pages and outlinks, so they are whole-collection steps: the collect
 pass keeps one row per capture (URL, fetch status, capture time, MD5 of the payload, HTTP
-status, content type, outlinks); the reduce (once, in the driver) builds the database by the
+status, content type, outlinks: its own, or an HTML page's as ``parse-html`` finds them);
+the reduce (once, in the driver) builds the database by the
 rules of :mod:`crawlmill.formats.hadoop.nutch_write_db` and writes it as
 ``current/part-r-NNNNN/{data,index}`` MapFiles (keys Text URLs in Hadoop's raw order, placed
 by Hadoop's ``HashPartitioner`` as Nutch's CrawlDb and LinkDb jobs place them). The final pass
@@ -21,6 +22,7 @@ from crawlmill.formats.hadoop.mapfile import MapFileWriter, hash_partition, sort
 from crawlmill.formats.hadoop.nutch import CRAWL_DATUM, INLINKS, encode_nutch
 from crawlmill.formats.hadoop.nutch_write import fetch_status, md5_signature
 from crawlmill.formats.hadoop.nutch_write_db import Page, crawldb, linkdb
+from crawlmill.formats.hadoop.nutch_write_links import outlinks_of
 from pydantic import Field
 
 from .sequencefile import _key_of
@@ -62,6 +64,9 @@ class _NutchDbWriter(Writer):
         compression: Literal["none", "record", "block"] = Field(
             "none", description="compression of the MapFile data (DefaultCodec)"
         )  # fmt: skip
+        extract_links: bool = Field(
+            True, description="outlinks of HTML pages that bring none, as parse-html finds them"
+        )  # fmt: skip
 
     collect_schema: ClassVar[Any] = LazySchema(_schema)
 
@@ -71,7 +76,8 @@ class _NutchDbWriter(Writer):
             return None
         millis = int(record.date.timestamp() * 1000) if record.date else 0
         status = record.http_status
-        links = [{"url": o.url, "anchor": o.anchor or ""} for o in record.outlinks if o.url]
+        found = outlinks_of(record, self.options.extract_links)  # fmt: skip
+        links = [{"url": u, "anchor": a} for u, a in found]
         return [(record.url, fetch_status(status), millis, md5_signature(record.payload),
                  status, record.content_type or "", links)]  # fmt: skip
 

@@ -15,7 +15,9 @@ keys ``Text`` URLs in Hadoop's raw byte order (through the shuffle):
 * ``crawl_generate/`` (SequenceFile): the datum the Generator would have written (db_unfetched,
   the capture time);
 * ``crawl_parse/`` (SequenceFile): the page's ``signature`` datum (MD5 of the payload, as
-  ``MD5Signature``) and one ``linked`` datum per outlink, keyed by its target;
+  ``MD5Signature``) and one ``linked`` datum per outlink, keyed by its target (the record's
+  outlinks; an HTML page without any: those ``parse-html`` would find,
+  :mod:`~crawlmill.formats.hadoop.nutch_write_links`);
 * ``parse_data/`` (MapFile): ``ParseData`` v5 (Nutch >= 1.8 layout): success (with a
   text), the HTML
   ``<title>``, the record's outlinks with their anchors, the Content metadata, parse metadata
@@ -59,6 +61,7 @@ from crawlmill.formats.hadoop.nutch_write import (
     title_of,
     url_partition,
 )
+from crawlmill.formats.hadoop.nutch_write_links import outlinks_of
 from crawlmill.formats.hadoop.sequencefile import SequenceFileWriter as SeqWriter
 from crawlmill.formats.hadoop.writables import MapValue
 from pydantic import Field
@@ -103,6 +106,9 @@ class NutchSegmentWriter(Writer):
         )  # fmt: skip
         compression: Literal["none", "record", "block"] = Field(
             "none", description="compression of all but parse_text (always RECORD, DefaultCodec)"
+        )  # fmt: skip
+        extract_links: bool = Field(
+            True, description="outlinks of HTML pages that bring none, as parse-html finds them"
         )  # fmt: skip
 
     # -- the shuffle ---------------------------------------------------------------------
@@ -153,16 +159,17 @@ class NutchSegmentWriter(Writer):
         if not self.files:
             self._open_files()
         key = _key(record.url)
-        for sub, value in self.values(record).items():
+        links = outlinks_of(record, self.options.extract_links)  # fmt: skip
+        for sub, value in self.values(record, links).items():
             self.files[sub].append(key, value)
-        for outlink in record.outlinks:
+        for target, _ in links:
             datum = CrawlDatum(status=0x43, fetch_time=0, fetch_interval=FETCH_INTERVAL)
-            self.files["crawl_parse"].append(_key(outlink.url), encode_nutch(CRAWL_DATUM, datum))
+            self.files["crawl_parse"].append(_key(target), encode_nutch(CRAWL_DATUM, datum))
             self.ctx.count("crawl_parse-linked")
 
-    def values(self, record: Record) -> dict[str, bytes]:
+    def values(self, record: Record, links: list[tuple[str, str]]) -> dict[str, bytes]:
         """The serialized value of ``record`` in each subdirectory (``crawl_parse``: the
-        signature datum)."""
+        signature datum); ``links`` its outlinks."""
         o = self.options
         millis = int(record.date.timestamp() * 1000) if record.date else 0
         if record.date is None:
@@ -190,7 +197,7 @@ class NutchSegmentWriter(Writer):
         parse = ParseData(
             status=ParseStatus(2, 1 if record.text is not None else 0, 0, None),
             title=title_of(record.payload, record.charset) if "html" in ctype.lower() else "",
-            outlinks=[Outlink(link.url, link.anchor or "") for link in record.outlinks],
+            outlinks=[Outlink(target, anchor) for target, anchor in links],
             content_meta=Metadata(meta),
             parse_meta=Metadata([("nutch.segment.name", [o.segment])]),
         )

@@ -175,3 +175,44 @@ def test_an_inlink_is_kept_once_per_source_and_anchor(dup):
     assert [(i.from_url, i.anchor) for i in linkdb([p])["http://b/"].inlinks] == [
         ("http://a/", "x"), ("http://a/", "y"),
     ]  # fmt: skip
+
+
+def test_a_warc_gives_the_linkdb_of_the_links_its_html_pages_hold(samples, tmp_path):
+    need("warcio")
+    src = samples / WARCS[4]  # resiliparse's sample: HTML pages
+    assert to_db("linkdb", src, tmp_path / "l", 2) == 0
+    db = flat(tmp_path / "l" / "current", 2)
+    got = {(t, i.from_url, i.anchor) for t, inl in db.items() for i in inl.inlinks}
+    # the segment written from the same WARC holds the same outlinks in its parse_data
+    assert main(["convert", str(src), "--to", "nutch-segment", "-o", str(tmp_path / "s"),
+                 "--option", "segment=s1", "--workers", "1",
+                 "--filter", "kind", "keep=response"]) == 0  # fmt: skip
+    want = set()
+    for _, es in entries(tmp_path / "s" / "s1" / "parse_data"):
+        for key, parse in es:
+            want |= {(o.to_url, url_of(key), o.anchor) for o in parse.outlinks}
+    assert len(got) > 100 and got == want
+
+
+def test_html_outlinks_as_parse_html_finds_them():
+    from crawlmill.formats.hadoop.nutch_write_links import html_outlinks
+
+    page = (b'<html><head><base href="http://b.example/dir/"></head><body>'
+            b'<a href="x.html#frag">X <b>bold</b>\n text</a> <a href="mailto:a@b">mail</a>'
+            b'<a href="/abs">Abs</a><a href="/abs">Abs</a><a href="/abs">other</a>'
+            b'<area href="https://c.example/map"><iframe src="//d.example/f"></iframe>'
+            b'<a name="no-href">none</a><img src="/img.png"></body></html>')  # fmt: skip
+    assert html_outlinks("http://a.example/page", page) == [
+        ("http://b.example/dir/x.html", "X bold text"),
+        ("http://b.example/abs", "Abs"),
+        ("http://b.example/abs", "other"),
+        ("https://c.example/map", ""),
+        ("http://d.example/f", ""),
+    ]
+    many = b"".join(b"<a href='/%d'>%d</a>" % (n, n) for n in range(50))
+    assert html_outlinks("http://a.example/", many, max_links=3) == [
+        ("http://a.example/0", "0"), ("http://a.example/1", "1"), ("http://a.example/2", "2"),
+    ]  # fmt: skip
+    assert html_outlinks(
+        "http://a.example/", b"<a href='http://[bad'>x</a><a href='/ok'>y</a>"
+    ) == [("http://a.example/ok", "y")]
