@@ -29,16 +29,9 @@ import os
 import sys
 from typing import Any
 
-from crawlmill.formats.hadoop.mapfile import (
-    DATA,
-    MapFile,
-    hash_partition,
-    key_from_text,
-    mapfile_dirs,
-)
-from crawlmill.formats.hadoop.writables import canonical_name, content_of, prefixed
-
 from .errors import ConfigError
+
+# the Hadoop codecs are imported when ``get`` runs, not when the CLI starts
 
 __all__ = ["EXAMPLES", "add_parser", "run"]
 
@@ -80,6 +73,8 @@ def add_parser(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
 
 
 def _dirs(path: str) -> list[str]:
+    from crawlmill.formats.hadoop.mapfile import DATA, mapfile_dirs
+
     if os.path.isfile(path) and os.path.basename(path) == DATA:
         path = os.path.dirname(path) or "."
     found = mapfile_dirs(path)
@@ -89,6 +84,8 @@ def _dirs(path: str) -> list[str]:
 
 
 def _key(args: argparse.Namespace, text: str, key_class: str) -> bytes:
+    from crawlmill.formats.hadoop.mapfile import key_from_text
+
     try:
         if args.key_hex:
             return bytes.fromhex(text)
@@ -99,6 +96,8 @@ def _key(args: argparse.Namespace, text: str, key_class: str) -> bytes:
 
 def _decoded(registry: Any, value_class: str, value: bytes) -> tuple[bool, Any]:
     """``(True, value)`` as the class's Writable reads it, else ``(False, None)``."""
+    from crawlmill.formats.hadoop.writables import canonical_name
+
     cls = registry.writable(value_class) or registry.writable(canonical_name(value_class))
     if cls is None:
         return False, None
@@ -128,6 +127,8 @@ def _jsonable(value: Any) -> Any:
 
 def run(args: argparse.Namespace, registry: Any) -> int:
     """Look each key up and print its value (see the module docstring); the exit code."""
+    from crawlmill.formats.hadoop.mapfile import MapFile
+
     dirs = _dirs(args.mapfile)
     maps = []
     try:
@@ -148,9 +149,11 @@ def run(args: argparse.Namespace, registry: Any) -> int:
     return 3 if damaged else 1
 
 
-def _lookup(args: argparse.Namespace, registry: Any, maps: list[MapFile], text: str) -> tuple[bool, bool]:  # fmt: skip
+def _lookup(args: argparse.Namespace, registry: Any, maps: list[Any], text: str) -> tuple[bool, bool]:  # fmt: skip
     """Print the value of key ``text`` from the first part holding it: ``(found, damage
     seen in a part looked in)``."""
+    from crawlmill.formats.hadoop.mapfile import hash_partition
+
     damaged = False
     for n, m in enumerate(maps):
         key = _key(args, text, m.header.key_class)
@@ -165,6 +168,8 @@ def _lookup(args: argparse.Namespace, registry: Any, maps: list[MapFile], text: 
 
 
 def _print(args: argparse.Namespace, registry: Any, folder: str, h: Any, entry: Any) -> None:
+    from crawlmill.formats.hadoop.writables import canonical_name, content_of, prefixed
+
     out = sys.stdout
     if args.raw:
         out.flush()
