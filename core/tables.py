@@ -15,8 +15,10 @@ from typing import Any
 __all__ = [
     "RowsWriter",
     "epoch_micros",
+    "input_rows_by_seq",
     "load_table",
     "rows_of_input",
+    "rows_after_the_first_per_key",
     "table_files",
     "table_loader",
     "write_table",
@@ -204,3 +206,34 @@ def rows_of_input(table: Any, index: int) -> Any:
     if lo is None or hi is None:
         return table.slice(0, 0)
     return table.slice(lo, hi - lo)
+
+
+def input_rows_by_seq(parts: list[Any], index: int) -> Any | None:
+    """The rows of input ``index`` in a reduce's tables (``ctx.table_parts()``, each sorted by
+    ``input``), concatenated and sorted by ``seq``; ``None`` when no table holds any."""
+    slices = [piece for piece in (rows_of_input(table, index) for table in parts) if piece.num_rows]
+    if not slices:
+        return None
+    if len(slices) == 1:
+        return slices[0]
+    import pyarrow as pa
+
+    return pa.concat_tables(slices).sort_by([("seq", "ascending")])
+
+
+def rows_after_the_first_per_key(ranked: Any) -> Any:
+    """``(input, seq, key)`` of every row of ``ranked`` (sorted by ``key``, then by the rule
+    that puts the row to keep first) but the first of its key, sorted by input and seq: the
+    duplicates a keyed dedup drops."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    n = ranked.num_rows
+    keys = ranked["key"]
+    if n > 1:
+        same = pc.equal(keys.slice(1), keys.slice(0, n - 1))
+        duplicate = pa.concat_arrays([pa.array([False]), *pa.chunked_array(same).chunks])
+    else:
+        duplicate = pa.array([False] * n, pa.bool_())
+    dropped = ranked.filter(duplicate).select(["input", "seq", "key"])
+    return dropped.sort_by([("input", "ascending"), ("seq", "ascending")])

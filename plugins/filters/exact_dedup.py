@@ -43,7 +43,7 @@ from crawlmill.core import (
     comma_list,
     hookimpl,
 )
-from crawlmill.core.tables import epoch_micros, rows_of_input
+from crawlmill.core.tables import epoch_micros, input_rows_by_seq, rows_after_the_first_per_key
 from pydantic import Field, field_validator
 
 __all__ = ["ExactDedupFilter", "payload_key"]
@@ -163,17 +163,10 @@ class ExactDedupFilter(Filter):
         columns["seq"] = rows["seq"]
         order += [("input", "ascending"), ("seq", "ascending")]
         ranked = pa.table(columns).sort_by(order)
-        n = ranked.num_rows
-        keys = ranked["key"]
-        if n > 1:
-            same = pc.equal(keys.slice(1), keys.slice(0, n - 1))
-            duplicate = pa.concat_arrays([pa.array([False])] + list(pa.chunked_array(same).chunks))
-        else:
-            duplicate = pa.array([False] * n, pa.bool_())
-        dropped = ranked.filter(duplicate).select(["input", "seq", "key"])
-        ctx.count("records", n)
+        dropped = rows_after_the_first_per_key(ranked)
+        ctx.count("records", ranked.num_rows)
         ctx.count("duplicates", dropped.num_rows)
-        return dropped.sort_by([("input", "ascending"), ("seq", "ascending")])
+        return dropped
 
     def open(self, ctx: FilterContext) -> None:
         """Load this input's duplicates (sorted by seq) from the reduce's table."""
@@ -184,15 +177,9 @@ class ExactDedupFilter(Filter):
         parts = ctx.table_parts()  # more than one when the reduce ran in partitions
         if not parts:  # the collect pass: nothing to drop yet
             return
-        slices = [rows_of_input(table, ctx.input.index) for table in parts]
-        slices = [piece for piece in slices if piece.num_rows]
-        if not slices:
+        mine = input_rows_by_seq(parts, ctx.input.index)
+        if mine is None:
             return
-        mine = slices[0]
-        if len(slices) > 1:
-            import pyarrow as pa
-
-            mine = pa.concat_tables(slices).sort_by([("seq", "ascending")])
         self._drops = mine["seq"].to_pylist()
         self._keys = mine["key"].to_pylist()
 

@@ -44,7 +44,7 @@ from crawlmill.core import (
     comma_list,
     hookimpl,
 )
-from crawlmill.core.tables import epoch_micros, rows_of_input
+from crawlmill.core.tables import epoch_micros, input_rows_by_seq, rows_after_the_first_per_key
 from pydantic import Field, field_validator
 
 __all__ = ["UrlDedupFilter"]
@@ -133,19 +133,10 @@ class UrlDedupFilter(Filter):
                 "seq": rows["seq"],
             }
         ).sort_by(order)
-        n = ranked.num_rows
-        keys = ranked["key"]
-        if n > 1:
-            same = pc.equal(keys.slice(1), keys.slice(0, n - 1))
-            duplicate = pa.concat_arrays(
-                [pa.array([False])] + [c for c in pa.chunked_array(same).chunks]
-            )
-        else:
-            duplicate = pa.array([False] * n, pa.bool_())
-        dropped = ranked.filter(duplicate).select(["input", "seq", "key"])
-        ctx.count("captures", n)
+        dropped = rows_after_the_first_per_key(ranked)
+        ctx.count("captures", ranked.num_rows)
         ctx.count("duplicates", dropped.num_rows)
-        return dropped.sort_by([("input", "ascending"), ("seq", "ascending")])
+        return dropped
 
     def open(self, ctx: FilterContext) -> None:
         """Load this input's duplicates (sorted by seq) from the reduce's table."""
@@ -156,15 +147,9 @@ class UrlDedupFilter(Filter):
         parts = ctx.table_parts()  # more than one when the reduce ran in partitions
         if not parts:  # the collect pass: nothing to drop yet
             return
-        slices = [rows_of_input(table, ctx.input.index) for table in parts]
-        slices = [piece for piece in slices if piece.num_rows]
-        if not slices:
+        mine = input_rows_by_seq(parts, ctx.input.index)
+        if mine is None:
             return
-        mine = slices[0]
-        if len(slices) > 1:
-            import pyarrow as pa
-
-            mine = pa.concat_tables(slices).sort_by([("seq", "ascending")])
         self._drops = mine["seq"].to_pylist()
         self._keys = mine["key"].to_pylist()
 
