@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 __all__ = [
+    "KeyedDrops",
     "RowsWriter",
     "epoch_micros",
     "input_rows_by_seq",
@@ -237,3 +238,23 @@ def rows_after_the_first_per_key(ranked: Any) -> Any:
         duplicate = pa.array([False] * n, pa.bool_())
     dropped = ranked.filter(duplicate).select(["input", "seq", "key"])
     return dropped.sort_by([("input", "ascending"), ("seq", "ascending")])
+
+
+class KeyedDrops:
+    """The records of one input a keyed dedup drops, from its reduce's tables: ``take(seq)``
+    answers, in record order, the key collected for record ``seq`` when it is to be dropped
+    (``None`` to keep it). Empty in the collect pass (no tables yet)."""
+
+    def __init__(self, parts: list[Any], index: int) -> None:
+        mine = input_rows_by_seq(parts, index) if parts else None
+        self._seqs: list[int] = [] if mine is None else mine["seq"].to_pylist()
+        self._keys: list[Any] = [] if mine is None else mine["key"].to_pylist()
+        self._next = 0
+
+    def take(self, seq: int) -> Any | None:
+        """The key of record ``seq`` if the reduce named it a duplicate, else ``None``; calls
+        come in increasing ``seq``."""
+        if self._next >= len(self._seqs) or seq != self._seqs[self._next]:
+            return None
+        self._next += 1
+        return self._keys[self._next - 1]

@@ -43,7 +43,7 @@ from crawlmill.core import (
     comma_list,
     hookimpl,
 )
-from crawlmill.core.tables import epoch_micros, input_rows_by_seq, rows_after_the_first_per_key
+from crawlmill.core.tables import KeyedDrops, epoch_micros, rows_after_the_first_per_key
 from pydantic import Field, field_validator
 
 __all__ = ["ExactDedupFilter", "payload_key"]
@@ -171,26 +171,16 @@ class ExactDedupFilter(Filter):
     def open(self, ctx: FilterContext) -> None:
         """Load this input's duplicates (sorted by seq) from the reduce's table."""
         super().open(ctx)
-        self._drops: list[int] = []
-        self._keys: list[bytes] = []
-        self._next = 0
-        parts = ctx.table_parts()  # more than one when the reduce ran in partitions
-        if not parts:  # the collect pass: nothing to drop yet
-            return
-        mine = input_rows_by_seq(parts, ctx.input.index)
-        if mine is None:
-            return
-        self._drops = mine["seq"].to_pylist()
-        self._keys = mine["key"].to_pylist()
+        # more than one table when the reduce ran in partitions; none in the collect pass
+        self._dups = KeyedDrops(ctx.table_parts(), ctx.input.index)
 
     def apply(self, record: Record) -> Record | Drop:
         """Drop the record when the reduce named it a duplicate."""
         counting = self.options.digest == "declared"  # the final pass counts digest problems
         found = self._key(record, count=True) if counting else None
-        if self._next >= len(self._drops) or self.ctx.seq != self._drops[self._next]:
+        key = self._dups.take(self.ctx.seq)
+        if key is None:
             return record
-        key = self._keys[self._next]
-        self._next += 1
         if (
             found if counting else self._key(record)
         ) != key:  # never drop another record than the one collected

@@ -2,7 +2,7 @@
 and one input's rows gathered from a split reduce's tables."""
 
 import pyarrow as pa
-from crawlmill.core.tables import input_rows_by_seq, rows_after_the_first_per_key
+from crawlmill.core.tables import KeyedDrops, input_rows_by_seq, rows_after_the_first_per_key
 
 
 def _ranked(keys, inputs, seqs):
@@ -39,3 +39,11 @@ def test_input_rows_by_seq_gathers_the_parts():
     assert input_rows_by_seq([part0, part1], 0)["seq"].to_pylist() == [4]
     assert input_rows_by_seq([part0, part1], 5) is None
     assert input_rows_by_seq([], 0) is None
+
+
+def test_keyed_drops_answers_in_record_order():
+    part = pa.table({"input": [0, 1, 1], "seq": [2, 1, 4], "key": [b"a", b"b", b"c"]})
+    drops = KeyedDrops([part], 1)
+    assert [drops.take(seq) for seq in range(6)] == [None, b"b", None, None, b"c", None]
+    collect_pass = KeyedDrops([], 1)
+    assert [collect_pass.take(seq) for seq in range(3)] == [None, None, None]
