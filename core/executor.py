@@ -40,7 +40,12 @@ write the report with what was done).
 Crash handling: at most ``workers`` tasks are in flight, so every in-flight task is running.
 When a worker dies the pool breaks; the tasks in flight are retried one at a time, each in a
 fresh one-worker pool, so the task that kills its worker is identified and reported as a
-:class:`WorkerCrash` while the others complete. :class:`InProcessExecutor` (``workers == 1``)
+:class:`WorkerCrash` while the others complete. A worker can die holding the event queue's
+write lock (a process semaphore nobody will release: killed while its feeder thread posts
+progress), after which every other writer, and the exit of every process that posted, would
+block for ever; so each pool that follows a broken one gets a fresh event queue (the old one
+is abandoned unread, since it may end in half a message: a few live progress events lost, the
+report is unaffected), and the stop flag is a lock-free shared byte (:class:`SharedFlag`). :class:`InProcessExecutor` (``workers == 1``)
 runs tasks in the calling process, for easy debugging.
 """
 
@@ -68,6 +73,7 @@ __all__ = [
     "Executor",
     "InProcessExecutor",
     "LocalExecutor",
+    "SharedFlag",
     "WorkerCrash",
     "current_channel",
     "interruptible",
@@ -91,12 +97,34 @@ class WorkerCrash:
     message: str
 
 
+class SharedFlag:
+    """A flag shared with spawned processes through one byte of shared memory, read and
+    written without a lock, so no process that dies can leave it locked (unlike
+    ``multiprocessing.Event``)."""
+
+    def __init__(self, ctx: Any) -> None:
+        self._byte = ctx.RawValue("b", 0)
+
+    def set(self) -> None:
+        """Raise the flag."""
+        self._byte.value = 1
+
+    def is_set(self) -> bool:
+        """True once raised."""
+        return self._byte.value != 0
+
+
 class Channel:
     """Events from tasks to the parent (``post``/``get``) and a stop flag the other way."""
 
     def __init__(self, events: Any, stop: Any) -> None:
         self._events = events
         self._stop = stop
+
+    def renew_events(self, events: Any) -> None:
+        """Post and read through ``events`` from now on; the old queue is dropped unread
+        (its lock or its last message may belong to a process that died)."""
+        self._events = events
 
     def post(self, event: tuple) -> None:
         """Send a small picklable event to the parent (never blocks for long)."""
@@ -264,12 +292,16 @@ class LocalExecutor(Executor):
         import multiprocessing
 
         self._ctx = multiprocessing.get_context(START_METHOD)
-        self.channel = Channel(self._ctx.Queue(), self._ctx.Event())
+        self.channel = Channel(self._ctx.Queue(), SharedFlag(self._ctx))
         self._pools: list[ProcessPoolExecutor] = []
+        self._events_tainted = False
 
     def _pool(self, size: int) -> ProcessPoolExecutor:
         from concurrent.futures import ProcessPoolExecutor
 
+        if self._events_tainted:  # a worker died: it may hold the event queue's lock
+            self.channel.renew_events(self._ctx.Queue())
+            self._events_tainted = False
         pool = ProcessPoolExecutor(
             max_workers=size,
             mp_context=self._ctx,
@@ -286,6 +318,8 @@ class LocalExecutor(Executor):
 
     def map(self, fn: Callable[[Any], Any], payloads: Sequence[Any]) -> Iterator[tuple[int, Any]]:
         """Run payloads on the pool, at most ``workers`` at a time; isolate crashers."""
+        from concurrent.futures.process import BrokenProcessPool
+
         todo = deque(range(len(payloads)))
         suspects: list[int] = []
         if not todo:
@@ -296,8 +330,16 @@ class LocalExecutor(Executor):
         try:
             while todo or running:
                 while todo and len(running) < size and not self.cancelled:
-                    i = todo.popleft()
-                    running[pool.submit(fn, payloads[i])] = i
+                    try:
+                        running[pool.submit(fn, payloads[todo[0]])] = todo[0]
+                    except BrokenProcessPool:  # a worker died since the last harvest
+                        if running:  # their futures fail now: the harvest below retries them
+                            break
+                        self._events_tainted = True  # an idle worker died: a new pool
+                        self._drop(pool)
+                        pool = self._pool(size)
+                        continue
+                    todo.popleft()
                 if not running:
                     break
                 done, _ = wait(running, return_when=FIRST_COMPLETED)
@@ -306,6 +348,7 @@ class LocalExecutor(Executor):
                 if broken:
                     broken.extend(running.values())
                     running.clear()
+                    self._events_tainted = True
                     self._drop(pool)
                     if len(broken) == 1:
                         yield broken[0], WorkerCrash(_CRASH)
@@ -329,6 +372,7 @@ class LocalExecutor(Executor):
         try:
             return pool.submit(fn, payload).result()
         except BrokenProcessPool:
+            self._events_tainted = True
             return WorkerCrash(_CRASH)
         except Exception as exc:
             return WorkerCrash(f"{type(exc).__name__}: {exc}")

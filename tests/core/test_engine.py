@@ -10,6 +10,7 @@ import json
 import os
 import queue
 import random
+import signal
 import threading
 import time
 
@@ -220,6 +221,66 @@ def test_worker_crash_fails_only_its_task_and_never_hangs(tmp_path, fake, lines)
     assert report.inputs_done == 4
     assert sorted(p.name for p in (tmp_path / "out").glob("*.out")) == [
         f"{j}.txt.out" for j in (0, 2, 3, 4)
+    ]
+
+
+_LOCK_HOLDER_RUN = """
+import json, sys
+sys.path.insert(0, {fake_dir!r})
+from crawlmill.core import engine
+from crawlmill.core.spec import PipelineSpec
+
+if __name__ == "__main__":
+    spec = PipelineSpec.model_validate({spec!r})
+    report = engine.run(spec)
+    print(json.dumps({{"failures": report.failures, "done": report.inputs_done}}))
+"""
+
+
+@pytest.mark.parametrize("crasher", [0, 1, 4])
+def test_worker_dying_with_the_event_queue_lock_held_never_hangs(tmp_path, lines, crasher):
+    """A worker killed while its progress post holds the event queue's write lock (a
+    cross-process semaphore nobody will release) must not block the other workers, the
+    retries of the tasks in flight, nor their exit: the run ends with only that task failed."""
+    import subprocess
+    import sys
+
+    from tests.core.conftest import FAKE_DIR
+
+    for j in range(5):
+        lines(
+            tmp_path / "in" / f"{j}.txt",
+            ["R http://ok/1 response x"] + (["L"] if j == crasher else []),
+        )
+    spec = {
+        "inputs": {"paths": [str(tmp_path / "in")]},
+        "reader": {"name": "fake-lines", "options": {}},
+        "writer": {"name": "fake-jsonl", "options": {}},
+        "output": str(tmp_path / "out"),
+        "run": {"workers": 2, "progress": "never"},
+        "plugins": ["cm_fake"],
+    }
+    script = tmp_path / "run_it.py"
+    script.write_text(_LOCK_HOLDER_RUN.format(fake_dir=str(FAKE_DIR), spec=spec))
+    proc = subprocess.Popen(
+        [sys.executable, str(script)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        out, err = proc.communicate(timeout=120)
+    except subprocess.TimeoutExpired as exc:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        raise AssertionError("the run hung after a worker died holding the queue lock") from exc
+    assert proc.returncode == 0, err[-3000:]
+    result = json.loads(out.strip().splitlines()[-1])
+    assert [f["input"].endswith(f"{crasher}.txt") for f in result["failures"]] == [True]
+    assert result["done"] == 4
+    assert sorted(p.name for p in (tmp_path / "out").glob("*.out")) == [
+        f"{j}.txt.out" for j in range(5) if j != crasher
     ]
 
 

@@ -6,7 +6,9 @@ Input format read by ``fake-lines``: one item per line, with its byte offset as 
 * ``D <reason>``: damage (the line's bytes are the damaged data);
 * ``W <message>``: a repaired quirk reported with ``ctx.report_warning``;
 * ``X <message>``: the reader raises ``RuntimeError(message)`` (a plugin bug);
-* ``K``: the worker process dies (``os._exit``), as a native crash would.
+* ``K``: the worker process dies (``os._exit``), as a native crash would;
+* ``L``: the worker dies while holding the write lock of the executor's event queue, as a
+  worker killed in the middle of posting progress would.
 
 ``fake-jsonl`` writes ``<relpath>.out`` (template option ``path``) with a generated header line
 per file plus one line per record; it quarantines records whose URL contains ``refuse`` and
@@ -73,6 +75,11 @@ class LinesReader(Reader):
                 elif tag == "X":
                     raise RuntimeError(rest)
                 elif tag == "K":
+                    os._exit(9)
+                elif tag == "L":
+                    from crawlmill.core.executor import current_channel
+
+                    current_channel()._events._wlock.acquire()
                     os._exit(9)
                 offset += len(line)
 
