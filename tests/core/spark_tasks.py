@@ -15,14 +15,25 @@ from crawlmill.core.executor import current_channel
 
 def echo(payload: dict[str, Any]) -> dict[str, Any]:
     """Sleep ``payload["sleep"]`` seconds (after writing the worker's pid to
-    ``payload["pid_file"]``, if given); say who ran it and what it saw."""
+    ``payload["pid_file"]``, if given); say who ran it and what it saw. With ``done_dir``, a
+    task leaves a file named by its number there when it ends, and one with ``wait_for``
+    first waits (up to 2 minutes) until that many others have, however loaded the machine."""
     if payload.get("pid_file"):
         with open(payload["pid_file"], "w") as fh:
             fh.write(str(os.getpid()))
     current_channel().post(("log", f"task {payload['i']} says hello"))
     current_channel().post(("progress", f"k{payload['i']}", 1, 10))
     current_channel().post(("progress", f"k{payload['i']}", 2, 20))
+    done_dir = payload.get("done_dir")
+    deadline = time.monotonic() + 120
+    while done_dir and len(os.listdir(done_dir)) < payload.get("wait_for", 0):
+        if time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
     time.sleep(payload.get("sleep", 0))
+    if done_dir:
+        with open(os.path.join(done_dir, str(payload["i"])), "w"):
+            pass
     return {
         "i": payload["i"],
         "pid": os.getpid(),

@@ -174,12 +174,15 @@ def test_spark_master_on_the_command_line_runs_a_conversion_on_spark(
 # -- Executor.map ----------------------------------------------------------------------------
 
 
-def test_map_yields_each_result_as_its_task_finishes(tasks):
+def test_map_yields_each_result_as_its_task_finishes(tasks, tmp_path):
     """Results stream back as tasks end (a slow first task does not hold the others), each
     with the task's log lines posted on the executor's channel; no parent channel is needed
     in the worker, and its stop flag is never set there."""
     executor = _spark()
-    payloads = [{"i": 0, "sleep": 3.0}] + [{"i": i, "sleep": 0.0} for i in range(1, 5)]
+    done = str(tmp_path)  # task 0 ends only after the four others (then 2 s for their results)
+    payloads = [{"i": 0, "sleep": 2.0, "done_dir": done, "wait_for": 4}] + [
+        {"i": i, "sleep": 0.0, "done_dir": done} for i in range(1, 5)
+    ]
     order = [i for i, result in executor.map(tasks.echo, payloads)]
     assert sorted(order) == [0, 1, 2, 3, 4]
     assert order[-1] == 0  # the others finished (and came back) while task 0 slept
