@@ -18,6 +18,7 @@ from crawlmill.core import executor
 
 FAKE_DIR = Path(__file__).resolve().parent / "fake_plugins"
 RECORDS = 6
+INTERRUPTED_INPUTS = 200
 
 pytestmark = pytest.mark.skipif(
     not os.path.isdir("/proc/self"), reason="process tree read from /proc (Linux)"
@@ -148,7 +149,9 @@ def test_kill_9_of_the_main_process_stops_its_workers(tmp_path):
     ids=["SIGTERM", "SIGINT", "SIGTERM-in-process"],
 )
 def test_an_interrupted_run_writes_its_report(tmp_path, signum, workers):
-    src, out = _inputs(tmp_path, 60), tmp_path / "out"
+    # 200 inputs of 0.3 s each: the run cannot end before the signal however loaded the
+    # machine is (it is interrupted after 3, so the count costs nothing)
+    src, out = _inputs(tmp_path, INTERRUPTED_INPUTS), tmp_path / "out"
     proc = _convert(src, out, workers=workers)
     workers: set[int] = set()
     try:
@@ -168,11 +171,11 @@ def test_an_interrupted_run_writes_its_report(tmp_path, signum, workers):
     assert report_file.exists(), stderr
     report = json.loads(report_file.read_text())
     markers = _markers(out)
-    assert 3 <= markers < 60
+    assert 3 <= markers < INTERRUPTED_INPUTS
     # the report counts exactly the inputs that were committed, with their records
     assert report["inputs_done"] == markers
     assert report["read"] == report["written"] == RECORDS * markers
-    assert report["inputs_cancelled"] == 60 - markers
+    assert report["inputs_cancelled"] == INTERRUPTED_INPUTS - markers
     assert report["ok"] is False
     reason = (
         "interrupted (terminated by signal 15)"

@@ -296,7 +296,8 @@ def test_ctrl_c_cancels_the_spark_tasks_and_the_report_counts_what_was_committed
     monkeypatch.syspath_prepend(str(fake))
     src = tmp_path / "in"
     src.mkdir()
-    for j in range(20):
+    inputs = 60  # 1.2 s each, two at a time: the run cannot end before the signal
+    for j in range(inputs):
         (src / f"{j:03d}.txt").write_text(
             "".join(f"R http://ex.com/{j}/{k} response p{k}\n" for k in range(6))
         )
@@ -334,8 +335,8 @@ def test_ctrl_c_cancels_the_spark_tasks_and_the_report_counts_what_was_committed
     assert code == 130, err
     report = json.loads((out / ".crawlmill" / "report.json").read_text())
     markers = len(list(done.glob("*.json")))
-    assert 2 <= markers < 20
-    assert report["inputs_done"] == markers and report["inputs_cancelled"] == 20 - markers
+    assert 2 <= markers < inputs
+    assert report["inputs_done"] == markers and report["inputs_cancelled"] == inputs - markers
     assert [f["error"] for f in report["failures"]] == ["interrupted (SIGINT)"]
     assert report["read"] == report["written"] == 6 * markers
     from crawlmill.core.spark_executor import _active_tasks
