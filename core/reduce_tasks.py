@@ -65,8 +65,10 @@ __all__ = [
     "split_task",
 ]
 
-#: the most partitions a reduce is split into.
+#: the most partitions a reduce is split into by its rows' size.
 MAX_PARTITIONS = 4096
+#: the most partitions a component may fix for its reduce (``reduce_partitions``).
+MAX_FIXED_PARTITIONS = 100_000
 #: how many times its rows' size a reduce is assumed to hold (rows, a sorted copy, its output).
 REDUCE_OVERHEAD = 4
 
@@ -85,9 +87,9 @@ def fixed_partitions(cls: type, options: Any) -> int | None:
     if fixed is None:
         return None
     n = fixed(options)
-    if n is not None and (not isinstance(n, int) or not 1 <= n <= MAX_PARTITIONS):
+    if n is not None and (not isinstance(n, int) or not 1 <= n <= MAX_FIXED_PARTITIONS):
         raise ValueError(
-            f"{cls.__name__}.reduce_partitions gave {n!r}; expected 1..{MAX_PARTITIONS}"
+            f"{cls.__name__}.reduce_partitions gave {n!r}; expected 1..{MAX_FIXED_PARTITIONS}"
         )
     return n
 
