@@ -14,8 +14,10 @@ For each such component, in pipeline order, the engine runs a **pass**:
    ``input`` and ``seq`` added;
 2. **reduce**: once, in the driver, over the rows of all tasks concatenated in input order
    (memory-mapped); its table is written to ``table.arrow``. A component declaring
-   ``reduce_by`` whose rows exceed ``run.reduce_memory`` is reduced in partitions by the
-   executor's workers instead (:mod:`~crawlmill.core.reduce_tasks`; ``table-<p>.arrow``);
+   ``reduce_by`` whose rows exceed ``run.reduce_memory`` (or that fixes its partitions with
+   ``reduce_partitions``) is reduced in partitions by the executor's workers instead
+   (:mod:`~crawlmill.core.reduce_tasks`; ``table-<p>.arrow``; their ``ctx.output`` files
+   committed by the driver when all are done);
 3. the **final pass** (today's tasks) gives each component its table (``ctx.table()``) and
    the ordinal of the record in hand (``ctx.seq``).
 
@@ -69,6 +71,7 @@ from .progress import ProgressMonitor
 from .reduce_outputs import ReduceOutputs, outputs_present
 from .reduce_tasks import (
     ReduceDir,
+    fixed_partitions,
     partition_count,
     reduce_done,
     reduce_part_name,
@@ -448,7 +451,8 @@ def _rows(state: _PassRun, pdir: PassDir, p: Pass) -> Any:
 def _reduce(state: _PassRun, n: int, pdir: PassDir) -> bool:
     """Run the reduce of pass ``n`` and write its table(s) and marker: in the driver, or
     split into partitions run by the executor when the component declares ``reduce_by``
-    and its rows are larger than ``run.reduce_memory`` (:mod:`~crawlmill.core.reduce_tasks`)."""
+    and its rows are larger than ``run.reduce_memory`` or it fixes its partition count
+    (:mod:`~crawlmill.core.reduce_tasks`)."""
     p = state.plan.passes[n]
     started = time.monotonic()
     with contextlib.suppress(OSError):
@@ -457,8 +461,9 @@ def _reduce(state: _PassRun, n: int, pdir: PassDir) -> bool:
     rows_bytes = sum(os.path.getsize(pdir.task_file(i.input.index, "arrow")) for i in state.planned)
     try:
         key = reduce_key(p.cls)
-        if key is not None and rows_bytes > state.spec.run.reduce_memory:
-            parts = partition_count(rows_bytes, state.spec.run.reduce_memory)
+        fixed = fixed_partitions(p.cls, p.options) if key is not None else None
+        if key is not None and (fixed is not None or rows_bytes > state.spec.run.reduce_memory):
+            parts = fixed or partition_count(rows_bytes, state.spec.run.reduce_memory)
             marker = _split_reduce(state, n, pdir, key, parts)
         else:
             marker = _driver_reduce(state, n, pdir)
@@ -536,7 +541,9 @@ def _split_reduce(state: _PassRun, n: int, pdir: PassDir, key: str, parts: int) 
     todo = [i for i in state.planned if split_done(rdir, i.input.index) is None]
     if todo:
         _say(state, n, f"splitting the rows of {len(todo)} input(s) into {parts} partitions")
-        payloads = [split_payload(pdir.path, i.input.index, key, parts) for i in todo]
+        own = (state.spec.model_dump(mode="json"), p.info())
+        own_keys = own if getattr(p.cls, "reduce_partition", None) is not None else None
+        payloads = [split_payload(pdir.path, i.input.index, key, parts, own_keys) for i in todo]
         _run_tasks(state, split_task, payloads, "split")
     waiting = [k for k in range(parts) if reduce_done(rdir, k) is None]
     if waiting:
@@ -545,7 +552,16 @@ def _split_reduce(state: _PassRun, n: int, pdir: PassDir, key: str, parts: int) 
         inputs = [i.input.to_dict() for i in state.planned]
         payloads = [reduce_payload(spec_data, p.info(), inputs, k, parts) for k in waiting]
         _run_tasks(state, reduce_task, payloads, "reduce")
-    return _merge_markers(rdir, pdir, parts)
+    marker, written = _merge_markers(rdir, pdir, parts)
+    if written:  # the partitions' ctx.output files, committed as a driver reduce's
+        outputs = ReduceOutputs(
+            state.spec.output, pdir.path, pdir.workdir, overwrite=state.spec.run.overwrite,
+            inputs=[i.input.path for i in state.planned],
+        )  # fmt: skip
+        for k, relpath, path in written:
+            outputs.adopt(relpath, path, str(k))
+        marker["outputs"] = outputs.commit()
+    return marker
 
 
 def _run_tasks(state: _PassRun, fn: Callable[[Any], Any], payloads: list[Any], what: str) -> None:
@@ -564,9 +580,14 @@ def _run_tasks(state: _PassRun, fn: Callable[[Any], Any], payloads: list[Any], w
         executor.close()
 
 
-def _merge_markers(rdir: ReduceDir, pdir: PassDir, parts: int) -> dict[str, Any]:
-    """The pass marker's facts from the partitions' markers; checks their tables agree."""
+def _merge_markers(
+    rdir: ReduceDir, pdir: PassDir, parts: int
+) -> tuple[dict[str, Any], list[tuple[int, str, str]]]:
+    """The pass marker's facts from the partitions' markers (checking their tables agree),
+    and the files they wrote with ``ctx.output`` as ``(partition, relpath, scratch path)``."""
     tables, counts, rows_in, rows, schema = [], {}, 0, 0, None
+    rows_in_parts: list[int] = []
+    written: list[tuple[int, str, str]] = []
     for k in range(parts):
         marker = reduce_done(rdir, k)
         if marker is None:
@@ -580,6 +601,10 @@ def _merge_markers(rdir: ReduceDir, pdir: PassDir, parts: int) -> dict[str, Any]
             )
         schema = part_schema
         tables.append([name, marker["size"]])
+        rows_in_parts.append(marker["rows_in"])
+        written += [
+            (k, rel, os.path.join(rdir.outputs(k), f)) for rel, f, _ in marker.get("outputs") or []
+        ]
         rows_in += marker["rows_in"]
         rows += marker["rows"]
         for label, k_count in marker.get("counts", {}).items():
@@ -589,8 +614,9 @@ def _merge_markers(rdir: ReduceDir, pdir: PassDir, parts: int) -> dict[str, Any]
         "rows": rows,
         "size": sum(size for _, size in tables),
         "tables": tables,
+        "rows_in_parts": rows_in_parts,
         "counts": counts,
-    }
+    }, written
 
 
 def _remove_tables(pdir: PassDir, keep: str | None = None) -> None:

@@ -157,8 +157,8 @@ def _no_registry(name: str) -> type[Reader]:
 
 def _no_outputs(relpath: str) -> str:
     raise RuntimeError(
-        f"this reduce cannot write {relpath!r}: only an unsplit reduce in the driver has "
-        "output files"
+        f"this reduce cannot write {relpath!r}: only a reduce the engine runs (whole or split) "
+        "has output files"
     )
 
 
@@ -240,8 +240,9 @@ class ReduceContext:
     ``workdir`` is an empty folder of the pass, for scratch files the reduce may need (it is
     removed with the pass); ``count(label, n)`` adds to the pass's own counters (kept in its
     marker and shown by ``crawlmill status``). A component that declares ``reduce_by`` may be
-    reduced in ``partitions`` parts when its rows do not fit the driver
-    (:mod:`crawlmill.core.reduce_tasks`); ``partition`` is then the part in hand."""
+    reduced in ``partitions`` parts when its rows do not fit the driver, or always when it
+    fixes the count with ``reduce_partitions`` (:mod:`crawlmill.core.reduce_tasks`);
+    ``partition`` is then the part in hand."""
 
     inputs: list[InputFile]
     workdir: str
@@ -267,8 +268,9 @@ class ReduceContext:
         renames the file into place after the reduce, lists it in the pass marker and
         redoes the reduce when a rerun that runs passes finds it missing; it replaces an
         existing file only when crawlmill wrote it as a reduce output of this root, or with
-        ``overwrite`` (:mod:`crawlmill.core.reduce_outputs`). Only an unsplit reduce (in the
-        driver) has outputs."""
+        ``overwrite`` (:mod:`crawlmill.core.reduce_outputs`). A partition of a split reduce
+        has outputs too (committed when every partition is done); its paths must differ
+        from the other partitions' (name them after :attr:`partition`)."""
         return self.output_path(relpath)
 
     def log(self, message: str) -> None:

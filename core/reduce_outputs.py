@@ -9,6 +9,12 @@ file is replaced only when crawlmill wrote it as a reduce output of this root (l
 killed between them, a ``--no-resume`` run and a run with other options may replace it), or
 with ``run.overwrite``, and never when it is an input of the run. :func:`outputs_present`
 tells whether a complete pass still has its files (else the reduce is redone).
+
+A split reduce (:mod:`crawlmill.core.reduce_tasks`) has outputs too: each partition's task
+writes the files it asks for in its own scratch folder (:class:`PartOutputs`, checked as
+above when asked), lists them in its marker, and the driver, once every partition is done,
+hands them to one :class:`ReduceOutputs` (:meth:`ReduceOutputs.adopt`: two partitions asking
+for one path fail the reduce) that commits them as a driver reduce's.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ from typing import Any
 
 from .outputs import BOOKKEEPING, OutputConflict, _inside, refusal, safe_relpath, write_json_atomic
 
-__all__ = ["ReduceOutputs", "outputs_present"]
+__all__ = ["PartOutputs", "ReduceOutputs", "outputs_present", "part_outputs_present"]
 
 #: the file of the output root listing every reduce output crawlmill wrote there.
 REGISTRY = "reduce_outputs.json"
@@ -52,6 +58,7 @@ class ReduceOutputs:
         self.overwrite = overwrite
         self.inputs = {os.path.realpath(p) for p in inputs}
         self.files: dict[str, str] = {}
+        self.owners: dict[str, str] = {}
 
     def request(self, relpath: str) -> str:
         """The temp path the reduce writes ``OUT/<relpath>`` to."""
@@ -63,6 +70,17 @@ class ReduceOutputs:
             os.makedirs(self.scratch, exist_ok=True)
             self.files[norm] = os.path.join(self.scratch, f"{len(self.files)}.out")
         return self.files[norm]
+
+    def adopt(self, relpath: str, path: str, owner: str) -> None:
+        """Take the file ``path`` a split reduce's partition (``owner``) wrote for
+        ``OUT/<relpath>``; refuses a path another partition wrote."""
+        norm = safe_relpath(relpath)
+        if norm in self.files:
+            raise RuntimeError(
+                f"partitions {self.owners.get(norm, '?')} and {owner} of the reduce both wrote {relpath!r}"
+            )
+        self.files[norm] = path
+        self.owners[norm] = owner
 
     def commit(self) -> list[list[Any]]:
         """Rename every file into place; returns ``[[relpath, size], ...]`` for the marker."""
@@ -85,6 +103,51 @@ class ReduceOutputs:
                 os.fsync(fh.fileno())
             os.replace(tmp, final)
         return entries
+
+
+class PartOutputs:
+    """The output files one partition of a split reduce asks for, in its own ``scratch``
+    folder (emptied first, so a retried task starts clean); checked as
+    :meth:`ReduceOutputs.request` checks them."""
+
+    def __init__(self, root: str, scratch: str, *, inputs: list[str]) -> None:
+        self.root = os.path.abspath(root)
+        self.scratch = scratch
+        self.inputs = {os.path.realpath(p) for p in inputs}
+        self.files: dict[str, str] = {}
+
+    def request(self, relpath: str) -> str:
+        """The scratch path the partition writes ``OUT/<relpath>`` to."""
+        norm = safe_relpath(relpath)
+        final = _inside(self.root, norm)
+        if os.path.realpath(final) in self.inputs:
+            raise OutputConflict(refusal(final, "is an input of this run"))
+        if norm not in self.files:
+            os.makedirs(self.scratch, exist_ok=True)
+            self.files[norm] = os.path.join(self.scratch, f"{len(self.files)}.out")
+        return self.files[norm]
+
+    def entries(self) -> list[list[Any]]:
+        """``[[relpath, scratch file name, size], ...]`` for the partition's marker (each file
+        synced); a file asked for and not written fails the partition."""
+        out = []
+        for relpath, tmp in self.files.items():
+            if not os.path.isfile(tmp):
+                raise RuntimeError(f"the reduce asked for {relpath!r} and did not write it")
+            with open(tmp, "rb") as fh:
+                os.fsync(fh.fileno())
+            out.append([relpath, os.path.basename(tmp), os.path.getsize(tmp)])
+        return out
+
+
+def part_outputs_present(scratch: str, entries: list[list[Any]]) -> bool:
+    """Whether every file a partition's marker lists is still in its ``scratch`` folder with
+    its size (a commit killed half way moved some: the partition is redone)."""
+    try:
+        return all(os.path.getsize(os.path.join(scratch, os.path.basename(name))) == size
+                   for _, name, size in entries)  # fmt: skip
+    except (OSError, TypeError, ValueError):
+        return False
 
 
 def outputs_present(root: str, marker: dict[str, Any]) -> bool:

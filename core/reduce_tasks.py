@@ -15,6 +15,15 @@ partition of the rows:
    in input order, then the component's ``reduce`` on it; its table is written to
    ``table-<p>.arrow`` in the pass folder.
 
+A component may also fix its partitions (:func:`fixed_partitions`): a classmethod
+``reduce_partitions(options)`` returning a count makes the reduce always split into exactly
+that many partitions, whatever the rows' size (its output has that many parts, as a Nutch
+CrawlDB's ``part-r-NNNNN``), and a classmethod ``reduce_partition(values, partitions)`` gives
+the partition of each key value (:func:`key_partitions`; the default is ``crc32``). A
+partition's reduce may write files for the user with ``ctx.output`` (in its own scratch
+folder, listed in its marker, committed by the driver when every partition is done:
+:mod:`crawlmill.core.reduce_outputs`).
+
 The pass's table is then the concatenation of the partition tables (``ctx.table()``), and
 ``ctx.table_parts()`` gives them one by one (each in the order its ``reduce`` made it).
 Each task writes its marker after its file, so a killed reduce resumes with the tasks that
@@ -36,11 +45,14 @@ from typing import Any
 from .outputs import write_json_atomic
 from .pass_tasks import PassDir, read_json
 from .plugin import ReduceContext
+from .reduce_outputs import PartOutputs, part_outputs_present
 from .spec import PipelineSpec
 from .tables import load_table, write_table
 
 __all__ = [
     "MAX_PARTITIONS",
+    "fixed_partitions",
+    "key_partitions",
     "ReduceDir",
     "key_bytes",
     "partition_count",
@@ -53,8 +65,10 @@ __all__ = [
     "split_task",
 ]
 
-#: the most partitions a reduce is split into.
+#: the most partitions a reduce is split into by its rows' size.
 MAX_PARTITIONS = 4096
+#: the most partitions a component may fix for its reduce (``reduce_partitions``).
+MAX_FIXED_PARTITIONS = 100_000
 #: how many times its rows' size a reduce is assumed to hold (rows, a sorted copy, its output).
 REDUCE_OVERHEAD = 4
 
@@ -64,6 +78,38 @@ def partition_count(rows_bytes: int, memory: int) -> int:
     partition's reduce holds about ``memory`` bytes (at least 2)."""
     want = -(-rows_bytes * REDUCE_OVERHEAD // max(1, memory))
     return max(2, min(MAX_PARTITIONS, want))
+
+
+def fixed_partitions(cls: type, options: Any) -> int | None:
+    """The partition count a component fixes for its reduce (its classmethod
+    ``reduce_partitions(options)``), or ``None`` (split by size, :func:`partition_count`)."""
+    fixed = getattr(cls, "reduce_partitions", None)
+    if fixed is None:
+        return None
+    n = fixed(options)
+    if n is not None and (not isinstance(n, int) or not 1 <= n <= MAX_FIXED_PARTITIONS):
+        raise ValueError(
+            f"{cls.__name__}.reduce_partitions gave {n!r}; expected 1..{MAX_FIXED_PARTITIONS}"
+        )
+    return n
+
+
+def key_partitions(cls: type | None, values: list[Any], partitions: int) -> list[int]:
+    """The partition of each key value: the component's classmethod
+    ``reduce_partition(values, partitions)`` when it has one (checked to give one partition
+    in range per value), else ``crc32`` of :func:`key_bytes` modulo ``partitions``."""
+    custom = getattr(cls, "reduce_partition", None) if cls is not None else None
+    if custom is None:
+        return [zlib.crc32(key_bytes(v)) % partitions for v in values]
+    parts = list(custom(values, partitions))
+    if len(parts) != len(values) or any(
+        not isinstance(p, int) or not 0 <= p < partitions for p in parts
+    ):
+        raise ValueError(
+            f"{cls.__name__}.reduce_partition must give one partition in 0..{partitions - 1} "
+            "per key value"
+        )
+    return parts
 
 
 def key_bytes(value: Any) -> bytes:
@@ -108,6 +154,11 @@ class ReduceDir:
         """``work/scratch/<part>/``: the ``ReduceContext.workdir`` of one partition."""
         return os.path.join(self.pdir.workdir, "scratch", f"{part:05d}")
 
+    def outputs(self, part: int) -> str:
+        """``work/outputs/<part>/``: the files one partition wrote with ``ctx.output``, until
+        the driver commits them."""
+        return os.path.join(self.pdir.workdir, "outputs", f"{part:05d}")
+
 
 def _file_done(marker_path: str, data_path: str) -> dict[str, Any] | None:
     marker = read_json(marker_path)
@@ -127,14 +178,29 @@ def split_done(rdir: ReduceDir, index: int) -> dict[str, Any] | None:
 
 
 def reduce_done(rdir: ReduceDir, part: int) -> dict[str, Any] | None:
-    """The reduce marker of partition ``part`` when its table is complete, else ``None``."""
+    """The reduce marker of partition ``part`` when its table and the output files it lists
+    are complete, else ``None``."""
     path = os.path.join(rdir.pdir.path, reduce_part_name(part))
-    return _file_done(rdir.reduce_marker(part), path)
+    marker = _file_done(rdir.reduce_marker(part), path)
+    if marker is None or not part_outputs_present(rdir.outputs(part), marker.get("outputs") or []):
+        return None
+    return marker
 
 
-def split_payload(pass_dir: str, index: int, key: str, partitions: int) -> dict[str, Any]:
-    """The plain-data payload of the split task of input ``index``."""
-    return {"dir": pass_dir, "index": index, "key": key, "partitions": partitions}
+def split_payload(
+    pass_dir: str,
+    index: int,
+    key: str,
+    partitions: int,
+    component: tuple[dict[str, Any], dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """The plain-data payload of the split task of input ``index``; ``component`` (the spec
+    as JSON, the pass's info) when the component partitions its keys itself
+    (:func:`key_partitions`)."""
+    payload = {"dir": pass_dir, "index": index, "key": key, "partitions": partitions}
+    if component is not None:
+        payload["spec"], payload["pass"] = component
+    return payload
 
 
 def _failed(exc: BaseException) -> dict[str, Any]:
@@ -161,7 +227,11 @@ def _split(payload: dict[str, Any]) -> None:
     rdir = ReduceDir(pdir)
     index, n = payload["index"], payload["partitions"]
     rows = load_table(pdir.task_file(index, "arrow"))
-    parts = [zlib.crc32(key_bytes(v)) % n for v in rows[payload["key"]].to_pylist()]
+    cls = None
+    if "spec" in payload:
+        spec = PipelineSpec.model_validate(payload["spec"])
+        cls = _component(spec, payload["pass"]["component"])[0]
+    parts = key_partitions(cls, rows[payload["key"]].to_pylist(), n)
     buckets: list[list[int]] = [[] for _ in range(n)]
     for i, part in enumerate(parts):
         buckets[part].append(i)
@@ -241,7 +311,11 @@ def _reduce(payload: dict[str, Any]) -> dict[str, Any]:
     scratch = rdir.scratch(part)
     shutil_rmtree(scratch)
     os.makedirs(scratch)
-    ctx = ReduceContext(inputs, scratch, count, part, payload["partitions"])
+    shutil_rmtree(rdir.outputs(part))
+    outputs = PartOutputs(spec.output, rdir.outputs(part), inputs=[i.path for i in inputs])
+    ctx = ReduceContext(
+        inputs, scratch, count, part, payload["partitions"], output_path=outputs.request
+    )  # fmt: skip
     table = cls.reduce(rows, options, ctx)
     if not isinstance(table, pa.Table):
         raise TypeError(f"reduce returned {type(table).__name__}; expected a pyarrow.Table")
@@ -253,6 +327,9 @@ def _reduce(payload: dict[str, Any]) -> dict[str, Any]:
         "counts": counts,
         "seconds": round(time.monotonic() - started, 3),
     }
+    files = outputs.entries()
+    if files:
+        result["outputs"] = files
     os.makedirs(rdir.reduce, exist_ok=True)
     write_json_atomic(rdir.reduce_marker(part), result)
     shutil_rmtree(scratch)

@@ -19,10 +19,16 @@ LinkDB (``LinkDb``): for every page, each outlink as an ``Inlink(from page, anch
 target, a set per target as ``Inlinks`` keeps them (one per distinct source and anchor);
 ``ignore_internal`` drops links within a host (``linkdb.ignore.internal.links``, true in
 Nutch's defaults; false here, so the LinkDB holds every inverted outlink).
+
+Each URL's value depends only on the captures of that URL and the links to it
+(:func:`latest_page`, :func:`fetched_datum`, :func:`unfetched_datum`, :func:`inlinks`), so
+the writers compute it per key, one partition at a time; :func:`crawldb` and :func:`linkdb`
+apply the same rules to a list of pages at once.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from .nutch_crawldatum import CrawlDatum
@@ -30,7 +36,16 @@ from .nutch_parse import Inlink, Inlinks
 from .nutch_write import FETCH_INTERVAL, url_host
 from .writables import MapValue
 
-__all__ = ["Page", "crawldb", "linkdb"]
+__all__ = [
+    "Page",
+    "crawldb",
+    "fetched_datum",
+    "inlinks",
+    "is_internal",
+    "latest_page",
+    "linkdb",
+    "unfetched_datum",
+]
 
 TEXT = "org.apache.hadoop.io.Text"
 #: fetch status -> db status.
@@ -60,37 +75,66 @@ def _meta(page: Page) -> MapValue | None:
     return MapValue(entries) if entries else None
 
 
+def latest_page(pages: Iterable[Page]) -> Page | None:
+    """The capture of one URL that its CrawlDatum is made of: the latest, the last one of
+    equal times (``pages`` in input order)."""
+    latest = None
+    for p in pages:
+        if latest is None or p.fetch_time >= latest.fetch_time:
+            latest = p
+    return latest
+
+
+def fetched_datum(page: Page) -> CrawlDatum:
+    """The CrawlDatum of a fetched URL from its latest capture (module docstring)."""
+    return CrawlDatum(
+        status=DB_STATUS.get(page.fetch_status, 0x01),
+        fetch_time=page.fetch_time + FETCH_INTERVAL * 1000,
+        retries=1 if page.fetch_status == 0x22 else 0, fetch_interval=FETCH_INTERVAL,
+        score=1.0, modified_time=page.fetch_time, signature=page.signature, metadata=_meta(page),
+    )  # fmt: skip
+
+
+def unfetched_datum(fetch_time: int) -> CrawlDatum:
+    """The CrawlDatum of an outlink target no page is: ``fetch_time`` the latest capture
+    time of the pages linking to it."""
+    return CrawlDatum(status=0x01, fetch_time=fetch_time, fetch_interval=FETCH_INTERVAL, score=0.0)
+
+
+def inlinks(links: Iterable[tuple[str, str]]) -> Inlinks:
+    """The Inlinks of one URL from its ``(source, anchor)`` links: one per distinct pair,
+    sorted."""
+    return Inlinks([Inlink(f, a) for f, a in sorted(set(links))])
+
+
+def is_internal(source: str, target: str) -> bool:
+    """Whether a link stays within a host (``linkdb.ignore.internal.links``)."""
+    return url_host(target) == url_host(source)
+
+
 def crawldb(pages: list[Page]) -> dict[str, CrawlDatum]:
     """URL -> CrawlDatum (module docstring)."""
-    latest: dict[str, Page] = {}
+    by_url: dict[str, list[Page]] = {}
     for p in pages:
-        if p.url not in latest or p.fetch_time >= latest[p.url].fetch_time:
-            latest[p.url] = p
+        by_url.setdefault(p.url, []).append(p)
     db: dict[str, CrawlDatum] = {}
-    for url, p in latest.items():
-        status = DB_STATUS.get(p.fetch_status, 0x01)
-        db[url] = CrawlDatum(
-            status=status, fetch_time=p.fetch_time + FETCH_INTERVAL * 1000,
-            retries=1 if p.fetch_status == 0x22 else 0, fetch_interval=FETCH_INTERVAL,
-            score=1.0, modified_time=p.fetch_time, signature=p.signature, metadata=_meta(p),
-        )  # fmt: skip
+    for url, captures in by_url.items():
+        db[url] = fetched_datum(latest_page(captures))  # type: ignore[arg-type]
+    linked: dict[str, int] = {}
     for p in pages:
         for target, _ in p.outlinks:
-            if target in latest:
-                continue
-            known = db.get(target)
-            if known is None or p.fetch_time > known.fetch_time:
-                db[target] = CrawlDatum(status=0x01, fetch_time=p.fetch_time,
-                                        fetch_interval=FETCH_INTERVAL, score=0.0)  # fmt: skip
+            if target not in by_url and p.fetch_time > linked.get(target, -(1 << 63)):
+                linked[target] = p.fetch_time
+    db.update((t, unfetched_datum(ft)) for t, ft in linked.items())
     return db
 
 
 def linkdb(pages: list[Page], ignore_internal: bool = False) -> dict[str, Inlinks]:
     """URL -> Inlinks: the inverted outlinks (module docstring), in sorted order."""
-    inv: dict[str, set[tuple[str, str]]] = {}
+    inv: dict[str, list[tuple[str, str]]] = {}
     for p in pages:
         for target, anchor in p.outlinks:
-            if ignore_internal and url_host(target) == url_host(p.url):
+            if ignore_internal and is_internal(p.url, target):
                 continue
-            inv.setdefault(target, set()).add((p.url, anchor))
-    return {t: Inlinks([Inlink(f, a) for f, a in sorted(links)]) for t, links in inv.items()}
+            inv.setdefault(target, []).append((p.url, anchor))
+    return {t: inlinks(links) for t, links in inv.items()}

@@ -1,59 +1,95 @@
 """The ``nutch-crawldb`` and ``nutch-linkdb`` writers: a Nutch 1.x CrawlDB (URL ->
 CrawlDatum) and LinkDB (URL -> Inlinks) from any reader's captures.
 
-Both need the whole run's pages and outlinks, so they are whole-collection steps: the collect
-pass keeps one row per capture (URL, fetch status, capture time, MD5 of the payload, HTTP
-status, content type, outlinks: its own, or an HTML page's as ``parse-html`` finds them);
-the reduce (once, in the driver) builds the database by the
-rules of :mod:`crawlmill.formats.hadoop.nutch_write_db` and writes it as
-``current/part-r-NNNNN/{data,index}`` MapFiles (keys Text URLs in Hadoop's raw order, placed
-by Hadoop's ``HashPartitioner`` as Nutch's CrawlDb and LinkDb jobs place them). The final pass
-writes nothing more; records that are no capture (``response``, ``resource`` with a URL) are
-quarantined (``not-a-capture``).
+Both need the whole run's pages and outlinks, so they are whole-collection steps keyed by
+URL (``reduce_by``): the collect pass keeps rows keyed by the URL they decide, a capture's
+own (URL, fetch status, capture time, MD5 of the payload, HTTP status, content type; the
+CrawlDB's) and one per link to a URL (the linking page's capture time for the CrawlDB, its
+URL and the anchor for the LinkDB; outlinks are the capture's own, or an HTML page's as
+``parse-html`` finds them). The reduce is split into ``partitions`` tasks
+(``reduce_partitions``), a URL's rows going to the part of Hadoop's ``HashPartitioner`` of its
+Text key (as Nutch's CrawlDb and LinkDb jobs place them); each task gets only its part's rows,
+sorts them by key (unsigned bytes: Hadoop's raw Text order), computes each URL's value from
+its own rows by the rules of :mod:`crawlmill.formats.hadoop.nutch_write_db`, a batch of rows
+at a time, and streams it into ``current/part-r-NNNNN/{data,index}`` (``ctx.output``). So no
+process holds more than one part, and the driver none. The final pass writes nothing more;
+records that are no capture (``response``, ``resource`` with a URL) are quarantined
+(``not-a-capture``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any, ClassVar, Literal
 
 from crawlmill.core import LazySchema, PluginOptions, Record, Writer, hookimpl
 from crawlmill.formats.hadoop.codecs import DEFAULT_CODEC, codec_for
-from crawlmill.formats.hadoop.mapfile import MapFileWriter, hash_partition, sort_key
+from crawlmill.formats.hadoop.mapfile import MapFileWriter, hash_partition
 from crawlmill.formats.hadoop.nutch import CRAWL_DATUM, INLINKS, encode_nutch
 from crawlmill.formats.hadoop.nutch_write import fetch_status, md5_signature
-from crawlmill.formats.hadoop.nutch_write_db import Page, crawldb, linkdb
+from crawlmill.formats.hadoop.nutch_write_db import (
+    Page,
+    fetched_datum,
+    inlinks,
+    is_internal,
+    latest_page,
+    unfetched_datum,
+)
 from crawlmill.formats.hadoop.nutch_write_links import outlinks_of
+from crawlmill.formats.hadoop.vint import encode_vlong
 from pydantic import Field
-
-from .sequencefile import _key_of
 
 __all__ = ["NutchCrawlDbWriter", "NutchLinkDbWriter"]
 
 TEXT = "org.apache.hadoop.io.Text"
+#: rows a reduce task turns into Python objects at a time.
+BATCH_ROWS = 8192
+_COLUMNS = ("key", "page", "fetch_status", "fetch_time", "signature", "code", "content_type",
+            "source", "anchor")  # fmt: skip
 
 
 def _schema() -> Any:
     import pyarrow as pa
 
-    link = pa.struct([("url", pa.string()), ("anchor", pa.string())])
     return pa.schema([
-        ("url", pa.string()), ("fetch_status", pa.int32()), ("fetch_time", pa.int64()),
-        ("signature", pa.binary()), ("code", pa.int32()), ("content_type", pa.string()),
-        ("outlinks", pa.list_(link)),
+        ("key", pa.binary()), ("page", pa.bool_()), ("fetch_status", pa.int32()),
+        ("fetch_time", pa.int64()), ("signature", pa.binary()), ("code", pa.int32()),
+        ("content_type", pa.string()), ("source", pa.string()), ("anchor", pa.string()),
     ])  # fmt: skip
 
 
-def _pages(rows: Any) -> list[Page]:
-    cols = [rows[n].to_pylist() for n in ("url", "fetch_status", "fetch_time", "signature",
-                                           "code", "content_type", "outlinks")]  # fmt: skip
-    return [
-        Page(u, fs, ft, sig, code, ct or "", [(o["url"], o["anchor"]) for o in links or []])
-        for u, fs, ft, sig, code, ct, links in zip(*cols, strict=True)
-    ]
+def _key_bytes(url: str) -> bytes:
+    """The content bytes of a URL's Text key (``sequencefile``'s encoding of a URL)."""
+    return url.encode("utf-8", "surrogateescape")
+
+
+def _groups(rows: Any) -> Iterator[tuple[bytes, list[dict[str, Any]]]]:
+    """``(key, its rows)`` in key order (unsigned bytes), each key's rows in input and
+    record order; converts :data:`BATCH_ROWS` rows to Python objects at a time."""
+    import pyarrow.compute as pc
+
+    if rows.num_rows == 0:
+        return
+    order = pc.sort_indices(
+        rows, sort_keys=[("key", "ascending"), ("input", "ascending"), ("seq", "ascending")]
+    )  # fmt: skip
+    key: bytes | None = None
+    group: list[dict[str, Any]] = []
+    for lo in range(0, len(order), BATCH_ROWS):
+        batch = rows.take(order.slice(lo, BATCH_ROWS)).select(list(_COLUMNS))
+        for row in batch.to_pylist():
+            if row["key"] != key:
+                if key is not None:
+                    yield key, group
+                key, group = row["key"], []
+            group.append(row)
+        del batch
+    if key is not None:
+        yield key, group
 
 
 class _NutchDbWriter(Writer):
-    """A Nutch database of MapFiles written by the reduce."""
+    """A Nutch database of MapFiles written by the reduce tasks, one per part."""
 
     value_class: ClassVar[str] = ""
 
@@ -69,44 +105,52 @@ class _NutchDbWriter(Writer):
         )  # fmt: skip
 
     collect_schema: ClassVar[Any] = LazySchema(_schema)
+    reduce_by: ClassVar[str] = "key"
 
     def collect(self, record: Record) -> list[tuple] | None:
-        """One row per capture (module docstring)."""
+        """The rows of one capture (module docstring)."""
         if record.kind not in ("response", "resource") or not record.url:
             return None
         millis = int(record.date.timestamp() * 1000) if record.date else 0
-        status = record.http_status
-        found = outlinks_of(record, self.options.extract_links)  # fmt: skip
-        links = [{"url": u, "anchor": a} for u, a in found]
-        return [(record.url, fetch_status(status), millis, md5_signature(record.payload),
-                 status, record.content_type or "", links)]  # fmt: skip
+        return self.rows(record, millis, outlinks_of(record, self.options.extract_links))
+
+    def rows(self, record: Record, millis: int, links: list[tuple[str, str]]) -> list[tuple]:
+        """The rows of a capture at ``millis`` with its outlinks ``links``."""
+        raise NotImplementedError
 
     @classmethod
-    def database(cls, pages: list[Page], options: Any) -> dict[str, Any]:
-        """URL -> value of the database."""
+    def reduce_partitions(cls, options: Any) -> int:
+        """Always ``partitions`` reduce tasks: one per part of ``current/``."""
+        return options.partitions
+
+    @classmethod
+    def reduce_partition(cls, values: list[bytes], partitions: int) -> list[int]:
+        """The part of each key: Hadoop's ``HashPartitioner`` of the Text key."""
+        return [hash_partition(TEXT, encode_vlong(len(v)) + v, partitions) for v in values]
+
+    @classmethod
+    def value_of(cls, rows: list[dict[str, Any]], options: Any) -> Any | None:
+        """The database value of one URL from its rows (``None``: no entry)."""
         raise NotImplementedError
 
     @classmethod
     def reduce(cls, rows: Any, options: Any, ctx: Any) -> Any:
-        """Build the database and write its parts (``ctx.output``); return no rows."""
-        db = cls.database(_pages(rows), options)
-        n = options.partitions
-        parts: list[list[tuple[bytes, bytes]]] = [[] for _ in range(n)]
-        for url, value in db.items():
-            key = _key_of(TEXT, url)
-            parts[hash_partition(TEXT, key, n)].append((key, encode_nutch(cls.value_class, value)))
+        """Write this partition's part (``ctx.output``) from its rows; return no rows."""
         codec = codec_for(DEFAULT_CODEC) if options.compression != "none" else None
-        for i, entries in enumerate(parts):
-            entries.sort(key=lambda e: sort_key(TEXT, e[0]))
-            folder = f"current/part-r-{i:05d}"
-            with open(ctx.output(folder + "/data"), "wb") as data, \
-                    open(ctx.output(folder + "/index"), "wb") as index:  # fmt: skip
-                writer = MapFileWriter(data, index, TEXT, cls.value_class,
-                                       compression=options.compression, codec=codec)  # fmt: skip
-                for key, value in entries:
-                    writer.append(key, value)
-                writer.close()
-        ctx.count("entries", len(db))
+        folder = f"current/part-r-{ctx.partition:05d}"
+        entries = 0
+        with open(ctx.output(folder + "/data"), "wb") as data, \
+                open(ctx.output(folder + "/index"), "wb") as index:  # fmt: skip
+            writer = MapFileWriter(data, index, TEXT, cls.value_class,
+                                   compression=options.compression, codec=codec)  # fmt: skip
+            for key, group in _groups(rows):
+                value = cls.value_of(group, options)
+                if value is not None:
+                    key_bytes = encode_vlong(len(key)) + key
+                    writer.append(key_bytes, encode_nutch(cls.value_class, value))
+                    entries += 1
+            writer.close()
+        ctx.count("entries", entries)
         return rows.slice(0, 0)
 
     def open(self, ctx: Any) -> None:
@@ -129,10 +173,25 @@ class NutchCrawlDbWriter(_NutchDbWriter):
     name = "nutch-crawldb"
     value_class = CRAWL_DATUM
 
+    def rows(self, record: Record, millis: int, links: list[tuple[str, str]]) -> list[tuple]:
+        """The capture's own row, and one per distinct outlink target (its capture time)."""
+        status = record.http_status
+        out = [(_key_bytes(record.url or ""), True, fetch_status(status), millis,
+                md5_signature(record.payload), status, record.content_type or "", None, None)]  # fmt: skip
+        for target in dict.fromkeys(t for t, _ in links):
+            out.append((_key_bytes(target), False, None, millis, None, None, None, None, None))
+        return out
+
     @classmethod
-    def database(cls, pages: list[Page], options: Any) -> dict[str, Any]:
-        """URL -> CrawlDatum (``nutch_write_db.crawldb``)."""
-        return crawldb(pages)
+    def value_of(cls, rows: list[dict[str, Any]], options: Any) -> Any | None:
+        """The latest capture's CrawlDatum; an unfetched one for a URL only linked to."""
+        page = latest_page(
+            Page("", r["fetch_status"], r["fetch_time"], r["signature"], r["code"],
+                 r["content_type"] or "") for r in rows if r["page"]
+        )  # fmt: skip
+        if page is not None:
+            return fetched_datum(page)
+        return unfetched_datum(max(r["fetch_time"] for r in rows))
 
 
 class NutchLinkDbWriter(_NutchDbWriter):
@@ -148,10 +207,21 @@ class NutchLinkDbWriter(_NutchDbWriter):
             False, description="drop links within a host (Nutch's linkdb.ignore.internal.links)"
         )  # fmt: skip
 
+    def rows(self, record: Record, millis: int, links: list[tuple[str, str]]) -> list[tuple]:
+        """One row per distinct (target, anchor) link of the capture (internal ones dropped
+        with ``ignore_internal``)."""
+        url = record.url or ""
+        out = []
+        for target, anchor in dict.fromkeys(links):
+            if self.options.ignore_internal and is_internal(url, target):
+                continue
+            out.append((_key_bytes(target), False, None, millis, None, None, None, url, anchor))
+        return out or None  # type: ignore[return-value]
+
     @classmethod
-    def database(cls, pages: list[Page], options: Any) -> dict[str, Any]:
-        """URL -> Inlinks (``nutch_write_db.linkdb``)."""
-        return linkdb(pages, options.ignore_internal)
+    def value_of(cls, rows: list[dict[str, Any]], options: Any) -> Any | None:
+        """The Inlinks of the URL's links (``nutch_write_db.inlinks``)."""
+        return inlinks((r["source"], r["anchor"]) for r in rows)
 
 
 @hookimpl

@@ -126,7 +126,7 @@ def test_reduce_outputs_mechanism(tmp_path):
 
 
 def test_reduce_context_without_outputs_says_so():
-    with pytest.raises(RuntimeError, match="only an unsplit reduce"):
+    with pytest.raises(RuntimeError, match="only a reduce the engine runs"):
         ReduceContext([], "/nowhere").output("x")
 
 
