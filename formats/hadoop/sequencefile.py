@@ -6,13 +6,14 @@ Reading (:func:`read_header`, :func:`iter_entries`) works on the bytes of a whol
 
 * a record or block whose bytes disprove it (a negative or impossible length, a key longer
   than its record, a record whose end is followed by bytes that start no record, a buffer the
-  codec cannot inflate, key and value lengths that do not add up to their buffers) is a
+  codec cannot inflate, key and value lengths that do not add up to their buffers, a record
+  length that runs past one of the file's own sync markers) is a
   :class:`~crawlmill.formats.stream.Damage` with its file offset and the reason, and reading
   resumes at the next sync marker (the file's 16-byte hash after a ``-1`` escape), so the
   good records after it are delivered;
 * a file cut inside a record or block is damage from that record to the end;
 * nothing assumes a sync interval: a sync marker is expected before every BLOCK block and
-  accepted anywhere between NONE/RECORD records.
+  accepted anywhere between NONE/RECORD records (several in a row too).
 
 Sizes come from the data and are checked before use: no record larger than
 ``max_record_bytes``, no buffer inflating beyond ``max_decompressed_bytes``.
