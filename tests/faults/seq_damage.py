@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .damage import Damaged
 from .seq_oracle import ESCAPE, SYNC_SIZE, SeqFile
@@ -167,7 +167,9 @@ def truncate_header(c: _Ctx) -> Damaged:
 
 
 def bitflip_magic(c: _Ctx) -> Damaged:
-    return c.flip("bitflip-magic", "the magic or version byte", c.rng.randrange(4))
+    d = c.flip("bitflip-magic", "the magic or version byte", c.rng.randrange(4))
+    # another version reads the header differently: the damage may show anywhere after it
+    return replace(d, window=(0, len(d.data)))
 
 
 def bitflip_header(c: _Ctx) -> Damaged:

@@ -37,6 +37,11 @@ class SeqInput:
     #: the CLI reads the damaged file's folder (a MapFile directory), not the file.
     directory: bool = False
 
+    @property
+    def reader(self) -> str:
+        """The reader under test (``--from`` when damage hides the format from detection)."""
+        return self.from_reader or self.id.split("/", 1)[0].replace("seq", "sequencefile")
+
     def target(self, path: Path) -> Path:
         """What the CLI is given for the damaged file at ``path``."""
         return path.parent if self.directory else path
