@@ -11,7 +11,8 @@ Reading (:func:`read_header`, :func:`iter_entries`) works on the bytes of a whol
   :class:`~crawlmill.formats.stream.Damage` with its file offset and the reason, and reading
   resumes at the next sync marker (the file's 16-byte hash after a ``-1`` escape), so the
   good records after it are delivered;
-* a file cut inside a record or block is damage from that record to the end;
+* a file cut inside a record or block is damage from that record to the end (a length past
+  the end of the file with a sync marker after the record is a wrong length instead);
 * nothing assumes a sync interval: a sync marker is expected before every BLOCK block and
   accepted anywhere between NONE/RECORD records (several in a row too).
 
@@ -348,6 +349,9 @@ class _Framer:
                 pos, f"record of {rec} bytes exceeds max_record_bytes ({self.max_record})"
             )
         end = pos + 8 + rec
+        if end > self.size and (marker := self._marker_in(pos + 8, self.size)) >= 0:
+            # not a cut file: the file goes on past a sync marker, the length is wrong
+            raise _Damaged(pos, f"record length {rec} runs past the sync marker at {marker}")
         if end > self.size:
             raise _Damaged(
                 pos,

@@ -451,3 +451,28 @@ def test_record_length_that_swallows_a_sync_marker_is_damage():
     got, damage = _read(spliced, check=_text_pair)
     assert [d.offset for d in damage] == [at]
     assert [e.key for e in got] == [e.key for e in entries]
+
+
+def test_record_length_past_the_end_with_a_sync_marker_after_it_is_no_cut():
+    """A record length pointing past the end of the file is a cut file only when no sync
+    marker follows the record: with one, the length is wrong and reading resumes there."""
+    orig = _none_file()
+    entries, _ = _read(orig)
+    k = 40
+    data = bytearray(orig)
+    data[entries[k].offset] ^= 0x04  # + 64 MiB: past the end of a 30 KB file
+    resumed = next(e for e in entries[k + 1 :] if e.sync_before)
+    for check in (None, _text_pair):
+        got, damage = _read(bytes(data), check=check)
+        assert [d.offset for d in damage] == [entries[k].offset]
+        assert damage[0].offset + damage[0].length == resumed.offset - 20
+        assert "runs past" in damage[0].reason
+        lost = {e.offset for e in entries if entries[k].offset <= e.offset < resumed.offset}
+        assert [e.key for e in got] == [e.key for e in entries if e.offset not in lost]
+    # after the last sync marker, the same length is a cut file: damage to the end
+    last = max(i for i, e in enumerate(entries) if e.sync_before)
+    data = bytearray(orig)
+    data[entries[last + 1].offset] ^= 0x04
+    got, damage = _read(bytes(data))
+    assert len(got) == last + 1 and len(damage) == 1
+    assert damage[0].offset + damage[0].length == len(data)
