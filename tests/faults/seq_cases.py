@@ -97,7 +97,9 @@ class SeqHarness:
             shutil.rmtree(folder, ignore_errors=True)
             folder.mkdir(parents=True)
             path = self.inputs[input_id].make(folder)
-            self._intact[input_id] = (parse_seqfile(path.read_bytes(), path.name), path)
+            f = parse_seqfile(path.read_bytes(), path.name)
+            f.unchecked = self.inputs[input_id].unchecked
+            self._intact[input_id] = (f, path)
         return self._intact[input_id]
 
     def _argv(self, kind: SeqInput, path: Path, out: Path, pattern: str = "") -> list[str]:

@@ -7,7 +7,8 @@ The rule of what must survive (the format's granularity; README.md states it too
 * damage inside the header (the sync hash, the classes, the codec): no entry is promised;
 * otherwise every entry whose element ends at or before the first damaged byte is delivered
   (a NONE/RECORD record; for BLOCK files the whole compressed block with the sync marker
-  before it), and every entry from the **first intact sync marker at or after the last
+  before it; of classes the reader has no Writable for, the record just before the damage
+  may be lost with it: its length cannot be told right from wrong), and every entry from the **first intact sync marker at or after the last
   damaged byte** on (for BLOCK files: the first block whose sync marker is intact). Entries
   between the damage and that sync marker may be lost by design: a reader cannot know where
   a record starts until it sees a sync marker;
@@ -106,6 +107,9 @@ class _Ctx:
                     el = els[e.element]
                     if el.end <= lo or (resync is not None and el.start >= resync):
                         required.add(e.index)
+                before = [e.index for e in f.entries if els[e.element].end <= lo]
+                if f.unchecked and before and not self.block:
+                    required.discard(before[-1])
         touched = {e.index for e in f.entries} - required - removed
         # where a report must start: the element before the damaged one .. the resync point
         at = self.element_at(min(lo, size - 1))

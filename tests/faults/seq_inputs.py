@@ -36,6 +36,8 @@ class SeqInput:
     from_reader: str | None = None
     #: the CLI reads the damaged file's folder (a MapFile directory), not the file.
     directory: bool = False
+    #: classes the reader has no Writable for (see :attr:`.seq_oracle.SeqFile.unchecked`).
+    unchecked: bool = False
 
     @property
     def reader(self) -> str:
@@ -136,6 +138,38 @@ def _cc_metadata_pairs(seed: int = 7, n: int = 40) -> list[tuple[bytes, bytes]]:
     return out
 
 
+def _array_file(sub: str) -> Callable[[Path], Path]:
+    """A Nutch 0.7 ArrayFile (SEQ2, ``long`` keys, a sync marker before every 10th record) of
+    40 pages, built by the fixture script from the documented layout, class names ``net.*``
+    (no Writable answers to them: the ``sequencefile`` reader keeps their bytes)."""
+
+    def make(folder: Path) -> Path:
+        import importlib.util
+        import sys
+
+        from crawlmill.formats.hadoop import nutch_legacy as nl
+
+        script = (
+            Path(__file__).resolve().parents[2] / "fixtures" / "nutch-legacy" / "make_segment.py"
+        )
+        name = "nutch_legacy_make_segment"
+        if name not in sys.modules:
+            spec = importlib.util.spec_from_file_location(name, script)
+            mod = importlib.util.module_from_spec(spec)
+            sys.modules[name] = mod  # dataclasses look their module up
+            spec.loader.exec_module(mod)
+        mk = sys.modules[name]
+        kind, values = mk.values(mk.make_pages(40), "0.7")[sub]
+        data, _ = nl.encode_array_file(
+            kind, values, value_class=mk.class_name(kind, "net"), sync=mk.SYNC
+        )
+        path = folder / f"{sub}.data"
+        path.write_bytes(data)
+        return path
+
+    return make
+
+
 def _sample_file(rel: str, name: str | None = None) -> Callable[[Path], Path]:
     def make(folder: Path) -> Path:
         src = samples_dir() / rel
@@ -192,6 +226,12 @@ SEQ_INPUTS: list[SeqInput] = [
         _sample_mapfile("apache-nutch/testcrawl/crawldb/current/part-00000"),
         sample=True,
         directory=True,
+    ),
+    SeqInput(
+        "seq/nutch-legacy-content",
+        _array_file("content"),
+        from_reader="sequencefile",
+        unchecked=True,
     ),
     SeqInput(
         "cc-metadata/block-gzip",

@@ -116,8 +116,9 @@ class SeqFile:
     header_end: int
     elements: list[SeqElement] = field(default_factory=list)
     entries: list[SeqEntry] = field(default_factory=list)
-    #: a reader of the family that reads this file (``sequencefile``, ``mapfile``, ...).
-    fmt: str = "sequencefile"
+    #: the reader has no Writable for its classes: a record followed by damage cannot be
+    #: told from one with a wrong length, so it may be lost with the damage.
+    unchecked: bool = False
 
     def sync_starts(self) -> list[int]:
         """Start of every sync marker in the body (for BLOCK files: of every block)."""
