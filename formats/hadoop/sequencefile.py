@@ -6,13 +6,15 @@ Reading (:func:`read_header`, :func:`iter_entries`) works on the bytes of a whol
 
 * a record or block whose bytes disprove it (a negative or impossible length, a key longer
   than its record, a record whose end is followed by bytes that start no record, a buffer the
-  codec cannot inflate, key and value lengths that do not add up to their buffers) is a
+  codec cannot inflate, key and value lengths that do not add up to their buffers, a record
+  length that runs past one of the file's own sync markers) is a
   :class:`~crawlmill.formats.stream.Damage` with its file offset and the reason, and reading
   resumes at the next sync marker (the file's 16-byte hash after a ``-1`` escape), so the
   good records after it are delivered;
-* a file cut inside a record or block is damage from that record to the end;
+* a file cut inside a record or block is damage from that record to the end (a length past
+  the end of the file with a sync marker after the record is a wrong length instead);
 * nothing assumes a sync interval: a sync marker is expected before every BLOCK block and
-  accepted anywhere between NONE/RECORD records.
+  accepted anywhere between NONE/RECORD records (several in a row too).
 
 Sizes come from the data and are checked before use: no record larger than
 ``max_record_bytes``, no buffer inflating beyond ``max_decompressed_bytes``.
@@ -239,6 +241,7 @@ class _Framer:
         self.codec = codec
         self.max_record = max_record_bytes
         self.max_inflate = max_decompressed_bytes
+        self._synced = False  # a sync marker directly precedes the next record
 
     def damage(self, start: int, end: int, reason: str) -> Damage:
         chunk = bytes(self.data[start : min(end, start + self.max_record)])
@@ -259,6 +262,17 @@ class _Framer:
             if bytes(self.data[idx - 4 : idx]) == SYNC_ESCAPE:
                 return idx - 4
             at = idx + 1
+
+    def _marker_in(self, start: int, end: int) -> int:
+        """Where a whole sync marker of this file starts in ``[start, end)``, or -1."""
+        if self.h.sync is None or end - start < SYNC_SIZE:
+            return -1
+        marker = SYNC_ESCAPE + self.h.sync
+        find = getattr(self.data, "find", None)
+        if find is not None:
+            return find(marker, start, end)
+        at = bytes(self.data[start:end]).find(marker)
+        return at + start if at >= 0 else -1
 
     def is_sync(self, pos: int) -> bool:
         return (
@@ -283,6 +297,7 @@ class _Framer:
                     if item is not None:
                         yield item
             except _Damaged as exc:
+                self._synced = False
                 end = self.size if exc.to_end else self.resync(exc.start + 1)
                 yield self.damage(exc.start, end, exc.reason)
                 pos = end
@@ -315,20 +330,15 @@ class _Framer:
             raise _Damaged(
                 pos, f"{self.size - pos} bytes at the end of the file: no record length", True
             )
-        sync_before = False
         if bytes(self.data[pos : pos + 4]) == SYNC_ESCAPE and self.h.version > 1:
             if pos + SYNC_SIZE > self.size:
                 raise _Damaged(pos, "sync marker cut by the end of the file", True)
             if not self.is_sync(pos):
                 raise _Damaged(pos, "sync escape not followed by the file's sync hash")
-            pos += SYNC_SIZE
-            if pos == self.size:
-                return None, pos  # a sync marker right at the end
-            if pos + 4 > self.size:
-                raise _Damaged(
-                    pos, f"{self.size - pos} bytes at the end of the file: no record length", True
-                )
-            sync_before = True
+            # one marker at a time: two in a row are two markers at one record boundary
+            self._synced = True
+            return None, pos + SYNC_SIZE
+        sync_before, self._synced = self._synced, False
         if pos + 8 > self.size:
             raise _Damaged(pos, "record cut by the end of the file in its lengths", True)
         rec, key = _int(self.data, pos), _int(self.data, pos + 4)
@@ -339,12 +349,18 @@ class _Framer:
                 pos, f"record of {rec} bytes exceeds max_record_bytes ({self.max_record})"
             )
         end = pos + 8 + rec
+        if end > self.size and (marker := self._marker_in(pos + 8, self.size)) >= 0:
+            # not a cut file: the file goes on past a sync marker, the length is wrong
+            raise _Damaged(pos, f"record length {rec} runs past the sync marker at {marker}")
         if end > self.size:
             raise _Damaged(
                 pos,
                 f"record declares {rec} bytes but the file ends after {self.size - pos - 8}",
                 True,
             )
+        marker = self._marker_in(pos + 8, end)
+        if marker >= 0:  # the hash of this file's sync marker inside one record
+            raise _Damaged(pos, f"record length {rec} runs past the sync marker at {marker}")
         followed = self._follows(end)
         if not followed and self.check is None:
             raise _Damaged(

@@ -25,11 +25,18 @@ from typing import Any
 from crawlmill.core import Damage, Outlink, Provenance, ReadContext, Record, RecordKind
 from crawlmill.core.record import OffsetSpace
 from crawlmill.formats.cc2012_segment import iter_pairs, link_pairs
-from crawlmill.formats.hadoop.sequencefile import HeaderError, read_header
+from crawlmill.formats.hadoop.sequencefile import Entry, HeaderError, read_header
 
 from .sequencefile import SEQ_DAMAGE
 
-__all__ = ["metadata_record", "parse_json", "seq_pairs", "text_record"]
+__all__ = [
+    "StoredSpans",
+    "metadata_record",
+    "parse_json",
+    "seq_entries",
+    "seq_pairs",
+    "text_record",
+]
 
 
 def _code(reason: str) -> str:
@@ -42,6 +49,12 @@ def _code(reason: str) -> str:
 def seq_pairs(ctx: ReadContext, path: str) -> Iterator[tuple[bytes, bytes, Provenance]]:
     """``(URL bytes, value bytes, provenance)`` of every entry of the SequenceFile ``path``;
     damage (a file that is no SequenceFile, a corrupt block) reported with its offset."""
+    for key, value, src, _entry in seq_entries(ctx, path):
+        yield key, value, src
+
+
+def seq_entries(ctx: ReadContext, path: str) -> Iterator[tuple[bytes, bytes, Provenance, Entry]]:
+    """:func:`seq_pairs` with each entry's :class:`Entry` (its record's or block's span)."""
     limits = ctx.limits
     with open(path, "rb") as fh:
         if fh.seek(0, 2) == 0:
@@ -67,22 +80,52 @@ def seq_pairs(ctx: ReadContext, path: str) -> Iterator[tuple[bytes, bytes, Prove
                     key, value, entry = item
                     length = entry.length if entry.block is None else None
                     src = Provenance(path, entry.offset, length, "cc-metadata", OffsetSpace.FILE)
-                    yield key, value, src
+                    yield key, value, src, entry
                 else:
                     ctx.report_damage(Damage(path, item.offset, item.reason, item.length,
                                              item.data, _code(item.reason)))  # fmt: skip
 
 
+class StoredSpans:
+    """The file bytes a bad value's damage quarantines: the entry's record (NONE, RECORD: as
+    stored), or the compressed block holding it (BLOCK), each block's bytes once (a second bad
+    value of the block names the block with no bytes of its own)."""
+
+    def __init__(self, path: str, max_bytes: int) -> None:
+        self.path = path
+        self.max_bytes = max_bytes
+        self._blocks: set[int] = set()
+
+    def damage(self, entry: Entry, reason: str, code: str) -> Damage:
+        """``Damage`` of ``entry``'s record or block, with its bytes unless already stored."""
+        data = b""
+        if entry.block is None or entry.offset not in self._blocks:
+            self._blocks.add(entry.offset)
+            with open(self.path, "rb") as fh:
+                fh.seek(entry.offset)
+                data = fh.read(min(entry.length, self.max_bytes))
+        return Damage(self.path, entry.offset, reason, entry.length, data, code)
+
+
 def parse_json(
-    ctx: ReadContext, url: bytes, value: bytes, source: Provenance
+    ctx: ReadContext,
+    url: bytes,
+    value: bytes,
+    source: Provenance,
+    stored: tuple[StoredSpans, Entry] | None = None,
 ) -> dict[str, Any] | None:
-    """The metadata JSON object of an entry, or ``None`` after reporting it as damage."""
+    """The metadata JSON object of an entry, or ``None`` after reporting it as damage (with
+    ``stored``: the file bytes of its record or block, see :class:`StoredSpans`; without, the
+    value's bytes)."""
     try:
         data = json.loads(value)
         if not isinstance(data, dict):
             raise ValueError("not a JSON object")
     except ValueError as exc:
         reason = f"metadata of {url.decode('utf-8', 'replace')!r} is no JSON object: {exc}"
+        if stored is not None:
+            ctx.report_damage(stored[0].damage(stored[1], reason, "bad-json-value"))
+            return None
         ctx.report_damage(Damage(source.path, source.offset or 0, reason, len(value), value,
                                  "bad-json-value"))  # fmt: skip
         return None

@@ -15,7 +15,8 @@ the textData when the line has it; ``extras["cc_metadata"]`` keeps the line as r
 cc-metadata -> cc-metadata gives the same lines), the disposition and the HTTP status. A
 failure (``disposition: FAILURE``) is a record of its own, with its reason in extras. A line
 that is not a JSON object with a ``url`` is damage at its byte offset (``bad-json-line``), a
-SequenceFile value that is no JSON object too (``bad-json-value``), and the next is read;
+SequenceFile value that is no JSON object too (``bad-json-value``: the quarantine keeps its
+record's bytes, or its compressed block's, once per block), and the next is read;
 SequenceFile damage resyncs at the next sync marker. Detected by a first line that is such an
 object with a ``metadata`` object, or by a SequenceFile of ``Text``/``TextBytes`` named
 ``metadata-NNNNN`` or ``textData-NNNNN``.
@@ -38,7 +39,7 @@ from crawlmill.core import (
 from crawlmill.formats.cc2012_segment import METADATA_NAME, TEXT_CLASS, TEXT_NAME, TEXTBYTES_CLASS
 from crawlmill.formats.hadoop.sequencefile import HeaderError, read_header
 
-from .cc2012_records import metadata_record, parse_json, seq_pairs, text_record
+from .cc2012_records import StoredSpans, metadata_record, parse_json, seq_entries, text_record
 
 __all__ = ["CcMetadataReader"]
 
@@ -110,11 +111,12 @@ class CcMetadataReader(Reader):
     @staticmethod
     def _read_sequencefile(ctx: ReadContext) -> Iterator[Record]:
         is_text = TEXT_NAME.match(os.path.basename(ctx.path)) is not None
-        for key, value, source in seq_pairs(ctx, ctx.path):
+        spans = StoredSpans(ctx.path, ctx.limits.max_record_bytes)
+        for key, value, source, entry in seq_entries(ctx, ctx.path):
             url = key.decode("utf-8", "surrogateescape")
             if is_text:
                 yield text_record(url, value, source)
-            elif (metadata := parse_json(ctx, key, value, source)) is not None:
+            elif (metadata := parse_json(ctx, key, value, source, (spans, entry))) is not None:
                 yield metadata_record(url, metadata, value, None, source)
 
     @staticmethod

@@ -32,7 +32,15 @@ from .damage import Damaged
 from .oracle import Intact, OutRecord, read_output
 from .runner import RunResult
 
-__all__ = ["BOUNDS", "Baseline", "Failure", "evaluate", "memory_bound_kb"]
+__all__ = [
+    "BOUNDS",
+    "Baseline",
+    "Failure",
+    "evaluate",
+    "memory_bound_kb",
+    "report_failures",
+    "run_failures",
+]
 
 Failure = tuple[str, str]
 
@@ -116,19 +124,8 @@ def evaluate(
     fails: list[Failure] = []
     size = len(dmg.data)
     report = _report(out)
-    tail = run.stderr.strip()[-600:]
-    if run.timed_out:
-        fails.append(("exception", f"timed out after {run.seconds}s"))
-    if "Traceback (most recent call last)" in run.stderr:
-        fails.append(("exception", f"unhandled exception: {tail}"))
-    if run.rc not in (0, 3):
-        fails.append(("exception", f"exit {run.rc}: {tail}"))
-    if report is None:
-        fails.append(("exception", "no report.json"))
-        report = {}
-    if report.get("failures"):
-        f0 = report["failures"][0]
-        fails.append(("exception", f"task failed: {str(f0.get('error', f0))[:300]}"))
+    fails.extend(run_failures(run, report))
+    report = report or {}
 
     outs, unreadable = read_output(str(out))
     by_key = _by_key(outs)
@@ -156,12 +153,67 @@ def evaluate(
             )
         )
 
+    fails.extend(report_failures(report, dmg, path, len(outs), bool(unreadable)))
+    damages = report.get("damages") or []
+
+    known = {r.key for r in intact.records}
+    foreign = [o for o in outs if not o.writer_info and not (set(o.keys) & known)]
+    if foreign and not damages and dmg.expect_report:
+        fails.append(
+            (
+                "foreign",
+                f"{len(foreign)} output records match no original record and no damage was reported",
+            )
+        )
+    if unreadable:
+        fails.append(("unreadable", _short(unreadable, 2)))
+
+    bound = memory_bound_kb(base.rss_kb, size, dmg.bounded)
+    if run.maxrss_kb > bound:
+        fails.append(
+            (
+                "memory",
+                f"peak RSS {run.maxrss_kb // 1024} MiB > bound {bound // 1024} MiB (intact run {base.rss_kb // 1024} MiB)",
+            )
+        )
+    fails.extend(_quarantine(out, dmg, path))
+    return fails
+
+
+def run_failures(run: RunResult, report: dict | None) -> list[Failure]:
+    """``exception``: a timeout, a traceback, an exit code other than 0 and 3, no
+    ``report.json``, or a failed task."""
+    fails: list[Failure] = []
+    tail = run.stderr.strip()[-600:]
+    if run.timed_out:
+        fails.append(("exception", f"timed out after {run.seconds}s"))
+    if "Traceback (most recent call last)" in run.stderr:
+        fails.append(("exception", f"unhandled exception: {tail}"))
+    if run.rc not in (0, 3):
+        fails.append(("exception", f"exit {run.rc}: {tail}"))
+    if report is None:
+        fails.append(("exception", "no report.json"))
+        report = {}
+    if report.get("failures"):
+        f0 = report["failures"][0]
+        fails.append(("exception", f"task failed: {str(f0.get('error', f0))[:300]}"))
+    return fails
+
+
+def report_failures(
+    report: dict, dmg: Damaged, path: Path, n_out: int, unreadable: bool
+) -> list[Failure]:
+    """``spurious``/``unreported`` (damage entries against what the damage promises),
+    ``offsets`` (every entry names the file and lies inside it) and ``accounting`` (read +
+    added = written + dropped + quarantined; ``written`` = the ``n_out`` output records)."""
+    fails: list[Failure] = []
+    size = len(dmg.data)
     damages = report.get("damages") or []
     if dmg.clean and damages:
         fails.append(("spurious", f"damage reported for a valid file: {damages[:2]}"))
     if dmg.expect_report:
         if not damages:
-            fails.append(("unreported", f"no damage reported (exit {run.rc})"))
+            fails.append(("unreported", "no damage reported"))
         else:
             lo, hi = dmg.window
             near = [
@@ -202,35 +254,14 @@ def evaluate(
                     f"+ quarantined {quarantined}",
                 )
             )
-        if not unreadable and written != len(outs):
+        if not unreadable and written != n_out:
             fails.append(
                 (
                     "accounting",
-                    f"written {written}, but the output holds {len(outs)} records",
+                    f"written {written}, but the output holds {n_out} records",
                 )
             )
 
-    known = {r.key for r in intact.records}
-    foreign = [o for o in outs if not o.writer_info and not (set(o.keys) & known)]
-    if foreign and not damages and dmg.expect_report:
-        fails.append(
-            (
-                "foreign",
-                f"{len(foreign)} output records match no original record and no damage was reported",
-            )
-        )
-    if unreadable:
-        fails.append(("unreadable", _short(unreadable, 2)))
-
-    bound = memory_bound_kb(base.rss_kb, size, dmg.bounded)
-    if run.maxrss_kb > bound:
-        fails.append(
-            (
-                "memory",
-                f"peak RSS {run.maxrss_kb // 1024} MiB > bound {bound // 1024} MiB (intact run {base.rss_kb // 1024} MiB)",
-            )
-        )
-    fails.extend(_quarantine(out, dmg, path))
     return fails
 
 

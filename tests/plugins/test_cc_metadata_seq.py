@@ -137,7 +137,11 @@ def test_a_value_that_is_no_json_is_damage(tmp_path):
         damages = list(records.damages)
     assert [r.url for r in found] == ["http://a/", "http://c/"]
     (damage,) = damages
-    assert damage.code == "bad-json-value" and damage.data == b"not json"
+    assert damage.code == "bad-json-value" and "http://b/" in damage.reason
+    # the file's bytes at the damage: the compressed block holding the value
+    data = path.read_bytes()
+    assert damage.data == data[damage.offset : damage.offset + damage.length]
+    assert damage.offset + damage.length == len(data)
 
 
 @pytest.mark.oracle
@@ -168,3 +172,46 @@ def test_a_changed_text_of_a_carried_json_goes_to_textdata(tmp_path, monkeypatch
     assert code == 0 and "text-not-written" not in report["warnings"]
     assert [v for _, v in pairs(tmp_path / "o" / "textData-00000")] == [b"changed"] * 200
     assert pairs(tmp_path / "o" / "metadata-00000") == pairs(SYNTH / "text-gzip/metadata-00000")
+
+
+def _quarantine(out):
+    q = out / ".crawlmill" / "quarantine"
+    entries = [json.loads(line) for p in q.rglob("*.jsonl") for line in p.read_text().splitlines()]
+    blobs = {p.with_suffix(".jsonl"): p.read_bytes() for p in q.rglob("*.bin")}
+    return entries, blobs
+
+
+@pytest.mark.parametrize("compression", ["none", "record", "block"])
+def test_a_value_that_is_no_json_quarantines_the_files_bytes(tmp_path, compression):
+    """The quarantine of a bad value holds the input's bytes at the offset it names: the
+    record (NONE, RECORD: as stored), or the compressed block holding it, once per block, so
+    the value can be recovered and no block is stored twice (found by tests/faults)."""
+    from crawlmill.formats.hadoop.codecs import codec_named
+    from crawlmill.formats.hadoop.sequencefile import SequenceFileWriter
+
+    buf = io.BytesIO()
+    w = SequenceFileWriter(buf, H + "Text", H + "Text", compression=compression,
+                           codec=codec_named("gzip") if compression != "none" else None)  # fmt: skip
+    for url, value in [(b"http://a/", b'{"d":1}'), (b"http://b/", b"not json"),
+                       (b"http://c/", b"[1]"), (b"http://d/", b'{"d":2}')]:  # fmt: skip
+        w.append(text(url), text(value))
+    w.close()
+    path = tmp_path / "in" / "metadata-00001"
+    path.parent.mkdir()
+    path.write_bytes(buf.getvalue())
+    data = path.read_bytes()
+    out = tmp_path / "out"
+    code, report = convert(path, out)
+    assert code == 3 and report["written"] == 2
+    assert [d["code"] for d in report["damages"]] == ["bad-json-value"] * 2
+    entries, blobs = _quarantine(out)
+    assert len(entries) == 2
+    stored = []
+    for e in entries:
+        blob = next(iter(blobs.values()))[e["bin_offset"] : e["bin_offset"] + e["bin_length"]]
+        assert blob == data[e["offset"] : e["offset"] + len(blob)]
+        stored.append(blob)
+    if compression == "block":  # one block: its bytes once, whole
+        assert sorted(len(b) for b in stored) == [0, len(data) - read_header(data).length]
+    else:
+        assert all(stored) and stored[0] != stored[1]

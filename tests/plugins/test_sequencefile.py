@@ -375,3 +375,30 @@ def test_a_value_whose_prefix_disagrees_is_kept_and_copied(tmp_path, capsys):
     out = tmp_path / "out"
     assert _convert(str(src), "--to", "sequencefile", "-o", str(out)) == 0
     assert (out / "odd.seq").read_bytes() == src.read_bytes()
+
+
+def test_cli_sync_markers_and_lengths_found_by_the_fault_harness(tmp_path, capsys):
+    """Through the CLI: two sync markers in a row are read (exit 0, every entry); a record
+    length running past a sync marker, or past the end with a marker after the record, is
+    damage at the record and nothing after the marker is lost."""
+    src = tmp_path / "in.seq"
+    entries = _text_file(src, 80)
+    orig = src.read_bytes()
+    sync = read_header(orig).sync
+    marks = [i for i, e in enumerate(entries) if e.sync_before and i > 10]
+    at = entries[marks[0]].offset - 20
+    src.write_bytes(orig[:at] + b"\xff\xff\xff\xff" + sync + orig[at:])
+    code, report, keys = _damage_run(src, tmp_path / "a")
+    assert code == 0 and report["damages"] == [] and keys == [e.key for e in entries]
+    for n, new_len in (
+        (1, entries[marks[0] + 1].offset - entries[marks[0] - 1].offset - 8),  # lands on a record
+        (2, 1 << 26),  # past the end of the file
+    ):
+        data = bytearray(orig)
+        bad = entries[marks[0] - 1]
+        struct.pack_into(">i", data, bad.offset, new_len)
+        src.write_bytes(bytes(data))
+        code, report, keys = _damage_run(src, tmp_path / str(n))
+        assert code == 3
+        assert [(d["offset"], d["code"]) for d in report["damages"]] == [(bad.offset, "bad-length")]
+        assert keys == [e.key for e in entries if e is not bad]

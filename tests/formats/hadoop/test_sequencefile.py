@@ -407,3 +407,72 @@ def test_unknown_codec_is_damage_of_the_body():
     data = encode_header(header) + b"\x00\x00\x00\x05\x00\x00\x00\x01aXXXX"
     got, damage = _read(data)
     assert not got and "LzoCodec is not supported" in damage[0].reason
+
+
+# -- found by the fault-injection harness (tests/faults, SequenceFile family) -------------------
+
+
+def test_consecutive_sync_markers_are_read():
+    """Two sync markers in a row (a writer that synced twice, a file spliced at a marker) are
+    two markers at record boundaries, not damage: nothing is lost after them."""
+    data = _none_file()
+    entries, _ = _read(data)
+    sync = read_header(data).sync
+    at = next(e for e in entries[5:] if e.sync_before).offset - 20
+    doubled = data[:at] + b"\xff\xff\xff\xff" + sync + data[at:]
+    got, damage = _read(doubled, check=_text_pair)
+    assert damage == []
+    assert [e.key for e in got] == [e.key for e in entries]
+    got, damage = _read(data[:at] + (b"\xff\xff\xff\xff" + sync) * 3 + data[at:])
+    assert damage == [] and len(got) == len(entries)
+
+
+def test_record_length_that_swallows_a_sync_marker_is_damage():
+    """A declared record length that runs over one of the file's sync markers is disproved by
+    the marker (its 16-byte hash inside one record): damage at the record, reading resumes at
+    that marker, so nothing after it is lost, even when the wrong end lands on a record."""
+    orig = _none_file()
+    data = bytearray(orig)
+    entries, _ = _read(orig)
+    syncs = [i for i, e in enumerate(entries) if e.sync_before and i > 20]
+    k = syncs[0] - 1  # the last record before a sync marker
+    target = entries[syncs[0] + 2]  # its new end: the start of a record after the marker
+    struct.pack_into(">i", data, entries[k].offset, target.offset - entries[k].offset - 8)
+    for check in (None, _text_pair):
+        got, damage = _read(bytes(data), check=check)
+        assert [d.offset for d in damage] == [entries[k].offset]
+        assert "sync marker" in damage[0].reason
+        assert damage[0].offset + damage[0].length == entries[syncs[0]].offset - 20
+        assert [e.key for e in got] == [e.key for i, e in enumerate(entries) if i != k]
+    # a partial record inserted before a marker: its length runs over it, the classes pass
+    partial = orig[entries[3].offset : entries[3].offset + 30]
+    at = entries[syncs[0]].offset - 20
+    spliced = orig[:at] + partial + orig[at:]
+    got, damage = _read(spliced, check=_text_pair)
+    assert [d.offset for d in damage] == [at]
+    assert [e.key for e in got] == [e.key for e in entries]
+
+
+def test_record_length_past_the_end_with_a_sync_marker_after_it_is_no_cut():
+    """A record length pointing past the end of the file is a cut file only when no sync
+    marker follows the record: with one, the length is wrong and reading resumes there."""
+    orig = _none_file()
+    entries, _ = _read(orig)
+    k = 40
+    data = bytearray(orig)
+    data[entries[k].offset] ^= 0x04  # + 64 MiB: past the end of a 30 KB file
+    resumed = next(e for e in entries[k + 1 :] if e.sync_before)
+    for check in (None, _text_pair):
+        got, damage = _read(bytes(data), check=check)
+        assert [d.offset for d in damage] == [entries[k].offset]
+        assert damage[0].offset + damage[0].length == resumed.offset - 20
+        assert "runs past" in damage[0].reason
+        lost = {e.offset for e in entries if entries[k].offset <= e.offset < resumed.offset}
+        assert [e.key for e in got] == [e.key for e in entries if e.offset not in lost]
+    # after the last sync marker, the same length is a cut file: damage to the end
+    last = max(i for i, e in enumerate(entries) if e.sync_before)
+    data = bytearray(orig)
+    data[entries[last + 1].offset] ^= 0x04
+    got, damage = _read(bytes(data))
+    assert len(got) == last + 1 and len(damage) == 1
+    assert damage[0].offset + damage[0].length == len(data)
