@@ -44,7 +44,7 @@ from crawlmill.core import (
 from crawlmill.formats.cc2012_segment import ARC_NAME, OrderedJoin, partitions
 from pydantic import Field
 
-from .cc2012_records import metadata_record, parse_json, seq_pairs, text_record
+from .cc2012_records import StoredSpans, metadata_record, parse_json, seq_entries, text_record
 
 __all__ = ["Cc2012Reader"]
 
@@ -108,7 +108,7 @@ class Cc2012Reader(Reader):
         """The partition's records (see the module docstring)."""
         parts = ctx.input.parts
         window = self.options.join_memory
-        metas = OrderedJoin(self._entries(ctx, "metadata"), window, _not_failure)
+        metas = OrderedJoin(self._entries(ctx, "metadata", spans=True), window, _not_failure)
         texts = OrderedJoin(self._entries(ctx, "textData"), window, slide=False)
         arcs = sorted(
             (p for name, p in parts.items() if name.startswith("arc/")),
@@ -143,15 +143,22 @@ class Cc2012Reader(Reader):
             yield text_record(url, value, source)
 
     @staticmethod
-    def _entries(ctx: ReadContext, part: str) -> Iterator[tuple[bytes, bytes, Any]]:
+    def _entries(
+        ctx: ReadContext, part: str, spans: bool = False
+    ) -> Iterator[tuple[bytes, bytes, Any]]:
+        """``(key, value, provenance)`` of the part's entries; with ``spans``, the third is
+        ``(provenance, (StoredSpans, Entry))``: what a bad value's damage quarantines."""
         path = ctx.input.parts.get(part)
-        if path is not None:
-            yield from seq_pairs(ctx, path)
+        if path is None:
+            return
+        stored = StoredSpans(path, ctx.limits.max_record_bytes)
+        for key, value, source, entry in seq_entries(ctx, path):
+            yield key, value, (source, (stored, entry)) if spans else source
 
     @staticmethod
     def _metadata(ctx: ReadContext, items: Any, texts: OrderedJoin) -> Iterator[Record]:
-        for key, value, source in items:
-            data = parse_json(ctx, key, value, source)
+        for key, value, (source, stored) in items:
+            data = parse_json(ctx, key, value, stored)
             if data is None:
                 continue
             text = None

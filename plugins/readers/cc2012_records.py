@@ -10,8 +10,9 @@ and ``cc2012`` readers.
 * a textData entry read on its own is a ``conversion`` record (the text of the URL's page,
   ``text/plain`` UTF-8, also as ``text``), as WARC keeps a text derived from a capture.
 
-:func:`seq_pairs` reads one metadata or textData SequenceFile, reporting its damage with the
-file's path and offset; a value that is no JSON object is damage (``bad-json-value``).
+:func:`seq_entries` reads one metadata or textData SequenceFile, reporting its damage with the
+file's path and offset; a value that is no JSON object is damage (``bad-json-value``) holding
+the file's bytes of its record or block (:class:`StoredSpans`).
 """
 
 from __future__ import annotations
@@ -34,7 +35,6 @@ __all__ = [
     "metadata_record",
     "parse_json",
     "seq_entries",
-    "seq_pairs",
     "text_record",
 ]
 
@@ -46,15 +46,10 @@ def _code(reason: str) -> str:
     return "not-a-record"
 
 
-def seq_pairs(ctx: ReadContext, path: str) -> Iterator[tuple[bytes, bytes, Provenance]]:
-    """``(URL bytes, value bytes, provenance)`` of every entry of the SequenceFile ``path``;
-    damage (a file that is no SequenceFile, a corrupt block) reported with its offset."""
-    for key, value, src, _entry in seq_entries(ctx, path):
-        yield key, value, src
-
-
 def seq_entries(ctx: ReadContext, path: str) -> Iterator[tuple[bytes, bytes, Provenance, Entry]]:
-    """:func:`seq_pairs` with each entry's :class:`Entry` (its record's or block's span)."""
+    """``(URL bytes, value bytes, provenance, entry)`` of every entry of the SequenceFile
+    ``path``, ``entry`` its record's or block's span; damage (a file that is no SequenceFile, a
+    corrupt block) reported with its offset."""
     limits = ctx.limits
     with open(path, "rb") as fh:
         if fh.seek(0, 2) == 0:
@@ -111,23 +106,17 @@ def parse_json(
     ctx: ReadContext,
     url: bytes,
     value: bytes,
-    source: Provenance,
-    stored: tuple[StoredSpans, Entry] | None = None,
+    stored: tuple[StoredSpans, Entry],
 ) -> dict[str, Any] | None:
-    """The metadata JSON object of an entry, or ``None`` after reporting it as damage (with
-    ``stored``: the file bytes of its record or block, see :class:`StoredSpans`; without, the
-    value's bytes)."""
+    """The metadata JSON object of an entry, or ``None`` after reporting it as damage with
+    the file bytes of its record or block (``stored``, see :class:`StoredSpans`)."""
     try:
         data = json.loads(value)
         if not isinstance(data, dict):
             raise ValueError("not a JSON object")
     except ValueError as exc:
         reason = f"metadata of {url.decode('utf-8', 'replace')!r} is no JSON object: {exc}"
-        if stored is not None:
-            ctx.report_damage(stored[0].damage(stored[1], reason, "bad-json-value"))
-            return None
-        ctx.report_damage(Damage(source.path, source.offset or 0, reason, len(value), value,
-                                 "bad-json-value"))  # fmt: skip
+        ctx.report_damage(stored[0].damage(stored[1], reason, "bad-json-value"))
         return None
     return data
 

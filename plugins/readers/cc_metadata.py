@@ -116,7 +116,7 @@ class CcMetadataReader(Reader):
             url = key.decode("utf-8", "surrogateescape")
             if is_text:
                 yield text_record(url, value, source)
-            elif (metadata := parse_json(ctx, key, value, source, (spans, entry))) is not None:
+            elif (metadata := parse_json(ctx, key, value, (spans, entry))) is not None:
                 yield metadata_record(url, metadata, value, None, source)
 
     @staticmethod

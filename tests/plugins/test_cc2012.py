@@ -224,7 +224,10 @@ def test_warc_to_cc2012_to_warc_keeps_url_date_headers_payload(tmp_path, capsys,
     data = (tmp_path / "c" / "metadata-00000").read_bytes()
     meta = [(k.decode(), json.loads(v)) for k, v, _ in iter_pairs(data, header)]
     assert [u for u, _ in meta] == [r.url for r in want]
-    assert all(m["http_result"] == int(r.http_head.split()[1]) for (_, m), r in zip(meta, want, strict=True))
+    assert all(
+        m["http_result"] == int(r.http_head.split()[1])
+        for (_, m), r in zip(meta, want, strict=True)
+    )
     # back to WARC: URL, date, HTTP head and payload of every response
     code, _ = convert(tmp_path / "c", tmp_path / "w", "warc")
     assert code == 0, capsys.readouterr().err
@@ -287,3 +290,26 @@ def test_a_capture_the_arc_writer_refuses_gets_no_metadata(tmp_path):
     assert [k for k, _, _ in iter_pairs(data, read_header(data))] == [b"http://a/", b"http://c/"]
     assert [url for url, _ in refused] == ["http://b/\nnewline"]
     assert (tmp_path / "1341619200000_0.arc.gz").is_file()
+
+
+def test_a_metadata_value_that_is_no_json_quarantines_the_files_block(tmp_path):
+    """A metadata entry that is no JSON object is damage whose bytes are the input's own at
+    the offset it names (the compressed block holding it: the 2012 files are BLOCK), so the
+    value can be recovered; the other entries are still joined."""
+    seg = tmp_path / "seg"
+    make_segment(seg, [(EXAMPLE_ARC, 0)], extra_after=[(b"http://bad.example/", b"not json", b"")])
+    meta = (seg / "metadata-00000").read_bytes()
+    code, report = convert(seg, tmp_path / "out", "warc")
+    assert code == 3, report
+    damage = [d for d in report["damages"] if d["code"] == "bad-json-value"]
+    assert len(damage) == 1 and damage[0]["offset"] >= read_header(meta).length
+    found = []
+    for index in (tmp_path / "out" / ".crawlmill" / "quarantine").rglob("*.jsonl"):
+        blobs = index.with_suffix(".bin").read_bytes()
+        for entry in map(json.loads, index.read_text().splitlines()):
+            if entry.get("code") == "bad-json-value":
+                found.append(blobs[entry["bin_offset"] : entry["bin_offset"] + entry["bin_length"]])
+                assert found[-1] == meta[entry["offset"] : entry["offset"] + len(found[-1])]
+    (blob,) = found
+    assert blob
+    assert b"not json" not in blob  # the block as stored (gzip), not the inflated value
