@@ -370,14 +370,22 @@ class NtcirReader(Reader):
         aliases: list[str],
     ) -> Record:
         data_path = parts[f"{tree}/{page}.data"]
-        with open(parts[f"{tree}/{page}.meta"], "rb") as fh:
-            info = parse_meta(fh.read())
+        meta_path = parts[f"{tree}/{page}.meta"]
+        with open(meta_path, "rb") as fh:
+            meta_bytes = fh.read()
+        info = parse_meta(meta_bytes)
+        if info.other:  # kept in extras["other"]; the user is told they are there
+            ctx.report_warning(
+                "meta-other-lines",
+                f"{meta_path}: {len(info.other)} line(s) neither an NW: field nor the wrapper,"
+                f" kept as extras 'other' (first: {info.other[0][:60]!r})",
+                offset=meta_bytes.find(info.other[0]),
+            )
         with open(data_path, "rb") as fh:
             payload = fh.read()
         doc_id = info.doc_id
         missing = [name for name in (DOCID, URL) if not (info.get(name) or b"").strip()]
         if missing:  # delivered all the same: the page bytes are there
-            meta_path = parts[f"{tree}/{page}.meta"]
             ctx.report_warning("meta-field-missing", f"{meta_path}: no {' or '.join(missing)}")
         url = _text(info.get(URL))
         stored_head = info.get(HTTPH)

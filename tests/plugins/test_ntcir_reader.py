@@ -156,3 +156,25 @@ def test_detected_without_lists_and_not_for_other_folders(tmp_path):
     (tmp_path / "other" / "raw" / "notes").mkdir(parents=True)  # a raw/ folder, no site tree
     assert NtcirReader.sniff(str(tmp_path / "other"), b"") == 0.0
     assert len(NtcirReader.discover(str(tmp_path / "nw"), NtcirReader.Options())) == 1
+
+
+def test_meta_lines_neither_field_nor_wrapper_are_kept_and_reported(tmp_path):
+    """Bytes of a ``.meta`` file that are no field (garbage before the wrapper, a broken tag)
+    are kept verbatim in extras and reported with the file and their offset, never dropped
+    quietly; the page is still delivered with its fields."""
+    pages = build_tree(tmp_path / "nw")
+    meta = sorted((tmp_path / "nw" / "raw").rglob("*.meta"))[0]
+    garbage = b"\x00\x17garbage before the wrapper \xff\xfe"
+    meta.write_bytes(garbage + meta.read_bytes())
+    units = NtcirReader.discover(str(tmp_path / "nw"), NtcirReader.Options())
+    records, warnings = [], []
+    for unit in units:
+        with open_reader(unit, "ntcir") as found:
+            records.extend(found)
+            warnings.extend(found.warnings)
+    assert len(records) == len(pages)
+    (warning,) = [w for w in warnings if w.code == "meta-other-lines"]
+    assert str(meta) in warning.message and warning.offset == 0
+    (record,) = [r for r in records if r.extras["ntcir"].get("other")]
+    assert record.extras["ntcir"]["other"][0].startswith(garbage)
+    assert record.doc_id and record.url
