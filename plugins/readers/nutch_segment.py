@@ -6,10 +6,12 @@ A segment ``<timestamp>/`` holds ``content``, ``crawl_fetch``, ``parse_data``, `
 by URL), each as ``part-NNNNN`` / ``part-r-NNNNN``; a URL is in the same part number in every
 subdirectory. Parts are read part number by part number: the MapFiles are merge-joined by key
 as they stream (memory: one entry per subdirectory); ``crawl_generate`` and the page datums of
-``crawl_parse`` (signature, parse meta; not the outlink datums) are held per part, as they are
-not sorted. A MapFile part whose keys are not sorted (checked before the join from the record
-framing and keys alone) is reported (``nutch-part-unsorted``) and held per part the same
-way; a URL a part holds twice gives a record per entry (``nutch-duplicate-url``). A ``segments/`` folder is one unit per segment.
+``crawl_parse`` (signature, parse meta; not the outlink datums), which are not sorted, are
+sorted per part within ``spill_memory`` (sorted runs in a temporary folder past it, merged
+into the join: :mod:`.nutch_spill`), so memory stays flat whatever a part's size; URLs only
+they hold (generated, not fetched) come after the part's other URLs, in key order. A MapFile
+part whose keys are not sorted (checked before the join from the record framing and keys
+alone) is reported (``nutch-part-unsorted``) and sorted the same way; a URL a part holds twice gives a record per entry (``nutch-duplicate-url``). A ``segments/`` folder is one unit per segment.
 
 Per URL:
 

@@ -5,8 +5,10 @@ part whose keys are not sorted) in key order within bounded memory, for the read
 key and blob bytes plus the shuffle's measured per-entry overhead); past the bound the buffer
 is sorted and written as a run file (:class:`~crawlmill.core.shuffle.runfile.RunWriter`) in a
 temporary folder, and :meth:`SortedEntries.sorted` merges the runs back
-(:func:`~crawlmill.core.shuffle.merge.merge`: one read buffer per run, more than 64 runs
-merged in groups first). Keys compare as unsigned bytes, Hadoop's raw order of ``Text`` and
+(:func:`~crawlmill.core.shuffle.merge.merge`: one 64 KiB read buffer per open run, so at
+most as many runs as ``memory`` has read buffers (2 to 64) are merged at once, more in
+groups first, through intermediate run files). Memory stays within about ``2 * memory``
+whatever the number of entries. Keys compare as unsigned bytes, Hadoop's raw order of ``Text`` and
 ``UTF8`` keys, as the MapFiles are sorted; equal keys keep ``(input, seq)`` order. Nothing
 touches the disk while everything fits; the folder is removed by :meth:`SortedEntries.close`.
 
@@ -22,8 +24,8 @@ import struct
 import tempfile
 from collections.abc import Iterator
 
-from crawlmill.core.shuffle.merge import merge
-from crawlmill.core.shuffle.runfile import Entry, RunWriter
+from crawlmill.core.shuffle.merge import FAN_IN, merge
+from crawlmill.core.shuffle.runfile import READ_BUFFER, Entry, RunWriter
 from crawlmill.core.shuffle.spill import ENTRY_OVERHEAD
 from crawlmill.formats.hadoop.nutch import decode_nutch
 from crawlmill.formats.hadoop.sequencefile import Entry as SeqEntry
@@ -92,7 +94,9 @@ class SortedEntries:
         if self._buffer:
             self._spill()
         assert self._tmp is not None
-        yield from merge(self.runs, scratch=os.path.join(self._tmp, "merge"))
+        # one read buffer per run merged at once: as many as ``memory`` holds (at least 2)
+        fan_in = max(2, min(FAN_IN, self.memory // READ_BUFFER))
+        yield from merge(self.runs, scratch=os.path.join(self._tmp, "merge"), fan_in=fan_in)
 
     def close(self) -> None:
         """Drop the buffer and remove the spill folder."""
@@ -121,7 +125,8 @@ def pack(item: NutchEntry) -> bytes:
 
 def unpack(key: bytes, blob: bytes, path: str, value_class: str, legacy: bool) -> NutchEntry:
     """The :class:`NutchEntry` :func:`pack` made, its value decoded again by ``value_class``
-    (it was decoded once before it was packed)."""
+    (it was decoded once before it was packed); its raw ``entry`` holds the key's content
+    (no length prefix) and the serialized value, not the stored (compressed) one."""
     offset, length, block, n = _HEAD.unpack_from(blob, 0)
     at = _HEAD.size
     (index,) = struct.unpack_from(">I", blob, at)
