@@ -1,12 +1,20 @@
 """The outlinks of an HTML page as Nutch's ``parse-html`` finds them, for the Nutch writers'
 records that bring none (a WARC's responses).
 
-A subset of ``DOMContentUtils.getOutlinks``: ``a`` and ``area`` ``href``, ``frame`` and
-``iframe`` ``src``, resolved against the page URL or its ``<base href>``; the anchor is the
-element's text, whitespace collapsed. Only ``http``/``https`` targets, fragments cut, each
-(target, anchor) once, in page order; the first ``limit`` bytes of the page and at most
-``max_links`` links (``db.max.outlinks.per.page`` is 100 in Nutch: Nutch's cap applies when
-Nutch updates its database, the parse data keeps them all)."""
+The elements and attributes of ``DOMContentUtils``' link parameters: ``a`` and ``area``
+``href``, ``form`` ``action``, ``frame``, ``iframe``, ``script`` and ``img`` ``src``,
+``link`` ``href``; as there, an element with ``rel="nofollow"`` or ``method="post"`` gives no
+link. Targets resolve against the page URL or its ``<base href>``. The anchor is the text of
+an ``a`` or ``form`` (whitespace collapsed), or, when it has none, the ``alt`` of the images
+inside it; the other elements have none. Only ``http``/``https`` targets, fragments cut, each
+(target, anchor) once, in page order. Nutch's pruning of empty links (``shouldThrowAwayLink``:
+an ``a`` without content) is not copied.
+
+The page is read as a browser gets it (:func:`~crawlmill.formats.http_body.decode_body`:
+de-chunked, ``Content-Encoding`` undone, the record's HTTP headers say how): the first
+``limit`` bytes after decoding (decompression never makes more) and at most ``max_links``
+links (``db.max.outlinks.per.page`` is 100 in Nutch: Nutch's cap applies when Nutch
+updates its database, the parse data keeps them all)."""
 
 from __future__ import annotations
 
@@ -14,31 +22,53 @@ from html.parser import HTMLParser
 from typing import Any
 from urllib.parse import urldefrag, urljoin
 
-__all__ = ["html_outlinks", "outlinks_of"]
+from ..http_body import decode_body
 
-_ATTR = {"a": "href", "area": "href", "frame": "src", "iframe": "src"}
+__all__ = ["LINK_ATTRIBUTES", "html_outlinks", "outlinks_of"]
+
+#: element -> the attribute holding its link (Nutch's ``DOMContentUtils`` link parameters).
+LINK_ATTRIBUTES = {
+    "a": "href",
+    "area": "href",
+    "form": "action",
+    "frame": "src",
+    "iframe": "src",
+    "script": "src",
+    "link": "href",
+    "img": "src",
+}
+#: elements whose text is the anchor.
+_ANCHORED = ("a", "form")
 
 
 class _Links(HTMLParser):
     def __init__(self, url: str) -> None:
         super().__init__(convert_charrefs=True)
         self.base = url
+        #: ``[target, text, alt texts]`` per link, in page order.
         self.links: list[list[str]] = []
         self._open: list[str] | None = None
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        values = dict(attrs)
+        values = {k: (v or "") for k, v in attrs}
         if tag == "base" and values.get("href"):
             self.base = urljoin(self.base, values["href"].strip())
             return
-        attr = _ATTR.get(tag)
-        if attr and values.get(attr):
-            link = [values[attr].strip(), ""]
-            self.links.append(link)
-            self._open = link if tag == "a" else None
+        if tag == "img" and self._open is not None and values.get("alt", "").strip():
+            self._open[2] += " " + values["alt"]
+        attr = LINK_ATTRIBUTES.get(tag)
+        if not attr or not values.get(attr):
+            return
+        if (values.get("rel", "").strip().lower() == "nofollow"
+                or values.get("method", "").strip().lower() == "post"):  # fmt: skip
+            return
+        link = [values[attr].strip(), "", ""]
+        self.links.append(link)
+        if tag in _ANCHORED:
+            self._open = link
 
     def handle_endtag(self, tag: str) -> None:
-        if tag == "a":
+        if tag in _ANCHORED:
             self._open = None
 
     def handle_data(self, data: str) -> None:
@@ -46,9 +76,13 @@ class _Links(HTMLParser):
             self._open[1] += data
 
 
+_LIMIT = 1 << 20
+
+
 def html_outlinks(url: str, payload: bytes, charset: str | None = None, *,
-                  limit: int = 1 << 20, max_links: int = 10_000) -> list[tuple[str, str]]:  # fmt: skip
-    """``[(target URL, anchor)]`` of the HTML ``payload`` of ``url`` (module docstring)."""
+                  limit: int = _LIMIT, max_links: int = 10_000) -> list[tuple[str, str]]:  # fmt: skip
+    """``[(target URL, anchor)]`` of the HTML ``payload`` (decoded: no transfer or content
+    coding) of ``url`` (module docstring)."""
     try:
         text = payload[:limit].decode(charset or "utf-8", "replace")
     except LookupError:
@@ -61,7 +95,8 @@ def html_outlinks(url: str, payload: bytes, charset: str | None = None, *,
         pass
     out: list[tuple[str, str]] = []
     seen: set[tuple[str, str]] = set()
-    for href, anchor in parser.links:
+    for href, words, alt in parser.links:
+        anchor = words if words.strip() else alt
         try:
             target = urldefrag(urljoin(parser.base, href))[0]
         except ValueError:
@@ -85,4 +120,5 @@ def outlinks_of(record: Any, extract: bool) -> list[tuple[str, str]]:
     parsed = bool(outlinks) or record.text is not None or "nutch" in record.extras
     if parsed or not extract or "html" not in (content_type or "").lower():
         return [(o.url, o.anchor or "") for o in outlinks if o.url]
-    return html_outlinks(record.url, record.payload, record.charset)
+    page = decode_body(record.payload, record.http_headers, _LIMIT)
+    return html_outlinks(record.url, page, record.charset)

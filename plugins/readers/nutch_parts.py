@@ -81,13 +81,16 @@ def _code(reason: str) -> str:
 class NutchEntry:
     """One decoded entry: ``key`` (the key's bytes without their length prefix, the sort
     order of Nutch's MapFiles), ``url``, the decoded ``value``, the raw ``entry``, the
-    ``path`` of its file."""
+    ``path`` of its file, its ``value_class`` and whether the file is ``legacy`` (SEQ3 or
+    older: Nutch 0.8's layouts), which decode the value again."""
 
     key: bytes
     url: str
     value: Any
     entry: Entry
     path: str = ""
+    value_class: str = ""
+    legacy: bool = False
 
 
 def _url(key_class: str, content: bytes) -> str:
@@ -132,7 +135,8 @@ def iter_part(ctx: ReadContext, path: str) -> Iterator[NutchEntry]:
                     ctx.report_damage(Damage(path, item.offset, reason, item.length,
                                              bytes(item.stored_value or item.value), "value-not-its-class"))  # fmt: skip
                     continue
-                yield NutchEntry(key, _url(header.key_class, key), value, item, path)
+                yield NutchEntry(key, _url(header.key_class, key), value, item, path,
+                                 header.value_class, legacy)  # fmt: skip
 
 
 def keys_sorted(path: str) -> bool | None:

@@ -6,10 +6,12 @@ A segment ``<timestamp>/`` holds ``content``, ``crawl_fetch``, ``parse_data``, `
 by URL), each as ``part-NNNNN`` / ``part-r-NNNNN``; a URL is in the same part number in every
 subdirectory. Parts are read part number by part number: the MapFiles are merge-joined by key
 as they stream (memory: one entry per subdirectory); ``crawl_generate`` and the page datums of
-``crawl_parse`` (signature, parse meta; not the outlink datums) are held per part, as they are
-not sorted. A MapFile part whose keys are not sorted (checked before the join from the record
-framing and keys alone) is reported (``nutch-part-unsorted``) and held per part the same
-way; a URL a part holds twice gives a record per entry (``nutch-duplicate-url``). A ``segments/`` folder is one unit per segment.
+``crawl_parse`` (signature, parse meta; not the outlink datums), which are not sorted, are
+sorted per part within ``spill_memory`` (sorted runs in a temporary folder past it, merged
+into the join: :mod:`.nutch_spill`), so memory stays flat whatever a part's size; URLs only
+they hold (generated, not fetched) come after the part's other URLs, in key order. A MapFile
+part whose keys are not sorted (checked before the join from the record framing and keys
+alone) is reported (``nutch-part-unsorted``) and sorted the same way; a URL a part holds twice gives a record per entry (``nutch-duplicate-url``). A ``segments/`` folder is one unit per segment.
 
 Per URL:
 
@@ -69,6 +71,7 @@ from .nutch_parts import (
     millis,
     part_files,
 )
+from .nutch_spill import SortedEntries, pack, unpack
 
 __all__ = ["NutchSegmentReader", "SUBDIRS", "is_segment"]
 
@@ -109,6 +112,16 @@ class NutchSegmentReader(Reader):
             description="also deliver crawl_parse's outlink datums (status linked, keyed by "
             "the link target) as metadata records; by default they are counted",
         )
+        spill_memory: int = Field(
+            8 * 1024 * 1024, ge=1024,
+            description="bytes of crawl_generate and crawl_parse entries (and of a MapFile "
+            "part whose keys are not sorted) held per part for the join; past it they are "
+            "sorted to temporary run files and merged, so memory stays flat",
+        )  # fmt: skip
+        spill_dir: str | None = Field(
+            None, description="folder for those temporary files (default: the system's "
+            "temporary folder, $TMPDIR); they are removed after each part",
+        )  # fmt: skip
 
     @classmethod
     def sniff(cls, path: str, head: bytes) -> float:
@@ -152,53 +165,49 @@ class NutchSegmentReader(Reader):
 
     def _part(self, ctx: ReadContext, segment: str, number: str,
               files: dict[str, str]) -> Iterator[Record]:  # fmt: skip
-        held: dict[str, dict[bytes, list[NutchEntry]]] = {}
-        streams = []
-        for sub in SUBDIRS:
-            if sub not in files:
-                continue
-            path = files[sub]
-            if sub in SORTED and keys_sorted(path) is not False:
-                streams.append(_keyed(ctx, sub, iter_part(ctx, path)))
-                continue
-            if sub in SORTED:
-                ctx.report_warning(
-                    "nutch-part-unsorted",
-                    f"{path}: keys are not sorted (not a MapFile as Nutch writes it); "
-                    "its entries are held in memory for the join",
-                )
-            table = held.setdefault(sub, {})
-            for item in iter_part(ctx, path):
-                if sub == "crawl_parse" and _linked(item.value):
-                    if self.options.linked:
-                        yield self._linked(ctx, segment, number, item, path)
-                    else:
-                        ctx.count("linked datums", 1)
+        o = self.options
+        with SortedEntries(o.spill_memory, o.spill_dir) as held, \
+                SortedEntries(o.spill_memory, o.spill_dir) as rest:  # fmt: skip
+            streams: list[Iterator[tuple[bytes, str, NutchEntry, bool]]] = []
+            classes: dict[int, tuple[str, str, bool]] = {}
+            for i, sub in enumerate(SUBDIRS):
+                if sub not in files:
                     continue
-                table.setdefault(item.key, []).append(item)
-        group: dict[str, list[NutchEntry]] = {}
-        current: bytes | None = None
-        for key, sub, item in heapq.merge(*streams, key=lambda t: t[0]):
-            if current is not None and key != current:
-                yield from self._pages(ctx, segment, number, current, group, held)
-                group = {}
-            current = key
-            group.setdefault(sub, []).append(item)
-        if current is not None:
-            yield from self._pages(ctx, segment, number, current, group, held)
-        rest = sorted({k for table in held.values() for k in table})
-        for key in rest:  # URLs of no sorted subdirectory: generated, not fetched
-            yield from self._pages(ctx, segment, number, key, {}, held)
+                path = files[sub]
+                if sub in SORTED and keys_sorted(path) is not False:
+                    streams.append(_keyed(ctx, sub, iter_part(ctx, path)))
+                    continue
+                if sub in SORTED:
+                    ctx.report_warning(
+                        "nutch-part-unsorted",
+                        f"{path}: keys are not sorted (not a MapFile as Nutch writes it); "
+                        "its entries are sorted (spilled to disk past spill_memory) for the join",
+                    )
+                for item in iter_part(ctx, path):
+                    if sub == "crawl_parse" and _linked(item.value):
+                        if o.linked:
+                            yield self._linked(ctx, segment, number, item, path)
+                        else:
+                            ctx.count("linked datums", 1)
+                        continue
+                    classes.setdefault(i, (path, item.value_class, item.legacy))
+                    held.add(item.key, i, pack(item))
+            streams.append(_unpacked(held.sorted(), classes, streamed=False))
+            for key, streamed, group in _grouped(heapq.merge(*streams, key=lambda t: t[0])):
+                if streamed:
+                    yield from self._pages(ctx, segment, number, key, group)
+                    continue
+                for sub, items in group.items():  # only in the unsorted subdirectories:
+                    for item in items:  # generated, not fetched; these URLs come last
+                        rest.add(key, SUBDIRS.index(sub), pack(item))
+            for key, _, group in _grouped(_unpacked(rest.sorted(), classes, streamed=False)):
+                yield from self._pages(ctx, segment, number, key, group)
 
     def _pages(self, ctx: ReadContext, segment: str, number: str, key: bytes,
-               group: dict[str, list[NutchEntry]],
-               held: dict[str, dict[bytes, list[NutchEntry]]]) -> Iterator[Record]:  # fmt: skip
-        """The record of one URL (its held entries joined); a URL a MapFile part holds more
-        than once (not what Nutch writes) gives one record per content/parse entry, with a
-        warning, so none is lost."""
-        for sub, table in held.items():
-            if key in table:
-                group.setdefault(sub, []).extend(table.pop(key))
+               group: dict[str, list[NutchEntry]]) -> Iterator[Record]:  # fmt: skip
+        """The record of one URL (``group``: its entries per subdirectory); a URL a MapFile
+        part holds more than once (not what Nutch writes) gives one record per
+        content/parse entry, with a warning, so none is lost."""
         extra = max(len(group.get(sub, ())) for sub in SORTED)
         if extra > 1:
             first = next(iter(group.values()))[0]
@@ -318,7 +327,7 @@ class NutchSegmentReader(Reader):
 
 
 def _keyed(ctx: ReadContext, sub: str,
-           items: Iterator[NutchEntry]) -> Iterator[tuple[bytes, str, NutchEntry]]:  # fmt: skip
+           items: Iterator[NutchEntry]) -> Iterator[tuple[bytes, str, NutchEntry, bool]]:  # fmt: skip
     """The entries of a sorted part with their keys; a key smaller than the one before
     (a BLOCK part whose order was not checked first) is reported, as the join misses it."""
     last = None
@@ -331,7 +340,35 @@ def _keyed(ctx: ReadContext, sub: str,
                 item.entry.offset,
             )
         last = item.key
-        yield item.key, sub, item
+        yield item.key, sub, item, True
+
+
+def _unpacked(entries: Iterator[tuple[bytes, int, int, bytes]],
+              classes: dict[int, tuple[str, str, bool]], streamed: bool,
+              ) -> Iterator[tuple[bytes, str, NutchEntry, bool]]:  # fmt: skip
+    """Sorted spilled entries as the join's items (``classes``: per subdirectory number its
+    file, value class and layout, to decode the values again)."""
+    for key, i, _, blob in entries:
+        path, value_class, legacy = classes[i]
+        yield key, SUBDIRS[i], unpack(key, blob, path, value_class, legacy), streamed
+
+
+def _grouped(items: Iterator[tuple[bytes, str, NutchEntry, bool]],
+             ) -> Iterator[tuple[bytes, bool, dict[str, list[NutchEntry]]]]:  # fmt: skip
+    """Consecutive items of one key as ``(key, any item from a sorted stream, entries per
+    subdirectory in arrival order)``."""
+    group: dict[str, list[NutchEntry]] = {}
+    current: bytes | None = None
+    streamed = False
+    for key, sub, item, from_stream in items:
+        if current is not None and key != current:
+            yield current, streamed, group
+            group, streamed = {}, False
+        current = key
+        streamed = streamed or from_stream
+        group.setdefault(sub, []).append(item)
+    if current is not None:
+        yield current, streamed, group
 
 
 def _linked(value: Any) -> bool:

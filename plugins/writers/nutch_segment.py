@@ -25,6 +25,14 @@ keys ``Text`` URLs in Hadoop's raw byte order (through the shuffle):
 * ``parse_text/`` (MapFile, RECORD-compressed as Nutch always writes it): the record's
   ``text``, for the records that have one (the ParseStatus of the others: notparsed).
 
+One fetch per URL, as Nutch's fetcher leaves a segment (its output is keyed by URL, and
+``MapFile.Reader.get`` finds one entry per key): the records of a part come sorted by URL
+through the shuffle, equal URLs in pipeline order (input order, then position in the input);
+the first capture of a URL is written and every later one is quarantined
+(``nutch-duplicate-url``, the whole record kept in the quarantine, counted as quarantined),
+so read = written + dropped + quarantined holds and nothing is silently lost. To choose
+another capture, put ``url-dedup`` (``rule=latest``...) before the writer.
+
 The payload is written as the input holds it (a WARC's entity body: Nutch stores the decoded
 body; the ``nutch-segment`` reader renames the head's ``Transfer-Encoding`` and wrong
 ``Content-Length`` on the way back, spec 13.17). Only captures (``response``, ``resource``
@@ -132,6 +140,7 @@ class NutchSegmentWriter(Writer):
         self.ctx = ctx
         self.files: dict[str, Any] = {}
         self._streams: list[Any] = []
+        self._last_key: bytes | None = None
 
     def _open_files(self) -> None:
         o, part = self.options, f"part-r-{self.ctx.input.index:05d}"
@@ -152,13 +161,22 @@ class NutchSegmentWriter(Writer):
                 self.files[sub] = SeqWriter(stream, TEXT, value_class, compression=comp, codec=cdc)
 
     def write(self, record: Record) -> None:
-        """One page in all six subdirectories; a record that is no capture is quarantined."""
+        """One page in all six subdirectories; a record that is no capture, or a later
+        capture of the URL written before, is quarantined."""
         if record.kind not in ("response", "resource") or not record.url:
             self.ctx.quarantine(record, "not-a-capture: a Nutch segment holds fetched pages only")
             return
+        key = _key(record.url)
+        if key == self._last_key:  # sorted by key: a URL's captures come one after another
+            self.ctx.quarantine(
+                record,
+                f"nutch-duplicate-url: {record.url} was written from an earlier capture (pipeline "
+                "order); a segment holds one fetch per URL (choose which with url-dedup)",
+            )
+            return
+        self._last_key = key
         if not self.files:
             self._open_files()
-        key = _key(record.url)
         links = outlinks_of(record, self.options.extract_links)  # fmt: skip
         for sub, value in self.values(record, links).items():
             self.files[sub].append(key, value)
