@@ -29,40 +29,41 @@ from tests.plugins.test_nutch_writer_db import SEGMENT
 
 TEXT = "org.apache.hadoop.io.Text"
 WRITERS = {"crawldb": NutchCrawlDbWriter, "linkdb": NutchLinkDbWriter}
-#: sha256 (first 32 hex digits) of each file the code before the split wrote, sync hashes
-#: zeroed: ``{run: {relpath: digest}}``.
+#: sha256 (first 32 hex digits) of each file the code before the split wrote (the driver
+#: reduce, with the outlink extraction of formats/hadoop/nutch_write_links.py that took the
+#: decoded body and Nutch's link elements), sync hashes zeroed: ``{run: {relpath: digest}}``.
 PINS = {
     "crawldb-block": {
-        "current/part-r-00000/data": "61d353fbfc8ecf0dc71914b6b929e604",
+        "current/part-r-00000/data": "700894d844a4c91cdf3d99a5250af0dd",
         "current/part-r-00000/index": "070c7a5fe26deaf110320cc49514fcd5",
-        "current/part-r-00001/data": "0310f0ba5fd7bff67a2515af99f48f2c",
+        "current/part-r-00001/data": "85e5cac540ad20a9f5d26188ce5a818a",
         "current/part-r-00001/index": "26dc09cd104a0df3b9ccdcd33d648fa9",
-        "current/part-r-00002/data": "17fab08670b09bd3aa334d26d30a217f",
+        "current/part-r-00002/data": "2107dc8d48f2649fa5cd5ea36de82997",
         "current/part-r-00002/index": "2c8d36a6c86f9d0b06647da6f19d01ba",
     },
     "crawldb-none": {
-        "current/part-r-00000/data": "dde7fd86c80e37939080f955a99ac098",
-        "current/part-r-00000/index": "2a029290c109e47f902cba9b69f53c95",
-        "current/part-r-00001/data": "76690794587053a4eddecb68db628e16",
-        "current/part-r-00001/index": "c88326a4bfcb2c8086f00865ded1f214",
-        "current/part-r-00002/data": "d988669793f3cf76bed306150e3daab0",
-        "current/part-r-00002/index": "c6068e19b5408a7b2d7effff233df42d",
+        "current/part-r-00000/data": "f42790ff25cd83788851b9f69931b928",
+        "current/part-r-00000/index": "e54ebaab38331a42895c3650dd5ee602",
+        "current/part-r-00001/data": "66a8cdfd30f63b8aed10c44e01e5c7b4",
+        "current/part-r-00001/index": "1b80dbd23c8b7bf4eed406267ebeaf32",
+        "current/part-r-00002/data": "037c74ccb162c6795d577c6f5361f238",
+        "current/part-r-00002/index": "47bf015626a391e401988b5a1d4d3604",
     },
     "linkdb-block": {
-        "current/part-r-00000/data": "0b7d313bc4acaa8c8e7e94b9a4033e28",
+        "current/part-r-00000/data": "37ef489459ceda3fc7265a4923608ff0",
         "current/part-r-00000/index": "5090d9ac8380300a976c98ad0f91b131",
-        "current/part-r-00001/data": "9647928e1c4ce31af0bb69573b8bba23",
+        "current/part-r-00001/data": "9a5215e67709a70c204ef9665f1a22de",
         "current/part-r-00001/index": "82b56a24f062ba40e4522e6893f833ad",
-        "current/part-r-00002/data": "d4ea7ce00aba0843d61cc2c0a42d176a",
+        "current/part-r-00002/data": "f3fb1d8dd2cca387fc8fe9f30e0ac041",
         "current/part-r-00002/index": "ca3a176b272516670499cc4c9bd52f64",
     },
     "linkdb-none": {
-        "current/part-r-00000/data": "51803d37241999f0f545ac476554fc15",
-        "current/part-r-00000/index": "a106d5064b6196eb0f91a5f4f3da4448",
-        "current/part-r-00001/data": "f8a59f7ee9eb25fe77f793df44245d3c",
-        "current/part-r-00001/index": "d5beb8b4b2a3629cacdf2c825a92d017",
-        "current/part-r-00002/data": "60a858dcd9330aeeb4f7191f8f332228",
-        "current/part-r-00002/index": "099e3cab53ffdddf013b4cba8c5418d0",
+        "current/part-r-00000/data": "c6633abf2e9cdac4aa8f8d5a39d010fc",
+        "current/part-r-00000/index": "380aa09befa3e7d4d7a618f05f4b4775",
+        "current/part-r-00001/data": "df86a9825f4b5ec65408c829f82b23e1",
+        "current/part-r-00001/index": "4d04f15eb072a27e4e47d759a85d4fd7",
+        "current/part-r-00002/data": "9e1bee05eb0854b4e1e587781068434c",
+        "current/part-r-00002/index": "1a4dfe92d97cc3b3f09f5913205fc530",
     },
     "seg-crawldb": {
         "current/part-r-00000/data": "676ddc86f06e9c320c41666e82574017",
