@@ -192,7 +192,8 @@ def test_hadoop_gets_every_key_of_each_rolled_mapfile_the_cli_writes(hadoop, sam
     assert len(folders) >= 6
     total = 0
     for folder in folders:
-        data = open(f"{folder}/data", "rb").read()
+        with open(f"{folder}/data", "rb") as fh:
+            data = fh.read()
         entries = [e for e in iter_entries(data, read_header(data)) if isinstance(e, Entry)]
         keys = [content_of(TEXT, e.key) for e in entries]
         assert hadoop.get_all(folder, keys) == [e.value for e in entries]

@@ -16,6 +16,7 @@ from crawlmill.core.cli import main
 from crawlmill.formats.hadoop.mapfile import (
     MapFile,
     MapFileWriter,
+    hash_partition,
     index_shape,
     mapfile_dirs,
     sort_key,
@@ -75,6 +76,7 @@ def test_max_records_rolls_each_partition_into_mapfiles_of_their_own(samples, tm
             keys = _keys(out / name)
             assert 0 < len(keys) <= 40
             assert keys == sorted(keys, key=lambda k: sort_key(TEXT, k))
+            assert {hash_partition(TEXT, k, 2) for k in keys} == {partition}
             if last is not None:  # the partition's order runs on across its MapFiles
                 assert sort_key(TEXT, last) < sort_key(TEXT, keys[0])
             last = keys[-1]
