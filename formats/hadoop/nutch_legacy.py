@@ -755,14 +755,18 @@ _TYPES: dict[str, type] = {}
 def to_plain(value: Any) -> Any:
     """A decoded value as plain data: each object a dict of its fields with
     ``"@": "nutch-legacy.<class>"`` (not Nutch 1.x's class of the same name), tuples as
-    lists; :func:`from_plain` inverts it."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        out: dict[str, Any] = {"@": PLAIN_PREFIX + type(value).__name__}
-        for f in dataclasses.fields(value):
-            out[f.name] = to_plain(getattr(value, f.name))
-        return out
-    if isinstance(value, list | tuple):
-        return [to_plain(v) for v in value]
+    lists (Nutch 1.x's :func:`~crawlmill.formats.hadoop.nutch.to_plain`, the types marked);
+    :func:`from_plain` inverts it."""
+    from . import nutch as modern
+
+    return _marked(modern.to_plain(value))
+
+
+def _marked(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: PLAIN_PREFIX + v if k == "@" else _marked(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_marked(v) for v in value]
     return value
 
 

@@ -50,10 +50,10 @@ from crawlmill.formats.hadoop.mapfile import (
     hash_partition,
     sort_key,
 )
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, model_validator
 
 from .files import OutputFile
-from .layout_plain import check_pattern, check_rollover, pattern_for
+from .layout_plain import PlainOptions, pattern_for
 from .sequencefile import H, SequenceFileWriter, _key_of
 
 __all__ = ["MapFileWriterPlugin"]
@@ -65,8 +65,10 @@ class MapFileWriterPlugin(SequenceFileWriter):
     name = "mapfile"
     default_compression = "block"
 
-    class Options(SequenceFileWriter.Options):
-        """Options of the MapFile writer (the SequenceFile writer's, and the shuffle's)."""
+    class Options(SequenceFileWriter.Options, PlainOptions):
+        """Options of the MapFile writer (the SequenceFile writer's, the shuffle's, and the
+        plain layout's folder names and rollover: ``name_pattern``, ``max_records``,
+        ``max_bytes``, see the module docstring)."""
 
         writes = "mapfile"
 
@@ -79,25 +81,9 @@ class MapFileWriterPlugin(SequenceFileWriter):
         part_names: Literal["part-r", "part"] = Field(
             "part-r", description="part folder names: part-r-NNNNN (mapreduce API) or part-NNNNN (mapred)"
         )  # fmt: skip
-        name_pattern: str | None = Field(
-            None,
-            description="MapFile folder names; placeholders {stem} (part-r-NNNNN) {index} (the partition) {seq} (the MapFile within it) {dir} {ext} (empty). Default: {stem}, or {stem}-{seq:05d} with rollover.",
-        )
-        max_records: int | None = Field(
-            None, ge=1, description="Start a new MapFile after this many records."
-        )
-        max_bytes: int | None = Field(
-            None, ge=1, description="Start a new MapFile once its data file reaches this many bytes."
-        )
-
-        @field_validator("name_pattern")
-        @classmethod
-        def _pattern_placeholders(cls, value: str | None) -> str | None:
-            return check_pattern(value)
 
         @model_validator(mode="after")
         def _names_stay_apart(self) -> MapFileWriterPlugin.Options:
-            check_rollover(self.name_pattern, self.max_records, self.max_bytes)
             pattern = self.name_pattern
             if pattern and self.partitions > 1 and "{stem" not in pattern and "{index" not in pattern:
                 raise ValueError(
