@@ -15,10 +15,19 @@ of the lookups (the crawler wrote the ARC record, the metadata and the text of a
 map call, so the three files share an order): it reads ahead and holds what it passed over, up
 to ``max_bytes`` of keys and values; beyond that the oldest held entries are handed out
 unjoined (or reading stops), so memory stays bounded whatever the order.
+
+:func:`archive_info` is the ``archiveInfo`` object of a capture's metadata JSON (where the
+crawler put its raw content: ``arcSourceSegmentId``, ``arcFileDate``, ``arcFileParition``
+(sic), ``arcFileOffset``: the byte offset of the record's gzip member in the ARC file,
+``compressedSize``: the member's length; all integers, the last member of the JSON), so that
+``parse-output/segment/<arcSourceSegmentId>/<arcFileDate>_<arcFileParition>.arc.gz`` read
+from ``arcFileOffset`` for ``compressedSize`` bytes is the record; :func:`with_archive_info`
+sets it in stored JSON bytes without touching their other bytes.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections import OrderedDict, deque
@@ -36,14 +45,17 @@ __all__ = [
     "ARC_NAME",
     "METADATA_NAME",
     "TEXT_NAME",
+    "ARCHIVE_INFO_KEYS",
     "VARIANTS",
     "OrderedJoin",
     "Partition",
     "SegmentFiles",
     "Variant",
+    "archive_info",
     "iter_pairs",
     "link_pairs",
     "partitions",
+    "with_archive_info",
 ]
 
 TEXT_CLASS = "org.apache.hadoop.io.Text"
@@ -52,6 +64,40 @@ METADATA_NAME = re.compile(r"metadata-([0-9]+)\Z")
 TEXT_NAME = re.compile(r"textData-([0-9]+)\Z")
 #: ``<arcFileDate>_<partition>.arc.gz`` (and ``.arc``).
 ARC_NAME = re.compile(r"([0-9]+)_([0-9]+)\.arc(?:\.gz)?\Z")
+
+
+#: the fields of ``archiveInfo``, in the crawler's order (``arcFileParition``: its spelling).
+ARCHIVE_INFO_KEYS = ("arcSourceSegmentId", "arcFileDate", "arcFileParition", "arcFileOffset",
+                     "compressedSize")  # fmt: skip
+_ARCHIVE_INFO = re.compile(rb'"archiveInfo"\s*:\s*\{[^{}]*\}')
+
+
+def archive_info(segment_id: int, arc_date: int, partition: int, offset: int, size: int) -> dict[str, int]:
+    """The ``archiveInfo`` of a record at ``offset`` (its gzip member ``size`` bytes long) in
+    ``<arc_date>_<partition>.arc.gz`` of segment ``segment_id``."""
+    return dict(zip(ARCHIVE_INFO_KEYS, (segment_id, arc_date, partition, offset, size), strict=True))
+
+
+def with_archive_info(json_bytes: bytes, info: dict[str, int]) -> bytes:
+    """``json_bytes`` (one JSON object) whose top-level ``archiveInfo`` is ``info``: the bytes
+    as they are when it already is; else the stored object replaced where it stands, or
+    ``info`` added as the last member, every other byte kept (``ValueError``: no JSON
+    object)."""
+    data = json.loads(json_bytes)
+    if not isinstance(data, dict):
+        raise ValueError("metadata JSON is not an object")
+    if data.get("archiveInfo") == info:
+        return json_bytes
+    new = b'"archiveInfo":' + json.dumps(info, separators=(",", ":")).encode()
+    found = list(_ARCHIVE_INFO.finditer(json_bytes))
+    if "archiveInfo" in data and len(found) == 1:
+        m = found[0]
+        return json_bytes[: m.start()] + new + json_bytes[m.end() :]
+    if "archiveInfo" not in data:
+        end = json_bytes.rindex(b"}")
+        return json_bytes[:end] + (b"," if data else b"") + new + json_bytes[end:]
+    data["archiveInfo"] = info  # held where a plain splice is unsure: written anew
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,13 @@
   record ``n`` when ``n >= last indexed + interval`` (128) and the data position moved past
   the last indexed one (so BLOCK data gets one entry per block, at its sync marker), and a key
   lower than the one before it refused (:class:`KeyOrderError`; equal keys are allowed).
+  Data of an older SequenceFile version gets the index of the ``MapFile.Writer`` of its time
+  (:func:`index_shape`): for SEQ1-SEQ3 (Nutch 0.4-0.7, Hadoop 0.1-0.5) an uncompressed index
+  of the data's version whose value class is the ``long`` alias, with an entry before every
+  record ``n`` with ``n % interval == 0`` (the 2006 Nutch sample's indexes: SEQ3, ``UTF8`` ->
+  ``long``, none compressed); for SEQ4 and SEQ5 a BLOCK + DefaultCodec index of the data's
+  version with the same ``n % interval`` rule (the old writer's ``CompressionType.BLOCK``
+  index; no sample of these versions survives to confirm it).
 """
 
 from __future__ import annotations
@@ -35,7 +42,7 @@ from dataclasses import dataclass, replace
 from typing import BinaryIO
 
 from ..stream import Damage
-from .codecs import DEFAULT_CODEC, HadoopCodec, codec_for
+from .codecs import DEFAULT_CODEC, codec_for
 from .sequencefile import Entry, Header, SequenceFileWriter, iter_entries, read_header
 from .vint import VIntError, decode_vint, decode_vlong, encode_vlong
 from .writables import canonical_name, encode_modified_utf8
@@ -52,6 +59,7 @@ __all__ = [
     "hash_code",
     "hash_partition",
     "describe",
+    "index_shape",
     "is_mapfile",
     "key_from_text",
     "mapfile_dirs",
@@ -65,7 +73,8 @@ LONG = "org.apache.hadoop.io.LongWritable"
 H = "org.apache.hadoop.io."
 _VINT_CONTENT = {H + "Text", "org.commoncrawl.util.TextBytes", "org.commoncrawl.util.shared.TextBytes"}  # fmt: skip
 _SIGNED = {H + "IntWritable": 4, H + "LongWritable": 8}
-_PART = re.compile(r"part-(?:[rm]-)?\d+\Z")
+#: a job's part folder, and the ``-NNNNN`` of the ``mapfile`` writer's rolled-over MapFiles.
+_PART = re.compile(r"part-(?:[rm]-)?\d+(?:-\d+)?\Z")
 
 
 class KeyOrderError(ValueError):
@@ -344,6 +353,28 @@ class MapFile:
 # -- writing -------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class IndexShape:
+    """The ``index`` file ``MapFile.Writer`` wrote beside data of one SequenceFile version."""
+
+    version: int
+    compression: str
+    value_class: str
+    #: Hadoop 2/3's rule (an entry only where the data position moved) or the old one.
+    moved_only: bool
+
+
+def index_shape(version: int, key_class: str) -> IndexShape:
+    """The index of the ``MapFile.Writer`` that wrote data of SequenceFile ``version`` (and
+    key class ``key_class``; module docstring): SEQ6 Hadoop 3's, SEQ4/5 BLOCK with the old
+    indexing rule, SEQ1-3 uncompressed with the ``long`` alias."""
+    if version >= 6:
+        return IndexShape(6, "block", LONG, True)
+    alias = version <= 3 or canonical_name(key_class) != key_class
+    value_class = "long" if alias else LONG
+    return IndexShape(version, "block" if version >= 4 else "none", value_class, False)
+
+
 class MapFileWriter:
     """``data`` and ``index`` written as Hadoop 3's ``MapFile.Writer`` (module docstring).
 
@@ -364,10 +395,13 @@ class MapFileWriter:
         **options: object,
     ) -> None:
         self.data = SequenceFileWriter(data, key_class, value_class, **options)  # type: ignore[arg-type]
-        codec: HadoopCodec | None = codec_for(DEFAULT_CODEC)
+        shape = index_shape(self.data.header.version, key_class)
         self.index = SequenceFileWriter(
-            index, key_class, LONG, compression="block", codec=codec, sync=index_sync
-        )
+            index, key_class, shape.value_class, compression=shape.compression,
+            codec=codec_for(DEFAULT_CODEC) if shape.compression == "block" else None,
+            sync=index_sync, version=shape.version,
+        )  # fmt: skip
+        self.moved_only = shape.moved_only
         self.header = self.data.header
         self.interval = index_interval
         self.records = 0
@@ -396,8 +430,12 @@ class MapFileWriter:
         self.check_key(key)
         self._last_key = sort_key(self.header.key_class, key)
         pos = self.data.pos
-        due = self.last_index_count is None or self.records >= self.last_index_count + self.interval
-        if due and pos > self.last_index_pos:
+        if not self.moved_only:  # the old writers: every interval-th record, moved or not
+            index_it = self.records % self.interval == 0
+        else:
+            due = self.last_index_count is None or self.records >= self.last_index_count + self.interval
+            index_it = due and pos > self.last_index_pos
+        if index_it:
             self.index.append(key, struct.pack(">q", pos))
             self.last_index_pos, self.last_index_count = pos, self.records
         self.data.append(key, value, stored_value, sync=sync)

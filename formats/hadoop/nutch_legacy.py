@@ -26,6 +26,8 @@ class (alias)       layout (all integers big-endian, strings ``UTF8``)
                     (key, value)``
 ``ParseStatus``     ``byte 1, byte major, short minor, compressed string array args``
 ``Outlink``         ``toUrl, anchor``
+``Link``            ``byte v (1-5), md5 fromID[16], url, [v>4 long domainID], anchor, [v>3
+                    boolean targetHasOutlink]`` (the WebDB's ``linksByURL``/``linksByMD5``)
 ``FetcherContent``  ``byte 1, compressed byte array`` (0.4 ``fetcher_content/``)
 ``FetcherText``     ``byte 1, compressed string`` (0.4 ``fetcher_text/``)
 ==================  =========================================================================
@@ -39,10 +41,13 @@ bounding what one gzip field may inflate to) and writes (``encode_<class>(value)
 :func:`decode_value` reads a whole serialized value by class name and checks that it consumed
 every byte, as Nutch's ``SequenceFile.Reader`` did. The encoders write what Nutch wrote, so
 tests build segments from the documented layout (no public sample exists).
+:func:`to_plain` and :func:`from_plain` turn values into plain data and back (what a Record's
+extras hold; the ``nutch-legacy`` Writables of ``plugins/writables/nutch_legacy.py``).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import struct
 import zlib
 from collections.abc import Callable
@@ -56,13 +61,16 @@ __all__ = [
     "CLASSES",
     "LEGACY_LONG",
     "OLD_STATUS",
+    "PLAIN_PREFIX",
     "PROTOCOL_CODES",
+    "SHARED_WITH_1X",
     "Content",
     "FetchListEntry",
     "FetcherContent",
     "FetcherOutput",
     "FetcherText",
     "LegacyError",
+    "Link",
     "NutchLegacyExtras",
     "Outlink",
     "Page",
@@ -71,10 +79,17 @@ __all__ = [
     "ParseText",
     "ProtocolStatus",
     "class_kind",
+    "decode_shared",
     "decode_value",
     "encode_array_file",
+    "encode_shared",
     "encode_value",
+    "from_plain",
+    "java_names",
     "read_compressed",
+    "read_value",
+    "VALUE_KINDS",
+    "to_plain",
     "write_compressed",
 ]
 
@@ -623,6 +638,49 @@ def read_fetcher_text(buf: Buf, pos: int, limit: int = DEFAULT_LIMIT) -> tuple[F
     return FetcherText(text, v), pos
 
 
+@dataclass
+class Link:
+    """``Link`` (versions 1-5, the WebDB's): the linking page's MD5, the target URL, the
+    domain id (v5), the anchor text and whether the target has outlinks (v4 on)."""
+
+    from_id: bytes
+    url: str
+    anchor: str = ""
+    domain_id: int = 0
+    target_has_outlink: bool = False
+    version: int = 5
+
+
+def read_link(buf: Buf, pos: int, limit: int = DEFAULT_LIMIT) -> tuple[Link, int]:
+    """A ``Link`` at ``pos``."""
+    v, pos = _version(buf, pos, "Link", 1, 5)
+    end = _need(buf, pos, 16, "Link fromID")
+    from_id, pos = bytes(buf[pos:end]), end
+    url, pos = read_utf8(buf, pos, "Link url")
+    domain = 0
+    if v > 4:
+        domain, pos = _long(buf, pos, "Link domainID")
+    anchor, pos = read_utf8(buf, pos, "Link anchor")
+    has_outlink = False
+    if v > 3:
+        flag, pos = _byte(buf, pos, "Link targetHasOutlink")
+        has_outlink = flag != 0
+    return Link(from_id, url, anchor, domain, has_outlink, v), pos
+
+
+def encode_link(link: Link) -> bytes:
+    """The bytes of ``link`` in its ``version``'s layout."""
+    if len(link.from_id) != 16:
+        raise LegacyError(f"Link fromID: {len(link.from_id)} bytes, not 16")
+    out = struct.pack(">b", link.version) + link.from_id + write_utf8(link.url)
+    if link.version > 4:
+        out += struct.pack(">q", link.domain_id)
+    out += write_utf8(link.anchor)
+    if link.version > 3:
+        out += b"\x01" if link.target_has_outlink else b"\x00"
+    return out
+
+
 def _read_long(buf: Buf, pos: int, limit: int = DEFAULT_LIMIT) -> tuple[int, int]:
     return _long(buf, pos, "LongWritable")
 
@@ -638,6 +696,7 @@ _KINDS: dict[str, tuple[Callable[..., tuple[Any, int]], Callable[[Any], bytes]]]
     "FetcherContent": (read_fetcher_content, lambda v: struct.pack(">b", v.version) + write_compressed(v.content)),
     "FetcherText": (read_fetcher_text, lambda v: struct.pack(">b", v.version) + _write_cstring(v.text)),
     "Page": (read_page, encode_page),
+    "Link": (read_link, encode_link),
 }  # fmt: skip
 
 _PACKAGES = {
@@ -649,6 +708,7 @@ _PACKAGES = {
     "ParseText": "parse",
     "ParseData": "parse",
     "Page": "db",
+    "Link": "db",
 }
 
 #: every class name a Nutch 0.4-0.7 header may hold -> its kind: the ``WritableName``
@@ -671,10 +731,82 @@ SYNC_EVERY = 10
 INDEX_INTERVAL = 128
 
 
+#: the kinds whose ``org.apache.nutch`` name Nutch 0.8-1.x reused for another layout
+#: (``protocol.Content``, ``parse.ParseText``, ``parse.ParseData``): 0.6/0.7 headers hold
+#: their ``WritableName`` aliases, so a full ``org.apache.nutch`` name of these is 1.x's.
+SHARED_WITH_1X: tuple[str, ...] = ("Content", "ParseText", "ParseData")
+
+
+def java_names(kind: str) -> tuple[str, ...]:
+    """The header class names of ``kind`` (not ``long``) that are the 0.4-0.7 class only:
+    the ``net.nutch`` name, the ``org.apache.nutch`` name unless 1.x reused it, and the
+    alias unless 1.x answers to it too (:data:`SHARED_WITH_1X`)."""
+    pkg = _PACKAGES[kind]
+    if kind in SHARED_WITH_1X:
+        return (f"net.nutch.{pkg}.{kind}",)
+    return (f"org.apache.nutch.{pkg}.{kind}", f"net.nutch.{pkg}.{kind}", kind)
+
+
+#: the ``"@"`` of a value's plain data: ``nutch-legacy.<class>``.
+PLAIN_PREFIX = "nutch-legacy."
+_TYPES: dict[str, type] = {}
+
+
+def to_plain(value: Any) -> Any:
+    """A decoded value as plain data: each object a dict of its fields with
+    ``"@": "nutch-legacy.<class>"`` (not Nutch 1.x's class of the same name), tuples as
+    lists (Nutch 1.x's :func:`~crawlmill.formats.hadoop.nutch.to_plain`, the types marked);
+    :func:`from_plain` inverts it."""
+    from . import nutch as modern
+
+    return _marked(modern.to_plain(value))
+
+
+def _marked(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: PLAIN_PREFIX + v if k == "@" else _marked(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_marked(v) for v in value]
+    return value
+
+
+def from_plain(value: Any) -> Any:
+    """The value :func:`to_plain` made plain data of (metadata pairs back as tuples)."""
+    if not _TYPES:
+        _TYPES.update({c.__name__: c for c in (Page, FetchListEntry, ProtocolStatus, Outlink,
+                       FetcherOutput, Content, ParseText, ParseStatus, ParseData,
+                       FetcherContent, FetcherText, Link)})  # fmt: skip
+    if isinstance(value, dict) and str(value.get("@", "")).startswith(PLAIN_PREFIX):
+        cls = _TYPES.get(value["@"][len(PLAIN_PREFIX):])
+        if cls is None:
+            raise LegacyError(f"no Nutch 0.4-0.7 class {value['@']!r}")
+        names = {f.name for f in dataclasses.fields(cls)}
+        fields = {k: from_plain(v) for k, v in value.items() if k in names}
+        if "metadata" in fields:
+            fields["metadata"] = [tuple(p) for p in fields["metadata"]]
+        return cls(**fields)
+    if isinstance(value, list):
+        return [from_plain(v) for v in value]
+    return value
+
+
 def class_kind(name: str) -> str | None:
     """The kind (``FetcherOutput``, ``long``, ...) of a header's class name, or ``None`` for a
     class this module does not know."""
     return CLASSES.get(name)
+
+
+def read_value(kind: str, buf: Buf, pos: int, limit: int = DEFAULT_LIMIT) -> tuple[Any, int]:
+    """``(value, end)`` of the value of class kind ``kind`` at ``buf[pos:]``."""
+    try:
+        read = _KINDS[kind][0]
+    except KeyError:
+        raise LegacyError(f"no Nutch 0.4-0.7 class {kind!r}") from None
+    return read(buf, pos, limit)
+
+
+#: the class kinds of the values (not ``long``), for the Writables.
+VALUE_KINDS: tuple[str, ...] = tuple(_PACKAGES)
 
 
 def decode_value(kind: str, data: Buf, limit: int = DEFAULT_LIMIT) -> Any:
@@ -731,3 +863,40 @@ def encode_array_file(
         raw = value if isinstance(value, bytes | bytearray) else encode_value(kind, value)
         w.append(key, bytes(raw), sync=False)
     return data.getvalue(), index.getvalue()
+
+
+def decode_shared(kind: str, data: Buf, *, legacy_first: bool, resolve: Any = None) -> Any:
+    """The plain data of a value of ``kind`` in :data:`SHARED_WITH_1X` (``Content``,
+    ``ParseText``, ``ParseData``), a name both the 0.4-0.7 layout and Nutch 1.x's answer to:
+    the layout tried first that consumes ``data`` exactly (``legacy_first``: this module's),
+    else the other one; :class:`LegacyError` naming both failures when neither reads it.
+    ``resolve`` is what the 1.x layout resolves its maps' classes with."""
+    from . import nutch as modern
+
+    def old() -> Any:
+        return to_plain(decode_value(kind, data))
+
+    def new() -> Any:
+        name = modern.ALIASES[kind]
+        return modern.to_plain(modern.decode_nutch(name, bytes(data), resolve))
+
+    tries = (old, new) if legacy_first else (new, old)
+    errors = []
+    for attempt in tries:
+        try:
+            return attempt()
+        except Exception as exc:  # any failure of a layout is "not this layout"
+            errors.append(str(exc))
+    raise LegacyError(f"{kind}: neither layout reads the bytes: {'; '.join(errors)}")
+
+
+def encode_shared(kind: str, value: Any, resolve: Any = None) -> bytes:
+    """The bytes of ``value`` (plain data or objects of either layout) of a kind in
+    :data:`SHARED_WITH_1X`, in the layout the value is of."""
+    from . import nutch as modern
+
+    if isinstance(value, dict) and str(value.get("@", "")).startswith(PLAIN_PREFIX):
+        return encode_value(kind, from_plain(value))
+    if type(value).__module__ == __name__:
+        return encode_value(kind, value)
+    return modern.encode_nutch(modern.ALIASES[kind], modern.from_plain(value), resolve)

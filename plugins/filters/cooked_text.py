@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from crawlmill.core import Drop, Filter, PluginOptions, Record, RecordKind, comma_list, hookimpl
+from crawlmill.core import Drop, Filter, PluginOptions, Record, comma_list, hookimpl
 from crawlmill.formats.html_charset import (
     FROM_DETECTOR,
     FROM_HEADER,
@@ -25,6 +25,8 @@ from crawlmill.formats.html_charset import (
 )
 from crawlmill.formats.ntcir_cooked import CookOptions, cook
 from pydantic import Field, field_validator
+
+from .kinds import Kinds, kinds_field
 
 __all__ = ["CookedTextFilter"]
 
@@ -45,17 +47,14 @@ class CookedTextFilter(Filter):
         alt_marker: str = Field(
             "<ALT>", description="string before the alt text of an img tag, on a line of its own"
         )
-        kinds: list[RecordKind] = Field(
-            default_factory=lambda: [RecordKind.RESPONSE, RecordKind.RESOURCE],
-            description="record kinds whose payload is cooked; others pass unchanged",
-        )
+        kinds: Kinds = kinds_field("record kinds whose payload is cooked; others pass unchanged")
         content_types: list[str] = Field(
             default_factory=lambda: ["text/html", "application/xhtml+xml", "text/plain"],
             description="content types that are cooked (empty: every record of the kinds); "
             "others pass unchanged",
         )
 
-        @field_validator("kinds", "content_types", mode="before")
+        @field_validator("content_types", mode="before")
         @classmethod
         def _lists(cls, value: Any) -> Any:
             return comma_list(value)

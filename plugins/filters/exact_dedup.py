@@ -38,13 +38,13 @@ from crawlmill.core import (
     LazySchema,
     PluginOptions,
     Record,
-    RecordKind,
     ReduceContext,
-    comma_list,
     hookimpl,
 )
 from crawlmill.core.tables import KeyedDrops, epoch_micros, rows_after_the_first_per_key
-from pydantic import Field, field_validator
+from pydantic import Field
+
+from .kinds import Kinds, kinds_field
 
 __all__ = ["ExactDedupFilter", "payload_key"]
 
@@ -103,21 +103,13 @@ class ExactDedupFilter(Filter):
             "or latest (capture date; undated ones lose), smallest-id (doc id); ties go to "
             "the first in pipeline order",
         )
-        kinds: list[RecordKind] = Field(
-            default_factory=lambda: [RecordKind.RESPONSE, RecordKind.RESOURCE],
-            description="record kinds that take part; records of other kinds are kept",
-        )
+        kinds: Kinds = kinds_field("record kinds that take part; records of other kinds are kept")
         min_bytes: int = Field(
             1,
             ge=0,
             description="records with a shorter payload do not take part (are kept); 1: "
             "empty payloads are not duplicates",
         )
-
-        @field_validator("kinds", mode="before")
-        @classmethod
-        def _commas(cls, value: Any) -> Any:
-            return comma_list(value)
 
     collect_schema: ClassVar[Any] = LazySchema(_schema)
     #: the reduce is per key: rows too many for the driver are reduced in partitions.

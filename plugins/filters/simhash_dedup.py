@@ -71,13 +71,14 @@ from crawlmill.core import (
     LazySchema,
     PluginOptions,
     Record,
-    RecordKind,
     ReduceContext,
     comma_list,
     hookimpl,
 )
 from crawlmill.core.tables import epoch_micros, rows_of_input
 from pydantic import AliasChoices, Field, field_validator, model_validator
+
+from .kinds import Kinds, kinds_field
 
 __all__ = ["SimhashDedupFilter"]
 
@@ -177,15 +178,7 @@ class SimhashDedupFilter(Filter):
             description="with statistics, draw them as PNG and SVG (needs the plots extra, "
             "matplotlib; without it a note and the tables only)",
         )
-        kinds: list[RecordKind] = Field(
-            default_factory=lambda: [RecordKind.RESPONSE, RecordKind.RESOURCE],
-            description="record kinds that take part; records of other kinds are kept",
-        )
-
-        @field_validator("kinds", mode="before")
-        @classmethod
-        def _commas(cls, value: Any) -> Any:
-            return comma_list(value)
+        kinds: Kinds = kinds_field("record kinds that take part; records of other kinds are kept")
 
         @field_validator("thresholds", "thresholds128", mode="before")
         @classmethod

@@ -22,9 +22,14 @@ _scanned: set[str] = set()
 
 def register_writable(cls: type[Writable]) -> type[Writable]:
     """Class decorator adding a Writable to :data:`WRITABLES` under its names (registration
-    with crawlmill goes through the ``crawlmill_register_writables`` hook)."""
+    with crawlmill goes through the ``crawlmill_register_writables`` hook). A name belongs to
+    the Writable whose ``name`` it is before one that lists it in ``java_names``, as
+    :meth:`crawlmill.core.registry.Registry.writable` decides."""
     if isinstance(cls, type) and issubclass(cls, Writable) and cls.name:
-        for name in (cls.name, *cls.java_names):
+        held = WRITABLES.get(cls.name)
+        if held is None or held.name != cls.name:
+            WRITABLES[cls.name] = cls
+        for name in cls.java_names:
             WRITABLES.setdefault(name, cls)
     return cls
 

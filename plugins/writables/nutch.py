@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 
 from crawlmill.core import Writable, hookimpl
 from crawlmill.formats.hadoop import nutch as n
+from crawlmill.formats.hadoop import nutch_legacy as nl
 from crawlmill.formats.hadoop import writables as w
 
 from .lookup import register_writable
@@ -54,7 +55,12 @@ class NutchWritable(Writable):
     java_names: ClassVar[tuple[str, ...]] = ()
 
     def read(self, data: bytes) -> Any:
-        """The value serialized in ``data`` (all of it), as plain data."""
+        """The value serialized in ``data`` (all of it), as plain data. ``Content``,
+        ``ParseText`` and ``ParseData`` whose bytes are no 1.x value but exactly one of the
+        Nutch 0.5-0.7 class of that name are read as that (``"@": "nutch-legacy.<class>"``)."""
+        kind = _SHARED.get(self.name)
+        if kind is not None:
+            return nl.decode_shared(kind, data, legacy_first=False, resolve=resolve_registered)
         return n.to_plain(n.decode_nutch(self.name, data, resolve_registered))
 
     def read_at(self, data: bytes, pos: int) -> tuple[Any, int]:
@@ -66,7 +72,14 @@ class NutchWritable(Writable):
 
     def write(self, value: Any) -> bytes:
         """The bytes of ``value`` (plain data or the codec's objects)."""
+        kind = _SHARED.get(self.name)
+        if kind is not None:
+            return nl.encode_shared(kind, value, resolve_registered)
         return n.encode_nutch(self.name, n.from_plain(value), resolve_registered)
+
+
+#: the 1.x classes whose names Nutch 0.5-0.7 used for its own layout -> its class kind.
+_SHARED = {n.ALIASES[kind]: kind for kind in nl.SHARED_WITH_1X}
 
 
 _DOCS = {

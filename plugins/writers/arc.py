@@ -48,7 +48,9 @@ from __future__ import annotations
 
 import os
 import posixpath
+from collections.abc import Callable
 from datetime import UTC, datetime
+from functools import partial
 from typing import Any, BinaryIO, Literal
 
 from crawlmill.core import Record, RecordKind, WriteContext, hookimpl
@@ -66,7 +68,7 @@ from pydantic import Field, field_validator
 
 from .files import FileWriter, FileWriterOptions, OutputFile, describes_file
 
-__all__ = ["ArcWriter", "output_name"]
+__all__ = ["ArcWriter", "arc_header_record", "output_name"]
 
 _WRITABLE = {RecordKind.RESPONSE, RecordKind.RESOURCE}
 #: media type of a metadata record holding a whole ARC header record (the ``arc`` reader's).
@@ -83,7 +85,7 @@ def _with_extension(stem: str, gzip: bool) -> str:
     return stem + (".arc.gz" if gzip else ".arc")
 
 
-def _arc_header_record(record: Record) -> tuple[bytes, bytes] | None:
+def arc_header_record(record: Record) -> tuple[bytes, bytes] | None:
     """``(header line, block)`` of a metadata record holding a whole ARC ``filedesc://``
     header record (as the ``arc`` reader maps the filedesc: type ``application/arc``, or a
     record that ``describes_file`` after a filter changed its type), else ``None``."""
@@ -257,7 +259,7 @@ class ArcWriter(FileWriter):
     def _filedesc_from(self, first: Record) -> bool:
         """Write ``first`` as the filedesc when it holds an ARC header record: verbatim when
         it is an unmodified version-1 one, else regenerated around its metadata."""
-        held = _arc_header_record(first)
+        held = arc_header_record(first)
         if held is None:
             return False
         line, block = held
@@ -288,11 +290,18 @@ class ArcWriter(FileWriter):
 
     # -- bytes out ---------------------------------------------------------------------------
 
+    #: called with ``(record, offset, length)`` once the record's member (its bytes in a
+    #: ``.arc`` file) is in the file, in record order (the ``cc2012`` writer's archiveInfo).
+    on_member: Callable[[Record, int, int], None] | None = None
+
     def _emit(self, record: Record | None, data: bytes) -> None:
         assert self.members is not None
         member = self._original_member(record) if self.gzip and record is not None else None
+        done = None
+        if self.on_member is not None and record is not None:
+            done = partial(self.on_member, record)
         # a copied member must inflate to exactly `data` (checked on the writer's threads)
-        self.members.submit(ReusedMember(member, data) if member is not None else data)
+        self.members.submit(ReusedMember(member, data) if member is not None else data, done)
 
     def _original_member(self, record: Record) -> bytes | None:
         """The source gzip member of an unmodified ARC record, to copy when it inflates to

@@ -21,27 +21,47 @@ when the record has none: a WARC keeps no text); otherwise it is made from the c
 quarantines gets no metadata entry either. A metadata record carrying JSON without a capture
 before it (a failure) is written to metadata (and its text to textData) only; a
 ``conversion`` record to textData only. Other records go to
-the ARC writer, which keeps a first ``warcinfo`` or ARC filedesc in the filedesc and
-quarantines what ARC cannot hold (requests, other metadata: filter them out with
-``--filter kind keep=response`` when only the pages matter). A WARC made from a segment starts
-with crawlmill's warcinfo and then the ARC filedesc: drop the warcinfo
-(``--filter kind drop=warcinfo``) to keep the filedesc, as with the ``arc`` writer.
+the ARC writer, which quarantines what ARC cannot hold (requests, other metadata: filter them
+out with ``--filter kind keep=response`` when only the pages matter).
+
+The records that describe a file (``warcinfo``, an ARC filedesc carried as a ``metadata``
+record: :func:`~crawlmill.plugins.writers.files.describes_file`,
+:func:`~crawlmill.plugins.writers.arc.arc_header_record`) before the first capture
+make the ARC file's filedesc, and are counted as written: an ARC filedesc is written as it
+was (verbatim when unchanged); a ``warcinfo`` before it (a WARC made from a segment starts with
+crawlmill's warcinfo, then the ARC's filedesc) has its block appended to that filedesc's
+(the header line's length follows), as the ``arc`` writer keeps a lone warcinfo in the
+filedesc it makes. The ARC file is named by the first capture's time, not the warcinfo's.
+
+``archiveInfo``: the JSON of every capture the ARC file holds names where (the last member,
+as the 2012 files have it; :func:`crawlmill.formats.cc2012_segment.archive_info`):
+``arcSourceSegmentId`` (``segment_id``, else the one the input's JSON names, else the ARC
+file's ``arcFileDate``), ``arcFileDate`` and ``arcFileParition`` (the ARC file's name),
+``arcFileOffset`` and ``compressedSize`` (its gzip member in that file). An input's own JSON
+keeps its bytes when its archiveInfo already says so; otherwise only the archiveInfo is set
+in it (counted as ``archiveInfo set in the input's JSON``). Failures have none. The
+entries of a capture wait until its member is in the ARC file (compressed on threads), so the
+metadata and textData entries keep the ARC's order.
 """
 
 from __future__ import annotations
 
+import json
 import os
+from collections import deque
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal
 
 from crawlmill.core import InputFile, Record, RecordKind, WriteContext, Writer, hookimpl
 from crawlmill.core.plugin import PluginOptions
-from crawlmill.formats.cc2012_segment import VARIANTS, SegmentFiles
+from crawlmill.formats.cc2012_segment import VARIANTS, SegmentFiles, archive_info, with_archive_info
 from pydantic import Field
 
-from .arc import ArcWriter
+from .arc import ArcWriter, arc_header_record
 from .cc2012_json import carried_json, compact, page_json, page_text_of
 from .cc_metadata import segment_names
+from .files import describes_file
 
 __all__ = ["Cc2012Writer"]
 
@@ -72,6 +92,12 @@ class Cc2012Writer(Writer):
             description="text-gzip (Text keys and values, GzipCodec; July 2012 on) or "
             "textbytes-snappy (TextBytes; metadata GzipCodec, textData SnappyCodec; before)",
         )
+        segment_id: int | None = Field(
+            None,
+            ge=0,
+            description="arcSourceSegmentId of archiveInfo (the segment folder's name, "
+            "parse-output/segment/<id>/); default: the input JSON's, else the ARC file's date",
+        )
 
     @classmethod
     def planned_outputs(cls, options: Any, inputs: list[InputFile]) -> list[list[str]] | None:
@@ -89,17 +115,37 @@ class Cc2012Writer(Writer):
         ctx.notes.setdefault("files", [])
         ctx.notes["files"] += [{"path": meta}, {"path": text}]
         self.arc: ArcWriter | None = None
-        self.pending: Record | None = None
+        self.arc_date = 0
+        self.leading: list[Record] = []
+        self.pending: tuple[Record, _Member] | None = None
+        self.members: dict[int, _Member] = {}
+        self.queue: deque[_Entry] = deque()
 
-    def _arc(self, first: Record) -> ArcWriter:
+    # -- the ARC file ----------------------------------------------------------------------
+
+    def _arc(self, first: Record | None) -> ArcWriter:
+        """The partition's ARC writer, started with its filedesc (module docstring)."""
         if self.arc is None:
-            pattern = f"{_ms(first.date)}_{{index}}{{ext}}"
+            dated = first if first is not None else (self.leading[0] if self.leading else None)
+            self.arc_date = _ms(dated.date if dated is not None else None)
+            pattern = f"{self.arc_date}_{{index}}{{ext}}"
             options = ArcWriter.Options.model_validate(
                 {"layout": {"name": "plain", "name_pattern": pattern}}
             )
             self.arc = ArcWriter(options)
             self.arc.open(self.ctx)
+            self.arc.on_member = self._member_written
+            leading, self.leading = self.leading, []
+            for record in _filedesc_records(leading):
+                self.arc.write(record)
         return self.arc
+
+    def _member_written(self, record: Record, offset: int, length: int) -> None:
+        member = self.members.pop(id(record), None)
+        if member is not None:
+            member.offset, member.length = offset, length
+
+    # -- records ---------------------------------------------------------------------------
 
     def write(self, record: Record) -> None:
         """Route one record (see the module docstring)."""
@@ -107,45 +153,158 @@ class Cc2012Writer(Writer):
         if carried is not None:
             pending, self.pending = self.pending, None
             text = record.text
-            if pending is not None and pending.url != record.url:
-                self._generated(pending)
-            elif pending is not None and text is None:  # a WARC keeps no text: from the page
-                text = page_text_of(pending, carried[0])
-            self._entries(record.url or "", carried[1], text or "")
+            member = None
+            if pending is not None and pending[0].url != record.url:
+                self._generated(*pending)
+            elif pending is not None:
+                member = pending[1]
+                if text is None:  # a WARC keeps no text: from the page
+                    text = page_text_of(pending[0], carried[0])
+            key = (record.url or "").encode("utf-8", "surrogateescape")
+            self._queue(_Entry(key, carried[1], None, (text or "").encode("utf-8", "surrogateescape"), member))  # fmt: skip
             return
         self._flush()
         if record.kind == RecordKind.CONVERSION and record.url is not None:
-            self.segment.add_text(record.url.encode("utf-8", "surrogateescape"), record.payload)
+            key = record.url.encode("utf-8", "surrogateescape")
+            self._queue(_Entry(key, None, None, bytes(record.payload), None))
+            return
+        if self.arc is None and (describes_file(record) or arc_header_record(record)):
+            self.leading.append(record)  # the filedesc is made when the ARC file starts
             return
         arc = self._arc(record)
+        capture = record.kind in _CAPTURES and record.url and record.http_head is not None
+        member = _Member()
+        if capture:
+            self.members[id(record)] = member
         before = arc.file.records if arc.file is not None else 0
         arc.write(record)
         written = arc.file is not None and arc.file.records > before  # not quarantined
-        if written and record.kind in _CAPTURES and record.url and record.http_head is not None:
-            self.pending = record  # its JSON: the next record's, or made from it
+        if written and capture:
+            self.pending = (record, member)  # its JSON: the next record's, or made from it
+        else:
+            self.members.pop(id(record), None)
+        self._drain()
 
     def _flush(self) -> None:
         if self.pending is not None:
             pending, self.pending = self.pending, None
-            self._generated(pending)
+            self._generated(*pending)
 
-    def _generated(self, record: Record) -> None:
+    def _generated(self, record: Record, member: _Member) -> None:
         data = page_json(record)
-        self._entries(record.url or "", compact(data), page_text_of(record, data))
+        key = (record.url or "").encode("utf-8", "surrogateescape")
+        text = page_text_of(record, data).encode("utf-8", "surrogateescape")
+        self._queue(_Entry(key, None, data, text, member))
 
-    def _entries(self, url: str, json_bytes: bytes, text: str) -> None:
-        key = url.encode("utf-8", "surrogateescape")
-        self.segment.add_metadata(key, json_bytes)
-        self.segment.add_text(key, text.encode("utf-8", "surrogateescape"))
+    def _queue(self, entry: _Entry) -> None:
+        self.queue.append(entry)
+        self._drain()
+
+    def _drain(self) -> None:
+        """Write the queued entries whose capture is in the ARC file, in order."""
+        while self.queue and (self.queue[0].member is None or self.queue[0].member.offset >= 0):
+            self._entries(self.queue.popleft())
+
+    def _entries(self, entry: _Entry) -> None:
+        meta = entry.carried
+        if entry.member is not None:
+            info = self._archive_info(entry)
+            if entry.data is not None:
+                meta = compact({**entry.data, "archiveInfo": info})
+            elif meta is not None:
+                try:
+                    updated = with_archive_info(meta, info)
+                except ValueError:
+                    updated = meta
+                if updated != meta:
+                    self.ctx.count("archiveInfo set in the input's JSON")
+                meta = updated
+        elif entry.data is not None:
+            meta = compact(entry.data)
+        if meta is not None:
+            self.segment.add_metadata(entry.key, meta)
+        self.segment.add_text(entry.key, entry.text)
+
+    def _archive_info(self, entry: _Entry) -> dict[str, int]:
+        member = entry.member
+        assert member is not None
+        segment = self.options.segment_id
+        if segment is None and entry.carried is not None:
+            segment = _carried_segment(entry.carried)
+        if segment is None:
+            segment = self.arc_date
+        return archive_info(segment, self.arc_date, self.ctx.input.index, member.offset, member.length)  # fmt: skip
 
     def close(self) -> None:
-        """Write the last capture's JSON; close the ARC file and the SequenceFiles."""
+        """Write the last capture's JSON; close the ARC file (every member then in it) and
+        write the entries waiting for it; close the SequenceFiles."""
         try:
             self._flush()
+            if self.leading:
+                self._arc(None)
             if self.arc is not None:
                 self.arc.close()
+            self._drain()
+            assert not self.queue, "an ARC member was never reported written"
         finally:
             self.segment.close()
+
+
+@dataclass
+class _Member:
+    """Where a capture's gzip member went in the ARC file (``-1``: not yet there)."""
+
+    offset: int = -1
+    length: int = -1
+
+
+@dataclass
+class _Entry:
+    """A metadata/textData entry waiting for its capture's member: the key, the input's JSON
+    bytes or the generated JSON, the text, the capture's member (``None``: no capture)."""
+
+    key: bytes
+    carried: bytes | None
+    data: dict[str, Any] | None
+    text: bytes
+    member: _Member | None
+
+
+def _carried_segment(json_bytes: bytes) -> int | None:
+    try:
+        info = json.loads(json_bytes).get("archiveInfo")
+    except (ValueError, AttributeError):
+        return None
+    value = info.get("arcSourceSegmentId") if isinstance(info, dict) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _filedesc_records(leading: list[Record]) -> list[Record]:
+    """The records to hand the ARC writer for the leading file-describing records: an ARC
+    filedesc with the blocks of the warcinfos before it appended (one record), else them
+    as they are (the ARC writer keeps a first warcinfo in the filedesc it makes)."""
+    at = next((i for i, r in enumerate(leading) if arc_header_record(r) is not None), None)
+    if at is None or at == 0:
+        return leading
+    before = leading[:at]
+    if any(r.kind != RecordKind.WARCINFO for r in before):
+        return leading
+    filedesc = leading[at]
+    line, block = arc_header_record(filedesc)  # type: ignore[misc]
+    block += b"".join(r.block for r in before)
+    line = line.rsplit(b" ", 1)[0] + b" " + str(len(block)).encode()
+    arc = filedesc.extras.get("arc")
+    trailer = bytes(arc.get("trailer", b"\n")) if isinstance(arc, dict) else b"\n"
+    merged = Record(
+        kind=RecordKind.METADATA,
+        url=filedesc.url,
+        date=filedesc.date,
+        date_raw=filedesc.date_raw,
+        content_type=filedesc.content_type,
+        payload=line + b"\n" + block,
+        extras={"arc": {"version": "1", "trailer": trailer}, "neutral": {"describes_file": True}},
+    )
+    return [merged, *leading[at + 1 :]]
 
 
 @hookimpl

@@ -17,6 +17,18 @@ part``, the old ``mapred`` API's names), each holding:
   ``index_interval`` (128) records where the data position moved: one per block of BLOCK
   data).
 
+Folder names and rollover are the plain layout's, as for every file writer: ``name_pattern``
+with the placeholders ``{stem}`` (the partition's folder, ``part-r-NNNNN``), ``{index}`` (the
+partition number), ``{seq}`` (the MapFile's number within its partition), ``{dir}`` and
+``{ext}`` (both empty); ``max_records`` and ``max_bytes`` (of ``data``) close a MapFile and
+start the next one, ``{stem}-{seq:05d}`` (``part-r-00000-00001/``) unless ``name_pattern``
+says otherwise. A rolled MapFile is a MapFile of its own (its own sorted ``data`` and
+``index``), never split between equal keys, so ``MapFile.Reader.get`` on each folder finds
+each of its keys; the ``mapfile`` reader and ``crawlmill get`` find ``part-...-NNNNN`` folders
+in the output root (other names: give the folder). Keys are hash-partitioned across
+partitions, not across a partition's rolled MapFiles: ``MapFileOutputFormat.getEntry`` with
+``HashPartitioner`` applies only without rollover.
+
 Records are partitioned as Hadoop's ``HashPartitioner`` partitions (``(key.hashCode() &
 Integer.MAX_VALUE) % partitions``, ``Text.hashCode`` = ``WritableComparator.hashBytes`` of
 its UTF-8 bytes), so ``MapFileOutputFormat.getEntry`` finds a key in the part a Hadoop job
@@ -38,9 +50,10 @@ from crawlmill.formats.hadoop.mapfile import (
     hash_partition,
     sort_key,
 )
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from .files import OutputFile
+from .layout_plain import PlainOptions, pattern_for
 from .sequencefile import H, SequenceFileWriter, _key_of
 
 __all__ = ["MapFileWriterPlugin"]
@@ -52,8 +65,10 @@ class MapFileWriterPlugin(SequenceFileWriter):
     name = "mapfile"
     default_compression = "block"
 
-    class Options(SequenceFileWriter.Options):
-        """Options of the MapFile writer (the SequenceFile writer's, and the shuffle's)."""
+    class Options(SequenceFileWriter.Options, PlainOptions):
+        """Options of the MapFile writer (the SequenceFile writer's, the shuffle's, and the
+        plain layout's folder names and rollover: ``name_pattern``, ``max_records``,
+        ``max_bytes``, see the module docstring)."""
 
         writes = "mapfile"
 
@@ -66,6 +81,15 @@ class MapFileWriterPlugin(SequenceFileWriter):
         part_names: Literal["part-r", "part"] = Field(
             "part-r", description="part folder names: part-r-NNNNN (mapreduce API) or part-NNNNN (mapred)"
         )  # fmt: skip
+
+        @model_validator(mode="after")
+        def _names_stay_apart(self) -> MapFileWriterPlugin.Options:
+            pattern = self.name_pattern
+            if pattern and self.partitions > 1 and "{stem" not in pattern and "{index" not in pattern:
+                raise ValueError(
+                    "name_pattern: several partitions need {stem} or {index} in the pattern"
+                )
+            return self
 
     @classmethod
     def extension(cls, options: Any) -> str:
@@ -107,10 +131,27 @@ class MapFileWriterPlugin(SequenceFileWriter):
 
     # -- files -------------------------------------------------------------------------------
 
+    def open(self, ctx: Any) -> None:
+        """Start a partition: no MapFile yet, none written."""
+        super().open(ctx)
+        self._folders = 0
+        self._last_key: tuple[str, bytes] | None = None
+
+    def folder_name(self, seq: int) -> str:
+        """The folder of the partition's ``seq``-th MapFile (module docstring)."""
+        o = self.options
+        stem = f"{o.part_names}-{self.ctx.input.index:05d}"
+        return pattern_for(o).format(dir="", stem=stem, seq=seq, index=self.ctx.input.index, ext="")
+
     def file_for(self, record: Record | None) -> OutputFile:
-        """The partition's MapFile folder (``data`` as the file, ``index`` beside it)."""
+        """The open MapFile folder (``data`` as the file, ``index`` beside it), or the next
+        one when the open one is full and ``record`` has another key than the last written."""
+        full = self.file is not None and record is not None and self._full(self.file)
+        if full and self.key_of(record) != self._last_key:  # type: ignore[arg-type]
+            self.close_file()
         if self.file is None:
-            folder = f"{self.options.part_names}-{self.ctx.input.index:05d}"
+            folder = self.folder_name(self._folders)
+            self._folders += 1
             self._index = self.ctx.create(folder + "/index")
             self.file = OutputFile(folder + "/data", self.ctx.create(folder + "/data"))
             self.start_file(self.file, record)
@@ -135,6 +176,8 @@ class MapFileWriterPlugin(SequenceFileWriter):
             super().write(record)
         except KeyOrderError as exc:
             self.ctx.quarantine(record, f"key-out-of-order: {exc}")
+            return
+        self._last_key = self.key_of(record)
 
 
 @hookimpl

@@ -253,12 +253,21 @@ def test_the_inputs_own_json_is_written_again(tmp_path, capsys):
     code, _ = convert(tmp_path / "seg", tmp_path / "w", "warc")
     assert code == 0
     for src, out in ((tmp_path / "seg", tmp_path / "c1"), (tmp_path / "w", tmp_path / "c2")):
-        # segment -> segment; WARC (from it) -> segment, the ARC filedesc as the filedesc
-        code, _ = convert(src, out, "cc2012", "--filter", "kind", "drop=warcinfo")
+        # segment -> segment; WARC (from it, its warcinfo first) -> segment, the ARC filedesc
+        # as the filedesc
+        code, report = convert(src, out, "cc2012")
         assert code == 0, capsys.readouterr().err
+        assert report["quarantined"] == 0 and report["read"] == report["written"]
         data = (out / "metadata-00000").read_bytes()
         got = [(k, v) for k, v, _ in iter_pairs(data, read_header(data))]
-        assert got == [(url, js) for url, js, _ in made[1478]]  # the JSON bytes as stored
+        # the JSON bytes as stored, the captures' with the archiveInfo of the ARC written
+        # appended (the stored JSON had none)
+        assert [k for k, _ in got] == [url for url, _, _ in made[1478]]
+        for (_, js), (_, stored, _) in zip(got, made[1478], strict=True):
+            if b"FAILURE" in stored:
+                assert js == stored
+            else:
+                assert js.startswith(stored[:-1] + b',"archiveInfo":{"arcSourceSegmentId":')
         text = (out / "textData-00000").read_bytes()
         texts = [(k, v) for k, v, _ in iter_pairs(text, read_header(text))]
         if out.name == "c1":  # the text as stored

@@ -174,3 +174,59 @@ def test_a_hadoop_written_mapfile_of_many_keys_answers_crawlmill_get(hadoop, tmp
     got = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [base64.b64decode(g["value_base64"]) for g in got] == [text(v) for _, v in pairs]
     assert main(["get", str(folder), "a" * 50]) == 1
+
+
+def test_hadoop_gets_every_key_of_each_rolled_mapfile_the_cli_writes(hadoop, samples, tmp_path, capsys):  # fmt: skip
+    from crawlmill.formats.hadoop.mapfile import mapfile_dirs
+    from crawlmill.formats.hadoop.sequencefile import Entry, iter_entries, read_header
+    from crawlmill.formats.hadoop.writables import content_of
+
+    src = samples / "kris-sigur-jwat/jwat-warc/src/test/resources/IAH-20080430204825-00000-blackbook.warc.gz"  # fmt: skip
+    out = tmp_path / "out"
+    args = ["convert", str(src), "--to", "mapfile", "-o", str(out), "--workers", "1",
+            "--option", "partitions=2", "--option", "max_records=50",
+            "--option", "value_class=org.apache.hadoop.io.Text",
+            "--filter", "kind", "keep=response"]  # fmt: skip
+    assert main(args) == 0
+    folders = mapfile_dirs(str(out))
+    assert len(folders) >= 6
+    total = 0
+    for folder in folders:
+        with open(f"{folder}/data", "rb") as fh:
+            data = fh.read()
+        entries = [e for e in iter_entries(data, read_header(data)) if isinstance(e, Entry)]
+        keys = [content_of(TEXT, e.key) for e in entries]
+        assert hadoop.get_all(folder, keys) == [e.value for e in entries]
+        total += len(entries)
+    assert total == 299
+
+
+def test_hadoop_gets_every_key_of_a_seq3_mapfile_with_its_seq3_index(hadoop, samples, tmp_path):
+    from crawlmill.formats.hadoop.sequencefile import Entry, iter_entries, read_header
+
+    src = samples / "kris-sigur-jwat/jwat-warc/src/test/resources/IAH-20080430204825-00000-blackbook.warc.gz"  # fmt: skip
+    out = tmp_path / "out"
+    args = ["convert", str(src), "--to", "mapfile", "-o", str(out), "--workers", "1",
+            "--option", "version=3", "--option", "compression=none", "--option", "key_class=UTF8",
+            "--filter", "kind", "keep=response"]  # fmt: skip
+    assert main(args) == 0
+    folder = out / "part-r-00000"
+    index = read_header((folder / "index").read_bytes())
+    assert (index.version, index.key_class, index.value_class, index.compression) == (3, "UTF8", "long", "none")  # fmt: skip
+    data = (folder / "data").read_bytes()
+    entries = [e for e in iter_entries(data, read_header(data)) if isinstance(e, Entry)]
+    jvm = hadoop.jvm
+    no_options = hadoop.gateway.new_array(jvm.org.apache.hadoop.io.SequenceFile.Reader.Option, 0)
+    reader = jvm.org.apache.hadoop.io.MapFile.Reader(
+        jvm.org.apache.hadoop.fs.Path(str(folder)), hadoop.conf, no_options
+    )
+    try:
+        value = jvm.org.apache.hadoop.util.ReflectionUtils.newInstance(reader.getValueClass(), hadoop.conf)  # fmt: skip
+        got = []
+        for e in entries:
+            key = jvm.org.apache.hadoop.io.UTF8(e.key[2:].decode("utf-8"))
+            found = reader.get(key, value)
+            got.append(None if found is None else hadoop._bytes(found))
+        assert got == [e.value for e in entries] and len(entries) == 299
+    finally:
+        reader.close()
