@@ -1,7 +1,7 @@
 """The ``kinds`` option of the filters that work on some record kinds only (``exact-dedup``,
-``simhash-dedup``, ``cooked-text``): a list of :class:`~crawlmill.core.RecordKind` that also
-takes one comma-separated string (``kinds=response,resource`` on the command line), by
-default the captures, ``response`` and ``resource``.
+``simhash-dedup``, ``cooked-text``, ``url-dedup``): a list of
+:class:`~crawlmill.core.RecordKind` that also takes one comma-separated string
+(``kinds=response,resource`` on the command line), by default the captures, ``response`` and ``resource``.
 
     kinds: Kinds = kinds_field("record kinds that take part; records of other kinds are kept")
 """

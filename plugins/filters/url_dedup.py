@@ -39,13 +39,13 @@ from crawlmill.core import (
     LazySchema,
     PluginOptions,
     Record,
-    RecordKind,
     ReduceContext,
-    comma_list,
     hookimpl,
 )
 from crawlmill.core.tables import KeyedDrops, epoch_micros, rows_after_the_first_per_key
-from pydantic import Field, field_validator
+from pydantic import Field
+
+from .kinds import Kinds, kinds_field
 
 __all__ = ["UrlDedupFilter"]
 
@@ -73,16 +73,10 @@ class UrlDedupFilter(Filter):
             "earliest (capture date; undated ones lose), largest (payload length); ties go "
             "to the first in pipeline order (input order, then record order)",
         )
-        kinds: list[RecordKind] = Field(
-            default_factory=lambda: [RecordKind.RESPONSE, RecordKind.RESOURCE],
-            description="record kinds that take part; records of other kinds (and records "
-            "without a URL) are always kept",
+        kinds: Kinds = kinds_field(
+            "record kinds that take part; records of other kinds (and records without a URL) "
+            "are always kept"
         )
-
-        @field_validator("kinds", mode="before")
-        @classmethod
-        def _commas(cls, value: Any) -> Any:
-            return comma_list(value)
 
     collect_schema: ClassVar[Any] = LazySchema(_schema)
     #: the reduce is per key: rows too many for the driver are reduced in partitions.
