@@ -46,22 +46,19 @@ def _listed(root: str) -> set[str]:
     return {e for e in entries if isinstance(e, str)}
 
 
-class ReduceOutputs:
-    """The output files one reduce asks for (``request``) and their commit."""
+class _Requests:
+    """Files asked for as ``OUT/<relpath>``, each given a file in ``scratch`` once the path is
+    checked: a safe relative path inside the output root, outside ``.crawlmill/``, not an
+    input of the run."""
 
-    def __init__(
-        self, root: str, pass_dir: str, workdir: str, *, overwrite: bool, inputs: list[str]
-    ) -> None:
+    def __init__(self, root: str, scratch: str, inputs: list[str]) -> None:
         self.root = os.path.abspath(root)
-        self.pass_dir = pass_dir
-        self.scratch = os.path.join(workdir, "outputs")
-        self.overwrite = overwrite
+        self.scratch = scratch
         self.inputs = {os.path.realpath(p) for p in inputs}
         self.files: dict[str, str] = {}
-        self.owners: dict[str, str] = {}
 
     def request(self, relpath: str) -> str:
-        """The temp path the reduce writes ``OUT/<relpath>`` to."""
+        """The scratch path to write ``OUT/<relpath>`` to."""
         norm = safe_relpath(relpath)
         final = _inside(self.root, norm)
         if os.path.realpath(final) in self.inputs:
@@ -70,6 +67,18 @@ class ReduceOutputs:
             os.makedirs(self.scratch, exist_ok=True)
             self.files[norm] = os.path.join(self.scratch, f"{len(self.files)}.out")
         return self.files[norm]
+
+
+class ReduceOutputs(_Requests):
+    """The output files one reduce asks for (``request``) and their commit."""
+
+    def __init__(
+        self, root: str, pass_dir: str, workdir: str, *, overwrite: bool, inputs: list[str]
+    ) -> None:
+        super().__init__(root, os.path.join(workdir, "outputs"), inputs)
+        self.pass_dir = pass_dir
+        self.overwrite = overwrite
+        self.owners: dict[str, str] = {}
 
     def adopt(self, relpath: str, path: str, owner: str) -> None:
         """Take the file ``path`` a split reduce's partition (``owner``) wrote for
@@ -93,7 +102,9 @@ class ReduceOutputs:
                 raise RuntimeError(f"the reduce asked for {relpath!r} and did not write it")
             final = _inside(self.root, relpath)
             if os.path.lexists(final) and relpath not in listed and not self.overwrite:
-                raise OutputConflict(refusal(final, "crawlmill did not write it (no reduce of this root lists it)"))
+                raise OutputConflict(
+                    refusal(final, "crawlmill did not write it (no reduce of this root lists it)")
+                )
             entries.append([relpath, os.path.getsize(tmp)])
         write_json_atomic(_registry(self.root), {"outputs": sorted(listed | set(self.files))})
         for relpath, tmp in self.files.items():
@@ -105,27 +116,13 @@ class ReduceOutputs:
         return entries
 
 
-class PartOutputs:
+class PartOutputs(_Requests):
     """The output files one partition of a split reduce asks for, in its own ``scratch``
     folder (emptied first, so a retried task starts clean); checked as
     :meth:`ReduceOutputs.request` checks them."""
 
     def __init__(self, root: str, scratch: str, *, inputs: list[str]) -> None:
-        self.root = os.path.abspath(root)
-        self.scratch = scratch
-        self.inputs = {os.path.realpath(p) for p in inputs}
-        self.files: dict[str, str] = {}
-
-    def request(self, relpath: str) -> str:
-        """The scratch path the partition writes ``OUT/<relpath>`` to."""
-        norm = safe_relpath(relpath)
-        final = _inside(self.root, norm)
-        if os.path.realpath(final) in self.inputs:
-            raise OutputConflict(refusal(final, "is an input of this run"))
-        if norm not in self.files:
-            os.makedirs(self.scratch, exist_ok=True)
-            self.files[norm] = os.path.join(self.scratch, f"{len(self.files)}.out")
-        return self.files[norm]
+        super().__init__(root, scratch, inputs)
 
     def entries(self) -> list[list[Any]]:
         """``[[relpath, scratch file name, size], ...]`` for the partition's marker (each file
