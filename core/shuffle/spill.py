@@ -100,6 +100,14 @@ class Spiller:
         self.buffered = 0
         self.spills += 1
 
+    def take_sorted(self, partition: int) -> list[tuple[bytes, int, int, bytes]]:
+        """Remove and return ``partition``'s buffered entries, sorted as a run is: for a
+        caller that found nothing spilled and needs no run file."""
+        buffer, self._buffers[partition] = self._buffers[partition], []
+        buffer.sort()
+        self.buffered -= sum(len(k) + len(b) + ENTRY_OVERHEAD for k, _, _, b in buffer)
+        return buffer
+
     def close(self) -> list[str]:
         """Spill what is left; returns every run file written."""
         self.spill()

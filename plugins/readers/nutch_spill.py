@@ -1,16 +1,17 @@
 """The unsorted entries of a Nutch segment part (``crawl_generate``, ``crawl_parse``, a MapFile
 part whose keys are not sorted) in key order within bounded memory, for the reader's join.
 
-:class:`SortedEntries` buffers ``(key, input, seq, blob)`` tuples up to ``memory`` bytes (the
-key and blob bytes plus the shuffle's measured per-entry overhead); past the bound the buffer
-is sorted and written as a run file (:class:`~crawlmill.core.shuffle.runfile.RunWriter`) in a
-temporary folder, and :meth:`SortedEntries.sorted` merges the runs back
+:class:`SortedEntries` buffers ``(key, input, seq, blob)`` tuples up to ``memory`` bytes in
+the shuffle's one-partition :class:`~crawlmill.core.shuffle.spill.Spiller` (the key and blob
+bytes plus its measured per-entry overhead); past the bound the buffer is sorted and written
+as a run file in a temporary folder, and :meth:`SortedEntries.sorted` merges the runs back
 (:func:`~crawlmill.core.shuffle.merge.merge`: one 64 KiB read buffer per open run, so at
 most as many runs as ``memory`` has read buffers (2 to 64) are merged at once, more in
 groups first, through intermediate run files). Memory stays within about ``2 * memory``
 whatever the number of entries. Keys compare as unsigned bytes, Hadoop's raw order of ``Text`` and
 ``UTF8`` keys, as the MapFiles are sorted; equal keys keep ``(input, seq)`` order. Nothing
-touches the disk while everything fits; the folder is removed by :meth:`SortedEntries.close`.
+is written while everything fits (the empty folder is made at the start); the folder is
+removed by :meth:`SortedEntries.close`.
 
 :func:`pack` and :func:`unpack` turn a :class:`~.nutch_parts.NutchEntry` into a blob and back
 (the value is kept serialized and decoded again by its class).
@@ -25,8 +26,8 @@ import tempfile
 from collections.abc import Iterator
 
 from crawlmill.core.shuffle.merge import FAN_IN, merge
-from crawlmill.core.shuffle.runfile import READ_BUFFER, Entry, RunWriter
-from crawlmill.core.shuffle.spill import ENTRY_OVERHEAD
+from crawlmill.core.shuffle.runfile import READ_BUFFER, Entry
+from crawlmill.core.shuffle.spill import Spiller
 from crawlmill.formats.hadoop.nutch import decode_nutch
 from crawlmill.formats.hadoop.sequencefile import Entry as SeqEntry
 
@@ -46,66 +47,42 @@ class SortedEntries:
         if memory < 1:
             raise ValueError("spill memory must be positive")
         self.memory = memory
-        self.folder = folder
-        self._tmp: str | None = None
-        self._buffer: list[Entry] = []
-        self._buffered = 0
+        self._tmp = tempfile.mkdtemp(prefix="crawlmill-nutch-", dir=folder)
+        self._spiller = Spiller(self._tmp, 1, memory, "run")
         self._seq = 0
-        #: run files written (0 while everything fits in memory).
-        self.runs: list[str] = []
-        #: the most bytes buffered at once.
-        self.peak = 0
+
+    @property
+    def runs(self) -> list[str]:
+        """Run files written (none while everything fits in memory)."""
+        return self._spiller.runs
+
+    @property
+    def peak(self) -> int:
+        """The most bytes buffered at once."""
+        return self._spiller.peak
 
     def add(self, key: bytes, input: int, blob: bytes) -> None:
         """Buffer one entry (its ``seq`` is the count of entries added before it)."""
-        size = len(key) + len(blob) + ENTRY_OVERHEAD
-        if self._buffer and self._buffered + size > self.memory:
-            self._spill()
-        self._buffer.append((key, input, self._seq, blob))
+        self._spiller.add(0, key, input, self._seq, blob)
         self._seq += 1
-        self._buffered += size
-        self.peak = max(self.peak, self._buffered)
 
     def __len__(self) -> int:
         return self._seq
 
-    def _spill(self) -> None:
-        if self._tmp is None:
-            self._tmp = tempfile.mkdtemp(prefix="crawlmill-nutch-", dir=self.folder)
-        self._buffer.sort()
-        writer = RunWriter(os.path.join(self._tmp, f"run-{len(self.runs):06d}.run"))
-        try:
-            for entry in self._buffer:
-                writer.add(*entry)
-            self.runs.append(writer.close())
-        except BaseException:
-            writer.abort()
-            raise
-        self._buffer = []
-        self._buffered = 0
-
     def sorted(self) -> Iterator[Entry]:
         """Every entry added, in ``(key, input, seq)`` order (call once, after the adds)."""
-        if not self.runs:
-            self._buffer.sort()
-            buffer, self._buffer, self._buffered = self._buffer, [], 0
-            yield from buffer
+        if not self._spiller.runs:
+            yield from self._spiller.take_sorted(0)
             return
-        if self._buffer:
-            self._spill()
-        assert self._tmp is not None
+        runs = self._spiller.close()
         # one read buffer per run merged at once: as many as ``memory`` holds (at least 2)
         fan_in = max(2, min(FAN_IN, self.memory // READ_BUFFER))
-        yield from merge(self.runs, scratch=os.path.join(self._tmp, "merge"), fan_in=fan_in)
+        yield from merge(runs, scratch=os.path.join(self._tmp, "merge"), fan_in=fan_in)
 
     def close(self) -> None:
         """Drop the buffer and remove the spill folder."""
-        self._buffer = []
-        self._buffered = 0
-        if self._tmp is not None:
-            shutil.rmtree(self._tmp, ignore_errors=True)
-            self._tmp = None
-        self.runs = []
+        self._spiller.abort()
+        shutil.rmtree(self._tmp, ignore_errors=True)
 
     def __enter__(self) -> SortedEntries:
         return self
