@@ -22,6 +22,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .cases import Case
 from .check import (
     Failure,
     _quarantine,
@@ -46,17 +47,8 @@ HEADER_PATTERNS = frozenset(
 )
 
 
-@dataclass(frozen=True)
-class SeqCase:
-    """One damaged run: an input, a pattern, a seed."""
-
-    input: str
-    pattern: str
-    seed: int
-
-    @property
-    def id(self) -> str:
-        return f"{self.input}/{self.pattern}/s{self.seed}"
+#: one damaged run: an input, a pattern, a seed (the WARC/ARC harness's case).
+SeqCase = Case
 
 
 @dataclass
