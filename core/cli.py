@@ -178,6 +178,12 @@ def build_parser() -> argparse.ArgumentParser:
         "pipeline there (refused by default)",
     )
     run_opts.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="plan only: print each file's fate (the collection or reader that takes it and "
+        "its outputs, or why none) as `validate` does; nothing is run or written",
+    )
+    run_opts.add_argument(
         "--progress",
         choices=["auto", "always", "never"],
         help="live progress on stderr (auto: on a terminal)",
@@ -381,6 +387,8 @@ def _convert(args: argparse.Namespace) -> int:
         run=_run_overrides(args, {}),
         plugins=args.plugin,
     )
+    if args.dry_run:
+        return _show_plan(spec, registry, "convert", as_json=False, dry_run=True)
     return _execute(spec, registry)
 
 
@@ -393,6 +401,8 @@ def _run(args: argparse.Namespace) -> int:
     if overrides != given:
         spec = with_run_settings(spec, overrides)
     try:
+        if args.dry_run:
+            return _show_plan(spec, registry, args.pipeline, as_json=False, dry_run=True)
         return _execute(spec, registry)
     except ConfigError as exc:  # found while planning (inputs): name the config file too
         raise ConfigError(exc.problems, exc.source or args.pipeline) from None
@@ -473,41 +483,60 @@ def _summary(spec: PipelineSpec, report: Any) -> int:
 def _validate(args: argparse.Namespace) -> int:
     registry = Registry.load()
     spec = load_pipeline(args.pipeline, registry=registry)
+    return _show_plan(spec, registry, args.pipeline, as_json=args.json)
+
+
+def _show_plan(
+    spec: PipelineSpec, registry: Registry, label: str, as_json: bool, dry_run: bool = False
+) -> int:
+    """Print the plan of a run (``validate``, ``--dry-run``): every file's fate (the input
+    or collection unit that reads it, with its reader and outputs; a side file a collection
+    reads; or why it is not converted). ``--dry-run`` exits 3 when the run would leave a
+    file unconverted or a unit unread, ``validate`` 0."""
     try:
         planned, predicted = _plan_outputs(spec, registry)
     except ConfigError as exc:  # the same refusal, and words, as `run` at planning
-        raise ConfigError(exc.problems, exc.source or args.pipeline) from None
+        raise ConfigError(exc.problems, exc.source or label) from None
     plan = [
         {
             "path": p.input.path,
             "relpath": p.input.relpath,
             "reader": p.reader,
+            "parts": dict(p.input.parts),
             "outputs": predicted[i] if predicted is not None else None,
         }
         for i, p in enumerate(planned)
     ]
+    claimed = [{"path": path, "reader": reader} for path, reader in planned.claimed]
+    unread = [c for c in planned.checks if not c.ok]
+    leaves_out = bool(planned.not_converted or unread)
+    code = EXIT_QUARANTINED if dry_run and leaves_out else EXIT_OK
     skipped = [{"path": path, "reason": why} for path, why in planned.skipped]
     not_converted = [{"path": path, "reason": why} for path, why in planned.not_converted]
     warnings = [
         {"path": path, "message": message, "code": code} for path, message, code in planned.warnings
     ]
     shuffle = _shuffle_of(spec, registry)
-    if args.json:
+    if as_json:
         data = {
             "pipeline": spec.model_dump(mode="json"),
             "shuffle": None
             if shuffle is None
             else {"partitions": shuffle.partitions, "partitioning": shuffle.partitioning},
             "inputs": plan,
+            "claimed": claimed,
             "skipped": skipped,
             "not_converted": not_converted,
+            "missing_parts": [{"path": c.path, "reason": c.reason} for c in unread],
             "warnings": warnings,
         }
         json.dump(data, sys.stdout, indent=2)
         print()
-        return EXIT_OK
+        return code
     out = sys.stdout
-    print(f"{args.pipeline}: valid", file=out)
+    print(
+        f"{label}: valid" + (" (dry run: nothing is run or written)" if dry_run else ""), file=out
+    )
     _print_spec(spec, out)
     if shuffle is not None:
         print(
@@ -526,6 +555,12 @@ def _validate(args: argparse.Namespace) -> int:
         else:
             named = "(named while writing)"
         print(f"  {item['path']}  [{item['reader']}] -> {named}", file=out)
+        for name, part in item["parts"].items():
+            print(f"      reads {part}  ({name})", file=out)
+    if claimed:
+        print(f"read by a collection beside its units ({len(claimed)}):", file=out)
+        for item in claimed:
+            print(f"  {item['path']}  [{item['reader']}]", file=out)
     if warnings:
         print(f"warnings ({len(warnings)}):", file=out)
         for item in warnings:
@@ -534,11 +569,15 @@ def _validate(args: argparse.Namespace) -> int:
         print(f"not converted ({len(not_converted)}, the run would exit 3):", file=out)
         for item in not_converted:
             print(f"  {item['path']}  ({item['reason']})", file=out)
+    if unread:
+        print(f"not read, a part is missing ({len(unread)}, the run would exit 3):", file=out)
+        for check in unread:
+            print(f"  {check.path}  ({check.reason})", file=out)
     if skipped:
         print(f"skipped ({len(skipped)}, no reader claims them):", file=out)
         for item in skipped:
             print(f"  {item['path']}", file=out)
-    return EXIT_OK
+    return code
 
 
 def _shuffle_of(spec: PipelineSpec, registry: Registry) -> Any:

@@ -1,28 +1,44 @@
-"""Resolve a spec's inputs into the sorted list of files a run processes, one task each.
+"""Resolve a spec's inputs into the list of files and collection units a run processes, one
+task each.
 
 Rules:
 
-* a **file** path is an input; a **directory** is listed recursively in sorted order, unless
-  the reader (given, or detected for the directory with ``head=b""`` and confidence >= 0.5)
-  expands it itself through ``Reader.discover`` into units (:mod:`crawlmill.core.collection`:
-  one file, or named parts, with expectations). A unit with a missing part is left out of the
-  run; its presence checks (failed and passed) go to ``InputPlan.checks``, which the engine
-  reports beside the accounting (exit 3). A unit's size is that of its parts;
+* a **file** path is an input; a **directory** is planned as a tree (below), or, when a
+  reader is forced, expanded by that reader's ``Reader.discover`` into units
+  (:mod:`crawlmill.core.collection`: one file, or named parts, with expectations) or else
+  listed recursively. A unit with a missing part is left out of the run; its presence
+  checks (failed and passed) go to ``InputPlan.checks``, which the engine reports beside the
+  accounting (exit 3). A unit's size is that of its parts;
 * a path with ``*``, ``?`` or ``[`` is a **glob** (``**`` recurses); matching directories are
-  listed like directories;
+  planned like directories;
 * ``inputs.list_file`` names a text file with one path (or glob) per line; blank lines and
   ``#`` comments are ignored; relative lines are relative to the list file's folder;
 * while listing directories and globs, side files that are not records are skipped: names
   starting with ``.`` (files and folders), ``*.crc`` and ``_SUCCESS`` (Hadoop), and anything
-  inside the run's output folder;
+  inside the run's output folder. No other file is ever skipped in silence;
 * **relpath** (what outputs are named after): for files under a directory or glob, the path
-  relative to that directory (or the glob's fixed leading folder); for files named one by one
+  relative to that directory (or the glob's fixed leading folder); a unit of a collection
+  found below the directory keeps its reader's relpath below the collection's folder, so two
+  Common Crawl 2012 segments' ``partition-00000`` stay apart; for files named one by one
   (paths and list-file lines), the path relative to the deepest folder common to all of them
   (so ``en0000/00.warc.gz`` and ``en0001/00.warc.gz`` stay apart);
-* the same file reached twice (by real path) is kept once; the result is sorted by path, except
-  that the files of a collection a reader discovered keep the reader's order (ClueWeb09
-  segments by number), and ``index`` numbers it. Two different files with the same relpath are an error (their outputs
+* **order**: the inputs in the order the user gave them (paths, then list-file lines); within
+  a directory or glob, by path, except that the units of a collection keep their reader's
+  order (ClueWeb09 segments by number); ``index`` numbers the result (what ``url-dedup
+  rule=first`` calls first). The same file reached twice (by real path) is kept once, where it
+  was first given. Two different files with the same relpath are an error (their outputs
   would collide).
+
+**Trees** (a directory, no reader forced: :class:`_TreeScan`). Every folder of the tree is
+offered to the readers (``Registry.detect(folder, b"")``) unless a collection found above it
+already reads a file below it; the best reader claiming it with confidence >=
+:data:`DIRECTORY_CLAIM` expands it with ``discover``. A collection claims exactly its units'
+parts and the side files its reader names (``Reader.side_files``: a MapFile's ``index``, the
+md5 and record-count lists a check reads; listed in ``InputPlan.claimed``). The walk goes on
+below every folder, so a Nutch crawl folder (``crawldb/``, ``linkdb/``, ``segments/``), a
+parent of many Common Crawl 2012 segments or a folder of collections beside loose files is
+planned whole: each collection once, and every other file with its own detected reader, or
+named as not converted.
 
 Each planned input gets a **stem** (:mod:`crawlmill.core.naming`): its relpath without
 compression and format suffixes, kept longer where two inputs would share it, so that writers
@@ -31,15 +47,13 @@ the run lists (directory inputs), which the engine keeps apart from the output f
 
 When ``spec.reader`` is ``None`` each file's reader is detected with
 ``registry.detect(path, read_head(path))``. A file no reader claims never blocks the others; it
-is left out of the run and listed with the reason (:func:`_detect`):
-
-* in ``InputPlan.not_converted`` when it was meant as input: named on its own (a path or a
-  list-file line), named like a format a reader reads (``*.warc.gz`` with a damaged start), in
-  a format crawlmill knows but has no reader for (``formats/foreign.py``: "Hadoop
-  SequenceFile: no reader installed for it yet"), binary data (a damaged start under any
-  name), or unreadable. The run exits 3 for them;
-* in ``InputPlan.skipped`` otherwise: a text side file met while listing a directory or glob
-  (a README, a checksum list). It is reported and does not change the exit code.
+is left out of the run and listed in ``InputPlan.not_converted`` with the reason
+(:func:`_detect`): named like a format a reader reads (``*.warc.gz`` with a damaged start), in
+a format crawlmill knows but has no reader for (``formats/foreign.py``: "Hadoop SequenceFile:
+no reader installed for it yet"), binary data (a PDF, a damaged start), text no reader reads
+and no collection beside it checks (a README, a stray list: :data:`TEXT_NOT_READ`), or
+unreadable. The run exits 3 for them. (``InputPlan.skipped`` is kept for callers and stays
+empty.)
 
 A plan with no input left is an error ("nothing to convert"), naming what was found and why
 each file was left out.
@@ -75,6 +89,11 @@ DIRECTORY_CLAIM = 0.5
 #: warning codes of planning (docs/problems.md).
 FORCED_READER = "forced-reader"
 DETECTION_FAILED = "detection-failed"
+#: why a text file met in a listed folder or glob is not converted.
+TEXT_NOT_READ = (
+    "format not detected: text, neither records a reader reads nor a list a collection "
+    "beside it checks; move it out of the inputs or name a reader with --from / reader:"
+)
 _SIDE_NAMES = frozenset({"_SUCCESS"})
 _SIDE_SUFFIXES = (".crc",)
 
@@ -103,6 +122,9 @@ class InputPlan(list):
         #: presence checks of discovered units (:mod:`crawlmill.core.collection`); a unit
         #: with a failed one is not read.
         self.checks: list[Check] = []
+        #: ``(path, reader)``: files a collection reads or checks beside its units' parts
+        #: (``Reader.side_files``: a MapFile's index, md5 and record-count lists).
+        self.claimed: list[tuple[str, str]] = []
 
 
 @dataclass(frozen=True)
@@ -126,18 +148,12 @@ def _walk(root: str, skip_under: str) -> list[str]:
         dirnames[:] = sorted(
             d
             for d in dirnames
-            if not d.startswith(".") and not _within(os.path.join(dirpath, d), skip_under)
+            if not is_side_file(d) and not _within(os.path.join(dirpath, d), skip_under)
         )
         for name in sorted(filenames):
             if not is_side_file(name):
                 found.append(os.path.join(dirpath, name))
     return sorted(found)
-
-
-def _key(path: str) -> tuple:
-    """Sort key of a file listed on its own: its absolute path (see collections above)."""
-    absolute = os.path.abspath(path)
-    return (absolute, 0, absolute)
 
 
 def _within(path: str, root: str) -> bool:
@@ -177,17 +193,22 @@ class _Collector:
         self.entries: list[_Entry] = []
         self.output = os.path.abspath(spec.output)
         self.folders: list[str] = []
+        #: the files collections read beside their units' parts: ``(path, reader)``.
+        self.claimed: list[tuple[str, str]] = []
+        #: the place of the input being added among the inputs the user gave.
+        self.order = -1
         self.reader = None
         if spec.reader is not None:
             self.reader = resolve(registry, "reader", spec.reader, "reader", self.problems)
 
     def add(self, raw: str, loc: str, base: str | None = None) -> None:
+        self.order += 1
         path = os.path.join(base, raw) if base and not os.path.isabs(raw) else raw
         path = os.path.expanduser(path)
         if os.path.isfile(path):
-            self.entries.append(_Entry(path, None, None, None, _key(path)))
+            self.entries.append(_Entry(path, None, None, None, self._key(path)))
         elif os.path.isdir(path):
-            self.add_dir(path, path, "")
+            self.add_dir(path, path)
         elif glob.has_magic(path):
             matches = sorted(glob.glob(path, recursive=True))
             root = _glob_root(path)
@@ -196,32 +217,47 @@ class _Collector:
             for m in matches:
                 rel = os.path.relpath(m, root)
                 if os.path.isdir(m):
-                    self.add_dir(m, root, "")
+                    self.add_dir(m, root)
                 elif not is_side_file(os.path.basename(m)) and not _within(m, self.output):
-                    self.entries.append(_Entry(m, rel, None, None, _key(m)))
+                    self.entries.append(_Entry(m, rel, None, None, self._key(m)))
         else:
             self.problems.append((loc, f"no such file: {raw}"))
 
-    def add_dir(self, path: str, rel_root: str, prefix: str) -> None:
+    def _key(self, path: str, group: str | None = None, position: int = 0) -> tuple:
+        """Sort key: the input's place among the inputs the user gave, then the path (a
+        collection's units keep their reader's order within the collection's folder)."""
+        absolute = os.path.abspath(path)
+        return (self.order, group if group is not None else absolute, position, absolute)
+
+    def add_dir(self, path: str, rel_root: str) -> None:
         self.folders.append(os.path.realpath(path))
-        reader = self.reader
-        if reader is None:
-            ranking = self.registry.detect(path, b"")
-            if ranking and ranking[0][1] >= DIRECTORY_CLAIM:
-                reader = resolve(
-                    self.registry, "reader", _component(ranking[0][0]), "reader", self.problems
-                )
-        if reader is not None:
-            discovered = reader.cls.discover(path, reader.options)
+        if self.reader is not None:  # a forced reader lists the folder, or the engine does
+            discovered = self.reader.cls.discover(path, self.reader.options)
             if discovered is not None:
-                # a collection keeps the order its reader gives (ClueWeb09_English_2 before _10)
-                group = os.path.abspath(path)
-                for position, item in enumerate(discovered):
-                    key = (group, position, os.path.abspath(item.path))
-                    self.entries.append(_Entry(item.path, item.relpath, item, reader.name, key))
+                self._add_units(path, rel_root, self.reader, discovered)
                 return
-        for f in _walk(path, self.output):
-            self.entries.append(_Entry(f, os.path.relpath(f, rel_root), None, None, _key(f)))
+            for f in _walk(path, self.output):
+                self.entries.append(
+                    _Entry(f, os.path.relpath(f, rel_root), None, None, self._key(f))
+                )
+            return
+        _TreeScan(self, rel_root).visit(path, offer=True)
+
+    def collection_reader(self, path: str):
+        """The reader detection gives the folder ``path`` as a collection, or ``None``."""
+        ranking = self.registry.detect(path, b"")
+        if ranking and ranking[0][1] >= DIRECTORY_CLAIM:
+            return resolve(
+                self.registry, "reader", _component(ranking[0][0]), "reader", self.problems
+            )
+        return None
+
+    def _add_units(self, folder: str, rel_root: str, reader, units: list[InputFile]) -> None:
+        group = os.path.abspath(folder)
+        for position, item in enumerate(units):
+            rel = _unit_relpath(item, folder, rel_root)
+            key = self._key(item.path, group, position)
+            self.entries.append(_Entry(item.path, rel, item, reader.name, key))
 
     def add_list_file(self, list_file: str) -> None:
         try:
@@ -237,6 +273,81 @@ class _Collector:
             line = line.strip()
             if line and not line.startswith("#"):
                 self.add(line, f"inputs.list_file line {n}", base)
+
+
+class _TreeScan:
+    """Plans a folder given as input when no reader is forced: every collection root at any
+    depth, and every other file (see the module docstring, "Trees").
+
+    A folder is offered to the readers (``Registry.detect`` with ``head=b""``) unless a
+    collection found above it already reads some file under it; a reader claiming it with
+    confidence >= :data:`DIRECTORY_CLAIM` expands it through ``discover`` into units, whose
+    parts (and the reader's ``side_files``) are the collection's. The walk goes on below
+    every folder, so a file no collection reads is planned on its own (its reader detected,
+    or named as not converted), and a collection nested in an unclaimed folder is found."""
+
+    def __init__(self, col: _Collector, rel_root: str) -> None:
+        self.col = col
+        self.rel_root = rel_root
+        self.claimed: set[str] = set()  # real paths of files a collection reads
+        self.holding: set[str] = set()  # real paths of folders holding such files
+
+    def _claim(self, path: str, top: str) -> None:
+        real = os.path.realpath(path)
+        self.claimed.add(real)
+        folder = os.path.dirname(real)
+        while folder not in self.holding and folder.startswith(top):
+            self.holding.add(folder)
+            parent = os.path.dirname(folder)
+            if parent == folder:
+                break
+            folder = parent
+
+    def visit(self, folder: str, offer: bool) -> None:
+        col = self.col
+        if offer:
+            reader = col.collection_reader(folder)
+            units = reader.cls.discover(folder, reader.options) if reader is not None else None
+            if reader is not None and units is not None:
+                col._add_units(folder, self.rel_root, reader, units)
+                top = os.path.realpath(folder)
+                for unit in units:
+                    for part in (unit.parts or {"": unit.path}).values():
+                        self._claim(part, top)
+                for side in reader.cls.side_files(folder, units):
+                    if os.path.realpath(side) not in self.claimed:
+                        col.claimed.append((side, reader.name))
+                    self._claim(side, top)
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError as exc:
+            col.problems.append(("inputs", f"cannot list {folder}: {exc.strerror or exc}"))
+            return
+        for entry in entries:
+            if is_side_file(entry.name) or _within(entry.path, col.output):
+                continue
+            if entry.is_dir():
+                real = os.path.realpath(entry.path)
+                self.visit(entry.path, offer=real not in self.holding)
+            elif entry.is_file() and os.path.realpath(entry.path) not in self.claimed:
+                rel = os.path.relpath(entry.path, self.rel_root)
+                col.entries.append(_Entry(entry.path, rel, None, None, col._key(entry.path)))
+
+
+def _unit_relpath(unit: InputFile, folder: str, rel_root: str) -> str:
+    """The relpath of a unit a reader discovered in ``folder``, relative to ``rel_root``
+    (the input folder): the reader's own relpath for a folder given as input; below it, the
+    reader's relpath is relative to the folder ``unit.path`` ends it with, else to
+    ``folder``."""
+    if os.path.abspath(folder) == os.path.abspath(rel_root):
+        return unit.relpath
+    own = [p for p in unit.relpath.replace(os.sep, "/").split("/") if p]
+    where = os.path.abspath(unit.path).split(os.sep)
+    if own and len(where) > len(own) and where[-len(own) :] == own:
+        base = os.sep.join(where[: -len(own)])
+        if _within(base, rel_root):
+            return os.path.relpath(os.path.join(base, *own), rel_root)
+    return os.path.join(os.path.relpath(folder, rel_root), unit.relpath)
 
 
 def _component(name: str):
@@ -324,6 +435,7 @@ def expand_inputs(spec: PipelineSpec, registry: Registry) -> InputPlan:
         for p, stem in zip(planned, stems, strict=True)
     ]
     planned.folders = sorted(set(col.folders))
+    planned.claimed = list(col.claimed)
     planned.warnings.extend(
         (*v, DETECTION_FAILED) for _, v in sorted(registry.detection_failures.items())
     )
@@ -403,7 +515,11 @@ def _detect(registry: Registry, path: str, named: bool) -> tuple[str | None, str
             "--from / reader:",
             True,
         )
-    return None, "no reader claims this file", False
+    return (
+        None,
+        TEXT_NOT_READ,
+        True,
+    )
 
 
 def _binary(head: bytes) -> bool:

@@ -488,6 +488,16 @@ class Reader(_Component, ABC):
         expectation: the engine reports it as a failed check and does not read it."""
         return None
 
+    @classmethod
+    def side_files(cls, path: str, units: list[InputFile]) -> list[str]:
+        """The files under the collection folder ``path`` that the collection reads or
+        checks beside its ``units``' parts (a MapFile's ``index``, the md5 and record-count
+        lists its checks read), which are therefore no inputs of their own. Planning counts
+        a unit's parts and these as the collection's; every other file under ``path`` is
+        planned with its own detected reader or named as not converted
+        (:mod:`crawlmill.core.inputs`). Default: none."""
+        return []
+
     @abstractmethod
     def read(self, ctx: ReadContext) -> Iterator[Record]:
         """Yield every good record of ``ctx.input``; report damage and resync, never stop

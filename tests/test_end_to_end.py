@@ -153,11 +153,9 @@ def test_files_no_reader_claims_are_reported_not_silently_dropped(tmp_path: Path
     (crawl / "NOTES.txt").write_text("how this crawl was made\n")
     out = tmp_path / "out"
     result = crawlmill("convert", str(crawl), "--to", "warc", "-o", str(out))
-    assert result.returncode == 0, result.stderr
-    assert f"not read (no reader claims this file): {crawl / 'NOTES.txt'}" in result.stderr
-    assert "1 file(s) in the input folders were not read" in result.stderr
+    assert result.returncode == 3, result.stderr  # a file left unconverted: named, exit 3
+    assert f"crawlmill: not converted: {crawl / 'NOTES.txt'}: format not detected" in result.stderr
+    assert "1 input(s) not converted" in result.stderr
     report = json.loads((out / ".crawlmill" / "report.json").read_text())
     assert report["inputs"] == 1
-    assert report["unclaimed"] == [
-        {"path": str(crawl / "NOTES.txt"), "reason": "no reader claims this file"}
-    ]
+    assert [n["path"] for n in report["not_converted"]] == [str(crawl / "NOTES.txt")]

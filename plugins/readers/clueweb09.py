@@ -164,6 +164,13 @@ def _segment_dirs(root: str, languages: set[str] | None) -> tuple[str, list[tupl
     return base, sorted(found, key=key)
 
 
+def _names(folder: str) -> list[str]:
+    try:
+        return os.listdir(folder)
+    except OSError:
+        return []
+
+
 def _read_list(path: str) -> bytes | None:
     try:
         with open(path, "rb") as fh:
@@ -391,6 +398,23 @@ class ClueWeb09Reader(Reader):
                 f"ClueWeb09 collection has no readable WARC file ({reasons})", path=path
             )
         return collection.files
+
+    @classmethod
+    def side_files(cls, path: str, units: list[InputFile]) -> list[str]:
+        """The md5 lists (``*.md5`` in the collection root and its segment folders) and the
+        record-count lists (``record_counts/``) its checks read."""
+        found: list[str] = []
+        root = os.path.abspath(path)
+        folders = [root] + sorted({os.path.dirname(os.path.dirname(u.path)) for u in units})
+        for folder in dict.fromkeys(folders):
+            for name in sorted(_names(folder)):
+                file = os.path.join(folder, name)
+                if name.endswith(".md5") and os.path.isfile(file):
+                    found.append(file)
+            counts = os.path.join(folder, cw.COUNTS_DIR)
+            found += [os.path.join(counts, n) for n in sorted(_names(counts))
+                      if os.path.isfile(os.path.join(counts, n))]  # fmt: skip
+        return found
 
     def read(self, ctx: ReadContext) -> Iterator[Record]:
         """Records of one WARC file through the registered ``warc`` reader, then the TREC-id

@@ -239,6 +239,13 @@ class NtcirReader(Reader):
             )
         return units
 
+    @classmethod
+    def side_files(cls, path: str, units: list[InputFile]) -> list[str]:
+        """The lists beside the trees (``doclist``, ``sitelist``, ...), which the pages are
+        looked up in and the trees checked against."""
+        lists = {p: None for u in units for p in ((u.meta or {}).get("lists") or {}).values()}
+        return list(lists)
+
     def read(self, ctx: ReadContext) -> Iterator[Record]:
         """The site's pages, one Record each (see the module docstring)."""
         meta = ctx.input.meta or {}

@@ -35,7 +35,15 @@ from crawlmill.formats.hadoop.nutch_crawldatum import CrawlDatum
 from crawlmill.formats.hadoop.nutch_parse import Inlinks
 from crawlmill.formats.hadoop.sequencefile import HeaderError, read_header
 
-from .nutch_parts import PART, NutchEntry, as_json, datum_plain, iter_part, part_files
+from .nutch_parts import (
+    PART,
+    NutchEntry,
+    as_json,
+    datum_plain,
+    iter_part,
+    part_files,
+    part_indexes,
+)
 
 __all__ = ["NutchCrawlDbReader", "NutchLinkDbReader", "db_parts"]
 
@@ -91,6 +99,11 @@ class _DbReader(Reader):
             return None
         return [InputFile(os.path.dirname(data) if os.path.basename(data) == "data" else data, rel, meta={"db": cls.db, "part": rel},
                           parts={"data": data}) for rel, data in found]  # fmt: skip
+
+    @classmethod
+    def side_files(cls, path: str, units: list[InputFile]) -> list[str]:
+        """The ``index`` of every part MapFile (the records come from ``data``)."""
+        return part_indexes(units)
 
     def read(self, ctx: ReadContext) -> Iterator[Record]:
         """One metadata record per entry of the part."""

@@ -43,6 +43,7 @@ __all__ = [
     "keys_sorted",
     "millis",
     "part_files",
+    "part_indexes",
 ]
 
 #: an output part of a Hadoop job: ``part-00000``, ``part-r-00000``, ``part-m-00000``.
@@ -68,6 +69,19 @@ def part_files(folder: str) -> dict[str, str]:
         elif os.path.isfile(path):
             out[name] = path
     return out
+
+
+def part_indexes(units: list[Any]) -> list[str]:
+    """The ``index`` beside every MapFile ``data`` part of ``units`` (what a reader of the
+    parts' data accounts for as a side file: ``Reader.side_files``)."""
+    found = []
+    for unit in units:
+        for data in unit.parts.values():
+            if os.path.basename(data) == "data":
+                index = os.path.join(os.path.dirname(data), "index")
+                if os.path.isfile(index):
+                    found.append(index)
+    return found
 
 
 def _code(reason: str) -> str:

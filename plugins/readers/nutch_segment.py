@@ -70,6 +70,7 @@ from .nutch_parts import (
     keys_sorted,
     millis,
     part_files,
+    part_indexes,
 )
 from .nutch_spill import SortedEntries, pack, unpack
 
@@ -147,6 +148,11 @@ class NutchSegmentReader(Reader):
             rel = os.path.relpath(seg, base)
             units.append(InputFile(seg, rel, meta={"segment": os.path.basename(seg)}, parts=parts))
         return units
+
+    @classmethod
+    def side_files(cls, path: str, units: list[InputFile]) -> list[str]:
+        """The ``index`` of every MapFile part (the join reads the ``data`` in key order)."""
+        return part_indexes(units)
 
     def read(self, ctx: ReadContext) -> Iterator[Record]:
         """Every URL of the segment, part by part (see the module docstring)."""

@@ -205,25 +205,33 @@ def test_an_undetected_archive_in_a_folder_makes_the_run_exit_3(tmp_path, capsys
     folder = tmp_path / "crawl"
     write(folder / "a.arc.gz", LEGACY_ARC.read_bytes())
     bad = write(folder / "b.warc.gz", GARBAGE)  # named like a WARC: meant to be converted
-    write(folder / "NOTES.txt", "how this crawl was made\n")  # a side file: reported only
+    write(folder / "NOTES.txt", "how this crawl was made\n")  # text next to data: named too
     out = tmp_path / "out"
     code, _, err = run_cli(capsys, "convert", folder, "--to", "warc", "-o", out, "--workers", "1")
     assert code == 3, err
     assert (out / "a.warc.gz").is_file()
     assert any(str(bad) in x and x.startswith("crawlmill: not converted") for x in err.splitlines())
-    assert f"not read (no reader claims this file): {folder / 'NOTES.txt'}" in err
+    notes = str(folder / "NOTES.txt")
+    assert any(x.startswith(f"crawlmill: not converted: {notes}: ") for x in err.splitlines())
     report = report_of(out)
-    assert [n["path"] for n in report["not_converted"]] == [str(bad)]
-    assert [n["path"] for n in report["unclaimed"]] == [str(folder / "NOTES.txt")]
+    assert sorted(n["path"] for n in report["not_converted"]) == sorted([str(bad), notes])
+    assert report["unclaimed"] == []
 
 
-def test_side_files_alone_do_not_change_the_exit_code(tmp_path, capsys):
+def test_a_text_file_next_to_data_is_named_and_the_run_exits_3(tmp_path, capsys):
+    # issue 18: no file is skipped in silence; only .crc, _SUCCESS and dotfiles are
     folder = tmp_path / "crawl"
     write(folder / "a.toy", GOOD)
     write(folder / "NOTES.txt", "notes\n")
+    write(folder / "a.toy.crc", "crc\n")
+    write(folder / "_SUCCESS", "")
+    write(folder / ".hidden", "x\n")
     code, _, err = convert(capsys, tmp_path / "out", folder)
-    assert code == 0, err
-    assert "1 file(s) in the input folders were not read" in err
+    assert code == 3, err
+    assert f"crawlmill: not converted: {folder / 'NOTES.txt'}: format not detected: text" in err
+    assert [n["path"] for n in report_of(tmp_path / "out")["not_converted"]] == [
+        str(folder / "NOTES.txt")
+    ]
 
 
 # -- item 17: a run that converts nothing ------------------------------------------------------

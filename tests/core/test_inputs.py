@@ -53,8 +53,10 @@ def test_loose_files_keep_apart_by_common_folder_and_dedup(tmp_path, fake, lines
     a = lines(tmp_path / "cw" / "en0000" / "00.txt", ["R u response p"])
     b = lines(tmp_path / "cw" / "en0001" / "00.txt", ["R u response p"])
     planned = expand_inputs(fake([b, a, a, tmp_path / "cw" / "en0000"], tmp_path / "o"), registry)
-    assert _rel(planned) == ["en0000/00.txt", "en0001/00.txt"]
-    assert [p.input.path for p in planned] == [str(a), str(b)]
+    # in the order the user gave them (url-dedup rule=first keeps the first input's capture)
+    assert _rel(planned) == ["en0001/00.txt", "en0000/00.txt"]
+    assert [p.input.path for p in planned] == [str(b), str(a)]
+    assert [p.input.index for p in planned] == [0, 1]
 
 
 def test_single_file_relpath_is_its_name(tmp_path, fake, lines, registry):
@@ -105,7 +107,7 @@ def test_reader_is_detected_per_file_and_undetectable_names_the_file(
     assert path == str(bad) and why.startswith("format not detected: binary data")
 
 
-def test_unclaimed_files_in_a_listed_folder_are_skipped_and_reported(
+def test_unclaimed_files_in_a_listed_folder_are_not_converted_and_named(
     tmp_path, fake, lines, registry
 ):
     folder = tmp_path / "crawl"
@@ -115,7 +117,16 @@ def test_unclaimed_files_in_a_listed_folder_are_skipped_and_reported(
     for source in ([folder], [str(folder / "*")]):
         planned = expand_inputs(fake(source, tmp_path / "o", reader=None), registry)
         assert _rel(planned) == ["a.txt"] and planned[0].input.index == 0
-        assert planned.skipped == [(str(readme), "no reader claims this file")]
+        # no file is skipped in silence: a text file next to data is named (the run exits 3)
+        assert planned.skipped == []
+        assert planned.not_converted == [
+            (
+                str(readme),
+                "format not detected: text, neither records a reader reads nor a list a "
+                "collection beside it checks; move it out of the inputs or name a reader with "
+                "--from / reader:",
+            )
+        ]
     # named on its own, the same file is an input not converted; alone, nothing is left
     with pytest.raises(ConfigError) as err:
         expand_inputs(fake([readme], tmp_path / "o", reader=None), registry)
@@ -129,9 +140,7 @@ def test_unclaimed_files_in_a_listed_folder_are_skipped_and_reported(
     ]
 
 
-def test_undetected_files_meant_as_input_are_not_converted_side_files_skipped(
-    tmp_path, fake, lines
-):
+def test_undetected_files_in_a_folder_are_not_converted_each_with_its_reason(tmp_path, fake, lines):
     registry = Registry.load(["cm_fake"])  # with the built-in readers' file suffixes
     folder = tmp_path / "crawl"
     good = lines(folder / "a.txt", ["R u response p"])
@@ -145,7 +154,7 @@ def test_undetected_files_meant_as_input_are_not_converted_side_files_skipped(
     (folder / "notes.txt.gz").write_bytes(gzip.compress("résumé of the crawl\n".encode()))
     planned = expand_inputs(fake([folder], tmp_path / "o", reader=None), registry)
     assert [p.input.path for p in planned] == [str(good)]
-    assert dict(planned.not_converted) == {
+    assert {k: v for k, v in planned.not_converted if "text," not in v} == {
         str(folder / "b.warc.gz"): (
             "format not detected: named like a file of the 'warc' reader, but no reader "
             "recognises its first bytes (a damaged start?); name a reader with --from / "
@@ -163,11 +172,15 @@ def test_undetected_files_meant_as_input_are_not_converted_side_files_skipped(
             "reader with --from / reader: to read it"
         ),
     }
-    assert sorted(p for p, _ in planned.skipped) == [
+    text = sorted(
+        p for p, why in planned.not_converted if why.startswith("format not detected: text,")
+    )
+    assert text == [
         str(folder / "SEQUENCE.txt"),
         str(folder / "notes.txt.gz"),
         str(folder / "warc.notes"),
     ]
+    assert planned.skipped == []
 
 
 @pytest.mark.parametrize("what", ["empty folder", "hidden files only", "glob of folders"])
@@ -207,11 +220,15 @@ def test_reader_discover_expands_a_collection_directory(tmp_path, fake, lines, r
     ):
         planned = expand_inputs(spec, registry)
         # a discovered collection keeps its reader's order (the MANIFEST's), not path order
-        assert _rel(planned) == ["coll/two.txt", "coll/one.txt"]
-        assert [p.input.index for p in planned] == [0, 1]
+        assert _rel(planned)[:2] == ["coll/two.txt", "coll/one.txt"]
+        assert [p.input.index for p in planned][:2] == [0, 1]
         assert all(
-            p.reader == "fake-collection" and p.input.meta == {"listed": True} for p in planned
+            p.reader == "fake-collection" and p.input.meta == {"listed": True} for p in planned[:2]
         )
+    # detected, the file the collection does not read is planned on its own (never skipped
+    # in silence), and the MANIFEST the collection reads is its side file
+    assert [(p.input.relpath, p.reader) for p in planned[2:]] == [("ignored.txt", "fake-lines")]
+    assert planned.claimed == [(str(coll / "MANIFEST"), "fake-collection")]
 
 
 def test_side_file_rule():

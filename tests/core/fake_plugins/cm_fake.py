@@ -227,6 +227,10 @@ class CollectionReader(LinesReader):
             for i, n in enumerate(names)
         ]
 
+    @classmethod
+    def side_files(cls, path, units):
+        return [os.path.join(path, "MANIFEST")]  # read by discover: the collection's
+
 
 @hookimpl(specname="crawlmill_register_readers")
 def register_collection(register):

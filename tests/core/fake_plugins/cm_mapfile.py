@@ -68,6 +68,10 @@ class MapDirReader(Reader):
             )
         return units
 
+    @classmethod
+    def side_files(cls, path, units):
+        return [os.path.join(path, MANIFEST)]  # its checks read it
+
     def read(self, ctx):
         data = ctx.input.part("data")
         indexed = {}
