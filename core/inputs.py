@@ -22,6 +22,9 @@ Rules:
   Common Crawl 2012 segments' ``partition-00000`` stay apart; for files named one by one
   (paths and list-file lines), the path relative to the deepest folder common to all of them
   (so ``en0000/00.warc.gz`` and ``en0001/00.warc.gz`` stay apart);
+* two folders given as inputs that would give one relpath (two Common Crawl 2012 segments,
+  each with its ``partition-00000``) are kept apart: every folder input's relpaths are then
+  prefixed with the folder's path relative to the deepest folder common to them all;
 * **order**: the inputs in the order the user gave them (paths, then list-file lines); within
   a directory or glob, by path, except that the units of a collection keep their reader's
   order (ClueWeb09 segments by number); ``index`` numbers the result (what ``url-dedup
@@ -197,6 +200,8 @@ class _Collector:
         self.claimed: list[tuple[str, str]] = []
         #: the place of the input being added among the inputs the user gave.
         self.order = -1
+        #: the folder a directory or glob input's relpaths are relative to, by its place.
+        self.roots: dict[int, str] = {}
         self.reader = None
         if spec.reader is not None:
             self.reader = resolve(registry, "reader", spec.reader, "reader", self.problems)
@@ -231,6 +236,7 @@ class _Collector:
 
     def add_dir(self, path: str, rel_root: str) -> None:
         self.folders.append(os.path.realpath(path))
+        self.roots[self.order] = os.path.abspath(rel_root)
         if self.reader is not None:  # a forced reader lists the folder, or the engine does
             discovered = self.reader.cls.discover(path, self.reader.options)
             if discovered is not None:
@@ -350,6 +356,27 @@ def _unit_relpath(unit: InputFile, folder: str, rel_root: str) -> str:
     return os.path.join(os.path.relpath(folder, rel_root), unit.relpath)
 
 
+def _apart(entries: list[_Entry], roots: dict[int, str]) -> list[_Entry]:
+    """``entries`` with the relpaths of different folder inputs kept apart: when two folders
+    given as inputs would give one relpath (two Common Crawl 2012 segments, each with its
+    ``partition-00000``), every folder input's relpaths are prefixed with the folder's path
+    relative to the deepest folder common to them all."""
+    owner: dict[str, int] = {}
+    clash = False
+    for e in entries:
+        order = e.key[0]
+        if order in roots and owner.setdefault(str(e.relpath), order) != order:
+            clash = True
+    if not clash or len(set(roots.values())) < 2:
+        return entries
+    common = os.path.commonpath([os.path.dirname(r) for r in roots.values()])
+    prefix = {o: os.path.relpath(r, common).replace(os.sep, "/") for o, r in roots.items()}
+    return [
+        e._replace(relpath=f"{prefix[e.key[0]]}/{e.relpath}") if e.key[0] in roots else e
+        for e in entries
+    ]
+
+
 def _component(name: str):
     from .spec import ComponentSpec
 
@@ -387,7 +414,7 @@ def expand_inputs(spec: PipelineSpec, registry: Registry) -> InputPlan:
         if real not in seen:
             relpath = (e.relpath if e.relpath is not None else loose[e.path]).replace(os.sep, "/")
             seen[real] = e._replace(relpath=relpath)
-    ordered = sorted(seen.values(), key=lambda e: e.key)
+    ordered = _apart(sorted(seen.values(), key=lambda e: e.key), col.roots)
 
     problems: list[tuple[str, str]] = []
     by_rel: dict[str, str] = {}

@@ -280,3 +280,17 @@ def test_url_dedup_first_follows_the_order_the_inputs_were_given(tmp_path, capsy
     assert report["dropped"] == {"url-dedup": {"duplicate": 1}}
     assert [t for t, _, _ in warc_records(out / "b.warc.gz")] == ["response"]
     assert not (out / "a.warc.gz").exists()
+
+
+def test_two_cc2012_segments_given_one_by_one_are_kept_apart(tmp_path, capsys):
+    tree = build_tree(tmp_path, with_strays=False)
+    parent = tree / "cc2012/parse-output/segment"
+    out = tmp_path / "out"
+    segments = [parent / s for s in CC2012]
+    assert convert(*segments, "-o", out) == 0, capsys.readouterr().err
+    names = sorted(str(p.relative_to(out)) for p in out.rglob("*.warc.gz"))
+    assert names == [f"{s}/partition-00000.warc.gz" for s in sorted(CC2012)]
+    # one segment alone keeps its plain names
+    alone = tmp_path / "alone"
+    assert convert(segments[0], "-o", alone) == 0, capsys.readouterr().err
+    assert [p.name for p in alone.glob("*.warc.gz")] == ["partition-00000.warc.gz"]

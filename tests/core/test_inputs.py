@@ -87,9 +87,20 @@ def test_missing_path_and_empty_glob_name_their_place(tmp_path, fake, lines, reg
 
 def test_colliding_relpaths_are_refused(tmp_path, fake, lines, registry):
     lines(tmp_path / "d1" / "x.txt", ["R u response p"])
-    lines(tmp_path / "d2" / "x.txt", ["R u response p"])
+    loose = lines(tmp_path / "other" / "x.txt", ["R u response p"])
     with pytest.raises(ConfigError, match="would collide"):
-        expand_inputs(fake([tmp_path / "d1", tmp_path / "d2"], tmp_path / "o"), registry)
+        expand_inputs(fake([tmp_path / "d1", loose], tmp_path / "o"), registry)
+
+
+def test_folder_inputs_that_would_collide_are_kept_apart(tmp_path, fake, lines, registry):
+    lines(tmp_path / "d1" / "x.txt", ["R u response p"])
+    lines(tmp_path / "d2" / "x.txt", ["R u response p"])
+    lines(tmp_path / "d2" / "y.txt", ["R u response p"])
+    planned = expand_inputs(fake([tmp_path / "d2", tmp_path / "d1"], tmp_path / "o"), registry)
+    assert _rel(planned) == ["d2/x.txt", "d2/y.txt", "d1/x.txt"]
+    # without a clash, a folder's files keep their names relative to it
+    planned = expand_inputs(fake([tmp_path / "d2"], tmp_path / "o"), registry)
+    assert _rel(planned) == ["x.txt", "y.txt"]
 
 
 def test_reader_is_detected_per_file_and_undetectable_names_the_file(
