@@ -644,7 +644,7 @@ def _inspect(args: argparse.Namespace) -> int:
             raw = fh.read(512)
     ranking = registry.detect(path, head)
     if folder and not ranking and not args.source:
-        raise ConfigError([("FILE", _not_a_collection(path, registry))])
+        return _inspect_tree(args, registry, path)
     out = sys.stdout
     if not folder:
         compression = compression_of(raw[:8]) or "none"
@@ -683,6 +683,42 @@ def _inspect(args: argparse.Namespace) -> int:
             )
         input_file = found[0]
         print(f"first of {len(found)} file(s): {input_file.path}", file=out)
+    return _show_records(args, registry, input_file, reader_cls)
+
+
+def _inspect_tree(args: argparse.Namespace, registry: Registry, path: str) -> int:
+    """``inspect FOLDER`` of a folder no reader reads as one collection (a Nutch crawl
+    folder, a folder of collections and loose files): the inputs ``convert`` would plan in
+    it, each with its reader, the files it would not convert, then the first input's
+    records. Exits 3 when a file would not be converted."""
+    from .inputs import expand_inputs
+
+    spec = PipelineSpec.model_validate(
+        {"inputs": {"paths": [path]}, "writer": {"name": "warc"},
+         "output": os.path.join(path, ".crawlmill-inspect")}
+    )  # fmt: skip
+    try:
+        planned = expand_inputs(spec, registry)
+    except ConfigError:
+        raise ConfigError([("FILE", _not_a_collection(path, registry))]) from None
+    out = sys.stdout
+    print(f"{path}: a folder of {len(planned)} input(s), planned as `convert` plans it:", file=out)
+    for p in planned:
+        print(f"  {p.input.relpath}  [{p.reader}]", file=out)
+    for file, reason in planned.not_converted:
+        print(f"  not converted: {file}  ({reason})", file=out)
+    first = planned[0]
+    print(f"reading with: {first.reader}", file=out)
+    print(f"first of {len(planned)} input(s): {first.input.path}", file=out)
+    code = _show_records(args, registry, first.input, registry.reader(first.reader))
+    return EXIT_QUARANTINED if planned.not_converted and code == EXIT_OK else code
+
+
+def _show_records(
+    args: argparse.Namespace, registry: Registry, input_file: InputFile, reader_cls: Any
+) -> int:
+    """Print the first ``args.records`` records of ``input_file`` and what was damaged."""
+    out = sys.stdout
     records = open_reader(
         input_file,
         reader_cls,

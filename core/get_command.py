@@ -2,8 +2,12 @@
 ``MapFile.Reader.get`` finds it (index binary search, seek, scan in the key class's raw byte
 order; :class:`crawlmill.formats.hadoop.mapfile.MapFile`).
 
-DIR is a MapFile directory, its ``data`` file, or a job output directory of
-``part-NNNNN``/``part-r-NNNNN`` MapFiles. In a directory of parts every part is looked in, in
+DIR is a MapFile directory, its ``data`` file, a job output directory of
+``part-NNNNN``/``part-r-NNNNN`` MapFiles, or any folder holding such directories (every
+folder ``convert`` accepts: a CrawlDB or LinkDB, a Nutch segment, a whole crawl folder): then
+each folder of parts below it is a collection looked in on its own, and each that holds the
+key prints its value after a line ``# <folder>`` (``--json``: one line each, its
+``mapfile`` naming the part; ``--raw`` needs one collection). In a directory of parts every part is looked in, in
 name order, and the first that holds the key answers: Hadoop's ``HashPartitioner`` is not
 assumed, since Nutch partitions its segments and CrawlDB by host, not by key hash
 (``--hash-partitioned`` looks only in the part ``HashPartitioner`` names, as
@@ -38,6 +42,8 @@ __all__ = ["EXAMPLES", "add_parser", "run"]
 EXAMPLES = """\
 example:
   crawlmill get crawldb/current http://example.com/
+  crawlmill get crawl/crawldb http://example.com/
+  crawlmill get crawl/segments/20240101000000 http://example.com/ --json
   crawlmill get segment/content/part-00000 http://example.com/ --raw > page.bin
   crawlmill get out/ 0a1b 0a1c --key-hex --json
 
@@ -59,9 +65,18 @@ def add_parser(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    get.add_argument("mapfile", metavar="DIR", help="MapFile folder, its data file, or a folder of parts")
-    get.add_argument("keys", nargs="+", metavar="KEY", help="the key: text (Text, UTF8, BytesWritable) or a number; several: each looked up in turn")
-    get.add_argument("--key-hex", action="store_true", help="KEY is the serialized key in hex (any class)")
+    get.add_argument(
+        "mapfile", metavar="DIR", help="MapFile folder, its data file, or a folder of parts"
+    )
+    get.add_argument(
+        "keys",
+        nargs="+",
+        metavar="KEY",
+        help="the key: text (Text, UTF8, BytesWritable) or a number; several: each looked up in turn",
+    )
+    get.add_argument(
+        "--key-hex", action="store_true", help="KEY is the serialized key in hex (any class)"
+    )
     out = get.add_mutually_exclusive_group()
     out.add_argument("--raw", action="store_true", help="print the serialized value bytes")
     out.add_argument("--json", action="store_true", help="print one JSON object")
@@ -72,15 +87,31 @@ def add_parser(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     )  # fmt: skip
 
 
-def _dirs(path: str) -> list[str]:
-    from crawlmill.formats.hadoop.mapfile import DATA, mapfile_dirs
+def _groups(path: str) -> list[list[str]]:
+    """The MapFile collections of ``path``, each a list of MapFile folders looked in in
+    turn: ``path`` itself (a MapFile, its ``data``, a folder of parts), else every folder
+    below it holding MapFiles or parts (a CrawlDB's ``current/``, each subdirectory of a
+    Nutch segment, every one of a whole crawl folder), in path order."""
+    from crawlmill.formats.hadoop.mapfile import DATA, is_mapfile, mapfile_dirs
 
     if os.path.isfile(path) and os.path.basename(path) == DATA:
         path = os.path.dirname(path) or "."
     found = mapfile_dirs(path)
-    if not found:
-        raise ConfigError([("DIR", f"{path} is not a MapFile (data + index) nor a folder of MapFile parts")])  # fmt: skip
-    return found
+    if found:
+        return [found]
+    groups = []
+    for dirpath, dirnames, _ in os.walk(path):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith((".", "_")))
+        if is_mapfile(dirpath):
+            dirnames[:] = []  # a MapFile's own folder: found as a part of its parent
+            continue
+        parts = mapfile_dirs(dirpath)
+        if parts:
+            groups.append(parts)
+            dirnames[:] = [d for d in dirnames if os.path.join(dirpath, d) not in parts]
+    if not groups:
+        raise ConfigError([("DIR", f"{path} is not a MapFile (data + index), nor a folder of MapFile parts, nor holds any")])  # fmt: skip
+    return groups
 
 
 def _key(args: argparse.Namespace, text: str, key_class: str) -> bytes:
@@ -129,29 +160,44 @@ def run(args: argparse.Namespace, registry: Any) -> int:
     """Look each key up and print its value (see the module docstring); the exit code."""
     from crawlmill.formats.hadoop.mapfile import MapFile
 
-    dirs = _dirs(args.mapfile)
-    maps = []
+    groups = _groups(args.mapfile)
+    if args.raw and len(groups) > 1:
+        names = ", ".join(os.path.dirname(g[0]) for g in groups)
+        raise ConfigError([("DIR", f"{args.mapfile} holds {len(groups)} MapFile collections ({names}); --raw prints one value: name one of them")])  # fmt: skip
+    opened: list[list[Any]] = []
     try:
-        for folder in dirs:
-            maps.append(MapFile(folder))
+        for dirs in groups:
+            opened.append([])
+            for folder in dirs:
+                opened[-1].append(MapFile(folder))
         missing = damaged = 0
         for text in args.keys:
-            found, hurt = _lookup(args, registry, maps, text)
+            found = hurt = False
+            for maps in opened:
+                if len(opened) > 1 and not args.json:
+                    label = os.path.dirname(maps[0].path)
+                    header = f"# {label}"
+                else:
+                    header = None
+                hit, harm = _lookup(args, registry, maps, text, header)
+                found, hurt = found or hit, hurt or harm
             if not found:
                 missing += 1
                 damaged += hurt
                 print(f"crawlmill: {text!r} is not a key of {args.mapfile}", file=sys.stderr)
     finally:
-        for m in maps:
-            m.close()
+        for maps in opened:
+            for m in maps:
+                m.close()
     if not missing:
         return 0
     return 3 if damaged else 1
 
 
-def _lookup(args: argparse.Namespace, registry: Any, maps: list[Any], text: str) -> tuple[bool, bool]:  # fmt: skip
-    """Print the value of key ``text`` from the first part holding it: ``(found, damage
-    seen in a part looked in)``."""
+def _lookup(args: argparse.Namespace, registry: Any, maps: list[Any], text: str,
+            header: str | None = None) -> tuple[bool, bool]:  # fmt: skip
+    """Print the value of key ``text`` from the first part holding it (after the line
+    ``header``, when given): ``(found, damage seen in a part looked in)``."""
     from crawlmill.formats.hadoop.mapfile import hash_partition
 
     damaged = False
@@ -162,6 +208,8 @@ def _lookup(args: argparse.Namespace, registry: Any, maps: list[Any], text: str)
         damaged = damaged or bool(m.problems)
         entry = m.get(key)
         if entry is not None:
+            if header is not None:
+                print(header, file=sys.stdout, flush=True)
             _print(args, registry, m.path, m.header, entry)
             return True, damaged
     return False, damaged

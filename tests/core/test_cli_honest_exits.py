@@ -165,15 +165,23 @@ def test_inspect_exits_3_when_it_sees_damage(tmp_path, capsys):
     assert run_cli(capsys, "inspect", clean, "--plugin", TOY)[0] == 0
 
 
-def test_inspect_a_folder_that_is_not_a_collection_says_so(tmp_path, capsys):
+def test_inspect_a_folder_that_is_not_a_collection_plans_it_as_convert_does(tmp_path, capsys):
     folder = tmp_path / "crawl"
     write(folder / "A-README", "notes\n")
     write(folder / "a.toy", GOOD)
     code, out, err = run_cli(capsys, "inspect", folder, "--plugin", TOY)
+    assert code == 3, out + err  # the README would not be converted
+    assert f"{folder}: a folder of 1 input(s), planned as `convert` plans it:" in out
+    assert f"  not converted: {folder / 'A-README'}  (format not detected: text," in out
+    assert f"first of 1 input(s): {folder / 'a.toy'}" in out and "#1" in out
+
+
+def test_inspect_a_folder_nothing_in_which_is_read_says_so(tmp_path, capsys):
+    folder = tmp_path / "crawl"
+    write(folder / "A-README", "notes\n")
+    code, out, err = run_cli(capsys, "inspect", folder, "--plugin", TOY)
     assert code == 2
     assert "not a collection" in out + err
-    # it points at a file a reader recognises, to inspect instead
-    assert f"e.g. crawlmill inspect {folder / 'a.toy'}" in out + err
 
 
 def test_inspect_names_a_known_foreign_format(tmp_path, capsys):

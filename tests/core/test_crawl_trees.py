@@ -294,3 +294,33 @@ def test_two_cc2012_segments_given_one_by_one_are_kept_apart(tmp_path, capsys):
     alone = tmp_path / "alone"
     assert convert(segments[0], "-o", alone) == 0, capsys.readouterr().err
     assert [p.name for p in alone.glob("*.warc.gz")] == ["partition-00000.warc.gz"]
+
+
+def test_get_and_inspect_accept_the_folders_convert_accepts(tmp_path, capsys):
+    tree = build_tree(tmp_path, with_strays=False)
+    crawl = tree / "crawl"
+    url = "http://ant.apache.org/"
+    # a CrawlDB folder answers as its current/ MapFile parts do
+    assert main(["get", str(crawl / "crawldb"), url]) == 0
+    via_db = capsys.readouterr().out
+    assert main(["get", str(crawl / "crawldb/current"), url]) == 0
+    assert capsys.readouterr().out == via_db and '"@": "CrawlDatum"' in via_db
+    # a whole crawl folder: each MapFile collection holding the key answers, one line each
+    assert main(["get", str(crawl), url, "--json"]) == 0
+    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert [os.path.relpath(x["mapfile"], crawl) for x in lines] == [
+        "crawldb/current/part-00000",
+        "linkdb/current/part-00000",
+    ]
+    # a segment: its content, crawl_fetch, parse_data and parse_text, each after its folder
+    segment = crawl / "segments/20060919213635"
+    assert main(["get", str(segment), "http://www.apache.org/"]) == 0
+    headers = [x for x in capsys.readouterr().out.splitlines() if x.startswith("# ")]
+    assert headers == [f"# {segment / s}" for s in ("content", "crawl_fetch", "parse_data", "parse_text")]  # fmt: skip
+    # --raw prints one value: refused for several collections
+    assert main(["get", str(crawl), url, "--raw"]) == 2
+    assert "holds 10 MapFile collections" in capsys.readouterr().err
+    # inspect plans a crawl folder as convert does and shows the first input's records
+    assert main(["inspect", str(crawl), "--records", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "a folder of 4 input(s)" in out and "segments/20060919213635  [nutch-segment]" in out
