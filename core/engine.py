@@ -36,6 +36,7 @@ Lifecycle of :func:`run`:
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import sys
 import time
@@ -216,17 +217,49 @@ Todo = list[tuple[PlannedInput, str]]
 
 
 def _complete_marker(
-    root: OutputRoot, key: str, fingerprint: str, p: PlannedInput, count: int
+    root: OutputRoot,
+    key: str,
+    fingerprint: str,
+    p: PlannedInput,
+    count: int,
+    position_free: bool = False,
 ) -> Marker | None:
     """The marker of a complete input (:meth:`OutputRoot.complete_marker`) as a
-    :class:`Marker`, or ``None``; a marker file this version cannot read means: redo."""
-    data = root.complete_marker(key, fingerprint, p.size, p.input.index, count)
+    :class:`Marker`, or ``None``; a marker file this version cannot read means: redo.
+
+    The input must be the one the marker describes: same relpath, reader and (when the marker
+    records it) stem. Its position (index among ``count`` inputs) must be the same too,
+    unless the writer is ``position_free`` and the marker records the stem: then inputs
+    added, removed or renamed around it leave it complete."""
+    free = position_free and isinstance(_marker_stem(root.read_marker(key)), str)
+    where = (None, None) if free else (p.input.index, count)
+    data = root.complete_marker(key, fingerprint, p.size, *where)
     if data is None:
         return None
     try:
-        return Marker.from_dict(data)
+        marker = Marker.from_dict(data)
     except (TypeError, ValueError, KeyError, AttributeError):
         return None
+    stem = _marker_stem(data)
+    if marker.input != p.input.relpath or (marker.reader and marker.reader != p.reader):
+        return None  # the common root of loose files moved, or detection changed
+    if stem is not None and stem != p.input.stem:
+        return None  # a sibling came or went: the input's outputs are named otherwise now
+    return marker
+
+
+def _marker_stem(data: dict[str, Any] | None) -> str | None:
+    """The stem a completion marker records (``None``: a marker of an older version)."""
+    stem = (data or {}).get("stem")
+    return stem if isinstance(stem, str) else None
+
+
+def _position_free(pipeline: ResolvedPipeline) -> bool:
+    """``Writer.position_free`` of the run's writer (``False`` when it cannot tell)."""
+    try:
+        return pipeline.writer.cls.position_free(pipeline.writer.options) is True
+    except Exception:  # a writer's bug must not stop the run: then inputs keep their places
+        return False
 
 
 def _input_outputs(planned: list[PlannedInput], completed: Completed) -> list[dict[str, Any]]:
@@ -252,17 +285,19 @@ def _resume(
     predicted: list[list[str]] | None,
     fingerprint: str,
     salt: str = "",
+    position_free: bool = False,
 ) -> tuple[Completed, Todo]:
     """Split the inputs into those complete from an earlier run (``run.resume``: their
     marker matches and lists every output the writer plans now) and those to convert.
-    ``salt`` (the pass ids, :attr:`PassPlan.salt`) is part of the marker keys."""
+    ``salt`` (the pass ids, :attr:`PassPlan.salt`) is part of the marker keys; with a
+    ``position_free`` writer an input's marker holds wherever the input now stands."""
     completed: Completed = {}
     todo: Todo = []
     for i, p in enumerate(planned):
         key = marker_key(p.input.path, fingerprint + salt)
         marker = None
         if spec.run.resume:
-            marker = _complete_marker(root, key, fingerprint, p, len(planned))
+            marker = _complete_marker(root, key, fingerprint, p, len(planned), position_free)
         listed = {o.path for o in marker.outputs} if marker is not None else set()
         if listed and predicted is not None and not set(predicted[i]) <= listed:
             marker = None  # its outputs are named otherwise now (a sibling came or went)
@@ -326,7 +361,8 @@ def _prepare(spec: PipelineSpec, registry: Registry, stream: TextIO, started: fl
     predicted = _planned_outputs(pipeline, planned)
     root = OutputRoot(spec.output)
     passes = plan_passes(spec, registry, pipeline, planned)
-    completed, todo = _resume(spec, root, planned, predicted, fingerprint, passes.salt)
+    free = _position_free(pipeline)
+    completed, todo = _resume(spec, root, planned, predicted, fingerprint, passes.salt, free)
     data = spec.fingerprint_data(versions)
     todo_indexes = {p.input.index for p, _ in todo}
     checked = check_outputs(spec, planned, predicted, fingerprint, data, root, todo_indexes)
@@ -714,8 +750,8 @@ def _finalize(
 ) -> None:
     """Call ``Writer.finalize`` once over all completed inputs, atomically like task outputs;
     its files are listed in the marker ``finalize``, so the next run may replace them."""
-    tasks = [
-        CompletedInput.from_marker(completed[p.input.index])
+    tasks = [  # each at its place in this run (a resumed input's marker has the old one)
+        dataclasses.replace(CompletedInput.from_marker(completed[p.input.index]), index=p.input.index)
         for p in planned
         if p.input.index in completed
     ]
