@@ -56,6 +56,7 @@ from .executor import (
 )
 from .inputs import PlannedInput, expand_inputs
 from .messages import CompletedInput, Marker, PipelineStamp, TaskPayload, TaskResult, TaskStatus
+from .orphans import find_orphans, remove_orphans
 from .outputs import (
     OutputRoot,
     TaskOutputs,
@@ -424,6 +425,7 @@ def _run_in_root(r: _Run) -> dict[str, Any] | None:
 
     damaged, interrupted = execute_shuffle(r) or _execute_interruptibly(r)
     _settle(root, r.todo, r.completed, previous)
+    _orphans(r)
     if r.completed:  # the root holds this pipeline's outputs: say which pipeline it is
         stamp = PipelineStamp(r.fingerprint, r.pipeline_data)
         write_json_atomic(root.pipeline_path, stamp.to_dict())
@@ -492,6 +494,43 @@ def _settle(
     _void_taken_over(root, completed)
     for marker in completed.values():
         root.drop_pending(marker.key)
+
+
+#: orphans named one by one on the terminal (all of them in the report).
+_SHOW_ORPHANS = 10
+
+
+def _orphans(r: _Run) -> None:
+    """List the orphans (outputs of inputs no longer in the run, :mod:`~crawlmill.core.orphans`)
+    in the report and on the terminal; delete them with ``run.remove_orphans``."""
+    report, stream = r.report, r.stream
+    inputs = [p.input.path for p in r.planned]
+    report.orphans = find_orphans(r.root, inputs, {m.key for m in r.completed.values()})
+    if not report.orphans:
+        return
+    files = sum(len(o["outputs"]) + len(o["quarantine"]) for o in report.orphans)
+    for o in report.orphans[:_SHOW_ORPHANS]:
+        shown = ", ".join(o["outputs"] + o["quarantine"]) or "no files"
+        print(f"crawlmill: orphaned ({o['reason']}: {o['input_path']}): {shown}", file=stream)
+    if len(report.orphans) > _SHOW_ORPHANS:
+        print(f"crawlmill: {len(report.orphans) - _SHOW_ORPHANS} more orphan(s) like these",
+              file=stream)  # fmt: skip
+    if r.spec.run.remove_orphans:
+        report.orphans_removed = remove_orphans(
+            r.root, report.orphans, _claimed(r.completed), inputs
+        )
+        print(
+            f"crawlmill: removed {len(report.orphans_removed)} orphaned file(s) of "
+            f"{len(report.orphans)} input(s) no longer in the run (--remove-orphans)",
+            file=stream,
+        )
+    else:
+        print(
+            f"crawlmill: {files} orphaned file(s) of {len(report.orphans)} input(s) no longer in "
+            "the run kept in the output folder (listed in .crawlmill/report.json and by "
+            "`crawlmill status`; --remove-orphans deletes them)",
+            file=stream,
+        )
 
 
 def _write_report(root: OutputRoot, report: RunReport, started: float, stream: TextIO) -> None:
@@ -751,7 +790,9 @@ def _finalize(
     """Call ``Writer.finalize`` once over all completed inputs, atomically like task outputs;
     its files are listed in the marker ``finalize``, so the next run may replace them."""
     tasks = [  # each at its place in this run (a resumed input's marker has the old one)
-        dataclasses.replace(CompletedInput.from_marker(completed[p.input.index]), index=p.input.index)
+        dataclasses.replace(
+            CompletedInput.from_marker(completed[p.input.index]), index=p.input.index
+        )
         for p in planned
         if p.input.index in completed
     ]
