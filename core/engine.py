@@ -6,9 +6,11 @@ Lifecycle of :func:`run`:
    ``filters[1].threshold``) and resolve the inputs (:func:`~crawlmill.core.inputs.expand_inputs`,
    which gives each input a stem distinct from the others').
 2. **Plan**: one task per input; an input whose completion marker matches this run's
-   fingerprint (spec plus crawlmill and plugin versions), the input's size and position, lists
-   the outputs the writer plans for it now (``Writer.planned_outputs``) and whose outputs are
-   all present is skipped (resume; the worker count does not matter). Then
+   fingerprint (spec plus crawlmill and plugin versions), the input's size, relpath, reader,
+   stem and (unless ``Writer.position_free``) position and the input count, lists the
+   outputs the writer plans for it now (``Writer.planned_outputs``) and whose outputs are
+   all present is skipped (resume; the worker count does not matter; inputs added or removed
+   around it do not either with a position-free writer). Then
    :func:`~crawlmill.core.ownership.check_outputs` refuses outputs onto inputs, two inputs
    with one output, files crawlmill did not write and a root of another pipeline (unless
    ``run.overwrite``). Nothing is written before this succeeds.
@@ -22,6 +24,8 @@ Lifecycle of :func:`run`:
    A failing task is recorded and the others go on; under ``on_error: fail`` the first damage
    stops the run (running tasks are asked to stop and discard their temp files).
    Files listed by older markers of redone inputs that no current marker claims are deleted.
+   Markers of inputs no longer in the run (orphans, :mod:`~crawlmill.core.orphans`) are
+   listed in the report and on the terminal, and deleted with ``run.remove_orphans``.
    Ctrl-C or SIGTERM cancels the tasks; the report is still written (inputs committed so far,
    an ``interrupted`` failure) before :class:`KeyboardInterrupt` propagates.
 5. **Finalize**: when no task failed, ``Writer.finalize`` runs once in the parent over all

@@ -39,7 +39,11 @@ redone. Markers are written atomically after the files they vouch for, so a run 
 collect pass resumes with the tasks that finished, and one killed in the reduce redoes only
 the reduce. The final pass's completion-marker keys include the pass ids (:attr:`PassPlan.salt`),
 so a changed table redoes the final pass. Pass folders of other ids are removed at the end of
-a successful run.
+a successful run. When the input set changed and nothing else (:attr:`Pass.collect`: the
+pass's data without the inputs), a new pass folder keeps the finished collect tasks of the
+unchanged inputs (:func:`input_identity`) from the old one (``tasks/<i>.json`` says
+``kept_from``), their ``input`` column set to the input's new position; the reduce and the
+final pass run again, since they depend on every input.
 
 Accounting: only the final pass counts into the run report; a collect task's counters stay
 in its marker (``crawlmill status``). Damage a collect task meets is counted there and met
