@@ -266,3 +266,32 @@ def test_url_dedup_keeps_collected_rows_and_redoes_what_depends_on_every_input(
     # an unchanged rerun redoes nothing at all
     code, err = _convert(capsys, src, out, *dedup)
     assert code == 0 and _report(out)["inputs_skipped"] == 3 and "collecting" not in err
+    # an input removed: no collect task runs, the reduce and the final pass run again
+    (src / "c.warc").unlink()
+    code, err = _convert(capsys, src, out, *dedup)
+    assert code == 0, err
+    report = _report(out)
+    assert (report["inputs_skipped"], report["inputs_done"]) == (0, 2)
+    assert "kept the collected rows of 2 unchanged input(s)" in err and "collecting" not in err
+    assert [o["outputs"] for o in report["orphans"]] == [["c.warc.gz"]]
+    assert _convert(capsys, src, out, *dedup, "--remove-orphans")[0] == 0
+    assert _outputs(out) == _fresh(capsys, src, tmp_path / "fresh2", *dedup)
+
+
+def test_a_renamed_input_whose_output_keeps_its_name_takes_the_file_over(tmp_path, capsys):
+    """a.warc.gz renamed a.warc: the stem (a) and so the output name (a.warc.gz) stay; the
+    new input's task writes that name again (as a fresh run would) and the old marker is
+    void: nothing is left as an orphan."""
+    src = _put(tmp_path / "in", a_warc_gz="example.warc.gz", b_arc_gz="example.arc.gz")
+    out = tmp_path / "out"
+    assert _convert(capsys, src, out)[0] == 0
+    before = _stats(out, "b.warc.gz")
+    (src / "a.warc.gz").unlink()
+    _put(src, a_warc="example.warc")
+    code, err = _convert(capsys, src, out)
+    assert code == 0, err
+    report = _report(out)
+    assert (report["inputs_skipped"], report["inputs_done"], report["orphans"]) == (1, 1, [])
+    assert _stats(out, "b.warc.gz") == before
+    assert len(list((out / ".crawlmill" / "done").glob("*.json"))) == 2
+    assert _outputs(out) == _fresh(capsys, src, tmp_path / "fresh")
