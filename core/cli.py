@@ -184,6 +184,11 @@ def build_parser() -> argparse.ArgumentParser:
         "its outputs, or why none) as `validate` does; nothing is run or written",
     )
     run_opts.add_argument(
+        "--remove-orphans",
+        action="store_true",
+        help="delete the outputs in OUT of inputs no longer in the run (listed by default)",
+    )
+    run_opts.add_argument(
         "--progress",
         choices=["auto", "always", "never"],
         help="live progress on stderr (auto: on a terminal)",
@@ -424,6 +429,8 @@ def _run_overrides(args: argparse.Namespace, run: dict[str, Any]) -> dict[str, A
         run["resume"] = False
     if args.overwrite:
         run["overwrite"] = True
+    if getattr(args, "remove_orphans", False):
+        run["remove_orphans"] = True
     if args.progress is not None:
         run["progress"] = args.progress
     return run

@@ -6,9 +6,11 @@ Lifecycle of :func:`run`:
    ``filters[1].threshold``) and resolve the inputs (:func:`~crawlmill.core.inputs.expand_inputs`,
    which gives each input a stem distinct from the others').
 2. **Plan**: one task per input; an input whose completion marker matches this run's
-   fingerprint (spec plus crawlmill and plugin versions), the input's size and position, lists
-   the outputs the writer plans for it now (``Writer.planned_outputs``) and whose outputs are
-   all present is skipped (resume; the worker count does not matter). Then
+   fingerprint (spec plus crawlmill and plugin versions), the input's size, relpath, reader,
+   stem and (unless ``Writer.position_free``) position and the input count, lists the
+   outputs the writer plans for it now (``Writer.planned_outputs``) and whose outputs are
+   all present is skipped (resume; the worker count does not matter; inputs added or removed
+   around it do not either with a position-free writer). Then
    :func:`~crawlmill.core.ownership.check_outputs` refuses outputs onto inputs, two inputs
    with one output, files crawlmill did not write and a root of another pipeline (unless
    ``run.overwrite``). Nothing is written before this succeeds.
@@ -22,6 +24,8 @@ Lifecycle of :func:`run`:
    A failing task is recorded and the others go on; under ``on_error: fail`` the first damage
    stops the run (running tasks are asked to stop and discard their temp files).
    Files listed by older markers of redone inputs that no current marker claims are deleted.
+   Markers of inputs no longer in the run (orphans, :mod:`~crawlmill.core.orphans`) are
+   listed in the report and on the terminal, and deleted with ``run.remove_orphans``.
    Ctrl-C or SIGTERM cancels the tasks; the report is still written (inputs committed so far,
    an ``interrupted`` failure) before :class:`KeyboardInterrupt` propagates.
 5. **Finalize**: when no task failed, ``Writer.finalize`` runs once in the parent over all
@@ -36,6 +40,7 @@ Lifecycle of :func:`run`:
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import sys
 import time
@@ -55,6 +60,7 @@ from .executor import (
 )
 from .inputs import PlannedInput, expand_inputs
 from .messages import CompletedInput, Marker, PipelineStamp, TaskPayload, TaskResult, TaskStatus
+from .orphans import find_orphans, remove_orphans
 from .outputs import (
     OutputRoot,
     TaskOutputs,
@@ -216,17 +222,49 @@ Todo = list[tuple[PlannedInput, str]]
 
 
 def _complete_marker(
-    root: OutputRoot, key: str, fingerprint: str, p: PlannedInput, count: int
+    root: OutputRoot,
+    key: str,
+    fingerprint: str,
+    p: PlannedInput,
+    count: int,
+    position_free: bool = False,
 ) -> Marker | None:
     """The marker of a complete input (:meth:`OutputRoot.complete_marker`) as a
-    :class:`Marker`, or ``None``; a marker file this version cannot read means: redo."""
-    data = root.complete_marker(key, fingerprint, p.size, p.input.index, count)
+    :class:`Marker`, or ``None``; a marker file this version cannot read means: redo.
+
+    The input must be the one the marker describes: same relpath, reader and (when the marker
+    records it) stem. Its position (index among ``count`` inputs) must be the same too,
+    unless the writer is ``position_free`` and the marker records the stem: then inputs
+    added, removed or renamed around it leave it complete."""
+    free = position_free and isinstance(_marker_stem(root.read_marker(key)), str)
+    where = (None, None) if free else (p.input.index, count)
+    data = root.complete_marker(key, fingerprint, p.size, *where)
     if data is None:
         return None
     try:
-        return Marker.from_dict(data)
+        marker = Marker.from_dict(data)
     except (TypeError, ValueError, KeyError, AttributeError):
         return None
+    stem = _marker_stem(data)
+    if marker.input != p.input.relpath or (marker.reader and marker.reader != p.reader):
+        return None  # the common root of loose files moved, or detection changed
+    if stem is not None and stem != p.input.stem:
+        return None  # a sibling came or went: the input's outputs are named otherwise now
+    return marker
+
+
+def _marker_stem(data: dict[str, Any] | None) -> str | None:
+    """The stem a completion marker records (``None``: a marker of an older version)."""
+    stem = (data or {}).get("stem")
+    return stem if isinstance(stem, str) else None
+
+
+def _position_free(pipeline: ResolvedPipeline) -> bool:
+    """``Writer.position_free`` of the run's writer (``False`` when it cannot tell)."""
+    try:
+        return pipeline.writer.cls.position_free(pipeline.writer.options) is True
+    except Exception:  # a writer's bug must not stop the run: then inputs keep their places
+        return False
 
 
 def _input_outputs(planned: list[PlannedInput], completed: Completed) -> list[dict[str, Any]]:
@@ -252,17 +290,19 @@ def _resume(
     predicted: list[list[str]] | None,
     fingerprint: str,
     salt: str = "",
+    position_free: bool = False,
 ) -> tuple[Completed, Todo]:
     """Split the inputs into those complete from an earlier run (``run.resume``: their
     marker matches and lists every output the writer plans now) and those to convert.
-    ``salt`` (the pass ids, :attr:`PassPlan.salt`) is part of the marker keys."""
+    ``salt`` (the pass ids, :attr:`PassPlan.salt`) is part of the marker keys; with a
+    ``position_free`` writer an input's marker holds wherever the input now stands."""
     completed: Completed = {}
     todo: Todo = []
     for i, p in enumerate(planned):
         key = marker_key(p.input.path, fingerprint + salt)
         marker = None
         if spec.run.resume:
-            marker = _complete_marker(root, key, fingerprint, p, len(planned))
+            marker = _complete_marker(root, key, fingerprint, p, len(planned), position_free)
         listed = {o.path for o in marker.outputs} if marker is not None else set()
         if listed and predicted is not None and not set(predicted[i]) <= listed:
             marker = None  # its outputs are named otherwise now (a sibling came or went)
@@ -326,7 +366,8 @@ def _prepare(spec: PipelineSpec, registry: Registry, stream: TextIO, started: fl
     predicted = _planned_outputs(pipeline, planned)
     root = OutputRoot(spec.output)
     passes = plan_passes(spec, registry, pipeline, planned)
-    completed, todo = _resume(spec, root, planned, predicted, fingerprint, passes.salt)
+    free = _position_free(pipeline)
+    completed, todo = _resume(spec, root, planned, predicted, fingerprint, passes.salt, free)
     data = spec.fingerprint_data(versions)
     todo_indexes = {p.input.index for p, _ in todo}
     checked = check_outputs(spec, planned, predicted, fingerprint, data, root, todo_indexes)
@@ -388,6 +429,7 @@ def _run_in_root(r: _Run) -> dict[str, Any] | None:
 
     damaged, interrupted = execute_shuffle(r) or _execute_interruptibly(r)
     _settle(root, r.todo, r.completed, previous)
+    _orphans(r)
     if r.completed:  # the root holds this pipeline's outputs: say which pipeline it is
         stamp = PipelineStamp(r.fingerprint, r.pipeline_data)
         write_json_atomic(root.pipeline_path, stamp.to_dict())
@@ -456,6 +498,43 @@ def _settle(
     _void_taken_over(root, completed)
     for marker in completed.values():
         root.drop_pending(marker.key)
+
+
+#: orphans named one by one on the terminal (all of them in the report).
+_SHOW_ORPHANS = 10
+
+
+def _orphans(r: _Run) -> None:
+    """List the orphans (outputs of inputs no longer in the run, :mod:`~crawlmill.core.orphans`)
+    in the report and on the terminal; delete them with ``run.remove_orphans``."""
+    report, stream = r.report, r.stream
+    inputs = [p.input.path for p in r.planned]
+    report.orphans = find_orphans(r.root, inputs, {m.key for m in r.completed.values()})
+    if not report.orphans:
+        return
+    files = sum(len(o["outputs"]) + len(o["quarantine"]) for o in report.orphans)
+    for o in report.orphans[:_SHOW_ORPHANS]:
+        shown = ", ".join(o["outputs"] + o["quarantine"]) or "no files"
+        print(f"crawlmill: orphaned ({o['reason']}: {o['input_path']}): {shown}", file=stream)
+    if len(report.orphans) > _SHOW_ORPHANS:
+        print(f"crawlmill: {len(report.orphans) - _SHOW_ORPHANS} more orphan(s) like these",
+              file=stream)  # fmt: skip
+    if r.spec.run.remove_orphans:
+        report.orphans_removed = remove_orphans(
+            r.root, report.orphans, _claimed(r.completed), inputs
+        )
+        print(
+            f"crawlmill: removed {len(report.orphans_removed)} orphaned file(s) of "
+            f"{len(report.orphans)} input(s) no longer in the run (--remove-orphans)",
+            file=stream,
+        )
+    else:
+        print(
+            f"crawlmill: {files} orphaned file(s) of {len(report.orphans)} input(s) no longer in "
+            "the run kept in the output folder (listed in .crawlmill/report.json and by "
+            "`crawlmill status`; --remove-orphans deletes them)",
+            file=stream,
+        )
 
 
 def _write_report(root: OutputRoot, report: RunReport, started: float, stream: TextIO) -> None:
@@ -714,8 +793,10 @@ def _finalize(
 ) -> None:
     """Call ``Writer.finalize`` once over all completed inputs, atomically like task outputs;
     its files are listed in the marker ``finalize``, so the next run may replace them."""
-    tasks = [
-        CompletedInput.from_marker(completed[p.input.index])
+    tasks = [  # each at its place in this run (a resumed input's marker has the old one)
+        dataclasses.replace(
+            CompletedInput.from_marker(completed[p.input.index]), index=p.input.index
+        )
         for p in planned
         if p.input.index in completed
     ]

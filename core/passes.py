@@ -39,7 +39,11 @@ redone. Markers are written atomically after the files they vouch for, so a run 
 collect pass resumes with the tasks that finished, and one killed in the reduce redoes only
 the reduce. The final pass's completion-marker keys include the pass ids (:attr:`PassPlan.salt`),
 so a changed table redoes the final pass. Pass folders of other ids are removed at the end of
-a successful run.
+a successful run. When the input set changed and nothing else (:attr:`Pass.collect`: the
+pass's data without the inputs), a new pass folder keeps the finished collect tasks of the
+unchanged inputs (:func:`input_identity`) from the old one (``tasks/<i>.json`` says
+``kept_from``), their ``input`` column set to the input's new position; the reduce and the
+final pass run again, since they depend on every input.
 
 Accounting: only the final pass counts into the run report; a collect task's counters stay
 in its marker (``crawlmill status``). Damage a collect task meets is counted there and met
@@ -119,6 +123,10 @@ class Pass:
     options: PluginOptions
     #: ``OUT/.crawlmill/passes/<id>``.
     dir: str
+    #: what one collect task depends on besides its input (:func:`pass_data` without the
+    #: inputs): a collect task of another pass with this value and the same input
+    #: (:func:`input_identity`) has the same rows, so it is kept (:func:`_adopt`).
+    collect: str = ""
 
     def info(self) -> dict[str, Any]:
         """Plain data naming the pass (in payloads and ``run.json``)."""
@@ -169,6 +177,15 @@ def _inputs_data(planned: Sequence[PlannedInput]) -> list[dict[str, Any]]:
             }
         )
     return data
+
+
+def input_identity(p: PlannedInput) -> str:
+    """What a collect task's rows depend on of its input, hashed: what :func:`pass_data`
+    records of it (path, relpath, reader, size and mtime of the file and its parts, meta)
+    and its stem, but not its position (the rows' ``input`` column, rewritten when kept)."""
+    entry = _inputs_data([p])[0]
+    del entry["index"]
+    return _hash({**entry, "stem": p.input.stem})
 
 
 def _versions(registry: Registry, used: list[tuple[str, str]]) -> dict[str, str]:
@@ -239,11 +256,13 @@ def plan_passes(
             reduce_key(resolved.cls)
         except TypeError as exc:
             raise ConfigError([(loc, str(exc))]) from None
-        pid = _hash(pass_data(spec, registry, planned, loc, earlier))
+        data = pass_data(spec, registry, planned, loc, earlier)
+        pid = _hash(data)
+        collect = _hash({k: v for k, v in data.items() if k != "inputs"})
         plan.passes.append(
             Pass(
                 loc, resolved.name, label, pid, resolved.cls, resolved.options,
-                os.path.join(plan.root, pid),
+                os.path.join(plan.root, pid), collect,
             )
         )  # fmt: skip
         earlier.append(pid)
@@ -366,9 +385,78 @@ def _run_pass(state: _PassRun, n: int) -> bool:
     if read_json(pdir.info) is None:
         write_json_atomic(
             pdir.info,
-            {**p.info(), "inputs": [i.input.relpath for i in state.planned]},
+            {
+                **p.info(),
+                "inputs": [i.input.relpath for i in state.planned],
+                "collect": p.collect,
+                "identities": {input_identity(i): i.input.index for i in state.planned},
+            },
         )
+    if state.spec.run.resume:
+        _adopt(state, n, pdir)
     return _collect(state, n, pdir) and _reduce(state, n, pdir)
+
+
+def _adopt(state: _PassRun, n: int, pdir: PassDir) -> None:
+    """Keep the collect tasks another pass folder finished for the same inputs with the same
+    collect (:attr:`Pass.collect`: the input set changed, nothing else): their rows are
+    linked (or copied) here, their ``input`` column rewritten when the input's position
+    changed, and their done markers written after."""
+    p = state.plan.passes[n]
+    missing = [i for i in state.planned if task_done(pdir, i.input.index) is None]
+    sources: dict[str, tuple[PassDir, int]] = {}
+    for name in sorted(os.listdir(state.plan.root)) if missing else []:
+        other = PassDir(os.path.join(state.plan.root, name))
+        info = read_json(other.info) if name != p.id else None
+        if info is None or not p.collect or info.get("collect") != p.collect:
+            continue
+        for ident, index in (info.get("identities") or {}).items():
+            if isinstance(index, int) and task_done(other, index) is not None:
+                sources.setdefault(ident, (other, index))
+    kept = 0
+    for i in missing:
+        found = sources.get(input_identity(i))
+        marker = task_done(*found) if found is not None else None
+        if found is None or marker is None:
+            continue
+        other, old = found
+        try:
+            size = _place_rows(other.task_file(old, "arrow"), pdir.task_file(i.input.index, "arrow"),
+                               old, i.input.index)  # fmt: skip
+        except (OSError, ValueError) as exc:
+            _say(state, n, f"collected rows of {i.input.relpath} not kept ({exc}): collected again")
+            continue
+        kept_from = os.path.basename(other.path)
+        write_json_atomic(
+            pdir.task_file(i.input.index, "json"),
+            {**marker, "index": i.input.index, "size": size, "kept_from": kept_from},
+        )
+        kept += 1
+    if kept:
+        _say(state, n, f"kept the collected rows of {kept} unchanged input(s) of an earlier run")
+
+
+def _place_rows(source: str, target: str, old: int, new: int) -> int:
+    """A kept collect task's rows file at ``target``: a hard link (or copy) of ``source`` at
+    the same position, else a copy whose ``input`` column says ``new``; returns its size."""
+    tmp = f"{target}.tmp-{os.getpid()}"
+    with contextlib.suppress(OSError):
+        os.remove(tmp)
+    if old == new:
+        try:
+            os.link(source, tmp)
+        except OSError:
+            shutil.copyfile(source, tmp)
+        os.replace(tmp, target)
+        return os.path.getsize(target)
+    import pyarrow as pa
+
+    table = load_table(source)
+    at = table.schema.get_field_index("input")
+    if at < 0:
+        raise ValueError(f"{source} has no input column")
+    column = pa.array([new] * table.num_rows, type=pa.int32())
+    return write_table(target, table.set_column(at, table.schema.field(at), column))
 
 
 def _collect(state: _PassRun, n: int, pdir: PassDir) -> bool:

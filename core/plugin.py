@@ -547,6 +547,16 @@ class Writer(_Component, ABC):
         return None
 
     @classmethod
+    def position_free(cls, options: PluginOptions) -> bool:
+        """Whether an input's output files (names and bytes) depend on that input alone (its
+        bytes, path, relpath and stem) and not on its position among the run's inputs
+        (``InputFile.index``) or on their count. ``True`` lets a completed input stay complete
+        when inputs are added, removed or renamed around it (``docs/architecture.md``,
+        *Resume*); ``False``, the default and safe for any writer, redoes it whenever its
+        position or the input count changed."""
+        return False
+
+    @classmethod
     def finalize(
         cls,
         root: str,
@@ -629,6 +639,13 @@ class Layout:
             except Exception:
                 return None
         return planned
+
+    @classmethod
+    def position_free(cls, options: Any) -> bool:
+        """Whether the names and bytes of the files this layout lays out depend on the input
+        alone, not on its position or the input count (see ``Writer.position_free``);
+        ``False`` by default."""
+        return False
 
     @classmethod
     def finalize(

@@ -23,7 +23,8 @@ import socket
 import time
 from typing import Any
 
-from .outputs import BOOKKEEPING
+from .orphans import orphans_of_root
+from .outputs import BOOKKEEPING, OutputRoot
 from .pass_tasks import HEARTBEAT_SECONDS, PassDir, read_json, task_done
 from .passes import pass_done, run_json_path
 from .reduce_tasks import ReduceDir, reduce_done
@@ -289,6 +290,7 @@ def read_status(output: str) -> dict[str, Any]:
     else:  # the partition pass is the final pass: its tasks write the outputs
         status["shuffle"] = _shuffle(meta, shuffle, alive, report if run is None else None)
         status["final"] = status["shuffle"]["partition"]
+    status["orphans"] = orphans_of_root(OutputRoot(output), (report or {}).get("orphans") or [])
     return status
 
 
@@ -325,4 +327,14 @@ def format_status(status: dict[str, Any]) -> str:
         lines.append(line)
         lines.extend(f"  running: {t['input']}" for t in step["running"])
         lines.extend(f"  failed: {t['input'] or '(reduce)'}: {t['error']}" for t in step["failed"])
+    orphans = status.get("orphans") or []
+    if orphans:
+        files = sum(len(o["outputs"]) + len(o["quarantine"]) for o in orphans)
+        lines.append(
+            f"orphans: {files} file(s) of {len(orphans)} input(s) no longer converted here "
+            "(convert --remove-orphans deletes them)"
+        )
+        for o in orphans:
+            shown = ", ".join(o["outputs"] + o["quarantine"]) or "no files"
+            lines.append(f"  orphaned ({o['reason']}: {o['input_path']}): {shown}")
     return "\n".join(lines)

@@ -64,6 +64,9 @@ class RunSpec(_Strict):
     #: replace files in the output root that crawlmill did not write, and the outputs of
     #: another pipeline there (without it both are refused before anything is written).
     overwrite: bool = False
+    #: delete the outputs (and markers) of inputs no longer in the run, "orphans" (without
+    #: it they are only listed: report.json, the terminal, ``crawlmill status``).
+    remove_orphans: bool = False
     progress: Literal["auto", "always", "never"] = "auto"
     max_record_bytes: int = Field(default=256 * 1024 * 1024, ge=1024)
     max_decompressed_bytes: int = Field(default=64 * 1024**3, ge=1024)
@@ -111,6 +114,7 @@ class PipelineSpec(_Strict):
                     "executor",
                     "spark",
                     "overwrite",
+                    "remove_orphans",
                     "shuffle_memory",
                     "reduce_memory",
                 }

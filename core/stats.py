@@ -231,6 +231,11 @@ class RunReport:
     input_outputs: list[dict[str, Any]] = field(default_factory=list)
     #: the steps' own counters (``ctx.count``) summed over the inputs: step -> label -> n.
     counts: dict[str, dict[str, int]] = field(default_factory=dict)
+    #: completion markers of inputs no longer in the run, with their files
+    #: (:func:`crawlmill.core.orphans.find_orphans`): kept unless ``run.remove_orphans``.
+    orphans: list[dict[str, Any]] = field(default_factory=list)
+    #: the orphans' files this run deleted (``run.remove_orphans``).
+    orphans_removed: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:

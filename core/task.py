@@ -412,6 +412,7 @@ class _Task:
             quarantine=tuple(_entry(o) for o in listed if o["internal"]),
             notes=self.marker_notes(wctx),
             stats=self.stats,
+            extra={"stem": inp.stem},  # resume checks it (core/engine.py)
         )
         data = marker.to_dict()
         _check_parent()

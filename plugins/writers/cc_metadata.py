@@ -79,6 +79,11 @@ class CcMetadataWriter(FileWriter):
             return super().planned_outputs(options, inputs)
         return [list(segment_names(i.index)) for i in inputs]
 
+    @classmethod
+    def position_free(cls, options: Any) -> bool:
+        """JSON lines: the layout's answer; SequenceFiles are named by the input's place."""
+        return options.variant == "jsonl" and super().position_free(options)
+
     def open(self, ctx: Any) -> None:
         """Start the input's layout (JSON lines: the first file comes with the first
         record), or its two SequenceFiles."""

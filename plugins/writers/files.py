@@ -193,6 +193,11 @@ class FileWriter(Writer):
         return [paths + [s for p in paths for s in cls.side_files(options, p)] for paths in planned]
 
     @classmethod
+    def position_free(cls, options: Any) -> bool:
+        """The layout's answer: its names (and the bytes, which hold nothing positional)."""
+        return bool(options.layout_class.position_free(options))
+
+    @classmethod
     def finalize(
         cls, root: str, options: PluginOptions, tasks: list[CompletedInput], create: Any
     ) -> None:

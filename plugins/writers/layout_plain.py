@@ -108,6 +108,12 @@ class PlainLayout(Layout):
     name: ClassVar[str] = "plain"
     Options = PlainOptions
 
+    @classmethod
+    def position_free(cls, options: Any) -> bool:
+        """True unless the name pattern holds ``{index}`` (the input's position)."""
+        settings = getattr(options, "layout_settings", None) or cls.Options()
+        return "{index" not in pattern_for(settings)
+
     def next_path(self) -> str:
         """The next file name from the pattern; ``seq`` counts files of this input."""
         folder, stem = _split(stem_of(self.ctx.input))

@@ -101,6 +101,11 @@ class MapFileWriterPlugin(SequenceFileWriter):
         """``None``: the folders belong to partitions, not to inputs."""
         return None
 
+    @classmethod
+    def position_free(cls, options: Any) -> bool:
+        """``False``: the folders are named by the partition's place."""
+        return False
+
     # -- the shuffle -------------------------------------------------------------------------
 
     def key_of(self, record: Record) -> tuple[str, bytes]:
