@@ -32,6 +32,7 @@ __all__ = [
     "format_item",
     "is_doc_id",
     "is_site_id",
+    "iter_list",
     "read_list",
     "write_list",
 ]
@@ -98,7 +99,7 @@ def _check(name: ListName, fields: list[str]) -> str | None:
             return f"site id {site!r} is not six decimal characters"
         if not host or not port.isdigit() or not 0 < int(port) < 65536:
             return f"host {host!r} or port {port!r} is not valid"
-        return None if kind else "the server type is empty"
+        return None if kind == "http" else f'server type {kind!r} is not "http"'
     if name == "aliaslist":
         alias, site = fields
         if not _ALIAS.match(alias):
@@ -113,8 +114,16 @@ def _check(name: ListName, fields: list[str]) -> str | None:
 def read_list(data: bytes, name: ListName, path: str = "") -> Iterator[ListItem | ListProblem]:
     """The items of list ``name`` in ``data``, and a :class:`ListProblem` per bad line (an
     empty line is one)."""
+    return iter_list(data.splitlines(keepends=True), name, path)
+
+
+def iter_list(
+    lines: Iterable[bytes], name: ListName, path: str = ""
+) -> Iterator[ListItem | ListProblem]:
+    """:func:`read_list` on the lines (with their line ends) of an open list file: one line
+    in memory at a time."""
     offset = 0
-    for number, raw in enumerate(data.splitlines(keepends=True), 1):
+    for number, raw in enumerate(lines, 1):
         line = raw.rstrip(b"\n").rstrip(b"\r")
         if line:
             fields = line.decode("utf-8", "surrogateescape").split("\t")

@@ -31,8 +31,11 @@ payload tree's filelist: ``url`` from the line, ``doc_id`` its first field when 
 + digits, ``payload`` the ``.dat`` bytes, ``text`` the ``cook/`` page.
 
 Collection checks: a ``.data`` without its ``.meta`` (or the reverse) is a failed check of its
-site's unit; a bad list line is a warning. The tree against ``doclist`` is checked as a whole
-by a unit of its own (relpath ``lists``, first, no records): every page's ``NW:DOCID`` (of the
+site's unit. The lists are checked by a unit of their own (relpath ``lists``, first, no
+records, its parts the lists): every line of every list and every rule between them
+(:mod:`crawlmill.formats.ntcir_list_checks`), a failed check naming the list and the line;
+a site folder whose id ``sitelist`` lacks, a failed check naming the folder. The same unit
+checks the tree against ``doclist`` as a whole: every page's ``NW:DOCID`` (of the
 payload tree) and every ``doclist`` line, merged as two sorted streams
 (:func:`crawlmill.formats.sorted_lines.unmatched`; the tree's ids sorted on disk, so memory
 stays bounded for 100 million ids), give a failed check per page whose doc id ``doclist``
@@ -60,7 +63,8 @@ from crawlmill.core import (
     hookimpl,
 )
 from crawlmill.formats.html_charset import charset_of_content_type
-from crawlmill.formats.ntcir_lists import LIST_NAMES, ListItem, read_list
+from crawlmill.formats.ntcir_list_checks import check_lists
+from crawlmill.formats.ntcir_lists import LIST_NAMES, ListItem, iter_list, read_list
 from crawlmill.formats.ntcir_meta import CTYPE, DOCID, HTTPH, URL, parse_meta
 from crawlmill.formats.ntcir_nw1000g import (
     DAT,
@@ -212,13 +216,13 @@ class NtcirReader(Reader):
         }
         ordered = {n: _sorted(p) for n, p in lists.items() if n in ("doclist", "linklist")}
         units = []
-        if "doclist" in lists:  # the checks of the whole tree against doclist: a unit first
+        if lists:  # the checks of the lists and of the tree against them: a unit first
             units.append(
                 InputFile(
                     os.path.join(root, LISTS_UNIT),
                     LISTS_UNIT,
                     meta={"root": root, "role": LISTS_UNIT, "lists": lists, "sorted": ordered},
-                    parts={"doclist": lists["doclist"]},
+                    parts=dict(lists),
                 )
             )
         for site, folders in site_directories(root).items():
@@ -243,7 +247,9 @@ class NtcirReader(Reader):
         """The site's pages, one Record each (see the module docstring)."""
         meta = ctx.input.meta or {}
         if meta.get("role") == LISTS_UNIT:
-            self._check_doclist(ctx, meta)
+            self._check_lists(ctx, meta)
+            if "doclist" in meta["lists"]:
+                self._check_doclist(ctx, meta)
             return
         if meta.get("variant") == NW1000G:
             yield from self._read_nw1000g(ctx)
@@ -330,6 +336,29 @@ class NtcirReader(Reader):
             extras={"ntcir": extras},
             source=Provenance(path, 0, len(payload), "ntcir"),
         )
+
+    def _check_lists(self, ctx: ReadContext, meta: dict[str, Any]) -> None:
+        """Every list line by line and against the others
+        (:func:`crawlmill.formats.ntcir_list_checks.check_lists`), and every site folder of
+        the trees against ``sitelist``: one failed check per line (or folder), naming it."""
+        lists: dict[str, str] = meta["lists"]
+        failed = 0
+        for failure in check_lists(lists):
+            failed += 1
+            ctx.report_check(Check(failure.path, failure.check, False,
+                                   f"line {failure.line}: {failure.reason}"))  # fmt: skip
+        sitelist = lists.get("sitelist")
+        if sitelist is not None:
+            with open(sitelist, "rb") as fh:
+                known = {i.fields[0] for i in iter_list(fh, "sitelist") if isinstance(i, ListItem)}
+            for site, folders in site_directories(meta["root"]).items():
+                if site not in known:
+                    failed += 1
+                    for folder in folders.values():
+                        ctx.report_check(Check(folder, "sitelist", False,
+                                               f"site id {site} is not in sitelist"))  # fmt: skip
+        if not failed:
+            ctx.report_check(Check(os.path.join(meta["root"], LISTS_UNIT), "lists", True))
 
     def _check_doclist(self, ctx: ReadContext, meta: dict[str, Any]) -> None:
         """The whole tree against ``doclist``, both ways, in one merge of two sorted streams
