@@ -18,7 +18,9 @@ One Record per page (``NNNN``), in page order, from the ``.meta`` of the ``paylo
   ``Date:`` header (the fetch; ``NW:DATE`` is the page's ``Last-Modified`` and stays in
   extras); kind ``response`` with a head, ``resource`` without;
 * ``payload`` the ``.data`` bytes of the ``payload`` tree (``raw`` by default: as crawled;
-  ``euc``: converted to EUC-JP), exactly as stored;
+  ``euc``: converted to EUC-JP), exactly as stored; from the euc tree ``charset`` is
+  ``euc_jp`` (the ``NW:CTYPE`` charset, the raw page's, stays in extras ``charset_stored``;
+  counted ``charset-euc``);
 * ``text`` the cooked tree's ``.data`` decoded as EUC-JP when that tree is there;
 * ``outlinks`` the ``linklist`` URLs of the doc id; ``extras["ntcir"]`` the site id, the page
   number, the tree read, every ``.meta`` field as stored, the syntax and wrapper, the
@@ -65,7 +67,7 @@ from crawlmill.core import (
 from crawlmill.formats.html_charset import charset_of_content_type
 from crawlmill.formats.ntcir_list_checks import check_lists
 from crawlmill.formats.ntcir_lists import LIST_NAMES, ListItem, iter_list, read_list
-from crawlmill.formats.ntcir_meta import CTYPE, DOCID, HTTPH, URL, parse_meta
+from crawlmill.formats.ntcir_meta import CTYPE, DOCID, HTTPH, URL, ended_head, parse_meta
 from crawlmill.formats.ntcir_nw1000g import (
     DAT,
     FILELIST,
@@ -418,7 +420,7 @@ class NtcirReader(Reader):
             ctx.report_warning("meta-field-missing", f"{meta_path}: no {' or '.join(missing)}")
         url = _text(info.get(URL))
         stored_head = info.get(HTTPH)
-        head = _ended(stored_head) if stored_head and stored_head.strip() else None
+        head = ended_head(stored_head) if stored_head and stored_head.strip() else None
         ctype = _text(info.get(CTYPE))
         text = None
         cooked = parts.get(f"cooked/{page}.data") or parts.get(f"cook/{page}.data")
@@ -438,6 +440,12 @@ class NtcirReader(Reader):
         if info.other:
             extras["other"] = info.other
         date = _head_date(head)
+        charset = charset_of_content_type(ctype) if ctype else None
+        if tree == "euc":  # the euc tree holds EUC-JP whatever NW:CTYPE says of the raw page
+            if charset not in (None, "euc_jp"):
+                extras["charset_stored"] = charset
+                ctx.count("charset-euc")
+            charset = "euc_jp"
         return Record(
             kind=RecordKind.RESPONSE if head is not None else RecordKind.RESOURCE,
             url=url,
@@ -447,7 +455,7 @@ class NtcirReader(Reader):
             http_head=head,
             payload=payload,
             content_type=(ctype.split(";")[0].strip() or None) if ctype else None,
-            charset=charset_of_content_type(ctype) if ctype else None,
+            charset=charset,
             text=text,
             outlinks=[Outlink(u) for u in lists.links(doc_id)] if doc_id else [],
             extras={"ntcir": extras},
@@ -459,14 +467,6 @@ def _text(value: bytes | None) -> str | None:
     if value is None:
         return None
     return value.decode("utf-8", "surrogateescape").strip() or None
-
-
-def _ended(head: bytes) -> bytes:
-    """``head`` ending in the blank line that ends an HTTP head (added in its own style)."""
-    if head.endswith((b"\r\n\r\n", b"\n\n")):
-        return head
-    eol = b"\r\n" if b"\r\n" in head else b"\n"
-    return head + (eol if head.endswith(b"\n") else eol + eol)
 
 
 def _head_date(head: bytes | None) -> Any:

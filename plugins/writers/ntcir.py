@@ -5,7 +5,9 @@ docs/plugin_hooks.md "Whole-collection steps"):
 
 * **sites**: one per host and port (after the ``aliases`` option maps alias hosts to their
   site's host), numbered ``000001``... in the order of their host name, then port; a site's
-  other hosts go to ``aliaslist`` (as ``http://host`` or ``http://host:port``);
+  other hosts go to ``aliaslist`` (as ``http://host`` or ``http://host:port``); an ``https``
+  site is listed with server type ``https`` (never as ``http`` on port 443), warned
+  ``sitelist-not-http`` (NW100G-01 lists http sites only);
 * **pages**: every capture that takes part (``response`` and ``resource`` records with an
   ``http``/``https`` URL), numbered per site ``0001``... in pipeline order (input order, then
   record order; more than 9999 pages widen the number);
@@ -23,7 +25,9 @@ counted as ``euc-unmappable``), other pages as they are; ``cooked`` the NTCIR co
 the page's charset for others. The ``.meta`` (:mod:`crawlmill.formats.ntcir_meta`, syntax and
 wrapper options) holds ``NW:DOCID``, ``NW:DATE`` (the head's ``Last-Modified``, empty without
 one), ``NW:CTYPE`` (the head's ``Content-Type``), ``NW:URL`` and ``NW:HTTPH`` (the HTTP head);
-the same file in every tree.
+the same file in every tree; a page read from an NTCIR tree keeps its ``NW:HTTPH`` block as
+stored (the reader adds the blank line that ends a head when the block has none: it is not
+written back).
 
 The lists (``sitelist``, ``aliaslist``, ``doclist``, ``targetlist``, ``duplist`` from the
 records' duplicate URLs, ``linklist`` from their outlinks) are written, sorted by their first
@@ -59,7 +63,7 @@ from crawlmill.formats.html_charset import charset_of_content_type, detect_chars
 from crawlmill.formats.http import parse_http_head
 from crawlmill.formats.japanese import to_euc_jp
 from crawlmill.formats.ntcir_cooked import CookOptions, cook
-from crawlmill.formats.ntcir_meta import CTYPE, DATE, DOCID, HTTPH, URL, write_meta
+from crawlmill.formats.ntcir_meta import CTYPE, DATE, DOCID, HTTPH, URL, ended_head, write_meta
 from crawlmill.formats.ntcir_nw1000g import dat_path, format_filelist_line
 from pydantic import Field
 
@@ -85,16 +89,20 @@ def _schema() -> Any:
             ("site_hint", pa.string()),
             ("page_hint", pa.int64()),
             ("doc_hint", pa.string()),
+            ("scheme", pa.string()),
         ]
     )
 
 
-def _host_port(url: str) -> tuple[str, int] | None:
+def _where(url: str) -> tuple[str, str, int] | None:
+    """Scheme, host and port of an ``http``/``https`` URL (the port the scheme's default when
+    left out), or ``None``."""
     try:
         parts = urlsplit(url)
-        if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        scheme = parts.scheme.lower()
+        if scheme not in ("http", "https") or not parts.hostname:
             return None
-        return parts.hostname.lower(), parts.port or (443 if parts.scheme == "https" else 80)
+        return scheme, parts.hostname.lower(), parts.port or (443 if scheme == "https" else 80)
     except ValueError:
         return None
 
@@ -133,10 +141,10 @@ class NtcirWriter(Writer):
 
     # -- the collect pass ----------------------------------------------------------------------
 
-    def _takes_part(self, record: Record) -> tuple[str, int] | None:
+    def _takes_part(self, record: Record) -> tuple[str, str, int] | None:
         if record.kind not in _TAKES_PART or record.url is None:
             return None
-        return _host_port(record.url)
+        return _where(record.url)
 
     def collect(self, record: Record) -> list[tuple] | None:
         """One row per capture that takes part: host, port, URL, outlinks, duplicate URLs and
@@ -144,7 +152,7 @@ class NtcirWriter(Writer):
         where = self._takes_part(record)
         if where is None:
             return None
-        host, port = where
+        scheme, host, port = where
         host = self.options.aliases.get(host, host)
         info = record.extras.get("ntcir") or {}
         return [
@@ -157,6 +165,7 @@ class NtcirWriter(Writer):
                 info.get("site"),
                 int(info["page"]) if str(info.get("page", "")).isdigit() else None,
                 record.doc_id if info else None,
+                scheme,
             )
         ]
 
@@ -257,7 +266,7 @@ class NtcirWriter(Writer):
             (DATE, headers.get(b"last-modified", b"")),
             (CTYPE, ctype),
             (URL, (record.url or "").encode("utf-8", "surrogateescape")),
-            (HTTPH, head),
+            (HTTPH, _stored_head(record, head)),
         ]
 
     def _derived(self, record: Record) -> tuple[bytes, bytes]:
@@ -303,7 +312,11 @@ class NtcirWriter(Writer):
         for name, rows in list_rows(self.ctx.table(), self.options.aliases, skipped).items():
             with self.ctx.create(name) as fh:
                 for fields in rows:
-                    fh.write(format_item(name, fields))
+                    if name == "sitelist" and fields[1] != "http":
+                        self.ctx.report_warning("sitelist-not-http", f"site {fields[0]} "
+                            f"({fields[2]}:{fields[3]}) is {fields[1]}: NW100G-01's sitelist "
+                            'has the server type "http" only')  # fmt: skip
+                    fh.write(format_item(name, fields, https=True))
 
     def _write_filelists(self, skipped: Callable[[str], None]) -> None:
         """NW1000G-04: each site's ``.filelist`` in each tree (``<doc id> <part> <url>`` per
@@ -329,6 +342,16 @@ class NtcirWriter(Writer):
         for nnn, lines in sitelist.items():
             with self.ctx.create(f"lists/sitelist/{nnn}") as fh:
                 fh.writelines(lines)
+
+
+def _stored_head(record: Record, head: bytes) -> bytes:
+    """The ``NW:HTTPH`` block a page read from an NTCIR tree had, when ``head`` is that block
+    as the reader gave it (the blank line ending a head added); else ``head``."""
+    for field in (record.extras.get("ntcir") or {}).get("fields") or ():
+        name, value = field
+        if name == HTTPH and isinstance(value, bytes) and value and ended_head(value) == head:
+            return value
+    return head
 
 
 def _part(page: int) -> str:

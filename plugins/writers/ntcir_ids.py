@@ -18,7 +18,7 @@ from typing import Any
 
 __all__ = ["allocate", "list_rows", "site_pages"]
 
-_COLUMNS = ("doc", "input", "seq", "site", "page", "url", "host", "port", "links", "dups")
+_COLUMNS = ("doc", "input", "seq", "site", "page", "url", "host", "port", "links", "dups", "scheme")
 _BATCH = 65536
 _MAX_SITES = 999_999
 _MAX_DOCS = 1_000_000_000
@@ -39,8 +39,19 @@ def _table_schema() -> Any:
             ("port", pa.int32()),
             ("links", pa.list_(pa.string())),
             ("dups", pa.list_(pa.string())),
+            ("scheme", pa.string()),
         ]
     )
+
+
+def _column(rows: Any, name: str, fill: Any) -> Any:
+    """Column ``name`` of ``rows``, or ``fill`` repeated when the rows have none (rows of an
+    older collect schema)."""
+    import pyarrow as pa
+
+    if name in rows.column_names:
+        return rows[name]
+    return pa.repeat(pa.scalar(fill), rows.num_rows)
 
 
 def _numbered(values: Any, width: int, prefix: str = "") -> Any:
@@ -181,12 +192,13 @@ def allocate(rows: Any, options: Any, ctx: Any) -> Any:
             pa.array(np.zeros(k, np.int32)),
             empty,
             empty,
+            pa.repeat("", k).cast(pa.string()),
         ],
         schema=schema,
     )
     page_table = pa.Table.from_arrays(
         [doc, rows["input"], rows["seq"], site, page, rows["url"], rows["host"], rows["port"],
-         rows["links"], rows["dups"]],
+         rows["links"], rows["dups"], _column(rows, "scheme", "http")],
         schema=schema,
     )  # fmt: skip
     ctx.count("pages", rows.num_rows)
@@ -238,9 +250,9 @@ def _sitelist(table: Any) -> Any:
     """Site, host and port of every site, by site id."""
     import pyarrow.compute as pc
 
-    pages = table.select(["site", "host", "port", "input"])
+    pages = table.select(["site", "host", "port", "input", "scheme"])
     pages = pages.filter(pc.greater_equal(pages["input"], 0))
-    sites = pages.group_by("site").aggregate([("host", "min"), ("port", "min")])
+    sites = pages.group_by("site").aggregate([("host", "min"), ("port", "min"), ("scheme", "min")])
     return sites.sort_by("site")
 
 
@@ -268,9 +280,9 @@ def list_rows(
 
     def sitelist() -> Iterator[list[str]]:
         for batch in sites.to_batches(_BATCH):
-            columns = (batch.column(i).to_pylist() for i in range(3))
-            for s, h, p in zip(*columns, strict=True):
-                yield [s, "http", h, str(p)]
+            columns = (batch.column(i).to_pylist() for i in range(4))
+            for s, h, p, scheme in zip(*columns, strict=True):
+                yield [s, scheme or "http", h, str(p)]
 
     def pairs(columns: list[str], pages_only: bool) -> Iterator[list[str]]:
         for batch in _by_doc(table, columns, pages_only):
