@@ -16,13 +16,15 @@ docs/plugin_hooks.md "Whole-collection steps"):
   order (the README's "discovered but not crawled" documents).
 
 Each page is written as ``<tree>/<id[:2]>/<id[:4]>/<id>/<NNNN>.data`` plus ``.meta`` in each
-tree of ``trees``: ``raw`` the payload bytes as captured; ``euc`` the page converted to EUC-JP
-when it is Japanese (its charset, from the HTTP header, then a meta tag, then ``chardet``, is
-a Japanese one, or it is UTF-8 with kana or kanji; :func:`crawlmill.formats.japanese.to_euc_jp`:
-Microsoft's Shift_JIS code points mapped to JIS's, characters EUC-JP lacks written ``?`` and
-counted as ``euc-unmappable``), other pages as they are; ``cooked`` the NTCIR cooked text
-(:mod:`crawlmill.formats.ntcir_cooked`) of the euc page, in EUC-JP for Japanese pages and in
-the page's charset for others. The ``.meta`` (:mod:`crawlmill.formats.ntcir_meta`, syntax and
+tree of ``trees``: ``raw`` the payload bytes as captured; ``euc`` a text page (a ``text/``,
+HTML or XML type, or none) converted from its real charset (from the HTTP header, then a
+meta tag, then ``chardet``) to EUC-JP (:func:`crawlmill.formats.japanese.to_euc_jp`:
+Microsoft's Shift_JIS code points mapped to JIS's; a character EUC-JP's JIS X 0208 part lacks
+written as an HTML numeric reference ``&#233;``, which keeps it, and counted
+``euc-unmappable``), other pages (images...) as they are; ``cooked`` the NTCIR cooked text
+(:mod:`crawlmill.formats.ntcir_cooked`) of the page, in EUC-JP, a character EUC-JP lacks
+replaced as rule 7 replaces its entity (``é`` -> ``e``, ``Æ`` -> ``AE``, another -> one
+space), counted ``cooked-unmappable``, never ``?``. The README: euc and cooked data are EUC. The ``.meta`` (:mod:`crawlmill.formats.ntcir_meta`, syntax and
 wrapper options) holds ``NW:DOCID``, ``NW:DATE`` (the head's ``Last-Modified``, empty without
 one), ``NW:CTYPE`` (the head's ``Content-Type``), ``NW:URL`` and ``NW:HTTPH`` (the HTTP head);
 the same file in every tree; a page read from an NTCIR tree keeps its ``NW:HTTPH`` block as
@@ -53,7 +55,6 @@ allocated anew.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any, ClassVar, Literal
 from urllib.parse import urlsplit
@@ -62,17 +63,13 @@ from crawlmill.core import LazySchema, PluginOptions, Record, RecordKind, Writer
 from crawlmill.formats.html_charset import charset_of_content_type, detect_charset
 from crawlmill.formats.http import parse_http_head
 from crawlmill.formats.japanese import to_euc_jp
-from crawlmill.formats.ntcir_cooked import CookOptions, cook
+from crawlmill.formats.ntcir_cooked import CookOptions, cook, rule7_char
 from crawlmill.formats.ntcir_meta import CTYPE, DATE, DOCID, HTTPH, URL, ended_head, write_meta
 from crawlmill.formats.ntcir_nw1000g import dat_path, format_filelist_line
 from pydantic import Field
 
 __all__ = ["NtcirWriter"]
 
-JAPANESE = frozenset({"euc_jp", "cp932", "shift_jis", "shift_jisx0213", "euc_jisx0213",
-                      "iso2022_jp", "iso2022_jp_1", "iso2022_jp_2", "iso2022_jp_3",
-                      "iso2022_jp_ext", "euc_jis_2004", "shift_jis_2004"})  # fmt: skip
-_KANA_KANJI = re.compile("[\u3040-\u30ff\u4e00-\u9fff]")
 _TAKES_PART = (RecordKind.RESPONSE, RecordKind.RESOURCE)
 
 
@@ -270,30 +267,20 @@ class NtcirWriter(Writer):
         ]
 
     def _derived(self, record: Record) -> tuple[bytes, bytes]:
-        """The euc page and the cooked text (see the module docstring)."""
+        """The euc page and the cooked text, both EUC-JP (see the module docstring)."""
         header = record.charset or charset_of_content_type(record.content_type)
         charset, _ = detect_charset(header, record.payload)
         text = record.payload.decode(charset, "replace")
-        japanese = charset in JAPANESE or (
-            charset == "utf-8" and _KANA_KANJI.search(text) is not None
-        )
-        if japanese:
+        if _is_text(record.content_type):
             euc, missing = to_euc_jp(text)
             if missing:
                 self.ctx.count("euc-unmappable", missing)
-            target = "euc_jp"
-        else:
-            euc, target = record.payload, charset
-        cooked_text = cook(euc.decode(target, "replace"), self.cook_options)
-        cooked = to_euc_jp(cooked_text)[0] if japanese else self._encode(cooked_text, target)
+        else:  # an image, a PDF...: no characters to convert
+            euc = record.payload
+        cooked, missing = to_euc_jp(cook(text, self.cook_options), rule7_char)
+        if missing:
+            self.ctx.count("cooked-unmappable", missing)
         return euc, cooked
-
-    def _encode(self, text: str, charset: str) -> bytes:
-        try:
-            return text.encode(charset)
-        except UnicodeEncodeError:
-            self.ctx.count("unmappable")
-            return text.encode(charset, "replace")
 
     def close(self) -> None:
         """The first input's task writes the lists (line by line: memory stays flat)."""
@@ -342,6 +329,12 @@ class NtcirWriter(Writer):
         for nnn, lines in sitelist.items():
             with self.ctx.create(f"lists/sitelist/{nnn}") as fh:
                 fh.writelines(lines)
+
+
+def _is_text(content_type: str | None) -> bool:
+    """Whether a page of ``content_type`` is text (unknown: text)."""
+    kind = (content_type or "").split(";")[0].strip().lower()
+    return not kind or kind.startswith("text/") or "html" in kind or "xml" in kind
 
 
 def _stored_head(record: Record, head: bytes) -> bytes:

@@ -121,3 +121,53 @@ def test_an_https_site_is_not_listed_as_http(tmp_path):
         b"000001\thttp\tplain.example.jp\t80\n000002\thttps\tsecure.example.jp\t443\n"
     )
     assert report["warnings"]["sitelist-not-http"] == 1
+
+
+def _tree_pages(root: Path) -> dict[str, dict[str, bytes]]:
+    """URL -> tree -> the page's ``.data`` bytes."""
+    found: dict[str, dict[str, bytes]] = {}
+    for meta in (root / "raw").rglob("*.meta"):
+        url = parse_meta(meta.read_bytes()).get(URL).decode()
+        rel = meta.relative_to(root / "raw").with_suffix(".data")
+        found[url] = {t: (root / t / rel).read_bytes() for t in ("raw", "euc", "cooked")}
+    return found
+
+
+def test_cooked_and_euc_are_euc_jp_for_pages_that_are_not_japanese(tmp_path):
+    """10. (7) "Α - Ω ==> corresponding greek upper case letters in EUC ... alphabets
+    with diacritical marks ==> corresponding alphabets without diacritical marks ... others
+    are replaced with a single space character"; 9. euc: "converted to Japanese EUC code".
+    A UTF-8 and a Latin-1 page: euc and cooked are EUC-JP converted from the page's own
+    charset; a character EUC-JP lacks is a numeric reference in euc (kept) and replaced as
+    rule 7 says in cooked, counted, never "?"."""
+    utf8 = "<html><body><p>Café crème €</p>&Alpha;&beta;</body></html>"
+    latin = "<html><body><p>Ærø façade</p>&Alpha;&beta;</body></html>"
+    src = tmp_path / "in"
+    src.mkdir()
+    (src / "a.warc").write_bytes(warc([
+        ("http://a.example.jp/u", head("text/html; charset=UTF-8"), utf8.encode("utf-8")),
+        ("http://a.example.jp/l", head("text/html; charset=ISO-8859-1"), latin.encode("latin-1")),
+        ("http://a.example.jp/j", head("text/html; charset=Shift_JIS"),
+         f"<p>{JA}</p>".encode("cp932")),
+    ]))  # fmt: skip
+    code, report = convert(src, tmp_path / "nw")
+    assert code == 0
+    pages = _tree_pages(tmp_path / "nw")
+    u, latin1, ja = (pages[f"http://a.example.jp/{k}"] for k in "ulj")
+    assert u["raw"] == utf8.encode("utf-8") and latin1["raw"] == latin.encode("latin-1")
+    assert u["cooked"].decode("euc_jp") == "Cafe creme  Αβ"  # € has no entity: a space
+    assert latin1["cooked"].decode("euc_jp") == "AEro facadeΑβ"
+    assert ja["cooked"].decode("euc_jp") == JA
+    assert b"?" not in u["cooked"] + latin1["cooked"] + u["euc"] + latin1["euc"]
+    # euc: the page itself, in EUC-JP; what EUC-JP lacks kept as a numeric reference
+    assert u["euc"] == b"<html><body><p>Caf&#233; cr&#232;me &#8364;</p>&Alpha;&beta;</body></html>"
+    assert (
+        latin1["euc"].decode("euc_jp")
+        == "<html><body><p>&#198;r&#248; fa&#231;ade</p>&Alpha;&beta;</body></html>"
+    )
+    assert ja["euc"] == f"<p>{JA}</p>".encode("euc_jp")
+    steps = json.dumps(report)
+    assert '"cooked-unmappable": 6' in steps and '"euc-unmappable": 6' in steps
+    # our own reader gives the cooked text back (read as EUC-JP)
+    texts = {r.url: r.text for r in read_tree(tmp_path / "nw")}
+    assert texts["http://a.example.jp/u"] == "Cafe creme  Αβ"
