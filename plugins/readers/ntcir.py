@@ -24,7 +24,8 @@ One Record per page (``NNNN``), in page order, from the ``.meta`` of the ``paylo
 * ``text`` the cooked tree's ``.data`` decoded as EUC-JP when that tree is there;
 * ``outlinks`` the ``linklist`` URLs of the doc id; ``extras["ntcir"]`` the site id, the page
   number, the tree read, every ``.meta`` field as stored, the syntax and wrapper, the
-  duplicate URLs (``duplist``) and the site's aliases (``aliaslist``).
+  duplicate URLs (``duplist``), the site's aliases (``aliaslist``) and its ``sitelist``
+  entry (``server``, ``host``, ``port``).
 
 NW1000G-04 (NTCIR-5) trees are detected by their ``<NNN>/<site>.filelist`` files (in the
 folder or its ``data/``): one unit per site, its parts each tree's filelist and ``.dat``
@@ -267,13 +268,14 @@ class NtcirReader(Reader):
             {m.group(1) for n in parts if (m := _PAGE.match(n.split("/", 1)[1]))}, key=int
         )
         aliases = lists.aliases(meta.get("site", ""))
+        where = lists.site(meta.get("site", ""))
         for page in pages:
             data_name, meta_name = f"{tree}/{page}.data", f"{tree}/{page}.meta"
             if data_name not in parts or meta_name not in parts:
                 missing = data_name if data_name not in parts else meta_name
                 ctx.report_check(Check(ctx.input.path, "page pair", False, f"{missing} is missing"))
                 continue
-            yield self._record(ctx, lists, parts, tree, page, aliases)
+            yield self._record(ctx, lists, parts, tree, page, aliases, where)
 
     def _read_nw1000g(self, ctx: ReadContext) -> Iterator[Record]:
         """An NW1000G-04 site: one Record per ``.filelist`` line of the payload tree, in
@@ -399,6 +401,7 @@ class NtcirReader(Reader):
         tree: str,
         page: str,
         aliases: list[str],
+        where: tuple[str, str, int] | None = None,
     ) -> Record:
         data_path = parts[f"{tree}/{page}.data"]
         meta_path = parts[f"{tree}/{page}.meta"]
@@ -437,6 +440,8 @@ class NtcirReader(Reader):
             "duplicates": lists.duplicates(doc_id) if doc_id else [],
             "aliases": aliases,
         }
+        if where is not None:  # the site's sitelist entry: server type, host, port
+            extras["server"], extras["host"], extras["port"] = where
         if info.other:
             extras["other"] = info.other
         date = _head_date(head)
@@ -568,6 +573,16 @@ class _Lists:
         if "duplist" not in self.lists:
             return []
         return [fields[0] for fields in self._table("duplist", 1).get(doc_id, [])]
+
+    def site(self, site: str) -> tuple[str, str, int] | None:
+        """The ``sitelist`` server type, host and port of ``site`` (``None``: not listed)."""
+        if "sitelist" not in self.lists:
+            return None
+        found = self._table("sitelist", 0).get(site)
+        if not found:
+            return None
+        _, kind, host, port = found[0]
+        return kind, host, int(port)
 
     def aliases(self, site: str) -> list[str]:
         """The ``aliaslist`` names of ``site``."""

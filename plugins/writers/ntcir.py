@@ -7,7 +7,11 @@ docs/plugin_hooks.md "Whole-collection steps"):
   site's host), numbered ``000001``... in the order of their host name, then port; a site's
   other hosts go to ``aliaslist`` (as ``http://host`` or ``http://host:port``); an ``https``
   site is listed with server type ``https`` (never as ``http`` on port 443), warned
-  ``sitelist-not-http`` (NW100G-01 lists http sites only);
+  ``sitelist-not-http`` (NW100G-01 lists http sites only); ``aliaslist`` holds each alias
+  with the site of the pages that named it: a host the ``aliases`` option mapped, with the
+  port the page was fetched on (left out when it is the scheme's default), and the aliases
+  a page read from an NTCIR tree carries (``extras["ntcir"]["aliases"]``); an alias naming
+  two sites is listed with the first (``list-entry-skipped`` for the other);
 * **pages**: every capture that takes part (``response`` and ``resource`` records with an
   ``http``/``https`` URL), numbered per site ``0001``... in pipeline order (input order, then
   record order; more than 9999 pages widen the number);
@@ -87,6 +91,7 @@ def _schema() -> Any:
             ("page_hint", pa.int64()),
             ("doc_hint", pa.string()),
             ("scheme", pa.string()),
+            ("aliases", pa.list_(pa.string())),
         ]
     )
 
@@ -149,9 +154,16 @@ class NtcirWriter(Writer):
         where = self._takes_part(record)
         if where is None:
             return None
-        scheme, host, port = where
-        host = self.options.aliases.get(host, host)
+        scheme, seen, port = where
+        host = self.options.aliases.get(seen, seen)
         info = record.extras.get("ntcir") or {}
+        if info.get("host") and str(info.get("port", "")).isdigit():  # its sitelist entry
+            host, port = str(info["host"]).lower(), int(info["port"])
+            seen = host
+        aliases = [str(a) for a in info.get("aliases") or []]  # read from an aliaslist
+        if host != seen:  # mapped by the aliases option: the alias as the page saw it
+            default = 443 if scheme == "https" else 80
+            aliases.append(f"{scheme}://{seen}" + ("" if port == default else f":{port}"))
         return [
             (
                 host,
@@ -163,6 +175,7 @@ class NtcirWriter(Writer):
                 int(info["page"]) if str(info.get("page", "")).isdigit() else None,
                 record.doc_id if info else None,
                 scheme,
+                aliases,
             )
         ]
 
@@ -290,8 +303,8 @@ class NtcirWriter(Writer):
 
         from .ntcir_ids import list_rows
 
-        def skipped(name: str) -> None:
-            self.ctx.report_warning("list-entry-skipped", f"{name}: a URL with a tab or line break")
+        def skipped(name: str, why: str = "a URL with a tab or line break") -> None:
+            self.ctx.report_warning("list-entry-skipped", f"{name}: {why}")
 
         if self.options.variant == "nw1000g":
             self._write_filelists(skipped)

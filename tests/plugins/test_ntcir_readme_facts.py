@@ -171,3 +171,43 @@ def test_cooked_and_euc_are_euc_jp_for_pages_that_are_not_japanese(tmp_path):
     # our own reader gives the cooked text back (read as EUC-JP)
     texts = {r.url: r.text for r in read_tree(tmp_path / "nw")}
     assert texts["http://a.example.jp/u"] == "Cafe creme  Αβ"
+
+
+def test_aliaslist_names_the_site_of_the_alias_port_and_survives_a_round_trip(tmp_path):
+    """3. "An aliased site name takes a form: ("http://"<host>(":"<port>)?). When the port
+    number is "80", the port number part is often omitted. The site id necessarily
+    corresponds to a single list item in the "sitelist"." A host with two ports is two sites;
+    its alias on each port names that port's site, port kept; reading the tree and writing
+    it again keeps aliaslist."""
+    src = tmp_path / "in"
+    src.mkdir()
+    (src / "a.warc").write_bytes(warc([
+        ("http://a.example.jp/", head(), b"<p>80</p>"),
+        ("http://a.example.jp:8080/", head(), b"<p>8080</p>"),
+        ("http://www.a.example.jp/x", head(), b"<p>alias 80</p>"),
+        ("http://www.a.example.jp:8080/y", head(), b"<p>alias 8080</p>"),
+    ]))  # fmt: skip
+    code, _ = convert(
+        src, tmp_path / "nw", "--option", 'aliases={"www.a.example.jp": "a.example.jp"}'
+    )
+    assert code == 0
+    assert lists(tmp_path / "nw", "sitelist") == [
+        ["000001", "http", "a.example.jp", "80"],
+        ["000002", "http", "a.example.jp", "8080"],
+    ]
+    assert lists(tmp_path / "nw", "aliaslist") == [
+        ["http://www.a.example.jp", "000001"],
+        ["http://www.a.example.jp:8080", "000002"],
+    ]
+    records = {r.url: r for r in read_tree(tmp_path / "nw")}
+    assert records["http://a.example.jp:8080/"].extras["ntcir"]["aliases"] == [
+        "http://www.a.example.jp:8080"
+    ]
+    code, _ = convert(tmp_path / "nw", tmp_path / "again")
+    assert code == 0
+    assert (tmp_path / "again" / "aliaslist").read_bytes() == (
+        tmp_path / "nw" / "aliaslist"
+    ).read_bytes()
+    assert (tmp_path / "again" / "sitelist").read_bytes() == (
+        tmp_path / "nw" / "sitelist"
+    ).read_bytes()
