@@ -40,7 +40,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-__all__ = ["CookOptions", "cook", "entity_text"]
+__all__ = ["CookOptions", "cook", "entity_text", "rule7_char"]
 
 
 @dataclass(frozen=True)
@@ -94,6 +94,21 @@ def _table() -> dict[str, str]:
 
 #: entity name -> replacement (rule 7); a name not here (but an HTML entity or not) -> " ".
 ENTITIES = _table()
+
+
+#: character -> its rule 7 replacement, for the characters an entity names.
+_BY_CHAR = {chr(html.entities.name2codepoint[n]): v for n, v in ENTITIES.items()}
+
+
+def rule7_char(ch: str) -> str:
+    """Rule 7 applied to the character ``ch`` itself (one EUC-JP lacks, in a page of another
+    charset): the replacement of the entity naming it (a Greek letter, a letter without its
+    diacritical marks, ``AE``...), a letter without its diacritical marks for a character
+    no entity names, else one space."""
+    found = _BY_CHAR.get(ch)
+    if found is None:
+        found = _bare(ch) or " "
+    return found
 
 
 def entity_text(text: str) -> str:

@@ -32,6 +32,7 @@ __all__ = [
     "format_item",
     "is_doc_id",
     "is_site_id",
+    "iter_list",
     "read_list",
     "write_list",
 ]
@@ -56,6 +57,7 @@ _FIELDS = {
 _SITE_ID = re.compile(r"[0-9]{6}\Z")
 _DOC_ID = re.compile(r"NW[0-9]{9}\Z")
 _ALIAS = re.compile(r"http://[^/:\s]+(?::[0-9]+)?/?\Z", re.I)
+_ALIAS_HTTPS = re.compile(r"https?://[^/:\s]+(?::[0-9]+)?/?\Z", re.I)
 
 
 def is_site_id(value: str) -> bool:
@@ -88,8 +90,9 @@ class ListProblem:
     reason: str
 
 
-def _check(name: ListName, fields: list[str]) -> str | None:
-    """Why ``fields`` are not an item of list ``name`` (``None``: they are)."""
+def _check(name: ListName, fields: list[str], https: bool = False) -> str | None:
+    """Why ``fields`` are not an item of list ``name`` (``None``: they are); ``https``: an
+    ``https`` server type and alias are items too (crawlmill's extension)."""
     if len(fields) != _FIELDS[name]:
         return f"{len(fields)} tab-separated field(s); a {name} line has {_FIELDS[name]}"
     if name == "sitelist":
@@ -98,10 +101,12 @@ def _check(name: ListName, fields: list[str]) -> str | None:
             return f"site id {site!r} is not six decimal characters"
         if not host or not port.isdigit() or not 0 < int(port) < 65536:
             return f"host {host!r} or port {port!r} is not valid"
-        return None if kind else "the server type is empty"
+        if kind == "http" or (https and kind == "https"):
+            return None
+        return f'server type {kind!r} is not "http"'
     if name == "aliaslist":
         alias, site = fields
-        if not _ALIAS.match(alias):
+        if not (_ALIAS_HTTPS if https else _ALIAS).match(alias):
             return f"alias {alias!r} is not http://host(:port)"
         return None if is_site_id(site) else f"site id {site!r} is not six decimal characters"
     doc, url = (fields[1], fields[0]) if name == "duplist" else (fields[0], fields[1])
@@ -113,8 +118,16 @@ def _check(name: ListName, fields: list[str]) -> str | None:
 def read_list(data: bytes, name: ListName, path: str = "") -> Iterator[ListItem | ListProblem]:
     """The items of list ``name`` in ``data``, and a :class:`ListProblem` per bad line (an
     empty line is one)."""
+    return iter_list(data.splitlines(keepends=True), name, path)
+
+
+def iter_list(
+    lines: Iterable[bytes], name: ListName, path: str = ""
+) -> Iterator[ListItem | ListProblem]:
+    """:func:`read_list` on the lines (with their line ends) of an open list file: one line
+    in memory at a time."""
     offset = 0
-    for number, raw in enumerate(data.splitlines(keepends=True), 1):
+    for number, raw in enumerate(lines, 1):
         line = raw.rstrip(b"\n").rstrip(b"\r")
         if line:
             fields = line.decode("utf-8", "surrogateescape").split("\t")
@@ -128,13 +141,14 @@ def read_list(data: bytes, name: ListName, path: str = "") -> Iterator[ListItem 
         offset += len(raw)
 
 
-def format_item(name: ListName, fields: Iterable[str]) -> bytes:
+def format_item(name: ListName, fields: Iterable[str], https: bool = False) -> bytes:
     """One line of list ``name``; raises ``ValueError`` for fields that are not an item (a
-    tab or line break inside a field included)."""
+    tab or line break inside a field included). ``https``: an ``https`` site (server type)
+    or alias is written too, which NW100G-01 has not (the ``ntcir`` writer warns)."""
     values = list(fields)
     if any(ch in value for value in values for ch in "\t\r\n"):
         raise ValueError(f"{name}: a field holds a tab or a line break: {values!r}")
-    why = _check(name, values)
+    why = _check(name, values, https)
     if why is not None:
         raise ValueError(f"{name}: {why}")
     return "\t".join(values).encode("utf-8", "surrogateescape") + b"\n"

@@ -32,6 +32,7 @@ __all__ = [
     "HTTPH",
     "URL",
     "MetaFile",
+    "ended_head",
     "MetaSyntax",
     "parse_meta",
     "write_meta",
@@ -146,6 +147,15 @@ def parse_meta(data: bytes) -> MetaFile:
     if opening is not None or closing is not None:
         meta.wrapper = (opening or b"", closing or b"")
     return meta
+
+
+def ended_head(head: bytes) -> bytes:
+    """``head`` (an ``NW:HTTPH`` block) ending in the blank line that ends an HTTP head (added
+    in the block's own line-end style when it is not there)."""
+    if head.endswith((b"\r\n\r\n", b"\n\n")):
+        return head
+    eol = b"\r\n" if b"\r\n" in head else b"\n"
+    return head + (eol if head.endswith(b"\n") else eol + eol)
 
 
 def _closes(line: bytes, opening: bytes | None) -> bool:

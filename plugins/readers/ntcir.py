@@ -18,11 +18,14 @@ One Record per page (``NNNN``), in page order, from the ``.meta`` of the ``paylo
   ``Date:`` header (the fetch; ``NW:DATE`` is the page's ``Last-Modified`` and stays in
   extras); kind ``response`` with a head, ``resource`` without;
 * ``payload`` the ``.data`` bytes of the ``payload`` tree (``raw`` by default: as crawled;
-  ``euc``: converted to EUC-JP), exactly as stored;
+  ``euc``: converted to EUC-JP), exactly as stored; from the euc tree ``charset`` is
+  ``euc_jp`` (the ``NW:CTYPE`` charset, the raw page's, stays in extras ``charset_stored``;
+  counted ``charset-euc``);
 * ``text`` the cooked tree's ``.data`` decoded as EUC-JP when that tree is there;
 * ``outlinks`` the ``linklist`` URLs of the doc id; ``extras["ntcir"]`` the site id, the page
   number, the tree read, every ``.meta`` field as stored, the syntax and wrapper, the
-  duplicate URLs (``duplist``) and the site's aliases (``aliaslist``).
+  duplicate URLs (``duplist``), the site's aliases (``aliaslist``) and its ``sitelist``
+  entry (``server``, ``host``, ``port``).
 
 NW1000G-04 (NTCIR-5) trees are detected by their ``<NNN>/<site>.filelist`` files (in the
 folder or its ``data/``): one unit per site, its parts each tree's filelist and ``.dat``
@@ -31,8 +34,11 @@ payload tree's filelist: ``url`` from the line, ``doc_id`` its first field when 
 + digits, ``payload`` the ``.dat`` bytes, ``text`` the ``cook/`` page.
 
 Collection checks: a ``.data`` without its ``.meta`` (or the reverse) is a failed check of its
-site's unit; a bad list line is a warning. The tree against ``doclist`` is checked as a whole
-by a unit of its own (relpath ``lists``, first, no records): every page's ``NW:DOCID`` (of the
+site's unit. The lists are checked by a unit of their own (relpath ``lists``, first, no
+records, its parts the lists): every line of every list and every rule between them
+(:mod:`crawlmill.formats.ntcir_list_checks`), a failed check naming the list and the line;
+a site folder whose id ``sitelist`` lacks, a failed check naming the folder. The same unit
+checks the tree against ``doclist`` as a whole: every page's ``NW:DOCID`` (of the
 payload tree) and every ``doclist`` line, merged as two sorted streams
 (:func:`crawlmill.formats.sorted_lines.unmatched`; the tree's ids sorted on disk, so memory
 stays bounded for 100 million ids), give a failed check per page whose doc id ``doclist``
@@ -60,8 +66,9 @@ from crawlmill.core import (
     hookimpl,
 )
 from crawlmill.formats.html_charset import charset_of_content_type
-from crawlmill.formats.ntcir_lists import LIST_NAMES, ListItem, read_list
-from crawlmill.formats.ntcir_meta import CTYPE, DOCID, HTTPH, URL, parse_meta
+from crawlmill.formats.ntcir_list_checks import check_lists
+from crawlmill.formats.ntcir_lists import LIST_NAMES, ListItem, iter_list, read_list
+from crawlmill.formats.ntcir_meta import CTYPE, DOCID, HTTPH, URL, ended_head, parse_meta
 from crawlmill.formats.ntcir_nw1000g import (
     DAT,
     FILELIST,
@@ -212,13 +219,13 @@ class NtcirReader(Reader):
         }
         ordered = {n: _sorted(p) for n, p in lists.items() if n in ("doclist", "linklist")}
         units = []
-        if "doclist" in lists:  # the checks of the whole tree against doclist: a unit first
+        if lists:  # the checks of the lists and of the tree against them: a unit first
             units.append(
                 InputFile(
                     os.path.join(root, LISTS_UNIT),
                     LISTS_UNIT,
                     meta={"root": root, "role": LISTS_UNIT, "lists": lists, "sorted": ordered},
-                    parts={"doclist": lists["doclist"]},
+                    parts=dict(lists),
                 )
             )
         for site, folders in site_directories(root).items():
@@ -250,7 +257,9 @@ class NtcirReader(Reader):
         """The site's pages, one Record each (see the module docstring)."""
         meta = ctx.input.meta or {}
         if meta.get("role") == LISTS_UNIT:
-            self._check_doclist(ctx, meta)
+            self._check_lists(ctx, meta)
+            if "doclist" in meta["lists"]:
+                self._check_doclist(ctx, meta)
             return
         if meta.get("variant") == NW1000G:
             yield from self._read_nw1000g(ctx)
@@ -266,13 +275,14 @@ class NtcirReader(Reader):
             {m.group(1) for n in parts if (m := _PAGE.match(n.split("/", 1)[1]))}, key=int
         )
         aliases = lists.aliases(meta.get("site", ""))
+        where = lists.site(meta.get("site", ""))
         for page in pages:
             data_name, meta_name = f"{tree}/{page}.data", f"{tree}/{page}.meta"
             if data_name not in parts or meta_name not in parts:
                 missing = data_name if data_name not in parts else meta_name
                 ctx.report_check(Check(ctx.input.path, "page pair", False, f"{missing} is missing"))
                 continue
-            yield self._record(ctx, lists, parts, tree, page, aliases)
+            yield self._record(ctx, lists, parts, tree, page, aliases, where)
 
     def _read_nw1000g(self, ctx: ReadContext) -> Iterator[Record]:
         """An NW1000G-04 site: one Record per ``.filelist`` line of the payload tree, in
@@ -338,6 +348,29 @@ class NtcirReader(Reader):
             source=Provenance(path, 0, len(payload), "ntcir"),
         )
 
+    def _check_lists(self, ctx: ReadContext, meta: dict[str, Any]) -> None:
+        """Every list line by line and against the others
+        (:func:`crawlmill.formats.ntcir_list_checks.check_lists`), and every site folder of
+        the trees against ``sitelist``: one failed check per line (or folder), naming it."""
+        lists: dict[str, str] = meta["lists"]
+        failed = 0
+        for failure in check_lists(lists):
+            failed += 1
+            ctx.report_check(Check(failure.path, failure.check, False,
+                                   f"line {failure.line}: {failure.reason}"))  # fmt: skip
+        sitelist = lists.get("sitelist")
+        if sitelist is not None:
+            with open(sitelist, "rb") as fh:
+                known = {i.fields[0] for i in iter_list(fh, "sitelist") if isinstance(i, ListItem)}
+            for site, folders in site_directories(meta["root"]).items():
+                if site not in known:
+                    failed += 1
+                    for folder in folders.values():
+                        ctx.report_check(Check(folder, "sitelist", False,
+                                               f"site id {site} is not in sitelist"))  # fmt: skip
+        if not failed:
+            ctx.report_check(Check(os.path.join(meta["root"], LISTS_UNIT), "lists", True))
+
     def _check_doclist(self, ctx: ReadContext, meta: dict[str, Any]) -> None:
         """The whole tree against ``doclist``, both ways, in one merge of two sorted streams
         (memory bounded: the tree's doc ids are sorted on disk when they come out of order)."""
@@ -375,6 +408,7 @@ class NtcirReader(Reader):
         tree: str,
         page: str,
         aliases: list[str],
+        where: tuple[str, str, int] | None = None,
     ) -> Record:
         data_path = parts[f"{tree}/{page}.data"]
         meta_path = parts[f"{tree}/{page}.meta"]
@@ -396,7 +430,7 @@ class NtcirReader(Reader):
             ctx.report_warning("meta-field-missing", f"{meta_path}: no {' or '.join(missing)}")
         url = _text(info.get(URL))
         stored_head = info.get(HTTPH)
-        head = _ended(stored_head) if stored_head and stored_head.strip() else None
+        head = ended_head(stored_head) if stored_head and stored_head.strip() else None
         ctype = _text(info.get(CTYPE))
         text = None
         cooked = parts.get(f"cooked/{page}.data") or parts.get(f"cook/{page}.data")
@@ -413,9 +447,17 @@ class NtcirReader(Reader):
             "duplicates": lists.duplicates(doc_id) if doc_id else [],
             "aliases": aliases,
         }
+        if where is not None:  # the site's sitelist entry: server type, host, port
+            extras["server"], extras["host"], extras["port"] = where
         if info.other:
             extras["other"] = info.other
         date = _head_date(head)
+        charset = charset_of_content_type(ctype) if ctype else None
+        if tree == "euc":  # the euc tree holds EUC-JP whatever NW:CTYPE says of the raw page
+            if charset not in (None, "euc_jp"):
+                extras["charset_stored"] = charset
+                ctx.count("charset-euc")
+            charset = "euc_jp"
         return Record(
             kind=RecordKind.RESPONSE if head is not None else RecordKind.RESOURCE,
             url=url,
@@ -425,7 +467,7 @@ class NtcirReader(Reader):
             http_head=head,
             payload=payload,
             content_type=(ctype.split(";")[0].strip() or None) if ctype else None,
-            charset=charset_of_content_type(ctype) if ctype else None,
+            charset=charset,
             text=text,
             outlinks=[Outlink(u) for u in lists.links(doc_id)] if doc_id else [],
             extras={"ntcir": extras},
@@ -437,14 +479,6 @@ def _text(value: bytes | None) -> str | None:
     if value is None:
         return None
     return value.decode("utf-8", "surrogateescape").strip() or None
-
-
-def _ended(head: bytes) -> bytes:
-    """``head`` ending in the blank line that ends an HTTP head (added in its own style)."""
-    if head.endswith((b"\r\n\r\n", b"\n\n")):
-        return head
-    eol = b"\r\n" if b"\r\n" in head else b"\n"
-    return head + (eol if head.endswith(b"\n") else eol + eol)
 
 
 def _head_date(head: bytes | None) -> Any:
@@ -546,6 +580,16 @@ class _Lists:
         if "duplist" not in self.lists:
             return []
         return [fields[0] for fields in self._table("duplist", 1).get(doc_id, [])]
+
+    def site(self, site: str) -> tuple[str, str, int] | None:
+        """The ``sitelist`` server type, host and port of ``site`` (``None``: not listed)."""
+        if "sitelist" not in self.lists:
+            return None
+        found = self._table("sitelist", 0).get(site)
+        if not found:
+            return None
+        _, kind, host, port = found[0]
+        return kind, host, int(port)
 
     def aliases(self, site: str) -> list[str]:
         """The ``aliaslist`` names of ``site``."""

@@ -5,7 +5,13 @@ docs/plugin_hooks.md "Whole-collection steps"):
 
 * **sites**: one per host and port (after the ``aliases`` option maps alias hosts to their
   site's host), numbered ``000001``... in the order of their host name, then port; a site's
-  other hosts go to ``aliaslist`` (as ``http://host`` or ``http://host:port``);
+  other hosts go to ``aliaslist`` (as ``http://host`` or ``http://host:port``); an ``https``
+  site is listed with server type ``https`` (never as ``http`` on port 443), warned
+  ``sitelist-not-http`` (NW100G-01 lists http sites only); ``aliaslist`` holds each alias
+  with the site of the pages that named it: a host the ``aliases`` option mapped, with the
+  port the page was fetched on (left out when it is the scheme's default), and the aliases
+  a page read from an NTCIR tree carries (``extras["ntcir"]["aliases"]``); an alias naming
+  two sites is listed with the first (``list-entry-skipped`` for the other);
 * **pages**: every capture that takes part (``response`` and ``resource`` records with an
   ``http``/``https`` URL), numbered per site ``0001``... in pipeline order (input order, then
   record order; more than 9999 pages widen the number);
@@ -14,16 +20,20 @@ docs/plugin_hooks.md "Whole-collection steps"):
   order (the README's "discovered but not crawled" documents).
 
 Each page is written as ``<tree>/<id[:2]>/<id[:4]>/<id>/<NNNN>.data`` plus ``.meta`` in each
-tree of ``trees``: ``raw`` the payload bytes as captured; ``euc`` the page converted to EUC-JP
-when it is Japanese (its charset, from the HTTP header, then a meta tag, then ``chardet``, is
-a Japanese one, or it is UTF-8 with kana or kanji; :func:`crawlmill.formats.japanese.to_euc_jp`:
-Microsoft's Shift_JIS code points mapped to JIS's, characters EUC-JP lacks written ``?`` and
-counted as ``euc-unmappable``), other pages as they are; ``cooked`` the NTCIR cooked text
-(:mod:`crawlmill.formats.ntcir_cooked`) of the euc page, in EUC-JP for Japanese pages and in
-the page's charset for others. The ``.meta`` (:mod:`crawlmill.formats.ntcir_meta`, syntax and
+tree of ``trees``: ``raw`` the payload bytes as captured; ``euc`` a text page (a ``text/``,
+HTML or XML type, or none) converted from its real charset (from the HTTP header, then a
+meta tag, then ``chardet``) to EUC-JP (:func:`crawlmill.formats.japanese.to_euc_jp`:
+Microsoft's Shift_JIS code points mapped to JIS's; a character EUC-JP's JIS X 0208 part lacks
+written as an HTML numeric reference ``&#233;``, which keeps it, and counted
+``euc-unmappable``), other pages (images...) as they are; ``cooked`` the NTCIR cooked text
+(:mod:`crawlmill.formats.ntcir_cooked`) of the page, in EUC-JP, a character EUC-JP lacks
+replaced as rule 7 replaces its entity (``é`` -> ``e``, ``Æ`` -> ``AE``, another -> one
+space), counted ``cooked-unmappable``, never ``?``. The README: euc and cooked data are EUC. The ``.meta`` (:mod:`crawlmill.formats.ntcir_meta`, syntax and
 wrapper options) holds ``NW:DOCID``, ``NW:DATE`` (the head's ``Last-Modified``, empty without
 one), ``NW:CTYPE`` (the head's ``Content-Type``), ``NW:URL`` and ``NW:HTTPH`` (the HTTP head);
-the same file in every tree.
+the same file in every tree; a page read from an NTCIR tree keeps its ``NW:HTTPH`` block as
+stored (the reader adds the blank line that ends a head when the block has none: it is not
+written back).
 
 The lists (``sitelist``, ``aliaslist``, ``doclist``, ``targetlist``, ``duplist`` from the
 records' duplicate URLs, ``linklist`` from their outlinks) are written, sorted by their first
@@ -49,7 +59,6 @@ allocated anew.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any, ClassVar, Literal
 from urllib.parse import urlsplit
@@ -58,17 +67,13 @@ from crawlmill.core import LazySchema, PluginOptions, Record, RecordKind, Writer
 from crawlmill.formats.html_charset import charset_of_content_type, detect_charset
 from crawlmill.formats.http import parse_http_head
 from crawlmill.formats.japanese import to_euc_jp
-from crawlmill.formats.ntcir_cooked import CookOptions, cook
-from crawlmill.formats.ntcir_meta import CTYPE, DATE, DOCID, HTTPH, URL, write_meta
+from crawlmill.formats.ntcir_cooked import CookOptions, cook, rule7_char
+from crawlmill.formats.ntcir_meta import CTYPE, DATE, DOCID, HTTPH, URL, ended_head, write_meta
 from crawlmill.formats.ntcir_nw1000g import dat_path, format_filelist_line
 from pydantic import Field
 
 __all__ = ["NtcirWriter"]
 
-JAPANESE = frozenset({"euc_jp", "cp932", "shift_jis", "shift_jisx0213", "euc_jisx0213",
-                      "iso2022_jp", "iso2022_jp_1", "iso2022_jp_2", "iso2022_jp_3",
-                      "iso2022_jp_ext", "euc_jis_2004", "shift_jis_2004"})  # fmt: skip
-_KANA_KANJI = re.compile("[\u3040-\u30ff\u4e00-\u9fff]")
 _TAKES_PART = (RecordKind.RESPONSE, RecordKind.RESOURCE)
 
 
@@ -85,16 +90,21 @@ def _schema() -> Any:
             ("site_hint", pa.string()),
             ("page_hint", pa.int64()),
             ("doc_hint", pa.string()),
+            ("scheme", pa.string()),
+            ("aliases", pa.list_(pa.string())),
         ]
     )
 
 
-def _host_port(url: str) -> tuple[str, int] | None:
+def _where(url: str) -> tuple[str, str, int] | None:
+    """Scheme, host and port of an ``http``/``https`` URL (the port the scheme's default when
+    left out), or ``None``."""
     try:
         parts = urlsplit(url)
-        if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        scheme = parts.scheme.lower()
+        if scheme not in ("http", "https") or not parts.hostname:
             return None
-        return parts.hostname.lower(), parts.port or (443 if parts.scheme == "https" else 80)
+        return scheme, parts.hostname.lower(), parts.port or (443 if scheme == "https" else 80)
     except ValueError:
         return None
 
@@ -133,10 +143,10 @@ class NtcirWriter(Writer):
 
     # -- the collect pass ----------------------------------------------------------------------
 
-    def _takes_part(self, record: Record) -> tuple[str, int] | None:
+    def _takes_part(self, record: Record) -> tuple[str, str, int] | None:
         if record.kind not in _TAKES_PART or record.url is None:
             return None
-        return _host_port(record.url)
+        return _where(record.url)
 
     def collect(self, record: Record) -> list[tuple] | None:
         """One row per capture that takes part: host, port, URL, outlinks, duplicate URLs and
@@ -144,9 +154,16 @@ class NtcirWriter(Writer):
         where = self._takes_part(record)
         if where is None:
             return None
-        host, port = where
-        host = self.options.aliases.get(host, host)
+        scheme, seen, port = where
+        host = self.options.aliases.get(seen, seen)
         info = record.extras.get("ntcir") or {}
+        if info.get("host") and str(info.get("port", "")).isdigit():  # its sitelist entry
+            host, port = str(info["host"]).lower(), int(info["port"])
+            seen = host
+        aliases = [str(a) for a in info.get("aliases") or []]  # read from an aliaslist
+        if host != seen:  # mapped by the aliases option: the alias as the page saw it
+            default = 443 if scheme == "https" else 80
+            aliases.append(f"{scheme}://{seen}" + ("" if port == default else f":{port}"))
         return [
             (
                 host,
@@ -157,6 +174,8 @@ class NtcirWriter(Writer):
                 info.get("site"),
                 int(info["page"]) if str(info.get("page", "")).isdigit() else None,
                 record.doc_id if info else None,
+                scheme,
+                aliases,
             )
         ]
 
@@ -257,34 +276,24 @@ class NtcirWriter(Writer):
             (DATE, headers.get(b"last-modified", b"")),
             (CTYPE, ctype),
             (URL, (record.url or "").encode("utf-8", "surrogateescape")),
-            (HTTPH, head),
+            (HTTPH, _stored_head(record, head)),
         ]
 
     def _derived(self, record: Record) -> tuple[bytes, bytes]:
-        """The euc page and the cooked text (see the module docstring)."""
+        """The euc page and the cooked text, both EUC-JP (see the module docstring)."""
         header = record.charset or charset_of_content_type(record.content_type)
         charset, _ = detect_charset(header, record.payload)
         text = record.payload.decode(charset, "replace")
-        japanese = charset in JAPANESE or (
-            charset == "utf-8" and _KANA_KANJI.search(text) is not None
-        )
-        if japanese:
+        if _is_text(record.content_type):
             euc, missing = to_euc_jp(text)
             if missing:
                 self.ctx.count("euc-unmappable", missing)
-            target = "euc_jp"
-        else:
-            euc, target = record.payload, charset
-        cooked_text = cook(euc.decode(target, "replace"), self.cook_options)
-        cooked = to_euc_jp(cooked_text)[0] if japanese else self._encode(cooked_text, target)
+        else:  # an image, a PDF...: no characters to convert
+            euc = record.payload
+        cooked, missing = to_euc_jp(cook(text, self.cook_options), rule7_char)
+        if missing:
+            self.ctx.count("cooked-unmappable", missing)
         return euc, cooked
-
-    def _encode(self, text: str, charset: str) -> bytes:
-        try:
-            return text.encode(charset)
-        except UnicodeEncodeError:
-            self.ctx.count("unmappable")
-            return text.encode(charset, "replace")
 
     def close(self) -> None:
         """The first input's task writes the lists (line by line: memory stays flat)."""
@@ -294,8 +303,8 @@ class NtcirWriter(Writer):
 
         from .ntcir_ids import list_rows
 
-        def skipped(name: str) -> None:
-            self.ctx.report_warning("list-entry-skipped", f"{name}: a URL with a tab or line break")
+        def skipped(name: str, why: str = "a URL with a tab or line break") -> None:
+            self.ctx.report_warning("list-entry-skipped", f"{name}: {why}")
 
         if self.options.variant == "nw1000g":
             self._write_filelists(skipped)
@@ -303,7 +312,11 @@ class NtcirWriter(Writer):
         for name, rows in list_rows(self.ctx.table(), self.options.aliases, skipped).items():
             with self.ctx.create(name) as fh:
                 for fields in rows:
-                    fh.write(format_item(name, fields))
+                    if name == "sitelist" and fields[1] != "http":
+                        self.ctx.report_warning("sitelist-not-http", f"site {fields[0]} "
+                            f"({fields[2]}:{fields[3]}) is {fields[1]}: NW100G-01's sitelist "
+                            'has the server type "http" only')  # fmt: skip
+                    fh.write(format_item(name, fields, https=True))
 
     def _write_filelists(self, skipped: Callable[[str], None]) -> None:
         """NW1000G-04: each site's ``.filelist`` in each tree (``<doc id> <part> <url>`` per
@@ -329,6 +342,22 @@ class NtcirWriter(Writer):
         for nnn, lines in sitelist.items():
             with self.ctx.create(f"lists/sitelist/{nnn}") as fh:
                 fh.writelines(lines)
+
+
+def _is_text(content_type: str | None) -> bool:
+    """Whether a page of ``content_type`` is text (unknown: text)."""
+    kind = (content_type or "").split(";")[0].strip().lower()
+    return not kind or kind.startswith("text/") or "html" in kind or "xml" in kind
+
+
+def _stored_head(record: Record, head: bytes) -> bytes:
+    """The ``NW:HTTPH`` block a page read from an NTCIR tree had, when ``head`` is that block
+    as the reader gave it (the blank line ending a head added); else ``head``."""
+    for field in (record.extras.get("ntcir") or {}).get("fields") or ():
+        name, value = field
+        if name == HTTPH and isinstance(value, bytes) and value and ended_head(value) == head:
+            return value
+    return head
 
 
 def _part(page: int) -> str:

@@ -18,7 +18,7 @@ from typing import Any
 
 __all__ = ["allocate", "list_rows", "site_pages"]
 
-_COLUMNS = ("doc", "input", "seq", "site", "page", "url", "host", "port", "links", "dups")
+_COLUMNS = ("doc", "input", "seq", "site", "page", "url", "host", "port", "links", "dups", "scheme")
 _BATCH = 65536
 _MAX_SITES = 999_999
 _MAX_DOCS = 1_000_000_000
@@ -39,8 +39,29 @@ def _table_schema() -> Any:
             ("port", pa.int32()),
             ("links", pa.list_(pa.string())),
             ("dups", pa.list_(pa.string())),
+            ("scheme", pa.string()),
+            ("aliases", pa.list_(pa.string())),
         ]
     )
+
+
+def _column(rows: Any, name: str, fill: Any) -> Any:
+    """Column ``name`` of ``rows``, or ``fill`` repeated when the rows have none (rows of an
+    older collect schema)."""
+    import pyarrow as pa
+
+    if name in rows.column_names:
+        return rows[name]
+    return pa.repeat(pa.scalar(fill), rows.num_rows)
+
+
+def _aliases(rows: Any) -> Any:
+    """The ``aliases`` column of ``rows`` (empty lists for rows without one)."""
+    import pyarrow as pa
+
+    if "aliases" in rows.column_names:
+        return rows["aliases"]
+    return pa.array([[]] * rows.num_rows, pa.list_(pa.string()))
 
 
 def _numbered(values: Any, width: int, prefix: str = "") -> Any:
@@ -181,12 +202,14 @@ def allocate(rows: Any, options: Any, ctx: Any) -> Any:
             pa.array(np.zeros(k, np.int32)),
             empty,
             empty,
+            pa.repeat("", k).cast(pa.string()),
+            empty,
         ],
         schema=schema,
     )
     page_table = pa.Table.from_arrays(
         [doc, rows["input"], rows["seq"], site, page, rows["url"], rows["host"], rows["port"],
-         rows["links"], rows["dups"]],
+         rows["links"], rows["dups"], _column(rows, "scheme", "http"), _aliases(rows)],
         schema=schema,
     )  # fmt: skip
     ctx.count("pages", rows.num_rows)
@@ -238,9 +261,9 @@ def _sitelist(table: Any) -> Any:
     """Site, host and port of every site, by site id."""
     import pyarrow.compute as pc
 
-    pages = table.select(["site", "host", "port", "input"])
+    pages = table.select(["site", "host", "port", "input", "scheme"])
     pages = pages.filter(pc.greater_equal(pages["input"], 0))
-    sites = pages.group_by("site").aggregate([("host", "min"), ("port", "min")])
+    sites = pages.group_by("site").aggregate([("host", "min"), ("port", "min"), ("scheme", "min")])
     return sites.sort_by("site")
 
 
@@ -253,11 +276,6 @@ def list_rows(
     import pyarrow.compute as pc
 
     sites = _sitelist(table)
-    site_of: dict[str, str] = {}  # an aliased host's site (its last site: the largest id)
-    wanted = set(aliases.values())
-    for site, host in zip(sites["site"].to_pylist(), sites["host_min"].to_pylist(), strict=True):
-        if host in wanted:
-            site_of[host] = site
 
     def keep(name: str, items: Iterator[list[str]]) -> Iterator[list[str]]:
         for fields in items:
@@ -268,9 +286,9 @@ def list_rows(
 
     def sitelist() -> Iterator[list[str]]:
         for batch in sites.to_batches(_BATCH):
-            columns = (batch.column(i).to_pylist() for i in range(3))
-            for s, h, p in zip(*columns, strict=True):
-                yield [s, "http", h, str(p)]
+            columns = (batch.column(i).to_pylist() for i in range(4))
+            for s, h, p, scheme in zip(*columns, strict=True):
+                yield [s, scheme or "http", h, str(p)]
 
     def pairs(columns: list[str], pages_only: bool) -> Iterator[list[str]]:
         for batch in _by_doc(table, columns, pages_only):
@@ -295,12 +313,30 @@ def list_rows(
             yield from ([u, d] for u, d in zip(batch.column(0).to_pylist(),
                                                batch.column(1).to_pylist(), strict=True))  # fmt: skip
 
-    alias_items = sorted(
-        [f"http://{alias}", site_of[host]] for alias, host in aliases.items() if host in site_of
-    )
+    def aliaslist() -> Iterator[list[str]]:
+        pages = table.filter(pc.greater_equal(table["input"], 0))
+        flat = pa.table(
+            {
+                "alias": pc.list_flatten(pages["aliases"]),
+                "site": pages["site"].take(pc.list_parent_indices(pages["aliases"])),
+            }
+        )
+        pairs = (
+            flat.group_by(["alias", "site"])
+            .aggregate([])
+            .sort_by([("alias", "ascending"), ("site", "ascending")])
+        )
+        previous = None
+        for alias, site in zip(pairs["alias"].to_pylist(), pairs["site"].to_pylist(), strict=True):
+            if alias == previous:
+                skipped("aliaslist", f"{alias} names site {site} too; listed with the first")
+                continue
+            previous = alias
+            yield [alias, site]
+
     return {
         "sitelist": keep("sitelist", sitelist()),
-        "aliaslist": keep("aliaslist", iter(alias_items)),
+        "aliaslist": keep("aliaslist", aliaslist()),
         "doclist": keep("doclist", pairs(["doc", "url"], True)),
         "targetlist": keep("targetlist", pairs(["doc", "url"], False)),
         "duplist": keep("duplist", duplist()),

@@ -32,4 +32,6 @@ def test_microsoft_code_points_convert_like_bytes():
 
 def test_missing_characters_are_counted():
     euc, missing = to_euc_jp("a①b😀c")  # NEC row 13 and an emoji: not in JIS X 0208
-    assert missing == 2 and euc == b"a?b?c"
+    assert missing == 2 and euc == b"a&#9312;b&#128512;c"  # kept as references, never "?"
+    assert to_euc_jp("a①é", lambda ch: "_") == (b"a__", 2)  # JIS X 0212's é: not held
+    assert to_euc_jp("ｶﾅ漢字") == ("ｶﾅ漢字".encode("euc_jp"), 0)  # JIS X 0201 and 0208

@@ -60,9 +60,6 @@ def build_tree(
             pages.append(page)
             doclist.append([doc_id, page.url])
             duplist.append([page.url + "#dup", doc_id])
-            for q in range(per):
-                if q != p:
-                    linklist.append([doc_id, f"http://{host}/{q}"])
             fields = [
                 (DOCID, doc_id.encode()),
                 (DATE, b""),
@@ -76,6 +73,9 @@ def build_tree(
                 folder.mkdir(parents=True, exist_ok=True)
                 (folder / f"{p + 1:04d}.data").write_bytes(data)
                 (folder / f"{p + 1:04d}.meta").write_bytes(write_meta(fields, syntax))
+    for page in pages:  # links to the other pages of its site (pages of targetlist)
+        linklist.extend([page.doc_id, other.url] for other in pages
+                        if other.site == page.site and other is not page)  # fmt: skip
     root.joinpath("sitelist").write_bytes(write_list("sitelist", sitelist))
     root.joinpath("aliaslist").write_bytes(write_list("aliaslist", aliaslist))
     root.joinpath("doclist").write_bytes(write_list("doclist", doclist))
