@@ -21,9 +21,11 @@ with an id seen before in the file, fails the task with the reason (new numbers 
 with kept ones). A run that mixes ClueWeb09-named inputs with others may map two inputs to one
 file (an input placed by position on a named input's place): the run then fails with both
 named, and ``trec_ids: assign`` places every input by position. ``finalize`` writes, per segment,
-``ClueWeb09_<Language>_<segment>/ClueWeb09_<Language>_<segment>.md5`` (``<md5> *./en0000/00.warc.gz``
-lines, ``md5sum --binary`` style, relative to the segment directory, so ``md5sum -c`` works
-there) and ``record_counts/ClueWeb09_<Language>_<segment>_counts.txt``
+the md5 list named as the dataset page names them ("The files with the name ClueWeb_*.md5"),
+``ClueWeb_<Language>_<segment>.md5`` at the output root beside the segment directories
+(``<md5> *./en0000/00.warc.gz`` lines, ``md5sum --binary`` style, relative to the segment
+directory, so ``md5sum -c ../ClueWeb_English_1.md5`` works there) and
+``record_counts/ClueWeb09_<Language>_<segment>_counts.txt`` (the page's ``ClueWeb09_*_counts.txt``)
 (``*./en0000/00.warc.gz <records>`` lines, counting every record but the warcinfo, as
 ir_datasets does). Use writer version ``0.18`` for files that ClueWeb09 tools read.
 
@@ -262,7 +264,8 @@ class ClueWeb09Layout(Layout):
         tasks: list[dict[str, Any]],
         create: Callable[[str], BinaryIO],
     ) -> None:
-        """Write each segment's ``<Segment>.md5`` and ``record_counts/<Segment>_counts.txt``."""
+        """Write each segment's ``ClueWeb_<Language>_<n>.md5`` (at the root) and
+        ``record_counts/<Segment>_counts.txt``."""
         per_segment: dict[str, list[tuple[str, str, int]]] = {}
         for task in sorted(tasks, key=lambda t: t.get("index", 0)):
             for output in task.get("outputs", []):
@@ -279,7 +282,7 @@ class ClueWeb09Layout(Layout):
             rows = sorted(per_segment[segment])
             _write(
                 create,
-                f"{segment}/{cw.md5_file_name(segment)}",
+                cw.md5_file_name(segment),
                 cw.format_md5_list((inner, digest) for inner, digest, _ in rows),
             )
             _write(

@@ -170,14 +170,17 @@ def test_clueweb09_finalize_writes_md5_and_counts_per_segment(tmp_path):
         )
     created = _Created()
     ClueWeb09Layout.finalize(str(tmp_path), opts, list(reversed(tasks)), created)
+    # the dataset page: 'The files with the name "ClueWeb_*.md5" are the md5 sums of the
+    # individual WARC files' and 'The files with the name "ClueWeb09_*_counts.txt" are the
+    # record counts by file'
     assert sorted(created) == [
-        "ClueWeb09_English_1/ClueWeb09_English_1.md5",
-        "ClueWeb09_English_2/ClueWeb09_English_2.md5",
+        "ClueWeb_English_1.md5",
+        "ClueWeb_English_2.md5",
         "record_counts/ClueWeb09_English_1_counts.txt",
         "record_counts/ClueWeb09_English_2_counts.txt",
     ]
     for seg in ("ClueWeb09_English_1", "ClueWeb09_English_2"):
-        md5s, bad = cw.parse_md5_list(created[f"{seg}/{seg}.md5"])
+        md5s, bad = cw.parse_md5_list(created[cw.md5_file_name(seg)])
         counts, bad2 = cw.parse_counts(created[f"record_counts/{seg}_counts.txt"])
         assert bad == bad2 == []
         for e in md5s:
@@ -379,7 +382,10 @@ def test_ir_datasets_reads_a_generated_collection_we_wrote(tmp_path, need, need_
     assert [s.name for s in segments] == ["ClueWeb09_English_1", "ClueWeb09_English_2"]
     for seg in segments:
         done = subprocess.run(
-            [md5sum, "-c", f"{seg.name}.md5"], cwd=seg, capture_output=True, text=True
+            [md5sum, "-c", f"../{cw.md5_file_name(seg.name)}"],
+            cwd=seg,
+            capture_output=True,
+            text=True,
         )
         assert done.returncode == 0, done.stdout + done.stderr
         assert done.stdout.count(": OK") == len(list(seg.glob("*/*.warc.gz")))
