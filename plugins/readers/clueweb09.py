@@ -11,7 +11,8 @@ ir_datasets orders them; directories and files by name). Each file is a single-f
   segment directory, and at the collection root the page's ``ClueWeb_<Language>_<n>.md5``
   (what the ``clueweb09`` layout writes) or crawlmill's older ``<Segment>.md5``; every list
   found is read, and a file several lists name is checked against each of them;
-* its number of records, warcinfo excluded, from the page's ``<Segment>_counts.txt``
+* its number of ``response`` records (the page's "individual page records": every record of
+  its files but the warcinfo) from the page's ``<Segment>_counts.txt``
   (``ClueWeb09_English_1_counts.txt``) in ``record_counts/`` below the root (where the layout
   writes it, as ir_datasets keeps them), in the segment directory or at the root, unless
   ``verify_counts`` is off.
@@ -54,7 +55,11 @@ from crawlmill.formats import clueweb09 as cw
 from crawlmill.plugins.readers.codes import CLUEWEB09, code_of
 from pydantic import Field, field_validator
 
-__all__ = ["ClueWeb09Reader", "scan_collection", "trec_prefix_of"]
+__all__ = ["NOT_COUNTED", "ClueWeb09Reader", "scan_collection", "trec_prefix_of"]
+
+#: the record kinds a counts list does not count: every kind but ``response`` (the page's
+#: "# of records" are pages; its files hold a warcinfo and responses).
+NOT_COUNTED: tuple[RecordKind, ...] = tuple(k for k in RecordKind if k != RecordKind.RESPONSE)
 
 
 class ClueWeb09Options(PluginOptions):
@@ -338,9 +343,7 @@ def scan_collection(
                     expect.append(Expectation.md5(digest, source=label))
             if counts and inner in seg.counts:
                 count, label = seg.counts[inner]
-                expect.append(
-                    Expectation.records(count, source=label, exclude=(RecordKind.WARCINFO,))
-                )
+                expect.append(Expectation.records(count, source=label, exclude=NOT_COUNTED))
             prefix = trec_prefix_of(path)
             if prefix:
                 meta["trec_prefix"] = prefix

@@ -158,7 +158,11 @@ def test_clueweb09_finalize_writes_md5_and_counts_per_segment(tmp_path):
         cdxj = {"path": rel + ".cdxj", "size": 1, "md5": "0" * 32}
         # the WARC writer notes per-file counts in notes["files"] (documents = non-warcinfo)
         notes = {
-            "files": [{"path": rel, "records": records + 1, "documents": records, "warcinfo": True}]
+            "files": [
+                {"path": rel, "records": records + 3, "documents": records + 2, "warcinfo": True}
+            ],
+            # the responses the layout numbered (two requests are not counted)
+            "trec_numbered": {rel: records},
         }
         tasks.append(
             {
@@ -655,3 +659,52 @@ def test_chuweb_paths_drop_the_readers_suffixes_whatever_the_compression():
     # Common Crawl's .warc.wet.gz are stored forms of one name, as .warc.gz is
     for name in ("CC-MAIN-1-2-00042.warc.lz4", "CC-MAIN-1-2-00042.warc.wet.gz"):
         assert chuweb_path(f"seg/{name}", ".warc.gz") == "CC-MAIN-1-2/CC-MAIN-1-2-00042.warc.gz"
+
+
+def test_only_responses_get_trec_ids_and_are_counted(tmp_path):
+    # the dataset page: 'One custom field is added to the WARC response header information
+    # named "WARC-TREC-ID"' and '<record> is a 5-digit (padded) number that corresponds to this
+    # record's sequence within the individual file'. A WARC with request/response pairs (and a
+    # metadata record) written in the clueweb09 layout: the responses are numbered 0, 1, 2...,
+    # nothing else gets an id, and the counts list counts the responses.
+    from crawlmill.core.cli import main
+
+    src = tmp_path / "in"
+    src.mkdir()
+    records = []
+    for n in range(3):
+        url = f"http://example.org/{n}"
+        for kind, block in (
+            ("request", b"GET /%d HTTP/1.1\r\nHost: example.org\r\n\r\n" % n),
+            ("response", b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<p>%d</p>" % n),
+            ("metadata", b"via: http://example.org/\r\n"),
+        ):
+            msgtype = {"request": "request", "response": "response"}.get(kind)
+            ctype = f"application/http;msgtype={msgtype}" if msgtype else "application/warc-fields"
+            head = (
+                f"WARC/1.0\r\nWARC-Type: {kind}\r\nWARC-Target-URI: {url}\r\n"
+                "WARC-Date: 2009-03-01T00:00:00Z\r\n"
+                f"WARC-Record-ID: <urn:uuid:00000000-0000-0000-0000-{len(records):012d}>\r\n"
+                f"Content-Type: {ctype}\r\nContent-Length: {len(block)}\r\n\r\n"
+            ).encode()
+            records.append(head + block + b"\r\n\r\n")
+    (src / "crawl.warc").write_bytes(b"".join(records))
+    out = tmp_path / "out"
+    argv = ["convert", str(src), "--to", "warc", "-o", str(out), "--workers", "1"]
+    argv += ["--option", "layout=clueweb09", "--option", "version=0.18"]
+    assert main(argv) == 0
+    written = out / "ClueWeb09_English_1" / "en0000" / "00.warc.gz"
+    with open_reader(str(written), "warc") as read:
+        ids = [(r.kind.value, r.doc_id) for r in read if r.kind != RecordKind.WARCINFO]
+    assert ids == [
+        (kind, f"clueweb09-en0000-00-{n:05d}" if kind == "response" else None)
+        for n in range(3)
+        for kind in ("request", "response", "metadata")
+    ]
+    counts = (out / "record_counts" / "ClueWeb09_English_1_counts.txt").read_text()
+    assert counts == "*./en0000/00.warc.gz 3\n"
+    # read back as a collection, the counts list holds (the reader counts responses too)
+    again = tmp_path / "again"
+    assert main(["convert", str(out), "--to", "warc", "-o", str(again), "--workers", "1"]) == 0
+    report = json.loads((again / ".crawlmill" / "report.json").read_text())
+    assert report["checks_passed"] == 2 and not report["checks_failed"]
