@@ -10,8 +10,10 @@ Text-level codecs only; nothing here reads WARC records. Facts (see
 * ``WARC-TREC-ID`` = ``clueweb09-<directory>-<file 2 digits>-<record 5 digits>``, the record
   number 0-based in file order, the warcinfo record not counted;
 * md5 lists: ``md5sum --binary`` output, ``<md5> *./en0000/22.warc.gz``, paths relative to the
-  segment directory, one file per segment (crawlmill names it ``<Segment>.md5`` inside the
-  segment directory, matching the page's ``ClueWeb*.md5`` and "on the individual directories");
+  segment directory, one file per segment named as the page names them, ``ClueWeb_*.md5``:
+  ``ClueWeb_<Language>_<n>.md5`` (:func:`md5_file_name`), at the collection root beside the
+  segments (where crawlmill writes it) or in the segment directory; crawlmill's older name
+  ``<Segment>.md5`` is still found (:func:`md5_list_names`);
 * record counts: ``record_counts/<Segment>_counts.txt`` below the collection root, lines
   ``*./en0042/15.warc.gz 34618`` (ir_datasets strips the first three characters of the path
   and counts ``response`` records, i.e. every record but the warcinfo);
@@ -43,6 +45,7 @@ __all__ = [
     "language_code",
     "language_name",
     "md5_file_name",
+    "md5_list_names",
     "normalize_listed_path",
     "parse_chuweb_manifest",
     "parse_counts",
@@ -246,8 +249,21 @@ def parse_trec_id(value: str) -> TrecId | None:
 
 
 def md5_file_name(segment: str) -> str:
-    """Name of a segment's md5 list, kept inside the segment directory: ``<Segment>.md5``."""
-    return f"{segment}.md5"
+    """Name of a segment's md5 list as the dataset page names them ("The files with the name
+    ``ClueWeb_*.md5``"): ``ClueWeb_English_1.md5`` for segment ``ClueWeb09_English_1``."""
+    parsed = parse_segment_name(segment)
+    if parsed is None:
+        raise ValueError(f"{segment!r} is not a ClueWeb09 segment name (ClueWeb09_English_1)")
+    return f"ClueWeb_{parsed.language}_{parsed.number}.md5"
+
+
+def md5_list_names(segment: str) -> tuple[str, ...]:
+    """The names a segment's md5 list is found under: the page's (:func:`md5_file_name`),
+    then ``<Segment>.md5`` (what crawlmill wrote before it followed the page); only the
+    latter for a directory not named like a segment."""
+    if parse_segment_name(segment) is None:
+        return (f"{segment}.md5",)
+    return (md5_file_name(segment), f"{segment}.md5")
 
 
 def counts_file_name(segment: str) -> str:

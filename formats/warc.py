@@ -569,6 +569,7 @@ class _FramerRecords(_FramerBase):
             after=after,
             convention_seen=self._cl_incl_seen,
             head_only=head_only,
+            member_end=after is After.END and not run and self.s.at_member_end(sep_end),
         )
         proven = None
         if after is not After.OTHER and (

@@ -7,10 +7,15 @@ ir_datasets orders them; directories and files by name). Each file is a single-f
 (:class:`InputFile`) whose ``expect`` holds what the segment's side files promise
 (:mod:`crawlmill.core.collection`):
 
-* the md5 its segment's md5 list gives (``<Segment>.md5`` or any ``*.md5`` in the segment
-  directory, or ``<Segment>.md5`` at the root), unless ``verify_md5`` is off;
-* its number of records, warcinfo excluded, from ``record_counts/<Segment>_counts.txt``,
-  unless ``verify_counts`` is off.
+* the md5 its segment's md5 lists give, unless ``verify_md5`` is off: any ``*.md5`` in the
+  segment directory, and at the collection root the page's ``ClueWeb_<Language>_<n>.md5``
+  (what the ``clueweb09`` layout writes) or crawlmill's older ``<Segment>.md5``; every list
+  found is read, and a file several lists name is checked against each of them;
+* its number of ``response`` records (the page's "individual page records": every record of
+  its files but the warcinfo) from the page's ``<Segment>_counts.txt``
+  (``ClueWeb09_English_1_counts.txt``) in ``record_counts/`` below the root (where the layout
+  writes it, as ir_datasets keeps them), in the segment directory or at the root, unless
+  ``verify_counts`` is off.
 
 A file a list names that is missing from the tree is a unit too, expected ``present`` by each
 list that names it: the engine reports it as a failed check and reads the others. The engine
@@ -50,7 +55,11 @@ from crawlmill.formats import clueweb09 as cw
 from crawlmill.plugins.readers.codes import CLUEWEB09, code_of
 from pydantic import Field, field_validator
 
-__all__ = ["ClueWeb09Reader", "scan_collection", "trec_prefix_of"]
+__all__ = ["NOT_COUNTED", "ClueWeb09Reader", "scan_collection", "trec_prefix_of"]
+
+#: the record kinds a counts list does not count: every kind but ``response`` (the page's
+#: "# of records" are pages; its files hold a warcinfo and responses).
+NOT_COUNTED: tuple[RecordKind, ...] = tuple(k for k in RecordKind if k != RecordKind.RESPONSE)
 
 
 class ClueWeb09Options(PluginOptions):
@@ -83,7 +92,8 @@ class _Segment:
     name: str
     path: str
     files: dict[str, str] = field(default_factory=dict)  # inner relpath -> absolute path
-    md5: dict[str, tuple[str, str]] = field(default_factory=dict)  # inner -> (md5, list relpath)
+    #: inner relpath -> [(md5, list relpath)], one per list naming it
+    md5: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     counts: dict[str, tuple[int, str]] = field(default_factory=dict)  # inner -> (count, list)
     md5_lists: list[str] = field(default_factory=list)
     counts_lists: list[str] = field(default_factory=list)
@@ -208,11 +218,12 @@ def _scan_segment(base: str, name: str, path: str) -> _Segment:
             seg.problems.append(
                 _problem("warning", entry.path, "file outside the <ll>NNNN directories; not read")
             )
-    root_md5 = os.path.join(base, cw.md5_file_name(name))
-    if os.path.isfile(root_md5) and os.path.normpath(root_md5) not in map(
-        os.path.normpath, seg.md5_lists
-    ):
-        seg.md5_lists.append(root_md5)
+    for list_name in cw.md5_list_names(name):  # the lists at the collection root
+        root_md5 = os.path.join(base, list_name)
+        if os.path.isfile(root_md5) and os.path.normpath(root_md5) not in map(
+            os.path.normpath, seg.md5_lists
+        ):
+            seg.md5_lists.append(root_md5)
     for list_path in seg.md5_lists:
         label = os.path.relpath(list_path, base)
         entries, bad = cw.parse_md5_list(_read_list(list_path) or b"")
@@ -225,7 +236,7 @@ def _scan_segment(base: str, name: str, path: str) -> _Segment:
                 )
             )
         for e in entries:
-            seg.md5[e.path] = (e.md5, label)
+            seg.md5.setdefault(e.path, []).append((e.md5, label))
     counts_name = os.path.basename(cw.counts_file_name(name))
     for counts_path in (
         os.path.join(base, cw.counts_file_name(name)),
@@ -268,11 +279,12 @@ def _move_misfiled_counts(segments: list[_Segment]) -> None:
                     continue
                 value = table.pop(inner)
                 getattr(owner, table_name).setdefault(inner, value)
+                label = value[0][1] if table_name == "md5" else value[1]
                 owner.problems.append(
                     _problem(
                         "warning",
                         os.path.join(owner.path, inner),
-                        f"listed in {value[1]} (segment {seg.name}) but stored in segment {owner.name}; checked there",
+                        f"listed in {label} (segment {seg.name}) but stored in segment {owner.name}; checked there",
                     )
                 )
 
@@ -317,7 +329,9 @@ def scan_collection(
                 )
                 continue
             for inner in sorted(set(table) - set(seg.files)):
-                missing.setdefault(inner, []).append(Expectation.present(source=table[inner][1]))
+                entry = table[inner]
+                label = entry[0][1] if kind == "md5" else entry[1]
+                missing.setdefault(inner, []).append(Expectation.present(source=label))
             for inner in sorted(set(seg.files) - set(table)):
                 problems.append(
                     _problem(
@@ -331,13 +345,12 @@ def scan_collection(
             path = seg.files.get(inner) or os.path.join(seg.path, *inner.split("/"))
             meta: dict[str, Any] = {"collection": "clueweb09", "segment": seg.name, "problems": []}
             expect = list(missing.get(inner, ()))
-            if md5 and inner in seg.md5:
-                expect.append(Expectation.md5(seg.md5[inner][0], source=seg.md5[inner][1]))
+            if md5:
+                for digest, label in seg.md5.get(inner, ()):
+                    expect.append(Expectation.md5(digest, source=label))
             if counts and inner in seg.counts:
                 count, label = seg.counts[inner]
-                expect.append(
-                    Expectation.records(count, source=label, exclude=(RecordKind.WARCINFO,))
-                )
+                expect.append(Expectation.records(count, source=label, exclude=NOT_COUNTED))
             prefix = trec_prefix_of(path)
             if prefix:
                 meta["trec_prefix"] = prefix

@@ -21,11 +21,16 @@ with an id seen before in the file, fails the task with the reason (new numbers 
 with kept ones). A run that mixes ClueWeb09-named inputs with others may map two inputs to one
 file (an input placed by position on a named input's place): the run then fails with both
 named, and ``trec_ids: assign`` places every input by position. ``finalize`` writes, per segment,
-``ClueWeb09_<Language>_<segment>/ClueWeb09_<Language>_<segment>.md5`` (``<md5> *./en0000/00.warc.gz``
-lines, ``md5sum --binary`` style, relative to the segment directory, so ``md5sum -c`` works
-there) and ``record_counts/ClueWeb09_<Language>_<segment>_counts.txt``
-(``*./en0000/00.warc.gz <records>`` lines, counting every record but the warcinfo, as
-ir_datasets does). Use writer version ``0.18`` for files that ClueWeb09 tools read.
+the md5 list named as the dataset page names them ("The files with the name ClueWeb_*.md5"),
+``ClueWeb_<Language>_<segment>.md5`` at the output root beside the segment directories
+(``<md5> *./en0000/00.warc.gz`` lines, ``md5sum --binary`` style, relative to the segment
+directory, so ``md5sum -c ../ClueWeb_English_1.md5`` works there) and
+``record_counts/ClueWeb09_<Language>_<segment>_counts.txt`` (the page's ``ClueWeb09_*_counts.txt``)
+(``*./en0000/00.warc.gz <records>`` lines, counting the ``response`` records, as ir_datasets
+does). Only ``response`` records are numbered and counted: the page adds ``WARC-TREC-ID`` "to
+the WARC response header information", and every record of its files but the warcinfo is a
+response; a ``request``, ``metadata`` or other record is written without a new id and not
+counted. Use writer version ``0.18`` for files that ClueWeb09 tools read.
 
 ``chuweb21``: one output file per input, named after the input the way Chuweb21 keeps
 Common Crawl's names: an input ``.../CC-MAIN-<t1>-<t2>-00042.warc.gz`` goes to
@@ -65,6 +70,9 @@ REPLACED_NOT_FITTING = (
 REPLACED_BY_OPTION = (
     "clueweb09 layout: WARC-TREC-IDs assigned anew, replacing the input's ids (trec_ids=assign)"
 )
+
+#: ``ctx.notes`` key: output path -> responses numbered in it (what the counts list counts).
+NUMBERED_NOTE = "trec_numbered"
 
 #: Name of the Chuweb21 md5 manifest at the output root.
 CHUWEB_MANIFEST = "md5_checksum.txt"
@@ -122,6 +130,8 @@ class ClueWeb09Layout(Layout):
         #: "kept" or "assigned", decided at the file's first document.
         self.ids: str | None = None
         self._kept: set[int] = set()
+        #: documents of this file that ClueWeb09 does not number (not ``response``).
+        self._unnumbered = 0
 
     def _place_by_index(self, index: int) -> None:
         self.dir_number = index // self.files_per_dir
@@ -198,6 +208,7 @@ class ClueWeb09Layout(Layout):
                 "asked for a second one (unset max_records/max_bytes)"
             )
         self._paths_given += 1
+        self.ctx.notes.setdefault(NUMBERED_NOTE, {})[self.relpath] = 0
         return self.relpath
 
     def should_roll(self, records_in_file: int, bytes_in_file: int) -> bool:
@@ -206,11 +217,21 @@ class ClueWeb09Layout(Layout):
 
     def doc_id(self, record: Record, record_number: int) -> str | None:
         """The record's own TREC id when it names this file (``trec_ids: keep``), else
-        ``clueweb09-<dir>-<file>-<record:05d>``; ``None`` for the warcinfo and any record
-        describing its file (:func:`~crawlmill.plugins.writers.files.describes_file`). See the
-        module docstring for when ids are assigned anew and how that is reported."""
+        ``clueweb09-<dir>-<file>-<record:05d>``, ``record`` counting this file's responses
+        (``record_number`` counts its documents: those that are no response are subtracted);
+        ``None`` for every record ClueWeb09 does not number: the warcinfo, any record
+        describing its file (:func:`~crawlmill.plugins.writers.files.describes_file`) and
+        every record that is not a ``response`` ("One custom field is added to the WARC
+        response header information named WARC-TREC-ID"). See the module docstring for when
+        ids are assigned anew and how that is reported."""
         if describes_file(record):
             return None
+        if record.kind != RecordKind.RESPONSE:
+            self._unnumbered += 1
+            return None
+        record_number -= self._unnumbered
+        numbered = self.ctx.notes.setdefault(NUMBERED_NOTE, {})
+        numbered[self.relpath] = numbered.get(self.relpath, 0) + 1
         own = cw.parse_trec_id(record.doc_id) if record.doc_id else None
         fits = own is not None and (own.directory, own.file) == (self.directory, self.file_number)
         if self.ids is None:
@@ -262,7 +283,8 @@ class ClueWeb09Layout(Layout):
         tasks: list[dict[str, Any]],
         create: Callable[[str], BinaryIO],
     ) -> None:
-        """Write each segment's ``<Segment>.md5`` and ``record_counts/<Segment>_counts.txt``."""
+        """Write each segment's ``ClueWeb_<Language>_<n>.md5`` (at the root) and
+        ``record_counts/<Segment>_counts.txt``."""
         per_segment: dict[str, list[tuple[str, str, int]]] = {}
         for task in sorted(tasks, key=lambda t: t.get("index", 0)):
             for output in task.get("outputs", []):
@@ -279,7 +301,7 @@ class ClueWeb09Layout(Layout):
             rows = sorted(per_segment[segment])
             _write(
                 create,
-                f"{segment}/{cw.md5_file_name(segment)}",
+                cw.md5_file_name(segment),
                 cw.format_md5_list((inner, digest) for inner, digest, _ in rows),
             )
             _write(
@@ -308,26 +330,22 @@ def _md5_of(path: str) -> str:
 
 
 def _record_count(root: str, path: str, output: dict[str, Any], task: dict[str, Any]) -> int:
-    """Records (warcinfo excluded) of one output: the ``documents`` the WARC writer notes per
-    file (``notes["files"]``), else counted by reading the file."""
-    if output.get("documents") is not None:
-        return int(output["documents"])
-    for entry in (task.get("notes") or {}).get("files", []):
-        if (
-            str(entry.get("path", "")).replace(os.sep, "/") == path
-            and entry.get("documents") is not None
-        ):
-            return int(entry["documents"])
+    """The page records of one output, the ``response`` records the layout numbered
+    (``notes["trec_numbered"]``), else counted by reading the file."""
+    numbered = (task.get("notes") or {}).get(NUMBERED_NOTE) or {}
+    if path in numbered:
+        return int(numbered[path])
     return count_documents(os.path.join(root, path))
 
 
 def count_documents(path: str) -> int:
-    """Count the non-warcinfo WARC records of ``path`` with the registered ``warc`` reader
-    (a ``PluginError`` when it is disabled); a damaged file is an error, not a count."""
+    """Count the ``response`` WARC records of ``path`` (the records ClueWeb09 numbers and its
+    counts lists count) with the registered ``warc`` reader (a ``PluginError`` when it is
+    disabled); a damaged file is an error, not a count."""
     from crawlmill.core.reading import open_reader
 
     with open_reader(path, "warc") as records:
-        count = sum(1 for record in records if record.kind != RecordKind.WARCINFO)
+        count = sum(1 for record in records if record.kind == RecordKind.RESPONSE)
     if records.damages:
         raise CrawlmillError(
             f"{path}: cannot count records of a damaged output: {records.damages[0]}"

@@ -340,7 +340,7 @@ def test_collection_files_of_finalize_are_crawlmills_own(tmp_path, capsys):
     args = ["convert", str(src), "--to", "warc", "--option", "layout=clueweb09", "-o", str(out)]
     code, err = cli(capsys, *args)
     assert code == 0, err
-    md5 = out / "ClueWeb09_English_1" / "ClueWeb09_English_1.md5"
+    md5 = out / "ClueWeb_English_1.md5"
     first = md5.read_bytes()
     code, err = cli(capsys, *args)  # finalize writes its lists again, over its own files
     assert code == 0 and "2 already complete" in err, err

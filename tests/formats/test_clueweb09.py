@@ -168,3 +168,16 @@ def test_chuweb_manifest_rejects_bad_lines():
     assert len(entries) == 1 and bad == [(2, "no tab here")]
     with pytest.raises(ValueError):
         cw.format_chuweb_manifest([("a\tb", "a" * 32)])
+
+
+def test_md5_list_names_follow_the_dataset_page():
+    # 'The files with the name "ClueWeb_*.md5" are the md5 sums of the individual WARC files'
+    assert cw.md5_file_name("ClueWeb09_English_1") == "ClueWeb_English_1.md5"
+    assert cw.md5_file_name("ClueWeb09_Chinese_4") == "ClueWeb_Chinese_4.md5"
+    assert cw.md5_list_names("ClueWeb09_English_10") == (
+        "ClueWeb_English_10.md5",
+        "ClueWeb09_English_10.md5",
+    )
+    assert cw.md5_list_names("cw09b") == ("cw09b.md5",)
+    with pytest.raises(ValueError):
+        cw.md5_file_name("cw09b")

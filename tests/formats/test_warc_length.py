@@ -81,6 +81,24 @@ def test_clueweb_convention_needs_the_blank_line_and_the_next_record():
     assert judge(
         b"", After.END, version="0.18", le=LF, tail=b"x\n\n", seen=True
     ).cl_includes_separator
+    # or at the end of the record's own gzip member, with ClueWeb09's LF-only headers (a 0.18
+    # file compressed per record, as our writer does: issue 19)
+    assert judge_length(
+        version="0.18",
+        line_ending=LF,
+        block_tail=b"x\n\n",
+        run=b"",
+        after=After.END,
+        member_end=True,
+    ).cl_includes_separator
+    assert not judge_length(
+        version="0.18",
+        line_ending=CRLF,
+        block_tail=b"x\r\n\r\n",
+        run=b"",
+        after=After.END,
+        member_end=True,
+    ).cl_includes_separator
     # a head-only HTTP block owns its blank line
     assert not judge(
         b"", After.VERSION, version="0.18", tail=b"\r\n\r\n", head_only=True

@@ -158,7 +158,11 @@ def test_clueweb09_finalize_writes_md5_and_counts_per_segment(tmp_path):
         cdxj = {"path": rel + ".cdxj", "size": 1, "md5": "0" * 32}
         # the WARC writer notes per-file counts in notes["files"] (documents = non-warcinfo)
         notes = {
-            "files": [{"path": rel, "records": records + 1, "documents": records, "warcinfo": True}]
+            "files": [
+                {"path": rel, "records": records + 3, "documents": records + 2, "warcinfo": True}
+            ],
+            # the responses the layout numbered (two requests are not counted)
+            "trec_numbered": {rel: records},
         }
         tasks.append(
             {
@@ -170,14 +174,17 @@ def test_clueweb09_finalize_writes_md5_and_counts_per_segment(tmp_path):
         )
     created = _Created()
     ClueWeb09Layout.finalize(str(tmp_path), opts, list(reversed(tasks)), created)
+    # the dataset page: 'The files with the name "ClueWeb_*.md5" are the md5 sums of the
+    # individual WARC files' and 'The files with the name "ClueWeb09_*_counts.txt" are the
+    # record counts by file'
     assert sorted(created) == [
-        "ClueWeb09_English_1/ClueWeb09_English_1.md5",
-        "ClueWeb09_English_2/ClueWeb09_English_2.md5",
+        "ClueWeb_English_1.md5",
+        "ClueWeb_English_2.md5",
         "record_counts/ClueWeb09_English_1_counts.txt",
         "record_counts/ClueWeb09_English_2_counts.txt",
     ]
     for seg in ("ClueWeb09_English_1", "ClueWeb09_English_2"):
-        md5s, bad = cw.parse_md5_list(created[f"{seg}/{seg}.md5"])
+        md5s, bad = cw.parse_md5_list(created[cw.md5_file_name(seg)])
         counts, bad2 = cw.parse_counts(created[f"record_counts/{seg}_counts.txt"])
         assert bad == bad2 == []
         for e in md5s:
@@ -379,7 +386,10 @@ def test_ir_datasets_reads_a_generated_collection_we_wrote(tmp_path, need, need_
     assert [s.name for s in segments] == ["ClueWeb09_English_1", "ClueWeb09_English_2"]
     for seg in segments:
         done = subprocess.run(
-            [md5sum, "-c", f"{seg.name}.md5"], cwd=seg, capture_output=True, text=True
+            [md5sum, "-c", f"../{cw.md5_file_name(seg.name)}"],
+            cwd=seg,
+            capture_output=True,
+            text=True,
         )
         assert done.returncode == 0, done.stdout + done.stderr
         assert done.stdout.count(": OK") == len(list(seg.glob("*/*.warc.gz")))
@@ -649,3 +659,52 @@ def test_chuweb_paths_drop_the_readers_suffixes_whatever_the_compression():
     # Common Crawl's .warc.wet.gz are stored forms of one name, as .warc.gz is
     for name in ("CC-MAIN-1-2-00042.warc.lz4", "CC-MAIN-1-2-00042.warc.wet.gz"):
         assert chuweb_path(f"seg/{name}", ".warc.gz") == "CC-MAIN-1-2/CC-MAIN-1-2-00042.warc.gz"
+
+
+def test_only_responses_get_trec_ids_and_are_counted(tmp_path):
+    # the dataset page: 'One custom field is added to the WARC response header information
+    # named "WARC-TREC-ID"' and '<record> is a 5-digit (padded) number that corresponds to this
+    # record's sequence within the individual file'. A WARC with request/response pairs (and a
+    # metadata record) written in the clueweb09 layout: the responses are numbered 0, 1, 2...,
+    # nothing else gets an id, and the counts list counts the responses.
+    from crawlmill.core.cli import main
+
+    src = tmp_path / "in"
+    src.mkdir()
+    records = []
+    for n in range(3):
+        url = f"http://example.org/{n}"
+        for kind, block in (
+            ("request", b"GET /%d HTTP/1.1\r\nHost: example.org\r\n\r\n" % n),
+            ("response", b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<p>%d</p>" % n),
+            ("metadata", b"via: http://example.org/\r\n"),
+        ):
+            msgtype = {"request": "request", "response": "response"}.get(kind)
+            ctype = f"application/http;msgtype={msgtype}" if msgtype else "application/warc-fields"
+            head = (
+                f"WARC/1.0\r\nWARC-Type: {kind}\r\nWARC-Target-URI: {url}\r\n"
+                "WARC-Date: 2009-03-01T00:00:00Z\r\n"
+                f"WARC-Record-ID: <urn:uuid:00000000-0000-0000-0000-{len(records):012d}>\r\n"
+                f"Content-Type: {ctype}\r\nContent-Length: {len(block)}\r\n\r\n"
+            ).encode()
+            records.append(head + block + b"\r\n\r\n")
+    (src / "crawl.warc").write_bytes(b"".join(records))
+    out = tmp_path / "out"
+    argv = ["convert", str(src), "--to", "warc", "-o", str(out), "--workers", "1"]
+    argv += ["--option", "layout=clueweb09", "--option", "version=0.18"]
+    assert main(argv) == 0
+    written = out / "ClueWeb09_English_1" / "en0000" / "00.warc.gz"
+    with open_reader(str(written), "warc") as read:
+        ids = [(r.kind.value, r.doc_id) for r in read if r.kind != RecordKind.WARCINFO]
+    assert ids == [
+        (kind, f"clueweb09-en0000-00-{n:05d}" if kind == "response" else None)
+        for n in range(3)
+        for kind in ("request", "response", "metadata")
+    ]
+    counts = (out / "record_counts" / "ClueWeb09_English_1_counts.txt").read_text()
+    assert counts == "*./en0000/00.warc.gz 3\n"
+    # read back as a collection, the counts list holds (the reader counts responses too)
+    again = tmp_path / "again"
+    assert main(["convert", str(out), "--to", "warc", "-o", str(again), "--workers", "1"]) == 0
+    report = json.loads((again / ".crawlmill" / "report.json").read_text())
+    assert report["checks_passed"] == 2 and not report["checks_failed"]

@@ -171,12 +171,12 @@ def test_discover_lists_the_collection_in_order_with_expectations(collection):
         assert item.expect == (
             Expectation.md5(
                 hashlib.md5(Path(item.path).read_bytes()).hexdigest(),
-                source=f"{segment}/{segment}.md5",
+                source=f"{segment}/{cw.md5_file_name(segment)}",
             ),
             Expectation.records(
                 len(docs[item.relpath]),
                 source=f"record_counts/{segment}_counts.txt",
-                exclude=("warcinfo",),
+                exclude=plugin.NOT_COUNTED,
             ),
         )
         assert item.meta["problems"] == []
@@ -200,9 +200,9 @@ def test_mismatches_are_reported(collection):
     root, docs = collection
     seg1 = root / "ClueWeb09_English_1"
     # wrong md5 for en0000/00, wrong count for en0001/00
-    md5_list = (seg1 / "ClueWeb09_English_1.md5").read_text()
+    md5_list = (seg1 / "ClueWeb_English_1.md5").read_text()
     good = hashlib.md5((seg1 / "en0000/00.warc.gz").read_bytes()).hexdigest()
-    (seg1 / "ClueWeb09_English_1.md5").write_text(md5_list.replace(good, "0" * 32))
+    (seg1 / "ClueWeb_English_1.md5").write_text(md5_list.replace(good, "0" * 32))
     counts = root / "record_counts/ClueWeb09_English_1_counts.txt"
     counts.write_text(
         counts.read_text().replace("*./en0001/00.warc.gz 4", "*./en0001/00.warc.gz 5")
@@ -290,7 +290,7 @@ def test_counts_listed_under_the_wrong_segment_are_checked_where_the_file_is(col
 
 def test_segment_without_side_files_is_read_with_a_warning(collection):
     root, _ = collection
-    os.remove(root / "ClueWeb09_Chinese_1/ClueWeb09_Chinese_1.md5")
+    os.remove(root / "ClueWeb09_Chinese_1/ClueWeb_Chinese_1.md5")
     os.remove(root / "record_counts/ClueWeb09_Chinese_1_counts.txt")
     run = Run(root)
     assert run.damage == []
@@ -365,7 +365,7 @@ def test_engine_reports_every_mismatch_in_the_run_report(collection, tmp_path, c
     root, docs = collection
     seg1 = root / "ClueWeb09_English_1"
     good = hashlib.md5((seg1 / "en0000/00.warc.gz").read_bytes()).hexdigest()
-    md5_list = seg1 / "ClueWeb09_English_1.md5"
+    md5_list = seg1 / "ClueWeb_English_1.md5"
     md5_list.write_text(md5_list.read_text().replace(good, "0" * 32))
     counts = root / "record_counts/ClueWeb09_English_2_counts.txt"
     counts.write_text("*./en0002/00.warc.gz 3\n")
@@ -381,7 +381,7 @@ def test_engine_reports_every_mismatch_in_the_run_report(collection, tmp_path, c
         (
             "01.warc.gz",
             "present",
-            "listed in ClueWeb09_English_1/ClueWeb09_English_1.md5 but missing from the collection",
+            "listed in ClueWeb09_English_1/ClueWeb_English_1.md5 but missing from the collection",
         ),
         (
             "01.warc.gz",
@@ -501,3 +501,40 @@ def test_a_disabled_warc_reader_is_missing_for_clueweb09_too(collection, tmp_pat
         assert "needs the reader 'warc'" in line, line
         assert "blocked" in line and "warc-reader" in line, line
     assert not [p for p in out.rglob("*.arc*")]
+
+
+def test_lists_named_as_the_dataset_page_at_the_collection_root_are_checked(
+    collection, tmp_path, capsys
+):
+    # the dataset page: 'The files with the name "ClueWeb_*.md5" are the md5 sums of the
+    # individual WARC files in the dataset' (e.g. '98f91370de2dbc9c6d358f6251e591d6
+    # *./en0000/22.warc.gz'), and 'The files with the name "ClueWeb09_*_counts.txt" are the
+    # record counts by file' (ClueWeb09_English_1_counts.txt); issue 18 puts both at the root
+    root, docs = collection
+    for segment in TREE:
+        inside = root / segment / cw.md5_file_name(segment)
+        assert cw.md5_file_name(segment).startswith("ClueWeb_")  # not "ClueWeb09_"
+        inside.rename(root / cw.md5_file_name(segment))
+        counts = root / cw.counts_file_name(segment)
+        counts.rename(root / counts.name)
+    (root / cw.COUNTS_DIR).rmdir()
+    good = _convert(root, tmp_path / "good")
+    assert good["checks_passed"] == 2 * len(docs) and not good["checks_failed"]
+    # one md5 wrong in the root list: a failed check naming the file and the list, exit 3
+    md5_list = root / "ClueWeb_English_1.md5"
+    digest = hashlib.md5((root / "ClueWeb09_English_1/en0001/00.warc.gz").read_bytes()).hexdigest()
+    md5_list.write_text(md5_list.read_text().replace(digest, "f" * 32))
+    report = _convert(root, tmp_path / "bad", expect=3)
+    (failed,) = report["checks_failed"]
+    assert failed["check"] == "md5" and failed["path"].endswith("en0001/00.warc.gz")
+    assert "ClueWeb_English_1.md5" in failed["reason"] and "f" * 32 in failed["reason"]
+    assert report["checks_passed"] == 2 * len(docs) - 1
+    assert "md5 check failed" in capsys.readouterr().err
+
+
+def test_the_older_crawlmill_list_name_at_the_root_is_still_found(collection, tmp_path):
+    root, docs = collection
+    segment = "ClueWeb09_English_2"
+    (root / segment / cw.md5_file_name(segment)).rename(root / f"{segment}.md5")
+    report = _convert(root, tmp_path / "out")
+    assert report["checks_passed"] == 2 * len(docs) and not report["checks_failed"]

@@ -1,5 +1,5 @@
 """``count_documents`` of the ClueWeb09 layout (plugins/writers/layout_clueweb.py): the records
-of a written WARC file, warcinfo excluded, read with the registered ``warc`` reader through
+of a written WARC file (its responses), read with the registered ``warc`` reader through
 ``open_reader``; a damaged file is an error, and a disabled WARC reader is named."""
 
 from __future__ import annotations
@@ -24,8 +24,11 @@ def warc_record(i: int, kind: str = "response") -> bytes:
 
 
 @pytest.mark.parametrize("members", [True, False], ids=["gzip-members", "plain"])
-def test_counts_the_records_warcinfo_excluded(tmp_path, members):
-    records = [warc_record(0, "warcinfo")] + [warc_record(i) for i in range(1, 4)]
+def test_counts_the_response_records(tmp_path, members):
+    # the dataset page: 'One custom field is added to the WARC response header information
+    # named "WARC-TREC-ID"': only responses are numbered, and counted
+    records = [warc_record(0, "warcinfo"), warc_record(9, "request")]
+    records += [warc_record(i) for i in range(1, 4)]
     path = tmp_path / ("x.warc.gz" if members else "x.warc")
     path.write_bytes(b"".join(gz(r) for r in records) if members else b"".join(records))
     assert count_documents(str(path)) == 3
