@@ -16,7 +16,9 @@ CrawlDB (``CrawlDbReducer`` with ``DefaultFetchSchedule`` and OPIC scoring's ini
   which the input cannot tell).
 
 LinkDB (``LinkDb``): for every page, each outlink as an ``Inlink(from page, anchor)`` of its
-target, a set per target as ``Inlinks`` keeps them (one per distinct source and anchor);
+target, a set per target as ``Inlinks`` keeps them (one per distinct source and anchor), in
+the ``Inlink`` layout of the Nutch version named (:func:`inlinks_layout`: Nutch 1.21 added a
+metadata flag that 1.20 and earlier cannot read, and 1.21 on cannot read a LinkDB without it);
 ``ignore_internal`` drops links within a host (``linkdb.ignore.internal.links``, true in
 Nutch's defaults; false here, so the LinkDB holds every inverted outlink).
 
@@ -28,6 +30,7 @@ apply the same rules to a list of pages at once.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -40,14 +43,21 @@ __all__ = [
     "Page",
     "crawldb",
     "fetched_datum",
+    "NEWEST_RELEASE",
     "inlinks",
+    "inlinks_layout",
     "is_internal",
     "latest_page",
     "linkdb",
     "unfetched_datum",
+    "version_tuple",
 ]
 
 TEXT = "org.apache.hadoop.io.Text"
+#: the newest Nutch release (the default version the writers write for).
+NEWEST_RELEASE = "1.22"
+#: the first release whose ``Inlink`` has the metadata flag (NUTCH-3101).
+INLINK_MD_SINCE = (1, 21)
 #: fetch status -> db status.
 DB_STATUS = {0x21: 0x02, 0x24: 0x05, 0x23: 0x04, 0x26: 0x06, 0x25: 0x03, 0x22: 0x01}
 
@@ -101,10 +111,28 @@ def unfetched_datum(fetch_time: int) -> CrawlDatum:
     return CrawlDatum(status=0x01, fetch_time=fetch_time, fetch_interval=FETCH_INTERVAL, score=0.0)
 
 
-def inlinks(links: Iterable[tuple[str, str]]) -> Inlinks:
+def version_tuple(version: str) -> tuple[int, int]:
+    """``"1.21"`` -> ``(1, 21)``; a version before 0.9 (whose LinkDB is no 1.x file) or
+    not of the form ``major.minor`` raises ``ValueError``."""
+    m = re.fullmatch(r"(\d+)\.(\d+)", version.strip())
+    if m is None:
+        raise ValueError(f"Nutch version {version!r} is not major.minor (e.g. 1.20)")
+    parsed = (int(m.group(1)), int(m.group(2)))
+    if parsed < (0, 9):
+        raise ValueError(f"Nutch version {version!r}: only 0.9 and later are written")
+    return parsed
+
+
+def inlinks_layout(version: str = NEWEST_RELEASE) -> str:
+    """The ``Inlinks`` layout Nutch ``version`` reads and writes: ``text-md`` from 1.21
+    (``Inlink``'s ``boolean hasMD``), ``text`` before."""
+    return "text-md" if version_tuple(version) >= INLINK_MD_SINCE else "text"
+
+
+def inlinks(links: Iterable[tuple[str, str]], version: str = NEWEST_RELEASE) -> Inlinks:
     """The Inlinks of one URL from its ``(source, anchor)`` links: one per distinct pair,
-    sorted."""
-    return Inlinks([Inlink(f, a) for f, a in sorted(set(links))])
+    sorted, in the layout of Nutch ``version``."""
+    return Inlinks([Inlink(f, a) for f, a in sorted(set(links))], inlinks_layout(version))
 
 
 def is_internal(source: str, target: str) -> bool:
@@ -129,7 +157,8 @@ def crawldb(pages: list[Page]) -> dict[str, CrawlDatum]:
     return db
 
 
-def linkdb(pages: list[Page], ignore_internal: bool = False) -> dict[str, Inlinks]:
+def linkdb(pages: list[Page], ignore_internal: bool = False,
+           version: str = NEWEST_RELEASE) -> dict[str, Inlinks]:  # fmt: skip
     """URL -> Inlinks: the inverted outlinks (module docstring), in sorted order."""
     inv: dict[str, list[tuple[str, str]]] = {}
     for p in pages:
@@ -137,4 +166,4 @@ def linkdb(pages: list[Page], ignore_internal: bool = False) -> dict[str, Inlink
             if ignore_internal and is_internal(p.url, target):
                 continue
             inv.setdefault(target, []).append((p.url, anchor))
-    return {t: inlinks(links) for t, links in inv.items()}
+    return {t: inlinks(links, version) for t, links in inv.items()}

@@ -7,7 +7,6 @@ as plain data.
 
 from __future__ import annotations
 
-import json
 import mmap
 import os
 import re
@@ -17,6 +16,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from crawlmill.core import Damage, ReadContext
+from crawlmill.formats.hadoop import plain_json
 from crawlmill.formats.hadoop.codecs import DEFAULT_CODEC, CodecError, codec_for
 from crawlmill.formats.hadoop.nutch import decode_nutch, to_plain
 from crawlmill.formats.hadoop.nutch_crawldatum import CrawlDatum
@@ -246,19 +246,7 @@ def datum_plain(d: CrawlDatum) -> dict[str, Any]:
     return out
 
 
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, bytes):
-        return value.decode("utf-8", "replace")
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, str):
-        return value.encode("utf-8", "replace").decode()
-    return value
-
-
 def as_json(fields: dict[str, Any]) -> bytes:
-    """Plain data as UTF-8 JSON (bytes and invalid text decoded with replacement: the exact
-    values stay in the record's extras)."""
-    return json.dumps(_jsonable(fields), ensure_ascii=False).encode("utf-8")
+    """Plain data as UTF-8 JSON without loss (:func:`crawlmill.formats.hadoop.plain_json.dumps`:
+    bytes as ``{"$b64": ...}``, never decoded as text; ``plain_json.loads`` restores them)."""
+    return plain_json.dumps(fields)

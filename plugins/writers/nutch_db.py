@@ -28,16 +28,18 @@ from crawlmill.formats.hadoop.mapfile import MapFileWriter, hash_partition
 from crawlmill.formats.hadoop.nutch import CRAWL_DATUM, INLINKS, encode_nutch
 from crawlmill.formats.hadoop.nutch_write import fetch_status, md5_signature
 from crawlmill.formats.hadoop.nutch_write_db import (
+    NEWEST_RELEASE,
     Page,
     fetched_datum,
     inlinks,
     is_internal,
     latest_page,
     unfetched_datum,
+    version_tuple,
 )
 from crawlmill.formats.hadoop.nutch_write_links import outlinks_of
 from crawlmill.formats.hadoop.vint import encode_vlong
-from pydantic import Field
+from pydantic import Field, field_validator
 
 __all__ = ["NutchCrawlDbWriter", "NutchLinkDbWriter"]
 
@@ -206,6 +208,17 @@ class NutchLinkDbWriter(_NutchDbWriter):
         ignore_internal: bool = Field(
             False, description="drop links within a host (Nutch's linkdb.ignore.internal.links)"
         )  # fmt: skip
+        nutch_version: str = Field(
+            NEWEST_RELEASE,
+            description="the Nutch release that reads the LinkDB: its Inlink layout (1.21 on: "
+            "a metadata flag per Inlink, which 1.20 and earlier cannot read)",
+        )  # fmt: skip
+
+        @field_validator("nutch_version")
+        @classmethod
+        def _known_version(cls, value: str) -> str:
+            version_tuple(value)
+            return value.strip()
 
     def rows(self, record: Record, millis: int, links: list[tuple[str, str]]) -> list[tuple]:
         """One row per distinct (target, anchor) link of the capture (internal ones dropped
@@ -220,8 +233,9 @@ class NutchLinkDbWriter(_NutchDbWriter):
 
     @classmethod
     def value_of(cls, rows: list[dict[str, Any]], options: Any) -> Any | None:
-        """The Inlinks of the URL's links (``nutch_write_db.inlinks``)."""
-        return inlinks((r["source"], r["anchor"]) for r in rows)
+        """The Inlinks of the URL's links (``nutch_write_db.inlinks``), in the layout of
+        ``nutch_version``."""
+        return inlinks(((r["source"], r["anchor"]) for r in rows), options.nutch_version)
 
 
 @hookimpl

@@ -1,0 +1,69 @@
+"""Nutch's own Writable classes as an oracle: the verbatim sources of
+``tests/oracles/nutch/release-*/`` (see its README) compiled with ``javac`` against the Hadoop
+jars of the pyspark wheel, with crawlmill's harness ``CrawlmillOracle``, and run with ``java``.
+
+:class:`NutchJava` compiles each release once (lazily) into its folder; a test module makes
+one per session with ``tmp_path_factory``. Missing ``javac``, ``java`` or pyspark skips the
+test (fails under ``CRAWLMILL_REQUIRE_ORACLES=1``), as :func:`tests.conftest.need` says.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+from tests.conftest import need, need_command
+
+ORACLES = Path(__file__).resolve().parent / "oracles" / "nutch"
+#: the releases whose classes are kept, oldest first; the last is the newest release.
+RELEASES = ("1.20", "1.22")
+
+
+class NutchJava:
+    """Runs Nutch's classes of a release (compiled into ``root/<release>`` on first use)."""
+
+    def __init__(self, root: Path) -> None:
+        pyspark = need("pyspark")
+        self.javac = need_command("javac")
+        self.java = need_command("java")
+        jars = Path(pyspark.__file__).parent / "jars"
+        # Hadoop's client jars and what they log with: the whole folder starts slower
+        wanted = ("hadoop-client-api-", "hadoop-client-runtime-", "slf4j-api-", "commons-logging-")
+        found = sorted(str(j) for j in jars.glob("*.jar") if j.name.startswith(wanted))
+        self.jars = os.pathsep.join(found) if len(found) >= 2 else str(jars / "*")
+        self.root = root
+        self._built: dict[str, Path] = {}
+
+    def classes(self, release: str) -> Path:
+        """The folder of the compiled classes of ``release``."""
+        if release not in self._built:
+            out = self.root / release
+            out.mkdir(parents=True, exist_ok=True)
+            sources = sorted(str(p) for p in (ORACLES / f"release-{release}").rglob("*.java"))
+            sources.append(str(ORACLES / "harness" / "CrawlmillOracle.java"))
+            subprocess.run([self.javac, "-nowarn", "-encoding", "UTF-8", "-cp", self.jars,
+                            "-d", str(out), *sources], check=True, capture_output=True)  # fmt: skip
+            self._built[release] = out
+        return self._built[release]
+
+    def _run(self, release: str, *args: str) -> list[dict]:
+        cp = os.pathsep.join([str(self.classes(release)), self.jars])
+        done = subprocess.run([self.java, "-cp", cp, "CrawlmillOracle", *args],
+                              capture_output=True, check=True, timeout=300)  # fmt: skip
+        return [json.loads(line) for line in done.stdout.decode("utf-8").splitlines() if line]
+
+    def read_seq(self, release: str, path: Path) -> list[dict]:
+        """Every entry of the SequenceFile ``path`` as Hadoop's reader and Nutch's value
+        class of ``release`` read it: ``{"key", "hex", "str"}`` or ``{"error"}``."""
+        return self._run(release, "seq", str(path))
+
+    def read_values(self, release: str, java_class: str, values: list[bytes],
+                    tmp: Path) -> list[dict]:  # fmt: skip
+        """Each serialized value read by ``java_class`` of ``release`` (which must consume it
+        exactly): ``{"hex", "str"}`` (``hex``: Java's own bytes of it) or ``{"error"}``."""
+        tmp.mkdir(parents=True, exist_ok=True)
+        listing = tmp / f"values-{release}-{java_class.rsplit('.', 1)[-1]}.hex"
+        listing.write_text("".join(v.hex() + "\n" for v in values))
+        return self._run(release, "value", java_class, str(listing))
