@@ -11,8 +11,9 @@ IP, the fetch time, the HTTP head and the payload as stored:
 * ``server_ip``, ``http_result``, ``http_headers`` (names lowercased, repeated headers
   joined with ``", "``, the status line under ``response``), ``content_len`` (the
   ``Content-Length`` header), ``mime_type`` (``Content-Type`` without parameters),
-  ``download_size`` (payload bytes), ``content_is_gzip`` and ``gunzip_content_len`` (a payload
-  stored gzip-compressed, inflated up to :data:`MAX_INFLATE` bytes), ``md5`` (hex, of the
+  ``download_size`` (payload bytes), ``content_is_gzip`` and ``gunzip_content_len`` (a
+  ``Content-Encoding: gzip`` payload, inflated up to :data:`MAX_INFLATE` bytes;
+  ``gunzip_failed`` when it does not inflate, as the crawler wrote it), ``md5`` (hex, of the
   payload as downloaded), ``charset_detected`` and ``charset_detector`` (0 header, 1 meta tag,
   3 detector, 10 none: ISO-8859-1 assumed; :mod:`crawlmill.formats.html_charset`),
   ``text_simhash`` (when a simhash function is given: the 64-bit value as a signed number, as
@@ -27,7 +28,9 @@ IP, the fetch time, the HTTP head and the payload as stored:
 lxml parses with no network access and no entity expansion (``resolve_entities=False``,
 ``no_network=True``, no DTD); a page or feed that does not parse still gets its JSON, with
 ``content`` holding what could be read. :func:`page_text` gives the ``textData`` value: the
-title, the meta description and the body text, as UTF-8.
+title, the meta description and the body text, as UTF-8. Everything read from the page (charset,
+content, text, simhash) is read from :func:`decoded_body`: the body de-chunked and its content
+codings undone (:mod:`crawlmill.formats.http_body`), never from the compressed bytes.
 """
 
 from __future__ import annotations
@@ -41,8 +44,9 @@ from typing import Any
 
 from .html_charset import FROM_DETECTOR, FROM_HEADER, FROM_META, NONE, detect_charset
 from .http import parse_http_head
+from .http_body import decode_body, decode_content, header_tokens
 
-__all__ = ["MAX_INFLATE", "page_metadata", "page_text", "signed64"]
+__all__ = ["MAX_INFLATE", "decoded_body", "page_metadata", "page_text", "signed64"]
 
 #: the most bytes a gzip-stored payload is inflated to (to count ``gunzip_content_len``).
 MAX_INFLATE = 64 * 1024 * 1024
@@ -75,13 +79,46 @@ def _headers(head: bytes) -> tuple[str, int | None, dict[str, str]]:
     return line, code, headers
 
 
-def _gunzip_len(payload: bytes) -> int | None:
+def _gunzip(data: bytes) -> bytes | None:
+    """``data`` inflated (at most :data:`MAX_INFLATE` bytes), ``None`` when it is no gzip."""
     try:
         inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
-        size = len(inflater.decompress(payload, MAX_INFLATE))
-        return size if inflater.eof else None
+        out = inflater.decompress(data, MAX_INFLATE)
     except zlib.error:
         return None
+    return out if inflater.eof or len(out) >= MAX_INFLATE else None
+
+
+def _decode(payload: bytes, pairs: list[tuple[bytes, bytes]]) -> tuple[bytes, bool, bool]:
+    """``(body, gzip, gunzip ok)``: the payload de-chunked and its content codings undone
+    (:func:`crawlmill.formats.http_body.decode_body`); ``gzip`` when ``Content-Encoding``
+    says ``gzip`` (the crawler's ``content_is_gzip``), ``gunzip ok`` when that inflated."""
+    codings = [c.lower() for c in header_tokens(pairs, b"content-encoding")]
+    is_gzip = any(c in ("gzip", "x-gzip") for c in codings)
+    if not is_gzip:
+        return decode_body(payload, pairs, MAX_INFLATE), False, False
+    plain = decode_body(
+        payload,
+        [(k, v) for k, v in pairs if k.strip().lower() != b"content-encoding"],
+        len(payload),
+    )
+    out: bytes | None = plain
+    for coding in reversed(codings):  # undone last first, as decode_content does
+        if out is None:
+            break
+        if coding in ("gzip", "x-gzip"):
+            out = _gunzip(out)
+        elif coding != "identity":
+            out = decode_content(out, [coding], MAX_INFLATE)
+    return (out, True, True) if out is not None else (plain, True, False)
+
+
+def decoded_body(payload: bytes, http_head: bytes | None) -> bytes:
+    """The page as the crawler parsed it: ``payload`` de-chunked (``Transfer-Encoding``) and
+    its ``Content-Encoding`` undone, at most :data:`MAX_INFLATE` bytes."""
+    if not http_head:
+        return payload
+    return _decode(payload, parse_http_head(http_head)[1])[0]
 
 
 def page_metadata(
@@ -99,8 +136,10 @@ def page_metadata(
     }
     code = None
     headers: dict[str, str] = {}
+    pairs: list[tuple[bytes, bytes]] = []
     if http_head:
         _, code, headers = _headers(http_head)
+        pairs = parse_http_head(http_head)[1]
     if code is None:
         data["disposition"] = "FAILURE"
         data["failure_reason"] = "NoHTTPResponse"
@@ -119,13 +158,13 @@ def page_metadata(
     if mime:
         data["mime_type"] = mime
     data["download_size"] = len(payload)
-    body = payload
-    if payload[:2] == b"\x1f\x8b":
-        inflated = _gunzip_len(payload)
+    body, is_gzip, inflated = _decode(payload, pairs)
+    if is_gzip:
         data["content_is_gzip"] = True
-        if inflated is not None:
-            data["gunzip_content_len"] = inflated
-            body = zlib.decompress(payload, 16 + zlib.MAX_WBITS)
+        if inflated:
+            data["gunzip_content_len"] = len(body)
+        else:
+            data["gunzip_failed"] = True
     data["md5"] = hashlib.md5(payload).hexdigest()
     header_charset = None
     m = re.search(r"charset\s*=\s*[\"']?([^\s;\"']+)", ctype, re.I)

@@ -26,7 +26,7 @@ SAMPLE_FILES = [
 TYPES = {
     "attempt_time": (int, type(None)), "disposition": str, "server_ip": str, "http_result": int,
     "http_headers": dict, "content_len": int, "mime_type": str, "download_size": int,
-    "content_is_gzip": bool, "gunzip_content_len": int, "md5": str, "charset_detected": str,
+    "content_is_gzip": bool, "gunzip_content_len": int, "gunzip_failed": bool, "md5": str, "charset_detected": str,
     "charset_detector": int, "parsed_as": str, "content": dict, "text_simhash": int,
 }  # fmt: skip
 
@@ -173,9 +173,15 @@ def test_failures_and_gzip_payloads():
     assert data["disposition"] == "FAILURE" and data["attempt_time"] == 1341100800000
     assert set(data) == {"attempt_time", "disposition", "failure_reason", "failure_detail"}
     packed = gzip.compress(b"<html><title>z</title></html>")
-    data = page_metadata("http://x/", packed, HEAD % b"text/html")
+    gz_head = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Encoding: gzip\r\n\r\n"
+    data = page_metadata("http://x/", packed, gz_head)
     assert data["content_is_gzip"] is True and data["gunzip_content_len"] == 29
     assert data["content"]["title"] == "z" and data["md5"] == hashlib.md5(packed).hexdigest()
+    # "content_is_gzip": "Optional attribute that specifies that source content was gzip'd."
+    # -- said by the Content-Encoding header; bytes that do not inflate: gunzip_failed
+    data = page_metadata("http://x/", b"<html>not gzip</html>", gz_head)
+    assert data["content_is_gzip"] is True and data["gunzip_failed"] is True
+    assert "gunzip_content_len" not in data
 
 
 def test_no_external_entities(tmp_path):
