@@ -10,24 +10,31 @@ IP, the fetch time, the HTTP head and the payload as stored:
   ``FAILURE`` with ``failure_reason`` and ``failure_detail`` without one);
 * ``server_ip``, ``http_result``, ``http_headers`` (names lowercased, repeated headers
   joined with ``", "``, the status line under ``response``), ``content_len`` (the
-  ``Content-Length`` header), ``mime_type`` (``Content-Type`` without parameters),
+  ``Content-Length`` header);
+* for a 2xx response with content only (the crawler looked at no other content):
+  ``mime_type`` (``Content-Type`` without parameters, ``text/html`` when there is none),
   ``download_size`` (payload bytes), ``content_is_gzip`` and ``gunzip_content_len`` (a
   ``Content-Encoding: gzip`` payload, inflated up to :data:`MAX_INFLATE` bytes;
   ``gunzip_failed`` when it does not inflate, as the crawler wrote it), ``md5`` (hex, of the
-  payload as downloaded), ``charset_detected`` and ``charset_detector`` (0 header, 1 meta tag,
-  3 detector, 10 none: ISO-8859-1 assumed; :mod:`crawlmill.formats.html_charset`),
-  ``text_simhash`` (when a simhash function is given: the 64-bit value as a signed number, as
-  the 2012 files hold it), ``parsed_as`` (``html`` or ``feed``);
-* ``content`` for a 2xx page parsed as HTML (``html-doc``: ``title``, ``meta_tags``: every
-  attribute of each ``<meta>``, ``links``: ``a``, ``area``, ``frame``, ``iframe``, ``script``,
-  ``img`` and ``link`` tags with ``type`` (a ``link``'s own ``type`` attribute when it has one),
-  ``href`` (``src`` for frames, scripts and images), ``text`` (anchors) and every other
-  attribute) or as a feed (``rss-feed``, ``atom-feed``: title, link, description or updated,
-  categories, generator, items...).
+  payload as downloaded);
+* for a text type (:func:`crawlmill.formats.cc2012_mime.disposition`, the crawler's
+  ``MimeTypeFilter``; not for images, audio, binaries, scripts, styles): ``charset_detected``
+  and ``charset_detector`` (0 header, 1 meta tag, 3 detector, 10 none: ISO-8859-1 assumed;
+  :mod:`crawlmill.formats.html_charset`), ``text_simhash`` (when a simhash function is given:
+  the 64-bit value as a signed number, as the 2012 files hold it; of the extracted text of a
+  parsed page, of the decoded content of another text type);
+* ``parsed_as`` (``html`` or ``feed``) and ``content`` for HTML (``html-doc``: ``title``,
+  ``meta_tags``: every attribute of each ``<meta>``, ``links``: ``a``, ``area``, ``frame``,
+  ``iframe``, ``script``, ``img`` and ``link`` tags with ``type`` (a ``link``'s own ``type``
+  attribute when it has one), ``href`` (``src`` for frames, scripts and images), ``text``
+  (anchors) and every other attribute) and for RSS/Atom feeds (a feed or XML type whose root is
+  ``rss``, ``rdf:RDF`` or an Atom ``feed``: ``rss-feed``, ``atom-feed``: title, link,
+  description or updated, categories, generator, items...); other types get neither, as "we
+  emit metadata for only HTML and Feed (Atom and RSS) content".
 
 lxml parses with no network access and no entity expansion (``resolve_entities=False``,
-``no_network=True``, no DTD); a page or feed that does not parse still gets its JSON, with
-``content`` holding what could be read. :func:`page_text` gives the ``textData`` value: the
+``no_network=True``, no DTD); a page that does not parse still gets its JSON, with
+``content`` holding what could be read (an XML body that is no RSS/Atom feed: no ``content``). :func:`page_text` gives the ``textData`` value: the
 title, the meta description and the body text, as UTF-8. Everything read from the page (charset,
 content, text, simhash) is read from :func:`decoded_body`: the body de-chunked and its content
 codings undone (:mod:`crawlmill.formats.http_body`), never from the compressed bytes.
@@ -42,6 +49,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
+from .cc2012_mime import FEED, HTML, XML, disposition, normalized_mime
 from .html_charset import FROM_DETECTOR, FROM_HEADER, FROM_META, NONE, detect_charset
 from .http import parse_http_head
 from .http_body import decode_body, decode_content, header_tokens
@@ -52,7 +60,6 @@ __all__ = ["MAX_INFLATE", "decoded_body", "page_metadata", "page_text", "signed6
 MAX_INFLATE = 64 * 1024 * 1024
 _LINK_TAGS = {"a": "href", "area": "href", "link": "href", "frame": "src", "iframe": "src",
               "script": "src", "img": "src"}  # fmt: skip
-_FEED = re.compile(rb"<(rss|feed|rdf:RDF)\b", re.I)
 _WS = re.compile(r"\s+")
 _IANA = {"utf-8": "UTF-8", "iso8859-1": "ISO-8859-1", "cp932": "Shift_JIS", "euc_jp": "EUC-JP",
          "iso2022_jp": "ISO-2022-JP", "ascii": "US-ASCII", "cp1252": "windows-1252",
@@ -153,10 +160,11 @@ def page_metadata(
     length = headers.get("content-length", "").strip()
     if length.isdigit():
         data["content_len"] = int(length)
+    if not (200 <= code < 300 and payload):
+        return data  # the crawler looked at the content of 2xx responses with content only
     ctype = headers.get("content-type", "")
-    mime = ctype.split(";")[0].strip().lower()
-    if mime:
-        data["mime_type"] = mime
+    mime = normalized_mime(ctype)
+    data["mime_type"] = mime
     data["download_size"] = len(payload)
     body, is_gzip, inflated = _decode(payload, pairs)
     if is_gzip:
@@ -166,6 +174,9 @@ def page_metadata(
         else:
             data["gunzip_failed"] = True
     data["md5"] = hashlib.md5(payload).hexdigest()
+    kind = disposition(mime)
+    if kind is None:
+        return data  # not a text type: no charset, simhash, parse, content or text
     header_charset = None
     m = re.search(r"charset\s*=\s*[\"']?([^\s;\"']+)", ctype, re.I)
     if m:
@@ -174,14 +185,18 @@ def page_metadata(
     data["charset_detected"] = _IANA.get(charset, charset.upper())
     data["charset_detector"] = {FROM_HEADER: 0, FROM_META: 1, FROM_DETECTOR: 3}.get(source, NONE)
     text = body.decode(charset, "replace")
-    is_feed = "xml" in mime or "rss" in mime or "atom" in mime or bool(_FEED.search(body[:2048]))
-    if mime in ("text/html", "application/xhtml+xml") and not _FEED.search(body[:2048]):
-        is_feed = False
-    data["parsed_as"] = "feed" if is_feed else "html"
+    content: dict[str, Any] | None = None
+    if kind == HTML:
+        content = _html(text)
+    elif kind in (FEED, XML):
+        content = _feed(body)
+    parsed_as = None if content is None else ("html" if kind == HTML else "feed")
     if simhash is not None:
-        data["text_simhash"] = signed64(simhash(page_text(body, charset, is_feed)))
-    if 200 <= code < 300:
-        data["content"] = _feed(body) if is_feed else _html(text)
+        source_text = text if parsed_as is None else page_text(body, charset, parsed_as == "feed")
+        data["text_simhash"] = signed64(simhash(source_text))
+    if parsed_as is not None:
+        data["parsed_as"] = parsed_as
+        data["content"] = content
     return data
 
 
@@ -239,7 +254,7 @@ def _child_text(el: Any, name: str) -> str | None:
     return None
 
 
-def _feed(body: bytes) -> dict[str, Any]:
+def _feed(body: bytes) -> dict[str, Any] | None:
     from lxml import etree
 
     parser = etree.XMLParser(
@@ -249,8 +264,8 @@ def _feed(body: bytes) -> dict[str, Any]:
         root = etree.fromstring(body, parser=parser)
     except (etree.XMLSyntaxError, ValueError):
         root = None
-    if root is None:
-        return {"type": "rss-feed"}
+    if root is None or _local(root.tag) not in ("rss", "RDF", "feed"):
+        return None  # not a feed the crawler's feed parser (ROME) reads
     if _local(root.tag) == "feed":
         return _atom(root)
     channel = next((el for el in root.iter() if _local(el.tag) == "channel"), root)

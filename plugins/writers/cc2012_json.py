@@ -61,7 +61,11 @@ def page_json(record: Record) -> dict[str, Any]:
 
 def page_text_of(record: Record, data: dict[str, Any]) -> str:
     """The textData text of a ``response`` capture whose generated JSON is ``data``: from the
-    page as decoded (de-chunked, content codings undone), never the compressed bytes."""
+    page as decoded (de-chunked, content codings undone), never the compressed bytes; empty
+    for a page parsed neither as HTML nor as a feed ("we are only producing Text Only files
+    from HTML and RSS/Atom content")."""
+    if data.get("parsed_as") not in ("html", "feed"):
+        return ""
     body = decoded_body(record.payload, record.http_head)
     charset, _ = detect_charset(record.charset, body)
     return page_text(body, charset, data.get("parsed_as") == "feed")

@@ -49,15 +49,19 @@ def test_every_real_response_gets_schema_json():
             assert isinstance(value, TYPES[key]), (key, value)
         status, _ = parse_http_head(r.http_head)
         assert data["http_result"] == int(status.split()[1])
-        assert data["md5"] == hashlib.md5(r.payload).hexdigest()
-        assert data["download_size"] == len(r.payload)
+        if 200 <= data["http_result"] < 300 and r.payload:  # the content the crawler read
+            assert data["md5"] == hashlib.md5(r.payload).hexdigest()
+            assert data["download_size"] == len(r.payload)
+        else:
+            assert "md5" not in data and "content" not in data
         assert data["http_headers"]["response"] == status.decode("latin-1").strip()
-        assert -(2**63) <= data["text_simhash"] < 2**63
+        if "text_simhash" in data:
+            assert -(2**63) <= data["text_simhash"] < 2**63
         if r.date is not None:
             assert data["attempt_time"] == int(r.date.timestamp() * 1000)
         else:  # an unreadable capture date (ClueWeb09's "2008-10-294...")
             assert data["attempt_time"] is None
-        if 200 <= data["http_result"] < 300:
+        if "parsed_as" in data:
             assert data["content"]["type"] in ("html-doc", "rss-feed", "atom-feed")
         seen += 1
     assert seen > 100
@@ -164,7 +168,14 @@ def test_atom_feed_fields():
 def test_malformed_pages_and_feeds_give_json(body):
     for ctype in (b"text/html", b"application/rss+xml"):
         data = page_metadata("http://m/", body, HEAD % ctype)
-        assert data["disposition"] == "SUCCESS" and "content" in data
+        assert data["disposition"] == "SUCCESS"
+        # an HTML page always gets its content (what could be read); a feed that is no RSS or
+        # Atom document gets none, as the crawler's failed feed parse; no content: no parse
+        if body and ctype == b"text/html":
+            assert data["parsed_as"] == "html" and data["content"]["type"] == "html-doc"
+        assert ("content" in data) == ("parsed_as" in data)
+        if not body:  # the crawler looked at no empty content
+            assert "mime_type" not in data and "md5" not in data
         json.dumps(data)
 
 
@@ -198,3 +209,22 @@ def test_no_external_entities(tmp_path):
 
 def test_signed64():
     assert signed64(2**64 - 1) == -1 and signed64(2**63) == -(2**63) and signed64(5) == 5
+
+
+@pytest.mark.parametrize(
+    ("mime", "kind"),
+    [("text/html", "html"), ("text/xhtml+xml", "html"), ("application/xhtml+xml", "html"),
+     ("application/atom+xml", "feed"), ("application/rss+xml", "feed"), ("text/xml", "xml"),
+     ("application/atomserv+xml", "xml"), ("text/plain", "text"), ("application/pdf", "text"),
+     ("application/json", "text"), ("text/css", None), ("application/javascript", None),
+     ("image/png", None), ("audio/mpeg", None), ("application/octet-stream", None),
+     ("application/acad", None), ("application/zip", None), ("video/mp4", None)],
+)  # fmt: skip
+def test_mime_disposition_as_the_crawler_decided(mime, kind):
+    # the cases of the crawler's own MimeTypeFilter test records (commoncrawl-crawler
+    # src/org/commoncrawl/util/MimeTypeFilter.java: "text/xhtml+xml" ACCEPT_HTML,
+    # "application/atomserv+xml" ACCEPT_XML, "application/acad" REJECT...)
+    from crawlmill.formats.cc2012_mime import disposition, normalized_mime
+
+    assert disposition(mime) == kind
+    assert normalized_mime(None) == "text/html"  # the crawler's default for no Content-Type

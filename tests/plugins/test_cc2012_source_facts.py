@@ -78,3 +78,38 @@ def test_text_of_a_gzip_encoded_page_is_read_from_the_decoded_body(tmp_path):
     lines = jsonl(tmp_path / "j")
     assert lines["http://g.example/"]["text"] == "Gzip page\nplainly readable words"
     assert lines["http://c.example/"]["text"] == "Gzip page\nplainly readable words"
+
+
+PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4
+
+
+def test_non_html_content_gets_no_content_text_or_simhash(tmp_path):
+    # "Currently we emit metadata for only HTML and Feed (Atom and RSS) content." and
+    # "Currently, we are only producing Text Only files from HTML and RSS/Atom content." and
+    # "text_simhash": "A 64 bit simhash of the text (UCS-2) content if document was a valid
+    # text type." -- an image/png gets the fetch's fields only (the crawler's
+    # ParserMapper.populateContentMetadata writes charset, simhash, parsed_as and content for
+    # text types only), and no textData entry.
+    src = tmp_path / "in.warc.gz"
+    warc(src, [
+        ("http://i.example/a.png", [("Content-Type", "image/png"), ("Content-Length", str(len(PNG)))], PNG),
+        ("http://t.example/a.txt", [("Content-Type", "text/plain; charset=utf-8")], b"plain words"),
+        ("http://h.example/", [("Content-Type", "text/html")], PAGE),
+    ])  # fmt: skip
+    assert convert(src, tmp_path / "seg", "cc2012") == 0
+    meta, text = segment(tmp_path / "seg")
+    png = meta["http://i.example/a.png"]
+    assert list(png) == ["attempt_time", "disposition", "http_result", "http_headers",
+                         "content_len", "mime_type", "download_size", "md5", "archiveInfo"]  # fmt: skip
+    assert png["mime_type"] == "image/png" and png["download_size"] == len(PNG)
+    # a text type that is neither HTML nor a feed: charset and simhash, no parse
+    txt = meta["http://t.example/a.txt"]
+    assert txt["charset_detected"] == "UTF-8" and isinstance(txt["text_simhash"], int)
+    assert "parsed_as" not in txt and "content" not in txt
+    assert set(text) == {"http://h.example/"}  # textData: the HTML page only
+    html = meta["http://h.example/"]
+    assert html["parsed_as"] == "html" and html["content"]["type"] == "html-doc"
+    assert convert(src, tmp_path / "j", "cc-metadata", "--option", "text=true") == 0
+    lines = jsonl(tmp_path / "j")
+    assert lines["http://i.example/a.png"]["text"] == ""
+    assert "content" not in lines["http://i.example/a.png"]["metadata"]
