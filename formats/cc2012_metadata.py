@@ -23,21 +23,20 @@ IP, the fetch time, the HTTP head and the payload as stored:
   :mod:`crawlmill.formats.html_charset`), ``text_simhash`` (when a simhash function is given:
   the 64-bit value as a signed number, as the 2012 files hold it; of the extracted text of a
   parsed page, of the decoded content of another text type);
-* ``parsed_as`` (``html`` or ``feed``) and ``content`` for HTML (``html-doc``: ``title``,
-  ``meta_tags``: every attribute of each ``<meta>``, ``links``: ``a``, ``area``, ``frame``,
-  ``iframe``, ``script``, ``img`` and ``link`` tags with ``type`` (a ``link``'s own ``type``
-  attribute when it has one), ``href`` (``src`` for frames, scripts and images), ``text``
-  (anchors) and every other attribute) and for RSS/Atom feeds (a feed or XML type whose root is
-  ``rss``, ``rdf:RDF`` or an Atom ``feed``: ``rss-feed``, ``atom-feed``: title, link,
+* ``parsed_as`` (``html`` or ``feed``) and ``content`` for HTML (``html-doc``:
+  :mod:`crawlmill.formats.cc2012_html`) and for RSS/Atom feeds (a feed or XML type whose root
+  is ``rss``, ``rdf:RDF`` or an Atom ``feed``: ``rss-feed``, ``atom-feed``: title, link,
   description or updated, categories, generator, items...); other types get neither, as "we
   emit metadata for only HTML and Feed (Atom and RSS) content".
 
 lxml parses with no network access and no entity expansion (``resolve_entities=False``,
 ``no_network=True``, no DTD); a page that does not parse still gets its JSON, with
-``content`` holding what could be read (an XML body that is no RSS/Atom feed: no ``content``). :func:`page_text` gives the ``textData`` value: the
-title, the meta description and the body text, as UTF-8. Everything read from the page (charset,
-content, text, simhash) is read from :func:`decoded_body`: the body de-chunked and its content
-codings undone (:mod:`crawlmill.formats.http_body`), never from the compressed bytes.
+``content`` holding what could be read (an XML body that is no RSS/Atom feed: no
+``content``). :func:`page_text` gives the ``textData`` value: the title, the meta description
+and the body text (:func:`crawlmill.formats.cc2012_html.html_text`). Everything read from the
+page (charset, content, text, simhash) is read from :func:`decoded_body`: the body de-chunked
+and its content codings undone (:mod:`crawlmill.formats.http_body`), never from the
+compressed bytes.
 """
 
 from __future__ import annotations
@@ -49,6 +48,8 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
+from .cc2012_html import clean as _clean_text
+from .cc2012_html import html_object, html_text, html_tree
 from .cc2012_mime import FEED, HTML, XML, disposition, normalized_mime
 from .html_charset import FROM_DETECTOR, FROM_HEADER, FROM_META, NONE, detect_charset
 from .http import parse_http_head
@@ -58,9 +59,6 @@ __all__ = ["MAX_INFLATE", "decoded_body", "page_metadata", "page_text", "signed6
 
 #: the most bytes a gzip-stored payload is inflated to (to count ``gunzip_content_len``).
 MAX_INFLATE = 64 * 1024 * 1024
-_LINK_TAGS = {"a": "href", "area": "href", "link": "href", "frame": "src", "iframe": "src",
-              "script": "src", "img": "src"}  # fmt: skip
-_WS = re.compile(r"\s+")
 _IANA = {"utf-8": "UTF-8", "iso8859-1": "ISO-8859-1", "cp932": "Shift_JIS", "euc_jp": "EUC-JP",
          "iso2022_jp": "ISO-2022-JP", "ascii": "US-ASCII", "cp1252": "windows-1252",
          "utf-16": "UTF-16", "gb2312": "GB2312", "gbk": "GBK", "gb18030": "GB18030",
@@ -187,7 +185,7 @@ def page_metadata(
     text = body.decode(charset, "replace")
     content: dict[str, Any] | None = None
     if kind == HTML:
-        content = _html(text)
+        content = _html(text, url)
     elif kind in (FEED, XML):
         content = _feed(body)
     parsed_as = None if content is None else ("html" if kind == HTML else "feed")
@@ -200,47 +198,11 @@ def page_metadata(
     return data
 
 
-def _clean(value: str | None) -> str:
-    return _WS.sub(" ", value or "").strip()
-
-
-def _html_tree(text: str) -> Any:
-    import lxml.html
-
-    # the text is decoded already: a meta charset in it must not re-decode its UTF-8 bytes
-    parser = lxml.html.HTMLParser(
-        encoding="utf-8", no_network=True, remove_blank_text=False, recover=True
-    )
-    try:
-        return lxml.html.document_fromstring(text.encode("utf-8"), parser=parser)
-    except Exception:  # noqa: BLE001 - an empty or unparseable page: no tree
-        return None
-
-
-def _html(text: str) -> dict[str, Any]:
-    content: dict[str, Any] = {"type": "html-doc"}
-    tree = _html_tree(text)
+def _html(text: str, url: str | None = None) -> dict[str, Any]:
+    tree = html_tree(text)
     if tree is None:
-        return content
-    title = tree.find(".//title")
-    if title is not None:
-        content["title"] = _clean(title.text_content())
-    content["meta_tags"] = [dict(el.attrib) for el in tree.iter("meta")]
-    links = []
-    for el in tree.iter(*_LINK_TAGS):
-        tag = el.tag
-        attrs = dict(el.attrib)
-        ref = attrs.pop(_LINK_TAGS[tag], None)
-        if ref is None:
-            continue  # a named anchor, an inline script: no link
-        link: dict[str, Any] = {"type": attrs.pop("type", "link") if tag == "link" else tag}
-        link["href"] = ref
-        if tag == "a":
-            link["text"] = _clean(el.text_content())
-        link.update(attrs)
-        links.append(link)
-    content["links"] = links
-    return content
+        return {"type": "html-doc"}
+    return html_object(tree, url)
 
 
 def _local(tag: Any) -> str:
@@ -250,7 +212,7 @@ def _local(tag: Any) -> str:
 def _child_text(el: Any, name: str) -> str | None:
     for child in el:
         if _local(child.tag) == name:
-            return _clean("".join(child.itertext()))
+            return _clean_text("".join(child.itertext()))
     return None
 
 
@@ -283,7 +245,7 @@ def _feed(body: bytes) -> dict[str, Any] | None:
     if dates:
         content["updated"] = dates[0]
     content["categories"] = [
-        _clean("".join(c.itertext())) for c in channel if _local(c.tag) == "category"
+        _clean_text("".join(c.itertext())) for c in channel if _local(c.tag) == "category"
     ]
     items = []
     for item in (el for el in root.iter() if _local(el.tag) == "item"):
@@ -298,7 +260,7 @@ def _feed(body: bytes) -> dict[str, Any] | None:
         if link:
             entry["link"] = {"href": link}
         entry["categories"] = [
-            _clean("".join(c.itertext())) for c in item if _local(c.tag) == "category"
+            _clean_text("".join(c.itertext())) for c in item if _local(c.tag) == "category"
         ]
         items.append(entry)
     content["items"] = items
@@ -346,8 +308,9 @@ def _atom(root: Any) -> dict[str, Any]:
 
 
 def page_text(body: bytes, charset: str, is_feed: bool = False) -> str:
-    """The ``textData`` text: an HTML page's title, meta description and body text (a feed's
-    text), whitespace collapsed; empty when nothing parses."""
+    """The ``textData`` text: an HTML page's title, meta description and body text, one line
+    each, the body's lines broken at block-level elements and its words never glued across
+    elements (:func:`_element_text`); a feed's text; empty when nothing parses."""
     if is_feed:
         from lxml import etree
 
@@ -358,20 +321,6 @@ def page_text(body: bytes, charset: str, is_feed: bool = False) -> str:
             root = etree.fromstring(body, parser=parser)
         except (etree.XMLSyntaxError, ValueError):
             return ""
-        return _clean(" ".join(root.itertext())) if root is not None else ""
-    tree = _html_tree(body.decode(charset, "replace"))
-    if tree is None:
-        return ""
-    for bad in tree.xpath("//script|//style"):
-        bad.drop_tree()
-    parts = []
-    title = tree.find(".//title")
-    if title is not None:
-        parts.append(_clean(title.text_content()))
-    for meta in tree.iter("meta"):
-        if (meta.get("name") or "").lower() == "description":
-            parts.append(_clean(meta.get("content")))
-    body_el = tree.find(".//body")
-    if body_el is not None:
-        parts.append(_clean(body_el.text_content()))
-    return "\n".join(p for p in parts if p)
+        return _clean_text(" ".join(root.itertext())) if root is not None else ""
+    tree = html_tree(body.decode(charset, "replace"))
+    return "" if tree is None else html_text(tree)

@@ -72,10 +72,14 @@ ARCHIVE_INFO_KEYS = ("arcSourceSegmentId", "arcFileDate", "arcFileParition", "ar
 _ARCHIVE_INFO = re.compile(rb'"archiveInfo"\s*:\s*\{[^{}]*\}')
 
 
-def archive_info(segment_id: int, arc_date: int, partition: int, offset: int, size: int) -> dict[str, int]:
+def archive_info(
+    segment_id: int, arc_date: int, partition: int, offset: int, size: int
+) -> dict[str, int]:
     """The ``archiveInfo`` of a record at ``offset`` (its gzip member ``size`` bytes long) in
     ``<arc_date>_<partition>.arc.gz`` of segment ``segment_id``."""
-    return dict(zip(ARCHIVE_INFO_KEYS, (segment_id, arc_date, partition, offset, size), strict=True))
+    return dict(
+        zip(ARCHIVE_INFO_KEYS, (segment_id, arc_date, partition, offset, size), strict=True)
+    )
 
 
 def with_archive_info(json_bytes: bytes, info: dict[str, int]) -> bytes:
@@ -298,9 +302,7 @@ class SegmentFiles:
     crawler did (SEQ6, BLOCK, empty metadata, the ``variant``'s classes and codecs); no
     textData file when ``text_out`` is ``None``."""
 
-    def __init__(
-        self, metadata_out: BinaryIO, text_out: BinaryIO | None, variant: Variant
-    ) -> None:
+    def __init__(self, metadata_out: BinaryIO, text_out: BinaryIO | None, variant: Variant) -> None:
         self.variant = variant
         self.outs = [o for o in (metadata_out, text_out) if o is not None]
         self.metadata = self._writer(metadata_out, variant.metadata_codec)

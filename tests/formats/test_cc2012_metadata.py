@@ -101,17 +101,61 @@ def test_html_doc_fields():
         {"property": "og:title", "content": "O"},
         {"charset": "utf-8"},
     ]
+    # "content > links > text": "The text displayed for the link." -- on every link type, as
+    # the crawler's JSON has it: {"type":"link","rel":"shortcut icon","text":"","href":...};
+    # keys in its order (type, the attributes, text, href), hrefs resolved against the page
     assert content["links"] == [
-        {"type": "a", "href": "/x", "text": "Link x", "class": "c", "rel": "nofollow"},
-        {"type": "area", "href": "map.html", "alt": "M"},
-        {"type": "frame", "href": "f.html"},
-        {"type": "iframe", "href": "i.html"},
-        {"type": "img", "href": "i.png", "alt": "A"},
-        {"type": "script", "href": "s.js"},
-        {"type": "link", "href": "c.css", "rel": "stylesheet"},
-        {"type": "application/rss+xml", "href": "f.xml", "rel": "alternate"},
+        {"type": "a", "class": "c", "rel": "nofollow", "text": "Link x", "href": "http://a/x"},
+        {"type": "area", "alt": "M", "text": "", "href": "http://a/map.html"},
+        {"type": "frame", "text": "", "href": "http://a/f.html"},
+        {"type": "iframe", "text": "", "href": "http://a/i.html"},
+        {"type": "img", "alt": "A", "text": "", "href": "http://a/i.png"},
+        {"type": "script", "text": "", "href": "http://a/s.js"},
+        {"type": "link", "rel": "stylesheet", "text": "", "href": "http://a/c.css"},
+        {"type": "application/rss+xml", "rel": "alternate", "text": "", "href": "http://a/f.xml"},
     ]
-    assert page_text(body, "utf-8") == "A title\nD\nLink xno link"  # inline: no space
+    for link in content["links"]:
+        assert list(link)[0] == "type" and list(link)[-2:] == ["text", "href"]
+    # "From HTML pages, the text content includes the page title, the page meta description
+    # content, and all text content from the HTML body." -- words of two elements not glued
+    assert page_text(body, "utf-8") == "A title\nD\nLink x no link"
+
+
+def test_text_words_are_never_glued_across_elements():
+    body = (
+        b"<html><body><table><tr><td>alpha</td><td>beta</td></tr></table>"
+        b"<p>gamma</p><p>delta</p><span>eps</span><span>ilon</span><b>x</b>y"
+        b"<ul><li>one</li><li>two</li></ul><noscript>hidden</noscript></body></html>"
+    )
+    assert page_text(body, "utf-8").split("\n") == [
+        "alpha", "beta", "gamma", "delta", "eps ilon x y", "one", "two",
+    ]  # fmt: skip
+
+
+def test_meta_tags_and_link_type_as_the_crawler_wrote_them():
+    # the data-set page: "If the "meta" tag uses a "property" attribute instead of a "name"
+    # attribute, "property" is used as the key." The crawler's JSON of the public segments:
+    # {"name":"keywords","content":...},{"http-equiv":"Content-Type","content":...} and
+    # {"type":"text/javascript","text":"","href":...} for <script type="text/javascript">
+    body = (
+        b'<html><head><base href="http://b.example/dir/"><meta name="keywords" content="k">'
+        b'<meta http-equiv="Content-Type" content="text/html; charset=utf-8">'
+        b'<meta property="og:title" content="O"></head><body>'
+        b'<script type="text/javascript" src="s.js"></script><a href="#top">skip</a>'
+        b'<a href="">empty</a><a href="javascript:go()">js</a><a href="/p" title="T">P</a>'
+        b"</body></html>"
+    )
+    content = page_metadata("http://a.example/x", body, HEAD % b"text/html")["content"]
+    assert content["meta_tags"] == [
+        {"name": "keywords", "content": "k"},
+        {"http-equiv": "Content-Type", "content": "text/html; charset=utf-8"},
+        {"property": "og:title", "content": "O"},
+    ]
+    assert content["links"] == [
+        {"type": "text/javascript", "text": "", "href": "http://b.example/dir/s.js"},
+        {"type": "a", "title": "T", "text": "P", "href": "http://b.example/p"},
+    ]
+    assert "title" not in content  # only when the page has one
 
 
 RSS = b"""<?xml version="1.0"?><rss version="2.0"><channel><title>Feed</title>
