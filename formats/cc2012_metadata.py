@@ -48,7 +48,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from .cc2012_html import clean as _clean_text
+from .cc2012_feed import feed_content
 from .cc2012_html import html_object, html_text, html_tree
 from .cc2012_mime import FEED, HTML, XML, disposition, normalized_mime
 from .html_charset import FROM_DETECTOR, FROM_HEADER, FROM_META, NONE, detect_charset
@@ -187,7 +187,8 @@ def page_metadata(
     if kind == HTML:
         content = _html(text, url)
     elif kind in (FEED, XML):
-        content = _feed(body)
+        found = feed_content(body, url)
+        content = found[0] if found is not None else None
     parsed_as = None if content is None else ("html" if kind == HTML else "feed")
     if simhash is not None:
         source_text = text if parsed_as is None else page_text(body, charset, parsed_as == "feed")
@@ -205,122 +206,13 @@ def _html(text: str, url: str | None = None) -> dict[str, Any]:
     return html_object(tree, url)
 
 
-def _local(tag: Any) -> str:
-    return tag.rsplit("}", 1)[-1] if isinstance(tag, str) else ""
-
-
-def _child_text(el: Any, name: str) -> str | None:
-    for child in el:
-        if _local(child.tag) == name:
-            return _clean_text("".join(child.itertext()))
-    return None
-
-
-def _feed(body: bytes) -> dict[str, Any] | None:
-    from lxml import etree
-
-    parser = etree.XMLParser(
-        resolve_entities=False, no_network=True, load_dtd=False, recover=True, huge_tree=False
-    )
-    try:
-        root = etree.fromstring(body, parser=parser)
-    except (etree.XMLSyntaxError, ValueError):
-        root = None
-    if root is None or _local(root.tag) not in ("rss", "RDF", "feed"):
-        return None  # not a feed the crawler's feed parser (ROME) reads
-    if _local(root.tag) == "feed":
-        return _atom(root)
-    channel = next((el for el in root.iter() if _local(el.tag) == "channel"), root)
-    content: dict[str, Any] = {"type": "rss-feed"}
-    for name in ("title", "description", "generator", "ttl"):
-        value = _child_text(channel, name)
-        if value is not None:
-            content[name] = value
-    link = _child_text(channel, "link")
-    if link:
-        content["link"] = {"href": link}
-    dates = [
-        d for d in (_child_text(channel, "lastBuildDate"), _child_text(channel, "pubDate")) if d
-    ]
-    if dates:
-        content["updated"] = dates[0]
-    content["categories"] = [
-        _clean_text("".join(c.itertext())) for c in channel if _local(c.tag) == "category"
-    ]
-    items = []
-    for item in (el for el in root.iter() if _local(el.tag) == "item"):
-        entry: dict[str, Any] = {}
-        for name, key in (("title", "title"), ("description", "description"),
-                          ("author", "author"), ("comments", "comments"),
-                          ("pubDate", "published"), ("guid", "guid")):  # fmt: skip
-            value = _child_text(item, name)
-            if value is not None:
-                entry[key] = value
-        link = _child_text(item, "link")
-        if link:
-            entry["link"] = {"href": link}
-        entry["categories"] = [
-            _clean_text("".join(c.itertext())) for c in item if _local(c.tag) == "category"
-        ]
-        items.append(entry)
-    content["items"] = items
-    return content
-
-
-def _atom_links(el: Any, rel: str) -> list[dict[str, str]]:
-    return [
-        dict(c.attrib) for c in el if _local(c.tag) == "link" and c.get("rel", "alternate") == rel
-    ]
-
-
-def _atom(root: Any) -> dict[str, Any]:
-    content: dict[str, Any] = {"type": "atom-feed"}
-    for name in ("title", "updated", "generator"):
-        value = _child_text(root, name)
-        if value is not None:
-            content[name] = value
-    links = _atom_links(root, "alternate")
-    if links:
-        content["link"] = links[0]
-    content["categories"] = [c.get("term", "") for c in root if _local(c.tag) == "category"]
-    content["authors"] = [
-        {"name": _child_text(a, "name") or ""} for a in root if _local(a.tag) == "author"
-    ]
-    items = []
-    for entry_el in (c for c in root if _local(c.tag) == "entry"):
-        entry: dict[str, Any] = {}
-        for name, key in (("title", "title"), ("summary", "description"),
-                          ("published", "published"), ("updated", "updated")):  # fmt: skip
-            value = _child_text(entry_el, name)
-            if value is not None:
-                entry[key] = value
-        for rel, key in (("alternate", "link"), ("self", "self"), ("replies", "replies")):
-            found = _atom_links(entry_el, rel)
-            if found:
-                entry[key] = found[0] if len(found) == 1 else found
-        entry["authors"] = [
-            {"name": _child_text(a, "name") or ""} for a in entry_el if _local(a.tag) == "author"
-        ]
-        entry["categories"] = [c.get("term", "") for c in entry_el if _local(c.tag) == "category"]
-        items.append(entry)
-    content["items"] = items
-    return content
-
-
 def page_text(body: bytes, charset: str, is_feed: bool = False) -> str:
     """The ``textData`` text: an HTML page's title, meta description and body text, one line
     each, the body's lines broken at block-level elements and its words never glued across
-    elements (:func:`_element_text`); a feed's text; empty when nothing parses."""
+    elements (:func:`crawlmill.formats.cc2012_html.element_text`); a feed's text
+    (:func:`crawlmill.formats.cc2012_feed.feed_content`); empty when nothing parses."""
     if is_feed:
-        from lxml import etree
-
-        parser = etree.XMLParser(
-            resolve_entities=False, no_network=True, load_dtd=False, recover=True
-        )
-        try:
-            root = etree.fromstring(body, parser=parser)
-        except (etree.XMLSyntaxError, ValueError):
-            return ""
-        return _clean_text(" ".join(root.itertext())) if root is not None else ""
+        found = feed_content(body)
+        return found[1] if found is not None else ""
     tree = html_tree(body.decode(charset, "replace"))
     return "" if tree is None else html_text(tree)

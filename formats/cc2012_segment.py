@@ -167,7 +167,8 @@ def iter_pairs(
 
 
 def link_pairs(metadata: dict[str, Any]) -> list[tuple[str, str]]:
-    """``(href, text)`` of the JSON's ``content.links`` and of its feed items' links."""
+    """``(href, text)`` of the JSON's ``content.links``, of its feed items' links (an object or
+    an array) and of the links of the items' ``content``."""
     content = metadata.get("content")
     if not isinstance(content, dict):
         return []
@@ -176,9 +177,17 @@ def link_pairs(metadata: dict[str, Any]) -> list[tuple[str, str]]:
         if isinstance(link, dict) and isinstance(link.get("href"), str):
             found.append((link["href"], str(link.get("text") or "")))
     for item in content.get("items") or []:
-        link = item.get("link") if isinstance(item, dict) else None
-        if isinstance(link, dict) and isinstance(link.get("href"), str):
-            found.append((link["href"], str(item.get("title") or "")))
+        if not isinstance(item, dict):
+            continue
+        link = item.get("link")  # an object, or an array of Atom links
+        for one in link if isinstance(link, list) else [link]:
+            if isinstance(one, dict) and isinstance(one.get("href"), str):
+                found.append((one["href"], str(item.get("title") or "")))
+        inner = item.get("content")  # the links of the item's HTML, one object or several
+        for obj in inner if isinstance(inner, list) else [inner]:
+            for one in (obj.get("links") or []) if isinstance(obj, dict) else []:
+                if isinstance(one, dict) and isinstance(one.get("href"), str):
+                    found.append((one["href"], str(one.get("text") or "")))
     return found
 
 

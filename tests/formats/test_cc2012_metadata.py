@@ -158,50 +158,108 @@ def test_meta_tags_and_link_type_as_the_crawler_wrote_them():
     assert "title" not in content  # only when the page has one
 
 
-RSS = b"""<?xml version="1.0"?><rss version="2.0"><channel><title>Feed</title>
+RSS = b"""<?xml version="1.0"?><rss version="2.0"
+xmlns:content="http://purl.org/rss/1.0/modules/content/"><channel><title>Feed <b>one</b></title>
 <link>http://f/</link><description>About</description><generator>gen</generator><ttl>60</ttl>
+<pubDate>Tue, 03 Jul 2012 10:00:00 GMT</pubDate>
 <lastBuildDate>Mon, 02 Jul 2012 10:00:00 GMT</lastBuildDate><category>news</category>
-<item><title>One</title><link>http://f/1</link><description>first</description>
+<item><title>One</title><link>http://f/1</link><description>&lt;p&gt;first&lt;/p&gt;</description>
 <author>a@f</author><category>x</category><comments>http://f/1#c</comments>
-<pubDate>Mon, 02 Jul 2012 09:00:00 GMT</pubDate><guid>g1</guid></item>
-<item><title>Two</title></item></channel></rss>"""
+<pubDate>Mon, 02 Jul 2012 09:00:00 GMT</pubDate><guid>g1</guid>
+<content:encoded><![CDATA[<p>See <a href="http://e/x">the x</a> and <a href="/rel">rel</a></p>]]></content:encoded>
+</item><item><title>Two</title></item></channel></rss>"""
 
 ATOM = b"""<?xml version="1.0" encoding="utf-8"?><feed xmlns="http://www.w3.org/2005/Atom">
-<title>Atom feed</title><updated>2012-07-02T10:00:00Z</updated><generator>g</generator>
-<link rel="alternate" href="http://a/"/><link rel="self" href="http://a/feed"/>
-<author><name>Ann</name></author><category term="t"/>
-<entry><title>E1</title><summary>s</summary><published>2012-07-01T00:00:00Z</published>
-<updated>2012-07-02T00:00:00Z</updated><link href="http://a/e1"/>
-<link rel="replies" href="http://a/e1/c"/><author><name>Bob</name></author></entry></feed>"""
+<title type="html">Market &lt;b&gt;Talk&lt;/b&gt;</title><updated>2006-10-24T13:10:36.039Z</updated>
+<generator>Blogger</generator>
+<link rel="alternate" type="text/html" href="http://a/"/><link rel="self" href="http://a/feed"/>
+<author><name>Chris</name><uri>http://www.blogger.com/profile/1</uri></author><category term="t"/>
+<entry><title>E1</title><summary>s</summary><published>2006-05-19T22:13:00Z</published>
+<updated>2006-05-20T00:00:00Z</updated>
+<link rel="alternate" type="text/html" href="http://a/e1" title="E1"/>
+<link rel="replies" type="application/atom+xml" href="http://a/e1/c" title="Post Comments"/>
+<link rel="replies" type="text/html" href="http://a/e1/c.html" title="19 Comments"/>
+<link rel="self" type="application/atom+xml" href="http://a/e1/self"/>
+<author><name>Bob</name></author>
+<content type="html">&lt;a href="http://www.chrisperruna.com"&gt;www.chrisperruna.com&lt;/a&gt;</content>
+</entry></feed>"""
+
+
+def ms(text):
+    return int(datetime.fromisoformat(text).timestamp() * 1000)
 
 
 def test_rss_feed_fields():
     data = page_metadata("http://f/rss", RSS, HEAD % b"application/rss+xml")
     assert data["parsed_as"] == "feed"
     c = data["content"]
-    assert c["type"] == "rss-feed" and c["title"] == "Feed" and c["link"] == {"href": "http://f/"}
-    assert (c["description"], c["generator"], c["ttl"]) == ("About", "gen", "60")
-    assert c["updated"] == "Mon, 02 Jul 2012 10:00:00 GMT" and c["categories"] == ["news"]
+    # "title": "The title attribute of the feed." (HTML-stripped by the crawler)
+    assert (
+        c["type"] == "rss-feed" and c["title"] == "Feed one" and c["link"] == {"href": "http://f/"}
+    )
+    assert (c["description"], c["generator"], c["ttl"]) == ("About", "gen", 60)
+    # "updated": "Either LastBuildDate or PubDate, depending on which one is greater." -- here
+    # the pubDate; a number of milliseconds, as the crawler's JSON holds dates
+    assert c["updated"] == ms("2012-07-03T10:00:00+00:00") and c["categories"] == ["news"]
+    assert list(c) == ["type", "title", "link", "description", "updated", "categories",
+                       "generator", "ttl", "items"]  # fmt: skip
     one, two = c["items"]
+    # "content": "A JSON object or array of objects that contain any links embedded in the
+    # content body of the Feed Item."
     assert one == {
-        "title": "One", "description": "first", "author": "a@f", "comments": "http://f/1#c",
-        "published": "Mon, 02 Jul 2012 09:00:00 GMT", "guid": "g1",
-        "link": {"href": "http://f/1"}, "categories": ["x"],
+        "title": "One", "description": "first", "link": {"href": "http://f/1"},
+        "author": "a@f", "categories": ["x"], "comments": "http://f/1#c",
+        "published": ms("2012-07-02T09:00:00+00:00"), "guid": "g1",
+        "content": {"type": "html-doc", "links": [
+            {"type": "a", "text": "the x", "href": "http://e/x"},
+            {"type": "a", "text": "rel", "href": "http://f/rel"},
+        ]},
     }  # fmt: skip
-    assert two == {"title": "Two", "categories": []}
+    assert list(one) == ["title", "description", "link", "author", "categories", "comments",
+                         "published", "guid", "content"]  # fmt: skip
+    assert two == {"title": "Two", "description": ""}
+    text = page_text(RSS, "utf-8", True)
+    assert text == "Feed one About news One first x See the x and rel Two"
+
+
+def test_rss_updated_is_the_greater_date():
+    # "updated": "Either LastBuildDate or PubDate, depending on which one is greater."
+    later_build = RSS.replace(b"Mon, 02 Jul 2012 10:00:00", b"Wed, 04 Jul 2012 10:00:00")
+    c = page_metadata("http://f/rss", later_build, HEAD % b"application/rss+xml")["content"]
+    assert c["updated"] == ms("2012-07-04T10:00:00+00:00")
 
 
 def test_atom_feed_fields():
     data = page_metadata("http://a/feed", ATOM, HEAD % b"application/atom+xml")
     c = data["content"]
-    assert c["type"] == "atom-feed" and c["title"] == "Atom feed"
-    assert c["link"] == {"rel": "alternate", "href": "http://a/"}
-    assert c["authors"] == [{"name": "Ann"}] and c["categories"] == ["t"]
+    # "title": "The HTML stripped title attribute of the feed."; the crawler's sample:
+    # "authors": [ { "name": "Chris Perruna", "url": "http://www.blogger.com/profile/..." } ],
+    # "generator": "Blogger", "updated": 1161695436039, "categories": [], "published": ...
+    assert c["type"] == "atom-feed" and c["title"] == "Market Talk"
+    assert c["link"] == {"type": "text/html", "href": "http://a/", "rel": "alternate"}
+    assert c["authors"] == [{"name": "Chris", "url": "http://www.blogger.com/profile/1"}]
+    assert c["generator"] == "Blogger" and c["categories"] == []  # a term, no label
+    # the entry's dates, where the crawler wrote them (the feed object; none in the items)
+    assert c["updated"] == ms("2006-05-20T00:00:00+00:00")
+    assert c["published"] == ms("2006-05-19T22:13:00+00:00")
+    assert list(c) == ["type", "title", "link", "authors", "generator", "updated", "categories",
+                       "published", "items"]  # fmt: skip
     (entry,) = c["items"]
-    assert entry["title"] == "E1" and entry["description"] == "s"
-    assert entry["link"] == {"href": "http://a/e1"}
-    assert entry["replies"] == {"rel": "replies", "href": "http://a/e1/c"}
-    assert entry["authors"] == [{"name": "Bob"}]
+    assert entry == {
+        "title": "E1", "description": "s",
+        "link": {"type": "text/html", "href": "http://a/e1", "rel": "alternate", "title": "E1"},
+        "replies": [
+            {"type": "application/atom+xml", "href": "http://a/e1/c", "rel": "replies",
+             "title": "Post Comments"},
+            {"type": "text/html", "href": "http://a/e1/c.html", "rel": "replies",
+             "title": "19 Comments"},
+        ],
+        "self": {"type": "application/atom+xml", "href": "http://a/e1/self", "rel": "self"},
+        "authors": [{"name": "Bob"}],
+        "content": {"type": "html-doc", "links": [
+            {"type": "a", "text": "www.chrisperruna.com", "href": "http://www.chrisperruna.com"},
+        ]},
+    }  # fmt: skip
 
 
 @pytest.mark.parametrize(
@@ -272,3 +330,16 @@ def test_mime_disposition_as_the_crawler_decided(mime, kind):
 
     assert disposition(mime) == kind
     assert normalized_mime(None) == "text/html"  # the crawler's default for no Content-Type
+
+
+def test_outlinks_of_a_feed_include_its_items_content_links():
+    from crawlmill.formats.cc2012_segment import link_pairs
+
+    data = page_metadata("http://f/rss", RSS, HEAD % b"application/rss+xml")
+    assert link_pairs(data) == [
+        ("http://f/1", "One"), ("http://e/x", "the x"), ("http://f/rel", "rel"),
+    ]  # fmt: skip
+    atom = page_metadata("http://a/feed", ATOM, HEAD % b"application/atom+xml")
+    assert link_pairs(atom) == [
+        ("http://a/e1", "E1"), ("http://www.chrisperruna.com", "www.chrisperruna.com"),
+    ]  # fmt: skip
