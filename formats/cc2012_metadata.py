@@ -10,24 +10,33 @@ IP, the fetch time, the HTTP head and the payload as stored:
   ``FAILURE`` with ``failure_reason`` and ``failure_detail`` without one);
 * ``server_ip``, ``http_result``, ``http_headers`` (names lowercased, repeated headers
   joined with ``", "``, the status line under ``response``), ``content_len`` (the
-  ``Content-Length`` header), ``mime_type`` (``Content-Type`` without parameters),
-  ``download_size`` (payload bytes), ``content_is_gzip`` and ``gunzip_content_len`` (a payload
-  stored gzip-compressed, inflated up to :data:`MAX_INFLATE` bytes), ``md5`` (hex, of the
-  payload as downloaded), ``charset_detected`` and ``charset_detector`` (0 header, 1 meta tag,
-  3 detector, 10 none: ISO-8859-1 assumed; :mod:`crawlmill.formats.html_charset`),
-  ``text_simhash`` (when a simhash function is given: the 64-bit value as a signed number, as
-  the 2012 files hold it), ``parsed_as`` (``html`` or ``feed``);
-* ``content`` for a 2xx page parsed as HTML (``html-doc``: ``title``, ``meta_tags``: every
-  attribute of each ``<meta>``, ``links``: ``a``, ``area``, ``frame``, ``iframe``, ``script``,
-  ``img`` and ``link`` tags with ``type`` (a ``link``'s own ``type`` attribute when it has one),
-  ``href`` (``src`` for frames, scripts and images), ``text`` (anchors) and every other
-  attribute) or as a feed (``rss-feed``, ``atom-feed``: title, link, description or updated,
-  categories, generator, items...).
+  ``Content-Length`` header);
+* for a 2xx response with content only (the crawler looked at no other content):
+  ``mime_type`` (``Content-Type`` without parameters, ``text/html`` when there is none),
+  ``download_size`` (payload bytes), ``content_is_gzip`` and ``gunzip_content_len`` (a
+  ``Content-Encoding: gzip`` payload, inflated up to :data:`MAX_INFLATE` bytes;
+  ``gunzip_failed`` when it does not inflate, as the crawler wrote it), ``md5`` (hex, of the
+  payload as downloaded);
+* for a text type (:func:`crawlmill.formats.cc2012_mime.disposition`, the crawler's
+  ``MimeTypeFilter``; not for images, audio, binaries, scripts, styles): ``charset_detected``
+  and ``charset_detector`` (0 header, 1 meta tag, 3 detector, 10 none: ISO-8859-1 assumed;
+  :mod:`crawlmill.formats.html_charset`), ``text_simhash`` (when a simhash function is given:
+  the 64-bit value as a signed number, as the 2012 files hold it; of the extracted text of a
+  parsed page, of the decoded content of another text type);
+* ``parsed_as`` (``html`` or ``feed``) and ``content`` for HTML (``html-doc``:
+  :mod:`crawlmill.formats.cc2012_html`) and for RSS/Atom feeds (a feed or XML type whose root
+  is ``rss``, ``rdf:RDF`` or an Atom ``feed``: ``rss-feed``, ``atom-feed``: title, link,
+  description or updated, categories, generator, items...); other types get neither, as "we
+  emit metadata for only HTML and Feed (Atom and RSS) content".
 
 lxml parses with no network access and no entity expansion (``resolve_entities=False``,
-``no_network=True``, no DTD); a page or feed that does not parse still gets its JSON, with
-``content`` holding what could be read. :func:`page_text` gives the ``textData`` value: the
-title, the meta description and the body text, as UTF-8.
+``no_network=True``, no DTD); a page that does not parse still gets its JSON, with
+``content`` holding what could be read (an XML body that is no RSS/Atom feed: no
+``content``). :func:`page_text` gives the ``textData`` value: the title, the meta description
+and the body text (:func:`crawlmill.formats.cc2012_html.html_text`). Everything read from the
+page (charset, content, text, simhash) is read from :func:`decoded_body`: the body de-chunked
+and its content codings undone (:mod:`crawlmill.formats.http_body`), never from the
+compressed bytes.
 """
 
 from __future__ import annotations
@@ -39,17 +48,17 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
+from .cc2012_feed import feed_content
+from .cc2012_html import html_object, html_text, html_tree
+from .cc2012_mime import FEED, HTML, XML, disposition, normalized_mime
 from .html_charset import FROM_DETECTOR, FROM_HEADER, FROM_META, NONE, detect_charset
 from .http import parse_http_head
+from .http_body import decode_body, decode_content, header_tokens
 
-__all__ = ["MAX_INFLATE", "page_metadata", "page_text", "signed64"]
+__all__ = ["MAX_INFLATE", "decoded_body", "page_metadata", "page_text", "signed64"]
 
 #: the most bytes a gzip-stored payload is inflated to (to count ``gunzip_content_len``).
 MAX_INFLATE = 64 * 1024 * 1024
-_LINK_TAGS = {"a": "href", "area": "href", "link": "href", "frame": "src", "iframe": "src",
-              "script": "src", "img": "src"}  # fmt: skip
-_FEED = re.compile(rb"<(rss|feed|rdf:RDF)\b", re.I)
-_WS = re.compile(r"\s+")
 _IANA = {"utf-8": "UTF-8", "iso8859-1": "ISO-8859-1", "cp932": "Shift_JIS", "euc_jp": "EUC-JP",
          "iso2022_jp": "ISO-2022-JP", "ascii": "US-ASCII", "cp1252": "windows-1252",
          "utf-16": "UTF-16", "gb2312": "GB2312", "gbk": "GBK", "gb18030": "GB18030",
@@ -75,13 +84,46 @@ def _headers(head: bytes) -> tuple[str, int | None, dict[str, str]]:
     return line, code, headers
 
 
-def _gunzip_len(payload: bytes) -> int | None:
+def _gunzip(data: bytes) -> bytes | None:
+    """``data`` inflated (at most :data:`MAX_INFLATE` bytes), ``None`` when it is no gzip."""
     try:
         inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
-        size = len(inflater.decompress(payload, MAX_INFLATE))
-        return size if inflater.eof else None
+        out = inflater.decompress(data, MAX_INFLATE)
     except zlib.error:
         return None
+    return out if inflater.eof or len(out) >= MAX_INFLATE else None
+
+
+def _decode(payload: bytes, pairs: list[tuple[bytes, bytes]]) -> tuple[bytes, bool, bool]:
+    """``(body, gzip, gunzip ok)``: the payload de-chunked and its content codings undone
+    (:func:`crawlmill.formats.http_body.decode_body`); ``gzip`` when ``Content-Encoding``
+    says ``gzip`` (the crawler's ``content_is_gzip``), ``gunzip ok`` when that inflated."""
+    codings = [c.lower() for c in header_tokens(pairs, b"content-encoding")]
+    is_gzip = any(c in ("gzip", "x-gzip") for c in codings)
+    if not is_gzip:
+        return decode_body(payload, pairs, MAX_INFLATE), False, False
+    plain = decode_body(
+        payload,
+        [(k, v) for k, v in pairs if k.strip().lower() != b"content-encoding"],
+        len(payload),
+    )
+    out: bytes | None = plain
+    for coding in reversed(codings):  # undone last first, as decode_content does
+        if out is None:
+            break
+        if coding in ("gzip", "x-gzip"):
+            out = _gunzip(out)
+        elif coding != "identity":
+            out = decode_content(out, [coding], MAX_INFLATE)
+    return (out, True, True) if out is not None else (plain, True, False)
+
+
+def decoded_body(payload: bytes, http_head: bytes | None) -> bytes:
+    """The page as the crawler parsed it: ``payload`` de-chunked (``Transfer-Encoding``) and
+    its ``Content-Encoding`` undone, at most :data:`MAX_INFLATE` bytes."""
+    if not http_head:
+        return payload
+    return _decode(payload, parse_http_head(http_head)[1])[0]
 
 
 def page_metadata(
@@ -99,8 +141,10 @@ def page_metadata(
     }
     code = None
     headers: dict[str, str] = {}
+    pairs: list[tuple[bytes, bytes]] = []
     if http_head:
         _, code, headers = _headers(http_head)
+        pairs = parse_http_head(http_head)[1]
     if code is None:
         data["disposition"] = "FAILURE"
         data["failure_reason"] = "NoHTTPResponse"
@@ -114,19 +158,23 @@ def page_metadata(
     length = headers.get("content-length", "").strip()
     if length.isdigit():
         data["content_len"] = int(length)
+    if not (200 <= code < 300 and payload):
+        return data  # the crawler looked at the content of 2xx responses with content only
     ctype = headers.get("content-type", "")
-    mime = ctype.split(";")[0].strip().lower()
-    if mime:
-        data["mime_type"] = mime
+    mime = normalized_mime(ctype)
+    data["mime_type"] = mime
     data["download_size"] = len(payload)
-    body = payload
-    if payload[:2] == b"\x1f\x8b":
-        inflated = _gunzip_len(payload)
+    body, is_gzip, inflated = _decode(payload, pairs)
+    if is_gzip:
         data["content_is_gzip"] = True
-        if inflated is not None:
-            data["gunzip_content_len"] = inflated
-            body = zlib.decompress(payload, 16 + zlib.MAX_WBITS)
+        if inflated:
+            data["gunzip_content_len"] = len(body)
+        else:
+            data["gunzip_failed"] = True
     data["md5"] = hashlib.md5(payload).hexdigest()
+    kind = disposition(mime)
+    if kind is None:
+        return data  # not a text type: no charset, simhash, parse, content or text
     header_charset = None
     m = re.search(r"charset\s*=\s*[\"']?([^\s;\"']+)", ctype, re.I)
     if m:
@@ -135,189 +183,36 @@ def page_metadata(
     data["charset_detected"] = _IANA.get(charset, charset.upper())
     data["charset_detector"] = {FROM_HEADER: 0, FROM_META: 1, FROM_DETECTOR: 3}.get(source, NONE)
     text = body.decode(charset, "replace")
-    is_feed = "xml" in mime or "rss" in mime or "atom" in mime or bool(_FEED.search(body[:2048]))
-    if mime in ("text/html", "application/xhtml+xml") and not _FEED.search(body[:2048]):
-        is_feed = False
-    data["parsed_as"] = "feed" if is_feed else "html"
+    content: dict[str, Any] | None = None
+    if kind == HTML:
+        content = _html(text, url)
+    elif kind in (FEED, XML):
+        found = feed_content(body, url)
+        content = found[0] if found is not None else None
+    parsed_as = None if content is None else ("html" if kind == HTML else "feed")
     if simhash is not None:
-        data["text_simhash"] = signed64(simhash(page_text(body, charset, is_feed)))
-    if 200 <= code < 300:
-        data["content"] = _feed(body) if is_feed else _html(text)
+        source_text = text if parsed_as is None else page_text(body, charset, parsed_as == "feed")
+        data["text_simhash"] = signed64(simhash(source_text))
+    if parsed_as is not None:
+        data["parsed_as"] = parsed_as
+        data["content"] = content
     return data
 
 
-def _clean(value: str | None) -> str:
-    return _WS.sub(" ", value or "").strip()
-
-
-def _html_tree(text: str) -> Any:
-    import lxml.html
-
-    # the text is decoded already: a meta charset in it must not re-decode its UTF-8 bytes
-    parser = lxml.html.HTMLParser(
-        encoding="utf-8", no_network=True, remove_blank_text=False, recover=True
-    )
-    try:
-        return lxml.html.document_fromstring(text.encode("utf-8"), parser=parser)
-    except Exception:  # noqa: BLE001 - an empty or unparseable page: no tree
-        return None
-
-
-def _html(text: str) -> dict[str, Any]:
-    content: dict[str, Any] = {"type": "html-doc"}
-    tree = _html_tree(text)
+def _html(text: str, url: str | None = None) -> dict[str, Any]:
+    tree = html_tree(text)
     if tree is None:
-        return content
-    title = tree.find(".//title")
-    if title is not None:
-        content["title"] = _clean(title.text_content())
-    content["meta_tags"] = [dict(el.attrib) for el in tree.iter("meta")]
-    links = []
-    for el in tree.iter(*_LINK_TAGS):
-        tag = el.tag
-        attrs = dict(el.attrib)
-        ref = attrs.pop(_LINK_TAGS[tag], None)
-        if ref is None:
-            continue  # a named anchor, an inline script: no link
-        link: dict[str, Any] = {"type": attrs.pop("type", "link") if tag == "link" else tag}
-        link["href"] = ref
-        if tag == "a":
-            link["text"] = _clean(el.text_content())
-        link.update(attrs)
-        links.append(link)
-    content["links"] = links
-    return content
-
-
-def _local(tag: Any) -> str:
-    return tag.rsplit("}", 1)[-1] if isinstance(tag, str) else ""
-
-
-def _child_text(el: Any, name: str) -> str | None:
-    for child in el:
-        if _local(child.tag) == name:
-            return _clean("".join(child.itertext()))
-    return None
-
-
-def _feed(body: bytes) -> dict[str, Any]:
-    from lxml import etree
-
-    parser = etree.XMLParser(
-        resolve_entities=False, no_network=True, load_dtd=False, recover=True, huge_tree=False
-    )
-    try:
-        root = etree.fromstring(body, parser=parser)
-    except (etree.XMLSyntaxError, ValueError):
-        root = None
-    if root is None:
-        return {"type": "rss-feed"}
-    if _local(root.tag) == "feed":
-        return _atom(root)
-    channel = next((el for el in root.iter() if _local(el.tag) == "channel"), root)
-    content: dict[str, Any] = {"type": "rss-feed"}
-    for name in ("title", "description", "generator", "ttl"):
-        value = _child_text(channel, name)
-        if value is not None:
-            content[name] = value
-    link = _child_text(channel, "link")
-    if link:
-        content["link"] = {"href": link}
-    dates = [
-        d for d in (_child_text(channel, "lastBuildDate"), _child_text(channel, "pubDate")) if d
-    ]
-    if dates:
-        content["updated"] = dates[0]
-    content["categories"] = [
-        _clean("".join(c.itertext())) for c in channel if _local(c.tag) == "category"
-    ]
-    items = []
-    for item in (el for el in root.iter() if _local(el.tag) == "item"):
-        entry: dict[str, Any] = {}
-        for name, key in (("title", "title"), ("description", "description"),
-                          ("author", "author"), ("comments", "comments"),
-                          ("pubDate", "published"), ("guid", "guid")):  # fmt: skip
-            value = _child_text(item, name)
-            if value is not None:
-                entry[key] = value
-        link = _child_text(item, "link")
-        if link:
-            entry["link"] = {"href": link}
-        entry["categories"] = [
-            _clean("".join(c.itertext())) for c in item if _local(c.tag) == "category"
-        ]
-        items.append(entry)
-    content["items"] = items
-    return content
-
-
-def _atom_links(el: Any, rel: str) -> list[dict[str, str]]:
-    return [
-        dict(c.attrib) for c in el if _local(c.tag) == "link" and c.get("rel", "alternate") == rel
-    ]
-
-
-def _atom(root: Any) -> dict[str, Any]:
-    content: dict[str, Any] = {"type": "atom-feed"}
-    for name in ("title", "updated", "generator"):
-        value = _child_text(root, name)
-        if value is not None:
-            content[name] = value
-    links = _atom_links(root, "alternate")
-    if links:
-        content["link"] = links[0]
-    content["categories"] = [c.get("term", "") for c in root if _local(c.tag) == "category"]
-    content["authors"] = [
-        {"name": _child_text(a, "name") or ""} for a in root if _local(a.tag) == "author"
-    ]
-    items = []
-    for entry_el in (c for c in root if _local(c.tag) == "entry"):
-        entry: dict[str, Any] = {}
-        for name, key in (("title", "title"), ("summary", "description"),
-                          ("published", "published"), ("updated", "updated")):  # fmt: skip
-            value = _child_text(entry_el, name)
-            if value is not None:
-                entry[key] = value
-        for rel, key in (("alternate", "link"), ("self", "self"), ("replies", "replies")):
-            found = _atom_links(entry_el, rel)
-            if found:
-                entry[key] = found[0] if len(found) == 1 else found
-        entry["authors"] = [
-            {"name": _child_text(a, "name") or ""} for a in entry_el if _local(a.tag) == "author"
-        ]
-        entry["categories"] = [c.get("term", "") for c in entry_el if _local(c.tag) == "category"]
-        items.append(entry)
-    content["items"] = items
-    return content
+        return {"type": "html-doc"}
+    return html_object(tree, url)
 
 
 def page_text(body: bytes, charset: str, is_feed: bool = False) -> str:
-    """The ``textData`` text: an HTML page's title, meta description and body text (a feed's
-    text), whitespace collapsed; empty when nothing parses."""
+    """The ``textData`` text: an HTML page's title, meta description and body text, one line
+    each, the body's lines broken at block-level elements and its words never glued across
+    elements (:func:`crawlmill.formats.cc2012_html.element_text`); a feed's text
+    (:func:`crawlmill.formats.cc2012_feed.feed_content`); empty when nothing parses."""
     if is_feed:
-        from lxml import etree
-
-        parser = etree.XMLParser(
-            resolve_entities=False, no_network=True, load_dtd=False, recover=True
-        )
-        try:
-            root = etree.fromstring(body, parser=parser)
-        except (etree.XMLSyntaxError, ValueError):
-            return ""
-        return _clean(" ".join(root.itertext())) if root is not None else ""
-    tree = _html_tree(body.decode(charset, "replace"))
-    if tree is None:
-        return ""
-    for bad in tree.xpath("//script|//style"):
-        bad.drop_tree()
-    parts = []
-    title = tree.find(".//title")
-    if title is not None:
-        parts.append(_clean(title.text_content()))
-    for meta in tree.iter("meta"):
-        if (meta.get("name") or "").lower() == "description":
-            parts.append(_clean(meta.get("content")))
-    body_el = tree.find(".//body")
-    if body_el is not None:
-        parts.append(_clean(body_el.text_content()))
-    return "\n".join(p for p in parts if p)
+        found = feed_content(body)
+        return found[1] if found is not None else ""
+    tree = html_tree(body.decode(charset, "replace"))
+    return "" if tree is None else html_text(tree)

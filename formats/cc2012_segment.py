@@ -72,10 +72,14 @@ ARCHIVE_INFO_KEYS = ("arcSourceSegmentId", "arcFileDate", "arcFileParition", "ar
 _ARCHIVE_INFO = re.compile(rb'"archiveInfo"\s*:\s*\{[^{}]*\}')
 
 
-def archive_info(segment_id: int, arc_date: int, partition: int, offset: int, size: int) -> dict[str, int]:
+def archive_info(
+    segment_id: int, arc_date: int, partition: int, offset: int, size: int
+) -> dict[str, int]:
     """The ``archiveInfo`` of a record at ``offset`` (its gzip member ``size`` bytes long) in
     ``<arc_date>_<partition>.arc.gz`` of segment ``segment_id``."""
-    return dict(zip(ARCHIVE_INFO_KEYS, (segment_id, arc_date, partition, offset, size), strict=True))
+    return dict(
+        zip(ARCHIVE_INFO_KEYS, (segment_id, arc_date, partition, offset, size), strict=True)
+    )
 
 
 def with_archive_info(json_bytes: bytes, info: dict[str, int]) -> bytes:
@@ -163,7 +167,8 @@ def iter_pairs(
 
 
 def link_pairs(metadata: dict[str, Any]) -> list[tuple[str, str]]:
-    """``(href, text)`` of the JSON's ``content.links`` and of its feed items' links."""
+    """``(href, text)`` of the JSON's ``content.links``, of its feed items' links (an object or
+    an array) and of the links of the items' ``content``."""
     content = metadata.get("content")
     if not isinstance(content, dict):
         return []
@@ -172,9 +177,17 @@ def link_pairs(metadata: dict[str, Any]) -> list[tuple[str, str]]:
         if isinstance(link, dict) and isinstance(link.get("href"), str):
             found.append((link["href"], str(link.get("text") or "")))
     for item in content.get("items") or []:
-        link = item.get("link") if isinstance(item, dict) else None
-        if isinstance(link, dict) and isinstance(link.get("href"), str):
-            found.append((link["href"], str(item.get("title") or "")))
+        if not isinstance(item, dict):
+            continue
+        link = item.get("link")  # an object, or an array of Atom links
+        for one in link if isinstance(link, list) else [link]:
+            if isinstance(one, dict) and isinstance(one.get("href"), str):
+                found.append((one["href"], str(item.get("title") or "")))
+        inner = item.get("content")  # the links of the item's HTML, one object or several
+        for obj in inner if isinstance(inner, list) else [inner]:
+            for one in (obj.get("links") or []) if isinstance(obj, dict) else []:
+                if isinstance(one, dict) and isinstance(one.get("href"), str):
+                    found.append((one["href"], str(one.get("text") or "")))
     return found
 
 
@@ -298,9 +311,7 @@ class SegmentFiles:
     crawler did (SEQ6, BLOCK, empty metadata, the ``variant``'s classes and codecs); no
     textData file when ``text_out`` is ``None``."""
 
-    def __init__(
-        self, metadata_out: BinaryIO, text_out: BinaryIO | None, variant: Variant
-    ) -> None:
+    def __init__(self, metadata_out: BinaryIO, text_out: BinaryIO | None, variant: Variant) -> None:
         self.variant = variant
         self.outs = [o for o in (metadata_out, text_out) if o is not None]
         self.metadata = self._writer(metadata_out, variant.metadata_codec)

@@ -8,7 +8,8 @@ and ``cc2012`` writers.
 * a ``response`` capture: the JSON :func:`crawlmill.formats.cc2012_metadata.page_metadata`
   makes of its URL, IP, date, HTTP head and payload (``text_simhash``: crawlmill's 64-bit
   simhash of the page text), and the text
-  :func:`~crawlmill.formats.cc2012_metadata.page_text` extracts.
+  :func:`~crawlmill.formats.cc2012_metadata.page_text` extracts from the decoded body
+  (:func:`~crawlmill.formats.cc2012_metadata.decoded_body`).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import json
 from typing import Any
 
 from crawlmill.core import Record, RecordKind
-from crawlmill.formats.cc2012_metadata import page_metadata, page_text
+from crawlmill.formats.cc2012_metadata import decoded_body, page_metadata, page_text
 from crawlmill.formats.html_charset import detect_charset
 from crawlmill.formats.simhash import simhash
 
@@ -59,6 +60,12 @@ def page_json(record: Record) -> dict[str, Any]:
 
 
 def page_text_of(record: Record, data: dict[str, Any]) -> str:
-    """The textData text of a ``response`` capture whose generated JSON is ``data``."""
-    charset, _ = detect_charset(record.charset, record.payload)
-    return page_text(record.payload, charset, data.get("parsed_as") == "feed")
+    """The textData text of a ``response`` capture whose generated JSON is ``data``: from the
+    page as decoded (de-chunked, content codings undone), never the compressed bytes; empty
+    for a page parsed neither as HTML nor as a feed ("we are only producing Text Only files
+    from HTML and RSS/Atom content")."""
+    if data.get("parsed_as") not in ("html", "feed"):
+        return ""
+    body = decoded_body(record.payload, record.http_head)
+    charset, _ = detect_charset(record.charset, body)
+    return page_text(body, charset, data.get("parsed_as") == "feed")

@@ -26,7 +26,7 @@ SAMPLE_FILES = [
 TYPES = {
     "attempt_time": (int, type(None)), "disposition": str, "server_ip": str, "http_result": int,
     "http_headers": dict, "content_len": int, "mime_type": str, "download_size": int,
-    "content_is_gzip": bool, "gunzip_content_len": int, "md5": str, "charset_detected": str,
+    "content_is_gzip": bool, "gunzip_content_len": int, "gunzip_failed": bool, "md5": str, "charset_detected": str,
     "charset_detector": int, "parsed_as": str, "content": dict, "text_simhash": int,
 }  # fmt: skip
 
@@ -49,15 +49,19 @@ def test_every_real_response_gets_schema_json():
             assert isinstance(value, TYPES[key]), (key, value)
         status, _ = parse_http_head(r.http_head)
         assert data["http_result"] == int(status.split()[1])
-        assert data["md5"] == hashlib.md5(r.payload).hexdigest()
-        assert data["download_size"] == len(r.payload)
+        if 200 <= data["http_result"] < 300 and r.payload:  # the content the crawler read
+            assert data["md5"] == hashlib.md5(r.payload).hexdigest()
+            assert data["download_size"] == len(r.payload)
+        else:
+            assert "md5" not in data and "content" not in data
         assert data["http_headers"]["response"] == status.decode("latin-1").strip()
-        assert -(2**63) <= data["text_simhash"] < 2**63
+        if "text_simhash" in data:
+            assert -(2**63) <= data["text_simhash"] < 2**63
         if r.date is not None:
             assert data["attempt_time"] == int(r.date.timestamp() * 1000)
         else:  # an unreadable capture date (ClueWeb09's "2008-10-294...")
             assert data["attempt_time"] is None
-        if 200 <= data["http_result"] < 300:
+        if "parsed_as" in data:
             assert data["content"]["type"] in ("html-doc", "rss-feed", "atom-feed")
         seen += 1
     assert seen > 100
@@ -97,63 +101,165 @@ def test_html_doc_fields():
         {"property": "og:title", "content": "O"},
         {"charset": "utf-8"},
     ]
+    # "content > links > text": "The text displayed for the link." -- on every link type, as
+    # the crawler's JSON has it: {"type":"link","rel":"shortcut icon","text":"","href":...};
+    # keys in its order (type, the attributes, text, href), hrefs resolved against the page
     assert content["links"] == [
-        {"type": "a", "href": "/x", "text": "Link x", "class": "c", "rel": "nofollow"},
-        {"type": "area", "href": "map.html", "alt": "M"},
-        {"type": "frame", "href": "f.html"},
-        {"type": "iframe", "href": "i.html"},
-        {"type": "img", "href": "i.png", "alt": "A"},
-        {"type": "script", "href": "s.js"},
-        {"type": "link", "href": "c.css", "rel": "stylesheet"},
-        {"type": "application/rss+xml", "href": "f.xml", "rel": "alternate"},
+        {"type": "a", "class": "c", "rel": "nofollow", "text": "Link x", "href": "http://a/x"},
+        {"type": "area", "alt": "M", "text": "", "href": "http://a/map.html"},
+        {"type": "frame", "text": "", "href": "http://a/f.html"},
+        {"type": "iframe", "text": "", "href": "http://a/i.html"},
+        {"type": "img", "alt": "A", "text": "", "href": "http://a/i.png"},
+        {"type": "script", "text": "", "href": "http://a/s.js"},
+        {"type": "link", "rel": "stylesheet", "text": "", "href": "http://a/c.css"},
+        {"type": "application/rss+xml", "rel": "alternate", "text": "", "href": "http://a/f.xml"},
     ]
-    assert page_text(body, "utf-8") == "A title\nD\nLink xno link"  # inline: no space
+    for link in content["links"]:
+        assert list(link)[0] == "type" and list(link)[-2:] == ["text", "href"]
+    # "From HTML pages, the text content includes the page title, the page meta description
+    # content, and all text content from the HTML body." -- words of two elements not glued
+    assert page_text(body, "utf-8") == "A title\nD\nLink x no link"
 
 
-RSS = b"""<?xml version="1.0"?><rss version="2.0"><channel><title>Feed</title>
+def test_text_words_are_never_glued_across_elements():
+    body = (
+        b"<html><body><table><tr><td>alpha</td><td>beta</td></tr></table>"
+        b"<p>gamma</p><p>delta</p><span>eps</span><span>ilon</span><b>x</b>y"
+        b"<ul><li>one</li><li>two</li></ul><noscript>hidden</noscript></body></html>"
+    )
+    assert page_text(body, "utf-8").split("\n") == [
+        "alpha", "beta", "gamma", "delta", "eps ilon x y", "one", "two",
+    ]  # fmt: skip
+
+
+def test_meta_tags_and_link_type_as_the_crawler_wrote_them():
+    # the data-set page: "If the "meta" tag uses a "property" attribute instead of a "name"
+    # attribute, "property" is used as the key." The crawler's JSON of the public segments:
+    # {"name":"keywords","content":...},{"http-equiv":"Content-Type","content":...} and
+    # {"type":"text/javascript","text":"","href":...} for <script type="text/javascript">
+    body = (
+        b'<html><head><base href="http://b.example/dir/"><meta name="keywords" content="k">'
+        b'<meta http-equiv="Content-Type" content="text/html; charset=utf-8">'
+        b'<meta property="og:title" content="O"></head><body>'
+        b'<script type="text/javascript" src="s.js"></script><a href="#top">skip</a>'
+        b'<a href="">empty</a><a href="javascript:go()">js</a><a href="/p" title="T">P</a>'
+        b"</body></html>"
+    )
+    content = page_metadata("http://a.example/x", body, HEAD % b"text/html")["content"]
+    assert content["meta_tags"] == [
+        {"name": "keywords", "content": "k"},
+        {"http-equiv": "Content-Type", "content": "text/html; charset=utf-8"},
+        {"property": "og:title", "content": "O"},
+    ]
+    assert content["links"] == [
+        {"type": "text/javascript", "text": "", "href": "http://b.example/dir/s.js"},
+        {"type": "a", "title": "T", "text": "P", "href": "http://b.example/p"},
+    ]
+    assert "title" not in content  # only when the page has one
+
+
+RSS = b"""<?xml version="1.0"?><rss version="2.0"
+xmlns:content="http://purl.org/rss/1.0/modules/content/"><channel><title>Feed <b>one</b></title>
 <link>http://f/</link><description>About</description><generator>gen</generator><ttl>60</ttl>
+<pubDate>Tue, 03 Jul 2012 10:00:00 GMT</pubDate>
 <lastBuildDate>Mon, 02 Jul 2012 10:00:00 GMT</lastBuildDate><category>news</category>
-<item><title>One</title><link>http://f/1</link><description>first</description>
+<item><title>One</title><link>http://f/1</link><description>&lt;p&gt;first&lt;/p&gt;</description>
 <author>a@f</author><category>x</category><comments>http://f/1#c</comments>
-<pubDate>Mon, 02 Jul 2012 09:00:00 GMT</pubDate><guid>g1</guid></item>
-<item><title>Two</title></item></channel></rss>"""
+<pubDate>Mon, 02 Jul 2012 09:00:00 GMT</pubDate><guid>g1</guid>
+<content:encoded><![CDATA[<p>See <a href="http://e/x">the x</a> and <a href="/rel">rel</a></p>]]></content:encoded>
+</item><item><title>Two</title></item></channel></rss>"""
 
 ATOM = b"""<?xml version="1.0" encoding="utf-8"?><feed xmlns="http://www.w3.org/2005/Atom">
-<title>Atom feed</title><updated>2012-07-02T10:00:00Z</updated><generator>g</generator>
-<link rel="alternate" href="http://a/"/><link rel="self" href="http://a/feed"/>
-<author><name>Ann</name></author><category term="t"/>
-<entry><title>E1</title><summary>s</summary><published>2012-07-01T00:00:00Z</published>
-<updated>2012-07-02T00:00:00Z</updated><link href="http://a/e1"/>
-<link rel="replies" href="http://a/e1/c"/><author><name>Bob</name></author></entry></feed>"""
+<title type="html">Market &lt;b&gt;Talk&lt;/b&gt;</title><updated>2006-10-24T13:10:36.039Z</updated>
+<generator>Blogger</generator>
+<link rel="alternate" type="text/html" href="http://a/"/><link rel="self" href="http://a/feed"/>
+<author><name>Chris</name><uri>http://www.blogger.com/profile/1</uri></author><category term="t"/>
+<entry><title>E1</title><summary>s</summary><published>2006-05-19T22:13:00Z</published>
+<updated>2006-05-20T00:00:00Z</updated>
+<link rel="alternate" type="text/html" href="http://a/e1" title="E1"/>
+<link rel="replies" type="application/atom+xml" href="http://a/e1/c" title="Post Comments"/>
+<link rel="replies" type="text/html" href="http://a/e1/c.html" title="19 Comments"/>
+<link rel="self" type="application/atom+xml" href="http://a/e1/self"/>
+<author><name>Bob</name></author>
+<content type="html">&lt;a href="http://www.chrisperruna.com"&gt;www.chrisperruna.com&lt;/a&gt;</content>
+</entry></feed>"""
+
+
+def ms(text):
+    return int(datetime.fromisoformat(text).timestamp() * 1000)
 
 
 def test_rss_feed_fields():
     data = page_metadata("http://f/rss", RSS, HEAD % b"application/rss+xml")
     assert data["parsed_as"] == "feed"
     c = data["content"]
-    assert c["type"] == "rss-feed" and c["title"] == "Feed" and c["link"] == {"href": "http://f/"}
-    assert (c["description"], c["generator"], c["ttl"]) == ("About", "gen", "60")
-    assert c["updated"] == "Mon, 02 Jul 2012 10:00:00 GMT" and c["categories"] == ["news"]
+    # "title": "The title attribute of the feed." (HTML-stripped by the crawler)
+    assert (
+        c["type"] == "rss-feed" and c["title"] == "Feed one" and c["link"] == {"href": "http://f/"}
+    )
+    assert (c["description"], c["generator"], c["ttl"]) == ("About", "gen", 60)
+    # "updated": "Either LastBuildDate or PubDate, depending on which one is greater." -- here
+    # the pubDate; a number of milliseconds, as the crawler's JSON holds dates
+    assert c["updated"] == ms("2012-07-03T10:00:00+00:00") and c["categories"] == ["news"]
+    assert list(c) == ["type", "title", "link", "description", "updated", "categories",
+                       "generator", "ttl", "items"]  # fmt: skip
     one, two = c["items"]
+    # "content": "A JSON object or array of objects that contain any links embedded in the
+    # content body of the Feed Item."
     assert one == {
-        "title": "One", "description": "first", "author": "a@f", "comments": "http://f/1#c",
-        "published": "Mon, 02 Jul 2012 09:00:00 GMT", "guid": "g1",
-        "link": {"href": "http://f/1"}, "categories": ["x"],
+        "title": "One", "description": "first", "link": {"href": "http://f/1"},
+        "author": "a@f", "categories": ["x"], "comments": "http://f/1#c",
+        "published": ms("2012-07-02T09:00:00+00:00"), "guid": "g1",
+        "content": {"type": "html-doc", "links": [
+            {"type": "a", "text": "the x", "href": "http://e/x"},
+            {"type": "a", "text": "rel", "href": "http://f/rel"},
+        ]},
     }  # fmt: skip
-    assert two == {"title": "Two", "categories": []}
+    assert list(one) == ["title", "description", "link", "author", "categories", "comments",
+                         "published", "guid", "content"]  # fmt: skip
+    assert two == {"title": "Two", "description": ""}
+    text = page_text(RSS, "utf-8", True)
+    assert text == "Feed one About news One first x See the x and rel Two"
+
+
+def test_rss_updated_is_the_greater_date():
+    # "updated": "Either LastBuildDate or PubDate, depending on which one is greater."
+    later_build = RSS.replace(b"Mon, 02 Jul 2012 10:00:00", b"Wed, 04 Jul 2012 10:00:00")
+    c = page_metadata("http://f/rss", later_build, HEAD % b"application/rss+xml")["content"]
+    assert c["updated"] == ms("2012-07-04T10:00:00+00:00")
 
 
 def test_atom_feed_fields():
     data = page_metadata("http://a/feed", ATOM, HEAD % b"application/atom+xml")
     c = data["content"]
-    assert c["type"] == "atom-feed" and c["title"] == "Atom feed"
-    assert c["link"] == {"rel": "alternate", "href": "http://a/"}
-    assert c["authors"] == [{"name": "Ann"}] and c["categories"] == ["t"]
+    # "title": "The HTML stripped title attribute of the feed."; the crawler's sample:
+    # "authors": [ { "name": "Chris Perruna", "url": "http://www.blogger.com/profile/..." } ],
+    # "generator": "Blogger", "updated": 1161695436039, "categories": [], "published": ...
+    assert c["type"] == "atom-feed" and c["title"] == "Market Talk"
+    assert c["link"] == {"type": "text/html", "href": "http://a/", "rel": "alternate"}
+    assert c["authors"] == [{"name": "Chris", "url": "http://www.blogger.com/profile/1"}]
+    assert c["generator"] == "Blogger" and c["categories"] == []  # a term, no label
+    # the entry's dates, where the crawler wrote them (the feed object; none in the items)
+    assert c["updated"] == ms("2006-05-20T00:00:00+00:00")
+    assert c["published"] == ms("2006-05-19T22:13:00+00:00")
+    assert list(c) == ["type", "title", "link", "authors", "generator", "updated", "categories",
+                       "published", "items"]  # fmt: skip
     (entry,) = c["items"]
-    assert entry["title"] == "E1" and entry["description"] == "s"
-    assert entry["link"] == {"href": "http://a/e1"}
-    assert entry["replies"] == {"rel": "replies", "href": "http://a/e1/c"}
-    assert entry["authors"] == [{"name": "Bob"}]
+    assert entry == {
+        "title": "E1", "description": "s",
+        "link": {"type": "text/html", "href": "http://a/e1", "rel": "alternate", "title": "E1"},
+        "replies": [
+            {"type": "application/atom+xml", "href": "http://a/e1/c", "rel": "replies",
+             "title": "Post Comments"},
+            {"type": "text/html", "href": "http://a/e1/c.html", "rel": "replies",
+             "title": "19 Comments"},
+        ],
+        "self": {"type": "application/atom+xml", "href": "http://a/e1/self", "rel": "self"},
+        "authors": [{"name": "Bob"}],
+        "content": {"type": "html-doc", "links": [
+            {"type": "a", "text": "www.chrisperruna.com", "href": "http://www.chrisperruna.com"},
+        ]},
+    }  # fmt: skip
 
 
 @pytest.mark.parametrize(
@@ -164,7 +270,14 @@ def test_atom_feed_fields():
 def test_malformed_pages_and_feeds_give_json(body):
     for ctype in (b"text/html", b"application/rss+xml"):
         data = page_metadata("http://m/", body, HEAD % ctype)
-        assert data["disposition"] == "SUCCESS" and "content" in data
+        assert data["disposition"] == "SUCCESS"
+        # an HTML page always gets its content (what could be read); a feed that is no RSS or
+        # Atom document gets none, as the crawler's failed feed parse; no content: no parse
+        if body and ctype == b"text/html":
+            assert data["parsed_as"] == "html" and data["content"]["type"] == "html-doc"
+        assert ("content" in data) == ("parsed_as" in data)
+        if not body:  # the crawler looked at no empty content
+            assert "mime_type" not in data and "md5" not in data
         json.dumps(data)
 
 
@@ -173,9 +286,15 @@ def test_failures_and_gzip_payloads():
     assert data["disposition"] == "FAILURE" and data["attempt_time"] == 1341100800000
     assert set(data) == {"attempt_time", "disposition", "failure_reason", "failure_detail"}
     packed = gzip.compress(b"<html><title>z</title></html>")
-    data = page_metadata("http://x/", packed, HEAD % b"text/html")
+    gz_head = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Encoding: gzip\r\n\r\n"
+    data = page_metadata("http://x/", packed, gz_head)
     assert data["content_is_gzip"] is True and data["gunzip_content_len"] == 29
     assert data["content"]["title"] == "z" and data["md5"] == hashlib.md5(packed).hexdigest()
+    # "content_is_gzip": "Optional attribute that specifies that source content was gzip'd."
+    # -- said by the Content-Encoding header; bytes that do not inflate: gunzip_failed
+    data = page_metadata("http://x/", b"<html>not gzip</html>", gz_head)
+    assert data["content_is_gzip"] is True and data["gunzip_failed"] is True
+    assert "gunzip_content_len" not in data
 
 
 def test_no_external_entities(tmp_path):
@@ -192,3 +311,35 @@ def test_no_external_entities(tmp_path):
 
 def test_signed64():
     assert signed64(2**64 - 1) == -1 and signed64(2**63) == -(2**63) and signed64(5) == 5
+
+
+@pytest.mark.parametrize(
+    ("mime", "kind"),
+    [("text/html", "html"), ("text/xhtml+xml", "html"), ("application/xhtml+xml", "html"),
+     ("application/atom+xml", "feed"), ("application/rss+xml", "feed"), ("text/xml", "xml"),
+     ("application/atomserv+xml", "xml"), ("text/plain", "text"), ("application/pdf", "text"),
+     ("application/json", "text"), ("text/css", None), ("application/javascript", None),
+     ("image/png", None), ("audio/mpeg", None), ("application/octet-stream", None),
+     ("application/acad", None), ("application/zip", None), ("video/mp4", None)],
+)  # fmt: skip
+def test_mime_disposition_as_the_crawler_decided(mime, kind):
+    # the cases of the crawler's own MimeTypeFilter test records (commoncrawl-crawler
+    # src/org/commoncrawl/util/MimeTypeFilter.java: "text/xhtml+xml" ACCEPT_HTML,
+    # "application/atomserv+xml" ACCEPT_XML, "application/acad" REJECT...)
+    from crawlmill.formats.cc2012_mime import disposition, normalized_mime
+
+    assert disposition(mime) == kind
+    assert normalized_mime(None) == "text/html"  # the crawler's default for no Content-Type
+
+
+def test_outlinks_of_a_feed_include_its_items_content_links():
+    from crawlmill.formats.cc2012_segment import link_pairs
+
+    data = page_metadata("http://f/rss", RSS, HEAD % b"application/rss+xml")
+    assert link_pairs(data) == [
+        ("http://f/1", "One"), ("http://e/x", "the x"), ("http://f/rel", "rel"),
+    ]  # fmt: skip
+    atom = page_metadata("http://a/feed", ATOM, HEAD % b"application/atom+xml")
+    assert link_pairs(atom) == [
+        ("http://a/e1", "E1"), ("http://www.chrisperruna.com", "www.chrisperruna.com"),
+    ]  # fmt: skip
