@@ -23,7 +23,14 @@ from crawlmill.core import Record, WriteContext
 from crawlmill.formats.warc_builder import CONFORMS_TO, warcinfo_record
 from crawlmill.formats.warcwriter import Framing, format_warc_date, uuid5_urn
 
-__all__ = ["REPEAT_WINDOW", "RECORD_ID_NAMESPACE", "RecordIds", "conversion_date", "warcinfo_of_task", "software"]
+__all__ = [
+    "REPEAT_WINDOW",
+    "RECORD_ID_NAMESPACE",
+    "RecordIds",
+    "conversion_date",
+    "warcinfo_of_task",
+    "software",
+]
 
 #: namespace of crawlmill's deterministic record ids (uuid5).
 RECORD_ID_NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "https://crawlmill.invalid/warc-record-id")
