@@ -27,6 +27,7 @@ from crawlmill.formats.warc_builder import (
     remove_header,
     set_header,
 )
+from crawlmill.formats.warc_source_key import source_key_fields
 from crawlmill.formats.warcwriter import Framing, PendingRecord, format_warc_date, framing_for
 
 from .cdxj_index import record_facts
@@ -122,7 +123,9 @@ class WarcEncoder:
             keep_fraction = bool(record.date.microsecond) and "." in (record.date_raw or ".")
             return format_warc_date(record.date, self.framing.version, keep_fraction)
         if record.date_raw:
-            self.warn("date-kept-raw", "unparsable capture date kept as the raw string in WARC-Date")
+            self.warn(
+                "date-kept-raw", "unparsable capture date kept as the raw string in WARC-Date"
+            )
             return record.date_raw.encode("utf-8", "surrogateescape")
         # WARC-Date is mandatory: the conversion time stands in, and the report says so
         self.warn("date-missing", "record without a capture date: WARC-Date is the conversion time")
@@ -142,9 +145,14 @@ class WarcEncoder:
         if record.text is not None and (
             "text" in record.changed or record.kind != RecordKind.CONVERSION
         ):
-            self.warn("text-not-written", "extracted text not written: WARC holds it only as a conversion record")
+            self.warn(
+                "text-not-written",
+                "extracted text not written: WARC holds it only as a conversion record",
+            )
         if record.outlinks:
-            self.warn("outlinks-not-written", "outlinks not written: a WARC record has no place for them")
+            self.warn(
+                "outlinks-not-written", "outlinks not written: a WARC record has no place for them"
+            )
         if (
             record.http_head is not None
             and record.content_type
@@ -219,7 +227,9 @@ class WarcEncoder:
         elif "doc_id" in record.changed:
             remove_header(headers, b"WARC-TREC-ID")
         if get_header(headers, b"WARC-Date") is None:
-            self.warn("date-missing", "record without a capture date: WARC-Date is the conversion time")
+            self.warn(
+                "date-missing", "record without a capture date: WARC-Date is the conversion time"
+            )
             set_header(headers, b"WARC-Date", format_warc_date(self.when, framing.version))
         headers, notes = self._fixed_digests(record, headers, framing)
         self._notes(notes)
@@ -281,7 +291,8 @@ class WarcEncoder:
         if url is not None:
             append((b"WARC-Target-URI", url))
         elif kind not in (RecordKind.WARCINFO, RecordKind.METADATA):
-            self.warn("url-missing", "record without a URL written without WARC-Target-URI")
+            kept = " (its source key kept in WARC-Source-Key)" if "source_key" in neutral else ""
+            self.warn("url-missing", "record without a URL written without WARC-Target-URI" + kept)
         append((b"WARC-Date", self.date_of(record)))
         ip = _real_ip(record.ip)
         if ip is not None:
@@ -291,6 +302,9 @@ class WarcEncoder:
             headers.append((b"WARC-Truncated", b"length"))
         if doc_id is not None:
             headers.append((b"WARC-TREC-ID", doc_id.encode("utf-8", "surrogateescape")))
+        source_key = neutral.get("source_key")
+        if isinstance(source_key, dict):  # a SequenceFile entry's key, URL or not: kept
+            headers.extend(source_key_fields(source_key))
         parts = _block_parts(record)
         if self.options.digests != "none":
             http_payload = record.http_head is not None and record.kind != RecordKind.REVISIT
