@@ -62,6 +62,11 @@ def _digests_changed(record: Record) -> bool:
     return record.modified and (not record.changed or bool(record.changed & _DIGEST_FIELDS))
 
 
+#: input versions ``auto`` keeps (0.17: the fields of 1.0, read by warcio and FastWARC as it
+#: is; 0.18 is the ClueWeb09 convention, written as 1.1).
+_KEPT_VERSIONS = ("1.0", "1.1", "0.17")
+
+
 def _neutral(record: Record) -> dict[str, Any]:
     """What the reader mapped at parse time beyond the neutral fields (``extras["neutral"]``)."""
     neutral = record.extras.get("neutral")
@@ -108,8 +113,14 @@ class WarcEncoder:
             doc_id = record.doc_id  # also a doc id a filter set (not a content change)
         if isinstance(warc, dict) and warc.get("headers") is not None:
             framing = self.framing
-            if not self.version_explicit and str(warc.get("version")) in ("1.0", "1.1"):
-                framing = framing_for(str(warc["version"]))  # WARC 1.x input keeps its version
+            version = str(warc.get("version"))
+            if not self.version_explicit and version in _KEPT_VERSIONS:
+                framing = framing_for(version)  # WARC 1.x and 0.17 input keeps its version
+            elif version == "0.17":
+                self.warn(
+                    "version-converted",
+                    f"WARC/0.17 record written as WARC/{framing.version} (its fields are 1.0's)",
+                )
             if not record.modified and warc.get("raw_header"):
                 verbatim = self._verbatim(record, warc, doc_id, framing)
                 if verbatim is not None:
