@@ -299,6 +299,12 @@ class WarcEncoder:
             if describes:
                 append((b"WARC-Concurrent-To", self.warcinfo_id))
         url = record.url_bytes
+        if url is not None and (b"\r" in url or b"\n" in url):
+            url = url.replace(b"\r", b"%0D").replace(b"\n", b"%0A")  # RFC 3986 2.1
+            self.warn(
+                "url-line-break-encoded",
+                "CR/LF inside a URL written as %0D/%0A in WARC-Target-URI (a field is one line)",
+            )
         if url is not None:
             append((b"WARC-Target-URI", url))
         elif kind not in (RecordKind.WARCINFO, RecordKind.METADATA):
