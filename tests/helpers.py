@@ -49,22 +49,25 @@ def record_ids(path: Path) -> list[str] | None:
     """The ``WARC-Record-ID`` of every record of ``path`` in file order (FastWARC reads it, an
     independent reader), or ``None`` when FastWARC is missing or the file is not one
     crawlmill built: its first record is not crawlmill's warcinfo (``software: crawlmill/``),
-    so its ids are the input's (a WARC -> WARC copy) or the test's own (an input)."""
+    so its ids are the input's (a WARC -> WARC copy) or the test's own (an input). Reading
+    stops at bytes FastWARC refuses (a damaged input a test wrote)."""
     try:
         from fastwarc.warc import ArchiveIterator, WarcRecordType
     except ImportError:
         return None
     ids: list[str] = []
     with open(path, "rb") as fh:
-        records = ArchiveIterator(fh, parse_http=False)
-        for n, rec in enumerate(records):
-            if n == 0:
-                if rec.record_type != WarcRecordType.warcinfo:
-                    return None
-                if b"software: crawlmill/" not in rec.reader.read(4096):
-                    return None
-            ids.append(rec.headers.get("WARC-Record-ID") or "")
-    return ids
+        try:
+            for n, rec in enumerate(ArchiveIterator(fh, parse_http=False)):
+                if n == 0:
+                    if rec.record_type != WarcRecordType.warcinfo:
+                        return None
+                    if b"software: crawlmill/" not in rec.reader.read(4096):
+                        return None
+                ids.append(rec.headers.get("WARC-Record-ID") or "")
+        except OSError:  # a test's own damaged file (or one a test cut): the ids read so far
+            pass
+    return ids or None
 
 
 def assert_unique_record_ids(path: Path) -> int:
