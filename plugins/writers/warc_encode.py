@@ -125,7 +125,7 @@ class WarcEncoder:
                 verbatim = self._verbatim(record, warc, doc_id, framing)
                 if verbatim is not None:
                     return verbatim
-            return self._rebuild(record, warc, doc_id, framing)
+            return self._rebuild(record, warc, doc_id, framing, ordinal)
         return self._build(record, doc_id, ordinal)
 
     def date_of(self, record: Record) -> bytes:
@@ -221,7 +221,12 @@ class WarcEncoder:
         )
 
     def _rebuild(
-        self, record: Record, warc: dict[str, Any], doc_id: str | None, framing: Framing
+        self,
+        record: Record,
+        warc: dict[str, Any],
+        doc_id: str | None,
+        framing: Framing,
+        ordinal: int = 0,
     ) -> tuple[PendingRecord, dict[str, Any]]:
         """Original headers in order, re-framed for the target version, with changed fields
         updated and digests handled per the ``digests`` option."""
@@ -242,6 +247,9 @@ class WarcEncoder:
                 "date-missing", "record without a capture date: WARC-Date is the conversion time"
             )
             set_header(headers, b"WARC-Date", format_warc_date(self.when, framing.version))
+        if not (get_header(headers, b"WARC-Record-ID") or b"").strip():  # mandatory (5.2)
+            self.warn("record-id-missing", "record without a WARC-Record-ID: one was made")
+            set_header(headers, b"WARC-Record-ID", self.ids.of(record, ordinal))
         headers, notes = self._fixed_digests(record, headers, framing)
         self._notes(notes)
         pending = PendingRecord(framing.version, headers, _block_parts(record))
