@@ -40,6 +40,7 @@ from .errors import ConfigError, CrawlmillError, DamagedRecordError, PluginError
 from .plugin import InputFile
 from .reading import open_reader
 from .registry import Registry
+from .remote_paths import refuse_paths, refuse_urls
 from .spec import PipelineSpec
 
 __all__ = ["main"]
@@ -393,13 +394,16 @@ def _convert(args: argparse.Namespace) -> int:
         plugins=args.plugin,
     )
     if args.dry_run:
+        refuse_urls(spec)
         return _show_plan(spec, registry, "convert", as_json=False, dry_run=True)
     return _execute(spec, registry)
 
 
 def _run(args: argparse.Namespace) -> int:
     registry = Registry.load()
+    refuse_paths([("", args.pipeline)])
     spec = load_pipeline(args.pipeline, registry=registry)
+    refuse_urls(spec, args.pipeline)
     # only the settings the config set, so a default (e.g. workers) stays a default
     given = spec.run.model_dump(exclude_unset=True)
     overrides = _run_overrides(args, given)
@@ -438,6 +442,8 @@ def _run_overrides(args: argparse.Namespace, run: dict[str, Any]) -> dict[str, A
 
 def _execute(spec: PipelineSpec, registry: Registry) -> int:
     from . import engine  # imported here: `crawlmill --help` need not load the engine
+
+    refuse_urls(spec)  # no remote storage yet: a URL is no local path (exit 2)
 
     try:
         # the engine prints progress (per spec.run.progress), damage and task failures itself
@@ -489,7 +495,9 @@ def _summary(spec: PipelineSpec, report: Any) -> int:
 
 def _validate(args: argparse.Namespace) -> int:
     registry = Registry.load()
+    refuse_paths([("", args.pipeline)])
     spec = load_pipeline(args.pipeline, registry=registry)
+    refuse_urls(spec, args.pipeline)
     return _show_plan(spec, registry, args.pipeline, as_json=args.json)
 
 

@@ -29,6 +29,7 @@ from pydantic import BaseModel, ValidationError
 from .errors import ConfigError, PluginError, pydantic_problems, unknown_key
 from .interpolate import interpolate
 from .registry import Registry
+from .remote_paths import url_scheme
 from .spec import ComponentSpec, InputSpec, PipelineSpec, RunSpec
 
 __all__ = [
@@ -327,7 +328,11 @@ def _check_executor(run: RunSpec | None, problems: Problems) -> None:
 
 
 def resolve_path(path: str, base: Path) -> str:
-    """``path`` (``~`` expanded) made absolute against ``base``; globs are kept as they are."""
+    """``path`` (``~`` expanded) made absolute against ``base``; globs are kept as they are,
+    and so is a URL (``s3://...``: no local path; :func:`~crawlmill.core.remote_paths.refuse_urls`
+    refuses it by name)."""
+    if url_scheme(path):
+        return path
     expanded = os.path.expanduser(path)
     if os.path.isabs(expanded):
         return os.path.normpath(expanded)

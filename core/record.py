@@ -173,6 +173,16 @@ class RecordKind(StrEnum):
     CONTINUATION = "continuation"
 
 
+class SourceKey(TypedDict):
+    """The key a record had in a keyed source (a SequenceFile entry): its class, its
+    serialized bytes, and the class of the entry's value (a WARC writer writes them as
+    ``WARC-Source-Key-Class``/``-Key``/``-Value-Class``, :mod:`crawlmill.formats.warc_source_key`)."""
+
+    key_class: str
+    key: bytes
+    value_class: str
+
+
 class NeutralExtras(TypedDict, total=False):
     """``Record.extras["neutral"]``: what a reader mapped at parse time for the writers of
     other formats (a writer knows no other format)."""
@@ -184,6 +194,9 @@ class NeutralExtras(TypedDict, total=False):
     #: filedesc's ``"filedesc"``): not a document, so layouts number no doc id with it; a
     #: WARC writer writes it concurrent to its warcinfo.
     describes_file: str
+    #: the record's key in a keyed source (a SequenceFile entry's key, URL or not), so a
+    #: writer of another format keeps it and a SequenceFile writer writes it back.
+    source_key: SourceKey
 
 
 @dataclass(slots=True, frozen=True)

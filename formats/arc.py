@@ -10,7 +10,9 @@ ARC files are a sequence of records, each a header line, a block of ``length`` b
 
 The first record is the ``filedesc://<name>`` file header whose block starts with the version
 block (``"1 1 InternetArchive\\n"`` and the field-spec line), optionally followed by XML.
-Header lines are split from the right, because URLs may contain spaces (Common Crawl 2012).
+Header lines are split from the right, because URLs may contain spaces (Common Crawl 2012);
+a version-1 line whose IP-address or Archive-date then does not parse is read from the left
+when that reading parses (a Content-type with a space, as Alexa wrote), with a note.
 
 This module parses and builds header lines and filedesc records, parses dates and splits the
 HTTP head off a block; finding records in a file (lengths, gzip members, damage, resync) is
@@ -31,6 +33,7 @@ __all__ = [
     "V2_SPEC_LINE",
     "ArcHeader",
     "ArcHeaderError",
+    "RESPLIT_NOTE",
     "FileDesc",
     "build_filedesc",
     "build_header_line",
@@ -138,6 +141,15 @@ def parse_header_line(line: bytes, version: str | None = None) -> ArcHeader:
             )
     if not _SCHEME.match(parts[0]):
         raise ArcHeaderError(f"ARC header does not start with a URL: {text[:120]!r}")
+    if version == "1" and len(parts) == 5 and not _fields_parse(parts):
+        # a field that is not what its position says: the right split is wrong. The other
+        # reading ARC writers produced: a URL without spaces and a Content-type with one
+        # (Alexa's "text/html; Charset=iso-8859-1"), so URL, IP and date from the left
+        left = text.split(b" ", 3)
+        rest = left[3].rsplit(b" ", 1) if len(left) == 4 else []
+        if len(rest) == 2 and _fields_parse([*left[:3], *rest]):
+            parts = [*left[:3], *rest]
+            problems.append(RESPLIT_NOTE)
     fields = dict(zip(names, parts, strict=True))
     raw_len = fields["Archive-length"]
     length = int(raw_len) if _DIGITS.fullmatch(raw_len) else None
@@ -147,6 +159,21 @@ def parse_header_line(line: bytes, version: str | None = None) -> ArcHeader:
         if fields[name] == b"-":
             problems.append(f"{name} is '-'")
     return ArcHeader(raw=line, version=version, fields=fields, length=length, problems=problems)
+
+
+#: the note of a header line read with its Content-type holding a space.
+RESPLIT_NOTE = (
+    "header line read from the left: split from the right, its IP-address or Archive-date "
+    "did not parse (a Content-type with a space)"
+)
+_IP = re.compile(rb"\d{1,3}(?:\.\d{1,3}){3}|[0-9A-Fa-f]*:[0-9A-Fa-f:.]+|-")
+
+
+def _fields_parse(parts: list[bytes]) -> bool:
+    """Whether a v1 split's IP-address, Archive-date and Archive-length parse as such."""
+    return bool(
+        _IP.fullmatch(parts[1]) and _DATE.fullmatch(parts[2]) and _DIGITS.fullmatch(parts[4])
+    )
 
 
 def _looks_v2(text: bytes) -> bool:

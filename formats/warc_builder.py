@@ -128,6 +128,8 @@ def can_copy_verbatim(
     declared = get_header(headers, b"Content-Length")
     if declared is None or declared.strip() != str(expected).encode("ascii"):
         return False
+    if not (get_header(headers, b"WARC-Record-ID") or b"").strip():
+        return False  # rebuilt with a record id (mandatory field)
     return get_header(headers, b"WARC-Date") is not None  # else rebuilt (mandatory field)
 
 

@@ -109,6 +109,9 @@ _FRAMINGS = {
     "1.1": Framing("1.1", b"\r\n", b"\r\n\r\n", False),
     "1.0": Framing("1.0", b"\r\n", b"\r\n\r\n", False),
     "0.18": Framing("0.18", b"\n", b"\n\n", True),
+    # not a version to choose: WARC/0.17 records (Heritrix 1.x) keep theirs in ``auto``; its
+    # framing is 1.0's (CRLF, Content-Length of the block alone), as warcio and FastWARC read it
+    "0.17": Framing("0.17", b"\r\n", b"\r\n\r\n", False),
 }
 
 

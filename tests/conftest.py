@@ -187,3 +187,22 @@ def _codes_are_listed(request: pytest.FixtureRequest):
         unlisted = sorted(set(made) - listed_codes())
         if unlisted:
             pytest.fail(f"problem codes not listed in docs/problems.md: {unlisted}", pytrace=False)
+
+
+@pytest.fixture(autouse=True)
+def _record_ids_are_unique(request: pytest.FixtureRequest):
+    """Every WARC file crawlmill built (first record crawlmill's warcinfo) that a test leaves
+    under its ``tmp_path`` has unique ``WARC-Record-ID``s (WARC 1.1 section 5.2), read by
+    FastWARC after the test (files up to ``helpers.ID_CHECK_MAX_BYTES``); tests that do not
+    use ``tmp_path`` write nowhere this check looks."""
+    if "tmp_path" not in request.fixturenames:
+        yield
+        return
+    root = request.getfixturevalue("tmp_path")
+    yield
+    from tests.helpers import assert_unique_ids_under
+
+    try:
+        assert_unique_ids_under(root)
+    except AssertionError as exc:
+        pytest.fail(f"duplicate record ids in an output: {exc}", pytrace=False)

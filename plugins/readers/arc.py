@@ -41,7 +41,7 @@ from crawlmill.core import (
 )
 from crawlmill.core.naming import named_with
 from crawlmill.core.record import OffsetSpace
-from crawlmill.formats.arc import parse_arc_date, plausible_header
+from crawlmill.formats.arc import RESPLIT_NOTE, parse_arc_date, plausible_header
 from crawlmill.formats.arc_framing import (
     DETECT_WINDOW,
     GZIP_MAGIC,
@@ -105,6 +105,8 @@ def record_from_arc(
     record sharing its member with others has no offset (``None``)."""
     header = item.header
     notes = list(item.notes)
+    if RESPLIT_NOTE in header.problems:
+        notes.append(RESPLIT_NOTE)
     fields = {
         name: value.decode("utf-8", "surrogateescape") for name, value in header.fields.items()
     }

@@ -70,6 +70,7 @@ ARC_NOTES = _table(
     (r"^filedesc record has no version block", "filedesc-without-version"),
     (r"^HTTP head has no blank line", "http-head"),
     (r"^stray newline bytes before a record", "stray-newlines"),
+    (r"^header line read from the left", "arc-header-resplit"),
 )
 
 

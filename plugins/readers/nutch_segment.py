@@ -213,7 +213,9 @@ class NutchSegmentReader(Reader):
                group: dict[str, list[NutchEntry]]) -> Iterator[Record]:  # fmt: skip
         """The record of one URL (``group``: its entries per subdirectory); a URL a MapFile
         part holds more than once (not what Nutch writes) gives one record per
-        content/parse entry, with a warning, so none is lost."""
+        content/parse entry, with a warning, so none is lost. A single content (and parse)
+        with several crawl_fetch datums goes with the ``fetch_success`` datum (else the last);
+        each other datum is a ``metadata`` record."""
         extra = max(len(group.get(sub, ())) for sub in SORTED)
         if extra > 1:
             first = next(iter(group.values()))[0]
@@ -223,13 +225,21 @@ class NutchSegmentReader(Reader):
                 "one record each",
                 first.entry.offset,
             )
+        fetches = group.get("crawl_fetch", [])
+        home = _home_fetch(fetches)
         for i in range(max(extra, 1)):
             one = dict(group)
             for sub in SORTED:
-                if len(group.get(sub, ())) > 1:
-                    one[sub] = group[sub][i : i + 1]
+                items = group.get(sub, ())
+                if len(items) > 1:
+                    one[sub] = items[i : i + 1]
                     if not one[sub]:
                         del one[sub]
+                elif items and sub != "crawl_fetch" and len(fetches) > 1 and i != home:
+                    # one page, several fetches (a redirect, then the page): the page goes
+                    # with its own fetch only; the others are metadata records of their
+                    # datums, not copies of the page under another status line
+                    del one[sub]
             yield self._page(ctx, segment, number, one)
 
     def _page(self, ctx: ReadContext, segment: str, number: str,
@@ -381,6 +391,15 @@ def _linked(value: Any) -> bool:
     if not isinstance(value, CrawlDatum):
         return False
     return value.status == (LINKED if value.version >= 5 else OLD_LINKED)
+
+
+def _home_fetch(fetches: list[NutchEntry]) -> int:
+    """Which of a URL's crawl_fetch datums its single content belongs to: the first
+    ``fetch_success`` one, else the last (a redirect is fetched before the page)."""
+    for j, item in enumerate(fetches):
+        if isinstance(item.value, CrawlDatum) and item.value.status_name == "fetch_success":
+            return j
+    return len(fetches) - 1
 
 
 def _first(group: dict[str, list[NutchEntry]], sub: str) -> Any:

@@ -16,7 +16,11 @@ One Record per entry, mapped at parse time:
   entry's number, block and sync marker, and the values the classes' Writables decode (a
   ``Text``/``BytesWritable``-like value only when it is not the payload already), so a
   SequenceFile copies to a SequenceFile with the same entries byte for byte (NONE and RECORD
-  files to the same bytes).
+  files to the same bytes);
+* ``extras["neutral"]["source_key"]``: the key's class and bytes and the value's class, for
+  writers of other formats (a WARC writer writes them as ``WARC-Source-Key`` fields, so a
+  key that is not a URL is not lost and SequenceFile -> WARC -> SequenceFile gives back every
+  key and value byte for byte).
 
 A class no registered Writable answers to is read all the same: its bytes are the payload.
 A key or value its Writable cannot read exactly is a ``value-not-its-class`` warning (the
@@ -271,7 +275,9 @@ class SequenceFileReader(Reader):
             source = Provenance(ctx.path, entry.offset, None, "sequencefile", OffsetSpace.FILE)
         return Record(
             kind, url_of_key(header.key_class, entry.key), None, None, None, http_head, payload,
-            media, charset, None, None, [], {"sequencefile": extras}, source,
+            media, charset, None, None, [], {"sequencefile": extras, "neutral": {"source_key": {
+                "key_class": header.key_class, "key": entry.key,
+                "value_class": header.value_class}}}, source,
         )  # fmt: skip
 
 

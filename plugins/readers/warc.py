@@ -62,6 +62,7 @@ from crawlmill.formats.warc import (
     locate_start,
 )
 from crawlmill.formats.warc_fields import ID_FIELD_NAMES, ID_FIELDS, parse_warc_date
+from crawlmill.formats.warc_source_key import source_key_from_fields
 from crawlmill.plugins.readers.codes import WARC_DAMAGE, code_of
 from pydantic import Field
 
@@ -374,6 +375,11 @@ def warc_to_record(
         space = None if compressed is None else _SPACE[compressed]
         source = Provenance(path, item.offset, item.length, "warc", space)
         extras["member"] = False
+    all_extras: dict = {"warc": extras}
+    if get(b"warc-source-key") is not None:
+        source_key = source_key_from_fields(get)
+        if source_key is not None:
+            all_extras["neutral"] = {"source_key": source_key}
     record = Record(
         kind,
         url,
@@ -387,7 +393,7 @@ def warc_to_record(
         ip.decode("latin-1") if ip else None,
         text,
         [],
-        {"warc": extras},
+        all_extras,
         source,
         truncated,
     )

@@ -7,12 +7,14 @@ a random sync hash, a sync marker when a record starts ``sync_interval`` (100 Ki
 the last one, ``compression`` none (default), record or block with a ``codec``; BLOCK blocks
 hold ``block_size`` (1 000 000) uncompressed key + value bytes. Options left unset follow the
 source when the task's first record comes from a SequenceFile (its classes, version,
-compression, codec, metadata and sync hash), else Text keys and BytesWritable values.
+compression, codec, metadata and sync hash), else the classes of its kept source key (a WARC
+record's ``WARC-Source-Key-Class`` and ``-Value-Class``), else Text keys and BytesWritable values.
 
 An entry per record:
 
-* key: an unchanged record of a SequenceFile of the same key class keeps its key bytes;
-  otherwise the key is the record's ``url`` as the key class writes text (``Text``,
+* key: an unchanged record of a SequenceFile of the same key class keeps its key bytes; a
+  record that kept a source key of this class (``extras["neutral"]["source_key"]``, a WARC
+  record's ``WARC-Source-Key``) and whose URL no filter changed gets that key; otherwise the key is the record's ``url`` as the key class writes text (``Text``,
   ``TextBytes``, ``UTF8``; ``BytesWritable``: its UTF-8 bytes); a record without one (a
   ``warcinfo``) gets an empty key;
 * value: ``http_head`` + ``payload`` (the HTTP response as the server sent it; a WARC
@@ -60,6 +62,13 @@ __all__ = ["SequenceFileWriter"]
 H = "org.apache.hadoop.io."
 _TEXTS = {H + "Text", "org.commoncrawl.util.TextBytes", "org.commoncrawl.util.shared.TextBytes"}
 Codec = Literal["default", "deflate", "gzip", "bzip2", "snappy", "lz4", "zstd"]
+
+
+def _source_key(record: Record) -> dict[str, Any] | None:
+    """The record's key in a keyed source (``extras["neutral"]["source_key"]``), if any."""
+    neutral = record.extras.get("neutral")
+    kept = neutral.get("source_key") if isinstance(neutral, dict) else None
+    return kept if isinstance(kept, dict) else None
 
 
 def _key_of(key_class: str, url: str | None) -> bytes:
@@ -143,6 +152,7 @@ class SequenceFileWriter(FileWriter):
         src = (first.extras.get("sequencefile") if first is not None else None) or {}
         if not isinstance(src, dict):
             src = {}
+        kept = _source_key(first) if first is not None else None
         compression = o.compression or src.get("compression") or self.default_compression
         if o.codec is not None:
             codec = codec_named(o.codec)
@@ -153,8 +163,11 @@ class SequenceFileWriter(FileWriter):
         metadata.update({k.encode(): v.encode() for k, v in o.metadata.items()})
         self.seq = self.open_encoder(
             file,
-            o.key_class or src.get("key_class") or H + "Text",
-            o.value_class or src.get("value_class") or H + "BytesWritable",
+            o.key_class or src.get("key_class") or (kept or {}).get("key_class") or H + "Text",
+            o.value_class
+            or src.get("value_class")
+            or (kept or {}).get("value_class")
+            or H + "BytesWritable",
             compression=compression,
             codec=codec,
             metadata=list(metadata.items()),
@@ -204,10 +217,14 @@ class SequenceFileWriter(FileWriter):
         same_value = src.get("value_class") == h.value_class and not (
             {"payload", "http_head"} & record.changed
         )
+        kept = _source_key(record)
         try:
-            key = (
-                bytes(src["key"]) if same_key and "key" in src else _key_of(h.key_class, record.url)
-            )
+            if same_key and "key" in src:
+                key = bytes(src["key"])
+            elif kept and kept["key_class"] == h.key_class and "url" not in record.changed:
+                key = bytes(kept["key"])  # the key a WARC record kept (WARC-Source-Key)
+            else:
+                key = _key_of(h.key_class, record.url)
             if same_value and "value" in src:
                 value = bytes(src["value"])
             else:

@@ -3,8 +3,11 @@
 How a record becomes WARC bytes (first rule that applies):
 
 The target version is the ``version`` option; with ``auto`` (the default), records read from
-WARC 1.0 or 1.1 keep their own version (so ``convert x.warc.gz --to warc`` changes nothing) and
-every other record is written as 1.1.
+WARC 1.0, 1.1 or 0.17 keep their own version (so ``convert x.warc.gz --to warc`` changes nothing)
+and every other record is written as 1.1. WARC/0.17 (Heritrix 1.x) has the fields and framing
+of 1.0 (the same names and meanings; warcio and FastWARC read it), so a 0.17 record needs no
+field mapping: kept in ``auto``, relabelled to an explicit ``version`` with the warning
+``version-converted``.
 
 1. **Verbatim copy.** A record read from WARC (``extras["warc"]`` with ``raw_header``) that
    is unmodified, has the target version and framing, a ``Content-Length`` that matches its
@@ -141,7 +144,7 @@ class WarcWriterOptions(FileWriterOptions):
 
     version: Literal["auto", "1.1", "1.0", "0.18"] = Field(
         "auto",
-        description="WARC version to write; 0.18 follows the ClueWeb09 convention (LF, Content-Length counts the trailing blank lines). auto: records read from WARC 1.0/1.1 keep their version (so copies stay byte-identical) and all others are written as 1.1.",
+        description="WARC version to write; 0.18 follows the ClueWeb09 convention (LF, Content-Length counts the trailing blank lines). auto: records read from WARC 1.0/1.1/0.17 keep their version (so copies stay byte-identical) and all others are written as 1.1.",
     )
     compression: Literal["gzip", "zstd", "none"] = Field(
         "gzip",

@@ -27,6 +27,7 @@ from crawlmill.formats.warc_builder import (
     remove_header,
     set_header,
 )
+from crawlmill.formats.warc_source_key import source_key_fields
 from crawlmill.formats.warcwriter import Framing, PendingRecord, format_warc_date, framing_for
 
 from .cdxj_index import record_facts
@@ -59,6 +60,11 @@ def _digests_changed(record: Record) -> bool:
     ``_DIGEST_FIELDS`` changed, or it is modified without :meth:`Record.evolve` saying what
     (a record its reader repaired)."""
     return record.modified and (not record.changed or bool(record.changed & _DIGEST_FIELDS))
+
+
+#: input versions ``auto`` keeps (0.17: the fields of 1.0, read by warcio and FastWARC as it
+#: is; 0.18 is the ClueWeb09 convention, written as 1.1).
+_KEPT_VERSIONS = ("1.0", "1.1", "0.17")
 
 
 def _neutral(record: Record) -> dict[str, Any]:
@@ -107,13 +113,19 @@ class WarcEncoder:
             doc_id = record.doc_id  # also a doc id a filter set (not a content change)
         if isinstance(warc, dict) and warc.get("headers") is not None:
             framing = self.framing
-            if not self.version_explicit and str(warc.get("version")) in ("1.0", "1.1"):
-                framing = framing_for(str(warc["version"]))  # WARC 1.x input keeps its version
+            version = str(warc.get("version"))
+            if not self.version_explicit and version in _KEPT_VERSIONS:
+                framing = framing_for(version)  # WARC 1.x and 0.17 input keeps its version
+            elif version == "0.17":
+                self.warn(
+                    "version-converted",
+                    f"WARC/0.17 record written as WARC/{framing.version} (its fields are 1.0's)",
+                )
             if not record.modified and warc.get("raw_header"):
                 verbatim = self._verbatim(record, warc, doc_id, framing)
                 if verbatim is not None:
                     return verbatim
-            return self._rebuild(record, warc, doc_id, framing)
+            return self._rebuild(record, warc, doc_id, framing, ordinal)
         return self._build(record, doc_id, ordinal)
 
     def date_of(self, record: Record) -> bytes:
@@ -122,7 +134,9 @@ class WarcEncoder:
             keep_fraction = bool(record.date.microsecond) and "." in (record.date_raw or ".")
             return format_warc_date(record.date, self.framing.version, keep_fraction)
         if record.date_raw:
-            self.warn("date-kept-raw", "unparsable capture date kept as the raw string in WARC-Date")
+            self.warn(
+                "date-kept-raw", "unparsable capture date kept as the raw string in WARC-Date"
+            )
             return record.date_raw.encode("utf-8", "surrogateescape")
         # WARC-Date is mandatory: the conversion time stands in, and the report says so
         self.warn("date-missing", "record without a capture date: WARC-Date is the conversion time")
@@ -142,9 +156,14 @@ class WarcEncoder:
         if record.text is not None and (
             "text" in record.changed or record.kind != RecordKind.CONVERSION
         ):
-            self.warn("text-not-written", "extracted text not written: WARC holds it only as a conversion record")
+            self.warn(
+                "text-not-written",
+                "extracted text not written: WARC holds it only as a conversion record",
+            )
         if record.outlinks:
-            self.warn("outlinks-not-written", "outlinks not written: a WARC record has no place for them")
+            self.warn(
+                "outlinks-not-written", "outlinks not written: a WARC record has no place for them"
+            )
         if (
             record.http_head is not None
             and record.content_type
@@ -202,7 +221,12 @@ class WarcEncoder:
         )
 
     def _rebuild(
-        self, record: Record, warc: dict[str, Any], doc_id: str | None, framing: Framing
+        self,
+        record: Record,
+        warc: dict[str, Any],
+        doc_id: str | None,
+        framing: Framing,
+        ordinal: int = 0,
     ) -> tuple[PendingRecord, dict[str, Any]]:
         """Original headers in order, re-framed for the target version, with changed fields
         updated and digests handled per the ``digests`` option."""
@@ -219,8 +243,13 @@ class WarcEncoder:
         elif "doc_id" in record.changed:
             remove_header(headers, b"WARC-TREC-ID")
         if get_header(headers, b"WARC-Date") is None:
-            self.warn("date-missing", "record without a capture date: WARC-Date is the conversion time")
+            self.warn(
+                "date-missing", "record without a capture date: WARC-Date is the conversion time"
+            )
             set_header(headers, b"WARC-Date", format_warc_date(self.when, framing.version))
+        if not (get_header(headers, b"WARC-Record-ID") or b"").strip():  # mandatory (5.2)
+            self.warn("record-id-missing", "record without a WARC-Record-ID: one was made")
+            set_header(headers, b"WARC-Record-ID", self.ids.of(record, ordinal))
         headers, notes = self._fixed_digests(record, headers, framing)
         self._notes(notes)
         pending = PendingRecord(framing.version, headers, _block_parts(record))
@@ -278,10 +307,17 @@ class WarcEncoder:
             if describes:
                 append((b"WARC-Concurrent-To", self.warcinfo_id))
         url = record.url_bytes
+        if url is not None and (b"\r" in url or b"\n" in url):
+            url = url.replace(b"\r", b"%0D").replace(b"\n", b"%0A")  # RFC 3986 2.1
+            self.warn(
+                "url-line-break-encoded",
+                "CR/LF inside a URL written as %0D/%0A in WARC-Target-URI (a field is one line)",
+            )
         if url is not None:
             append((b"WARC-Target-URI", url))
         elif kind not in (RecordKind.WARCINFO, RecordKind.METADATA):
-            self.warn("url-missing", "record without a URL written without WARC-Target-URI")
+            kept = " (its source key kept in WARC-Source-Key)" if "source_key" in neutral else ""
+            self.warn("url-missing", "record without a URL written without WARC-Target-URI" + kept)
         append((b"WARC-Date", self.date_of(record)))
         ip = _real_ip(record.ip)
         if ip is not None:
@@ -291,6 +327,9 @@ class WarcEncoder:
             headers.append((b"WARC-Truncated", b"length"))
         if doc_id is not None:
             headers.append((b"WARC-TREC-ID", doc_id.encode("utf-8", "surrogateescape")))
+        source_key = neutral.get("source_key")
+        if isinstance(source_key, dict):  # a SequenceFile entry's key, URL or not: kept
+            headers.extend(source_key_fields(source_key))
         parts = _block_parts(record)
         if self.options.digests != "none":
             http_payload = record.http_head is not None and record.kind != RecordKind.REVISIT

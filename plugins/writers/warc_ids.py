@@ -2,7 +2,11 @@
 
 Record ids are deterministic: ``urn:uuid:`` uuid5 of the record's source identity (input,
 file inside a collection input, offset or ordinal, URL, raw date, and the name a reader gives a
-record that describes its file), so a rerun writes the same ids. The conversion date is
+record that describes its file), so a rerun writes the same ids. Several records can share that
+identity (the entries of one compressed SequenceFile block share the block's offset; a source
+record a reader maps to two records): the second and later of them, among the last
+:data:`REPEAT_WINDOW` identities of the task, get their repeat number in the identity too, so
+every record of a task has an id of its own. The conversion date is
 ``SOURCE_DATE_EPOCH`` when set, else now.
 """
 
@@ -11,6 +15,7 @@ from __future__ import annotations
 import os
 import posixpath
 import uuid
+from collections import OrderedDict
 from datetime import UTC, datetime
 from typing import Any
 
@@ -18,10 +23,21 @@ from crawlmill.core import Record, WriteContext
 from crawlmill.formats.warc_builder import CONFORMS_TO, warcinfo_record
 from crawlmill.formats.warcwriter import Framing, format_warc_date, uuid5_urn
 
-__all__ = ["RECORD_ID_NAMESPACE", "RecordIds", "conversion_date", "warcinfo_of_task", "software"]
+__all__ = [
+    "REPEAT_WINDOW",
+    "RECORD_ID_NAMESPACE",
+    "RecordIds",
+    "conversion_date",
+    "warcinfo_of_task",
+    "software",
+]
 
 #: namespace of crawlmill's deterministic record ids (uuid5).
 RECORD_ID_NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "https://crawlmill.invalid/warc-record-id")
+
+#: how many recent source identities a task remembers to number their repeats (records that
+#: share one are adjacent in every reader's order; the window bounds the memory).
+REPEAT_WINDOW = 4096
 
 
 def conversion_date() -> datetime:
@@ -45,6 +61,7 @@ class RecordIds:
     def __init__(self, ctx: WriteContext) -> None:
         self.ctx = ctx
         self._inner_paths: dict[str, str] = {}
+        self._recent: OrderedDict[str, int] = OrderedDict()
 
     def of(self, record: Record, ordinal: int, role: str = "") -> bytes:
         """The id of ``record``, the ``ordinal``-th of the task (used without a source
@@ -67,6 +84,15 @@ class RecordIds:
                 role,
             ]
         )
+        seen = self._recent.get(identity)
+        if seen is None:
+            self._recent[identity] = 0
+            if len(self._recent) > REPEAT_WINDOW:
+                self._recent.popitem(last=False)
+        else:
+            self._recent[identity] = seen + 1
+            self._recent.move_to_end(identity)
+            identity += f"\0repeat {seen + 1}"
         return uuid5_urn(RECORD_ID_NAMESPACE, identity)
 
     def _inner_path(self, path: str) -> str:
