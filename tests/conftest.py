@@ -78,6 +78,22 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         )
 
 
+#: the ``xdist_group`` of every test that uses the session's SparkContext (``spark_sc``).
+SPARK_GROUP = "spark"
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Under pytest-xdist (``--dist loadgroup``, pyproject.toml) every test that uses the
+    session's SparkContext runs in one worker: the suite starts one Spark JVM, not one per
+    worker, and that worker starts it first (xdist hands out the largest group first). They
+    are ``slow`` too: the quick loop (``-m "not slow"``) starts no JVM."""
+    for item in items:
+        if "spark_sc" in item.fixturenames:
+            item.add_marker(pytest.mark.xdist_group(SPARK_GROUP))
+            item.add_marker(pytest.mark.slow)
+
+
 def _missing(what: str) -> None:
     if REQUIRE_ORACLES:
         pytest.fail(f"oracle {what} is missing and CRAWLMILL_REQUIRE_ORACLES=1", pytrace=False)

@@ -1,9 +1,11 @@
 """A third-party plugin package (tests/third_party_plugin) is pip-installed, listed by
 ``crawlmill plugins`` and used by name from a YAML pipeline.
 
-The package is installed into the running interpreter for this module and uninstalled at
-teardown. Everything talks to it through new processes (the ``crawlmill`` console script), as a
-user would.
+The package is pip-installed for this module into a folder of its own (``pip install
+--target``), which the ``crawlmill`` processes of these tests have on their ``PYTHONPATH``:
+tests running meanwhile in other processes (pytest-xdist workers) never see the plugin, and
+nothing is left installed. Everything talks to it through new processes (the ``crawlmill``
+console script), as a user would.
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ import pytest
 
 PACKAGE_DIR = Path(__file__).resolve().parent / "third_party_plugin"
 DIST = "crawlmill-example-plugin"
+#: where the module's fixture installed the plugin (on the PYTHONPATH of :func:`crawlmill`).
+SITE: list[Path] = []
 
 
 def pip(*args: str) -> subprocess.CompletedProcess:
@@ -42,10 +46,13 @@ def installed(tmp_path_factory):
     shutil.copytree(
         PACKAGE_DIR, src, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__")
     )
-    result = pip("install", "--no-deps", str(src))
+    site = src.parent / "site"
+    result = pip("install", "--no-deps", "--target", str(site), str(src))
     assert result.returncode == 0, result.stdout + result.stderr
+    assert list(site.glob("crawlmill_example_plugin-*.dist-info")), sorted(site.iterdir())
+    SITE[:] = [site]
     yield DIST
-    pip("uninstall", "-y", DIST)
+    SITE.clear()
 
 
 def crawlmill(
@@ -54,6 +61,9 @@ def crawlmill(
     full_env = dict(os.environ)
     for var in ("CRAWLMILL_LOAD_PLUGINS", "CRAWLMILL_DISABLE_PLUGINS"):
         full_env.pop(var, None)
+    full_env["PYTHONPATH"] = os.pathsep.join(
+        [*map(str, SITE), *filter(None, [os.environ.get("PYTHONPATH")])]
+    )
     full_env.update(env or {})
     return subprocess.run(
         ["crawlmill", *args], capture_output=True, text=True, env=full_env, cwd=cwd, check=False

@@ -34,19 +34,34 @@ def _inputs(base: Path, n: int) -> Path:
     return folder
 
 
+#: the CLI in a fresh interpreter, with Ctrl-C raising KeyboardInterrupt as from a terminal.
+#: Started in the background (``nohup ... &`` from a script, as CI may start the suite), a
+#: process inherits SIGINT ignored and Python keeps it ignored, as it rightly does for a user's
+#: ``crawlmill ... &``; so the child installs the handler Python installs when it is not.
+CLI = (
+    "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+    "from crawlmill.core.cli import main; sys.exit(main(sys.argv[1:]))"
+)
+
+
 def _convert(src: Path, out: Path, delay: float = 0.05, workers: int = 2) -> subprocess.Popen:
-    code = "import sys; from crawlmill.core.cli import main; sys.exit(main(sys.argv[1:]))"
+    """The run, started as from a background job: SIGINT ignored when the child starts (the
+    suite behaves alike however it was started)."""
     args = [str(src), "--from", "fake-lines", "--reader-option", f"delay={delay}"]
     args += ["--to", "fake-jsonl", "-o", str(out), "--workers", str(workers)]
     args += ["--plugin", "cm_fake", "--progress", "never"]
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(FAKE_DIR), *sys.path]))
-    return subprocess.Popen(
-        [sys.executable, "-c", code, "convert", *args],
-        env=env,
-        start_new_session=True,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # inherited by the child
+    try:
+        return subprocess.Popen(
+            [sys.executable, "-c", CLI, "convert", *args],
+            env=env,
+            start_new_session=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _stat(pid: int) -> tuple[int, str] | None:

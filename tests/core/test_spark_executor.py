@@ -326,11 +326,15 @@ def test_ctrl_c_cancels_the_spark_tasks_and_the_report_counts_what_was_committed
             "--spark-master", MASTER]  # fmt: skip
     running.set()
     watcher = threading.Thread(target=interrupt_after_two_commits, daemon=True)
+    # Ctrl-C raises KeyboardInterrupt, as in a terminal, also when the suite was started in the
+    # background (``nohup ... &`` from a script: SIGINT inherited ignored)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     watcher.start()
     try:
         code = main(["convert", *argv])
     finally:
         running.clear()
+        signal.signal(signal.SIGINT, previous)
     err = capsys.readouterr().err
     assert code == 130, err
     report = json.loads((out / ".crawlmill" / "report.json").read_text())

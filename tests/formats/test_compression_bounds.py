@@ -4,6 +4,7 @@ Broken with its compressed bytes; memory stays within the bound plus a piece."""
 
 from __future__ import annotations
 
+import functools
 import io
 import random
 import tracemalloc
@@ -45,7 +46,10 @@ def words(size: int) -> bytes:
     return b"".join(out)[:size]
 
 
-WORDS = words(8 * MIB)
+@functools.cache
+def text_8mib() -> bytes:
+    """8 MiB of text (made on first use, not when the module is collected: it takes seconds)."""
+    return words(8 * MIB)
 
 
 def test_member_bound_is_one_record():
@@ -99,7 +103,7 @@ def test_members_within_the_bound_come_out_whole_in_bounded_pieces(kind):
 def test_the_first_member_is_a_stream_bounded_only_by_max_decompressed_bytes(kind):
     """A whole-file gzip (ClueWeb09) is one large member: the member bound does not apply."""
     pack = _frames(kind)
-    whole = WORDS  # compresses like text, a few to one
+    whole = text_8mib()  # compresses like text, a few to one
     packed = pack(whole)
     items = iter_pieces(io.BytesIO(packed), kind, piece_size=MIB, max_member_bytes=2 * MIB)
     assert summary(items) == [("member", 0, whole)]
@@ -136,7 +140,7 @@ def test_junk_inside_a_whole_file_stream_does_not_cut_it(kind):
     """A 32 MiB run of one byte (a header line bomb) inside a whole-file stream, records
     after it: every byte is handed out."""
     pack = _frames(kind)
-    whole = b"before" + b"a" * (32 * MIB) + b"after" + WORDS[: 2 * MIB]
+    whole = b"before" + b"a" * (32 * MIB) + b"after" + text_8mib()[: 2 * MIB]
     items = iter_pieces(io.BytesIO(pack(whole)), kind, piece_size=MIB, max_member_bytes=2 * MIB)
     assert summary(items) == [("member", 0, whole)]
 

@@ -4,6 +4,7 @@ corrupt block), and the damage names the compressed offset where decoding failed
 
 from __future__ import annotations
 
+import functools
 import io
 import random
 import zlib
@@ -24,7 +25,10 @@ def text(n_lines: int, seed: int = 1) -> bytes:
     )
 
 
-DATA = text(40_000)  # about 3 MB, about 1 MB deflated
+@functools.cache
+def lines_3mb() -> bytes:
+    """About 3 MB of text, about 1 MB deflated (made on first use, not at collection)."""
+    return text(40_000)
 
 
 def delivered(items) -> tuple[bytes, list[Broken]]:
@@ -45,11 +49,11 @@ def prefix_output(new_decoder, compressed: bytes) -> bytes:
 
 
 def test_gzip_bad_crc_hands_out_every_byte():
-    member = bytearray(gz(DATA))
+    member = bytearray(gz(lines_3mb()))
     member[-6] ^= 0x55  # CRC32
     tail = gz(b"next member")
     got, broken = delivered(iter_pieces(io.BytesIO(bytes(member) + tail), "gzip"))
-    assert got == DATA + b"next member"
+    assert got == lines_3mb() + b"next member"
     (b,) = broken
     assert b.offset == 0 and b.partial and b.length == len(member)
     assert b.error_offset == len(member) - 1  # the check fails on the trailer's last byte
@@ -58,7 +62,7 @@ def test_gzip_bad_crc_hands_out_every_byte():
 
 @pytest.mark.parametrize("back", [200, 3000, 40_000])
 def test_gzip_corrupt_byte_near_the_end_keeps_all_before_it(back):
-    member = bytearray(gz(DATA))
+    member = bytearray(gz(lines_3mb()))
     k = len(member) - back
     intact = prefix_output(lambda: zlib.decompressobj(31), bytes(member[:k]))
     member[k : k + 4] = b"\xff\xff\xff\xff"
@@ -73,21 +77,21 @@ def test_gzip_salvage_of_a_member_beyond_the_rescan_window(monkeypatch):
     for module in (pieces, gzip_stream):
         monkeypatch.setattr(module, "RESCAN_WINDOW", 1 << 16)
     monkeypatch.setattr(pieces, "READ_SIZE", 1 << 16)
-    member = bytearray(gz(DATA))
+    member = bytearray(gz(lines_3mb()))
     member[-6] ^= 0x55
     fh = io.BytesIO(bytes(member) + gz(b"after"))
     got, broken = delivered(iter_pieces(fh, "gzip", piece_size=1 << 18))
-    assert got == DATA + b"after" and len(broken) == 1
+    assert got == lines_3mb() + b"after" and len(broken) == 1
 
 
 def test_gzip_salvage_keeps_the_bound():
-    member = bytearray(gz(DATA))
+    member = bytearray(gz(lines_3mb()))
     member[-6] ^= 0x55
-    limit = len(DATA) - 1000
+    limit = len(lines_3mb()) - 1000
     got, broken = delivered(
         iter_pieces(io.BytesIO(bytes(member)), "gzip", max_decompressed_bytes=limit)
     )
-    assert len(got) <= limit + (1 << 16) and got == DATA[: len(got)]
+    assert len(got) <= limit + (1 << 16) and got == lines_3mb()[: len(got)]
     assert len(broken) == 1
 
 
@@ -97,32 +101,32 @@ def _zstd():
 
 def test_zstd_bad_checksum_and_corrupt_block_keep_all_before():
     zstandard = _zstd()
-    frame = zstandard.ZstdCompressor(write_checksum=True).compress(DATA)
+    frame = zstandard.ZstdCompressor(write_checksum=True).compress(lines_3mb())
     bad = bytearray(frame)
     bad[-1] ^= 1
     got, broken = delivered(iter_pieces(io.BytesIO(bytes(bad)), "zstd"))
-    assert got == DATA and len(broken) == 1 and broken[0].error_offset == len(frame) - 1
+    assert got == lines_3mb() and len(broken) == 1 and broken[0].error_offset == len(frame) - 1
     k = len(frame) - 5000
     intact = prefix_output(lambda: zstandard.ZstdDecompressor().decompressobj(), frame[:k])
     bad = bytearray(frame)
     bad[k : k + 8] = b"\xee" * 8
     got, broken = delivered(iter_pieces(io.BytesIO(bytes(bad)), "zstd"))
-    assert got[: len(intact)] == intact and len(intact) > len(DATA) // 2
+    assert got[: len(intact)] == intact and len(intact) > len(lines_3mb()) // 2
     assert len(broken) == 1 and broken[0].error_offset >= k
 
 
 def test_lz4_bad_checksum_and_corrupt_block_keep_all_before():
     import lz4.frame
 
-    frame = lz4.frame.compress(DATA, content_checksum=True)
+    frame = lz4.frame.compress(lines_3mb(), content_checksum=True)
     bad = bytearray(frame)
     bad[-1] ^= 1
     got, broken = delivered(iter_pieces(io.BytesIO(bytes(bad)), "lz4"))
-    assert got == DATA and len(broken) == 1 and broken[0].error_offset == len(frame) - 1
+    assert got == lines_3mb() and len(broken) == 1 and broken[0].error_offset == len(frame) - 1
     k = len(frame) - 5000
     intact = prefix_output(lz4.frame.LZ4FrameDecompressor, frame[:k])
     bad = bytearray(frame)
     bad[k : k + 8] = b"\xee" * 8
     got, broken = delivered(iter_pieces(io.BytesIO(bytes(bad)), "lz4"))
-    assert got[: len(intact)] == intact and len(intact) > len(DATA) // 2
+    assert got[: len(intact)] == intact and len(intact) > len(lines_3mb()) // 2
     assert len(broken) == 1 and broken[0].error_offset >= k
