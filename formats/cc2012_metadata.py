@@ -134,8 +134,10 @@ def page_metadata(
     ip: str | None = None,
     fetched: datetime | None = None,
     simhash: Callable[[str], int] | None = None,
+    meta_form: str = "attributes",
 ) -> dict[str, Any]:
-    """The 2012 metadata JSON object of one capture (see the module docstring)."""
+    """The 2012 metadata JSON object of one capture (see the module docstring); ``meta_form``:
+    the form of ``meta_tags`` (:data:`crawlmill.formats.cc2012_html.META_FORMS`)."""
     data: dict[str, Any] = {
         "attempt_time": int(fetched.timestamp() * 1000) if fetched is not None else None
     }
@@ -185,7 +187,7 @@ def page_metadata(
     text = body.decode(charset, "replace")
     content: dict[str, Any] | None = None
     if kind == HTML:
-        content = _html(text, url)
+        content = _html(text, url, meta_form)
     elif kind in (FEED, XML):
         found = feed_content(body, url)
         content = found[0] if found is not None else None
@@ -199,11 +201,11 @@ def page_metadata(
     return data
 
 
-def _html(text: str, url: str | None = None) -> dict[str, Any]:
+def _html(text: str, url: str | None, meta_form: str) -> dict[str, Any]:
     tree = html_tree(text)
     if tree is None:
         return {"type": "html-doc"}
-    return html_object(tree, url)
+    return html_object(tree, url, meta_form)
 
 
 def page_text(body: bytes, charset: str, is_feed: bool = False) -> str:

@@ -92,7 +92,8 @@ class Cc2012Writer(Writer):
         variant: Literal["text-gzip", "textbytes-snappy"] = Field(
             "text-gzip",
             description="text-gzip (Text keys and values, GzipCodec; July 2012 on) or "
-            "textbytes-snappy (TextBytes; metadata GzipCodec, textData SnappyCodec; before)",
+            "textbytes-snappy (TextBytes; metadata GzipCodec, textData SnappyCodec; before; "
+            "meta_tags as {name, value})",
         )
         segment_id: int | None = Field(
             None,
@@ -194,8 +195,7 @@ class Cc2012Writer(Writer):
             self._generated(*pending)
 
     def _generated(self, record: Record, member: _Member) -> None:
-        data = page_json(record)
-        data = self.redirects.apply(record, data)
+        data = self.redirects.apply(record, page_json(record, self.options.variant))
         if "redirect_from" in data:
             self.ctx.count("redirect_from set")
         key = (record.url or "").encode("utf-8", "surrogateescape")

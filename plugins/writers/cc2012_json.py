@@ -48,8 +48,9 @@ def carried_json(record: Record) -> tuple[dict[str, Any], bytes] | None:
     return data, bytes(record.payload)
 
 
-def page_json(record: Record) -> dict[str, Any]:
-    """The generated JSON of a ``response`` capture."""
+def page_json(record: Record, variant: str = "text-gzip") -> dict[str, Any]:
+    """The generated JSON of a ``response`` capture; ``meta_tags`` as the crawler wrote them
+    in the ``variant``'s period (``textbytes-snappy``, before July 2012: ``{name, value}``)."""
     assert record.url is not None
     return page_metadata(
         record.url,
@@ -58,6 +59,7 @@ def page_json(record: Record) -> dict[str, Any]:
         ip=record.ip,
         fetched=record.date,
         simhash=simhash,  # crawlmill's 64-bit simhash of the page text (issue 11)
+        meta_form="name-value" if variant == "textbytes-snappy" else "attributes",
     )
 
 

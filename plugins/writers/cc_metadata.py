@@ -65,7 +65,8 @@ class CcMetadataWriter(FileWriter):
             "jsonl",
             description="jsonl (JSON lines), or the 2012 SequenceFiles metadata-NNNNN and "
             "textData-NNNNN: text-gzip (Text, GzipCodec; July 2012 on) or textbytes-snappy "
-            "(TextBytes; metadata GzipCodec, textData SnappyCodec; before)",
+            "(TextBytes; metadata GzipCodec, textData SnappyCodec; before; meta_tags as "
+            "{name, value})",
         )
 
     @classmethod
@@ -100,7 +101,7 @@ class CcMetadataWriter(FileWriter):
             return dict(kept["line"])
         if record.kind != RecordKind.RESPONSE or record.url is None:
             return None
-        data = self.redirects.apply(record, page_json(record))
+        data = self.redirects.apply(record, page_json(record, self.options.variant))
         if "redirect_from" in data:
             self.ctx.count("redirect_from set")
         line: dict[str, Any] = {"url": record.url, "metadata": data}

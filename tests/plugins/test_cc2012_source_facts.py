@@ -145,3 +145,33 @@ def test_redirect_from_of_a_capture_reached_by_a_redirect(tmp_path):
         assert "redirect_from" not in meta["http://r.example/old"]  # its own JSON is kept
         report = json.loads((out / ".crawlmill" / "report.json").read_text())
         assert "redirect_from set" in json.dumps(report)
+
+
+META_PAGE = (
+    b'<html><head><meta name="description" content="Flickr is almost certainly the best">'
+    b'<meta property="og:title" content="O"><meta charset="utf-8"></head><body>x</body></html>'
+)
+
+
+def test_meta_tags_in_the_form_of_each_period(tmp_path):
+    # the page's sample (Feb 2012): "meta_tags": [ { "name": "name", "value": "Flickr is almost
+    # certainly the best online photo management and .." } ] -- the crawler wrote {name, value}
+    # until its commit c86b748 (2012-07-06, "storing/surfacing meta tag attributes as key value
+    # pairs"), every attribute after it ("If the "meta" tag uses a "property" attribute instead
+    # of a "name" attribute, "property" is used as the key.")
+    src = tmp_path / "in.warc.gz"
+    warc(src, [("http://m.example/", [("Content-Type", "text/html")], META_PAGE)])
+    got = {}
+    for variant in ("text-gzip", "textbytes-snappy"):
+        out = tmp_path / variant
+        assert convert(src, out, "cc2012", "--option", f"variant={variant}") == 0
+        got[variant] = segment(out)[0]["http://m.example/"]["content"]["meta_tags"]
+    assert got["text-gzip"] == [
+        {"name": "description", "content": "Flickr is almost certainly the best"},
+        {"property": "og:title", "content": "O"},
+        {"charset": "utf-8"},
+    ]
+    assert got["textbytes-snappy"] == [
+        {"name": "description", "value": "Flickr is almost certainly the best"},
+        {"name": "og:title", "value": "O"},
+    ]
