@@ -9,7 +9,8 @@ IP, the fetch time, the HTTP head and the payload as stored:
   ``disposition`` (``SUCCESS`` with an HTTP status;
   ``FAILURE`` with ``failure_reason`` and ``failure_detail`` without one);
 * ``server_ip``, ``http_result``, ``http_headers`` (names lowercased, repeated headers
-  joined with ``", "``, the status line under ``response``), ``content_len`` (the
+  joined with ``", "``, the status line under ``response``; without the hop-by-hop headers,
+  ``set-cookie`` and ``content-encoding``, as the crawler left them out), ``content_len`` (the
   ``Content-Length`` header);
 * for a 2xx response with content only (the crawler looked at no other content):
   ``mime_type`` (``Content-Type`` without parameters, ``text/html`` when there is none),
@@ -65,6 +66,15 @@ _IANA = {"utf-8": "UTF-8", "iso8859-1": "ISO-8859-1", "cp932": "Shift_JIS", "euc
          "big5": "Big5", "euc_kr": "EUC-KR", "koi8-r": "KOI8-R"}  # fmt: skip
 
 
+#: headers the crawler left out of ``http_headers`` (``ParserMapper.dontKeepHeaders``: hop by
+#: hop, cookies, and the content coding it undid; its sample with ``"content_is_gzip": true``
+#: has no ``content-encoding``). The ARC record keeps the whole head.
+_NOT_KEPT = frozenset((
+    "proxy-connection", "connection", "keep-alive", "transfer-encoding", "te", "trailer",
+    "proxy-authorization", "proxy-authenticate", "upgrade", "set-cookie", "content-encoding",
+))  # fmt: skip
+
+
 def signed64(value: int) -> int:
     """An unsigned 64-bit value as the signed number Java's ``long`` holds."""
     value &= (1 << 64) - 1
@@ -79,6 +89,8 @@ def _headers(head: bytes) -> tuple[str, int | None, dict[str, str]]:
     headers: dict[str, str] = {"response": line}
     for name, value in pairs:
         key = name.decode("latin-1").strip().lower()
+        if key in _NOT_KEPT:
+            continue
         text = value.decode("latin-1").strip()
         headers[key] = f"{headers[key]}, {text}" if key in headers else text
     return line, code, headers

@@ -87,7 +87,7 @@ class Redirects:
     ``limit`` redirects are remembered (the captures of a chain are near each other in a
     crawl); the 3xx captures keep their own JSON."""
 
-    def __init__(self, limit: int = 100_000) -> None:
+    def __init__(self, limit: int = 10_000) -> None:
         self.limit = limit
         self.by_target: OrderedDict[str, dict[str, Any]] = OrderedDict()
 
