@@ -362,3 +362,19 @@ def test_http_headers_without_the_ones_the_crawler_left_out():
         "vary": "Accept-Encoding", "content-type": "text/html",
     }  # fmt: skip
     assert data["content_is_gzip"] is True and data["content"]["title"] == "t"
+
+
+def test_feed_extension_elements_are_not_the_feeds_own():
+    rss = RSS.replace(
+        b"<link>http://f/</link>",
+        b'<atom:link xmlns:atom="http://www.w3.org/2005/Atom" href="http://f/rss" rel="self"/>'
+        b"<link>http://f/</link>",
+    )
+    c = page_metadata("http://f/rss", rss, HEAD % b"application/rss+xml")["content"]
+    assert c["link"] == {"href": "http://f/"}
+    atom = ATOM.replace(
+        b"<entry>",
+        b'<entry><media:title xmlns:media="http://search.yahoo.com/mrss/">M</media:title>',
+    )
+    c = page_metadata("http://a/feed", atom, HEAD % b"application/atom+xml")["content"]
+    assert c["items"][0]["title"] == "E1"
