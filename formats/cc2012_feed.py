@@ -49,8 +49,16 @@ def _local(tag: Any) -> str:
     return tag.rsplit("}", 1)[-1] if isinstance(tag, str) else ""
 
 
+def _ns(tag: Any) -> str:
+    return tag[1:].split("}", 1)[0] if isinstance(tag, str) and tag.startswith("{") else ""
+
+
 def _children(el: Any, name: str) -> list[Any]:
-    return [c for c in el if _local(c.tag) == name]
+    """The children called ``name`` in the element's own namespace (an RSS 2.0 channel's
+    ``<atom:link>``, an Atom entry's ``<media:content>`` are extensions the crawler's feed
+    parser did not read as the feed's own)."""
+    ns = _ns(el.tag)
+    return [c for c in el if _local(c.tag) == name and _ns(c.tag) == ns]
 
 
 def _raw(el: Any, name: str) -> str | None:

@@ -6,8 +6,10 @@ the crawler's parser (commoncrawl/commoncrawl-crawler ``ParseWorker`` and
 ``ParserMapper.parseResultToJsonObject``, the version of the public 2012 segments):
 
 * ``meta_tags``: every attribute of each ``<meta>`` as a key/value pair ("If the "meta" tag
-  uses a "property" attribute instead of a "name" attribute, "property" is used as the key";
-  the crawler wrote ``{"name": ..., "value": ...}`` only before 2012-07-06);
+  uses a "property" attribute instead of a "name" attribute, "property" is used as the key"),
+  or, for the ``textbytes-snappy`` period (May-June 2012), ``{"name": ..., "value": ...}`` as
+  the crawler wrote them before 2012-07-06 and the page's sample shows them
+  (:data:`META_FORMS`);
 * ``links``: ``a``, ``area``, ``frame``, ``iframe``, ``script``, ``img`` and ``link`` tags with
   a URL (none for an empty one, ``#...`` or ``javascript:``), keys in the crawler's order:
   ``type`` (the tag, replaced by the tag's own ``type`` attribute: ``<link type=...>``,
@@ -27,7 +29,15 @@ import re
 from typing import Any
 from urllib.parse import urljoin
 
-__all__ = ["LINK_TAGS", "clean", "element_text", "html_object", "html_text", "html_tree"]
+__all__ = [
+    "LINK_TAGS",
+    "META_FORMS",
+    "clean",
+    "element_text",
+    "html_object",
+    "html_text",
+    "html_tree",
+]
 
 #: the link tags and the attribute holding their URL (``ParseWorker.linkTypeToSrcMap``).
 LINK_TAGS = {"a": "href", "area": "href", "link": "href", "frame": "src", "iframe": "src",
@@ -39,6 +49,10 @@ _BLOCKS = frozenset((
     "th", "thead", "tr", "button", "del", "ins", "map", "object", "script",
 ))  # fmt: skip
 _WS = re.compile(r"\s+")
+#: the two forms of ``meta_tags``: every attribute (the crawler from 2012-07-06, commit
+#: c86b748: the public segments) or ``{"name", "value"}`` (before: the data-set page's sample).
+META_FORMS = ("attributes", "name-value")
+_META_NAMES = ("name", "property", "http-equiv")
 
 
 def clean(value: str | None) -> str:
@@ -72,14 +86,32 @@ def _base_url(tree: Any, url: str | None) -> str | None:
     return base or url
 
 
-def html_object(tree: Any, url: str | None) -> dict[str, Any]:
+def _name_value(el: Any) -> dict[str, str] | None:
+    """A ``<meta>`` as the crawler wrote it before 2012-07-06: ``name`` the value of its last
+    ``name``, ``property`` or ``http-equiv`` attribute, ``value`` its ``content``; ``None`` for
+    a tag with neither (that crawler failed on the page)."""
+    name = value = None
+    for key, attr in el.attrib.items():
+        if key == "content":
+            value = attr
+        elif key in _META_NAMES:
+            name = attr
+    if name is None and value is None:
+        return None
+    return {"name": name or "", "value": value or ""}
+
+
+def html_object(tree: Any, url: str | None, meta_form: str = "attributes") -> dict[str, Any]:
     """The ``html-doc`` object of a parsed page (or of a feed item's HTML), see the module
-    docstring."""
+    docstring; ``meta_form`` one of :data:`META_FORMS`."""
     content: dict[str, Any] = {"type": "html-doc"}
     title = tree.find(".//title")
     if title is not None and clean(title.text_content()):
         content["title"] = clean(title.text_content())
-    metas = [dict(el.attrib) for el in tree.iter("meta")]
+    if meta_form == "name-value":
+        metas = [m for m in map(_name_value, tree.iter("meta")) if m is not None]
+    else:
+        metas = [dict(el.attrib) for el in tree.iter("meta")]
     if metas:
         content["meta_tags"] = metas
     base = _base_url(tree, url)

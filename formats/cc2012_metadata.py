@@ -9,7 +9,8 @@ IP, the fetch time, the HTTP head and the payload as stored:
   ``disposition`` (``SUCCESS`` with an HTTP status;
   ``FAILURE`` with ``failure_reason`` and ``failure_detail`` without one);
 * ``server_ip``, ``http_result``, ``http_headers`` (names lowercased, repeated headers
-  joined with ``", "``, the status line under ``response``), ``content_len`` (the
+  joined with ``", "``, the status line under ``response``; without the hop-by-hop headers,
+  ``set-cookie`` and ``content-encoding``, as the crawler left them out), ``content_len`` (the
   ``Content-Length`` header);
 * for a 2xx response with content only (the crawler looked at no other content):
   ``mime_type`` (``Content-Type`` without parameters, ``text/html`` when there is none),
@@ -65,6 +66,15 @@ _IANA = {"utf-8": "UTF-8", "iso8859-1": "ISO-8859-1", "cp932": "Shift_JIS", "euc
          "big5": "Big5", "euc_kr": "EUC-KR", "koi8-r": "KOI8-R"}  # fmt: skip
 
 
+#: headers the crawler left out of ``http_headers`` (``ParserMapper.dontKeepHeaders``: hop by
+#: hop, cookies, and the content coding it undid; its sample with ``"content_is_gzip": true``
+#: has no ``content-encoding``). The ARC record keeps the whole head.
+_NOT_KEPT = frozenset((
+    "proxy-connection", "connection", "keep-alive", "transfer-encoding", "te", "trailer",
+    "proxy-authorization", "proxy-authenticate", "upgrade", "set-cookie", "content-encoding",
+))  # fmt: skip
+
+
 def signed64(value: int) -> int:
     """An unsigned 64-bit value as the signed number Java's ``long`` holds."""
     value &= (1 << 64) - 1
@@ -79,6 +89,8 @@ def _headers(head: bytes) -> tuple[str, int | None, dict[str, str]]:
     headers: dict[str, str] = {"response": line}
     for name, value in pairs:
         key = name.decode("latin-1").strip().lower()
+        if key in _NOT_KEPT:
+            continue
         text = value.decode("latin-1").strip()
         headers[key] = f"{headers[key]}, {text}" if key in headers else text
     return line, code, headers
@@ -134,8 +146,10 @@ def page_metadata(
     ip: str | None = None,
     fetched: datetime | None = None,
     simhash: Callable[[str], int] | None = None,
+    meta_form: str = "attributes",
 ) -> dict[str, Any]:
-    """The 2012 metadata JSON object of one capture (see the module docstring)."""
+    """The 2012 metadata JSON object of one capture (see the module docstring); ``meta_form``:
+    the form of ``meta_tags`` (:data:`crawlmill.formats.cc2012_html.META_FORMS`)."""
     data: dict[str, Any] = {
         "attempt_time": int(fetched.timestamp() * 1000) if fetched is not None else None
     }
@@ -185,7 +199,7 @@ def page_metadata(
     text = body.decode(charset, "replace")
     content: dict[str, Any] | None = None
     if kind == HTML:
-        content = _html(text, url)
+        content = _html(text, url, meta_form)
     elif kind in (FEED, XML):
         found = feed_content(body, url)
         content = found[0] if found is not None else None
@@ -199,11 +213,11 @@ def page_metadata(
     return data
 
 
-def _html(text: str, url: str | None = None) -> dict[str, Any]:
+def _html(text: str, url: str | None, meta_form: str) -> dict[str, Any]:
     tree = html_tree(text)
     if tree is None:
         return {"type": "html-doc"}
-    return html_object(tree, url)
+    return html_object(tree, url, meta_form)
 
 
 def page_text(body: bytes, charset: str, is_feed: bool = False) -> str:

@@ -17,7 +17,9 @@ The JSON of a capture is the input's own when it has it: the ``metadata`` record
 2012 JSON that follows the capture of the same URL (as the ``cc2012`` reader delivers them,
 and as a WARC made from a segment keeps them), with that record's text (made from the capture
 when the record has none: a WARC keeps no text); otherwise it is made from the capture
-(:mod:`crawlmill.plugins.writers.cc2012_json`), and so is the text; a capture the ARC writer
+(:mod:`crawlmill.plugins.writers.cc2012_json`), and so is the text, with the
+``redirect_from`` of a capture a 3xx capture before it redirected to (counted as
+``redirect_from set``; :class:`~crawlmill.plugins.writers.cc2012_json.Redirects`); a capture the ARC writer
 quarantines gets no metadata entry either. A metadata record carrying JSON without a capture
 before it (a failure) is written to metadata (and its text to textData) only; a
 ``conversion`` record to textData only. Other records go to
@@ -59,7 +61,7 @@ from crawlmill.formats.cc2012_segment import VARIANTS, SegmentFiles, archive_inf
 from pydantic import Field
 
 from .arc import ArcWriter, arc_header_record
-from .cc2012_json import carried_json, compact, page_json, page_text_of
+from .cc2012_json import Redirects, carried_json, compact, page_json, page_text_of
 from .cc_metadata import segment_names
 from .files import describes_file
 
@@ -90,7 +92,8 @@ class Cc2012Writer(Writer):
         variant: Literal["text-gzip", "textbytes-snappy"] = Field(
             "text-gzip",
             description="text-gzip (Text keys and values, GzipCodec; July 2012 on) or "
-            "textbytes-snappy (TextBytes; metadata GzipCodec, textData SnappyCodec; before)",
+            "textbytes-snappy (TextBytes; metadata GzipCodec, textData SnappyCodec; before; "
+            "meta_tags as {name, value})",
         )
         segment_id: int | None = Field(
             None,
@@ -120,6 +123,7 @@ class Cc2012Writer(Writer):
         self.pending: tuple[Record, _Member] | None = None
         self.members: dict[int, _Member] = {}
         self.queue: deque[_Entry] = deque()
+        self.redirects = Redirects()
 
     # -- the ARC file ----------------------------------------------------------------------
 
@@ -191,7 +195,9 @@ class Cc2012Writer(Writer):
             self._generated(*pending)
 
     def _generated(self, record: Record, member: _Member) -> None:
-        data = page_json(record)
+        data = self.redirects.apply(record, page_json(record, self.options.variant))
+        if "redirect_from" in data:
+            self.ctx.count("redirect_from set")
         key = (record.url or "").encode("utf-8", "surrogateescape")
         text = page_text_of(record, data).encode("utf-8", "surrogateescape")
         self._queue(_Entry(key, None, data, text, member))

@@ -15,14 +15,16 @@ and ``cc2012`` writers.
 from __future__ import annotations
 
 import json
+from collections import OrderedDict
 from typing import Any
+from urllib.parse import urljoin
 
 from crawlmill.core import Record, RecordKind
 from crawlmill.formats.cc2012_metadata import decoded_body, page_metadata, page_text
 from crawlmill.formats.html_charset import detect_charset
 from crawlmill.formats.simhash import simhash
 
-__all__ = ["carried_json", "compact", "page_json", "page_text_of"]
+__all__ = ["Redirects", "carried_json", "compact", "page_json", "page_text_of"]
 
 
 def compact(data: dict[str, Any]) -> bytes:
@@ -46,8 +48,9 @@ def carried_json(record: Record) -> tuple[dict[str, Any], bytes] | None:
     return data, bytes(record.payload)
 
 
-def page_json(record: Record) -> dict[str, Any]:
-    """The generated JSON of a ``response`` capture."""
+def page_json(record: Record, variant: str = "text-gzip") -> dict[str, Any]:
+    """The generated JSON of a ``response`` capture; ``meta_tags`` as the crawler wrote them
+    in the ``variant``'s period (``textbytes-snappy``, before July 2012: ``{name, value}``)."""
     assert record.url is not None
     return page_metadata(
         record.url,
@@ -56,6 +59,7 @@ def page_json(record: Record) -> dict[str, Any]:
         ip=record.ip,
         fetched=record.date,
         simhash=simhash,  # crawlmill's 64-bit simhash of the page text (issue 11)
+        meta_form="name-value" if variant == "textbytes-snappy" else "attributes",
     )
 
 
@@ -69,3 +73,46 @@ def page_text_of(record: Record, data: dict[str, Any]) -> str:
     body = decoded_body(record.payload, record.http_head)
     charset, _ = detect_charset(record.charset, body)
     return page_text(body, charset, data.get("parsed_as") == "feed")
+
+
+class Redirects:
+    """``redirect_from`` of the captures reached by a redirect, as the crawler wrote it.
+
+    "redirect_from": "A JSON object representing the source of the final URL and document (if
+    it originated via a redirect)": the crawler's ``ParserMapper.buildRedirectObject`` wrote
+    ``{"source_url", "http_result", "server_ip", "http_headers"}`` of the first response of
+    the chain into the final page's JSON, right after ``disposition``. A 3xx capture with a
+    ``Location`` is remembered by the URL it names (resolved against its own; a chain keeps its
+    first response); the capture of that URL, when one comes, gets the object. The last
+    ``limit`` redirects are remembered (the captures of a chain are near each other in a
+    crawl); the 3xx captures keep their own JSON."""
+
+    def __init__(self, limit: int = 10_000) -> None:
+        self.limit = limit
+        self.by_target: OrderedDict[str, dict[str, Any]] = OrderedDict()
+
+    def apply(self, record: Record, data: dict[str, Any]) -> dict[str, Any]:
+        """``data`` (the generated JSON of ``record``) with its ``redirect_from`` when a
+        redirect named the record's URL; remembers the record when it redirects."""
+        source = self.by_target.pop(record.url or "", None)
+        code = data.get("http_result")
+        raw = record.http_header("Location")
+        location = raw.decode("latin-1").strip() if raw else None
+        if isinstance(code, int) and 300 <= code < 400 and location and record.url:
+            origin = source
+            if origin is None:
+                origin = {"source_url": record.url, "http_result": code}
+                if data.get("server_ip"):
+                    origin["server_ip"] = data["server_ip"]
+                origin["http_headers"] = data.get("http_headers", {})
+            self.by_target[urljoin(record.url, location)] = origin
+            while len(self.by_target) > self.limit:
+                self.by_target.popitem(last=False)
+        if source is None:
+            return data
+        out: dict[str, Any] = {}
+        for key, value in data.items():
+            out[key] = value
+            if key == "disposition":
+                out["redirect_from"] = source
+        return out

@@ -5,8 +5,10 @@ or as the 2012 SequenceFiles.
 simhash of :mod:`crawlmill.formats.simhash` over the page text, signed as in 2012) (``"text"`` too with ``text: true``:
 the ``textData`` value), in input order; the JSON is made by
 :func:`crawlmill.formats.cc2012_metadata.page_metadata` from the record's URL, IP, date, HTTP
-head and payload. A record the ``cc-metadata`` reader read (``extras["cc_metadata"]``) and
-nothing changed is written back as it was read. What this format cannot hold goes to the
+head and payload, with the ``redirect_from`` of a capture a 3xx capture before it redirected to
+(counted as ``redirect_from set``; :class:`~crawlmill.plugins.writers.cc2012_json.Redirects`).
+A record the ``cc-metadata`` reader read (``extras["cc_metadata"]``) and nothing changed is
+written back as it was read. What this format cannot hold goes to the
 quarantine (reason ``not-a-capture``): records that are not ``response`` captures (requests,
 warcinfo, metadata of other kinds), so filter them out (``--filter kind keep=response``) when
 only the pages matter. The record's other fields are in the JSON (headers, status, charset)
@@ -33,7 +35,7 @@ from crawlmill.formats.cc2012_segment import VARIANTS, SegmentFiles
 from crawlmill.plugins.writers.files import FileWriter, FileWriterOptions
 from pydantic import Field
 
-from .cc2012_json import carried_json, compact, page_json, page_text_of
+from .cc2012_json import Redirects, carried_json, compact, page_json, page_text_of
 
 __all__ = ["CcMetadataWriter", "segment_names"]
 
@@ -63,7 +65,8 @@ class CcMetadataWriter(FileWriter):
             "jsonl",
             description="jsonl (JSON lines), or the 2012 SequenceFiles metadata-NNNNN and "
             "textData-NNNNN: text-gzip (Text, GzipCodec; July 2012 on) or textbytes-snappy "
-            "(TextBytes; metadata GzipCodec, textData SnappyCodec; before)",
+            "(TextBytes; metadata GzipCodec, textData SnappyCodec; before; meta_tags as "
+            "{name, value})",
         )
 
     @classmethod
@@ -88,6 +91,7 @@ class CcMetadataWriter(FileWriter):
         """Start the input's layout (JSON lines: the first file comes with the first
         record), or its two SequenceFiles."""
         self.open_layout(ctx)
+        self.redirects = Redirects()
         self.segment: SegmentFiles | None = None
         if self.options.variant != "jsonl":
             meta, text = segment_names(ctx.input.index)
@@ -102,7 +106,9 @@ class CcMetadataWriter(FileWriter):
             return dict(kept["line"])
         if record.kind != RecordKind.RESPONSE or record.url is None:
             return None
-        data = page_json(record)
+        data = self.redirects.apply(record, page_json(record, self.options.variant))
+        if "redirect_from" in data:
+            self.ctx.count("redirect_from set")
         line: dict[str, Any] = {"url": record.url, "metadata": data}
         if self.options.text or self.segment is not None:
             line["text"] = page_text_of(record, data)

@@ -343,3 +343,38 @@ def test_outlinks_of_a_feed_include_its_items_content_links():
     assert link_pairs(atom) == [
         ("http://a/e1", "E1"), ("http://www.chrisperruna.com", "www.chrisperruna.com"),
     ]  # fmt: skip
+
+
+def test_http_headers_without_the_ones_the_crawler_left_out():
+    # the page's sample: "content_is_gzip": true with "http_headers": { "response": "HTTP/1.1 200
+    # OK", "date": ..., "vary": "Accept-Encoding", "content-type": ... } -- no content-encoding
+    # (the crawler's dontKeepHeaders: hop-by-hop headers, set-cookie, content-encoding)
+    head = (
+        b"HTTP/1.1 200 OK\r\nDate: Fri, 03 Feb 2012 19:24:05 GMT\r\nConnection: keep-alive\r\n"
+        b"Keep-Alive: timeout=5\r\nSet-Cookie: a=b\r\nContent-Encoding: gzip\r\n"
+        b"Transfer-Encoding: chunked\r\nVary: Accept-Encoding\r\nContent-Type: text/html\r\n\r\n"
+    )
+    packed = gzip.compress(b"<html><title>t</title></html>")
+    body = b"%x\r\n%s\r\n0\r\n\r\n" % (len(packed), packed)
+    data = page_metadata("http://x/", body, head)
+    assert data["http_headers"] == {
+        "response": "HTTP/1.1 200 OK", "date": "Fri, 03 Feb 2012 19:24:05 GMT",
+        "vary": "Accept-Encoding", "content-type": "text/html",
+    }  # fmt: skip
+    assert data["content_is_gzip"] is True and data["content"]["title"] == "t"
+
+
+def test_feed_extension_elements_are_not_the_feeds_own():
+    rss = RSS.replace(
+        b"<link>http://f/</link>",
+        b'<atom:link xmlns:atom="http://www.w3.org/2005/Atom" href="http://f/rss" rel="self"/>'
+        b"<link>http://f/</link>",
+    )
+    c = page_metadata("http://f/rss", rss, HEAD % b"application/rss+xml")["content"]
+    assert c["link"] == {"href": "http://f/"}
+    atom = ATOM.replace(
+        b"<entry>",
+        b'<entry><media:title xmlns:media="http://search.yahoo.com/mrss/">M</media:title>',
+    )
+    c = page_metadata("http://a/feed", atom, HEAD % b"application/atom+xml")["content"]
+    assert c["items"][0]["title"] == "E1"

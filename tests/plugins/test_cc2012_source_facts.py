@@ -113,3 +113,65 @@ def test_non_html_content_gets_no_content_text_or_simhash(tmp_path):
     lines = jsonl(tmp_path / "j")
     assert lines["http://i.example/a.png"]["text"] == ""
     assert "content" not in lines["http://i.example/a.png"]["metadata"]
+
+
+def test_redirect_from_of_a_capture_reached_by_a_redirect(tmp_path):
+    # "redirect_from": "A JSON object representing the source of the final URL and document
+    # (if it originated via a redirect)." -- the crawler (ParserMapper.buildRedirectObject)
+    # wrote {source_url, http_result, server_ip, http_headers} of the first response, right
+    # after "disposition"; a chain keeps its first response
+    src = tmp_path / "in.warc.gz"
+    warc(src, [
+        ("http://r.example/old", [(":status", "301 Moved Permanently"),
+                                  ("Location", "/mid")], b""),
+        ("http://r.example/mid", [(":status", "302 Found"),
+                                  ("Location", "http://r.example/new")], b""),
+        ("http://r.example/new", [("Content-Type", "text/html")], PAGE),
+        ("http://r.example/other", [("Content-Type", "text/html")], PAGE),
+    ])  # fmt: skip
+    for to, extra in (("cc2012", ()), ("cc-metadata", ())):
+        out = tmp_path / to
+        assert convert(src, out, to, *extra) == 0
+        meta = segment(out)[0] if to == "cc2012" else {
+            u: x["metadata"] for u, x in jsonl(out).items()}  # fmt: skip
+        new = meta["http://r.example/new"]
+        assert list(new)[:3] == ["attempt_time", "disposition", "redirect_from"]
+        assert new["redirect_from"] == {
+            "source_url": "http://r.example/old", "http_result": 301,
+            "http_headers": {"response": "HTTP/1.1 301 Moved Permanently",
+                             "location": "/mid"},
+        }  # fmt: skip
+        assert "redirect_from" not in meta["http://r.example/other"]
+        assert "redirect_from" not in meta["http://r.example/old"]  # its own JSON is kept
+        report = json.loads((out / ".crawlmill" / "report.json").read_text())
+        assert "redirect_from set" in json.dumps(report)
+
+
+META_PAGE = (
+    b'<html><head><meta name="description" content="Flickr is almost certainly the best">'
+    b'<meta property="og:title" content="O"><meta charset="utf-8"></head><body>x</body></html>'
+)
+
+
+def test_meta_tags_in_the_form_of_each_period(tmp_path):
+    # the page's sample (Feb 2012): "meta_tags": [ { "name": "name", "value": "Flickr is almost
+    # certainly the best online photo management and .." } ] -- the crawler wrote {name, value}
+    # until its commit c86b748 (2012-07-06, "storing/surfacing meta tag attributes as key value
+    # pairs"), every attribute after it ("If the "meta" tag uses a "property" attribute instead
+    # of a "name" attribute, "property" is used as the key.")
+    src = tmp_path / "in.warc.gz"
+    warc(src, [("http://m.example/", [("Content-Type", "text/html")], META_PAGE)])
+    got = {}
+    for variant in ("text-gzip", "textbytes-snappy"):
+        out = tmp_path / variant
+        assert convert(src, out, "cc2012", "--option", f"variant={variant}") == 0
+        got[variant] = segment(out)[0]["http://m.example/"]["content"]["meta_tags"]
+    assert got["text-gzip"] == [
+        {"name": "description", "content": "Flickr is almost certainly the best"},
+        {"property": "og:title", "content": "O"},
+        {"charset": "utf-8"},
+    ]
+    assert got["textbytes-snappy"] == [
+        {"name": "description", "value": "Flickr is almost certainly the best"},
+        {"name": "og:title", "value": "O"},
+    ]
