@@ -295,3 +295,45 @@ def test_a_renamed_input_whose_output_keeps_its_name_takes_the_file_over(tmp_pat
     assert _stats(out, "b.warc.gz") == before
     assert len(list((out / ".crawlmill" / "done").glob("*.json"))) == 2
     assert _outputs(out) == _fresh(capsys, src, tmp_path / "fresh")
+
+
+def test_removing_orphans_deletes_only_their_own_files(tmp_path):
+    """``remove_orphans`` deletes what the orphan's marker lists, but never a file a current
+    marker claims, an input of the run, or a file reached through a symlink out of the root;
+    a marker of a shuffle's partition (its input below ``.crawlmill``) is no orphan."""
+    from crawlmill.core.orphans import INPUT_GONE, find_orphans, remove_orphans
+    from crawlmill.core.outputs import OutputRoot
+
+    root = OutputRoot(str(tmp_path / "out"))
+    os.makedirs(os.path.join(root.meta, "done"))
+    outside = tmp_path / "precious.txt"
+    outside.write_text("not crawlmill's")
+    for name in ("mine.out", "claimed.out", "input.warc"):
+        (tmp_path / "out" / name).write_text(name)
+    (tmp_path / "out" / "link.out").symlink_to(outside)
+    listed = ["mine.out", "claimed.out", "input.warc", "link.out", "absent.out"]
+    orphan = {
+        "key": "k1",
+        "fingerprint": "f",
+        "input": "gone.warc",
+        "input_path": str(tmp_path / "in" / "gone.warc"),
+        "outputs": [{"path": p, "size": 1} for p in listed],
+        "quarantine": [],
+    }
+    partition = {**orphan, "key": "shuffle-x-p00000", "outputs": [{"path": "part-00000"}]}
+    partition["input_path"] = os.path.join(root.meta, "passes", "x-shuffle", "shuffle", "p0")
+    root.write_marker("k1", orphan)
+    root.write_marker("shuffle-x-p00000", partition)
+    found = find_orphans(root, [str(tmp_path / "out" / "input.warc")], keep=set())
+    assert [(o["key"], o["reason"], o["outputs"]) for o in found] == [("k1", INPUT_GONE, listed)]
+    removed = remove_orphans(
+        root, found, claimed={"claimed.out"}, inputs=[str(tmp_path / "out" / "input.warc")]
+    )
+    assert removed == ["mine.out"]
+    assert sorted(p.name for p in (tmp_path / "out").iterdir() if p.name != ".crawlmill") == [
+        "claimed.out",
+        "input.warc",
+        "link.out",
+    ]
+    assert outside.read_text() == "not crawlmill's"
+    assert root.read_marker("k1") is None and root.read_marker("shuffle-x-p00000") is not None
