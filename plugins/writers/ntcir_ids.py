@@ -159,19 +159,30 @@ def _kept(rows: Any, ctx: Any) -> tuple[Any, Any, Any, int]:
     return rows["site_hint"], rows["page_hint"], rows["doc_hint"], pc.max(digits).as_py() + 1
 
 
+def _chunks(values: Any) -> list[Any]:
+    return list(values.chunks) if hasattr(values, "chunks") else [values]
+
+
 def _first_of(values: Any) -> Any:
     """For each row, the index of the first row with the same value (null: the row itself).
-    One hash pass: dictionary indices count values in the order they first occur."""
+    One hash pass over the (memory-mapped) chunks: dictionary indices count values in the
+    order they first occur, one dictionary for every chunk."""
     import numpy as np
     import pyarrow.compute as pc
 
     n = len(values)
     idx = np.arange(n, dtype=np.int64)
-    ids = pc.dictionary_encode(values).indices
-    known = np.asarray(pc.is_valid(ids).to_numpy(zero_copy_only=False))
+    if n == 0:
+        return idx
+    ids = [c.indices for c in _chunks(pc.dictionary_encode(values))]
+    known = np.concatenate(
+        [np.asarray(pc.is_valid(i).to_numpy(zero_copy_only=False), bool) for i in ids]
+    )
     if not known.any():
         return idx
-    group = np.asarray(pc.fill_null(ids, 0).to_numpy(zero_copy_only=False), np.int64)
+    group = np.concatenate(
+        [np.asarray(pc.fill_null(i, 0).to_numpy(zero_copy_only=False), np.int64) for i in ids]
+    )
     rows = idx[known]
     firsts = np.full(int(group.max()) + 1, -1, np.int64)
     _, at = np.unique(group[rows], return_index=True)  # each group's first row
@@ -187,13 +198,14 @@ def _primaries(rows: Any) -> tuple[Any, Any]:
     shares it. A first capture whose payload is that of an earlier page's (the same digest;
     an empty payload has none) shares that page: its URL goes to duplist."""
     import numpy as np
+    import pyarrow as pa
     import pyarrow.compute as pc
 
     n = rows.num_rows
     idx = np.arange(n, dtype=np.int64)
-    url_first = _first_of(rows["url"].combine_chunks())
+    url_first = _first_of(rows["url"])
     if "digest" in rows.column_names:
-        digest = pc.if_else(url_first == idx, rows["digest"].combine_chunks(), None)
+        digest = pc.if_else(pa.array(url_first == idx), rows["digest"].combine_chunks(), None)
         content_first = _first_of(digest)
     else:
         content_first = idx
@@ -219,6 +231,21 @@ def _site_keys(urls: Any) -> Any:
     return pc.binary_join_element_wise(host, port, ":")
 
 
+def _flat(column: Any) -> tuple[Any, Any]:
+    """The values of a list column (chunked, memory-mapped: not copied) and each value's
+    row."""
+    import numpy as np
+    import pyarrow.compute as pc
+
+    parents, offset = [], 0
+    for chunk in _chunks(column):
+        found = pc.list_parent_indices(chunk).to_numpy(zero_copy_only=False)
+        parents.append(np.asarray(found, np.int64) + offset)
+        offset += len(chunk)
+    rows = np.concatenate(parents) if parents else np.zeros(0, np.int64)
+    return pc.list_flatten(column), rows
+
+
 def _in_scope(rows: Any, is_page: Any, ctx: Any) -> tuple[Any, Any]:
     """The ``links`` column with only the links of pages whose target is in the crawl's
     scope, and the link targets (sorted). In scope: a capture's or a duplicate's URL, or a
@@ -228,18 +255,21 @@ def _in_scope(rows: Any, is_page: Any, ctx: Any) -> tuple[Any, Any]:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    links = rows["links"].combine_chunks()
-    n = rows.num_rows
-    flat = pc.list_flatten(links)
-    parents = np.asarray(pc.list_parent_indices(links).to_numpy(zero_copy_only=False), np.int64)
+    flat, parents = _flat(rows["links"])
     from_page = is_page[parents]
-    known = pa.concat_arrays(
-        [rows["url"].combine_chunks().cast(pa.string()),
-         pc.list_flatten(rows["dups"].combine_chunks()).cast(pa.string())]
-    )  # fmt: skip
-    is_known = np.asarray(pc.is_in(flat, value_set=known).to_numpy(zero_copy_only=False), bool)
+
+    def member(values: Any, among: Any) -> Any:
+        found = pc.is_in(values, value_set=among)
+        return np.concatenate(
+            [np.asarray(c.to_numpy(zero_copy_only=False), bool) for c in _chunks(found)]
+            or [np.zeros(0, bool)]
+        )
+
+    is_known = member(flat, rows["url"]) | member(flat, pc.list_flatten(rows["dups"]))
     others = pc.unique(flat.filter(pa.array(from_page & ~is_known)))
-    pages = rows.filter(pa.array(is_page))
+    pages = rows.select(["host", "port", *(["aliases"] if "aliases" in rows.column_names else [])])
+    if not is_page.all():
+        pages = pages.filter(pa.array(is_page))
     scope = pc.binary_join_element_wise(
         pc.cast(pages["host"], pa.string()),
         pc.cast(pc.cast(pages["port"], pa.int64()), pa.string()),
@@ -253,16 +283,15 @@ def _in_scope(rows: Any, is_page: Any, ctx: Any) -> tuple[Any, Any]:
         targets = others.filter(inside)
     else:
         targets = others
-    keep = from_page & (
-        is_known | np.asarray(pc.is_in(flat, value_set=targets).to_numpy(zero_copy_only=False),
-                              bool)
-    )  # fmt: skip
-    if out := int(from_page.sum() - keep.sum()):
-        ctx.count("links-out-of-scope", out)
-    counts = np.bincount(parents[keep], minlength=n)
+    keep = from_page & (is_known | member(flat, targets))
+    targets = targets.take(pc.sort_indices(targets)).cast(pa.string())
+    if bool(keep.all()):
+        return rows["links"], targets  # every link kept: the memory-mapped column
+    ctx.count("links-out-of-scope", int(from_page.sum() - keep.sum()))
+    counts = np.bincount(parents[keep], minlength=rows.num_rows)
     offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int32)
-    kept = pa.ListArray.from_arrays(pa.array(offsets), flat.filter(pa.array(keep)))
-    return kept, targets.take(pc.sort_indices(targets)).cast(pa.string())
+    values = flat.filter(pa.array(keep)).combine_chunks()
+    return pa.ListArray.from_arrays(pa.array(offsets), values), targets
 
 
 def allocate(rows: Any, options: Any, ctx: Any) -> Any:
@@ -287,7 +316,9 @@ def allocate(rows: Any, options: Any, ctx: Any) -> Any:
     else:
         primary, by_content = _primaries(rows)
         is_page = primary == np.arange(n)
-        pages = rows.filter(pa.array(is_page))
+        pages = rows.select(["host", "port"])  # what the sites need: no copy of the rest
+        if not is_page.all():
+            pages = pages.filter(pa.array(is_page))
         site_p, page_p, doc_p, next_doc = _allocated(pages, ctx)
         slot = np.cumsum(is_page) - 1  # a page's row in ``pages``
         doc = pc.take(doc_p, pa.array(slot[primary]))
