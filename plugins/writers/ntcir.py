@@ -31,7 +31,8 @@ meta tag, then ``chardet``) to EUC-JP (:func:`crawlmill.formats.japanese.to_euc_
 Microsoft's Shift_JIS code points mapped to JIS's; a character EUC-JP's JIS X 0208 part lacks
 written as an HTML numeric reference ``&#233;``, which keeps it, and counted
 ``euc-unmappable``), other pages (images...) as they are; ``cooked`` the NTCIR cooked text
-(:mod:`crawlmill.formats.ntcir_cooked`) of the page, in EUC-JP, a character EUC-JP lacks
+(:mod:`crawlmill.formats.ntcir_cooked`) of the page, in EUC-JP (both made from the page as a
+browser has it: de-chunked, ``Content-Encoding`` undone, counted ``page-decoded``), a character EUC-JP lacks
 replaced as rule 7 replaces its entity (``é`` -> ``e``, ``Æ`` -> ``AE``, another -> one
 space), counted ``cooked-unmappable``, never ``?``. The README: euc and cooked data are EUC. The ``.meta`` (:mod:`crawlmill.formats.ntcir_meta`, syntax and
 wrapper options) holds ``NW:DOCID``, ``NW:DATE`` (the head's ``Last-Modified``, empty without
@@ -78,6 +79,7 @@ from crawlmill.core import LazySchema, PluginOptions, Record, RecordKind, Writer
 from crawlmill.formats.hadoop.nutch_write_links import outlinks_of
 from crawlmill.formats.html_charset import charset_of_content_type, detect_charset
 from crawlmill.formats.http import parse_http_head
+from crawlmill.formats.http_body import decode_body
 from crawlmill.formats.japanese import to_euc_jp
 from crawlmill.formats.ntcir_cooked import CookOptions, cook, rule7_char
 from crawlmill.formats.ntcir_meta import CTYPE, DATE, DOCID, HTTPH, URL, ended_head, write_meta
@@ -87,6 +89,8 @@ from pydantic import Field
 __all__ = ["NtcirWriter"]
 
 _TAKES_PART = (RecordKind.RESPONSE, RecordKind.RESOURCE)
+#: the most bytes a page decompresses to for the euc and cooked trees.
+_PAGE_CAP = 1 << 30
 
 
 def _schema() -> Any:
@@ -305,8 +309,11 @@ class NtcirWriter(Writer):
     def _derived(self, record: Record) -> tuple[bytes, bytes]:
         """The euc page and the cooked text, both EUC-JP (see the module docstring)."""
         header = record.charset or charset_of_content_type(record.content_type)
-        charset, _ = detect_charset(header, record.payload)
-        text = record.payload.decode(charset, "replace")
+        page = decode_body(record.payload, record.http_headers, _PAGE_CAP)
+        if page != record.payload:  # chunked or compressed as sent: the page as a browser has it
+            self.ctx.count("page-decoded")
+        charset, _ = detect_charset(header, page)
+        text = page.decode(charset, "replace")
         if _is_text(record.content_type):
             euc, missing = to_euc_jp(text)
             if missing:

@@ -274,3 +274,21 @@ def test_the_six_lists_derived_from_a_warc(tmp_path):
     with open_reader(unit, "ntcir") as found:
         list(found)
     assert [str(c) for c in found.checks if not c.ok] == []
+
+
+def test_a_gzip_page_is_cooked_from_its_decoded_bytes(tmp_path):
+    """10. cooked: "Document data with unnecessary tags removed": the document, not the gzip
+    bytes it was sent as (raw keeps the bytes as crawled)."""
+    import gzip
+
+    body = gzip.compress(b"<p>Caf&eacute; gz</p>")
+    src = tmp_path / "in"
+    src.mkdir()
+    (src / "a.warc").write_bytes(
+        warc([("http://a.example.jp/", head("text/html", "Content-Encoding: gzip\r\n"), body)])
+    )
+    code, _ = convert(src, tmp_path / "nw")
+    assert code == 0
+    (page,) = _tree_pages(tmp_path / "nw").values()
+    assert page["raw"] == body
+    assert page["cooked"] == b"Cafe gz" and page["euc"] == b"<p>Caf&eacute; gz</p>"
