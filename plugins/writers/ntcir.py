@@ -31,10 +31,11 @@ meta tag, then ``chardet``) to EUC-JP (:func:`crawlmill.formats.japanese.to_euc_
 Microsoft's Shift_JIS code points mapped to JIS's; a character EUC-JP's JIS X 0208 part lacks
 written as an HTML numeric reference ``&#233;``, which keeps it, and counted
 ``euc-unmappable``), other pages (images...) as they are; ``cooked`` the NTCIR cooked text
-(:mod:`crawlmill.formats.ntcir_cooked`) of the page, in EUC-JP (both made from the page as a
-browser has it: de-chunked, ``Content-Encoding`` undone, counted ``page-decoded``), a character EUC-JP lacks
+(:mod:`crawlmill.formats.ntcir_cooked`) of the page, in EUC-JP, a character EUC-JP lacks
 replaced as rule 7 replaces its entity (``é`` -> ``e``, ``Æ`` -> ``AE``, another -> one
-space), counted ``cooked-unmappable``, never ``?``. The README: euc and cooked data are EUC. The ``.meta`` (:mod:`crawlmill.formats.ntcir_meta`, syntax and
+space), counted ``cooked-unmappable``, never ``?`` (the README: euc and cooked data are EUC).
+Both are made from the page as a browser has it (de-chunked, ``Content-Encoding`` undone,
+counted ``page-decoded``). The ``.meta`` (:mod:`crawlmill.formats.ntcir_meta`, syntax and
 wrapper options) holds ``NW:DOCID``, ``NW:DATE`` (the head's ``Last-Modified``, empty without
 one), ``NW:CTYPE`` (the head's ``Content-Type``), ``NW:URL`` and ``NW:HTTPH`` (the HTTP head);
 the same file in every tree; a page read from an NTCIR tree keeps its ``NW:HTTPH`` block as
