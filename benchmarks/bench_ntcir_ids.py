@@ -84,13 +84,16 @@ def generate(folder: Path, pages: int) -> Path:
                     f"http://{hosts[(k * 31 + j) % n]}/dir/page{start + (k * 31 + j) % n}.html"
                     for j in range(2)
                 ]
-                + [f"http://elsewhere.example.jp/{i * 7 % half}"]
+                + [f"http://www1.example.jp/new/{i * 7 % half}"]  # a target, on a site of the run
                 for k, i in enumerate(ids)
             ],  # fmt: skip
             "dups": [[f"http://mirror.example.jp/{i}"] if i % 10 == 0 else [] for i in ids],
             "site_hint": [None] * n,
             "page_hint": [None] * n,
             "doc_hint": [None] * n,
+            "scheme": ["http"] * n,
+            "aliases": [[] for _ in ids],
+            "digest": [f"{i:040x}" for i in ids],
             "input": [i // per_input for i in ids],
             "seq": [i % per_input for i in ids],
         }

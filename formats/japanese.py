@@ -6,8 +6,9 @@ where JIS has U+301C WAVE DASH, and so on); EUC-JP (``euc_jp``) knows only the J
 :data:`MS_TO_JIS` maps them back before encoding, so a Shift_JIS page converts to the EUC-JP
 bytes of the same JIS characters (as a byte-level converter such as nkf gives). A character
 EUC-JP lacks (cp932's NEC and IBM extensions, emoji, Latin letters with diacritical marks:
-JIS X 0212, EUC-JP's three-byte part, is not used) is never written as ``?``: it becomes what ``fallback`` gives for it (by default an HTML
-numeric character reference ``&#233;``, which keeps it in an HTML page) and is counted.
+JIS X 0212, EUC-JP's three-byte part, is not used) is never written as ``?``: it becomes
+what ``fallback`` gives for it (by default an HTML numeric character reference ``&#233;``,
+which keeps it in an HTML page) and is counted.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ Each rule, with the README's words it comes from:
 * ``targetlist``: doc ids unique ("takes the same form as the doclist"); "It is a superset of
   the doclist" (every ``doclist`` line is a ``targetlist`` line);
 * ``linklist``: "links from pages in the doclist to pages in the targetlist" (the doc id is
-  one of ``doclist``, the URL one of ``targetlist``).
+  one of ``doclist``, the URL one of ``targetlist`` or a ``duplist`` URL of a page).
 
 :func:`check_lists` yields one :class:`ListFailure` per failed line, naming the list file and
 the line. Sites (``sitelist``, ``aliaslist``: at most a million) are held in memory; the doc
@@ -208,7 +208,7 @@ def _url_rules(lists: Mapping[str, str]) -> Iterator[ListFailure]:
             for n in dups:
                 yield ListFailure(lists["duplist"], "duplist", n,
                     f"URL {url} is in doclist (line {min(docs)}): a duplicate URL is not")  # fmt: skip
-        if targetlist is not None and not targets:
+        if targetlist is not None and not targets and not dups:  # a duplicate URL names a page
             for n in links:
                 yield ListFailure(lists["linklist"], "linklist", n,
                                   f"URL {url} is not in targetlist")  # fmt: skip

@@ -14,7 +14,12 @@ docs/plugin_hooks.md "Whole-collection steps"):
   two sites is listed with the first (``list-entry-skipped`` for the other);
 * **pages**: every capture that takes part (``response`` and ``resource`` records with an
   ``http``/``https`` URL), numbered per site ``0001``... in pipeline order (input order, then
-  record order; more than 9999 pages widen the number);
+  record order; more than 9999 pages widen the number); not a page: a later capture of a URL
+  (README: "only one URL which was found first is selected"; quarantined
+  ``ntcir-duplicate-url``) and a capture whose payload an earlier page has (README's duplist:
+  "pages having a same content"; its URL goes to ``duplist`` with that page's doc id, the
+  record is quarantined ``ntcir-duplicate-content``), except in a tree read again with its
+  own ids;
 * **doc ids**: ``NW`` + nine digits, ``NW000000001``... over the pages in site order, then
   page order; then, for ``targetlist``, the link targets that are no page of the run, in URL
   order (the README's "discovered but not crawled" documents).
@@ -28,7 +33,9 @@ written as an HTML numeric reference ``&#233;``, which keeps it, and counted
 ``euc-unmappable``), other pages (images...) as they are; ``cooked`` the NTCIR cooked text
 (:mod:`crawlmill.formats.ntcir_cooked`) of the page, in EUC-JP, a character EUC-JP lacks
 replaced as rule 7 replaces its entity (``é`` -> ``e``, ``Æ`` -> ``AE``, another -> one
-space), counted ``cooked-unmappable``, never ``?``. The README: euc and cooked data are EUC. The ``.meta`` (:mod:`crawlmill.formats.ntcir_meta`, syntax and
+space), counted ``cooked-unmappable``, never ``?`` (the README: euc and cooked data are EUC).
+Both are made from the page as a browser has it (de-chunked, ``Content-Encoding`` undone,
+counted ``page-decoded``). The ``.meta`` (:mod:`crawlmill.formats.ntcir_meta`, syntax and
 wrapper options) holds ``NW:DOCID``, ``NW:DATE`` (the head's ``Last-Modified``, empty without
 one), ``NW:CTYPE`` (the head's ``Content-Type``), ``NW:URL`` and ``NW:HTTPH`` (the HTTP head);
 the same file in every tree; a page read from an NTCIR tree keeps its ``NW:HTTPH`` block as
@@ -36,8 +43,13 @@ stored (the reader adds the blank line that ends a head when the block has none:
 written back).
 
 The lists (``sitelist``, ``aliaslist``, ``doclist``, ``targetlist``, ``duplist`` from the
-records' duplicate URLs, ``linklist`` from their outlinks) are written, sorted by their first
-field, by the task of the run's first input. Ids, hosts and URLs never make a path: every
+records' duplicate URLs and the duplicates by content, ``linklist`` from their outlinks: a
+record's own, else those of its HTML as Nutch's parse-html finds them,
+:func:`crawlmill.formats.hadoop.nutch_write_links.outlinks_of`) are written, sorted by their
+first field, by the task of the run's first input. The crawl's scope is its sites: a link
+whose host and port are no page's (nor an alias's) is neither in ``linklist`` nor a target
+(counted ``links-out-of-scope``); ``targetlist`` is the pages and the in-scope link targets
+that are no capture's or duplicate's URL. Ids, hosts and URLs never make a path: every
 path is built from digits. Records that do not take part are quarantined
 (``not-a-capture``).
 
@@ -59,13 +71,16 @@ allocated anew.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from typing import Any, ClassVar, Literal
 from urllib.parse import urlsplit
 
 from crawlmill.core import LazySchema, PluginOptions, Record, RecordKind, Writer, hookimpl
+from crawlmill.formats.hadoop.nutch_write_links import outlinks_of
 from crawlmill.formats.html_charset import charset_of_content_type, detect_charset
 from crawlmill.formats.http import parse_http_head
+from crawlmill.formats.http_body import decode_body
 from crawlmill.formats.japanese import to_euc_jp
 from crawlmill.formats.ntcir_cooked import CookOptions, cook, rule7_char
 from crawlmill.formats.ntcir_meta import CTYPE, DATE, DOCID, HTTPH, URL, ended_head, write_meta
@@ -75,6 +90,8 @@ from pydantic import Field
 __all__ = ["NtcirWriter"]
 
 _TAKES_PART = (RecordKind.RESPONSE, RecordKind.RESOURCE)
+#: the most bytes a page decompresses to for the euc and cooked trees.
+_PAGE_CAP = 1 << 30
 
 
 def _schema() -> Any:
@@ -92,6 +109,7 @@ def _schema() -> Any:
             ("doc_hint", pa.string()),
             ("scheme", pa.string()),
             ("aliases", pa.list_(pa.string())),
+            ("digest", pa.string()),
         ]
     )
 
@@ -169,13 +187,14 @@ class NtcirWriter(Writer):
                 host,
                 port,
                 record.url,
-                [o.url for o in record.outlinks],
+                list(dict.fromkeys(url for url, _ in outlinks_of(record, True))),
                 list(info.get("duplicates") or []),
                 info.get("site"),
                 int(info["page"]) if str(info.get("page", "")).isdigit() else None,
                 record.doc_id if info else None,
                 scheme,
                 aliases,
+                hashlib.sha1(record.payload).hexdigest() if record.payload else None,
             )
         ]
 
@@ -200,7 +219,7 @@ class NtcirWriter(Writer):
             zip(
                 mine["seq"].to_pylist(),
                 zip(mine["site"].to_pylist(), mine["page"].to_pylist(), mine["doc"].to_pylist(),
-                    strict=True),
+                    [bool(d) for d in mine["dups"].to_pylist()], strict=True),
                 strict=True,
             )
         )  # fmt: skip
@@ -210,7 +229,16 @@ class NtcirWriter(Writer):
         if self._takes_part(record) is None:
             self.ctx.quarantine(record, "not-a-capture: an NTCIR tree holds HTTP captures only")
             return
-        site, page, doc = self.pages[self.ctx.seq]
+        site, page, doc, by_content = self.pages[self.ctx.seq]
+        if page == 0:  # the page of its doc id is an earlier capture
+            if by_content:
+                why = (f"ntcir-duplicate-content: {record.url} has the content of doc {doc} "
+                       "(an earlier capture): its URL is listed in duplist")  # fmt: skip
+            else:
+                why = (f"ntcir-duplicate-url: {record.url} is doc {doc}, written from an "
+                       "earlier capture (pipeline order): a tree holds one page per URL")  # fmt: skip
+            self.ctx.quarantine(record, why)
+            return
         if self.options.variant == "nw1000g":
             self._write_dat(record, site, page, doc)
             return
@@ -282,8 +310,11 @@ class NtcirWriter(Writer):
     def _derived(self, record: Record) -> tuple[bytes, bytes]:
         """The euc page and the cooked text, both EUC-JP (see the module docstring)."""
         header = record.charset or charset_of_content_type(record.content_type)
-        charset, _ = detect_charset(header, record.payload)
-        text = record.payload.decode(charset, "replace")
+        page = decode_body(record.payload, record.http_headers, _PAGE_CAP)
+        if page != record.payload:  # chunked or compressed as sent: the page as a browser has it
+            self.ctx.count("page-decoded")
+        charset, _ = detect_charset(header, page)
+        text = page.decode(charset, "replace")
         if _is_text(record.content_type):
             euc, missing = to_euc_jp(text)
             if missing:

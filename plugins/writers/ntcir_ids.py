@@ -159,33 +159,183 @@ def _kept(rows: Any, ctx: Any) -> tuple[Any, Any, Any, int]:
     return rows["site_hint"], rows["page_hint"], rows["doc_hint"], pc.max(digits).as_py() + 1
 
 
-def _targets(rows: Any) -> Any:
-    """The link URLs that are no page's URL, sorted."""
+def _chunks(values: Any) -> list[Any]:
+    return list(values.chunks) if hasattr(values, "chunks") else [values]
+
+
+def _first_of(values: Any) -> Any:
+    """For each row, the index of the first row with the same value (null: the row itself).
+    One hash pass over the (memory-mapped) chunks: dictionary indices count values in the
+    order they first occur, one dictionary for every chunk."""
+    import numpy as np
+    import pyarrow.compute as pc
+
+    n = len(values)
+    idx = np.arange(n, dtype=np.int64)
+    if n == 0:
+        return idx
+    ids = [c.indices for c in _chunks(pc.dictionary_encode(values))]
+    known = np.concatenate(
+        [np.asarray(pc.is_valid(i).to_numpy(zero_copy_only=False), bool) for i in ids]
+    )
+    if not known.any():
+        return idx
+    group = np.concatenate(
+        [np.asarray(pc.fill_null(i, 0).to_numpy(zero_copy_only=False), np.int64) for i in ids]
+    )
+    rows = idx[known]
+    firsts = np.full(int(group.max()) + 1, -1, np.int64)
+    _, at = np.unique(group[rows], return_index=True)  # each group's first row
+    firsts[group[rows][at]] = rows[at]
+    out = idx.copy()
+    out[rows] = firsts[group[rows]]
+    return out
+
+
+def _primaries(rows: Any) -> tuple[Any, Any]:
+    """Each row's page (the row whose doc id it shares) and whether it is a duplicate by
+    content. A URL's first capture (pipeline order) is its page; a later capture of the URL
+    shares it. A first capture whose payload is that of an earlier page's (the same digest;
+    an empty payload has none) shares that page: its URL goes to duplist."""
+    import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    links = pc.list_flatten(rows["links"])
-    if len(links) == 0:
-        return pa.array([], pa.string())
-    others = links.filter(pc.invert(pc.is_in(links, value_set=rows["url"])))  # pages hashed
-    targets = pc.unique(others)
-    return targets.take(pc.sort_indices(targets))
+    n = rows.num_rows
+    idx = np.arange(n, dtype=np.int64)
+    url_first = _first_of(rows["url"])
+    if "digest" in rows.column_names:
+        digest = pc.if_else(pa.array(url_first == idx), rows["digest"].combine_chunks(), None)
+        content_first = _first_of(digest)
+    else:
+        content_first = idx
+    primary = np.where(url_first == idx, content_first, content_first[url_first])
+    return primary, (url_first == idx) & (primary != idx)
+
+
+def _site_keys(urls: Any) -> Any:
+    """``host:port`` of each ``http``/``https`` URL (host in lower case, the scheme's port
+    when left out); null for another URL."""
+    import pyarrow.compute as pc
+
+    found = pc.extract_regex(
+        urls,
+        r"^(?P<scheme>[hH][tT][tT][pP][sS]?)://(?:[^@/?#]*@)?(?P<host>[^/:?#@]+)"
+        r"(?::(?P<port>[0-9]+))?(?:[/?#]|$)",
+    )
+    scheme = pc.utf8_lower(pc.struct_field(found, "scheme"))
+    port = pc.struct_field(found, "port")
+    default = pc.if_else(pc.equal(scheme, "https"), "443", "80")
+    port = pc.if_else(pc.equal(port, ""), default, pc.utf8_ltrim(port, "0"))
+    host = pc.utf8_lower(pc.struct_field(found, "host"))
+    return pc.binary_join_element_wise(host, port, ":")
+
+
+def _flat(column: Any) -> tuple[Any, Any]:
+    """The values of a list column (chunked, memory-mapped: not copied) and each value's
+    row."""
+    import numpy as np
+    import pyarrow.compute as pc
+
+    parents, offset = [], 0
+    for chunk in _chunks(column):
+        found = pc.list_parent_indices(chunk).to_numpy(zero_copy_only=False)
+        parents.append(np.asarray(found, np.int64) + offset)
+        offset += len(chunk)
+    rows = np.concatenate(parents) if parents else np.zeros(0, np.int64)
+    return pc.list_flatten(column), rows
+
+
+def _in_scope(rows: Any, is_page: Any, ctx: Any) -> tuple[Any, Any]:
+    """The ``links`` column with only the links of pages whose target is in the crawl's
+    scope, and the link targets (sorted). In scope: a capture's or a duplicate's URL, or a
+    URL on a site of the run (a page's host and port, or an alias of a site). A target: a
+    link in scope that is no capture's or duplicate's URL."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    flat, parents = _flat(rows["links"])
+    from_page = is_page[parents]
+
+    def member(values: Any, among: Any) -> Any:
+        found = pc.is_in(values, value_set=among)
+        return np.concatenate(
+            [np.asarray(c.to_numpy(zero_copy_only=False), bool) for c in _chunks(found)]
+            or [np.zeros(0, bool)]
+        )
+
+    is_known = member(flat, rows["url"]) | member(flat, pc.list_flatten(rows["dups"]))
+    others = pc.unique(flat.filter(pa.array(from_page & ~is_known)))
+    pages = rows.select(["host", "port", *(["aliases"] if "aliases" in rows.column_names else [])])
+    if not is_page.all():
+        pages = pages.filter(pa.array(is_page))
+    scope = pc.binary_join_element_wise(
+        pc.cast(pages["host"], pa.string()),
+        pc.cast(pc.cast(pages["port"], pa.int64()), pa.string()),
+        ":",
+    ).combine_chunks()
+    alias_urls = pc.list_flatten(_aliases(pages).combine_chunks())
+    if len(alias_urls):
+        scope = pa.concat_arrays([scope, _site_keys(alias_urls).drop_null()])
+    if len(others):
+        inside = pc.fill_null(pc.is_in(_site_keys(others), value_set=pc.unique(scope)), False)
+        targets = others.filter(inside)
+    else:
+        targets = others
+    keep = from_page & (is_known | member(flat, targets))
+    targets = targets.take(pc.sort_indices(targets)).cast(pa.string())
+    if bool(keep.all()):
+        return rows["links"], targets  # every link kept: the memory-mapped column
+    ctx.count("links-out-of-scope", int(from_page.sum() - keep.sum()))
+    counts = np.bincount(parents[keep], minlength=rows.num_rows)
+    offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int32)
+    values = flat.filter(pa.array(keep)).combine_chunks()
+    return pa.ListArray.from_arrays(pa.array(offsets), values), targets
 
 
 def allocate(rows: Any, options: Any, ctx: Any) -> Any:
-    """The table: one row per page and per link target that is no page; targets (``input``
-    -1) first, then the pages in ``(input, seq)`` order."""
+    """The table: one row per capture and per link target that is no page; targets
+    (``input`` -1) first, then the captures in ``(input, seq)`` order. A capture that is no
+    page (a later capture of a URL, or a payload an earlier page has) has page 0, no site,
+    its page's doc id, and, when it duplicates content, its URL in ``dups``."""
     import numpy as np
     import pyarrow as pa
+    import pyarrow.compute as pc
 
     schema = _table_schema()
     rows = _in_input_order(rows)
     if rows.num_rows == 0:
         return schema.empty_table()
+    n = rows.num_rows
     digits = "6,7" if getattr(options, "variant", "nw100g") == "nw1000g" else "6"
-    hinted = _hinted(rows, digits)
-    site, page, doc, next_doc = _kept(rows, ctx) if hinted else _allocated(rows, ctx)
-    targets = _targets(rows)
+    dups = rows["dups"]
+    if _hinted(rows, digits):
+        site, page, doc, next_doc = _kept(rows, ctx)
+        is_page = np.ones(n, bool)
+    else:
+        primary, by_content = _primaries(rows)
+        is_page = primary == np.arange(n)
+        pages = rows.select(["host", "port"])  # what the sites need: no copy of the rest
+        if not is_page.all():
+            pages = pages.filter(pa.array(is_page))
+        site_p, page_p, doc_p, next_doc = _allocated(pages, ctx)
+        slot = np.cumsum(is_page) - 1  # a page's row in ``pages``
+        doc = pc.take(doc_p, pa.array(slot[primary]))
+        mask = pa.array(is_page)
+        site = pc.if_else(mask, pc.take(site_p, pa.array(slot.clip(0))), "")
+        page = np.where(is_page, np.asarray(page_p)[slot.clip(0)], 0)
+        own = pa.array([[u] for u in rows["url"].filter(pa.array(by_content)).to_pylist()],
+                       pa.list_(pa.string()))  # fmt: skip
+        where = np.full(n, -1, np.int64)
+        where[by_content] = np.arange(int(by_content.sum()))
+        if by_content.any():
+            dups = pc.if_else(pa.array(by_content), pc.take(own, pa.array(where.clip(0))), dups)
+        for label, count in (("duplicate-urls", int((~is_page & ~by_content).sum())),
+                             ("duplicate-content", int(by_content.sum()))):  # fmt: skip
+            if count:
+                ctx.count(label, count)
+    links, targets = _in_scope(rows, is_page, ctx)
     if next_doc + len(targets) > _MAX_DOCS:
         raise ValueError("more documents than nine-digit doc ids hold")
     k = len(targets)
@@ -208,11 +358,12 @@ def allocate(rows: Any, options: Any, ctx: Any) -> Any:
         schema=schema,
     )
     page_table = pa.Table.from_arrays(
-        [doc, rows["input"], rows["seq"], site, page, rows["url"], rows["host"], rows["port"],
-         rows["links"], rows["dups"], _column(rows, "scheme", "http"), _aliases(rows)],
+        [doc, rows["input"], rows["seq"], site, pa.array(page, pa.int64()), rows["url"],
+         rows["host"], rows["port"], links, dups, _column(rows, "scheme", "http"),
+         _aliases(rows)],
         schema=schema,
     )  # fmt: skip
-    ctx.count("pages", rows.num_rows)
+    ctx.count("pages", int(is_page.sum()))
     ctx.count("targets", k)
     return pa.concat_tables([target_table, page_table])
 
@@ -226,8 +377,10 @@ def _by_doc(table: Any, columns: list[str], pages_only: bool) -> Iterator[Any]:
     import pyarrow.compute as pc
 
     order = pc.sort_indices(table["doc"])
-    if pages_only:
-        order = order.filter(pc.greater_equal(table["input"].take(order), 0))
+    pages = pc.greater_equal(table["page"].take(order), 1)
+    if not pages_only:  # pages and link targets (a capture that is no page: its page's doc)
+        pages = pc.or_(pages, pc.equal(table["input"].take(order), -1))
+    order = order.filter(pages)
     part = table.select(columns)
     for start in range(0, len(order), _BATCH):
         yield part.take(order.slice(start, _BATCH))
@@ -238,7 +391,7 @@ def site_pages(table: Any) -> Iterator[tuple[str, str, list[tuple[str, int, str]
     site's pages in memory at a time)."""
     import pyarrow.compute as pc
 
-    pages = table.filter(pc.greater_equal(table["input"], 0))
+    pages = table.filter(pc.greater_equal(table["page"], 1))
     order = pc.sort_indices(pages, [("site", "ascending"), ("page", "ascending")])
     part = pages.select(["site", "host", "doc", "page", "url"])
     current: str | None = None
@@ -261,8 +414,8 @@ def _sitelist(table: Any) -> Any:
     """Site, host and port of every site, by site id."""
     import pyarrow.compute as pc
 
-    pages = table.select(["site", "host", "port", "input", "scheme"])
-    pages = pages.filter(pc.greater_equal(pages["input"], 0))
+    pages = table.select(["site", "host", "port", "page", "scheme"])
+    pages = pages.filter(pc.greater_equal(pages["page"], 1))
     sites = pages.group_by("site").aggregate([("host", "min"), ("port", "min"), ("scheme", "min")])
     return sites.sort_by("site")
 
@@ -309,12 +462,16 @@ def list_rows(
                 "doc": pages["doc"].take(pc.list_parent_indices(pages["dups"])),
             }
         ).sort_by([("dup", "ascending"), ("doc", "ascending")])
+        previous = None
         for batch in flat.to_batches(_BATCH):
-            yield from ([u, d] for u, d in zip(batch.column(0).to_pylist(),
-                                               batch.column(1).to_pylist(), strict=True))  # fmt: skip
+            for pair in zip(batch.column(0).to_pylist(), batch.column(1).to_pylist(),
+                            strict=True):  # fmt: skip
+                if pair != previous:  # a URL's later captures carry its duplicates too
+                    previous = pair
+                    yield list(pair)
 
     def aliaslist() -> Iterator[list[str]]:
-        pages = table.filter(pc.greater_equal(table["input"], 0))
+        pages = table.filter(pc.greater_equal(table["page"], 1))
         flat = pa.table(
             {
                 "alias": pc.list_flatten(pages["aliases"]),

@@ -120,3 +120,57 @@ def test_ids_kept_and_lists_in_doc_order():
 
 def test_no_rows_no_table_rows():
     assert allocate(_rows([]), None, _Ctx()).num_rows == 0
+
+
+def test_duplicates_by_url_and_content_against_a_plain_statement():
+    """README 4: "only one URL which was found first is selected"; 5: duplist holds "pages
+    having a same content". Stated plainly over random rows (repeated URLs and payload
+    digests, some empty): a URL's first capture is its page, a later capture shares its doc
+    id; a first capture whose digest an earlier page has shares that page's doc id and
+    brings its URL to duplist; only pages get a site page number."""
+    rng = random.Random(11)
+    items = []
+    for i in range(300):
+        host = rng.choice(["a.jp", "b.jp", "c.jp"])
+        items.append({
+            "host": host, "port": 80, "url": f"http://{host}/p{rng.randrange(120)}",
+            "links": [], "dups": [], "site_hint": None, "page_hint": None, "doc_hint": None,
+            "scheme": "http", "aliases": [],
+            "digest": rng.choice([None, *(f"{d:040x}" for d in range(90))]),
+            "input": i % 3, "seq": i // 3,
+        })  # fmt: skip
+    items.sort(key=lambda r: (r["input"], r["seq"]))
+    first_url: dict[str, tuple] = {}
+    first_digest: dict[str, tuple] = {}
+    primary: dict[tuple, tuple] = {}
+    by_content: set[tuple] = set()
+    for r in items:
+        key = (r["input"], r["seq"])
+        if r["url"] in first_url:
+            primary[key] = primary[first_url[r["url"]]]
+            continue
+        first_url[r["url"]] = key
+        if r["digest"] and r["digest"] in first_digest:
+            primary[key] = first_digest[r["digest"]]
+            by_content.add(key)
+            continue
+        primary[key] = key
+        if r["digest"]:
+            first_digest[r["digest"]] = key
+    pages = [r for r in items if primary[(r["input"], r["seq"])] == (r["input"], r["seq"])]
+    assert by_content and len(pages) < len(items) - len(by_content)  # both kinds occur
+    ids, _ = _expected(pages)
+    table = allocate(_rows(items), None, _Ctx())
+    got = {(r["input"], r["seq"]): r for r in table.to_pylist() if r["input"] >= 0}
+    assert len(got) == len(items)
+    for key, row in got.items():
+        site, page, doc = ids[primary[key]]
+        assert row["doc"] == doc
+        if primary[key] == key:
+            assert (row["site"], row["page"], row["dups"]) == (site, page, [])
+        else:
+            assert (row["site"], row["page"]) == ("", 0)
+            assert row["dups"] == ([row["url"]] if key in by_content else [])
+    lists = {k: list(v) for k, v in list_rows(table, {}, lambda *a: None).items()}
+    assert [d for d, _ in lists["doclist"]] == sorted(doc for _, _, doc in ids.values())
+    assert lists["duplist"] == sorted([got[k]["url"], got[k]["doc"]] for k in by_content)

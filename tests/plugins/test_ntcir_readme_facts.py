@@ -123,6 +123,13 @@ def test_an_https_site_is_not_listed_as_http(tmp_path):
     assert report["warnings"]["sitelist-not-http"] == 1
 
 
+def _quarantined(root: Path) -> list[dict]:
+    lines = []
+    for path in (root / ".crawlmill" / "quarantine").glob("*.jsonl"):
+        lines.extend(json.loads(x) for x in path.read_text().splitlines())
+    return lines
+
+
 def _tree_pages(root: Path) -> dict[str, dict[str, bytes]]:
     """URL -> tree -> the page's ``.data`` bytes."""
     found: dict[str, dict[str, bytes]] = {}
@@ -211,3 +218,77 @@ def test_aliaslist_names_the_site_of_the_alias_port_and_survives_a_round_trip(tm
     assert (tmp_path / "again" / "sitelist").read_bytes() == (
         tmp_path / "nw" / "sitelist"
     ).read_bytes()
+
+
+def test_the_six_lists_derived_from_a_warc(tmp_path):
+    """From WARC captures every list is derived as the README defines it:
+    5. duplist: "pages having a same content. When it was detected that a document had
+    multiple URL's, URL's which are not included in the "doclist" file are included in this
+    list"; 4. doclist: "only one URL which was found first is selected"; 7. linklist: "links
+    from pages in the "doclist" to pages in the "targetlist""; 6. targetlist: "a superset of
+    the "doclist". The difference between this list and the "doclist" simulates a set of
+    documents which are linked from documents already crawled but are not crawled yet"; 2.
+    "All the documents in the "doclist" were crawled from these sites" (the crawl's scope: a
+    link to another site is no target)."""
+    home = (b'<html><body><a href="/b">b</a> <a href="http://a.example.jp/new#top">new</a>'
+            b'<a href="http://other.example.com/x">out</a> <img src="/img.png">'
+            b'<a href="https://a.example.jp/s">https: another site</a>'
+            b'<a href="/b-copy">copy</a></body></html>')  # fmt: skip
+    same = b"<html><body>the same content</body></html>"
+    src = tmp_path / "in"
+    src.mkdir()
+    (src / "a.warc").write_bytes(warc([
+        ("http://a.example.jp/", head(), home),
+        ("http://a.example.jp/b", head(), same),
+        ("http://a.example.jp/b-copy", head(), same),  # same content: a duplicate URL
+        ("http://a.example.jp/", head(), b"<p>captured again</p>"),  # the same URL: one doc
+    ]))  # fmt: skip
+    code, report = convert(src, tmp_path / "nw")
+    assert code == 3 and report["quarantined"] == 2 and report["written"] == 2
+    root = tmp_path / "nw"
+    assert lists(root, "doclist") == [
+        ["NW000000001", "http://a.example.jp/"],
+        ["NW000000002", "http://a.example.jp/b"],
+    ]
+    assert lists(root, "duplist") == [["http://a.example.jp/b-copy", "NW000000002"]]
+    assert lists(root, "linklist") == [
+        ["NW000000001", "http://a.example.jp/b"],
+        ["NW000000001", "http://a.example.jp/new"],
+        ["NW000000001", "http://a.example.jp/img.png"],
+        ["NW000000001", "http://a.example.jp/b-copy"],
+    ]
+    assert lists(root, "targetlist") == [
+        ["NW000000001", "http://a.example.jp/"],
+        ["NW000000002", "http://a.example.jp/b"],
+        ["NW000000003", "http://a.example.jp/img.png"],
+        ["NW000000004", "http://a.example.jp/new"],
+    ]
+    (done,) = (root / ".crawlmill" / "passes").glob("*/done.json")
+    counts = json.loads(done.read_text())["counts"]  # the whole-run step's counts
+    assert counts["links-out-of-scope"] == 2 and counts["targets"] == 2
+    assert counts["duplicate-urls"] == 1 and counts["duplicate-content"] == 1
+    reasons = sorted(q["reason"].split(":")[0] for q in _quarantined(root))
+    assert reasons == ["ntcir-duplicate-content", "ntcir-duplicate-url"]
+    # the tree passes every check of the lists (issue 18's rules)
+    (unit, *_) = NtcirReader.discover(str(root), NtcirReader.Options())
+    with open_reader(unit, "ntcir") as found:
+        list(found)
+    assert [str(c) for c in found.checks if not c.ok] == []
+
+
+def test_a_gzip_page_is_cooked_from_its_decoded_bytes(tmp_path):
+    """10. cooked: "Document data with unnecessary tags removed": the document, not the gzip
+    bytes it was sent as (raw keeps the bytes as crawled)."""
+    import gzip
+
+    body = gzip.compress(b"<p>Caf&eacute; gz</p>")
+    src = tmp_path / "in"
+    src.mkdir()
+    (src / "a.warc").write_bytes(
+        warc([("http://a.example.jp/", head("text/html", "Content-Encoding: gzip\r\n"), body)])
+    )
+    code, _ = convert(src, tmp_path / "nw")
+    assert code == 0
+    (page,) = _tree_pages(tmp_path / "nw").values()
+    assert page["raw"] == body
+    assert page["cooked"] == b"Cafe gz" and page["euc"] == b"<p>Caf&eacute; gz</p>"
