@@ -27,17 +27,11 @@ from crawlmill.formats.warc_builder import (
     remove_header,
     set_header,
 )
-from crawlmill.formats.warc_fields import (
-    ORIGINAL_DATE,
-    ORIGINAL_URI,
-    derive_warc_date,
-    escape_uri,
-    valid_warc_date,
-)
 from crawlmill.formats.warcwriter import Framing, PendingRecord, format_warc_date, framing_for
 
 from .cdxj_index import record_facts
 from .warc_ids import RecordIds
+from .warc_originals import keep_originals
 
 __all__ = ["WarcEncoder"]
 
@@ -129,7 +123,7 @@ class WarcEncoder:
             keep_fraction = bool(record.date.microsecond) and "." in (record.date_raw or ".")
             return format_warc_date(record.date, self.framing.version, keep_fraction)
         if record.date_raw:
-            if self.framing.version == "0.18":  # in 1.x _originals replaces it, and says so
+            if self.framing.version == "0.18":  # in 1.x keep_originals replaces it, says so
                 self.warn(
                     "date-kept-raw", "unparsable capture date kept as the raw string in WARC-Date"
                 )
@@ -231,70 +225,11 @@ class WarcEncoder:
         if get_header(headers, b"WARC-Date") is None:
             self.warn("date-missing", "record without a capture date: WARC-Date is the conversion time")
             set_header(headers, b"WARC-Date", format_warc_date(self.when, framing.version))
-        self._originals(record, headers, framing.version)
+        keep_originals(record, headers, framing.version, self.when, self.warn)
         headers, notes = self._fixed_digests(record, headers, framing)
         self._notes(notes)
         pending = PendingRecord(framing.version, headers, _block_parts(record))
         return pending, self._facts(record, headers)
-
-    def _originals(self, record: Record, headers: Headers, version: str) -> None:
-        """Make the headers valid for ``version`` without losing what the source wrote (the
-        rule of docs/formats/clueweb09.md, "Original values"). In WARC 1.0/1.1 an invalid
-        ``WARC-Date`` becomes the date it means (:func:`derive_warc_date`; the record's own
-        date when it was read with one) or, when none can be told, the conversion time; a
-        ``WARC-Target-URI`` with bytes a URI may not hold is percent-escaped; the value as
-        written goes to ``Crawlmill-Original-Date`` / ``Crawlmill-Original-Target-URI``,
-        which crawlmill's WARC reader restores, and each change is a warning. An empty header
-        value (``WARC-Identified-Payload-Type:``) is dropped, with a warning. In 0.18 (the
-        ClueWeb09 convention) the kept originals are written back in place."""
-        if record.changed & {"date", "date_raw"}:
-            remove_header(headers, ORIGINAL_DATE)  # a new date: the old original is no more
-        if "url" in record.changed:
-            remove_header(headers, ORIGINAL_URI)
-        if version == "0.18":
-            for original, field in (
-                (ORIGINAL_DATE, b"WARC-Date"),
-                (ORIGINAL_URI, b"WARC-Target-URI"),
-            ):
-                value = get_header(headers, original)
-                if value is not None:
-                    set_header(headers, field, value)
-                    remove_header(headers, original)
-            return
-        for name, value in list(headers):
-            if not _as_bytes(value).strip():
-                remove_header(headers, name)
-                self.warn(
-                    "empty-field-dropped",
-                    f"empty WARC header {name.decode('latin-1')}: dropped (WARC {version} has no"
-                    " empty field values)",
-                )
-        date = get_header(headers, b"WARC-Date")
-        if date is not None and not valid_warc_date(date.strip()):
-            text = date.strip().decode("utf-8", "surrogateescape")
-            best = record.date or derive_warc_date(text)
-            new = format_warc_date(best or self.when, version)
-            if get_header(headers, ORIGINAL_DATE) is None:
-                set_header(headers, ORIGINAL_DATE, date.strip())
-            set_header(headers, b"WARC-Date", new)
-            source = "the date it means" if best else "the conversion time (no date can be told)"
-            self.warn(
-                "date-replaced",
-                f"invalid WARC-Date {text!r} written as {new.decode()} ({source}); the original"
-                " kept in Crawlmill-Original-Date",
-            )
-        uri = get_header(headers, b"WARC-Target-URI")
-        if uri is not None:
-            escaped = escape_uri(uri.strip())
-            if escaped != uri.strip():
-                if get_header(headers, ORIGINAL_URI) is None:
-                    set_header(headers, ORIGINAL_URI, uri.strip())
-                set_header(headers, b"WARC-Target-URI", escaped)
-                self.warn(
-                    "uri-escaped",
-                    "WARC-Target-URI with bytes a URI may not hold (spaces...) percent-escaped;"
-                    " the original kept in Crawlmill-Original-Target-URI",
-                )
 
     def _update_changed_fields(self, record: Record, headers: Headers) -> None:
         """Write the type, URL, IP, content type (of a record without HTTP head) and date of
@@ -361,7 +296,7 @@ class WarcEncoder:
             headers.append((b"WARC-Truncated", b"length"))
         if doc_id is not None:
             headers.append((b"WARC-TREC-ID", doc_id.encode("utf-8", "surrogateescape")))
-        self._originals(record, headers, self.framing.version)
+        keep_originals(record, headers, self.framing.version, self.when, self.warn)
         parts = _block_parts(record)
         if self.options.digests != "none":
             http_payload = record.http_head is not None and record.kind != RecordKind.REVISIT
