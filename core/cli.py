@@ -917,7 +917,7 @@ def _dedup_runs_parser(sub: Any, fmt: Any) -> None:
 
 
 def _dedup_runs(args: argparse.Namespace) -> int:
-    from .dedup_runs import dedup_runs, describe
+    from .dedup_runs import dedup_runs, describe, few_matched
 
     results = dedup_runs(
         args.clusters, args.run, args.qrels, args.output, by=args.by, overwrite=args.overwrite
@@ -927,7 +927,14 @@ def _dedup_runs(args: argparse.Namespace) -> int:
     else:
         for result in results:
             print(describe(result))
-    return EXIT_OK
+    few = [r for r in results if few_matched(r)]
+    for r in few:
+        print(
+            f"crawlmill: {r.source}: {r.counts['matched']} of {r.counts['lines_in']} run line(s) "
+            "matched the cluster table (fewer than half): the run names documents otherwise",
+            file=sys.stderr,
+        )
+    return EXIT_QUARANTINED if few else EXIT_OK
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -8,7 +8,10 @@ columns ``doc_id``, ``cluster`` and ``representative_doc_id`` are read, for the 
 runs and qrels name only. The rewrite rules are in :mod:`crawlmill.formats.trec_runs`.
 Each rewritten file goes to the output folder under its own name, written atomically; every
 input is parsed before anything is written, so a malformed line (reported with file and
-line) writes nothing.
+line) writes nothing. Each file's report says how many of its lines matched the table; a
+run file of which none or few matched (fewer than half of its lines, :data:`MIN_MATCHED`:
+the run names documents otherwise than the table, TREC ids against record ids...) makes the
+command exit 3, naming it: a rewrite that changed nothing is no result.
 """
 
 from __future__ import annotations
@@ -31,7 +34,20 @@ from crawlmill.formats.trec_runs import (
 
 from .errors import CrawlmillError
 
-__all__ = ["DedupRunsError", "FileResult", "cluster_lookup", "dedup_runs", "find_cluster_table"]
+__all__ = [
+    "MIN_MATCHED",
+    "DedupRunsError",
+    "FileResult",
+    "cluster_lookup",
+    "dedup_runs",
+    "few_matched",
+    "find_cluster_table",
+]
+
+#: a run file "matches" the cluster table when at least this share of its lines name a
+#: document of the table; fewer ("few") means the run and the table name documents
+#: differently (TREC ids against record ids...), and the command exits 3.
+MIN_MATCHED = 0.5
 
 #: the columns of the cluster table this command reads.
 COLUMNS = ("doc_id", "cluster", "representative_doc_id")
@@ -100,8 +116,16 @@ def _listed_tables(root: str) -> list[str]:
     return tables
 
 
+def _bare(doc: str) -> str:
+    """A run's ``<urn:uuid:X>`` / ``urn:uuid:X`` as the ``X`` the cluster table holds."""
+    value = doc[1:-1] if doc.startswith("<") and doc.endswith(">") else doc
+    return value[len("urn:uuid:") :] if value.lower().startswith("urn:uuid:") else value
+
+
 def cluster_lookup(table_path: str, docs: set[str]) -> dict[str, Cluster]:
-    """Doc id -> :class:`Cluster` for the ``docs`` the table holds."""
+    """Doc id -> :class:`Cluster` for the ``docs`` the table holds (a record id written
+    ``<urn:uuid:X>`` in a run finds the table's ``X``)."""
+    docs = docs | {_bare(d) for d in docs}
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
@@ -185,7 +209,11 @@ def dedup_runs(
             raise DedupRunsError(str(exc)) from None
         docs.update(item.doc for item in items)
         parsed.append((kind, path, items))
-    lookup = cluster_lookup(table_path, docs).get
+    table = cluster_lookup(table_path, docs)
+
+    def lookup(doc: str) -> Cluster | None:
+        return table.get(doc) or table.get(_bare(doc))
+
     os.makedirs(output, exist_ok=True)
     results = []
     for kind, path, items in parsed:
@@ -194,8 +222,18 @@ def dedup_runs(
         else:
             lines, counts = dedup_qrels(items, lookup)
         _write_atomic(targets[path], lines)
-        results.append(FileResult(kind, path, targets[path], counts.as_dict()))
+        found = counts.as_dict()
+        found["matched"] = found["lines_in"] - found["unknown"]
+        results.append(FileResult(kind, path, targets[path], found))
     return results
+
+
+def few_matched(result: FileResult, minimum: float = MIN_MATCHED) -> bool:
+    """Whether a run file matched none or few of its lines (fewer than ``minimum`` of them,
+    :data:`MIN_MATCHED`) to the cluster table; qrels never count (they may judge documents
+    outside any collection)."""
+    c = result.counts
+    return result.kind == "run" and c["lines_in"] > 0 and c["matched"] < minimum * c["lines_in"]
 
 
 def describe(result: FileResult) -> str:
@@ -209,6 +247,7 @@ def describe(result: FileResult) -> str:
     if result.kind == "qrels":
         text += f", {c['raised']} given a higher relevance"
     text += f", {c['unknown']} not in the cluster table"
+    text += f"; {c['matched']} of {c['lines_in']} line(s) matched the cluster table"
     if c["unnamed"]:
         text += f", {c['unnamed']} in clusters whose representative has no doc id (kept)"
     return text

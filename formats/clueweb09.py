@@ -1,8 +1,9 @@
 """ClueWeb09 collection naming, TREC ids and side files (md5 and record-count lists); Chuweb21
 md5 manifests.
 
-Text-level codecs only; nothing here reads WARC records. Facts (see
-``shared/specs/collections.md`` §1 and the Lemur "Dataset Information" page):
+Text-level codecs only; nothing here reads WARC records. The user's page is
+``docs/formats/clueweb09.md``. Facts (see ``shared/specs/collections.md`` §1 and the Lemur
+"Dataset Information" page):
 
 * segments ``ClueWeb09_<Language>_<n>`` (``n`` from 1), holding directories
   ``<ll><NNNN>`` (``en0000``) and, in ``ClueWeb09_English_1`` only, ``enwp00``..``enwp03``

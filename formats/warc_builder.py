@@ -138,7 +138,8 @@ def reframe_headers(
 ) -> tuple[Headers, list[tuple[str, str]]]:
     """Original header pairs re-framed for ``version``: ``Content-Length`` dropped (the
     serialiser writes it last), bare UUID record ids wrapped as ``<urn:uuid:...>`` in 1.x, line
-    breaks inside values replaced by spaces; invalid dates are kept and noted."""
+    breaks inside values replaced by spaces; invalid dates are kept and noted in 0.18 (in 1.x
+    the writer replaces them, keeping the original: ``WarcEncoder._originals``)."""
     headers: Headers = []
     notes: list[tuple[str, str]] = []
     for name, val in pairs:
@@ -150,7 +151,7 @@ def reframe_headers(
             val = bare if bare.startswith(b"urn:") else b"urn:uuid:" + bare
             val = b"<" + val + b">"
             notes.append(("record-id-wrapped", "bare record id wrapped as <urn:uuid:...>"))
-        if lower == b"warc-date" and not valid_warc_date(val.strip()):
+        if lower == b"warc-date" and version == "0.18" and not valid_warc_date(val.strip()):
             notes.append(("invalid-date-kept", "invalid WARC-Date kept as written"))
         val, cleaned = clean_header_value(val)
         if cleaned:

@@ -22,8 +22,8 @@ clustering must see every row):
   ``representative``:
 
   - ``first``: the first document in pipeline order (input order, then record order);
-  - ``smallest-id``: the smallest doc id (``Record.doc_id``, compared as text; documents
-    without one lose);
+  - ``smallest-id``: the smallest doc id as the cluster table names it (option ``doc_id``,
+    compared as text; documents named by position lose);
   - ``earliest``: the oldest capture date (undated documents lose);
   - ``longest``: the longest hashed input (bytes for ``payload`` and ``html``, characters
     for ``text``);
@@ -35,7 +35,10 @@ clustering must see every row):
   ``simhash-dedup:near-duplicate``, so read = written + dropped + quarantined holds).
 
 **The cluster table.** The reduce's table is the cluster table, one row per document that
-took part: ``input``, ``seq``, ``file`` (the input's relpath), ``doc_id``, ``url``,
+took part: ``input``, ``seq``, ``file`` (the input's relpath), ``doc_id`` (by the ``doc_id``
+option: the TREC id, else the record id's UUID as Chuweb21D names documents, a URL or a WARC
+header; ``<file>#<seq>`` for a document without one, counted as ``ids-by-position``: never
+null), ``url``,
 ``simhash64``, ``simhash128_high`` (the 128-bit code's high half; its low half is
 ``simhash64``), ``cluster`` (the pipeline ordinal of the cluster's first document),
 ``cluster_size``, ``representative_doc_id``, ``representative_url``, ``kept``, ``distance``
@@ -80,7 +83,7 @@ from pydantic import AliasChoices, Field, field_validator, model_validator
 
 from .kinds import Kinds, kinds_field
 
-__all__ = ["SimhashDedupFilter"]
+__all__ = ["SimhashDedupFilter", "bare_record_id", "document_id"]
 
 _MASK64 = (1 << 64) - 1
 #: the cluster table's default place in the output root (option ``clusters``).
@@ -173,6 +176,13 @@ class SimhashDedupFilter(Filter):
             "<stats>.json, <stats>-sizes.csv and the plots (default simhash-stats when "
             "thresholds or thresholds128 are given; else none)",
         )
+        doc_id: str = Field(
+            "auto",
+            description="each document's id in the cluster table: auto (its WARC-TREC-ID, "
+            "else the UUID of its WARC-Record-ID, as Chuweb21D names documents), trec, "
+            "record-id, url, or the name of a WARC header; a document without it is named "
+            "<file>#<seq> (counted as ids-by-position)",
+        )
         plots: bool = Field(
             True,
             description="with statistics, draw them as PNG and SVG (needs the plots extra, "
@@ -246,7 +256,8 @@ class SimhashDedupFilter(Filter):
             return None
         v64, v128, length = self.signature(record)
         date = epoch_micros(record.date)
-        return [(record.doc_id, record.url, date, length, v64, v128 >> 64)]
+        doc_id = document_id(record, self.options.doc_id)
+        return [(doc_id, record.url, date, length, v64, v128 >> 64)]
 
     @classmethod
     def reduce(cls, rows: Any, options: Any, ctx: ReduceContext) -> Any:
@@ -283,6 +294,44 @@ class SimhashDedupFilter(Filter):
                 "deterministic)"
             )
         return Drop("near-duplicate")
+
+
+def document_id(record: Record, source: str) -> str | None:
+    """The id of ``record`` by the ``doc_id`` option (``None``: it has none; the reduce then
+    names it ``<file>#<seq>``). ``auto``: the ``WARC-TREC-ID`` (``Record.doc_id``), else the
+    record id's UUID; ``record-id``: the ``WARC-Record-ID`` with ``<urn:uuid:`` and ``>``
+    stripped (the Chuweb21D doc id); ``url``; ``trec``; any other value names a WARC header."""
+    if source in ("auto", "trec") and record.doc_id:
+        return record.doc_id
+    if source == "url":
+        return record.url
+    if source in ("auto", "record-id"):
+        value = _warc_header(record, "WARC-Record-ID")
+        return bare_record_id(value) if value else None
+    if source == "trec":
+        return None
+    return _warc_header(record, source)
+
+
+def bare_record_id(value: str) -> str:
+    """``<urn:uuid:X>`` (or ``urn:uuid:X``, ``<X>``) as ``X``."""
+    value = value.strip()
+    if value.startswith("<") and value.endswith(">"):
+        value = value[1:-1]
+    return value[len("urn:uuid:") :] if value.lower().startswith("urn:uuid:") else value
+
+
+def _warc_header(record: Record, name: str) -> str | None:
+    warc = record.extras.get("warc")
+    if not isinstance(warc, dict):
+        return None
+    wanted = name.lower().encode("ascii", "replace")
+    for key, value in warc.get("headers") or ():
+        key_b = key if isinstance(key, bytes) else str(key).encode("utf-8", "replace")
+        if key_b.strip().lower() == wanted:
+            text = value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+            return text.strip() or None
+    return None
 
 
 def _ranks(rows: Any, rule: str) -> Any:
@@ -349,6 +398,18 @@ def cluster_table(rows: Any, options: Any, ctx: ReduceContext) -> Any:
     )
     for inp in ctx.inputs:  # rows["input"] holds each input's index
         files[inp.index] = inp.relpath
+    doc_ids = rows["doc_id"]
+    if n and doc_ids.null_count:  # every document gets an id: <file>#<seq> where none
+        named = doc_ids.to_pylist()
+        seqs = rows["seq"].to_pylist()
+        doc_ids = pa.array(
+            [
+                d if d is not None else f"{files[i]}#{q}"
+                for d, i, q in zip(named, input_col, seqs, strict=True)
+            ],
+            pa.string(),
+        )
+    ctx.count("ids-by-position", rows["doc_id"].null_count if n else 0)
     file_col = pa.DictionaryArray.from_arrays(
         pa.array(input_col, pa.int32()), pa.array(files, pa.string())
     )
@@ -357,13 +418,13 @@ def cluster_table(rows: Any, options: Any, ctx: ReduceContext) -> Any:
             "input": rows["input"],
             "seq": rows["seq"],
             "file": file_col,
-            "doc_id": rows["doc_id"],
+            "doc_id": doc_ids,
             "url": rows["url"],
             "simhash64": pa.array(c64, pa.uint64()),
             "simhash128_high": pa.array(hi, pa.uint64()),
             "cluster": pa.array(result.cluster, pa.int64()),
             "cluster_size": pa.array(result.size, pa.int64()),
-            "representative_doc_id": rows["doc_id"].take(take),
+            "representative_doc_id": doc_ids.take(take),
             "representative_url": rows["url"].take(take),
             "kept": pa.array(kept, pa.bool_()),
             "distance": pa.array(popcount(c64 ^ c64[rep]), pa.int32()),

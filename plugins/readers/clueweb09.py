@@ -1,4 +1,5 @@
-"""The ``clueweb09`` reader: a ClueWeb09-style collection directory read as one input.
+"""The ``clueweb09`` reader: a ClueWeb09-style collection directory read as one input
+(the user's page: ``docs/formats/clueweb09.md``).
 
 ``discover`` expands a collection root (holding ``ClueWeb09_<Language>_<n>`` segments and
 ``record_counts/``), a single segment directory, or a bare directory of ``en0000``-style

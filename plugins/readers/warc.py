@@ -61,7 +61,12 @@ from crawlmill.formats.warc import (
     WarcFramer,
     locate_start,
 )
-from crawlmill.formats.warc_fields import ID_FIELD_NAMES, ID_FIELDS, parse_warc_date
+from crawlmill.formats.warc_fields import (
+    ID_FIELD_NAMES,
+    ID_FIELDS,
+    derive_warc_date,
+    parse_warc_date,
+)
 from crawlmill.formats.warc_source_key import source_key_from_fields
 from crawlmill.plugins.readers.codes import WARC_DAMAGE, code_of
 from pydantic import Field
@@ -327,7 +332,20 @@ def warc_to_record(
     if raw_date is not None:
         date_raw, date = _DATES.get(raw_date) or _warc_date(raw_date)
         if date is None:
-            warnings.append("invalid-date: WARC-Date is not a valid date (kept raw)")
+            date = derive_warc_date(date_raw)
+            if date is None:
+                warnings.append("invalid-date: WARC-Date is not a valid date (kept raw)")
+            else:
+                warnings.append(
+                    "date-derived: invalid WARC-Date kept raw, read as the date it means"
+                    " (ClueWeb09's day of the year)"
+                )
+    original = get(b"crawlmill-original-date")
+    if original is not None:  # what our writer replaced to write a valid WARC-Date
+        date_raw = original.decode("utf-8", "surrogateescape").strip()
+    original = get(b"crawlmill-original-target-uri")
+    if original is not None:  # the URI before our writer percent-escaped it
+        url = original.strip().decode("utf-8", "surrogateescape")
 
     for name in ID_FIELDS:
         value = get(name)

@@ -38,7 +38,14 @@ Common Crawl's names: an input ``.../CC-MAIN-<t1>-<t2>-00042.warc.gz`` goes to
 ``-<digits>``); an input whose name has no such number goes to a folder named after its
 input folder (``/`` replaced by ``-``; ``warc`` for a top-level input). ``finalize`` writes
 ``md5_checksum.txt`` (``<folder>/<file><TAB><md5>`` lines, in input order), as the Chuweb21
-release does.
+release does. With ``pack: tar`` it also packs each folder as the paper ships it ("The complete
+Chuweb21 collection is split into 5, 118 sub-files with "warc.tar" format to facilitate the
+user in downloading and using"): ``<folder>.warc.tar`` at the output root, an uncompressed POSIX
+tar whose members are the folder's files under the names the manifest gives them
+(``<folder>/<file>.warc.gz``, in name order; mode 0644, owner 0, the files' own bytes, mtime
+``SOURCE_DATE_EPOCH`` or 0, so a rerun packs the same bytes). The loose files stay where the
+run wrote them (the engine owns them: resume and ``status`` check them); ship the tars and the
+manifest.
 """
 
 from __future__ import annotations
@@ -47,6 +54,7 @@ import hashlib
 import os
 import posixpath
 import re
+import tarfile
 from collections.abc import Callable
 from typing import Any, BinaryIO, Literal
 
@@ -60,7 +68,14 @@ from crawlmill.plugins.writers.files import describes_file
 from crawlmill.plugins.writers.layouts import Layout, register_layout
 from pydantic import Field
 
-__all__ = ["Chuweb21Layout", "ClueWeb09Layout", "ClueWeb09Options", "CHUWEB_MANIFEST"]
+__all__ = [
+    "CHUWEB_MANIFEST",
+    "Chuweb21Layout",
+    "Chuweb21Options",
+    "ClueWeb09Layout",
+    "ClueWeb09Options",
+    "pack_folders",
+]
 
 #: warnings the run report counts when the clueweb09 layout replaces existing TREC ids.
 REPLACED_NOT_FITTING = (
@@ -353,6 +368,16 @@ def count_documents(path: str) -> int:
     return count
 
 
+class Chuweb21Options(PluginOptions):
+    """Options of the ``chuweb21`` layout."""
+
+    pack: Literal["none", "tar"] = Field(
+        "none",
+        description="tar: also pack each folder into <folder>.warc.tar at the output root, as "
+        'the Chuweb21 paper ships the collection ("warc.tar" format); none: folders only.',
+    )
+
+
 @register_layout
 class Chuweb21Layout(Layout):
     """Chuweb21 folders of WARC files named as Common Crawl names them, with an md5 manifest.
@@ -361,6 +386,7 @@ class Chuweb21Layout(Layout):
     (``path<TAB>md5``)."""
 
     name = "chuweb21"
+    Options = Chuweb21Options
     formats = ("warc",)
 
     def __init__(self, options: Any, ctx: WriteContext, extension: str) -> None:
@@ -390,7 +416,8 @@ class Chuweb21Layout(Layout):
         tasks: list[dict[str, Any]],
         create: Callable[[str], BinaryIO],
     ) -> None:
-        """Write ``md5_checksum.txt`` listing every output in input order."""
+        """Write ``md5_checksum.txt`` listing every output in input order, and with ``pack:
+        tar`` each folder's ``<folder>.warc.tar``."""
         rows: list[tuple[str, str]] = []
         seen: dict[str, str] = {}
         for task in sorted(tasks, key=lambda t: t.get("index", 0)):
@@ -405,6 +432,38 @@ class Chuweb21Layout(Layout):
                 seen[path] = str(task.get("input"))
                 rows.append((path, output.get("md5") or _md5_of(os.path.join(root, path))))
         _write(create, CHUWEB_MANIFEST, cw.format_chuweb_manifest(rows))
+        settings = getattr(options, "layout_settings", None)
+        if getattr(settings, "pack", "none") == "tar":
+            pack_folders(root, [path for path, _ in rows], create)
+
+
+def pack_folders(root: str, paths: list[str], create: Callable[[str], BinaryIO]) -> list[str]:
+    """Pack the files ``paths`` (relative to ``root``, ``<folder>/<file>``) into one
+    ``<folder>.warc.tar`` per folder at ``root`` (module docstring); return the tars' paths."""
+    folders: dict[str, list[str]] = {}
+    for path in paths:
+        folder, sep, _ = path.partition("/")
+        if not sep:
+            raise CrawlmillError(f"chuweb21 layout: {path!r} is in no folder; cannot pack it")
+        folders.setdefault(folder, []).append(path)
+    mtime = int(os.environ.get("SOURCE_DATE_EPOCH", "0") or 0)
+    written = []
+    for folder in sorted(folders):
+        relpath = f"{folder}.warc.tar"
+        fh = create(relpath)
+        try:
+            with tarfile.open(fileobj=fh, mode="w|", format=tarfile.PAX_FORMAT) as tar:
+                for member in sorted(folders[folder]):
+                    full = os.path.join(root, *member.split("/"))
+                    info = tarfile.TarInfo(member)
+                    info.size = os.path.getsize(full)
+                    info.mtime, info.mode, info.uid, info.gid = mtime, 0o644, 0, 0
+                    with open(full, "rb") as src:
+                        tar.addfile(info, src)
+        finally:
+            fh.close()
+        written.append(relpath)
+    return written
 
 
 def chuweb_path(input_relpath: str, extension: str) -> str:

@@ -192,6 +192,9 @@ class NutchSegmentWriter(Writer):
         millis = int(record.date.timestamp() * 1000) if record.date else 0
         if record.date is None:
             self.ctx.count("date-missing")
+            self.ctx.report_warning(
+                "date-missing", "record without a capture date: fetch_time 0 (1970-01-01)"
+            )
         status = record.http_status
         fst = fetch_status(status)
         ctype = record.content_type or ""

@@ -23,13 +23,12 @@ field mapping: kept in ``auto``, relabelled to an explicit ``version`` with the 
    and what the target version requires change (bare UUID record ids get ``<urn:uuid:...>``
    in 1.x; header values with line breaks are joined with spaces). Fields the record changed
    (type, URL, date, doc id, IP, and the content type of a record without HTTP head) replace
-   their header values. Invalid dates are kept as written and counted as warnings; a record
-   without ``WARC-Date`` gets the conversion time. Digests follow the ``digests`` option
-   (below).
+   their header values. A record without ``WARC-Date`` gets the conversion time. Digests
+   follow the ``digests`` option (below).
 3. **Built record** (from every other format): ``WARC-Type``, a deterministic
    ``WARC-Record-ID`` (uuid5 of the source identity), ``WARC-Warcinfo-ID`` of the file's
    warcinfo, ``WARC-Target-URI``, ``WARC-Date`` (the capture date, the raw date string
-   when it cannot be parsed, or the conversion time when there is none), ``WARC-IP-Address`` only when the source recorded one,
+   when it cannot be parsed in 0.18, or the conversion time when there is none), ``WARC-IP-Address`` only when the source recorded one,
    ``WARC-Truncated: length`` when the reader says the source record was cut
    (``extras["neutral"]["truncated"]``, the neutral way to carry a cut record), ``WARC-TREC-ID`` when there is a doc id, digests, ``Content-Type``
    (``application/http;msgtype=...`` with an HTTP head, else the record's own type: no HTTP
@@ -48,6 +47,15 @@ have no place in a WARC record of this writer: they are refused with a warning (
 not written: ...``, ``outlinks not written: ...``). A record without any date is written with
 the conversion time as ``WARC-Date`` (mandatory in every WARC version) and the warning ``record
 without a capture date: WARC-Date is the conversion time``.
+
+Values a target version cannot hold (docs/formats/clueweb09.md, "Original values"): in 0.18
+an invalid date is kept as written (``invalid-date-kept``, ``date-kept-raw``: ClueWeb09 writes
+them). In 1.0/1.1 an invalid ``WARC-Date`` becomes the date it means (ClueWeb09's day of the
+year) or, when none can be told, the conversion time (``date-replaced``); a ``WARC-Target-URI``
+with ASCII bytes a URI may not hold is percent-escaped (``uri-escaped``); the value as written
+is kept in ``Crawlmill-Original-Date`` / ``Crawlmill-Original-Target-URI``, which the WARC reader
+restores (``date_raw``, ``url``) and a 0.18 output writes back in place; a header with an empty
+value is dropped (``empty-field-dropped``).
 
 Input from another format follows the IIPC implementation guidelines (Rec. 12-14): a
 crawlmill ``warcinfo`` first (software, source file and format, conversion date from

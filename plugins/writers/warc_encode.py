@@ -32,6 +32,7 @@ from crawlmill.formats.warcwriter import Framing, PendingRecord, format_warc_dat
 
 from .cdxj_index import record_facts
 from .warc_ids import RecordIds
+from .warc_originals import keep_originals
 
 __all__ = ["WarcEncoder"]
 
@@ -134,9 +135,10 @@ class WarcEncoder:
             keep_fraction = bool(record.date.microsecond) and "." in (record.date_raw or ".")
             return format_warc_date(record.date, self.framing.version, keep_fraction)
         if record.date_raw:
-            self.warn(
-                "date-kept-raw", "unparsable capture date kept as the raw string in WARC-Date"
-            )
+            if self.framing.version == "0.18":  # in 1.x keep_originals replaces it, says so
+                self.warn(
+                    "date-kept-raw", "unparsable capture date kept as the raw string in WARC-Date"
+                )
             return record.date_raw.encode("utf-8", "surrogateescape")
         # WARC-Date is mandatory: the conversion time stands in, and the report says so
         self.warn("date-missing", "record without a capture date: WARC-Date is the conversion time")
@@ -250,6 +252,7 @@ class WarcEncoder:
         if not (get_header(headers, b"WARC-Record-ID") or b"").strip():  # mandatory (5.2)
             self.warn("record-id-missing", "record without a WARC-Record-ID: one was made")
             set_header(headers, b"WARC-Record-ID", self.ids.of(record, ordinal))
+        keep_originals(record, headers, framing.version, self.when, self.warn)
         headers, notes = self._fixed_digests(record, headers, framing)
         self._notes(notes)
         pending = PendingRecord(framing.version, headers, _block_parts(record))
@@ -330,6 +333,7 @@ class WarcEncoder:
         source_key = neutral.get("source_key")
         if isinstance(source_key, dict):  # a SequenceFile entry's key, URL or not: kept
             headers.extend(source_key_fields(source_key))
+        keep_originals(record, headers, self.framing.version, self.when, self.warn)
         parts = _block_parts(record)
         if self.options.digests != "none":
             http_payload = record.http_head is not None and record.kind != RecordKind.REVISIT

@@ -111,11 +111,11 @@ def test_paper_examples_through_the_cli(tmp_path, dedup_out, capsys):
     counts = {r["kind"]: r["counts"] for r in json.loads(out)}
     assert counts["run"] == {
         "lines_in": 11, "lines_out": 7, "removed": 4, "replaced": 4, "raised": 0,
-        "unknown": 1, "unnamed": 0, "topics": 2,
+        "unknown": 1, "unnamed": 0, "topics": 2, "matched": 10,
     }  # fmt: skip
     assert counts["qrels"] == {
         "lines_in": 8, "lines_out": 5, "removed": 3, "replaced": 2, "raised": 1,
-        "unknown": 2, "unnamed": 0, "topics": 2,
+        "unknown": 2, "unnamed": 0, "topics": 2, "matched": 6,
     }  # fmt: skip
     # the plain report says the same in words
     code, out, _ = cli(
@@ -248,3 +248,113 @@ def test_parse_errors_carry_file_and_line():
     with pytest.raises(TrecFormatError) as info:
         parse_qrels(["1 a L1", "", "1 b"], "q.txt")
     assert (info.value.name, info.value.lineno) == ("q.txt", 3)
+
+
+# -- Chuweb21D: documents named by their WARC-Record-ID (issue 19) ------------------------------
+
+#: Chuweb21D's case files are named by the UUID of their WARC-Record-ID
+#: (shared/samples/chuzhumin98-Chuweb21D: materials/cases/#1/17c1f32d-....html); the paper:
+#: "For each duplicate cluster under the ranking list of a topic, only retain the
+#: highest-ranked document in the run and replace it with the representative document in this
+#: cluster."
+UUIDS = {doc: f"00000000-0000-4000-8000-{n:012d}" for n, doc in enumerate(ORDER, 1)}
+
+
+def chuweb_collection(tmp_path: Path) -> Path:
+    """The paper's example collection as Chuweb21D holds it: no WARC-TREC-ID, record ids."""
+    folder = tmp_path / "chuweb"
+    folder.mkdir()
+    data = b""
+    for doc in ORDER:
+        block = HEAD + page(list(WORDS[doc[0]]))
+        data += (
+            (
+                f"WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: http://x/{doc}\r\n"
+                f"WARC-Date: 2021-04-10T11:00:00Z\r\nWARC-Record-ID: <urn:uuid:{UUIDS[doc]}>\r\n"
+                f"Content-Type: application/http; msgtype=response\r\n"
+                f"Content-Length: {len(block)}\r\n\r\n"
+            ).encode()
+            + block
+            + b"\r\n\r\n"
+        )
+    (folder / "CC-MAIN-1-2-00000.warc").write_bytes(data)
+    return folder
+
+
+def test_chuweb21d_documents_get_their_record_ids_and_runs_match(tmp_path, capsys):
+    out = tmp_path / "out"
+    code = main(
+        ["convert", str(chuweb_collection(tmp_path)), "-o", str(out), "--to", "warc",
+         "--filter", "simhash-dedup", "tau=3", "--progress", "never"]
+    )  # fmt: skip
+    assert code == 0
+    table = pq.read_table(out / "clusters.parquet").to_pydict()
+    assert table["doc_id"] == [UUIDS[d] for d in ORDER]  # never null
+    assert table["representative_doc_id"][ORDER.index("b3")] == UUIDS["b1"]
+    capsys.readouterr()
+    # a run keyed by record ids: every line matches, exit 0
+    run = "".join(f"1 Q0 {UUIDS[d]} {r} {10 - r} sys\n" for r, d in enumerate(ORDER[:6], 1))
+    (tmp_path / "uuid.run").write_text(run)
+    code, stdout, err = cli(
+        capsys, str(out), "--run", str(tmp_path / "uuid.run"), "-o", str(tmp_path / "d")
+    )
+    assert code == 0, err
+    assert "6 of 6 line(s) matched the cluster table" in stdout
+    lines = (tmp_path / "d" / "uuid.run").read_text().splitlines()
+    assert [line.split()[2] for line in lines] == [UUIDS[d] for d in ("a1", "b1", "c1", "d1")]
+    # the same ids written as the WARC header writes them match too
+    urn = "".join(f"1 Q0 <urn:uuid:{UUIDS[d]}> {r} 1.0 sys\n" for r, d in enumerate(ORDER[:6], 1))
+    (tmp_path / "urn.run").write_text(urn)
+    code, stdout, err = cli(
+        capsys, str(out), "--run", str(tmp_path / "urn.run"), "-o", str(tmp_path / "u")
+    )
+    assert code == 0 and "6 of 6 line(s) matched" in stdout, err
+    # a run keyed otherwise (TREC-style ids): nothing matches, exit 3, named on stderr
+    (tmp_path / "trec.run").write_text(RUN)
+    code, stdout, err = cli(
+        capsys, str(out), "--run", str(tmp_path / "trec.run"), "-o", str(tmp_path / "t")
+    )
+    assert code == 3
+    assert "0 of 11 line(s) matched the cluster table" in stdout
+    assert f"{tmp_path / 'trec.run'}: 0 of 11 run line(s) matched" in err
+
+
+def test_few_is_fewer_than_half_of_a_run_s_lines(tmp_path, dedup_out, capsys):
+    # 2 of 5 lines name documents of the table: few (exit 3); 3 of 5: enough (exit 0)
+    few = "1 Q0 a1 1 5 s\n1 Q0 b1 2 4 s\n1 Q0 x1 3 3 s\n1 Q0 x2 4 2 s\n1 Q0 x3 5 1 s\n"
+    (tmp_path / "few.run").write_text(few)
+    code, _, err = cli(
+        capsys, str(dedup_out), "--run", str(tmp_path / "few.run"), "-o", str(tmp_path / "f")
+    )
+    assert code == 3 and "2 of 5 run line(s) matched" in err
+    (tmp_path / "enough.run").write_text(few.replace("x1", "c1"))
+    code, _, err = cli(
+        capsys, str(dedup_out), "--run", str(tmp_path / "enough.run"), "-o", str(tmp_path / "e")
+    )
+    assert code == 0, err
+
+
+def test_the_id_a_document_gets_is_configurable_and_never_null(tmp_path):
+    from crawlmill.core.record import Record, RecordKind
+    from crawlmill.plugins.filters.simhash_dedup import document_id
+
+    headers = [(b"WARC-Record-ID", b"<urn:uuid:" + UUIDS["a1"].encode() + b">"), (b"X-Doc", b"d7")]
+    rec = Record(kind=RecordKind.RESPONSE, url="http://x/a1", extras={"warc": {"headers": headers}})
+    assert document_id(rec, "auto") == document_id(rec, "record-id") == UUIDS["a1"]
+    assert document_id(rec.evolve(doc_id="clueweb09-en0000-00-00000"), "auto") == (
+        "clueweb09-en0000-00-00000"
+    )
+    assert document_id(rec, "url") == "http://x/a1"
+    assert document_id(rec, "X-Doc") == "d7"
+    assert document_id(rec, "trec") is None
+    # a document without the chosen id is named by its place: <file>#<seq>, counted
+    out = tmp_path / "out"
+    code = main(
+        ["convert", str(chuweb_collection(tmp_path)), "-o", str(out), "--to", "warc",
+         "--filter", "simhash-dedup", "tau=3", "doc_id=trec", "--progress", "never"]
+    )  # fmt: skip
+    assert code == 0
+    table = pq.read_table(out / "clusters.parquet").to_pydict()
+    assert table["doc_id"] == [f"CC-MAIN-1-2-00000.warc#{seq}" for seq in table["seq"]]
+    (marker,) = (out / ".crawlmill" / "passes").glob("*/done.json")
+    assert json.loads(marker.read_text())["counts"]["ids-by-position"] == len(ORDER)

@@ -118,8 +118,8 @@ def expected_kept(records: list[dict], tau: int, rule: str) -> set[int]:
 
         def key(i: int) -> tuple:
             r = docs[i]
-            if rule == "smallest-id":
-                return (r["trec"] is None, r["trec"] or "", i)
+            if rule == "smallest-id":  # the table's id: TREC id, else the record id's UUID
+                return (r["trec"] or RID.format(r["n"])[len("<urn:uuid:") : -1], i)
             if rule == "earliest":
                 return (r["date"], i)
             if rule == "longest":

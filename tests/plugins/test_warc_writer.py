@@ -423,10 +423,17 @@ def test_unparsable_date_is_kept_raw_and_counted(tmp_path):
         payload=b"x",
         source=src(0),
     )
-    notes, created = run_writer(tmp_path / "out", [rec], compression="none")
+    notes, created = run_writer(tmp_path / "out", [rec], compression="none", version="0.18")
     data = (tmp_path / "out" / created[0]).read_bytes()
-    assert b"WARC-Date: 2009-03-65T08:43:19-0800\r\n" in data
-    assert sum(notes["warnings"].values()) == 1
+    assert b"WARC-Date: 2009-03-65T08:43:19-0800\n" in data  # 0.18: the ClueWeb09 convention
+    assert notes["warnings"] == {"date-kept-raw": 1}
+    # WARC 1.1 holds valid dates only: the date it means (day 65 of 2009 = March 6), the
+    # original kept in Crawlmill-Original-Date, counted (docs/formats/clueweb09.md)
+    notes, created = run_writer(tmp_path / "out11", [rec], compression="none")
+    data = (tmp_path / "out11" / created[0]).read_bytes()
+    assert b"WARC-Date: 2009-03-06T16:43:19Z\r\n" in data
+    assert b"Crawlmill-Original-Date: 2009-03-65T08:43:19-0800\r\n" in data
+    assert notes["warnings"] == {"date-replaced": 1}
 
 
 def test_sub_second_precision_only_in_11_and_only_when_the_source_had_it(tmp_path):
@@ -878,16 +885,18 @@ def test_version_change_rebuilds_clueweb09_records(tmp_path, need):
     )
     notes, created = run_writer(tmp_path / "out", [rec], relpath="00.warc.gz", compression="none")
     data = (tmp_path / "out" / created[0]).read_bytes()
+    # an invalid date is no WARC 1.1 date: the date it means, the original kept (issue 19)
     assert data.startswith(
-        b"WARC/1.1\r\nWARC-Type: response\r\nWARC-Date: 2009-03-65T08:43:19-0800\r\n"
+        b"WARC/1.1\r\nWARC-Type: response\r\nWARC-Date: 2009-03-06T16:43:19Z\r\n"
     )
+    assert b"Crawlmill-Original-Date: 2009-03-65T08:43:19-0800\r\n" in data
     assert b"WARC-Warcinfo-ID: <urn:uuid:d4360e52-06c3-41c8-bb13-62db3a622ca7>\r\n" in data
     assert b"WARC-TREC-ID: clueweb09-en0040-54-00000\r\n" in data
     assert data.endswith(
         b"Content-Length: %d\r\n\r\n" % len(http + body) + http + body + b"\r\n\r\n"
     )
     assert b"Digest" not in data  # unmodified content: no digests added
-    assert notes["warnings"]["invalid-date-kept"] == 1  # counted per code
+    assert notes["warnings"]["date-replaced"] == 1  # counted per code
     assert notes["warnings"]["record-id-wrapped"] == 1
     # and 0.18 -> 0.18 in the ClueWeb09 convention is kept verbatim
     _, created = run_writer(
@@ -1063,7 +1072,11 @@ def test_real_clueweb09_sample_as_warc_11_is_read_whole_by_warcio(
     trec = [r[3].rec_headers.get_header("WARC-TREC-ID") for r in rows[1:]]
     assert trec == [r.doc_id for r in records[1:]] and trec[0] == "clueweb09-en0040-54-00000"
     assert [r[2] for r in rows[1:]] == [r.payload for r in records[1:]]
-    assert rows[1][3].rec_headers.get_header("WARC-Date") == "2009-03-67T15:35:34-0700"  # kept
+    # a valid 1.1 date (day 67 of 2009 = March 8), the original kept beside it (issue 19)
+    assert rows[1][3].rec_headers.get_header("WARC-Date") == "2009-03-08T22:35:34Z"
+    original = rows[1][3].rec_headers.get_header("Crawlmill-Original-Date")
+    assert original == "2009-03-67T15:35:34-0700"
+    assert rows[1][3].rec_headers.get_header("WARC-Identified-Payload-Type") is None  # was empty
     assert notes["warnings"]
     from fastwarc.warc import ArchiveIterator
 
