@@ -200,6 +200,8 @@ class _Collector:
         self.claimed: list[tuple[str, str]] = []
         #: the place of the input being added among the inputs the user gave.
         self.order = -1
+        #: ``(path, reason)``: files of a folder a forced collection reader does not read.
+        self.unread: list[tuple[str, str]] = []
         #: the folder a directory or glob input's relpaths are relative to, by its place.
         self.roots: dict[int, str] = {}
         self.reader = None
@@ -241,6 +243,7 @@ class _Collector:
             discovered = self.reader.cls.discover(path, self.reader.options)
             if discovered is not None:
                 self._add_units(path, rel_root, self.reader, discovered)
+                self._name_unread(path, self.reader, discovered)
                 return
             for f in _walk(path, self.output):
                 self.entries.append(
@@ -248,6 +251,21 @@ class _Collector:
                 )
             return
         _TreeScan(self, rel_root).visit(path, offer=True)
+
+    def _name_unread(self, folder: str, reader, units: list[InputFile]) -> None:
+        """With a forced collection reader: every file of ``folder`` its collection does not
+        read (no unit's part, no side file) is named as not converted."""
+        read = {os.path.realpath(p) for u in units for p in (u.parts or {"": u.path}).values()}
+        for side in reader.cls.side_files(folder, units):
+            read.add(os.path.realpath(side))
+            self.claimed.append((side, reader.name))
+        for f in _walk(folder, self.output):
+            if os.path.realpath(f) not in read:
+                why = (
+                    f"not read: not part of the {reader.name!r} collection in {folder} (the "
+                    "reader is forced with --from / reader:; without it, each file is detected)"
+                )
+                self.unread.append((f, why))
 
     def collection_reader(self, path: str):
         """The reader detection gives the folder ``path`` as a collection, or ``None``."""
@@ -297,6 +315,7 @@ class _TreeScan:
         self.rel_root = rel_root
         self.claimed: set[str] = set()  # real paths of files a collection reads
         self.holding: set[str] = set()  # real paths of folders holding such files
+        self.visited: set[str] = set()  # real paths of folders walked (symlink loops)
 
     def _claim(self, path: str, top: str) -> None:
         real = os.path.realpath(path)
@@ -311,6 +330,10 @@ class _TreeScan:
 
     def visit(self, folder: str, offer: bool) -> None:
         col = self.col
+        real = os.path.realpath(folder)
+        if real in self.visited:
+            return
+        self.visited.add(real)
         if offer:
             reader = col.collection_reader(folder)
             units = reader.cls.discover(folder, reader.options) if reader is not None else None
@@ -418,7 +441,7 @@ def expand_inputs(spec: PipelineSpec, registry: Registry) -> InputPlan:
 
     problems: list[tuple[str, str]] = []
     by_rel: dict[str, str] = {}
-    planned = InputPlan()
+    planned = InputPlan(not_converted=list(col.unread))
     listed = {e.path for e in col.entries if e.relpath is not None and e.reader is None}
     for path, relpath, unit, reader, _ in ordered:
         assert relpath is not None
