@@ -328,16 +328,23 @@ class _TreeScan:
                 break
             folder = parent
 
-    def visit(self, folder: str, offer: bool) -> None:
+    def visit(self, folder: str, offer: bool, above=None) -> None:
+        """Plan ``folder`` (offered to the readers when ``offer``; first to ``above``, the
+        reader of the collection it lies in, as a CrawlDB's ``old/`` beside the ``current/``
+        its reader read) and walk below it."""
         col = self.col
         real = os.path.realpath(folder)
         if real in self.visited:
             return
         self.visited.add(real)
         if offer:
-            reader = col.collection_reader(folder)
+            reader = None
+            if above is not None and (above.cls.sniff(folder, b"") or 0.0) >= DIRECTORY_CLAIM:
+                reader = above
+            reader = reader or col.collection_reader(folder)
             units = reader.cls.discover(folder, reader.options) if reader is not None else None
             if reader is not None and units is not None:
+                above = reader
                 col._add_units(folder, self.rel_root, reader, units)
                 top = os.path.realpath(folder)
                 for unit in units:
@@ -357,7 +364,7 @@ class _TreeScan:
                 continue
             if entry.is_dir():
                 real = os.path.realpath(entry.path)
-                self.visit(entry.path, offer=real not in self.holding)
+                self.visit(entry.path, offer=real not in self.holding, above=above)
             elif entry.is_file() and os.path.realpath(entry.path) not in self.claimed:
                 rel = os.path.relpath(entry.path, self.rel_root)
                 col.entries.append(_Entry(entry.path, rel, None, None, col._key(entry.path)))

@@ -347,3 +347,16 @@ def test_dry_run_and_validate_list_each_files_fate(tmp_path, capsys):
     fate |= {c["path"]: "side" for c in data["claimed"]}
     fate |= {n["path"]: "not converted" for n in data["not_converted"]}
     assert {os.path.relpath(p, tree) for p in fate} == planted(tree)[0]
+
+
+def test_a_crawldb_old_beside_current_is_read_as_the_crawldb(tmp_path):
+    tree = build_tree(tmp_path, with_strays=False)
+    crawldb = tree / "crawl/crawldb"
+    shutil.copytree(crawldb / "current", crawldb / "old")  # as updatedb leaves the one before
+    found = fates(tree, tmp_path / "out")
+    old = {r: f for r, f in found.items() if r.startswith("crawl/crawldb/old/")}
+    # the previous version is the CrawlDB's too (not a raw MapFile of the mapfile reader)
+    assert old == {
+        "crawl/crawldb/old/part-00000/data": ("unit", "nutch-crawldb"),
+        "crawl/crawldb/old/part-00000/index": ("side", "nutch-crawldb"),
+    }
