@@ -33,8 +33,9 @@ Rules:
   would collide).
 
 **Trees** (a directory, no reader forced: :class:`_TreeScan`). Every folder of the tree is
-offered to the readers (``Registry.detect(folder, b"")``) unless a collection found above it
-already reads a file below it; the best reader claiming it with confidence >=
+offered to the readers (``Registry.detect(folder, b"")``; first to the reader of a
+collection it lies in) unless a collection found above it already reads a file below it;
+the best reader claiming it with confidence >=
 :data:`DIRECTORY_CLAIM` expands it with ``discover``. A collection claims exactly its units'
 parts and the side files its reader names (``Reader.side_files``: a MapFile's ``index``, the
 md5 and record-count lists a check reads; listed in ``InputPlan.claimed``). The walk goes on
