@@ -33,8 +33,9 @@ Rules:
   would collide).
 
 **Trees** (a directory, no reader forced: :class:`_TreeScan`). Every folder of the tree is
-offered to the readers (``Registry.detect(folder, b"")``) unless a collection found above it
-already reads a file below it; the best reader claiming it with confidence >=
+offered to the readers (``Registry.detect(folder, b"")``; first to the reader of a
+collection it lies in) unless a collection found above it already reads a file below it;
+the best reader claiming it with confidence >=
 :data:`DIRECTORY_CLAIM` expands it with ``discover``. A collection claims exactly its units'
 parts and the side files its reader names (``Reader.side_files``: a MapFile's ``index``, the
 md5 and record-count lists a check reads; listed in ``InputPlan.claimed``). The walk goes on
@@ -200,6 +201,8 @@ class _Collector:
         self.claimed: list[tuple[str, str]] = []
         #: the place of the input being added among the inputs the user gave.
         self.order = -1
+        #: ``(path, reason)``: files of a folder a forced collection reader does not read.
+        self.unread: list[tuple[str, str]] = []
         #: the folder a directory or glob input's relpaths are relative to, by its place.
         self.roots: dict[int, str] = {}
         self.reader = None
@@ -241,6 +244,7 @@ class _Collector:
             discovered = self.reader.cls.discover(path, self.reader.options)
             if discovered is not None:
                 self._add_units(path, rel_root, self.reader, discovered)
+                self._name_unread(path, self.reader, discovered)
                 return
             for f in _walk(path, self.output):
                 self.entries.append(
@@ -248,6 +252,21 @@ class _Collector:
                 )
             return
         _TreeScan(self, rel_root).visit(path, offer=True)
+
+    def _name_unread(self, folder: str, reader, units: list[InputFile]) -> None:
+        """With a forced collection reader: every file of ``folder`` its collection does not
+        read (no unit's part, no side file) is named as not converted."""
+        read = {os.path.realpath(p) for u in units for p in (u.parts or {"": u.path}).values()}
+        for side in reader.cls.side_files(folder, units):
+            read.add(os.path.realpath(side))
+            self.claimed.append((side, reader.name))
+        for f in _walk(folder, self.output):
+            if os.path.realpath(f) not in read:
+                why = (
+                    f"not read: not part of the {reader.name!r} collection in {folder} (the "
+                    "reader is forced with --from / reader:; without it, each file is detected)"
+                )
+                self.unread.append((f, why))
 
     def collection_reader(self, path: str):
         """The reader detection gives the folder ``path`` as a collection, or ``None``."""
@@ -297,6 +316,7 @@ class _TreeScan:
         self.rel_root = rel_root
         self.claimed: set[str] = set()  # real paths of files a collection reads
         self.holding: set[str] = set()  # real paths of folders holding such files
+        self.visited: set[str] = set()  # real paths of folders walked (symlink loops)
 
     def _claim(self, path: str, top: str) -> None:
         real = os.path.realpath(path)
@@ -309,12 +329,23 @@ class _TreeScan:
                 break
             folder = parent
 
-    def visit(self, folder: str, offer: bool) -> None:
+    def visit(self, folder: str, offer: bool, above=None) -> None:
+        """Plan ``folder`` (offered to the readers when ``offer``; first to ``above``, the
+        reader of the collection it lies in, as a CrawlDB's ``old/`` beside the ``current/``
+        its reader read) and walk below it."""
         col = self.col
+        real = os.path.realpath(folder)
+        if real in self.visited:
+            return
+        self.visited.add(real)
         if offer:
-            reader = col.collection_reader(folder)
+            reader = None
+            if above is not None and (above.cls.sniff(folder, b"") or 0.0) >= DIRECTORY_CLAIM:
+                reader = above
+            reader = reader or col.collection_reader(folder)
             units = reader.cls.discover(folder, reader.options) if reader is not None else None
             if reader is not None and units is not None:
+                above = reader
                 col._add_units(folder, self.rel_root, reader, units)
                 top = os.path.realpath(folder)
                 for unit in units:
@@ -334,7 +365,7 @@ class _TreeScan:
                 continue
             if entry.is_dir():
                 real = os.path.realpath(entry.path)
-                self.visit(entry.path, offer=real not in self.holding)
+                self.visit(entry.path, offer=real not in self.holding, above=above)
             elif entry.is_file() and os.path.realpath(entry.path) not in self.claimed:
                 rel = os.path.relpath(entry.path, self.rel_root)
                 col.entries.append(_Entry(entry.path, rel, None, None, col._key(entry.path)))
@@ -418,7 +449,7 @@ def expand_inputs(spec: PipelineSpec, registry: Registry) -> InputPlan:
 
     problems: list[tuple[str, str]] = []
     by_rel: dict[str, str] = {}
-    planned = InputPlan()
+    planned = InputPlan(not_converted=list(col.unread))
     listed = {e.path for e in col.entries if e.relpath is not None and e.reader is None}
     for path, relpath, unit, reader, _ in ordered:
         assert relpath is not None

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import json
+import os
 import re
 import typing
 from pathlib import Path
@@ -139,7 +140,8 @@ def test_ci_runs_the_test_command_readme_shows():
 DOCS = ROOT / "docs"
 PAGES = [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]
 HOW_TO = {
-    kind: DOCS / f"adding-a-{kind}.md" for kind in ("reader", "writer", "codec", "layout", "writable")
+    kind: DOCS / f"adding-a-{kind}.md"
+    for kind in ("reader", "writer", "codec", "layout", "writable")
 }
 
 
@@ -497,3 +499,97 @@ def test_the_hook_table_of_architecture_md_lists_every_hook_with_its_signature()
     table = text.split("## The plugin contract", 1)[1].split("\n## ", 1)[0]
     rows = re.findall(r"^\| `(crawlmill_\w+\([^)]*\))` \|", table, re.M)
     assert sorted(rows) == sorted(f"{hook}({', '.join(args)})" for hook, args in HOOKS.items())
+
+
+# -- docs/collections.md ------------------------------------------------------------------------
+
+COLLECTIONS = DOCS / "collections.md"
+
+
+def _collection_commands() -> list[tuple[str, int]]:
+    """``(command, exit code)`` of every ``crawlmill`` line of collections.md's sh blocks (the
+    code from its ``# exits N`` comment)."""
+    found = []
+    for block in re.findall(r"```sh\n(.*?)```", COLLECTIONS.read_text(encoding="utf-8"), re.S):
+        for line in block.splitlines():
+            if line.startswith("crawlmill "):
+                command, _, comment = line.partition("#")
+                code = re.fullmatch(r"\s*exits (\d)\s*", comment)
+                assert code, f"collections.md: {line!r} says not how it exits"
+                found.append((command.strip(), int(code.group(1))))
+    return found
+
+
+def test_collections_md_names_every_collection_reader():
+    """Every registered reader has a row in the table (those that expand a folder with
+    ``discover`` among them)."""
+    from crawlmill.core.plugin import Reader
+    from crawlmill.core.registry import Registry
+
+    text = COLLECTIONS.read_text(encoding="utf-8")
+    readers = Registry.load().components["reader"]
+    collection = [n for n, c in readers.items() if c.cls.discover is not Reader.discover]
+    assert {"nutch-segment", "nutch-crawldb", "cc2012", "clueweb09", "ntcir"} <= set(collection)
+    rows = [line.split("|")[2] for line in text.splitlines() if line.startswith("| ")]
+    assert [n for n in sorted(collection) if not any(f"`{n}`" in r for r in rows)] == []
+    assert [n for n in sorted(readers) if not any(f"`{n}`" in r for r in rows)] == []
+    assert len(_collection_commands()) >= 15
+
+
+def _workspace(root: Path) -> Path:
+    """A folder holding the collections collections.md's commands name, from the samples."""
+    import shutil
+
+    from tests.conftest import SAMPLES
+    from tests.plugins.ntcir_tree import build_tree
+
+    if not (SAMPLES / "apache-nutch/testcrawl").is_dir():
+        pytest.skip("../shared/samples is absent")
+    ws = root / "ws"
+
+    def put(src: Path, dst: str) -> None:
+        target = ws / dst
+        target.parent.mkdir(parents=True, exist_ok=True)
+        (shutil.copytree if src.is_dir() else shutil.copyfile)(src, target)
+
+    put(SAMPLES / "apache-nutch/testcrawl", "crawl")
+    for seg in ("testcrawl/segments/20060919213635", "test-segments/20150309101625"):
+        put(SAMPLES / "apache-nutch" / seg, f"all-segments/{seg.rsplit('/', 1)[1]}")
+    put(ROOT / "fixtures/nutch-legacy/20050301120000", "old-segments/20050301120000")
+    put(SAMPLES / "cc2012-synthetic/text-gzip", "parse-output/segment/1346823845675")
+    put(SAMPLES / "cc2012-synthetic/textbytes-snappy", "parse-output/segment/1346823846039")
+    cw09 = SAMPLES / "castorini-anserini/sample_docs/cw09/collection1/segment1.warc.gz"
+    put(cw09, "ClueWeb09_English_1/en0000/00.warc.gz")
+    build_tree(ws / "NW100G-01", sites=2, per=2)
+    put(SAMPLES / "pyspark-generated/mapfile_text_text_block_deflate", "spark-mapfiles")
+    put(SAMPLES / "pyspark-generated/seq_text_text_none", "spark-seqfiles")
+    put(SAMPLES / "iipc-jwarc/test-resources/org/netpreserve/jwarc/cc.warc.gz", "mixed/cc.warc.gz")
+    put(SAMPLES / "webrecorder-warcio/test/data/example.arc.gz", "mixed/example.arc.gz")
+    (ws / "mixed/NOTES.txt").write_text("how these files were collected\n")
+    for path in ws.rglob("*"):
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    return ws
+
+
+def test_the_commands_of_collections_md_exit_as_it_says(tmp_path, monkeypatch, capsys):
+    import shlex
+
+    from crawlmill.core.cli import main
+
+    ws = _workspace(tmp_path)
+    monkeypatch.chdir(ws)
+    for command, code in _collection_commands():
+        argv = shlex.split(command)[1:]
+        if argv[0] in ("convert", "run"):
+            argv += ["--workers", "1", "--progress", "never"]
+        got = main(argv)
+        out, err = capsys.readouterr()
+        assert got == code, f"{command}: exit {got}, collections.md says {code}\n{out}{err}"
+        if argv[0] == "convert" and code == 3 and "--dry-run" not in argv:
+            # exit 3 here only because the text file is not converted, and it is named
+            out_dir = Path(argv[argv.index("-o") + 1])
+            report = json.loads((out_dir / ".crawlmill/report.json").read_text())
+            left = [os.path.relpath(n["path"], ws) for n in report["not_converted"]]
+            assert left == ["mixed/NOTES.txt"] and "NOTES.txt: format not detected" in err
+    everything = json.loads((tmp_path / "everything/.crawlmill/report.json").read_text())
+    assert everything["quarantined"] == 0 and everything["checks_failed"] == []

@@ -259,9 +259,11 @@ def test_validate_prints_the_resolved_pipeline_and_inputs(tmp_path, capsys):
             "path": str(tmp_path / "data" / "in.toy"),
             "relpath": "in.toy",
             "reader": "toytext",
+            "parts": {},  # a single file: no parts
             "outputs": None,  # the toy writer does not plan its outputs
         }
     ]
+    assert data["claimed"] == [] and data["not_converted"] == []
 
 
 def test_validate_reports_missing_inputs(tmp_path, capsys):

@@ -324,3 +324,39 @@ def test_get_and_inspect_accept_the_folders_convert_accepts(tmp_path, capsys):
     assert main(["inspect", str(crawl), "--records", "1"]) == 0
     out = capsys.readouterr().out
     assert "a folder of 4 input(s)" in out and "segments/20060919213635  [nutch-segment]" in out
+
+
+def test_dry_run_and_validate_list_each_files_fate(tmp_path, capsys):
+    tree = build_tree(tmp_path)
+    out = tmp_path / "out"
+    assert convert(tree, "-o", out, "--dry-run") == 3  # the run would leave files out
+    printed = capsys.readouterr().out
+    assert not out.exists()  # nothing written
+    segment = tree / "crawl/segments/20060919213635"
+    assert f"  {segment}  [nutch-segment] -> crawl/segments/20060919213635.warc.gz" in printed
+    assert f"      reads {segment / 'content/part-00000/data'}  (content/part-00000)" in printed
+    assert f"  {segment / 'content/part-00000/index'}  [nutch-segment]" in printed
+    assert f"  {tree / 'mixed/paper.pdf'}  (format not detected: binary data" in printed
+    # validate --json: the same plan as data
+    config = tmp_path / "pipeline.json"
+    config.write_text(json.dumps({"inputs": {"paths": [str(tree)]}, "writer": {"name": "warc"},
+                                  "output": str(out)}))  # fmt: skip
+    assert main(["validate", str(config), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    fate = {p: "unit" for i in data["inputs"] for p in (i["parts"] or {"": i["path"]}).values()}
+    fate |= {c["path"]: "side" for c in data["claimed"]}
+    fate |= {n["path"]: "not converted" for n in data["not_converted"]}
+    assert {os.path.relpath(p, tree) for p in fate} == planted(tree)[0]
+
+
+def test_a_crawldb_old_beside_current_is_read_as_the_crawldb(tmp_path):
+    tree = build_tree(tmp_path, with_strays=False)
+    crawldb = tree / "crawl/crawldb"
+    shutil.copytree(crawldb / "current", crawldb / "old")  # as updatedb leaves the one before
+    found = fates(tree, tmp_path / "out")
+    old = {r: f for r, f in found.items() if r.startswith("crawl/crawldb/old/")}
+    # the previous version is the CrawlDB's too (not a raw MapFile of the mapfile reader)
+    assert old == {
+        "crawl/crawldb/old/part-00000/data": ("unit", "nutch-crawldb"),
+        "crawl/crawldb/old/part-00000/index": ("side", "nutch-crawldb"),
+    }

@@ -236,6 +236,12 @@ def test_reader_discover_expands_a_collection_directory(tmp_path, fake, lines, r
         assert all(
             p.reader == "fake-collection" and p.input.meta == {"listed": True} for p in planned[:2]
         )
+    # forced, the collection reads its units; the file it does not read is named
+    forced = expand_inputs(fake([coll], tmp_path / "o", reader="fake-collection"), registry)
+    assert len(forced) == 2 and forced.claimed == [(str(coll / "MANIFEST"), "fake-collection")]
+    ((path, why),) = forced.not_converted
+    assert path == str(coll / "ignored.txt")
+    assert why.startswith(f"not read: not part of the 'fake-collection' collection in {coll}")
     # detected, the file the collection does not read is planned on its own (never skipped
     # in silence), and the MANIFEST the collection reads is its side file
     assert [(p.input.relpath, p.reader) for p in planned[2:]] == [("ignored.txt", "fake-lines")]
