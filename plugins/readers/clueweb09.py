@@ -416,14 +416,15 @@ class ClueWeb09Reader(Reader):
     @classmethod
     def side_files(cls, path: str, units: list[InputFile]) -> list[str]:
         """The md5 lists (``*.md5`` in the collection root and its segment folders) and the
-        record-count lists (``record_counts/``) its checks read."""
+        record-count lists (``record_counts/``, or ``<Segment>_counts.txt`` beside the
+        segments) its checks read."""
         found: list[str] = []
         root = os.path.abspath(path)
         folders = [root] + sorted({os.path.dirname(os.path.dirname(u.path)) for u in units})
         for folder in dict.fromkeys(folders):
             for name in sorted(_names(folder)):
                 file = os.path.join(folder, name)
-                if name.endswith(".md5") and os.path.isfile(file):
+                if name.endswith((".md5", "_counts.txt")) and os.path.isfile(file):
                     found.append(file)
             counts = os.path.join(folder, cw.COUNTS_DIR)
             found += [os.path.join(counts, n) for n in sorted(_names(counts))
