@@ -21,6 +21,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from crawlmill import open_reader
 from crawlmill.core.cli import main
 from crawlmill.core.inputs import expand_inputs, is_side_file
 from crawlmill.core.registry import Registry
@@ -360,3 +361,80 @@ def test_a_crawldb_old_beside_current_is_read_as_the_crawldb(tmp_path):
         "crawl/crawldb/old/part-00000/data": ("unit", "nutch-crawldb"),
         "crawl/crawldb/old/part-00000/index": ("side", "nutch-crawldb"),
     }
+
+
+def _clueweb09_root(tree: Path) -> Path:
+    """A ClueWeb09 collection root beside the crawl: ``ClueWeb09_English_1/en0000/00.warc.gz``
+    with its lists under the names the dataset page gives ("The files with the name
+    ``ClueWeb_*.md5``" at the root, ``record_counts/ClueWeb09_English_1_counts.txt``)."""
+    import hashlib
+
+    from crawlmill.formats import clueweb09 as cw
+
+    root = tree / "clueweb09"
+    warc = root / "ClueWeb09_English_1/en0000/00.warc.gz"
+    _copy(SAMPLES / CLUEWEB09, warc)
+    with open_reader(str(warc)) as records:  # warcio stops at ClueWeb09's 0.18 framing
+        responses = sum(1 for r in records if r.kind == "response")
+    md5 = hashlib.md5(warc.read_bytes()).hexdigest()
+    (root / "ClueWeb_English_1.md5").write_bytes(cw.format_md5_list([("en0000/00.warc.gz", md5)]))
+    counts = root / "record_counts/ClueWeb09_English_1_counts.txt"
+    counts.parent.mkdir(parents=True)
+    counts.write_text(f"*./en0000/00.warc.gz {responses}\n")
+    return root
+
+
+def test_a_clueweb09_root_in_a_tree_checks_the_lists_named_as_the_page_names_them(tmp_path, capsys):
+    tree = build_tree(tmp_path, with_strays=False)
+    root = _clueweb09_root(tree)
+    found = fates(tree, tmp_path / "plan")
+    # the lists are the collection's side files, read by its checks, never "not converted"
+    assert found["clueweb09/ClueWeb_English_1.md5"] == ("side", "clueweb09")
+    assert found["clueweb09/record_counts/ClueWeb09_English_1_counts.txt"] == (
+        "side",
+        "clueweb09",
+    )
+    assert found["clueweb09/ClueWeb09_English_1/en0000/00.warc.gz"] == ("unit", "clueweb09")
+    out = tmp_path / "out"
+    assert convert(tree, "-o", out) == 0, capsys.readouterr().err
+    report = json.loads((out / ".crawlmill/report.json").read_text())
+    assert report["checks_failed"] == [] and report["checks_passed"] >= 2  # md5 and count
+    # a wrong md5 in the page-named list fails the run (exit 3), naming the file
+    md5_list = root / "ClueWeb_English_1.md5"
+    md5_list.write_bytes(cw_md5_zeroed(md5_list.read_bytes()))
+    out2 = tmp_path / "out2"
+    assert convert(tree, "-o", out2) == 3
+    report = json.loads((out2 / ".crawlmill/report.json").read_text())
+    assert any(
+        "en0000/00.warc.gz" in (c.get("path", "") + c["reason"]) and "md5" in c["reason"]
+        for c in report["checks_failed"]
+    ), report["checks_failed"]
+
+
+def cw_md5_zeroed(data: bytes) -> bytes:
+    """An md5 list with its digest replaced by zeros."""
+    digest, rest = data.split(b" ", 1)
+    return b"0" * len(digest) + b" " + rest
+
+
+def test_an_ntcir_root_with_contradicting_lists_in_a_tree_exits_3_naming_file_and_line(
+    tmp_path, capsys
+):
+    from tests.plugins.ntcir_tree import build_tree as build_ntcir
+
+    tree = build_tree(tmp_path, with_strays=False)
+    nw = tree / "ntcir/NW100G-01"
+    build_ntcir(nw, sites=1, per=2)
+    with open(nw / "aliaslist", "ab") as fh:  # README: aliaslist names a sitelist site id
+        fh.write(b"http://alias9.example.jp\t000009\n")
+    found = fates(tree, tmp_path / "plan")
+    ntcir = {rel: fate for rel, fate in found.items() if rel.startswith("ntcir/")}
+    # every list and every page file is read by the NTCIR collection (the lists by its unit)
+    assert len(ntcir) == 6 + 3 * 2 * 2 and {r for _, r in ntcir.values()} == {"ntcir"}
+    out = tmp_path / "out"
+    assert convert(tree, "-o", out) == 3
+    report = json.loads((out / ".crawlmill/report.json").read_text())
+    assert ("aliaslist", "line 2: site id 000009 is not in sitelist") in [
+        (c["check"], c["reason"]) for c in report["checks_failed"]
+    ]
+    assert report["not_converted"] == []
