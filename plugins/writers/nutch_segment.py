@@ -36,7 +36,10 @@ another capture, put ``url-dedup`` (``rule=latest``...) before the writer.
 The payload is written as the input holds it (a WARC's entity body: Nutch stores the decoded
 body; the ``nutch-segment`` reader renames the head's ``Transfer-Encoding`` and wrong
 ``Content-Length`` on the way back, spec 13.17). Only captures (``response``, ``resource``
-with a URL) make a page; other records are quarantined (``not-a-capture``).
+with a URL) make a page; a ``warcinfo`` (no URL: part 0, sorted before every page) is kept
+in the SequenceFile metadata of the part-0 files (``crawlmill.warcinfo.NNNNN.header`` /
+``.block``, :func:`~crawlmill.formats.hadoop.nutch_write.warcinfo_metadata`) and counted;
+other records are quarantined (``not-a-capture``).
 """
 
 from __future__ import annotations
@@ -68,12 +71,14 @@ from crawlmill.formats.hadoop.nutch_write import (
     metadata_of_head,
     title_of,
     url_partition,
+    warcinfo_metadata,
 )
 from crawlmill.formats.hadoop.nutch_write_links import outlinks_of
 from crawlmill.formats.hadoop.sequencefile import SequenceFileWriter as SeqWriter
 from crawlmill.formats.hadoop.writables import MapValue
 from pydantic import Field
 
+from .nutch_warcinfo import WARCINFO_COUNT, is_warcinfo, warcinfo_parts
 from .sequencefile import _key_of
 
 __all__ = ["NutchSegmentWriter"]
@@ -126,8 +131,11 @@ class NutchSegmentWriter(Writer):
         return ShuffleSpec(self.options.partitions, "hash")
 
     def partition_of(self, record: Record, partitions: int) -> int:
-        """Nutch's ``URLPartitioner`` (by host) of the record's URL."""
-        return url_partition(record.url or "", partitions, self.options.seed)
+        """Nutch's ``URLPartitioner`` (by host) of the record's URL; part 0 for a record
+        without one (a ``warcinfo``)."""
+        if not record.url:
+            return 0
+        return url_partition(record.url, partitions, self.options.seed)
 
     def sort_key(self, record: Record) -> bytes:
         """The URL key in Hadoop's raw order."""
@@ -141,10 +149,12 @@ class NutchSegmentWriter(Writer):
         self.files: dict[str, Any] = {}
         self._streams: list[Any] = []
         self._last_key: bytes | None = None
+        self._infos: list[tuple[bytes, bytes]] = []
 
     def _open_files(self) -> None:
         o, part = self.options, f"part-r-{self.ctx.input.index:05d}"
         codec = codec_for(DEFAULT_CODEC) if o.compression != "none" else None
+        meta = warcinfo_metadata(self._infos)
         for sub in MAPFILES + SEQFILES:
             comp, cdc = (("record", codec_for(DEFAULT_CODEC)) if sub == "parse_text"
                          else (o.compression, codec))  # fmt: skip
@@ -153,16 +163,22 @@ class NutchSegmentWriter(Writer):
             if sub in MAPFILES:
                 data, index = self.ctx.create(base + "/data"), self.ctx.create(base + "/index")
                 self._streams += [data, index]
-                self.files[sub] = MapFileWriter(data, index, TEXT, value_class,
-                                                compression=comp, codec=cdc)  # fmt: skip
+                self.files[sub] = MapFileWriter(data, index, TEXT, value_class, compression=comp,
+                                                codec=cdc, metadata=meta)  # fmt: skip
             else:
                 stream = self.ctx.create(base)
                 self._streams.append(stream)
-                self.files[sub] = SeqWriter(stream, TEXT, value_class, compression=comp, codec=cdc)
+                self.files[sub] = SeqWriter(stream, TEXT, value_class, compression=comp, codec=cdc,
+                                            metadata=meta)  # fmt: skip
 
     def write(self, record: Record) -> None:
         """One page in all six subdirectories; a record that is no capture, or a later
-        capture of the URL written before, is quarantined."""
+        capture of the URL written before, is quarantined; a ``warcinfo`` (no URL: part 0,
+        before every page) is kept in the parts' SequenceFile metadata."""
+        if is_warcinfo(record) and not self.files:
+            self._infos.append(warcinfo_parts(record))
+            self.ctx.count(WARCINFO_COUNT)
+            return
         if record.kind not in ("response", "resource") or not record.url:
             self.ctx.quarantine(record, "not-a-capture: a Nutch segment holds fetched pages only")
             return
