@@ -108,7 +108,8 @@ class _NutchDbWriter(Writer):
 
         partitions: int = Field(1, ge=1, le=100_000, description="parts of current/ (reduce tasks)")
         compression: Literal["none", "record", "block"] = Field(
-            "none", description="compression of the MapFile data (DefaultCodec)"
+            "record", description="compression of the MapFile data (DefaultCodec; the default "
+            "is what Nutch writes)",
         )  # fmt: skip
         extract_links: bool = Field(
             True, description="outlinks of HTML pages that bring none, as parse-html finds them"

@@ -63,6 +63,7 @@ from crawlmill.formats.hadoop.nutch_content import Content
 from crawlmill.formats.hadoop.nutch_crawldatum import CrawlDatum
 from crawlmill.formats.hadoop.nutch_io import Metadata, ParseStatus
 from crawlmill.formats.hadoop.nutch_parse import Outlink, ParseData, ParseText
+from crawlmill.formats.hadoop.nutch_parse_html import HtmlParse, parse_html
 from crawlmill.formats.hadoop.nutch_write import (
     AS_SENT,
     FETCH_INTERVAL,
@@ -73,7 +74,7 @@ from crawlmill.formats.hadoop.nutch_write import (
     url_partition,
     warcinfo_metadata,
 )
-from crawlmill.formats.hadoop.nutch_write_links import outlinks_of
+from crawlmill.formats.hadoop.nutch_write_links import needs_parse, outlinks_of, page_of
 from crawlmill.formats.hadoop.sequencefile import SequenceFileWriter as SeqWriter
 from crawlmill.formats.hadoop.writables import MapValue
 from pydantic import Field
@@ -118,10 +119,12 @@ class NutchSegmentWriter(Writer):
             0, ge=-(2**31), lt=2**31, description="partition.url.seed of Nutch's URLPartitioner"
         )  # fmt: skip
         compression: Literal["none", "record", "block"] = Field(
-            "none", description="compression of all but parse_text (always RECORD, DefaultCodec)"
+            "record", description="compression (DefaultCodec) of all but parse_text (always "
+            "RECORD); the default is what Nutch writes",
         )  # fmt: skip
         extract_links: bool = Field(
-            True, description="outlinks of HTML pages that bring none, as parse-html finds them"
+            True, description="parse HTML pages nothing parsed as Nutch's parse-html (text, "
+            "title, outlinks, meta); false: notparsed, nothing parsed",
         )  # fmt: skip
 
     # -- the shuffle ---------------------------------------------------------------------
@@ -193,17 +196,25 @@ class NutchSegmentWriter(Writer):
         self._last_key = key
         if not self.files:
             self._open_files()
-        links = outlinks_of(record, self.options.extract_links)  # fmt: skip
-        for sub, value in self.values(record, links).items():
+        html = None
+        if self.options.extract_links and needs_parse(record):
+            html = parse_html(record.url, page_of(record), record.charset)
+            self.ctx.count("parsed as parse-html")
+        links = outlinks_of(record, self.options.extract_links)
+        if html is not None and html.nofollow:
+            links = []
+        for sub, value in self.values(record, links, html).items():
             self.files[sub].append(key, value)
         for target, _ in links:
             datum = CrawlDatum(status=0x43, fetch_time=0, fetch_interval=FETCH_INTERVAL)
             self.files["crawl_parse"].append(_key(target), encode_nutch(CRAWL_DATUM, datum))
             self.ctx.count("crawl_parse-linked")
 
-    def values(self, record: Record, links: list[tuple[str, str]]) -> dict[str, bytes]:
+    def values(self, record: Record, links: list[tuple[str, str]],
+               html: HtmlParse | None = None) -> dict[str, bytes]:  # fmt: skip
         """The serialized value of ``record`` in each subdirectory (``crawl_parse``: the
-        signature datum); ``links`` its outlinks."""
+        signature datum); ``links`` its outlinks; ``html`` the parse of a page nothing parsed
+        (``None``: the record's own text and outlinks are its parse, if any)."""
         o = self.options
         millis = int(record.date.timestamp() * 1000) if record.date else 0
         if record.date is None:
@@ -228,12 +239,25 @@ class NutchSegmentWriter(Writer):
         generate = CrawlDatum(status=0x01, fetch_time=millis, fetch_interval=FETCH_INTERVAL)
         signature = CrawlDatum(status=0x41, fetch_time=0, fetch_interval=0, score=0.0,
                                signature=md5_signature(record.payload))  # fmt: skip
+        text = record.text
+        seg_meta = [("nutch.segment.name", [o.segment])]
+        if html is not None:  # parsed here, as parse-html
+            text, title = html.text, html.title
+            status = ParseStatus(2, 1, 0, None)
+            if html.refresh is not None:
+                status = ParseStatus(2, 1, 100, [html.refresh[0], str(html.refresh[1])])
+            parse_meta = html.meta + seg_meta
+        elif text is not None or links:  # the input's parse
+            title = title_of(record.payload, record.charset) if "html" in ctype.lower() else ""
+            status, parse_meta = ParseStatus(2, 1, 0, None), seg_meta
+        else:  # nothing parsed: no title, no outlinks, no text
+            title, status, parse_meta = "", ParseStatus(2, 0, 0, None), seg_meta
         parse = ParseData(
-            status=ParseStatus(2, 1 if record.text is not None else 0, 0, None),
-            title=title_of(record.payload, record.charset) if "html" in ctype.lower() else "",
+            status=status,
+            title=title,
             outlinks=[Outlink(target, anchor) for target, anchor in links],
             content_meta=Metadata(meta),
-            parse_meta=Metadata([("nutch.segment.name", [o.segment])]),
+            parse_meta=Metadata(parse_meta),
         )
         values = {
             "content": encode_nutch(CONTENT, content),
@@ -242,8 +266,8 @@ class NutchSegmentWriter(Writer):
             "crawl_parse": encode_nutch(CRAWL_DATUM, signature),
             "parse_data": encode_nutch(PARSE_DATA, parse),
         }
-        if record.text is not None:
-            values["parse_text"] = encode_nutch(PARSE_TEXT, ParseText(record.text))
+        if text is not None:
+            values["parse_text"] = encode_nutch(PARSE_TEXT, ParseText(text))
         return values
 
     def close(self) -> None:
