@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 
 from crawlmill.core import Writable, hookimpl
 from crawlmill.formats.hadoop import nutch as n
+from crawlmill.formats.hadoop import nutch_graph as g
 from crawlmill.formats.hadoop import nutch_legacy as nl
 from crawlmill.formats.hadoop import writables as w
 
@@ -90,6 +91,13 @@ _DOCS = {
     n.INLINKS: "Nutch Inlinks: the links to a URL (source URL and anchor each).",
     n.PROTOCOL_STATUS: "Nutch ProtocolStatus: protocol code, last modified, arguments.",
     n.NUTCH_MAP: "Nutch's own MapWritable of Nutch 0.8-1.10 (CrawlDatum versions 4-6).",
+    g.LINK_DATUM: "Nutch web graph LinkDatum: URL, anchor, score, timestamp, link type.",
+    g.NODE: "Nutch web graph Node: inlink and outlink counts, inlink score, Metadata.",
+    g.HOST_DATUM: "Nutch HostDatum: score, last check, homepage, fetch counts, MapWritable.",
+    g.INLINK: "Nutch Inlink alone: source URL, anchor (1.21 on: metadata flag + map).",
+    g.OUTLINK: "Nutch Outlink alone: target URL, anchor, metadata flag + map (1.8 on).",
+    g.METADATA: "Nutch Metadata alone: multi-valued Text names and values.",
+    g.PARSE_STATUS: "Nutch ParseStatus alone: version, major and minor codes, arguments.",
 }
 
 
