@@ -30,6 +30,7 @@ from .nutch_crawldatum import (
     write_nutch_map,
 )
 from .nutch_graph import GRAPH_CLASSES, INLINK, read_graph_value, write_graph_value
+from .nutch_index import INDEX_CLASSES, read_index_value, write_index_value
 from .nutch_io import (
     PROTOCOL_STATUS,
     Cursor,
@@ -97,6 +98,8 @@ class NutchCodec(w.Codec):
             value = read_nutch_map(cur, self.resolve, legacy=False)
         elif name in GRAPH_CLASSES:
             return read_graph_value(name, buf, pos, self.resolve)
+        elif name in INDEX_CLASSES:
+            return read_index_value(name, buf, pos)
         elif name in (PARSE_DATA, INLINKS):
             # no version tells the layouts apart: a value inside another one (a map entry)
             # cannot be tried to its end, so only a whole value is decoded
@@ -110,7 +113,7 @@ class NutchCodec(w.Codec):
 
 
 NUTCH_CLASSES = (CONTENT, CRAWL_DATUM, PARSE_TEXT, PARSE_DATA, INLINKS, PROTOCOL_STATUS, NUTCH_MAP,
-                 *GRAPH_CLASSES)  # fmt: skip
+                 *GRAPH_CLASSES, *INDEX_CLASSES)  # fmt: skip
 
 
 def nutch_codec(name: str, resolve_fn: Resolve | None = None) -> NutchCodec | None:
@@ -168,6 +171,8 @@ def encode_nutch(name: str, value: Any, resolve_fn: Resolve | None = None) -> by
         write_nutch_map(out, value, res)
     elif name in GRAPH_CLASSES:
         write_graph_value(name, out, value, res)
+    elif name in INDEX_CLASSES:
+        write_index_value(name, out, value)
     else:
         raise w.WritableError(f"{name}: cannot write a {type(value).__name__}")
     return out.bytes()
@@ -176,12 +181,13 @@ def encode_nutch(name: str, value: Any, resolve_fn: Resolve | None = None) -> by
 def _types() -> dict[str, type]:
     from .nutch_content import Content as _Content
     from .nutch_graph import HostDatum, InlinkValue, LinkDatum, Node
+    from .nutch_index import NutchDocument, NutchField, NutchIndexAction
     from .nutch_io import Metadata, ParseStatus, ProtocolStatus
     from .nutch_parse import Inlink, Inlinks, Outlink, ParseData, ParseText
 
     classes = (_Content, CrawlDatum, NutchMapValue, w.MapValue, Metadata, ParseStatus,
                ProtocolStatus, Inlink, Inlinks, Outlink, ParseData, ParseText, LinkDatum, Node,
-               HostDatum, InlinkValue)  # fmt: skip
+               HostDatum, InlinkValue, NutchField, NutchDocument, NutchIndexAction)  # fmt: skip
     return {c.__name__: c for c in classes}
 
 

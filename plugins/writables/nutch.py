@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 from crawlmill.core import Writable, hookimpl
 from crawlmill.formats.hadoop import nutch as n
 from crawlmill.formats.hadoop import nutch_graph as g
+from crawlmill.formats.hadoop import nutch_index as ix
 from crawlmill.formats.hadoop import nutch_legacy as nl
 from crawlmill.formats.hadoop import writables as w
 
@@ -98,6 +99,9 @@ _DOCS = {
     g.OUTLINK: "Nutch Outlink alone: target URL, anchor, metadata flag + map (1.8 on).",
     g.METADATA: "Nutch Metadata alone: multi-valued Text names and values.",
     g.PARSE_STATUS: "Nutch ParseStatus alone: version, major and minor codes, arguments.",
+    ix.NUTCH_FIELD: "Nutch indexer NutchField: weight and typed values.",
+    ix.NUTCH_DOCUMENT: "Nutch indexer NutchDocument: version 2, named fields, weight, Metadata.",
+    ix.NUTCH_INDEX_ACTION: "Nutch indexer NutchIndexAction: action (add/delete/update), document.",
 }
 
 
