@@ -49,6 +49,7 @@ from .nutch_parse import (
     write_parse_data,
     write_parse_text,
 )
+from .nutch_tools import TOOL_CLASSES, read_tool_value, write_tool_value
 
 __all__ = [
     "CONTENT",
@@ -100,6 +101,8 @@ class NutchCodec(w.Codec):
             return read_graph_value(name, buf, pos, self.resolve)
         elif name in INDEX_CLASSES:
             return read_index_value(name, buf, pos)
+        elif name in TOOL_CLASSES:
+            return read_tool_value(name, buf, pos, self.resolve)
         elif name in (PARSE_DATA, INLINKS):
             # no version tells the layouts apart: a value inside another one (a map entry)
             # cannot be tried to its end, so only a whole value is decoded
@@ -113,7 +116,7 @@ class NutchCodec(w.Codec):
 
 
 NUTCH_CLASSES = (CONTENT, CRAWL_DATUM, PARSE_TEXT, PARSE_DATA, INLINKS, PROTOCOL_STATUS, NUTCH_MAP,
-                 *GRAPH_CLASSES, *INDEX_CLASSES)  # fmt: skip
+                 *GRAPH_CLASSES, *INDEX_CLASSES, *TOOL_CLASSES)  # fmt: skip
 
 
 def nutch_codec(name: str, resolve_fn: Resolve | None = None) -> NutchCodec | None:
@@ -173,6 +176,8 @@ def encode_nutch(name: str, value: Any, resolve_fn: Resolve | None = None) -> by
         write_graph_value(name, out, value, res)
     elif name in INDEX_CLASSES:
         write_index_value(name, out, value)
+    elif name in TOOL_CLASSES:
+        write_tool_value(name, out, value, res)
     else:
         raise w.WritableError(f"{name}: cannot write a {type(value).__name__}")
     return out.bytes()
@@ -184,10 +189,12 @@ def _types() -> dict[str, type]:
     from .nutch_index import NutchDocument, NutchField, NutchIndexAction
     from .nutch_io import Metadata, ParseStatus, ProtocolStatus
     from .nutch_parse import Inlink, Inlinks, Outlink, ParseData, ParseText
+    from .nutch_tools import LinkNode, LinkNodes, LoopSet, Route, SelectorEntry
 
     classes = (_Content, CrawlDatum, NutchMapValue, w.MapValue, Metadata, ParseStatus,
                ProtocolStatus, Inlink, Inlinks, Outlink, ParseData, ParseText, LinkDatum, Node,
-               HostDatum, InlinkValue, NutchField, NutchDocument, NutchIndexAction)  # fmt: skip
+               HostDatum, InlinkValue, NutchField, NutchDocument, NutchIndexAction,
+               SelectorEntry, LinkNode, LinkNodes, Route, LoopSet)  # fmt: skip
     return {c.__name__: c for c in classes}
 
 

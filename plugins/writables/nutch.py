@@ -18,6 +18,7 @@ from crawlmill.formats.hadoop import nutch as n
 from crawlmill.formats.hadoop import nutch_graph as g
 from crawlmill.formats.hadoop import nutch_index as ix
 from crawlmill.formats.hadoop import nutch_legacy as nl
+from crawlmill.formats.hadoop import nutch_tools as tl
 from crawlmill.formats.hadoop import writables as w
 
 from .lookup import register_writable
@@ -102,6 +103,11 @@ _DOCS = {
     ix.NUTCH_FIELD: "Nutch indexer NutchField: weight and typed values.",
     ix.NUTCH_DOCUMENT: "Nutch indexer NutchDocument: version 2, named fields, weight, Metadata.",
     ix.NUTCH_INDEX_ACTION: "Nutch indexer NutchIndexAction: action (add/delete/update), document.",
+    tl.SELECTOR_ENTRY: "Nutch Generator's SelectorEntry: URL, CrawlDatum, segment number.",
+    tl.LINK_NODE: "Nutch LinkDumper's LinkNode: URL (writeUTF) and its web graph Node.",
+    tl.LINK_NODES: "Nutch LinkDumper's LinkNodes: the LinkNodes of a URL.",
+    tl.ROUTE: "Nutch Loops' Route (to 1.11): outlink URL, URL looked for, found.",
+    tl.LOOP_SET: "Nutch Loops' LoopSet (to 1.11): the URLs of a loop.",
 }
 
 
@@ -114,7 +120,7 @@ def _make(java_name: str) -> type[NutchWritable]:
         "java_names": codec.java_names[1:],
         "__module__": __name__,
     }
-    short = "Nutch" + java_name.rsplit(".", 1)[1]
+    short = "Nutch" + java_name.rsplit(".", 1)[1].replace("$", "")
     return register_writable(type(short, (NutchWritable,), attrs))  # type: ignore[return-value]
 
 
