@@ -36,6 +36,7 @@ from crawlmill.formats.hadoop.nutch_parse import Inlinks
 from crawlmill.formats.hadoop.sequencefile import HeaderError, read_header
 
 from .nutch_parts import PART, NutchEntry, as_json, datum_plain, iter_part, part_files
+from .nutch_warcinfo import warcinfo_records
 
 __all__ = ["NutchCrawlDbReader", "NutchLinkDbReader", "db_parts"]
 
@@ -98,6 +99,7 @@ class _DbReader(Reader):
         if not os.path.isfile(data) and os.path.isfile(ctx.path):
             data = ctx.path
         part = (ctx.input.meta or {}).get("part") or os.path.basename(os.path.dirname(data))
+        yield from warcinfo_records(data, self.name)  # the warcinfos crawlmill's writer kept
         for item in iter_part(ctx, data):
             fields = self.fields(item)
             nutch = {"db": self.db, "part": part, **fields}

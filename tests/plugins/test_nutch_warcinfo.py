@@ -79,3 +79,24 @@ def test_hadoop_reads_the_warcinfo_metadata(tmp_path, java):
     values = {g["key"]: g["value"] for g in got}
     assert values["crawlmill.warcinfo.00000.block"] == INFO
     assert values["crawlmill.warcinfo.00000.header"].startswith("WARC/1.1\r\nWARC-Type: warcinfo")
+
+
+@pytest.mark.parametrize("to", ["nutch-segment", "nutch-crawldb", "nutch-linkdb"])
+def test_the_readers_give_the_warcinfo_back_byte_for_byte(tmp_path, to, need):
+    warcio = need("warcio.archiveiterator")
+    src = write_warc(tmp_path / "in.warc", info=INFO)
+    raw = src.read_bytes()
+    original = raw[
+        : raw.index(b"\r\n\r\n", raw.index(b"\r\n\r\n") + 4) + 4
+    ]  # head, block, separator
+    extra = [f"segment={SEG}"] if to == "nutch-segment" else []
+    assert _convert(src, to, tmp_path / "n", *extra) == 0
+    assert main(["convert", str(tmp_path / "n"), "--to", "warc", "-o", str(tmp_path / "w"),
+                 "--option", "compression=none", "--workers", "1"]) in (0, 3)  # fmt: skip
+    infos, kept = [], 0
+    for f in sorted((tmp_path / "w").rglob("*.warc*")):
+        kept += original in f.read_bytes()  # the warcinfo as the input wrote it
+        with open(f, "rb") as fh:
+            infos += [r.content_stream().read() for r in warcio.ArchiveIterator(fh)
+                      if r.rec_type == "warcinfo" and b"a crawler" in r.content_stream().read()]  # fmt: skip
+    assert len(infos) == 1 and kept == 1  # once, though every part-0 file keeps it
