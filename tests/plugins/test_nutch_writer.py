@@ -97,7 +97,7 @@ def test_every_part_decodes_sorted_and_partitioned_as_nutch(samples, tmp_path, r
     need("warcio")
     src = samples / rel
     assert to_segment(src, tmp_path / "seg", 3, "--filter", "kind", "keep=response",
-                      "--filter", "url-dedup", "rule=first") == 0  # one fetch per URL
+                      "--filter", "url-dedup", "rule=first") == 0  # one fetch per URL  # fmt: skip
     seg = tmp_path / "seg" / SEG
     for sub in SUBDIRS:  # every subdirectory has all three parts
         assert sorted(p.name for p in (seg / sub).glob("part-r-*")) == [
