@@ -51,13 +51,20 @@ class NutchJava:
     def _run(self, release: str, *args: str) -> list[dict]:
         cp = os.pathsep.join([str(self.classes(release)), self.jars])
         done = subprocess.run([self.java, "-cp", cp, "CrawlmillOracle", *args],
-                              capture_output=True, check=True, timeout=300)  # fmt: skip
+                              capture_output=True, timeout=300)  # fmt: skip
+        if done.returncode != 0:
+            raise AssertionError(f"java {args}: {done.stderr.decode('utf-8', 'replace')[-3000:]}")
         return [json.loads(line) for line in done.stdout.decode("utf-8").splitlines() if line]
 
     def read_seq(self, release: str, path: Path) -> list[dict]:
         """Every entry of the SequenceFile ``path`` as Hadoop's reader and Nutch's value
         class of ``release`` read it: ``{"key", "hex", "str"}`` or ``{"error"}``."""
         return self._run(release, "seq", str(path))
+
+    def read_meta(self, release: str, path: Path) -> list[dict]:
+        """The header metadata of the SequenceFile ``path`` as Hadoop's reader reads it:
+        ``{"key", "value"}`` per pair (``Text.toString``)."""
+        return self._run(release, "meta", str(path))
 
     def read_values(self, release: str, java_class: str, values: list[bytes],
                     tmp: Path) -> list[dict]:  # fmt: skip

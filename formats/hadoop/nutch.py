@@ -29,6 +29,8 @@ from .nutch_crawldatum import (
     write_crawl_datum,
     write_nutch_map,
 )
+from .nutch_graph import GRAPH_CLASSES, INLINK, read_graph_value, write_graph_value
+from .nutch_index import INDEX_CLASSES, read_index_value, write_index_value
 from .nutch_io import (
     PROTOCOL_STATUS,
     Cursor,
@@ -47,6 +49,7 @@ from .nutch_parse import (
     write_parse_data,
     write_parse_text,
 )
+from .nutch_tools import TOOL_CLASSES, read_tool_value, write_tool_value
 
 __all__ = [
     "CONTENT",
@@ -94,6 +97,12 @@ class NutchCodec(w.Codec):
             value = read_protocol_status(cur)
         elif name == NUTCH_MAP:
             value = read_nutch_map(cur, self.resolve, legacy=False)
+        elif name in GRAPH_CLASSES:
+            return read_graph_value(name, buf, pos, self.resolve)
+        elif name in INDEX_CLASSES:
+            return read_index_value(name, buf, pos)
+        elif name in TOOL_CLASSES:
+            return read_tool_value(name, buf, pos, self.resolve)
         elif name in (PARSE_DATA, INLINKS):
             # no version tells the layouts apart: a value inside another one (a map entry)
             # cannot be tried to its end, so only a whole value is decoded
@@ -106,7 +115,8 @@ class NutchCodec(w.Codec):
         return encode_nutch(self.name, value, self.resolve)
 
 
-NUTCH_CLASSES = (CONTENT, CRAWL_DATUM, PARSE_TEXT, PARSE_DATA, INLINKS, PROTOCOL_STATUS, NUTCH_MAP)
+NUTCH_CLASSES = (CONTENT, CRAWL_DATUM, PARSE_TEXT, PARSE_DATA, INLINKS, PROTOCOL_STATUS, NUTCH_MAP,
+                 *GRAPH_CLASSES, *INDEX_CLASSES, *TOOL_CLASSES)  # fmt: skip
 
 
 def nutch_codec(name: str, resolve_fn: Resolve | None = None) -> NutchCodec | None:
@@ -132,6 +142,8 @@ def decode_nutch(name: str, data: bytes, resolve_fn: Resolve | None = None,
     if name == INLINKS:
         layouts = ("utf8", "text", "text-md") if legacy else ("text", "text-md", "utf8")
         return decode_inlinks(data, res, layouts)
+    if name == INLINK:  # the layout that consumes it (1.21's flag or none)
+        return read_graph_value(name, data, 0, res, whole=True)[0]
     codec = nutch_codec(name, res)
     if codec is None:
         raise w.WritableError(f"{name}: not a Nutch class")
@@ -160,6 +172,12 @@ def encode_nutch(name: str, value: Any, resolve_fn: Resolve | None = None) -> by
         write_protocol_status(out, value)
     elif name == NUTCH_MAP and isinstance(value, NutchMapValue):
         write_nutch_map(out, value, res)
+    elif name in GRAPH_CLASSES:
+        write_graph_value(name, out, value, res)
+    elif name in INDEX_CLASSES:
+        write_index_value(name, out, value)
+    elif name in TOOL_CLASSES:
+        write_tool_value(name, out, value, res)
     else:
         raise w.WritableError(f"{name}: cannot write a {type(value).__name__}")
     return out.bytes()
@@ -167,11 +185,16 @@ def encode_nutch(name: str, value: Any, resolve_fn: Resolve | None = None) -> by
 
 def _types() -> dict[str, type]:
     from .nutch_content import Content as _Content
+    from .nutch_graph import HostDatum, InlinkValue, LinkDatum, Node
+    from .nutch_index import NutchDocument, NutchField, NutchIndexAction
     from .nutch_io import Metadata, ParseStatus, ProtocolStatus
     from .nutch_parse import Inlink, Inlinks, Outlink, ParseData, ParseText
+    from .nutch_tools import LinkNode, LinkNodes, LoopSet, Route, SelectorEntry
 
     classes = (_Content, CrawlDatum, NutchMapValue, w.MapValue, Metadata, ParseStatus,
-               ProtocolStatus, Inlink, Inlinks, Outlink, ParseData, ParseText)  # fmt: skip
+               ProtocolStatus, Inlink, Inlinks, Outlink, ParseData, ParseText, LinkDatum, Node,
+               HostDatum, InlinkValue, NutchField, NutchDocument, NutchIndexAction,
+               SelectorEntry, LinkNode, LinkNodes, Route, LoopSet)  # fmt: skip
     return {c.__name__: c for c in classes}
 
 

@@ -24,6 +24,7 @@ __all__ = [
     "FETCH_GONE",
     "FETCH_INTERVAL",
     "FETCH_SUCCESS",
+    "WARCINFO_KEY",
     "fetch_status",
     "java_string_hash",
     "metadata_of_head",
@@ -31,6 +32,8 @@ __all__ = [
     "title_of",
     "url_host",
     "url_partition",
+    "warcinfo_metadata",
+    "warcinfos_of_metadata",
 ]
 
 #: the Content metadata key crawlmill's writer sets to ``as-sent``: the content is the entity
@@ -128,3 +131,29 @@ def title_of(payload: bytes, charset: str | None, limit: int = 65536) -> str:
 def metadata(entries: list[tuple[str, list[str]]]) -> Metadata:
     """A 1.x ``Metadata`` of ``entries``."""
     return Metadata([(k, list(v)) for k, v in entries])
+
+
+#: the prefix of the SequenceFile metadata keys that keep the input's warcinfo records.
+WARCINFO_KEY = b"crawlmill.warcinfo."
+
+
+def warcinfo_metadata(infos: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
+    """SequenceFile metadata (``Text`` pairs) keeping warcinfo records, each ``(WARC
+    header, block)``: ``crawlmill.warcinfo.NNNNN.header`` and ``...NNNNN.block``, ``NNNNN``
+    the record's number (0-based, pipeline order), bytes as they were."""
+    out: list[tuple[bytes, bytes]] = []
+    for n, (header, block) in enumerate(infos):
+        out.append((WARCINFO_KEY + b"%05d.header" % n, header))
+        out.append((WARCINFO_KEY + b"%05d.block" % n, block))
+    return out
+
+
+def warcinfos_of_metadata(pairs: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
+    """The ``(WARC header, block)`` of each warcinfo :func:`warcinfo_metadata` kept in
+    ``pairs``, in number order."""
+    found: dict[int, dict[str, bytes]] = {}
+    for key, value in pairs:
+        m = re.fullmatch(re.escape(WARCINFO_KEY) + rb"(\d+)\.(header|block)", key)
+        if m:
+            found.setdefault(int(m.group(1)), {})[m.group(2).decode()] = value
+    return [(v.get("header", b""), v.get("block", b"")) for _, v in sorted(found.items())]

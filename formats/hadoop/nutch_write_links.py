@@ -4,9 +4,10 @@ records that bring none (a WARC's responses).
 The elements and attributes of ``DOMContentUtils``' link parameters: ``a`` and ``area``
 ``href``, ``form`` ``action``, ``frame``, ``iframe``, ``script`` and ``img`` ``src``,
 ``link`` ``href``; as there, an element with ``rel="nofollow"`` or ``method="post"`` gives no
-link. Targets resolve against the page URL or its ``<base href>``. The anchor is the text of
-an ``a`` or ``form`` (whitespace collapsed), or, when it has none, the ``alt`` of the images
-inside it; the other elements have none. Only ``http``/``https`` targets, fragments cut, each
+link, and a page whose ``<meta name="robots">`` (outside ``<body>``) says ``nofollow`` or
+``none`` gives none (``HTMLMetaProcessor``). Targets resolve against the page URL or its
+``<base href>``. The anchor is the text of an ``a`` or ``form`` (whitespace collapsed), or,
+when it has none, the ``alt`` of the images inside it; the other elements have none. Only ``http``/``https`` targets, fragments cut, each
 (target, anchor) once, in page order. Nutch's pruning of empty links (``shouldThrowAwayLink``:
 an ``a`` without content) is not copied.
 
@@ -24,7 +25,7 @@ from urllib.parse import urldefrag, urljoin
 
 from ..http_body import decode_body
 
-__all__ = ["LINK_ATTRIBUTES", "html_outlinks", "outlinks_of"]
+__all__ = ["LINK_ATTRIBUTES", "html_outlinks", "needs_parse", "outlinks_of", "page_of"]
 
 #: element -> the attribute holding its link (Nutch's ``DOMContentUtils`` link parameters).
 LINK_ATTRIBUTES = {
@@ -48,9 +49,17 @@ class _Links(HTMLParser):
         #: ``[target, text, alt texts]`` per link, in page order.
         self.links: list[list[str]] = []
         self._open: list[str] | None = None
+        #: ``<meta name="robots">`` outside ``<body>`` says ``nofollow`` or ``none``.
+        self.nofollow = False
+        self._body = False
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         values = {k: (v or "") for k, v in attrs}
+        if tag == "body":
+            self._body = True
+        elif tag == "meta" and not self._body and values.get("name", "").lower() == "robots":
+            directives = values.get("content", "").lower()
+            self.nofollow |= "nofollow" in directives or "none" in directives
         if tag == "base" and values.get("href"):
             self.base = urljoin(self.base, values["href"].strip())
             return
@@ -93,6 +102,8 @@ def html_outlinks(url: str, payload: bytes, charset: str | None = None, *,
         parser.close()
     except (ValueError, AssertionError):  # a malformed tag: keep what was found
         pass
+    if parser.nofollow:  # HTMLMetaProcessor: parse-html gives no outlinks
+        return []
     out: list[tuple[str, str]] = []
     seen: set[tuple[str, str]] = set()
     for href, words, alt in parser.links:
@@ -112,13 +123,23 @@ def html_outlinks(url: str, payload: bytes, charset: str | None = None, *,
     return out
 
 
+def needs_parse(record: Any) -> bool:
+    """Whether ``record`` is an HTML page nothing parsed: no outlinks, no ``text``, not from
+    a Nutch segment (whose parse data is the truth even when absent)."""
+    parsed = bool(record.outlinks) or record.text is not None or "nutch" in record.extras
+    return not parsed and "html" in (record.content_type or "").lower()
+
+
+def page_of(record: Any) -> bytes:
+    """The page of ``record`` as a browser gets it: de-chunked, content coding undone, at
+    most 1 MiB."""
+    return decode_body(record.payload, record.http_headers, _LIMIT)
+
+
 def outlinks_of(record: Any, extract: bool) -> list[tuple[str, str]]:
     """A record's outlinks as ``(target, anchor)``: its own; with ``extract``, for an HTML
     record nothing parsed (no outlinks, no ``text``, not from a Nutch segment, whose
     parse data is the truth even when absent), those of its payload (:func:`html_outlinks`)."""
-    outlinks, content_type = record.outlinks, record.content_type
-    parsed = bool(outlinks) or record.text is not None or "nutch" in record.extras
-    if parsed or not extract or "html" not in (content_type or "").lower():
-        return [(o.url, o.anchor or "") for o in outlinks if o.url]
-    page = decode_body(record.payload, record.http_headers, _LIMIT)
-    return html_outlinks(record.url, page, record.charset)
+    if not extract or not needs_parse(record):
+        return [(o.url, o.anchor or "") for o in record.outlinks if o.url]
+    return html_outlinks(record.url, page_of(record), record.charset)

@@ -1,4 +1,5 @@
-"""``nutch-crawldb`` and ``nutch-linkdb``: a Nutch CrawlDB and LinkDB, one Record per URL.
+"""``nutch-crawldb`` and ``nutch-linkdb``: a Nutch CrawlDB and LinkDB, one Record per URL
+(and ``nutch-hostdb``, ``nutch-webgraph``: a host db and a web graph, one per entry, below).
 
 A database folder (``crawldb/``, ``linkdb/``) holds ``current/`` (and, after an update,
 ``old/``, the version before) of ``part-NNNNN`` / ``part-r-NNNNN`` MapFiles of ``Text`` (or
@@ -32,7 +33,9 @@ from crawlmill.core import (
 from crawlmill.core.record import OffsetSpace
 from crawlmill.formats.hadoop.nutch import CRAWL_DATUM, INLINKS, to_plain
 from crawlmill.formats.hadoop.nutch_crawldatum import CrawlDatum
+from crawlmill.formats.hadoop.nutch_graph import HOST_DATUM, LINK_DATUM, NODE
 from crawlmill.formats.hadoop.nutch_parse import Inlinks
+from crawlmill.formats.hadoop.nutch_tools import LOOP_SET
 from crawlmill.formats.hadoop.sequencefile import HeaderError, read_header
 
 from .nutch_parts import (
@@ -44,8 +47,15 @@ from .nutch_parts import (
     part_files,
     part_indexes,
 )
+from .nutch_warcinfo import warcinfo_records
 
-__all__ = ["NutchCrawlDbReader", "NutchLinkDbReader", "db_parts"]
+__all__ = [
+    "NutchCrawlDbReader",
+    "NutchHostDbReader",
+    "NutchLinkDbReader",
+    "NutchWebGraphReader",
+    "db_parts",
+]
 
 
 def _value_class(data: str) -> str | None:
@@ -84,6 +94,8 @@ class _DbReader(Reader):
     value_class: ClassVar[str] = ""
     db: ClassVar[str] = ""
     file_suffixes = ()
+    #: the keys are URLs (``url``); else (host names) they are the records' ``doc_id``.
+    keys_are_urls: ClassVar[bool] = True
 
     @classmethod
     def sniff(cls, path: str, head: bytes) -> float:
@@ -111,13 +123,15 @@ class _DbReader(Reader):
         if not os.path.isfile(data) and os.path.isfile(ctx.path):
             data = ctx.path
         part = (ctx.input.meta or {}).get("part") or os.path.basename(os.path.dirname(data))
+        yield from warcinfo_records(data, self.name)  # the warcinfos crawlmill's writer kept
         for item in iter_part(ctx, data):
             fields = self.fields(item)
-            nutch = {"db": self.db, "part": part, **fields}
+            nutch = {"db": (ctx.input.meta or {}).get("db", self.db), "part": part, **fields}
             payload = as_json(fields)
             entry = item.entry
+            url, doc_id = (item.url, None) if self.keys_are_urls else (None, item.url)
             yield Record(
-                kind=RecordKind.METADATA, url=item.url, payload=payload,
+                kind=RecordKind.METADATA, url=url, doc_id=doc_id, payload=payload,
                 content_type="application/json", charset="utf-8", extras={"nutch": nutch},
                 source=Provenance(data, entry.offset, entry.length if entry.block is None else None,
                                   self.name, OffsetSpace.FILE),
@@ -156,8 +170,68 @@ class NutchLinkDbReader(_DbReader):
         return {"inlinks": to_plain(value)}
 
 
+class NutchHostDbReader(_DbReader):
+    """Nutch host db (``hostdb/current``): one metadata record per host (``doc_id`` the host
+    name; no URL), its ``HostDatum`` (score, last check, homepage, fetch counts, metadata)."""
+
+    name = "nutch-hostdb"
+    value_class = HOST_DATUM
+    db = "hostdb"
+    keys_are_urls = False
+
+    def fields(self, item: NutchEntry) -> dict[str, Any]:
+        """``{"host_datum": ...}``."""
+        return {"host_datum": to_plain(item.value)}
+
+
+#: the web graph's folders and the value class of each (ScoringWebGraph's ``WebGraph``).
+WEBGRAPH = {"outlinks": LINK_DATUM, "inlinks": LINK_DATUM, "nodes": NODE, "loops": LOOP_SET}
+
+
+class NutchWebGraphReader(_DbReader):
+    """Nutch web graph (``webgraph/{outlinks,inlinks,nodes,loops}/current``): one metadata
+    record per entry (``extras["nutch"]["db"]`` ``webgraph/outlinks``...): a ``LinkDatum``
+    (outlinks, inlinks: several entries per URL), a ``Node``, or a ``LoopSet``."""
+
+    name = "nutch-webgraph"
+    db = "webgraph"
+
+    @classmethod
+    def _parts(cls, path: str) -> list[tuple[str, str, str]]:
+        path = os.path.abspath(path)
+        found = []
+        for sub, value_class in WEBGRAPH.items():
+            if os.path.basename(path) == sub:  # one of the graph's folders
+                return [(sub, rel, data) for rel, data in db_parts(path, value_class)]
+            folder = os.path.join(path, sub)
+            if os.path.isdir(folder):
+                found += [(sub, rel, data) for rel, data in db_parts(folder, value_class)]
+        return found
+
+    @classmethod
+    def sniff(cls, path: str, head: bytes) -> float:
+        """Sure for a web graph folder or one of its folders; 0 for a file."""
+        return 0.9 if os.path.isdir(path) and cls._parts(path) else 0.0
+
+    @classmethod
+    def discover(cls, path: str, options: Any) -> list[InputFile] | None:
+        """One unit per part of each graph folder."""
+        found = cls._parts(path)
+        if not found:
+            return None
+        return [InputFile(os.path.dirname(data), rel, meta={"db": f"webgraph/{sub}", "part": rel},
+                          parts={"data": data}) for sub, rel, data in found]  # fmt: skip
+
+    def fields(self, item: NutchEntry) -> dict[str, Any]:
+        """``{"link_datum" | "node" | "loop_set": ...}``."""
+        key = {LINK_DATUM: "link_datum", NODE: "node", LOOP_SET: "loop_set"}[item.value_class]
+        return {key: to_plain(item.value)}
+
+
 @hookimpl
 def crawlmill_register_readers(register):
-    """Register ``nutch-crawldb`` and ``nutch-linkdb``."""
+    """Register ``nutch-crawldb``, ``nutch-linkdb``, ``nutch-hostdb``, ``nutch-webgraph``."""
     register(NutchCrawlDbReader)
     register(NutchLinkDbReader)
+    register(NutchHostDbReader)
+    register(NutchWebGraphReader)

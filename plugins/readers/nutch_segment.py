@@ -73,6 +73,7 @@ from .nutch_parts import (
     part_indexes,
 )
 from .nutch_spill import SortedEntries, pack, unpack
+from .nutch_warcinfo import warcinfo_records
 
 __all__ = ["NutchSegmentReader", "SUBDIRS", "is_segment"]
 
@@ -86,9 +87,7 @@ OLD_LINKED = 4
 def is_segment(path: str) -> bool:
     """Whether ``path`` is a segment folder: at least one subdirectory of :data:`SUBDIRS`
     holding a ``part-*``."""
-    return os.path.isdir(path) and any(
-        part_files(os.path.join(path, sub)) for sub in SUBDIRS
-    )
+    return os.path.isdir(path) and any(part_files(os.path.join(path, sub)) for sub in SUBDIRS)
 
 
 def _segments(path: str) -> list[str]:
@@ -172,6 +171,9 @@ class NutchSegmentReader(Reader):
     def _part(self, ctx: ReadContext, segment: str, number: str,
               files: dict[str, str]) -> Iterator[Record]:  # fmt: skip
         o = self.options
+        first = next((files[sub] for sub in SUBDIRS if sub in files), None)
+        if first is not None:  # the warcinfos crawlmill's writer kept (part 0)
+            yield from warcinfo_records(first, self.name)
         with SortedEntries(o.spill_memory, o.spill_dir) as held, \
                 SortedEntries(o.spill_memory, o.spill_dir) as rest:  # fmt: skip
             streams: list[Iterator[tuple[bytes, str, NutchEntry, bool]]] = []

@@ -15,7 +15,10 @@ from typing import Any, ClassVar
 
 from crawlmill.core import Writable, hookimpl
 from crawlmill.formats.hadoop import nutch as n
+from crawlmill.formats.hadoop import nutch_graph as g
+from crawlmill.formats.hadoop import nutch_index as ix
 from crawlmill.formats.hadoop import nutch_legacy as nl
+from crawlmill.formats.hadoop import nutch_tools as tl
 from crawlmill.formats.hadoop import writables as w
 
 from .lookup import register_writable
@@ -90,6 +93,21 @@ _DOCS = {
     n.INLINKS: "Nutch Inlinks: the links to a URL (source URL and anchor each).",
     n.PROTOCOL_STATUS: "Nutch ProtocolStatus: protocol code, last modified, arguments.",
     n.NUTCH_MAP: "Nutch's own MapWritable of Nutch 0.8-1.10 (CrawlDatum versions 4-6).",
+    g.LINK_DATUM: "Nutch web graph LinkDatum: URL, anchor, score, timestamp, link type.",
+    g.NODE: "Nutch web graph Node: inlink and outlink counts, inlink score, Metadata.",
+    g.HOST_DATUM: "Nutch HostDatum: score, last check, homepage, fetch counts, MapWritable.",
+    g.INLINK: "Nutch Inlink alone: source URL, anchor (1.21 on: metadata flag + map).",
+    g.OUTLINK: "Nutch Outlink alone: target URL, anchor, metadata flag + map (1.8 on).",
+    g.METADATA: "Nutch Metadata alone: multi-valued Text names and values.",
+    g.PARSE_STATUS: "Nutch ParseStatus alone: version, major and minor codes, arguments.",
+    ix.NUTCH_FIELD: "Nutch indexer NutchField: weight and typed values.",
+    ix.NUTCH_DOCUMENT: "Nutch indexer NutchDocument: version 2, named fields, weight, Metadata.",
+    ix.NUTCH_INDEX_ACTION: "Nutch indexer NutchIndexAction: action (add/delete/update), document.",
+    tl.SELECTOR_ENTRY: "Nutch Generator's SelectorEntry: URL, CrawlDatum, segment number.",
+    tl.LINK_NODE: "Nutch LinkDumper's LinkNode: URL (writeUTF) and its web graph Node.",
+    tl.LINK_NODES: "Nutch LinkDumper's LinkNodes: the LinkNodes of a URL.",
+    tl.ROUTE: "Nutch Loops' Route (to 1.11): outlink URL, URL looked for, found.",
+    tl.LOOP_SET: "Nutch Loops' LoopSet (to 1.11): the URLs of a loop.",
 }
 
 
@@ -102,7 +120,7 @@ def _make(java_name: str) -> type[NutchWritable]:
         "java_names": codec.java_names[1:],
         "__module__": __name__,
     }
-    short = "Nutch" + java_name.rsplit(".", 1)[1]
+    short = "Nutch" + java_name.rsplit(".", 1)[1].replace("$", "")
     return register_writable(type(short, (NutchWritable,), attrs))  # type: ignore[return-value]
 
 

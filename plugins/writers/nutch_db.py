@@ -13,12 +13,15 @@ sorts them by key (unsigned bytes: Hadoop's raw Text order), computes each URL's
 its own rows by the rules of :mod:`crawlmill.formats.hadoop.nutch_write_db`, a batch of rows
 at a time, and streams it into ``current/part-r-NNNNN/{data,index}`` (``ctx.output``). So no
 process holds more than one part, and the driver none. The final pass writes nothing more;
-records that are no capture (``response``, ``resource`` with a URL) are quarantined
-(``not-a-capture``).
+a ``warcinfo`` is one row of the empty key (part 0, sorted first), kept in that part's
+SequenceFile metadata (:func:`~crawlmill.formats.hadoop.nutch_write.warcinfo_metadata`) and
+counted; other records that are no capture (``response``, ``resource`` with a URL) are
+quarantined (``not-a-capture``).
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 from typing import Any, ClassVar, Literal
 
@@ -26,7 +29,7 @@ from crawlmill.core import LazySchema, PluginOptions, Record, Writer, hookimpl
 from crawlmill.formats.hadoop.codecs import DEFAULT_CODEC, codec_for
 from crawlmill.formats.hadoop.mapfile import MapFileWriter, hash_partition
 from crawlmill.formats.hadoop.nutch import CRAWL_DATUM, INLINKS, encode_nutch
-from crawlmill.formats.hadoop.nutch_write import fetch_status, md5_signature
+from crawlmill.formats.hadoop.nutch_write import fetch_status, md5_signature, warcinfo_metadata
 from crawlmill.formats.hadoop.nutch_write_db import (
     NEWEST_RELEASE,
     Page,
@@ -41,13 +44,17 @@ from crawlmill.formats.hadoop.nutch_write_links import outlinks_of
 from crawlmill.formats.hadoop.vint import encode_vlong
 from pydantic import Field, field_validator
 
+from .nutch_warcinfo import WARCINFO_COUNT, is_warcinfo, warcinfo_parts
+
 __all__ = ["NutchCrawlDbWriter", "NutchLinkDbWriter"]
 
 TEXT = "org.apache.hadoop.io.Text"
 #: rows a reduce task turns into Python objects at a time.
 BATCH_ROWS = 8192
 _COLUMNS = ("key", "page", "fetch_status", "fetch_time", "signature", "code", "content_type",
-            "source", "anchor")  # fmt: skip
+            "source", "anchor", "info_header", "info_block")  # fmt: skip
+#: the key of a warcinfo's row (no URL is empty): it sorts first, in part 0.
+INFO_KEY = b""
 
 
 def _schema() -> Any:
@@ -57,6 +64,7 @@ def _schema() -> Any:
         ("key", pa.binary()), ("page", pa.bool_()), ("fetch_status", pa.int32()),
         ("fetch_time", pa.int64()), ("signature", pa.binary()), ("code", pa.int32()),
         ("content_type", pa.string()), ("source", pa.string()), ("anchor", pa.string()),
+        ("info_header", pa.binary()), ("info_block", pa.binary()),
     ])  # fmt: skip
 
 
@@ -100,7 +108,8 @@ class _NutchDbWriter(Writer):
 
         partitions: int = Field(1, ge=1, le=100_000, description="parts of current/ (reduce tasks)")
         compression: Literal["none", "record", "block"] = Field(
-            "none", description="compression of the MapFile data (DefaultCodec)"
+            "record", description="compression of the MapFile data (DefaultCodec; the default "
+            "is what Nutch writes)",
         )  # fmt: skip
         extract_links: bool = Field(
             True, description="outlinks of HTML pages that bring none, as parse-html finds them"
@@ -110,7 +119,11 @@ class _NutchDbWriter(Writer):
     reduce_by: ClassVar[str] = "key"
 
     def collect(self, record: Record) -> list[tuple] | None:
-        """The rows of one capture (module docstring)."""
+        """The rows of one capture (module docstring); a warcinfo's one row (key
+        :data:`INFO_KEY`) with its WARC header and block."""
+        if is_warcinfo(record):
+            header, block = warcinfo_parts(record)
+            return [(INFO_KEY, False, None, 0, None, None, None, None, None, header, block)]
         if record.kind not in ("response", "resource") or not record.url:
             return None
         millis = int(record.date.timestamp() * 1000) if record.date else 0
@@ -127,8 +140,10 @@ class _NutchDbWriter(Writer):
 
     @classmethod
     def reduce_partition(cls, values: list[bytes], partitions: int) -> list[int]:
-        """The part of each key: Hadoop's ``HashPartitioner`` of the Text key."""
-        return [hash_partition(TEXT, encode_vlong(len(v)) + v, partitions) for v in values]
+        """The part of each key: Hadoop's ``HashPartitioner`` of the Text key; part 0 for
+        the warcinfo rows."""
+        return [0 if v == INFO_KEY else hash_partition(TEXT, encode_vlong(len(v)) + v, partitions)
+                for v in values]  # fmt: skip
 
     @classmethod
     def value_of(cls, rows: list[dict[str, Any]], options: Any) -> Any | None:
@@ -141,11 +156,18 @@ class _NutchDbWriter(Writer):
         codec = codec_for(DEFAULT_CODEC) if options.compression != "none" else None
         folder = f"current/part-r-{ctx.partition:05d}"
         entries = 0
+        groups = _groups(rows)
+        first = next(groups, None)
+        infos = []
+        if first is not None and first[0] == INFO_KEY:  # the warcinfos sort first
+            infos = [(r["info_header"], r["info_block"]) for r in first[1]]
+            first = None
         with open(ctx.output(folder + "/data"), "wb") as data, \
                 open(ctx.output(folder + "/index"), "wb") as index:  # fmt: skip
             writer = MapFileWriter(data, index, TEXT, cls.value_class,
-                                   compression=options.compression, codec=codec)  # fmt: skip
-            for key, group in _groups(rows):
+                                   compression=options.compression, codec=codec,
+                                   metadata=warcinfo_metadata(infos))  # fmt: skip
+            for key, group in itertools.chain([first] if first else [], groups):
                 value = cls.value_of(group, options)
                 if value is not None:
                     key_bytes = encode_vlong(len(key)) + key
@@ -160,8 +182,11 @@ class _NutchDbWriter(Writer):
         self.ctx = ctx
 
     def write(self, record: Record) -> None:
-        """Nothing to write (the reduce wrote the database); a record that is no capture is
-        quarantined."""
+        """Nothing to write (the reduce wrote the database; a warcinfo is in part 0's
+        SequenceFile metadata, counted); a record that is no capture is quarantined."""
+        if is_warcinfo(record):
+            self.ctx.count(WARCINFO_COUNT)
+            return
         if record.kind not in ("response", "resource") or not record.url:
             self.ctx.quarantine(record, "not-a-capture: a Nutch database holds fetched pages only")
 
@@ -179,9 +204,11 @@ class NutchCrawlDbWriter(_NutchDbWriter):
         """The capture's own row, and one per distinct outlink target (its capture time)."""
         status = record.http_status
         out = [(_key_bytes(record.url or ""), True, fetch_status(status), millis,
-                md5_signature(record.payload), status, record.content_type or "", None, None)]  # fmt: skip
+                md5_signature(record.payload), status, record.content_type or "", None, None,
+                None, None)]  # fmt: skip
         for target in dict.fromkeys(t for t, _ in links):
-            out.append((_key_bytes(target), False, None, millis, None, None, None, None, None))
+            out.append((_key_bytes(target), False, None, millis, None, None, None, None, None,
+                        None, None))  # fmt: skip
         return out
 
     @classmethod
@@ -228,7 +255,8 @@ class NutchLinkDbWriter(_NutchDbWriter):
         for target, anchor in dict.fromkeys(links):
             if self.options.ignore_internal and is_internal(url, target):
                 continue
-            out.append((_key_bytes(target), False, None, millis, None, None, None, url, anchor))
+            out.append((_key_bytes(target), False, None, millis, None, None, None, url, anchor,
+                        None, None))  # fmt: skip
         return out or None  # type: ignore[return-value]
 
     @classmethod

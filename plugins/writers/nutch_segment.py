@@ -36,7 +36,10 @@ another capture, put ``url-dedup`` (``rule=latest``...) before the writer.
 The payload is written as the input holds it (a WARC's entity body: Nutch stores the decoded
 body; the ``nutch-segment`` reader renames the head's ``Transfer-Encoding`` and wrong
 ``Content-Length`` on the way back, spec 13.17). Only captures (``response``, ``resource``
-with a URL) make a page; other records are quarantined (``not-a-capture``).
+with a URL) make a page; a ``warcinfo`` (no URL: part 0, sorted before every page) is kept
+in the SequenceFile metadata of the part-0 files (``crawlmill.warcinfo.NNNNN.header`` /
+``.block``, :func:`~crawlmill.formats.hadoop.nutch_write.warcinfo_metadata`) and counted;
+other records are quarantined (``not-a-capture``).
 """
 
 from __future__ import annotations
@@ -60,6 +63,7 @@ from crawlmill.formats.hadoop.nutch_content import Content
 from crawlmill.formats.hadoop.nutch_crawldatum import CrawlDatum
 from crawlmill.formats.hadoop.nutch_io import Metadata, ParseStatus
 from crawlmill.formats.hadoop.nutch_parse import Outlink, ParseData, ParseText
+from crawlmill.formats.hadoop.nutch_parse_html import HtmlParse, parse_html
 from crawlmill.formats.hadoop.nutch_write import (
     AS_SENT,
     FETCH_INTERVAL,
@@ -68,12 +72,14 @@ from crawlmill.formats.hadoop.nutch_write import (
     metadata_of_head,
     title_of,
     url_partition,
+    warcinfo_metadata,
 )
-from crawlmill.formats.hadoop.nutch_write_links import outlinks_of
+from crawlmill.formats.hadoop.nutch_write_links import needs_parse, outlinks_of, page_of
 from crawlmill.formats.hadoop.sequencefile import SequenceFileWriter as SeqWriter
 from crawlmill.formats.hadoop.writables import MapValue
 from pydantic import Field
 
+from .nutch_warcinfo import WARCINFO_COUNT, is_warcinfo, warcinfo_parts
 from .sequencefile import _key_of
 
 __all__ = ["NutchSegmentWriter"]
@@ -113,10 +119,12 @@ class NutchSegmentWriter(Writer):
             0, ge=-(2**31), lt=2**31, description="partition.url.seed of Nutch's URLPartitioner"
         )  # fmt: skip
         compression: Literal["none", "record", "block"] = Field(
-            "none", description="compression of all but parse_text (always RECORD, DefaultCodec)"
+            "record", description="compression (DefaultCodec) of all but parse_text (always "
+            "RECORD); the default is what Nutch writes",
         )  # fmt: skip
         extract_links: bool = Field(
-            True, description="outlinks of HTML pages that bring none, as parse-html finds them"
+            True, description="parse HTML pages nothing parsed as Nutch's parse-html (text, "
+            "title, outlinks, meta); false: notparsed, nothing parsed",
         )  # fmt: skip
 
     # -- the shuffle ---------------------------------------------------------------------
@@ -126,8 +134,11 @@ class NutchSegmentWriter(Writer):
         return ShuffleSpec(self.options.partitions, "hash")
 
     def partition_of(self, record: Record, partitions: int) -> int:
-        """Nutch's ``URLPartitioner`` (by host) of the record's URL."""
-        return url_partition(record.url or "", partitions, self.options.seed)
+        """Nutch's ``URLPartitioner`` (by host) of the record's URL; part 0 for a record
+        without one (a ``warcinfo``)."""
+        if not record.url:
+            return 0
+        return url_partition(record.url, partitions, self.options.seed)
 
     def sort_key(self, record: Record) -> bytes:
         """The URL key in Hadoop's raw order."""
@@ -141,10 +152,12 @@ class NutchSegmentWriter(Writer):
         self.files: dict[str, Any] = {}
         self._streams: list[Any] = []
         self._last_key: bytes | None = None
+        self._infos: list[tuple[bytes, bytes]] = []
 
     def _open_files(self) -> None:
         o, part = self.options, f"part-r-{self.ctx.input.index:05d}"
         codec = codec_for(DEFAULT_CODEC) if o.compression != "none" else None
+        meta = warcinfo_metadata(self._infos)
         for sub in MAPFILES + SEQFILES:
             comp, cdc = (("record", codec_for(DEFAULT_CODEC)) if sub == "parse_text"
                          else (o.compression, codec))  # fmt: skip
@@ -153,16 +166,22 @@ class NutchSegmentWriter(Writer):
             if sub in MAPFILES:
                 data, index = self.ctx.create(base + "/data"), self.ctx.create(base + "/index")
                 self._streams += [data, index]
-                self.files[sub] = MapFileWriter(data, index, TEXT, value_class,
-                                                compression=comp, codec=cdc)  # fmt: skip
+                self.files[sub] = MapFileWriter(data, index, TEXT, value_class, compression=comp,
+                                                codec=cdc, metadata=meta)  # fmt: skip
             else:
                 stream = self.ctx.create(base)
                 self._streams.append(stream)
-                self.files[sub] = SeqWriter(stream, TEXT, value_class, compression=comp, codec=cdc)
+                self.files[sub] = SeqWriter(stream, TEXT, value_class, compression=comp, codec=cdc,
+                                            metadata=meta)  # fmt: skip
 
     def write(self, record: Record) -> None:
         """One page in all six subdirectories; a record that is no capture, or a later
-        capture of the URL written before, is quarantined."""
+        capture of the URL written before, is quarantined; a ``warcinfo`` (no URL: part 0,
+        before every page) is kept in the parts' SequenceFile metadata."""
+        if is_warcinfo(record) and not self.files:
+            self._infos.append(warcinfo_parts(record))
+            self.ctx.count(WARCINFO_COUNT)
+            return
         if record.kind not in ("response", "resource") or not record.url:
             self.ctx.quarantine(record, "not-a-capture: a Nutch segment holds fetched pages only")
             return
@@ -177,17 +196,25 @@ class NutchSegmentWriter(Writer):
         self._last_key = key
         if not self.files:
             self._open_files()
-        links = outlinks_of(record, self.options.extract_links)  # fmt: skip
-        for sub, value in self.values(record, links).items():
+        html = None
+        if self.options.extract_links and needs_parse(record):
+            html = parse_html(record.url, page_of(record), record.charset)
+            self.ctx.count("parsed as parse-html")
+        links = outlinks_of(record, self.options.extract_links)
+        if html is not None and html.nofollow:
+            links = []
+        for sub, value in self.values(record, links, html).items():
             self.files[sub].append(key, value)
         for target, _ in links:
             datum = CrawlDatum(status=0x43, fetch_time=0, fetch_interval=FETCH_INTERVAL)
             self.files["crawl_parse"].append(_key(target), encode_nutch(CRAWL_DATUM, datum))
             self.ctx.count("crawl_parse-linked")
 
-    def values(self, record: Record, links: list[tuple[str, str]]) -> dict[str, bytes]:
+    def values(self, record: Record, links: list[tuple[str, str]],
+               html: HtmlParse | None = None) -> dict[str, bytes]:  # fmt: skip
         """The serialized value of ``record`` in each subdirectory (``crawl_parse``: the
-        signature datum); ``links`` its outlinks."""
+        signature datum); ``links`` its outlinks; ``html`` the parse of a page nothing parsed
+        (``None``: the record's own text and outlinks are its parse, if any)."""
         o = self.options
         millis = int(record.date.timestamp() * 1000) if record.date else 0
         if record.date is None:
@@ -215,12 +242,25 @@ class NutchSegmentWriter(Writer):
         generate = CrawlDatum(status=0x01, fetch_time=millis, fetch_interval=FETCH_INTERVAL)
         signature = CrawlDatum(status=0x41, fetch_time=0, fetch_interval=0, score=0.0,
                                signature=md5_signature(record.payload))  # fmt: skip
+        text = record.text
+        seg_meta = [("nutch.segment.name", [o.segment])]
+        if html is not None:  # parsed here, as parse-html
+            text, title = html.text, html.title
+            status = ParseStatus(2, 1, 0, None)
+            if html.refresh is not None:
+                status = ParseStatus(2, 1, 100, [html.refresh[0], str(html.refresh[1])])
+            parse_meta = html.meta + seg_meta
+        elif text is not None or links:  # the input's parse
+            title = title_of(record.payload, record.charset) if "html" in ctype.lower() else ""
+            status, parse_meta = ParseStatus(2, 1, 0, None), seg_meta
+        else:  # nothing parsed: no title, no outlinks, no text
+            title, status, parse_meta = "", ParseStatus(2, 0, 0, None), seg_meta
         parse = ParseData(
-            status=ParseStatus(2, 1 if record.text is not None else 0, 0, None),
-            title=title_of(record.payload, record.charset) if "html" in ctype.lower() else "",
+            status=status,
+            title=title,
             outlinks=[Outlink(target, anchor) for target, anchor in links],
             content_meta=Metadata(meta),
-            parse_meta=Metadata([("nutch.segment.name", [o.segment])]),
+            parse_meta=Metadata(parse_meta),
         )
         values = {
             "content": encode_nutch(CONTENT, content),
@@ -229,8 +269,8 @@ class NutchSegmentWriter(Writer):
             "crawl_parse": encode_nutch(CRAWL_DATUM, signature),
             "parse_data": encode_nutch(PARSE_DATA, parse),
         }
-        if record.text is not None:
-            values["parse_text"] = encode_nutch(PARSE_TEXT, ParseText(record.text))
+        if text is not None:
+            values["parse_text"] = encode_nutch(PARSE_TEXT, ParseText(text))
         return values
 
     def close(self) -> None:

@@ -97,7 +97,7 @@ def test_every_part_decodes_sorted_and_partitioned_as_nutch(samples, tmp_path, r
     need("warcio")
     src = samples / rel
     assert to_segment(src, tmp_path / "seg", 3, "--filter", "kind", "keep=response",
-                      "--filter", "url-dedup", "rule=first") == 0  # one fetch per URL
+                      "--filter", "url-dedup", "rule=first") == 0  # one fetch per URL  # fmt: skip
     seg = tmp_path / "seg" / SEG
     for sub in SUBDIRS:  # every subdirectory has all three parts
         assert sorted(p.name for p in (seg / sub).glob("part-r-*")) == [
@@ -106,7 +106,11 @@ def test_every_part_decodes_sorted_and_partitioned_as_nutch(samples, tmp_path, r
     want = responses(src, first=True)
     payloads = {u: [x[3] for x in v] for u, v in want.items()}
     page_keys = None
-    assert all(not es for _, es in parts(seg, "parse_text"))  # no text in a WARC
+    # a WARC has no text: each HTML page is parsed as parse-html (test_nutch_parse_html.py)
+    texts = {text_key(k) for _, es in parts(seg, "parse_text") for k, _ in es}
+    html = {text_key(k) for _, es in parts(seg, "content") for k, c in es
+            if "html" in c.content_type.lower()}  # fmt: skip
+    assert texts == html
     for sub in ("content", "crawl_fetch", "crawl_generate", "parse_data"):
         keys = []
         for number, entries in parts(seg, sub):
@@ -185,7 +189,9 @@ def test_records_that_are_no_capture_are_quarantined(samples, tmp_path, capsys):
     src = samples / WARCS[0]  # warcinfo, request, response
     assert to_segment(src, tmp_path / "seg", 1) == 3
     err = capsys.readouterr().err
-    assert "read 3 = written 1" in err and "quarantined 2" in err
+    # the warcinfo is kept in the parts' SequenceFile metadata (test_nutch_warcinfo.py)
+    assert "read 3 = written 2" in err and "quarantined 1" in err
+    assert "warcinfo kept in SequenceFile metadata 1" in err
     (((key, content),),) = [es for _, es in parts(tmp_path / "seg" / SEG, "content")]
     assert content.url == "http://www.iana.org/"
 

@@ -5,6 +5,8 @@
  *   java CrawlmillOracle seq FILE
  *       every entry of the SequenceFile (or MapFile data) FILE, read by Hadoop's
  *       SequenceFile.Reader with the key and value classes its header names
+ *   java CrawlmillOracle meta FILE
+ *       the header metadata of the SequenceFile FILE, one {"key", "value"} per pair
  *   java CrawlmillOracle value CLASS FILE
  *       FILE holds one hex-encoded serialized value of CLASS per line; each is read with the
  *       class's readFields, which must consume it exactly
@@ -68,6 +70,17 @@ public class CrawlmillOracle {
   public static void main(String[] args) throws Exception {
     PrintStream out = new PrintStream(System.out, true, "UTF-8");
     Configuration conf = new Configuration();
+    if (args[0].equals("meta")) {
+      SequenceFile.Reader reader = new SequenceFile.Reader(conf,
+          SequenceFile.Reader.file(new Path(args[1])));
+      for (java.util.Map.Entry<org.apache.hadoop.io.Text, org.apache.hadoop.io.Text> e
+          : reader.getMetadata().getMetadata().entrySet()) {
+        out.println("{\"key\":" + json(e.getKey().toString()) + ",\"value\":"
+            + json(e.getValue().toString()) + "}");
+      }
+      reader.close();
+      return;
+    }
     if (args[0].equals("seq")) {
       SequenceFile.Reader reader = new SequenceFile.Reader(conf,
           SequenceFile.Reader.file(new Path(args[1])));
