@@ -184,10 +184,8 @@ def test_declared_length_then_line_ends_then_a_header_or_the_end_is_right(
     eol = b"\r\n" if sep == b"\r\n" else b"\n"
     body = HTTP + b"%%EOF" + eol  # a block that ends in a line end
     rec0 = head(b"http://a/0", len(BODIES[0]), eol) + BODIES[0] + sep
-    if extra < 0:  # the separator left out: the block's own line end ends it
-        tail = b""
-    else:  # more line ends than the file's separator
-        tail = sep + eol * extra
+    # -1: the separator left out (the block's own line end ends it); else more line ends
+    tail = b"" if extra < 0 else sep + eol * extra
     bad = head(b"http://a/1", len(body), eol) + body + tail
     rest = head(b"http://a/2", len(BODIES[2]), eol) + BODIES[2] + sep if at != "eof" else b""
     parts = [p for p in [FD, rec0, bad, rest] if p]
