@@ -147,7 +147,11 @@ def parse_header_line(line: bytes, version: str | None = None) -> ArcHeader:
         # (Alexa's "text/html; Charset=iso-8859-1"), so URL, IP and date from the left
         left = text.split(b" ", 3)
         rest = left[3].rsplit(b" ", 1) if len(left) == 4 else []
-        if len(rest) == 2 and _fields_parse([*left[:3], *rest]):
+        if (
+            len(rest) == 2
+            and _MEDIA_WITH_PARAMS.fullmatch(rest[0])
+            and _fields_parse([*left[:3], *rest])
+        ):
             parts = [*left[:3], *rest]
             problems.append(RESPLIT_NOTE)
     fields = dict(zip(names, parts, strict=True))
@@ -166,6 +170,8 @@ RESPLIT_NOTE = (
     "header line read from the left: split from the right, its IP-address or Archive-date "
     "did not parse (a Content-type with a space)"
 )
+#: a Content-type whose space comes after its parameters' ``;`` (``text/html; charset=x``).
+_MEDIA_WITH_PARAMS = re.compile(rb"[^\s/;]+/[^\s;]+\s*;.*")
 _IP = re.compile(rb"\d{1,3}(?:\.\d{1,3}){3}|[0-9A-Fa-f]*:[0-9A-Fa-f:.]+|-")
 
 

@@ -9,9 +9,7 @@ a repaired quirk between records. It never stops silently:
   declared length wins whenever the bytes it delimits are followed by a separator and the next
   header line, the member end or the file end (or by those directly); a repair (cut, extended,
   truncated record) is delivered *and* reported as damage with the original bytes; so is a
-  record whose length field is not a number (taken up to the next header), and one whose
-  declared bytes swallow, or stop a line end short of, the separator every earlier record of
-  the file had;
+  record whose length field is not a number (taken up to the next header);
 * a header line cut short with the next one glued to it (a writer that restarted appending)
   is damage and a resync point: the next record is read whole;
 * truncated or corrupt gzip members and non-gzip bytes between members are damage, and
@@ -176,8 +174,6 @@ class _ArcLines:
         self.version: str | None = None  # "1" or "2", from the filedesc version block
         self.first = True  # the first header line is parsed leniently (it is the filedesc)
         self.crlf = False  # header lines end in CRLF: the separator is CRLF too
-        #: the line ends after every record so far (None: none seen yet, b"": not the same)
-        self.sep_convention: bytes | None = None
         self._after = 0  # where the next record starts; set by the _*_record generators
 
     # -- helpers ---------------------------------------------------------------------------
@@ -546,8 +542,6 @@ class _ArcRecords(_ArcLines):
             stop_is = "eof" if _cut_by_eof(member) else "damaged"
         facts = self._facts(pos, body_start, e, stop, stop_is, member, impossible)
         verdict = decide(facts)
-        if not header.is_filedesc:  # its version block may end in a blank line of its own
-            self._learn_separator(verdict, facts)
         yield from self._apply(pos, header, body_start, verdict, stop, member)
 
     def _usual(
@@ -556,39 +550,16 @@ class _ArcRecords(_ArcLines):
         """Whether a record ends as almost every record does: its declared bytes end at
         ``e``, then ``\\n`` and the end of its sound gzip member (``stop``). Then what
         :meth:`_facts` and :func:`decide` find for it is known (the end is confirmed, the
-        separator run is ``b"\\n"``, the verdict ``DECLARED``) and the separator convention
-        is learnt here, without gathering every fact."""
-        if not (
+        separator run is ``b"\\n"``, the verdict ``DECLARED``), without gathering every
+        fact."""
+        return (
             member is not None
             and stop is not None
             and e + 1 == stop == member.dend
             and not member.error
             and self.s.byte(e) == 0x0A
             and self._damaged_end(body_start, stop) is None
-        ):
-            return False
-        if not header.is_filedesc and self.sep_convention != b"":  # as _learn_separator
-            if self.sep_convention is None:
-                self.sep_convention = b"\n"
-            elif self.sep_convention != b"\n":
-                self.sep_convention = b""
-        return True
-
-    def _learn_separator(self, v: Decision, f: Facts) -> None:
-        """Follow the file's separator convention (``Facts.convention``): the line-end bytes
-        after the first record (not the filedesc) whose declared bytes are followed by some;
-        given up for good by a record followed by other bytes, or by none while its block
-        does not end in a newline (a writer that leaves the separator out)."""
-        if v.action != Action.DECLARED or self.sep_convention == b"":
-            return
-        run = f.run_after
-        if self.sep_convention is None:
-            if run:
-                self.sep_convention = run
-            elif not f.block_tail.endswith(b"\n"):
-                self.sep_convention = b""
-        elif run != self.sep_convention:
-            self.sep_convention = b""
+        )
 
 
 class _Parser(_ArcRecords):
@@ -612,19 +583,13 @@ class _Parser(_ArcRecords):
         s = self.s
         confirmed = None if impossible else self._confirm(e, stop, stop_proves)
         damaged_at = self._damaged_end(body_start, e + 1)
-        block_tail = s.get(max(body_start, e - 2), e) if e <= s.end else b""
-        convention = self.sep_convention or b""
         if confirmed is not None and damaged_at is None:
-            run = s.get(e, confirmed)
             return Facts(
                 body_start,
                 e,
                 confirmed=confirmed,
                 data_end=confirmed,
                 sep_at_end=self._sep_at(e, stop) if confirmed > e else 0,
-                block_tail=block_tail,
-                run_after=run if not run.strip(b"\r\n") else b"",
-                convention=convention,
             )
         inside_stop = e if stop is None else min(e, stop)
         header_inside = self._scan(body_start - 1, inside_stop)
@@ -668,8 +633,6 @@ class _Parser(_ArcRecords):
                 self._sep_before(header_inside, body_start) if header_inside is not None else 0
             ),
             sep_before_data_end=self._sep_before(data_end, body_start),
-            block_tail=block_tail,
-            convention=convention,
         )
 
     def _apply(
@@ -720,18 +683,6 @@ class _Parser(_ArcRecords):
             reason = (
                 f"record {url!r} has an invalid Archive-length {raw!r}; delivered the {have} "
                 f"bytes up to the next record"
-            )
-        elif v.action == Action.SEPARATOR:
-            reason = (
-                f"record {url!r} declares {declared} bytes, which take in the separator every "
-                f"earlier record of the file has after its block (none follows); delivered "
-                f"the {have} bytes before it"
-            )
-        elif v.action == Action.SHORT:
-            reason = (
-                f"record {url!r} declares {declared} bytes, but its block goes on with a line "
-                f"end before the separator every earlier record of the file has after its "
-                f"block; delivered the {have} bytes up to that separator"
             )
         elif v.action == Action.CUT:
             what = "the end of its gzip member" if v.next == stop else "the next record header"

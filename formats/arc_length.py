@@ -4,7 +4,10 @@ A declared ``Archive-length`` wins whenever the bytes it delimits are followed b
 separator (``\\n`` or ``\\r\\n``, then blank lines) and then the next record's header line, the
 end of the gzip member or the end of the file; or by the next header line directly (writers
 that left the separator out); or by the member or file end directly. The parser checks that
-(``Facts.confirmed``). Otherwise the length is provably inconsistent and :func:`decide` picks
+(``Facts.confirmed``): nothing but line-end bytes between the declared end and a valid next
+header (or the member or file end), however many and whatever the block ends in, which is how
+warcio and warctools read ARC files too; what the earlier records of the file had after their
+blocks does not overrule it. Otherwise the length is provably inconsistent and :func:`decide` picks
 one repair, each of which the parser reports as damage (the original bytes go to the
 quarantine):
 
@@ -17,14 +20,6 @@ quarantine):
   line, are *garbage after* it;
 * a damaged gzip member (corrupt, not merely cut by the end of the file) ends before the
   record was proved complete: the record is *damaged* and not delivered;
-* the file's convention disproves a confirmed end: every earlier record (not the filedesc) had
-  the same separator after its declared bytes and nothing else. Then declared bytes that end
-  in that separator with none after them (the next header, member end or file end directly)
-  are too long by it: the block is *cut* before it (``SEPARATOR``); and a run of line ends
-  after them that is a whole line end longer than the separator means the length is too
-  short by that line end: the block is *extended* over it (``SHORT``). A file whose records
-  were not all followed by the same separator never sets the convention, so writers that
-  leave the separator out keep every declared length;
 * the length field is not a number (``declared_end`` is ``None``): there is no length to
   trust, the block is taken up to the next header line, member end or file end
   (``UNDECLARED``).
@@ -49,8 +44,6 @@ class Action(StrEnum):
     TRUNCATED = "truncated"
     GARBAGE_AFTER = "garbage-after"
     DAMAGED = "damaged"
-    SEPARATOR = "separator-swallowed"
-    SHORT = "short-of-separator"
     UNDECLARED = "undeclared"
 
 
@@ -67,9 +60,7 @@ class Facts:
     record. ``damaged_at``: the end of the inflated bytes of a corrupt gzip member met before
     the record end was proved. ``sep_at_end``/``sep_before_header``/``sep_before_data_end``:
     separator bytes (0, 1 for ``\\n``, 2 for ``\\r\\n``) at the declared end and just before
-    those boundaries. ``block_tail``: the last (up to 2) declared bytes; ``run_after``: the
-    line-end bytes between the declared end and ``confirmed``; ``convention``: the bytes every
-    earlier record of the file had there (``b""``: unknown, or not the same for every record).
+    those boundaries.
     ``declared_end`` is ``None`` when the length field is not a number (``data_end`` is then
     where the record's data ends).
     """
@@ -85,9 +76,6 @@ class Facts:
     sep_at_end: int = 0
     sep_before_header: int = 0
     sep_before_data_end: int = 0
-    block_tail: bytes = b""
-    run_after: bytes = b""
-    convention: bytes = b""
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,8 +96,6 @@ class Decision:
             Action.CUT,
             Action.EXTEND,
             Action.TRUNCATED,
-            Action.SEPARATOR,
-            Action.SHORT,
             Action.UNDECLARED,
         )
 
@@ -121,14 +107,6 @@ def decide(f: Facts) -> Decision:
         body_end = max(f.body_start, f.data_end - f.sep_before_data_end)
         return Decision(Action.UNDECLARED, body_end, f.data_end)
     if f.confirmed is not None and (f.damaged_at is None or e < f.damaged_at):
-        conv, run = f.convention, f.run_after
-        swallowed = conv and f.confirmed == e and f.block_tail.endswith(conv)
-        if swallowed and e - len(conv) >= f.body_start:
-            return Decision(Action.SEPARATOR, e - len(conv), e)
-        if conv and len(run) > len(conv) and run.endswith(conv):
-            extra = run[: -len(conv)]
-            if extra.endswith(b"\n"):  # a whole line end of the block's own
-                return Decision(Action.SHORT, e + len(extra), f.confirmed)
         return Decision(Action.DECLARED, e, f.confirmed)
     if f.damaged_at is not None:
         return Decision(Action.DAMAGED, f.damaged_at, f.damaged_at)

@@ -40,6 +40,7 @@ import re
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import BinaryIO
 
 from .codecs import CODECS, codec_named
 from .detect import compression_of
@@ -52,6 +53,8 @@ from .warc_length import After, digest_disproves, judge_length
 __all__ = [
     "KNOWN_VERSIONS",
     "SCAN_START_BYTES",
+    "SCAN_MEMBERS_BYTES",
+    "later_warc_member",
     "locate_start",
     "DamagedRange",
     "FramedRecord",
@@ -147,6 +150,42 @@ def locate_start(head: bytes) -> tuple[str | None, int]:
                 break
             at = head.find(magic, at + 1)
     return best if best is not None else (None, 0)
+
+
+#: how far past a first gzip member that inflates to no WARC record (a bomb of zeros: 2 GiB
+#: deflate to about 2 MiB) :func:`later_warc_member` looks for one that does.
+SCAN_MEMBERS_BYTES = 64 << 20
+
+
+def later_warc_member(fh: BinaryIO, limit: int = SCAN_MEMBERS_BYTES) -> int | None:
+    """The offset of the first gzip member after the file's first byte that inflates to a
+    WARC record start, within the first ``limit`` bytes of ``fh`` (read in chunks, memory
+    bounded by a chunk), or ``None``. Detection uses it when the first member is not a
+    record (a gzip bomb, garbage compressed), so the records after it are read."""
+    chunk = 1 << 20
+    magic = b"\x1f\x8b\x08"
+    fh.seek(0)
+    pos, buf = 0, b""
+    while pos < limit:
+        data = fh.read(chunk)
+        if not data:
+            data = b""
+        window = buf + data
+        base = pos - len(buf)
+        at = window.find(magic, 1 if base == 0 else 0)
+        while at >= 0:
+            tail = window[at : at + 4096]
+            if len(tail) < 4096 and data:  # read on so the candidate's start is whole
+                break
+            if _inflates_to_warc(tail, "gzip"):
+                return base + at
+            at = window.find(magic, at + 1)
+        if not data:
+            return None
+        keep = 4096 if at < 0 else len(window) - at
+        buf = window[-keep:]
+        pos += len(data)
+    return None
 
 
 @dataclass(slots=True)

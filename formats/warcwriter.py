@@ -202,8 +202,12 @@ def _length(parts: Sequence[bytes]) -> int:
 
 
 def warc_fields(fields: Iterable[tuple[str, str]]) -> bytes:
-    """An ``application/warc-fields`` block: ``name: value`` lines ending in CRLF (UTF-8)."""
-    return b"".join(f"{name}: {value}\r\n".encode() for name, value in fields)
+    """An ``application/warc-fields`` block: ``name: value`` lines ending in CRLF (UTF-8; the
+    raw bytes of a value that holds surrogate escapes, such as a file name that is not UTF-8,
+    as they are, like ``WARC-Filename``)."""
+    return b"".join(
+        f"{name}: {value}\r\n".encode("utf-8", "surrogateescape") for name, value in fields
+    )
 
 
 def urn_uuid(value: object) -> bytes:

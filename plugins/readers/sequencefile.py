@@ -214,7 +214,7 @@ class SequenceFileReader(Reader):
         }
         if header.sync is not None:
             file_extras["sync"] = header.sync
-        n = 0
+        n = damaged = 0
         items = iter_entries(
             data,
             header,
@@ -228,9 +228,19 @@ class SequenceFileReader(Reader):
                 ctx.report_damage(
                     Damage(path, item.offset, item.reason, item.length, item.data, code)
                 )
+                damaged += 1
                 continue
             yield self._record(ctx, header, file_extras, item, n, key_w, value_w)
             n += 1
+        # nothing to write: the header's classes and metadata go nowhere, say so
+        if n == 0 and not damaged:
+            ctx.report_warning(
+                "no-entries",
+                f"{path}: a SequenceFile header ({header.key_class} -> {header.value_class}, "
+                f"{len(header.metadata)} metadata entries) with no entries: no record, so no "
+                "output file",
+                0,
+            )
 
     def _record(self, ctx: ReadContext, header: Any, file_extras: SequenceFileExtras,
                 entry: Entry, n: int, key_w: Any, value_w: Any) -> Record:  # fmt: skip

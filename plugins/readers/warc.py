@@ -59,6 +59,7 @@ from crawlmill.formats.warc import (
     DamagedRange,
     FramedRecord,
     WarcFramer,
+    later_warc_member,
     locate_start,
 )
 from crawlmill.formats.warc_fields import (
@@ -427,7 +428,9 @@ def crawlmill_register_readers(register) -> None:
 def _damaged_start_score(path: str) -> float:
     """0.6 when a bounded scan of the file's first bytes finds a WARC record start past
     damage, or a WARC inside a gzip header with a damaged magic (see
-    :func:`~crawlmill.formats.warc.locate_start`), else 0."""
+    :func:`~crawlmill.formats.warc.locate_start`), or when a gzip file's first member is no
+    record but a later one is (:func:`~crawlmill.formats.warc.later_warc_member`: a bomb or
+    compressed garbage first), else 0."""
     try:
         with open(path, "rb") as fh:
             raw = fh.read(SCAN_START_BYTES)
@@ -435,4 +438,12 @@ def _damaged_start_score(path: str) -> float:
         return 0.0
     kind, at = locate_start(raw)
     # past damage, or a container the first bytes do not show (a damaged gzip magic)
-    return 0.6 if at > 0 or kind != compression_of(raw[:4]) else 0.0
+    if at > 0 or kind != compression_of(raw[:4]):
+        return 0.6
+    if kind == "gzip":  # a sound first member that is no record (a bomb): a later one is
+        try:
+            with open(path, "rb") as fh:
+                return 0.6 if later_warc_member(fh) is not None else 0.0
+        except OSError:
+            return 0.0
+    return 0.0

@@ -15,6 +15,8 @@ Assertions, in order:
 * ``foreign``: records that are no original record appear only with a damage report (unless
   the damage is undetectable, e.g. a flipped bit inside an uncompressed block);
 * ``unreadable``: warcio reads every output file to its end;
+* ``duplicate-ids``: the records of an output file crawlmill built (its warcinfo first) have
+  unique ``WARC-Record-ID``s (WARC 1.1 section 5.2);
 * ``memory``: the run's peak RSS stays under the bound;
 * ``quarantine``: bounded runs keep at most the input plus one record bound in quarantine,
   and every raw quarantine entry holds the input's bytes at the offset it names (a prefix of
@@ -117,6 +119,18 @@ def baseline_of(intact: Intact, run: RunResult, out: Path) -> Baseline:
     return base
 
 
+def duplicate_id_failures(outs: list[OutRecord]) -> list[Failure]:
+    """``duplicate-ids`` for each output file crawlmill built whose records share an id."""
+    built = {o.file for o in outs if o.writer_info}
+    seen: dict[tuple[str, str], int] = {}
+    for o in outs:
+        if o.file in built:
+            key = (o.file, dict(o.headers).get("WARC-Record-ID", ""))
+            seen[key] = seen.get(key, 0) + 1
+    repeated = sorted(f"{f}: {rid} x{n}" for (f, rid), n in seen.items() if n > 1 or not rid)
+    return [("duplicate-ids", _short(repeated))] if repeated else []
+
+
 def evaluate(
     intact: Intact, base: Baseline, dmg: Damaged, path: Path, run: RunResult, out: Path
 ) -> list[Failure]:
@@ -154,6 +168,7 @@ def evaluate(
         )
 
     fails.extend(report_failures(report, dmg, path, len(outs), bool(unreadable)))
+    fails.extend(duplicate_id_failures(outs))
     damages = report.get("damages") or []
 
     known = {r.key for r in intact.records}

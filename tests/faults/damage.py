@@ -530,7 +530,25 @@ def _length(c: _Ctx, pattern: str, change: Callable[[int], int]) -> Damaged:
     old = int(c.i.dec[slice(*r.length_field)])
     new = change(old)
     what = f"declared length of record {k} changed from {old} to {new}"
-    return c.c_edit(pattern, what, r.length_field[0], r.length_field[1], str(new).encode())
+    return c.c_edit(
+        pattern,
+        what,
+        r.length_field[0],
+        r.length_field[1],
+        str(new).encode(),
+        expect_report=not _declared_still_holds(c.i, r, new),
+    )
+
+
+def _declared_still_holds(i, r, new: int) -> bool:
+    """Whether the changed length still ends where the length rule accepts it (issue 25, what
+    warcio and warctools read): nothing but line-end bytes between the new declared end and
+    the next record's header, or its unit's (member's, file's) end. Such a change is not
+    detectable from the bytes: no report is required (the record is read at the new length)."""
+    end = r.block_start + new
+    nxt = [q.dstart for q in i.records if q.unit == r.unit and q.dstart >= r.dend]
+    boundary = min(nxt) if nxt else i.units[r.unit].dend
+    return r.block_start <= end <= boundary and not i.dec[end:boundary].strip(b"\r\n")
 
 
 def length_plus(c: _Ctx) -> Damaged:

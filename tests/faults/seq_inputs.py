@@ -204,6 +204,11 @@ SEQ_INPUTS: list[SeqInput] = [
     SeqInput("seq/block-default", _written("block-default.seq", "block", "default")),
     SeqInput("seq/block-bzip2", _written("block-bzip2.seq", "block", "bzip2", binary=True)),
     SeqInput("seq/block-snappy", _written("block-snappy.seq", "block", "snappy")),
+    # many entries per block (about 40 of 200): damage in one block, entries sharing an offset
+    SeqInput(
+        "seq/block-many",
+        _written("block-many.seq", "block", "default", n=200, block_size=20000, sync_interval=4000),
+    ),
     SeqInput(
         "seq/sample-none-sync2000", _sample_file(_HO + "text_text_NONE_sync2000.seq"), sample=True
     ),

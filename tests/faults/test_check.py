@@ -73,3 +73,23 @@ def test_each_assertion_fires(harness):
     # an unhandled exception is recognised in stderr
     crashed = replace(run, rc=1, stderr="Traceback (most recent call last):\n  boom")
     assert "exception" in _tags(evaluate(intact, base, dmg, path, crashed, out))
+
+
+def test_duplicate_ids_fire_only_in_files_crawlmill_built():
+    from .check import duplicate_id_failures
+    from .oracle import OutRecord
+
+    def rec(file, rid, info=False):
+        headers = (("WARC-Record-ID", rid),)
+        return OutRecord(file, "WARC/1.1", headers, "x", 0, (), info, False)
+
+    built = [
+        rec("a.warc.gz", "<urn:uuid:0>", True),
+        rec("a.warc.gz", "<urn:1>"),
+        rec("a.warc.gz", "<urn:1>"),
+    ]
+    copied = [rec("b.warc.gz", "<urn:2>"), rec("b.warc.gz", "<urn:2>")]  # the input's own ids
+    assert _tags(duplicate_id_failures(built + copied)) == {"duplicate-ids"}
+    assert "a.warc.gz" in duplicate_id_failures(built)[0][1]
+    assert duplicate_id_failures(copied) == []
+    assert duplicate_id_failures(built[:2]) == []
