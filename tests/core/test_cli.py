@@ -83,6 +83,7 @@ def test_convert_ok_exits_0_and_writes(tmp_path, capsys):
     assert "read 3 = written 2 + dropped 1 (threshold:too-long 1) + quarantined 0" in err
 
 
+@pytest.mark.slow
 def test_convert_detects_the_reader_and_takes_inputs_after_a_filter(tmp_path, capsys):
     a = toy_file(tmp_path, name="a.toy")
     b = toy_file(tmp_path, "http://d.org/ yy\n", name="b.toy")

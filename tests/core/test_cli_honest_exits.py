@@ -394,6 +394,7 @@ def test_an_output_collision_found_after_the_tasks_is_printed_and_exits_1(tmp_pa
     assert len(report_of(out)["failures"]) == 1
 
 
+@pytest.mark.slow
 def test_every_failure_of_a_run_is_on_stderr_once_with_a_closing_line(tmp_path, capsys):
     """Task failures in worker processes are printed as they happen; the end says the run
     failed and how often, so a script and a person both see it."""

@@ -58,6 +58,7 @@ def _generate(path, rng, n):
 FILTERS = [("fake-kind", {}), ("fake-threshold", {"threshold": 8})]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("workers", [1, 2])
 def test_accounting_is_exact_with_drops_damage_and_writer_quarantine(tmp_path, fake, workers):
     rng = random.Random(7)
@@ -237,6 +238,7 @@ if __name__ == "__main__":
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("crasher", [0, 1, 4])
 def test_worker_dying_with_the_event_queue_lock_held_never_hangs(tmp_path, lines, crasher):
     """A worker killed while its progress post holds the event queue's write lock (a

@@ -208,6 +208,7 @@ def test_changed_input_redoes_the_final_task_of_an_unchanged_input(tmp_path):
     assert len(list((out / ".crawlmill" / "passes").iterdir())) == 2  # old ids removed
 
 
+@pytest.mark.slow
 def test_writer_collect_step_and_seq(tmp_path):
     src, out = make_inputs(tmp_path / "in"), tmp_path / "out"
     argv = ["convert", str(src), "-o", str(out), "--to", "seq-lines", "--plugin", "cm_passes"]
@@ -266,6 +267,7 @@ def status(out: Path, capsys) -> dict:
     return json.loads(capsys.readouterr().out)
 
 
+@pytest.mark.slow
 def test_status_of_a_running_then_killed_run_then_resumed(tmp_path, capsys):
     src, out = make_inputs(tmp_path / "in"), tmp_path / "out"
     seen = {}

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
 from crawlmill.core import executor
 from crawlmill.core.cli import main
 
@@ -78,6 +79,7 @@ def test_a_small_job_runs_in_process_by_default(tmp_path, fake, monkeypatch):
     assert made == []
 
 
+@pytest.mark.slow
 def test_results_are_the_same_in_process_and_in_a_pool(tmp_path, fake):
     src = _inputs(tmp_path, 5)
     assert _convert(src, tmp_path / "auto") == 3

@@ -204,6 +204,7 @@ def test_the_catalogue_is_sorted_and_each_code_once():
     assert all(is_code(c) for c in codes)
 
 
+@pytest.mark.slow
 def test_every_code_the_readers_emit_on_the_samples_is_listed(samples):
     """Every ARC and WARC sample file, read by the built-in readers: each code is listed."""
     files = [samples / rel for rel in ARC_SAMPLES + REAL_WORLD_ARC_SAMPLES]

@@ -148,6 +148,7 @@ def test_a_refused_records_offset_space_is_in_the_quarantine_index(tmp_path, cap
 # -- extras schemas ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_readers_extras_follow_their_typed_dicts(samples):
     warc_keys = set(typing.get_type_hints(WarcExtras))
     arc_keys = set(typing.get_type_hints(ArcExtras))

@@ -73,6 +73,7 @@ def _round_trip_file(path, reader=None) -> int:
     return n
 
 
+@pytest.mark.slow
 def test_round_trip_every_warc_and_arc_sample() -> None:
     assert len(WARC_ARC) > 50, "the samples folder is missing"
     total = 0

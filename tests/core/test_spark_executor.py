@@ -382,6 +382,7 @@ print(json.dumps(report.to_dict()))
 """
 
 
+@pytest.mark.slow
 def test_a_spark_retry_of_a_task_that_committed_commits_once(tmp_path, monkeypatch):
     """A task's first attempt commits its outputs and marker, then its worker dies; Spark
     retries it (local[2,2]: its own JVM, in a subprocess). The retry replaces only its own

@@ -75,6 +75,7 @@ def reference(tmp_path) -> tuple[dict[str, bytes], dict]:
     return outputs(out), report(out)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("workers", [1, 2])
 def test_a_split_reduce_gives_the_outputs_and_counts_of_a_driver_reduce(
     tmp_path, reference, capsys, workers

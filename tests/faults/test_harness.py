@@ -118,6 +118,7 @@ def test_untouched_records_survive_the_damage(intacts, kind, pattern):
                 )
 
 
+@pytest.mark.slow
 def test_bomb_patterns_inflate_past_the_bounds(intacts):
     """A bomb unit is small and inflates to BOMB_BYTES, far above the bounds of bomb runs;
     the header bomb is far above max_header_bytes (1 MiB)."""

@@ -149,6 +149,7 @@ def test_bytes_entry():
     assert simhash_bytes("Grüße".encode("latin-1"), "latin-1") == simhash64_128("Grüße")
 
 
+@pytest.mark.slow
 def test_every_real_page_of_the_samples():
     """Every real page of the warcio, jwarc and real-world-2026-11 WARC samples: its
     extracted body text equal to the package on every page; its HTML without headers on

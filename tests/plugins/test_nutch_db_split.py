@@ -311,6 +311,7 @@ print(json.dumps([code, tracemalloc.get_traced_memory()[1]]))
 """
 
 
+@pytest.mark.slow
 def test_the_driver_holds_no_database(tmp_path):
     """The driver's Python memory peak (tracemalloc) does not grow with the URLs: 6x the
     pages (16000 more entries) add less than 3 MB (measured: a few KB); the reduce in the

@@ -84,6 +84,7 @@ def inputs(tmp_path_factory) -> Path:
     return chuweb21(tmp_path_factory.mktemp("in"))
 
 
+@pytest.mark.slow
 def test_chuweb21d_from_one_yaml_file_at_tau_2_and_3(tmp_path, inputs, monkeypatch, capsys):
     reports, tables = {}, {}
     for tau in (2, 3):
