@@ -123,7 +123,8 @@ _BUFFERS = (bytes, bytearray, memoryview)
 
 
 def framing_for(version: str) -> Framing:
-    """The framing crawlmill writes for ``version`` (``1.1``, ``1.0`` or ``0.18``)."""
+    """The framing crawlmill writes for ``version`` (``1.1``, ``1.0`` or ``0.18``; ``0.17``
+    for a WARC/0.17 record kept in its version)."""
     framing = _FRAMINGS.get(version)
     if framing is None:
         raise ValueError(

@@ -131,18 +131,7 @@ class WarcEncoder:
 
     def date_of(self, record: Record) -> bytes:
         """``WARC-Date`` of a record: its date, its raw date string, or the conversion time."""
-        if record.date is not None:
-            keep_fraction = bool(record.date.microsecond) and "." in (record.date_raw or ".")
-            return format_warc_date(record.date, self.framing.version, keep_fraction)
-        if record.date_raw:
-            if self.framing.version == "0.18":  # in 1.x keep_originals replaces it, says so
-                self.warn(
-                    "date-kept-raw", "unparsable capture date kept as the raw string in WARC-Date"
-                )
-            return record.date_raw.encode("utf-8", "surrogateescape")
-        # WARC-Date is mandatory: the conversion time stands in, and the report says so
-        self.warn("date-missing", "record without a capture date: WARC-Date is the conversion time")
-        return format_warc_date(self.when, self.framing.version)
+        return warc_date_of(record, self.framing.version, self.when, self.warn)
 
     def _facts(self, record: Record, headers: list) -> dict[str, Any]:
         return record_facts(record, headers) if self.options.cdxj else {}
@@ -309,18 +298,9 @@ class WarcEncoder:
             append((b"WARC-Warcinfo-ID", self.warcinfo_id))
             if describes:
                 append((b"WARC-Concurrent-To", self.warcinfo_id))
-        url = record.url_bytes
-        if url is not None and (b"\r" in url or b"\n" in url):
-            url = url.replace(b"\r", b"%0D").replace(b"\n", b"%0A")  # RFC 3986 2.1
-            self.warn(
-                "url-line-break-encoded",
-                "CR/LF inside a URL written as %0D/%0A in WARC-Target-URI (a field is one line)",
-            )
+        url = _target_uri(record, "source_key" in neutral, self.warn)
         if url is not None:
             append((b"WARC-Target-URI", url))
-        elif kind not in (RecordKind.WARCINFO, RecordKind.METADATA):
-            kept = " (its source key kept in WARC-Source-Key)" if "source_key" in neutral else ""
-            self.warn("url-missing", "record without a URL written without WARC-Target-URI" + kept)
         append((b"WARC-Date", self.date_of(record)))
         ip = _real_ip(record.ip)
         if ip is not None:
@@ -331,7 +311,7 @@ class WarcEncoder:
         if doc_id is not None:
             headers.append((b"WARC-TREC-ID", doc_id.encode("utf-8", "surrogateescape")))
         source_key = neutral.get("source_key")
-        if isinstance(source_key, dict):  # a SequenceFile entry's key, URL or not: kept
+        if isinstance(source_key, dict):  # a source entry's key, URL or not: kept
             headers.extend(source_key_fields(source_key))
         keep_originals(record, headers, self.framing.version, self.when, self.warn)
         parts = _block_parts(record)
@@ -339,13 +319,56 @@ class WarcEncoder:
             http_payload = record.http_head is not None and record.kind != RecordKind.REVISIT
             tail = content_length_tail(self.framing)
             headers.extend(new_digest_headers(*parts, tail, http_payload=http_payload))
-        if record.http_head is not None:
-            msgtype = b"request" if record.kind == RecordKind.REQUEST else b"response"
-            headers.append((b"Content-Type", b"application/http;msgtype=" + msgtype))
-        elif record.content_type and "charset" in record.changed:  # a filter's charset
-            value = content_type_value(None, record.content_type, record.charset)
-            headers.append((b"Content-Type", value))
-        elif record.content_type:  # as the source declared it (a detected charset is not added)
-            headers.append((b"Content-Type", record.content_type.encode("utf-8", "replace")))
+        content_type = _content_type(record)
+        if content_type is not None:
+            headers.append((b"Content-Type", content_type))
         pending = PendingRecord(self.framing.version, headers, parts)
         return pending, self._facts(record, headers)
+
+
+def _target_uri(record: Record, key_kept: bool, warn: Callable[[str, str], None]) -> bytes | None:
+    """The ``WARC-Target-URI`` of a record built anew: its URL, a CR/LF inside it written as
+    ``%0D``/``%0A`` (a field is one line; RFC 3986 2.1), each change and a missing URL
+    reported."""
+    url = record.url_bytes
+    if url is not None and (b"\r" in url or b"\n" in url):
+        url = url.replace(b"\r", b"%0D").replace(b"\n", b"%0A")
+        warn(
+            "url-line-break-encoded",
+            "CR/LF inside a URL written as %0D/%0A in WARC-Target-URI (a field is one line)",
+        )
+    if url is None and record.kind not in (RecordKind.WARCINFO, RecordKind.METADATA):
+        kept = " (its source key kept in WARC-Source-Key)" if key_kept else ""
+        warn("url-missing", "record without a URL written without WARC-Target-URI" + kept)
+    return url
+
+
+def _content_type(record: Record) -> bytes | None:
+    """The ``Content-Type`` of a record built anew: ``application/http`` for an HTTP message,
+    a filter's charset set into the source's type, else the type as the source declared it
+    (a detected charset is not added)."""
+    if record.http_head is not None:
+        msgtype = b"request" if record.kind == RecordKind.REQUEST else b"response"
+        return b"application/http;msgtype=" + msgtype
+    if record.content_type and "charset" in record.changed:
+        return content_type_value(None, record.content_type, record.charset)
+    if record.content_type:
+        return record.content_type.encode("utf-8", "replace")
+    return None
+
+
+def warc_date_of(
+    record: Record, version: str, when: datetime, warn: Callable[[str, str], None]
+) -> bytes:
+    """``WARC-Date`` of a record in ``version``: its date, its raw date string (0.18 keeps an
+    unparsable one, said; in 1.x ``keep_originals`` replaces it), or the conversion time
+    ``when`` (the field is mandatory; said)."""
+    if record.date is not None:
+        keep_fraction = bool(record.date.microsecond) and "." in (record.date_raw or ".")
+        return format_warc_date(record.date, version, keep_fraction)
+    if record.date_raw:
+        if version == "0.18":
+            warn("date-kept-raw", "unparsable capture date kept as the raw string in WARC-Date")
+        return record.date_raw.encode("utf-8", "surrogateescape")
+    warn("date-missing", "record without a capture date: WARC-Date is the conversion time")
+    return format_warc_date(when, version)

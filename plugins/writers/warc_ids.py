@@ -2,9 +2,9 @@
 
 Record ids are deterministic: ``urn:uuid:`` uuid5 of the record's source identity (input,
 file inside a collection input, offset or ordinal, URL, raw date, and the name a reader gives a
-record that describes its file), so a rerun writes the same ids. Several records can share that
-identity (the entries of one compressed SequenceFile block share the block's offset; a source
-record a reader maps to two records): the second and later of them, among the last
+record that describes its file), so a rerun writes the same ids. Several records can share
+that identity (the entries of one compressed block of a key-value file share the block's
+offset; a source record a reader maps to two records): the second and later of them, among the last
 :data:`REPEAT_WINDOW` identities of the task, get their repeat number in the identity too, so
 every record of a task has an id of its own. The conversion date is
 ``SOURCE_DATE_EPOCH`` when set, else now.

@@ -229,7 +229,8 @@ REPORT_KEYS = {
     "accounting", "added", "bytes_in", "checks_failed", "checks_passed", "complete", "damages",
     "dropped", "elapsed", "failures", "finalized", "fingerprint", "input_outputs", "inputs",
     "inputs_cancelled", "inputs_done", "inputs_skipped", "not_converted", "ok", "outputs",
-    "quarantine_files", "quarantined", "read", "unclaimed", "warnings", "written",
+    "orphans", "orphans_removed", "quarantine_files", "quarantined", "read", "unclaimed",
+    "warnings", "written",
 }  # fmt: skip
 
 

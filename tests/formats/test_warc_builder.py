@@ -63,13 +63,23 @@ def test_a_revisit_payload_digest_is_never_touched_and_unknown_algorithms_are_ke
 
 def test_verbatim_copy_needs_the_framing_a_right_length_and_a_date():
     framing = framing_for("1.1")
-    raw = b"WARC/1.1\r\nWARC-Date: 2020-01-01T00:00:00Z\r\nContent-Length: 5\r\n\r\n"
-    headers = [(b"WARC-Date", b"2020-01-01T00:00:00Z"), (b"Content-Length", b"5")]
+    rid = b"<urn:uuid:12345678-1234-1234-1234-123456789abc>"
+    raw = (
+        b"WARC/1.1\r\nWARC-Record-ID: " + rid + b"\r\nWARC-Date: 2020-01-01T00:00:00Z\r\n"
+        b"Content-Length: 5\r\n\r\n"
+    )
+    headers = [
+        (b"WARC-Record-ID", rid),
+        (b"WARC-Date", b"2020-01-01T00:00:00Z"),
+        (b"Content-Length", b"5"),
+    ]
     kw = dict(version="1.1", line_ending=b"\r\n", cl_includes_separator=False, separator=None)
     assert can_copy_verbatim(raw, headers, 5, framing, **kw)
+    no_id = headers[1:]  # WARC-Record-ID is mandatory: rebuilt with one, never copied
+    assert not can_copy_verbatim(raw, no_id, 5, framing, **kw)
     assert not can_copy_verbatim(raw, headers, 6, framing, **kw)  # Content-Length disproved
     assert not can_copy_verbatim(raw, headers, 5, framing_for("1.0"), **kw)  # other version
-    no_date = [(b"Content-Length", b"5")]
+    no_date = [headers[0], headers[2]]
     assert not can_copy_verbatim(raw, no_date, 5, framing, **kw)
     lf = raw.replace(b"\r\n", b"\n")
     assert not can_copy_verbatim(lf, headers, 5, framing, **{**kw, "line_ending": b"\n"})

@@ -59,8 +59,9 @@ def test_header_values_with_line_breaks_stay_on_one_line():
 
 
 def test_unknown_version_is_refused():
-    with pytest.raises(ValueError, match="0.17"):
-        framing_for("0.17")
+    for version in ("0.16", "2.0"):
+        with pytest.raises(ValueError, match=version):
+            framing_for(version)
 
 
 def test_warc_dates():

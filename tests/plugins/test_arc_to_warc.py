@@ -75,6 +75,7 @@ def fastwarc_view(fastwarc, path: Path) -> list[dict]:
                 {
                     "type": h.get("WARC-Type"),
                     "url": h.get("WARC-Target-URI"),
+                    "original_url": h.get("Crawlmill-Original-Target-URI"),
                     "date": h.get("WARC-Date"),
                     "ip": h.get("WARC-IP-Address"),
                     "ctype": h.get("Content-Type"),
@@ -104,8 +105,10 @@ def test_arc_to_warc_keeps_every_field(arc_sample: Path, tmp_path: Path, need) -
     assert fv[1]["block"] == filedesc.payload  # the whole ARC header record
     assert filedesc.payload.startswith(filedesc.extras["arc"]["header_line"] + b"\n")
     for rec, w, f in zip(records[1:], wv[2:], fv[2:], strict=True):
-        assert f["url"] == rec.url  # FastWARC gives the URI as written
-        assert w["url"] == rec.url.replace(" ", "%20")  # warcio %-encodes spaces
+        # a URI holds no space: written percent-escaped (uri-escaped), the ARC's URL kept
+        escaped = rec.url.replace(" ", "%20")
+        assert f["url"] == w["url"] == escaped  # FastWARC gives the URI as written
+        assert f["original_url"] == (rec.url if escaped != rec.url else None)
         assert w["date"] == f["date"] == _iso(rec)
         assert w["ip"] == f["ip"] == rec.ip
         assert w["ip"] != "0.0.0.0"
