@@ -42,12 +42,12 @@ def split_head(kind: str, block: bytes) -> tuple[bytes, bytes]:
     return block[: m.end()], block[m.end() :]
 
 
-def read_warcs(root: Path) -> dict[tuple[str, str], list[dict]]:
+def read_warcs(root: Path, glob: str = "*.warc*") -> dict[tuple[str, str], list[dict]]:
     """Every record of the WARCs below ``root`` as warcio reads them, by (type, URL)."""
     from warcio.archiveiterator import ArchiveIterator
 
     out: dict[tuple[str, str], list[dict]] = {}
-    files = [p for p in sorted(root.rglob("*.warc*")) if ".crawlmill" not in p.parts]
+    files = [p for p in sorted(root.rglob(glob)) if ".crawlmill" not in p.parts]
     assert files, f"no WARC below {root}"
     for path in files:
         with open(path, "rb") as fh:
@@ -296,3 +296,26 @@ def test_a_dropped_original_date_is_counted(inputs, tmp_path, writer) -> None:
     warnings = json.loads((out / ".crawlmill" / "report.json").read_text())["warnings"]
     assert warnings.get("date-derived") == 2  # the reader's (ClueWeb09's invalid date)
     assert any("original" in code for code in warnings), warnings
+
+
+WPULL = "webrecorder-pywb/sample_archive/warcs/example-wpull.warc.gz"
+
+
+def test_nutch_segment_keeps_one_fetch_per_url(samples: Path, tmp_path: Path) -> None:
+    """wget's (2014) and wpull's (2015) captures of http://example.com/: a segment holds one fetch
+    per URL, so without a choice the second is quarantined (``nutch-duplicate-url``, exit 3);
+    with ``url-dedup rule=latest`` the 2015 capture comes back byte for byte."""
+    pytest.importorskip("warcio")
+    both = [samples / WGET, samples / WPULL]
+    blind = crawlmill(
+        "convert", *both, *RESPONSES_ONLY, "--to", "nutch-segment", "-o", tmp_path / "x"
+    )
+    assert blind.returncode == 3 and "nutch-duplicate-url" in blind.stderr, blind.stderr
+    chosen = ["--filter", "url-dedup", "rule=latest"]
+    got = round_trip(both, tmp_path, *RESPONSES_ONLY, *chosen, "--to", "nutch-segment")
+    want = read_warcs(samples / WPULL.rsplit("/", 1)[0], WPULL.rsplit("/", 1)[1])
+    key = ("response", "http://example.com/")
+    (back,) = got[key]
+    assert want[key][0]["date"] == back["date"] == "2015-03-30T23:50:46Z"
+    assert back["head"] == want[key][0]["head"]
+    assert back["payload"] == want[key][0]["payload"]
