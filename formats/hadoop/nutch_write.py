@@ -21,6 +21,7 @@ from .nutch_io import Metadata
 
 __all__ = [
     "AS_SENT",
+    "ORIGINAL_DATE",
     "FETCH_GONE",
     "FETCH_INTERVAL",
     "FETCH_SUCCESS",
@@ -40,6 +41,10 @@ __all__ = [
 #: body as the input held it (not transfer- or content-decoded as Nutch stores it), so the
 #: verbatim ``_response.headers_`` is true for it and readers need not rename headers.
 AS_SENT = "_crawlmill.payload_"
+#: the Content metadata key of the capture date as the source wrote it when it is not a valid
+#: date (ClueWeb09's ``2009-03-65T08:43:19-0800``; ``fetch_time`` holds the date it means):
+#: crawlmill's reader restores it as ``date_raw`` (a WARC's ``Crawlmill-Original-Date``).
+ORIGINAL_DATE = "_crawlmill.original_date_"
 #: ``db.fetch.interval.default``: 30 days, in seconds.
 FETCH_INTERVAL = 2_592_000
 FETCH_SUCCESS, FETCH_RETRY, FETCH_REDIR_TEMP, FETCH_REDIR_PERM = 0x21, 0x22, 0x23, 0x24

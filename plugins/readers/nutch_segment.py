@@ -19,7 +19,8 @@ Per URL:
   else rebuilt from the header values in the Content metadata under a status line from the
   protocol status; headers wrong for the decoded body renamed ``X-Crawler-*``, see
   :mod:`crawlmill.formats.hadoop.nutch_http`), ``payload`` the content bytes (``resource``
-  without a head), ``date`` the crawl_fetch fetch time, ``ip`` ``_ip_``, ``text`` the
+  without a head), ``date`` the crawl_fetch fetch time (``date_raw`` the original, invalid date
+  crawlmill's writer kept in ``_crawlmill.original_date_``), ``ip`` ``_ip_``, ``text`` the
   parse text, ``outlinks`` the parse_data outlinks, ``extras["neutral"]["truncated"]`` when
   ``http.content.truncated`` says so;
 * without content (a failed fetch, a URL generated but not fetched): ``metadata`` whose
@@ -57,7 +58,7 @@ from crawlmill.formats.hadoop.nutch_crawldatum import OLD_STATUS, CrawlDatum
 from crawlmill.formats.hadoop.nutch_http import fix_head, head_from_metadata, status_of_protocol
 from crawlmill.formats.hadoop.nutch_io import ProtocolStatus
 from crawlmill.formats.hadoop.nutch_parse import ParseData, ParseText
-from crawlmill.formats.hadoop.nutch_write import AS_SENT
+from crawlmill.formats.hadoop.nutch_write import AS_SENT, ORIGINAL_DATE
 from crawlmill.formats.html_charset import charset_of_content_type
 from crawlmill.formats.http import content_type as http_content_type
 from pydantic import Field
@@ -302,7 +303,8 @@ class NutchSegmentReader(Reader):
             charset = charset_of_content_type(content.content_type)
         return Record(
             kind=RecordKind.RESPONSE if head is not None else RecordKind.RESOURCE,
-            url=url, date=date, http_head=head, payload=content.content,
+            url=url, date=date, date_raw=meta.get(ORIGINAL_DATE) or None,
+            http_head=head, payload=content.content,
             content_type=media.split(";")[0].strip() if media else None, charset=charset,
             ip=meta.get("_ip_"), text=text, outlinks=outlinks, extras=extras, source=source,
         )  # fmt: skip

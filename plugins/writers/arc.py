@@ -64,6 +64,7 @@ from crawlmill.formats.arc import (
 )
 from crawlmill.formats.compression import MemberSource
 from crawlmill.formats.member_writer import MemberWriter, ReusedMember, isal_available
+from crawlmill.plugins.writers.original_date import warn_original_date_dropped
 from pydantic import Field, field_validator
 
 from .files import FileWriter, FileWriterOptions, OutputFile, describes_file
@@ -194,6 +195,7 @@ class ArcWriter(FileWriter):
             self.ctx.report_warning(
                 "outlinks-not-written", "outlinks not written: ARC has no place for them"
             )
+        warn_original_date_dropped(record, self.ctx.report_warning, "an ARC header line")
 
     def _header_line(self, record: Record) -> tuple[bytes, bytes]:
         block_len = len(record.http_head or b"") + len(record.payload)

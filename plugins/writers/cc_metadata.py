@@ -33,6 +33,7 @@ from typing import Any, Literal
 from crawlmill.core import InputFile, Record, RecordKind, hookimpl
 from crawlmill.formats.cc2012_segment import VARIANTS, SegmentFiles
 from crawlmill.plugins.writers.files import FileWriter, FileWriterOptions
+from crawlmill.plugins.writers.original_date import warn_original_date_dropped
 from pydantic import Field
 
 from .cc2012_json import Redirects, carried_json, compact, page_json, page_text_of
@@ -160,6 +161,7 @@ class CcMetadataWriter(FileWriter):
                 self.ctx.report_warning(
                     code, f"a changed {name}: the 2012 JSON is made from the page"
                 )
+        warn_original_date_dropped(record, self.ctx.report_warning, "the 2012 JSON")
 
     def close(self) -> None:
         """Close the open file(s)."""

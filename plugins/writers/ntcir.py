@@ -85,6 +85,7 @@ from crawlmill.formats.japanese import to_euc_jp
 from crawlmill.formats.ntcir_cooked import CookOptions, cook, rule7_char
 from crawlmill.formats.ntcir_meta import CTYPE, DATE, DOCID, HTTPH, URL, ended_head, write_meta
 from crawlmill.formats.ntcir_nw1000g import dat_path, format_filelist_line
+from crawlmill.plugins.writers.original_date import warn_original_date_dropped
 from pydantic import Field
 
 __all__ = ["NtcirWriter"]
@@ -284,6 +285,7 @@ class NtcirWriter(Writer):
             warn("doc-id-not-written", f"document id {record.doc_id}: the tree's is {doc}")
         if record.text is not None and "text" in record.changed:
             warn("text-not-written", "extracted text: the cooked tree is made from the page")
+        warn_original_date_dropped(record, warn, "an NTCIR tree")
         head = record.http_head or b""
         if self.options.variant == "nw1000g":
             return  # the head, date and type: warned by _write_dat

@@ -67,6 +67,7 @@ from crawlmill.formats.hadoop.nutch_parse_html import HtmlParse, parse_html
 from crawlmill.formats.hadoop.nutch_write import (
     AS_SENT,
     FETCH_INTERVAL,
+    ORIGINAL_DATE,
     fetch_status,
     md5_signature,
     metadata_of_head,
@@ -77,6 +78,7 @@ from crawlmill.formats.hadoop.nutch_write import (
 from crawlmill.formats.hadoop.nutch_write_links import needs_parse, outlinks_of, page_of
 from crawlmill.formats.hadoop.sequencefile import SequenceFileWriter as SeqWriter
 from crawlmill.formats.hadoop.writables import MapValue
+from crawlmill.plugins.writers.original_date import original_date_dropped
 from pydantic import Field
 
 from .nutch_warcinfo import WARCINFO_COUNT, is_warcinfo, warcinfo_parts
@@ -231,6 +233,9 @@ class NutchSegmentWriter(Writer):
             meta += [("_response.headers_", [head]), (AS_SENT, ["as-sent"])]
         if record.ip:
             meta.append(("_ip_", [record.ip]))
+        original = original_date_dropped(record)
+        if original is not None:  # fetch_time holds the date it means
+            meta.append((ORIGINAL_DATE, [original]))
         meta += [("nutch.segment.name", [o.segment]), ("_fst_", [str(fst)]),
                  ("_ftk_", [str(millis)]), ("nutch.fetch.time", [str(millis)])]  # fmt: skip
         content = Content(record.url or "", record.url or "", record.payload, ctype, Metadata(meta))

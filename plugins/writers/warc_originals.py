@@ -20,6 +20,8 @@ from crawlmill.formats.warc_fields import (
 )
 from crawlmill.formats.warcwriter import format_warc_date
 
+from .original_date import original_date_dropped
+
 __all__ = ["keep_originals"]
 
 
@@ -44,11 +46,20 @@ def keep_originals(
     written goes to ``Crawlmill-Original-Date`` / ``Crawlmill-Original-Target-URI``,
     which crawlmill's WARC reader restores, and each change is a warning. An empty header
     value (``WARC-Identified-Payload-Type:``) is dropped, with a warning. In 0.18 (the
-    ClueWeb09 convention) the kept originals are written back in place."""
+    ClueWeb09 convention) the kept originals are written back in place. A record read with
+    an invalid ``date_raw`` beside its ``date`` from a format other than WARC (a Nutch
+    segment) gets the same ``Crawlmill-Original-Date`` (0.18: in place)."""
     if record.changed & {"date", "date_raw"}:
         remove_header(headers, ORIGINAL_DATE)  # a new date: the old original is no more
     if "url" in record.changed:
         remove_header(headers, ORIGINAL_URI)
+    original = original_date_dropped(record)
+    if original is not None and get_header(headers, ORIGINAL_DATE) is None:
+        # read from a format that kept the original beside the date it means (a Nutch
+        # segment's Content metadata): WARC-Date holds the date it means
+        date = get_header(headers, b"WARC-Date")
+        if date is None or date.strip().decode("utf-8", "surrogateescape") != original.strip():
+            set_header(headers, ORIGINAL_DATE, original.strip().encode("utf-8", "surrogateescape"))
     if version == "0.18":
         for original, field in (
             (ORIGINAL_DATE, b"WARC-Date"),
