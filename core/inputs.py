@@ -52,10 +52,11 @@ the run lists (directory inputs), which the engine keeps apart from the output f
 When ``spec.reader`` is ``None`` each file's reader is detected with
 ``registry.detect(path, read_head(path))``. A file no reader claims never blocks the others; it
 is left out of the run and listed in ``InputPlan.not_converted`` with the reason
-(:func:`_detect`): named like a format a reader reads (``*.warc.gz`` with a damaged start), in
+(``core/file_detection.py``): named like a format a reader reads (``*.warc.gz`` with a
+damaged start), in
 a format crawlmill knows but has no reader for (``formats/foreign.py``: "Hadoop SequenceFile:
 no reader installed for it yet"), binary data (a PDF, a damaged start), text no reader reads
-and no collection beside it checks (a README, a stray list: :data:`TEXT_NOT_READ`), or
+and no collection beside it checks (a README, a stray list), or
 unreadable. The run exits 3 for them. (``InputPlan.skipped`` is kept for callers and stays
 empty.)
 
@@ -75,13 +76,11 @@ import os
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
-from crawlmill.formats.compression import read_head
-from crawlmill.formats.foreign import foreign_format
-
 from .collection import Check, presence_checks, unit_size
 from .components import resolve
 from .errors import ConfigError
-from .naming import named_with, output_stems
+from .file_detection import check_forced_reader, detect_reader
+from .naming import output_stems
 from .plugin import InputFile
 from .registry import Registry
 from .spec import PipelineSpec
@@ -90,14 +89,8 @@ __all__ = ["InputPlan", "PlannedInput", "expand_inputs", "is_side_file"]
 
 #: a directory reader claim needs at least this confidence to take over the listing.
 DIRECTORY_CLAIM = 0.5
-#: warning codes of planning (docs/problems.md).
-FORCED_READER = "forced-reader"
+#: warning code of planning (docs/problems.md).
 DETECTION_FAILED = "detection-failed"
-#: why a text file met in a listed folder or glob is not converted.
-TEXT_NOT_READ = (
-    "format not detected: text, neither records a reader reads nor a list a collection "
-    "beside it checks; move it out of the inputs or name a reader with --from / reader:"
-)
 _SIDE_NAMES = frozenset({"_SUCCESS"})
 _SIDE_SUFFIXES = (".crc",)
 
@@ -468,12 +461,12 @@ def expand_inputs(spec: PipelineSpec, registry: Registry) -> InputPlan:
         by_rel[relpath] = path
         name = reader or (col.reader.name if col.reader else None)
         if name is None:
-            name, why, meant = _detect(registry, path, named=path not in listed)
+            name, why, meant = detect_reader(registry, path, named=path not in listed)
             if name is None:  # left out, reported: it never blocks the other inputs
                 (planned.not_converted if meant else planned.skipped).append((path, why))
                 continue
         elif col.reader is not None and reader is None:
-            _check_forced(registry, path, col.reader.name, planned.warnings)
+            check_forced_reader(registry, path, col.reader.name, planned.warnings)
         index = len(planned)
         if unit is None:
             size = os.path.getsize(path) if os.path.isfile(path) else 0
@@ -500,108 +493,8 @@ def expand_inputs(spec: PipelineSpec, registry: Registry) -> InputPlan:
     return planned
 
 
-def _check_forced(
-    registry: Registry, path: str, forced: str, warnings: list[tuple[str, str, str]]
-) -> None:
-    """Warn when detection gives the file ``path`` to another reader than ``forced`` (and
-    ``forced`` does not claim it as surely)."""
-    try:
-        head = read_head(path) if os.path.isfile(path) else b""
-    except OSError:
-        return
-    ranking = registry.detect(path, head)
-    if not ranking:
-        return
-    best, confidence = ranking[0]
-    if best == forced or dict(ranking).get(forced, 0.0) >= confidence:
-        return
-    warnings.append(
-        (
-            path,
-            f"reader {forced!r} is forced (--from / reader:) but the file looks like {best!r} "
-            f"(detected with confidence {confidence:.2f}); records may be quarantined: drop "
-            f"the forced reader to detect each file, or force {best!r}",
-            FORCED_READER,
-        )
-    )
-
-
 #: how many left-out files a "nothing to convert" error names.
 _NAMED_AT_MOST = 20
-
-
-def _detect(registry: Registry, path: str, named: bool) -> tuple[str | None, str, bool]:
-    """``(reader, "", True)`` for the best reader claiming ``path``; when none claims it,
-    ``(None, reason, meant)``: why, and whether the file was meant as input (``named`` on its
-    own, named like a format a reader reads, a known foreign format, unreadable) rather than a
-    side file of a listed folder."""
-    try:
-        head = raw = b""
-        if os.path.isfile(path):
-            head = read_head(path)
-            with open(path, "rb") as fh:
-                raw = fh.read(512)
-    except OSError as exc:
-        return None, f"cannot read it: {exc.strerror or exc}", True
-    ranking = registry.detect(path, head)
-    if ranking:
-        return ranking[0][0], "", True
-    foreign = foreign_format(raw, head)
-    if foreign is not None:
-        return None, f"{foreign}: no reader installed for it yet", True
-    like = _named_like(registry, path)
-    if like is not None:
-        return (
-            None,
-            f"format not detected: named like a file of the {like!r} reader, but no reader "
-            f"recognises its first bytes (a damaged start?); name a reader with --from / "
-            f"reader: to read it",
-            True,
-        )
-    if _binary(head or raw):
-        return (
-            None,
-            "format not detected: binary data no reader recognises (a damaged start?); name "
-            "a reader with --from / reader: to read it",
-            True,
-        )
-    if named:
-        known = ", ".join(sorted(registry.components["reader"])) or "none"
-        return (
-            None,
-            f"format not detected: no reader claims it (readers: {known}); name one with "
-            "--from / reader:",
-            True,
-        )
-    return (
-        None,
-        TEXT_NOT_READ,
-        True,
-    )
-
-
-def _binary(head: bytes) -> bool:
-    """True when ``head`` is not text (a NUL byte, or not UTF-8): data, not a README or a
-    checksum list (a gzip-compressed text file is text: ``head`` is decompressed)."""
-    sample = head[:4096]
-    if b"\x00" in sample:
-        return True
-    for cut in range(4):  # a multi-byte character cut at the end of the sample
-        try:
-            sample[: len(sample) - cut].decode("utf-8")
-            return False
-        except UnicodeDecodeError:
-            continue
-    return True
-
-
-def _named_like(registry: Registry, path: str) -> str | None:
-    """The reader whose ``file_suffixes`` the file's name ends with, after at most one
-    compression suffix (``x.warc.gz`` and ``x.warc.lz4`` -> warc)."""
-    for component in sorted(registry.components["reader"].values(), key=lambda c: c.name):
-        if named_with(path, component.cls.file_suffixes):
-            return component.name
-    return None
 
 
 def _nothing_to_convert(spec: PipelineSpec, plan: InputPlan) -> list[tuple[str, str]]:

@@ -9,7 +9,8 @@ import re
 import pytest
 from crawlmill.core import Damage, Notice, ReadContext, WriteContext, open_reader
 from crawlmill.core.cli import main
-from crawlmill.core.inputs import DETECTION_FAILED, FORCED_READER
+from crawlmill.core.file_detection import FORCED_READER
+from crawlmill.core.inputs import DETECTION_FAILED
 from crawlmill.core.plugin import InputFile
 from crawlmill.core.problems import derive_code, is_code
 from crawlmill.core.quarantine import INCONSISTENT_DAMAGE
