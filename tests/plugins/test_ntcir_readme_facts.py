@@ -13,6 +13,8 @@ from crawlmill.formats.ntcir_lists import ListItem, read_list, write_list
 from crawlmill.formats.ntcir_meta import CTYPE, DATE, DOCID, HTTPH, URL, parse_meta, write_meta
 from crawlmill.plugins.readers.ntcir import NtcirReader
 
+from tests.conftest import ROOT, need_command
+
 JA = "日本語のページ、カフェ"
 
 
@@ -292,3 +294,104 @@ def test_a_gzip_page_is_cooked_from_its_decoded_bytes(tmp_path):
     (page,) = _tree_pages(tmp_path / "nw").values()
     assert page["raw"] == body
     assert page["cooked"] == b"Cafe gz" and page["euc"] == b"<p>Caf&eacute; gz</p>"
+
+
+#: the NW100G-01 README.data (../shared/specs/source-docs).
+README_DATA = ROOT.parent / "shared" / "specs" / "source-docs" / "ntcir-nw100g-01-readme-data.txt"
+#: README.data, section 1 and section 9: the only words it has on the euc tree.
+EUC_WORDS_1 = "Document data with Japanese characters converted to EUC code"
+EUC_WORDS_9 = (
+    'The subdirectory structure and the naming scheme are same as the "raw" directory, except '
+    "that the two-byte characters of JIS code set in web page data were converted to Japanese "
+    "EUC code."
+)
+#: README.data, section 10, rules (6) and (7): its only words on entity references.
+RULE_6 = "(6) Character code entity references are removed"
+RULE_7 = (
+    "(7) Character entity references are replaced as follows:",
+    "alphabets with diacritical marks ==> corresponding alphabets without diacritical marks",
+    "Æ ==> AE",
+    "ß ==> ss",
+    "others are replaced with a single space character (' ').",
+)
+
+
+def _readme() -> str:
+    """README.data's text (a missing copy fails the test: the shared specs are required)."""
+    assert README_DATA.exists(), f"README.data not found at {README_DATA}"
+    return README_DATA.read_text(encoding="utf-8")
+
+
+def _iconv(data: bytes, src: str, dst: str) -> bytes:
+    """``data`` converted by the system's iconv (an oracle independent of Python's codecs)."""
+    import subprocess
+
+    return subprocess.run([need_command("iconv"), "-f", src, "-t", dst], input=data,
+                          capture_output=True, check=True).stdout  # fmt: skip
+
+
+def test_the_euc_tree_converts_jis_characters_and_keeps_the_rest_as_references(tmp_path):
+    """1. "euc/...: Document data with Japanese characters converted to EUC code"; 9. "except
+    that the two-byte characters of JIS code set in web page data were converted to Japanese
+    EUC code." The README names no entity rule for the euc tree (rules 6 and 7 are section
+    10's, the cooked tree's) and says nothing of characters EUC cannot hold. So today's rule
+    is what it says: the JIS characters become EUC-JP (the bytes iconv gives), everything
+    else stays the page, and a character EUC-JP lacks is written as an HTML numeric
+    reference, which an HTML parser reads back as the very same character (nothing lost,
+    never "?"), counted ``euc-unmappable``."""
+    text = _readme()
+    assert EUC_WORDS_1 in text and EUC_WORDS_9 in text
+    euc_section = text.split('9. "euc" document data')[1].split('10. "cooked"')[0]
+    assert "entit" not in euc_section.lower() and "reference" not in euc_section.lower()
+    assert "cannot" not in euc_section.lower()
+
+    import html
+
+    page = f"<html><p title='é'>{JA}: Café € 😀 &eacute;&#233;</p></html>"
+    src = tmp_path / "in"
+    src.mkdir()
+    (src / "a.warc").write_bytes(
+        warc([("http://a.example.jp/", head("text/html; charset=UTF-8"), page.encode())])
+    )
+    code, report = convert(src, tmp_path / "nw")
+    assert code == 0
+    (got,) = _tree_pages(tmp_path / "nw").values()
+    euc = got["euc"]
+    # valid EUC-JP for an independent decoder, the JIS characters as iconv encodes them
+    as_utf8 = _iconv(euc, "EUC-JP", "UTF-8").decode("utf-8")
+    jis = _iconv(JA.encode(), "UTF-8", "EUC-JP")
+    assert jis in euc
+    # only the JIS characters became EUC codes: every other byte of the page is ASCII
+    assert all(b < 0x80 for b in euc.replace(jis, b""))
+    # the page's own references stay as written; what EUC lacks is a reference to itself
+    assert "&eacute;&#233;" in as_utf8 and b"?" not in euc
+    assert html.unescape(as_utf8) == html.unescape(page)
+    assert as_utf8.count("&#") == 4 + 1  # é (twice), €, 😀; and the page's own &#233;
+    assert '"euc-unmappable": 4' in json.dumps(report)
+
+
+def test_the_cooked_tree_treats_a_character_as_rule_7_treats_its_entity(tmp_path):
+    """10. "(6) Character code entity references are removed (e.g. ...)" and "(7) Character
+    entity references are replaced as follows: ... alphabets with diacritical marks ==>
+    corresponding alphabets without diacritical marks Æ ==> AE ... ß ==> ss ... others are
+    replaced with a single space character (' ')." The cooked tree is EUC (rule 7: "in EUC").
+    A character EUC-JP lacks, written as itself in a UTF-8 page, becomes what rule 7 makes of
+    the entity naming it (``é`` as ``&eacute;``: ``e``; ``€`` as ``&euro;``: a space), counted
+    ``cooked-unmappable``, never "?"; a numeric reference is removed (rule 6); a Greek letter
+    EUC-JP holds stays itself."""
+    text = _readme()
+    assert RULE_6 in text and all(words in text for words in RULE_7)
+
+    page = "<p>é|&eacute;|&#233;|Æ|&AElig;|ß|&szlig;|€|&euro;|Α|&Alpha;</p>"
+    src = tmp_path / "in"
+    src.mkdir()
+    (src / "a.warc").write_bytes(
+        warc([("http://a.example.jp/", head("text/html; charset=UTF-8"), page.encode())])
+    )
+    code, report = convert(src, tmp_path / "nw")
+    assert code == 0
+    (got,) = _tree_pages(tmp_path / "nw").values()
+    cooked = _iconv(got["cooked"], "EUC-JP", "UTF-8").decode("utf-8")
+    assert cooked == "e|e||AE|AE|ss|ss| | |Α|Α"
+    assert b"?" not in got["cooked"]
+    assert '"cooked-unmappable": 4' in json.dumps(report)  # é Æ ß €; Α is in JIS X 0208
