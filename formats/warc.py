@@ -131,7 +131,7 @@ def locate_start(head: bytes) -> tuple[str | None, int]:
     comes first. A gzip header with a damaged magic whose deflate stream inflates to a WARC
     version line is ``"gzip"`` at 0 (the reader inflates it and reports the header).
     """
-    kind = compression_of(head[:4])
+    kind = compression_of(head[:16])  # a codec's magic may be longer than 4 bytes (xz: 6)
     if kind is not None or _START.match(head):
         return kind, 0
     head = head[:SCAN_START_BYTES]

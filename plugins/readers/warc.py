@@ -1,4 +1,4 @@
-"""The ``warc`` reader: WARC 0.17 to 1.1, plain, gzip (per record or whole file), zstd or LZ4.
+"""The ``warc`` reader: WARC 0.17 to 1.1, plain, gzip (per record or whole file), zstd, LZ4 or bzip2.
 
 Framing and decompression live in :mod:`crawlmill.formats.warc` and
 :mod:`crawlmill.formats.compression`; this module maps framed records onto
@@ -438,7 +438,7 @@ def _damaged_start_score(path: str) -> float:
         return 0.0
     kind, at = locate_start(raw)
     # past damage, or a container the first bytes do not show (a damaged gzip magic)
-    if at > 0 or kind != compression_of(raw[:4]):
+    if at > 0 or kind != compression_of(raw[:16]):
         return 0.6
     if kind == "gzip":  # a sound first member that is no record (a bomb): a later one is
         try:
