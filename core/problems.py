@@ -85,7 +85,9 @@ class Damage:
     the compressed span of the member(s) holding the damage for compressed ones; ``data``
     holds those bytes (at most ``Limits.max_record_bytes``), so the quarantine keeps what was
     skipped. ``code`` names the kind of damage (``docs/problems.md``); without one it is
-    derived from ``reason`` (:func:`derive_code`).
+    derived from ``reason`` (:func:`derive_code`). ``continues`` marks a later part of the
+    damage reported just before it (a damaged range too long to hold, reported in parts): its
+    bytes are quarantined, but it is the same damaged record, not another one read.
     """
 
     path: str
@@ -94,6 +96,7 @@ class Damage:
     length: int | None = None
     data: bytes = b""
     code: str = ""
+    continues: bool = False
     #: whether ``code`` was derived from ``reason`` (the plugin gave none).
     derived: bool = field(default=False, init=False, repr=False, compare=False)
 

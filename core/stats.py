@@ -3,7 +3,8 @@
 Every record a reader yields or reports as damaged is *read*; it then ends in exactly one of
 *written* (received by ``Writer.write`` and not quarantined by the writer), *dropped* by one
 filter step (per reason) or *quarantined* (damage reported by the reader, or handed back by
-the writer through ``ctx.quarantine``). A writer may also *add* records that no input held
+the writer through ``ctx.quarantine``; a damaged range reported in parts, ``Damage.continues``
+on all but the first, is one record). A writer may also *add* records that no input held
 (the WARC writer's crawlmill ``warcinfo``, the ARC writer's generated ``filedesc``); they count
 in ``written`` too, so ``written`` is the number of records in the output files. So, per task
 and per run::
@@ -126,10 +127,12 @@ class TaskStats:
         labels = self.counts.setdefault(step, {})
         labels[label] = labels.get(label, 0) + n
 
-    def add_damage(self, info: dict[str, Any]) -> None:
-        """Count one damaged record (listed up to :data:`MAX_DAMAGES_LISTED`)."""
-        self.damaged += 1
-        self.read += 1
+    def add_damage(self, info: dict[str, Any], continues: bool = False) -> None:
+        """Count one damaged record (listed up to :data:`MAX_DAMAGES_LISTED`); with
+        ``continues`` (a later part of the damage before it) list it but count nothing."""
+        if not continues:
+            self.damaged += 1
+            self.read += 1
         if len(self.damages) < MAX_DAMAGES_LISTED:
             self.damages.append(info)
 

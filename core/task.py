@@ -197,7 +197,8 @@ class _TaskSink:
         raise DamagedRecordError(damage)
 
     def damage(self, damage: Damage) -> None:
-        """A reader's damaged byte range: quarantined and counted as a read record."""
+        """A reader's damaged byte range: quarantined and counted as a read record (a later
+        part of one, ``Damage.continues``: quarantined, not counted again)."""
         if self.fail_fast:
             self._stop(damage)
         entry = self.quarantine.add_damage(damage)
@@ -205,7 +206,7 @@ class _TaskSink:
         if "inconsistent" in entry:  # a reader bug: flagged, never passed off as a true range
             info["inconsistent"] = entry["inconsistent"]
             self.stats.add_warning(INCONSISTENT_DAMAGE, entry["inconsistent"])
-        self.stats.add_damage(info)
+        self.stats.add_damage(info, damage.continues)
         self.reporter.count(0, damage.length or 0)
         self.reporter.log(f"crawlmill: damaged record quarantined: {damage} [{damage.code}]")
 

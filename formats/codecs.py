@@ -16,7 +16,9 @@ one is added with :func:`register_codec` (docs/adding-a-codec.md). Detection
 (:func:`detect`) tries the codecs in table order.
 
 Entries: ``gzip`` (isal when importable, zlib otherwise; worker threads inflate members ahead
-with ``threads``), ``zstd`` (with the ``.warc.zst`` dictionary frame), ``lz4`` (LZ4 frames).
+with ``threads``), ``zstd`` (with the ``.warc.zst`` dictionary frame), ``lz4`` (LZ4 frames),
+``bzip2`` (bzip2 streams: one per record, as multi-stream tools write them, or one for the
+whole file, whose records then have stream offsets as in a whole-file gzip).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from .zstd_frames import ZSTD_MAGIC, ZSTD_WARC_DICT_MAGIC, iter_zstd
 __all__ = [
     "CODECS",
     "LZ4_MAGIC",
+    "Bzip2Codec",
     "Codec",
     "FrameCodec",
     "codec_named",
@@ -171,6 +174,31 @@ class Lz4Codec(FrameCodec):
         return lz4_steps(cap)
 
 
+class Bzip2Codec(FrameCodec):
+    """bzip2 streams (``.warc.bz2``): one per record (multi-stream, as ``pbzip2`` or a
+    per-record writer makes it) or one for the whole file. A stream starts ``BZh`` and a block
+    size digit ``1``-``9``; damage resyncs on the next ``BZh``."""
+
+    name = "bzip2"
+    magic = b"BZh"
+    suffixes = (".bz2",)
+    errors = (OSError, EOFError)  # what BZ2Decompressor raises on corrupt input
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.magics = tuple(b"BZh" + bytes([d]) for d in b"123456789")
+
+    def decompressor(self) -> Any:
+        """A ``bz2.BZ2Decompressor`` (one stream)."""
+        import bz2
+
+        return bz2.BZ2Decompressor()
+
+    def decode(self, cap: int) -> Callable[[Any, bytes], Iterator[bytes]]:
+        """Outputs of at most ``cap`` bytes (one feed can inflate far beyond a piece)."""
+        return lz4_steps(cap)
+
+
 #: the codec table, in detection order.
 CODECS: dict[str, Codec] = {}
 
@@ -194,5 +222,5 @@ def detect(head: bytes) -> str | None:
     return None
 
 
-for _codec in (GzipCodec(), ZstdCodec(), Lz4Codec()):
+for _codec in (GzipCodec(), ZstdCodec(), Lz4Codec(), Bzip2Codec()):
     register_codec(_codec)

@@ -47,7 +47,8 @@ class Damage:
     not known, as inside a whole-file gzip): the offset space a report must use for them.
     ``compressed`` says whether ``data`` holds compressed bytes (a member that could not be
     inflated; ``length`` is then compressed too) or decompressed ones. ``data`` is bounded by
-    the framer's record limit.
+    the framer's record limit. ``part`` is 0 for a whole range or the first part of a range
+    too long to hold (reported in parts), and counts the later parts of that same damage.
     """
 
     offset: int
@@ -57,6 +58,7 @@ class Damage:
     member_offset: int | None = None
     compressed: bool = False
     member_length: int | None = None
+    part: int = 0
 
 
 class Member:

@@ -131,7 +131,7 @@ def locate_start(head: bytes) -> tuple[str | None, int]:
     comes first. A gzip header with a damaged magic whose deflate stream inflates to a WARC
     version line is ``"gzip"`` at 0 (the reader inflates it and reports the header).
     """
-    kind = compression_of(head[:4])
+    kind = compression_of(head[:16])  # a codec's magic may be longer than 4 bytes (xz: 6)
     if kind is not None or _START.match(head):
         return kind, 0
     head = head[:SCAN_START_BYTES]
@@ -404,23 +404,31 @@ class _FramerBase:
         record) is reported in parts, so memory stays at the bound plus a piece."""
         self.s.pos = start
         frm_off = frm - start
+        part = 0  # the later parts of one damaged range are that damage's (``part`` > 0)
         while True:
             hit = self._scan(self.s.pos + frm_off, bound)
             start = self.s.pos
             if hit is None:
-                yield self._damage(start, len(self.s.buf), reason)
+                yield self._part(self._damage(start, len(self.s.buf), reason), part)
                 self.s.pos = len(self.s.buf)
                 return
             if hit == -1:  # too much damage to hold: report a slice and go on
                 cut = len(self.s.buf) - _RESYNC_CONTEXT
-                yield self._damage(start, cut, reason + " (damaged range reported in parts)")
+                more = reason + " (damaged range reported in parts)"
+                yield self._part(self._damage(start, cut, more), part)
+                part += 1
                 self.s.pos = cut
                 frm_off = 0
                 continue
             if hit > start:
-                yield self._damage(start, hit, reason)
+                yield self._part(self._damage(start, hit, reason), part)
             self.s.pos = hit
             return
+
+    @staticmethod
+    def _part(damage: DamagedRange, part: int) -> DamagedRange:
+        damage.part = part
+        return damage
 
 
 class _FramerRecords(_FramerBase):

@@ -325,8 +325,8 @@ def test_the_reader_page_example_is_detected_by_sniff_and_converts(tmp_path, mon
     assert urls == ["http://a.example/", "https://b.example/x"]
 
 
-def _bz2_warc(urls: list[str]) -> list[bytes]:
-    import bz2
+def _xz_warc(urls: list[str]) -> list[bytes]:
+    import lzma
 
     streams = []
     for url in urls:
@@ -337,7 +337,7 @@ def _bz2_warc(urls: list[str]) -> list[bytes]:
             f"WARC-Record-ID: <urn:uuid:12345678-1234-5678-1234-{len(streams):012d}>\r\n"
             f"Content-Type: text/plain\r\nContent-Length: {len(block)}\r\n\r\n"
         )
-        streams.append(bz2.compress(head.encode() + block + b"\r\n\r\n"))
+        streams.append(lzma.compress(head.encode() + block + b"\r\n\r\n", lzma.FORMAT_XZ))
     return streams
 
 
@@ -348,16 +348,16 @@ def test_the_codec_page_example_reads_resyncs_and_converts(tmp_path, monkeypatch
     monkeypatch.setattr(codecs, "CODECS", dict(codecs.CODECS))  # the table as it was, after
     mod = _module_from(HOW_TO["codec"], 0, tmp_path / "mods", "cm_doc_codec", monkeypatch)
     __import__(mod)
-    assert "bzip2" in codecs.CODECS
+    assert "xz" in codecs.CODECS
     urls = [f"http://example.com/{i}" for i in range(4)]
-    streams = _bz2_warc(urls)
-    good = tmp_path / "in" / "crawl.warc.bz2"
+    streams = _xz_warc(urls)
+    good = tmp_path / "in" / "crawl.warc.xz"
     good.parent.mkdir()
     good.write_bytes(b"".join(streams))
     with open_reader(good) as records:
         assert [r.url for r in records] == urls
     # garbage between two streams: damage at its compressed offset, then resync
-    bad = tmp_path / "bad.warc.bz2"
+    bad = tmp_path / "bad.warc.xz"
     bad.write_bytes(streams[0] + b"garbage!" * 8 + b"".join(streams[1:]))
     with open_reader(bad) as records:
         assert [r.url for r in records] == urls

@@ -1,4 +1,4 @@
-"""The ``warc`` reader: WARC 0.17 to 1.1, plain, gzip (per record or whole file), zstd or LZ4.
+"""The ``warc`` reader: WARC 0.17 to 1.1, plain, gzip (per record or whole file), zstd, LZ4 or bzip2.
 
 Framing and decompression live in :mod:`crawlmill.formats.warc` and
 :mod:`crawlmill.formats.compression`; this module maps framed records onto
@@ -210,8 +210,9 @@ class _CompressedSpans:
         """The :class:`Damage` to report for ``item``."""
         path = self.path
         code = code_of(item.reason, WARC_DAMAGE)
+        more = item.part > 0  # a later part of the damage before it: the same record
         if item.member_offset is None:  # plain file: stream offsets are file offsets
-            return Damage(path, item.offset, item.reason, item.length, item.data, code)
+            return Damage(path, item.offset, item.reason, item.length, item.data, code, more)
         offset, length = item.member_offset, item.member_length
         if item.compressed:  # a member that did not inflate: its compressed span
             length = item.length
@@ -222,13 +223,13 @@ class _CompressedSpans:
                 f"{item.reason}; inside a compressed member whose end is not known yet "
                 "(its compressed bytes are not separable)"
             )
-            return Damage(path, offset, reason, None, b"", code)
+            return Damage(path, offset, reason, None, b"", code, more)
         if (offset, length) in self.kept:
             reason = (
                 f"{item.reason}; its compressed bytes are in the quarantine with the damage "
                 f"reported first for offset {offset}"
             )
-            return Damage(path, offset, reason, length, b"", code)
+            return Damage(path, offset, reason, length, b"", code, more)
         if not item.compressed and length > max(item.length, SHARED_MEMBER_COPY):
             # a large member (whole-file gzip) that mostly holds good records: its compressed
             # bytes would not be this damage's
@@ -236,13 +237,13 @@ class _CompressedSpans:
                 f"{item.reason}; inside a compressed member of {length} bytes that also "
                 "holds good records (its compressed bytes are not quarantined)"
             )
-            return Damage(path, offset, reason, length, b"", code)
+            return Damage(path, offset, reason, length, b"", code, more)
         self.kept.add((offset, length))
         data = self.source.read(path, offset, min(length, self.max_bytes)) or b""
         reason = item.reason
         if len(data) < length:
             reason = f"{reason}; the quarantine keeps its first {len(data)} bytes"
-        return Damage(path, offset, reason, length, data, code)
+        return Damage(path, offset, reason, length, data, code, more)
 
     def close(self) -> None:
         """Close the file handle used to read compressed bytes back."""
@@ -438,7 +439,7 @@ def _damaged_start_score(path: str) -> float:
         return 0.0
     kind, at = locate_start(raw)
     # past damage, or a container the first bytes do not show (a damaged gzip magic)
-    if at > 0 or kind != compression_of(raw[:4]):
+    if at > 0 or kind != compression_of(raw[:16]):
         return 0.6
     if kind == "gzip":  # a sound first member that is no record (a bomb): a later one is
         try:

@@ -83,7 +83,7 @@ def toy_codec(monkeypatch):
 
 
 def test_the_table_holds_today_s_codecs_in_detection_order():
-    assert list(CODECS) == ["gzip", "zstd", "lz4"]
+    assert list(CODECS) == ["gzip", "zstd", "lz4", "bzip2"]
     for codec in CODECS.values():
         assert isinstance(codec, Codec)
         assert set(codec.suffixes) <= set(COMPRESSION_SUFFIXES)

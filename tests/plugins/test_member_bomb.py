@@ -180,10 +180,41 @@ def test_huge_header_line_inside_a_whole_file_gzip_costs_only_its_record(tmp_pat
         tracemalloc.stop()
     err = capsys.readouterr().err
     assert code == 3, err
+    report = json.loads((out / ".crawlmill" / "report.json").read_text())
+    # reported in parts (memory), it is one damaged record: one read, one quarantined
+    assert len(report["damages"]) > 1
+    assert (report["read"], report["quarantined"]) == (4, 1)
+    assert "read 4 = written 3 + dropped 0 + quarantined 1" in err
     assert peak < 48 * MIB, peak
     (result,) = [p for p in out.glob("*.warc*") if p.is_file()]
     assert gzip.decompress(result.read_bytes()) == recs[0] + recs[2] + recs[3]
-    report = json.loads((out / ".crawlmill" / "report.json").read_text())
     assert report["damages"] and all(d["offset"] == 0 for d in report["damages"])
     quarantined = sum(p.stat().st_size for p in (out / ".crawlmill" / "quarantine").glob("*.bin"))
     assert quarantined <= 6 * MIB
+
+
+def test_a_huge_header_line_quarantined_in_parts_is_one_damaged_record(tmp_path: Path, capsys):
+    """Issue 25: "the accounting counts a record quarantined in two pieces as two reads". A
+    64 MiB header line in a plain WARC, bounds lowered: its range is quarantined in parts (so
+    memory stays at the bound), every byte of it kept, and counted as one read record."""
+    recs = [warc_record(i) for i in range(4)]
+    nl = recs[1].index(b"\r\n") + 2
+    huge = recs[1][:nl] + b"X-Filler: " + b"a" * (64 * MIB) + b"\r\n" + recs[1][nl:]
+    src = tmp_path / "plain.warc"
+    src.write_bytes(recs[0] + huge + recs[2] + recs[3])
+    out = tmp_path / "out"
+    config = tmp_path / "pipeline.yaml"
+    config.write_text(
+        f"inputs: {src}\nwriter: warc\noutput: {out}\n"
+        f"run: {{workers: 1, max_record_bytes: {4 * MIB}, max_decompressed_bytes: {128 * MIB}}}\n"
+    )
+    code = main(["run", str(config)])
+    err = capsys.readouterr().err
+    assert code == 3, err
+    report = json.loads((out / ".crawlmill" / "report.json").read_text())
+    parts = report["damages"]
+    assert len(parts) > 1
+    assert parts[0]["offset"] == len(recs[0])
+    assert sum(d["length"] for d in parts) == len(huge)  # the parts cover exactly the record
+    assert (report["read"], report["quarantined"]) == (4, 1)
+    assert "read 4 = written 3 + dropped 0 + quarantined 1" in err
