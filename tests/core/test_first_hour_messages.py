@@ -3,12 +3,17 @@ code, for each message a new user met in the first hour."""
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 from crawlmill.core.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 LEGACY_ARC = ROOT / "fixtures" / "legacy" / "example-2008.arc.gz"
+WARC_SAMPLE = ROOT / "fixtures" / "legacy" / "clueweb09-style-segment1.warc.gz"
 
 
 def test_to_a_layout_name_says_what_to_type(tmp_path, capsys):
@@ -34,3 +39,27 @@ def test_the_suggested_layout_command_works(tmp_path, capsys):
     )
     assert code == 0, capsys.readouterr().err
     assert list(out.glob("ClueWeb09_*/*/*.warc.gz"))
+
+
+def test_chuweb21d_usage_comment_works_as_written(tmp_path):
+    """The usage lines of docs/examples/chuweb21d.yaml, typed as they are in the checkout's top
+    folder (here: a folder whose docs/ is the checkout's), read IN and write OUT there."""
+    example = ROOT / "docs" / "examples" / "chuweb21d.yaml"
+    lines = [
+        line[1:].strip()
+        for line in example.read_text().splitlines()
+        if line.startswith("#") and "crawlmill run" in line
+    ]
+    assert len(lines) == 2
+    (tmp_path / "docs").symlink_to(ROOT / "docs")
+    (tmp_path / "chuweb21").mkdir()
+    shutil.copy(WARC_SAMPLE, tmp_path / "chuweb21" / "a.warc.gz")
+    before = sorted(p.name for p in example.parent.iterdir())
+    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+    proc = subprocess.run(
+        ["bash", "-c", lines[0]], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = tmp_path / lines[0].split("OUT=$PWD/")[1].split()[0]
+    assert list(out.glob("*.warc.gz")) or list(out.rglob("*.warc.gz"))
+    assert sorted(p.name for p in example.parent.iterdir()) == before
