@@ -157,7 +157,10 @@ def build_parser() -> argparse.ArgumentParser:
     run_opts.add_argument(
         "--executor",
         choices=["local", "spark"],
-        help="where tasks run: local processes (default) or Spark (pip install 'crawlmill[spark]')",
+        help=(
+            "where tasks run: local processes (default) or Spark "
+            "(pyspark: pip install '.[spark]' in the crawlmill checkout)"
+        ),
     )
     run_opts.add_argument(
         "--spark-master",

@@ -63,3 +63,23 @@ def test_chuweb21d_usage_comment_works_as_written(tmp_path):
     out = tmp_path / lines[0].split("OUT=$PWD/")[1].split()[0]
     assert list(out.glob("*.warc.gz")) or list(out.rglob("*.warc.gz"))
     assert sorted(p.name for p in example.parent.iterdir()) == before
+
+
+def test_spark_install_hint_is_one_that_works(capsys):
+    """crawlmill is not on PyPI: ``pip install 'crawlmill[spark]'`` fails; every place that
+    says how to get Spark says to install the checkout's extra instead."""
+    try:
+        main(["convert", "--help"])
+    except SystemExit as stop:
+        assert stop.code == 0
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "pip install '.[spark]' in the crawlmill checkout" in help_text
+    from crawlmill.core import spark_executor
+
+    for text in (
+        help_text,
+        (ROOT / "README.md").read_text(),
+        (ROOT / "docs" / "config.md").read_text(),
+        Path(spark_executor.__file__).read_text(),
+    ):
+        assert "crawlmill[spark]" not in text
