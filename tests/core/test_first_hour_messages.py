@@ -83,3 +83,39 @@ def test_spark_install_hint_is_one_that_works(capsys):
         Path(spark_executor.__file__).read_text(),
     ):
         assert "crawlmill[spark]" not in text
+
+
+def test_dedup_runs_usage_errors_exit_2(tmp_path, capsys):
+    (tmp_path / "a.run").write_text("1 Q0 d1 1 1.0 r\n")
+    code = main(
+        [
+            "dedup-runs",
+            str(tmp_path / "nothing"),
+            "--run",
+            str(tmp_path / "a.run"),
+            "-o",
+            str(tmp_path / "d"),
+        ]
+    )
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "no such cluster table or output folder" in err and "nothing was written" in err
+    assert main(["dedup-runs", str(tmp_path), "-o", str(tmp_path / "d")]) == 2
+    assert "give --run and/or --qrels files" in capsys.readouterr().err
+    assert not (tmp_path / "d").exists()
+
+
+def test_get_several_keys_prints_each_key_and_names_the_missing_one(samples, capsys):
+    folder = samples / "hadoop-oracle-generated" / "mapfile_none"
+    keys = ["http://example.com/0001", "nope", "http://example.com/0002"]
+    assert main(["get", str(folder), *keys]) == 1  # docs: 1 when a key is not found
+    out, err = capsys.readouterr()
+    lines = out.splitlines()
+    assert lines[0] == "# key: http://example.com/0001" and lines[1].startswith("value 1 ")
+    assert lines[2:4] == ["# key: nope", "# (not found)"]
+    assert lines[4] == "# key: http://example.com/0002" and lines[5].startswith("value 2 ")
+    assert f"'nope' is not a key of {folder}" in err
+    assert "1 of 3 key(s) not found: 'nope'" in err
+    # one key: the value alone, as before
+    assert main(["get", str(folder), "http://example.com/0001"]) == 0
+    assert capsys.readouterr().out.startswith("value 1 ")
