@@ -119,3 +119,31 @@ def test_get_several_keys_prints_each_key_and_names_the_missing_one(samples, cap
     # one key: the value alone, as before
     assert main(["get", str(folder), "http://example.com/0001"]) == 0
     assert capsys.readouterr().out.startswith("value 1 ")
+
+
+def test_output_under_a_file_is_a_clear_refusal(tmp_path, capsys):
+    (tmp_path / "afile").write_text("x")
+    out = tmp_path / "afile" / "out"
+    assert main(["convert", str(LEGACY_ARC), "-o", str(out), "--progress", "never"]) == 2
+    err = capsys.readouterr().err
+    assert f"cannot create or write the output folder {out}" in err
+    assert "a part of its path is a file, not a folder" in err
+    assert "choose a folder you can write" in err and "Errno" not in err
+
+
+def test_output_without_permission_is_a_clear_refusal(tmp_path, capsys, monkeypatch):
+    """Running as root, permission bits do not stop a write: the PermissionError a user without
+    rights gets is raised here by os.makedirs for the .crawlmill folder."""
+    real = os.makedirs
+
+    def makedirs(name, *args, **kwargs):
+        if ".crawlmill" in str(name):
+            raise PermissionError(13, "Permission denied", str(name))
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(os, "makedirs", makedirs)
+    out = tmp_path / "ro"
+    assert main(["convert", str(LEGACY_ARC), "-o", str(out), "--progress", "never"]) == 2
+    err = capsys.readouterr().err
+    assert f"cannot create or write the output folder {out}: you have no permission" in err
+    assert "nothing was run and nothing was written" in err and "Errno" not in err
