@@ -3,6 +3,7 @@ code, for each message a new user met in the first hour."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -147,3 +148,17 @@ def test_output_without_permission_is_a_clear_refusal(tmp_path, capsys, monkeypa
     err = capsys.readouterr().err
     assert f"cannot create or write the output folder {out}: you have no permission" in err
     assert "nothing was run and nothing was written" in err and "Errno" not in err
+
+
+def test_an_empty_warc_gz_is_named(tmp_path, capfd):
+    empty = tmp_path / "in" / "a.warc.gz"
+    empty.parent.mkdir()
+    empty.write_bytes(b"")
+    out = tmp_path / "out"
+    assert main(["convert", str(empty), "-o", str(out), "--progress", "never"]) == 0
+    err = capfd.readouterr().err
+    assert f"{empty}: empty file (0 bytes), no records [empty-input]" in err
+    assert "1 warning of 1 kind (empty-input 1)" in err
+    report = json.loads((out / ".crawlmill" / "report.json").read_text())
+    assert report["warnings"] == {"empty-input": 1}
+    assert "empty-input" in (ROOT / "docs" / "problems.md").read_text()
