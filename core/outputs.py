@@ -92,7 +92,8 @@ def refusal(
     """The message refusing to replace the file ``path``, with the ways out."""
     return (
         f"{path} exists and {what}; refusing to replace it: move it away, choose another "
-        "output folder (-o), or pass --overwrite (run.overwrite: true) to replace it"
+        "output folder (convert: -o DIR; run: `output:` in the pipeline file), or pass "
+        "--overwrite (run.overwrite: true) to replace it"
     )
 
 

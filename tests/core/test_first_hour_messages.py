@@ -162,3 +162,39 @@ def test_an_empty_warc_gz_is_named(tmp_path, capfd):
     report = json.loads((out / ".crawlmill" / "report.json").read_text())
     assert report["warnings"] == {"empty-input": 1}
     assert "empty-input" in (ROOT / "docs" / "problems.md").read_text()
+
+
+def test_output_equal_to_the_input_folder_is_one_error_with_a_working_way_out(tmp_path, capsys):
+    folder = tmp_path / "crawl"
+    folder.mkdir()
+    shutil.copy(LEGACY_ARC, folder / "a.arc.gz")
+    for extra in ([], ["--overwrite"]):
+        code = main(["convert", str(folder), "-o", str(folder), "--progress", "never", *extra])
+        err = capsys.readouterr().err
+        assert code == 2
+        assert err.count("error:") == 1, err
+        assert f"choose an output folder outside the inputs, such as {folder}-out" in err
+        assert "--overwrite" not in err
+    assert sorted(p.name for p in folder.iterdir()) == ["a.arc.gz"]
+    assert main(["convert", str(folder), "-o", f"{folder}-out", "--progress", "never"]) == 0
+
+
+def test_an_input_file_as_output_is_one_error(tmp_path, capsys):
+    shutil.copy(LEGACY_ARC, tmp_path / "a.arc.gz")
+    code = main(["convert", str(tmp_path / "a.arc.gz"), "--to", "arc", "-o", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("error:") == 1, err
+    assert "is an input of this run; choose an output folder outside the inputs" in err
+    assert "--overwrite" not in err
+
+
+def test_run_refusal_does_not_suggest_an_option_run_lacks(tmp_path, capsys):
+    out = tmp_path / "out"
+    config = tmp_path / "p.yaml"
+    for writer in ("warc", "arc"):
+        config.write_text(f"version: 1\ninputs: [{LEGACY_ARC}]\nwriter: {writer}\noutput: {out}\n")
+        code = main(["run", str(config), "--progress", "never"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "holds the outputs of another pipeline" in err
+    assert "(-o)" not in err and "run: `output:` in the pipeline file" in err
