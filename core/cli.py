@@ -157,7 +157,10 @@ def build_parser() -> argparse.ArgumentParser:
     run_opts.add_argument(
         "--executor",
         choices=["local", "spark"],
-        help="where tasks run: local processes (default) or Spark (pip install 'crawlmill[spark]')",
+        help=(
+            "where tasks run: local processes (default) or Spark "
+            "(pyspark: pip install '.[spark]' in the crawlmill checkout)"
+        ),
     )
     run_opts.add_argument(
         "--spark-master",
@@ -917,11 +920,16 @@ def _dedup_runs_parser(sub: Any, fmt: Any) -> None:
 
 
 def _dedup_runs(args: argparse.Namespace) -> int:
-    from .dedup_runs import dedup_runs, describe, few_matched
+    from .dedup_runs import DedupRunsError, dedup_runs, describe, few_matched
 
-    results = dedup_runs(
-        args.clusters, args.run, args.qrels, args.output, by=args.by, overwrite=args.overwrite
-    )
+    try:
+        results = dedup_runs(
+            args.clusters, args.run, args.qrels, args.output, by=args.by, overwrite=args.overwrite
+        )
+    except DedupRunsError as exc:  # raised before anything is written: a usage error
+        _error(str(exc))
+        print("crawlmill: nothing was written", file=sys.stderr)
+        return EXIT_USAGE
     if args.json:
         print(json.dumps([r.__dict__ for r in results], indent=1))
     else:

@@ -18,8 +18,9 @@ number of a number class, the decoded value of another class a Writable reads, e
 bytes); ``--raw``: the serialized value bytes as stored; ``--json``: one JSON object with the
 part, the position of the record (of its block in BLOCK data), the classes, key and value
 (decoded, and their serialized bytes in base64).
-Several keys are looked up in turn, each value printed as one would be (``--json``: one line
-each). Exit codes: 0 all found, 1 one not found, 2 usage (not a MapFile, a key its class
+Several keys are looked up in turn, each value printed as one would be after a line
+``# key: KEY`` (a key not found: ``# (not found)`` there, its name on stderr and a closing
+count of the keys not found; ``--json``: one line each, the key in it). Exit codes: 0 all found, 1 one not found, 2 usage (not a MapFile, a key its class
 cannot hold), 3 a key not found in a part whose index is damaged or disagrees with its data.
 A damaged data block is skipped: its keys are not found.
 """
@@ -170,9 +171,13 @@ def run(args: argparse.Namespace, registry: Any) -> int:
             opened.append([])
             for folder in dirs:
                 opened[-1].append(MapFile(folder))
-        missing = damaged = 0
+        missing: list[str] = []
+        damaged = 0
+        labelled = len(args.keys) > 1 and not (args.json or args.raw)
         for text in args.keys:
             found = hurt = False
+            if labelled:  # several keys: each value after its key
+                print(f"# key: {text}", file=sys.stdout, flush=True)
             for maps in opened:
                 if len(opened) > 1 and not args.json:
                     label = os.path.dirname(maps[0].path)
@@ -182,15 +187,23 @@ def run(args: argparse.Namespace, registry: Any) -> int:
                 hit, harm = _lookup(args, registry, maps, text, header)
                 found, hurt = found or hit, hurt or harm
             if not found:
-                missing += 1
+                missing.append(text)
                 damaged += hurt
                 print(f"crawlmill: {text!r} is not a key of {args.mapfile}", file=sys.stderr)
+                if labelled:
+                    print("# (not found)", file=sys.stdout, flush=True)
     finally:
         for maps in opened:
             for m in maps:
                 m.close()
     if not missing:
         return 0
+    if len(args.keys) > 1:
+        names = ", ".join(repr(k) for k in missing)
+        print(
+            f"crawlmill: {len(missing)} of {len(args.keys)} key(s) not found: {names}",
+            file=sys.stderr,
+        )
     return 3 if damaged else 1
 
 

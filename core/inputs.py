@@ -502,6 +502,17 @@ def _nothing_to_convert(spec: PipelineSpec, plan: InputPlan) -> list[tuple[str, 
     missing = [(c.path, f"{c.check} check failed: {c.reason}") for c in plan.checks if not c.ok]
     left_out = plan.not_converted + missing + plan.skipped
     where = ", ".join(spec.inputs.paths) or spec.inputs.list_file or "the inputs"
+    inside = [p for p in spec.inputs.paths if os.path.isdir(p) and _within(p, spec.output)]
+    if not left_out and inside:  # the output folder's files are never inputs
+        folder = os.path.realpath(inside[0]).rstrip(os.sep)
+        return [
+            (
+                "output",
+                f"{spec.output} is (or holds) the input folder {inside[0]}: crawlmill never reads "
+                "its own output folder, so nothing is left to convert; choose an output folder "
+                f"outside the inputs, such as {folder}-out",
+            )
+        ]
     if not left_out:
         head = f"nothing to convert: no file found in {where}"
     elif len(missing) == len(left_out):

@@ -92,7 +92,8 @@ def refusal(
     """The message refusing to replace the file ``path``, with the ways out."""
     return (
         f"{path} exists and {what}; refusing to replace it: move it away, choose another "
-        "output folder (-o), or pass --overwrite (run.overwrite: true) to replace it"
+        "output folder (convert: -o DIR; run: `output:` in the pipeline file), or pass "
+        "--overwrite (run.overwrite: true) to replace it"
     )
 
 
@@ -490,9 +491,12 @@ class OutputRoot:
         """Create the folders, take the run lock, and remove stale temp files of killed runs."""
         if os.path.exists(self.path) and not os.path.isdir(self.path):
             raise ConfigError([("output", f"{self.path} exists and is not a folder")])
-        for sub in ("done", "tmp"):
-            os.makedirs(os.path.join(self.meta, sub), exist_ok=True)
-        self._lock_fh = open(os.path.join(self.meta, "lock"), "a+")  # noqa: SIM115 - held for the run
+        try:
+            for sub in ("done", "tmp"):
+                os.makedirs(os.path.join(self.meta, sub), exist_ok=True)
+            self._lock_fh = open(os.path.join(self.meta, "lock"), "a+")  # noqa: SIM115 - held for the run
+        except OSError as exc:
+            raise ConfigError([("output", _unwritable(self.path, exc))]) from None
         try:
             import fcntl
 
@@ -669,3 +673,17 @@ class OutputRoot:
     def write_marker(self, key: str, data: dict[str, Any]) -> None:
         """Write the completion marker of ``key`` atomically."""
         write_json_atomic(self.marker_path(key), data)
+
+
+def _unwritable(path: str, exc: OSError) -> str:
+    """The refusal of an output folder crawlmill cannot create or write in, and what to do."""
+    if isinstance(exc, PermissionError):
+        why = "you have no permission to write there"
+    elif isinstance(exc, (NotADirectoryError, FileExistsError)):
+        why = "a part of its path is a file, not a folder"
+    else:
+        why = exc.strerror or str(exc)
+    return (
+        f"cannot create or write the output folder {path}: {why}; choose a folder you can "
+        "write (convert: -o DIR; run: `output:` in the pipeline file) or fix this one"
+    )

@@ -112,9 +112,11 @@ def check_outputs(
                 (
                     "output",
                     f"{root.path} {where} {folder}: outputs would replace or mix with the "
-                    "inputs; choose an output folder outside the inputs",
+                    f"inputs; choose an output folder outside the inputs, such as "
+                    f"{folder.rstrip(os.sep)}-out",
                 )
             )
+    in_inputs = bool(problems)  # said once: not again for each output among the inputs
     result = OutputPlan()
     inputs: list[PlannedInput] = list(planned)
     if predicted is not None:
@@ -122,6 +124,7 @@ def check_outputs(
             p.input.index: list(paths) for p, paths in zip(inputs, predicted, strict=True)
         }
     by_real = {os.path.realpath(p.input.path): p for p in inputs}
+    clashes: set[str] = set()  # outputs that are inputs: refused above, not again below
     owner: dict[str, PlannedInput] = {}
     for p in inputs:
         for rel in result.planned.get(p.input.index, []):
@@ -136,6 +139,9 @@ def check_outputs(
             owner[rel] = p
             final = os.path.realpath(os.path.join(root.path, rel))
             if final in by_real:
+                clashes.add(final)
+                if in_inputs:
+                    continue
                 problems.append(
                     (
                         "output",
@@ -168,7 +174,8 @@ def check_outputs(
                     f"({sum(1 for m in other.values() if m.get('input_path'))} input(s) "
                     f"written with fingerprint {sorted({m.get('fingerprint') for m in other.values()})[0]}, "
                     f"this run has {fingerprint}: {describe_difference(old, fingerprint_data)}); "
-                    "an output folder belongs to one pipeline: choose a new output folder (-o), "
+                    "an output folder belongs to one pipeline: choose a new output folder "
+                    "(convert: -o DIR; run: `output:` in the pipeline file), "
                     "or pass --overwrite (run.overwrite: true) to replace those outputs",
                 )
             )
@@ -187,7 +194,7 @@ def check_outputs(
         mine: list[str] = []
         for rel in result.planned.get(p.input.index, []):
             final = os.path.join(root.path, rel)
-            if not os.path.lexists(final):
+            if not os.path.lexists(final) or os.path.realpath(final) in clashes:
                 continue
             if rel in result.shared or spec.run.overwrite:
                 mine.append(rel)

@@ -227,7 +227,15 @@ class Registry:
             return table[name].cls
         known = sorted(table)
         close = difflib.get_close_matches(name, known, n=1) if suggest else []
+        if suggest:
+            # ``WARC`` for ``warc``: a case-insensitive match is the best suggestion
+            close = [k for k in known if k.lower() == name.lower()] or close
         hint = f"; did you mean {close[0]!r}?" if close else ";"
+        if suggest and kind == "writer" and name in self.components.get("layout", {}):
+            hint = (
+                f": {name!r} is a layout, not a writer; write WARC files in that layout with "
+                f"`--to warc --option layout={name}` (config: writer: {{name: warc, layout: {name}}});"
+            )
         failed = [p.name for p in self.plugins.values() if p.status == "failed"]
         blocked = [p.name for p in self.plugins.values() if p.status == "blocked"]
         also = f" (plugins that failed to load: {', '.join(failed)})" if failed else ""

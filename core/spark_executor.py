@@ -1,6 +1,6 @@
 """The ``spark`` executor: :meth:`Executor.map` on a Spark cluster (or ``local[N]``).
 
-``pip install 'crawlmill[spark]'`` (pyspark; Spark 4 needs Java 17 or later). This module is
+``pip install '.[spark]'`` in the checkout (pyspark; Spark 4 needs Java 17 or later). This module is
 imported only when a run names ``executor: spark``, and imports pyspark only then.
 
 How :meth:`SparkExecutor.map` runs ``fn(payload)`` for each payload:
@@ -153,7 +153,8 @@ def missing_requirement() -> str | None:
     if importlib.util.find_spec("pyspark") is None:
         return (
             "the spark executor needs pyspark, which is not installed: "
-            "pip install 'crawlmill[spark]'"
+            "pip install '.[spark]' in the crawlmill checkout (crawlmill is not on PyPI), "
+            "or pip install pyspark"
         )
     if _java() is None:
         where = "JAVA_HOME/bin/java" if os.environ.get("JAVA_HOME") else "java on PATH"

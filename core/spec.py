@@ -55,7 +55,7 @@ class RunSpec(_Strict):
     """How to run: executor, parallelism, error policy, resume, overwrite, progress and
     bounds."""
 
-    #: ``local`` (processes of this machine) or ``spark`` (``pip install 'crawlmill[spark]'``).
+    #: ``local`` (processes of this machine) or ``spark`` (``pip install '.[spark]'`` in the checkout).
     executor: Literal["local", "spark"] = "local"
     spark: SparkSpec = Field(default_factory=SparkSpec)
     workers: int = Field(default_factory=lambda: os.cpu_count() or 1, ge=1)

@@ -303,6 +303,18 @@ def _pump(
     sink.raise_hit()
 
 
+#: the warning of an input file of 0 bytes (docs/problems.md).
+EMPTY_INPUT = "empty-input"
+
+
+def _empty_file(path: str) -> bool:
+    """Whether ``path`` is a local regular file of 0 bytes."""
+    try:
+        return os.path.isfile(path) and os.path.getsize(path) == 0
+    except (OSError, ValueError):
+        return False
+
+
 class _Task:
     """The state of one running task (see the module docstring for its parts)."""
 
@@ -332,6 +344,9 @@ class _Task:
         self.outputs.start()
         quarantine = Quarantine(self.outputs, payload.input, payload.key)
         sink = _TaskSink(stats, quarantine, self.reporter, spec.run.on_error == "fail")
+        if _empty_file(payload.input.path):  # named, never a silent no-op
+            sink.warning(Notice(payload.input.path, None, "an empty file (0 bytes): no records", code=EMPTY_INPUT))  # fmt: skip
+            self.reporter.log(f"crawlmill: {payload.input.path}: empty file (0 bytes), no records [{EMPTY_INPUT}]")  # fmt: skip
         wctx = self.stream(parts, sink)
         self.account()
         return self.commit(quarantine, wctx)

@@ -171,7 +171,7 @@ def test_malformed_lines_name_file_and_line(tmp_path, dedup_out, capsys, kind, t
         capsys, str(dedup_out), "--run", str(tmp_path / "good.run"), kind, str(bad_file),
         "-o", str(tmp_path / "d"),
     )  # fmt: skip
-    assert code == 1
+    assert code == 2
     assert f"{bad_file}: {bad}" in err
     assert not (tmp_path / "d" / "good.run").exists()  # nothing written
 
@@ -181,13 +181,13 @@ def test_refusals(tmp_path, dedup_out, capsys):
     code, _, err = cli(
         capsys, str(dedup_out), "--run", str(tmp_path / "a.run"), "-o", str(tmp_path)
     )
-    assert code == 1 and "would replace an input" in err
+    assert code == 2 and "would replace an input" in err
     (tmp_path / "d").mkdir()
     (tmp_path / "d" / "a.run").write_text("mine")
     code, _, err = cli(
         capsys, str(dedup_out), "--run", str(tmp_path / "a.run"), "-o", str(tmp_path / "d")
     )
-    assert code == 1 and "--overwrite" in err
+    assert code == 2 and "--overwrite" in err
     assert (tmp_path / "d" / "a.run").read_text() == "mine"
     code, _, err = cli(
         capsys,
@@ -197,7 +197,7 @@ def test_refusals(tmp_path, dedup_out, capsys):
         "-o",
         str(tmp_path / "e"),
     )
-    assert code == 1 and "no such cluster table" in err
+    assert code == 2 and "no such cluster table" in err
     pq.write_table(pa.table({"doc_id": ["a"]}), tmp_path / "t.parquet")
     code, _, err = cli(
         capsys,
@@ -207,7 +207,7 @@ def test_refusals(tmp_path, dedup_out, capsys):
         "-o",
         str(tmp_path / "e"),
     )
-    assert code == 1 and "no column cluster, representative_doc_id" in err
+    assert code == 2 and "no column cluster, representative_doc_id" in err
 
 
 # -- the rules at the mechanism --------------------------------------------------------------

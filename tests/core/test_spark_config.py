@@ -145,7 +145,7 @@ def test_a_missing_pyspark_or_java_is_a_clear_error_not_a_traceback(
 
     monkeypatch.setattr(importlib.util, "find_spec", find_spec)
     if missing == "pyspark":
-        expected = "needs pyspark, which is not installed: pip install 'crawlmill[spark]'"
+        expected = "needs pyspark, which is not installed: pip install '.[spark]' in the crawlmill checkout"
     else:
         monkeypatch.delenv("JAVA_HOME", raising=False)
         monkeypatch.setenv("PATH", str(tmp_path / "nothing"))

@@ -300,5 +300,5 @@ def test_get_with_a_damaged_index_scans_the_data_and_exits_3_for_a_missing_key(t
     index = (folder / "index").read_bytes()
     (folder / "index").write_bytes(index[:-5])  # its only block cut short
     assert main(["get", str(folder), "k0299", "k0000"]) == 0  # found from the data's start
-    assert capsys.readouterr().out == "v299\nv0\n"
+    assert capsys.readouterr().out == "# key: k0299\nv299\n# key: k0000\nv0\n"
     assert main(["get", str(folder), "k0300"]) == 3
