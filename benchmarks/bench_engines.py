@@ -6,7 +6,7 @@ bench_arc2warc.py) into a cache folder, then converts all of them to WARC (``.ar
 
 * ``crawlmill convert IN --to warc -o OUT --workers 1`` (tasks in-process) and ``--workers 2``
   (a spawn pool of two worker processes);
-* the same with ``--executor spark --spark-master local[2]`` (needs ``crawlmill[spark]`` and
+* the same with ``--executor spark --spark-master local[2]`` (needs the ``spark`` extra and
   Java 17+): one Spark task per input file.
 
 Every run writes the same records (checked: the runs' reports count the same records written).

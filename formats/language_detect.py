@@ -1,6 +1,7 @@
 """Offline, deterministic language identification: the probability that a text is in a language.
 
-Two detectors, each an optional package (``pip install 'crawlmill[language]'``):
+Two detectors, each an optional package (the ``language`` extra: ``pip install '.[language]'``
+in the crawlmill checkout, or ``pip install langdetect lingua-language-detector``):
 
 * ``langdetect`` (1.0.9, the one the Chuweb21 paper used at probability 0.99). It samples
   character n-grams at random, so unseeded it gives another answer on borderline texts from
@@ -49,7 +50,7 @@ def require(name: str) -> None:
     except ImportError as exc:
         raise DetectorMissing(
             f"the language detector {name!r} needs the package {package!r}, which cannot be "
-            f"imported ({exc}): pip install 'crawlmill[language]' (or pip install {package})"
+            f"imported ({exc}): pip install {package} (or the language extra: pip install '.[language]' in the crawlmill checkout)"
         ) from None
 
 

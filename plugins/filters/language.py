@@ -8,7 +8,8 @@ excluded pages "with a probability less than 0.99"). The payload (without HTTP h
 decoded by the charset :func:`crawlmill.formats.html_charset.detect_charset` finds, as
 ``html-length`` does. With ``max_chars`` only the text's first characters are read.
 
-Detectors (:mod:`crawlmill.formats.language_detect`, ``pip install 'crawlmill[language]'``):
+Detectors (:mod:`crawlmill.formats.language_detect`, the ``language`` extra: ``pip install '.[language]'`` in the
+crawlmill checkout, or ``pip install langdetect lingua-language-detector``):
 ``langdetect`` (the paper's; seeded with ``seed``, so a page gets the same decision in every
 run, worker and process, which the paper's unseeded runs did not promise) and ``lingua``
 (deterministic; its confidences are lower than langdetect's probabilities, so choose its
@@ -61,7 +62,8 @@ class LanguageFilter(Filter):
         detector: Literal["langdetect", "lingua"] = Field(
             "langdetect",
             description="langdetect (the paper's, seeded) or lingua (lingua-language-"
-            "detector); both need pip install 'crawlmill[language]'",
+            "detector); both need the language extra (pip install '.[language]' in the "
+            "crawlmill checkout, or pip install langdetect lingua-language-detector)",
         )
         seed: int = Field(0, ge=0, description="langdetect's random seed (runs repeat)")
         max_chars: int | None = Field(

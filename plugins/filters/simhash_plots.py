@@ -1,7 +1,7 @@
 """The pictures of ``simhash-dedup``'s statistics, as the Chuweb21D paper's Figures 3 and 4:
 documents kept and the largest cluster against the threshold (``tau``, or ``tau128`` for the
 128-bit check), and the cluster-size distribution (log-log). matplotlib is the optional
-extra ``crawlmill[plots]``; :func:`matplotlib_missing` says when it is not installed.
+``plots`` extra; :func:`matplotlib_missing` says when it is not installed.
 Figures are drawn with ``matplotlib.figure.Figure`` (no pyplot, no global backend) and saved
 without a date, so the same statistics give the same SVG.
 """
@@ -21,7 +21,7 @@ def matplotlib_missing() -> str | None:
     try:
         import matplotlib  # noqa: F401
     except ImportError:
-        return "matplotlib is not installed (pip install 'crawlmill[plots]'); no plots written"
+        return "matplotlib is not installed (pip install '.[plots]' in the crawlmill checkout, or pip install matplotlib); no plots written"
     return None
 
 

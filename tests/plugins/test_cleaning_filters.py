@@ -402,5 +402,5 @@ def test_language_without_the_package_is_a_config_error_naming_the_extra(tmp_pat
         capture_output=True, text=True, env=env, check=False,
     )  # fmt: skip
     assert done.returncode == 2, done.stderr
-    assert "crawlmill[language]" in done.stderr and "langdetect" in done.stderr
+    assert "pip install '.[language]'" in done.stderr and "langdetect" in done.stderr
     assert not (tmp_path / "out").exists()

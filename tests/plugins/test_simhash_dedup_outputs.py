@@ -222,7 +222,10 @@ def test_without_matplotlib_the_tables_are_written(tmp_path, inputs, monkeypatch
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib fails
     out = tmp_path / "out"
     assert convert(inputs, out, "tau=3", "thresholds=[2,3]") == 0
-    assert "matplotlib is not installed (pip install 'crawlmill[plots]')" in capsys.readouterr().err
+    assert (
+        "matplotlib is not installed (pip install '.[plots]' in the crawlmill checkout"
+        in capsys.readouterr().err
+    )
     assert len(stats_of(out)) == 2
     assert not list(out.glob("*.png")) and not list(out.glob("*.svg"))
 
