@@ -523,6 +523,10 @@ class Filter(_Component, ABC):
 class Writer(_Component, ABC):
     """Writes records in one output format and layout."""
 
+    #: the record kinds this writer can hold (``None``: any); the run's summary suggests
+    #: ``--filter kind keep=...`` with them when it quarantined records of other kinds.
+    kinds: ClassVar[tuple[str, ...] | None] = None
+
     @abstractmethod
     def open(self, ctx: WriteContext) -> None:
         """Start a task: remember ``ctx``; create files lazily or now."""
