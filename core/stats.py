@@ -304,8 +304,12 @@ class RunReport:
                 f"crawlmill: {group['count']} record(s) quarantined by the writer [{code}], "
                 f"first: {group['example']}"
             )
-            if writer_kinds and any(k not in writer_kinds for k in group["kinds"]):
-                line += f"; to leave them out: --filter kind keep={','.join(writer_kinds)}"
+            foreign = [k for k in group["kinds"] if writer_kinds and k not in writer_kinds]
+            if writer_kinds and foreign:
+                line += (
+                    f"; to leave out the {', '.join(sorted(foreign))} records: "
+                    f"--filter kind keep={','.join(writer_kinds)}"
+                )
             lines.append(line)
         return lines
 

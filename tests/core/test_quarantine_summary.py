@@ -50,7 +50,7 @@ def test_arc_writer_refusals_are_one_line_with_count_and_filter_hint(tmp_path, c
     assert lines == [
         f"crawlmill: 3 record(s) quarantined by the writer [unwritable-kind], first: {src}: "
         "unwritable-kind: ARC v1 cannot hold a request record; "
-        "to leave them out: --filter kind keep=response,resource"
+        "to leave out the request records: --filter kind keep=response,resource"
     ]
     report = json.loads((tmp_path / "out/.crawlmill/report.json").read_text())
     assert report["refused"]["unwritable-kind"]["count"] == 3
@@ -99,4 +99,6 @@ def test_shuffled_refusals_name_the_input_not_the_shuffle_file(tmp_path, capsys,
     )
     assert str(first) in lines[0] or str(second) in lines[0]
     assert "/.crawlmill/" not in lines[0] and "/passes/" not in lines[0]  # no work file
-    assert lines[0].endswith("; to leave them out: --filter kind keep=response,resource")
+    assert lines[0].endswith(
+        "; to leave out the request records: --filter kind keep=response,resource"
+    )
