@@ -455,12 +455,20 @@ def _execute(spec: PipelineSpec, registry: Registry) -> int:
         _error(f"stopped at a damaged record (on_error: fail): {exc}")
         report = getattr(exc, "report", None)
         if report is not None:
-            _summary(spec, report)
+            _summary(spec, report, registry)
         return EXIT_FAILED
-    return _summary(spec, report)
+    return _summary(spec, report, registry)
 
 
-def _summary(spec: PipelineSpec, report: Any) -> int:
+def _writer_kinds(spec: PipelineSpec, registry: Registry | None) -> tuple[str, ...] | None:
+    """The record kinds the run's writer can hold (``Writer.kinds``; ``None``: any)."""
+    try:
+        return getattr(registry.get("writer", spec.writer.name, suggest=False), "kinds", None)
+    except Exception:  # a summary never fails on a hint
+        return None
+
+
+def _summary(spec: PipelineSpec, report: Any, registry: Registry | None = None) -> int:
     """Print the end of a run on stderr (what ran, the accounting, the checks, one warnings
     line, what was left out, whether it failed) and return the exit code."""
     err = sys.stderr
@@ -468,6 +476,8 @@ def _summary(spec: PipelineSpec, report: Any) -> int:
     skipped = f", {report.inputs_skipped} already complete" if report.inputs_skipped else ""
     print(f"{report.inputs} input(s){skipped} in {report.elapsed:.1f}s -> {spec.output}", file=err)
     print(report.accounting_line(), file=err)
+    for line in report.refused_lines(_writer_kinds(spec, registry)):
+        print(line, file=err)
     for line in (report.counts_line(), report.checks_line(), report.warnings_line(report_path)):
         if line:
             print(line, file=err)

@@ -446,9 +446,26 @@ def _run_in_root(r: _Run) -> dict[str, Any] | None:
     _write_report(root, report, r.started, stream)
     end_run(r.spec.output)
     if interrupted is not None:
-        print(f"crawlmill: interrupted: {report.accounting_line()}", file=stream)
+        print(_interrupted_line(report), file=stream)
         raise interrupted
     return damaged
+
+
+def _interrupted_line(report: RunReport) -> str:
+    """What an interrupted run kept: the accounting of the inputs it finished; the records
+    the unfinished ones had read (shown by the progress line) are not kept."""
+    finished = report.inputs_done + report.inputs_skipped
+    unfinished = max(0, report.inputs - finished)
+    line = (
+        f"crawlmill: interrupted with {finished} of {report.inputs} input(s) finished; "
+        f"the finished ones: {report.accounting_line()}"
+    )
+    if unfinished:
+        line += (
+            f"; what the {unfinished} unfinished input(s) had read is not kept "
+            "(a rerun converts them)"
+        )
+    return line
 
 
 def _execute_interruptibly(r: _Run) -> tuple[dict[str, Any] | None, KeyboardInterrupt | None]:

@@ -92,6 +92,7 @@ from .tables import load_table, write_table
 
 __all__ = [
     "PASS_FORMAT",
+    "REDUCE_SUMMARY",
     "Pass",
     "PassPlan",
     "pass_data",
@@ -367,6 +368,10 @@ def run_passes(
     return all(_run_pass(state, n) for n in range(len(plan.passes)))
 
 
+#: the words of a pass's line after its reduce when its class sets no ``reduce_summary``.
+REDUCE_SUMMARY = ("record(s) collected", "row(s) in the table the final pass uses")
+
+
 def _say(state: _PassRun, n: int, text: str) -> None:
     p = state.plan.passes[n]
     print(f"crawlmill: pass {n + 1}/{len(state.plan.passes)} {p.label} [{p.id}]: {text}",
@@ -566,7 +571,8 @@ def _reduce(state: _PassRun, n: int, pdir: PassDir) -> bool:
     write_json_atomic(pdir.done, marker)
     shutil.rmtree(pdir.workdir, ignore_errors=True)
     how = f" in {len(marker['tables'])} partitions" if len(marker["tables"]) > 1 else ""
-    _say(state, n, f"reduced {marker['rows_in']} row(s) to a table of {marker['rows']}{how}")
+    seen, made = getattr(p.cls, "reduce_summary", None) or REDUCE_SUMMARY
+    _say(state, n, f"{marker['rows_in']} {seen}, {marker['rows']} {made}{how}")
     return True
 
 

@@ -23,7 +23,9 @@ defines ``collect_schema``, ``collect(record)`` and the classmethod ``reduce(row
 ctx)`` (:func:`declares_collect`) gets a collect pass over every input before the final pass;
 in the final pass its context's ``table()`` returns the reduce output and ``seq`` numbers the
 records reaching it exactly as the collect pass numbered them. :class:`ReduceContext` is what
-``reduce`` gets.
+``reduce`` gets. Such a class may set ``reduce_summary``, a pair of words for the pass's
+line on the terminal: what its rows are and what its table holds (``("capture(s) seen",
+"duplicate(s) to drop")`` prints ``4027 capture(s) seen, 3 duplicate(s) to drop``).
 """
 
 from __future__ import annotations
@@ -522,6 +524,10 @@ class Filter(_Component, ABC):
 
 class Writer(_Component, ABC):
     """Writes records in one output format and layout."""
+
+    #: the record kinds this writer can hold (``None``: any); the run's summary suggests
+    #: ``--filter kind keep=...`` with them when it quarantined records of other kinds.
+    kinds: ClassVar[tuple[str, ...] | None] = None
 
     @abstractmethod
     def open(self, ctx: WriteContext) -> None:

@@ -161,11 +161,20 @@ def _final(meta: str, run: dict[str, Any] | None, alive: bool, report: dict | No
         tasks["total"] = int(report.get("inputs") or 0)
         tasks["done"] = int(report.get("inputs_done") or 0) + int(report.get("inputs_skipped") or 0)
         for failure in report.get("failures") or []:
+            if _interruption(failure):
+                continue  # the run's state, not a failed task
             if failure.get("input"):
                 tasks["failed"] += 1
             failed.append({"input": failure.get("input"), "error": failure.get("error", "?")})
     tasks["pending"] = max(0, tasks["total"] - tasks["done"] - tasks["running"] - tasks["failed"])
     return {"tasks": tasks, "running": running, "failed": failed}
+
+
+def _interruption(failure: dict[str, Any]) -> str | None:
+    """The reason of a run's interruption (Ctrl-C, SIGTERM) recorded as a failure without an
+    input, e.g. ``interrupted (SIGINT)``; ``None`` for any other failure."""
+    error = str(failure.get("error") or "")
+    return error if not failure.get("input") and error.startswith("interrupted") else None
 
 
 def _shuffle_info(meta: str, run: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -209,9 +218,16 @@ def _shuffle_tasks(
             tasks["running"] += 1
             running.append({"input": name})
     tasks["pending"] = tasks["total"] - tasks["done"] - tasks["running"] - tasks["failed"]
-    failed = [{"input": f.get("input"), "error": f.get("error", "?")} for f in failures]
+    stopped = any(_interruption(f) for f in failures)
+    failed = [
+        {"input": f.get("input"), "error": f.get("error", "?")}
+        for f in failures
+        if not _interruption(f)
+    ]
     if tasks["done"] == tasks["total"]:
         state = "done"
+    elif stopped and not failed:
+        state = "interrupted"
     elif failed:
         state = "failed"
     elif alive:
@@ -272,13 +288,18 @@ def read_status(output: str) -> dict[str, Any]:
     run = read_json(run_json_path(output))
     report = read_json(os.path.join(meta, "report.json"))
     alive = _alive(run)
+    stop = None
     if run is not None:
         state = "running" if alive else "killed"
     elif report is not None:
-        state = "finished" if report.get("ok") else "failed"
+        stops = [_interruption(f) for f in report.get("failures") or [] if isinstance(f, dict)]
+        stop = next((r for r in stops if r), None)
+        state = "finished" if report.get("ok") else "interrupted" if stop else "failed"
     else:
         state = "none"
     status: dict[str, Any] = {"output": os.path.abspath(output), "state": state}
+    if state == "interrupted":
+        status["interrupted"] = stop
     if run is not None:
         status["run"] = {k: run.get(k) for k in ("pid", "host", "started")}
     if report is not None and run is None:
@@ -318,6 +339,13 @@ def format_status(status: dict[str, Any]) -> str:
         steps.append((title, shuffle["partition"]))
     else:
         steps.append(("final pass", {"state": "", **status["final"]}))
+    if status.get("interrupted"):  # where it stopped, when the run has stages
+        lines[0] += f" {status['interrupted'].removeprefix('interrupted').strip()}".rstrip()
+        stage = next((t for t, step in steps if step.get("state") == "interrupted"), None)
+        if stage is None and all(step.get("state") == "done" for _, step in steps[:-1]):
+            stage = steps[-1][0]  # the earlier passes are done: it stopped in the final one
+        if stage is not None and len(steps) > 1:
+            lines[0] += f" during the {stage.removeprefix('pass ')}"
     for title, step in steps:
         state = f"{step['state']}: " if step.get("state") else ""
         line = f"{title}: {state}{_tasks_line(step['tasks'])}"

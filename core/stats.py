@@ -98,6 +98,9 @@ class TaskStats:
     seconds: float = 0.0
     #: the steps' own counters (``ctx.count``): step -> label -> n; outside the accounting.
     counts: dict[str, dict[str, int]] = field(default_factory=dict)
+    #: records the writer quarantined, grouped by code: code -> ``{"count", "example" (input:
+    #: reason of the first), "kinds" (the record kinds refused)}`` (every entry: the quarantine).
+    refused: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def written(self) -> int:
@@ -121,6 +124,15 @@ class TaskStats:
         self.warnings[key] = self.warnings.get(key, 0) + 1
         if key not in self.warning_examples and message:
             self.warning_examples[key] = message
+
+    def add_refused(self, code: str, example: str, kind: str) -> None:
+        """Count one record the writer quarantined under ``code`` (``example``: the first's
+        ``input: reason``; ``kind``: its record kind)."""
+        self.writer_quarantined += 1
+        group = self.refused.setdefault(code, {"count": 0, "example": example, "kinds": []})
+        group["count"] += 1
+        if kind not in group["kinds"]:
+            group["kinds"].append(kind)
 
     def count(self, step: str, label: str, n: int = 1) -> None:
         """Add ``n`` to the counter ``label`` of ``step`` (``ctx.count``)."""
@@ -179,6 +191,8 @@ class TaskStats:
         data = asdict(self)
         if not data["counts"]:
             del data["counts"]
+        if not data["refused"]:
+            del data["refused"]
         return data
 
     @classmethod
@@ -234,6 +248,9 @@ class RunReport:
     input_outputs: list[dict[str, Any]] = field(default_factory=list)
     #: the steps' own counters (``ctx.count``) summed over the inputs: step -> label -> n.
     counts: dict[str, dict[str, int]] = field(default_factory=dict)
+    #: records the writer quarantined, per code over all tasks (:attr:`TaskStats.refused`);
+    #: every entry is in the quarantine's ``.jsonl`` files (``quarantine_files``).
+    refused: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: completion markers of inputs no longer in the run, with their files
     #: (:func:`crawlmill.core.orphans.find_orphans`): kept unless ``run.remove_orphans``.
     orphans: list[dict[str, Any]] = field(default_factory=list)
@@ -273,6 +290,31 @@ class RunReport:
             self.warning_examples.setdefault(code, message)
         self.damages.extend(stats.damages[: max(0, MAX_DAMAGES_LISTED - len(self.damages))])
         add_counts(self.counts, stats.counts)
+        for code, group in stats.refused.items():
+            into = self.refused.setdefault(
+                code, {"count": 0, "example": group["example"], "kinds": []}
+            )
+            into["count"] += group["count"]
+            into["kinds"] += [k for k in group["kinds"] if k not in into["kinds"]]
+
+    def refused_lines(self, writer_kinds: tuple[str, ...] | None) -> list[str]:
+        """One line per code of the records the writer quarantined: the count, the first
+        example and, when they were record kinds the writer cannot hold (``writer_kinds``: the
+        kinds it takes), the filter that avoids them."""
+        lines = []
+        for code, group in sorted(self.refused.items(), key=lambda i: (-i[1]["count"], i[0])):
+            line = (
+                f"crawlmill: {group['count']} record(s) quarantined by the writer [{code}], "
+                f"first: {group['example']}"
+            )
+            foreign = [k for k in group["kinds"] if writer_kinds and k not in writer_kinds]
+            if writer_kinds and foreign:
+                line += (
+                    f"; to leave out the {', '.join(sorted(foreign))} records: "
+                    f"--filter kind keep={','.join(writer_kinds)}"
+                )
+            lines.append(line)
+        return lines
 
     def counts_total(self) -> dict[str, int]:
         """The step counters summed over steps too: label -> n."""

@@ -38,7 +38,7 @@ from .components import Resolved, resolve, resolve_pipeline
 from .errors import ConfigError, DamagedRecordError
 from .executor import ORPHAN_EXIT, current_channel, parent_alive
 from .messages import MARKER_VERSION, Marker, OutputFile, TaskPayload, TaskResult, TaskStatus
-from .outputs import OutputRoot, TaskOutputs
+from .outputs import BOOKKEEPING, OutputRoot, TaskOutputs
 from .plugin import (
     Check,
     Damage,
@@ -235,9 +235,8 @@ class _TaskSink:
         entry = self.quarantine.add_record(record, reason)
         if "inconsistent" in entry:
             self.stats.add_warning(INCONSISTENT_DAMAGE, entry["inconsistent"])
-        self.stats.writer_quarantined += 1
-        self.reporter.log(
-            f"crawlmill: record quarantined by the writer: {self.quarantine.input.path}: {reason}"
+        self.stats.add_refused(
+            entry["code"], f"{_input_of(record, self.quarantine)}: {reason}", str(record.kind)
         )
 
     def counter(self, step: str) -> Callable[[str, int], None]:
@@ -248,6 +247,16 @@ class _TaskSink:
         """Stop when damage stopped the task, also if the reader swallowed the exception."""
         if self.hit is not None:
             raise DamagedRecordError(self.hit)
+
+
+def _input_of(record: Record, quarantine: Quarantine) -> str:
+    """The input a refused record came from: its provenance, else the task's input unless
+    that is crawlmill's own work file (a shuffle partition), which no user knows."""
+    src = record.source
+    if src is not None and src.path and f"/{BOOKKEEPING}/" not in src.path:
+        return src.path
+    path = quarantine.input.path
+    return "input unknown (shuffle)" if f"/{BOOKKEEPING}/" in path else path
 
 
 def _filter(

@@ -89,6 +89,8 @@ class ExactDedupFilter(Filter):
     """Keep one record per payload digest (SHA-1, or the verified declared digest) across
     all inputs."""
 
+    reduce_summary = ("record(s) seen", "duplicate(s) to drop")
+
     name = "exact-dedup"
 
     class Options(PluginOptions):

@@ -110,6 +110,8 @@ def _schema() -> Any:
 class SimhashDedupFilter(Filter):
     """Drop near-duplicates (simhash within tau, clustered), keeping one per cluster."""
 
+    reduce_summary = ("document(s) hashed", "document(s) clustered")
+
     name = "simhash-dedup"
 
     class Options(PluginOptions):

@@ -59,6 +59,8 @@ def _schema() -> Any:
 class UrlDedupFilter(Filter):
     """Keep one capture per URL (or URL + payload digest) across all inputs, by a rule."""
 
+    reduce_summary = ("capture(s) seen", "duplicate(s) to drop")
+
     name = "url-dedup"
 
     class Options(PluginOptions):

@@ -109,6 +109,8 @@ def _mime(record: Record) -> bytes:
 class ArcWriter(FileWriter):
     """ARC v1 files (IA 5-field header lines), gzip per record or uncompressed."""
 
+    kinds = ("response", "resource")
+
     name = "arc"
 
     class Options(FileWriterOptions):

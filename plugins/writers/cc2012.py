@@ -84,6 +84,8 @@ def _ms(when: datetime | None) -> int:
 class Cc2012Writer(Writer):
     """Common Crawl 2012 segments: ``<ts>_<n>.arc.gz``, ``metadata-NNNNN``, ``textData-NNNNN``."""
 
+    kinds = ("response", "resource", "metadata")
+
     name = "cc2012"
 
     class Options(PluginOptions):

@@ -53,6 +53,8 @@ _NOT_WRITTEN = (
 class CcMetadataWriter(FileWriter):
     """Common Crawl 2012 metadata JSON per capture, one JSON line each."""
 
+    kinds = ("response",)
+
     name = "cc-metadata"
 
     class Options(FileWriterOptions):

@@ -101,6 +101,8 @@ def _groups(rows: Any) -> Iterator[tuple[bytes, list[dict[str, Any]]]]:
 class _NutchDbWriter(Writer):
     """A Nutch database of MapFiles written by the reduce tasks, one per part."""
 
+    kinds = ("response", "resource")
+
     value_class: ClassVar[str] = ""
 
     class Options(PluginOptions):

@@ -105,6 +105,8 @@ def _text_map(pairs: list[tuple[str, str]]) -> MapValue | None:
 class NutchSegmentWriter(Writer):
     """A Nutch 1.x segment (six subdirectories, URLPartitioner parts, sorted MapFiles)."""
 
+    kinds = ("response", "resource")
+
     name = "nutch-segment"
 
     class Options(PluginOptions):

@@ -28,9 +28,11 @@ from tests.helpers import put_fake_plugins_on_path
 
 
 def _old_stats(**counters: int) -> dict:
-    """``TaskStats`` as markers held it before step counters (no ``counts`` key)."""
+    """``TaskStats`` as markers held it before step counters and writer-refusal groups (no
+    ``counts`` or ``refused`` key)."""
     stats = dataclasses.asdict(TaskStats(**counters))
     stats.pop("counts", None)
+    stats.pop("refused", None)
     return stats
 
 
@@ -243,6 +245,6 @@ def test_pipeline_json_and_report_json_keep_their_shape(tmp_path, capsys, inputs
     assert set(stamp) == {"fingerprint", "pipeline"}
     assert PipelineStamp.from_dict(stamp).to_dict() == stamp
     report = json.loads((meta / "report.json").read_text())
-    assert set(report) == REPORT_KEYS | {"counts", "counts_total", "warning_examples"}
+    assert set(report) == REPORT_KEYS | {"counts", "counts_total", "warning_examples", "refused"}
     assert report["fingerprint"] == stamp["fingerprint"]
     assert [set(e) for e in report["input_outputs"]] == [{"input", "path", "outputs", "counts"}] * 2

@@ -264,3 +264,15 @@ def test_url_dedup_before_a_sorted_writer(tmp_path, inputs, workers):
                  "rule=latest", "--progress", "never"]) == 0  # fmt: skip
     again = json.loads((out / ".crawlmill" / "report.json").read_text())
     assert again["inputs_skipped"] == 3
+
+
+def test_the_pass_line_says_what_was_decided(tmp_path, inputs, capsys):
+    # issue 24: "reduced 8 row(s) to a table of 4" said nothing to a user
+    report = convert(inputs, tmp_path / "out", 1)
+    err = capsys.readouterr().err
+    lines = [line for line in err.splitlines() if "url-dedup [" in line and "seen" in line]
+    # 8 responses and resources of 4 URLs (RECORDS): 4 kept, 4 duplicates
+    assert len(lines) == 1, err
+    assert lines[0].startswith("crawlmill: pass 1/1 url-dedup [")
+    assert lines[0].endswith("]: 8 capture(s) seen, 4 duplicate(s) to drop")
+    assert sum(report["dropped"]["url-dedup"].values()) == 4
