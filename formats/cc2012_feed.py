@@ -66,6 +66,13 @@ def _raw(el: Any, name: str) -> str | None:
     return "".join(found[0].itertext()) if found else None
 
 
+def _put_text(target: dict[str, Any], key: str, el: Any, name: str) -> None:
+    """Set ``target[key]`` to the trimmed text of ``el``'s child ``name`` when it has any."""
+    value = (_raw(el, name) or "").strip()
+    if value:
+        target[key] = value
+
+
 def _stripped(value: str | None) -> str:
     """The crawler's ``cleanupDescription``: HTML tags removed, trimmed (``""`` for none)."""
     return _TAGS.sub("", value or "").strip()
@@ -147,9 +154,7 @@ def _rss(root: Any, base: str | None) -> tuple[dict[str, Any], str]:
         feed["updated"] = max(known)
     cats = _children(channel, "category")
     _categories(feed, ["".join(c.itertext()) for c in cats], bool(cats), text)
-    generator = (_raw(channel, "generator") or "").strip()
-    if generator:
-        feed["generator"] = generator
+    _put_text(feed, "generator", channel, "generator")
     ttl = (_raw(channel, "ttl") or "").strip()
     if ttl.isdigit():
         feed["ttl"] = int(ttl)
@@ -161,21 +166,14 @@ def _rss(root: Any, base: str | None) -> tuple[dict[str, Any], str]:
         link = _url(_raw(el, "link"), base)
         if link:
             item["link"] = {"href": link}
-        for name in ("author",):
-            value = (_raw(el, name) or "").strip()
-            if value:
-                item[name] = value
+        _put_text(item, "author", el, "author")
         cats = _children(el, "category")
         _categories(item, ["".join(c.itertext()) for c in cats], bool(cats), text)
-        comments = (_raw(el, "comments") or "").strip()
-        if comments:
-            item["comments"] = comments
+        _put_text(item, "comments", el, "comments")
         published = _ms(_raw(el, "pubDate"))
         if published is not None:
             item["published"] = published
-        guid = (_raw(el, "guid") or "").strip()
-        if guid:
-            item["guid"] = guid
+        _put_text(item, "guid", el, "guid")
         encoded = [c for c in el if c.tag == f"{{{_CONTENT_NS}}}encoded"]
         if encoded and "".join(encoded[0].itertext()).strip():
             content = _html_snippet("".join(encoded[0].itertext()), base, text)
@@ -257,9 +255,7 @@ def _atom(root: Any, base: str | None) -> tuple[dict[str, Any], str]:
     feed["title"] = text.add(_stripped(_raw(root, "title")))
     _add_links(feed, root, {"alternate": "link"}, base)
     _authors(feed, root, base)
-    generator = (_raw(root, "generator") or "").strip()
-    if generator:
-        feed["generator"] = generator
+    _put_text(feed, "generator", root, "generator")
     updated = _ms(_raw(root, "updated"))
     if updated is not None:
         feed["updated"] = updated
