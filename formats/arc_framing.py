@@ -135,10 +135,12 @@ class ArcRecordBytes:
 class Quirk:
     """A repaired quirk between records (not damage: no byte is lost): ``offset`` is where it
     is in the file (for gzip files, the start of the member holding it), ``text`` says what.
-    A record's own quirks are strings in :attr:`ArcRecordBytes.notes`."""
+    A record's own quirks are strings in :attr:`ArcRecordBytes.notes`. ``code`` is its stable
+    problem code (docs/problems.md), ``""`` only on paths not yet converted to codes at the source."""
 
     offset: int
     text: str
+    code: str = ""
 
 
 def file_span(damage: Damage) -> tuple[int, int | None]:

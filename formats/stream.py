@@ -49,6 +49,8 @@ class Damage:
     inflated; ``length`` is then compressed too) or decompressed ones. ``data`` is bounded by
     the framer's record limit. ``part`` is 0 for a whole range or the first part of a range
     too long to hold (reported in parts), and counts the later parts of that same damage.
+    ``code`` is the stable problem code (docs/problems.md) set where the damage is found; ``""``
+    only on paths not yet converted to codes at the source.
     """
 
     offset: int
@@ -59,6 +61,7 @@ class Damage:
     compressed: bool = False
     member_length: int | None = None
     part: int = 0
+    code: str = ""
 
 
 class Member:
