@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, ClassVar, NamedTuple
 from pydantic import BaseModel, ConfigDict
 
 from .collection import Check, Expectation
-from .problems import Damage, Notice, notice_from_call
+from .problems import Damage, Notice
 from .record import Record
 
 if TYPE_CHECKING:
@@ -323,12 +323,11 @@ class ReadContext:
         """Add ``n`` to this reader's counter ``label`` (reported per step, never records)."""
         self.counter(label, n)
 
-    def report_warning(self, *args: Any, **kwargs: Any) -> None:
-        """Report a repaired quirk (not damage): ``report_warning(code, message, offset=None)``
-        with a code of ``docs/problems.md`` (or the plugin's own kebab-case code); counted per
-        code. The form before codes, ``report_warning(offset, message)``, still works: the
-        code is derived from the message (:func:`crawlmill.core.problems.derive_code`)."""
-        self.on_warning(notice_from_call(self.input.path, args, kwargs, reader=True))
+    def report_warning(self, code: str, message: str, offset: int | None = None) -> None:
+        """Report a repaired quirk (not damage) of kind ``code`` (a code of
+        ``docs/problems.md``, or the plugin's own kebab-case code), at byte ``offset`` of the
+        input (``None``: the whole file); counted per code."""
+        self.on_warning(Notice(self.input.path, offset, message, code))
 
 
 @dataclass(slots=True)
@@ -426,13 +425,11 @@ class WriteContext:
         input that reached the writer: the ``seq`` of its ``collect`` rows. -1 outside a run."""
         return self.position()
 
-    def report_warning(self, *args: Any, **kwargs: Any) -> None:
-        """Report a repair the writer made or a field it could not write:
-        ``report_warning(code, message)`` with a code of ``docs/problems.md`` (or the
-        plugin's own kebab-case code); counted per code in the run report. The form before
-        codes, ``report_warning(message)``, still works (the code is derived from the
-        message)."""
-        self.on_warning(notice_from_call(self.input.path, args, kwargs, reader=False))
+    def report_warning(self, code: str, message: str, offset: int | None = None) -> None:
+        """Report a repair the writer made or a field it could not write, of kind ``code`` (a
+        code of ``docs/problems.md``, or the plugin's own kebab-case code); counted per code
+        in the run report. The same call as a reader's (``offset`` is rarely known)."""
+        self.on_warning(Notice(self.input.path, offset, message, code))
 
 
 class _Component:

@@ -6,20 +6,23 @@ A code is short kebab-case (``invalid-date``, ``bad-length``, ``truncated-member
 the *kind* of problem; the human message (``reason``/``message``) carries the specifics (URL,
 lengths, offsets). Counters (:class:`~crawlmill.core.stats.TaskStats`, ``report.json``, the
 summary line) and the quarantine index are keyed by code, so one problem met many times with
-different numbers is counted once per kind. Every code the built-in readers and writers emit is
-listed with its meaning in ``docs/problems.md`` (a test checks that every code emitted in the
-test suite is listed there).
+different numbers is counted once per kind. The code is given where the problem is found (the
+codec in :mod:`crawlmill.formats`, the plugin): ``Damage(path, offset, reason, length, data,
+code)`` and ``ctx.report_warning(code, message, offset=None)``; a problem without a code is an
+error. Every code the built-in readers and writers emit is listed with its meaning in
+``docs/problems.md`` (tests check the code literals of the source and the codes a test run
+emits).
 
-A plugin that gives no code (the call forms before codes: ``Damage(path, offset, reason)``,
-``ctx.report_warning(offset, message)`` in a reader, ``ctx.report_warning(message)`` in a
-writer) gets one derived from its text by :func:`derive_code`.
+:func:`derive_code` makes a code from a sentence; it remains only for the WARC and ARC readers'
+regex tables (``plugins/readers/codes.py``) and a writer's refused-record reason
+(``"code: reason"``), until they give their codes at the source too.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 __all__ = ["CODE_PATTERN", "Damage", "Notice", "derive_code", "is_code", "observe"]
 
@@ -31,9 +34,9 @@ _QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"|b'[^']*'|<[^>]*>|\([^)]*\)")
 _WORD = re.compile(r"[a-z]+")
 #: words of a derived code (the first ones say what happened; the rest are specifics).
 _DERIVED_WORDS = 5
-#: called with ``(code, explicit)`` for every problem reported to the engine or to
-#: ``open_reader`` (:func:`observe`); the test suite checks the codes in use with it.
-observers: list[Callable[[str, bool], None]] = []
+#: called with the code of every problem reported to the engine or to ``open_reader``
+#: (:func:`observe`); the test suite checks the codes in use with it.
+observers: list[Callable[[str], None]] = []
 
 
 def is_code(text: str) -> bool:
@@ -42,7 +45,8 @@ def is_code(text: str) -> bool:
 
 
 def derive_code(text: str) -> str:
-    """The code of a problem reported without one (a plugin's call form before codes).
+    """A code made from a sentence (the WARC/ARC readers' regex tables and a writer's
+    refused-record reason use it until their codes are given at the source).
 
     A message that starts with a code and ``": "`` (``"lf-line-endings: LF-only line
     endings"``) has that code. Otherwise the code is made of the message's first
@@ -61,7 +65,7 @@ def observe(problem: Damage | Notice) -> None:
     """Tell the :data:`observers` that ``problem`` was reported (hosts call it: the task and
     ``open_reader``)."""
     for observer in observers:
-        observer(problem.code, not problem.derived)
+        observer(problem.code)
 
 
 #: codes already checked (a reader reports the same few codes many times).
@@ -70,6 +74,8 @@ _GOOD: set[str] = set()
 
 def _checked(code: str) -> str:
     if code not in _GOOD:
+        if not code:
+            raise ValueError("a problem needs a code (short kebab-case, like 'bad-length')")
         if not is_code(code):
             raise ValueError(f"problem code {code!r} is not short kebab-case (like 'bad-length')")
         if len(_GOOD) < 4096:
@@ -84,8 +90,8 @@ class Damage:
     ``offset`` and ``length`` are in the file's own offset space: file offsets for plain files,
     the compressed span of the member(s) holding the damage for compressed ones; ``data``
     holds those bytes (at most ``Limits.max_record_bytes``), so the quarantine keeps what was
-    skipped. ``code`` names the kind of damage (``docs/problems.md``); without one it is
-    derived from ``reason`` (:func:`derive_code`). ``continues`` marks a later part of the
+    skipped. ``code`` names the kind of damage (``docs/problems.md``, or the plugin's own
+    kebab-case code): required, a ``ValueError`` without one. ``continues`` marks a later part of the
     damage reported just before it (a damaged range too long to hold, reported in parts): its
     bytes are quarantined, but it is the same damaged record, not another one read.
     """
@@ -97,13 +103,8 @@ class Damage:
     data: bytes = b""
     code: str = ""
     continues: bool = False
-    #: whether ``code`` was derived from ``reason`` (the plugin gave none).
-    derived: bool = field(default=False, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        if not self.code:
-            object.__setattr__(self, "code", derive_code(self.reason))
-            object.__setattr__(self, "derived", True)
         _checked(self.code)
 
     def __str__(self) -> str:
@@ -119,50 +120,16 @@ class Notice:
 
     ``path`` and ``offset`` say where (the input file, and the byte the reader gave: ``None``
     for the whole file or a writer's warning), ``message`` the specifics, ``code`` the kind
-    (``docs/problems.md``; derived from ``message`` when not given, :func:`derive_code`)."""
+    (``docs/problems.md``, or the plugin's own kebab-case code; required)."""
 
     path: str
     offset: int | None
     message: str
     code: str = ""
-    #: whether ``code`` was derived from ``message`` (the plugin gave none).
-    derived: bool = field(default=False, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        if not self.code:
-            self.code = derive_code(self.message)
-            self.derived = True
         _checked(self.code)
 
     def __str__(self) -> str:
         at = f" at byte {self.offset}" if self.offset is not None else ""
         return f"{self.path}{at}: {self.message}"
-
-
-def notice_from_call(path: str, args: tuple, kwargs: dict, *, reader: bool) -> Notice:
-    """The :class:`Notice` of a ``report_warning`` call in any of its forms.
-
-    The form with a code, the same on both contexts: ``report_warning(code, message,
-    offset=None)``. The forms before codes, kept for third-party plugins (the code is then
-    derived from the message, :func:`derive_code`): ``report_warning(offset, message)`` in a
-    reader (``offset`` an int or ``None``) and ``report_warning(message)`` in a writer."""
-    # the coded form, positional: (code, message[, offset]), the common call, made fast
-    if not kwargs and 2 <= len(args) <= 3 and type(args[0]) is type(args[1]) is str:
-        return Notice(path, args[2] if len(args) == 3 else None, args[1], args[0])
-    code = kwargs.pop("code", None)
-    message = kwargs.pop("message", None)
-    offset = kwargs.pop("offset", None)
-    if kwargs:
-        raise TypeError(f"report_warning() got unexpected arguments {sorted(kwargs)}")
-    rest = list(args)
-    if code is None and rest and isinstance(rest[0], str) and (len(rest) >= 2 or message):
-        code = rest.pop(0)  # (code, message[, offset])
-    elif code is None and reader and len(rest) == 2 and not isinstance(rest[0], str):
-        offset = rest.pop(0)  # the reader's old form: (offset, message)
-    if rest and message is None:
-        message = rest.pop(0)
-    if rest:
-        offset = rest.pop(0)
-    if rest or not isinstance(message, str):
-        raise TypeError("report_warning(code, message, offset=None) needs a code and a message")
-    return Notice(path, offset, message, code or "")

@@ -82,12 +82,14 @@ class ListItem:
 
 @dataclass(frozen=True)
 class ListProblem:
-    """A line of a list that is not an item: where and why."""
+    """A line of a list that is not an item: where and why; ``code`` the problem's kind
+    (docs/problems.md)."""
 
     path: str
     line: int
     offset: int
     reason: str
+    code: str = "bad-list-line"
 
 
 def _check(name: ListName, fields: list[str], https: bool = False) -> str | None:

@@ -61,8 +61,22 @@ BLOCK_SIZE = 1_000_000
 COMPRESSIONS = ("none", "record", "block")
 
 
+#: the problem codes of the damage this module finds (docs/problems.md).
+TRUNCATED = "truncated-record"
+BAD_LENGTH = "bad-length"
+TOO_LARGE = "record-too-large"
+BAD_SYNC = "bad-sync-marker"
+CORRUPT = "corrupt-member"
+NOT_A_RECORD = "not-a-record"
+
+
 class HeaderError(ValueError):
-    """Bytes that are not a SequenceFile header (or one cut short)."""
+    """Bytes that are not a SequenceFile header (``code`` ``not-a-record``), or one cut
+    short (``truncated-record``)."""
+
+    def __init__(self, reason: str, code: str = NOT_A_RECORD) -> None:
+        super().__init__(reason)
+        self.code = code
 
 
 @dataclass
@@ -82,7 +96,7 @@ class Header:
 
 
 def _cut(what: str, pos: int) -> HeaderError:
-    return HeaderError(f"header cut short in its {what} (at byte {pos})")
+    return HeaderError(f"header cut short in its {what} (at byte {pos})", TRUNCATED)
 
 
 def read_header(data: bytes | memoryview, max_bytes: int = 1 << 20) -> Header:
@@ -218,12 +232,12 @@ class Entry:
 
 
 class _Damaged(Exception):
-    """Raised inside the framer: ``reason`` about the bytes from ``start``; ``to_end``: the
-    file is cut, nothing follows."""
+    """Raised inside the framer: damage of kind ``code`` (docs/problems.md), ``reason`` about
+    the bytes from ``start``; ``to_end``: the file is cut, nothing follows."""
 
-    def __init__(self, start: int, reason: str, to_end: bool = False) -> None:
+    def __init__(self, start: int, code: str, reason: str, to_end: bool = False) -> None:
         super().__init__(reason)
-        self.start, self.reason, self.to_end = start, reason, to_end
+        self.start, self.code, self.reason, self.to_end = start, code, reason, to_end
 
 
 def _int(data: bytes | memoryview, pos: int) -> int:
@@ -243,9 +257,9 @@ class _Framer:
         self.max_inflate = max_decompressed_bytes
         self._synced = False  # a sync marker directly precedes the next record
 
-    def damage(self, start: int, end: int, reason: str) -> Damage:
+    def damage(self, start: int, end: int, code: str, reason: str) -> Damage:
         chunk = bytes(self.data[start : min(end, start + self.max_record)])
-        return Damage(start, end - start, reason, chunk)
+        return Damage(start, end - start, reason, chunk, code=code)
 
     def resync(self, after: int) -> int:
         """The position of the next sync escape at or after ``after`` (the file's end when
@@ -299,7 +313,7 @@ class _Framer:
             except _Damaged as exc:
                 self._synced = False
                 end = self.size if exc.to_end else self.resync(exc.start + 1)
-                yield self.damage(exc.start, end, exc.reason)
+                yield self.damage(exc.start, end, exc.code, exc.reason)
                 pos = end
 
     # -- NONE and RECORD ---------------------------------------------------------------------
@@ -328,43 +342,57 @@ class _Framer:
     def record(self, pos: int) -> tuple[Entry | None, int]:
         if pos + 4 > self.size:
             raise _Damaged(
-                pos, f"{self.size - pos} bytes at the end of the file: no record length", True
+                pos,
+                TRUNCATED,
+                f"{self.size - pos} bytes at the end of the file: no record length",
+                True,
             )
         if bytes(self.data[pos : pos + 4]) == SYNC_ESCAPE and self.h.version > 1:
             if pos + SYNC_SIZE > self.size:
-                raise _Damaged(pos, "sync marker cut by the end of the file", True)
+                raise _Damaged(pos, TRUNCATED, "sync marker cut by the end of the file", True)
             if not self.is_sync(pos):
-                raise _Damaged(pos, "sync escape not followed by the file's sync hash")
+                raise _Damaged(pos, BAD_SYNC, "sync escape not followed by the file's sync hash")
             # one marker at a time: two in a row are two markers at one record boundary
             self._synced = True
             return None, pos + SYNC_SIZE
         sync_before, self._synced = self._synced, False
         if pos + 8 > self.size:
-            raise _Damaged(pos, "record cut by the end of the file in its lengths", True)
+            raise _Damaged(pos, TRUNCATED, "record cut by the end of the file in its lengths", True)
         rec, key = _int(self.data, pos), _int(self.data, pos + 4)
         if rec < 0 or key < 0 or key > rec:
-            raise _Damaged(pos, f"record length {rec} with key length {key} is impossible")
+            raise _Damaged(
+                pos, BAD_LENGTH, f"record length {rec} with key length {key} is impossible"
+            )
         if rec > self.max_record:
             raise _Damaged(
-                pos, f"record of {rec} bytes exceeds max_record_bytes ({self.max_record})"
+                pos,
+                TOO_LARGE,
+                f"record of {rec} bytes exceeds max_record_bytes ({self.max_record})",
             )
         end = pos + 8 + rec
         if end > self.size and (marker := self._marker_in(pos + 8, self.size)) >= 0:
             # not a cut file: the file goes on past a sync marker, the length is wrong
-            raise _Damaged(pos, f"record length {rec} runs past the sync marker at {marker}")
+            raise _Damaged(
+                pos, BAD_LENGTH, f"record length {rec} runs past the sync marker at {marker}"
+            )
         if end > self.size:
             raise _Damaged(
                 pos,
+                TRUNCATED,
                 f"record declares {rec} bytes but the file ends after {self.size - pos - 8}",
                 True,
             )
         marker = self._marker_in(pos + 8, end)
         if marker >= 0:  # the hash of this file's sync marker inside one record
-            raise _Damaged(pos, f"record length {rec} runs past the sync marker at {marker}")
+            raise _Damaged(
+                pos, BAD_LENGTH, f"record length {rec} runs past the sync marker at {marker}"
+            )
         followed = self._follows(end)
         if not followed and self.check is None:
             raise _Damaged(
-                pos, f"record length {rec} is wrong: no record, sync marker or end of file after it"
+                pos,
+                BAD_LENGTH,
+                f"record length {rec} is wrong: no record, sync marker or end of file after it",
             )
         key_bytes = bytes(self.data[pos + 8 : pos + 8 + key])
         stored = bytes(self.data[pos + 8 + key : end])
@@ -374,11 +402,12 @@ class _Framer:
             try:
                 value = self.codec.decompress(stored, self.max_inflate)
             except CodecError as exc:
-                raise _Damaged(pos, f"record value: {exc}") from None
+                raise _Damaged(pos, CORRUPT, f"record value: {exc}") from None
             kept = stored
         if not followed and self.check is not None and not self.check(key_bytes, value):
             raise _Damaged(
                 pos,
+                BAD_LENGTH,
                 f"record length {rec} is wrong: its key or value is not its class, and no record, sync marker or end of file follows",
             )
         return Entry(key_bytes, value, pos, end - pos, kept, None, 0, sync_before), end
@@ -389,9 +418,12 @@ class _Framer:
         if not self.is_sync(pos):
             if pos + SYNC_SIZE > self.size:
                 raise _Damaged(
-                    pos, f"{self.size - pos} bytes at the end of the file: no block", True
+                    pos,
+                    TRUNCATED,
+                    f"{self.size - pos} bytes at the end of the file: no block",
+                    True,
                 )
-            raise _Damaged(pos, "no sync marker where a block starts")
+            raise _Damaged(pos, BAD_SYNC, "no sync marker where a block starts")
         at = pos + SYNC_SIZE
         if at == self.size:
             return [], at  # a sync marker right at the end
@@ -402,30 +434,38 @@ class _Framer:
             for what in ("key lengths", "keys", "value lengths", "values"):
                 n, at = decode_vint(self.data, at)
                 if n < 0:
-                    raise _Damaged(pos, f"block {what} buffer length {n} is impossible")
+                    raise _Damaged(pos, BAD_LENGTH, f"block {what} buffer length {n} is impossible")
                 if n > self.max_record:
                     raise _Damaged(
-                        pos, f"block {what} buffer of {n} bytes exceeds max_record_bytes"
+                        pos, TOO_LARGE, f"block {what} buffer of {n} bytes exceeds max_record_bytes"
                     )
                 if at + n > self.size or at + n > next_sync:
                     if next_sync < self.size:
                         raise _Damaged(
-                            pos, f"block {what} buffer of {n} bytes runs past the next sync marker"
+                            pos,
+                            BAD_LENGTH,
+                            f"block {what} buffer of {n} bytes runs past the next sync marker",
                         )
-                    raise _Damaged(pos, f"block cut by the end of the file in its {what}", True)
+                    raise _Damaged(
+                        pos, TRUNCATED, f"block cut by the end of the file in its {what}", True
+                    )
                 buffers.append(bytes(self.data[at : at + n]))
                 at += n
         except VIntError:
             if next_sync < self.size:
-                raise _Damaged(pos, "block lengths run past the next sync marker") from None
-            raise _Damaged(pos, "block cut by the end of the file in its lengths", True) from None
+                raise _Damaged(
+                    pos, BAD_LENGTH, "block lengths run past the next sync marker"
+                ) from None
+            raise _Damaged(
+                pos, TRUNCATED, "block cut by the end of the file in its lengths", True
+            ) from None
         if count < 0:
-            raise _Damaged(pos, f"block of {count} records")
+            raise _Damaged(pos, BAD_LENGTH, f"block of {count} records")
         assert self.codec is not None
         try:
             plain = [self.codec.decompress(b, self.max_inflate) for b in buffers]
         except CodecError as exc:
-            raise _Damaged(pos, f"block buffer: {exc}") from None
+            raise _Damaged(pos, CORRUPT, f"block buffer: {exc}") from None
         keys = self._split(plain[0], plain[1], count, pos, "key")
         values = self._split(plain[2], plain[3], count, pos, "value")
         entries = [
@@ -438,6 +478,7 @@ class _Framer:
         if count > len(lengths):
             raise _Damaged(
                 pos,
+                BAD_LENGTH,
                 f"block declares {count} records but has {len(lengths)} bytes of {what} lengths",
             )
         out, at, p = [], 0, 0
@@ -446,14 +487,16 @@ class _Framer:
                 n, p = decode_vint(lengths, p)
                 if n < 0 or at + n > len(data):
                     raise _Damaged(
-                        pos, f"block {what} length {n} beyond its buffer of {len(data)} bytes"
+                        pos,
+                        BAD_LENGTH,
+                        f"block {what} length {n} beyond its buffer of {len(data)} bytes",
                     )
                 out.append(data[at : at + n])
                 at += n
         except VIntError as exc:
-            raise _Damaged(pos, f"block {what} lengths: {exc}") from None
+            raise _Damaged(pos, NOT_A_RECORD, f"block {what} lengths: {exc}") from None
         if p != len(lengths) or at != len(data):
-            raise _Damaged(pos, f"block {what} lengths do not add up to their buffers")
+            raise _Damaged(pos, BAD_LENGTH, f"block {what} lengths do not add up to their buffers")
         return out
 
 
@@ -482,7 +525,8 @@ def iter_entries(
                 end = len(data)
                 yield Damage(header.length, end - header.length,
                              f"codec {header.codec} is not supported; the records cannot be read",
-                             bytes(data[header.length : min(end, header.length + max_record_bytes)]))  # fmt: skip
+                             bytes(data[header.length : min(end, header.length + max_record_bytes)]),
+                             code=CORRUPT)  # fmt: skip
             return
     limit = min(max_decompressed_bytes, max(max_record_bytes, BLOCK_SIZE))
     yield from _Framer(data, header, codec, max_record_bytes, limit, check).entries()

@@ -28,8 +28,6 @@ from crawlmill.core.record import OffsetSpace
 from crawlmill.formats.cc2012_segment import iter_pairs, link_pairs
 from crawlmill.formats.hadoop.sequencefile import Entry, HeaderError, read_header
 
-from .sequencefile import SEQ_DAMAGE
-
 __all__ = [
     "StoredSpans",
     "metadata_record",
@@ -37,13 +35,6 @@ __all__ = [
     "seq_entries",
     "text_record",
 ]
-
-
-def _code(reason: str) -> str:
-    for pattern, code in SEQ_DAMAGE:
-        if pattern.search(reason):
-            return code
-    return "not-a-record"
 
 
 def seq_entries(ctx: ReadContext, path: str) -> Iterator[tuple[bytes, bytes, Provenance, Entry]]:
@@ -78,7 +69,7 @@ def seq_entries(ctx: ReadContext, path: str) -> Iterator[tuple[bytes, bytes, Pro
                     yield key, value, src, entry
                 else:
                     ctx.report_damage(Damage(path, item.offset, item.reason, item.length,
-                                             item.data, _code(item.reason)))  # fmt: skip
+                                             item.data, item.code))  # fmt: skip
 
 
 class StoredSpans:

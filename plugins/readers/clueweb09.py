@@ -53,7 +53,6 @@ from crawlmill.core import (
 )
 from crawlmill.core.naming import named_with, reader_suffixes
 from crawlmill.formats import clueweb09 as cw
-from crawlmill.plugins.readers.codes import CLUEWEB09, code_of
 from pydantic import Field, field_validator
 
 __all__ = ["NOT_COUNTED", "ClueWeb09Reader", "scan_collection", "trec_prefix_of"]
@@ -112,8 +111,9 @@ class Collection:
     orphan_problems: list[dict[str, str]]
 
 
-def _problem(severity: str, path: str, reason: str) -> dict[str, str]:
-    return {"severity": severity, "path": path, "reason": reason}
+def _problem(code: str, path: str, reason: str) -> dict[str, str]:
+    """A collection warning of kind ``code`` (docs/problems.md) about ``path``."""
+    return {"code": code, "path": path, "reason": reason}
 
 
 def _is_warc_name(name: str) -> bool:
@@ -201,7 +201,7 @@ def _scan_segment(base: str, name: str, path: str) -> _Segment:
             if not cw.parse_dir_name(entry.name):
                 seg.problems.append(
                     _problem(
-                        "warning",
+                        "not-read",
                         entry.path,
                         "directory is not a ClueWeb09 directory name (like en0000); not read",
                     )
@@ -212,12 +212,12 @@ def _scan_segment(base: str, name: str, path: str) -> _Segment:
                 if sub.is_file() and _is_warc_name(sub.name):
                     seg.files[inner] = sub.path
                 else:
-                    seg.problems.append(_problem("warning", sub.path, "not a WARC file; not read"))
+                    seg.problems.append(_problem("not-read", sub.path, "not a WARC file; not read"))
         elif entry.name.endswith(".md5"):
             seg.md5_lists.append(entry.path)
         elif entry.name != os.path.basename(cw.counts_file_name(name)):
             seg.problems.append(
-                _problem("warning", entry.path, "file outside the <ll>NNNN directories; not read")
+                _problem("not-read", entry.path, "file outside the <ll>NNNN directories; not read")
             )
     for list_name in cw.md5_list_names(name):  # the lists at the collection root
         root_md5 = os.path.join(base, list_name)
@@ -231,7 +231,7 @@ def _scan_segment(base: str, name: str, path: str) -> _Segment:
         for line, text in bad:
             seg.problems.append(
                 _problem(
-                    "warning",
+                    "bad-list-line",
                     list_path,
                     f"line {line} is not '<md5> *./dir/NN.warc.gz': {text[:120]!r}",
                 )
@@ -252,7 +252,7 @@ def _scan_segment(base: str, name: str, path: str) -> _Segment:
         for line, text in bad:
             seg.problems.append(
                 _problem(
-                    "warning",
+                    "bad-list-line",
                     counts_path,
                     f"line {line} is not '*./dir/NN.warc.gz <count>': {text[:120]!r}",
                 )
@@ -283,7 +283,7 @@ def _move_misfiled_counts(segments: list[_Segment]) -> None:
                 label = value[0][1] if table_name == "md5" else value[1]
                 owner.problems.append(
                     _problem(
-                        "warning",
+                        "listed-elsewhere",
                         os.path.join(owner.path, inner),
                         f"listed in {label} (segment {seg.name}) but stored in segment {owner.name}; checked there",
                     )
@@ -323,7 +323,7 @@ def scan_collection(
             if not lists:
                 problems.append(
                     _problem(
-                        "warning",
+                        "no-list",
                         seg.path,
                         f"no {kind} list found for segment {seg.name}; {kind}s not checked",
                     )
@@ -336,7 +336,7 @@ def scan_collection(
             for inner in sorted(set(seg.files) - set(table)):
                 problems.append(
                     _problem(
-                        "warning",
+                        "not-listed",
                         seg.files[inner],
                         f"present but not listed in {', '.join(os.path.relpath(p, base) for p in lists)}; its {kind} is not checked",
                     )
@@ -436,8 +436,7 @@ class ClueWeb09Reader(Reader):
         check (the engine verifies the md5 and the record count)."""
         meta = ctx.input.meta or {}
         for problem in meta.get("problems", []):
-            code = code_of(problem["reason"], CLUEWEB09)
-            ctx.report_warning(code, f"{problem['path']}: {problem['reason']}")
+            ctx.report_warning(problem["code"], f"{problem['path']}: {problem['reason']}")
         prefix = meta.get("trec_prefix") or trec_prefix_of(ctx.path)
         inner = ctx.reader("warc")
         foreign_ids: list[str] = []

@@ -1,7 +1,10 @@
-"""The problem codes of the built-in readers: formats' reason texts mapped to stable codes.
+"""The problem codes of the WARC and ARC readers: the framers' and codecs' reason texts mapped
+to stable codes (what remains of the regex tables; every other reader copies the code its
+codec gives at the place of the fault, and these go when the WARC/ARC framers and the
+compression codecs give theirs).
 
-The codecs in :mod:`crawlmill.formats` describe a problem in words with its specifics (URL,
-lengths, offsets); the reader plugins report it with a stable code
+The WARC/ARC framers in :mod:`crawlmill.formats` describe a problem in words with its
+specifics (URL, lengths, offsets); the reader plugins report it with a stable code
 (:mod:`crawlmill.core.problems`) from the tables here, so the run report counts one kind of
 problem under one code. Every code is listed with its meaning in ``docs/problems.md``. A reason
 no pattern matches gets a code derived from its words (:func:`~crawlmill.core.problems.derive_code`):
@@ -14,7 +17,7 @@ import re
 
 from crawlmill.core.problems import derive_code
 
-__all__ = ["ARC_DAMAGE", "ARC_NOTES", "CLUEWEB09", "COMPRESSION", "WARC_DAMAGE", "code_of"]
+__all__ = ["ARC_DAMAGE", "ARC_NOTES", "COMPRESSION", "WARC_DAMAGE", "code_of"]
 
 Table = tuple[tuple[re.Pattern[str], str], ...]
 
@@ -71,16 +74,6 @@ ARC_NOTES = _table(
     (r"^HTTP head has no blank line", "http-head"),
     (r"^stray newline bytes before a record", "stray-newlines"),
     (r"^header line read from the left", "arc-header-resplit"),
-)
-
-
-#: what a ClueWeb09 collection scan finds besides the files it reads (warnings).
-CLUEWEB09 = _table(
-    (r"not a ClueWeb09 directory name|not a WARC file; not read|outside the <ll>NNNN", "not-read"),
-    (r"^line \d+ is not '", "bad-list-line"),
-    (r"^listed in .* but stored in segment", "listed-elsewhere"),
-    (r"^no .* list found for segment", "no-list"),
-    (r"^present but not listed in", "not-listed"),
 )
 
 

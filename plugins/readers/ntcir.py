@@ -302,7 +302,7 @@ class NtcirReader(Reader):
                 items = list(read_filelist(fh.read(), filelist))
             for item in items:
                 if not isinstance(item, FileListItem):
-                    ctx.report_warning("bad-list-line", f"{item.path} line {item.line} "
+                    ctx.report_warning(item.code, f"{item.path} line {item.line} "
                                        f"(offset {item.offset}): {item.reason}")  # fmt: skip
                     continue
                 name = f"{tree}/{item.part}.dat"
@@ -565,7 +565,7 @@ class _Lists:
                         table.setdefault(item.fields[field], []).append(list(item.fields))
                     else:
                         self.ctx.report_warning(
-                            "bad-list-line",
+                            item.code,
                             f"{item.path} line {item.line} (offset {item.offset}): {item.reason}",
                         )
             _CACHE[key] = table

@@ -71,7 +71,6 @@ from crawlmill.core.record import OffsetSpace
 from crawlmill.formats.hadoop import nutch_legacy as nl
 from crawlmill.formats.hadoop.sequencefile import Entry, HeaderError, iter_entries, read_header
 from crawlmill.formats.html_charset import charset_of_content_type
-from crawlmill.plugins.readers.sequencefile import SEQ_DAMAGE
 
 __all__ = ["NutchLegacyReader", "SUBDIRS", "is_segment", "rebuild_head"]
 
@@ -379,13 +378,6 @@ def _join(streams: dict[str, _SubFile]) -> Iterator[tuple[int, dict[str, tuple[A
         yield number, group
 
 
-def _code(reason: str) -> str:
-    for pattern, code in SEQ_DAMAGE:
-        if pattern.search(reason):
-            return code
-    return "not-a-record"
-
-
 class _SubFile:
     """The entries of one ArrayFile ``data`` file: ``(number, value, entry, path)`` in
     ascending record number; damage reported to ``ctx`` on the way."""
@@ -425,8 +417,7 @@ class _SubFile:
         try:
             header = read_header(data, limits.max_header_bytes)
         except HeaderError as exc:
-            code = "truncated-record" if "cut short" in str(exc) else "not-a-record"
-            self._damage(0, f"not a SequenceFile: {exc}", size, bytes(data[:chunk]), code)
+            self._damage(0, f"not a SequenceFile: {exc}", size, bytes(data[:chunk]), exc.code)
             return
         expected = SUBDIRS[self.sub]
         problem = None
@@ -455,7 +446,7 @@ class _SubFile:
                                  max_decompressed_bytes=limits.max_decompressed_bytes,
                                  check=check):  # fmt: skip
             if not isinstance(item, Entry):
-                self._damage(item.offset, item.reason, item.length, item.data, _code(item.reason))
+                self._damage(item.offset, item.reason, item.length, item.data, item.code)
                 continue
             raw = bytes(data[item.offset : item.offset + min(item.length, chunk)])
             if len(item.key) != 8:

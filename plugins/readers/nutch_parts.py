@@ -32,7 +32,6 @@ from crawlmill.formats.hadoop.vint import VIntError, decode_vint
 from crawlmill.formats.hadoop.writables import canonical_name, content_of, decode_modified_utf8
 
 from ..writables.nutch import resolve_registered
-from .sequencefile import SEQ_DAMAGE
 
 __all__ = [
     "PART",
@@ -84,13 +83,6 @@ def part_indexes(units: list[Any]) -> list[str]:
     return found
 
 
-def _code(reason: str) -> str:
-    for pattern, code in SEQ_DAMAGE:
-        if pattern.search(reason):
-            return code
-    return "not-a-record"
-
-
 @dataclass
 class NutchEntry:
     """One decoded entry: ``key`` (the key's bytes without their length prefix, the sort
@@ -138,7 +130,7 @@ def iter_part(ctx: ReadContext, path: str) -> Iterator[NutchEntry]:
             for item in items:
                 if not isinstance(item, Entry):
                     ctx.report_damage(Damage(path, item.offset, item.reason, item.length,
-                                             item.data, _code(item.reason)))  # fmt: skip
+                                             item.data, item.code))  # fmt: skip
                     continue
                 key = content_of(header.key_class, item.key)
                 try:

@@ -61,35 +61,11 @@ from crawlmill.formats.http import split_response
 from crawlmill.plugins.writables.lookup import find_writable
 from pydantic import Field
 
-__all__ = ["SequenceFileReader", "SEQ_DAMAGE", "url_of_key"]
+__all__ = ["SequenceFileReader", "url_of_key"]
 
 H = "org.apache.hadoop.io."
 _TEXT_KEYS = {H + "Text", "org.commoncrawl.util.TextBytes", "org.commoncrawl.util.shared.TextBytes"}
 _URL = re.compile(r"(?:[A-Za-z][A-Za-z0-9+.-]*://|dns:|urn:|mailto:)[^\x00-\x1f\x7f]*\Z")
-
-#: damage reasons of :mod:`crawlmill.formats.hadoop.sequencefile` -> problem codes.
-SEQ_DAMAGE = (
-    (re.compile(r"exceeds max_record_bytes|impossible or too large"), "record-too-large"),
-    (
-        re.compile(r"cut by the end of the file|file ends after|no record length|no block"),
-        "truncated-record",
-    ),
-    (
-        re.compile(
-            r"^record length \d+ is wrong|impossible|runs past|do not add up|records but has|of -?\d+ records|beyond its buffer"
-        ),
-        "bad-length",
-    ),
-    (re.compile(r"stream|codec .* is not supported"), "corrupt-member"),
-    (re.compile(r"sync"), "bad-sync-marker"),
-)
-
-
-def _code(reason: str) -> str:
-    for pattern, code in SEQ_DAMAGE:
-        if pattern.search(reason):
-            return code
-    return "not-a-record"
 
 
 def url_of_key(key_class: str, key: bytes) -> str | None:
@@ -188,8 +164,8 @@ class SequenceFileReader(Reader):
             header = read_header(data, limits.max_header_bytes)
         except HeaderError as exc:
             chunk = data[: limits.max_record_bytes]
-            code = "truncated-record" if "cut short" in str(exc) else "not-a-record"
-            ctx.report_damage(Damage(path, 0, f"not a SequenceFile: {exc}", len(data), chunk, code))
+            reason = f"not a SequenceFile: {exc}"
+            ctx.report_damage(Damage(path, 0, reason, len(data), chunk, exc.code))
             return
         decoding = bool(getattr(self.options, "decode", True))
         key_w = _writable(header.key_class) if decoding else None
@@ -224,9 +200,8 @@ class SequenceFileReader(Reader):
         )
         for item in items:
             if not isinstance(item, Entry):
-                code = _code(item.reason)
                 ctx.report_damage(
-                    Damage(path, item.offset, item.reason, item.length, item.data, code)
+                    Damage(path, item.offset, item.reason, item.length, item.data, item.code)
                 )
                 damaged += 1
                 continue

@@ -18,9 +18,11 @@ FAKE_DIR = Path(__file__).resolve().parent / "fake_plugins"
 
 
 @pytest.fixture
-def fake(monkeypatch):
-    """Makes ``cm_fake`` importable (here and in workers); returns a spec factory."""
+def fake(monkeypatch, request):
+    """Makes ``cm_fake`` importable (here and in workers); returns a spec factory. The fake
+    plugins' problem codes are their own (``own_codes``: not listed in docs/problems.md)."""
     monkeypatch.syspath_prepend(str(FAKE_DIR))
+    request.node.add_marker(pytest.mark.own_codes)
 
     from crawlmill.core.spec import PipelineSpec
 

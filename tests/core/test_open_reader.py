@@ -134,8 +134,8 @@ class Noisy(Reader):
         self.closed = False
         try:
             yield Record(kind="resource", url="http://a/", payload=b"a")
-            ctx.report_warning(7, "a repaired quirk")
-            ctx.report_damage(Damage(ctx.path, 9, "bad bytes", 3, b"xyz"))
+            ctx.report_warning("noisy-quirk", "a repaired quirk", 7)
+            ctx.report_damage(Damage(ctx.path, 9, "bad bytes", 3, b"xyz", "noisy-bytes"))
             ctx.report_check(Check(ctx.path, "md5", True))
             ctx.report_check(Check(ctx.path, "record count", False, "2 listed, 3 found"))
             yield Record(kind="resource", url="http://b/", payload=b"b")
@@ -143,6 +143,7 @@ class Noisy(Reader):
             self.closed = True
 
 
+@pytest.mark.own_codes
 def test_a_reader_class_reports_typed_warnings_checks_and_damage_in_order(tmp_path):
     path = tmp_path / "x.noisy"
     path.write_bytes(b"")
@@ -159,13 +160,13 @@ def test_a_reader_class_reports_typed_warnings_checks_and_damage_in_order(tmp_pa
         events.append(record.url)
     assert events == [
         "http://a/",
-        ReadWarning(str(path), 7, "a repaired quirk"),
-        Damage(str(path), 9, "bad bytes", 3, b"xyz"),
+        ReadWarning(str(path), 7, "a repaired quirk", "noisy-quirk"),
+        Damage(str(path), 9, "bad bytes", 3, b"xyz", "noisy-bytes"),
         Check(str(path), "md5", True),
         Check(str(path), "record count", False, "2 listed, 3 found"),
         "http://b/",
     ]
-    assert records.warnings == [ReadWarning(str(path), 7, "a repaired quirk")]
+    assert records.warnings == [ReadWarning(str(path), 7, "a repaired quirk", "noisy-quirk")]
     assert str(records.warnings[0]) == f"{path} at byte 7: a repaired quirk"
     assert [c.check for c in records.failed_checks] == ["record count"]
     assert len(records.checks) == 2 and not records.ok

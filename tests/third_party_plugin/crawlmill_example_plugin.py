@@ -76,7 +76,14 @@ class LinesReader(Reader):
                 parts = body.split(sep, 2)
                 if len(parts) < 2 or not parts[0]:
                     ctx.report_damage(
-                        Damage(ctx.path, start, "expected URL, DATE, TEXT", len(line), line)
+                        Damage(
+                            ctx.path,
+                            start,
+                            "expected URL, DATE, TEXT",
+                            len(line),
+                            line,
+                            "no-date-field",
+                        )
                     )
                     continue
                 yield Record(

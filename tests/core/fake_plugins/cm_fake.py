@@ -5,6 +5,7 @@ Input format read by ``fake-lines``: one item per line, with its byte offset as 
 * ``R <url> <kind> <payload>``: a record;
 * ``D <reason>``: damage (the line's bytes are the damaged data);
 * ``W <message>``: a repaired quirk reported with ``ctx.report_warning``;
+  (the code of both: the reason's words joined by ``-``, :func:`code_of`);
 * ``X <message>``: the reader raises ``RuntimeError(message)`` (a plugin bug);
 * ``K``: the worker process dies (``os._exit``), as a native crash would;
 * ``L``: the worker dies while holding the write lock of the executor's event queue, as a
@@ -19,6 +20,7 @@ every record (with ``Record.evolve``), for the writers' record-rule tests.
 from __future__ import annotations
 
 import os
+import re
 import time
 from datetime import datetime
 
@@ -35,6 +37,12 @@ from crawlmill.core import (
 )
 from crawlmill.core.record import Provenance
 from pydantic import Field
+
+
+def code_of(text: str) -> str:
+    """The fake plugin's code of a problem: the text's first five words of letters, lower case,
+    joined by ``-`` (``"odd date 2"`` -> ``odd-date``)."""
+    return "-".join(re.findall(r"[a-z]+", text.lower())[:5]) or "fake-problem"
 
 
 class LinesReader(Reader):
@@ -66,12 +74,14 @@ class LinesReader(Reader):
                     )
                 elif tag == "D":
                     try:
-                        ctx.report_damage(Damage(ctx.path, offset, rest, len(line), bytes(line)))
+                        ctx.report_damage(
+                            Damage(ctx.path, offset, rest, len(line), bytes(line), code_of(rest))
+                        )
                     except Exception:
                         if not self.options.swallow:
                             raise
                 elif tag == "W":
-                    ctx.report_warning(offset, rest)
+                    ctx.report_warning(code_of(rest), rest, offset)
                 elif tag == "X":
                     raise RuntimeError(rest)
                 elif tag == "K":

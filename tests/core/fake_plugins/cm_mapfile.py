@@ -84,9 +84,11 @@ class MapDirReader(Reader):
             for line in fh:
                 url, sep, payload = line.rstrip(b"\n").partition(b"\t")
                 if not sep:
-                    ctx.report_damage(Damage(data, offset, "no tab", len(line), line))
+                    ctx.report_damage(Damage(data, offset, "no tab", len(line), line, "no-tab"))
                 elif offset in indexed and indexed[offset] != url.decode():
-                    ctx.report_warning(offset, "index names another key at this offset")
+                    ctx.report_warning(
+                        "index-mismatch", "index names another key at this offset", offset
+                    )
                 if sep:
                     yield Record(
                         kind=RecordKind.RESOURCE,

@@ -34,7 +34,9 @@ class SkewedReader(Reader):
                     )
                 elif tag == "D":
                     where = offset + self.options.shift
-                    ctx.report_damage(Damage(ctx.path, where, rest, len(line), bytes(line)))
+                    ctx.report_damage(
+                        Damage(ctx.path, where, rest, len(line), bytes(line), "skewed")
+                    )
                 offset += len(line)
 
 

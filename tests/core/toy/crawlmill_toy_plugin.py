@@ -42,7 +42,9 @@ class ToyReader(Reader):
             for line in fh:
                 start, offset = offset, offset + len(line)
                 if line.startswith(b"!"):
-                    ctx.report_damage(Damage(ctx.path, start, "bang line", len(line), line))
+                    ctx.report_damage(
+                        Damage(ctx.path, start, "bang line", len(line), line, "bang-line")
+                    )
                     continue
                 if not line.strip():
                     continue
