@@ -1,6 +1,8 @@
 """Nutch's own Writable classes as an oracle: the verbatim sources of
 ``tests/oracles/nutch/release-*/`` (see its README) compiled with ``javac`` against the Hadoop
-jars of the pyspark wheel, with crawlmill's harness ``CrawlmillOracle``, and run with ``java``.
+jars of the pyspark wheel, with the few stubs of ``tests/oracles/nutch/stubs/release-*/`` (only
+what javac needs for the outer classes' jobs; no serialization passes through a stub) and
+crawlmill's harness ``CrawlmillOracle``, and run with ``java``.
 
 :class:`NutchJava` compiles each release once (lazily) into its folder; a test module makes
 one per session with ``tmp_path_factory``. Missing ``javac``, ``java`` or pyspark skips the
@@ -17,8 +19,10 @@ from pathlib import Path
 from tests.conftest import need, need_command
 
 ORACLES = Path(__file__).resolve().parent / "oracles" / "nutch"
-#: the releases whose classes are kept, oldest first; the last is the newest release.
+#: the releases whose LinkDB classes are kept, oldest first; the last is the newest release.
 RELEASES = ("1.20", "1.22")
+#: the release of the classes Nutch removed since (Loops, its own MapWritable): 1.10.
+OLD_RELEASE = "1.10"
 
 
 class NutchJava:
@@ -30,7 +34,8 @@ class NutchJava:
         self.java = need_command("java")
         jars = Path(pyspark.__file__).parent / "jars"
         # Hadoop's client jars and what they log with: the whole folder starts slower
-        wanted = ("hadoop-client-api-", "hadoop-client-runtime-", "slf4j-api-", "commons-logging-")
+        wanted = ("hadoop-client-api-", "hadoop-client-runtime-", "slf4j-api-", "commons-logging-",
+                  "commons-cli-", "commons-lang3-")  # fmt: skip
         found = sorted(str(j) for j in jars.glob("*.jar") if j.name.startswith(wanted))
         self.jars = os.pathsep.join(found) if len(found) >= 2 else str(jars / "*")
         self.root = root
@@ -42,6 +47,9 @@ class NutchJava:
             out = self.root / release
             out.mkdir(parents=True, exist_ok=True)
             sources = sorted(str(p) for p in (ORACLES / f"release-{release}").rglob("*.java"))
+            sources += sorted(
+                str(p) for p in (ORACLES / "stubs" / f"release-{release}").rglob("*.java")
+            )
             sources.append(str(ORACLES / "harness" / "CrawlmillOracle.java"))
             subprocess.run([self.javac, "-nowarn", "-encoding", "UTF-8", "-cp", self.jars,
                             "-d", str(out), *sources], check=True, capture_output=True)  # fmt: skip
@@ -69,8 +77,21 @@ class NutchJava:
     def read_values(self, release: str, java_class: str, values: list[bytes],
                     tmp: Path) -> list[dict]:  # fmt: skip
         """Each serialized value read by ``java_class`` of ``release`` (which must consume it
-        exactly): ``{"hex", "str"}`` (``hex``: Java's own bytes of it) or ``{"error"}``."""
+        exactly): ``{"hex", "str", "fields"}`` (``hex``: Java's own bytes of it; ``fields``: every
+        field Java holds, see ``CrawlmillOracle.fields``) or ``{"error"}``."""
         tmp.mkdir(parents=True, exist_ok=True)
         listing = tmp / f"values-{release}-{java_class.rsplit('.', 1)[-1]}.hex"
         listing.write_text("".join(v.hex() + "\n" for v in values))
         return self._run(release, "value", java_class, str(listing))
+
+    def read_many(self, release: str, values: list[tuple[str, bytes]], tmp: Path) -> list[dict]:
+        """As :meth:`read_values`, one JVM for values of several classes: ``(class, bytes)``."""
+        tmp.mkdir(parents=True, exist_ok=True)
+        listing = tmp / f"values-{release}.txt"
+        listing.write_text("".join(f"{cls} {data.hex()}\n" for cls, data in values))
+        return self._run(release, "values", str(listing))
+
+    def blank(self, release: str, java_classes: list[str]) -> list[dict]:
+        """Each of ``java_classes`` of ``release`` made by its no-argument constructor and never
+        read: ``{"hex", "str", "fields"}`` (what Java writes of it) or ``{"error"}``."""
+        return self._run(release, "blank", *java_classes)

@@ -1,8 +1,7 @@
 """The nested Writables of Nutch's tools (Generator's ``SelectorEntry``, LinkDumper's
 ``LinkNode``/``LinkNodes``, Loops' ``Route``/``LoopSet``), decoded and encoded byte for byte,
-with their layouts as Nutch's source writes them (their outer classes need most of Nutch to
-compile, so no Java class checks them; the CrawlDatum and Node inside are checked by
-Nutch's own classes elsewhere).
+with their layouts as Nutch's source writes them (Nutch's own classes read and write them in
+tests/formats/test_nutch_writables_java.py).
 
 The page: "./src/java/org/apache/nutch/crawl/Generator.java ...
 ./src/java/org/apache/nutch/scoring/webgraph/LinkDumper.java

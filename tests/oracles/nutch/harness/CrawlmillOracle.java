@@ -9,7 +9,13 @@
  *       the header metadata of the SequenceFile FILE, one {"key", "value"} per pair
  *   java CrawlmillOracle value CLASS FILE
  *       FILE holds one hex-encoded serialized value of CLASS per line; each is read with the
- *       class's readFields, which must consume it exactly
+ *       class's readFields, which must consume it exactly; "fields" is every field Java
+ *       holds after reading (see fields())
+ *   java CrawlmillOracle values FILE
+ *       as value, with the class on each line: "CLASS HEX"
+ *   java CrawlmillOracle blank CLASS...
+ *       a new CLASS made by its no-argument constructor, never read: what Java writes of it
+ *       ("hex") and its "fields" (a value Java makes, for crawlmill to read); one line each
  *
  * One JSON object per entry on standard output: "key" (seq), "hex" (the value written back by
  * the class's own write), "str" (its toString), or "error" (what Java threw or left unread).
@@ -18,12 +24,20 @@
 import java.io.BufferedReader;
 import java.io.FileReader;
 import java.io.PrintStream;
+import java.lang.reflect.Array;
+import java.lang.reflect.Field;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.util.Collection;
+import java.util.Map;
 
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.io.BytesWritable;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.io.DataInputBuffer;
 import org.apache.hadoop.io.DataOutputBuffer;
 import org.apache.hadoop.io.SequenceFile;
+import org.apache.hadoop.io.Text;
 import org.apache.hadoop.io.Writable;
 import org.apache.hadoop.util.ReflectionUtils;
 
@@ -63,8 +77,113 @@ public class CrawlmillOracle {
   static String rewritten(Writable value) throws Exception {
     DataOutputBuffer out = new DataOutputBuffer();
     value.write(out);
-    return "\"hex\":" + json(hex(out.getData(), out.getLength())) + ",\"str\":"
-        + json(String.valueOf(value));
+    String str;
+    try {
+      str = String.valueOf(value);
+    } catch (RuntimeException e) {
+      str = "<toString threw " + e + ">";
+    }
+    return "\"hex\":" + json(hex(out.getData(), out.getLength())) + ",\"str\":" + json(str);
+  }
+
+  /**
+   * Every instance field of {@code o} (its class and superclasses, by reflection) as JSON,
+   * recursively: Text and String as strings, byte[] and BytesWritable as {"hex"}, numbers and
+   * booleans as such (non-finite floats as strings), arrays and collections as lists, maps (and
+   * Nutch 1.x's own MapWritable, which is no java.util.Map) as lists of [key, value], a
+   * Configuration as "<conf>". The values Java read, field by field, for the tests to compare.
+   */
+  static String fields(Object o, int depth) throws Exception {
+    if (o == null) {
+      return "null";
+    }
+    if (depth > 12) {
+      return json("<too deep>");
+    }
+    if (o instanceof String || o instanceof Text || o instanceof Character) {
+      return json(o.toString());
+    }
+    if (o instanceof Boolean) {
+      return o.toString();
+    }
+    if (o instanceof Float || o instanceof Double) {
+      double d = ((Number) o).doubleValue();
+      return Double.isNaN(d) || Double.isInfinite(d) ? json(o.toString()) : o.toString();
+    }
+    if (o instanceof Number) {
+      return o.toString();
+    }
+    if (o instanceof byte[]) {
+      byte[] b = (byte[]) o;
+      return "{\"hex\":" + json(hex(b, b.length)) + "}";
+    }
+    if (o instanceof BytesWritable) {
+      BytesWritable b = (BytesWritable) o;
+      return "{\"hex\":" + json(hex(b.getBytes(), b.getLength())) + "}";
+    }
+    if (o instanceof Configuration) {
+      return json("<conf>");
+    }
+    if (o instanceof Enum) {
+      return json(((Enum<?>) o).name());
+    }
+    StringBuilder b = new StringBuilder();
+    if (o.getClass().isArray()) {
+      b.append('[');
+      for (int i = 0; i < Array.getLength(o); i++) {
+        b.append(i > 0 ? "," : "").append(fields(Array.get(o, i), depth + 1));
+      }
+      return b.append(']').toString();
+    }
+    if (o instanceof Collection) {
+      b.append('[');
+      String sep = "";
+      for (Object item : (Collection<?>) o) {
+        b.append(sep).append(fields(item, depth + 1));
+        sep = ",";
+      }
+      return b.append(']').toString();
+    }
+    if (o instanceof Map) {
+      b.append('[');
+      String sep = "";
+      for (Map.Entry<?, ?> e : ((Map<?, ?>) o).entrySet()) {
+        b.append(sep).append('[').append(fields(e.getKey(), depth + 1)).append(',')
+            .append(fields(e.getValue(), depth + 1)).append(']');
+        sep = ",";
+      }
+      return b.append(']').toString();
+    }
+    if (o.getClass().getName().equals("org.apache.nutch.crawl.MapWritable")) {
+      Method keys = o.getClass().getMethod("keySet");
+      Method get = o.getClass().getMethod("get", Writable.class);
+      b.append('[');
+      String sep = "";
+      for (Object key : (Collection<?>) keys.invoke(o)) {
+        b.append(sep).append('[').append(fields(key, depth + 1)).append(',')
+            .append(fields(get.invoke(o, key), depth + 1)).append(']');
+        sep = ",";
+      }
+      return b.append(']').toString();
+    }
+    if (o.getClass().getName().startsWith("java.")) {
+      return json(o.toString());
+    }
+    b.append("{\"@\":").append(json(o.getClass().getName()));
+    for (Class<?> c = o.getClass(); c != null && c != Object.class; c = c.getSuperclass()) {
+      for (Field f : c.getDeclaredFields()) {
+        if (Modifier.isStatic(f.getModifiers()) || f.isSynthetic()) {
+          continue;
+        }
+        f.setAccessible(true);
+        b.append(',').append(json(f.getName())).append(':').append(fields(f.get(o), depth + 1));
+      }
+    }
+    return b.append('}').toString();
+  }
+
+  static String withFields(Writable value) throws Exception {
+    return rewritten(value) + ",\"fields\":" + fields(value, 0);
   }
 
   public static void main(String[] args) throws Exception {
@@ -102,22 +221,37 @@ public class CrawlmillOracle {
       reader.close();
       return;
     }
-    Class<?> cls = conf.getClassByName(args[1]);
-    try (BufferedReader lines = new BufferedReader(new FileReader(args[2]))) {
+    if (args[0].equals("blank")) {
+      for (int i = 1; i < args.length; i++) {
+        try {
+          Writable value = (Writable) ReflectionUtils.newInstance(conf.getClassByName(args[i]), conf);
+          out.println("{" + withFields(value) + "}");
+        } catch (Exception e) {
+          out.println("{\"error\":" + json(e.toString()) + "}");
+        }
+      }
+      return;
+    }
+    boolean named = args[0].equals("values");
+    String file = named ? args[1] : args[2];
+    try (BufferedReader lines = new BufferedReader(new FileReader(file))) {
       String line;
       while ((line = lines.readLine()) != null) {
-        byte[] data = unhex(line.trim());
+        String[] parts = line.trim().split(" ");
+        String hexed = named ? (parts.length > 1 ? parts[1] : "") : parts[0];
+        byte[] data = unhex(hexed);
         DataInputBuffer in = new DataInputBuffer();
         in.reset(data, data.length);
-        Writable value = (Writable) ReflectionUtils.newInstance(cls, conf);
         try {
+          Class<?> cls = conf.getClassByName(named ? parts[0] : args[1]);
+          Writable value = (Writable) ReflectionUtils.newInstance(cls, conf);
           value.readFields(in);
           if (in.getPosition() != data.length) {
             out.println("{\"error\":" + json("read " + in.getPosition() + " of "
                 + data.length + " bytes") + "}");
             continue;
           }
-          out.println("{" + rewritten(value) + "}");
+          out.println("{" + withFields(value) + "}");
         } catch (Exception e) {
           out.println("{\"error\":" + json(e.toString()) + "}");
         }

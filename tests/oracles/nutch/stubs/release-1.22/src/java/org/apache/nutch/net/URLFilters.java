@@ -1,0 +1,15 @@
+/* crawlmill test stub (not Apache code): only what javac needs to compile the verbatim Nutch
+ * sources beside it; no serialization passes through it (see tests/oracles/nutch/README.md). */
+package org.apache.nutch.net;
+
+import org.apache.hadoop.conf.Configuration;
+
+public class URLFilters {
+  public URLFilters(Configuration conf) {
+    throw new UnsupportedOperationException("stub: not part of the oracle");
+  }
+
+  public String filter(String urlString) throws URLFilterException {
+    throw new UnsupportedOperationException("stub: not part of the oracle");
+  }
+}
