@@ -46,7 +46,7 @@ from .arc import (
     plausible_header,
 )
 from .arc_length import Action, Decision, Facts, decide
-from .compression import iter_pieces, member_bound, prefetch
+from .compression import compression_of, iter_pieces, member_bound, prefetch
 from .stream import Damage, Member, MemberStream, StreamLimitError
 
 __all__ = [
@@ -850,7 +850,8 @@ def iter_arc(
     """Walk an ARC file: yield every record and every problem in file order.
 
     ``gzip`` is detected from the first bytes when ``None``, looking past damage at the start
-    (:func:`find_arc_start`). Gzip members are inflated in verified runs of whole members by
+    (:func:`find_arc_start`); a file starting with a bzip2 magic is read with the ``bzip2``
+    codec (``.arc.bz2``, as ``.warc.bz2``). Gzip members are inflated in verified runs of whole members by
     this thread, as the parser needs them (no thread: the least CPU time; see
     :func:`~crawlmill.formats.compression.iter_pieces`); ``threads > 0`` inflates them ahead in
     that many workers, one step further ahead in a background thread unless
@@ -865,6 +866,10 @@ def iter_arc(
             found = find_arc_start(head)
             gzip = found is not None and found[0]
     kind = "gzip" if gzip else None
+    if not gzip and compression_of(fh.read(16)) == "bzip2":  # .arc.bz2, as .warc.bz2
+        kind = "bzip2"
+    fh.seek(0)
+    gzip = kind is not None  # compressed: offsets are the members' (streams')
     items = iter_pieces(
         fh,
         kind,
