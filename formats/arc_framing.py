@@ -177,6 +177,10 @@ class _ArcLines:
         self.first = True  # the first header line is parsed leniently (it is the filedesc)
         self.crlf = False  # header lines end in CRLF: the separator is CRLF too
         self._after = 0  # where the next record starts; set by the _*_record generators
+        # a damaged range cut where a fruitless scan gave up (the record bound): where it was
+        # cut, and where the damage reported up to there ends (the next one goes on with it)
+        self._cut_at: int | None = None
+        self._open_end: int | None = None
 
     # -- helpers ---------------------------------------------------------------------------
 
@@ -307,7 +311,10 @@ class _ArcLines:
             at = max(at, limit - 40)
             if stop is not None and hi >= stop:
                 return None
-            if s.end >= horizon or not s.more():
+            if s.end >= horizon:
+                self._cut_at = s.end  # damage up to here is reported in parts
+                return None
+            if not s.more():
                 return None
 
     def _chains(self, pos: int, stop: int | None) -> bool:
@@ -386,6 +393,14 @@ class _ArcRecords(_ArcLines):
         return best.cstart if best is not None else 0
 
     def _problem(self, pos: int, end: int, reason: str) -> Damage:
+        """Damage for the decompressed range ``[pos, end)`` (``part`` > 0 when it goes on
+        with a range cut at the record bound just before it: the same damaged record)."""
+        damage = self._located(pos, end, reason)
+        damage.part = 1 if pos == self._open_end else 0
+        self._open_end = end if end == self._cut_at else None
+        return damage
+
+    def _located(self, pos: int, end: int, reason: str) -> Damage:
         """Damage for the decompressed range ``[pos, end)``, located in the file: the range
         itself in an uncompressed file; for gzip, the compressed span (and compressed bytes)
         of the member(s) it covers exactly, else the member it lies in (length unknown)."""

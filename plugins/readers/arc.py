@@ -225,8 +225,9 @@ class ArcReader(Reader):
                     if isinstance(item, DamagedRange):
                         offset, length = file_span(item)
                         code = code_of(item.reason, ARC_DAMAGE)
+                        more = item.part > 0  # a later part of the damage before it
                         ctx.report_damage(
-                            Damage(path, offset, item.reason, length, item.data, code)
+                            Damage(path, offset, item.reason, length, item.data, code, more)
                         )
                         continue
                     if isinstance(item, Quirk):
