@@ -46,7 +46,7 @@ from .arc import (
     plausible_header,
 )
 from .arc_length import Action, Decision, Facts, decide
-from .compression import iter_pieces, member_bound, prefetch
+from .compression import compression_of, iter_pieces, member_bound, prefetch
 from .stream import Damage, Member, MemberStream, StreamLimitError
 
 __all__ = [
@@ -177,6 +177,10 @@ class _ArcLines:
         self.first = True  # the first header line is parsed leniently (it is the filedesc)
         self.crlf = False  # header lines end in CRLF: the separator is CRLF too
         self._after = 0  # where the next record starts; set by the _*_record generators
+        # a damaged range cut where a fruitless scan gave up (the record bound): where it was
+        # cut, and where the damage reported up to there ends (the next one goes on with it)
+        self._cut_at: int | None = None
+        self._open_end: int | None = None
 
     # -- helpers ---------------------------------------------------------------------------
 
@@ -307,7 +311,10 @@ class _ArcLines:
             at = max(at, limit - 40)
             if stop is not None and hi >= stop:
                 return None
-            if s.end >= horizon or not s.more():
+            if s.end >= horizon:
+                self._cut_at = s.end  # damage up to here is reported in parts
+                return None
+            if not s.more():
                 return None
 
     def _chains(self, pos: int, stop: int | None) -> bool:
@@ -386,6 +393,14 @@ class _ArcRecords(_ArcLines):
         return best.cstart if best is not None else 0
 
     def _problem(self, pos: int, end: int, reason: str) -> Damage:
+        """Damage for the decompressed range ``[pos, end)`` (``part`` > 0 when it goes on
+        with a range cut at the record bound just before it: the same damaged record)."""
+        damage = self._located(pos, end, reason)
+        damage.part = 1 if pos == self._open_end else 0
+        self._open_end = end if end == self._cut_at else None
+        return damage
+
+    def _located(self, pos: int, end: int, reason: str) -> Damage:
         """Damage for the decompressed range ``[pos, end)``, located in the file: the range
         itself in an uncompressed file; for gzip, the compressed span (and compressed bytes)
         of the member(s) it covers exactly, else the member it lies in (length unknown)."""
@@ -850,7 +865,8 @@ def iter_arc(
     """Walk an ARC file: yield every record and every problem in file order.
 
     ``gzip`` is detected from the first bytes when ``None``, looking past damage at the start
-    (:func:`find_arc_start`). Gzip members are inflated in verified runs of whole members by
+    (:func:`find_arc_start`); a file starting with a bzip2 magic is read with the ``bzip2``
+    codec (``.arc.bz2``, as ``.warc.bz2``). Gzip members are inflated in verified runs of whole members by
     this thread, as the parser needs them (no thread: the least CPU time; see
     :func:`~crawlmill.formats.compression.iter_pieces`); ``threads > 0`` inflates them ahead in
     that many workers, one step further ahead in a background thread unless
@@ -865,6 +881,10 @@ def iter_arc(
             found = find_arc_start(head)
             gzip = found is not None and found[0]
     kind = "gzip" if gzip else None
+    if not gzip and compression_of(fh.read(16)) == "bzip2":  # .arc.bz2, as .warc.bz2
+        kind = "bzip2"
+    fh.seek(0)
+    gzip = kind is not None  # compressed: offsets are the members' (streams')
     items = iter_pieces(
         fh,
         kind,

@@ -1,6 +1,7 @@
 """The ``arc`` reader: Internet Archive ARC files (v1, v1.1, v2) as crawlmill records.
 
-Reads uncompressed ``.arc``, per-record gzip ``.arc.gz`` and whole-file gzip. The byte-level
+Reads uncompressed ``.arc``, per-record gzip ``.arc.gz``, whole-file gzip and bzip2
+(``.arc.bz2``, one stream or one per record, as ``.warc.bz2``). The byte-level
 work (header lines, framing, resync) is :mod:`crawlmill.formats.arc`; this module maps what it
 finds onto :class:`~crawlmill.core.record.Record` (see the ARC mapping in the record docs):
 
@@ -52,6 +53,7 @@ from crawlmill.formats.arc_framing import (
     find_arc_start,
     iter_arc,
 )
+from crawlmill.formats.compression import compression_of
 from crawlmill.formats.http import content_type as http_content_type
 from crawlmill.formats.http import split_response
 from crawlmill.formats.stream import Damage as DamagedRange
@@ -194,7 +196,7 @@ class ArcReader(Reader):
         if head[:11].lower() == b"filedesc://":
             return 0.95
         line = head.split(b"\n", 1)[0]
-        named = named_with(path, cls.file_suffixes, (".gz",))  # ARC: plain or gzip only
+        named = named_with(path, cls.file_suffixes, (".gz", ".bz2"))  # plain, gzip or bzip2
         if b"\n" in head and plausible_header(line) is not None:
             return 0.7 if named else 0.5
         if not head.startswith(b"WARC/") and _arc_after_damage(path):
@@ -209,6 +211,8 @@ class ArcReader(Reader):
         strict = bool(getattr(self.options, "strict", False))
         with open(path, "rb") as fh:
             gzip = _is_gzip(fh)
+            compressed = gzip or compression_of(fh.read(16)) == "bzip2"  # member offsets
+            fh.seek(0)
             items = iter_arc(
                 fh,
                 gzip=gzip,
@@ -221,8 +225,9 @@ class ArcReader(Reader):
                     if isinstance(item, DamagedRange):
                         offset, length = file_span(item)
                         code = code_of(item.reason, ARC_DAMAGE)
+                        more = item.part > 0  # a later part of the damage before it
                         ctx.report_damage(
-                            Damage(path, offset, item.reason, length, item.data, code)
+                            Damage(path, offset, item.reason, length, item.data, code, more)
                         )
                         continue
                     if isinstance(item, Quirk):
@@ -230,7 +235,7 @@ class ArcReader(Reader):
                         continue
                     if item.damaged and strict:
                         continue  # repaired: the damage entry that follows holds its bytes
-                    record, notes = record_from_arc(item, path, gzip)
+                    record, notes = record_from_arc(item, path, compressed)
                     where = item.offset if item.offset is not None else item.stream_offset
                     if notes and strict:  # the damage has the code of the first quirk
                         raw = item.header.raw + b"\n" + item.block
