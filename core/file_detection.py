@@ -124,6 +124,6 @@ def _named_like(registry: Registry, path: str) -> str | None:
     """The reader whose ``file_suffixes`` the file's name ends with, after at most one
     compression suffix (``x.warc.gz`` and ``x.warc.lz4`` -> warc)."""
     for component in sorted(registry.components["reader"].values(), key=lambda c: c.name):
-        if named_with(path, component.cls.file_suffixes):
+        if named_with(path, component.file_suffixes):
             return component.name
     return None

@@ -58,10 +58,10 @@ def reader_suffixes(reader: str | None = None) -> tuple[str, ...]:
             found = registry.file_suffixes()
         else:
             table = registry.components.get("reader", {})
-            cls = table[reader].cls if reader in table else None
+            declared = table[reader].file_suffixes if reader in table else ()
             found = tuple(
                 sorted(
-                    {s.lower() for s in getattr(cls, "file_suffixes", ())},
+                    {s.lower() for s in declared},
                     key=lambda s: (-len(s), s),
                 )
             )

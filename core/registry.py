@@ -4,6 +4,13 @@ Plugins come only from the ``crawlmill`` entry-point group and from module names
 config lists under ``plugins:``. A plugin that fails to import or register is recorded with its
 error (``status: failed`` in ``crawlmill plugins``) and the others still load.
 
+Plugins load lazily: a plugin whose components are declared in a manifest (an entry point in
+the ``crawlmill.manifests`` group naming a dict of entry-point name -> ``module`` and
+``components``, see :mod:`crawlmill.plugins.manifest`) is registered from that declaration and
+its module is imported only when a run uses one of its components (:attr:`Component.cls`) or
+detection needs its reader's ``sniff``; ``crawlmill plugins`` (:meth:`Registry.describe`)
+imports them all. A plugin without a declaration is imported at start.
+
 Environment switches (as pytest, tox and llm offer):
 
 * ``CRAWLMILL_LOAD_PLUGINS=a,b``: load only these entry points (empty: none);
@@ -27,6 +34,8 @@ from .markers import PROJECT
 from .plugin import Filter, Layout, Reader, Writable, Writer
 
 ENTRY_POINT_GROUP = "crawlmill"
+#: entry points naming a dict that declares plugins of :data:`ENTRY_POINT_GROUP` (lazy loading)
+MANIFEST_GROUP = "crawlmill.manifests"
 KINDS: dict[str, type] = {
     "reader": Reader,
     "writer": Writer,
@@ -55,16 +64,83 @@ class PluginInfo:
     error: str | None = None
     hooks: list[str] = field(default_factory=list)
     components: list[tuple[str, str]] = field(default_factory=list)  # (kind, name)
+    #: declared in a manifest and not imported yet (imported on first use)
+    lazy: bool = False
 
 
-@dataclass
 class Component:
-    """A registered reader, writer, filter or layout class and the plugin that provided it."""
+    """A registered reader, writer, filter, layout or Writable and the plugin that provided it.
 
-    kind: str
-    name: str
-    cls: type
-    plugin: str
+    A component declared in a manifest has no class until its plugin is imported: reading
+    :attr:`cls` imports it (a :class:`PluginError` when that fails or the plugin does not
+    register what it declared); :attr:`file_suffixes`, :attr:`java_names` and
+    :meth:`may_claim` answer from the declaration without importing."""
+
+    def __init__(
+        self,
+        kind: str,
+        name: str,
+        cls: type | None,
+        plugin: str,
+        *,
+        declared: dict[str, Any] | None = None,
+        loader: Any = None,
+    ) -> None:
+        self.kind, self.name, self.plugin = kind, name, plugin
+        self._cls = cls
+        self.declared = declared or {}
+        self._loader = loader
+
+    def __repr__(self) -> str:
+        state = "" if self._cls is not None else ", not imported"
+        return f"Component({self.kind} {self.name!r} of {self.plugin!r}{state})"
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the class is imported."""
+        return self._cls is not None
+
+    @property
+    def cls(self) -> type:
+        """The component's class (importing its plugin on first use)."""
+        if self._cls is None and self._loader is not None:
+            self._loader(self.plugin)
+        if self._cls is None:
+            raise PluginError(
+                f"{self.kind} {self.name!r} of plugin {self.plugin!r} is not available: "
+                "its plugin failed to load or did not register it (see `crawlmill plugins`)"
+            )
+        return self._cls
+
+    @cls.setter
+    def cls(self, value: type) -> None:
+        self._cls = value
+
+    @property
+    def file_suffixes(self) -> tuple[str, ...]:
+        """A reader's ``file_suffixes`` (declared ones while not imported)."""
+        if self._cls is None and "file_suffixes" in self.declared:
+            return tuple(self.declared["file_suffixes"])
+        return tuple(getattr(self.cls, "file_suffixes", ()))
+
+    @property
+    def java_names(self) -> tuple[str, ...]:
+        """A Writable's ``java_names`` (declared ones while not imported)."""
+        if self._cls is None and self.declared:
+            return tuple(self.declared.get("java_names", ()))
+        return tuple(getattr(self.cls, "java_names", ()))
+
+    def may_claim(self, path: str, head: bytes) -> bool:
+        """False when the declaration says this reader's ``sniff`` claims nothing of ``path``
+        (a file for a ``folders`` reader; a file whose first bytes start with none of its
+        ``file_magic``), so detection need not import it; True otherwise."""
+        if self._cls is not None or not self.declared:
+            return True
+        is_dir = os.path.isdir(path)
+        if self.declared.get("sniffs", "any") == "folders" and not is_dir:
+            return False
+        magic = self.declared.get("file_magic")
+        return not (magic and not is_dir and not any(head.startswith(m) for m in magic))
 
     def describe(self) -> dict[str, Any]:
         """Plain-data description: kind, name, summary and options schema."""
@@ -102,6 +178,8 @@ class Registry:
         #: plugin name -> ``(path, message)``: the first time its reader's ``sniff`` or its
         #: ``crawlmill_detect_format`` hook raised (see :meth:`detect`).
         self.detection_failures: dict[str, tuple[str, str]] = {}
+        #: declared (not yet imported) plugin name -> its entry point
+        self._entry_points: dict[str, Any] = {}
 
     # -- loading -------------------------------------------------------------------------
 
@@ -120,6 +198,7 @@ class Registry:
     def _load_entry_points(self) -> None:
         allow = _env_list("CRAWLMILL_LOAD_PLUGINS")
         block = _env_list("CRAWLMILL_DISABLE_PLUGINS") or set()
+        manifests = self._manifests()
         seen: set[str] = set()
         for ep in sorted(md.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
             if ep.name in seen:
@@ -136,12 +215,93 @@ class Registry:
             if (allow is not None and ep.name not in allow) or ep.name in block:
                 info.status = "blocked"
                 continue
+            declared = manifests.get(ep.name)
+            if declared is not None and declared.get("module") == ep.value:
+                self._entry_points[ep.name] = ep
+                self._declare(info, declared)
+                continue
             try:
                 obj = ep.load()
             except Exception as exc:  # a broken plugin must not stop the others
                 info.status, info.error = "failed", f"{type(exc).__name__}: {exc}"
                 continue
             self._register(info, obj)
+
+    def _manifests(self) -> dict[str, dict[str, Any]]:
+        """Entry-point name -> declaration, from every ``crawlmill.manifests`` entry point (the
+        first declaration of a name wins; an unreadable manifest is a registry problem and its
+        plugins are imported at start)."""
+        found: dict[str, dict[str, Any]] = {}
+        for ep in sorted(md.entry_points(group=MANIFEST_GROUP), key=lambda e: e.name):
+            try:
+                table = ep.load()
+                items = [(str(k), v) for k, v in table.items() if isinstance(v, dict)]
+            except Exception as exc:
+                self.problems.append(
+                    f"plugin manifest {ep.name!r} ({ep.value}) ignored: {type(exc).__name__}: {exc}"
+                )
+                continue
+            for name, declared in items:
+                found.setdefault(name, declared)
+        return found
+
+    def _declare(self, info: PluginInfo, declared: dict[str, Any]) -> None:
+        """Register ``info``'s declared components without importing its module."""
+        info.lazy = True
+        kinds = []
+        for entry in declared.get("components", ()):
+            kind, name = entry.get("kind"), entry.get("name")
+            if kind not in KINDS or not name:
+                self.problems.append(f"plugin {info.name!r}: manifest entry {entry!r} ignored")
+                continue
+            kinds.append(kind)
+            existing = self.components[kind].get(name)
+            if existing is not None:
+                self.problems.append(
+                    f"{kind} {name!r} from plugin {info.name!r} refused: already registered by {existing.plugin!r}"
+                )
+                continue
+            self.components[kind][name] = Component(
+                kind, name, None, info.name, declared=entry, loader=self._import_lazy
+            )
+            info.components.append((kind, name))
+        info.hooks = sorted({_HOOK_OF_KIND[k] for k in kinds})
+        if declared.get("detect_format"):
+            info.hooks = sorted([*info.hooks, "crawlmill_detect_format"])
+
+    def _import_lazy(self, plugin: str) -> None:
+        """Import the declared plugin ``plugin`` and bind its components' classes; a plugin
+        that fails to import becomes ``failed`` and its components leave the tables."""
+        info = self.plugins.get(plugin)
+        if info is None or not info.lazy:
+            return
+        info.lazy = False
+        declared = list(info.components)
+        try:
+            obj = self._entry_points[plugin].load()
+        except Exception as exc:
+            info.status, info.error = "failed", f"{type(exc).__name__}: {exc}"
+            obj = None
+        if obj is not None:
+            self._register(info, obj)
+        if info.status == "failed":
+            for kind, name in declared:
+                self.components[kind].pop(name, None)
+            info.components = []
+            return
+        for kind, name in declared:
+            if not self.components[kind][name].loaded:
+                self.components[kind].pop(name)
+                info.components.remove((kind, name))
+                self.problems.append(
+                    f"plugin {plugin!r} declares {kind} {name!r} in its manifest but importing "
+                    f"{info.module} did not register it"
+                )
+
+    def load_all(self) -> None:
+        """Import every declared plugin not imported yet (``crawlmill plugins``)."""
+        for name in sorted(self.plugins):
+            self._import_lazy(name)
 
     def add_module(self, module: str) -> PluginInfo:
         """Import ``module`` and register it as a plugin (config ``plugins:`` entries)."""
@@ -208,6 +368,10 @@ class Registry:
         if not name:
             raise PluginError(f"{info.name}: {component.__qualname__} has no name")
         existing = self.components[kind].get(name)
+        if existing is not None and existing.plugin == info.name and not existing.loaded:
+            existing.cls = component  # the declared component, imported
+            self._check_declared(info, existing)
+            return
         if existing is not None:
             self.problems.append(
                 f"{kind} {name!r} from plugin {info.name!r} refused: already registered by {existing.plugin!r}"
@@ -215,6 +379,20 @@ class Registry:
             return
         self.components[kind][name] = Component(kind, name, component, info.name)
         info.components.append((kind, name))
+
+    def _check_declared(self, info: PluginInfo, component: Component) -> None:
+        """A registry problem for each fact the manifest declared differently from the class
+        (the class wins)."""
+        cls = component.cls
+        for fact in ("file_suffixes", "java_names"):
+            if fact in component.declared and tuple(component.declared[fact]) != tuple(
+                getattr(cls, fact, ())
+            ):
+                self.problems.append(
+                    f"plugin {info.name!r}: manifest declares {component.kind} "
+                    f"{component.name!r} {fact} {tuple(component.declared[fact])!r}, "
+                    f"the class has {tuple(getattr(cls, fact, ()))!r} (the class wins)"
+                )
 
     # -- look-up -------------------------------------------------------------------------
 
@@ -224,6 +402,8 @@ class Registry:
         a user typed) the closest match."""
         table = self.components[kind]
         if name in table:
+            self._import_lazy(table[name].plugin)
+        if name in table:  # still: its plugin imported and registered it
             return table[name].cls
         known = sorted(table)
         close = difflib.get_close_matches(name, known, n=1) if suggest else []
@@ -269,10 +449,14 @@ class Registry:
         of its ``java_names``), or ``None``: a SequenceFile of an unknown class is read raw."""
         table = self.components["writable"]
         if java_name in table:
+            self._import_lazy(table[java_name].plugin)
+        if java_name in table:
             return table[java_name].cls  # type: ignore[return-value]
-        for component in table.values():
-            if java_name in component.cls.java_names:
-                return component.cls  # type: ignore[return-value]
+        for component in list(table.values()):
+            if java_name in component.java_names:
+                self._import_lazy(component.plugin)
+                if table.get(component.name) is component and java_name in component.java_names:
+                    return component.cls  # type: ignore[return-value]
         return None
 
     def detect(self, path: str, head: bytes) -> list[tuple[str, float]]:
@@ -294,7 +478,9 @@ class Registry:
             value = min(max(float(confidence), 0.0), 1.0)  # type: ignore[arg-type]
             scores[name] = max(scores.get(name, 0.0), value)
 
-        for name, component in self.components["reader"].items():
+        for name, component in list(self.components["reader"].items()):
+            if not component.may_claim(path, head):  # declared: claims nothing here
+                continue
             try:
                 claim(name, component.cls.sniff(path, head))
             except Exception as exc:  # a plugin bug: say whose, and go on without it
@@ -304,6 +490,9 @@ class Registry:
                     path,
                     exc,
                 )
+        for info in list(self.plugins.values()):
+            if info.lazy and "crawlmill_detect_format" in info.hooks:
+                self._import_lazy(info.name)
         hook = self.pm.hook.crawlmill_detect_format
         args = {"path": path, "head": head}
         for impl in hook.get_hookimpls():  # one by one: a raising one must not hide the others
@@ -337,12 +526,14 @@ class Registry:
         found = {
             suffix.lower()
             for component in self.components["reader"].values()
-            for suffix in component.cls.file_suffixes
+            for suffix in component.file_suffixes
         }
         return tuple(sorted(found, key=lambda s: (-len(s), s)))
 
     def describe(self, include_failed: bool = True) -> list[dict[str, Any]]:
-        """Plain-data listing of plugins and their components (``crawlmill plugins --json``)."""
+        """Plain-data listing of plugins and their components (``crawlmill plugins --json``);
+        imports every declared plugin."""
+        self.load_all()
         out = []
         for info in sorted(self.plugins.values(), key=lambda p: p.name):
             if not include_failed and info.status != "ok":
