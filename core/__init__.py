@@ -11,6 +11,17 @@ from __future__ import annotations
 
 from importlib.metadata import PackageNotFoundError, version
 
+from .contract import (
+    Collecting,
+    FixedReducePartitions,
+    HashPartitioned,
+    ReducedByKey,
+    ReducePartitioner,
+    ReduceSummary,
+    Shuffling,
+    SortKeyed,
+    capabilities,
+)
 from .errors import ConfigError, CrawlmillError, FormatError, PluginError
 from .markers import hookimpl
 from .plugin import (
@@ -78,4 +89,13 @@ __all__ = [
     "reduce_key",
     "hookimpl",
     "open_reader",
+    "Collecting",
+    "FixedReducePartitions",
+    "HashPartitioned",
+    "ReducedByKey",
+    "ReducePartitioner",
+    "ReduceSummary",
+    "Shuffling",
+    "SortKeyed",
+    "capabilities",
 ]
