@@ -23,6 +23,7 @@ from .contract import (
     capabilities,
 )
 from .errors import ConfigError, CrawlmillError, FormatError, PluginError
+from .file_writer import FileWriter, FileWriterOptions, describes_file
 from .markers import hookimpl
 from .plugin import (
     Check,
@@ -98,4 +99,7 @@ __all__ = [
     "Shuffling",
     "SortKeyed",
     "capabilities",
+    "FileWriter",
+    "FileWriterOptions",
+    "describes_file",
 ]

@@ -577,6 +577,10 @@ class Layout:
     #: the formats whose files the layout can lay out (``("warc",)``); empty: any file
     #: writer's. A writer of another format refuses the layout with a config error.
     formats: ClassVar[tuple[str, ...]] = ()
+    #: whether :meth:`should_roll` may look at ``bytes_in_file`` whatever its options say
+    #: (the file writer then flushes to give the exact size before each question); a
+    #: layout that asks for bytes only through a ``max_bytes`` option sets it to ``False``.
+    rolls_by_size: ClassVar[bool] = True
 
     def __init__(self, options: Any, ctx: WriteContext, extension: str) -> None:
         self.options = options
