@@ -11,7 +11,19 @@ from __future__ import annotations
 
 from importlib.metadata import PackageNotFoundError, version
 
+from .contract import (
+    Collecting,
+    FixedReducePartitions,
+    HashPartitioned,
+    ReducedByKey,
+    ReducePartitioner,
+    ReduceSummary,
+    Shuffling,
+    SortKeyed,
+    capabilities,
+)
 from .errors import ConfigError, CrawlmillError, FormatError, PluginError
+from .file_writer import FileWriter, FileWriterOptions, describes_file
 from .markers import hookimpl
 from .plugin import (
     Check,
@@ -78,4 +90,16 @@ __all__ = [
     "reduce_key",
     "hookimpl",
     "open_reader",
+    "Collecting",
+    "FixedReducePartitions",
+    "HashPartitioned",
+    "ReducedByKey",
+    "ReducePartitioner",
+    "ReduceSummary",
+    "Shuffling",
+    "SortKeyed",
+    "capabilities",
+    "FileWriter",
+    "FileWriterOptions",
+    "describes_file",
 ]

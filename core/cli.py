@@ -887,6 +887,8 @@ def _plugins(args: argparse.Namespace) -> int:
             print(f"  hooks: {', '.join(plugin['hooks'])}", file=out)
         for comp in plugin["components"]:
             print(f"  {comp['kind']} {comp['name']}: {comp['summary']}", file=out)
+            if comp.get("capabilities"):
+                print(f"    capabilities: {', '.join(comp['capabilities'])}", file=out)
             for opt in comp["options"]:
                 default = "required" if opt["required"] else f"default {json.dumps(opt['default'])}"
                 kind = _short_type(opt["type"])

@@ -65,6 +65,7 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from .components import ResolvedPipeline
+from .contract import ReducePartitioner, reduce_summary_of
 from .errors import ConfigError
 from .executor import Executor, WorkerCrash
 from .inputs import PlannedInput
@@ -571,7 +572,7 @@ def _reduce(state: _PassRun, n: int, pdir: PassDir) -> bool:
     write_json_atomic(pdir.done, marker)
     shutil.rmtree(pdir.workdir, ignore_errors=True)
     how = f" in {len(marker['tables'])} partitions" if len(marker["tables"]) > 1 else ""
-    seen, made = getattr(p.cls, "reduce_summary", None) or REDUCE_SUMMARY
+    seen, made = reduce_summary_of(p.cls, REDUCE_SUMMARY)
     _say(state, n, f"{marker['rows_in']} {seen}, {marker['rows']} {made}{how}")
     return True
 
@@ -636,7 +637,7 @@ def _split_reduce(state: _PassRun, n: int, pdir: PassDir, key: str, parts: int) 
     if todo:
         _say(state, n, f"splitting the rows of {len(todo)} input(s) into {parts} partitions")
         own = (state.spec.model_dump(mode="json"), p.info())
-        own_keys = own if getattr(p.cls, "reduce_partition", None) is not None else None
+        own_keys = own if isinstance(p.cls, ReducePartitioner) else None
         payloads = [split_payload(pdir.path, i.input.index, key, parts, own_keys) for i in todo]
         _run_tasks(state, split_task, payloads, "split")
     waiting = [k for k in range(parts) if reduce_done(rdir, k) is None]

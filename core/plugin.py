@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, ClassVar, NamedTuple
 from pydantic import BaseModel, ConfigDict
 
 from .collection import Check, Expectation
+from .contract import declares_collect, reduce_key
 from .problems import Damage, Notice
 from .record import Record
 
@@ -205,33 +206,6 @@ class LazySchema:
 
     def __get__(self, obj: Any, owner: type) -> Any:
         return self.build()
-
-
-def declares_collect(cls: type) -> bool:
-    """True when the component class declares a whole-collection step: a ``collect_schema``
-    (a ``pyarrow.Schema``), a ``collect(record)`` method and a ``reduce`` classmethod."""
-    return (
-        getattr(cls, "collect_schema", None) is not None
-        and callable(getattr(cls, "collect", None))
-        and callable(getattr(cls, "reduce", None))
-    )
-
-
-def reduce_key(cls: type) -> str | None:
-    """The ``reduce_by`` column of a collecting component class, or ``None``: with it, the
-    class's ``reduce`` may run on parts of the rows that each hold every row of their key
-    values (see :mod:`crawlmill.core.reduce_tasks`); it must name a ``collect_schema``
-    column."""
-    key = getattr(cls, "reduce_by", None)
-    if key is None:
-        return None
-    names = list(getattr(cls.collect_schema, "names", ()))
-    if not isinstance(key, str) or key not in names:
-        raise TypeError(
-            f"{cls.__name__}.reduce_by is {key!r}; it must name a column of its "
-            f"collect_schema ({', '.join(names)})"
-        )
-    return key
 
 
 @dataclass(slots=True)
@@ -600,6 +574,10 @@ class Layout:
     #: the formats whose files the layout can lay out (``("warc",)``); empty: any file
     #: writer's. A writer of another format refuses the layout with a config error.
     formats: ClassVar[tuple[str, ...]] = ()
+    #: whether :meth:`should_roll` may look at ``bytes_in_file`` whatever its options say
+    #: (the file writer then flushes to give the exact size before each question); a
+    #: layout that asks for bytes only through a ``max_bytes`` option sets it to ``False``.
+    rolls_by_size: ClassVar[bool] = True
 
     def __init__(self, options: Any, ctx: WriteContext, extension: str) -> None:
         self.options = options

@@ -42,6 +42,7 @@ import traceback
 import zlib
 from typing import Any
 
+from .contract import FixedReducePartitions, ReducePartitioner
 from .outputs import write_json_atomic
 from .pass_tasks import PassDir, read_json
 from .plugin import ReduceContext
@@ -83,10 +84,9 @@ def partition_count(rows_bytes: int, memory: int) -> int:
 def fixed_partitions(cls: type, options: Any) -> int | None:
     """The partition count a component fixes for its reduce (its classmethod
     ``reduce_partitions(options)``), or ``None`` (split by size, :func:`partition_count`)."""
-    fixed = getattr(cls, "reduce_partitions", None)
-    if fixed is None:
+    if not isinstance(cls, FixedReducePartitions):
         return None
-    n = fixed(options)
+    n = cls.reduce_partitions(options)
     if n is not None and (not isinstance(n, int) or not 1 <= n <= MAX_FIXED_PARTITIONS):
         raise ValueError(
             f"{cls.__name__}.reduce_partitions gave {n!r}; expected 1..{MAX_FIXED_PARTITIONS}"
@@ -98,10 +98,9 @@ def key_partitions(cls: type | None, values: list[Any], partitions: int) -> list
     """The partition of each key value: the component's classmethod
     ``reduce_partition(values, partitions)`` when it has one (checked to give one partition
     in range per value), else ``crc32`` of :func:`key_bytes` modulo ``partitions``."""
-    custom = getattr(cls, "reduce_partition", None) if cls is not None else None
-    if custom is None:
+    if not isinstance(cls, ReducePartitioner):
         return [zlib.crc32(key_bytes(v)) % partitions for v in values]
-    parts = list(custom(values, partitions))
+    parts = list(cls.reduce_partition(values, partitions))
     if len(parts) != len(values) or any(
         not isinstance(p, int) or not 0 <= p < partitions for p in parts
     ):

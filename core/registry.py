@@ -29,6 +29,7 @@ from typing import Any
 import pluggy
 
 from . import hookspecs
+from .contract import capabilities
 from .errors import PluginError
 from .markers import PROJECT
 from .plugin import Filter, Layout, Reader, Writable, Writer
@@ -162,6 +163,7 @@ class Component:
             "kind": self.kind,
             "name": self.name,
             "summary": doc.splitlines()[0] if doc else "",
+            "capabilities": capabilities(self.cls),
             "options": options,
         }
 

@@ -47,10 +47,10 @@ import shutil
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from ..contract import Shuffling, declares_collect, implements, shuffle_methods_missing
 from ..executor import WorkerCrash, interruptible
 from ..messages import Marker, TaskStatus
 from ..outputs import OutputRoot, write_json_atomic
-from ..plugin import declares_collect
 from ..progress import ProgressMonitor
 from ..spec import PipelineSpec
 from ..stats import filter_labels
@@ -71,10 +71,9 @@ DEFAULT_MEMORY = 256 * 1024 * 1024
 
 def shuffle_of(writer: Any) -> ShuffleSpec | None:
     """The writer instance's shuffle (``None``: it declares none)."""
-    declare = getattr(writer, "shuffle", None)
-    if not callable(declare):
+    if not implements(writer, Shuffling):
         return None
-    spec = declare()
+    spec = writer.shuffle()
     if spec is not None and not isinstance(spec, ShuffleSpec):
         raise TypeError(f"{type(writer).__name__}.shuffle() returned {spec!r}, not a ShuffleSpec")
     return spec
@@ -89,8 +88,7 @@ def _check_writer(writer: Any, shuffle: ShuffleSpec) -> None:
             f"writer {name!r} declares both a shuffle and a collect step; a shuffled writer "
             "cannot have a collect step"
         )
-    needed = ["sort_key"] + (["partition_of"] if shuffle.partitioning == "hash" else [])
-    missing = [m for m in needed if not callable(getattr(writer, m, None))]
+    missing = shuffle_methods_missing(writer, shuffle.partitioning)
     if missing:
         raise TypeError(
             f"writer {name} declares a shuffle but has no {' or '.join(missing)}(record...)"

@@ -1,6 +1,6 @@
 """The ``arc`` writer: ARC v1 (IA 5-field header lines) for tools that only read ARC.
 
-Files are placed by the ``layout`` option (:mod:`crawlmill.plugins.writers.files`): with the
+Files are placed by the ``layout`` option (:mod:`crawlmill.core.file_writer`): with the
 default ``plain`` layout one output per input, named like the input with ``.arc.gz`` (one gzip
 member per record, the default) or ``.arc``, or a numbered series with ``layout: {name: plain,
 max_records: N}``; the ``clueweb09`` and ``chuweb21`` layouts lay out WARC files only and are
@@ -54,6 +54,7 @@ from functools import partial
 from typing import Any, BinaryIO, Literal
 
 from crawlmill.core import Record, RecordKind, WriteContext, hookimpl
+from crawlmill.core.file_writer import FileWriter, FileWriterOptions, OutputFile, describes_file
 from crawlmill.core.naming import strip_suffixes
 from crawlmill.formats.arc import (
     build_filedesc,
@@ -66,8 +67,6 @@ from crawlmill.formats.compression import MemberSource
 from crawlmill.formats.member_writer import MemberWriter, ReusedMember, isal_available
 from crawlmill.plugins.writers.original_date import warn_original_date_dropped
 from pydantic import Field, field_validator
-
-from .files import FileWriter, FileWriterOptions, OutputFile, describes_file
 
 __all__ = ["ArcWriter", "arc_header_record", "output_name"]
 

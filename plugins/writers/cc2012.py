@@ -27,7 +27,7 @@ the ARC writer, which quarantines what ARC cannot hold (requests, other metadata
 out with ``--filter kind keep=response`` when only the pages matter).
 
 The records that describe a file (``warcinfo``, an ARC filedesc carried as a ``metadata``
-record: :func:`~crawlmill.plugins.writers.files.describes_file`,
+record: :func:`~crawlmill.core.file_writer.describes_file`,
 :func:`~crawlmill.plugins.writers.arc.arc_header_record`) before the first capture
 make the ARC file's filedesc, and are counted as written: an ARC filedesc is written as it
 was (verbatim when unchanged); a ``warcinfo`` before it (a WARC made from a segment starts with
@@ -56,6 +56,7 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 
 from crawlmill.core import InputFile, Record, RecordKind, WriteContext, Writer, hookimpl
+from crawlmill.core.file_writer import describes_file
 from crawlmill.core.plugin import PluginOptions
 from crawlmill.formats.cc2012_segment import VARIANTS, SegmentFiles, archive_info, with_archive_info
 from pydantic import Field
@@ -63,7 +64,6 @@ from pydantic import Field
 from .arc import ArcWriter, arc_header_record
 from .cc2012_json import Redirects, carried_json, compact, page_json, page_text_of
 from .cc_metadata import segment_names
-from .files import describes_file
 
 __all__ = ["Cc2012Writer"]
 

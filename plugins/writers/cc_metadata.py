@@ -30,9 +30,8 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
-from crawlmill.core import InputFile, Record, RecordKind, hookimpl
+from crawlmill.core import FileWriter, FileWriterOptions, InputFile, Record, RecordKind, hookimpl
 from crawlmill.formats.cc2012_segment import VARIANTS, SegmentFiles
-from crawlmill.plugins.writers.files import FileWriter, FileWriterOptions
 from crawlmill.plugins.writers.original_date import warn_original_date_dropped
 from pydantic import Field
 

@@ -59,13 +59,13 @@ from collections.abc import Callable
 from typing import Any, BinaryIO, Literal
 
 from crawlmill.core.errors import ConfigError, CrawlmillError
+from crawlmill.core.file_writer import describes_file
+from crawlmill.core.layouts import Layout, register_layout
 from crawlmill.core.markers import hookimpl
 from crawlmill.core.naming import named_with, reader_suffixes, strip_suffixes
 from crawlmill.core.plugin import PluginOptions, WriteContext
 from crawlmill.core.record import Record, RecordKind
 from crawlmill.formats import clueweb09 as cw
-from crawlmill.plugins.writers.files import describes_file
-from crawlmill.plugins.writers.layouts import Layout, register_layout
 from pydantic import Field
 
 __all__ = [
@@ -128,6 +128,7 @@ class ClueWeb09Layout(Layout):
     docstring)."""
 
     name = "clueweb09"
+    rolls_by_size = False  # one file per input
     Options = ClueWeb09Options
     formats = ("warc",)
 
@@ -235,7 +236,7 @@ class ClueWeb09Layout(Layout):
         ``clueweb09-<dir>-<file>-<record:05d>``, ``record`` counting this file's responses
         (``record_number`` counts its documents: those that are no response are subtracted);
         ``None`` for every record ClueWeb09 does not number: the warcinfo, any record
-        describing its file (:func:`~crawlmill.plugins.writers.files.describes_file`) and
+        describing its file (:func:`~crawlmill.core.file_writer.describes_file`) and
         every record that is not a ``response`` ("One custom field is added to the WARC
         response header information named WARC-TREC-ID"). See the module docstring for when
         ids are assigned anew and how that is reported."""
@@ -387,6 +388,7 @@ class Chuweb21Layout(Layout):
 
     name = "chuweb21"
     Options = Chuweb21Options
+    rolls_by_size = False  # one file per input
     formats = ("warc",)
 
     def __init__(self, options: Any, ctx: WriteContext, extension: str) -> None:

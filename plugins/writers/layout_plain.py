@@ -19,12 +19,11 @@ from __future__ import annotations
 import posixpath
 from typing import Any, ClassVar
 
+from crawlmill.core.layouts import Layout, register_layout
 from crawlmill.core.markers import hookimpl
 from crawlmill.core.naming import stem_of, strip_suffixes
 from crawlmill.core.plugin import PluginOptions
 from pydantic import Field, field_validator, model_validator
-
-from .layouts import Layout, register_layout
 
 __all__ = ["DEFAULT_PATTERN", "ROLLOVER_PATTERN", "PlainLayout", "PlainOptions", "split_name"]
 
@@ -107,6 +106,7 @@ class PlainLayout(Layout):
 
     name: ClassVar[str] = "plain"
     Options = PlainOptions
+    rolls_by_size = False  # bytes only with max_bytes
 
     @classmethod
     def position_free(cls, options: Any) -> bool:

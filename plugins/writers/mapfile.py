@@ -42,6 +42,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from crawlmill.core import Record, hookimpl
+from crawlmill.core.file_writer import OutputFile
 from crawlmill.core.shuffle import ShuffleSpec
 from crawlmill.formats.hadoop.mapfile import (
     INDEX_INTERVAL,
@@ -52,7 +53,6 @@ from crawlmill.formats.hadoop.mapfile import (
 )
 from pydantic import Field, model_validator
 
-from .files import OutputFile
 from .layout_plain import PlainOptions, pattern_for
 from .sequencefile import H, SequenceFileWriter, _key_of
 

@@ -37,6 +37,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from crawlmill.core import Record, WriteContext, hookimpl
+from crawlmill.core.file_writer import FileWriter, FileWriterOptions, OutputFile
 from crawlmill.formats.hadoop.codecs import CODECS, codec_for, codec_named
 from crawlmill.formats.hadoop.sequencefile import (
     BLOCK_SIZE,
@@ -54,8 +55,6 @@ from crawlmill.formats.hadoop.writables import (
 )
 from crawlmill.plugins.writables.lookup import find_writable
 from pydantic import Field
-
-from .files import FileWriter, FileWriterOptions, OutputFile
 
 __all__ = ["SequenceFileWriter"]
 

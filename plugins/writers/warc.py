@@ -89,7 +89,7 @@ Code: the record rules (verbatim, rebuild, digests, warcinfo bytes) are
 :mod:`crawlmill.formats.warc_builder`; the Record -> headers mapping is
 :mod:`~crawlmill.plugins.writers.warc_encode`; record ids and crawlmill's warcinfo
 :mod:`~crawlmill.plugins.writers.warc_ids`; CDXJ :mod:`~crawlmill.plugins.writers.cdxj_index`;
-files, layouts and rollover :mod:`~crawlmill.plugins.writers.files` (shared with every file
+files, layouts and rollover :mod:`~crawlmill.core.file_writer` (shared with every file
 writer). This module is the plugin adapter.
 
 Threading: records are digested (built records), serialised and compressed in batches on two
@@ -122,6 +122,7 @@ from functools import partial
 from typing import Any, ClassVar, Literal
 
 from crawlmill.core import Record, WriteContext, hookimpl
+from crawlmill.core.file_writer import FileWriter, FileWriterOptions, OutputFile, describes_file
 from crawlmill.core.shuffle import ShuffleSpec
 from crawlmill.formats.compression import MemberSource
 from crawlmill.formats.warcwriter import (
@@ -136,7 +137,6 @@ from crawlmill.formats.warcwriter import (
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from .cdxj_index import CdxjIndex
-from .files import FileWriter, FileWriterOptions, OutputFile, describes_file
 from .layout_plain import check_pattern, check_rollover
 from .warc_encode import WarcEncoder
 from .warc_ids import RecordIds, conversion_date, warcinfo_of_task

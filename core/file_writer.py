@@ -1,0 +1,279 @@
+"""What every file writer shares: the ``layout`` option, output naming, rollover, side files.
+
+Part of core's contract: a writer of files from any package subclasses
+``crawlmill.core.FileWriter`` and its options from ``crawlmill.core.FileWriterOptions``
+(``docs/adding-a-writer.md``); ``crawlmill.plugins.writers.files``, where they lived before,
+re-exports them and is deprecated.
+
+As datatrove's ``DiskWriter`` owns naming and rollover for every writer, :class:`FileWriter`
+owns them for crawlmill's file writers: a subclass says *how* records are
+encoded (:meth:`FileWriter.start_file`, :meth:`FileWriter.finish_file`, its ``write``) and the
+layout its ``layout`` option names says *where* they go (file names, when to roll over, doc ids,
+collection side files; :mod:`crawlmill.core.layouts`).
+
+:class:`FileWriterOptions` is the base of such a writer's options: ``layout`` takes a layout's
+name or a mapping ``{name: clueweb09, language: English}`` whose other keys are the layout's own
+options (checked by its ``Options`` model); a writer option of the same name as a layout option
+(``max_records`` of the WARC writer) fills it too, so the flat form means the same. A layout
+that names the formats it can lay out (:attr:`crawlmill.core.plugin.Layout.formats`) refuses a
+writer of another format with a config error.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, BinaryIO, ClassVar
+
+from pydantic import (
+    Field,
+    PrivateAttr,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+
+from .errors import ConfigError
+from .layouts import find_layout
+from .plugin import InputFile, Layout, PluginOptions, WriteContext, Writer
+from .record import Record, RecordKind
+
+if TYPE_CHECKING:
+    from .messages import CompletedInput
+
+__all__ = ["FileWriter", "FileWriterOptions", "OutputFile", "describes_file"]
+
+
+def describes_file(record: Record) -> bool:
+    """Whether ``record`` describes its file rather than holding a document: a ``warcinfo``,
+    or a record its reader marked with ``extras["neutral"]["describes_file"]`` (a source
+    file's own header record). Layouts number no document with it and writers do not count
+    it as one."""
+    if record.kind == RecordKind.WARCINFO:
+        return True
+    neutral = record.extras.get("neutral")
+    return isinstance(neutral, dict) and bool(neutral.get("describes_file"))
+
+
+def _layout_errors(name: str, exc: ValidationError) -> str:
+    return f"layout {name!r}: " + "; ".join(
+        f"{'.'.join(str(p) for p in e['loc'])}: "
+        + ("unknown option" if e["type"] == "extra_forbidden" else e["msg"])
+        for e in exc.errors()
+    )
+
+
+class FileWriterOptions(PluginOptions):
+    """Options every file writer has: its layout, by name or as a mapping with options."""
+
+    #: the format the writer writes (its name), checked against ``Layout.formats``.
+    writes: ClassVar[str] = ""
+
+    layout: str = Field(
+        "plain",
+        description="Output layout: any registered layout (see `crawlmill plugins`). A name, or a mapping {name: plain, max_records: 1000} with the layout's options.",
+    )
+    layout_options: dict[str, Any] = Field(
+        default_factory=dict,
+        description="The layout's own options that are not writer options (set by the mapping form of layout).",
+    )
+
+    _layout_cls: Any = PrivateAttr(None)
+    _layout_settings: Any = PrivateAttr(None)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _layout_mapping(cls, data: Any, info: ValidationInfo) -> Any:
+        """``layout: {name: ..., <option>: ...}``: the layout's options, checked by its
+        ``Options`` model; those the writer also has become the writer's (so the flat form
+        means the same), the others ``layout_options``."""
+        if not isinstance(data, dict) or not isinstance(data.get("layout"), dict):
+            return data
+        data = dict(data)
+        given = dict(data["layout"])
+        name = given.pop("name", None)
+        if not isinstance(name, str) or not name:
+            raise ValueError("layout: a mapping needs name: the layout's name")
+        layout = find_layout(name, (info.context or {}).get("registry"))
+        if layout is None:
+            data["layout"] = name  # the layout field says it is unknown
+            return data
+        try:
+            checked = layout.Options.model_validate(given)
+        except ValidationError as exc:
+            raise ValueError(_layout_errors(name, exc)) from None
+        own = dict(data.get("layout_options") or {})
+        for key in given:
+            value = getattr(checked, key)
+            if key in cls.model_fields and key not in ("layout", "layout_options"):
+                if key in data and data[key] != value:
+                    raise ValueError(f"layout {name!r}: {key} given twice, in layout and beside it")
+                data[key] = value
+            else:
+                own[key] = given[key]
+        data["layout"], data["layout_options"] = name, own
+        return data
+
+    @field_validator("layout")
+    @classmethod
+    def _known_layout(cls, value: str, info: ValidationInfo) -> str:
+        layout = find_layout(value, (info.context or {}).get("registry"))
+        if layout is None:
+            raise ValueError(f"unknown layout {value!r}; see `crawlmill plugins` for the layouts")
+        formats = getattr(layout, "formats", None)
+        if formats and cls.writes and cls.writes not in formats:
+            raise ValueError(
+                f"layout {value!r} lays out {', '.join(formats)} files only, "
+                f"not the {cls.writes} writer's; use another layout (plain)"
+            )
+        return value
+
+    @model_validator(mode="after")
+    def _layout_settings_of(self, info: ValidationInfo) -> FileWriterOptions:
+        """Resolve the layout and validate its own options: ``layout_options`` plus the
+        writer options its ``Options`` model shares with the writer's."""
+        layout = find_layout(self.layout, (info.context or {}).get("registry"))
+        assert layout is not None  # checked by _known_layout
+        shared = {
+            key: getattr(self, key)
+            for key in layout.Options.model_fields
+            if key in type(self).model_fields and key not in self.layout_options
+        }
+        try:
+            settings = layout.Options.model_validate({**shared, **self.layout_options})
+        except ValidationError as exc:
+            raise ValueError(f"layout {self.layout!r}: {exc.errors()[0]['msg']}") from None
+        self._layout_cls, self._layout_settings = layout, settings
+        return self
+
+    @property
+    def layout_class(self) -> type[Layout]:
+        """The layout class the ``layout`` option names (looked up again for options built
+        without validation, ``model_construct``); :class:`ConfigError` when none has it."""
+        layout = self._layout_cls or find_layout(self.layout)
+        if layout is None:
+            raise ConfigError([("writer.layout", f"unknown layout {self.layout!r}")])
+        return layout
+
+    @property
+    def layout_settings(self) -> PluginOptions:
+        """The layout's own validated ``Options``."""
+        return self._layout_settings
+
+
+@dataclass
+class OutputFile:
+    """One open output file of a task and what its writer counts in it."""
+
+    path: str
+    stream: BinaryIO
+    #: what the writer encodes into (its own file writer object), or the stream itself.
+    sink: Any = None
+    records: int = 0  # input records written (what rollover counts)
+    documents: int = 0  # records that do not describe the file (see describes_file)
+
+
+class FileWriter(Writer):
+    """Base of writers that write files through a layout: naming, rollover, side files.
+
+    A subclass implements :meth:`extension` (the suffix it writes for given options),
+    :meth:`start_file` (open its encoder on a new file), :meth:`finish_file` (close it and
+    return the file's entry for ``ctx.notes["files"]``) and may extend :meth:`side_files`
+    (files it writes beside each output, as the WARC writer's ``.cdxj``). In ``write`` it calls
+    :meth:`file_for` to get the file the record goes into, then :meth:`count`."""
+
+    @classmethod
+    def extension(cls, options: Any) -> str:
+        """The file suffix written with ``options`` (``.warc.gz``...)."""
+        raise NotImplementedError
+
+    @classmethod
+    def side_files(cls, options: Any, path: str) -> list[str]:
+        """Files written beside output ``path`` (for the planned outputs)."""
+        return []
+
+    @classmethod
+    def planned_outputs(cls, options: Any, inputs: list[InputFile]) -> list[list[str]] | None:
+        """The first file of each input as its layout names it, with its side files."""
+        planned = options.layout_class.planned_paths(options, inputs, cls.extension(options))
+        if planned is None:
+            return None
+        return [paths + [s for p in paths for s in cls.side_files(options, p)] for paths in planned]
+
+    @classmethod
+    def position_free(cls, options: Any) -> bool:
+        """The layout's answer: its names (and the bytes, which hold nothing positional)."""
+        return bool(options.layout_class.position_free(options))
+
+    @classmethod
+    def finalize(
+        cls, root: str, options: PluginOptions, tasks: list[CompletedInput], create: Any
+    ) -> None:
+        """Delegate collection-wide side files to the layout's ``finalize``."""
+        options.layout_class.finalize(root, options, tasks, create)  # type: ignore[attr-defined]
+
+    # -- per task -------------------------------------------------------------------------
+
+    def open_layout(self, ctx: WriteContext) -> None:
+        """Start a task: the layout of this input; the first file comes with the first record."""
+        self.ctx = ctx
+        self.layout = self.options.layout_class(self.options, ctx, self.extension(self.options))
+        self.file: OutputFile | None = None
+        ctx.notes.setdefault("files", [])
+
+    def file_for(self, record: Record | None) -> OutputFile:
+        """The file the next record goes into: the open one, or a new one when there is none
+        or the layout says the open one is full."""
+        if self.file is not None and self._full(self.file):
+            self.close_file()
+        if self.file is None:
+            path = self.layout.next_path()
+            self.file = OutputFile(path, self.ctx.create(path))
+            self.start_file(self.file, record)
+        return self.file
+
+    def ensure_output(self) -> None:
+        """When the task must leave an output (``ctx.require_output``: a shuffle partition)
+        and started no file, start one without records (``start_file(file, None)``); a
+        subclass calls this in ``close`` before closing its open file."""
+        if self.ctx.require_output and self.file is None and not self.ctx.notes.get("files"):
+            self.file_for(None)
+
+    def count(self, record: Record) -> None:
+        """Count a written input record in the open file (for rollover and doc ids)."""
+        assert self.file is not None
+        self.file.records += 1
+        if not describes_file(record):
+            self.file.documents += 1
+
+    def close_file(self) -> None:
+        """Finish the open file and note it in ``ctx.notes["files"]``."""
+        f = self.file
+        assert f is not None
+        self.file = None
+        self.ctx.notes["files"].append(self.finish_file(f))
+
+    def _full(self, file: OutputFile) -> bool:
+        """Ask the layout whether ``file`` is full, with its exact size when the layout may
+        look at it (``max_bytes``, or a layout from outside this package)."""
+        exact = (
+            getattr(self.options, "max_bytes", None) is not None
+            or getattr(self.layout.settings, "max_bytes", None) is not None
+            or type(self.layout).rolls_by_size
+        )
+        return self.layout.should_roll(file.records, self.file_size(file, exact))
+
+    # -- what a subclass implements -------------------------------------------------------
+
+    def start_file(self, file: OutputFile, first: Record | None) -> None:
+        """Open the encoder on ``file`` (``first``: the record about to be written, or
+        ``None`` for a file started without records)."""
+        raise NotImplementedError
+
+    def finish_file(self, file: OutputFile) -> dict[str, Any]:
+        """Close ``file`` (and its side files); return its ``ctx.notes["files"]`` entry."""
+        raise NotImplementedError
+
+    def file_size(self, file: OutputFile, exact: bool) -> int:
+        """Bytes written to ``file`` so far (``exact``: after flushing what is buffered)."""
+        return file.stream.tell()
