@@ -44,22 +44,13 @@ import dataclasses
 import os
 import sys
 import time
-from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, TextIO
 
 from .components import ResolvedPipeline, resolve, resolve_pipeline
 from .errors import ConfigError, DamagedRecordError
-from .executor import (
-    Executor,
-    InProcessExecutor,
-    WorkerCrash,
-    interruptible,
-    make_executor,
-    pool_size,
-)
+from .executor import interruptible
 from .inputs import PlannedInput, expand_inputs
-from .messages import CompletedInput, Marker, PipelineStamp, TaskPayload, TaskResult, TaskStatus
+from .messages import CompletedInput, PipelineStamp
 from .orphans import find_orphans, remove_orphans
 from .outputs import (
     OutputRoot,
@@ -71,13 +62,23 @@ from .outputs import (
     write_json_atomic,
 )
 from .ownership import OutputPlan, check_outputs, component_versions
-from .passes import PassPlan, end_run, plan_passes, remove_other_passes, run_passes
+from .passes import end_run, plan_passes, remove_other_passes
 from .plugin import Damage
-from .progress import ProgressMonitor
 from .registry import Registry
+from .run.convert import (
+    Completed,
+    RunState,
+    Todo,
+    collect_committed,
+    complete_input,
+    execute,
+    run_passes_first,
+    stop_at_failed_check,
+)
+from .shuffle.run import execute as execute_shuffle
 from .spec import ComponentSpec, PipelineSpec
 from .stats import AccountingError, RunReport, filter_labels
-from .task import READER_STEP, WRITER_STEP, run_task, seed_registry
+from .task import READER_STEP, WRITER_STEP
 
 __all__ = ["RunReport", "plan", "run"]
 
@@ -100,28 +101,6 @@ def plan(spec: PipelineSpec, registry: Registry) -> tuple[ResolvedPipeline, list
         if problems:
             raise ConfigError(problems)
     return pipeline, planned
-
-
-def _payload(
-    spec_data: dict[str, Any],
-    p: PlannedInput,
-    key: str,
-    fingerprint: str,
-    count: int,
-    replaceable: list[str] | None = None,
-    tables: dict[str, str] | None = None,
-) -> TaskPayload:
-    return TaskPayload(
-        spec=spec_data,
-        input=p.input,
-        reader=p.reader,
-        key=key,
-        fingerprint=fingerprint,
-        input_size=p.size,
-        input_count=count,
-        replaceable=tuple(replaceable or ()),
-        tables=dict(tables or {}),
-    )
 
 
 def _planned_outputs(
@@ -164,16 +143,6 @@ def _warn_forced_readers(planned: list[PlannedInput], report: RunReport, stream:
         )
 
 
-def _stop_at_failed_check(spec: PipelineSpec, planned: list[PlannedInput]) -> dict | None:
-    """Under ``on_error: fail``, the first failed presence check of the plan (a unit's
-    missing part) stops the run before any task, as a failed check in a task does."""
-    failed = [c for c in getattr(planned, "checks", []) if not c.ok]
-    if not failed or spec.run.on_error != "fail":
-        return None
-    reason = f"{failed[0].check} check failed: {failed[0].reason}"
-    return {"path": failed[0].path, "offset": 0, "reason": reason, "length": None}
-
-
 def _replace_other_pipeline(
     root: OutputRoot, checked: OutputPlan, planned: list[PlannedInput]
 ) -> None:
@@ -213,50 +182,6 @@ def _inputs_inside(root: OutputRoot, planned: list[PlannedInput]) -> set[str]:
         if real.startswith(real_root + os.sep):
             inside.add(os.path.relpath(real, real_root).replace(os.sep, "/"))
     return inside
-
-
-#: completion markers of the inputs done (resumed or converted now), by input index.
-Completed = dict[int, Marker]
-#: the inputs to convert now, with their marker keys.
-Todo = list[tuple[PlannedInput, str]]
-
-
-def _complete_marker(
-    root: OutputRoot,
-    key: str,
-    fingerprint: str,
-    p: PlannedInput,
-    count: int,
-    position_free: bool = False,
-) -> Marker | None:
-    """The marker of a complete input (:meth:`OutputRoot.complete_marker`) as a
-    :class:`Marker`, or ``None``; a marker file this version cannot read means: redo.
-
-    The input must be the one the marker describes: same relpath, reader and (when the marker
-    records it) stem. Its position (index among ``count`` inputs) must be the same too,
-    unless the writer is ``position_free`` and the marker records the stem: then inputs
-    added, removed or renamed around it leave it complete."""
-    free = position_free and isinstance(_marker_stem(root.read_marker(key)), str)
-    where = (None, None) if free else (p.input.index, count)
-    data = root.complete_marker(key, fingerprint, p.size, *where)
-    if data is None:
-        return None
-    try:
-        marker = Marker.from_dict(data)
-    except (TypeError, ValueError, KeyError, AttributeError):
-        return None
-    stem = _marker_stem(data)
-    if marker.input != p.input.relpath or (marker.reader and marker.reader != p.reader):
-        return None  # the common root of loose files moved, or detection changed
-    if stem is not None and stem != p.input.stem:
-        return None  # a sibling came or went: the input's outputs are named otherwise now
-    return marker
-
-
-def _marker_stem(data: dict[str, Any] | None) -> str | None:
-    """The stem a completion marker records (``None``: a marker of an older version)."""
-    stem = (data or {}).get("stem")
-    return stem if isinstance(stem, str) else None
 
 
 def _position_free(pipeline: ResolvedPipeline) -> bool:
@@ -302,7 +227,7 @@ def _resume(
         key = marker_key(p.input.path, fingerprint + salt)
         marker = None
         if spec.run.resume:
-            marker = _complete_marker(root, key, fingerprint, p, len(planned), position_free)
+            marker = complete_input(root, key, fingerprint, p, len(planned), position_free)
         listed = {o.path for o in marker.outputs} if marker is not None else set()
         if listed and predicted is not None and not set(predicted[i]) <= listed:
             marker = None  # its outputs are named otherwise now (a sibling came or went)
@@ -333,31 +258,7 @@ def _announce(report: RunReport, planned: list[PlannedInput], stream: TextIO) ->
             print(f"crawlmill: {check}", file=stream)
 
 
-@dataclass
-class _Run:
-    """One run's state, from planning to the report."""
-
-    spec: PipelineSpec
-    registry: Registry
-    stream: TextIO
-    started: float
-    pipeline: ResolvedPipeline
-    planned: list[PlannedInput]
-    #: the output files the writer plans per input (``None``: named while writing).
-    predicted: list[list[str]] | None
-    fingerprint: str
-    #: what ``pipeline.json`` describes (``PipelineSpec.fingerprint_data``).
-    pipeline_data: dict[str, Any]
-    root: OutputRoot
-    completed: Completed
-    todo: Todo
-    checked: OutputPlan
-    report: RunReport
-    #: the collect/reduce passes before the final pass (:mod:`crawlmill.core.passes`).
-    passes: PassPlan
-
-
-def _prepare(spec: PipelineSpec, registry: Registry, stream: TextIO, started: float) -> _Run:
+def _prepare(spec: PipelineSpec, registry: Registry, stream: TextIO, started: float) -> RunState:
     """Validate and plan; decide resume and output ownership. Reads only: nothing is
     written before this succeeds."""
     pipeline, planned = plan(spec, registry)
@@ -373,7 +274,7 @@ def _prepare(spec: PipelineSpec, registry: Registry, stream: TextIO, started: fl
     checked = check_outputs(spec, planned, predicted, fingerprint, data, root, todo_indexes)
     report = RunReport(inputs=len(planned), fingerprint=fingerprint)
     report.inputs_skipped = len(completed)
-    return _Run(
+    return RunState(
         spec, registry, stream, started, pipeline, planned, predicted, fingerprint, data, root,
         completed, todo, checked, report, passes,
     )  # fmt: skip
@@ -414,7 +315,7 @@ def run(
     return state.report
 
 
-def _run_in_root(r: _Run) -> dict[str, Any] | None:
+def _run_in_root(r: RunState) -> dict[str, Any] | None:
     """Under the run lock: execute the tasks, settle the root's markers, summarise,
     finalize and write the report. Returns the damage that stopped an ``on_error: fail``
     run; re-raises an interruption once the report is written."""
@@ -424,9 +325,7 @@ def _run_in_root(r: _Run) -> dict[str, Any] | None:
     _share_replaceable(root, r.checked.shared, _inputs_inside(root, r.planned))
     previous = _previous_markers(root)
     # issue 8, sorted shuffles: a writer declaring one runs core/shuffle/run.py's map and
-    # partition passes instead of the per-input tasks (None: it declares none).
-    from .shuffle.run import execute as execute_shuffle
-
+    # partition stages instead of the per-input stage (None: it declares none).
     damaged, interrupted = execute_shuffle(r) or _execute_interruptibly(r)
     _settle(root, r.todo, r.completed, previous)
     _orphans(r)
@@ -468,39 +367,21 @@ def _interrupted_line(report: RunReport) -> str:
     return line
 
 
-def _execute_interruptibly(r: _Run) -> tuple[dict[str, Any] | None, KeyboardInterrupt | None]:
-    """:func:`_execute` with Ctrl-C and SIGTERM caught: then the inputs committed meanwhile
+def _execute_interruptibly(r: RunState) -> tuple[dict[str, Any] | None, KeyboardInterrupt | None]:
+    """:func:`~crawlmill.core.run.convert.execute` with Ctrl-C and SIGTERM caught: then the inputs committed meanwhile
     are collected and an ``interrupted`` failure recorded. Returns the damage that stopped an
     ``on_error: fail`` run and the interruption to re-raise once the report is written."""
     count = len(r.planned)
     try:
         with interruptible():
-            damaged = _stop_at_failed_check(r.spec, r.planned)
-            if damaged is None and _run_passes(r):
-                damaged = _execute(
-                    r.spec, r.registry, r.todo, count, r.fingerprint, r.stream, r.report,
-                    r.completed, r.checked, r.passes.tables,
-                )  # fmt: skip
+            damaged = stop_at_failed_check(r.spec, r.planned)
+            if damaged is None and run_passes_first(r):
+                damaged = execute(r, count)
     except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: report what was done, then stop
-        _collect_committed(r.root, r.todo, r.fingerprint, count, r.completed, r.report)
+        collect_committed(r.root, r.todo, r.fingerprint, count, r.completed, r.report)
         r.report.failures.append({"input": None, "error": f"interrupted ({str(exc) or 'SIGINT'})"})
         return None, exc
     return damaged, None
-
-
-def _run_passes(r: _Run) -> bool:
-    """The collect/reduce passes before the final pass (only when it has inputs to convert);
-    ``False`` when one failed: then the final pass's inputs are cancelled."""
-    keys = {p.input.index: key for p, key in r.todo}
-    keys.update({i: m.key for i, m in r.completed.items()})
-    ok = run_passes(
-        r.passes, r.spec, r.planned, keys=keys, needed=bool(r.todo),
-        executor_for=lambda inputs: _executor_for(r.spec, r.registry, [(p, "") for p in inputs]),
-        report=r.report, stream=r.stream,
-    )  # fmt: skip
-    if not ok:
-        r.report.inputs_cancelled += len(r.todo)
-    return ok
 
 
 def _settle(
@@ -521,7 +402,7 @@ def _settle(
 _SHOW_ORPHANS = 10
 
 
-def _orphans(r: _Run) -> None:
+def _orphans(r: RunState) -> None:
     """List the orphans (outputs of inputs no longer in the run, :mod:`~crawlmill.core.orphans`)
     in the report and on the terminal; delete them with ``run.remove_orphans``."""
     report, stream = r.report, r.stream
@@ -567,134 +448,6 @@ def _write_report(root: OutputRoot, report: RunReport, started: float, stream: T
         print(f"crawlmill: error: report.json not written: {exc}", file=stream)
         if os.path.exists(report_path):
             os.remove(report_path)
-
-
-def _crashed(p: PlannedInput, key: str, count: int, message: str) -> TaskResult:
-    """The result of a task whose worker died or could not run it."""
-    i = p.input
-    return TaskResult(
-        TaskStatus.FAILED, key, i.index, i.relpath, i.path, input_count=count, error=message
-    )
-
-
-def _damage_error(damage: Mapping[str, Any]) -> str:
-    where = f"{damage['path']} at byte {damage['offset']}"
-    return f"damaged record (on_error=fail): {where}: {damage['reason']}"
-
-
-def _record_result(
-    result: TaskResult, p: PlannedInput, report: RunReport, completed: Completed
-) -> None:
-    """Put one task's result into ``completed`` and the report."""
-    if result.status is TaskStatus.OK:
-        assert result.marker is not None
-        completed[p.input.index] = result.marker
-        report.inputs_done += 1
-    elif result.status is TaskStatus.DAMAGED:
-        assert result.damage is not None
-        report.damages.append(dict(result.damage))
-        report.failures.append({"input": p.input.path, "error": _damage_error(result.damage)})
-    elif result.status is TaskStatus.CANCELLED:
-        report.inputs_cancelled += 1
-    else:
-        report.failures.append(
-            {
-                "input": p.input.path,
-                "error": result.error or "?",
-                "traceback": result.traceback or "",
-                # records the task read before it failed (none of them written)
-                "read": result.read,
-            }
-        )
-
-
-def _executor_for(spec: PipelineSpec, registry: Registry, todo: Todo) -> Executor:
-    """The executor of ``run.executor`` with as many workers as pay for themselves
-    (:func:`~crawlmill.core.executor.pool_size`); in-process, it uses ``registry``."""
-    workers = pool_size(
-        spec.run.workers,
-        (p.size for p, _ in todo),
-        explicit="workers" in spec.run.model_fields_set,
-    )
-    executor = make_executor(spec.run.executor, workers, spec.run.spark)
-    if isinstance(executor, InProcessExecutor):
-        seed_registry(spec.plugins, registry)
-    return executor
-
-
-def _execute(
-    spec: PipelineSpec,
-    registry: Registry,
-    todo: Todo,
-    count: int,
-    fingerprint: str,
-    stream: TextIO,
-    report: RunReport,
-    completed: Completed,
-    checked: OutputPlan | None = None,
-    tables: dict[str, str] | None = None,
-) -> dict[str, Any] | None:
-    """Run the tasks (``tables``: the passes' tables by component); fill ``completed`` and
-    the report's failures. Returns the damage that stopped an ``on_error: fail`` run, if
-    any."""
-    spec_data = spec.model_dump(mode="json")
-    replaceable = checked.replaceable if checked is not None else {}
-    payloads = [
-        _payload(spec_data, p, key, fingerprint, count, replaceable.get(p.input.index), tables)
-        for p, key in todo
-    ]
-    executor = _executor_for(spec, registry, todo)
-    monitor = ProgressMonitor(
-        executor.channel, stream, spec.run.progress, len(todo), sum(p.size for p, _ in todo)
-    )
-    damaged = None
-    seen = 0
-    try:
-        with monitor:
-            for i, result in executor.map(run_task, payloads):
-                seen += 1
-                p, key = todo[i]
-                monitor.task_done(key, p.size)
-                if isinstance(result, WorkerCrash):
-                    monitor.log(f"crawlmill: task failed: {p.input.path}: {result.message}")
-                    result = _crashed(p, key, count, result.message)
-                _record_result(result, p, report, completed)
-                if result.damage is None:
-                    continue
-                if damaged is None:  # the first is the error the run stops with
-                    damaged = dict(result.damage)
-                    executor.cancel()
-                else:
-                    monitor.log(f"crawlmill: error: {_damage_error(result.damage)}")
-    except BaseException:
-        executor.cancel()
-        raise
-    finally:
-        executor.close()
-    report.inputs_cancelled += len(todo) - seen
-    return damaged
-
-
-def _collect_committed(
-    root: OutputRoot,
-    todo: Todo,
-    fingerprint: str,
-    count: int,
-    completed: Completed,
-    report: RunReport,
-) -> None:
-    """After an interruption: add the inputs whose tasks committed (their markers) although
-    their results never reached the parent, so the report counts every committed input."""
-    for p, key in todo:
-        if p.input.index not in completed:
-            marker = _complete_marker(root, key, fingerprint, p, count)
-            if marker is not None:
-                completed[p.input.index] = marker
-                report.inputs_done += 1
-    failed = {f.get("input") for f in report.failures}
-    report.inputs_cancelled = sum(
-        1 for p, _ in todo if p.input.index not in completed and p.input.path not in failed
-    )
 
 
 def _previous_markers(root: OutputRoot) -> dict[str, list[tuple[str, dict[str, Any]]]]:

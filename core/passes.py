@@ -54,25 +54,25 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import io
 import json
 import os
 import re
 import shutil
 import socket
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from .components import ResolvedPipeline
 from .contract import ReducePartitioner, reduce_summary_of
 from .errors import ConfigError
-from .executor import Executor, WorkerCrash
+from .executor import Executor
 from .inputs import PlannedInput
 from .outputs import BOOKKEEPING, write_json_atomic
 from .pass_tasks import PassDir, collect_payload, collect_task, read_json, task_done
 from .plugin import PluginOptions, ReduceContext, declares_collect, reduce_key
-from .progress import ProgressMonitor
 from .reduce_outputs import ReduceOutputs, outputs_present
 from .reduce_tasks import (
     ReduceDir,
@@ -87,6 +87,7 @@ from .reduce_tasks import (
     split_task,
 )
 from .registry import Registry
+from .run.stage import Outcome, Stage, run_stages
 from .spec import PipelineSpec
 from .stats import RunReport, filter_labels
 from .tables import load_table, write_table
@@ -478,19 +479,22 @@ def _collect(state: _PassRun, n: int, pdir: PassDir) -> bool:
         collect_payload(spec_data, i.input, i.reader, len(state.planned), p.info(), tables)
         for i in todo
     ]
-    executor = state.executor_for(todo)
-    monitor = ProgressMonitor(
-        executor.channel, state.stream, state.spec.run.progress, len(todo),
-        sum(i.size for i in todo),
-    )  # fmt: skip
-    try:
-        with monitor:
-            failed = _harvest(state, n, pdir, todo, executor.map(collect_task, payloads), monitor)
-    except BaseException:
-        executor.cancel()
-        raise
-    finally:
-        executor.close()
+    stage = Stage(
+        name=f"collect-{p.id}",
+        payloads=payloads,
+        fn=collect_task,
+        done=lambda k: task_done(pdir, todo[k].input.index),
+        keys=[f"{p.id}:{i.input.index}" for i in todo],
+        sizes=[i.size or 0 for i in todo],
+        record=lambda outcome, log: _harvest(state, n, pdir, todo, outcome, log),
+        executor=lambda: state.executor_for(todo),
+        resume=False,  # the todo list is the tasks whose commit rule does not hold
+        stop_on_damage=False,
+    )
+    run = run_stages([stage], stream=state.stream, progress=state.spec.run.progress)[
+        "collect-" + p.id
+    ]
+    failed = len(todo) - len(run.done) - run.not_run
     if failed == 0 and any(task_done(pdir, i.input.index) is None for i in todo):
         failed = 1  # cancelled before they ran
     if failed:
@@ -503,32 +507,29 @@ def _harvest(
     n: int,
     pdir: PassDir,
     todo: list[PlannedInput],
-    results: Iterator[tuple[int, Any]],
-    monitor: ProgressMonitor,
-) -> int:
-    """Take the collect tasks' results as they come; returns how many did not end ok."""
+    outcome: Outcome,
+    log: Callable[[str], None],
+) -> None:
+    """Take one collect task's outcome: a task not done (failed, its worker died, or its
+    marker not visible to the driver) is a failure naming its input."""
     p = state.plan.passes[n]
-    failed = 0
-    for k, result in results:
-        inp = todo[k].input
-        monitor.task_done(f"{p.id}:{inp.index}", todo[k].size)
-        if isinstance(result, WorkerCrash):
-            result = {"status": "failed", "error": result.message, "traceback": ""}
-            with contextlib.suppress(OSError):
-                write_json_atomic(
-                    pdir.task_file(inp.index, "failed.json"),
-                    {"input": inp.relpath, "error": result["error"], "traceback": ""},
-                )
-        if result.get("status") == "ok":
-            continue
-        failed += 1
-        if result.get("status") == "failed":
-            error = f"pass {p.label} (collect): {result.get('error')}"
-            state.report.failures.append(
-                {"input": inp.path, "error": error, "traceback": result.get("traceback", "")}
+    inp = todo[outcome.index].input
+    if outcome.confirmed:
+        return
+    result = outcome.result
+    if outcome.error is not None:
+        result = {"status": "failed", "error": outcome.error, "traceback": ""}
+        with contextlib.suppress(OSError):
+            write_json_atomic(
+                pdir.task_file(inp.index, "failed.json"),
+                {"input": inp.relpath, "error": result["error"], "traceback": ""},
             )
-            monitor.log(f"crawlmill: task failed: {inp.path}: {error}")
-    return failed
+    if result.get("status") == "failed":
+        error = f"pass {p.label} (collect): {result.get('error')}"
+        state.report.failures.append(
+            {"input": inp.path, "error": error, "traceback": result.get("traceback", "")}
+        )
+        log(f"crawlmill: task failed: {inp.path}: {error}")
 
 
 def _rows(state: _PassRun, pdir: PassDir, p: Pass) -> Any:
@@ -639,14 +640,16 @@ def _split_reduce(state: _PassRun, n: int, pdir: PassDir, key: str, parts: int) 
         own = (state.spec.model_dump(mode="json"), p.info())
         own_keys = own if isinstance(p.cls, ReducePartitioner) else None
         payloads = [split_payload(pdir.path, i.input.index, key, parts, own_keys) for i in todo]
-        _run_tasks(state, split_task, payloads, "split")
+        _run_tasks(state, split_task, payloads, "split",
+                   lambda k: split_done(rdir, todo[k].input.index))  # fmt: skip
     waiting = [k for k in range(parts) if reduce_done(rdir, k) is None]
     if waiting:
         _say(state, n, f"reducing {len(waiting)} of {parts} partitions")
         spec_data = state.spec.model_dump(mode="json")
         inputs = [i.input.to_dict() for i in state.planned]
         payloads = [reduce_payload(spec_data, p.info(), inputs, k, parts) for k in waiting]
-        _run_tasks(state, reduce_task, payloads, "reduce")
+        _run_tasks(state, reduce_task, payloads, "reduce",
+                   lambda k: reduce_done(rdir, waiting[k]))  # fmt: skip
     marker, written = _merge_markers(rdir, pdir, parts)
     if written:  # the partitions' ctx.output files, committed as a driver reduce's
         outputs = ReduceOutputs(
@@ -659,20 +662,31 @@ def _split_reduce(state: _PassRun, n: int, pdir: PassDir, key: str, parts: int) 
     return marker
 
 
-def _run_tasks(state: _PassRun, fn: Callable[[Any], Any], payloads: list[Any], what: str) -> None:
-    """Run ``payloads`` through an executor; raise on the first that did not end ok."""
-    executor = state.executor_for(list(state.planned))
-    try:
-        for _, result in executor.map(fn, payloads):
-            if isinstance(result, WorkerCrash):
-                raise RuntimeError(f"a {what} task's worker died: {result.message}")
-            if result.get("status") != "ok":
-                raise RuntimeError(f"a {what} task failed: {result.get('error')}")
-    except BaseException:
-        executor.cancel()
-        raise
-    finally:
-        executor.close()
+def _run_tasks(
+    state: _PassRun,
+    fn: Callable[[Any], Any],
+    payloads: list[Any],
+    what: str,
+    done: Callable[[int], Any],
+) -> None:
+    """Run ``payloads`` as a stage (``done``: its commit rule); raise on the first task
+    that did not end ok or that the driver cannot confirm."""
+
+    def record(outcome: Outcome, log: Callable[[str], None]) -> None:
+        if outcome.confirmed:
+            return
+        result = outcome.result
+        if result is None:
+            raise RuntimeError(f"a {what} task's worker died: {outcome.error}")
+        if result.get("status") != "ok":
+            raise RuntimeError(f"a {what} task failed: {result.get('error')}")
+        raise RuntimeError(f"a {what} task failed: {outcome.error}")
+
+    stage = Stage(
+        name=what, payloads=payloads, fn=fn, done=done, record=record,
+        executor=lambda: state.executor_for(list(state.planned)), resume=False,
+    )  # fmt: skip
+    run_stages([stage], stream=io.StringIO(), progress="never")
 
 
 def _merge_markers(

@@ -45,13 +45,22 @@ import json
 import os
 import shutil
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..contract import Shuffling, declares_collect, implements, shuffle_methods_missing
-from ..executor import WorkerCrash, interruptible
+from ..executor import interruptible
 from ..messages import Marker, TaskStatus
 from ..outputs import OutputRoot, write_json_atomic
-from ..progress import ProgressMonitor
+from ..run.convert import (
+    RunState,
+    crashed,
+    executor_for,
+    record_result,
+    run_passes_first,
+    stop_at_failed_check,
+    task_payload,
+)
+from ..run.stage import Outcome, Stage, run_stages
 from ..spec import PipelineSpec
 from ..stats import filter_labels
 from .merge import boundaries, key_range, read_samples
@@ -59,9 +68,6 @@ from .runfile import MAGIC as RUN_MAGIC
 from .serial import VERSION as SERIAL_VERSION
 from .spec import ShuffleSpec
 from .tasks import SHUFFLE_STEP, map_marker_path, map_task, partition_task
-
-if TYPE_CHECKING:
-    from ..engine import _Run
 
 __all__ = ["DEFAULT_MEMORY", "execute", "map_task", "partition_task", "shuffle_of"]
 
@@ -108,7 +114,7 @@ def pass_folder(root: str, pid: str) -> str:
 # -- the driver --------------------------------------------------------------------------
 
 
-def execute(r: _Run) -> tuple[dict[str, Any] | None, KeyboardInterrupt | None] | None:
+def execute(r: RunState) -> tuple[dict[str, Any] | None, KeyboardInterrupt | None] | None:
     """Run the shuffle's passes for the engine's run ``r`` when its writer declares a
     shuffle; ``None`` when it does not (the engine then runs its per-input tasks). Returns
     the damage that stopped an ``on_error: fail`` run and an interruption to re-raise."""
@@ -122,13 +128,11 @@ def execute(r: _Run) -> tuple[dict[str, Any] | None, KeyboardInterrupt | None] |
         r.report.failures.append({"input": None, "error": str(exc)})
         print(f"crawlmill: error: {exc}", file=r.stream)
         return None, None
-    from .. import engine
-
     try:
         with interruptible():
-            damaged = engine._stop_at_failed_check(r.spec, r.planned)
+            damaged = stop_at_failed_check(r.spec, r.planned)
             # the collect/reduce passes first: the map tasks' filters read their tables
-            if damaged is None and engine._run_passes(r):
+            if damaged is None and run_passes_first(r):
                 damaged = _passes(r, shuffle)
     except KeyboardInterrupt as exc:
         r.completed.clear()
@@ -138,56 +142,40 @@ def execute(r: _Run) -> tuple[dict[str, Any] | None, KeyboardInterrupt | None] |
     return damaged, None
 
 
-def _run_tasks(
-    r: _Run,
+def _run_stage(
+    r: RunState,
+    name: str,
     fn: Any,
     payloads: list[dict[str, Any]],
     keys: list[str],
     sizes: list[int],
-    on_result: Any,
+    done: Any,
+    record: Any,
     session: Any = None,
     start: Any = None,
 ) -> dict[str, Any] | None:
-    """Run ``payloads`` on the run's executor, handing each result to ``on_result``; returns
-    the first damage under ``on_error: fail`` (then the other tasks are cancelled). With an
-    executor's shuffle ``session``, ``start(fn, payloads)`` (one of its passes) runs them on
-    ``session.executor`` (closed by the caller)."""
-    from .. import engine
-
+    """Run ``payloads`` as the stage ``name`` (:func:`~crawlmill.core.run.stage.run_stages`:
+    ``done`` its commit rule, ``record`` its bookkeeping); returns the first damage under
+    ``on_error: fail`` (then the other tasks are cancelled). With an executor's shuffle
+    ``session``, ``start(fn, payloads)`` (one of its passes) runs them on
+    ``session.executor`` (closed by the caller). Which tasks to run was decided before (the
+    stage's commit rule, read when the pass folder was prepared): no second resume here."""
     if session is not None:
         executor = session.executor
-        results = start(fn, payloads)
+        make = lambda: executor  # noqa: E731
     else:
-        executor = engine._executor_for(r.spec, r.registry, r.todo)
-        results = executor.map(fn, payloads)
-    monitor = ProgressMonitor(
-        executor.channel, r.stream, r.spec.run.progress, len(payloads), sum(sizes)
-    )
-    damaged = None
-    try:
-        with monitor:
-            for i, result in results:
-                monitor.task_done(keys[i], sizes[i])
-                on_result(i, result, monitor)
-                damage = getattr(result, "damage", None)
-                if damage is not None and damaged is None:
-                    damaged = dict(damage)
-                    executor.cancel()
-    except BaseException:
-        executor.cancel()
-        raise
-    finally:
-        if session is None:
-            executor.close()
-    return damaged
+        make = lambda: executor_for(r.spec, r.registry, r.todo)  # noqa: E731
+    stage = Stage(
+        name=name, payloads=payloads, fn=fn, done=done, keys=keys, sizes=sizes, record=record,
+        executor=make, runner=start, resume=False,
+    )  # fmt: skip
+    return run_stages([stage], stream=r.stream, progress=r.spec.run.progress)[name].damage
 
 
-def _executor_shuffle(r: _Run, shuffle: ShuffleSpec) -> Any:
+def _executor_shuffle(r: RunState, shuffle: ShuffleSpec) -> Any:
     """The shuffle of the run's executor when it has one of its own (``Executor.shuffle``,
     e.g. Spark's), else ``None`` (the local shuffle: run files under the output root)."""
-    from .. import engine
-
-    executor = engine._executor_for(r.spec, r.registry, r.todo)
+    executor = executor_for(r.spec, r.registry, r.todo)
     opener = getattr(executor, "shuffle", None)
     if not callable(opener):
         executor.close()
@@ -195,7 +183,7 @@ def _executor_shuffle(r: _Run, shuffle: ShuffleSpec) -> Any:
     return opener(shuffle)
 
 
-def pass_id(r: _Run, shuffle: ShuffleSpec) -> str:
+def pass_id(r: RunState, shuffle: ShuffleSpec) -> str:
     """What the shuffle's files depend on, hashed: the pipeline fingerprint, the shuffle and
     every input (path, size, modification time). Not the memory bound: the files do not
     depend on it."""
@@ -217,7 +205,7 @@ def pass_id(r: _Run, shuffle: ShuffleSpec) -> str:
     return hashlib.sha256(blob).hexdigest()[:16]
 
 
-def _passes(r: _Run, shuffle: ShuffleSpec) -> dict[str, Any] | None:
+def _passes(r: RunState, shuffle: ShuffleSpec) -> dict[str, Any] | None:
     """Map pass, boundaries, partition pass; fills ``r.completed`` (the map markers) and
     adds the partition tasks' counters and outputs to the report. A pass's finished tasks
     (their markers and files intact) are not redone."""
@@ -232,12 +220,10 @@ def _passes(r: _Run, shuffle: ShuffleSpec) -> dict[str, Any] | None:
             session.close()
 
 
-def _shuffle_passes(r: _Run, shuffle: ShuffleSpec, session: Any) -> dict[str, Any] | None:
+def _shuffle_passes(r: RunState, shuffle: ShuffleSpec, session: Any) -> dict[str, Any] | None:
     """:func:`_passes` with the executor's shuffle ``session`` (``None``: the local one).
     An executor's shuffle keeps no entries across runs, so with one every map task runs
     again unless every partition is finished."""
-    from .. import engine
-
     report = r.report
     pid = pass_id(r, shuffle)
     folder = pass_folder(r.spec.output, pid)
@@ -269,7 +255,7 @@ def _shuffle_passes(r: _Run, shuffle: ShuffleSpec, session: Any) -> dict[str, An
     }
     payloads = [
         {
-            "task": engine._payload(
+            "task": task_payload(
                 spec_data,
                 p,
                 key,
@@ -283,20 +269,25 @@ def _shuffle_passes(r: _Run, shuffle: ShuffleSpec, session: Any) -> dict[str, An
         for p, key in todo
     ]
 
-    def mapped(i: int, result: Any, monitor: ProgressMonitor) -> None:
-        p, key = todo[i]
-        if isinstance(result, WorkerCrash):
-            monitor.log(f"crawlmill: task failed: {p.input.path}: {result.message}")
-            result = engine._crashed(p, key, count, result.message)
-        engine._record_result(result, p, report, r.completed)
+    def mapped(outcome: Outcome, log: Any) -> None:
+        p, key = todo[outcome.index]
+        result = outcome.result
+        if outcome.error is not None:  # its worker died, or the driver cannot confirm it
+            log(f"crawlmill: task failed: {p.input.path}: {outcome.error}")
+            result = crashed(p, key, count, outcome.error)
+        record_result(result, p, report, r.completed)
+
+    def map_done(i: int) -> Marker | None:  # the map stage's commit rule
+        return _finished_map(folder, todo[i][1], r.fingerprint, shuffle, need_runs=session is None)
 
     damaged = None
     if todo:
         sizes = [p.size or 0 for p, _ in todo]
         start = session.map if session is not None else None
-        damaged = _run_tasks(
-            r, map_task, payloads, [k for _, k in todo], sizes, mapped, session, start
-        )
+        damaged = _run_stage(
+            r, "shuffle-map", map_task, payloads, [k for _, k in todo], sizes, map_done, mapped,
+            session, start,
+        )  # fmt: skip
     seen = len(r.completed) + len(report.failures)
     report.inputs_cancelled += max(0, len(r.todo) - seen)
     if damaged is not None or report.failures or len(r.completed) < len(r.planned):
@@ -306,7 +297,7 @@ def _shuffle_passes(r: _Run, shuffle: ShuffleSpec, session: Any) -> dict[str, An
     return _partition_pass(r, shuffle, folder, spec_data, shuffled, keys, done, session)
 
 
-def _describe(r: _Run, shuffle: ShuffleSpec, pid: str, folder: str, keys: list[str]) -> None:
+def _describe(r: RunState, shuffle: ShuffleSpec, pid: str, folder: str, keys: list[str]) -> None:
     """``shuffle.json`` in the pass folder: the map tasks (input, key) and the partition
     tasks' keys, what ``crawlmill status`` reads (:mod:`crawlmill.core.run_status`)."""
     maps = [(p, key) for p, key in r.todo] + [
@@ -382,21 +373,30 @@ def _drop_unfinished(folder: str, finished: set[str]) -> None:
     shutil.rmtree(os.path.join(folder, "scratch"), ignore_errors=True)
 
 
-def _finished_partitions(r: _Run, keys: list[str]) -> dict[int, Marker]:
+def _finished_partitions(r: RunState, keys: list[str]) -> dict[int, Marker]:
     """Partitions whose completion marker matches this run and whose files are intact."""
     root = OutputRoot(r.spec.output)
     done: dict[int, Marker] = {}
     for i, key in enumerate(keys):
-        data = root.read_marker(key)
-        if data is None or data.get("fingerprint") != r.fingerprint:
-            continue
-        try:
-            marker = Marker.from_dict(data)
-        except (TypeError, ValueError, KeyError, AttributeError):
-            continue
-        if all(_size(os.path.join(root.path, *o.path.split("/"))) == o.size for o in marker.files):
+        marker = _partition_done(root, key, r.fingerprint)
+        if marker is not None:
             done[i] = marker
     return done
+
+
+def _partition_done(root: OutputRoot, key: str, fingerprint: str) -> Marker | None:
+    """The partition stage's commit rule: the completion marker of ``key`` of this run, its
+    files present with their sizes (else ``None``)."""
+    data = root.read_marker(key)
+    if data is None or data.get("fingerprint") != fingerprint:
+        return None
+    try:
+        marker = Marker.from_dict(data)
+    except (TypeError, ValueError, KeyError, AttributeError):
+        return None
+    if all(_size(os.path.join(root.path, *o.path.split("/"))) == o.size for o in marker.files):
+        return marker
+    return None
 
 
 def _samples(folder: str) -> Iterator[tuple[bytes, int]]:
@@ -407,7 +407,7 @@ def _samples(folder: str) -> Iterator[tuple[bytes, int]]:
             yield from read_samples(os.path.join(folder, name))
 
 
-def _abandon(r: _Run, why: str) -> None:
+def _abandon(r: RunState, why: str) -> None:
     """Nothing of the inputs reached an output: they are not counted as done."""
     r.completed.clear()
     r.report.inputs_done = 0
@@ -416,7 +416,7 @@ def _abandon(r: _Run, why: str) -> None:
 
 
 def _partition_pass(
-    r: _Run,
+    r: RunState,
     shuffle: ShuffleSpec,
     folder: str,
     spec_data: dict[str, Any],
@@ -459,20 +459,23 @@ def _partition_pass(
     markers: dict[int, Marker] = dict(done)
     failed = 0
 
-    def written(j: int, result: Any, monitor: ProgressMonitor) -> None:
+    def written(outcome: Outcome, log: Any) -> None:
         nonlocal failed
-        i = todo[j]
-        if isinstance(result, WorkerCrash) or result.status is not TaskStatus.OK:
-            if not isinstance(result, WorkerCrash) and result.status is TaskStatus.CANCELLED:
-                return
-            failed += 1
-            error = result.message if isinstance(result, WorkerCrash) else result.error
-            report.failures.append(
-                {"input": f"part-{i:05d}", "error": f"shuffle partition {i}: {error or '?'}"}
-            )
-            monitor.log(f"crawlmill: shuffle partition {i} failed: {error}")
+        i, result = todo[outcome.index], outcome.result
+        if outcome.confirmed:
+            markers[i] = result.marker
             return
-        markers[i] = result.marker
+        if outcome.error is None and result.status is TaskStatus.CANCELLED:
+            return
+        failed += 1
+        error = outcome.error if outcome.error is not None else result.error
+        report.failures.append(
+            {"input": f"part-{i:05d}", "error": f"shuffle partition {i}: {error or '?'}"}
+        )
+        log(f"crawlmill: shuffle partition {i} failed: {error}")
+
+    def partition_done(j: int) -> Marker | None:  # the partition stage's commit rule
+        return _partition_done(root, keys[todo[j]], r.fingerprint)
 
     damaged = None
     if payloads:
@@ -483,9 +486,10 @@ def _partition_pass(
             def start(fn: Any, items: list[dict[str, Any]]) -> Iterator[tuple[int, Any]]:
                 return session.partitions(fn, items, todo, bounds)
 
-        damaged = _run_tasks(
-            r, partition_task, payloads, task_keys, [0] * len(payloads), written, session, start
-        )
+        damaged = _run_stage(
+            r, "shuffle-partition", partition_task, payloads, task_keys, [0] * len(payloads),
+            partition_done, written, session, start,
+        )  # fmt: skip
     if failed or damaged is not None or len(markers) < n:
         _abandon(r, f"{n - len(markers)} of {n} shuffle partition task(s) did not complete")
         return damaged

@@ -1,0 +1,292 @@
+"""Per-input conversion as a stage, and the run state the engine's mechanisms share.
+
+:func:`convert_stage` makes the per-input tasks a :class:`~crawlmill.core.run.stage.Stage`
+(payloads :class:`~crawlmill.core.messages.TaskPayload`, function
+:func:`~crawlmill.core.task.run_task`, commit rule :func:`complete_input`);
+:func:`execute` runs it with :func:`~crawlmill.core.run.stage.run_stages`. The helpers here
+(payloads, results, executors, the passes before the final one) are public so that the
+engine and the shuffle (:mod:`crawlmill.core.shuffle.run`) share them without reaching into
+each other's private names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, TextIO
+
+from ..components import ResolvedPipeline
+from ..executor import Executor, InProcessExecutor, make_executor, pool_size
+from ..inputs import PlannedInput
+from ..messages import Marker, TaskPayload, TaskResult, TaskStatus
+from ..outputs import OutputRoot
+from ..ownership import OutputPlan
+from ..passes import PassPlan, run_passes
+from ..registry import Registry
+from ..spec import PipelineSpec
+from ..stats import RunReport
+from ..task import run_task, seed_registry
+from .stage import Outcome, Stage, run_stages
+
+__all__ = [
+    "Completed",
+    "RunState",
+    "Todo",
+    "collect_committed",
+    "complete_input",
+    "convert_stage",
+    "crashed",
+    "damage_error",
+    "executor_for",
+    "execute",
+    "record_result",
+    "run_passes_first",
+    "stop_at_failed_check",
+    "task_payload",
+]
+
+
+#: completion markers of the inputs done (resumed or converted now), by input index.
+Completed = dict[int, Marker]
+
+
+#: the inputs to convert now, with their marker keys.
+Todo = list[tuple[PlannedInput, str]]
+
+
+@dataclass
+class RunState:
+    """One run's state, from planning to the report (the engine's; the shuffle reads it)."""
+
+    spec: PipelineSpec
+    registry: Registry
+    stream: TextIO
+    started: float
+    pipeline: ResolvedPipeline
+    planned: list[PlannedInput]
+    #: the output files the writer plans per input (``None``: named while writing).
+    predicted: list[list[str]] | None
+    fingerprint: str
+    #: what ``pipeline.json`` describes (``PipelineSpec.fingerprint_data``).
+    pipeline_data: dict[str, Any]
+    root: OutputRoot
+    completed: Completed
+    todo: Todo
+    checked: OutputPlan
+    report: RunReport
+    #: the collect/reduce passes before the final pass (:mod:`crawlmill.core.passes`).
+    passes: PassPlan
+
+
+def task_payload(
+    spec_data: dict[str, Any],
+    p: PlannedInput,
+    key: str,
+    fingerprint: str,
+    count: int,
+    replaceable: list[str] | None = None,
+    tables: dict[str, str] | None = None,
+) -> TaskPayload:
+    return TaskPayload(
+        spec=spec_data,
+        input=p.input,
+        reader=p.reader,
+        key=key,
+        fingerprint=fingerprint,
+        input_size=p.size,
+        input_count=count,
+        replaceable=tuple(replaceable or ()),
+        tables=dict(tables or {}),
+    )
+
+
+def stop_at_failed_check(spec: PipelineSpec, planned: list[PlannedInput]) -> dict | None:
+    """Under ``on_error: fail``, the first failed presence check of the plan (a unit's
+    missing part) stops the run before any task, as a failed check in a task does."""
+    failed = [c for c in getattr(planned, "checks", []) if not c.ok]
+    if not failed or spec.run.on_error != "fail":
+        return None
+    reason = f"{failed[0].check} check failed: {failed[0].reason}"
+    return {"path": failed[0].path, "offset": 0, "reason": reason, "length": None}
+
+
+def complete_input(
+    root: OutputRoot,
+    key: str,
+    fingerprint: str,
+    p: PlannedInput,
+    count: int,
+    position_free: bool = False,
+) -> Marker | None:
+    """The marker of a complete input (:meth:`OutputRoot.complete_marker`) as a
+    :class:`Marker`, or ``None``; a marker file this version cannot read means: redo.
+
+    The input must be the one the marker describes: same relpath, reader and (when the marker
+    records it) stem. Its position (index among ``count`` inputs) must be the same too,
+    unless the writer is ``position_free`` and the marker records the stem: then inputs
+    added, removed or renamed around it leave it complete."""
+    free = position_free and isinstance(_marker_stem(root.read_marker(key)), str)
+    where = (None, None) if free else (p.input.index, count)
+    data = root.complete_marker(key, fingerprint, p.size, *where)
+    if data is None:
+        return None
+    try:
+        marker = Marker.from_dict(data)
+    except (TypeError, ValueError, KeyError, AttributeError):
+        return None
+    stem = _marker_stem(data)
+    if marker.input != p.input.relpath or (marker.reader and marker.reader != p.reader):
+        return None  # the common root of loose files moved, or detection changed
+    if stem is not None and stem != p.input.stem:
+        return None  # a sibling came or went: the input's outputs are named otherwise now
+    return marker
+
+
+def _marker_stem(data: dict[str, Any] | None) -> str | None:
+    """The stem a completion marker records (``None``: a marker of an older version)."""
+    stem = (data or {}).get("stem")
+    return stem if isinstance(stem, str) else None
+
+
+def crashed(p: PlannedInput, key: str, count: int, message: str) -> TaskResult:
+    """The result of a task whose worker died or could not run it."""
+    i = p.input
+    return TaskResult(
+        TaskStatus.FAILED, key, i.index, i.relpath, i.path, input_count=count, error=message
+    )
+
+
+def damage_error(damage: Mapping[str, Any]) -> str:
+    where = f"{damage['path']} at byte {damage['offset']}"
+    return f"damaged record (on_error=fail): {where}: {damage['reason']}"
+
+
+def record_result(
+    result: TaskResult, p: PlannedInput, report: RunReport, completed: Completed
+) -> None:
+    """Put one task's result into ``completed`` and the report."""
+    if result.status is TaskStatus.OK:
+        assert result.marker is not None
+        completed[p.input.index] = result.marker
+        report.inputs_done += 1
+    elif result.status is TaskStatus.DAMAGED:
+        assert result.damage is not None
+        report.damages.append(dict(result.damage))
+        report.failures.append({"input": p.input.path, "error": damage_error(result.damage)})
+    elif result.status is TaskStatus.CANCELLED:
+        report.inputs_cancelled += 1
+    else:
+        report.failures.append(
+            {
+                "input": p.input.path,
+                "error": result.error or "?",
+                "traceback": result.traceback or "",
+                # records the task read before it failed (none of them written)
+                "read": result.read,
+            }
+        )
+
+
+def executor_for(spec: PipelineSpec, registry: Registry, todo: Todo) -> Executor:
+    """The executor of ``run.executor`` with as many workers as pay for themselves
+    (:func:`~crawlmill.core.executor.pool_size`); in-process, it uses ``registry``."""
+    workers = pool_size(
+        spec.run.workers,
+        (p.size for p, _ in todo),
+        explicit="workers" in spec.run.model_fields_set,
+    )
+    executor = make_executor(spec.run.executor, workers, spec.run.spark)
+    if isinstance(executor, InProcessExecutor):
+        seed_registry(spec.plugins, registry)
+    return executor
+
+
+def run_passes_first(r: RunState) -> bool:
+    """The collect/reduce passes before the final pass (only when it has inputs to convert);
+    ``False`` when one failed: then the final pass's inputs are cancelled."""
+    keys = {p.input.index: key for p, key in r.todo}
+    keys.update({i: m.key for i, m in r.completed.items()})
+    ok = run_passes(
+        r.passes, r.spec, r.planned, keys=keys, needed=bool(r.todo),
+        executor_for=lambda inputs: executor_for(r.spec, r.registry, [(p, "") for p in inputs]),
+        report=r.report, stream=r.stream,
+    )  # fmt: skip
+    if not ok:
+        r.report.inputs_cancelled += len(r.todo)
+    return ok
+
+
+def convert_stage(r: RunState, count: int) -> Stage:
+    """The per-input conversion as a stage: one task per input to convert (``r.todo``),
+    :func:`~crawlmill.core.task.run_task` as its function, :func:`complete_input` as its
+    commit rule. Resume was decided when the run was planned (the commit rule, and the
+    outputs the writer plans now; ownership checks need it before anything runs), so the
+    stage does not re-apply it."""
+    spec_data = r.spec.model_dump(mode="json")
+    replaceable = r.checked.replaceable if r.checked is not None else {}
+    todo = r.todo
+    payloads = [
+        task_payload(spec_data, p, key, r.fingerprint, count, replaceable.get(p.input.index),
+                     r.passes.tables)
+        for p, key in todo
+    ]  # fmt: skip
+    first_damage = [True]
+
+    def done(i: int) -> Marker | None:
+        p, key = todo[i]
+        return complete_input(r.root, key, r.fingerprint, p, count)
+
+    def record(outcome: Outcome, log: Callable[[str], None]) -> None:
+        p, key = todo[outcome.index]
+        result = outcome.result
+        if outcome.error is not None:
+            log(f"crawlmill: task failed: {p.input.path}: {outcome.error}")
+            result = crashed(p, key, count, outcome.error)
+        record_result(result, p, r.report, r.completed)
+        if result.damage is not None:
+            if not first_damage[0]:  # the first is the error the run stops with
+                log(f"crawlmill: error: {damage_error(result.damage)}")
+            first_damage[0] = False
+
+    return Stage(
+        name="convert",
+        payloads=payloads,
+        fn=run_task,
+        done=done,
+        keys=[key for _, key in todo],
+        sizes=[p.size or 0 for p, _ in todo],
+        record=record,
+        executor=lambda: executor_for(r.spec, r.registry, todo),
+        resume=False,
+    )
+
+
+def execute(r: RunState, count: int) -> dict[str, Any] | None:
+    """Run the per-input tasks (:func:`convert_stage`); fill ``r.completed`` and the
+    report's failures. Returns the damage that stopped an ``on_error: fail`` run, if any."""
+    runs = run_stages([convert_stage(r, count)], stream=r.stream, progress=r.spec.run.progress)
+    run = runs["convert"]
+    r.report.inputs_cancelled += run.not_run
+    return run.damage
+
+
+def collect_committed(
+    root: OutputRoot,
+    todo: Todo,
+    fingerprint: str,
+    count: int,
+    completed: Completed,
+    report: RunReport,
+) -> None:
+    """After an interruption: add the inputs whose tasks committed (their markers) although
+    their results never reached the parent, so the report counts every committed input."""
+    for p, key in todo:
+        if p.input.index not in completed:
+            marker = complete_input(root, key, fingerprint, p, count)
+            if marker is not None:
+                completed[p.input.index] = marker
+                report.inputs_done += 1
+    failed = {f.get("input") for f in report.failures}
+    report.inputs_cancelled = sum(
+        1 for p, _ in todo if p.input.index not in completed and p.input.path not in failed
+    )

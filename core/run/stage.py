@@ -1,0 +1,238 @@
+"""One stage model for everything a run executes (issue 21 item 1).
+
+A :class:`Stage` is a name, its task payloads (plain picklable data), a task function, the
+stages it depends on, and a commit rule (:attr:`Stage.done`). :func:`run_stages` runs stages
+in order on any :class:`~crawlmill.core.executor.Executor` (``map``; or the stage's own
+runner, e.g. Spark's native shuffle) with one resume rule and one confirmation rule, both the
+commit rule read by the driver:
+
+* **resume**: a task whose commit rule holds already (its marker readable, of this run, and
+  every file it lists present and whole) is not run again;
+* **confirm**: a task that reports success is done only when the driver then finds its
+  commit rule holding. A task the driver cannot confirm (its marker or its files not visible,
+  e.g. written on a Spark worker's own disk) is a failure that names it, never a silent
+  "not done" (issue 25, "Exit 0 over missing outputs").
+
+A stage whose dependency did not finish every task does not run (its tasks are counted as
+not started). Every mechanism of the engine is a stage: per-input conversion
+(:mod:`crawlmill.core.engine`), the collect, split and reduce tasks of a pass
+(:mod:`crawlmill.core.passes`), and a shuffle's map and partition tasks
+(:mod:`crawlmill.core.shuffle.run`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+from ..executor import Executor, WorkerCrash
+from ..progress import ProgressMonitor
+
+__all__ = ["Outcome", "Stage", "StageRun", "run_stages", "unconfirmed"]
+
+#: ``runner(fn, payloads)``: a stage's own way to run its tasks (e.g. a native shuffle).
+Runner = Callable[[Callable[[Any], Any], list[Any]], Iterator[tuple[int, Any]]]
+
+
+def unconfirmed(name: str) -> str:
+    """The error of a task that reported success the driver cannot confirm."""
+    return (
+        f"task {name} reported success but the driver cannot confirm it: its marker or one "
+        "of its files is missing or incomplete where the driver reads the output folder (do "
+        "the workers write to a folder the driver does not see?)"
+    )
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How one task ended, as the driver sees it."""
+
+    #: the task's index among the stage's payloads.
+    index: int
+    #: what the task function returned (``None`` when its worker died).
+    result: Any = None
+    #: the task's committed marker, read back by the driver (``None``: not confirmed).
+    marker: Any = None
+    #: why the task failed in the driver's eyes (worker died, not confirmed), else ``None``.
+    error: str | None = None
+
+    @property
+    def confirmed(self) -> bool:
+        """The task is done: its commit rule holds for the driver."""
+        return self.marker is not None
+
+
+def _claims_ok(result: Any) -> bool:
+    """Whether a task function's result says it committed (a ``TaskResult`` with status ok,
+    or a dict with ``status: ok``)."""
+    status = (
+        result.get("status") if isinstance(result, Mapping) else getattr(result, "status", None)
+    )
+    return getattr(status, "value", status) == "ok"
+
+
+def _damage_of(result: Any) -> Any:
+    return result.get("damage") if isinstance(result, Mapping) else getattr(result, "damage", None)
+
+
+@dataclass
+class Stage:
+    """One kind of work over many tasks; see the module docstring."""
+
+    name: str
+    #: one plain-data payload per task.
+    payloads: Sequence[Any]
+    #: the task function, run in a worker: ``fn(payload)`` commits and returns a result.
+    fn: Callable[[Any], Any]
+    #: the commit rule: task ``i``'s committed marker as the driver reads it (its files
+    #: present and whole), or ``None`` when the task is not done.
+    done: Callable[[int], Any]
+    #: names of the stages that must have finished every task before this one runs.
+    depends: tuple[str, ...] = ()
+    #: each task's name (progress lines, failures); default ``<stage>[i]``.
+    keys: Sequence[str] = ()
+    #: each task's input size in bytes (progress), default 0.
+    sizes: Sequence[int] = ()
+    #: ``record(outcome, log)``: the stage's bookkeeping of each task as it ends.
+    record: Callable[[Outcome, Callable[[str], None]], None] | None = None
+    #: the executor for this stage (``None``: the one given to :func:`run_stages`).
+    executor: Callable[[], Executor] | None = None
+    #: a runner of the executor's own (``runner(fn, payloads)``); the executor is then not closed.
+    runner: Runner | None = None
+    #: skip the tasks whose commit rule holds already (the one resume rule).
+    resume: bool = True
+    #: stop the stage at the first task reporting damage (``on_error: fail``).
+    stop_on_damage: bool = True
+
+    def key(self, i: int) -> str:
+        """Task ``i``'s name."""
+        return self.keys[i] if self.keys else f"{self.name}[{i}]"
+
+
+@dataclass
+class StageRun:
+    """What a stage did: the confirmed markers by task, the failures, the first damage."""
+
+    name: str
+    tasks: int
+    done: dict[int, Any] = field(default_factory=dict)
+    #: tasks resumed (their commit rule held before the stage ran).
+    resumed: set[int] = field(default_factory=set)
+    failed: dict[int, str] = field(default_factory=dict)
+    #: tasks never started (cancelled before they ran).
+    not_run: int = 0
+    damage: dict[str, Any] | None = None
+    #: the stage did not run: a dependency did not finish.
+    blocked: bool = False
+
+    @property
+    def complete(self) -> bool:
+        """Every task of the stage is done."""
+        return len(self.done) == self.tasks
+
+
+def run_stages(
+    stages: Sequence[Stage],
+    executor: Callable[[], Executor] | None = None,
+    *,
+    stream: TextIO,
+    progress: str = "auto",
+) -> dict[str, StageRun]:
+    """Run ``stages`` in order (a stage after the ones it ``depends`` on), each on its own
+    executor (``stage.executor``) or on a new one of ``executor()``; returns each stage's
+    :class:`StageRun`. A stage stops at the first damage (then its other tasks are cancelled)
+    and later stages do not run. Exceptions (Ctrl-C) cancel the running stage and propagate."""
+    runs: dict[str, StageRun] = {}
+    for stage in _ordered(stages):
+        blocked = any(d in runs and not runs[d].complete for d in stage.depends) or any(
+            r.damage is not None for r in runs.values()
+        )
+        if blocked:
+            runs[stage.name] = StageRun(stage.name, len(stage.payloads), blocked=True)
+            runs[stage.name].not_run = len(stage.payloads)
+            continue
+        runs[stage.name] = _run_stage(stage, executor, stream, progress)
+    return runs
+
+
+def _ordered(stages: Sequence[Stage]) -> list[Stage]:
+    """The stages with each after its dependencies (stable otherwise)."""
+    names = {s.name for s in stages}
+    placed: list[Stage] = []
+    seen: set[str] = set()
+    left = list(stages)
+    while left:
+        ready = [s for s in left if all(d in seen or d not in names for d in s.depends)]
+        if not ready:
+            raise ValueError(f"stages depend on each other in a circle: {[s.name for s in left]}")
+        for s in ready:
+            placed.append(s)
+            seen.add(s.name)
+        left = [s for s in left if s.name not in seen]
+    return placed
+
+
+def _run_stage(
+    stage: Stage, executor: Callable[[], Executor] | None, stream: TextIO, progress: str
+) -> StageRun:
+    run = StageRun(stage.name, len(stage.payloads))
+    todo = []
+    for i in range(len(stage.payloads)):
+        marker = stage.done(i) if stage.resume else None
+        if marker is not None:
+            run.done[i] = marker
+            run.resumed.add(i)
+        else:
+            todo.append(i)
+    if not todo:
+        return run
+    make = stage.executor or executor
+    if make is None:
+        raise ValueError(f"stage {stage.name}: no executor")
+    ex = make()
+    sizes = [stage.sizes[i] if stage.sizes else 0 for i in todo]
+    payloads = [stage.payloads[i] for i in todo]
+    monitor = ProgressMonitor(ex.channel, stream, progress, len(todo), sum(s or 0 for s in sizes))
+    seen = 0
+    try:
+        with monitor:
+            results = (
+                stage.runner(stage.fn, payloads) if stage.runner else ex.map(stage.fn, payloads)
+            )
+            for j, result in results:
+                seen += 1
+                i = todo[j]
+                monitor.task_done(stage.key(i), sizes[j] or 0)
+                outcome = _outcome(stage, i, result)
+                if outcome.confirmed:
+                    run.done[i] = outcome.marker
+                elif outcome.error is not None:
+                    run.failed[i] = outcome.error
+                if stage.record is not None:
+                    stage.record(outcome, monitor.log)
+                damage = None if isinstance(result, WorkerCrash) else _damage_of(result)
+                if damage is not None and stage.stop_on_damage and run.damage is None:
+                    run.damage = dict(damage)
+                    ex.cancel()
+    except BaseException:
+        ex.cancel()
+        raise
+    finally:
+        if stage.runner is None:
+            ex.close()
+    run.not_run = len(todo) - seen
+    return run
+
+
+def _outcome(stage: Stage, i: int, result: Any) -> Outcome:
+    """The driver's view of task ``i``'s ``result``: a worker that died is a failure; a task
+    reporting success is done only when its commit rule holds for the driver."""
+    if isinstance(result, WorkerCrash):
+        return Outcome(i, None, None, result.message)
+    if not _claims_ok(result):
+        return Outcome(i, result)
+    marker = stage.done(i)
+    if marker is None:
+        return Outcome(i, result, None, unconfirmed(stage.key(i)))
+    return Outcome(i, result, marker)
