@@ -107,7 +107,8 @@ def stop_at_failed_check(spec: PipelineSpec, planned: list[PlannedInput]) -> dic
     if not failed or spec.run.on_error != "fail":
         return None
     reason = f"{failed[0].check} check failed: {failed[0].reason}"
-    return {"path": failed[0].path, "offset": 0, "reason": reason, "length": None}
+    return {"path": failed[0].path, "offset": 0, "reason": reason, "length": None,
+            "code": "check-failed"}  # fmt: skip
 
 
 def complete_input(

@@ -321,6 +321,7 @@ def test_a_failure_found_after_the_tasks_is_printed_and_exits_1(tmp_path, capsys
 # -- item 18: warnings summary, records the writer adds ----------------------------------------
 
 
+@pytest.mark.own_codes  # the fake plugin's codes (its messages' words)
 def test_warnings_reach_the_terminal_as_one_summary_line(tmp_path, capsys):
     src = write(tmp_path / "w.txt", "R http://a/ response p\nW odd date\nW odd date\nW odd url\n")
     out = tmp_path / "out"
@@ -332,7 +333,7 @@ def test_warnings_reach_the_terminal_as_one_summary_line(tmp_path, capsys):
     report_path = out / ".crawlmill" / "report.json"
     assert f"3 warnings of 2 kinds (odd-date 2, odd-url 1); see {report_path}" in err
     assert "odd date" not in err  # the details are in the report, not on the terminal
-    # the plugin's old call form, report_warning(offset, message): codes derived from it
+    # the fake plugin's codes: its messages' words (cm_fake.code_of)
     assert report_of(out)["warnings"] == {"odd-date": 2, "odd-url": 1}
     assert report_of(out)["warning_examples"] == {"odd-date": "odd date", "odd-url": "odd url"}
 

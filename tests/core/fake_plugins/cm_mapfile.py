@@ -84,7 +84,9 @@ class MapDirReader(Reader):
             for line in fh:
                 url, sep, payload = line.rstrip(b"\n").partition(b"\t")
                 if not sep:
-                    ctx.report_damage(Damage(data, offset, "no tab", len(line), line, "no-tab"))
+                    ctx.report_damage(
+                        Damage(data, offset, "no tab", len(line), line, "not-a-record")
+                    )
                 elif offset in indexed and indexed[offset] != url.decode():
                     ctx.report_warning(
                         "index-mismatch", "index names another key at this offset", offset

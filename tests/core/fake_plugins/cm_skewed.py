@@ -35,7 +35,7 @@ class SkewedReader(Reader):
                 elif tag == "D":
                     where = offset + self.options.shift
                     ctx.report_damage(
-                        Damage(ctx.path, where, rest, len(line), bytes(line), "skewed")
+                        Damage(ctx.path, where, rest, len(line), bytes(line), "not-a-record")
                     )
                 offset += len(line)
 

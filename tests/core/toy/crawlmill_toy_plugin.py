@@ -43,7 +43,7 @@ class ToyReader(Reader):
                 start, offset = offset, offset + len(line)
                 if line.startswith(b"!"):
                     ctx.report_damage(
-                        Damage(ctx.path, start, "bang line", len(line), line, "bang-line")
+                        Damage(ctx.path, start, "bang line", len(line), line, "not-a-record")
                     )
                     continue
                 if not line.strip():
