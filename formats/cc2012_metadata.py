@@ -10,14 +10,19 @@ IP, the fetch time, the HTTP head and the payload as stored:
   ``FAILURE`` with ``failure_reason`` and ``failure_detail`` without one);
 * ``server_ip``, ``http_result``, ``http_headers`` (names lowercased, repeated headers
   joined with ``", "``, the status line under ``response``; without the hop-by-hop headers,
-  ``set-cookie`` and ``content-encoding``, as the crawler left them out), ``content_len`` (the
-  ``Content-Length`` header);
+  ``set-cookie`` and ``content-encoding``, as the crawler left them out), ``content_len``
+  (the length of the content as downloaded: de-chunked, its content coding kept; what the
+  crawler's ``ParserMapper`` wrote, ``value.getContentRaw().getCount()``, not the
+  ``Content-Length`` header the page's schema names: see docs/formats/cc2012.md);
 * for a 2xx response with content only (the crawler looked at no other content):
   ``mime_type`` (``Content-Type`` without parameters, ``text/html`` when there is none),
-  ``download_size`` (payload bytes), ``content_is_gzip`` and ``gunzip_content_len`` (a
-  ``Content-Encoding: gzip`` payload, inflated up to :data:`MAX_INFLATE` bytes;
-  ``gunzip_failed`` when it does not inflate, as the crawler wrote it), ``md5`` (hex, of the
-  payload as downloaded);
+  ``download_size`` (the same downloaded length), ``content_is_gzip`` and
+  ``gunzip_content_len`` (a ``Content-Encoding: gzip`` payload, inflated as the crawler's
+  ``GZIPUtils.unzipBestEffort`` did: concatenated members, a damaged or truncated stream up
+  to where it breaks, at most :data:`GUNZIP_LIMIT` bytes; ``gunzip_failed`` when its gzip
+  header does not read), ``md5`` (hex, of the content the crawler went on with: the inflated
+  bytes of a gzip payload, else the downloaded bytes; after a failed gunzip, where the crawler
+  stopped, the bytes as they are, which crawlmill goes on to parse);
 * for a text type (:func:`crawlmill.formats.cc2012_mime.disposition`, the crawler's
   ``MimeTypeFilter``; not for images, audio, binaries, scripts, styles): ``charset_detected``
   and ``charset_detector`` (0 header, 1 meta tag, 3 detector, 10 none: ISO-8859-1 assumed;
@@ -56,10 +61,21 @@ from .html_charset import FROM_DETECTOR, FROM_HEADER, FROM_META, NONE, detect_ch
 from .http import parse_http_head
 from .http_body import decode_body, decode_content, header_tokens
 
-__all__ = ["MAX_INFLATE", "decoded_body", "page_metadata", "page_text", "signed64"]
+__all__ = [
+    "GUNZIP_LIMIT",
+    "MAX_INFLATE",
+    "decoded_body",
+    "gunzip_best_effort",
+    "page_metadata",
+    "page_text",
+    "signed64",
+]
 
-#: the most bytes a gzip-stored payload is inflated to (to count ``gunzip_content_len``).
+#: the most bytes a payload in another content coding is decoded to (to read its text).
 MAX_INFLATE = 64 * 1024 * 1024
+#: the most bytes a gzip payload is inflated to, as the crawler did
+#: (``CrawlEnvironment.GUNZIP_SIZE_LIMIT = CONTENT_SIZE_LIMIT * 3``, ``2 << 20`` each).
+GUNZIP_LIMIT = 3 * (2 << 20)
 _IANA = {"utf-8": "UTF-8", "iso8859-1": "ISO-8859-1", "cp932": "Shift_JIS", "euc_jp": "EUC-JP",
          "iso2022_jp": "ISO-2022-JP", "ascii": "US-ASCII", "cp1252": "windows-1252",
          "utf-16": "UTF-16", "gb2312": "GB2312", "gbk": "GBK", "gb18030": "GB18030",
@@ -96,38 +112,83 @@ def _headers(head: bytes) -> tuple[str, int | None, dict[str, str]]:
     return line, code, headers
 
 
-def _gunzip(data: bytes) -> bytes | None:
-    """``data`` inflated (at most :data:`MAX_INFLATE` bytes), ``None`` when it is no gzip."""
-    try:
-        inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
-        out = inflater.decompress(data, MAX_INFLATE)
-    except zlib.error:
+def _gzip_header_end(data: bytes, pos: int) -> int | None:
+    """Where the gzip member header at ``data[pos:]`` ends, or ``None`` when it does not read
+    (``java.util.zip.GZIPInputStream.readHeader``: magic, method 8, the optional fields, the
+    header CRC when flagged)."""
+    if data[pos : pos + 2] != b"\x1f\x8b" or len(data) < pos + 10 or data[pos + 2] != 8:
         return None
-    return out if inflater.eof or len(out) >= MAX_INFLATE else None
+    flags, end = data[pos + 3], pos + 10
+    if flags & 4:  # FEXTRA
+        if len(data) < end + 2:
+            return None
+        end += 2 + int.from_bytes(data[end : end + 2], "little")
+    for flag in (8, 16):  # FNAME, FCOMMENT: zero-terminated
+        if flags & flag:
+            zero = data.find(b"\0", end)
+            if zero < 0:
+                return None
+            end = zero + 1
+    if flags & 2:  # FHCRC
+        if len(data) < end + 2 or int.from_bytes(data[end : end + 2], "little") != (
+            zlib.crc32(data[pos:end]) & 0xFFFF
+        ):
+            return None
+        end += 2
+    return end if end <= len(data) else None
 
 
-def _decode(payload: bytes, pairs: list[tuple[bytes, bytes]]) -> tuple[bytes, bool, bool]:
-    """``(body, gzip, gunzip ok)``: the payload de-chunked and its content codings undone
-    (:func:`crawlmill.formats.http_body.decode_body`); ``gzip`` when ``Content-Encoding``
-    says ``gzip`` (the crawler's ``content_is_gzip``), ``gunzip ok`` when that inflated."""
+def gunzip_best_effort(data: bytes, limit: int = GUNZIP_LIMIT) -> bytes | None:
+    """``data`` inflated as the crawler's ``GZIPUtils.unzipBestEffort`` did, or ``None`` when
+    its first gzip header does not read (the constructor's ``IOException``): the members one
+    after another while the next starts with a gzip header (``GZIPInputStream`` reads
+    concatenated members and stops at trailing bytes that are none), a damaged or truncated
+    stream up to where it breaks (the loop's ``catch: break``), at most ``limit`` bytes."""
+    if _gzip_header_end(data, 0) is None:
+        return None
+    out = bytearray()
+    pos = 0
+    while pos < len(data) and len(out) < limit and _gzip_header_end(data, pos) is not None:
+        inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        step = 8192
+        at = pos
+        try:
+            while at < len(data) and not inflater.eof and len(out) < limit:
+                out += inflater.decompress(data[at : at + step], limit - len(out))
+                at += step
+                while inflater.unconsumed_tail and len(out) < limit:
+                    out += inflater.decompress(inflater.unconsumed_tail, limit - len(out))
+        except zlib.error:
+            break
+        if not inflater.eof:
+            break
+        pos = len(data) - len(inflater.unused_data)
+    return bytes(out[:limit])
+
+
+def _decode(payload: bytes, pairs: list[tuple[bytes, bytes]]) -> tuple[bytes, bytes, bool, bool]:
+    """``(downloaded, body, gzip, gunzip ok)``: ``downloaded`` the payload de-chunked with its
+    content coding kept (the crawler's raw content: its HTTP client undid the chunking),
+    ``body`` with its content codings undone too (:func:`crawlmill.formats.http_body.decode_body`;
+    gzip by :func:`gunzip_best_effort`); ``gzip`` when ``Content-Encoding`` says ``gzip`` (the
+    crawler's ``content_is_gzip``), ``gunzip ok`` when its header read."""
     codings = [c.lower() for c in header_tokens(pairs, b"content-encoding")]
+    kept = [(k, v) for k, v in pairs if k.strip().lower() != b"content-encoding"]
+    downloaded = decode_body(payload, kept, len(payload))
     is_gzip = any(c in ("gzip", "x-gzip") for c in codings)
     if not is_gzip:
-        return decode_body(payload, pairs, MAX_INFLATE), False, False
-    plain = decode_body(
-        payload,
-        [(k, v) for k, v in pairs if k.strip().lower() != b"content-encoding"],
-        len(payload),
-    )
-    out: bytes | None = plain
+        return downloaded, decode_body(payload, pairs, MAX_INFLATE), False, False
+    out: bytes | None = downloaded
     for coding in reversed(codings):  # undone last first, as decode_content does
         if out is None:
             break
         if coding in ("gzip", "x-gzip"):
-            out = _gunzip(out)
+            out = gunzip_best_effort(out)
         elif coding != "identity":
             out = decode_content(out, [coding], MAX_INFLATE)
-    return (out, True, True) if out is not None else (plain, True, False)
+    return (
+        (downloaded, out, True, True) if out is not None else (downloaded, downloaded, True, False)
+    )
 
 
 def decoded_body(payload: bytes, http_head: bytes | None) -> bytes:
@@ -135,7 +196,7 @@ def decoded_body(payload: bytes, http_head: bytes | None) -> bytes:
     its ``Content-Encoding`` undone, at most :data:`MAX_INFLATE` bytes."""
     if not http_head:
         return payload
-    return _decode(payload, parse_http_head(http_head)[1])[0]
+    return _decode(payload, parse_http_head(http_head)[1])[1]
 
 
 def page_metadata(
@@ -169,23 +230,24 @@ def page_metadata(
         data["server_ip"] = ip
     data["http_result"] = code
     data["http_headers"] = headers
-    length = headers.get("content-length", "").strip()
-    if length.isdigit():
-        data["content_len"] = int(length)
-    if not (200 <= code < 300 and payload):
+    # ParserMapper: jsonObj.addProperty("content_len",value.getContentRaw().getCount())
+    downloaded, body, is_gzip, inflated = _decode(payload, pairs)
+    data["content_len"] = len(downloaded)
+    if not (200 <= code < 300 and downloaded):
         return data  # the crawler looked at the content of 2xx responses with content only
     ctype = headers.get("content-type", "")
     mime = normalized_mime(ctype)
     data["mime_type"] = mime
-    data["download_size"] = len(payload)
-    body, is_gzip, inflated = _decode(payload, pairs)
+    data["download_size"] = len(downloaded)
     if is_gzip:
         data["content_is_gzip"] = True
         if inflated:
             data["gunzip_content_len"] = len(body)
         else:
             data["gunzip_failed"] = True
-    data["md5"] = hashlib.md5(payload).hexdigest()
+    # the content it went on with: inflated (gzip), else as downloaded; the crawler wrote none
+    # after a failed gunzip, crawlmill goes on with (and hashes) the bytes as they are
+    data["md5"] = hashlib.md5(body if is_gzip else downloaded).hexdigest()
     kind = disposition(mime)
     if kind is None:
         return data  # not a text type: no charset, simhash, parse, content or text
