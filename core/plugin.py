@@ -39,6 +39,7 @@ from pydantic import BaseModel, ConfigDict
 
 from .collection import Check, Expectation
 from .contract import declares_collect, reduce_key
+from .input_stream import InputStream, open_input
 from .problems import Damage, Notice
 from .record import Record
 
@@ -277,6 +278,23 @@ class ReadContext:
     def path(self) -> str:
         """The input file's path (a multi-part unit's location: see ``input.parts``)."""
         return self.input.path
+
+    def open(self, part: str | None = None) -> InputStream:
+        """The input file (or the unit's part ``part``) decompressed, whatever codec of the
+        codec table compresses it (gzip, zstd, LZ4, bzip2...; none for a plain file): a
+        file-like :class:`~crawlmill.core.input_stream.InputStream` with ``read``,
+        ``readline``, iteration by line, ``tell()`` (offset in the file, or in the
+        decompressed stream) and ``provenance(offset, length, format)``. A range that does
+        not decompress is reported through :attr:`report_damage` and reading goes on;
+        decompression is bounded by ``limits.max_decompressed_bytes`` and a line by
+        ``limits.max_record_bytes``. Use it as a context manager (``with ctx.open() as f``)."""
+        path = self.input.part(part) if part is not None else self.path
+        return open_input(
+            path,
+            self.report_damage,
+            self.limits.max_decompressed_bytes,
+            self.limits.max_record_bytes,
+        )
 
     def reader(self, name: str, **options: Any) -> Reader:
         """Another registered reader, called ``name``, with ``options`` (validated by its

@@ -42,8 +42,9 @@ field            meaning (and which formats fill it)
                  :mod:`crawlmill.formats.clueweb09_extras`. ``extras["neutral"]``
                  (:class:`NeutralExtras`, below) is not a format: what a reader mapped at
                  parse time for writers of other formats. ``extras["nutch"]`` in
-                 :mod:`crawlmill.formats.hadoop.nutch_extras`. Planned:
-                 ``extras["cc"]``, ``extras["ntcir"]``, each beside its codec.
+                 :mod:`crawlmill.formats.hadoop.nutch_extras`. Every key a reader emits
+                 (also ``ntcir``, ``cc_metadata``, ``nutch-legacy``) and its schema:
+                 :mod:`crawlmill.core.extras` (``EXTRAS``, ``RecordExtras``).
 ``source``       :class:`Provenance`: path, byte offset and length, format, and the offset
                  space (:class:`OffsetSpace`: plain file, compressed member, decompressed
                  stream).

@@ -24,6 +24,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from crawlmill.core import Damage, Outlink, Provenance, ReadContext, Record, RecordKind
+from crawlmill.core.extras import CcMetadataExtras
 from crawlmill.core.record import OffsetSpace
 from crawlmill.formats.cc2012_segment import iter_pairs, link_pairs
 from crawlmill.formats.hadoop.sequencefile import Entry, HeaderError, read_header
@@ -132,7 +133,7 @@ def metadata_record(
         line = {"url": url, "metadata": metadata}
     if text is not None and "text" not in line:
         line["text"] = text
-    extras = {
+    extras: CcMetadataExtras = {
         "line": line,
         "disposition": metadata.get("disposition"),
         "http_result": metadata.get("http_result"),

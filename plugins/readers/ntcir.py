@@ -65,6 +65,7 @@ from crawlmill.core import (
     RecordKind,
     hookimpl,
 )
+from crawlmill.core.extras import NtcirExtras
 from crawlmill.formats.html_charset import charset_of_content_type
 from crawlmill.formats.ntcir_list_checks import check_lists
 from crawlmill.formats.ntcir_lists import LIST_NAMES, ListItem, iter_list, read_list
@@ -330,7 +331,7 @@ class NtcirReader(Reader):
         if self.options.text and cooked is not None:
             with open(cooked, "rb") as fh:
                 text = fh.read().decode("euc_jp", "replace")
-        extras: dict[str, Any] = {
+        extras: NtcirExtras = {
             "variant": NW1000G,
             "site": ctx.input.meta.get("site"),
             "page": part,
@@ -437,7 +438,7 @@ class NtcirReader(Reader):
         if self.options.text and cooked is not None:
             with open(cooked, "rb") as fh:
                 text = fh.read().decode("euc_jp", "replace")
-        extras: dict[str, Any] = {
+        extras: NtcirExtras = {
             "site": ctx.input.meta.get("site"),
             "page": page,
             "tree": tree,

@@ -67,6 +67,7 @@ from crawlmill.core import (
     RecordKind,
     hookimpl,
 )
+from crawlmill.core.extras import NutchLegacyExtras
 from crawlmill.core.record import OffsetSpace
 from crawlmill.formats.hadoop import nutch_legacy as nl
 from crawlmill.formats.hadoop.sequencefile import Entry, HeaderError, iter_entries, read_header
@@ -234,7 +235,7 @@ class NutchLegacyReader(Reader):
         entry_of = fo.entry if fo is not None else fl
         if url is None and entry_of is not None:
             url = entry_of.page.url
-        extras: dict[str, Any] = {**meta, "record": number,
+        extras: NutchLegacyExtras = {**meta, "record": number,  # type: ignore[typeddict-item]
                                   "files": {s: e.offset for s, (_, e, _p) in group.items()}}  # fmt: skip
         if entry_of is not None:
             extras["fetch_list_entry"] = _plain(entry_of)

@@ -20,6 +20,7 @@ from typing import Any
 from urllib.parse import urljoin
 
 from crawlmill.core import Record, RecordKind
+from crawlmill.core.extras import CcMetadataExtras
 from crawlmill.formats.cc2012_metadata import decoded_body, page_metadata, page_text
 from crawlmill.formats.html_charset import detect_charset
 from crawlmill.formats.simhash import simhash
@@ -36,7 +37,7 @@ def carried_json(record: Record) -> tuple[dict[str, Any], bytes] | None:
     """``(JSON, its bytes)`` of a metadata record carrying 2012 metadata, else ``None``."""
     if record.kind != RecordKind.METADATA or record.url is None:
         return None
-    kept = record.extras.get("cc_metadata")
+    kept: CcMetadataExtras | None = record.extras.get("cc_metadata")
     if not isinstance(kept, dict) and record.content_type != "application/json":
         return None
     try:

@@ -31,6 +31,7 @@ import json
 from typing import Any, Literal
 
 from crawlmill.core import FileWriter, FileWriterOptions, InputFile, Record, RecordKind, hookimpl
+from crawlmill.core.extras import CcMetadataExtras
 from crawlmill.formats.cc2012_segment import VARIANTS, SegmentFiles
 from crawlmill.plugins.writers.original_date import warn_original_date_dropped
 from pydantic import Field
@@ -103,7 +104,7 @@ class CcMetadataWriter(FileWriter):
             ctx.notes["files"] += [{"path": meta}, {"path": text}]
 
     def _line(self, record: Record) -> dict[str, Any] | None:
-        kept = record.extras.get("cc_metadata")
+        kept: CcMetadataExtras | None = record.extras.get("cc_metadata")
         if isinstance(kept, dict) and "line" in kept and not record.modified:
             return dict(kept["line"])
         if record.kind != RecordKind.RESPONSE or record.url is None:

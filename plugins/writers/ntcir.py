@@ -77,6 +77,7 @@ from typing import Any, ClassVar, Literal
 from urllib.parse import urlsplit
 
 from crawlmill.core import LazySchema, PluginOptions, Record, RecordKind, Writer, hookimpl
+from crawlmill.core.extras import NtcirExtras
 from crawlmill.formats.hadoop.nutch_write_links import outlinks_of
 from crawlmill.formats.html_charset import charset_of_content_type, detect_charset
 from crawlmill.formats.http import parse_http_head
@@ -175,7 +176,7 @@ class NtcirWriter(Writer):
             return None
         scheme, seen, port = where
         host = self.options.aliases.get(seen, seen)
-        info = record.extras.get("ntcir") or {}
+        info: NtcirExtras = record.extras.get("ntcir") or {}
         if info.get("host") and str(info.get("port", "")).isdigit():  # its sitelist entry
             host, port = str(info["host"]).lower(), int(info["port"])
             seen = host
@@ -386,7 +387,8 @@ def _is_text(content_type: str | None) -> bool:
 def _stored_head(record: Record, head: bytes) -> bytes:
     """The ``NW:HTTPH`` block a page read from an NTCIR tree had, when ``head`` is that block
     as the reader gave it (the blank line ending a head added); else ``head``."""
-    for field in (record.extras.get("ntcir") or {}).get("fields") or ():
+    info: NtcirExtras = record.extras.get("ntcir") or {}
+    for field in info.get("fields") or ():
         name, value = field
         if name == HTTPH and isinstance(value, bytes) and value and ended_head(value) == head:
             return value

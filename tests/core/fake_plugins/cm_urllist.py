@@ -2,7 +2,6 @@
 alone (no ``crawlmill_detect_format`` hook); docs/plugin_hooks.md points here."""
 
 from crawlmill.core import Reader, Record, RecordKind, hookimpl
-from crawlmill.core.record import Provenance
 
 
 class UrlListReader(Reader):
@@ -19,9 +18,8 @@ class UrlListReader(Reader):
         return None
 
     def read(self, ctx):
-        offset = 0
-        with open(ctx.path, "rb") as fh:
-            for line in fh:
+        with ctx.open() as stream:  # decompressed: x.urls, x.urls.gz, x.urls.zst...
+            while line := stream.readline():
                 url = line.strip().decode("utf-8")
                 if url:
                     yield Record(
@@ -29,9 +27,8 @@ class UrlListReader(Reader):
                         url=url,
                         payload=line,
                         content_type="text/plain",
-                        source=Provenance(ctx.path, offset, len(line), "urllist"),
+                        source=stream.provenance(stream.tell() - len(line), len(line), "urllist"),
                     )
-                offset += len(line)
 
 
 @hookimpl
