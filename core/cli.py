@@ -725,9 +725,7 @@ def _inspect(args: argparse.Namespace) -> int:
 _ENCLOSING_LEVELS = 6
 
 
-def _enclosing_collection(
-    registry: Registry, path: str
-) -> tuple[str, str, InputFile] | None:
+def _enclosing_collection(registry: Registry, path: str) -> tuple[str, str, InputFile] | None:
     """``(reader, collection folder, unit)`` of the nearest folder above ``path`` that a
     collection reader reads and one of whose units holds ``path`` as a part."""
     target = os.path.realpath(path)
