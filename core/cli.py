@@ -689,6 +689,13 @@ def _inspect(args: argparse.Namespace) -> int:
         else:
             print("  no reader recognises this file", file=out)
     reader_name = args.source or (ranking[0][0] if ranking else None)
+    if reader_name is None and not folder:
+        enclosing = _enclosing_collection(registry, path)
+        if enclosing is not None:  # an NTCIR .data, a segment's part: shown as its reader reads it
+            name, root, unit = enclosing
+            print(f"part of the {name!r} collection {root}, read as a unit of it:", file=out)
+            print(f"reading with: {name}", file=out)
+            return _show_records(args, registry, [unit], registry.reader(name), only=path)
     if reader_name is None:
         print("give --from FORMAT to read it with a reader of your choice", file=sys.stderr)
         return EXIT_USAGE
@@ -709,9 +716,44 @@ def _inspect(args: argparse.Namespace) -> int:
             raise ConfigError(
                 [("FILE", f"{path} is a folder that reader {reader_name!r} does not read")]
             )
-        input_file = found[0]
-        print(f"first of {len(found)} file(s): {input_file.path}", file=out)
-    return _show_records(args, registry, input_file, reader_cls)
+        print(f"first of {len(found)} file(s): {found[0].path}", file=out)
+        return _show_records(args, registry, found, reader_cls)
+    return _show_records(args, registry, [input_file], reader_cls)
+
+
+#: how many folders above a file ``inspect`` looks in for the collection it belongs to.
+_ENCLOSING_LEVELS = 6
+
+
+def _enclosing_collection(registry: Registry, path: str) -> tuple[str, str, InputFile] | None:
+    """``(reader, collection folder, unit)`` of the nearest folder above ``path`` that a
+    collection reader reads and one of whose units holds ``path`` as a part."""
+    target = os.path.realpath(path)
+    folder = os.path.dirname(target)
+    for _ in range(_ENCLOSING_LEVELS):
+        for name, _confidence in registry.detect(folder, b""):
+            cls = registry.reader(name)
+            try:
+                units = cls.discover(folder, cls.Options()) or []
+            except Exception:  # a plugin's discover must not stop inspect
+                continue
+            for unit in units:
+                parts = (unit.parts or {}).values()
+                if any(os.path.realpath(p) == target for p in parts):
+                    return name, folder, unit
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        folder = parent
+    return None
+
+
+def _hadoop_output(path: str) -> list[str]:
+    """The part files of a Spark/Hadoop job's output folder (``_SUCCESS``, ``part-*``), or
+    ``[]`` when ``path`` is not one."""
+    names = sorted(os.listdir(path))
+    parts = [n for n in names if n.startswith("part-") and os.path.isfile(os.path.join(path, n))]
+    return parts if parts or "_SUCCESS" in names else []
 
 
 def _inspect_tree(args: argparse.Namespace, registry: Registry, path: str) -> int:
@@ -727,7 +769,15 @@ def _inspect_tree(args: argparse.Namespace, registry: Registry, path: str) -> in
     )  # fmt: skip
     try:
         planned = expand_inputs(spec, registry)
-    except ConfigError:
+    except ConfigError as exc:
+        parts = _hadoop_output(path)
+        if parts:  # say what each part file is, as convert would
+            head = (
+                f"{path} is a Spark/Hadoop output folder of {len(parts)} part file(s), and no "
+                "reader reads them"
+            )
+            why = [(loc, msg) for loc, msg in exc.problems if not msg.startswith("nothing to")]
+            raise ConfigError([("FILE", head), *why]) from None
         raise ConfigError([("FILE", _not_a_collection(path, registry))]) from None
     out = sys.stdout
     print(f"{path}: a folder of {len(planned)} input(s), planned as `convert` plans it:", file=out)
@@ -738,40 +788,59 @@ def _inspect_tree(args: argparse.Namespace, registry: Registry, path: str) -> in
     first = planned[0]
     print(f"reading with: {first.reader}", file=out)
     print(f"first of {len(planned)} input(s): {first.input.path}", file=out)
-    code = _show_records(args, registry, first.input, registry.reader(first.reader))
+    code = _show_records(args, registry, [first.input], registry.reader(first.reader))
     return EXIT_QUARANTINED if planned.not_converted and code == EXIT_OK else code
 
 
 def _show_records(
-    args: argparse.Namespace, registry: Registry, input_file: InputFile, reader_cls: Any
+    args: argparse.Namespace,
+    registry: Registry,
+    units: list[InputFile],
+    reader_cls: Any,
+    only: str | None = None,
 ) -> int:
-    """Print the first ``args.records`` records of ``input_file`` and what was damaged."""
+    """Print the first ``args.records`` records of ``units`` (the units of a collection in
+    turn, until that many were shown: a first unit that only checks lists, as an NTCIR
+    tree's, holds no record), of those read from the file ``only`` when given, and what
+    was damaged."""
+    target = os.path.realpath(only) if only else None
     out = sys.stdout
-    records = open_reader(
-        input_file,
-        reader_cls,
-        registry=registry,
-        on_damage=lambda damage: print(f"DAMAGE {damage} [{damage.code}]", file=out),
-        on_warning=lambda w: print(f"warning at byte {w.offset}: {w.message} [{w.code}]", file=out),
-        on_check=lambda check: print(
-            f"{'CHECK' if check.ok else 'CHECK FAILED'} {check}", file=out
-        ),
-    )
-    shown = 0
-    with records:
-        try:
-            for record in records:
-                if shown >= args.records:
-                    break
-                shown += 1
-                print(f"\n#{shown}", file=out)
-                print(_format_record(record), file=out)
-        except CrawlmillError as exc:
-            print(f"ERROR {exc}", file=out)
-            return EXIT_FAILED
-    damages, failed_checks = records.damages, records.failed_checks
-    failed = f", {len(failed_checks)} failed check(s)" if failed_checks else ""
-    print(f"\n{shown} record(s) shown, {len(damages)} damaged range(s) seen{failed}", file=out)
+    shown = damages = failed_checks = 0
+    for i, unit in enumerate(units):
+        if shown >= args.records:
+            break
+        if i:
+            print(f"then {unit.path}", file=out)
+        records = open_reader(
+            unit,
+            reader_cls,
+            registry=registry,
+            on_damage=lambda damage: print(f"DAMAGE {damage} [{damage.code}]", file=out),
+            on_warning=lambda w: print(
+                f"warning at byte {w.offset}: {w.message} [{w.code}]", file=out
+            ),
+            on_check=lambda check: print(
+                f"{'CHECK' if check.ok else 'CHECK FAILED'} {check}", file=out
+            ),
+        )
+        with records:
+            try:
+                for record in records:
+                    if shown >= args.records:
+                        break
+                    source = record.source.path if record.source is not None else None
+                    if target and (not source or os.path.realpath(source) != target):
+                        continue
+                    shown += 1
+                    print(f"\n#{shown}", file=out)
+                    print(_format_record(record), file=out)
+            except CrawlmillError as exc:
+                print(f"ERROR {exc}", file=out)
+                return EXIT_FAILED
+        damages += len(records.damages)
+        failed_checks += len(records.failed_checks)
+    failed = f", {failed_checks} failed check(s)" if failed_checks else ""
+    print(f"\n{shown} record(s) shown, {damages} damaged range(s) seen{failed}", file=out)
     return EXIT_QUARANTINED if damages or failed_checks else EXIT_OK
 
 
@@ -784,11 +853,13 @@ def _not_a_collection(path: str, registry: Registry) -> str:
     first one a reader recognises, else the first one)."""
     from crawlmill.formats.compression import read_head
 
+    from .inputs import is_side_file
+
     first = example = None
     seen = 0
     for dirpath, dirnames, filenames in os.walk(path):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-        for name in sorted(n for n in filenames if not n.startswith(".")):
+        for name in sorted(n for n in filenames if not is_side_file(n)):
             candidate = os.path.join(dirpath, name)
             first = first or candidate
             seen += 1

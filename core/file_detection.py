@@ -74,6 +74,8 @@ def detect_reader(registry: Registry, path: str, named: bool) -> tuple[str | Non
     foreign = foreign_format(raw, head)
     if foreign is not None:
         return None, f"{foreign}: no reader installed for it yet", True
+    if not raw and os.path.isfile(path):  # a Spark job's empty partition, a failed copy
+        return None, "an empty file (0 bytes): no records to read", True
     like = _named_like(registry, path)
     if like is not None:
         return (

@@ -593,3 +593,156 @@ def test_the_commands_of_collections_md_exit_as_it_says(tmp_path, monkeypatch, c
             assert left == ["mixed/NOTES.txt"] and "NOTES.txt: format not detected" in err
     everything = json.loads((tmp_path / "everything/.crawlmill/report.json").read_text())
     assert everything["quarantined"] == 0 and everything["checks_failed"] == []
+
+
+# -- docs/recipes.md ----------------------------------------------------------------------------
+
+RECIPES = DOCS / "recipes.md"
+#: recipes that start from the outputs of others (run first, in the same folder).
+RECIPE_NEEDS = {
+    "A Nutch CrawlDB and LinkDB": ["A whole crawl folder"],
+    "Common Crawl 2012 to WARC, and back": ["ARC to WARC, and back"],
+    "Deduplicate runs and qrels": ["The Chuweb21D pipeline"],
+}
+
+
+def _recipes() -> dict[str, list[tuple[str, str]]]:
+    """Each section of recipes.md: its ``(sh block, text block after it)`` pairs (the text
+    block is what the commands print, ``""`` when the page shows none)."""
+    found = {}
+    for section in RECIPES.read_text(encoding="utf-8").split("\n## ")[1:]:
+        title = section.split("\n", 1)[0].strip()
+        blocks = re.findall(r"```(sh|text)\n(.*?)```", section, re.S)
+        pairs = []
+        for i, (kind, body) in enumerate(blocks):
+            if kind == "sh":
+                after = blocks[i + 1] if i + 1 < len(blocks) else ("", "")
+                pairs.append((body, after[1] if after[0] == "text" else ""))
+        if pairs:
+            found[title] = pairs
+    return found
+
+
+def _script(block: str) -> str:
+    """The sh block as a bash script that stops at the first command that does not exit as
+    its ``# exits N`` comment says (other commands must succeed)."""
+    lines = ["set -eu"]
+    for line in block.splitlines():
+        m = re.fullmatch(r"(.*?)\s+#\s*exits (\d+)\s*", line)
+        if m:
+            command, code = m.group(1), m.group(2)
+            lines += [
+                f"__c=0; {command} || __c=$?",
+                f'[ "$__c" = {code} ] || {{ echo "EXIT $__c, the page says {code}: '
+                f'{command.replace(chr(34), "")}" >&2; exit 99; }}',
+            ]
+        else:
+            assert not line.startswith("crawlmill "), f"recipes.md: {line!r} says not how it exits"
+            lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
+def _shown_lines_missing(shown: str, printed: str) -> list[str]:
+    """Lines of a text block that no printed line matches (``...`` matches anything; runs of
+    blanks count as one)."""
+    have = [" ".join(line.split()) for line in printed.splitlines()]
+    missing = []
+    for line in shown.splitlines():
+        line = " ".join(line.split())
+        if not line:
+            continue
+        pattern = ".*".join(re.escape(part) for part in line.split("..."))
+        if not any(re.fullmatch(pattern, h) for h in have):
+            missing.append(line)
+    return missing
+
+
+def _recipe_workspace(root: Path) -> Path:
+    """The folder recipes.md's commands run in, with the inputs its first table names."""
+    import shutil
+
+    from tests.conftest import SAMPLES
+    from tests.plugins.ntcir_tree import build_tree
+    from tests.plugins.test_simhash_dedup_pipeline import chuweb21
+
+    if not (SAMPLES / "apache-nutch/testcrawl").is_dir():
+        pytest.skip("../shared/samples is absent")
+    ws = root / "ws"
+    ws.mkdir()
+    shutil.copytree(ROOT / "fixtures/legacy", ws / "legacy")
+    shutil.copytree(SAMPLES / "apache-nutch/testcrawl", ws / "crawl")
+    cw09 = ws / "ClueWeb09_English_1/en0000/00.warc.gz"
+    cw09.parent.mkdir(parents=True)
+    shutil.copyfile(
+        SAMPLES / "castorini-anserini/sample_docs/cw09/collection1/segment1.warc.gz", cw09
+    )
+    build_tree(ws / "NW100G-01", sites=2, per=2)
+    chuweb21(ws)
+    (ws / "docs/examples").mkdir(parents=True)
+    shutil.copyfile(DOCS / "examples/chuweb21d.yaml", ws / "docs/examples/chuweb21d.yaml")
+    for path in ws.rglob("*"):
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    return ws
+
+
+def _run_recipe(title: str, ws: Path) -> None:
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    for need in RECIPE_NEEDS.get(title, []):
+        _run_recipe(need, ws)
+    for block, shown in _recipes()[title]:
+        done = subprocess.run(
+            ["bash", "-c", _script(block)],
+            cwd=ws,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        printed = done.stdout + done.stderr
+        assert done.returncode == 0, f"{title}: {block}\n{printed}"
+        missing = _shown_lines_missing(shown, printed)
+        assert not missing, f"{title}: the page shows {missing}, the commands printed:\n{printed}"
+
+
+def test_recipes_md_has_a_section_for_every_job():
+    titles = set(_recipes())
+    for job in (
+        "ARC",
+        "ClueWeb09",
+        "NTCIR",
+        "Nutch segment",
+        "CrawlDB",
+        "whole crawl",
+        "Common Crawl 2012",
+        "Chuweb21D",
+        "runs and qrels",
+        "`get`",
+        "Spark",
+    ):
+        assert any(job in t for t in titles), f"recipes.md has no recipe for {job}"
+    assert set(RECIPE_NEEDS) <= titles
+    assert {n for needs in RECIPE_NEEDS.values() for n in needs} <= titles
+
+
+def test_the_recipe_check_catches_a_wrong_line_and_exit_code(tmp_path):
+    assert _shown_lines_missing("read 6 = written ...\nnot printed", "read  6 = written 7\n") == [
+        "not printed"
+    ]
+    script = _script("crawlmill nothing-such   # exits 0\n")
+    done = __import__("subprocess").run(["bash", "-c", script], capture_output=True, text=True)
+    assert done.returncode == 99 and "the page says 0" in done.stderr
+
+
+@pytest.mark.parametrize("title", [t for t in _recipes() if t != "Spark"])
+def test_every_recipe_runs_and_prints_what_the_page_shows(title, tmp_path):
+    _run_recipe(title, _recipe_workspace(tmp_path))
+
+
+@pytest.mark.slow
+def test_the_spark_recipe_runs_and_prints_what_the_page_shows(tmp_path, need, need_command):
+    need("pyspark")
+    need_command("java")
+    _run_recipe("Spark", _recipe_workspace(tmp_path))
