@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import lru_cache
 
+from .notes import Note
+
 __all__ = [
     "V1_FIELDS",
     "V1_SPEC_LINE",
@@ -166,9 +168,10 @@ def parse_header_line(line: bytes, version: str | None = None) -> ArcHeader:
 
 
 #: the note of a header line read with its Content-type holding a space.
-RESPLIT_NOTE = (
+RESPLIT_NOTE = Note(
+    "arc-header-resplit",
     "header line read from the left: split from the right, its IP-address or Archive-date "
-    "did not parse (a Content-type with a space)"
+    "did not parse (a Content-type with a space)",
 )
 #: a Content-type whose space comes after its parameters' ``;`` (``text/html; charset=x``).
 _MEDIA_WITH_PARAMS = re.compile(rb"[^\s/;]+/[^\s;]+\s*;.*")
@@ -223,25 +226,26 @@ def plausible_header(
 
 
 @lru_cache(maxsize=4096)  # the records of one second share their date
-def parse_arc_date(raw: bytes | str) -> tuple[datetime | None, str | None]:
+def parse_arc_date(raw: bytes | str) -> tuple[datetime | None, Note | None]:
     """Parse an ARC date (``YYYYMMDDhhmmss``) into an aware UTC datetime.
 
     Returns ``(date, note)``: ``note`` says what was repaired (shorter dates are padded with
-    zeros, longer ones are cut to 14 digits) or why the date is ``None``.
+    zeros: ``date-padded``, longer ones are cut to 14 digits: ``date-cut``) or why the date
+    is ``None`` (``invalid-date``).
     """
     text = raw.decode("ascii", "replace") if isinstance(raw, bytes) else raw
     if not text.isdigit():
-        return None, f"Archive-date {text[:40]!r} is not a date"
+        return None, Note("invalid-date", f"Archive-date {text[:40]!r} is not a date")
     note = None
     digits = text
     if len(text) > 14:
         digits = text[:14]
-        note = f"Archive-date has {len(text)} digits; read the first 14"
+        note = Note("date-cut", f"Archive-date has {len(text)} digits; read the first 14")
     elif len(text) < 14:
         if len(text) < 4 or len(text) % 2:
-            return None, f"Archive-date {text!r} has {len(text)} digits"
+            return None, Note("invalid-date", f"Archive-date {text!r} has {len(text)} digits")
         digits = text + "0101000000"[len(text) - 4 :] if len(text) < 8 else text.ljust(14, "0")
-        note = f"Archive-date has {len(text)} digits; padded to 14"
+        note = Note("date-padded", f"Archive-date has {len(text)} digits; padded to 14")
     try:
         value = datetime(
             int(digits[0:4]),
@@ -253,7 +257,7 @@ def parse_arc_date(raw: bytes | str) -> tuple[datetime | None, str | None]:
             tzinfo=UTC,
         )
     except ValueError:
-        return None, f"Archive-date {text!r} is not a valid date"
+        return None, Note("invalid-date", f"Archive-date {text!r} is not a valid date")
     return value, note
 
 

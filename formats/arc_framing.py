@@ -47,6 +47,7 @@ from .arc import (
 )
 from .arc_length import Action, Decision, Facts, decide
 from .compression import compression_of, iter_pieces, member_bound, prefetch
+from .notes import Note
 from .stream import Damage, Member, MemberStream, StreamLimitError
 
 __all__ = [
@@ -125,7 +126,7 @@ class ArcRecordBytes:
     header: ArcHeader
     block: bytes
     trailer: bytes = b"\n"
-    notes: list[str] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
     filedesc: FileDesc | None = None
     truncated: bool = False
     damaged: bool = False
@@ -135,8 +136,8 @@ class ArcRecordBytes:
 class Quirk:
     """A repaired quirk between records (not damage: no byte is lost): ``offset`` is where it
     is in the file (for gzip files, the start of the member holding it), ``text`` says what.
-    A record's own quirks are strings in :attr:`ArcRecordBytes.notes`. ``code`` is its stable
-    problem code (docs/problems.md), ``""`` only on paths not yet converted to codes at the source."""
+    A record's own quirks are :class:`~crawlmill.formats.notes.Note` in
+    :attr:`ArcRecordBytes.notes`. ``code`` is its stable problem code (docs/problems.md)."""
 
     offset: int
     text: str
@@ -363,7 +364,8 @@ class _ArcRecords(_ArcLines):
             member = s.members.at(pos)
             pos = self._skip_blank(pos)
             if pos > start:
-                yield Quirk(self._file_offset(start), "stray newline bytes before a record")
+                text = "stray newline bytes before a record"
+                yield Quirk(self._file_offset(start), text, code="stray-newlines")
                 if s.byte(pos) is None:
                     continue
                 member = s.members.at(pos) or member
@@ -378,10 +380,14 @@ class _ArcRecords(_ArcLines):
         stream offset where they were met; their compressed span and bytes)."""
         met = [at for at, _ in self.s.problems if at <= upto]
         for at, item in zip(met, self.s.take_problems(upto), strict=True):
-            reason = item.reason
+            reason, code = item.reason, item.code
             if not item.partial and item.data[:3] == GZIP_MAGIC:
                 reason = f"gzip member that inflates to nothing: {reason}"
-            yield Damage(at, item.length, reason, item.data, item.offset, True, item.length)
+                if code != "damaged-gzip-magic":  # (a damaged magic names it still)
+                    code = "empty-member"
+            yield Damage(
+                at, item.length, reason, item.data, item.offset, True, item.length, code=code
+            )
 
     def _member_of(self, pos: int) -> Member | None:
         return self.s.members.holding(pos)
@@ -392,25 +398,29 @@ class _ArcRecords(_ArcLines):
         best = self._member_of(pos)
         return best.cstart if best is not None else 0
 
-    def _problem(self, pos: int, end: int, reason: str) -> Damage:
+    def _problem(
+        self, pos: int, end: int, reason: str, code: str, kind: type[Damage] = Damage
+    ) -> Damage:
         """Damage for the decompressed range ``[pos, end)`` (``part`` > 0 when it goes on
         with a range cut at the record bound just before it: the same damaged record)."""
-        damage = self._located(pos, end, reason)
+        damage = self._located(pos, end, reason, code, kind)
         damage.part = 1 if pos == self._open_end else 0
         self._open_end = end if end == self._cut_at else None
         return damage
 
-    def _located(self, pos: int, end: int, reason: str) -> Damage:
+    def _located(
+        self, pos: int, end: int, reason: str, code: str, kind: type[Damage] = Damage
+    ) -> Damage:
         """Damage for the decompressed range ``[pos, end)``, located in the file: the range
         itself in an uncompressed file; for gzip, the compressed span (and compressed bytes)
         of the member(s) it covers exactly, else the member it lies in (length unknown)."""
         s = self.s
         data = s.get(pos, end)[: self.max_record]
         if not s.compressed:
-            return Damage(pos, end - pos, reason, data)
+            return kind(pos, end - pos, reason, data, code=code)
         first = self._member_of(pos)
         if first is None:
-            return Damage(pos, end - pos, reason, data, 0)
+            return kind(pos, end - pos, reason, data, 0, code=code)
         last = self._member_of(max(pos, end - 1)) or first
         if first.dstart == pos and last.dend == end and last.cend is not None:
             length = last.cend - first.cstart
@@ -420,10 +430,10 @@ class _ArcRecords(_ArcLines):
                 else None
             )
             if raw is None:
-                return Damage(pos, end - pos, reason, data, first.cstart, False, length)
-            return Damage(pos, end - pos, reason, raw, first.cstart, True, length)
+                return kind(pos, end - pos, reason, data, first.cstart, False, length, code=code)
+            return kind(pos, end - pos, reason, raw, first.cstart, True, length, code=code)
         where = f" (decompressed bytes {pos}-{end} of the gzip member at {first.cstart})"
-        return Damage(pos, end - pos, reason + where, data, first.cstart)
+        return kind(pos, end - pos, reason + where, data, first.cstart, code=code)
 
     def _parse_start(self, pos: int) -> tuple[ArcHeader, int] | None:
         """Parse the header line at ``pos``: ``(header, body_start)``, or ``None`` when there
@@ -479,11 +489,13 @@ class _ArcRecords(_ArcLines):
         delivered; the rest is damage with the member's compressed bytes."""
         end = member.dend or pos
         reasons: list[str] = []
+        folded: list[Damage] = []
         while pos < end:
             items = list(self._plain_record(pos, end, member))
             for item in items:
                 if isinstance(item, Damage):
                     reasons.append(item.reason)  # folded into the member's one entry below
+                    folded.append(item)
                 else:
                     yield item
             if self._after <= pos:
@@ -493,8 +505,10 @@ class _ArcRecords(_ArcLines):
         error = member.error or "damaged gzip member"
         if not any(error in r for r in reasons):
             reasons.insert(0, error)
-        # one damage entry per member: its compressed span and bytes, whatever it held
-        yield self._problem(member.dstart, end, "; ".join(dict.fromkeys(reasons)))
+        # one damage entry per member: its compressed span and bytes, whatever it held; named
+        # by the most telling damage found in it, else by the member's own
+        code = min(folded, key=_rank).code if folded else member.code or "corrupt-member"
+        yield self._problem(member.dstart, end, "; ".join(dict.fromkeys(reasons)), code)
 
     def _plain_record(
         self,
@@ -538,6 +552,7 @@ class _ArcRecords(_ArcLines):
                     f"record {header.url[:100]!r} declares {header.length} bytes (more than "
                     f"the limit of {self.max_record}) but a complete record starts after "
                     f"{q - body_start}; resynced there",
+                    "bad-length",
                 )
                 self._after = q
                 return
@@ -548,6 +563,7 @@ class _ArcRecords(_ArcLines):
                 f"limit of {self.max_record}; skipped",
                 b"",
                 self._file_offset(pos) if s.compressed else None,
+                code="record-too-large",
             )
             self._after = self._skip_to(e, stop)
             return
@@ -674,12 +690,14 @@ class _Parser(_ArcRecords):
                     f"record {url!r} declares {declared} bytes but its gzip member is damaged "
                     f"({broken.error}) after {v.next - body_start}; not delivered"
                 )
+                code = "corrupt-member"
             else:
                 reason = (
                     f"record {url!r} declares {declared} bytes; no record end within the "
                     f"{v.next - body_start} bytes that follow (record limit); not delivered"
                 )
-            yield self._problem(pos, v.next, reason)
+                code = "no-record-end"
+            yield self._problem(pos, v.next, reason, code)
             self._after = v.next
             return
         if v.action == Action.GARBAGE_AFTER:
@@ -690,12 +708,15 @@ class _Parser(_ArcRecords):
                 yield self._garbage(garbage_from, v.next, after_record=True)
             return
         have = v.body_end - body_start
+        code = "bad-length"
         if v.action == Action.TRUNCATED:
+            code = "truncated-record"
             reason = (
                 f"record {url!r} declares {declared} bytes but the file ends after {have}; "
                 f"kept the record as truncated"
             )
         elif v.action == Action.UNDECLARED:
+            code = "invalid-length"
             raw = header.fields.get("Archive-length", b"")[:40]
             reason = (
                 f"record {url!r} has an invalid Archive-length {raw!r}; delivered the {have} "
@@ -716,7 +737,7 @@ class _Parser(_ArcRecords):
         yield from self._emit(
             pos, header, body_start, v.body_end, v.next, member, [], truncated, damaged=True
         )
-        yield self._problem(pos, v.next, reason)
+        yield self._problem(pos, v.next, reason, code)
 
     def _data_end(self, stop: int | None) -> int:
         """Where data ends after a fruitless scan: ``stop``, else as far as was buffered (the
@@ -741,7 +762,7 @@ class _Parser(_ArcRecords):
         body_end: int,
         nxt: int,
         member: Member | None,
-        notes: list[str],
+        notes: list[Note],
         truncated: bool = False,
         damaged: bool = False,
     ) -> Iterator[ArcRecordBytes]:
@@ -789,9 +810,35 @@ class _Parser(_ArcRecords):
         member = self._member_of(pos) if self.s.compressed else None
         if member is not None and member.error and member.dend is not None and pos < member.dend:
             reason = f"{member.error}; {end - pos} decompressed bytes do not form a record"
-        else:
-            reason = f"{end - pos} bytes of garbage {where}, starting {data!r}"
-        return self._problem(pos, end, reason)
+            return self._problem(pos, end, reason, "corrupt-member", _MemberGarbage)
+        reason = f"{end - pos} bytes of garbage {where}, starting {data!r}"
+        return self._problem(pos, end, reason, "not-a-record")
+
+
+@dataclass(slots=True)
+class _MemberGarbage(Damage):
+    """Bytes of a damaged gzip member that form no record (named last, :func:`_rank`)."""
+
+
+#: which of the damages folded into a damaged member's one entry names it (the first here;
+#: the bytes of a damaged member that form no record come last).
+_NAMING_ORDER = (
+    "truncated-record",
+    "corrupt-member",
+    "no-record-end",
+    "invalid-length",
+    "record-too-large",
+    "bad-length",
+    "not-a-record",
+)
+
+
+def _rank(damage: Damage) -> int:
+    """Where ``damage`` comes in :data:`_NAMING_ORDER` (garbage of a damaged member last)."""
+    if isinstance(damage, _MemberGarbage):
+        return len(_NAMING_ORDER)
+    code = damage.code
+    return _NAMING_ORDER.index(code) if code in _NAMING_ORDER else len(_NAMING_ORDER) + 1
 
 
 def _cut_by_eof(member: Member) -> bool:

@@ -62,9 +62,8 @@ def not_a_frame(inp: Window, pos: int, name: str, magic: bytes) -> Iterator[Brok
     """Report the bytes from ``pos`` to the next ``name`` frame magic as damage; returns the
     offset of that magic (or the end of the file)."""
     nxt = skip_to_magic(inp, pos + 1, magic, pos)
-    yield Broken(
-        pos, nxt - pos, f"{nxt - pos} bytes outside any {name} frame", held_bytes(inp, pos, nxt)
-    )
+    reason = f"{nxt - pos} bytes outside any {name} frame"
+    yield Broken(pos, nxt - pos, reason, held_bytes(inp, pos, nxt), code="not-compressed-data")
     return nxt
 
 
@@ -92,7 +91,7 @@ def decode_frame(
     the frame ends; a frame beyond it yields only the ``Broken``, with its compressed bytes.
     Without (the first frame, a stream), only ``limit`` bounds it. ``magic`` starts a frame:
     the resync target after damage."""
-    start, produced, error, error_at = pos, 0, None, None
+    start, produced, error, error_at, code = pos, 0, None, None, ""
     dec = new_decoder()
     pending: list[bytes] = []
     pending_size = 0
@@ -107,6 +106,7 @@ def decode_frame(
         end = feeds(inp, start, pos)
         if end <= pos:
             error = f"{name} frame truncated: file ends after {pos - start} compressed bytes"
+            code = "truncated-member"
             break
         rel = pos - inp.base
         feed = inp.data[rel : end - inp.base]
@@ -127,11 +127,13 @@ def decode_frame(
                 f"corrupt {name} frame ({exc}) at compressed byte {error_at},"
                 f" after {produced} decoded bytes"
             )
+            code = "corrupt-member"
             break
         pos += len(feed) - (len(dec.unused_data or b"") if dec.eof else 0)
         produced += sum(map(len, outs))
         if produced > limit:
             error = f"{name} frame inflates beyond {limit_name}={limit}; stopped there"
+            code = "decompression-limit"
             if held is not None:  # the compressed bytes go to the Broken, not the decoded ones
                 held, pending = None, []
             break
@@ -160,7 +162,7 @@ def decode_frame(
     nxt = skip_to_magic(inp, max(start + 1, inp.base), magic, start)
     if nxt <= start:
         nxt = skip_to_magic(inp, pos, magic)
-    yield Broken(start, nxt - start, error, held_bytes(inp, start, nxt), partial, error_at)
+    yield Broken(start, nxt - start, error, held_bytes(inp, start, nxt), partial, error_at, code)
     return nxt, False
 
 

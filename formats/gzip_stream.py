@@ -112,12 +112,16 @@ def iter_gzip(
             body = hlen
         elif not inp.data.startswith(GZIP_MEMBER_START, rel):
             nxt = skip_to_magic(inp, pos + 1, GZIP_MEMBER_START, pos)
+            trailing = nxt >= inp.base + len(inp.data)
             what = (
                 "trailing bytes after the last gzip member"
-                if nxt >= inp.base + len(inp.data)
+                if trailing
                 else ("bytes that are not a gzip member")
             )
-            yield Broken(pos, nxt - pos, f"{nxt - pos} {what}", held_bytes(inp, pos, nxt))
+            yield Broken(
+                pos, nxt - pos, f"{nxt - pos} {what}", held_bytes(inp, pos, nxt),
+                code="trailing-bytes" if trailing else "not-compressed-data",
+            )  # fmt: skip
             pos = nxt
             continue
         start = pos
@@ -135,6 +139,7 @@ def iter_gzip(
         produced = 0
         partial = False
         error: str | None = None
+        code = ""  # the problem code of ``error``
         error_at: int | None = None
         bound, bound_name = limit, "max_decompressed_bytes"
         if multi and member_limit is not None and member_limit < limit:
@@ -146,6 +151,7 @@ def iter_gzip(
                 keep = start if pos - start <= RESCAN_WINDOW else pos
                 if not inp.fill(keep):
                     error = f"gzip member truncated: file ends after {pos - start} compressed bytes"
+                    code = "truncated-member"
                     break
                 rel = pos - inp.base
             feed = memoryview(inp.data)[rel : rel + feed_size]
@@ -170,6 +176,7 @@ def iter_gzip(
                     f"corrupt gzip member ({exc}) at compressed byte {error_at},"
                     f" after {produced} inflated bytes"
                 )
+                code = "corrupt-member"
                 break
             consumed = len(feed) - len(dec.unconsumed_tail)
             if dec.eof:
@@ -180,6 +187,7 @@ def iter_gzip(
             produced += len(out)
             if produced > bound:
                 error = f"gzip member inflates beyond {bound_name}={bound}; stopped there"
+                code = "decompression-limit"
                 held = None  # the compressed bytes go to the Broken, not the inflated ones
                 break
             if dec.eof:
@@ -196,6 +204,7 @@ def iter_gzip(
                         held_bytes(inp, start, pos) if start >= inp.base else b"",
                         partial=True,
                         error_offset=start + 3,
+                        code="damaged-gzip-magic" if body else "non-compliant-gzip-header",
                     )
                 member += 1
                 multi = True
@@ -214,11 +223,15 @@ def iter_gzip(
             yield Piece(held.popleft(), start, member=member)
         if flagged is not None:
             error = f"{error}; its header is not RFC 1952 compliant either: {flagged}"
+            if body:  # the damaged magic names the member's damage
+                code = "damaged-gzip-magic"
         # resync: the next member may begin inside the damaged one's compressed range
         scan_from = start + 1 if start >= inp.base else pos
         nxt = skip_to_magic(inp, scan_from, GZIP_MEMBER_START, start)
         if nxt <= start:
             nxt = skip_to_magic(inp, pos, GZIP_MEMBER_START)
-        yield Broken(start, nxt - start, error, held_bytes(inp, start, nxt), partial, error_at)
+        yield Broken(
+            start, nxt - start, error, held_bytes(inp, start, nxt), partial, error_at, code
+        )
         member += 1
         pos = nxt

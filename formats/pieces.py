@@ -64,7 +64,8 @@ class Broken:
     compressed bytes (at most ``RESCAN_WINDOW``). ``partial`` is true when pieces of this member
     were already handed out before the problem was seen (their bytes are incomplete).
     ``error_offset`` is the compressed offset where decoding failed, when it failed inside
-    the member (every byte decoded before it was handed out).
+    the member (every byte decoded before it was handed out). ``code`` is the stable problem
+    code (``docs/problems.md``) of what went wrong, set where it was found.
     """
 
     offset: int
@@ -73,6 +74,7 @@ class Broken:
     data: bytes = b""
     partial: bool = False
     error_offset: int | None = None
+    code: str = ""
 
 
 class Window:

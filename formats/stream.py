@@ -49,8 +49,7 @@ class Damage:
     inflated; ``length`` is then compressed too) or decompressed ones. ``data`` is bounded by
     the framer's record limit. ``part`` is 0 for a whole range or the first part of a range
     too long to hold (reported in parts), and counts the later parts of that same damage.
-    ``code`` is the stable problem code (docs/problems.md) set where the damage is found; ``""``
-    only on paths not yet converted to codes at the source.
+    ``code`` is the stable problem code (docs/problems.md) set where the damage is found.
     """
 
     offset: int
@@ -68,9 +67,9 @@ class Member:
     """One member (gzip member, frame) in both offset spaces: decompressed ``[dstart, dend)``
     (``dend`` is ``None`` while it is open), compressed ``cstart`` and length ``clen``
     (``None`` when not known); ``index`` counts members from 0 (the codec's count);
-    ``error`` says why it broke off (collecting streams)."""
+    ``error`` says why it broke off (collecting streams), ``code`` its problem code."""
 
-    __slots__ = ("clen", "cstart", "dend", "dstart", "error", "index")
+    __slots__ = ("clen", "code", "cstart", "dend", "dstart", "error", "index")
 
     def __init__(self, dstart: int, cstart: int, index: int | None) -> None:
         self.dstart = dstart
@@ -79,6 +78,7 @@ class Member:
         self.clen: int | None = None
         self.index = index
         self.error: str | None = None
+        self.code = ""
 
     @property
     def cend(self) -> int | None:
@@ -124,12 +124,14 @@ class MemberSpans:
             append(m)
             starts[m.dstart] = m
 
-    def close(self, uend: int, clen: int | None, error: str | None = None) -> None:
-        """End the open member at stream position ``uend`` (it broke off)."""
+    def close(self, uend: int, clen: int | None, error: str | None = None, code: str = "") -> None:
+        """End the open member at stream position ``uend`` (it broke off: ``error``, with its
+        problem ``code``)."""
         if self.open is not None:
             self.open.dend = uend
             self.open.clen = clen
             self.open.error = error
+            self.open.code = code
             self.open = None
             self.errors = self.errors or error is not None
 
@@ -227,8 +229,15 @@ class MemberSpans:
         return best
 
 
+#: why a collecting stream closed a member that stopped without its end.
+_NO_TRAILER = "gzip member ended without its trailer"
+
+
 class StreamLimitError(ValueError):
     """The input decompresses to more bytes than the stream's ``limit``."""
+
+    #: the problem code of this damage (``docs/problems.md``).
+    code = "decompression-limit"
 
 
 class _Reading:
@@ -307,7 +316,7 @@ class _Collecting:
         m = members.open
         if m is None or m.cstart != item.offset:
             if m is not None:
-                members.close(ustart, None, "gzip member ended without its trailer")
+                members.close(ustart, None, _NO_TRAILER, "truncated-member")
             m = members.open = Member(ustart, item.offset or 0, item.member)
             members.append(m)
         if item.end:
@@ -319,10 +328,10 @@ class _Collecting:
         members = self.members
         m = members.open
         if m is not None and item.partial and m.cstart == item.offset:
-            members.close(self.end, item.length, item.reason)
+            members.close(self.end, item.length, item.reason, item.code)
             return
         if m is not None:
-            members.close(self.end, None, "gzip member ended without its trailer")
+            members.close(self.end, None, _NO_TRAILER, "truncated-member")
         self.problems.append((self.end, item))
 
     def release(self, upos: int) -> None:
@@ -447,7 +456,9 @@ class MemberStream(_Reading, _Collecting):
             if data or self.hold_damage:
                 return True
         if not self.hold_damage and self.members.open is not None:  # a member without its end
-            self.members.close(self.end, None, "gzip member is truncated (file ends inside it)")
+            self.members.close(
+                self.end, None, "gzip member is truncated (file ends inside it)", "truncated-member"
+            )
         self.eof = True
         return False
 
@@ -521,18 +532,18 @@ class MemberStream(_Reading, _Collecting):
 
     # -- damage and resync -------------------------------------------------------------
 
-    def damage(self, start: int, end: int, reason: str, max_bytes: int) -> Damage:
-        """Buffer range ``[start, end)`` as :class:`Damage` in both offset spaces (its bytes
-        up to ``max_bytes``)."""
+    def damage(self, start: int, end: int, reason: str, max_bytes: int, code: str) -> Damage:
+        """Buffer range ``[start, end)`` as :class:`Damage` with problem ``code`` in both
+        offset spaces (its bytes up to ``max_bytes``)."""
         u0 = self.base + start
         data = self.buf[start : min(end, start + max_bytes)]
         if not self.compressed:
-            return Damage(u0, end - start, reason, data)
+            return Damage(u0, end - start, reason, data, code=code)
         span = self.members.span(u0, self.base + end)
         coff, clen = span if span is not None else (self.members.coff_at(u0), None)
         if coff is not None:
             reason = f"{reason} (decompressed stream offset {u0}, {end - start} bytes)"
-        return Damage(u0, end - start, reason, data, coff, False, clen)
+        return Damage(u0, end - start, reason, data, coff, False, clen, code=code)
 
     def take_broken(self) -> Damage:
         """The pending Broken item as :class:`Damage` (compressed bytes); the stream goes on
@@ -540,7 +551,9 @@ class MemberStream(_Reading, _Collecting):
         b = self.broken
         assert b is not None
         self.broken = None
-        return Damage(self.base + self.pos, b.length, b.reason, b.data, b.offset, True, b.length)
+        return Damage(
+            self.base + self.pos, b.length, b.reason, b.data, b.offset, True, b.length, code=b.code
+        )
 
     def resync(
         self, pattern: re.Pattern[bytes], frm: int, bound: int, member_prefix: bytes, context: int

@@ -46,6 +46,7 @@ from .codecs import CODECS, codec_named
 from .detect import compression_of
 from .gzip_stream import damaged_gzip_header
 from .http import head_end
+from .notes import Note
 from .pieces import Broken, Piece
 from .stream import Damage, MemberStream
 from .warc_length import After, digest_disproves, judge_length
@@ -86,6 +87,7 @@ _CR_COUNTED = (
     "cr-counted-length: Content-Length counts CR bytes stripped from LF-only line endings; "
     "the record is delivered with the length it really has"
 )
+_CR_COUNTED_CODE = "cr-counted-length"
 _START = re.compile(rb"[\r\n]*[Ww][Aa][Rr][Cc]/\d+\.\d+\r{0,2}\n")
 
 
@@ -201,7 +203,7 @@ class WarcHeader:
     line_ending: bytes
     headers: list[tuple[bytes, bytes]]
     fields: dict[bytes, bytes]
-    issues: list[str] = field(default_factory=list)
+    issues: list[Note] = field(default_factory=list)
 
     def get(self, name: bytes) -> bytes | None:
         """The first value of header ``name`` (lower-case bytes), or ``None``."""
@@ -246,17 +248,17 @@ def parse_header(raw: bytes) -> WarcHeader:
         raise ValueError("not a WARC version line")
     version = m.group(1).decode("ascii")
     line_ending = m.group(2)
-    issues: list[str] = []
+    issues: list[Note] = []
     if not raw.startswith(b"WARC/"):
-        issues.append("version-case: version line is not upper case")
+        issues.append(Note("version-case", "version line is not upper case"))
     body = raw[m.end() :]
     if line_ending not in (b"\r\n", b"\n"):
-        issues.append(f"line-ending: unusual line ending {line_ending!r}")
+        issues.append(Note("line-ending", f"unusual line ending {line_ending!r}"))
         lines = [line.rstrip(b"\r") for line in body.split(b"\n")]
     elif line_ending == b"\r\n":
         lines = body.split(b"\r\n")
         if b"\n" in body.replace(b"\r\n", b""):
-            issues.append("line-ending: bare LF line endings inside a CRLF header")
+            issues.append(Note("line-ending", "bare LF line endings inside a CRLF header"))
             lines = [part for line in lines for part in line.split(b"\n")]
     else:
         lines = body.split(b"\n")
@@ -276,19 +278,22 @@ def parse_header(raw: bytes) -> WarcHeader:
                 name, value = headers[-1]
                 headers[-1] = (name, (value + b" " + line.strip()) if value else line.strip())
                 continue
-            issues.append("header-line: continuation line before any header")
+            issues.append(Note("header-line", "continuation line before any header"))
             headers.append((b"", line.strip()))
             continue
         name, sep, value = line.partition(b":")
         if not sep or not _HEADER_LINE.match(line):
             if headers:
                 issues.append(
-                    "header-line: line without a colon or continuation indent joined to the previous value"
+                    Note(
+                        "header-line",
+                        "line without a colon or continuation indent joined to the previous value",
+                    )
                 )
                 pname, pvalue = headers[-1]
                 headers[-1] = (pname, pvalue + b" " + line.strip())
             else:
-                issues.append("header-line: line without a colon before any header")
+                issues.append(Note("header-line", "line without a colon before any header"))
                 headers.append((line.strip(), b""))
             continue
         headers.append((name.strip(), value.strip()))
@@ -296,10 +301,10 @@ def parse_header(raw: bytes) -> WarcHeader:
             seen_content = True
     if blank_inside:
         issues.append(
-            "blank-line-in-header: blank line inside the WARC header before Content-Length"
+            Note("blank-line-in-header", "blank line inside the WARC header before Content-Length")
         )
     if line_ending == b"\n":
-        issues.append("lf-line-endings: LF-only line endings")
+        issues.append(Note("lf-line-endings", "LF-only line endings"))
     fields = {name.lower(): value for name, value in reversed(headers)}
     return WarcHeader(version, line_ending, headers, fields, issues)
 
@@ -340,7 +345,7 @@ class FramedRecord:
     cl_includes_separator: bool
     member_offset: int | None
     member_length: int | None
-    issues: list[str]
+    issues: list[Note]
     #: the file ended inside the block: ``block`` is the part that was there.
     truncated: bool = False
 
@@ -385,8 +390,8 @@ class _FramerBase:
 
     # -- damage -------------------------------------------------------------------------
 
-    def _damage(self, start: int, end: int, reason: str) -> DamagedRange:
-        return self.s.damage(start, end, reason, self.max_record_bytes)
+    def _damage(self, start: int, end: int, reason: str, code: str) -> DamagedRange:
+        return self.s.damage(start, end, reason, self.max_record_bytes, code)
 
     def _scan(self, frm: int, bound: int | None = None) -> int | None:
         """Buffer index of the next version line (followed by a header line) or member start
@@ -397,7 +402,7 @@ class _FramerBase:
         return self.s.resync(_RESYNC, frm, bound, b"WARC/", _RESYNC_CONTEXT)
 
     def _skip(
-        self, start: int, frm: int, reason: str, bound: int | None = None
+        self, start: int, frm: int, reason: str, code: str, bound: int | None = None
     ) -> Iterator[DamagedRange]:
         """Report ``[start, next record)`` as damage, scanning from ``frm``; leaves ``_pos``
         at the next record (or the end of the data). A range longer than ``bound`` (default: a
@@ -409,19 +414,19 @@ class _FramerBase:
             hit = self._scan(self.s.pos + frm_off, bound)
             start = self.s.pos
             if hit is None:
-                yield self._part(self._damage(start, len(self.s.buf), reason), part)
+                yield self._part(self._damage(start, len(self.s.buf), reason, code), part)
                 self.s.pos = len(self.s.buf)
                 return
             if hit == -1:  # too much damage to hold: report a slice and go on
                 cut = len(self.s.buf) - _RESYNC_CONTEXT
                 more = reason + " (damaged range reported in parts)"
-                yield self._part(self._damage(start, cut, more), part)
+                yield self._part(self._damage(start, cut, more, code), part)
                 part += 1
                 self.s.pos = cut
                 frm_off = 0
                 continue
             if hit > start:
-                yield self._part(self._damage(start, hit, reason), part)
+                yield self._part(self._damage(start, hit, reason, code), part)
             self.s.pos = hit
             return
 
@@ -538,6 +543,7 @@ class _FramerRecords(_FramerBase):
                 start,
                 start + 1,
                 "bytes that are not a WARC record (no WARC/ version line)",
+                "not-a-record",
                 self._skip_bound,
             )
             yield from self._flush_broken()
@@ -552,6 +558,7 @@ class _FramerRecords(_FramerBase):
                 start,
                 start + 1,
                 f"WARC header without an end (no blank line within max_header_bytes={self.max_header_bytes})",
+                "header-without-end",
                 self._skip_bound,
             )
             yield from self._flush_broken()
@@ -566,6 +573,7 @@ class _FramerRecords(_FramerBase):
                 start,
                 inner.start(),
                 "WARC header cut short: a second version line inside the header block",
+                "header-cut-short",
             )
             self.s.pos = inner.start()
             return
@@ -580,6 +588,7 @@ class _FramerRecords(_FramerBase):
                 hend,
                 f"version line starts {raw_header[:4]!r}, not WARC: a damaged byte; the record"
                 " is delivered with an upper-case version line",
+                "damaged-version-line",
             )
         cl_raw = header.fields.get(b"content-length")
         try:
@@ -594,6 +603,7 @@ class _FramerRecords(_FramerBase):
                 start,
                 hend,
                 f"record block of {cl} bytes exceeds max_record_bytes={self.max_record_bytes}",
+                "record-too-large",
             )
             yield from self._flush_broken()
             return
@@ -620,7 +630,7 @@ class _FramerRecords(_FramerBase):
         )
         proven = None
         if after is not After.OTHER and (
-            not verdict.ok or (verdict.issue or "").startswith("separator")
+            not verdict.ok or (verdict.issue is not None and verdict.issue.code == "separator")
         ):
             proven = digest_disproves(
                 digest=header.fields.get(b"warc-block-digest"),
@@ -638,6 +648,7 @@ class _FramerRecords(_FramerBase):
                 sep_end,
                 f"Content-Length {cl} is wrong: WARC-Block-Digest matches a block of {proven}"
                 " bytes followed by a proper separator; the record is delivered with that block",
+                "bad-length",
             )
             block_end = hend + proven
             yield self._record(
@@ -801,7 +812,7 @@ class WarcFramer(_FramerRecords):
             if fixed is not None:
                 core, sep = fixed
                 end = len(self.s.buf)
-                yield self._damage(start, end, _CR_COUNTED)
+                yield self._damage(start, end, _CR_COUNTED, _CR_COUNTED_CODE)
                 yield self._record(
                     start, raw_header, header, (core, 0, len(core)), sep, False, header.issues, end
                 )
@@ -815,7 +826,10 @@ class WarcFramer(_FramerRecords):
             # truncated, and its bytes are reported as damage too (one policy for every reader)
             end = len(self.s.buf)
             yield self._damage(
-                start, end, reason + "; delivered as a partial record (WARC-Truncated)"
+                start,
+                end,
+                reason + "; delivered as a partial record (WARC-Truncated)",
+                "truncated-record",
             )
             record = self._record(
                 start, raw_header, header, (self.s.buf, hend, end), b"", False, header.issues, end
@@ -823,7 +837,7 @@ class WarcFramer(_FramerRecords):
             record.truncated = True
             yield record
         else:
-            yield from self._skip(start, hend, reason)
+            yield from self._skip(start, hend, reason, "truncated-record")
         if broken is not None and self.s.pos >= len(self.s.buf) and self.s.broken is broken:
             # the member's own damage is already described in the record's reason
             self.s.broken = None
@@ -836,6 +850,7 @@ class WarcFramer(_FramerRecords):
                     broken.offset,
                     True,
                     broken.length,
+                    code=broken.code,
                 )
 
     def _wrong_length(
@@ -851,7 +866,7 @@ class WarcFramer(_FramerRecords):
             fixed = _cr_counted(buf[hend:hit], cl, header.line_ending)
             if fixed is not None:
                 core, sep = fixed
-                yield self._damage(start, hit, _CR_COUNTED)
+                yield self._damage(start, hit, _CR_COUNTED, _CR_COUNTED_CODE)
                 yield self._record(
                     start, raw_header, header, (core, 0, len(core)), sep, False, header.issues, hit
                 )
@@ -860,14 +875,14 @@ class WarcFramer(_FramerRecords):
         reason = f"Content-Length {cl} is wrong: no record boundary after the block (bytes {after!r} follow)"
         self.s.pos = start
         if hit is None:
-            yield self._damage(start, len(buf), reason)
+            yield self._damage(start, len(buf), reason, "bad-length")
             self.s.pos = len(buf)
             yield from self._flush_broken()
             return
         if hit < 0:
-            yield from self._skip(start, hend, reason)
+            yield from self._skip(start, hend, reason, "bad-length")
             return
-        yield self._damage(start, hit, reason)
+        yield self._damage(start, hit, reason, "bad-length")
         self.s.pos = hit
 
     def _no_length(
@@ -884,7 +899,10 @@ class WarcFramer(_FramerRecords):
                 end = len(buf)
             else:
                 yield from self._skip(
-                    start, hend, f"Content-Length {what} and no next record found"
+                    start,
+                    hend,
+                    f"Content-Length {what} and no next record found",
+                    "no-content-length",
                 )
                 yield from self._flush_broken()
                 return
@@ -904,6 +922,7 @@ class WarcFramer(_FramerRecords):
             end,
             f"no-content-length: Content-Length {what}; the record is delivered with its block "
             "taken up to the next record",
+            "no-content-length",
         )
         yield self._record(
             start, raw_header, header, (core, 0, len(core)), sep, False, header.issues, end

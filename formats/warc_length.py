@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from .digest import digest_matches
+from .notes import Note
 
 __all__ = ["After", "Verdict", "digest_disproves", "judge_length"]
 
@@ -62,7 +63,7 @@ class Verdict:
 
     ok: bool
     block_trim: int = 0
-    issue: str | None = None
+    issue: Note | None = None
     separator: int | None = None
 
     @property
@@ -72,8 +73,8 @@ class Verdict:
 
 
 WRONG = Verdict(False)
-_CONVENTION = (
-    "cl-includes-separator: Content-Length includes the record separator (ClueWeb09 convention)"
+_CONVENTION = Note(
+    "cl-includes-separator", "Content-Length includes the record separator (ClueWeb09 convention)"
 )
 
 
@@ -117,13 +118,15 @@ def judge_length(
         return WRONG
     if run:
         return Verdict(
-            True, 0, f"separator: unexpected record separator {run!r} (expected {expected!r})"
+            True,
+            0,
+            Note("separator", f"unexpected record separator {run!r} (expected {expected!r})"),
         )
     if convention and (
         after is After.VERSION or convention_seen or (member_end and line_ending == b"\n")
     ):
         return Verdict(True, len(expected), _CONVENTION)
-    return Verdict(True, 0, "separator: record separator missing")
+    return Verdict(True, 0, Note("separator", "record separator missing"))
 
 
 def digest_disproves(

@@ -90,7 +90,10 @@ def iter_zstd(
         if len(magic) == 4 and magic[1:] == b"\x2a\x4d\x18" and 0x50 <= magic[0] <= 0x5F:
             # skippable frame: the dictionary (0x184D2A5D, at file start) or ignorable data
             if len(inp.data) - rel < 8:
-                yield Broken(pos, len(inp.data) - rel, "truncated zstd skippable frame header")
+                yield Broken(
+                    pos, len(inp.data) - rel, "truncated zstd skippable frame header",
+                    code="truncated-member",
+                )  # fmt: skip
                 return
             (size,) = struct.unpack_from("<I", inp.data, rel + 4)
             while len(inp.data) - (pos - inp.base) < 8 + size and inp.fill(pos):
@@ -98,7 +101,10 @@ def iter_zstd(
             rel = pos - inp.base
             body = inp.data[rel + 8 : rel + 8 + size]
             if len(body) < size:
-                yield Broken(pos, len(inp.data) - rel, "truncated zstd skippable frame", body)
+                yield Broken(
+                    pos, len(inp.data) - rel, "truncated zstd skippable frame", body,
+                    code="truncated-member",
+                )  # fmt: skip
                 return
             if magic == ZSTD_WARC_DICT_MAGIC and pos == 0:
                 try:
@@ -108,7 +114,10 @@ def iter_zstd(
                         )
                     dict_data = zstandard.ZstdCompressionDict(body)
                 except zstandard.ZstdError as exc:
-                    yield Broken(pos, 8 + size, f"unusable zstd dictionary frame ({exc})", body)
+                    yield Broken(
+                        pos, 8 + size, f"unusable zstd dictionary frame ({exc})", body,
+                        code="bad-zstd-dictionary",
+                    )  # fmt: skip
             pos += 8 + size
             continue
         if magic != ZSTD_MAGIC:

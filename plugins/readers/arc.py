@@ -56,8 +56,8 @@ from crawlmill.formats.arc_framing import (
 from crawlmill.formats.compression import compression_of
 from crawlmill.formats.http import content_type as http_content_type
 from crawlmill.formats.http import split_response
+from crawlmill.formats.notes import Note
 from crawlmill.formats.stream import Damage as DamagedRange
-from crawlmill.plugins.readers.codes import ARC_DAMAGE, ARC_NOTES, code_of
 from pydantic import Field
 
 __all__ = ["ArcReader", "record_from_arc"]
@@ -101,7 +101,7 @@ def _extras(arc: dict, neutral: dict) -> dict:
 
 def record_from_arc(
     item: ArcRecordBytes, path: str, gzip: bool = False
-) -> tuple[Record, list[str]]:
+) -> tuple[Record, list[Note]]:
     """Map one ARC record to a :class:`Record`; also return the notes about repaired quirks.
     ``gzip``: the file is gzip, so a known offset is a member's (``Provenance.space``); a
     record sharing its member with others has no offset (``None``)."""
@@ -140,7 +140,7 @@ def record_from_arc(
             extras["origin"] = item.filedesc.origin
             extras["version_minor"] = item.filedesc.minor
         else:
-            notes.append("filedesc record has no version block")
+            notes.append(Note("filedesc-without-version", "filedesc record has no version block"))
         neutral["describes_file"] = "filedesc"
         record = Record(
             RecordKind.METADATA, url, None, date, date_raw, None, header.raw + b"\n" + item.block,
@@ -161,7 +161,9 @@ def record_from_arc(
         )  # fmt: skip
         return record, notes
     if not http_head.endswith(b"\n\n") and not http_head.endswith(b"\n\r\n"):
-        notes.append("HTTP head has no blank line after it; the whole block is the head")
+        notes.append(
+            Note("http-head", "HTTP head has no blank line after it; the whole block is the head")
+        )
     media, charset = http_content_type(http_head)
     record = Record(
         RecordKind.RESPONSE, url, None, date, date_raw, http_head, payload, media or arc_mime,
@@ -224,14 +226,13 @@ class ArcReader(Reader):
                 for item in items:
                     if isinstance(item, DamagedRange):
                         offset, length = file_span(item)
-                        code = code_of(item.reason, ARC_DAMAGE)
                         more = item.part > 0  # a later part of the damage before it
                         ctx.report_damage(
-                            Damage(path, offset, item.reason, length, item.data, code, more)
+                            Damage(path, offset, item.reason, length, item.data, item.code, more)
                         )
                         continue
                     if isinstance(item, Quirk):
-                        ctx.report_warning(code_of(item.text, ARC_NOTES), item.text, item.offset)
+                        ctx.report_warning(item.code, item.text, item.offset)
                         continue
                     if item.damaged and strict:
                         continue  # repaired: the damage entry that follows holds its bytes
@@ -239,17 +240,19 @@ class ArcReader(Reader):
                     where = item.offset if item.offset is not None else item.stream_offset
                     if notes and strict:  # the damage has the code of the first quirk
                         raw = item.header.raw + b"\n" + item.block
-                        reason = f"record {record.url!r} (strict): " + "; ".join(notes)
-                        code = code_of(notes[0], ARC_NOTES)
+                        reason = f"record {record.url!r} (strict): " + "; ".join(
+                            note.text for note in notes
+                        )
+                        code = notes[0].code
                         data = raw[: limits.max_record_bytes]
                         ctx.report_damage(Damage(path, where, reason, item.length, data, code))
                         continue
                     for note in notes:  # counted per code: the notes hold numbers
-                        ctx.report_warning(code_of(note, ARC_NOTES), note, where)
+                        ctx.report_warning(note.code, note.text, where)
                     yield record
             except ArcLimitError as exc:
                 reason = f"{exc}; stopped reading this file"
-                ctx.report_damage(Damage(path, 0, reason, code=code_of(reason, ARC_DAMAGE)))
+                ctx.report_damage(Damage(path, 0, reason, code=exc.code))
             finally:
                 items.close()  # stops the inflate thread before the file closes
 

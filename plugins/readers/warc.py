@@ -43,7 +43,6 @@ from crawlmill.core import (
     hookimpl,
 )
 from crawlmill.core.naming import named_with
-from crawlmill.core.problems import derive_code
 from crawlmill.core.record import OffsetSpace
 from crawlmill.formats.compression import (
     MemberSource,
@@ -53,6 +52,7 @@ from crawlmill.formats.compression import (
     prefetch,
 )
 from crawlmill.formats.http import head_and_content_type, media_type
+from crawlmill.formats.notes import Note
 from crawlmill.formats.warc import (
     KNOWN_VERSIONS,
     SCAN_START_BYTES,
@@ -69,7 +69,6 @@ from crawlmill.formats.warc_fields import (
     parse_warc_date,
 )
 from crawlmill.formats.warc_source_key import source_key_from_fields
-from crawlmill.plugins.readers.codes import WARC_DAMAGE, code_of
 from pydantic import Field
 
 __all__ = ["WarcReader", "parse_warc_date", "warc_to_record"]
@@ -178,14 +177,13 @@ class WarcReader(Reader):
                         offset = record.source.offset if record.source else item.offset
                         if strict:  # the damage has the code of the first quirk
                             reason = "strict mode: " + "; ".join(warnings)
-                            code = derive_code(warnings[0])
+                            code = warnings[0].code
                             ctx.report_damage(
                                 Damage(path, offset, reason, item.length, item.raw, code)
                             )
                             continue
-                        for warning in warnings:  # "code: text", the framer's convention
-                            code, _, text = warning.partition(": ")
-                            ctx.report_warning(code, text, offset)
+                        for warning in warnings:
+                            ctx.report_warning(warning.code, warning.text, offset)
                     item = None  # it holds the decompressed buffer: let it go with the stream's
                     yield record
             finally:
@@ -209,7 +207,7 @@ class _CompressedSpans:
     def damage(self, item: DamagedRange) -> Damage:
         """The :class:`Damage` to report for ``item``."""
         path = self.path
-        code = code_of(item.reason, WARC_DAMAGE)
+        code = item.code
         more = item.part > 0  # a later part of the damage before it: the same record
         if item.member_offset is None:  # plain file: stream offsets are file offsets
             return Damage(path, item.offset, item.reason, item.length, item.data, code, more)
@@ -289,7 +287,7 @@ def _is_http_block(kind: RecordKind, warc_media: str | None, data: bytes, start:
 
 def warc_to_record(
     item: FramedRecord, path: str, parse_http: bool = True, compressed: bool | None = None
-) -> tuple[Record, list[str]]:
+) -> tuple[Record, list[Note]]:
     """Map a framed WARC record onto a :class:`Record`; also return the repaired quirks.
     ``compressed`` says whether the file is compressed (``None``: unknown), which names the
     offset space of a record that is not alone in its member (``Provenance.space``)."""
@@ -308,7 +306,7 @@ def warc_to_record(
         "line_ending": header.line_ending,
     }
     if version not in KNOWN_VERSIONS:
-        warnings.append(f"version: unknown WARC version {version}")
+        warnings.append(Note("version", f"unknown WARC version {version}"))
 
     raw_type = get(b"warc-type") or b""
     kind = _KIND_OF.get(raw_type)
@@ -317,7 +315,7 @@ def warc_to_record(
         kind = _KINDS.get(wtype)
         if kind is None:
             kind = RecordKind.RESOURCE
-            warnings.append(f"unknown-type: WARC-Type {wtype[:40]!r} read as resource")
+            warnings.append(Note("unknown-type", f"WARC-Type {wtype[:40]!r} read as resource"))
             extras["type"] = wtype
 
     url = None
@@ -326,7 +324,7 @@ def warc_to_record(
         if uri[:1] == b"<" and uri[-1:] == b">":
             extras["target_uri_raw"] = uri
             uri = uri[1:-1]
-            warnings.append("bracketed-uri: <> around WARC-Target-URI removed (wget 1.14)")
+            warnings.append(Note("bracketed-uri", "<> around WARC-Target-URI removed (wget 1.14)"))
         url = uri.decode("utf-8", "surrogateescape")
 
     date_raw = date = None
@@ -336,11 +334,14 @@ def warc_to_record(
         if date is None:
             date = derive_warc_date(date_raw)
             if date is None:
-                warnings.append("invalid-date: WARC-Date is not a valid date (kept raw)")
+                warnings.append(Note("invalid-date", "WARC-Date is not a valid date (kept raw)"))
             else:
                 warnings.append(
-                    "date-derived: invalid WARC-Date kept raw, read as the date it means"
-                    " (ClueWeb09's day of the year)"
+                    Note(
+                        "date-derived",
+                        "invalid WARC-Date kept raw, read as the date it means"
+                        " (ClueWeb09's day of the year)",
+                    )
                 )
     original = get(b"crawlmill-original-date")
     if original is not None:  # what our writer replaced to write a valid WARC-Date
@@ -352,7 +353,7 @@ def warc_to_record(
     for name in ID_FIELDS:
         value = get(name)
         if value and value[0] != 60:  # not "<"
-            warnings.append(f"bare-record-id: {ID_FIELD_NAMES[name]} without <>")
+            warnings.append(Note("bare-record-id", f"{ID_FIELD_NAMES[name]} without <>"))
             break
 
     ct = get(b"content-type")
@@ -369,7 +370,7 @@ def warc_to_record(
         cut, (content_type, charset) = head_and_content_type(data, bs, be)
         if cut < 0:
             http_head, payload = data[bs:be], b""
-            warnings.append("http-head: HTTP head without a terminating blank line")
+            warnings.append(Note("http-head", "HTTP head without a terminating blank line"))
         else:
             http_head, payload = data[bs:cut], data[cut:be]
     else:

@@ -11,7 +11,6 @@ from crawlmill.core import Damage, Notice, ReadContext, WriteContext, open_reade
 from crawlmill.core.cli import main
 from crawlmill.core.plugin import InputFile
 from crawlmill.core.problems import derive_code, is_code
-from crawlmill.plugins.readers.codes import ARC_DAMAGE, ARC_NOTES, WARC_DAMAGE, code_of
 
 from tests.conftest import ARC_SAMPLES, REAL_WORLD_ARC_SAMPLES, ROOT, listed_codes
 
@@ -134,53 +133,7 @@ def test_derive_code(text, code):
     assert derive_code(text) == code and is_code(code)
 
 
-# -- the formats' reasons mapped to codes --------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("reason", "tables", "code"),
-    [
-        (
-            "Content-Length 12 is wrong: no record boundary after the block",
-            (WARC_DAMAGE,),
-            "bad-length",
-        ),
-        ("cr-counted-length: Content-Length counts CR bytes", (WARC_DAMAGE,), "cr-counted-length"),
-        (
-            "gzip member truncated: file ends after 20 compressed bytes",
-            (WARC_DAMAGE,),
-            "truncated-member",
-        ),
-        (
-            "corrupt gzip member (Error -3) at compressed byte 9, after 0 inflated bytes",
-            (ARC_DAMAGE,),
-            "corrupt-member",
-        ),
-        (
-            "record 'http://x/' declares 12 bytes but the file ends after 3; kept",
-            (ARC_DAMAGE,),
-            "truncated-record",
-        ),
-        (
-            "record 'http://x/' declares 12 bytes but its gzip member holds 9 (-3); delivered",
-            (ARC_DAMAGE,),
-            "bad-length",
-        ),
-        ("Archive-date has 16 digits; read the first 14", (ARC_NOTES,), "date-cut"),
-        ("Archive-date '2024x' is not a date", (ARC_NOTES,), "invalid-date"),
-    ],
-)
-def test_format_reasons_map_to_listed_codes(reason, tables, code):
-    assert code_of(reason, *tables) == code
-    assert code in listed_codes()
-
-
-def test_every_code_in_the_tables_is_listed():
-    from crawlmill.plugins.readers import codes
-
-    tables = [v for k, v in vars(codes).items() if k.isupper() and isinstance(v, tuple)]
-    in_tables = {code for table in tables for _, code in table if code}
-    assert in_tables and not in_tables - listed_codes()
+# -- the codes the WARC and ARC framers set at the source: tests/plugins/test_codes_at_source.py
 
 
 def test_the_catalogue_is_sorted_and_each_code_once():

@@ -90,10 +90,11 @@ def test_damage_of_a_decompressed_range_names_its_members():
     members = [gz(line) for line in LINES[:3]]
     s = stream_of(b"".join(members), "gzip")
     s.need(len(b"".join(LINES[:3])))
-    d = s.damage(len(LINES[0]), len(LINES[0]) + 5, "bad", 1 << 20)
+    d = s.damage(len(LINES[0]), len(LINES[0]) + 5, "bad", 1 << 20, "not-a-record")
     assert (d.offset, d.length, d.data) == (len(LINES[0]), 5, LINES[1][:5])
     assert (d.member_offset, d.member_length) == (len(members[0]), len(members[1]))
     assert "decompressed stream offset" in d.reason and not d.compressed
+    assert d.code == "not-a-record"
 
 
 def test_collected_damage_goes_on_and_lists_the_problem_by_position():
