@@ -206,7 +206,7 @@ def test_the_walk_finds_codes_of_every_kind_of_source():
         ("not-read", "plugins/readers/clueweb09.py"),  # _problem("not-read", ...)
         ("bad-list-line", "formats/ntcir_lists.py"),  # ListProblem's code field default
         ("value-not-its-class", "plugins/readers/sequencefile.py"),  # report_warning(code, ...)
-        ("check-failed", "core/run/convert.py"),  # {"code": "check-failed"} of a failed check
+        ("check-failed", "core/task.py"),  # Damage(..., code="check-failed")
         ("empty-input", "core/task.py"),  # code=EMPTY_INPUT, a constant
         ("unwritable-kind", "plugins/writers/arc.py"),  # quarantine(record, "unwritable-kind: ...")
     ]:
