@@ -13,9 +13,8 @@ error. Every code the built-in readers and writers emit is listed with its meani
 ``docs/problems.md`` (tests check the code literals of the source and the codes a test run
 emits).
 
-:func:`derive_code` makes a code from a sentence; it remains only for the WARC and ARC readers'
-regex tables (``plugins/readers/codes.py``) and a writer's refused-record reason
-(``"code: reason"``), until they give their codes at the source too.
+:func:`derive_code` makes a code from a sentence; it remains only for a writer's refused-record
+reason (``"code: reason"``), until writers give their codes at the source too.
 """
 
 from __future__ import annotations

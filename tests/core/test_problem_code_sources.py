@@ -15,8 +15,7 @@ What counts as creating a code (an AST walk, no regex over sentences):
 * a writer's refused-record reason and a framer's warning that start with their code
   (``"unwritable-kind: ARC v1 cannot hold ..."``; not an exception's message or a log line,
   which may start with a plugin's name: ``"exact-dedup: record 3 ..."``);
-* the second column of the WARC/ARC readers' regex tables (``plugins/readers/codes.py``), which
-  remain until those framers give their codes at the source.
+* the positional argument of a class's ``__new__`` called ``code`` (``Note("date-cut", ...)``).
 
 A value is a string literal, a module-level constant holding one (``TRUNCATED``,
 ``EMPTY_INPUT``), or either branch of a conditional expression of them.
@@ -111,7 +110,7 @@ class _Source:
         if decorated and "code" in fields:
             self.positions.setdefault(node.name, set()).add(fields.index("code"))
         for s in node.body:
-            if isinstance(s, ast.FunctionDef) and s.name == "__init__":
+            if isinstance(s, ast.FunctionDef) and s.name in ("__init__", "__new__"):
                 self._function(s, node.name)
 
     def values(self, path: Path, node: ast.AST | None) -> set[str]:
@@ -148,7 +147,7 @@ def source_codes() -> dict[str, set[str]]:
 
     def add(path: Path, values: set[str]) -> None:
         for value in values:
-            if value:  # "" in a regex table: the reason's own prefix (below)
+            if value:
                 found.setdefault(value, set()).add(str(path.relative_to(ROOT)))
 
     for path, tree in trees:
@@ -175,10 +174,6 @@ def source_codes() -> dict[str, set[str]]:
                 for i in source.positions.get(callee or "", ()):
                     if i < len(node.args):
                         add(path, {v for v in source.values(path, node.args[i]) if is_code(v)})
-                if callee == "_table":  # the WARC/ARC readers' tables: (pattern, code)
-                    for row in node.args:
-                        if isinstance(row, ast.Tuple) and len(row.elts) == 2:
-                            add(path, source.values(path, row.elts[1]))
             elif isinstance(node, ast.FunctionDef):
                 args = node.args.posonlyargs + node.args.args
                 defaults = [None] * (len(args) - len(node.args.defaults)) + node.args.defaults
