@@ -15,6 +15,11 @@ Reading (:func:`read_header`, :func:`iter_entries`) works on the bytes of a whol
   the end of the file with a sync marker after the record is a wrong length instead);
 * nothing assumes a sync interval: a sync marker is expected before every BLOCK block and
   accepted anywhere between NONE/RECORD records (several in a row too).
+* each damage carries its problem code (docs/problems.md), set where it is found: a cut file
+  ``truncated-record``, a disproved length ``bad-length``, a record or buffer over the limit
+  ``record-too-large``, a sync marker missing or not this file's ``bad-sync-marker``, a value
+  or buffer its codec cannot inflate (or a codec crawlmill lacks) ``corrupt-member``, block
+  lengths that are not VInts ``not-a-record``; a :class:`HeaderError` has one too.
 
 Sizes come from the data and are checked before use: no record larger than
 ``max_record_bytes``, no buffer inflating beyond ``max_decompressed_bytes``.

@@ -538,3 +538,37 @@ def test_the_older_crawlmill_list_name_at_the_root_is_still_found(collection, tm
     (root / segment / cw.md5_file_name(segment)).rename(root / f"{segment}.md5")
     report = _convert(root, tmp_path / "out")
     assert report["checks_passed"] == 2 * len(docs) and not report["checks_failed"]
+
+
+def test_each_collection_warning_carries_its_code_from_the_scan(collection):
+    """The scan gives each finding its code where it finds it (no table reads its sentence),
+    and the reader reports the finding with that code."""
+    root, _ = collection
+    seg = root / "ClueWeb09_English_2"
+    (seg / "README").write_text("notes")
+    (seg / "en0002" / "00.warc.gz.tmp").write_bytes(b"partial")
+    (seg / "tmp").mkdir()
+    md5 = seg / cw.md5_file_name("ClueWeb09_English_2")
+    md5.write_bytes(md5.read_bytes() + b"garbage\n")
+    write_cw09_file(seg / "en0002/07.warc.gz", "en0002", 7, 1)  # in no list
+    (root / cw.counts_file_name("ClueWeb09_English_10")).unlink()
+    units = scan_collection(str(root)).files
+    problems = [p for u in units for p in u.meta["problems"]]
+    found = sorted((p["code"], p["reason"].split(" ")[0]) for p in problems)
+    assert found == [
+        ("bad-list-line", "line"),
+        ("no-list", "no"),
+        ("not-listed", "present"),
+        ("not-listed", "present"),
+        ("not-read", "directory"),
+        ("not-read", "file"),
+        ("not-read", "not"),
+    ]
+    reported = []
+    for unit in units:
+        if unit.meta["problems"]:
+            with open_reader(unit, ClueWeb09Reader) as records:
+                for _ in records:
+                    pass
+            reported += [w.code for w in records.warnings if str(root) in w.message]
+    assert sorted(reported) == [code for code, _ in found]

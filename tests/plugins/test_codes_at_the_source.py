@@ -116,3 +116,52 @@ def test_rewording_an_ntcir_list_problem_changes_no_counter(tmp_path, monkeypatc
     assert plain["warnings"].get("bad-list-line", 0) >= 2
     assert MISLEADING in reworded_report["warning_examples"]["bad-list-line"]
     assert code2 == code and _counters(reworded_report) == _counters(plain)
+
+
+def _entries_of(data: bytes) -> list:
+    return list(seq.iter_entries(data))
+
+
+def test_a_value_its_codec_cannot_inflate_is_corrupt_member_whatever_the_codec_says():
+    """docs/problems.md: ``corrupt-member`` is "a RECORD value or BLOCK buffer its codec cannot
+    inflate". The Snappy codec's own framing errors ("snappy group of -1 bytes ...") matched
+    no pattern of the old table and were counted as ``not-a-record``."""
+    from crawlmill.formats.hadoop.codecs import codec_for
+
+    snappy = codec_for("org.apache.hadoop.io.compress.SnappyCodec")
+    out = io.BytesIO()
+    writer = seq.SequenceFileWriter(
+        out, TEXT, TEXT, compression="record", codec=snappy, sync_interval=None
+    )
+    writer.append(_text(b"http://a.example/"), _text(b"payload"))
+    writer.close()
+    data = bytearray(out.getvalue())
+    key = _text(b"http://a.example/")
+    value_at = data.index(key) + len(key)
+    struct.pack_into(">i", data, value_at, -1)  # the group's length: negative
+    (damage,) = _entries_of(bytes(data))
+    assert "snappy group of -1 bytes" in damage.reason and damage.code == "corrupt-member"
+
+
+def test_block_lengths_running_past_the_next_sync_marker_are_bad_length():
+    """docs/problems.md: ``bad-length`` covers "a length that runs past one of the file's sync
+    markers"; the old table read "block lengths run past the next sync marker" as
+    ``bad-sync-marker`` (its pattern said "runs past")."""
+    out = io.BytesIO()
+    writer = seq.SequenceFileWriter(out, TEXT, TEXT, compression="block", block_size=10)
+    for i in range(3):
+        writer.append(_text(f"http://example.com/{i}".encode()), _text(b"v" * 20))
+    writer.close()
+    data = bytearray(out.getvalue())
+    marker = seq.SYNC_ESCAPE + writer.header.sync
+    first = data.index(marker, writer.header.length)
+    second = data.index(marker, first + 1)
+    # the first block's VInts: a record count, then a key-lengths buffer length that is no
+    # Java int (a 9-byte VLong of 2^63 - 1): its lengths cannot be read before the next marker
+    cut = first + seq.SYNC_SIZE + 1
+    data[cut : cut + 9] = b"\x88\x7f" + b"\xff" * 7
+    assert cut + 9 < second
+    items = _entries_of(bytes(data))
+    damage = next(i for i in items if not isinstance(i, seq.Entry))
+    assert damage.reason == "block lengths run past the next sync marker"
+    assert damage.code == "bad-length"
