@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from typing import Any, ClassVar
 
 from crawlmill.core import (
+    Damage,
     InputFile,
     Provenance,
     ReadContext,
@@ -66,10 +67,14 @@ def _value_class(data: str) -> str | None:
         return None
 
 
-def db_parts(path: str, value_class: str) -> list[tuple[str, str]]:
+def db_parts(path: str, value_class: str, broken: bool = False) -> list[tuple[str, str]]:
     """``(relpath, data file)`` of every part of the database at ``path`` whose values are
     ``value_class``: ``path`` is the database folder, its ``current/``/``old/``, or one
-    part folder."""
+    part folder. ``broken`` (a reader listing the folder it was given or chose): also the
+    parts whose header does not read, and, when no part holds ``value_class``, those naming
+    another class (the reader forced on the folder): a damaged or empty ``data`` in a part's
+    place is read and its damage reported (:func:`part_class_damage`), never left out
+    unsaid."""
     path = os.path.abspath(path)
     if os.path.isdir(path) and PART.match(os.path.basename(path)):
         folder = os.path.dirname(path)
@@ -83,11 +88,28 @@ def db_parts(path: str, value_class: str) -> list[tuple[str, str]]:
         found = part_files(folder)
     db_dir = os.path.dirname(folder) if os.path.basename(folder) in ("current", "old") else folder
     base = os.path.dirname(db_dir)
+    classes = {name: _value_class(data) for name, data in found.items() if os.path.isfile(data)}
+    forced = broken and value_class not in classes.values()
     out = []
     for name, data in found.items():
-        if os.path.isfile(data) and _value_class(data) == value_class:
+        if name in classes and (
+            classes[name] == value_class or (broken and classes[name] is None) or forced
+        ):
             out.append((os.path.relpath(os.path.join(folder, name), base), data))
     return out
+
+
+def part_class_damage(path: str, expected: str, reader: str) -> Damage | None:
+    """The damage of a part whose header reads but names a value class other than
+    ``expected`` (the whole file: ``unknown-class``), else ``None``."""
+    found = _value_class(path)
+    if found is None or found == expected:
+        return None
+    size = os.path.getsize(path)
+    with open(path, "rb") as fh:
+        head = fh.read(min(size, 1 << 20))
+    return Damage(path, 0, f"the part's values are {found}, not the {expected} of a {reader} "
+                  "part: the whole file is damage", size, head, "unknown-class")  # fmt: skip
 
 
 class _DbReader(Reader):
@@ -105,8 +127,8 @@ class _DbReader(Reader):
 
     @classmethod
     def discover(cls, path: str, options: Any) -> list[InputFile] | None:
-        """One unit per part (its part: ``data``)."""
-        found = db_parts(path, cls.value_class)
+        """One unit per part (its part: ``data``), a part whose header does not read too."""
+        found = db_parts(path, cls.value_class, broken=True)  # sniff needs a readable part
         if not found:
             return None
         return [InputFile(os.path.dirname(data) if os.path.basename(data) == "data" else data, rel, meta={"db": cls.db, "part": rel},
@@ -124,9 +146,17 @@ class _DbReader(Reader):
             data = ctx.path
         part = (ctx.input.meta or {}).get("part") or os.path.basename(os.path.dirname(data))
         yield from warcinfo_records(data, self.name)  # the warcinfos crawlmill's writer kept
+        db = (ctx.input.meta or {}).get("db", self.db)
+        expected = (
+            WEBGRAPH.get(db.split("/")[-1], self.value_class) if "/" in db else self.value_class
+        )
+        damage = part_class_damage(data, expected, self.name) if expected else None
+        if damage is not None:
+            ctx.report_damage(damage)
+            return
         for item in iter_part(ctx, data):
             fields = self.fields(item)
-            nutch = {"db": (ctx.input.meta or {}).get("db", self.db), "part": part, **fields}
+            nutch = {"db": db, "part": part, **fields}
             payload = as_json(fields)
             entry = item.entry
             url, doc_id = (item.url, None) if self.keys_are_urls else (None, item.url)
@@ -197,15 +227,15 @@ class NutchWebGraphReader(_DbReader):
     db = "webgraph"
 
     @classmethod
-    def _parts(cls, path: str) -> list[tuple[str, str, str]]:
+    def _parts(cls, path: str, broken: bool = False) -> list[tuple[str, str, str]]:
         path = os.path.abspath(path)
         found = []
         for sub, value_class in WEBGRAPH.items():
             if os.path.basename(path) == sub:  # one of the graph's folders
-                return [(sub, rel, data) for rel, data in db_parts(path, value_class)]
+                return [(sub, rel, data) for rel, data in db_parts(path, value_class, broken)]
             folder = os.path.join(path, sub)
             if os.path.isdir(folder):
-                found += [(sub, rel, data) for rel, data in db_parts(folder, value_class)]
+                found += [(sub, rel, data) for rel, data in db_parts(folder, value_class, broken)]
         return found
 
     @classmethod
@@ -215,8 +245,8 @@ class NutchWebGraphReader(_DbReader):
 
     @classmethod
     def discover(cls, path: str, options: Any) -> list[InputFile] | None:
-        """One unit per part of each graph folder."""
-        found = cls._parts(path)
+        """One unit per part of each graph folder (a part whose header does not read too)."""
+        found = cls._parts(path, broken=True)  # sniff needs a readable part
         if not found:
             return None
         return [InputFile(os.path.dirname(data), rel, meta={"db": f"webgraph/{sub}", "part": rel},

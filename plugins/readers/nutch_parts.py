@@ -31,6 +31,7 @@ from crawlmill.formats.hadoop.sequencefile import (
 from crawlmill.formats.hadoop.vint import VIntError, decode_vint
 from crawlmill.formats.hadoop.writables import canonical_name, content_of, decode_modified_utf8
 
+from ..writables.lookup import find_writable
 from ..writables.nutch import resolve_registered
 
 __all__ = [
@@ -126,7 +127,8 @@ def iter_part(ctx: ReadContext, path: str) -> Iterator[NutchEntry]:
                 return
             legacy = header.version < 4
             items = iter_entries(data, header, max_record_bytes=ctx.limits.max_record_bytes,
-                                 max_decompressed_bytes=ctx.limits.max_decompressed_bytes)  # fmt: skip
+                                 max_decompressed_bytes=ctx.limits.max_decompressed_bytes,
+                                 check=_checker(header, legacy))  # fmt: skip
             for item in items:
                 if not isinstance(item, Entry):
                     ctx.report_damage(Damage(path, item.offset, item.reason, item.length,
@@ -138,11 +140,33 @@ def iter_part(ctx: ReadContext, path: str) -> Iterator[NutchEntry]:
                                          legacy=legacy)  # fmt: skip
                 except ValueError as exc:
                     reason = f"value is not one {header.value_class}: {exc}"
-                    ctx.report_damage(Damage(path, item.offset, reason, item.length,
-                                             bytes(item.stored_value or item.value), "value-not-its-class"))  # fmt: skip
+                    # the record's bytes in the file (a BLOCK entry: its block's), as read
+                    raw = bytes(data[item.offset : item.offset + min(item.length, ctx.limits.max_record_bytes)])
+                    ctx.report_damage(Damage(path, item.offset, reason, item.length, raw,
+                                             "value-not-its-class"))  # fmt: skip
                     continue
                 yield NutchEntry(key, _url(header.key_class, key), value, item, path,
                                  header.value_class, legacy)  # fmt: skip
+
+
+def _checker(header: Header, legacy: bool) -> Any:
+    """Whether a record's key and value each decode as exactly one value of their classes: a
+    record followed by bytes that start no record is then kept and the damage blamed on what
+    follows (without it the framer counts the record's length as disproved and loses it)."""
+    key_w = find_writable(header.key_class) or find_writable(canonical_name(header.key_class))
+    if key_w is None:
+        return None
+    key_reader = key_w()
+
+    def check(key: bytes, value: bytes) -> bool:
+        try:
+            key_reader.read(key)
+            decode_nutch(header.value_class, value, resolve_registered, legacy=legacy)
+        except Exception:  # noqa: BLE001 - any failure: not one value of its class
+            return False
+        return True
+
+    return check
 
 
 def keys_sorted(path: str) -> bool | None:

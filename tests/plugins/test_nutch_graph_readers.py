@@ -88,3 +88,37 @@ def test_a_web_graph_converts_with_exit_0(tmp_path):
         _mapfile(graph / sub, cls, entries)
     assert main(["convert", str(graph), "--from", "nutch-webgraph", "--to", "warc",
                  "-o", str(tmp_path / "w"), "--workers", "1"]) == 0  # fmt: skip
+
+
+def _report(out):
+    import json
+
+    return json.loads((out / ".crawlmill" / "report.json").read_text())
+
+
+def test_a_part_whose_header_does_not_read_is_damage_not_left_out(tmp_path):
+    """A host db part with a damaged magic is read under --from, its damage named (file,
+    byte 0, reason); its MapFile index is no part and is not read as one."""
+    datum = g.HostDatum(2.0, 1_700_000_000_000, "http://a.example/")
+    _mapfile(tmp_path / "hostdb", g.HOST_DATUM, [("a.example", datum)])
+    data = tmp_path / "hostdb" / "current" / "part-r-00000" / "data"
+    data.write_bytes(b"XEQ" + data.read_bytes()[3:])
+    out = tmp_path / "o"
+    assert main(["convert", str(tmp_path / "hostdb"), "--from", "nutch-hostdb", "--to", "warc",
+                 "-o", str(out), "--workers", "1", "--progress", "never"]) == 3  # fmt: skip
+    (damage,) = _report(out)["damages"]
+    assert (damage["path"], damage["offset"]) == (str(data), 0)
+    assert "SequenceFile magic" in damage["reason"]
+
+
+def test_a_reader_forced_on_another_database_names_its_class(tmp_path):
+    """nutch-hostdb forced on a web graph's nodes: each part is damage (unknown-class, the
+    class it holds named), never a HostDatum made of a Node."""
+    _mapfile(tmp_path / "nodes", g.NODE, GRAPH["nodes"][1])
+    out = tmp_path / "o"
+    assert main(["convert", str(tmp_path / "nodes"), "--from", "nutch-hostdb", "--to", "warc",
+                 "-o", str(out), "--workers", "1", "--progress", "never"]) == 3  # fmt: skip
+    report = _report(out)
+    (damage,) = report["damages"]
+    assert damage["code"] == "unknown-class" and g.NODE in damage["reason"]
+    assert report["written"] == 0
