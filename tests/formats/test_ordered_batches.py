@@ -157,14 +157,20 @@ def test_the_switch_interval_is_short_while_a_pool_runs_and_restored_after():
     assert sys.getswitchinterval() == before
 
 
-def test_emit_runs_on_one_thread_of_its_own_in_order_before_consume():
+def test_emit_runs_on_pool_threads_one_at_a_time_in_order_before_consume():
     emitted: list[int] = []
     emit_threads: set[str] = set()
     consumed: list[tuple[int, bool]] = []
+    running = [0]
+    overlap: list[int] = []
 
     def emit(result):
+        running[0] += 1
+        overlap.append(running[0])
         emit_threads.add(threading.current_thread().name)
+        time.sleep(0.0002)
         emitted.extend(result)
+        running[0] -= 1
 
     def consume(result):
         consumed.extend((item, item in emitted) for item in result)
@@ -179,8 +185,27 @@ def test_emit_runs_on_one_thread_of_its_own_in_order_before_consume():
     batches.close()
     assert emitted == list(range(200))
     assert consumed == [(i, True) for i in range(200)]  # consumed after it was emitted
-    assert len(emit_threads) == 1 and emit_threads.pop().startswith("ob-emit-emit")
+    assert set(overlap) == {1}  # never two emits at once
+    assert emit_threads and all(name.startswith("ob-emit") for name in emit_threads)
+    assert threading.current_thread().name not in emit_threads
     assert not [t for t in threading.enumerate() if t.name.startswith("ob-emit")]
+
+
+def test_one_hand_over_per_batch_of_bytes_however_small_the_items():
+    """Batches end by bytes: 10,000 items of 100 bytes make 10 batches of 1,000 items."""
+    lengths: list[int] = []
+    consumed: list[int] = []
+
+    def work(batch):
+        lengths.append(len(batch))
+        return batch
+
+    batches = OrderedBatches(work, consumed.extend, batch_bytes=100_000)
+    for i in range(10_000):
+        batches.submit(i, 100)
+    batches.close()
+    assert consumed == list(range(10_000))
+    assert lengths == [1000] * 10
 
 
 @pytest.mark.parametrize("stage", ["work", "emit"])
