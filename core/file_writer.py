@@ -13,14 +13,18 @@ collection side files; :mod:`crawlmill.core.layouts`).
 
 :class:`FileWriterOptions` is the base of such a writer's options: ``layout`` takes a layout's
 name or a mapping ``{name: clueweb09, language: English}`` whose other keys are the layout's own
-options (checked by its ``Options`` model); a writer option of the same name as a layout option
-(``max_records`` of the WARC writer) fills it too, so the flat form means the same. A layout
+options (checked by its ``Options`` model). The layout's options are given in that mapping
+only (one form); a writer whose options set ``flat_layout_options`` (the WARC writer, which
+took them beside ``layout`` before) still accepts them there, with a deprecation warning
+(:func:`fold_flat_layout_options`). A layout
 that names the formats it can lay out (:attr:`crawlmill.core.plugin.Layout.formats`) refuses a
 writer of another format with a config error.
 """
 
 from __future__ import annotations
 
+import json
+import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, BinaryIO, ClassVar
 
@@ -34,7 +38,7 @@ from pydantic import (
 )
 
 from .errors import ConfigError
-from .layouts import find_layout
+from .layouts import find_layout, known_layouts
 from .plugin import InputFile, Layout, PluginOptions, WriteContext, Writer
 from .record import Record, RecordKind
 
@@ -68,6 +72,10 @@ class FileWriterOptions(PluginOptions):
 
     #: the format the writer writes (its name), checked against ``Layout.formats``.
     writes: ClassVar[str] = ""
+    #: whether options of the chosen layout are still accepted beside ``layout`` (the flat
+    #: form ``max_records: 1000``, deprecated): they are moved into the layout's mapping with a
+    #: ``FutureWarning`` that says what to write instead (:func:`fold_flat_layout_options`).
+    flat_layout_options: ClassVar[bool] = False
 
     layout: str = Field(
         "plain",
@@ -85,8 +93,12 @@ class FileWriterOptions(PluginOptions):
     @classmethod
     def _layout_mapping(cls, data: Any, info: ValidationInfo) -> Any:
         """``layout: {name: ..., <option>: ...}``: the layout's options, checked by its
-        ``Options`` model; those the writer also has become the writer's (so the flat form
-        means the same), the others ``layout_options``."""
+        ``Options`` model, become ``layout_options``, except one that is also a field of the
+        writer's own options: it sets that field (and the layout's settings get it from
+        there). The deprecated flat form is folded in first."""
+        registry = (info.context or {}).get("registry")
+        if cls.flat_layout_options:
+            data = fold_flat_layout_options(cls, data, registry)
         if not isinstance(data, dict) or not isinstance(data.get("layout"), dict):
             return data
         data = dict(data)
@@ -94,7 +106,7 @@ class FileWriterOptions(PluginOptions):
         name = given.pop("name", None)
         if not isinstance(name, str) or not name:
             raise ValueError("layout: a mapping needs name: the layout's name")
-        layout = find_layout(name, (info.context or {}).get("registry"))
+        layout = find_layout(name, registry)
         if layout is None:
             data["layout"] = name  # the layout field says it is unknown
             return data
@@ -159,6 +171,49 @@ class FileWriterOptions(PluginOptions):
     def layout_settings(self) -> PluginOptions:
         """The layout's own validated ``Options``."""
         return self._layout_settings
+
+
+def fold_flat_layout_options(cls: type[FileWriterOptions], data: Any, registry: Any) -> Any:
+    """The deprecated flat form: the options of the chosen layout given beside ``layout``
+    (``layout: clueweb09, language: German``; ``--option max_records=1000``) moved into its
+    mapping (``layout: {name: clueweb09, language: German}``), with a ``FutureWarning``
+    naming what to write instead. A key given both ways with two values is an error."""
+    if not isinstance(data, dict):
+        return data
+    given = data.get("layout", "plain")
+    name = given.get("name") if isinstance(given, dict) else given
+    layout = find_layout(name, registry) if isinstance(name, str) else None
+    if layout is None:
+        return data
+    unknown = [k for k in data if k not in cls.model_fields]
+    for key in unknown:
+        owners = [n for n, c in known_layouts(registry).items() if key in c.Options.model_fields]
+        if key not in layout.Options.model_fields and owners:
+            raise ValueError(
+                f"{key} is an option of the {' or '.join(owners)} layout, not of {name}: "
+                f"write layout: {{name: {owners[0]}, {key}: ...}}"
+            )
+    flat = [k for k in unknown if k in layout.Options.model_fields]
+    if not flat:
+        return data
+    data = dict(data)
+    mapping = dict(given) if isinstance(given, dict) else {"name": name}
+    for key in flat:
+        value = data.pop(key)
+        if key in mapping and mapping[key] != value:
+            raise ValueError(f"layout {name!r}: {key} given twice, in layout and beside it")
+        mapping[key] = value
+    data["layout"] = mapping
+    inline = ", ".join(f"{k}: {json.dumps(v)}" for k, v in mapping.items())
+    warnings.warn(
+        f"writer option{'s' if len(flat) > 1 else ''} {', '.join(flat)} beside layout "
+        f"{'are' if len(flat) > 1 else 'is'} deprecated (one layout option form): write "
+        f"layout: {{{inline}}} in a config, --option 'layout={json.dumps(mapping)}' on the "
+        "command line",
+        FutureWarning,
+        stacklevel=2,
+    )
+    return data
 
 
 @dataclass

@@ -19,7 +19,7 @@ from typing import Any
 
 from .plugin import Layout
 
-__all__ = ["LAYOUTS", "Layout", "find_layout", "register_layout"]
+__all__ = ["LAYOUTS", "Layout", "find_layout", "known_layouts", "register_layout"]
 
 #: name -> layout class of the layout modules imported in this process.
 LAYOUTS: dict[str, type[Layout]] = {}
@@ -46,6 +46,16 @@ def find_layout(name: str, registry: Any = None) -> type[Layout] | None:
         return LAYOUTS[name]
     table = installed_layouts()
     return table.get(name)
+
+
+def known_layouts(registry: Any = None) -> dict[str, type[Layout]]:
+    """Name -> class of every layout :func:`find_layout` can find (``registry``'s when given,
+    else the imported and installed ones), sorted by name."""
+    if registry is not None:
+        table = {n: registry.layout(n) for n in registry.components.get("layout", {})}
+    else:
+        table = {**installed_layouts(), **LAYOUTS}
+    return dict(sorted(table.items()))
 
 
 def installed_layouts() -> dict[str, type[Layout]]:

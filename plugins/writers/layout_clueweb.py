@@ -134,9 +134,9 @@ class ClueWeb09Layout(Layout):
 
     def __init__(self, options: Any, ctx: WriteContext, extension: str) -> None:
         super().__init__(options, ctx, extension)
-        self.code, self.language = self.language_of(options)
-        self.files_per_dir, self.segment_dirs = self.sizes_of(options)
-        self.keep_ids = getattr(options, "trec_ids", "keep") != "assign"
+        self.code, self.language = self.language_of(self.settings)
+        self.files_per_dir, self.segment_dirs = self.sizes_of(self.settings)
+        self.keep_ids = getattr(self.settings, "trec_ids", "keep") != "assign"
         named = cw.parse_file_path(ctx.input.path) if self.keep_ids else None
         if named is not None:
             self._place_by_name(named)
@@ -183,7 +183,7 @@ class ClueWeb09Layout(Layout):
 
     @staticmethod
     def language_of(options: Any) -> tuple[str, str]:
-        """``(code, name)`` of the writer's ``language`` option (name or code)."""
+        """``(code, name)`` of the layout's ``language`` option (name or code)."""
         value = getattr(options, "language", None) or "English"
         try:
             code = cw.language_code(value)
@@ -193,7 +193,7 @@ class ClueWeb09Layout(Layout):
 
     @staticmethod
     def sizes_of(options: Any) -> tuple[int, int | None]:
-        """``(files_per_dir, segment_dirs)`` from the writer options, checked."""
+        """``(files_per_dir, segment_dirs)`` from the layout's options, checked."""
         files_per_dir = _int_option(options, "files_per_dir", 100)
         segment_dirs = _int_option(options, "segment_dirs", None)
         if not 1 <= files_per_dir <= 100:

@@ -137,7 +137,6 @@ from crawlmill.formats.warcwriter import (
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from .cdxj_index import CdxjIndex
-from .layout_plain import check_pattern, check_rollover
 from .warc_encode import WarcEncoder
 from .warc_ids import RecordIds, conversion_date, warcinfo_of_task
 from .warc_sorted import SortedOptions, partition_of, shuffle_spec, sort_key
@@ -149,6 +148,9 @@ class WarcWriterOptions(FileWriterOptions):
     """Options of the ``warc`` writer."""
 
     writes: ClassVar[str] = "warc"
+    #: the layout's options beside ``layout`` (``max_records: 1000``, ``language: German``):
+    #: the form before ``layout: {name: ..., ...}``, accepted with a deprecation warning.
+    flat_layout_options: ClassVar[bool] = True
 
     version: Literal["auto", "1.1", "1.0", "0.18"] = Field(
         "auto",
@@ -172,30 +174,7 @@ class WarcWriterOptions(FileWriterOptions):
     )
     layout: str = Field(
         "plain",
-        description="Output layout: plain, clueweb09, chuweb21 (any registered layout; see `crawlmill plugins`). A name, or a mapping {name: clueweb09, language: English} with the layout's options.",
-    )
-    name_pattern: str | None = Field(
-        None,
-        description="Plain layout file names; placeholders {dir} {stem} {seq} {index} {ext}. Default: one file per input named after it ({dir}{stem}{ext}), or {dir}{stem}-{seq:05d}{ext} with rollover.",
-    )
-    max_records: int | None = Field(
-        None, ge=1, description="Start a new file after this many records."
-    )
-    max_bytes: int | None = Field(
-        None, ge=1, description="Start a new file once a file reaches this many (compressed) bytes."
-    )
-    language: str = Field(
-        "English", description="ClueWeb09 layout: collection language (ClueWeb09_<Language>_<N>)."
-    )
-    segment_dirs: int | None = Field(
-        None,
-        ge=1,
-        description="ClueWeb09 layout: directories per segment (None: the layout's default).",
-    )
-    files_per_dir: int = Field(100, ge=1, description="ClueWeb09 layout: files per directory.")
-    trec_ids: Literal["keep", "assign"] = Field(
-        "keep",
-        description="ClueWeb09 layout: keep: an input named like a ClueWeb09 file (<dir>/<NN>.warc.gz) keeps its place and its records' WARC-TREC-IDs (the qrels keys) when they name that file; ids that do not fit are replaced and the run report says so. assign: number every file's records anew.",
+        description="Output layout: plain, clueweb09, chuweb21 (any registered layout; see `crawlmill plugins`). A name, or a mapping {name: clueweb09, language: English} with the layout's options (name_pattern, max_records, max_bytes of plain; language, segment_dirs, files_per_dir, trec_ids of clueweb09...).",
     )
     cdxj: bool = Field(
         False,
@@ -233,16 +212,6 @@ class WarcWriterOptions(FileWriterOptions):
         if value == "isal" and not isal_available():
             raise ValueError("isal is not installed (pip install isal), use auto or zlib")
         return value
-
-    @field_validator("name_pattern")
-    @classmethod
-    def _pattern_placeholders(cls, value: str | None) -> str | None:
-        return check_pattern(value)
-
-    @model_validator(mode="after")
-    def _rollover_needs_seq(self) -> WarcWriterOptions:
-        check_rollover(self.name_pattern, self.max_records, self.max_bytes)
-        return self
 
     @model_validator(mode="after")
     def _sorted_needs_plain(self) -> WarcWriterOptions:

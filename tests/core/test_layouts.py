@@ -140,17 +140,21 @@ def test_writer_options_resolve_the_layout_and_its_settings_from_the_run_registr
     # the dumped form (what a config stores and workers re-validate) means the same
     again = WarcWriter.Options.model_validate(opts.model_dump(mode="json"), context=ctx)
     assert again.layout_settings == opts.layout_settings
-    # built-in layout: mapping keys that are writer options become the writer's
+    # built-in layout: its options are the layout's, in one form (issue 21 item 2)
     cw = WarcWriter.Options.model_validate(
         {"layout": {"name": "clueweb09", "language": "de", "files_per_dir": 5}}
     )
-    assert (cw.layout, cw.language, cw.files_per_dir, cw.layout_options) == (
-        "clueweb09",
-        "de",
-        5,
-        {},
-    )
-    assert cw.layout_settings.files_per_dir == 5
+    assert (cw.layout, cw.layout_options) == ("clueweb09", {"language": "de", "files_per_dir": 5})
+    assert not hasattr(cw, "language") and "files_per_dir" not in WarcWriter.Options.model_fields
+    assert cw.layout_settings.files_per_dir == 5 and cw.layout_settings.language == "de"
+    # the flat form before it still means the same, with a warning naming the mapping
+    with pytest.warns(
+        FutureWarning, match=r"language, files_per_dir beside layout are deprecated.*layout: \{"
+    ):
+        flat = WarcWriter.Options.model_validate(
+            {"layout": "clueweb09", "language": "de", "files_per_dir": 5}
+        )
+    assert flat.layout_options == cw.layout_options and flat.layout_settings == cw.layout_settings
     with pytest.raises(ValueError, match="given twice"):
         WarcWriter.Options.model_validate(
             {"layout": {"name": "clueweb09", "language": "de"}, "language": "fr"}

@@ -40,7 +40,8 @@ def _options(**kw):
         "name_pattern": None,
     }
     base.update(kw)
-    return SimpleNamespace(**base)
+    # the writer's options; the layout reads its own options from their layout_settings
+    return SimpleNamespace(**base, layout_settings=SimpleNamespace(**base))
 
 
 def _ctx(index: int, relpath: str = "x.warc.gz", count: int = 1000) -> WriteContext:
