@@ -265,3 +265,22 @@ def test_the_run_machinery_has_no_import_circle():
                     seen.add(nxt)
                     stack.append((nxt, (*path, nxt)))
     assert {c for c in circles} <= {frozenset({"core.messages", "core.plugin"})}
+
+
+def test_a_shuffle_map_task_whose_files_the_driver_cannot_see_fails_naming_its_input(
+    tmp_path, worker_disk
+):
+    out, _ = worker_disk
+    src = _inputs(tmp_path)
+    config = tmp_path / "sorted.yaml"
+    config.write_text(
+        f"version: 1\ninputs: [{src}]\noutput: {out}\nrun: {{workers: 1, progress: never}}\n"
+        "writer:\n  name: warc\n  gzip_backend: zlib\n"
+        "  sorted: {partitions: 2, partitioning: hash}\n"
+    )
+    assert main(["run", str(config)]) != 0
+    report = _report(out)
+    assert not report["ok"] and report["inputs_done"] == 0 and report["written"] == 0
+    named = [f for f in report["failures"] if f["input"]]
+    assert sorted(os.path.basename(f["input"]) for f in named) == ["in-0.warc", "in-1.warc"]
+    assert all("driver cannot confirm" in f["error"] for f in named)
