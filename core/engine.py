@@ -78,7 +78,7 @@ from .run.convert import (
 from .shuffle.run import execute as execute_shuffle
 from .spec import ComponentSpec, PipelineSpec
 from .stats import AccountingError, RunReport, filter_labels
-from .task import READER_STEP, WRITER_STEP
+from .task import READER_STEP, WRITER_STEP, run_task
 
 __all__ = ["RunReport", "plan", "run"]
 
@@ -376,7 +376,7 @@ def _execute_interruptibly(r: RunState) -> tuple[dict[str, Any] | None, Keyboard
         with interruptible():
             damaged = stop_at_failed_check(r.spec, r.planned)
             if damaged is None and run_passes_first(r):
-                damaged = execute(r, count)
+                damaged = execute(r, count, run_task)  # engine.run_task: tests replace it
     except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: report what was done, then stop
         collect_committed(r.root, r.todo, r.fingerprint, count, r.completed, r.report)
         r.report.failures.append({"input": None, "error": f"interrupted ({str(exc) or 'SIGINT'})"})

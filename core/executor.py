@@ -57,18 +57,27 @@ import queue as queue_mod
 import signal
 import sys
 import threading
-from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, wait
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from .run.channel import (
+    ORPHAN_EXIT,
+    Channel,
+    Executor,
+    WorkerCrash,
+    current_channel,
+    parent_alive,
+    use_channel,
+)
 
 if TYPE_CHECKING:  # imported when a LocalExecutor is made: in-process runs need neither
     from concurrent.futures import ProcessPoolExecutor
 
 __all__ = [
     "BYTES_PER_WORKER",
+    "ORPHAN_EXIT",
     "Channel",
     "Executor",
     "InProcessExecutor",
@@ -86,15 +95,6 @@ START_METHOD = "spawn"
 #: input bytes per worker below which another worker process costs more than it saves (a
 #: worker costs about 0.3-0.5 s to start and import; conversion runs at tens of MB/s).
 BYTES_PER_WORKER = 32 * 1024 * 1024
-#: exit status of a worker that found its parent dead.
-ORPHAN_EXIT = 75
-
-
-@dataclass(frozen=True)
-class WorkerCrash:
-    """The task could not report a result: its process died or the call failed."""
-
-    message: str
 
 
 class SharedFlag:
@@ -114,49 +114,6 @@ class SharedFlag:
         return self._byte.value != 0
 
 
-class Channel:
-    """Events from tasks to the parent (``post``/``get``) and a stop flag the other way."""
-
-    def __init__(self, events: Any, stop: Any) -> None:
-        self._events = events
-        self._stop = stop
-
-    def renew_events(self, events: Any) -> None:
-        """Post and read through ``events`` from now on; the old queue is dropped unread
-        (its lock or its last message may belong to a process that died)."""
-        self._events = events
-
-    def post(self, event: tuple) -> None:
-        """Send a small picklable event to the parent (never blocks for long)."""
-        self._events.put(event)
-
-    def get(self, timeout: float) -> tuple | None:
-        """The next event, or ``None`` after ``timeout`` seconds."""
-        try:
-            return self._events.get(timeout=timeout)
-        except queue_mod.Empty:
-            return None
-
-    def request_stop(self) -> None:
-        """Ask running tasks to stop at their next record."""
-        self._stop.set()
-
-    def stop_requested(self) -> bool:
-        """True once the parent asked tasks to stop."""
-        return self._stop.is_set()
-
-
-_CURRENT: Channel | None = None
-
-
-def current_channel() -> Channel:
-    """The channel of the executor running the current task (a private one outside runs)."""
-    global _CURRENT
-    if _CURRENT is None:
-        _CURRENT = Channel(queue_mod.Queue(), threading.Event())
-    return _CURRENT
-
-
 def pool_size(requested: int, sizes: Iterable[int | None], *, explicit: bool = False) -> int:
     """How many worker processes to run for inputs of ``sizes`` bytes (1: in-process).
 
@@ -169,14 +126,6 @@ def pool_size(requested: int, sizes: Iterable[int | None], *, explicit: bool = F
         return workers
     total = sum(s or 0 for s in sizes)
     return max(1, min(workers, total // BYTES_PER_WORKER))
-
-
-def parent_alive() -> bool:
-    """False in a worker process whose parent (the run holding the lock) has died."""
-    import multiprocessing
-
-    parent = multiprocessing.parent_process()
-    return parent is None or parent.is_alive()
 
 
 def _watch_parent() -> None:
@@ -225,38 +174,13 @@ def interruptible() -> Iterator[None]:
 
 
 def _init_worker(events: Any, stop: Any, sys_path: list[str]) -> None:
-    global _CURRENT
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides; tasks watch the stop flag
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     _watch_parent()
     for entry in reversed(sys_path):
         if entry not in sys.path:
             sys.path.insert(0, entry)
-    _CURRENT = Channel(events, stop)
-
-
-class Executor(ABC):
-    """Runs ``fn(payload)`` for each payload; see the module docstring."""
-
-    channel: Channel
-
-    @abstractmethod
-    def map(self, fn: Callable[[Any], Any], payloads: Sequence[Any]) -> Iterator[tuple[int, Any]]:
-        """Yield ``(i, result)`` per finished payload (any order); crashes as :class:`WorkerCrash`."""
-
-    def cancel(self) -> None:
-        """Start no further payloads and ask running tasks to stop."""
-        self._cancelled = True
-        self.channel.request_stop()
-
-    @property
-    def cancelled(self) -> bool:
-        """True after :meth:`cancel`."""
-        return getattr(self, "_cancelled", False)
-
-    def close(self) -> None:
-        """Release resources (idempotent)."""
-        return None
+    use_channel(Channel(events, stop))
 
 
 class InProcessExecutor(Executor):
@@ -267,8 +191,7 @@ class InProcessExecutor(Executor):
 
     def map(self, fn: Callable[[Any], Any], payloads: Sequence[Any]) -> Iterator[tuple[int, Any]]:
         """Run each payload in turn."""
-        global _CURRENT
-        previous, _CURRENT = _CURRENT, self.channel
+        previous = use_channel(self.channel)
         try:
             for i, payload in enumerate(payloads):
                 if self.cancelled:
@@ -281,7 +204,7 @@ class InProcessExecutor(Executor):
                     result = WorkerCrash(f"{type(exc).__name__}: {exc}")
                 yield i, result
         finally:
-            _CURRENT = previous
+            use_channel(previous)
 
 
 class LocalExecutor(Executor):

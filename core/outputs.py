@@ -123,7 +123,7 @@ def safe_relpath(relpath: str, *, internal: bool = False) -> str:
     return norm
 
 
-def _inside(root: str, relpath: str) -> str:
+def inside_root(root: str, relpath: str) -> str:
     """The absolute final path of ``relpath``; refuses symlinks that lead out of ``root``."""
     real_root = os.path.realpath(root)
     final = os.path.join(real_root, *relpath.split("/"))
@@ -319,7 +319,7 @@ class TaskOutputs:
         """Open a new output ``relpath`` (see :func:`safe_relpath`); nothing outside the root
         is ever touched, and the same path cannot be created twice in a task."""
         norm = safe_relpath(relpath, internal=internal)
-        _inside(self.root, norm)
+        inside_root(self.root, norm)
         if norm in self.files:
             raise UnsafeOutputPath(f"output path {norm!r} was already created by this task")
         handle = TrackedFile(norm, os.path.join(self.tmp_dir, *norm.split("/")))
@@ -335,7 +335,7 @@ class TaskOutputs:
         for handle in self.files.values():
             handle.close()
         finals = {
-            norm: _inside(self.root, norm) for norm in self.files if norm not in self.internal
+            norm: inside_root(self.root, norm) for norm in self.files if norm not in self.internal
         }
         existing = {norm: final for norm, final in finals.items() if os.path.lexists(final)}
         if existing:
@@ -358,7 +358,7 @@ class TaskOutputs:
         listed = []
         dirs = set()
         for norm, handle in self.files.items():
-            final = _inside(self.root, norm)
+            final = inside_root(self.root, norm)
             os.makedirs(os.path.dirname(final), exist_ok=True)
             if norm in guarded:
                 _place_new(handle.tmp_path, final)
@@ -423,7 +423,7 @@ class TaskOutputs:
         writes, such as a quarantine a redo found no damage for); missing ones are skipped."""
         for rel in relpaths:
             with contextlib.suppress(OSError):
-                os.remove(_inside(self.root, rel))
+                os.remove(inside_root(self.root, rel))
 
     def discard(self) -> None:
         """Drop every temp file of the task (on failure or cancellation)."""
@@ -568,7 +568,7 @@ class OutputRoot:
             return None
         for out in marker.get("outputs", []) + marker.get("quarantine", []):
             try:
-                final = _inside(self.path, safe_relpath(out["path"], internal=True))
+                final = inside_root(self.path, safe_relpath(out["path"], internal=True))
                 if os.path.getsize(final) != out["size"]:
                     return None
             except (OSError, KeyError, TypeError, UnsafeOutputPath):
@@ -598,7 +598,7 @@ class OutputRoot:
             try:
                 rel = safe_relpath(out["path"], internal=True)
                 if rel not in claimed:
-                    os.remove(_inside(self.path, rel))
+                    os.remove(inside_root(self.path, rel))
                     removed.append(rel)
             except (OSError, KeyError, TypeError, UnsafeOutputPath):
                 continue

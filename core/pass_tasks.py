@@ -219,13 +219,13 @@ class _Collect:
         self.warnings += 1
 
     def run(self) -> dict[str, Any]:
-        from .task import _filter, _open_components, open_records
+        from .task import filter_record, open_components, open_records
 
         payload, inp, pdir = self.payload, self.inp, self.pdir
         spec = PipelineSpec.model_validate(payload["spec"])
         loc = payload["pass"]["component"]
         tables: dict[str, str] = payload.get("tables") or {}
-        parts = _open_components(spec, payload["reader"])
+        parts = open_components(spec, payload["reader"])
         target = component_at(loc, parts.steps, parts.writer)
         upstream = parts.steps if loc == "writer" else parts.steps[: int(loc[8:-1])]
         counters = {label: {"in": 0, "kept": 0, "dropped": {}} for label, _ in upstream}
@@ -273,7 +273,7 @@ class _Collect:
                             beat = time.monotonic()
                             stamp = _stamp(inp, self.started)
                             write_json_atomic(pdir.task_file(inp.index, "start.json"), stamp)
-                    kept = _filter(upstream, record, counters) if upstream else record
+                    kept = filter_record(upstream, record, counters) if upstream else record
                     if kept is None:
                         continue
                     seq = reached[0]

@@ -685,6 +685,7 @@ def _run_tasks(
     stage = Stage(
         name=what, payloads=payloads, fn=fn, done=done, record=record,
         executor=lambda: state.executor_for(list(state.planned)), resume=False,
+        stop_on_damage=False,
     )  # fmt: skip
     run_stages([stage], stream=io.StringIO(), progress="never")
 

@@ -23,7 +23,14 @@ import json
 import os
 from typing import Any
 
-from .outputs import BOOKKEEPING, OutputConflict, _inside, refusal, safe_relpath, write_json_atomic
+from .outputs import (
+    BOOKKEEPING,
+    OutputConflict,
+    inside_root,
+    refusal,
+    safe_relpath,
+    write_json_atomic,
+)
 
 __all__ = ["PartOutputs", "ReduceOutputs", "outputs_present", "part_outputs_present"]
 
@@ -60,7 +67,7 @@ class _Requests:
     def request(self, relpath: str) -> str:
         """The scratch path to write ``OUT/<relpath>`` to."""
         norm = safe_relpath(relpath)
-        final = _inside(self.root, norm)
+        final = inside_root(self.root, norm)
         if os.path.realpath(final) in self.inputs:
             raise OutputConflict(refusal(final, "is an input of this run"))
         if norm not in self.files:
@@ -100,7 +107,7 @@ class ReduceOutputs(_Requests):
         for relpath, tmp in self.files.items():
             if not os.path.isfile(tmp):
                 raise RuntimeError(f"the reduce asked for {relpath!r} and did not write it")
-            final = _inside(self.root, relpath)
+            final = inside_root(self.root, relpath)
             if os.path.lexists(final) and relpath not in listed and not self.overwrite:
                 raise OutputConflict(
                     refusal(final, "crawlmill did not write it (no reduce of this root lists it)")
@@ -108,7 +115,7 @@ class ReduceOutputs(_Requests):
             entries.append([relpath, os.path.getsize(tmp)])
         write_json_atomic(_registry(self.root), {"outputs": sorted(listed | set(self.files))})
         for relpath, tmp in self.files.items():
-            final = _inside(self.root, relpath)
+            final = inside_root(self.root, relpath)
             os.makedirs(os.path.dirname(final), exist_ok=True)
             with open(tmp, "rb") as fh:
                 os.fsync(fh.fileno())
@@ -152,7 +159,7 @@ def outputs_present(root: str, marker: dict[str, Any]) -> bool:
     for entry in marker.get("outputs") or []:
         try:
             relpath, size = entry
-            if os.path.getsize(_inside(os.path.abspath(root), safe_relpath(relpath))) != size:
+            if os.path.getsize(inside_root(os.path.abspath(root), safe_relpath(relpath))) != size:
                 return False
         except (OSError, TypeError, ValueError):
             return False

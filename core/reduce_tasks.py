@@ -275,9 +275,9 @@ def reduce_task(payload: dict[str, Any]) -> dict[str, Any]:
 
 def _component(spec: PipelineSpec, loc: str) -> tuple[type, Any]:
     from .components import resolve_pipeline
-    from .task import _registry
+    from .run.registries import registry_for
 
-    pipeline = resolve_pipeline(spec, _registry(spec.plugins))
+    pipeline = resolve_pipeline(spec, registry_for(spec.plugins))
     resolved = pipeline.writer if loc == "writer" else pipeline.filters[int(loc[8:-1])]
     return resolved.cls, resolved.options
 

@@ -24,7 +24,7 @@ How :meth:`SparkExecutor.map` runs ``fn(payload)`` for each payload:
   across jobs and started before a test or a script set them), refuses to run under another
   crawlmill version than the driver's, unpickles ``fn`` and the payload, and runs
   ``fn(payload)`` with a
-  :class:`_TaskEvents` channel as :func:`~crawlmill.core.executor.current_channel`: the
+  :class:`TaskEvents` channel as :func:`~crawlmill.core.executor.current_channel`: the
   task's log lines (damage, failures) and progress come back with its result and are posted
   on :attr:`SparkExecutor.channel`, so they print on the driver's terminal. ``fn`` rebuilds
   the plugin registry from entry points and the spec's ``plugins`` (as
@@ -77,12 +77,30 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any
 
 from .errors import ConfigError
-from .executor import Channel, Executor, WorkerCrash
+from .run.channel import Channel, Executor, WorkerCrash
+from .run.spark_conf import check_conf
+from .run.spark_worker import (
+    MAX_TASK_LOGS,
+    SHIPPED_ENV,
+    TaskEvents,
+    dump_result,
+    prepare_worker,
+    run_one,
+)
+from .run.spark_worker import crawlmill_version as _version  # the names of before
+from .run.spark_worker import driver_env as _driver_env
+from .run.spark_worker import sync_env as _sync_env  # noqa: F401  (tests call it by this name)
 
-__all__ = ["SparkExecutor", "check_conf", "missing_requirement", "spark_context"]
+__all__ = [
+    "MAX_TASK_LOGS",
+    "SHIPPED_ENV",
+    "SparkExecutor",
+    "TaskEvents",
+    "check_conf",
+    "missing_requirement",
+    "spark_context",
+]
 
-#: log lines one task sends back at most (the report keeps every damage anyway).
-MAX_TASK_LOGS = 1000
 #: how long ``map`` waits for cancelled tasks to end before it gives up waiting.
 CANCEL_WAIT_SECONDS = 60.0
 #: conf crawlmill sets unless the run's ``run.spark.conf`` says otherwise.
@@ -96,31 +114,6 @@ LOCAL_CONF = {
     "spark.driver.bindAddress": "127.0.0.1",
 }
 _WHERE = "run.spark"
-#: the driver's environment variables every task sees as well (besides ``CRAWLMILL_*``):
-#: ``SOURCE_DATE_EPOCH`` makes the WARC writer's conversion date reproducible.
-SHIPPED_ENV = ("SOURCE_DATE_EPOCH",)
-
-
-def check_conf(master: str | None, conf: Mapping[str, Any]) -> dict[str, str]:
-    """The Spark conf of ``run.spark.conf`` as strings (booleans as ``true``/``false``), or a
-    :class:`ValueError` naming what is wrong: keys are ``spark.*``, the master is given as
-    ``run.spark.master``, and speculation stays off (two attempts of one task would write the
-    same files at once)."""
-    out: dict[str, str] = {}
-    for key, value in conf.items():
-        if not key.startswith("spark."):
-            raise ValueError(f"conf key {key!r} is not a Spark setting (they start with 'spark.')")
-        if isinstance(value, bool):
-            value = "true" if value else "false"
-        out[key] = str(value)
-    if "spark.master" in out:
-        raise ValueError("give the master as run.spark.master (--spark-master), not in conf")
-    if out.get("spark.speculation", "false").strip().lower() != "false":
-        raise ValueError(
-            "spark.speculation must stay false: a speculative copy of a task would write the "
-            "same output files as the task at the same time"
-        )
-    return out
 
 
 def _java() -> str | None:
@@ -273,104 +266,6 @@ def _stop_owned() -> None:
 # -- worker side --------------------------------------------------------------------------------
 
 
-class _TaskEvents(Channel):
-    """The channel of a task in a Spark worker: events are kept (log lines up to
-    :data:`MAX_TASK_LOGS`, consecutive progress events of one task summed) and go back to the
-    driver with the task's result; no stop is ever requested (Spark kills cancelled tasks)."""
-
-    def __init__(self) -> None:
-        super().__init__(None, None)
-        self.events: list[tuple] = []
-        self.logs = 0
-        self.logs_dropped = 0
-
-    def post(self, event: tuple) -> None:
-        """Keep ``event`` for the driver."""
-        last = self.events[-1] if self.events else None
-        if (
-            event[0] == "progress"
-            and last is not None
-            and last[0] == "progress"
-            and last[1] == event[1]
-        ):
-            self.events[-1] = ("progress", event[1], last[2] + event[2], last[3] + event[3])
-            return
-        if event[0] == "log":
-            if self.logs >= MAX_TASK_LOGS:
-                self.logs_dropped += 1
-                return
-            self.logs += 1
-        self.events.append(event)
-
-    def get(self, timeout: float) -> tuple | None:
-        """Nothing is read in a worker."""
-        return None
-
-    def request_stop(self) -> None:
-        """Tasks in a Spark worker are stopped by Spark."""
-
-    def stop_requested(self) -> bool:
-        """Never: Spark kills a cancelled task."""
-        return False
-
-    def drained(self) -> list[tuple]:
-        """The events, with one line saying how many log lines were left out."""
-        if self.logs_dropped:
-            note = f"crawlmill: ... {self.logs_dropped} more log line(s) of this task not shown"
-            return [*self.events, ("log", note)]
-        return list(self.events)
-
-
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("crawlmill")
-    except PackageNotFoundError:  # pragma: no cover - crawlmill runs from an install
-        return "unknown"
-
-
-def _run_one(fn: Callable[..., Any], blob: bytes, *args: Any) -> tuple[Any, list[tuple]]:
-    """``fn(payload, *args)`` with a :class:`_TaskEvents` channel; an exception as a
-    WorkerCrash."""
-    from . import executor
-
-    events = _TaskEvents()
-    previous, executor._CURRENT = executor._CURRENT, events
-    try:
-        result = fn(pickle.loads(blob), *args)
-    except Exception as exc:  # the task function reports its own errors; belt and braces
-        result = WorkerCrash(f"{type(exc).__name__}: {exc}")
-    finally:
-        executor._CURRENT = previous
-    return result, events.drained()
-
-
-def _driver_env() -> dict[str, str]:
-    """The driver's variables that decide what a task does (:data:`SHIPPED_ENV`)."""
-    return {k: v for k, v in os.environ.items() if _shipped(k)}
-
-
-def _shipped(name: str) -> bool:
-    return name in SHIPPED_ENV or name.startswith("CRAWLMILL_")
-
-
-def _sync_env(env: Mapping[str, str]) -> None:
-    """Give this (reused) Python worker the driver's :data:`SHIPPED_ENV` variables; when they
-    changed since its last task, the plugin registries it cached are dropped (the
-    ``CRAWLMILL_*_PLUGINS`` lists decide what a registry loads)."""
-    mine = _driver_env()
-    if mine == dict(env):
-        return
-    for name in mine:
-        if name not in env:
-            del os.environ[name]
-    os.environ.update(env)
-    from . import task
-
-    task._REGISTRIES.clear()
-
-
 def _run_partition(
     fn_blob: bytes,
     sys_path: list[str],
@@ -380,7 +275,7 @@ def _run_partition(
 ) -> Iterator[tuple[int, bytes]]:
     """Spark's function of a partition, run in a Python worker: ``(i, pickled (result,
     events))`` for each ``(i, pickled payload)`` (one per partition)."""
-    refused = _prepare_worker(sys_path, driver_version, env)
+    refused = prepare_worker(sys_path, driver_version, env)
     fn: Callable[[Any], Any] | None = None
     for i, blob in pairs:
         if refused is not None:
@@ -388,38 +283,10 @@ def _run_partition(
         else:
             try:
                 fn = fn if fn is not None else pickle.loads(fn_blob)
-                out = _run_one(fn, blob)
+                out = run_one(fn, blob)
             except Exception as exc:  # fn or payload could not be unpickled here
                 out = (WorkerCrash(f"{type(exc).__name__}: {exc}"), [])
-        yield i, _dumps(out)
-
-
-def _prepare_worker(sys_path: list[str], driver_version: str, env: Mapping[str, str]) -> str | None:
-    """Give this Python worker the driver's ``sys.path`` entries and shipped variables; the
-    reason to refuse its tasks (another crawlmill version than the driver's), or ``None``."""
-    for entry in reversed(sys_path):
-        if entry not in sys.path:
-            sys.path.insert(0, entry)
-    _sync_env(env)
-    mine = _version()
-    if mine != driver_version:
-        return (
-            f"crawlmill {mine} runs on the Spark worker but {driver_version} on the "
-            "driver: install the same crawlmill on every worker"
-        )
-    return None
-
-
-def _dumps(out: tuple[Any, list[tuple]]) -> bytes:
-    """A task's ``(result, events)`` pickled for the driver (a result that cannot be: a
-    WorkerCrash saying so)."""
-    try:
-        return pickle.dumps(out)
-    except Exception as exc:
-        return pickle.dumps((WorkerCrash(f"result not picklable: {exc}"), out[1]))
-
-
-# -- driver side --------------------------------------------------------------------------------
+        yield i, dump_result(out)
 
 
 class SparkExecutor(Executor):

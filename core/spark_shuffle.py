@@ -43,14 +43,13 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import partial
 from typing import Any
 
-from .executor import WorkerCrash
-from .spark_executor import (
-    SparkExecutor,
-    _driver_env,
-    _dumps,
-    _prepare_worker,
-    _run_one,
-    _version,
+from .run.channel import WorkerCrash
+from .run.spark_worker import (
+    crawlmill_version,
+    driver_env,
+    dump_result,
+    prepare_worker,
+    run_one,
 )
 
 __all__ = ["SparkShuffle"]
@@ -89,10 +88,10 @@ def _map_partition(
 ) -> Iterator[tuple]:
     """Run the map task of each ``(i, pickled payload)`` (one per partition) in a thread,
     yielding its entries as it produces them, then ``(RESULT, i, pickled (result, events))``."""
-    refused = _prepare_worker(sys_path, driver_version, env)
+    refused = prepare_worker(sys_path, driver_version, env)
     for i, blob in pairs:
         if refused is not None:
-            yield RESULT, i, _dumps((WorkerCrash(refused), []))
+            yield RESULT, i, dump_result((WorkerCrash(refused), []))
             continue
         entries: queue.Queue = queue.Queue(QUEUE_ENTRIES)
         out: list[tuple[Any, list[tuple]]] = []
@@ -103,7 +102,7 @@ def _map_partition(
         while (item := entries.get()) is not _DONE:
             yield item
         thread.join()
-        yield RESULT, i, _dumps(out[0])
+        yield RESULT, i, dump_result(out[0])
 
 
 def _map_work(fn_blob: bytes, blob: bytes, entries: queue.Queue, out: list) -> None:
@@ -111,7 +110,7 @@ def _map_work(fn_blob: bytes, blob: bytes, entries: queue.Queue, out: list) -> N
     ``(result, events)`` appended to ``out``, then the end mark queued."""
     try:
         fn = pickle.loads(fn_blob)
-        out.append(_run_one(fn, blob, _QueueSink(entries)))
+        out.append(run_one(fn, blob, _QueueSink(entries)))
     except Exception as exc:  # fn could not be unpickled here
         out.append((WorkerCrash(f"{type(exc).__name__}: {exc}"), []))
     finally:
@@ -154,22 +153,22 @@ def _write_partition(
     items: Iterable[tuple[tuple[int, bytes, int, int], bytes]],
 ) -> list[tuple[int, bytes]]:
     """One partition's sorted entries into ``partition_task(payload, entries)``."""
-    refused = _prepare_worker(sys_path, driver_version, env)
+    refused = prepare_worker(sys_path, driver_version, env)
     if refused is not None:
-        return [(i, _dumps((WorkerCrash(refused), [])))]
+        return [(i, dump_result((WorkerCrash(refused), [])))]
     entries = ((key[1], key[2], key[3], blob) for key, blob in items)
     try:
         fn = pickle.loads(fn_blob)
-        out = _run_one(fn, payload_blob, entries)
+        out = run_one(fn, payload_blob, entries)
     except Exception as exc:
         out = (WorkerCrash(f"{type(exc).__name__}: {exc}"), [])
-    return [(i, _dumps(out))]
+    return [(i, dump_result(out))]
 
 
 class SparkShuffle:
     """One sorted shuffle on :attr:`executor`'s Spark context (see the module docstring)."""
 
-    def __init__(self, executor: SparkExecutor, shuffle: Any) -> None:
+    def __init__(self, executor: Any, shuffle: Any) -> None:
         self.executor = executor
         self.shuffle = shuffle
         self._entries: Any = None  # the persisted RDD of the map pass
@@ -179,7 +178,7 @@ class SparkShuffle:
             fn_blob = pickle.dumps(fn)
         except Exception as exc:
             raise TypeError(f"shuffle task functions ship by reference: {fn!r} ({exc})") from exc
-        return fn_blob, list(sys.path), _version(), _driver_env()
+        return fn_blob, list(sys.path), crawlmill_version(), driver_env()
 
     def map(self, fn: Callable, payloads: Sequence[Any]) -> Iterator[tuple[int, Any]]:
         """Run ``fn(payload, sink)`` for each map payload; yield ``(i, result)`` as tasks end.

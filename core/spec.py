@@ -45,7 +45,7 @@ class SparkSpec(_Strict):
     @field_validator("conf")
     @classmethod
     def _spark_conf(cls, conf: dict[str, Any]) -> dict[str, Any]:
-        from .spark_executor import check_conf  # imports no pyspark
+        from .run.spark_conf import check_conf  # imports no pyspark
 
         check_conf(None, conf)
         return conf

@@ -6,15 +6,15 @@ its marker key), rebuilds the plugin registry with ``Registry.load(spec.plugins)
 instantiates the components from validated options, so no plugin object is ever pickled. Its
 parts, in order:
 
-1. **open** (:func:`_open_components`): the reader, the filter steps and the writer;
+1. **open** (:func:`open_components`): the reader, the filter steps and the writer;
 2. **read** through :class:`~crawlmill.core.reading.RecordIterator`, the same machinery as
-   :func:`~crawlmill.core.open_reader`, with a :class:`_TaskSink` as its callbacks: damage to
+   :func:`~crawlmill.core.open_reader`, with a :class:`TaskSink` as its callbacks: damage to
    the quarantine, warnings, checks and step counters into
    :class:`~crawlmill.core.stats.TaskStats`;
-3. **filter and write** (:func:`_pump`, :func:`_filter`): record by record, so memory stays
+3. **filter and write** (:func:`_pump`, :func:`filter_record`): record by record, so memory stays
    flat in the input size; every step is counted;
-4. **account** (:meth:`_Task.account`): the accounting identity of the task;
-5. **commit** (:meth:`_Task.commit`): the outputs renamed into place and the completion
+4. **account** (:meth:`Task.account`): the accounting identity of the task;
+5. **commit** (:meth:`Task.commit`): the outputs renamed into place and the completion
    :class:`~crawlmill.core.messages.Marker` written (:mod:`crawlmill.core.outputs`).
 
 It returns a :class:`~crawlmill.core.messages.TaskResult` and never raises. On any status but
@@ -36,7 +36,6 @@ from typing import Any
 from .collection import unit_size
 from .components import Resolved, resolve, resolve_pipeline
 from .errors import ConfigError, DamagedRecordError
-from .executor import ORPHAN_EXIT, current_channel, parent_alive
 from .messages import MARKER_VERSION, Marker, OutputFile, TaskPayload, TaskResult, TaskStatus
 from .outputs import BOOKKEEPING, OutputRoot, TaskOutputs
 from .plugin import (
@@ -58,42 +57,47 @@ from .quarantine import INCONSISTENT_DAMAGE, Quarantine
 from .reading import RecordIterator
 from .record import Record
 from .registry import Registry
+from .run.channel import ORPHAN_EXIT, current_channel, parent_alive
+from .run.registries import REGISTRIES, registry_for, seed_registry
 from .spec import ComponentSpec, PipelineSpec
 from .stats import TaskStats, filter_labels
 from .tables import table_loader
 
-__all__ = ["MARKER_VERSION", "run_task", "seed_registry"]
+__all__ = [
+    "MARKER_VERSION",
+    "Components",
+    "Stopped",
+    "Task",
+    "TaskSink",
+    "check_parent",
+    "damage_info",
+    "filter_record",
+    "open_components",
+    "open_records",
+    "output_entry",
+    "run_task",
+    "seed_registry",
+]
 
-_REGISTRIES: dict[tuple[str, ...], Registry] = {}
+#: the registry cache (:mod:`crawlmill.core.run.registries`), under its old name.
+_REGISTRIES = REGISTRIES
 #: step names of the reader's and the writer's counters (filters use their labels).
 READER_STEP = "reader"
 WRITER_STEP = "writer"
 
 
-class _Stopped(Exception):
+class Stopped(Exception):
     """The parent asked tasks to stop (another task hit on_error=fail, or Ctrl-C)."""
 
 
-def _check_parent() -> None:
+def check_parent() -> None:
     """End this worker at once when the run that started it died (its run lock with it): it
     must neither commit nor clean up, as a rerun may already own the output root."""
     if not parent_alive():
         os._exit(ORPHAN_EXIT)
 
 
-def seed_registry(plugins: list[str], registry: Registry) -> None:
-    """Use ``registry`` for specs with these ``plugins`` in this process (in-process runs)."""
-    _REGISTRIES[tuple(plugins)] = registry
-
-
-def _registry(plugins: list[str]) -> Registry:
-    key = tuple(plugins)
-    if key not in _REGISTRIES:
-        _REGISTRIES[key] = Registry.load(plugins)
-    return _REGISTRIES[key]
-
-
-def _damage_info(d: Damage) -> dict[str, Any]:
+def damage_info(d: Damage) -> dict[str, Any]:
     return {
         "path": d.path,
         "offset": d.offset,
@@ -117,13 +121,13 @@ def run_task(payload: TaskPayload | dict[str, Any]) -> TaskResult:
         input=inp.relpath,
         path=inp.path,
     )
-    task = _Task(payload, TaskReporter(current_channel(), payload.key))
+    task = Task(payload, TaskReporter(current_channel(), payload.key))
     try:
         done = result(TaskStatus.OK, marker=task.run())
-    except _Stopped:
+    except Stopped:
         done = result(TaskStatus.CANCELLED, stats=task.stats)
     except DamagedRecordError as exc:
-        damage = _damage_info(exc.damage)  # type: ignore[arg-type]
+        damage = damage_info(exc.damage)  # type: ignore[arg-type]
         done = result(TaskStatus.DAMAGED, damage=damage, stats=task.stats)
     except Exception as exc:
         tb = "".join(traceback.format_exception(exc, limit=-10))
@@ -150,7 +154,7 @@ def _reader_of(spec: PipelineSpec, registry: Registry, name: str) -> Resolved:
 
 
 @dataclass(frozen=True, slots=True)
-class _Components:
+class Components:
     """The task's instances: its reader (and name), labelled filter steps and writer."""
 
     reader: Reader
@@ -161,19 +165,19 @@ class _Components:
     registry: Registry
 
 
-def _open_components(spec: PipelineSpec, reader_name: str) -> _Components:
+def open_components(spec: PipelineSpec, reader_name: str) -> Components:
     """Instantiate the reader, filters and writer from the spec's validated options."""
-    registry = _registry(spec.plugins)
+    registry = registry_for(spec.plugins)
     pipeline = resolve_pipeline(spec, registry)
     reader = _reader_of(spec, registry, reader_name)
     labels = filter_labels([f.name for f in pipeline.filters])
     steps = [(label, f.instantiate()) for label, f in zip(labels, pipeline.filters, strict=True)]
-    return _Components(
+    return Components(
         reader.instantiate(), reader.name, steps, pipeline.writer.instantiate(), registry
     )
 
 
-class _TaskSink:
+class TaskSink:
     """Where a task's reader and writer report: damaged bytes and refused records go to the
     quarantine, warnings, checks and step counters into the task's :class:`TaskStats`.
     Under ``on_error: fail`` damage (and a failed check) stops the task instead."""
@@ -202,7 +206,7 @@ class _TaskSink:
         if self.fail_fast:
             self._stop(damage)
         entry = self.quarantine.add_damage(damage)
-        info = _damage_info(damage)
+        info = damage_info(damage)
         if "inconsistent" in entry:  # a reader bug: flagged, never passed off as a true range
             info["inconsistent"] = entry["inconsistent"]
             self.stats.add_warning(INCONSISTENT_DAMAGE, entry["inconsistent"])
@@ -259,7 +263,7 @@ def _input_of(record: Record, quarantine: Quarantine) -> str:
     return "input unknown (shuffle)" if f"/{BOOKKEEPING}/" in path else path
 
 
-def _filter(
+def filter_record(
     steps: list[tuple[str, Filter]], record: Record, counters: dict[str, dict[str, Any]]
 ) -> Record | None:
     """``record`` through the filter steps, counted per step; ``None`` when one drops it."""
@@ -285,7 +289,7 @@ def _pump(
     steps: list[tuple[str, Filter]],
     writer: Writer,
     stats: TaskStats,
-    sink: _TaskSink,
+    sink: TaskSink,
     saw: Callable[[Record], None],
 ) -> None:
     """The record loop: each record read, counted (``saw``: towards the input's record-count
@@ -304,8 +308,8 @@ def _pump(
             reporter.count(1, (src.length or 0) if src is not None else 0)
             and channel.stop_requested()
         ):
-            raise _Stopped()
-        kept = _filter(steps, record, stats.filters) if steps else record
+            raise Stopped()
+        kept = filter_record(steps, record, stats.filters) if steps else record
         if kept is not None:
             stats.received += 1
             writer.write(kept)
@@ -324,7 +328,7 @@ def _empty_file(path: str) -> bool:
         return False
 
 
-class _Task:
+class Task:
     """The state of one running task (see the module docstring for its parts)."""
 
     def __init__(self, payload: TaskPayload, reporter: TaskReporter) -> None:
@@ -346,13 +350,13 @@ class _Task:
             replaceable=payload.replaceable,
             overwrite=spec.run.overwrite,
         )
-        parts = _open_components(spec, payload.reader)
+        parts = open_components(spec, payload.reader)
         stats = self.stats = TaskStats(
             filters={label: {"in": 0, "kept": 0, "dropped": {}} for label, _ in parts.steps}
         )
         self.outputs.start()
         quarantine = Quarantine(self.outputs, payload.input, payload.key)
-        sink = _TaskSink(stats, quarantine, self.reporter, spec.run.on_error == "fail")
+        sink = TaskSink(stats, quarantine, self.reporter, spec.run.on_error == "fail")
         if _empty_file(payload.input.path):  # named, never a silent no-op
             sink.warning(Notice(payload.input.path, None, "an empty file (0 bytes): no records", code=EMPTY_INPUT))  # fmt: skip
             self.reporter.log(f"crawlmill: {payload.input.path}: empty file (0 bytes), no records [{EMPTY_INPUT}]")  # fmt: skip
@@ -360,7 +364,7 @@ class _Task:
         self.account()
         return self.commit(quarantine, wctx)
 
-    def stream(self, parts: _Components, sink: _TaskSink) -> WriteContext:
+    def stream(self, parts: Components, sink: TaskSink) -> WriteContext:
         """Read every record through the filters into the writer; close the writer."""
         assert self.spec is not None and self.outputs is not None and self.stats is not None
         inp, run, tables = self.payload.input, self.spec.run, self.payload.tables
@@ -420,7 +424,7 @@ class _Task:
         """Rename the outputs into place, then write the completion marker."""
         assert self.spec is not None and self.outputs is not None and self.stats is not None
         payload, inp = self.payload, self.payload.input
-        _check_parent()  # a worker of a killed run never commits (a rerun may own the root)
+        check_parent()  # a worker of a killed run never commits (a rerun may own the root)
         listed = self.outputs.commit()
         if quarantine.count == 0:  # a redo that found no damage: drop an older run's quarantine
             self.outputs.remove_final(quarantine.relpaths)
@@ -434,19 +438,19 @@ class _Task:
             input_count=payload.input_count,
             reader=payload.reader,
             outputs=self.marker_outputs(listed),
-            quarantine=tuple(_entry(o) for o in listed if o["internal"]),
+            quarantine=tuple(output_entry(o) for o in listed if o["internal"]),
             notes=self.marker_notes(wctx),
             stats=self.stats,
             extra={"stem": inp.stem},  # resume checks it (core/engine.py)
         )
         data = marker.to_dict()
-        _check_parent()
+        check_parent()
         self.write_marker(payload.key, data)
         return Marker.from_dict(data)  # exactly what a resumed run reads back
 
     def marker_outputs(self, listed: list[dict[str, Any]]) -> tuple[OutputFile, ...]:
         """The marker's output files: what the task committed, its quarantine aside."""
-        return tuple(_entry(o) for o in listed if not o["internal"])
+        return tuple(output_entry(o) for o in listed if not o["internal"])
 
     def marker_notes(self, wctx: WriteContext) -> dict[str, Any]:
         """The marker's notes: the writer's."""
@@ -458,7 +462,7 @@ class _Task:
         OutputRoot(self.spec.output).write_marker(key, data)
 
 
-def open_records(parts: _Components, inp: InputFile, run: Any, **callbacks: Any) -> RecordIterator:
+def open_records(parts: Components, inp: InputFile, run: Any, **callbacks: Any) -> RecordIterator:
     """The task's records: ``parts``' reader over ``inp`` within the run's limits, damage,
     warnings, checks and counts handed to ``callbacks`` (``on_damage=...``), not collected."""
     limits = Limits(
@@ -476,5 +480,5 @@ def open_records(parts: _Components, inp: InputFile, run: Any, **callbacks: Any)
     )
 
 
-def _entry(listed: dict[str, Any]) -> OutputFile:
+def output_entry(listed: dict[str, Any]) -> OutputFile:
     return OutputFile.from_dict({k: v for k, v in listed.items() if k != "internal"})

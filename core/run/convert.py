@@ -217,7 +217,7 @@ def run_passes_first(r: RunState) -> bool:
     return ok
 
 
-def convert_stage(r: RunState, count: int) -> Stage:
+def convert_stage(r: RunState, count: int, fn: Callable[[Any], Any] = run_task) -> Stage:
     """The per-input conversion as a stage: one task per input to convert (``r.todo``),
     :func:`~crawlmill.core.task.run_task` as its function, :func:`complete_input` as its
     commit rule. Resume was decided when the run was planned (the commit rule, and the
@@ -252,7 +252,7 @@ def convert_stage(r: RunState, count: int) -> Stage:
     return Stage(
         name="convert",
         payloads=payloads,
-        fn=run_task,
+        fn=fn,
         done=done,
         keys=[key for _, key in todo],
         sizes=[p.size or 0 for p, _ in todo],
@@ -262,10 +262,12 @@ def convert_stage(r: RunState, count: int) -> Stage:
     )
 
 
-def execute(r: RunState, count: int) -> dict[str, Any] | None:
-    """Run the per-input tasks (:func:`convert_stage`); fill ``r.completed`` and the
-    report's failures. Returns the damage that stopped an ``on_error: fail`` run, if any."""
-    runs = run_stages([convert_stage(r, count)], stream=r.stream, progress=r.spec.run.progress)
+def execute(r: RunState, count: int, fn: Callable[[Any], Any] = run_task) -> dict[str, Any] | None:
+    """Run the per-input tasks (:func:`convert_stage`, task function ``fn``); fill
+    ``r.completed`` and the report's failures. Returns the damage that stopped an
+    ``on_error: fail`` run, if any."""
+    stage = convert_stage(r, count, fn)
+    runs = run_stages([stage], stream=r.stream, progress=r.spec.run.progress)
     run = runs["convert"]
     r.report.inputs_cancelled += run.not_run
     return run.damage

@@ -2,7 +2,7 @@
 JSON-able payload (workers rebuild the registry from the spec; nothing live is pickled):
 
 * :func:`map_task`: one input through the reader and filters (a plain task's
-  :class:`~crawlmill.core.task._Task` with the writer replaced by :class:`_MapWriter`, which
+  :class:`~crawlmill.core.task.Task` with the writer replaced by :class:`_MapWriter`, which
   serialises, keys, partitions and spills each record); its marker, listing its run files,
   is written beside the runs after they are closed;
 * :func:`partition_task`: one partition's runs merged into a fresh writer (input
@@ -35,7 +35,7 @@ from ..progress import TaskReporter
 from ..quarantine import Quarantine
 from ..spec import PipelineSpec
 from ..stats import TaskStats
-from ..task import _Task
+from ..task import Task
 from .merge import KeySampler, merge, partition_runs
 from .serial import decode, encode
 from .spec import ShuffleSpec
@@ -107,10 +107,10 @@ def map_task(payload: dict[str, Any], sink: Any = None) -> TaskResult:
     result |= dict(input=inp.relpath, path=inp.path)
     try:
         done = TaskResult(TaskStatus.OK, marker=state.run(), **result)
-    except task_mod._Stopped:
+    except task_mod.Stopped:
         done = TaskResult(TaskStatus.CANCELLED, stats=state.stats, **result)
     except DamagedRecordError as exc:
-        damage = task_mod._damage_info(exc.damage)  # type: ignore[arg-type]
+        damage = task_mod.damage_info(exc.damage)  # type: ignore[arg-type]
         done = TaskResult(TaskStatus.DAMAGED, damage=damage, stats=state.stats, **result)
     except Exception as exc:
         tb = "".join(traceback.format_exception(exc, limit=-10))
@@ -127,7 +127,7 @@ def map_task(payload: dict[str, Any], sink: Any = None) -> TaskResult:
     return done
 
 
-class _MapTask(_Task):
+class _MapTask(Task):
     """A plain task whose writer is the shuffle's :class:`_MapWriter`; its marker goes to
     the shuffle folder (not ``done/``: the input has no outputs of its own)."""
 
@@ -153,7 +153,7 @@ class _MapTask(_Task):
             overwrite=spec.run.overwrite,
             marker_path=map_marker_path(folder, payload.key),
         )
-        parts = task_mod._open_components(spec, payload.reader)
+        parts = task_mod.open_components(spec, payload.reader)
         shuffle = ShuffleSpec(sh["partitions"], sh["partitioning"])
         self.spiller = self.sink or Spiller(
             os.path.join(folder, "shuffle"),
@@ -168,7 +168,7 @@ class _MapTask(_Task):
         )
         self.outputs.start()
         quarantine = Quarantine(self.outputs, payload.input, payload.key)
-        sink = task_mod._TaskSink(stats, quarantine, self.reporter, spec.run.on_error == "fail")
+        sink = task_mod.TaskSink(stats, quarantine, self.reporter, spec.run.on_error == "fail")
         wctx = self.stream(parts, sink)
         if mapper.sampler is not None:
             os.makedirs(os.path.join(folder, "samples"), exist_ok=True)
@@ -243,7 +243,7 @@ def partition_task(payload: dict[str, Any], entries: Iterable[Entry] | None = No
         )
         marker = _run_partition(spec, payload, inp, stats, outputs, reporter, entries)
         done = TaskResult(TaskStatus.OK, marker=marker, **result)
-    except task_mod._Stopped:
+    except task_mod.Stopped:
         done = TaskResult(TaskStatus.CANCELLED, stats=stats, **result)
     except Exception as exc:
         tb = "".join(traceback.format_exception(exc, limit=-10))
@@ -269,13 +269,13 @@ def _run_partition(
     from .. import task as task_mod
 
     started = time.monotonic()
-    registry = task_mod._registry(spec.plugins)
+    registry = task_mod.registry_for(spec.plugins)
     from ..components import resolve_pipeline
 
     writer = resolve_pipeline(spec, registry).writer.instantiate()
     outputs.start()
     quarantine = Quarantine(outputs, inp, payload["key"])
-    sink = task_mod._TaskSink(stats, quarantine, reporter, spec.run.on_error == "fail")
+    sink = task_mod.TaskSink(stats, quarantine, reporter, spec.run.on_error == "fail")
     wctx = WriteContext(
         input=inp,
         input_count=payload["partitions"],
@@ -303,7 +303,7 @@ def _run_partition(
             writer.write(decode(blob))
             merged += 1
             if reporter.count(1, len(blob)) and channel.stop_requested():
-                raise task_mod._Stopped()
+                raise task_mod.Stopped()
     except BaseException:
         with contextlib.suppress(Exception):  # the first error is the one to report
             writer.close()
@@ -315,7 +315,7 @@ def _run_partition(
     stats.seconds = round(time.monotonic() - started, 3)
     if stats.writer_quarantined > merged:
         raise AssertionError("the writer quarantined more records than it received")
-    task_mod._check_parent()
+    task_mod.check_parent()
     listed = outputs.commit()
     if quarantine.count == 0:
         outputs.remove_final(quarantine.relpaths)
@@ -327,12 +327,12 @@ def _run_partition(
         index=inp.index,
         input_count=payload["partitions"],
         reader="",
-        outputs=tuple(task_mod._entry(o) for o in listed if not o["internal"]),
-        quarantine=tuple(task_mod._entry(o) for o in listed if o["internal"]),
+        outputs=tuple(task_mod.output_entry(o) for o in listed if not o["internal"]),
+        quarantine=tuple(task_mod.output_entry(o) for o in listed if o["internal"]),
         notes=wctx.notes,
         stats=stats,
     )
     data = marker.to_dict()
-    task_mod._check_parent()
+    task_mod.check_parent()
     OutputRoot(spec.output).write_marker(payload["key"], data)
     return Marker.from_dict(data)

@@ -196,3 +196,91 @@ def test_a_collect_task_whose_marker_the_driver_cannot_see_fails_the_run(
     named = [f for f in report["failures"] if f["input"]]
     assert sorted(os.path.basename(f["input"]) for f in named) == ["in-0.warc", "in-1.warc"]
     assert all("(collect)" in f["error"] and "cannot confirm" in f["error"] for f in named)
+
+
+# -- the run machinery's imports -----------------------------------------------------------
+
+CORE = Path(__file__).resolve().parents[2] / "core"
+
+
+def _core_imports() -> tuple[dict[str, set[str]], list[str]]:
+    """Module -> the core modules it imports (at any level), and every use of another core
+    module's ``_private`` name (``from .x import _name`` or ``x._name``)."""
+    import ast
+
+    modules = {}
+    for path in CORE.rglob("*.py"):
+        name = ".".join(("core", *path.relative_to(CORE).with_suffix("").parts))
+        modules[name.removesuffix(".__init__")] = path
+    edges: dict[str, set[str]] = {m: set() for m in modules}
+    crossings = []
+    for mod, path in modules.items():
+        package = mod if path.name == "__init__.py" else mod.rsplit(".", 1)[0]
+        tree = ast.parse(path.read_text())
+        aliases = {}
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.ImportFrom) and node.level):
+                continue
+            base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+            target = ".".join(base + ([node.module] if node.module else []))
+            for alias in node.names:
+                sub = f"{target}.{alias.name}"
+                if sub in modules:
+                    edges[mod].add(sub)
+                    aliases[alias.asname or alias.name] = sub
+                elif target in modules:
+                    edges[mod].add(target)
+                    if alias.name.startswith("_") and not alias.name.startswith("__"):
+                        crossings.append(f"{mod}: from {target} import {alias.name}")
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.value.id in aliases
+                and node.attr.startswith("_")
+                and not node.attr.startswith("__")
+            ):
+                crossings.append(f"{mod}: {aliases[node.value.id]}.{node.attr}")
+    return edges, crossings
+
+
+def test_no_module_of_core_uses_another_modules_private_name():
+    _, crossings = _core_imports()
+    assert crossings == []
+
+
+def test_the_run_machinery_has_no_import_circle():
+    """Circles among core's modules (imports at any level): none through the run machinery
+    (the only one left is messages <-> plugin, the plugin contract's)."""
+    edges, _ = _core_imports()
+    circles = []
+    for start in edges:
+        stack, seen = [(start, (start,))], set()
+        while stack:
+            node, path = stack.pop()
+            for nxt in edges.get(node, ()):
+                if nxt == start:
+                    circles.append(frozenset(path))
+                elif nxt not in seen:
+                    seen.add(nxt)
+                    stack.append((nxt, (*path, nxt)))
+    assert {c for c in circles} <= {frozenset({"core.messages", "core.plugin"})}
+
+
+def test_a_shuffle_map_task_whose_files_the_driver_cannot_see_fails_naming_its_input(
+    tmp_path, worker_disk
+):
+    out, _ = worker_disk
+    src = _inputs(tmp_path)
+    config = tmp_path / "sorted.yaml"
+    config.write_text(
+        f"version: 1\ninputs: [{src}]\noutput: {out}\nrun: {{workers: 1, progress: never}}\n"
+        "writer:\n  name: warc\n  gzip_backend: zlib\n"
+        "  sorted: {partitions: 2, partitioning: hash}\n"
+    )
+    assert main(["run", str(config)]) != 0
+    report = _report(out)
+    assert not report["ok"] and report["inputs_done"] == 0 and report["written"] == 0
+    named = [f for f in report["failures"] if f["input"]]
+    assert sorted(os.path.basename(f["input"]) for f in named) == ["in-0.warc", "in-1.warc"]
+    assert all("driver cannot confirm" in f["error"] for f in named)
