@@ -645,8 +645,9 @@ def _execute(
     ]
     executor = _executor_for(spec, registry, todo)
     monitor = ProgressMonitor(
-        executor.channel, stream, spec.run.progress, len(todo), sum(p.size for p, _ in todo)
-    )
+        executor.channel, stream, spec.run.progress, len(todo), sum(p.size for p, _ in todo),
+        label="write (final pass)" if tables else None,
+    )  # fmt: skip
     damaged = None
     seen = 0
     try:

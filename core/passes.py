@@ -480,7 +480,7 @@ def _collect(state: _PassRun, n: int, pdir: PassDir) -> bool:
     executor = state.executor_for(todo)
     monitor = ProgressMonitor(
         executor.channel, state.stream, state.spec.run.progress, len(todo),
-        sum(i.size for i in todo),
+        sum(i.size for i in todo), label=f"collect for {state.plan.passes[n].label}",
     )  # fmt: skip
     try:
         with monitor:

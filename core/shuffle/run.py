@@ -149,6 +149,7 @@ def _run_tasks(
     on_result: Any,
     session: Any = None,
     start: Any = None,
+    label: str | None = None,
 ) -> dict[str, Any] | None:
     """Run ``payloads`` on the run's executor, handing each result to ``on_result``; returns
     the first damage under ``on_error: fail`` (then the other tasks are cancelled). With an
@@ -163,7 +164,7 @@ def _run_tasks(
         executor = engine._executor_for(r.spec, r.registry, r.todo)
         results = executor.map(fn, payloads)
     monitor = ProgressMonitor(
-        executor.channel, r.stream, r.spec.run.progress, len(payloads), sum(sizes)
+        executor.channel, r.stream, r.spec.run.progress, len(payloads), sum(sizes), label=label
     )
     damaged = None
     try:
@@ -297,8 +298,9 @@ def _shuffle_passes(r: _Run, shuffle: ShuffleSpec, session: Any) -> dict[str, An
         sizes = [p.size or 0 for p, _ in todo]
         start = session.map if session is not None else None
         damaged = _run_tasks(
-            r, map_task, payloads, [k for _, k in todo], sizes, mapped, session, start
-        )
+            r, map_task, payloads, [k for _, k in todo], sizes, mapped, session, start,
+            label="shuffle map",
+        )  # fmt: skip
     seen = len(r.completed) + len(report.failures)
     report.inputs_cancelled += max(0, len(r.todo) - seen)
     if damaged is not None or report.failures or len(r.completed) < len(r.planned):
@@ -486,8 +488,9 @@ def _partition_pass(
                 return session.partitions(fn, items, todo, bounds)
 
         damaged = _run_tasks(
-            r, partition_task, payloads, task_keys, [0] * len(payloads), written, session, start
-        )
+            r, partition_task, payloads, task_keys, [0] * len(payloads), written, session, start,
+            label="shuffle write",
+        )  # fmt: skip
     if failed or damaged is not None or len(markers) < n:
         _abandon(r, f"{n - len(markers)} of {n} shuffle partition task(s) did not complete")
         return damaged
