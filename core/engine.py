@@ -76,7 +76,7 @@ from .plugin import Damage
 from .progress import ProgressMonitor
 from .registry import Registry
 from .spec import ComponentSpec, PipelineSpec
-from .stats import AccountingError, RunReport, filter_labels
+from .stats import AccountingError, RunReport, add_counts, filter_labels
 from .task import READER_STEP, WRITER_STEP, run_task, seed_registry
 
 __all__ = ["RunReport", "plan", "run"]
@@ -435,6 +435,7 @@ def _run_in_root(r: _Run) -> dict[str, Any] | None:
         write_json_atomic(root.pipeline_path, stamp.to_dict())
     labels = filter_labels([f.name for f in r.pipeline.filters])
     _summarise(report, r.planned, r.completed, labels, stream)
+    add_counts(report.counts, r.passes.reduce_counts())  # e.g. a Nutch database's entries
     report.input_outputs = _input_outputs(r.planned, r.completed)
     if not report.failures:
         _finalize(

@@ -147,6 +147,17 @@ class PassPlan:
         """Component location -> its ``table.arrow`` (what final-pass tasks get)."""
         return {p.loc: PassDir(p.dir).table for p in self.passes}
 
+    def reduce_counts(self) -> dict[str, dict[str, int]]:
+        """What each pass's reduce counted (``ctx.count``), from the pass markers, by step
+        ``<label> reduce`` (``writer reduce``: a Nutch database's entries); the run report
+        adds them to its counts."""
+        found: dict[str, dict[str, int]] = {}
+        for p in self.passes:
+            marker = read_json(PassDir(p.dir).done)
+            if isinstance(marker, dict) and marker.get("counts"):
+                found[f"{p.label} reduce"] = dict(marker["counts"])
+        return found
+
     @property
     def salt(self) -> str:
         """What the final pass's marker keys add to the fingerprint: the pass ids (empty
