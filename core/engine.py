@@ -77,7 +77,7 @@ from .run.convert import (
 )
 from .shuffle.run import execute as execute_shuffle
 from .spec import ComponentSpec, PipelineSpec
-from .stats import AccountingError, RunReport, filter_labels
+from .stats import AccountingError, RunReport, add_counts, filter_labels
 from .task import READER_STEP, WRITER_STEP, run_task
 
 __all__ = ["RunReport", "plan", "run"]
@@ -334,6 +334,7 @@ def _run_in_root(r: RunState) -> dict[str, Any] | None:
         write_json_atomic(root.pipeline_path, stamp.to_dict())
     labels = filter_labels([f.name for f in r.pipeline.filters])
     _summarise(report, r.planned, r.completed, labels, stream)
+    add_counts(report.counts, r.passes.reduce_counts())  # e.g. a Nutch database's entries
     report.input_outputs = _input_outputs(r.planned, r.completed)
     if not report.failures:
         _finalize(

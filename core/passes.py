@@ -149,6 +149,17 @@ class PassPlan:
         """Component location -> its ``table.arrow`` (what final-pass tasks get)."""
         return {p.loc: PassDir(p.dir).table for p in self.passes}
 
+    def reduce_counts(self) -> dict[str, dict[str, int]]:
+        """What each pass's reduce counted (``ctx.count``), from the pass markers, by step
+        ``<label> reduce`` (``writer reduce``: a Nutch database's entries); the run report
+        adds them to its counts."""
+        found: dict[str, dict[str, int]] = {}
+        for p in self.passes:
+            marker = read_json(PassDir(p.dir).done)
+            if isinstance(marker, dict) and marker.get("counts"):
+                found[f"{p.label} reduce"] = dict(marker["counts"])
+        return found
+
     @property
     def salt(self) -> str:
         """What the final pass's marker keys add to the fingerprint: the pass ids (empty
@@ -490,6 +501,7 @@ def _collect(state: _PassRun, n: int, pdir: PassDir) -> bool:
         executor=lambda: state.executor_for(todo),
         resume=False,  # the todo list is the tasks whose commit rule does not hold
         stop_on_damage=False,
+        label=f"collect for {state.plan.passes[n].label}",
     )
     run = run_stages([stage], stream=state.stream, progress=state.spec.run.progress)[
         "collect-" + p.id

@@ -4,7 +4,12 @@ Tasks report through the executor's channel (:mod:`crawlmill.core.executor`), ch
 :class:`TaskReporter` posts one ``("progress", key, records, bytes)`` event at most every
 0.25 s per task, and ``("log", line)`` for damage and failures. In the parent a
 :class:`ProgressMonitor` thread drains the channel, prints log lines, and, when enabled, redraws
-one status line (inputs done/total, records, bytes, rates) at most 4 times a second.
+one status line at most 4 times a second: the pass it belongs to when a run has more than one
+(``collect (pass 1/2, url-dedup)``, ``write (final pass)``, ``shuffle map``...), inputs
+done/total, records, bytes, rates and the time left (ETA: from the bytes done of the bytes to
+read, or from the inputs done when their sizes are not known), rendered by
+:func:`render_status` from the numbers alone. Our own line, not rich's or tqdm's: one line
+redrawn in place, beside log lines printed above it, is all a run needs, and no dependency.
 
 Progress is shown for ``progress: always``, or ``auto`` when the stream is a terminal; log
 lines are always printed.
@@ -18,7 +23,7 @@ from typing import TextIO
 
 from .executor import Channel
 
-__all__ = ["ProgressMonitor", "TaskReporter", "human_bytes"]
+__all__ = ["ProgressMonitor", "TaskReporter", "human_bytes", "human_duration", "render_status"]
 
 REFRESH_SECONDS = 0.25
 
@@ -30,6 +35,50 @@ def human_bytes(n: float) -> str:
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
         n /= 1000
     return f"{n:.1f} TB"  # pragma: no cover
+
+
+def human_duration(seconds: float) -> str:
+    """``0:07``, ``12:30``, ``2:05:00`` (m:ss below an hour, h:mm:ss above)."""
+    s = max(0, round(seconds))
+    h, rest = divmod(s, 3600)
+    m, s = divmod(rest, 60)
+    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
+
+
+def render_status(
+    label: str | None,
+    inputs_done: int,
+    inputs_total: int,
+    records: int,
+    nbytes: int,
+    bytes_total: int,
+    elapsed: float,
+    final: bool = False,
+    since_first: tuple[float, float] | None = None,
+) -> str:
+    """The progress line for these numbers: ``crawlmill: [LABEL: ]D/T inputs, R records,
+    B of TOTAL (P%), rates, ETA m:ss`` (``done in m:ss`` when ``final``, ``finishing`` once
+    every input is done). The ETA assumes the rest goes at the rate so far, in bytes when the
+    total is known, else in inputs; ``since_first`` is ``(seconds, amount done)`` counted
+    from the first progress the tasks sent, so the workers' start-up does not count as slow
+    reading (default: from the start). ``ETA --:--`` before anything is done."""
+    elapsed = max(elapsed, 1e-6)
+    share = f" ({100 * nbytes / bytes_total:.0f}%)" if bytes_total else ""
+    done, total = (nbytes, bytes_total) if bytes_total else (inputs_done, inputs_total)
+    seconds, amount = since_first if since_first is not None else (elapsed, done)
+    if final:
+        when = f"done in {human_duration(elapsed)}"
+    elif inputs_total and inputs_done >= inputs_total:
+        when = "finishing"
+    elif amount > 0 and total:
+        when = f"ETA {human_duration(seconds * max(total - done, 0) / amount)}"
+    else:
+        when = "ETA --:--"
+    return (
+        f"crawlmill: {label + ': ' if label else ''}{inputs_done}/{inputs_total} inputs, "
+        f"{records:,} records, {human_bytes(nbytes)} of {human_bytes(bytes_total)}{share}, "
+        f"{records / elapsed:,.0f} rec/s, {human_bytes(nbytes / elapsed)}/s, {when}"
+    )
 
 
 class TaskReporter:
@@ -68,9 +117,17 @@ class ProgressMonitor:
     """Parent side: a thread that drains task events, prints logs and draws progress."""
 
     def __init__(
-        self, channel: Channel, stream: TextIO, mode: str, inputs_total: int, bytes_total: int
+        self,
+        channel: Channel,
+        stream: TextIO,
+        mode: str,
+        inputs_total: int,
+        bytes_total: int,
+        label: str | None = None,
     ) -> None:
+        """``label`` names the pass the line belongs to (``None``: a run of one pass)."""
         self.channel = channel
+        self.label = label
         self.stream = stream
         isatty = getattr(stream, "isatty", lambda: False)
         self.enabled = mode == "always" or (mode == "auto" and bool(isatty()))
@@ -82,6 +139,8 @@ class ProgressMonitor:
         self._per_key: dict[str, int] = {}
         self._finished: set[str] = set()
         self._start = time.monotonic()
+        #: (time, bytes, inputs done) at the first progress event: the ETA's origin.
+        self._first: tuple[float, int, int] | None = None
         self._drawn = 0.0
         self._line_shown = False
         self._lock = threading.Lock()
@@ -108,6 +167,8 @@ class ProgressMonitor:
     def task_done(self, key: str, size: int) -> None:
         """Count one finished input of ``size`` bytes (corrects the byte total)."""
         with self._lock:
+            if self._first is None:
+                self._first = (time.monotonic(), self.bytes, self.inputs_done)
             self.inputs_done += 1
             self.bytes += size - self._per_key.pop(key, 0)
             self._finished.add(key)
@@ -131,6 +192,8 @@ class ProgressMonitor:
         if event[0] == "progress":
             _, key, records, nbytes = event
             with self._lock:
+                if self._first is None:
+                    self._first = (time.monotonic(), self.bytes, self.inputs_done)
                 self.records += records
                 if key not in self._finished:  # a late event: the input's size is counted
                     self.bytes += nbytes
@@ -138,15 +201,22 @@ class ProgressMonitor:
         elif event[0] == "log":
             self.log(event[1])
 
-    def status(self) -> str:
-        """The current one-line status."""
-        elapsed = max(time.monotonic() - self._start, 1e-6)
-        share = f" ({100 * self.bytes / self.bytes_total:.0f}%)" if self.bytes_total else ""
-        return (
-            f"crawlmill: {self.inputs_done}/{self.inputs_total} inputs, {self.records:,} records, "
-            f"{human_bytes(self.bytes)} of {human_bytes(self.bytes_total)}{share}, "
-            f"{self.records / elapsed:,.0f} rec/s, {human_bytes(self.bytes / elapsed)}/s"
-        )
+    def status(self, final: bool = False) -> str:
+        """The current one-line status (:func:`render_status`)."""
+        now = time.monotonic()
+        since = None
+        if self._first is not None:
+            first_time, first_bytes, first_inputs = self._first
+            done = (
+                (self.bytes - first_bytes)
+                if self.bytes_total
+                else (self.inputs_done - first_inputs)
+            )
+            since = (now - first_time, done)
+        return render_status(
+            self.label, self.inputs_done, self.inputs_total, self.records, self.bytes,
+            self.bytes_total, now - self._start, final, since,
+        )  # fmt: skip
 
     def _clear(self) -> None:
         if self._line_shown:
@@ -156,7 +226,7 @@ class ProgressMonitor:
     def _draw(self, final: bool = False) -> None:
         with self._lock:
             self._clear()
-            self.stream.write(self.status() + ("\n" if final else ""))
+            self.stream.write(self.status(final) + ("\n" if final else ""))
             self.stream.flush()
             self._line_shown = not final
             self._drawn = time.monotonic()

@@ -259,6 +259,7 @@ def convert_stage(r: RunState, count: int, fn: Callable[[Any], Any] = run_task) 
         record=record,
         executor=lambda: executor_for(r.spec, r.registry, todo),
         resume=False,
+        label="write (final pass)" if r.passes.tables else None,
     )
 
 

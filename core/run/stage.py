@@ -104,6 +104,8 @@ class Stage:
     resume: bool = True
     #: stop the stage at the first task reporting damage (``on_error: fail``).
     stop_on_damage: bool = True
+    #: what the progress line calls this stage ("collect for url-dedup"; ``None``: no name).
+    label: str | None = None
 
     def key(self, i: int) -> str:
         """Task ``i``'s name."""
@@ -193,7 +195,9 @@ def _run_stage(
     ex = make()
     sizes = [stage.sizes[i] if stage.sizes else 0 for i in todo]
     payloads = [stage.payloads[i] for i in todo]
-    monitor = ProgressMonitor(ex.channel, stream, progress, len(todo), sum(s or 0 for s in sizes))
+    monitor = ProgressMonitor(
+        ex.channel, stream, progress, len(todo), sum(s or 0 for s in sizes), label=stage.label
+    )
     seen = 0
     try:
         with monitor:

@@ -153,6 +153,7 @@ def _run_stage(
     record: Any,
     session: Any = None,
     start: Any = None,
+    label: str | None = None,
 ) -> dict[str, Any] | None:
     """Run ``payloads`` as the stage ``name`` (:func:`~crawlmill.core.run.stage.run_stages`:
     ``done`` its commit rule, ``record`` its bookkeeping); returns the first damage under
@@ -167,7 +168,7 @@ def _run_stage(
         make = lambda: executor_for(r.spec, r.registry, r.todo)  # noqa: E731
     stage = Stage(
         name=name, payloads=payloads, fn=fn, done=done, keys=keys, sizes=sizes, record=record,
-        executor=make, runner=start, resume=False,
+        executor=make, runner=start, resume=False, label=label,
     )  # fmt: skip
     return run_stages([stage], stream=r.stream, progress=r.spec.run.progress)[name].damage
 
@@ -286,7 +287,7 @@ def _shuffle_passes(r: RunState, shuffle: ShuffleSpec, session: Any) -> dict[str
         start = session.map if session is not None else None
         damaged = _run_stage(
             r, "shuffle-map", map_task, payloads, [k for _, k in todo], sizes, map_done, mapped,
-            session, start,
+            session, start, label="shuffle map",
         )  # fmt: skip
     seen = len(r.completed) + len(report.failures)
     report.inputs_cancelled += max(0, len(r.todo) - seen)
@@ -488,7 +489,7 @@ def _partition_pass(
 
         damaged = _run_stage(
             r, "shuffle-partition", partition_task, payloads, task_keys, [0] * len(payloads),
-            partition_done, written, session, start,
+            partition_done, written, session, start, label="shuffle write",
         )  # fmt: skip
     if failed or damaged is not None or len(markers) < n:
         _abandon(r, f"{n - len(markers)} of {n} shuffle partition task(s) did not complete")

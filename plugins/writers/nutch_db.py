@@ -53,6 +53,9 @@ TEXT = "org.apache.hadoop.io.Text"
 BATCH_ROWS = 8192
 _COLUMNS = ("key", "page", "fetch_status", "fetch_time", "signature", "code", "content_type",
             "source", "anchor", "info_header", "info_block")  # fmt: skip
+#: the count of the entries written into the database (the run report's ``writer reduce``
+#: step: ``written`` counts the captures the writer took in, not these).
+ENTRIES_COUNT = "database entries"
 #: the key of a warcinfo's row (no URL is empty): it sorts first, in part 0.
 INFO_KEY = b""
 
@@ -119,6 +122,8 @@ class _NutchDbWriter(Writer):
 
     collect_schema: ClassVar[Any] = LazySchema(_schema)
     reduce_by: ClassVar[str] = "key"
+    reduce_summary = ("row(s) collected (captures and their links)",
+                      "row(s) left for the final pass: the reduce wrote the database")  # fmt: skip
 
     def collect(self, record: Record) -> list[tuple] | None:
         """The rows of one capture (module docstring); a warcinfo's one row (key
@@ -176,7 +181,7 @@ class _NutchDbWriter(Writer):
                     writer.append(key_bytes, encode_nutch(cls.value_class, value))
                     entries += 1
             writer.close()
-        ctx.count("entries", entries)
+        ctx.count(ENTRIES_COUNT, entries)
         return rows.slice(0, 0)
 
     def open(self, ctx: Any) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -414,7 +415,10 @@ def test_progress_of_the_collect_passes(tmp_path, capsys):
     # a last progress line for each collect pass and for the final pass, each after its
     # pass's first line
     lines = [line.split("\r\x1b[K")[-1] for line in err.split("\n")]
-    finals = [i for i, line in enumerate(lines) if line.startswith("crawlmill: 3/3 inputs, 9 ")]
+    finals = [i for i, line in enumerate(lines) if re.match(r"crawlmill: .*3/3 inputs, 9 ", line)]
+    # each names its pass (issue 24): two collect passes, then the final one
+    labels = [lines[i].split(": ")[1] for i in finals]
+    assert [x.split(" for ")[0] for x in labels] == ["collect", "collect", "write (final pass)"]
     starts = [i for i, line in enumerate(lines) if "collecting 3 of 3" in line]
     assert len(finals) == 3 and len(starts) == 2
     assert starts[0] < finals[0] < starts[1] < finals[1] < finals[2]
