@@ -21,6 +21,8 @@ from .contract import (
     Shuffling,
     SortKeyed,
     capabilities,
+    declares_collect,
+    reduce_key,
 )
 from .errors import ConfigError, CrawlmillError, FormatError, PluginError
 from .file_writer import FileWriter, FileWriterOptions, describes_file
@@ -44,8 +46,6 @@ from .plugin import (
     WriteContext,
     Writer,
     comma_list,
-    declares_collect,
-    reduce_key,
 )
 from .reading import ReadWarning, RecordIterator, open_reader
 from .record import OffsetSpace, Outlink, Provenance, Record, RecordKind

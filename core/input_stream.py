@@ -100,7 +100,7 @@ class InputStream:
         them, they are part of the damage. A member cut by the end of the file keeps the
         bytes it inflated to (they are what was compressed)."""
         end = self._base + len(self._buf)
-        code = _code(item)
+        code = item.code  # set by the codec where the fault was found
         if item.partial and code != "truncated-member":
             start = next((u for u, c in reversed(self._members) if c == item.offset), None)
             if start is not None and start >= self.tell():
@@ -202,18 +202,6 @@ class InputStream:
         tb: TracebackType | None,
     ) -> None:
         self.close()
-
-
-def _code(item: Broken) -> str:
-    """The problem code of a range that did not decompress. formats/ is giving its
-    ``Broken`` items their code where the fault is found (issue 21 item 3); until every codec
-    does, the three kinds a codec reports are told apart here."""
-    code = getattr(item, "code", "")
-    if code:
-        return str(code)
-    if "max_decompressed_bytes" in item.reason or "exceeds the limit" in item.reason:
-        return "decompression-limit"
-    return "truncated-member" if "truncated" in item.reason else "corrupt-member"
 
 
 def open_input(

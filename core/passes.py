@@ -66,13 +66,13 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from .components import ResolvedPipeline
-from .contract import ReducePartitioner, reduce_summary_of
+from .contract import ReducePartitioner, declares_collect, reduce_key, reduce_summary_of
 from .errors import ConfigError
 from .executor import Executor
 from .inputs import PlannedInput
 from .outputs import BOOKKEEPING, write_json_atomic
 from .pass_tasks import PassDir, collect_payload, collect_task, read_json, task_done
-from .plugin import PluginOptions, ReduceContext, declares_collect, reduce_key
+from .plugin import PluginOptions, ReduceContext
 from .reduce_outputs import ReduceOutputs, outputs_present
 from .reduce_tasks import (
     ReduceDir,

@@ -38,7 +38,6 @@ from typing import TYPE_CHECKING, Any, BinaryIO, ClassVar, NamedTuple
 from pydantic import BaseModel, ConfigDict
 
 from .collection import Check, Expectation
-from .contract import declares_collect, reduce_key
 from .input_stream import InputStream, open_input
 from .problems import Damage, Notice
 from .record import Record
@@ -66,8 +65,6 @@ __all__ = [
     "Writable",
     "Writer",
     "comma_list",
-    "declares_collect",
-    "reduce_key",
 ]
 
 
