@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 from .pieces import Broken, Piece
 
-__all__ = ["Damage", "Member", "MemberSpans", "MemberStream", "StreamLimitError"]
+__all__ = ["Collector", "Damage", "Member", "MemberSpans", "MemberStream", "StreamLimitError"]
 
 
 @dataclass(slots=True)
@@ -240,76 +240,19 @@ class StreamLimitError(ValueError):
     code = "decompression-limit"
 
 
-class _Reading:
-    """File-like reading of a :class:`MemberStream` (line formats and tools): the read
-    position is ``pos``; offsets in both spaces."""
-
-    __slots__ = ()
-
-    def tell(self) -> int:
-        """Offset of the next unread byte in the decompressed stream."""
-        return self.base + self.pos
-
-    def member_offset(self) -> int | None:
-        """Compressed offset of the member holding the next unread byte (``None`` for plain
-        input)."""
-        self.need(self.pos + 1)
-        return self.members.coff_at(self.tell()) if self.compressed else None
-
-    def read(self, n: int = -1) -> bytes:
-        """Up to ``n`` bytes (all that remain before damage or the end with ``n < 0``)."""
-        if n < 0:
-            while self.more():
-                pass
-            end = len(self.buf)
-        else:
-            self.need(self.pos + n)
-            end = min(len(self.buf), self.pos + n)
-        data = self.buf[self.pos : end]
-        self.pos = end
-        return data
-
-    def find(self, needle: bytes | re.Pattern[bytes], limit: int) -> int:
-        """Decompressed offset of the next ``needle`` (bytes or a compiled pattern) within
-        ``limit`` bytes of the read position, reading on; -1 when not found."""
-        frm = self.pos
-        while True:
-            stop = min(len(self.buf), self.pos + limit)
-            if isinstance(needle, bytes):
-                i = self.buf.find(needle, frm, stop)
-                back = len(needle) - 1
-            else:
-                m = needle.search(self.buf, frm, stop)
-                i = m.start() if m else -1
-                back = 0
-            if i >= 0:
-                return self.base + i
-            if stop >= self.pos + limit:
-                return -1
-            keep = max(self.pos, len(self.buf) - back)
-            before = self.pos
-            if not self.more():
-                return -1
-            frm = keep - (before - self.pos)
-
-    def readline(self, limit: int = 1 << 20) -> bytes:
-        """The next line through ``\\n`` (at most ``limit`` bytes; the rest at the end)."""
-        at = self.find(b"\n", limit)
-        return self.read(limit if at < 0 else at - self.tell() + 1)
-
-    def __iter__(self) -> Iterator[bytes]:
-        while line := self.readline():
-            yield line
-
-
-class _Collecting:
+class Collector:
     """The collecting damage policy of a :class:`MemberStream` (``hold_damage=False``):
-    members opened and closed by compressed offset, Broken items listed by position, and
-    bytes released by the reader."""
+    members opened and closed by compressed offset, and the Broken items met listed in
+    ``problems`` by stream position (reading goes on)."""
 
-    __slots__ = ()
+    __slots__ = ("members", "problems")
 
-    def _add_collecting(self, item: Piece, ustart: int) -> None:
+    def __init__(self, members: MemberSpans) -> None:
+        self.members = members
+        #: ``(stream offset, Broken)`` of the damage met, in stream order.
+        self.problems: list[tuple[int, Broken]] = []
+
+    def add(self, item: Piece, ustart: int) -> None:
         """Members of a collecting stream: a new one at each new compressed offset; one that
         stops without its end is closed with an error."""
         members = self.members
@@ -322,37 +265,128 @@ class _Collecting:
         if item.end:
             members.close(ustart + len(item.data), item.length)
 
-    def _collect(self, item: Broken) -> None:
-        """A Broken item met by a collecting stream: the member it cuts is closed with its
-        reason, or it is listed in ``problems`` at the current stream end."""
+    def broken(self, item: Broken, end: int) -> None:
+        """A Broken item met at stream offset ``end``: the member it cuts is closed with its
+        reason, or it is listed in ``problems``."""
         members = self.members
         m = members.open
         if m is not None and item.partial and m.cstart == item.offset:
-            members.close(self.end, item.length, item.reason, item.code)
+            members.close(end, item.length, item.reason, item.code)
             return
         if m is not None:
-            members.close(self.end, None, _NO_TRAILER, "truncated-member")
-        self.problems.append((self.end, item))
+            members.close(end, None, _NO_TRAILER, "truncated-member")
+        self.problems.append((end, item))
 
-    def release(self, upos: int) -> None:
-        """A collecting stream's reader no longer needs the bytes before stream offset
-        ``upos``: they are dropped (with the members that end before it) once they are many
-        or all."""
-        drop = upos - self.base
-        if drop > (1 << 22) or (drop > 0 and drop == len(self.buf)):
-            del self.buf[:drop]
-            self.base = upos
-            self.members.prune(upos)
-
-    def take_problems(self, upto: int) -> list[Broken]:
-        """The Broken items a collecting stream met before stream offset ``upto``."""
+    def take(self, upto: int) -> list[Broken]:
+        """The Broken items met before stream offset ``upto`` (taken from ``problems``)."""
         out = [p for at, p in self.problems if at <= upto]
         if out:
-            self.problems = [(at, p) for at, p in self.problems if at > upto]
+            self.problems[:] = [(at, p) for at, p in self.problems if at > upto]
         return out
 
 
-class MemberStream(_Reading, _Collecting):
+def _resync(
+    self: MemberStream,
+    pattern: re.Pattern[bytes],
+    frm: int,
+    bound: int,
+    member_prefix: bytes,
+    context: int,
+) -> int | None:
+    """Buffer index of the next match of ``pattern`` or member start whose bytes begin
+    with ``member_prefix`` (compared upper-case) at or after index ``frm``; ``None`` when
+    the data ends (EOF or pending damage) first; -1 when more than ``bound`` bytes would
+    have to be held. ``context`` bytes are kept from the end of a scanned buffer (a match
+    straddling two pieces is found)."""
+    n = len(member_prefix)
+    while True:
+        m = pattern.search(self.buf, frm)
+        hit = m.start() if m else None
+        if self.compressed:
+            for ustart in self.members.starts_after(self.base + frm - 1):
+                i = ustart - self.base
+                if hit is not None and i >= hit:
+                    break
+                if self.buf[i : i + n].upper() == member_prefix:
+                    hit = i
+                    break
+        if hit is not None:
+            return hit
+        if len(self.buf) - self.pos > bound:
+            return -1
+        keep = max(frm, len(self.buf) - context)
+        before = self.pos
+        if not self.more():
+            return None
+        frm = keep - (before - self.pos)
+
+
+# -- file-like reading (line formats and tools): the read position is ``pos`` -------------
+# (functions over the stream's buffer, bound as MemberStream's methods)
+
+
+def _tell(self: MemberStream) -> int:
+    """Offset of the next unread byte in the decompressed stream."""
+    return self.base + self.pos
+
+
+def _member_offset(self: MemberStream) -> int | None:
+    """Compressed offset of the member holding the next unread byte (``None`` for plain
+    input)."""
+    self.need(self.pos + 1)
+    return self.members.coff_at(_tell(self)) if self.compressed else None
+
+
+def _read(self: MemberStream, n: int = -1) -> bytes:
+    """Up to ``n`` bytes (all that remain before damage or the end with ``n < 0``)."""
+    if n < 0:
+        while self.more():
+            pass
+        end = len(self.buf)
+    else:
+        self.need(self.pos + n)
+        end = min(len(self.buf), self.pos + n)
+    data = self.buf[self.pos : end]
+    self.pos = end
+    return data
+
+
+def _find(self: MemberStream, needle: bytes | re.Pattern[bytes], limit: int) -> int:
+    """Decompressed offset of the next ``needle`` (bytes or a compiled pattern) within
+    ``limit`` bytes of the read position, reading on; -1 when not found."""
+    frm = self.pos
+    while True:
+        stop = min(len(self.buf), self.pos + limit)
+        if isinstance(needle, bytes):
+            i = self.buf.find(needle, frm, stop)
+            back = len(needle) - 1
+        else:
+            m = needle.search(self.buf, frm, stop)
+            i = m.start() if m else -1
+            back = 0
+        if i >= 0:
+            return self.base + i
+        if stop >= self.pos + limit:
+            return -1
+        keep = max(self.pos, len(self.buf) - back)
+        before = self.pos
+        if not self.more():
+            return -1
+        frm = keep - (before - self.pos)
+
+
+def _readline(self: MemberStream, limit: int = 1 << 20) -> bytes:
+    """The next line through ``\\n`` (at most ``limit`` bytes; the rest at the end)."""
+    at = _find(self, b"\n", limit)
+    return _read(self, limit if at < 0 else at - _tell(self) + 1)
+
+
+def _lines(self: MemberStream) -> Iterator[bytes]:
+    while line := _readline(self):
+        yield line
+
+
+class MemberStream:
     """A buffered, member-aware decompressed stream over ``items`` (see the module doc).
 
     ``hold_damage`` chooses how a :class:`~crawlmill.formats.pieces.Broken` item is met: held
@@ -367,6 +401,7 @@ class MemberStream(_Reading, _Collecting):
         "base",
         "broken",
         "buf",
+        "collector",
         "compressed",
         "eof",
         "hold_damage",
@@ -397,7 +432,9 @@ class MemberStream(_Reading, _Collecting):
         self.members = MemberSpans()
         self.compressed = compressed
         self.hold_damage = hold_damage
-        self.problems: list[tuple[int, Broken]] = []
+        self.collector = None if hold_damage else Collector(self.members)
+        #: ``(stream offset, Broken)`` of the damage a collecting stream met.
+        self.problems: list[tuple[int, Broken]] = [] if hold_damage else self.collector.problems
         self.limit = limit
         self.limit_error = limit_error
 
@@ -424,7 +461,7 @@ class MemberStream(_Reading, _Collecting):
                     self.broken = item
                     self.members.close(self.base + len(self.buf), item.length)
                     return False
-                self._collect(item)
+                self.collector.broken(item, self.end)
                 continue
             data = item.data
             if not data and not item.end:
@@ -450,7 +487,7 @@ class MemberStream(_Reading, _Collecting):
                 elif self.hold_damage:
                     self.members.add(item, ustart)
                 else:
-                    self._add_collecting(item, ustart)
+                    self.collector.add(item, ustart)
                 if self.hold_damage:
                     self.members.drop_before(self.base)
             if data or self.hold_damage:
@@ -530,6 +567,29 @@ class MemberStream(_Reading, _Collecting):
                 return m.cstart, m.clen
         return members.exact(u0, u1)
 
+    def release(self, upos: int) -> None:
+        """A collecting stream's reader no longer needs the bytes before stream offset
+        ``upos``: they are dropped (with the members that end before it) once they are many
+        or all."""
+        drop = upos - self.base
+        if drop > (1 << 22) or (drop > 0 and drop == len(self.buf)):
+            del self.buf[:drop]
+            self.base = upos
+            self.members.prune(upos)
+
+    def take_problems(self, upto: int) -> list[Broken]:
+        """The Broken items a collecting stream met before stream offset ``upto``."""
+        return self.collector.take(upto) if self.collector is not None else []
+
+    # -- file-like reading (the functions below) ------------------------------------------
+
+    tell = _tell
+    member_offset = _member_offset
+    read = _read
+    find = _find
+    readline = _readline
+    __iter__ = _lines
+
     # -- damage and resync -------------------------------------------------------------
 
     def damage(self, start: int, end: int, reason: str, max_bytes: int, code: str) -> Damage:
@@ -555,32 +615,4 @@ class MemberStream(_Reading, _Collecting):
             self.base + self.pos, b.length, b.reason, b.data, b.offset, True, b.length, code=b.code
         )
 
-    def resync(
-        self, pattern: re.Pattern[bytes], frm: int, bound: int, member_prefix: bytes, context: int
-    ) -> int | None:
-        """Buffer index of the next match of ``pattern`` or member start whose bytes begin
-        with ``member_prefix`` (compared upper-case) at or after index ``frm``; ``None`` when
-        the data ends (EOF or pending damage) first; -1 when more than ``bound`` bytes would
-        have to be held. ``context`` bytes are kept from the end of a scanned buffer (a match
-        straddling two pieces is found)."""
-        n = len(member_prefix)
-        while True:
-            m = pattern.search(self.buf, frm)
-            hit = m.start() if m else None
-            if self.compressed:
-                for ustart in self.members.starts_after(self.base + frm - 1):
-                    i = ustart - self.base
-                    if hit is not None and i >= hit:
-                        break
-                    if self.buf[i : i + n].upper() == member_prefix:
-                        hit = i
-                        break
-            if hit is not None:
-                return hit
-            if len(self.buf) - self.pos > bound:
-                return -1
-            keep = max(frm, len(self.buf) - context)
-            before = self.pos
-            if not self.more():
-                return None
-            frm = keep - (before - self.pos)
+    resync = _resync

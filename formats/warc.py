@@ -50,6 +50,27 @@ from .notes import Note
 from .pieces import Broken, Piece
 from .stream import Damage, MemberStream
 from .warc_length import After, digest_disproves, judge_length
+from .warc_repairs import (
+    Repair,
+    block_to_next_record,
+    cr_counted_length,
+    digest_proven_length,
+    no_boundary,
+    partial_record,
+    truncated,
+)
+from .warc_scan import (
+    HEADER_LINE,
+    RESYNC,
+    VERSION_AT,
+    VERSION_LINE,
+    flush_broken,
+    header_end,
+    rebase,
+    scan,
+    separator,
+    skip,
+)
 
 __all__ = [
     "KNOWN_VERSIONS",
@@ -66,28 +87,6 @@ __all__ = [
 
 KNOWN_VERSIONS = frozenset({"0.17", "0.18", "1.0", "1.1"})
 
-_VERSION_AT = re.compile(rb"[Ww][Aa][Rr][Cc]/(\d+\.\d+)(\r{0,2}\n)")
-_VERSION_LINE = re.compile(rb"^[Ww][Aa][Rr][Cc]/\d+\.\d+\r{0,2}\n", re.M)
-#: a version line anywhere (damage may run into it without a line break), followed by a
-#: header line: where framing resyncs after damage.
-_RESYNC = re.compile(rb"[Ww][Aa][Rr][Cc]/\d+\.\d+\r{0,2}\n(?=[!-9;-~]+[ \t]*:)")
-#: a second version line inside a header block, wherever the cut left it (``WARC-DaWARC/1.1``,
-#: ``WARC-Date: WARC/1.1``), followed by a header line: the header was cut short and the next
-#: record begins there.
-_INNER_VERSION = _RESYNC
-_CRLF_RUN = re.compile(rb"[\r\n]{0,256}")
-_HEADER_LINE = re.compile(rb"[!-9;-~]+[ \t]*:")
-_MAX_SEPARATOR = 256
-#: bytes kept from the end of a scanned buffer, so that a version line and the header name
-#: after it that straddle two pieces are still found.
-_RESYNC_CONTEXT = 512
-#: a length repair changes the record's bytes (a writer writes the true length): damage, with
-#: the original bytes, and the repaired record delivered.
-_CR_COUNTED = (
-    "cr-counted-length: Content-Length counts CR bytes stripped from LF-only line endings; "
-    "the record is delivered with the length it really has"
-)
-_CR_COUNTED_CODE = "cr-counted-length"
 _START = re.compile(rb"[\r\n]*[Ww][Aa][Rr][Cc]/\d+\.\d+\r{0,2}\n")
 
 
@@ -141,7 +140,7 @@ def locate_start(head: bytes) -> tuple[str | None, int]:
     if hlen is not None and _inflates_to_warc(head[hlen:], "deflate"):
         return "gzip", 0  # a whole-file gzip whose magic took a hit
     best: tuple[str | None, int] | None = None
-    m = _RESYNC.search(head)
+    m = RESYNC.search(head)
     if m is not None:
         best = (None, m.start())
     for magic, name in [(codec.resync, codec.name) for codec in CODECS.values()]:
@@ -243,7 +242,7 @@ def parse_header(raw: bytes) -> WarcHeader:
     header = _parse_plain(raw)
     if header is not None:
         return header
-    m = _VERSION_AT.match(raw)
+    m = VERSION_AT.match(raw)
     if m is None:
         raise ValueError("not a WARC version line")
     version = m.group(1).decode("ascii")
@@ -282,7 +281,7 @@ def parse_header(raw: bytes) -> WarcHeader:
             headers.append((b"", line.strip()))
             continue
         name, sep, value = line.partition(b":")
-        if not sep or not _HEADER_LINE.match(line):
+        if not sep or not HEADER_LINE.match(line):
             if headers:
                 issues.append(
                     Note(
@@ -307,20 +306,6 @@ def parse_header(raw: bytes) -> WarcHeader:
         issues.append(Note("lf-line-endings", "LF-only line endings"))
     fields = {name.lower(): value for name, value in reversed(headers)}
     return WarcHeader(version, line_ending, headers, fields, issues)
-
-
-def _cr_counted(body: bytes, cl: int, line_ending: bytes) -> tuple[bytes, bytes] | None:
-    """Split ``body`` (block + trailing newlines of an LF-only record) into block and separator
-    when ``cl`` equals the block length plus one stripped CR per LF; else ``None``."""
-    if line_ending != b"\n":
-        return None
-    core = body.rstrip(b"\n")
-    tail = len(body) - len(core)
-    extra = cl - len(core) - core.count(b"\n")
-    if extra < 0 or extra % 2 or extra // 2 > tail or not tail:
-        return None
-    k = extra // 2
-    return body[: len(core) + k], body[len(core) + k :]
 
 
 @dataclass(slots=True)
@@ -369,9 +354,15 @@ class FramedRecord:
 DamagedRange = Damage
 
 
-class _FramerBase:
-    """The framer's stream (:class:`~crawlmill.formats.stream.MemberStream`), limits,
-    damage and resync."""
+class WarcFramer:
+    """Frame WARC records from decompressed pieces; iterate to get records and damage.
+
+    A loop over one :class:`~crawlmill.formats.stream.MemberStream`: a well-formed CRLF record
+    takes the fast path (the compiled kernel, or :meth:`_fast_pure`); any other goes the
+    general path (:meth:`_next`), which finds the record's parts
+    (:mod:`~crawlmill.formats.warc_scan`), asks :func:`~crawlmill.formats.warc_length.
+    judge_length` whether the declared length holds, and otherwise applies the decision of a
+    repair (:mod:`~crawlmill.formats.warc_repairs`), each with its problem code."""
 
     def __init__(
         self,
@@ -388,57 +379,6 @@ class _FramerBase:
         #: without an end): the header limit plus a constant
         self._skip_bound = max_header_bytes + (4 << 20)
 
-    # -- damage -------------------------------------------------------------------------
-
-    def _damage(self, start: int, end: int, reason: str, code: str) -> DamagedRange:
-        return self.s.damage(start, end, reason, self.max_record_bytes, code)
-
-    def _scan(self, frm: int, bound: int | None = None) -> int | None:
-        """Buffer index of the next version line (followed by a header line) or member start
-        at or after ``frm``; ``None`` when the data ends (EOF or a pending Broken) first; -1
-        when more than ``bound`` bytes (default: a record) would have to be held."""
-        if bound is None:
-            bound = self.max_record_bytes + (1 << 16)
-        return self.s.resync(_RESYNC, frm, bound, b"WARC/", _RESYNC_CONTEXT)
-
-    def _skip(
-        self, start: int, frm: int, reason: str, code: str, bound: int | None = None
-    ) -> Iterator[DamagedRange]:
-        """Report ``[start, next record)`` as damage, scanning from ``frm``; leaves ``_pos``
-        at the next record (or the end of the data). A range longer than ``bound`` (default: a
-        record) is reported in parts, so memory stays at the bound plus a piece."""
-        self.s.pos = start
-        frm_off = frm - start
-        part = 0  # the later parts of one damaged range are that damage's (``part`` > 0)
-        while True:
-            hit = self._scan(self.s.pos + frm_off, bound)
-            start = self.s.pos
-            if hit is None:
-                yield self._part(self._damage(start, len(self.s.buf), reason, code), part)
-                self.s.pos = len(self.s.buf)
-                return
-            if hit == -1:  # too much damage to hold: report a slice and go on
-                cut = len(self.s.buf) - _RESYNC_CONTEXT
-                more = reason + " (damaged range reported in parts)"
-                yield self._part(self._damage(start, cut, more, code), part)
-                part += 1
-                self.s.pos = cut
-                frm_off = 0
-                continue
-            if hit > start:
-                yield self._part(self._damage(start, hit, reason, code), part)
-            self.s.pos = hit
-            return
-
-    @staticmethod
-    def _part(damage: DamagedRange, part: int) -> DamagedRange:
-        damage.part = part
-        return damage
-
-
-class _FramerRecords(_FramerBase):
-    """Records: the fast path for well-formed CRLF records, and the general path."""
-
     def __iter__(self) -> Iterator[FramedRecord | DamagedRange]:
         s, fast = self.s, self._fast
         while True:
@@ -454,6 +394,8 @@ class _FramerRecords(_FramerBase):
             else:
                 yield from self._next()
 
+    # -- the fast path -------------------------------------------------------------------
+
     def _fast(self) -> FramedRecord | None:
         """A well-formed CRLF record wholly in the buffer, followed by a member end or the next
         version line; ``None`` sends everything else down the general path."""
@@ -462,160 +404,97 @@ class _FramerRecords(_FramerBase):
             got = _KERNEL(s.buf, s.pos, self.max_header_bytes, self.max_record_bytes)
             if got is not None:  # else: the pure path decides
                 raw_header, hend, e, version, headers, fields, at_end = got
-                r = e + 4
-                if at_end and not (s.eof or s.at_member_end(r)):
+                if at_end and not (s.eof or s.at_member_end(e + 4)):
                     return None
-                start = s.pos
-                member = s.exact(start, r)
-                s.pos = r
                 header = WarcHeader(version, b"\r\n", headers, fields, [])
-                if member is None:
-                    return FramedRecord(
-                        s.base + start, raw_header, header, s.buf, hend, e, b"\r\n\r\n", False,
-                        None, None, [],
-                    )  # fmt: skip
-                return FramedRecord(
-                    s.base + start, raw_header, header, s.buf, hend, e, b"\r\n\r\n", False,
-                    member[0], member[1], [],
-                )  # fmt: skip
+                return _well_formed(s, raw_header, header, hend, e)
         return self._fast_pure()
 
     def _fast_pure(self) -> FramedRecord | None:
         """:meth:`_fast` in Python (the compiled kernel's reference)."""
-        s = self.s
-        start = s.pos
-        buf = s.buf
-        if not buf.startswith(b"WARC/", start):
-            return None
-        # only CRLF files take this path: an LF-only header would make the search below scan
-        # up to max_header_bytes for every record
-        nl = buf.find(b"\n", start, start + 16)
-        if nl < 1 or buf[nl - 1] != 13:
-            return None
-        hend = buf.find(b"\r\n\r\n", start, start + self.max_header_bytes)
-        if hend < 0:
-            return None
-        hend += 4
-        raw_header = buf[start:hend]
-        # (a case-blind find first: the regex costs more than the whole check)
-        if (
-            raw_header.upper().find(b"WARC/", 8) >= 0
-            and _INNER_VERSION.search(buf, start + 8, hend) is not None
-        ):
-            return None  # a header cut short by the next record: the general path says so
-        header = _parse_plain(raw_header)
-        if header is None:
-            if _VERSION_AT.match(raw_header) is None:
-                return None  # not a version line ("WARC/1.0 "): the general path reports it
-            header = parse_header(raw_header)
-        cl_raw = header.fields.get(b"content-length")
-        if header.issues or cl_raw is None or not cl_raw.isdigit():
-            return None
-        cl = int(cl_raw)
-        if cl > self.max_record_bytes:
-            return None
-        e = hend + cl
-        r = e + 4
-        if buf.startswith(b"\r\n\r\n", e) and (
-            buf.startswith(b"WARC/", r) or (r == len(buf) and (s.eof or s.at_member_end(r)))
-        ):
-            member = s.exact(start, r)
-            s.pos = r
-            if member is None:
-                return FramedRecord(
-                    s.base + start, raw_header, header, buf, hend, e, b"\r\n\r\n", False,
-                    None, None, [],
-                )  # fmt: skip
-            return FramedRecord(
-                s.base + start, raw_header, header, buf, hend, e, b"\r\n\r\n", False,
-                member[0], member[1], [],
-            )  # fmt: skip
-        return None
+        return _fast_pure(self.s, self.max_header_bytes, self.max_record_bytes)
+
+    # -- the general path ----------------------------------------------------------------
 
     def _next(self) -> Iterator[FramedRecord | DamagedRange]:
-        start = self.s.pos
-        self.s.need(start + 16)
-        start = self.s.pos
-        buf = self.s.buf
-        m = _VERSION_AT.match(buf, start)
+        s = self.s
+        start = s.pos
+        s.need(start + 16)
+        start = s.pos
+        m = VERSION_AT.match(s.buf, start)
         if m is None:
-            yield from self._skip(
-                start,
-                start + 1,
-                "bytes that are not a WARC record (no WARC/ version line)",
-                "not-a-record",
-                self._skip_bound,
-            )
-            yield from self._flush_broken()
+            reason = "bytes that are not a WARC record (no WARC/ version line)"
+            yield from self._skip(start, start + 1, reason, "not-a-record", self._skip_bound)
+            yield from flush_broken(s)
             return
         line_ending = m.group(2)
-        blank = line_ending + line_ending
         hdr_start = m.end() - len(line_ending)
-        # -- find the blank line that ends the header ----------------------------------
-        hend = self._header_end(start, hdr_start, blank)
+        hend = header_end(s, start, hdr_start, line_ending * 2, self.max_header_bytes)
         if hend is None:
-            yield from self._skip(
-                start,
-                start + 1,
-                f"WARC header without an end (no blank line within max_header_bytes={self.max_header_bytes})",
-                "header-without-end",
-                self._skip_bound,
+            reason = (
+                "WARC header without an end (no blank line within "
+                f"max_header_bytes={self.max_header_bytes})"
             )
-            yield from self._flush_broken()
+            yield from self._skip(start, start + 1, reason, "header-without-end", self._skip_bound)
+            yield from flush_broken(s)
             return
-        start = self.s.pos
-        buf = self.s.buf
-        inner = _INNER_VERSION.search(buf, start + 8, hend)
+        start = s.pos
+        buf = s.buf
+        inner = RESYNC.search(buf, start + 8, hend)
         if inner is not None:
             # a record cut inside its header, followed at once by the next record (a writer
             # that crashed and restarted appending): damage up to the second version line
-            yield self._damage(
-                start,
-                inner.start(),
-                "WARC header cut short: a second version line inside the header block",
-                "header-cut-short",
-            )
-            self.s.pos = inner.start()
+            reason = "WARC header cut short: a second version line inside the header block"
+            yield self._damage(start, inner.start(), reason, "header-cut-short")
+            s.pos = inner.start()
             return
         raw_header = buf[start:hend]
         header = parse_header(raw_header)
-        issues = header.issues
         if raw_header[:4] not in (b"WARC", b"warc"):
             # no writer mixes the case of the magic: a flipped bit (0x20) in it. The record is
             # delivered (a writer writes "WARC"), the damaged line reported with its bytes
-            yield self._damage(
-                start,
-                hend,
+            reason = (
                 f"version line starts {raw_header[:4]!r}, not WARC: a damaged byte; the record"
-                " is delivered with an upper-case version line",
-                "damaged-version-line",
+                " is delivered with an upper-case version line"
             )
+            yield self._damage(start, hend, reason, "damaged-version-line")
         cl_raw = header.fields.get(b"content-length")
         try:
             cl = int(cl_raw) if cl_raw is not None else -1
         except ValueError:
             cl = -1
         if cl < 0:
-            yield from self._no_length(start, hend, header, cl_raw)
+            yield from _no_length(self, start, hend, header, cl_raw)
             return
         if cl > self.max_record_bytes:
-            yield from self._skip(
-                start,
-                hend,
-                f"record block of {cl} bytes exceeds max_record_bytes={self.max_record_bytes}",
-                "record-too-large",
-            )
-            yield from self._flush_broken()
+            reason = f"record block of {cl} bytes exceeds max_record_bytes={self.max_record_bytes}"
+            yield from self._skip(start, hend, reason, "record-too-large")
+            yield from flush_broken(s)
             return
         e = hend + cl
-        filled = self.s.need(e)
-        start, hend, e = self._rebase(start, hend, e)
+        filled = s.need(e)
+        start, hend, e = rebase(s, start, hend, e)
         if not filled:
-            yield from self._truncated(start, hend, cl, header, raw_header)
+            yield from _truncated(self, start, hend, cl, header, raw_header)
             return
-        sep_end, run, after = self._separator(start, e)
-        start, hend, e = self._rebase(start, hend, e)
-        buf = self.s.buf
+        yield from self._judged(start, hend, e, cl, header, raw_header, line_ending)
+
+    def _judged(
+        self,
+        start: int,
+        hend: int,
+        e: int,
+        cl: int,
+        header: WarcHeader,
+        raw_header: bytes,
+        line_ending: bytes,
+    ) -> Iterator[FramedRecord | DamagedRange]:
+        """A record whose declared block is buffered: what follows it decides
+        (:func:`judge_length`, a digest that proves another length)."""
+        s = self.s
+        sep_end, run, after = separator(s, start, e)
+        start, hend, e = rebase(s, start, hend, e)
+        buf = s.buf
         # a head-only HTTP block (revisit) owns its final blank line
         head_only = buf.startswith(b"HTTP/", hend) and head_end(buf, hend, e) == e
         verdict = judge_length(
@@ -626,7 +505,7 @@ class _FramerRecords(_FramerBase):
             after=after,
             convention_seen=self._cl_incl_seen,
             head_only=head_only,
-            member_end=after is After.END and not run and self.s.at_member_end(sep_end),
+            member_end=after is After.END and not run and s.at_member_end(sep_end),
         )
         proven = None
         if after is not After.OTHER and (
@@ -643,27 +522,11 @@ class _FramerRecords(_FramerBase):
             # the record's digest proves the length: a repair that changes its bytes (a
             # writer writes the true length) is damage, with the original bytes, and the
             # record is delivered as its digest says
-            yield self._damage(
-                start,
-                sep_end,
-                f"Content-Length {cl} is wrong: WARC-Block-Digest matches a block of {proven}"
-                " bytes followed by a proper separator; the record is delivered with that block",
-                "bad-length",
-            )
-            block_end = hend + proven
-            yield self._record(
-                start,
-                raw_header,
-                header,
-                (buf, hend, block_end),
-                buf[block_end:sep_end],
-                False,
-                issues,
-                sep_end,
-            )
+            fix = digest_proven_length(cl, proven, buf, hend, sep_end)
+            yield from self._repaired(start, sep_end, raw_header, header, fix)
             return
         if not verdict.ok:
-            yield from self._wrong_length(start, hend, cl, header, raw_header)
+            yield from _wrong_length(self, start, hend, cl, header, raw_header)
             return
         block_end = e - verdict.block_trim
         if verdict.separator is not None:
@@ -671,7 +534,7 @@ class _FramerRecords(_FramerBase):
         if verdict.cl_includes_separator:
             self._cl_incl_seen = True
         if verdict.issue:
-            issues.append(verdict.issue)
+            header.issues.append(verdict.issue)
         yield self._record(
             start,
             raw_header,
@@ -679,100 +542,24 @@ class _FramerRecords(_FramerBase):
             (buf, hend, block_end),
             buf[block_end:sep_end],
             verdict.cl_includes_separator,
-            issues,
             sep_end,
         )
 
+    # -- what the framer yields ----------------------------------------------------------
 
-class WarcFramer(_FramerRecords):
-    """Frame WARC records from decompressed pieces; iterate to get records and damage.
+    def _damage(self, start: int, end: int, reason: str, code: str) -> DamagedRange:
+        return self.s.damage(start, end, reason, self.max_record_bytes, code)
 
-    The classes it is built of keep one job each: the stream, damage and resync
-    (``_FramerBase``), the records (``_FramerRecords``), and here the header end, the
-    separator and the repairs of wrong, missing or cut lengths."""
+    def _skip(
+        self, start: int, frm: int, reason: str, code: str, bound: int | None = None
+    ) -> Iterator[DamagedRange]:
+        """:func:`~crawlmill.formats.warc_scan.skip` (default bound: a record)."""
+        if bound is None:
+            bound = self.max_record_bytes + (1 << 16)
+        return skip(self.s, start, frm, reason, code, bound, self.max_record_bytes)
 
-    def _rebase(self, start: int, *idx: int) -> tuple[int, ...]:
-        shift = start - self.s.pos
-        return (self.s.pos, *(i - shift for i in idx))
-
-    def _flush_broken(self) -> Iterator[DamagedRange]:
-        if self.s.broken is not None and self.s.pos >= len(self.s.buf):
-            yield self.s.take_broken()
-
-    def _header_end(self, start: int, hdr_start: int, blank: bytes) -> int | None:
-        """Buffer index just after the blank line ending the header (``None``: not found)."""
-        frm = hdr_start
-        while True:
-            buf = self.s.buf
-            i = buf.find(blank, frm, start + self.max_header_bytes)
-            other = b"\n\r\n" if blank == b"\n\n" else b"\n\n"
-            j = buf.find(other, frm, i if i >= 0 else start + self.max_header_bytes)
-            if j >= 0 and (i < 0 or j < i):
-                end = j + len(other)
-            elif i >= 0:
-                end = i + len(blank)
-            else:
-                if len(buf) - start >= self.max_header_bytes:
-                    return None
-                before = self.s.pos
-                if not self.s.more():
-                    return None
-                shift = before - self.s.pos
-                start -= shift
-                frm = max(hdr_start - shift, len(buf) - shift - 4)
-                hdr_start -= shift
-                continue
-            # ClueWeb09: a blank line before Content-Length does not end the header, when
-            # more header lines (one of them Content-Length) follow before the next blank line
-            if b"content-length" not in buf[start:end].lower():
-                filled = self.s.need(end + 4096)
-                shift = start - self.s.pos
-                start, end, hdr_start = self.s.pos, end - shift, hdr_start - shift
-                buf = self.s.buf
-                if not filled and len(buf) <= end:
-                    return end
-                if _HEADER_LINE.match(buf, end):
-                    stop = buf.find(b"\n\n", end, start + self.max_header_bytes)
-                    stop2 = buf.find(
-                        b"\n\r\n", end, stop if stop >= 0 else start + self.max_header_bytes
-                    )
-                    if stop2 >= 0:
-                        stop = stop2
-                    chunk = buf[end:stop] if stop >= 0 else b""
-                    if b"content-length" in chunk.lower() and _VERSION_LINE.search(chunk) is None:
-                        frm = end
-                        continue
-            return end
-
-    def _separator(self, start: int, e: int) -> tuple[int, bytes, After]:
-        """The CR/LF run after the block ending at ``e`` and what follows it.
-
-        Returns ``(end of the run, run, after)`` with buffer indices valid after any rebase
-        (callers rebase with :meth:`_rebase`).
-        """
-        while True:
-            buf = self.s.buf
-            r = _CRLF_RUN.match(buf, e).end()
-            if r < len(buf) or self.s.at_member_end(r) or r - e >= _MAX_SEPARATOR:
-                break
-            before = self.s.pos
-            if not self.s.more():
-                break
-            e -= before - self.s.pos
-            start -= before - self.s.pos
-        if not self.s.at_member_end(r):
-            self.s.need(r + 16)
-            shift = start - self.s.pos
-            e, r = e - shift, r - shift
-        buf = self.s.buf
-        run = buf[e:r]
-        if self.s.at_member_end(r) or (r >= len(buf) and (self.s.eof or self.s.broken is not None)):
-            after = After.END
-        elif _VERSION_AT.match(buf, r) is not None:
-            after = After.VERSION
-        else:
-            after = After.OTHER
-        return r, run, after
+    def _scan(self, frm: int) -> int | None:
+        return scan(self.s, frm, self.max_record_bytes + (1 << 16))
 
     def _record(
         self,
@@ -782,7 +569,6 @@ class WarcFramer(_FramerRecords):
         block: tuple[bytes, int, int],
         separator: bytes,
         cl_incl: bool,
-        issues: list[str],
         end: int,
     ) -> FramedRecord:
         u0 = self.s.base + start
@@ -800,130 +586,173 @@ class WarcFramer(_FramerRecords):
             cl_incl,
             member[0] if member else None,
             member[1] if member else None,
-            issues,
+            header.issues,
         )
 
-    def _truncated(
-        self, start: int, hend: int, cl: int, header: WarcHeader, raw_header: bytes
+    def _repaired(
+        self, start: int, end: int, raw_header: bytes, header: WarcHeader, fix: Repair
     ) -> Iterator[FramedRecord | DamagedRange]:
-        broken = self.s.broken
-        if broken is None and _VERSION_LINE.search(self.s.buf, hend) is None:
-            fixed = _cr_counted(self.s.buf[hend:], cl, header.line_ending)
-            if fixed is not None:
-                core, sep = fixed
-                end = len(self.s.buf)
-                yield self._damage(start, end, _CR_COUNTED, _CR_COUNTED_CODE)
-                yield self._record(
-                    start, raw_header, header, (core, 0, len(core)), sep, False, header.issues, end
-                )
-                return
-        have = len(self.s.buf) - hend
-        why = broken.reason if broken else "the file ends"
-        reason = f"record truncated: Content-Length {cl} but only {have} bytes before {why}"
-        cut_by_end = broken is None or "file ends" in broken.reason
-        if cut_by_end and _RESYNC.search(self.s.buf, hend) is None:
-            # the file ends inside the block: the partial record is delivered, marked
-            # truncated, and its bytes are reported as damage too (one policy for every reader)
-            end = len(self.s.buf)
-            yield self._damage(
-                start,
-                end,
-                reason + "; delivered as a partial record (WARC-Truncated)",
-                "truncated-record",
-            )
-            record = self._record(
-                start, raw_header, header, (self.s.buf, hend, end), b"", False, header.issues, end
-            )
-            record.truncated = True
-            yield record
-        else:
-            yield from self._skip(start, hend, reason, "truncated-record")
-        if broken is not None and self.s.pos >= len(self.s.buf) and self.s.broken is broken:
-            # the member's own damage is already described in the record's reason
-            self.s.broken = None
-            if not broken.partial:
-                yield DamagedRange(
-                    self.s.base + self.s.pos,
-                    broken.length,
-                    broken.reason,
-                    broken.data,
-                    broken.offset,
-                    True,
-                    broken.length,
-                    code=broken.code,
-                )
+        """Apply a repair: its damage (the original bytes ``[start, end)``), then the record
+        as the repair delivers it."""
+        yield self._damage(start, end, fix.reason, fix.code)
+        record = self._record(start, raw_header, header, fix.block, fix.separator, False, end)
+        record.truncated = fix.truncated
+        yield record
 
-    def _wrong_length(
-        self, start: int, hend: int, cl: int, header: WarcHeader, raw_header: bytes
-    ) -> Iterator[FramedRecord | DamagedRange]:
-        hit = self._scan(hend)
-        start = self.s.pos
-        buf = self.s.buf
-        shift = len(raw_header)
-        hend = start + shift
-        # LF-only file whose Content-Length still counts the CR bytes that were stripped
-        if hit is not None and hit > hend:
-            fixed = _cr_counted(buf[hend:hit], cl, header.line_ending)
-            if fixed is not None:
-                core, sep = fixed
-                yield self._damage(start, hit, _CR_COUNTED, _CR_COUNTED_CODE)
-                yield self._record(
-                    start, raw_header, header, (core, 0, len(core)), sep, False, header.issues, hit
-                )
-                return
-        after = buf[hend + cl : hend + cl + 12]
-        reason = f"Content-Length {cl} is wrong: no record boundary after the block (bytes {after!r} follow)"
-        self.s.pos = start
-        if hit is None:
-            yield self._damage(start, len(buf), reason, "bad-length")
-            self.s.pos = len(buf)
-            yield from self._flush_broken()
+
+def _truncated(
+    f: WarcFramer, start: int, hend: int, cl: int, header: WarcHeader, raw_header: bytes
+) -> Iterator[FramedRecord | DamagedRange]:
+    """The data ends inside the declared block: an LF-only record counting CR bytes
+    (repaired), a record cut by the end of the file (delivered partial), else damage."""
+    s = f.s
+    broken = s.broken
+    if broken is None and VERSION_LINE.search(s.buf, hend) is None:
+        fix = cr_counted_length(s.buf[hend:], cl, header.line_ending)
+        if fix is not None:
+            yield from f._repaired(start, len(s.buf), raw_header, header, fix)
             return
-        if hit < 0:
-            yield from self._skip(start, hend, reason, "bad-length")
-            return
-        yield self._damage(start, hit, reason, "bad-length")
-        self.s.pos = hit
+    cut = truncated(cl, len(s.buf) - hend, broken.reason if broken else "the file ends")
+    cut_by_end = broken is None or "file ends" in broken.reason
+    if cut_by_end and RESYNC.search(s.buf, hend) is None:
+        # the file ends inside the block: the partial record is delivered, marked
+        # truncated, and its bytes are reported as damage too (one policy for every reader)
+        end = len(s.buf)
+        fix = partial_record(cut, s.buf, hend, end)
+        yield from f._repaired(start, end, raw_header, header, fix)
+    else:
+        yield from f._skip(start, hend, cut.reason, cut.code)
+    if broken is not None and s.pos >= len(s.buf) and s.broken is broken:
+        # the member's own damage is already described in the record's reason
+        s.broken = None
+        if not broken.partial:
+            yield DamagedRange(
+                s.base + s.pos,
+                broken.length,
+                broken.reason,
+                broken.data,
+                broken.offset,
+                True,
+                broken.length,
+                code=broken.code,
+            )
 
-    def _no_length(
-        self, start: int, hend: int, header: WarcHeader, cl_raw: bytes | None
-    ) -> Iterator[FramedRecord | DamagedRange]:
-        what = "missing" if cl_raw is None else "not a number"
-        raw_header = self.s.buf[start:hend]
-        hit = self._scan(hend)
-        start = self.s.pos
-        hend = start + len(raw_header)
-        buf = self.s.buf
-        if hit is None or hit < 0:
-            if hit is None and self.s.broken is None:
-                end = len(buf)
-            else:
-                yield from self._skip(
-                    start,
-                    hend,
-                    f"Content-Length {what} and no next record found",
-                    "no-content-length",
-                )
-                yield from self._flush_broken()
-                return
+
+def _wrong_length(
+    f: WarcFramer, start: int, hend: int, cl: int, header: WarcHeader, raw_header: bytes
+) -> Iterator[FramedRecord | DamagedRange]:
+    """No record boundary after the declared block: an LF-only record counting CR bytes
+    (repaired), else damage up to the next record."""
+    s = f.s
+    hit = f._scan(hend)
+    start = s.pos
+    buf = s.buf
+    hend = start + len(raw_header)
+    # LF-only file whose Content-Length still counts the CR bytes that were stripped
+    if hit is not None and hit > hend:
+        fix = cr_counted_length(buf[hend:hit], cl, header.line_ending)
+        if fix is not None:
+            yield from f._repaired(start, hit, raw_header, header, fix)
+            return
+    wrong = no_boundary(cl, buf[hend + cl : hend + cl + 12])
+    s.pos = start
+    if hit is None:
+        yield f._damage(start, len(buf), wrong.reason, wrong.code)
+        s.pos = len(buf)
+        yield from flush_broken(s)
+        return
+    if hit < 0:
+        yield from f._skip(start, hend, wrong.reason, wrong.code)
+        return
+    yield f._damage(start, hit, wrong.reason, wrong.code)
+    s.pos = hit
+
+
+def _no_length(
+    f: WarcFramer, start: int, hend: int, header: WarcHeader, cl_raw: bytes | None
+) -> Iterator[FramedRecord | DamagedRange]:
+    """No usable ``Content-Length``: the block taken up to the next record (repaired)."""
+    s = f.s
+    what = "missing" if cl_raw is None else "not a number"
+    raw_header = s.buf[start:hend]
+    hit = f._scan(hend)
+    start = s.pos
+    hend = start + len(raw_header)
+    buf = s.buf
+    if hit is None or hit < 0:
+        if hit is None and s.broken is None:
+            end = len(buf)
         else:
-            end = hit
-        body = buf[hend:end]
-        expected = header.line_ending * 2
-        if body.endswith(expected):
-            core, sep = body[: -len(expected)], expected
-        else:
-            core = body.rstrip(b"\r\n")
-            sep = body[len(core) :]
-        # a repair that changes the record's bytes (a writer adds the length): damage, with the
-        # original bytes, and the record delivered
-        yield self._damage(
-            start,
-            end,
-            f"no-content-length: Content-Length {what}; the record is delivered with its block "
-            "taken up to the next record",
-            "no-content-length",
-        )
-        yield self._record(
-            start, raw_header, header, (core, 0, len(core)), sep, False, header.issues, end
-        )
+            reason = f"Content-Length {what} and no next record found"
+            yield from f._skip(start, hend, reason, "no-content-length")
+            yield from flush_broken(s)
+            return
+    else:
+        end = hit
+    # a repair that changes the record's bytes (a writer adds the length): damage, with the
+    # original bytes, and the record delivered
+    fix = block_to_next_record(what, buf[hend:end], header.line_ending)
+    yield from f._repaired(start, end, raw_header, header, fix)
+
+
+def _well_formed(
+    s: MemberStream, raw_header: bytes, header: WarcHeader, hend: int, e: int
+) -> FramedRecord:
+    """The well-formed record at ``s.pos`` (block ``[hend, e)``, CRLF CRLF after it); the
+    stream moves past it."""
+    start = s.pos
+    r = e + 4
+    member = s.exact(start, r)
+    s.pos = r
+    if member is None:
+        return FramedRecord(
+            s.base + start, raw_header, header, s.buf, hend, e, b"\r\n\r\n", False,
+            None, None, [],
+        )  # fmt: skip
+    return FramedRecord(
+        s.base + start, raw_header, header, s.buf, hend, e, b"\r\n\r\n", False,
+        member[0], member[1], [],
+    )  # fmt: skip
+
+
+def _fast_pure(s: MemberStream, max_header: int, max_record: int) -> FramedRecord | None:
+    """The fast path in Python (the compiled kernel's reference): a well-formed CRLF record
+    wholly in the buffer, followed by a member end or the next version line, else ``None``."""
+    start = s.pos
+    buf = s.buf
+    if not buf.startswith(b"WARC/", start):
+        return None
+    # only CRLF files take this path: an LF-only header would make the search below scan
+    # up to max_header_bytes for every record
+    nl = buf.find(b"\n", start, start + 16)
+    if nl < 1 or buf[nl - 1] != 13:
+        return None
+    hend = buf.find(b"\r\n\r\n", start, start + max_header)
+    if hend < 0:
+        return None
+    hend += 4
+    raw_header = buf[start:hend]
+    # (a case-blind find first: the regex costs more than the whole check)
+    if (
+        raw_header.upper().find(b"WARC/", 8) >= 0
+        and RESYNC.search(buf, start + 8, hend) is not None
+    ):
+        return None  # a header cut short by the next record: the general path says so
+    header = _parse_plain(raw_header)
+    if header is None:
+        if VERSION_AT.match(raw_header) is None:
+            return None  # not a version line ("WARC/1.0 "): the general path reports it
+        header = parse_header(raw_header)
+    cl_raw = header.fields.get(b"content-length")
+    if header.issues or cl_raw is None or not cl_raw.isdigit():
+        return None
+    cl = int(cl_raw)
+    if cl > max_record:
+        return None
+    e = hend + cl
+    r = e + 4
+    if buf.startswith(b"\r\n\r\n", e) and (
+        buf.startswith(b"WARC/", r) or (r == len(buf) and (s.eof or s.at_member_end(r)))
+    ):
+        return _well_formed(s, raw_header, header, hend, e)
+    return None

@@ -10,7 +10,7 @@ import zlib
 
 import pytest
 from crawlmill.formats import arc as arc_module
-from crawlmill.formats import arc_framing
+from crawlmill.formats import arc_framing, arc_lines
 from crawlmill.formats.arc_framing import ArcRecordBytes, iter_arc
 
 from tests.conftest import ARC_SAMPLES, REAL_WORLD_ARC_SAMPLES, SAMPLES
@@ -63,7 +63,7 @@ _CONSTRUCTED = {
 def _walk(data: bytes, usual: bool, monkeypatch: pytest.MonkeyPatch) -> list:
     with monkeypatch.context() as m:
         if not usual:
-            m.setattr(arc_framing._Parser, "_usual", lambda self, *args: False)
+            m.setattr(arc_framing, "usual", lambda *args: False)
         return list(iter_arc(io.BytesIO(data)))
 
 
@@ -91,15 +91,16 @@ def test_the_usual_path_is_taken_and_each_header_line_is_parsed_once(monkeypatch
         return real(line, version)
 
     facts = []
-    real_facts = arc_framing._Parser._facts
+    real_facts = arc_framing.gather_facts
 
-    def counting_facts(self, *args):
+    def counting_facts(lines, *args):
         facts.append(args[0])
-        return real_facts(self, *args)
+        return real_facts(lines, *args)
 
     monkeypatch.setattr(arc_module, "parse_header_line", counting)
     monkeypatch.setattr(arc_framing, "parse_header_line", counting)
-    monkeypatch.setattr(arc_framing._Parser, "_facts", counting_facts)
+    monkeypatch.setattr(arc_lines, "parse_header_line", counting)
+    monkeypatch.setattr(arc_framing, "gather_facts", counting_facts)
     items = list(iter_arc(io.BytesIO(data)))
     records = [i for i in items if isinstance(i, ArcRecordBytes)]
     assert len(records) == len(items) == 5

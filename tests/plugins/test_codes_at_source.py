@@ -106,8 +106,10 @@ def test_rewording_every_warc_message_changes_no_code(tmp_path, monkeypatch):
 
 def test_the_codes_the_formats_name_are_listed():
     """Every code written as a literal in the framers, the stream and the codecs (``code=``,
-    ``Note("...")``, a ``Quirk``'s or a repair's code) is listed in docs/problems.md."""
-    pattern = re.compile(r"""(?:code=|Note\(\s*|\b(?:code|[A-Z_]*CODE) = )"([a-z0-9-]+)\"""")
+    ``Note("...")``, a ``Repair``'s or a ``Refusal``'s code) is listed in docs/problems.md."""
+    pattern = re.compile(
+        r"""(?:code=|(?:Note|Repair|Refusal)\(\s*|\b(?:code|[A-Z_]*CODE) = )"([a-z0-9-]+)\""""
+    )
     found: set[str] = set()
     for path in (ROOT / "formats").glob("*.py"):
         found.update(pattern.findall(path.read_text()))

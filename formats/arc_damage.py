@@ -1,0 +1,95 @@
+"""ARC damage located in the file, and the one report of a damaged gzip member.
+
+:func:`located` turns a decompressed range into :class:`~crawlmill.formats.stream.Damage` in
+the file's own offset space (the range of a plain file; the compressed span and bytes of the
+member(s) of a gzip file); :func:`unreadable` reports the compressed ranges that inflated to
+nothing; :func:`rank` orders the damages a damaged member held: its one report is named by the
+first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from .arc import GZIP_MAGIC
+from .stream import Damage, MemberStream
+
+__all__ = ["MemberGarbage", "file_offset", "located", "rank", "unreadable"]
+
+
+def file_offset(s: MemberStream, pos: int) -> int:
+    """The file offset of stream offset ``pos``: itself, or the start of its gzip member."""
+    if not s.compressed:
+        return pos
+    best = s.members.holding(pos)
+    return best.cstart if best is not None else 0
+
+
+def located(
+    s: MemberStream,
+    pos: int,
+    end: int,
+    reason: str,
+    code: str,
+    max_record: int,
+    read_span: Callable[[int, int], bytes | None] | None,
+    kind: type[Damage] = Damage,
+) -> Damage:
+    """Damage for the decompressed range ``[pos, end)``, located in the file: the range
+    itself in an uncompressed file; for gzip, the compressed span (and compressed bytes)
+    of the member(s) it covers exactly, else the member it lies in (length unknown)."""
+    data = s.get(pos, end)[:max_record]
+    if not s.compressed:
+        return kind(pos, end - pos, reason, data, code=code)
+    first = s.members.holding(pos)
+    if first is None:
+        return kind(pos, end - pos, reason, data, 0, code=code)
+    last = s.members.holding(max(pos, end - 1)) or first
+    if first.dstart == pos and last.dend == end and last.cend is not None:
+        length = last.cend - first.cstart
+        raw = read_span(first.cstart, min(length, max_record)) if read_span else None
+        if raw is None:
+            return kind(pos, end - pos, reason, data, first.cstart, False, length, code=code)
+        return kind(pos, end - pos, reason, raw, first.cstart, True, length, code=code)
+    where = f" (decompressed bytes {pos}-{end} of the gzip member at {first.cstart})"
+    return kind(pos, end - pos, reason + where, data, first.cstart, code=code)
+
+
+def unreadable(s: MemberStream, upto: int) -> Iterator[Damage]:
+    """Compressed ranges that could not be inflated at all, found before ``upto`` (at the
+    stream offset where they were met; their compressed span and bytes)."""
+    met = [at for at, _ in s.problems if at <= upto]
+    for at, item in zip(met, s.take_problems(upto), strict=True):
+        reason, code = item.reason, item.code
+        if not item.partial and item.data[:3] == GZIP_MAGIC:
+            reason = f"gzip member that inflates to nothing: {reason}"
+            if code != "damaged-gzip-magic":  # (a damaged magic names it still)
+                code = "empty-member"
+        yield Damage(at, item.length, reason, item.data, item.offset, True, item.length, code=code)
+
+
+@dataclass(slots=True)
+class MemberGarbage(Damage):
+    """Bytes of a damaged gzip member that form no record (named last, :func:`rank`)."""
+
+
+#: which of the damages folded into a damaged member's one entry names it (the first here;
+#: the bytes of a damaged member that form no record come last).
+_NAMING_ORDER = (
+    "truncated-record",
+    "corrupt-member",
+    "no-record-end",
+    "invalid-length",
+    "record-too-large",
+    "bad-length",
+    "not-a-record",
+)
+
+
+def rank(damage: Damage) -> int:
+    """Where ``damage`` comes in :data:`_NAMING_ORDER` (garbage of a damaged member last)."""
+    if isinstance(damage, MemberGarbage):
+        return len(_NAMING_ORDER)
+    code = damage.code
+    return _NAMING_ORDER.index(code) if code in _NAMING_ORDER else len(_NAMING_ORDER) + 1
