@@ -15,7 +15,9 @@ one task per partition. A unit's records, in ARC order:
   as ``metadata`` records of their own, where they stand in the metadata file, or at the end;
 * textData entries whose metadata entry is missing as ``conversion`` records of their own
   (warning ``cc2012-text-without-metadata``); an ARC capture without a metadata entry is
-  delivered with the warning ``cc2012-no-metadata``.
+  delivered with the warning ``cc2012-no-metadata``. An ARC record that is no HTTP capture
+  (a ``dns:`` lookup, which the ``cc2012`` writer keeps in the ARC file) has no entry by
+  design, as the 2012 crawler parsed HTTP pages only: it is delivered with no warning.
 
 Memory: the ARC files stream record by record; the metadata and textData files stream a
 SequenceFile block at a time, and the join holds at most ``join_memory`` bytes of entries
@@ -118,8 +120,8 @@ class Cc2012Reader(Reader):
         for path in arcs:
             sub = dataclasses.replace(ctx, input=InputFile(path, os.path.basename(path)))
             for record in arc_reader.read(sub):
-                if record.kind not in _JOINED or record.url is None:
-                    yield record
+                if record.kind not in _JOINED or record.url is None or record.http_head is None:
+                    yield record  # no HTTP capture (a dns: record): no metadata entry is due
                     continue
                 key = record.url.encode("utf-8", "surrogateescape")
                 found = metas.take(key)

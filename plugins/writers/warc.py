@@ -121,7 +121,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Any, ClassVar, Literal
 
-from crawlmill.core import Record, WriteContext, hookimpl
+from crawlmill.core import Record, RecordKind, WriteContext, hookimpl
 from crawlmill.core.file_writer import FileWriter, FileWriterOptions, OutputFile, describes_file
 from crawlmill.core.shuffle import ShuffleSpec
 from crawlmill.formats.compression import MemberSource
@@ -175,6 +175,10 @@ class WarcWriterOptions(FileWriterOptions):
     layout: str = Field(
         "plain",
         description="Output layout: plain, clueweb09, chuweb21 (any registered layout; see `crawlmill plugins`). A name, or a mapping {name: clueweb09, language: English} with the layout's options (name_pattern, max_records, max_bytes of plain; language, segment_dirs, files_per_dir, trec_ids of clueweb09...).",
+    )
+    text: Literal["drop", "conversion"] = Field(
+        "drop",
+        description="Extracted text of a record (a crawler's parse text, a segment's text data, cooked text): drop (warning text-not-written), or conversion: also write it, after its record, as a WARC conversion record of the same URL (text/plain, UTF-8, as WET files hold text); counted as added by the writer.",
     )
     cdxj: bool = Field(
         False,
@@ -305,6 +309,24 @@ class WarcWriter(FileWriter):
         file.sink.submit(pending, self._indexer(facts))
         self.count(record)
         self.ordinal += 1
+        text = record.text is not None and record.kind != RecordKind.CONVERSION
+        if text and self.options.text == "conversion":
+            self._write_text(record, file)
+
+    def _write_text(self, record: Record, file: OutputFile) -> None:
+        """The record's extracted text as a ``conversion`` record of its URL, right after it
+        (option ``text: conversion``); added by the writer, no document of its own."""
+        text = record.text or ""
+        conversion = Record(
+            kind=RecordKind.CONVERSION, url=record.url, date=record.date,
+            payload=text.encode("utf-8", "surrogateescape"), content_type="text/plain",
+            charset="utf-8",
+        )  # fmt: skip
+        pending, facts = self.encoder.encode(conversion, None, self.ordinal)
+        file.sink.submit(pending, self._indexer(facts))
+        file.records += 1
+        self.ordinal += 1
+        self.ctx.added_records += 1  # no input held it as a record: `written` stays exact
 
     def close(self) -> None:
         """Finish the open file (and its CDXJ index); a task that must leave an output

@@ -144,12 +144,16 @@ class WarcEncoder:
         """The record with its neutral fields placed where WARC holds them: a changed
         ``content_type``/``charset`` of a record with an HTTP head goes into that head's
         ``Content-Type``; fields a WARC record cannot hold are refused with a warning."""
-        if record.text is not None and (
-            "text" in record.changed or record.kind != RecordKind.CONVERSION
+        keep = getattr(self.options, "text", "drop") == "conversion"
+        if (
+            record.text is not None
+            and ("text" in record.changed or record.kind != RecordKind.CONVERSION)
+            and not (keep and record.kind != RecordKind.CONVERSION)
         ):
             self.warn(
                 "text-not-written",
-                "extracted text not written: WARC holds it only as a conversion record",
+                "extracted text not written: WARC holds it only as a conversion record; to "
+                "keep it as one after each record: --option text=conversion",
             )
         if record.outlinks:
             self.warn(
