@@ -95,6 +95,8 @@ print(n, size)
 
 WARCIO_RECOMPRESS = "import sys; from warcio.cli import main; main(sys.argv[1:])"
 
+CASES = ("warc->warc", "warc->warc+filter", "warc->nutch-segment", "arc->warc", "seq->seq")
+
 READERS = {
     "warc": ("crawlmill.plugins.readers.warc", "WarcReader"),
     "arc": ("crawlmill.plugins.readers.arc", "ArcReader"),
@@ -198,6 +200,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mib", type=int, default=16, help="uncompressed MiB per input")
     parser.add_argument("--repeat", type=int, default=1, help="runs per figure (the least CPU)")
     parser.add_argument("--cache", type=Path, help="folder keeping the inputs between runs")
+    parser.add_argument(
+        "--cases", nargs="+", choices=CASES, metavar="CASE", help=f"only these ({', '.join(CASES)})"
+    )
     opts = parser.parse_args(argv)
 
     py = sys.executable
@@ -221,42 +226,46 @@ def main(argv: list[str] | None = None) -> int:
     def reader(kind: str, src: Path) -> float:
         return cpu_of([py, "-c", READ, *READERS[kind], str(src)], opts.repeat)
 
+    def recompress(src: Path) -> float:
+        dst = str(work / "recompressed.warc.gz")
+        return cpu_of([py, "-c", WARCIO_RECOMPRESS, "recompress", str(src), dst], opts.repeat)
+
+    #: case -> (input kind, convert arguments)
+    args = {
+        "warc->warc": ("warc", ["--to", "warc"]),
+        "warc->warc+filter": (
+            "warc",
+            ["--to", "warc", "--plugin", "bench_cost_filter", "--filter", "bench-touch"],
+        ),
+        "warc->nutch-segment": (
+            "warc",
+            ["--to", "nutch-segment", "--filter", "kind", "keep=response,resource"],
+        ),
+        "arc->warc": ("arc", ["--to", "warc"]),
+        "seq->seq": ("seq", ["--to", "sequencefile"]),
+    }
     rows = []
     for gen, by_kind in files.items():
-        warc, seq = by_kind["warc"], by_kind["seq"]
-        read_warc = reader("warc", warc)
-        anchors_warc = {
-            "warcio recompress": cpu_of(
-                [py, "-c", WARCIO_RECOMPRESS, "recompress", str(warc), str(work / "w.warc.gz")],
-                opts.repeat,
-            ),
-            "FastWARC read": cpu_of([py, "-c", FASTWARC, str(warc)], opts.repeat),
-        }
-        rows.append((gen, "warc->warc", convert(warc, "--to", "warc"), read_warc, anchors_warc))
-        rows.append(
-            (gen, "warc->warc+filter",
-             convert(warc, "--to", "warc", "--plugin", "bench_cost_filter", "--filter", "bench-touch"),
-             read_warc, anchors_warc)
-        )  # fmt: skip
-        rows.append(
-            (gen, "warc->nutch-segment", convert(warc, "--to", "nutch-segment", "--filter", "kind", "keep=response,resource"), read_warc,
-             anchors_warc)
-        )  # fmt: skip
-        if "arc" in by_kind:
-            arc = by_kind["arc"]
-            anchors_arc = {
-                "warcio recompress": cpu_of(
-                    [py, "-c", WARCIO_RECOMPRESS, "recompress", str(arc), str(work / "a.warc.gz")],
-                    opts.repeat,
-                )
-            }
-            rows.append(
-                (gen, "arc->warc", convert(arc, "--to", "warc"), reader("arc", arc), anchors_arc)
-            )
-        anchors_seq = {"Hadoop reader": cpu_of([*java, str(seq)], opts.repeat)} if java else {}
-        rows.append(
-            (gen, "seq->seq", convert(seq, "--to", "sequencefile"), reader("seq", seq), anchors_seq)
-        )
+        read: dict[str, float] = {}
+        anchors: dict[str, dict[str, float]] = {}
+        for case in opts.cases or CASES:
+            kind, conv_args = args[case]
+            if kind not in by_kind:
+                continue  # (ARC: ours only)
+            src = by_kind[kind]
+            if kind not in read:
+                read[kind] = reader(kind, src)
+                if kind == "warc":
+                    anchors[kind] = {
+                        "warcio recompress": recompress(src),
+                        "FastWARC read": cpu_of([py, "-c", FASTWARC, str(src)], opts.repeat),
+                    }
+                elif kind == "arc":
+                    anchors[kind] = {"warcio recompress": recompress(src)}
+                else:
+                    hadoop = cpu_of([*java, str(src)], opts.repeat) if java else None
+                    anchors[kind] = {"Hadoop reader": hadoop} if hadoop else {}
+            rows.append((gen, case, convert(src, *conv_args), read[kind], anchors[kind]))
 
     print(f"inputs: {opts.mib} MiB uncompressed each; CPU seconds (user + sys) of whole processes,")
     print(f"best of {opts.repeat}; ratios are convert / reader and convert / anchor")

@@ -5,7 +5,7 @@ config lists under ``plugins:``. A plugin that fails to import or register is re
 error (``status: failed`` in ``crawlmill plugins``) and the others still load.
 
 Plugins load lazily: a plugin whose components are declared in a manifest (an entry point in
-the ``crawlmill.manifests`` group naming a dict of entry-point name -> ``module`` and
+the ``crawlmill_manifests`` group naming a dict of entry-point name -> ``module`` and
 ``components``, see :mod:`crawlmill.plugins.manifest`) is registered from that declaration and
 its module is imported only when a run uses one of its components (:attr:`Component.cls`) or
 detection needs its reader's ``sniff``; ``crawlmill plugins`` (:meth:`Registry.describe`)
@@ -36,7 +36,7 @@ from .plugin import Filter, Layout, Reader, Writable, Writer
 
 ENTRY_POINT_GROUP = "crawlmill"
 #: entry points naming a dict that declares plugins of :data:`ENTRY_POINT_GROUP` (lazy loading)
-MANIFEST_GROUP = "crawlmill.manifests"
+MANIFEST_GROUP = "crawlmill_manifests"
 KINDS: dict[str, type] = {
     "reader": Reader,
     "writer": Writer,
@@ -230,7 +230,7 @@ class Registry:
             self._register(info, obj)
 
     def _manifests(self) -> dict[str, dict[str, Any]]:
-        """Entry-point name -> declaration, from every ``crawlmill.manifests`` entry point (the
+        """Entry-point name -> declaration, from every ``crawlmill_manifests`` entry point (the
         first declaration of a name wins; an unreadable manifest is a registry problem and its
         plugins are imported at start)."""
         found: dict[str, dict[str, Any]] = {}

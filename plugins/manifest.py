@@ -1,9 +1,9 @@
 """What each built-in plugin registers, declared so the registry need not import it.
 
-The registry reads this table through the ``crawlmill.manifests`` entry-point group (this
+The registry reads this table through the ``crawlmill_manifests`` entry-point group (this
 module imports nothing) and imports a plugin's module only when a run uses one of its
 components, or when detection needs its reader's ``sniff``. A third-party package may declare
-its plugins the same way (an entry point in ``crawlmill.manifests`` naming a dict like
+its plugins the same way (an entry point in ``crawlmill_manifests`` naming a dict like
 :data:`PLUGINS`); a plugin without a declaration is imported at start, as before.
 
 Each entry: the ``crawlmill`` entry point's name -> ``module`` (the entry point's value: a

@@ -179,7 +179,7 @@ def test_a_warc_detection_imports_no_folder_reader():
 
 
 def _third_party(tmp_path, monkeypatch, module_source: str, components: list[dict]) -> str:
-    """A plugin package declared through ``crawlmill.manifests`` (as a third party would):
+    """A plugin package declared through ``crawlmill_manifests`` (as a third party would):
     an installed distribution's metadata, its module and its manifest module in ``tmp_path``."""
     tag = uuid.uuid4().hex[:8]
     module, manifest, ep = f"lazy_toy_{tag}", f"lazy_manifest_{tag}", f"lazy-toy-{tag}"
@@ -191,7 +191,7 @@ def _third_party(tmp_path, monkeypatch, module_source: str, components: list[dic
     info.mkdir()
     (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: lazy-toy-{tag}\nVersion: 1.0\n")
     (info / "entry_points.txt").write_text(
-        f"[crawlmill]\n{ep} = {module}\n\n[crawlmill.manifests]\n{ep} = {manifest}:PLUGINS\n"
+        f"[crawlmill]\n{ep} = {module}\n\n[crawlmill_manifests]\n{ep} = {manifest}:PLUGINS\n"
     )
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setenv("CRAWLMILL_LOAD_PLUGINS", ep)
