@@ -129,6 +129,15 @@ def need_command_fixture():
 
 
 @pytest.fixture(scope="session")
+def nutch_java(tmp_path_factory):
+    """Nutch's own classes, compiled once per session on first use (tests/nutch_oracle.py:
+    skips, or fails in CI, without javac, java or pyspark)."""
+    from tests.nutch_oracle import NutchJava
+
+    return NutchJava(tmp_path_factory.mktemp("nutch-java"))
+
+
+@pytest.fixture(scope="session")
 def samples() -> Path:
     """``../shared/samples`` (third-party sample files); skips when the folder is absent,
     fails in CI where it must be present."""

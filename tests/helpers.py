@@ -104,3 +104,11 @@ def assert_unique_ids_under(root: Path) -> int:
             if assert_unique_record_ids(path):
                 checked += 1
     return checked
+
+
+def run_convert(src: Path, out: Path, *args: str) -> int:
+    """``crawlmill convert SRC -o OUT ARGS...`` run in this process, with no progress line;
+    its exit code."""
+    from crawlmill.core.cli import main
+
+    return main(["convert", str(src), "-o", str(out), "--progress", "never", *args])

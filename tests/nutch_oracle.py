@@ -95,3 +95,28 @@ class NutchJava:
         """Each of ``java_classes`` of ``release`` made by its no-argument constructor and never
         read: ``{"hex", "str", "fields"}`` (what Java writes of it) or ``{"error"}``."""
         return self._run(release, "blank", *java_classes)
+
+
+def assert_round_trip_and_nutch_reads(
+    java: NutchJava, name: str, values: list, tmp_path: Path, java_says: str, *, equal: bool = True
+) -> None:
+    """Each of ``values`` of the Writable ``name`` encodes, decodes and encodes again to the
+    same bytes (through plain data and the registered Writable too; ``equal``: decodes to an
+    equal value), and Nutch's class of release-1.22 consumes the bytes exactly, writes them
+    back unchanged, and its ``toString`` of the first holds ``java_says``."""
+    from crawlmill.formats.hadoop.nutch import decode_nutch, encode_nutch, from_plain, to_plain
+    from crawlmill.plugins.writables.lookup import find_writable
+
+    encoded = [encode_nutch(name, v) for v in values]
+    for value, data in zip(values, encoded, strict=True):
+        back = decode_nutch(name, data)
+        assert encode_nutch(name, back) == data
+        assert encode_nutch(name, from_plain(to_plain(back))) == data
+        writable = find_writable(name)()
+        assert writable.write(writable.read(data)) == data
+        if equal:
+            assert back == value
+    got = java.read_values("1.22", name, encoded, tmp_path)
+    assert [g.get("error") for g in got] == [None] * len(encoded)
+    assert [bytes.fromhex(g["hex"]) for g in got] == encoded  # Java writes our bytes
+    assert java_says in got[0]["str"]

@@ -7,7 +7,7 @@ Rules that decide "touched" (documented in README.md):
 
 * plain file: a record is touched when the damaged range overlaps its bytes (separator
   included); an insertion exactly between two records touches neither;
-* compressed unit (gzip member, zstd frame): damage at byte ``x`` of a unit touches every
+* compressed unit (gzip member, zstd frame, bzip2 stream): damage at byte ``x`` of a unit touches every
   record of that unit that ends after what the unit's bytes before ``x`` inflate to (a
   decoder cannot go past damage inside one deflate stream), at least the unit's last record;
   other units are untouched;
@@ -639,16 +639,18 @@ class Pattern:
         return self.make(_Ctx(intact, rng))
 
 
-_ALL = frozenset({"plain", "gzip", "gzip-whole", "zstd"})
-_COMPRESSED = frozenset({"gzip", "gzip-whole", "zstd"})
+_ALL = frozenset({"plain", "gzip", "gzip-whole", "zstd", "bzip2"})
+_COMPRESSED = frozenset({"gzip", "gzip-whole", "zstd", "bzip2"})
 _GZIP = frozenset({"gzip", "gzip-whole"})
+#: bombs are built for gzip and zstd only (a bzip2 one takes long to make).
+_BOMBS = frozenset({"plain", "gzip", "gzip-whole", "zstd"})
 
 PATTERNS: list[Pattern] = [
     Pattern("truncate-any", _ALL, truncate_any),
     Pattern("truncate-header", _ALL, truncate_header),
     Pattern("truncate-block", _ALL, truncate_block),
     Pattern("truncate-member", _COMPRESSED, truncate_member),
-    Pattern("truncate-boundary", frozenset({"plain", "gzip", "zstd"}), truncate_boundary),
+    Pattern("truncate-boundary", frozenset({"plain", "gzip", "zstd", "bzip2"}), truncate_boundary),
     Pattern("bitflip-magic", _ALL, bitflip_magic),
     Pattern("bitflip-header", _ALL, bitflip_header),
     Pattern("bitflip-any", _COMPRESSED, bitflip_any),
@@ -665,10 +667,10 @@ PATTERNS: list[Pattern] = [
     Pattern("length-minus", _ALL, length_minus),
     Pattern("length-absurd", _ALL, length_absurd),
     Pattern("bomb-member", frozenset({"gzip", "zstd"}), bomb_member, samples=False),
-    Pattern("bomb-header", _ALL, bomb_header, samples=False),
+    Pattern("bomb-header", _BOMBS, bomb_header, samples=False),
     Pattern("garbage-prefix", _ALL, garbage_prefix),
     Pattern("zeros-prefix", _ALL, zeros_prefix),
-    Pattern("zero-run", frozenset({"plain", "gzip", "zstd"}), zero_run),
+    Pattern("zero-run", frozenset({"plain", "gzip", "zstd", "bzip2"}), zero_run),
 ]
 
 

@@ -19,11 +19,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .cases import Case
-from .check import Failure, _report, run_failures
+from .check import Failure
 from .damage import Damaged
 from .db_inputs import DB_INPUTS, DbInput
 from .runner import Runner
-from .seq_cases import SeqBaseline, evaluate
+from .seq_cases import SeqBaseline, evaluate, intact_failures
 from .seq_damage import SEQ_PATTERNS, seq_patterns_for
 from .seq_oracle import SeqEntry, SeqFile, content, parse_seqfile
 
@@ -100,13 +100,7 @@ class DbHarness:
             shutil.rmtree(work, ignore_errors=True)
             out = work / "out"
             run = self.runner.run(self._argv(kind, path, out), work, work / "logs")
-            base = DbBaseline(rss_kb=run.maxrss_kb)
-            report = _report(out)
-            base.failures += run_failures(run, report)
-            if run.rc != 0:
-                base.failures.append(("exception", f"intact folder: exit {run.rc}"))
-            if report and report.get("damages"):
-                base.failures.append(("spurious", f"intact: {report['damages'][:2]}"))
+            base = DbBaseline(rss_kb=run.maxrss_kb, failures=intact_failures(run, out))
             keys = [content(f.key_class, e.key) for e in f.entries]
             everything: Counter = Counter()
             outputs = [[e.form(o.key_class, o.value_class) for e in o.entries]

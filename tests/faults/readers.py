@@ -31,7 +31,7 @@ class InputKind:
     the oracle is the generator, the inflated length of every record (else ``None``: warcio
     lists the records). ``containers`` names the file's layout (``plain``, ``gzip`` = a member
     per record, ``gzip-whole``, ``zstd`` = a frame per record); damage patterns pick inputs
-    by it. ``sample`` is true for files from the shared samples (absent -> skipped)."""
+    by it (``bzip2``: a stream per record). ``sample`` is true for files from the shared samples (absent -> skipped)."""
 
     id: str
     fmt: str
@@ -128,6 +128,9 @@ READERS: list[ReaderEntry] = [
                 _synthetic("synthetic.warc.gz", _w(), "gzip-whole"),
             ),
             InputKind("warc/zstd", "warc", "zstd", _synthetic("synthetic.warc.zst", _w(), "zstd")),
+            InputKind(
+                "warc/bzip2", "warc", "bzip2", _synthetic("synthetic.warc.bz2", _w(), "bzip2")
+            ),
             InputKind(
                 "warc/sample-plain",
                 "warc",

@@ -39,7 +39,14 @@ from .seq_damage import SEQ_PATTERNS, seq_patterns_for
 from .seq_inputs import SEQ_INPUTS, SeqInput
 from .seq_oracle import SeqFile, parse_seqfile, read_output
 
-__all__ = ["HEADER_PATTERNS", "SeqCase", "SeqHarness", "enumerate_seq_cases"]
+__all__ = [
+    "HEADER_PATTERNS",
+    "SeqCase",
+    "SeqHarness",
+    "enumerate_seq_cases",
+    "evaluate",
+    "intact_failures",
+]
 
 #: patterns that damage the header: run with ``--from`` the reader under test.
 HEADER_PATTERNS = frozenset(
@@ -109,13 +116,7 @@ class SeqHarness:
             shutil.rmtree(work, ignore_errors=True)
             out = work / "out"
             run = self.runner.run(self._argv(self.inputs[input_id], path, out), work, work / "logs")
-            base = SeqBaseline(run.maxrss_kb)
-            report = _report(out)
-            base.failures += run_failures(run, report)
-            if run.rc != 0:
-                base.failures.append(("exception", f"intact file: exit {run.rc}"))
-            if report and report.get("damages"):
-                base.failures.append(("spurious", f"intact: {report['damages'][:2]}"))
+            base = SeqBaseline(run.maxrss_kb, intact_failures(run, out))
             forms, bad = read_output(str(out))
             want = Counter(e.form(f.key_class, f.value_class) for e in f.entries)
             missing = want - Counter(forms)
@@ -155,6 +156,18 @@ class SeqHarness:
 
     def close(self) -> None:
         self.runner.close()
+
+
+def intact_failures(run: RunResult, out: Path) -> list[Failure]:
+    """What failed in the conversion of an intact input: the run's own failures, an exit
+    other than 0, any damage reported."""
+    report = _report(out)
+    fails = run_failures(run, report)
+    if run.rc != 0:
+        fails.append(("exception", f"intact input: exit {run.rc}"))
+    if report and report.get("damages"):
+        fails.append(("spurious", f"intact: {report['damages'][:2]}"))
+    return fails
 
 
 def evaluate(

@@ -211,7 +211,8 @@ def clueweb09_records(seed: int, n: int = 12, prefix: str = "clueweb09-en0000-00
 
 def pack(records: list[bytes], layout: str) -> bytes:
     """The file bytes of ``records`` in ``layout``: ``plain``, ``gzip`` (a member per record),
-    ``gzip-whole`` (one member), ``zstd`` (a frame per record)."""
+    ``gzip-whole`` (one member), ``zstd`` (a frame per record), ``bzip2`` (a stream per
+    record)."""
     if layout == "plain":
         return b"".join(records)
     if layout == "gzip-whole":

@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import pytest
 from crawlmill.formats.hadoop import nutch_index as ix
-from crawlmill.formats.hadoop.nutch import decode_nutch, encode_nutch, from_plain, to_plain
+from crawlmill.formats.hadoop.nutch import decode_nutch, encode_nutch
 from crawlmill.formats.hadoop.nutch_io import Metadata
-from crawlmill.plugins.writables.lookup import find_writable
 
-from tests.nutch_oracle import NutchJava
+from tests.nutch_oracle import assert_round_trip_and_nutch_reads
 
 FIELD = ix.NutchField(2.0, [["java.lang.String", "caf\u00e9"], ["java.lang.Boolean", True],
                             ["java.lang.Integer", -7], ["java.lang.Float", 0.25],
@@ -29,24 +28,9 @@ VALUES = {
 JAVA_SAYS = {ix.NUTCH_FIELD: "caf\u00e9", ix.NUTCH_DOCUMENT: "title", ix.NUTCH_INDEX_ACTION: ""}
 
 
-@pytest.fixture(scope="session")
-def java(tmp_path_factory):
-    return NutchJava(tmp_path_factory.mktemp("nutch-java"))
-
-
 @pytest.mark.parametrize("name", list(VALUES), ids=lambda n: n.rsplit(".", 1)[-1])
-def test_each_value_round_trips_and_nutchs_class_reads_it_exactly(name, java, tmp_path):
-    encoded = [encode_nutch(name, v) for v in VALUES[name]]
-    for value, data in zip(VALUES[name], encoded, strict=True):
-        back = decode_nutch(name, data)
-        assert back == value
-        assert encode_nutch(name, from_plain(to_plain(back))) == data
-        writable = find_writable(name)()
-        assert writable.write(writable.read(data)) == data
-    got = java.read_values("1.22", name, encoded, tmp_path)
-    assert [g.get("error") for g in got] == [None] * len(encoded)
-    assert [bytes.fromhex(g["hex"]) for g in got] == encoded
-    assert JAVA_SAYS[name] in got[0]["str"]
+def test_each_value_round_trips_and_nutchs_class_reads_it_exactly(name, nutch_java, tmp_path):
+    assert_round_trip_and_nutch_reads(nutch_java, name, VALUES[name], tmp_path, JAVA_SAYS[name])
 
 
 def test_field_layout_from_the_source():

@@ -42,7 +42,7 @@ from crawlmill.formats.hadoop.nutch_io import Metadata, ParseStatus, ProtocolSta
 from crawlmill.formats.hadoop.nutch_parse import Outlink, ParseData, ParseText
 from crawlmill.formats.hadoop.writables import MapValue
 
-from tests.nutch_oracle import OLD_RELEASE, NutchJava
+from tests.nutch_oracle import OLD_RELEASE
 
 H = "org.apache.hadoop.io."
 TEXT, INT, LONG, FLOAT = H + "Text", H + "IntWritable", H + "LongWritable", H + "FloatWritable"
@@ -174,12 +174,7 @@ def canon(x: Any) -> Any:
 
 
 @pytest.fixture(scope="module")
-def java(tmp_path_factory):
-    return NutchJava(tmp_path_factory.mktemp("nutch-java"))
-
-
-@pytest.fixture(scope="module")
-def java_read(java, tmp_path_factory):
+def java_read(nutch_java, tmp_path_factory):
     """Java's reading of every value of VALUES: ``{class: [result per value]}``, one JVM per
     release."""
     tmp = tmp_path_factory.mktemp("values")
@@ -187,7 +182,7 @@ def java_read(java, tmp_path_factory):
     for release in sorted({r for r, _ in VALUES.values()}):
         names = [n for n, (r, _) in VALUES.items() if r == release]
         pairs = [(n, encode_nutch(n, v)) for n in names for v in VALUES[n][1]]
-        got = iter(java.read_many(release, pairs, tmp / release))
+        got = iter(nutch_java.read_many(release, pairs, tmp / release))
         for n in names:
             results[n] = [next(got) for _ in VALUES[n][1]]
     return results
@@ -229,10 +224,12 @@ def test_a_field_we_got_wrong_would_show(java_read):
     (PARSE_STATUS, ParseStatus(1, 2, 200, ["gzip", "args"])),
     (PROTOCOL_STATUS, ProtocolStatus(1, 14, 5, ["gzip"])),
 ], ids=["ParseStatus", "ProtocolStatus"])  # fmt: skip
-def test_java_rewrites_a_version_1_value_as_2_and_we_read_its_bytes(name, old, java, tmp_path):
+def test_java_rewrites_a_version_1_value_as_2_and_we_read_its_bytes(
+    name, old, nutch_java, tmp_path
+):
     # ParseStatus/ProtocolStatus.readFields: "case 1: ... WritableUtils.readCompressedStringArray";
     # write: "out.writeByte(VERSION)" (2) and a plain string array
-    (got,) = java.read_many("1.22", [(name, encode_nutch(name, old))], tmp_path)
+    (got,) = nutch_java.read_many("1.22", [(name, encode_nutch(name, old))], tmp_path)
     assert got.get("error") is None, got
     java_bytes = bytes.fromhex(got["hex"])
     assert java_bytes[0] == 2
@@ -248,8 +245,8 @@ BLANK = {"1.22": [PARSE_STATUS, PROTOCOL_STATUS, CRAWL_DATUM, tl.SELECTOR_ENTRY,
 
 
 @pytest.mark.parametrize("release", list(BLANK))
-def test_we_read_the_values_javas_constructors_make(release, java):
-    for name, got in zip(BLANK[release], java.blank(release, BLANK[release]), strict=True):
+def test_we_read_the_values_javas_constructors_make(release, nutch_java):
+    for name, got in zip(BLANK[release], nutch_java.blank(release, BLANK[release]), strict=True):
         assert got.get("error") is None, f"{name}: {got}"
         data = bytes.fromhex(got["hex"])
         ours = decode_nutch(name, data)

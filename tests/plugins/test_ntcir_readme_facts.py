@@ -142,6 +142,20 @@ def _tree_pages(root: Path) -> dict[str, dict[str, bytes]]:
     return found
 
 
+def _one_utf8_page(tmp_path: Path, page: str) -> tuple[dict[str, bytes], dict]:
+    """The three trees' ``.data`` of one UTF-8 page converted from a WARC (exit 0), and the
+    run's report."""
+    src = tmp_path / "in"
+    src.mkdir()
+    (src / "a.warc").write_bytes(
+        warc([("http://a.example.jp/", head("text/html; charset=UTF-8"), page.encode())])
+    )
+    code, report = convert(src, tmp_path / "nw")
+    assert code == 0
+    (got,) = _tree_pages(tmp_path / "nw").values()
+    return got, report
+
+
 def test_cooked_and_euc_are_euc_jp_for_pages_that_are_not_japanese(tmp_path):
     """10. (7) "Α - Ω ==> corresponding greek upper case letters in EUC ... alphabets
     with diacritical marks ==> corresponding alphabets without diacritical marks ... others
@@ -348,14 +362,7 @@ def test_the_euc_tree_converts_jis_characters_and_keeps_the_rest_as_references(t
     import html
 
     page = f"<html><p title='é'>{JA}: Café € 😀 &eacute;&#233;</p></html>"
-    src = tmp_path / "in"
-    src.mkdir()
-    (src / "a.warc").write_bytes(
-        warc([("http://a.example.jp/", head("text/html; charset=UTF-8"), page.encode())])
-    )
-    code, report = convert(src, tmp_path / "nw")
-    assert code == 0
-    (got,) = _tree_pages(tmp_path / "nw").values()
+    got, report = _one_utf8_page(tmp_path, page)
     euc = got["euc"]
     # valid EUC-JP for an independent decoder, the JIS characters as iconv encodes them
     as_utf8 = _iconv(euc, "EUC-JP", "UTF-8").decode("utf-8")
@@ -383,14 +390,7 @@ def test_the_cooked_tree_treats_a_character_as_rule_7_treats_its_entity(tmp_path
     assert RULE_6 in text and all(words in text for words in RULE_7)
 
     page = "<p>é|&eacute;|&#233;|Æ|&AElig;|ß|&szlig;|€|&euro;|Α|&Alpha;</p>"
-    src = tmp_path / "in"
-    src.mkdir()
-    (src / "a.warc").write_bytes(
-        warc([("http://a.example.jp/", head("text/html; charset=UTF-8"), page.encode())])
-    )
-    code, report = convert(src, tmp_path / "nw")
-    assert code == 0
-    (got,) = _tree_pages(tmp_path / "nw").values()
+    got, report = _one_utf8_page(tmp_path, page)
     cooked = _iconv(got["cooked"], "EUC-JP", "UTF-8").decode("utf-8")
     assert cooked == "e|e||AE|AE|ss|ss| | |Α|Α"
     assert b"?" not in got["cooked"]

@@ -18,13 +18,8 @@ from crawlmill.formats.hadoop.nutch_write_db import NEWEST_RELEASE, inlinks_layo
 from crawlmill.formats.hadoop.sequencefile import iter_entries, read_header
 from crawlmill.plugins.readers.nutch_db import NutchLinkDbReader
 
-from tests.nutch_oracle import RELEASES, NutchJava
+from tests.nutch_oracle import RELEASES
 from tests.plugins.nutch_inputs import write_warc
-
-
-@pytest.fixture(scope="session")
-def java(tmp_path_factory):
-    return NutchJava(tmp_path_factory.mktemp("nutch-java"))
 
 
 def linkdb(tmp_path, *options: str):
@@ -54,13 +49,13 @@ def test_the_default_is_the_newest_release_kept_as_an_oracle():
 
 
 @pytest.mark.parametrize("version", [None, "1.20", "1.21"])
-def test_each_release_reads_the_layout_written_for_it_and_no_other(tmp_path, java, version):
+def test_each_release_reads_the_layout_written_for_it_and_no_other(tmp_path, nutch_java, version):
     data_path = linkdb(tmp_path, *([f"nutch_version={version}"] if version else []))
     written = ours(data_path)
     assert len(written) == 4  # a.example/, a.example/self, b.example/x, c.example/
     target = version or NEWEST_RELEASE
     for release in RELEASES:
-        got = java.read_seq(release, data_path)
+        got = nutch_java.read_seq(release, data_path)
         if inlinks_layout(release) == inlinks_layout(target):
             assert [g.get("error") for g in got] == [None] * len(written)
             # Java's Inlinks writes the bytes we wrote (one inlink each: no set order to differ)

@@ -16,16 +16,10 @@ from crawlmill.core.cli import main
 from crawlmill.formats.hadoop.nutch_write import warcinfo_metadata, warcinfos_of_metadata
 from crawlmill.formats.hadoop.sequencefile import read_header
 
-from tests.nutch_oracle import NutchJava
 from tests.plugins.nutch_inputs import write_warc
 
 INFO = "software: a crawler 1.0\r\nformat: WARC File Format 1.1\r\noperator: caf\u00e9\r\n"
 SEG = "20240506070809"
-
-
-@pytest.fixture(scope="session")
-def java(tmp_path_factory):
-    return NutchJava(tmp_path_factory.mktemp("nutch-java"))
 
 
 def test_metadata_pairs_round_trip_in_number_order():
@@ -72,10 +66,10 @@ def test_a_clean_warc_converts_with_exit_0_and_keeps_its_warcinfo(tmp_path, caps
     assert warcinfos_of_metadata(read_header(other).metadata) == []
 
 
-def test_hadoop_reads_the_warcinfo_metadata(tmp_path, java):
+def test_hadoop_reads_the_warcinfo_metadata(tmp_path, nutch_java):
     src = write_warc(tmp_path / "in.warc", info=INFO)
     assert _convert(src, "nutch-linkdb", tmp_path / "db") == 0  # Inlinks: a class compiled here
-    got = java.read_meta("1.22", tmp_path / "db" / "current" / "part-r-00000" / "data")
+    got = nutch_java.read_meta("1.22", tmp_path / "db" / "current" / "part-r-00000" / "data")
     values = {g["key"]: g["value"] for g in got}
     assert values["crawlmill.warcinfo.00000.block"] == INFO
     assert values["crawlmill.warcinfo.00000.header"].startswith("WARC/1.1\r\nWARC-Type: warcinfo")

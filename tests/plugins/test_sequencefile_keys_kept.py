@@ -9,10 +9,9 @@ import json
 from pathlib import Path
 
 import pytest
-from crawlmill.core.cli import main
 from crawlmill.formats.hadoop.sequencefile import Entry, iter_entries, read_header
 
-from tests.helpers import record_ids
+from tests.helpers import record_ids, run_convert
 
 #: one sample per (key class, value class) pair of /work/shared/samples (and the BLOCK ones).
 SAMPLES = [
@@ -50,41 +49,11 @@ def test_keys_and_values_survive_a_warc(samples, tmp_path, rel):
     header = read_header(src.read_bytes())
     warc_dir, seq_dir = tmp_path / "warc", tmp_path / "seq"
     args = ["--workers", "1"]
-    assert (
-        main(
-            [
-                "convert",
-                str(src),
-                "--from",
-                "sequencefile",
-                "--to",
-                "warc",
-                "-o",
-                str(warc_dir),
-                *args,
-            ]
-        )
-        == 0
-    )
+    assert run_convert(src, warc_dir, "--from", "sequencefile", "--to", "warc", *args) == 0
     (warc,) = list(warc_dir.rglob("*.warc.gz"))
     assert record_ids(warc) is None or len(record_ids(warc)) == len(before) + 1
-    assert (
-        main(
-            [
-                "convert",
-                str(warc),
-                "--to",
-                "sequencefile",
-                "-o",
-                str(seq_dir),
-                *args,
-                "--filter",
-                "kind",
-                "keep=response,resource",
-            ]
-        )
-        == 0
-    )
+    keep = ("--filter", "kind", "keep=response,resource")
+    assert run_convert(warc, seq_dir, "--to", "sequencefile", *args, *keep) == 0
     report = json.loads((seq_dir / ".crawlmill" / "report.json").read_text())
     assert report["quarantined"] == 0
     (out,) = [p for p in seq_dir.rglob("*.seq")]
@@ -98,23 +67,7 @@ def test_the_key_field_is_base64_of_the_serialized_key(need, tmp_path, samples):
     warcio = need("warcio.archiveiterator")
     src = samples / "hadoop-oracle-generated/types/IntWritable.seq"
     out = tmp_path / "warc"
-    assert (
-        main(
-            [
-                "convert",
-                str(src),
-                "--from",
-                "sequencefile",
-                "--to",
-                "warc",
-                "-o",
-                str(out),
-                "--workers",
-                "1",
-            ]
-        )
-        == 0
-    )
+    assert run_convert(src, out, "--from", "sequencefile", "--to", "warc", "--workers", "1") == 0
     (warc,) = list(out.rglob("*.warc.gz"))
     keys = []
     with open(warc, "rb") as fh:
