@@ -230,7 +230,9 @@ class SequenceFileReader(Reader):
                 )
                 damaged += 1
                 continue
-            yield self._record(ctx, header, file_extras, item, n, key_w, value_w)
+            record = self._record(ctx, header, file_extras, item, n, key_w, value_w)
+            item = None  # the entry's value bytes go with it (the record holds the content)
+            yield record
             n += 1
         # nothing to write: the header's classes and metadata go nowhere, say so
         if n == 0 and not damaged:
