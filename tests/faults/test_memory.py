@@ -241,6 +241,50 @@ def _seq_record_bomb(d: Path) -> Path:
     return p
 
 
+# -- Common Crawl 2012 metadata -------------------------------------------------------------
+
+
+def _cc_metadata(d: Path, extra: bytes) -> Path:
+    """A ``metadata-00000`` SequenceFile (Text URL -> Text JSON, BLOCK gzip) of three entries,
+    then ``extra`` (a block of its own)."""
+    import io
+
+    from crawlmill.formats.hadoop.codecs import codec_named
+    from crawlmill.formats.hadoop.sequencefile import SequenceFileWriter
+
+    buf = io.BytesIO()
+    w = SequenceFileWriter(
+        buf, _TEXT, _TEXT, compression="block", codec=codec_named("gzip"), sync=_SYNC
+    )
+    for i in range(3):
+        meta = json.dumps({"attempt_time": 1341690154994 + i, "disposition": "SUCCESS"}).encode()
+        w.append(_key(f"http://example.org/{i}"), _vlong(len(meta)) + meta)
+    w.close()
+    (p := d / "metadata-00000").write_bytes(buf.getvalue() + extra)
+    return p
+
+
+def _cc_metadata_bomb(d: Path) -> Path:
+    """A block whose values buffer is a gzip member of 2 GiB."""
+    import gzip
+
+    k = _key("http://big.example/")
+    lens = [gzip.compress(_vlong(len(k))), gzip.compress(k), gzip.compress(_vlong(2 * GiB))]
+    return _cc_metadata(d, _block(1, [*lens, gzip_bomb(b"", 2 * GiB)]))
+
+
+def _cc_metadata_valid(d: Path) -> Path:
+    """A block with one entry whose JSON value is ``VALID`` bytes (a long title)."""
+    import gzip
+
+    k = _key("http://big.example/")
+    pad = VALID - len(b'{"disposition": "SUCCESS", "content": {"title": ""}}')
+    value = b'{"disposition": "SUCCESS", "content": {"title": "' + b"t" * pad + b'"}}'
+    value = _vlong(len(value)) + value
+    lens = [gzip.compress(_vlong(len(k))), gzip.compress(k), gzip.compress(_vlong(len(value)))]
+    return _cc_metadata(d, _block(1, [*lens, gzip.compress(value, 1)]))
+
+
 # -- NTCIR -----------------------------------------------------------------------------------
 
 
@@ -308,6 +352,8 @@ CASES = [
     MemCase("seq/block-lengths-2GiB", "sequencefile", _seq_block_lengths, 3),
     MemCase("seq/block-bomb-2GiB", "sequencefile", _seq_block_bomb, 3),
     MemCase("seq/record-bomb-2GiB", "sequencefile", _seq_record_bomb, 3),
+    MemCase("cc-metadata/block-bomb-2GiB", "cc-metadata", _cc_metadata_bomb, 3),
+    MemCase("cc-metadata/valid-json", "cc-metadata", _cc_metadata_valid, 4, valid=True),
     MemCase("ntcir/page-of-3R", "ntcir", _ntcir_large, 1, samples=True),
     MemCase("ntcir/valid-page", "ntcir", _ntcir_valid, 2, valid=True, samples=True),
 ]
@@ -318,6 +364,7 @@ _TINY = {
     "warc": lambda d: sparse_file(d / "tiny.warc", list(_W)),
     "sequencefile": lambda d: sparse_file(d / "tiny.seq", [_seq("none", None)]),
     "ntcir": lambda d: _ntcir(d, 1000),
+    "cc-metadata": lambda d: _cc_metadata(d, b""),
 }
 
 
