@@ -72,17 +72,27 @@ class HadoopCodec:
         return out
 
 
+#: how much one inflate call may produce: a stream is inflated in such chunks, so one that
+#: goes beyond its limit (a bomb) is stopped holding the limit, not twice it.
+INFLATE_CHUNK = 16 << 20
+
+
 def _inflate(wbits: int, what: str) -> Callable[[bytes, int], bytes]:
     def run(data: bytes, limit: int) -> bytes:
-        parts: list[bytes] = []  # one stream (the usual case) is returned without a copy
+        parts: list[bytes] = []  # one chunk (the usual case) is returned without a copy
         size = 0
         while True:
             d = zlib.decompressobj(wbits)
-            part = d.decompress(data, limit + 1 - size)
-            size += len(part)
-            parts.append(part)
-            if size > limit:
-                raise CodecError(f"{what} stream inflates beyond the limit of {limit} bytes")
+            feed = data
+            while not d.eof:
+                part = d.decompress(feed, min(INFLATE_CHUNK, limit + 1 - size))
+                feed = d.unconsumed_tail
+                if not part and not feed:
+                    break  # input used up, no more output: cut short
+                size += len(part)
+                parts.append(part)
+                if size > limit:
+                    raise CodecError(f"{what} stream inflates beyond the limit of {limit} bytes")
             if not d.eof:
                 raise CodecError(f"{what} stream cut short ({len(data)} bytes)")
             data = d.unused_data
@@ -95,17 +105,25 @@ def _inflate(wbits: int, what: str) -> Callable[[bytes, int], bytes]:
 
 
 def _bunzip(data: bytes, limit: int) -> bytes:
-    out = bytearray()
+    parts: list[bytes] = []  # chunks, joined once: a bomb stops holding its limit
+    size = 0
     while True:
         d = bz2.BZ2Decompressor()
-        out += d.decompress(data, max_length=limit + 1 - len(out))
-        if len(out) > limit:
-            raise CodecError(f"bzip2 stream inflates beyond the limit of {limit} bytes")
+        feed = data
+        while not d.eof:
+            part = d.decompress(feed, max_length=min(INFLATE_CHUNK, limit + 1 - size))
+            feed = b""
+            size += len(part)
+            parts.append(part)
+            if size > limit:
+                raise CodecError(f"bzip2 stream inflates beyond the limit of {limit} bytes")
+            if not part and d.needs_input:
+                break  # input used up: cut short
         if not d.eof:
             raise CodecError(f"bzip2 stream cut short ({len(data)} bytes)")
         data = d.unused_data
         if not data:
-            return bytes(out)
+            return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
 def _gzip(data: bytes) -> bytes:

@@ -32,6 +32,8 @@ uncompressed key + value bytes and on close, each of the four buffers compressed
 
 from __future__ import annotations
 
+import contextlib
+import mmap
 import os
 import struct
 from collections.abc import Callable, Iterator
@@ -63,6 +65,8 @@ SYNC_SIZE = 20
 SYNC_INTERVAL = 5 * 1024 * SYNC_SIZE
 #: ``io.seqfile.compress.blocksize``: a BLOCK block is flushed at this many key + value bytes.
 BLOCK_SIZE = 1_000_000
+#: file pages of an ``mmap`` read past are handed back in steps of this many bytes.
+RELEASE_STEP = 32 << 20
 COMPRESSIONS = ("none", "record", "block")
 
 
@@ -261,6 +265,7 @@ class _Framer:
         self.max_record = max_record_bytes
         self.max_inflate = max_decompressed_bytes
         self._synced = False  # a sync marker directly precedes the next record
+        self._released = 0  # file pages of an ``mmap`` before this were handed back
 
     def damage(self, start: int, end: int, code: str, reason: str) -> Damage:
         chunk = bytes(self.data[start : min(end, start + self.max_record)])
@@ -309,17 +314,34 @@ class _Framer:
                 if self.h.compression == "block":
                     entries, end = self.block(pos, block_no)
                     block_no += 1
+                    self._release(end)
                     yield from entries
                     pos = end
                 else:
                     item, pos = self.record(pos)
+                    self._release(pos)
                     if item is not None:
-                        yield item
+                        box, item = [item], None
+                        yield box.pop()  # this frame keeps no reference to a large value
             except _Damaged as exc:
                 self._synced = False
                 end = self.size if exc.to_end else self.resync(exc.start + 1)
                 yield self.damage(exc.start, end, exc.code, exc.reason)
                 pos = end
+
+    def _release(self, pos: int) -> None:
+        """Hand the file pages of an ``mmap`` before ``pos`` back to the kernel every
+        :data:`RELEASE_STEP` bytes: what was read stays in the page cache, not in this
+        process's resident memory (a large record would otherwise count twice, as pages and
+        as the bytes copied out of them)."""
+        if pos - self._released < RELEASE_STEP:
+            return
+        madvise = getattr(self.data, "madvise", None)
+        end = pos - pos % mmap.PAGESIZE
+        if madvise is not None and end > self._released:
+            with contextlib.suppress(OSError, ValueError):
+                madvise(mmap.MADV_DONTNEED, self._released, end - self._released)
+        self._released = end
 
     # -- NONE and RECORD ---------------------------------------------------------------------
 

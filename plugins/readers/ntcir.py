@@ -55,6 +55,7 @@ from typing import Any, Literal
 
 from crawlmill.core import (
     Check,
+    Damage,
     InputFile,
     Outlink,
     PluginOptions,
@@ -283,7 +284,9 @@ class NtcirReader(Reader):
                 missing = data_name if data_name not in parts else meta_name
                 ctx.report_check(Check(ctx.input.path, "page pair", False, f"{missing} is missing"))
                 continue
-            yield self._record(ctx, lists, parts, tree, page, aliases, where)
+            record = self._record(ctx, lists, parts, tree, page, aliases, where)
+            if record is not None:
+                yield record
 
     def _read_nw1000g(self, ctx: ReadContext) -> Iterator[Record]:
         """An NW1000G-04 site: one Record per ``.filelist`` line of the payload tree, in
@@ -312,25 +315,32 @@ class NtcirReader(Reader):
                     ctx.report_check(Check(filelist, "filelist", False,
                         f"line {item.line}: {dat_path(site, item.part)} is missing from {tree}/"))  # fmt: skip
                     continue
-                yield self._dat_record(ctx, tree, item.part, item.url, item.field1)
+                if (
+                    rec := self._dat_record(ctx, tree, item.part, item.url, item.field1)
+                ) is not None:
+                    yield rec
         for name in sorted(n for n in parts if n.startswith(f"{tree}/") and n.endswith(".dat")):
             if name not in listed:  # delivered all the same: no page is lost
                 where = filelist or f"{tree}/{site[:3]}/{site}.filelist"
                 ctx.report_check(Check(parts[name], "filelist", False, f"not listed in {where}"))
-                yield self._dat_record(ctx, tree, name.split("/", 1)[1][: -len(".dat")], None, None)
+                part = name.split("/", 1)[1][: -len(".dat")]
+                if (rec := self._dat_record(ctx, tree, part, None, None)) is not None:
+                    yield rec
 
     def _dat_record(
         self, ctx: ReadContext, tree: str, part: str, url: str | None, field1: str | None
-    ) -> Record:
+    ) -> Record | None:
         parts = ctx.input.parts
         path = parts[f"{tree}/{part}.dat"]
-        with open(path, "rb") as fh:
-            payload = fh.read()
+        max_record = ctx.limits.max_record_bytes
+        payload = read_bounded(ctx, path, max_record)
+        if payload is None:
+            return None
         text = None
         cooked = parts.get(f"cook/{part}.dat") or parts.get(f"cooked/{part}.dat")
         if self.options.text and cooked is not None:
-            with open(cooked, "rb") as fh:
-                text = fh.read().decode("euc_jp", "replace")
+            raw = read_bounded(ctx, cooked, max_record)
+            text = None if raw is None else raw.decode("euc_jp", "replace")
         extras: NtcirExtras = {
             "variant": NW1000G,
             "site": ctx.input.meta.get("site"),
@@ -410,11 +420,14 @@ class NtcirReader(Reader):
         page: str,
         aliases: list[str],
         where: tuple[str, str, int] | None = None,
-    ) -> Record:
+    ) -> Record | None:
         data_path = parts[f"{tree}/{page}.data"]
         meta_path = parts[f"{tree}/{page}.meta"]
-        with open(meta_path, "rb") as fh:
-            meta_bytes = fh.read()
+        max_record = ctx.limits.max_record_bytes
+        meta_bytes = read_bounded(ctx, meta_path, ctx.limits.max_header_bytes, "max_header_bytes")
+        payload = read_bounded(ctx, data_path, max_record) if meta_bytes is not None else None
+        if meta_bytes is None or payload is None:
+            return None
         info = parse_meta(meta_bytes)
         if info.other:  # kept in extras["other"]; the user is told they are there
             ctx.report_warning(
@@ -423,8 +436,6 @@ class NtcirReader(Reader):
                 f" kept as extras 'other' (first: {info.other[0][:60]!r})",
                 offset=meta_bytes.find(info.other[0]),
             )
-        with open(data_path, "rb") as fh:
-            payload = fh.read()
         doc_id = info.doc_id
         missing = [name for name in (DOCID, URL) if not (info.get(name) or b"").strip()]
         if missing:  # delivered all the same: the page bytes are there
@@ -436,8 +447,8 @@ class NtcirReader(Reader):
         text = None
         cooked = parts.get(f"cooked/{page}.data") or parts.get(f"cook/{page}.data")
         if self.options.text and cooked is not None:
-            with open(cooked, "rb") as fh:
-                text = fh.read().decode("euc_jp", "replace")
+            raw = read_bounded(ctx, cooked, max_record)
+            text = None if raw is None else raw.decode("euc_jp", "replace")
         extras: NtcirExtras = {
             "site": ctx.input.meta.get("site"),
             "page": page,
@@ -474,6 +485,23 @@ class NtcirReader(Reader):
             extras={"ntcir": extras},
             source=Provenance(data_path, 0, len(payload), "ntcir"),
         )
+
+
+def read_bounded(
+    ctx: ReadContext, path: str, limit: int, limit_name: str = "max_record_bytes"
+) -> bytes | None:
+    """The bytes of the page file ``path`` when it holds at most ``limit`` bytes; else
+    ``record-too-large`` damage (its first ``limit`` bytes quarantined) and ``None``: memory
+    stays at the limit whatever the file's size."""
+    with open(path, "rb") as fh:
+        size = os.fstat(fh.fileno()).st_size
+        data = fh.read(min(size, limit))  # no buffer of ``limit`` for a small file
+        if not fh.read(1):
+            return data
+        size = max(size, len(data) + 1)
+    reason = f"file of {size} bytes exceeds {limit_name}={limit}; skipped"
+    ctx.report_damage(Damage(path, 0, reason, size, data, "record-too-large"))
+    return None
 
 
 def _text(value: bytes | None) -> str | None:

@@ -205,15 +205,18 @@ class SequenceFileReader(Reader):
                 )
                 damaged += 1
                 continue
-            yield self._record(ctx, header, file_extras, item, n, key_w, value_w)
+            record = self._record(ctx, header, file_extras, item, n, key_w, value_w)
+            item = None  # the entry's value bytes go with it (the record holds the content)
+            yield record
             n += 1
-        # nothing to write: the header's classes and metadata go nowhere, say so
+        # no record carries the header: only the sequencefile writer keeps it, say so
         if n == 0 and not damaged:
             ctx.report_warning(
                 "no-entries",
                 f"{path}: a SequenceFile header ({header.key_class} -> {header.value_class}, "
-                f"{len(header.metadata)} metadata entries) with no entries: no record, so no "
-                "output file",
+                f"{len(header.metadata)} metadata entries) with no entries: no record (the "
+                "sequencefile writer writes an empty file with this header; other writers "
+                "write nothing for it)",
                 0,
             )
 

@@ -30,6 +30,10 @@ their sync markers where the source had them: the same bytes), and WARC -> Seque
 URL-keyed files. Record kinds, dates and other WARC fields have no place in a SequenceFile:
 use the ``kind`` filter to keep the responses only. A record whose key class cannot hold its
 URL, or a value its class refuses, is quarantined (``unwritable-record``).
+
+An input that is a SequenceFile with a header and no entries gives a SequenceFile with that
+header and no entries (its classes, version, compression, codec, metadata and sync hash), as
+Hadoop writes an empty file: no record carries them, so the writer reads them from the input.
 """
 
 from __future__ import annotations
@@ -42,6 +46,8 @@ from crawlmill.formats.hadoop.codecs import CODECS, codec_for, codec_named
 from crawlmill.formats.hadoop.sequencefile import (
     BLOCK_SIZE,
     SYNC_INTERVAL,
+    HeaderError,
+    read_header,
 )
 from crawlmill.formats.hadoop.sequencefile import (
     SequenceFileWriter as SeqWriter,
@@ -141,6 +147,7 @@ class SequenceFileWriter(FileWriter):
         self._writables: dict[str, Any] = {}
         self.seq: SeqWriter | None = None
         self.like_source = False
+        self._empty: dict[str, Any] | None = None
 
     # -- files -----------------------------------------------------------------------------
 
@@ -148,7 +155,7 @@ class SequenceFileWriter(FileWriter):
         """Open a SequenceFile on ``file``: its header from the options and the first
         record's source file."""
         o = self.options
-        src = (first.extras.get("sequencefile") if first is not None else None) or {}
+        src = (first.extras.get("sequencefile") if first is not None else self._empty) or {}
         if not isinstance(src, dict):
             src = {}
         kept = _source_key(first) if first is not None else None
@@ -284,10 +291,37 @@ class SequenceFileWriter(FileWriter):
                 raise ValueError(f"the bytes are not one {writable.name}: {exc}") from None
 
     def close(self) -> None:
-        """Finish the open file (a header-only file when the task must leave one)."""
+        """Finish the open file (a header-only file when the task must leave one, or when
+        its input is a SequenceFile with no entries: that header)."""
+        if self.file is None and not self.ctx.notes.get("files"):
+            self._empty = empty_sequencefile(self.ctx.input.path)
+            if self._empty is not None:
+                self.file_for(None)
         self.ensure_output()
         if self.file is not None:
             self.close_file()
+
+
+def empty_sequencefile(path: str, max_bytes: int = 1 << 20) -> dict[str, Any] | None:
+    """The header fields of ``path`` (as the ``sequencefile`` reader's extras name them) when
+    it is a SequenceFile with a header and nothing after it, else ``None``."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(max_bytes + 1)
+        header = read_header(data, max_bytes)
+    except (OSError, HeaderError):
+        return None
+    if header.length != len(data):
+        return None
+    return {
+        "version": header.version,
+        "key_class": header.key_class,
+        "value_class": header.value_class,
+        "compression": header.compression,
+        "codec": header.codec,
+        "metadata": list(header.metadata),
+        "sync": header.sync,
+    }
 
 
 @hookimpl
