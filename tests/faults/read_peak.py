@@ -1,8 +1,8 @@
 """Read one input (a file, or a folder a collection reader discovers units in) with one reader in this (fresh) process and print what it read and this
 process's peak RSS as JSON: ``python read_peak.py PATH READER MAX_RECORD_BYTES``.
 
-The memory harness (``test_memory.py``) runs it as a child, so ``ru_maxrss`` is the reader's
-own (a fresh interpreter, not a fork of the large test process). Damage is counted, not kept
+The memory harness (``test_memory.py``) runs it as a child; its peak is the child's own
+``VmHWM`` (see :func:`_peak_kb`). Damage is counted, not kept
 (``collect=False``), as a run writes it to the quarantine instead of holding it."""
 
 from __future__ import annotations
@@ -11,6 +11,20 @@ import json
 import os
 import resource
 import sys
+
+
+def _peak_kb() -> int:
+    """This process's peak RSS in KiB: ``VmHWM`` (the high-water mark of this address space,
+    new at ``exec``), not ``ru_maxrss``, which Linux keeps across fork and exec (a child of a
+    large test process would report that process's size)."""
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
 
 def main(path: str, reader: str, max_record: int) -> dict:
@@ -42,7 +56,7 @@ def main(path: str, reader: str, max_record: int) -> dict:
                 n = len(record.payload or b"")
                 payload += n
                 largest = max(largest, n)
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    peak = _peak_kb()
     return {
         "records": records,
         "payload": payload,

@@ -11,7 +11,7 @@ max_header_bytes`` and the peak RSS of the same reader on a tiny file as the sta
 
 Each case builds its input here (gigabytes as file holes or as gzip/zlib members of repeated
 flushed deflate blocks, :mod:`.big_inputs`), reads it with one reader in a fresh child
-process (:mod:`.read_peak`: ``ru_maxrss`` of that child) and checks the peak, that the records
+process (:mod:`.read_peak`: the ``VmHWM`` of that child) and checks the peak, that the records
 around the damage are read and that the damage is reported. ``R`` is lowered to 32 MiB (64
 MiB for the valid records) so that CI reads tens of MiB, not gigabytes;
 ``CRAWLMILL_MEMORY_FULL=1`` runs the issue's sizes (400 MiB header lines, R = 256 MiB, a valid
@@ -353,7 +353,15 @@ CASES = [
     MemCase("seq/block-bomb-2GiB", "sequencefile", _seq_block_bomb, 3),
     MemCase("seq/record-bomb-2GiB", "sequencefile", _seq_record_bomb, 3),
     MemCase("cc-metadata/block-bomb-2GiB", "cc-metadata", _cc_metadata_bomb, 3),
-    MemCase("cc-metadata/valid-json", "cc-metadata", _cc_metadata_valid, 4, valid=True),
+    MemCase(
+        "cc-metadata/valid-json",
+        "cc-metadata",
+        _cc_metadata_valid,
+        4,
+        valid=True,
+        known="the cc-metadata reader holds a valid 60 MiB JSON value about four times "
+        "(R = 64 MiB: start + 251 MiB; bound + 160 MiB): not fixed yet",
+    ),
     MemCase("ntcir/page-of-3R", "ntcir", _ntcir_large, 1, samples=True),
     MemCase("ntcir/valid-page", "ntcir", _ntcir_valid, 2, valid=True, samples=True),
 ]
