@@ -373,9 +373,9 @@ class Registry:
             self._check_declared(info, existing)
             return
         if existing is not None:
-            self.problems.append(
-                f"{kind} {name!r} from plugin {info.name!r} refused: already registered by {existing.plugin!r}"
-            )
+            refused = f"{kind} {name!r} from plugin {info.name!r} refused: already registered by {existing.plugin!r}"
+            if refused not in self.problems:  # (said once when declared, again when imported)
+                self.problems.append(refused)
             return
         self.components[kind][name] = Component(kind, name, component, info.name)
         info.components.append((kind, name))
