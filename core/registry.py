@@ -23,6 +23,7 @@ import difflib
 import importlib
 import importlib.metadata as md
 import os
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -182,6 +183,9 @@ class Registry:
         self.detection_failures: dict[str, tuple[str, str]] = {}
         #: declared (not yet imported) plugin name -> its entry point
         self._entry_points: dict[str, Any] = {}
+        #: one import of a declared plugin at a time (another thread waits for it)
+        self._import_lock = threading.RLock()
+        self._importing: set[str] = set()
 
     # -- loading -------------------------------------------------------------------------
 
@@ -277,7 +281,17 @@ class Registry:
         info = self.plugins.get(plugin)
         if info is None or not info.lazy:
             return
-        info.lazy = False
+        with self._import_lock:  # another thread waits until the import is done
+            if info.lazy and plugin not in self._importing:
+                self._importing.add(plugin)
+                try:
+                    self._import_declared(info)
+                finally:
+                    self._importing.discard(plugin)
+                    info.lazy = False
+
+    def _import_declared(self, info: PluginInfo) -> None:
+        plugin = info.name
         declared = list(info.components)
         try:
             obj = self._entry_points[plugin].load()
@@ -375,9 +389,9 @@ class Registry:
             self._check_declared(info, existing)
             return
         if existing is not None:
-            self.problems.append(
-                f"{kind} {name!r} from plugin {info.name!r} refused: already registered by {existing.plugin!r}"
-            )
+            refused = f"{kind} {name!r} from plugin {info.name!r} refused: already registered by {existing.plugin!r}"
+            if refused not in self.problems:  # (said once when declared, again when imported)
+                self.problems.append(refused)
             return
         self.components[kind][name] = Component(kind, name, component, info.name)
         info.components.append((kind, name))

@@ -16,6 +16,9 @@ declaration for another value is ignored) and ``components``, each a dict of ``k
   one of these; default: any file);
 * writables: ``java_names`` (as the class's).
 
+A plugin that implements ``crawlmill_detect_format`` says ``"detect_format": True`` (detection
+then imports it).
+
 ``tests/core/test_registry_lazy.py`` checks every declaration against what importing the
 module registers.
 """

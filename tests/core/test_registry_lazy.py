@@ -178,14 +178,17 @@ def test_a_warc_detection_imports_no_folder_reader():
     assert ".warc" in registry.file_suffixes()
 
 
-def _third_party(tmp_path, monkeypatch, module_source: str, components: list[dict]) -> str:
+def _third_party(
+    tmp_path, monkeypatch, module_source: str, components: list[dict], **declared
+) -> str:
     """A plugin package declared through ``crawlmill_manifests`` (as a third party would):
     an installed distribution's metadata, its module and its manifest module in ``tmp_path``."""
     tag = uuid.uuid4().hex[:8]
     module, manifest, ep = f"lazy_toy_{tag}", f"lazy_manifest_{tag}", f"lazy-toy-{tag}"
     (tmp_path / f"{module}.py").write_text(module_source)
     (tmp_path / f"{manifest}.py").write_text(
-        f"PLUGINS = {{{ep!r}: {{'module': {module!r}, 'components': {components!r}}}}}\n"
+        f"PLUGINS = {{{ep!r}: {{'module': {module!r}, 'components': {components!r}, "
+        f"**{declared!r}}}}}\n"
     )
     info = tmp_path / f"lazy_toy_{tag}-1.0.dist-info"
     info.mkdir()
@@ -248,3 +251,38 @@ def test_a_declared_component_the_module_does_not_register(tmp_path, monkeypatch
         registry.filter("lazy-ghost")
     assert any("declares filter 'lazy-ghost'" in p for p in registry.problems)
     assert registry.filter("lazy-toy").name == "lazy-toy"
+
+
+DETECTING = """
+from crawlmill.core import Reader, hookimpl
+
+class Lines(Reader):
+    '''Reads nothing; claimed by the detect hook only.'''
+    name = "lazy-lines"
+
+    @classmethod
+    def sniff(cls, path, head):
+        return 0.0
+
+    def read(self, ctx):
+        return iter(())
+
+@hookimpl
+def crawlmill_register_readers(register):
+    register(Lines)
+
+@hookimpl
+def crawlmill_detect_format(path, head):
+    return [("lazy-lines", 0.99)] if path.endswith(".lazylines") else None
+"""
+
+
+def test_a_declared_detect_hook_is_imported_for_detection(tmp_path, monkeypatch):
+    module = _third_party(
+        tmp_path, monkeypatch, DETECTING,
+        [{"kind": "reader", "name": "lazy-lines", "sniffs": "folders"}], detect_format=True,
+    )  # fmt: skip
+    registry = Registry.load()
+    assert module not in sys.modules
+    assert registry.detect(str(tmp_path / "x.lazylines"), b"anything") == [("lazy-lines", 0.99)]
+    assert module in sys.modules
