@@ -4,8 +4,8 @@
 third-party plugin of the tests register a writer called ``jsonl``, and a built-in of that
 name would refuse theirs.)
 
-Each HTML page becomes ``{"id": ..., "contents": ...}`` ("JsonCollection ... each document is
-a JSON object with an ``id`` and a ``contents`` field", Anserini's docs), the text by
+Each HTML page becomes ``{"id": ..., "contents": ...}`` (Anserini's ``JsonCollection``: "a
+JSON Document on each line"; other keys become fields of their own), the text by
 :mod:`crawlmill.plugins.text_extraction` (option ``extractor``), in input order, UTF-8 with no
 ``\\u`` escapes. ``fields`` adds ``url``, ``date`` (ISO 8601 UTC), ``title`` and
 ``description`` (kept apart from ``contents``), each only when the record has it. The files

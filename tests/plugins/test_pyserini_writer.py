@@ -139,3 +139,27 @@ def test_unknown_field_is_a_config_error(tmp_path):
     )  # fmt: skip
     assert result.returncode != 0
     assert not (tmp_path / "out" / "crawl.jsonl").exists()
+
+
+def test_ir_datasets_reads_the_documents(tmp_path):
+    """An independent consumer: ir_datasets' ``JsonlDocs`` (``formats/jsonl.py``) reads each
+    line with ``json.loads`` and maps fields onto its ``GenericDoc(doc_id, text)``."""
+    pytest.importorskip("ir_datasets")
+    from ir_datasets.formats import GenericDoc, JsonlDocs
+    from ir_datasets.util import LocalDownload
+
+    warc = make_warc(tmp_path / "crawl.warc.gz", pages=4)
+    result = crawlmill(
+        "convert", str(warc), "--filter", "mime", "--to", "pyserini", "-o", "out", cwd=tmp_path
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    out = tmp_path / "out" / "crawl.jsonl"
+    docs = JsonlDocs(
+        LocalDownload(out),
+        doc_cls=GenericDoc,
+        mapping={"doc_id": "id", "text": "contents"},
+        docstore_path=str(tmp_path / "store.pklz4"),
+    )
+    got = list(docs.docs_iter())
+    assert [d.doc_id for d in got] == [f"00000000-0000-0000-0000-{n:012d}" for n in range(4)]
+    assert all(f"alpha{n} beta{n} gamma{n}" in d.text for n, d in enumerate(got))
