@@ -163,3 +163,36 @@ def test_ir_datasets_reads_the_documents(tmp_path):
     got = list(docs.docs_iter())
     assert [d.doc_id for d in got] == [f"00000000-0000-0000-0000-{n:012d}" for n in range(4)]
     assert all(f"alpha{n} beta{n} gamma{n}" in d.text for n, d in enumerate(got))
+
+
+def test_ids_equal_the_simhash_dedup_cluster_table_ids(tmp_path):
+    """Issue 23: "Every doc id in an output equals the id the same record has in the cluster
+    table": one run, simhash-dedup then the writer, both with doc_id auto."""
+    import pyarrow.parquet as pq
+
+    warc = make_warc(tmp_path / "crawl.warc.gz", pages=4)
+    config = tmp_path / "run.yaml"
+    config.write_text(
+        f"inputs: [{warc}]\n"
+        "output: out\n"
+        "filters:\n"
+        "  - {name: mime}\n"
+        "  - {name: simhash-dedup, tau: 0, clusters: clusters.parquet}\n"
+        "writer: {name: pyserini}\n"
+    )
+    result = crawlmill("run", str(config), cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    table = pq.read_table(tmp_path / "out" / "clusters.parquet").to_pydict()
+    kept = sorted(d for d, k in zip(table["doc_id"], table["kept"], strict=True) if k)
+    lines = read_lines(tmp_path / "out" / "crawl.jsonl")
+    assert sorted(line["id"] for line in lines) == kept
+    assert len(kept) == 4
+
+
+def test_a_repeated_id_is_reported(tmp_path):
+    data = b"".join(warc_record(7, HTML.format(n=n).encode()) for n in range(2))  # same id
+    (tmp_path / "twice.warc.gz").write_bytes(data)
+    result = crawlmill("convert", "twice.warc.gz", "--to", "pyserini", "-o", "out", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "duplicate-doc-id 1" in result.stdout + result.stderr
+    assert len(read_lines(tmp_path / "out" / "twice.jsonl")) == 2
