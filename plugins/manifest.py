@@ -92,6 +92,12 @@ PLUGINS = {
             {"kind": "reader", "name": "clueweb09", "file_suffixes": [], "sniffs": "folders"},
         ],
     },
+    "pyserini-writer": {
+        "module": "crawlmill.plugins.writers.jsonl",
+        "components": [
+            {"kind": "writer", "name": "pyserini"},
+        ],
+    },
     "cooked-text-filter": {
         "module": "crawlmill.plugins.filters.cooked_text",
         "components": [
