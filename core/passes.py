@@ -87,7 +87,7 @@ from .reduce_tasks import (
     split_task,
 )
 from .registry import Registry
-from .run.stage import Outcome, Stage, run_stages
+from .run.stage import Outcome, Stage, listing_path, run_stages
 from .spec import PipelineSpec
 from .stats import RunReport, filter_labels
 from .tables import load_table, write_table
@@ -502,6 +502,13 @@ def _collect(state: _PassRun, n: int, pdir: PassDir) -> bool:
         resume=False,  # the todo list is the tasks whose commit rule does not hold
         stop_on_damage=False,
         label=f"collect for {state.plan.passes[n].label}",
+        listing=_listing(state, f"collect-{p.id}"),
+        markers=[pdir.task_file(i.input.index, "json") for i in todo],
+        before=[
+            (f"{p.id}:{i.input.index}", pdir.task_file(i.input.index, "json"))
+            for i in state.planned
+            if i not in todo
+        ],
     )
     run = run_stages([stage], stream=state.stream, progress=state.spec.run.progress)[
         "collect-" + p.id
@@ -653,7 +660,12 @@ def _split_reduce(state: _PassRun, n: int, pdir: PassDir, key: str, parts: int) 
         own_keys = own if isinstance(p.cls, ReducePartitioner) else None
         payloads = [split_payload(pdir.path, i.input.index, key, parts, own_keys) for i in todo]
         _run_tasks(state, split_task, payloads, "split",
-                   lambda k: split_done(rdir, todo[k].input.index))  # fmt: skip
+                   lambda k: split_done(rdir, todo[k].input.index),
+                   (f"split-{p.id}", f"split for {p.label}",
+                    [f"split:{i.input.index}" for i in todo],
+                    [rdir.split_file(i.input.index, "json") for i in todo]),
+                   [(f"split:{i.input.index}", rdir.split_file(i.input.index, "json"))
+                    for i in state.planned if i not in todo])  # fmt: skip
     waiting = [k for k in range(parts) if reduce_done(rdir, k) is None]
     if waiting:
         _say(state, n, f"reducing {len(waiting)} of {parts} partitions")
@@ -661,7 +673,12 @@ def _split_reduce(state: _PassRun, n: int, pdir: PassDir, key: str, parts: int) 
         inputs = [i.input.to_dict() for i in state.planned]
         payloads = [reduce_payload(spec_data, p.info(), inputs, k, parts) for k in waiting]
         _run_tasks(state, reduce_task, payloads, "reduce",
-                   lambda k: reduce_done(rdir, waiting[k]))  # fmt: skip
+                   lambda k: reduce_done(rdir, waiting[k]),
+                   (f"reduce-{p.id}", f"reduce for {p.label}",
+                    [f"part-{k:05d}" for k in waiting],
+                    [rdir.reduce_marker(k) for k in waiting]),
+                   [(f"part-{k:05d}", rdir.reduce_marker(k))
+                    for k in range(parts) if k not in waiting])  # fmt: skip
     marker, written = _merge_markers(rdir, pdir, parts)
     if written:  # the partitions' ctx.output files, committed as a driver reduce's
         outputs = ReduceOutputs(
@@ -680,9 +697,13 @@ def _run_tasks(
     payloads: list[Any],
     what: str,
     done: Callable[[int], Any],
+    listed: tuple[str, str, list[str], list[str]] | None = None,
+    before: Sequence[tuple[str, str]] = (),
 ) -> None:
     """Run ``payloads`` as a stage (``done``: its commit rule); raise on the first task
-    that did not end ok or that the driver cannot confirm."""
+    that did not end ok or that the driver cannot confirm. ``listed``: the stage's name,
+    label, task keys and markers for its listing (``stages/<name>.json``); ``before``: the
+    tasks done before, as ``(key, marker)`` (listed as done)."""
 
     def record(outcome: Outcome, log: Callable[[str], None]) -> None:
         if outcome.confirmed:
@@ -694,12 +715,19 @@ def _run_tasks(
             raise RuntimeError(f"a {what} task failed: {result.get('error')}")
         raise RuntimeError(f"a {what} task failed: {outcome.error}")
 
+    name, label, keys, markers = listed if listed is not None else (what, None, [], [])
     stage = Stage(
-        name=what, payloads=payloads, fn=fn, done=done, record=record,
+        name=name, payloads=payloads, fn=fn, done=done, record=record,
         executor=lambda: state.executor_for(list(state.planned)), resume=False,
-        stop_on_damage=False,
+        stop_on_damage=False, label=label, keys=keys, markers=markers, before=before,
+        listing=_listing(state, name) if listed is not None else None,
     )  # fmt: skip
     run_stages([stage], stream=io.StringIO(), progress="never")
+
+
+def _listing(state: _PassRun, name: str) -> str:
+    """Where stage ``name``'s listing goes (``OUT/.crawlmill/stages/<name>.json``)."""
+    return listing_path(os.path.join(os.path.abspath(state.spec.output), BOOKKEEPING), name)
 
 
 def _merge_markers(
