@@ -282,8 +282,8 @@ def _shuffle(meta: str, info: dict[str, Any], alive: bool, report: dict | None) 
 def _stages(meta: str, alive: bool) -> list[dict[str, Any]] | None:
     """Every stage's status from its listing (``stages/<name>.json``, written by
     :func:`~crawlmill.core.run.stage.run_stages`), one code path for every kind of stage: a
-    task is done when its marker is there (or the listing says so when it names none), failed
-    when the listing names its error. ``None`` for a root written before listings existed."""
+    task is done when its marker is there (or the listing says so when it names none, or the
+    stage's ``final`` marker is there), failed when the listing names its error. ``None`` for a root written before listings existed."""
     folder = os.path.join(meta, "stages")
     if not os.path.isdir(folder):
         return None
@@ -299,14 +299,16 @@ def _stage(meta: str, listing: dict[str, Any], alive: bool) -> dict[str, Any]:
     """One stage's status from its listing (see :func:`_stages`)."""
     tasks = {"total": 0, "done": 0, "running": 0, "failed": 0, "pending": 0}
     failed: list[dict[str, Any]] = []
+    final = listing.get("final")
+    closed = bool(final) and os.path.exists(os.path.join(meta, final))
     for task in listing["tasks"]:
         tasks["total"] += 1
         marker = task.get("marker")
-        if os.path.exists(os.path.join(meta, marker)) if marker else task.get("done"):
+        if closed or os.path.exists(os.path.join(meta, marker)) if marker else task.get("done"):
             tasks["done"] += 1
         elif task.get("error"):
             tasks["failed"] += 1
-            failed.append({"input": task.get("key"), "error": task["error"]})
+            failed.append({"input": task.get("name") or task.get("key"), "error": task["error"]})
     tasks["pending"] = tasks["total"] - tasks["done"] - tasks["failed"]
     written = listing.get("state")
     if tasks["done"] == tasks["total"] and written != "blocked":

@@ -263,6 +263,7 @@ def convert_stage(r: RunState, count: int, fn: Callable[[Any], Any] = run_task) 
         label="write (final pass)" if r.passes.tables else None,
         listing=listing_path(r.root.meta, "convert"),
         markers=[os.path.join(r.root.meta, "done", f"{key}.json") for _, key in todo],
+        names=[p.input.relpath for p, _ in todo],
         before=[
             (m.key, os.path.join(r.root.meta, "done", f"{m.key}.json"))
             for _, m in sorted(r.completed.items())

@@ -135,6 +135,11 @@ class Stage:
     listing: str | None = None
     #: each task's commit marker path (what ``crawlmill status`` checks), listed with its key.
     markers: Sequence[str] = ()
+    #: each task's name for people in the listing (an input's relpath; default its key).
+    names: Sequence[str] = ()
+    #: a marker whose presence means every task is done (a pass's ``done.json``: the work
+    #: folder holding its split and reduce markers is removed then), listed for the reader.
+    final: str | None = None
     #: tasks of this stage done before it was built, as ``(key, marker path)``: listed as done.
     before: Sequence[tuple[str, str]] = ()
 
@@ -291,13 +296,14 @@ def write_listing(stage: Stage, run: StageRun, state: str) -> None:
         return None if marker is None else os.path.relpath(marker, meta).replace(os.sep, "/")
 
     tasks = [
-        {"key": key, "marker": where(marker), "done": True, "error": None}
+        {"key": key, "name": key, "marker": where(marker), "done": True, "error": None}
         for key, marker in stage.before
     ]
     for i in range(len(stage.payloads)):
         tasks.append(
             {
                 "key": stage.key(i),
+                "name": stage.names[i] if stage.names else stage.key(i),
                 "marker": where(stage.markers[i] if stage.markers else None),
                 "done": i in run.done,
                 "error": run.errors.get(i),
@@ -310,6 +316,7 @@ def write_listing(stage: Stage, run: StageRun, state: str) -> None:
             "name": stage.name,
             "label": stage.label,
             "depends": list(stage.depends),
+            "final": where(stage.final),
             "state": state,
             "damage": run.damage,
             "written": time.time(),

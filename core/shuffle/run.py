@@ -155,6 +155,7 @@ def _run_stage(
     start: Any = None,
     label: str | None = None,
     markers: list[str] | None = None,
+    names: list[str] | None = None,
     before: list[tuple[str, str]] | None = None,
 ) -> dict[str, Any] | None:
     """Run ``payloads`` as the stage ``name`` (:func:`~crawlmill.core.run.stage.run_stages`:
@@ -174,7 +175,7 @@ def _run_stage(
         name=name, payloads=payloads, fn=fn, done=done, keys=keys, sizes=sizes, record=record,
         executor=make, runner=start, resume=False, label=label,
         listing=listing_path(OutputRoot(r.spec.output).meta, name), markers=markers or [],
-        before=before or [],
+        names=names or [], before=before or [],
     )  # fmt: skip
     return run_stages([stage], stream=r.stream, progress=r.spec.run.progress)[name].damage
 
@@ -295,6 +296,7 @@ def _shuffle_passes(r: RunState, shuffle: ShuffleSpec, session: Any) -> dict[str
             r, "shuffle-map", map_task, payloads, [k for _, k in todo], sizes, map_done, mapped,
             session, start, label="shuffle map",
             markers=[os.path.join(folder, "map", f"{k}.json") for _, k in todo],
+            names=[p.input.relpath for p, _ in todo],
             before=[(m.key, os.path.join(folder, "map", f"{m.key}.json"))
                     for _, m in sorted(r.completed.items())],
         )  # fmt: skip
@@ -500,6 +502,7 @@ def _partition_pass(
             r, "shuffle-partition", partition_task, payloads, task_keys, [0] * len(payloads),
             partition_done, written, session, start, label="shuffle write",
             markers=[os.path.join(root.meta, "done", f"{k}.json") for k in task_keys],
+            names=[f"part-{i:05d}" for i in todo],
             before=[(keys[i], os.path.join(root.meta, "done", f"{keys[i]}.json"))
                     for i in sorted(done)],
         )  # fmt: skip
