@@ -130,3 +130,27 @@ def test_a_failed_collect_task_and_a_failed_driver_reduce(tmp_path, capsys, monk
     monkeypatch.delenv("CM_PASSES_FAIL")
     assert main(args(src, tmp_path / "b")) == 0  # the rerun: the listing follows
     assert {s["state"] for s in status(tmp_path / "b", capsys)[0]["stages"]} == {"done"}
+
+
+def test_a_finished_sorted_shuffle_lists_its_map_and_partition_stages(
+    tmp_path, capsys, monkeypatch
+):
+    from crawlmill.core import engine
+    from crawlmill.core.spec import PipelineSpec
+
+    from tests.core.test_shuffle_kill import FAKE_DIR, _inputs, _spec
+
+    monkeypatch.syspath_prepend(str(FAKE_DIR))
+    src, out = _inputs(tmp_path, n=3, records=4), tmp_path / "out"
+    data = _spec(src, out, 2, 0.0).model_dump(mode="json")
+    data["run"]["workers"] = 1
+    assert engine.run(PipelineSpec.model_validate(data), progress=open(os.devnull, "w")).ok  # noqa: SIM115
+    status_data, text = status(out, capsys)
+    stages = {s["name"]: s for s in status_data["stages"]}
+    assert list(stages) == ["shuffle-map", "shuffle-partition"]
+    assert stages["shuffle-map"]["tasks"]["done"] == 3
+    assert stages["shuffle-partition"]["tasks"] == {
+        "total": 2, "done": 2, "running": 0, "failed": 0, "pending": 0
+    }  # fmt: skip
+    assert "stage shuffle-map (shuffle map): done: 3/3 done" in text
+    assert "stage shuffle-partition (shuffle write): done: 2/2 done" in text
