@@ -87,7 +87,7 @@ from .reduce_tasks import (
     split_task,
 )
 from .registry import Registry
-from .run.stage import Outcome, Stage, run_stages
+from .run.stage import Outcome, Stage, StageRun, listing_path, run_stages, write_listing
 from .spec import PipelineSpec
 from .stats import RunReport, filter_labels
 from .tables import load_table, write_table
@@ -502,6 +502,14 @@ def _collect(state: _PassRun, n: int, pdir: PassDir) -> bool:
         resume=False,  # the todo list is the tasks whose commit rule does not hold
         stop_on_damage=False,
         label=f"collect for {state.plan.passes[n].label}",
+        listing=_listing(state, f"collect-{p.id}"),
+        markers=[pdir.task_file(i.input.index, "json") for i in todo],
+        names=[i.input.relpath for i in todo],
+        before=[
+            (f"{p.id}:{i.input.index}", pdir.task_file(i.input.index, "json"))
+            for i in state.planned
+            if i not in todo
+        ],
     )
     run = run_stages([stage], stream=state.stream, progress=state.spec.run.progress)[
         "collect-" + p.id
@@ -565,6 +573,7 @@ def _reduce(state: _PassRun, n: int, pdir: PassDir) -> bool:
     with contextlib.suppress(OSError):
         os.remove(pdir.reduce_failed)
     write_json_atomic(pdir.reduce_start, _stamp())
+    listed: list[Stage] = []  # the driver's reduce as a one-task stage, for its listing
     rows_bytes = sum(os.path.getsize(pdir.task_file(i.input.index, "arrow")) for i in state.planned)
     try:
         key = reduce_key(p.cls)
@@ -573,9 +582,13 @@ def _reduce(state: _PassRun, n: int, pdir: PassDir) -> bool:
             parts = fixed or partition_count(rows_bytes, state.spec.run.reduce_memory)
             marker = _split_reduce(state, n, pdir, key, parts)
         else:
+            listed.append(_driver_stage(state, n, pdir))
+            write_listing(listed[0], StageRun(listed[0].name, 1), "running")
             marker = _driver_reduce(state, n, pdir)
     except Exception as exc:
         error = f"pass {p.label} (reduce): {type(exc).__name__}: {exc}"
+        for stage in listed:  # the driver's reduce failed
+            write_listing(stage, StageRun(stage.name, 1, errors={0: error}), "failed")
         with contextlib.suppress(OSError):
             write_json_atomic(pdir.reduce_failed, {"error": error})
         state.report.failures.append({"input": None, "error": error})
@@ -583,6 +596,8 @@ def _reduce(state: _PassRun, n: int, pdir: PassDir) -> bool:
         return False
     marker = {**p.info(), **marker, "seconds": round(time.monotonic() - started, 3)}
     write_json_atomic(pdir.done, marker)
+    for stage in listed:
+        write_listing(stage, StageRun(stage.name, 1, done={0: marker}), "done")
     shutil.rmtree(pdir.workdir, ignore_errors=True)
     how = f" in {len(marker['tables'])} partitions" if len(marker["tables"]) > 1 else ""
     seen, made = reduce_summary_of(p.cls, REDUCE_SUMMARY)
@@ -653,7 +668,12 @@ def _split_reduce(state: _PassRun, n: int, pdir: PassDir, key: str, parts: int) 
         own_keys = own if isinstance(p.cls, ReducePartitioner) else None
         payloads = [split_payload(pdir.path, i.input.index, key, parts, own_keys) for i in todo]
         _run_tasks(state, split_task, payloads, "split",
-                   lambda k: split_done(rdir, todo[k].input.index))  # fmt: skip
+                   lambda k: split_done(rdir, todo[k].input.index),
+                   (f"split-{p.id}", f"split for {p.label}",
+                    [f"split:{i.input.index}" for i in todo],
+                    [rdir.split_file(i.input.index, "json") for i in todo], pdir.done),
+                   [(f"split:{i.input.index}", rdir.split_file(i.input.index, "json"))
+                    for i in state.planned if i not in todo])  # fmt: skip
     waiting = [k for k in range(parts) if reduce_done(rdir, k) is None]
     if waiting:
         _say(state, n, f"reducing {len(waiting)} of {parts} partitions")
@@ -661,7 +681,12 @@ def _split_reduce(state: _PassRun, n: int, pdir: PassDir, key: str, parts: int) 
         inputs = [i.input.to_dict() for i in state.planned]
         payloads = [reduce_payload(spec_data, p.info(), inputs, k, parts) for k in waiting]
         _run_tasks(state, reduce_task, payloads, "reduce",
-                   lambda k: reduce_done(rdir, waiting[k]))  # fmt: skip
+                   lambda k: reduce_done(rdir, waiting[k]),
+                   (f"reduce-{p.id}", f"reduce for {p.label}",
+                    [f"part-{k:05d}" for k in waiting],
+                    [rdir.reduce_marker(k) for k in waiting], pdir.done),
+                   [(f"part-{k:05d}", rdir.reduce_marker(k))
+                    for k in range(parts) if k not in waiting])  # fmt: skip
     marker, written = _merge_markers(rdir, pdir, parts)
     if written:  # the partitions' ctx.output files, committed as a driver reduce's
         outputs = ReduceOutputs(
@@ -680,9 +705,13 @@ def _run_tasks(
     payloads: list[Any],
     what: str,
     done: Callable[[int], Any],
+    listed: tuple[str, str, list[str], list[str], str] | None = None,
+    before: Sequence[tuple[str, str]] = (),
 ) -> None:
     """Run ``payloads`` as a stage (``done``: its commit rule); raise on the first task
-    that did not end ok or that the driver cannot confirm."""
+    that did not end ok or that the driver cannot confirm. ``listed``: the stage's name,
+    label, task keys, markers and final marker (the pass's) for its listing (``stages/<name>.json``); ``before``: the
+    tasks done before, as ``(key, marker)`` (listed as done)."""
 
     def record(outcome: Outcome, log: Callable[[str], None]) -> None:
         if outcome.confirmed:
@@ -694,12 +723,32 @@ def _run_tasks(
             raise RuntimeError(f"a {what} task failed: {result.get('error')}")
         raise RuntimeError(f"a {what} task failed: {outcome.error}")
 
+    name, label, keys, markers, final = listed or (what, None, [], [], None)
     stage = Stage(
-        name=what, payloads=payloads, fn=fn, done=done, record=record,
+        name=name, payloads=payloads, fn=fn, done=done, record=record,
         executor=lambda: state.executor_for(list(state.planned)), resume=False,
-        stop_on_damage=False,
+        stop_on_damage=False, label=label, keys=keys, markers=markers, before=before,
+        final=final,
+        listing=_listing(state, name) if listed is not None else None,
     )  # fmt: skip
     run_stages([stage], stream=io.StringIO(), progress="never")
+
+
+def _driver_stage(state: _PassRun, n: int, pdir: PassDir) -> Stage:
+    """The reduce run in the driver, described as a one-task stage for its listing only
+    (its commit marker is the pass's ``done.json``)."""
+    p = state.plan.passes[n]
+    name = f"reduce-{p.id}"
+    return Stage(
+        name=name, payloads=[None], fn=lambda _: None, done=lambda _: read_json(pdir.done),
+        keys=["reduce"], names=["(reduce)"], markers=[pdir.done], label=f"reduce for {p.label}",
+        listing=_listing(state, name),
+    )  # fmt: skip
+
+
+def _listing(state: _PassRun, name: str) -> str:
+    """Where stage ``name``'s listing goes (``OUT/.crawlmill/stages/<name>.json``)."""
+    return listing_path(os.path.join(os.path.abspath(state.spec.output), BOOKKEEPING), name)
 
 
 def _merge_markers(

@@ -279,6 +279,58 @@ def _shuffle(meta: str, info: dict[str, Any], alive: bool, report: dict | None) 
     }
 
 
+def _stages(meta: str, alive: bool) -> list[dict[str, Any]] | None:
+    """Every stage's status from its listing (``stages/<name>.json``, written by
+    :func:`~crawlmill.core.run.stage.run_stages`), one code path for every kind of stage: a
+    task is done when its marker is there (or the listing says so when it names none, or the
+    stage's ``final`` marker is there), failed when the listing names its error. ``None`` for a root written before listings existed."""
+    folder = os.path.join(meta, "stages")
+    if not os.path.isdir(folder):
+        return None
+    listings = []
+    for name in sorted(os.listdir(folder)):
+        data = read_json(os.path.join(folder, name)) if name.endswith(".json") else None
+        if isinstance(data, dict) and isinstance(data.get("tasks"), list):
+            listings.append(data)
+    return [_stage(meta, s, alive) for s in sorted(listings, key=lambda s: s.get("written", 0))]
+
+
+def _stage(meta: str, listing: dict[str, Any], alive: bool) -> dict[str, Any]:
+    """One stage's status from its listing (see :func:`_stages`)."""
+    tasks = {"total": 0, "done": 0, "running": 0, "failed": 0, "pending": 0}
+    failed: list[dict[str, Any]] = []
+    final = listing.get("final")
+    closed = bool(final) and os.path.exists(os.path.join(meta, final))
+    for task in listing["tasks"]:
+        tasks["total"] += 1
+        marker = task.get("marker")
+        if closed or os.path.exists(os.path.join(meta, marker)) if marker else task.get("done"):
+            tasks["done"] += 1
+        elif task.get("error"):
+            tasks["failed"] += 1
+            failed.append({"input": task.get("name") or task.get("key"), "error": task["error"]})
+    tasks["pending"] = tasks["total"] - tasks["done"] - tasks["failed"]
+    written = listing.get("state")
+    if tasks["done"] == tasks["total"] and written != "blocked":
+        state = "done"
+    elif failed or written == "failed":
+        state = "failed"
+    elif written == "running" and alive:
+        state = "running"
+    elif written == "blocked":
+        state = "not run"
+    else:  # its run stopped before it ended (killed, Ctrl-C), or a marker went missing
+        state = "interrupted" if written != "done" else "incomplete"
+    return {
+        "name": listing.get("name"),
+        "label": listing.get("label"),
+        "depends": listing.get("depends") or [],
+        "state": state,
+        "tasks": tasks,
+        "failed": failed,
+    }
+
+
 def read_status(output: str) -> dict[str, Any]:
     """The status of the output root ``output`` as plain data (what ``--json`` prints);
     ``FileNotFoundError`` when it holds no crawlmill bookkeeping."""
@@ -311,6 +363,9 @@ def read_status(output: str) -> dict[str, Any]:
     else:  # the partition pass is the final pass: its tasks write the outputs
         status["shuffle"] = _shuffle(meta, shuffle, alive, report if run is None else None)
         status["final"] = status["shuffle"]["partition"]
+    stages = _stages(meta, alive)
+    if stages is not None:
+        status["stages"] = stages
     status["orphans"] = orphans_of_root(OutputRoot(output), (report or {}).get("orphans") or [])
     return status
 
@@ -355,6 +410,15 @@ def format_status(status: dict[str, Any]) -> str:
         lines.append(line)
         lines.extend(f"  running: {t['input']}" for t in step["running"])
         lines.extend(f"  failed: {t['input'] or '(reduce)'}: {t['error']}" for t in step["failed"])
+    for stage in status.get("stages") or []:
+        title = stage["label"] or stage["name"]
+        tasks = stage["tasks"]
+        lines.append(
+            f"stage {stage['name']} ({title}): {stage['state']}: "
+            f"{tasks['done']}/{tasks['total']} done, {tasks['failed']} failed, "
+            f"{tasks['pending']} not done"
+        )
+        lines.extend(f"  failed: {t['input']}: {t['error']}" for t in stage["failed"])
     orphans = status.get("orphans") or []
     if orphans:
         files = sum(len(o["outputs"]) + len(o["quarantine"]) for o in orphans)

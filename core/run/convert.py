@@ -11,6 +11,7 @@ each other's private names.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TextIO
@@ -26,7 +27,7 @@ from ..registry import Registry
 from ..spec import PipelineSpec
 from ..stats import RunReport
 from ..task import run_task, seed_registry
-from .stage import Outcome, Stage, run_stages
+from .stage import Outcome, Stage, listing_path, run_stages
 
 __all__ = [
     "Completed",
@@ -260,6 +261,13 @@ def convert_stage(r: RunState, count: int, fn: Callable[[Any], Any] = run_task) 
         executor=lambda: executor_for(r.spec, r.registry, todo),
         resume=False,
         label="write (final pass)" if r.passes.tables else None,
+        listing=listing_path(r.root.meta, "convert"),
+        markers=[os.path.join(r.root.meta, "done", f"{key}.json") for _, key in todo],
+        names=[p.input.relpath for p, _ in todo],
+        before=[
+            (m.key, os.path.join(r.root.meta, "done", f"{m.key}.json"))
+            for _, m in sorted(r.completed.items())
+        ],
     )
 
 

@@ -22,14 +22,29 @@ not started). Every mechanism of the engine is a stage: per-input conversion
 
 from __future__ import annotations
 
+import os
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from ..executor import Executor, WorkerCrash
+from ..outputs import write_json_atomic
 from ..progress import ProgressMonitor
 
-__all__ = ["Outcome", "Stage", "StageRun", "run_stages", "unconfirmed"]
+__all__ = [
+    "LISTING_VERSION",
+    "Outcome",
+    "Stage",
+    "StageRun",
+    "listing_path",
+    "run_stages",
+    "unconfirmed",
+    "write_listing",
+]
+
+#: the version of a stage listing (``stages/<name>.json``, see :func:`write_listing`).
+LISTING_VERSION = 1
 
 #: ``runner(fn, payloads)``: a stage's own way to run its tasks (e.g. a native shuffle).
 Runner = Callable[[Callable[[Any], Any], list[Any]], Iterator[tuple[int, Any]]]
@@ -72,6 +87,16 @@ def _claims_ok(result: Any) -> bool:
     return getattr(status, "value", status) == "ok"
 
 
+def _error_of(result: Any) -> str | None:
+    """A task's own error when it reports one and was not cancelled, else ``None``."""
+    get = result.get if isinstance(result, Mapping) else lambda k: getattr(result, k, None)
+    status = get("status")
+    if getattr(status, "value", status) in ("ok", "cancelled"):
+        return None
+    error = get("error")
+    return str(error) if error else None
+
+
 def _damage_of(result: Any) -> Any:
     return result.get("damage") if isinstance(result, Mapping) else getattr(result, "damage", None)
 
@@ -106,6 +131,17 @@ class Stage:
     stop_on_damage: bool = True
     #: what the progress line calls this stage ("collect for url-dedup"; ``None``: no name).
     label: str | None = None
+    #: where the stage's listing goes (``<work folder>/stages/<name>.json``; ``None``: none).
+    listing: str | None = None
+    #: each task's commit marker path (what ``crawlmill status`` checks), listed with its key.
+    markers: Sequence[str] = ()
+    #: each task's name for people in the listing (an input's relpath; default its key).
+    names: Sequence[str] = ()
+    #: a marker whose presence means every task is done (a pass's ``done.json``: the work
+    #: folder holding its split and reduce markers is removed then), listed for the reader.
+    final: str | None = None
+    #: tasks of this stage done before it was built, as ``(key, marker path)``: listed as done.
+    before: Sequence[tuple[str, str]] = ()
 
     def key(self, i: int) -> str:
         """Task ``i``'s name."""
@@ -127,6 +163,9 @@ class StageRun:
     damage: dict[str, Any] | None = None
     #: the stage did not run: a dependency did not finish.
     blocked: bool = False
+    #: why each task that ended not done failed (its own error, or the driver's), for the
+    #: stage's listing; cancelled tasks are not here.
+    errors: dict[int, str] = field(default_factory=dict)
 
     @property
     def complete(self) -> bool:
@@ -153,6 +192,7 @@ def run_stages(
         if blocked:
             runs[stage.name] = StageRun(stage.name, len(stage.payloads), blocked=True)
             runs[stage.name].not_run = len(stage.payloads)
+            write_listing(stage, runs[stage.name], "blocked")
             continue
         runs[stage.name] = _run_stage(stage, executor, stream, progress)
     return runs
@@ -188,7 +228,9 @@ def _run_stage(
         else:
             todo.append(i)
     if not todo:
+        write_listing(stage, run, "done")
         return run
+    write_listing(stage, run, "running")
     make = stage.executor or executor
     if make is None:
         raise ValueError(f"stage {stage.name}: no executor")
@@ -213,6 +255,9 @@ def _run_stage(
                     run.done[i] = outcome.marker
                 elif outcome.error is not None:
                     run.failed[i] = outcome.error
+                    run.errors[i] = outcome.error
+                elif _error_of(result) is not None:
+                    run.errors[i] = _error_of(result)
                 if stage.record is not None:
                     stage.record(outcome, monitor.log)
                 damage = None if isinstance(result, WorkerCrash) else _damage_of(result)
@@ -221,12 +266,63 @@ def _run_stage(
                     ex.cancel()
     except BaseException:
         ex.cancel()
+        write_listing(stage, run, "failed" if run.errors else "interrupted")
         raise
     finally:
         if stage.runner is None:
             ex.close()
     run.not_run = len(todo) - seen
+    write_listing(stage, run, "done" if run.complete else "failed")
     return run
+
+
+def listing_path(meta: str, name: str) -> str:
+    """Where stage ``name``'s listing goes in the work folder ``meta`` (``OUT/.crawlmill``)."""
+    return os.path.join(meta, "stages", f"{name}.json")
+
+
+def write_listing(stage: Stage, run: StageRun, state: str) -> None:
+    """Write ``stage.listing`` atomically (when set): the stage's name, label, dependencies,
+    ``state`` (``running``, ``done``, ``failed``, ``interrupted``, ``blocked``) and its tasks
+    (key, marker path relative to the work folder, done as the driver knows it now, error).
+    Written when the stage starts
+    and when it ends, never per task: a task's completion meanwhile is its marker, which the
+    reader checks (``crawlmill status``)."""
+    if stage.listing is None:
+        return
+    meta = os.path.dirname(os.path.dirname(stage.listing))
+
+    def where(marker: str | None) -> str | None:  # relative: the root may move
+        return None if marker is None else os.path.relpath(marker, meta).replace(os.sep, "/")
+
+    tasks = [
+        {"key": key, "name": key, "marker": where(marker), "done": True, "error": None}
+        for key, marker in stage.before
+    ]
+    for i in range(len(stage.payloads)):
+        tasks.append(
+            {
+                "key": stage.key(i),
+                "name": stage.names[i] if stage.names else stage.key(i),
+                "marker": where(stage.markers[i] if stage.markers else None),
+                "done": i in run.done,
+                "error": run.errors.get(i),
+            }
+        )
+    write_json_atomic(
+        stage.listing,
+        {
+            "version": LISTING_VERSION,
+            "name": stage.name,
+            "label": stage.label,
+            "depends": list(stage.depends),
+            "final": where(stage.final),
+            "state": state,
+            "damage": run.damage,
+            "written": time.time(),
+            "tasks": tasks,
+        },
+    )
 
 
 def _outcome(stage: Stage, i: int, result: Any) -> Outcome:

@@ -60,7 +60,7 @@ from ..run.convert import (
     stop_at_failed_check,
     task_payload,
 )
-from ..run.stage import Outcome, Stage, run_stages
+from ..run.stage import Outcome, Stage, listing_path, run_stages
 from ..spec import PipelineSpec
 from ..stats import filter_labels
 from .merge import boundaries, key_range, read_samples
@@ -154,13 +154,18 @@ def _run_stage(
     session: Any = None,
     start: Any = None,
     label: str | None = None,
+    markers: list[str] | None = None,
+    names: list[str] | None = None,
+    before: list[tuple[str, str]] | None = None,
 ) -> dict[str, Any] | None:
     """Run ``payloads`` as the stage ``name`` (:func:`~crawlmill.core.run.stage.run_stages`:
     ``done`` its commit rule, ``record`` its bookkeeping); returns the first damage under
     ``on_error: fail`` (then the other tasks are cancelled). With an executor's shuffle
     ``session``, ``start(fn, payloads)`` (one of its passes) runs them on
     ``session.executor`` (closed by the caller). Which tasks to run was decided before (the
-    stage's commit rule, read when the pass folder was prepared): no second resume here."""
+    stage's commit rule, read when the pass folder was prepared): no second resume here.
+    ``markers`` (each task's) and ``before`` (``(key, marker)`` of the tasks done before) go
+    in the stage's listing, ``OUT/.crawlmill/stages/<name>.json``."""
     if session is not None:
         executor = session.executor
         make = lambda: executor  # noqa: E731
@@ -169,6 +174,8 @@ def _run_stage(
     stage = Stage(
         name=name, payloads=payloads, fn=fn, done=done, keys=keys, sizes=sizes, record=record,
         executor=make, runner=start, resume=False, label=label,
+        listing=listing_path(OutputRoot(r.spec.output).meta, name), markers=markers or [],
+        names=names or [], before=before or [],
     )  # fmt: skip
     return run_stages([stage], stream=r.stream, progress=r.spec.run.progress)[name].damage
 
@@ -288,6 +295,10 @@ def _shuffle_passes(r: RunState, shuffle: ShuffleSpec, session: Any) -> dict[str
         damaged = _run_stage(
             r, "shuffle-map", map_task, payloads, [k for _, k in todo], sizes, map_done, mapped,
             session, start, label="shuffle map",
+            markers=[os.path.join(folder, "map", f"{k}.json") for _, k in todo],
+            names=[p.input.relpath for p, _ in todo],
+            before=[(m.key, os.path.join(folder, "map", f"{m.key}.json"))
+                    for _, m in sorted(r.completed.items())],
         )  # fmt: skip
     seen = len(r.completed) + len(report.failures)
     report.inputs_cancelled += max(0, len(r.todo) - seen)
@@ -490,6 +501,10 @@ def _partition_pass(
         damaged = _run_stage(
             r, "shuffle-partition", partition_task, payloads, task_keys, [0] * len(payloads),
             partition_done, written, session, start, label="shuffle write",
+            markers=[os.path.join(root.meta, "done", f"{k}.json") for k in task_keys],
+            names=[f"part-{i:05d}" for i in todo],
+            before=[(keys[i], os.path.join(root.meta, "done", f"{keys[i]}.json"))
+                    for i in sorted(done)],
         )  # fmt: skip
     if failed or damaged is not None or len(markers) < n:
         _abandon(r, f"{n - len(markers)} of {n} shuffle partition task(s) did not complete")

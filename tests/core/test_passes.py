@@ -297,6 +297,12 @@ def test_status_of_a_running_then_killed_run_then_resumed(tmp_path, capsys):
     second = killed["passes"][1]
     assert second["state"] in ("interrupted", "pending") and second["tasks"]["running"] == 0
     assert second["tasks"]["done"] + second["tasks"]["pending"] == 3
+    stages = {s["label"]: s for s in killed["stages"]}  # the same from the stage listings
+    assert stages["collect for url-dedup"]["state"] == "done"
+    collect = stages["collect for host-min"]
+    assert collect["state"] == "interrupted" and collect["failed"] == []
+    assert collect["tasks"]["done"] + collect["tasks"]["pending"] == 3
+    assert running["stages"][-1]["state"] == "running"  # while it ran
     # killed with a pool of 2 workers: the rerun ends as an uninterrupted run does
     assert main(args(src, out, workers=2)) == 0
     assert main(args(src, tmp_path / "fresh")) == 0

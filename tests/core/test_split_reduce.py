@@ -119,7 +119,15 @@ def test_kill_between_partitions_resumes_with_the_partitions_not_done(tmp_path, 
     assert entry["state"] == "interrupted" and entry["reduce"]["done"] == 2
     assert main(["status", str(out)]) == 0
     parts = entry["reduce"]["partitions"]
-    assert f"reduce: 2 of {parts} partitions done" in capsys.readouterr().out
+    text = capsys.readouterr().out
+    assert f"reduce: 2 of {parts} partitions done" in text
+    # the same from the stage listings (one reader for every kind of stage)
+    stages = {s["label"]: s for s in status["stages"]}
+    assert stages["split for host-min"]["state"] == "done"
+    reduce = stages["reduce for host-min"]
+    assert reduce["state"] == "interrupted" and reduce["failed"] == []
+    assert (reduce["tasks"]["done"], reduce["tasks"]["total"]) == (2, parts)
+    assert f"(reduce for host-min): interrupted: 2/{parts} done" in text
 
     assert main(["run", str(cfg)]) == 0
     assert outputs(out) == reference[0]
@@ -129,6 +137,12 @@ def test_kill_between_partitions_resumes_with_the_partitions_not_done(tmp_path, 
         assert after[name] == before[name], name  # neither redone nor rewritten
     err = capsys.readouterr().err
     assert len(json.loads((folder / "done.json").read_text())["tables"]) == parts
+    assert main(["status", str(out), "--json"]) == 0
+    finished = json.loads(capsys.readouterr().out)["stages"]
+    # the work folder with the split and reduce markers is gone: the pass's marker says done
+    assert not (folder / "work").exists()
+    assert {s["state"] for s in finished} == {"done"}
+    assert {s["label"]: s["tasks"]["done"] for s in finished}["reduce for host-min"] == parts
     assert f"reducing {parts - 2} of {parts} partitions" in err
     assert "splitting" not in err.split("host-min")[-1]  # the splits were done
 

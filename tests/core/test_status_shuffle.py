@@ -116,6 +116,14 @@ def test_status_names_a_failed_partition(tmp_path, capsys, monkeypatch):
         parts["failed"]
     )
     assert "failed: part-00001: shuffle partition 1: RuntimeError: disk on fire" in text
+    stages = {s["name"]: s for s in status["stages"]}  # the same from the stage listings
+    assert stages["shuffle-map"]["state"] == "done"
+    assert stages["shuffle-map"]["tasks"]["done"] == 3
+    written = stages["shuffle-partition"]
+    assert written["state"] == "failed" and written["tasks"]["done"] == 2
+    ((failed),) = written["failed"]
+    assert failed["input"] == "part-00001" and "disk on fire" in failed["error"]
+    assert "stage shuffle-partition (shuffle write): failed: 2/3 done, 1 failed" in text
 
 
 @pytest.mark.slow
