@@ -26,8 +26,11 @@ registry from the spec), so any executor runs both passes. The accounting identi
 over the run: the map tasks' ``read = received + dropped + quarantined``, the partition
 tasks' ``added = written - received + writer-quarantined``, and the merged count must equal
 the shuffled count (checked). A rerun skips map tasks whose marker and run files are intact
-and partitions whose marker and files are (a run killed in either pass resumes); after a
-successful run the run files are removed, the map markers kept (a rerun then does nothing).
+and partitions whose marker and files are (a run killed in either pass resumes); a hash
+partition's run files go as soon as it is committed (a rerun's map markers need only the
+unfinished partitions' runs); after a successful run the rest of the run files are removed,
+the map markers kept (a rerun then does nothing). ``report.json``'s ``shuffle`` says the
+run files' bytes and the peak scratch (runs and merge files alive at once).
 
 An executor with a shuffle of its own (``executor.shuffle(spec)``: Spark's, in
 :mod:`crawlmill.core.spark_shuffle`) runs both passes instead, with the same task functions
