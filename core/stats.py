@@ -256,6 +256,9 @@ class RunReport:
     orphans: list[dict[str, Any]] = field(default_factory=list)
     #: the orphans' files this run deleted (``run.remove_orphans``).
     orphans_removed: list[str] = field(default_factory=list)
+    #: a local sorted shuffle's disk use: ``run_bytes`` (its run files), ``peak_scratch_bytes``
+    #: (run and merge files alive at once), ``compressed_runs`` (empty: no local shuffle).
+    shuffle: dict[str, Any] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:

@@ -30,6 +30,7 @@ __all__ = [
     "FAN_IN",
     "MAX_SAMPLES",
     "KeySampler",
+    "ScratchMeter",
     "boundaries",
     "index_samples",
     "key_range",
@@ -127,6 +128,24 @@ def partition_runs(folder: str, partition: int) -> list[str]:
     )
 
 
+class ScratchMeter:
+    """The bytes of a merge's intermediate run files alive at once: :attr:`alive` now and
+    :attr:`peak`, the most ever (counted when a file is committed and when it is removed)."""
+
+    def __init__(self) -> None:
+        self.alive = 0
+        self.peak = 0
+
+    def add(self, size: int) -> None:
+        """A file of ``size`` bytes was written."""
+        self.alive += size
+        self.peak = max(self.peak, self.alive)
+
+    def remove(self, size: int) -> None:
+        """A file of ``size`` bytes was removed."""
+        self.alive -= size
+
+
 def _stream(readers: Sequence[RunReader], lo: bytes | None, hi: bytes | None) -> Iterator[Entry]:
     if len(readers) == 1:
         return readers[0].read(lo, hi)
@@ -139,15 +158,20 @@ def merge(
     hi: bytes | None = None,
     *,
     scratch: str | None = None,
-    fan_in: int = FAN_IN,
+    fan_in: int | None = None,
+    meter: ScratchMeter | None = None,
 ) -> Iterator[Entry]:
     """The entries of ``runs`` with ``lo <= key < hi``, in ``(key, input, seq)`` order.
     With more than ``fan_in`` runs, groups are merged first into run files in ``scratch``
-    (required then; they are removed once merged again)."""
+    (required then; each is removed as soon as the group it went into is merged, the
+    others when the merge ends). ``meter`` counts those files' bytes (the merge's own
+    scratch; ``runs`` are the caller's). ``fan_in``: :data:`FAN_IN` when not given."""
+    fan_in = FAN_IN if fan_in is None else fan_in  # read now: a test may lower it
     if fan_in < 2:
         raise ValueError("fan_in must be at least 2")
+    meter = meter if meter is not None else ScratchMeter()
     paths = list(runs)
-    made: list[str] = []
+    made: dict[str, int] = {}
     level = 0
     try:
         while len(paths) > fan_in:
@@ -166,17 +190,20 @@ def merge(
                 except BaseException:
                     writer.abort()
                     raise
+                made[out] = os.path.getsize(out)
+                meter.add(made[out])
                 for p in group:
                     if p in made:
                         os.remove(p)
-            made.extend(merged)
+                        meter.remove(made.pop(p))
             paths = merged
             level += 1
         yield from _stream([RunReader(p) for p in paths], lo, hi)
     finally:
-        for p in made:
+        for p, size in made.items():
             with contextlib.suppress(FileNotFoundError):
                 os.remove(p)
+            meter.remove(size)
 
 
 def index_samples(runs: Sequence[str]) -> Iterator[tuple[bytes, int]]:

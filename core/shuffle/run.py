@@ -26,8 +26,11 @@ registry from the spec), so any executor runs both passes. The accounting identi
 over the run: the map tasks' ``read = received + dropped + quarantined``, the partition
 tasks' ``added = written - received + writer-quarantined``, and the merged count must equal
 the shuffled count (checked). A rerun skips map tasks whose marker and run files are intact
-and partitions whose marker and files are (a run killed in either pass resumes); after a
-successful run the run files are removed, the map markers kept (a rerun then does nothing).
+and partitions whose marker and files are (a run killed in either pass resumes); a hash
+partition's run files go as soon as it is committed (a rerun's map markers need only the
+unfinished partitions' runs); after a successful run the rest of the run files are removed,
+the map markers kept (a rerun then does nothing). ``report.json``'s ``shuffle`` says the
+run files' bytes and the peak scratch (runs and merge files alive at once).
 
 An executor with a shuffle of its own (``executor.shuffle(spec)``: Spark's, in
 :mod:`crawlmill.core.spark_shuffle`) runs both passes instead, with the same task functions
@@ -63,11 +66,13 @@ from ..run.convert import (
 from ..run.stage import Outcome, Stage, listing_path, run_stages
 from ..spec import PipelineSpec
 from ..stats import filter_labels
+from . import runfile
 from .merge import boundaries, key_range, read_samples
 from .runfile import MAGIC as RUN_MAGIC
 from .serial import VERSION as SERIAL_VERSION
 from .spec import ShuffleSpec
-from .tasks import SHUFFLE_STEP, map_marker_path, map_task, partition_task
+from .spill import partition_folder
+from .tasks import SCRATCH_NOTE, SHUFFLE_STEP, map_marker_path, map_task, partition_task
 
 __all__ = ["DEFAULT_MEMORY", "execute", "map_task", "partition_task", "shuffle_of"]
 
@@ -245,7 +250,9 @@ def _shuffle_passes(r: RunState, shuffle: ShuffleSpec, session: Any) -> dict[str
     for p, key in r.todo:
         marker = None
         if session is None or not need_runs:
-            marker = _finished_map(folder, key, r.fingerprint, shuffle, need_runs=need_runs)
+            marker = _finished_map(
+                folder, key, r.fingerprint, shuffle, need_runs=need_runs, done=set(done)
+            )
         if marker is not None:
             r.completed[p.input.index] = marker
             report.inputs_skipped += 1
@@ -338,10 +345,17 @@ def _drop_temp_files(folder: str) -> None:
 
 
 def _finished_map(
-    folder: str, key: str, fingerprint: str, shuffle: ShuffleSpec, *, need_runs: bool
+    folder: str,
+    key: str,
+    fingerprint: str,
+    shuffle: ShuffleSpec,
+    *,
+    need_runs: bool,
+    done: set[int] = frozenset(),  # type: ignore[assignment]
 ) -> Marker | None:
     """The marker of a finished map task whose files are intact (``need_runs``: its run
-    files and samples too), or ``None``."""
+    files and samples too, except the runs of the hash partitions in ``done``: removed
+    once their partition was committed), or ``None``."""
     path = map_marker_path(folder, key)
     try:
         with open(path, encoding="utf-8") as fh:
@@ -354,6 +368,9 @@ def _finished_map(
         if marker.notes.get("runs") is None:  # its entries went to an executor's shuffle
             return None
         files = list(marker.notes.get("runs") or [])
+        if shuffle.partitioning == "hash" and done:
+            gone = {f"shuffle/p{i:05d}/" for i in done}
+            files = [f for f in files if not _under(f, gone)]
         if shuffle.partitioning == "range":
             files.append(marker.notes.get("samples"))
         for entry in files:
@@ -363,6 +380,31 @@ def _finished_map(
             if os.path.basename(full).startswith(".") or _size(full) != entry.get("size"):
                 return None
     return marker
+
+
+def _under(entry: Any, folders: set[str]) -> bool:
+    """Whether a marker's file ``entry`` lies in one of ``folders`` (``shuffle/pNNNNN/``)."""
+    path = entry.get("path") if isinstance(entry, dict) else None
+    return isinstance(path, str) and path[: path.rfind("/") + 1] in folders
+
+
+def _run_bytes(r: RunState, partitions: int) -> tuple[int, dict[int, int]]:
+    """The bytes of the map tasks' run and sample files that exist now: in all, and per
+    partition folder (from the map markers' lists)."""
+    total, per = 0, dict.fromkeys(range(partitions), 0)
+    for marker in r.completed.values():
+        files = list(marker.notes.get("runs") or []) + [marker.notes.get("samples")]
+        for entry in files:
+            if not isinstance(entry, dict) or not isinstance(entry.get("path"), str):
+                continue
+            size = entry.get("size") or 0
+            parts = entry["path"].split("/")
+            if parts[0] == "shuffle" and len(parts) == 3 and parts[1][1:].isdigit():
+                if int(parts[1][1:]) not in per:
+                    continue
+                per[int(parts[1][1:])] += size
+            total += size
+    return total, per
 
 
 def _size(path: str) -> int | None:
@@ -470,12 +512,30 @@ def _partition_pass(
     labels = filter_labels([f.name for f in r.pipeline.filters])
     markers: dict[int, Marker] = dict(done)
     failed = 0
+    # scratch: the run files alive (a committed hash partition's are removed at once) and
+    # the merges' intermediate files, measured where they are written and removed
+    local = session is None
+    drop = local and shuffle.partitioning == "hash"
+    total, per = _run_bytes(r, n) if local else (0, {})
+    if drop:  # removed when a former run committed them
+        total -= sum(per[i] for i in done)
+    workers = max(1, min(int(r.spec.run.workers), len(todo)))
+    scratch = {"run_bytes": total, "alive": total, "peak": total, "top": 0}
 
     def written(outcome: Outcome, log: Any) -> None:
         nonlocal failed
         i, result = todo[outcome.index], outcome.result
         if outcome.confirmed:
             markers[i] = result.marker
+            merge_peak = int(result.marker.notes.get(SCRATCH_NOTE) or 0)
+            scratch["top"] = max(scratch["top"], merge_peak)
+            # this merge's files beside every run still alive; each other worker's merge
+            # at most as large as the largest so far (an upper bound when workers > 1)
+            alive = scratch["alive"] + merge_peak + (workers - 1) * scratch["top"]
+            scratch["peak"] = max(scratch["peak"], alive)
+            if drop:
+                _drop_partition_runs(folder, i)
+                scratch["alive"] -= per[i]
             return
         if outcome.error is None and result.status is TaskStatus.CANCELLED:
             return
@@ -506,6 +566,12 @@ def _partition_pass(
             before=[(keys[i], os.path.join(root.meta, "done", f"{keys[i]}.json"))
                     for i in sorted(done)],
         )  # fmt: skip
+    if local:
+        report.shuffle = {
+            "run_bytes": scratch["run_bytes"],
+            "peak_scratch_bytes": scratch["peak"],
+            "compressed_runs": runfile.COMPRESS,
+        }
     if failed or damaged is not None or len(markers) < n:
         _abandon(r, f"{n - len(markers)} of {n} shuffle partition task(s) did not complete")
         return damaged
@@ -538,6 +604,13 @@ def _older_partition_markers(root: OutputRoot, keys: list[str]) -> dict[str, dic
         for key, marker in root.markers().items()
         if key.startswith("shuffle-") and key not in current
     }
+
+
+def _drop_partition_runs(folder: str, partition: int) -> None:
+    """Remove a committed hash partition's run files and merge scratch (no other partition
+    reads them; a rerun's map markers no longer list them as needed)."""
+    shutil.rmtree(partition_folder(os.path.join(folder, "shuffle"), partition), ignore_errors=True)
+    shutil.rmtree(os.path.join(folder, "scratch", f"p{partition:05d}"), ignore_errors=True)
 
 
 def _keep_markers_only(folder: str) -> None:

@@ -36,13 +36,22 @@ from ..quarantine import Quarantine
 from ..spec import PipelineSpec
 from ..stats import TaskStats
 from ..task import Task
-from .merge import KeySampler, merge, partition_runs
+from .merge import KeySampler, ScratchMeter, merge, partition_runs
 from .serial import decode, encode
 from .spec import ShuffleSpec
 from .spill import Spiller, partition_folder
 
-__all__ = ["SHUFFLE_STEP", "map_marker_path", "map_task", "partition_input", "partition_task"]
+__all__ = [
+    "SCRATCH_NOTE",
+    "SHUFFLE_STEP",
+    "map_marker_path",
+    "map_task",
+    "partition_input",
+    "partition_task",
+]
 
+#: the partition marker's note of its merge's peak scratch bytes (intermediate run files).
+SCRATCH_NOTE = "shuffle_scratch_peak"
 #: the step name of the shuffle's own counters.
 SHUFFLE_STEP = "shuffle"
 #: one shuffled record as a partition task receives it: ``(key, input, seq, blob)``.
@@ -286,6 +295,7 @@ def _run_partition(
         require_output=True,  # every partition has its part file, an empty one too
     )
     scratch = os.path.join(payload["folder"], "scratch", f"p{inp.index:05d}")
+    meter = ScratchMeter()
     if entries is None:
         folder = os.path.join(payload["folder"], "shuffle")
         if payload["partitioning"] == "range":
@@ -294,7 +304,7 @@ def _run_partition(
             hi = bytes.fromhex(payload["hi"]) if payload["hi"] is not None else None
         else:
             runs, lo, hi = partition_runs(folder, inp.index), None, None
-        entries = merge(runs, lo, hi, scratch=scratch)
+        entries = merge(runs, lo, hi, scratch=scratch, meter=meter)
     channel = reporter.channel
     merged = 0
     writer.open(wctx)
@@ -329,7 +339,7 @@ def _run_partition(
         reader="",
         outputs=tuple(task_mod.output_entry(o) for o in listed if not o["internal"]),
         quarantine=tuple(task_mod.output_entry(o) for o in listed if o["internal"]),
-        notes=wctx.notes,
+        notes={**wctx.notes, SCRATCH_NOTE: meter.peak},
         stats=stats,
     )
     data = marker.to_dict()
