@@ -11,6 +11,7 @@ import contextlib
 import io
 import json
 import os
+import sys
 import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -144,31 +145,36 @@ def _output_of(argv: Sequence[str]) -> Path | None:
     return None if out is None else Path(out)
 
 
-def cli(*args: object, cwd: Path | str | None = None) -> CliResult:
+def cli(*args: object, cwd: Path | str | None = None, out: Path | None = None) -> CliResult:
     """``crawlmill ARGS...`` run in this process (``crawlmill.core.cli.main``) with its stdout
-    and stderr captured (not a terminal, so no progress line), in ``cwd`` when given. An
-    argparse exit (``SystemExit``) becomes the exit code, as the script's would."""
+    and stderr captured (not a terminal, so no progress line) and then echoed to this
+    process's own streams (so ``capsys`` sees them too), in ``cwd`` when given. An
+    argparse exit (``SystemExit``) becomes the exit code, as the script's would. ``out``: the
+    output folder whose report to read when ``args`` name none (``run PIPELINE``)."""
     from crawlmill.core.cli import main
 
     argv = [str(a) for a in args]
-    out, err = io.StringIO(), io.StringIO()
+    stdout, stderr = io.StringIO(), io.StringIO()
     before = os.getcwd()
     try:
         if cwd is not None:
             os.chdir(cwd)
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
             try:
                 code = main(argv)
             except SystemExit as exc:
                 code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-        folder = _output_of(argv)
+        folder = _output_of(argv) if out is None else Path(out)
         report_path = None if folder is None else folder / ".crawlmill" / "report.json"
         report = None
         if report_path is not None and report_path.is_file():
             report = json.loads(report_path.read_text(encoding="utf-8"))
     finally:
         os.chdir(before)
-    return CliResult(code, out.getvalue(), err.getvalue(), report)
+        # echoed, so pytest shows it on a failure and ``capsys`` still sees it
+        sys.stdout.write(stdout.getvalue())
+        sys.stderr.write(stderr.getvalue())
+    return CliResult(code, stdout.getvalue(), stderr.getvalue(), report)
 
 
 def convert(
@@ -176,13 +182,15 @@ def convert(
     to: str | None,
     out: Path | str,
     *options: object,
+    option: Sequence[str] = (),
     workers: int | None = None,
     progress: str | None = "never",
     cwd: Path | str | None = None,
 ) -> CliResult:
     """``crawlmill convert INPUTS [--to TO] -o OUT [--workers N] [--progress P] OPTIONS...``
-    through :func:`cli`. ``to=None`` leaves the writer to the command's default; ``workers``
-    and ``progress`` (``None``: not given) come before ``options``, so an option there wins."""
+    through :func:`cli`, with ``--option O`` for each of ``option``. ``to=None`` leaves the
+    writer to the command's default; ``workers`` and ``progress`` (``None``: not given) come
+    before ``options``, so an option there wins."""
     sources = [inputs] if isinstance(inputs, (str, Path)) else list(inputs)
     argv: list[object] = ["convert", *sources]
     if to is not None:
@@ -192,6 +200,8 @@ def convert(
         argv += ["--workers", workers]
     if progress is not None:
         argv += ["--progress", progress]
+    for o in option:
+        argv += ["--option", o]
     return cli(*argv, *options, cwd=cwd)
 
 
