@@ -1,10 +1,22 @@
-"""Small builders shared by several test files (fixtures live in tests/conftest.py)."""
+"""Small builders shared by several test files (fixtures live in tests/conftest.py).
+
+The CLI harness: :func:`cli` runs any ``crawlmill`` command in this process and returns a
+:class:`CliResult` (exit code, stdout, stderr, the output's ``report.json``); :func:`convert`
+builds a ``convert`` command line on it. Tests that need the installed script itself (a real
+process, signals, ``PATH``) keep using ``subprocess``."""
 
 from __future__ import annotations
 
+import contextlib
+import io
+import json
 import os
+import sys
 import zlib
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -106,9 +118,94 @@ def assert_unique_ids_under(root: Path) -> int:
     return checked
 
 
+@dataclass(frozen=True)
+class CliResult:
+    """What one in-process ``crawlmill`` command did: its exit code, the text it wrote to
+    stdout and stderr, and the ``.crawlmill/report.json`` of the output folder it named
+    (``-o``), read right after the run (``None`` when there is none). It unpacks as
+    ``code, out, err = cli(...)``."""
+
+    exit_code: int
+    stdout: str
+    stderr: str
+    report: dict | None = None
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter((self.exit_code, self.stdout, self.stderr))
+
+
+def _output_of(argv: Sequence[str]) -> Path | None:
+    """The folder ``-o``/``--output`` names in ``argv`` (the last one), or ``None``."""
+    out = None
+    for i, word in enumerate(argv):
+        if word in ("-o", "--output") and i + 1 < len(argv):
+            out = argv[i + 1]
+        elif word.startswith("--output="):
+            out = word.split("=", 1)[1]
+    return None if out is None else Path(out)
+
+
+def cli(*args: object, cwd: Path | str | None = None, out: Path | None = None) -> CliResult:
+    """``crawlmill ARGS...`` run in this process (``crawlmill.core.cli.main``) with its stdout
+    and stderr captured (not a terminal, so no progress line) and then echoed to this
+    process's own streams (so ``capsys`` sees them too), in ``cwd`` when given. An
+    argparse exit (``SystemExit``) becomes the exit code, as the script's would. ``out``: the
+    output folder whose report to read when ``args`` name none (``run PIPELINE``)."""
+    from crawlmill.core.cli import main
+
+    argv = [str(a) for a in args]
+    stdout, stderr = io.StringIO(), io.StringIO()
+    before = os.getcwd()
+    try:
+        if cwd is not None:
+            os.chdir(cwd)
+        with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+            try:
+                code = main(argv)
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        folder = _output_of(argv) if out is None else Path(out)
+        report_path = None if folder is None else folder / ".crawlmill" / "report.json"
+        report = None
+        if report_path is not None and report_path.is_file():
+            report = json.loads(report_path.read_text(encoding="utf-8"))
+    finally:
+        os.chdir(before)
+        # echoed, so pytest shows it on a failure and ``capsys`` still sees it
+        sys.stdout.write(stdout.getvalue())
+        sys.stderr.write(stderr.getvalue())
+    return CliResult(code, stdout.getvalue(), stderr.getvalue(), report)
+
+
+def convert(
+    inputs: Path | str | Sequence[Path | str],
+    to: str | None,
+    out: Path | str,
+    *options: object,
+    option: Sequence[str] = (),
+    workers: int | None = None,
+    progress: str | None = "never",
+    cwd: Path | str | None = None,
+) -> CliResult:
+    """``crawlmill convert INPUTS [--to TO] -o OUT [--workers N] [--progress P] OPTIONS...``
+    through :func:`cli`, with ``--option O`` for each of ``option``. ``to=None`` leaves the
+    writer to the command's default; ``workers`` and ``progress`` (``None``: not given) come
+    before ``options``, so an option there wins."""
+    sources = [inputs] if isinstance(inputs, (str, Path)) else list(inputs)
+    argv: list[object] = ["convert", *sources]
+    if to is not None:
+        argv += ["--to", to]
+    argv += ["-o", out]
+    if workers is not None:
+        argv += ["--workers", workers]
+    if progress is not None:
+        argv += ["--progress", progress]
+    for o in option:
+        argv += ["--option", o]
+    return cli(*argv, *options, cwd=cwd)
+
+
 def run_convert(src: Path, out: Path, *args: str) -> int:
     """``crawlmill convert SRC -o OUT ARGS...`` run in this process, with no progress line;
     its exit code."""
-    from crawlmill.core.cli import main
-
-    return main(["convert", str(src), "-o", str(out), "--progress", "never", *args])
+    return convert(src, None, out, *args).exit_code

@@ -16,6 +16,8 @@ from pathlib import Path
 import pytest
 from crawlmill.core.cli import main
 
+from tests.helpers import cli
+
 TOY_DIR = Path(__file__).resolve().parent / "toy"
 TOY = "crawlmill_toy_plugin"
 GOOD_LINES = "http://a.org/ hello\nhttp://b.org/ a-much-longer-payload\nhttp://c.org/ x\n"
@@ -29,12 +31,6 @@ def toy_on_path(monkeypatch):
     )
     monkeypatch.delenv("CRAWLMILL_LOAD_PLUGINS", raising=False)
     monkeypatch.delenv("CRAWLMILL_DISABLE_PLUGINS", raising=False)
-
-
-def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def toy_file(tmp_path: Path, text: str = GOOD_LINES, name: str = "in.toy") -> Path:
@@ -74,8 +70,8 @@ def test_usage_error_exits_2(capsys):
 def test_convert_ok_exits_0_and_writes(tmp_path, capsys):
     src = toy_file(tmp_path)
     out = tmp_path / "out"
-    code, _, err = run_cli(
-        capsys, "convert", str(src), "--plugin", TOY, "--to", "toyout", "--option", "version=1.1",
+    code, _, err = cli(
+        "convert", str(src), "--plugin", TOY, "--to", "toyout", "--option", "version=1.1",
         "--filter", "threshold", "threshold=10", "-o", str(out), "--workers", "1",
     )  # fmt: skip
     assert code == 0, err
@@ -88,8 +84,8 @@ def test_convert_detects_the_reader_and_takes_inputs_after_a_filter(tmp_path, ca
     a = toy_file(tmp_path, name="a.toy")
     b = toy_file(tmp_path, "http://d.org/ yy\n", name="b.toy")
     out = tmp_path / "out"
-    code, _, err = run_cli(
-        capsys, "convert", str(a), "--plugin", TOY, "--to", "toyout", "-o", str(out),
+    code, _, err = cli(
+        "convert", str(a), "--plugin", TOY, "--to", "toyout", "-o", str(out),
         "--filter", "threshold", "threshold=2", str(b), "--workers", "2",
     )  # fmt: skip
     assert code == 0, err
@@ -103,8 +99,8 @@ def test_convert_detects_the_reader_and_takes_inputs_after_a_filter(tmp_path, ca
 
 def test_convert_with_damage_exits_3(tmp_path, capsys):
     src = toy_file(tmp_path, GOOD_LINES + "!broken line\n")
-    code, _, err = run_cli(
-        capsys, "convert", str(src), "--plugin", TOY, "--to", "toyout", "-o", str(tmp_path / "out"),
+    code, _, err = cli(
+        "convert", str(src), "--plugin", TOY, "--to", "toyout", "-o", str(tmp_path / "out"),
         "--workers", "1",
     )  # fmt: skip
     assert code == 3, err
@@ -114,8 +110,8 @@ def test_convert_with_damage_exits_3(tmp_path, capsys):
 
 def test_convert_on_error_fail_exits_1(tmp_path, capsys):
     src = toy_file(tmp_path, "!broken line\n" + GOOD_LINES)
-    code, _, err = run_cli(
-        capsys, "convert", str(src), "--plugin", TOY, "--to", "toyout", "-o", str(tmp_path / "out"),
+    code, _, err = cli(
+        "convert", str(src), "--plugin", TOY, "--to", "toyout", "-o", str(tmp_path / "out"),
         "--on-error", "fail", "--workers", "1",
     )  # fmt: skip
     assert code == 1, err
@@ -139,7 +135,7 @@ def test_convert_on_error_fail_exits_1(tmp_path, capsys):
 def test_convert_config_errors_exit_2_and_write_nothing(tmp_path, capsys, extra, fragment):
     src = toy_file(tmp_path)
     out = tmp_path / "out"
-    code, _, err = run_cli(capsys, "convert", str(src), "--plugin", TOY, "-o", str(out), *extra)
+    code, _, err = cli("convert", str(src), "--plugin", TOY, "-o", str(out), *extra)
     assert code == 2
     assert fragment in err
     assert not out.exists()
@@ -147,8 +143,7 @@ def test_convert_config_errors_exit_2_and_write_nothing(tmp_path, capsys, extra,
 
 def test_convert_missing_input_exits_2(tmp_path, capsys):
     out = tmp_path / "out"
-    code, _, err = run_cli(
-        capsys,
+    code, _, err = cli(
         "convert",
         str(tmp_path / "nope.toy"),
         "--plugin",
@@ -189,7 +184,7 @@ def test_run_pipeline(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("LABEL", "env-label")
     monkeypatch.chdir(tmp_path.parent)  # paths are relative to the config, not the cwd
     path = make_project(tmp_path)
-    code, _, err = run_cli(capsys, "run", str(path))
+    code, _, err = cli("run", str(path))
     assert code == 0, err
     assert (
         tmp_path / "out" / "in.toy.out"
@@ -200,7 +195,7 @@ def test_run_pipeline(tmp_path, capsys, monkeypatch):
 def test_run_flags_override_the_config(tmp_path, capsys):
     path = make_project(tmp_path)
     (tmp_path / "data" / "in.toy").write_text("!bad\n" + GOOD_LINES)
-    code, _, err = run_cli(capsys, "run", str(path), "--on-error", "fail")
+    code, _, err = cli("run", str(path), "--on-error", "fail")
     assert code == 1, err
 
 
@@ -219,7 +214,7 @@ output: out
 @pytest.mark.parametrize("command", ["run", "validate"])
 def test_bad_config_exits_2_lists_every_problem_and_writes_nothing(tmp_path, capsys, command):
     path = make_project(tmp_path, BAD_PIPELINE)
-    code, out, err = run_cli(capsys, command, str(path))
+    code, out, err = cli(command, str(path))
     assert code == 2
     assert f"{path}: reader: unknown reader 'toytxt'; did you mean 'toytext'?" in err
     assert f"{path}: filters[0].threshold: " in err
@@ -240,14 +235,14 @@ def test_bad_config_via_the_console_script(tmp_path):
 
 def test_validate_prints_the_resolved_pipeline_and_inputs(tmp_path, capsys):
     path = make_project(tmp_path)
-    code, out, err = run_cli(capsys, "validate", str(path))
+    code, out, err = cli("validate", str(path))
     assert code == 0, err
     assert "threshold: 10" in out
     assert 'label: "plain"' in out
     assert f"{tmp_path / 'data' / 'in.toy'}  [toytext] -> (named while writing)" in out
     assert not (tmp_path / "out").exists()  # validate runs nothing
 
-    code, out, _ = run_cli(capsys, "validate", str(path), "--json")
+    code, out, _ = cli("validate", str(path), "--json")
     data = json.loads(out)
     assert code == 0
     assert data["pipeline"]["writer"] == {
@@ -269,7 +264,7 @@ def test_validate_prints_the_resolved_pipeline_and_inputs(tmp_path, capsys):
 
 def test_validate_reports_missing_inputs(tmp_path, capsys):
     path = make_project(tmp_path, PIPELINE.replace("[data/]", "[data/, nothere/*.toy]"))
-    code, _, err = run_cli(capsys, "validate", str(path))
+    code, _, err = cli("validate", str(path))
     assert code == 2
     assert "inputs.paths[1]" in err
 
@@ -279,7 +274,7 @@ def test_validate_reports_missing_inputs(tmp_path, capsys):
 
 def test_inspect_shows_ranking_records_and_damage(tmp_path, capsys):
     src = toy_file(tmp_path, "http://a.org/ hello\n!oops\nhttp://b.org/ bye\nhttp://c.org/ zz\n")
-    code, out, err = run_cli(capsys, "inspect", str(src), "--plugin", TOY, "--records", "2")
+    code, out, err = cli("inspect", str(src), "--plugin", TOY, "--records", "2")
     assert code == 3, err  # damage seen
     assert "toytext" in out and "0.80" in out
     assert "url:          http://a.org/" in out
@@ -292,10 +287,10 @@ def test_inspect_shows_ranking_records_and_damage(tmp_path, capsys):
 def test_inspect_unrecognised_file_asks_for_from(tmp_path, capsys):
     src = tmp_path / "mystery.bin"
     src.write_bytes(b"\x00\x01 nothing known")
-    code, out, err = run_cli(capsys, "inspect", str(src), "--plugin", TOY)
+    code, out, err = cli("inspect", str(src), "--plugin", TOY)
     assert code == 2
     assert "no reader recognises" in out and "--from" in err
-    code, out, _ = run_cli(capsys, "inspect", str(src), "--plugin", TOY, "--from", "toytext")
+    code, out, _ = cli("inspect", str(src), "--plugin", TOY, "--from", "toytext")
     assert code == 0 and "reading with: toytext" in out
 
 
@@ -303,7 +298,7 @@ def test_inspect_unrecognised_file_asks_for_from(tmp_path, capsys):
 
 
 def test_plugins_json_structure(capsys):
-    code, out, _ = run_cli(capsys, "plugins", "--json", "--plugin", TOY)
+    code, out, _ = cli("plugins", "--json", "--plugin", TOY)
     assert code == 0
     listing = {p["name"]: p for p in json.loads(out)}
     basic = listing["basic-filters"]
@@ -332,20 +327,18 @@ def test_plugins_json_structure(capsys):
 
 
 def test_failed_plugin_is_listed_and_the_others_load(capsys):
-    code, out, _ = run_cli(
-        capsys, "plugins", "--json", "--plugin", "no_such_module_xyz", "--plugin", TOY
-    )
+    code, out, _ = cli("plugins", "--json", "--plugin", "no_such_module_xyz", "--plugin", TOY)
     assert code == 0
     listing = {p["name"]: p for p in json.loads(out)}
     failed = listing["no_such_module_xyz"]
     assert failed["status"] == "failed" and "ModuleNotFoundError" in failed["error"]
     assert listing[TOY]["status"] == "ok" and listing["basic-filters"]["status"] == "ok"
-    code, out, _ = run_cli(capsys, "plugins", "--plugin", "no_such_module_xyz")
+    code, out, _ = cli("plugins", "--plugin", "no_such_module_xyz")
     assert "no_such_module_xyz" in out and "failed" in out and "error: ModuleNotFoundError" in out
 
 
 def test_plugins_text_lists_components_and_options(capsys):
-    code, out, _ = run_cli(capsys, "plugins", "--plugin", TOY)
+    code, out, _ = cli("plugins", "--plugin", TOY)
     assert code == 0
     assert "filter threshold: Drop payloads longer than the threshold." in out
     assert "threshold (int, default 10): longest payload kept" in out
@@ -353,10 +346,10 @@ def test_plugins_text_lists_components_and_options(capsys):
 
 def test_load_and_disable_switches(capsys, monkeypatch):
     monkeypatch.setenv("CRAWLMILL_LOAD_PLUGINS", "basic-filters")
-    code, out, _ = run_cli(capsys, "plugins", "--json")
+    code, out, _ = cli("plugins", "--json")
     shown = {p["name"]: p["status"] for p in json.loads(out)}
     assert shown == {"basic-filters": "ok"}  # the others are blocked and hidden
-    code, out, _ = run_cli(capsys, "plugins", "--json", "--all")
+    code, out, _ = cli("plugins", "--json", "--all")
     statuses = {p["name"]: p["status"] for p in json.loads(out)}
     assert statuses["basic-filters"] == "ok"
     assert len(statuses) > 1 and set(statuses.values()) == {"ok", "blocked"}
@@ -398,8 +391,7 @@ def test_plugins_reports_duplicates_and_misspelt_hooks(tmp_path, capsys, monkeyp
         "def crawlmill_register_filter(register):\n    pass\n"
     )
     monkeypatch.syspath_prepend(str(tmp_path))
-    code, out, _ = run_cli(
-        capsys,
+    code, out, _ = cli(
         "plugins",
         "--plugin",
         TOY,
@@ -410,14 +402,14 @@ def test_plugins_reports_duplicates_and_misspelt_hooks(tmp_path, capsys, monkeyp
     )
     assert code == 0
     assert "warning: filter 'threshold' from plugin 'dup_plugin_xyz' refused" in out
-    code, out, _ = run_cli(capsys, "plugins", "--json", "--plugin", "typo_plugin_xyz")
+    code, out, _ = cli("plugins", "--json", "--plugin", "typo_plugin_xyz")
     typo = {p["name"]: p for p in json.loads(out)}["typo_plugin_xyz"]
     assert typo["status"] == "failed" and "crawlmill_register_filter" in typo["error"]
 
 
 def test_run_with_missing_inputs_exits_2_naming_the_config(tmp_path, capsys):
     path = make_project(tmp_path, PIPELINE.replace("[data/]", "[nothere/*.toy]"))
-    code, _, err = run_cli(capsys, "run", str(path))
+    code, _, err = cli("run", str(path))
     assert code == 2
     assert f"{path}: inputs.paths[0]" in err
     assert not (tmp_path / "out").exists()

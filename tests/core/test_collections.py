@@ -16,7 +16,7 @@ from crawlmill.core.record import Provenance
 from crawlmill.core.registry import Registry
 
 from tests.conftest import need
-from tests.helpers import put_fake_plugins_on_path
+from tests.helpers import convert, put_fake_plugins_on_path
 
 
 @pytest.fixture(autouse=True)
@@ -62,11 +62,9 @@ def mapdir(tmp_path):
     return root
 
 
-def _convert(root: Path, out: Path, capsys) -> tuple[int, dict, str]:
-    argv = ["convert", str(root), "--to", "warc", "-o", str(out), "--plugin", "cm_mapfile"]
-    code = main([*argv, "--workers", "1"])
-    err = capsys.readouterr().err
-    return code, json.loads((out / ".crawlmill" / "report.json").read_text()), err
+def _convert(root: Path, out: Path) -> tuple[int, dict, str]:
+    result = convert(root, "warc", out, "--plugin", "cm_mapfile", workers=1, progress=None)
+    return result.exit_code, result.report, result.stderr
 
 
 def test_multi_part_units_convert_and_their_checks_are_reported_beside_the_accounting(
@@ -76,7 +74,7 @@ def test_multi_part_units_convert_and_their_checks_are_reported_beside_the_accou
     from warcio.archiveiterator import ArchiveIterator
 
     out = tmp_path / "out"
-    code, report, err = _convert(mapdir, out, capsys)
+    code, report, err = _convert(mapdir, out)
     assert code == 3, err
     failed = sorted(
         (Path(c["path"]).relative_to(mapdir).as_posix(), c["check"], c["reason"])
@@ -122,7 +120,7 @@ def test_multi_part_units_convert_and_their_checks_are_reported_beside_the_accou
     assert warcio is not None
 
     # a rerun resumes every converted unit and reports the same checks again
-    code, again, _ = _convert(mapdir, out, capsys)
+    code, again, _ = _convert(mapdir, out)
     assert code == 3
     assert again["inputs_skipped"] == 3
     assert again["checks_failed"] == report["checks_failed"]
@@ -130,7 +128,7 @@ def test_multi_part_units_convert_and_their_checks_are_reported_beside_the_accou
     # a unit's size is its parts': one part grown, that unit is redone (and now fails)
     with open(mapdir / "part-00000/data", "ab") as fh:
         fh.write(b"http://example.org/a/new\tlate\n")
-    code, third, _ = _convert(mapdir, out, capsys)
+    code, third, _ = _convert(mapdir, out)
     assert code == 3 and third["inputs_skipped"] == 2
     assert sorted(c["check"] for c in third["checks_failed"] if "part-00000" in c["path"]) == [
         "md5",
@@ -142,7 +140,7 @@ def test_a_unit_whose_parts_are_all_there_and_true_exits_0(tmp_path, capsys):
     root = tmp_path / "maps"
     md5 = _unit(root, "part-00000", _rows("a", 2))
     (root / "MANIFEST").write_text(f"part-00000 2 {md5}\n")
-    code, report, err = _convert(root, tmp_path / "out", capsys)
+    code, report, err = _convert(root, tmp_path / "out")
     assert code == 0, err
     assert report["checks_passed"] == 2 and report["checks_failed"] == []
     assert "checks: 2 passed, 0 failed" in err

@@ -28,6 +28,7 @@ from crawlmill.core.registry import Registry
 from crawlmill.core.spec import PipelineSpec
 
 from tests.conftest import SAMPLES, need
+from tests.helpers import cli
 
 ARC = "webrecorder-warcio/test/data/example.arc.gz"
 WARC = "iipc-jwarc/test-resources/org/netpreserve/jwarc/cc.warc.gz"
@@ -117,7 +118,7 @@ def fates(tree: Path, out: Path) -> dict[str, tuple[str, str]]:
 
 def convert(*argv: object) -> int:
     """``crawlmill convert ARGV`` in this process; the exit code."""
-    return main(["convert", *(str(a) for a in argv), "--workers", "1", "--progress", "never"])
+    return cli("convert", *argv, "--workers", "1", "--progress", "never").exit_code
 
 
 def warc_records(path: Path, warcinfo: bool = False) -> list[tuple[str, str | None, bytes]]:

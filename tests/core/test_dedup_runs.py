@@ -20,6 +20,7 @@ from crawlmill.formats.trec_runs import (
     parse_run,
 )
 
+from tests.helpers import cli
 from tests.plugins.test_simhash_dedup import HEAD, page, warc
 
 WORDS = {
@@ -80,17 +81,11 @@ QRELS = """\
 """
 
 
-def cli(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(["dedup-runs", *argv])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
 def test_paper_examples_through_the_cli(tmp_path, dedup_out, capsys):
     (tmp_path / "a.run").write_text(RUN)
     (tmp_path / "q.txt").write_text(QRELS)
     code, out, err = cli(
-        capsys, str(dedup_out), "--run", str(tmp_path / "a.run"),
+        "dedup-runs", str(dedup_out), "--run", str(tmp_path / "a.run"),
         "--qrels", str(tmp_path / "q.txt"), "-o", str(tmp_path / "d"), "--json",
     )  # fmt: skip
     assert code == 0, err
@@ -119,7 +114,7 @@ def test_paper_examples_through_the_cli(tmp_path, dedup_out, capsys):
     }  # fmt: skip
     # the plain report says the same in words
     code, out, _ = cli(
-        capsys, str(dedup_out), "--run", str(tmp_path / "a.run"), "-o", str(tmp_path / "e")
+        "dedup-runs", str(dedup_out), "--run", str(tmp_path / "a.run"), "-o", str(tmp_path / "e")
     )
     assert code == 0
     assert "11 line(s) in 2 topic(s), 7 out; 4 removed, 4 replaced" in out
@@ -130,7 +125,7 @@ def test_the_table_file_itself_and_by_score(tmp_path, dedup_out, capsys):
     # ranks disagree with scores: trec_eval's order (score) puts c2 first
     (tmp_path / "r.run").write_text("7 Q0 c1 1 1.0 t\n7 Q0 c2 2 5.0 t\n7 Q0 a2 3 0.5 t\n")
     code, _, err = cli(
-        capsys, str(table), "--run", str(tmp_path / "r.run"), "-o", str(tmp_path / "d"),
+        "dedup-runs", str(table), "--run", str(tmp_path / "r.run"), "-o", str(tmp_path / "d"),
         "--by", "score",
     )  # fmt: skip
     assert code == 0, err
@@ -147,7 +142,7 @@ def test_a_root_whose_table_is_elsewhere(tmp_path, capsys):
     assert code == 0
     (tmp_path / "a.run").write_text("1 Q0 a3 1 1 r\n")
     code, _, err = cli(
-        capsys, str(out), "--run", str(tmp_path / "a.run"), "-o", str(tmp_path / "d")
+        "dedup-runs", str(out), "--run", str(tmp_path / "a.run"), "-o", str(tmp_path / "d")
     )
     assert code == 0, err
     assert (tmp_path / "d" / "a.run").read_text() == "1 Q0 a1 1 1 r\n"
@@ -168,7 +163,7 @@ def test_malformed_lines_name_file_and_line(tmp_path, dedup_out, capsys, kind, t
     bad_file.write_text(text)
     (tmp_path / "good.run").write_text(RUN)
     code, _, err = cli(
-        capsys, str(dedup_out), "--run", str(tmp_path / "good.run"), kind, str(bad_file),
+        "dedup-runs", str(dedup_out), "--run", str(tmp_path / "good.run"), kind, str(bad_file),
         "-o", str(tmp_path / "d"),
     )  # fmt: skip
     assert code == 2
@@ -179,18 +174,18 @@ def test_malformed_lines_name_file_and_line(tmp_path, dedup_out, capsys, kind, t
 def test_refusals(tmp_path, dedup_out, capsys):
     (tmp_path / "a.run").write_text(RUN)
     code, _, err = cli(
-        capsys, str(dedup_out), "--run", str(tmp_path / "a.run"), "-o", str(tmp_path)
+        "dedup-runs", str(dedup_out), "--run", str(tmp_path / "a.run"), "-o", str(tmp_path)
     )
     assert code == 2 and "would replace an input" in err
     (tmp_path / "d").mkdir()
     (tmp_path / "d" / "a.run").write_text("mine")
     code, _, err = cli(
-        capsys, str(dedup_out), "--run", str(tmp_path / "a.run"), "-o", str(tmp_path / "d")
+        "dedup-runs", str(dedup_out), "--run", str(tmp_path / "a.run"), "-o", str(tmp_path / "d")
     )
     assert code == 2 and "--overwrite" in err
     assert (tmp_path / "d" / "a.run").read_text() == "mine"
     code, _, err = cli(
-        capsys,
+        "dedup-runs",
         str(tmp_path / "nothing"),
         "--run",
         str(tmp_path / "a.run"),
@@ -200,7 +195,7 @@ def test_refusals(tmp_path, dedup_out, capsys):
     assert code == 2 and "no such cluster table" in err
     pq.write_table(pa.table({"doc_id": ["a"]}), tmp_path / "t.parquet")
     code, _, err = cli(
-        capsys,
+        "dedup-runs",
         str(tmp_path / "t.parquet"),
         "--run",
         str(tmp_path / "a.run"),
@@ -296,7 +291,7 @@ def test_chuweb21d_documents_get_their_record_ids_and_runs_match(tmp_path, capsy
     run = "".join(f"1 Q0 {UUIDS[d]} {r} {10 - r} sys\n" for r, d in enumerate(ORDER[:6], 1))
     (tmp_path / "uuid.run").write_text(run)
     code, stdout, err = cli(
-        capsys, str(out), "--run", str(tmp_path / "uuid.run"), "-o", str(tmp_path / "d")
+        "dedup-runs", str(out), "--run", str(tmp_path / "uuid.run"), "-o", str(tmp_path / "d")
     )
     assert code == 0, err
     assert "6 of 6 line(s) matched the cluster table" in stdout
@@ -306,13 +301,13 @@ def test_chuweb21d_documents_get_their_record_ids_and_runs_match(tmp_path, capsy
     urn = "".join(f"1 Q0 <urn:uuid:{UUIDS[d]}> {r} 1.0 sys\n" for r, d in enumerate(ORDER[:6], 1))
     (tmp_path / "urn.run").write_text(urn)
     code, stdout, err = cli(
-        capsys, str(out), "--run", str(tmp_path / "urn.run"), "-o", str(tmp_path / "u")
+        "dedup-runs", str(out), "--run", str(tmp_path / "urn.run"), "-o", str(tmp_path / "u")
     )
     assert code == 0 and "6 of 6 line(s) matched" in stdout, err
     # a run keyed otherwise (TREC-style ids): nothing matches, exit 3, named on stderr
     (tmp_path / "trec.run").write_text(RUN)
     code, stdout, err = cli(
-        capsys, str(out), "--run", str(tmp_path / "trec.run"), "-o", str(tmp_path / "t")
+        "dedup-runs", str(out), "--run", str(tmp_path / "trec.run"), "-o", str(tmp_path / "t")
     )
     assert code == 3
     assert "0 of 11 line(s) matched the cluster table" in stdout
@@ -324,12 +319,17 @@ def test_few_is_fewer_than_half_of_a_run_s_lines(tmp_path, dedup_out, capsys):
     few = "1 Q0 a1 1 5 s\n1 Q0 b1 2 4 s\n1 Q0 x1 3 3 s\n1 Q0 x2 4 2 s\n1 Q0 x3 5 1 s\n"
     (tmp_path / "few.run").write_text(few)
     code, _, err = cli(
-        capsys, str(dedup_out), "--run", str(tmp_path / "few.run"), "-o", str(tmp_path / "f")
+        "dedup-runs", str(dedup_out), "--run", str(tmp_path / "few.run"), "-o", str(tmp_path / "f")
     )
     assert code == 3 and "2 of 5 run line(s) matched" in err
     (tmp_path / "enough.run").write_text(few.replace("x1", "c1"))
     code, _, err = cli(
-        capsys, str(dedup_out), "--run", str(tmp_path / "enough.run"), "-o", str(tmp_path / "e")
+        "dedup-runs",
+        str(dedup_out),
+        "--run",
+        str(tmp_path / "enough.run"),
+        "-o",
+        str(tmp_path / "e"),
     )
     assert code == 0, err
 

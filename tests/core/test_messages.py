@@ -11,7 +11,6 @@ import pickle
 from pathlib import Path
 
 import pytest
-from crawlmill.core.cli import main
 from crawlmill.core.messages import (
     CompletedInput,
     Marker,
@@ -24,7 +23,7 @@ from crawlmill.core.messages import (
 from crawlmill.core.plugin import InputFile
 from crawlmill.core.stats import TaskStats
 
-from tests.helpers import put_fake_plugins_on_path
+from tests.helpers import convert, put_fake_plugins_on_path
 
 
 def _old_stats(**counters: int) -> dict:
@@ -118,26 +117,10 @@ def inputs(tmp_path, monkeypatch) -> Path:
     return src
 
 
-def _convert(capsys, src: Path, out: Path, writer: str = "fake-jsonl") -> tuple[int, str]:
-    code = main(
-        [
-            "convert",
-            str(src),
-            "--plugin",
-            "cm_fake",
-            "--plugin",
-            "cm_counting",
-            "--from",
-            "fake-lines",
-            "--to",
-            writer,
-            "-o",
-            str(out),
-            "--workers",
-            "1",
-        ]  # fmt: skip
-    )
-    return code, capsys.readouterr().err
+def _convert(src: Path, out: Path, writer: str = "fake-jsonl") -> tuple[int, str]:
+    result = convert(src, writer, out, "--plugin", "cm_fake", "--plugin", "cm_counting",
+                     "--from", "fake-lines", workers=1, progress=None)  # fmt: skip
+    return result.exit_code, result.stderr
 
 
 def _todays_marker(marker: dict) -> dict:
@@ -163,7 +146,7 @@ def _todays_marker(marker: dict) -> dict:
 
 def test_a_marker_written_before_the_types_still_resumes(tmp_path, capsys, inputs):
     out = tmp_path / "out"
-    code, err = _convert(capsys, inputs, out)
+    code, err = _convert(inputs, out)
     assert code == 0, err
     done = sorted((out / ".crawlmill" / "done").glob("*.json"))
     assert len(done) == 2
@@ -174,7 +157,7 @@ def test_a_marker_written_before_the_types_still_resumes(tmp_path, capsys, input
         path.write_text(json.dumps(_todays_marker(marker)))
     files = {p: p.read_bytes() for p in out.glob("*.out")}
     (out / "manifest.txt").unlink()  # finalize runs again over the resumed markers
-    code, err = _convert(capsys, inputs, out)
+    code, err = _convert(inputs, out)
     assert code == 0, err
     report = json.loads((out / ".crawlmill" / "report.json").read_text())
     assert report["inputs_skipped"] == 2 and report["inputs_done"] == 0
@@ -185,7 +168,7 @@ def test_a_marker_written_before_the_types_still_resumes(tmp_path, capsys, input
 
 def test_finalize_receives_typed_completed_inputs(tmp_path, capsys, inputs):
     out = tmp_path / "out"
-    code, err = _convert(capsys, inputs, out, writer="counting-jsonl")
+    code, err = _convert(inputs, out, writer="counting-jsonl")
     assert code == 0, err
     rows = [line.split() for line in (out / "manifest.txt").read_text().splitlines()]
     assert [(r[0], r[1], r[2], r[5]) for r in rows] == [
@@ -238,7 +221,7 @@ REPORT_KEYS = {
 
 def test_pipeline_json_and_report_json_keep_their_shape(tmp_path, capsys, inputs):
     out = tmp_path / "out"
-    code, err = _convert(capsys, inputs, out)
+    code, err = _convert(inputs, out)
     assert code == 0, err
     meta = out / ".crawlmill"
     stamp = json.loads((meta / "pipeline.json").read_text())

@@ -16,7 +16,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from crawlmill.core.cli import main
+
+from tests import helpers
 
 from ..conftest import ROOT, SAMPLES
 
@@ -28,9 +29,9 @@ def _fixed_date(monkeypatch):
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1600000000")
 
 
-def cli(capsys, *argv: str) -> tuple[int, str]:
-    code = main([*argv, "--workers", "1", "--progress", "never"])
-    return code, capsys.readouterr().err
+def cli(*argv: str) -> tuple[int, str]:
+    result = helpers.cli(*argv, "--workers", "1", "--progress", "never")
+    return result.exit_code, result.stderr
 
 
 def _md5(path: Path) -> str:
@@ -78,7 +79,7 @@ def test_inputs_that_strip_to_one_name_get_distinct_outputs(tmp_path, capsys, ne
     need("warcio")
     src = _siblings(tmp_path / "crawl")
     out = tmp_path / "out"
-    code, err = cli(capsys, "convert", str(src), "--to", "warc", "-o", str(out))
+    code, err = cli("convert", str(src), "--to", "warc", "-o", str(out))
     assert code == 0, err
     report = json.loads((out / ".crawlmill" / "report.json").read_text())
     mapping = {m["input"]: m["outputs"] for m in report["input_outputs"]}
@@ -97,7 +98,7 @@ def test_inputs_that_strip_to_one_name_get_distinct_outputs(tmp_path, capsys, ne
     assert _responses(out / "x.arc.warc.gz") == ["http://example.com/"]
     # a rerun resumes everything and changes nothing
     before = _tree(out)
-    code, err = cli(capsys, "convert", str(src), "--to", "warc", "-o", str(out))
+    code, err = cli("convert", str(src), "--to", "warc", "-o", str(out))
     assert code == 0 and "6 already complete" in err, err
     assert _tree(out) == before
 
@@ -109,7 +110,7 @@ def test_names_that_still_collide_are_refused_at_planning(tmp_path, capsys):
     shutil.copy(DATA / "example.warc.gz", src / "b.warc.gz")
     out = tmp_path / "out"
     code, err = cli(
-        capsys, "convert", str(src), "--to", "warc", "--option", "name_pattern=all{ext}",
+        "convert", str(src), "--to", "warc", "--option", "name_pattern=all{ext}",
         "-o", str(out),
     )  # fmt: skip
     assert code == 2, err
@@ -126,7 +127,7 @@ def test_output_folder_equal_to_the_input_folder_is_refused(tmp_path, capsys):
     shutil.copy(DATA / "example.warc.gz", src / "x.warc.gz")
     before = _md5(src / "x.warc.gz")
     code, err = cli(
-        capsys, "convert", str(src), "--filter", "kind", "keep=response", "--to", "warc",
+        "convert", str(src), "--filter", "kind", "keep=response", "--to", "warc",
         "-o", str(src),
     )  # fmt: skip
     assert code == 2, err
@@ -139,7 +140,7 @@ def test_output_folder_inside_the_input_folder_is_refused(tmp_path, capsys):
     src = tmp_path / "data"
     src.mkdir()
     shutil.copy(DATA / "example.warc.gz", src / "x.warc.gz")
-    code, err = cli(capsys, "convert", str(src), "--to", "warc", "-o", str(src / "out"))
+    code, err = cli("convert", str(src), "--to", "warc", "-o", str(src / "out"))
     assert code == 2, err
     assert not (src / "out").exists()
 
@@ -150,7 +151,7 @@ def test_an_output_that_is_an_input_file_is_refused(tmp_path, capsys):
     shutil.copy(DATA / "example.warc.gz", src / "x.warc.gz")
     before = _md5(src / "x.warc.gz")
     code, err = cli(
-        capsys, "convert", str(src / "x.warc.gz"), "--filter", "kind", "keep=response",
+        "convert", str(src / "x.warc.gz"), "--filter", "kind", "keep=response",
         "--to", "warc", "-o", str(src),
     )  # fmt: skip
     assert code == 2, err
@@ -169,12 +170,12 @@ def test_a_file_crawlmill_did_not_write_is_not_replaced(tmp_path, capsys):
     out = tmp_path / "out"
     out.mkdir()
     (out / "x.warc.gz").write_bytes(b"the user's own file")
-    code, err = cli(capsys, "convert", str(src), "--to", "warc", "-o", str(out))
+    code, err = cli("convert", str(src), "--to", "warc", "-o", str(out))
     assert code == 2, err
     assert str(out / "x.warc.gz") in err and "--overwrite" in err
     assert (out / "x.warc.gz").read_bytes() == b"the user's own file"
     assert not (out / ".crawlmill").exists()
-    code, err = cli(capsys, "convert", str(src), "--to", "warc", "-o", str(out), "--overwrite")
+    code, err = cli("convert", str(src), "--to", "warc", "-o", str(out), "--overwrite")
     assert code == 0, err
     assert (out / "x.warc.gz").read_bytes()[:2] == b"\x1f\x8b"
 
@@ -188,7 +189,7 @@ def test_overwrite_is_a_run_setting_of_a_config(tmp_path, capsys):
     (out / "x.warc.gz").write_bytes(b"the user's own file")
     config = tmp_path / "p.yaml"
     config.write_text(f"inputs: {src}\nwriter: warc\noutput: {out}\nrun: {{overwrite: true}}\n")
-    code, err = cli(capsys, "run", str(config))
+    code, err = cli("run", str(config))
     assert code == 0, err
     assert (out / "x.warc.gz").read_bytes()[:2] == b"\x1f\x8b"
 
@@ -202,14 +203,14 @@ def test_a_second_pipeline_into_the_same_root_is_refused(tmp_path, capsys):
     shutil.copy(DATA / "example.warc.gz", src / "x.warc.gz")
     shutil.copy(DATA / "example.arc.gz", src / "z.arc.gz")
     out = tmp_path / "out"
-    code, err = cli(capsys, "convert", str(src), "--to", "warc", "-o", str(out))
+    code, err = cli("convert", str(src), "--to", "warc", "-o", str(out))
     assert code == 0, err
     before = _tree(out)
     other = tmp_path / "other"
     other.mkdir()
     shutil.copy(DATA / "example.warc.gz", other / "w.warc.gz")
     code, err = cli(
-        capsys, "convert", str(other), "--filter", "kind", "keep=response", "--to", "warc",
+        "convert", str(other), "--filter", "kind", "keep=response", "--to", "warc",
         "-o", str(out),
     )  # fmt: skip
     assert code == 2, err
@@ -218,7 +219,7 @@ def test_a_second_pipeline_into_the_same_root_is_refused(tmp_path, capsys):
     assert _tree(out) == before
     # --overwrite replaces the old pipeline's outputs instead of mixing with them
     code, err = cli(
-        capsys, "convert", str(other), "--filter", "kind", "keep=response", "--to", "warc",
+        "convert", str(other), "--filter", "kind", "keep=response", "--to", "warc",
         "-o", str(out), "--overwrite",
     )  # fmt: skip
     assert code == 0, err
@@ -232,9 +233,9 @@ def test_an_upgrade_is_a_different_pipeline(tmp_path, capsys, monkeypatch):
     src.mkdir()
     shutil.copy(DATA / "example.warc.gz", src / "x.warc.gz")
     out = tmp_path / "out"
-    code, err = cli(capsys, "convert", str(src), "--to", "warc", "-o", str(out))
+    code, err = cli("convert", str(src), "--to", "warc", "-o", str(out))
     assert code == 0, err
-    code, err = cli(capsys, "convert", str(src), "--to", "warc", "-o", str(out))
+    code, err = cli("convert", str(src), "--to", "warc", "-o", str(out))
     assert code == 0 and "already complete" in err
 
     load = registry_module.Registry.load.__func__
@@ -247,7 +248,7 @@ def test_an_upgrade_is_a_different_pipeline(tmp_path, capsys, monkeypatch):
         return reg
 
     monkeypatch.setattr(registry_module.Registry, "load", classmethod(upgraded))
-    code, err = cli(capsys, "convert", str(src), "--to", "warc", "-o", str(out))
+    code, err = cli("convert", str(src), "--to", "warc", "-o", str(out))
     assert code == 2, err
     assert "already complete" not in err and "999.0" in err
 
@@ -260,7 +261,7 @@ def test_a_forced_reader_that_disagrees_with_detection_is_named(tmp_path, capsys
     src.mkdir()
     shutil.copy(DATA / "example.arc.gz", src / "x.arc.gz")
     code, err = cli(
-        capsys, "convert", str(src), "--from", "warc", "--to", "warc", "-o", str(tmp_path / "o")
+        "convert", str(src), "--from", "warc", "--to", "warc", "-o", str(tmp_path / "o")
     )
     warnings = [line for line in err.splitlines() if "warning" in line and "x.arc.gz" in line]
     assert len(warnings) == 1, err
@@ -274,9 +275,7 @@ def test_an_agreeing_forced_reader_is_not_warned_about(tmp_path, capsys):
     src = tmp_path / "in"
     src.mkdir()
     shutil.copy(DATA / "example.arc.gz", src / "x.arc.gz")
-    code, err = cli(
-        capsys, "convert", str(src), "--from", "arc", "--to", "warc", "-o", str(tmp_path / "o")
-    )
+    code, err = cli("convert", str(src), "--from", "arc", "--to", "warc", "-o", str(tmp_path / "o"))
     assert code == 0 and "warning" not in err, err
 
 
@@ -299,7 +298,7 @@ def test_the_documented_config_example_runs_clean(tmp_path, capsys, monkeypatch,
     config = tmp_path / "pipeline.yaml"
     config.write_text(yaml.safe_dump(data))
     monkeypatch.setenv("OUT", str(tmp_path / "out"))
-    code, err = cli(capsys, "run", str(config))
+    code, err = cli("run", str(config))
     assert code == 0, err
     assert "quarantined 0" in err
 
@@ -325,9 +324,9 @@ def test_an_input_that_wrote_no_file_still_resumes(tmp_path, capsys):
         "-o",
         str(out),
     ]
-    code, err = cli(capsys, *args)
+    code, err = cli(*args)
     assert code == 0 and "written 0" in err, err
-    code, err = cli(capsys, *args)
+    code, err = cli(*args)
     assert code == 0 and "1 already complete" in err, err
 
 
@@ -338,18 +337,18 @@ def test_collection_files_of_finalize_are_crawlmills_own(tmp_path, capsys):
     shutil.copy(DATA / "example.warc.gz", src / "b.warc.gz")
     out = tmp_path / "out"
     args = ["convert", str(src), "--to", "warc", "--option", "layout=clueweb09", "-o", str(out)]
-    code, err = cli(capsys, *args)
+    code, err = cli(*args)
     assert code == 0, err
     md5 = out / "ClueWeb_English_1.md5"
     first = md5.read_bytes()
-    code, err = cli(capsys, *args)  # finalize writes its lists again, over its own files
+    code, err = cli(*args)  # finalize writes its lists again, over its own files
     assert code == 0 and "2 already complete" in err, err
     assert md5.read_bytes() == first
     # another pipeline with --overwrite: the old collection lists go with the old outputs
-    code, err = cli(capsys, "convert", str(src), "--to", "warc", "-o", str(out), "--overwrite")
+    code, err = cli("convert", str(src), "--to", "warc", "-o", str(out), "--overwrite")
     assert code == 0, err
     assert sorted(_tree(out)) == ["a.warc.gz", "b.warc.gz"]
-    code, err = cli(capsys, "convert", str(src), "--to", "warc", "-o", str(out))
+    code, err = cli("convert", str(src), "--to", "warc", "-o", str(out))
     assert code == 0 and "2 already complete" in err, err  # nothing of the old pipeline left
 
 
@@ -361,7 +360,7 @@ def test_a_foreign_file_at_a_later_rollover_name_fails_the_task_and_is_kept(tmp_
     out.mkdir()
     (out / "x-00001.warc.gz").write_bytes(b"not crawlmill's")
     code, err = cli(
-        capsys, "convert", str(src), "--to", "warc", "--option", "max_records=2", "-o", str(out)
+        "convert", str(src), "--to", "warc", "--option", "max_records=2", "-o", str(out)
     )
     assert code == 1, err
     assert f"{out / 'x-00001.warc.gz'} exists and crawlmill did not write it" in err
@@ -376,11 +375,11 @@ def test_the_issue_command_converts_to_warc_by_default_and_is_refused(tmp_path, 
     src.mkdir()
     shutil.copy(DATA / "example.warc.gz", src / "x.warc.gz")
     before = _md5(src / "x.warc.gz")
-    code, err = cli(capsys, "convert", str(src), "--filter", "kind", "keep=response", "-o", str(src))
+    code, err = cli("convert", str(src), "--filter", "kind", "keep=response", "-o", str(src))
     assert code == 2, err
     assert _md5(src / "x.warc.gz") == before
     assert sorted(p.name for p in src.iterdir()) == ["x.warc.gz"]
     out = tmp_path / "out"
-    code, err = cli(capsys, "convert", str(src), "-o", str(out))
+    code, err = cli("convert", str(src), "-o", str(out))
     assert code == 0, err
     assert _responses(out / "x.warc.gz") == _responses(src / "x.warc.gz")

@@ -10,6 +10,8 @@ import pytest
 from crawlmill.core import executor
 from crawlmill.core.cli import main
 
+from tests.helpers import convert
+
 
 def _inputs(base: Path, n: int) -> Path:
     folder = base / "in"
@@ -23,23 +25,9 @@ def _inputs(base: Path, n: int) -> Path:
 
 
 def _convert(src: Path, out: Path, *extra: str) -> int:
-    return main(
-        [
-            "convert",
-            str(src),
-            "--from",
-            "fake-lines",
-            "--to",
-            "fake-jsonl",
-            "-o",
-            str(out),
-            "--plugin",
-            "cm_fake",
-            "--progress",
-            "never",
-            *extra,
-        ]
-    )
+    return convert(
+        src, "fake-jsonl", out, "--from", "fake-lines", "--plugin", "cm_fake", *extra
+    ).exit_code
 
 
 def _tree(root: Path) -> dict[str, bytes]:

@@ -16,7 +16,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from crawlmill.core.cli import main
+
+from tests.helpers import cli, convert
 
 from ..conftest import SAMPLES
 
@@ -36,9 +37,9 @@ def _put(folder: Path, **names: str) -> Path:
     return folder
 
 
-def _convert(capsys, src: Path, out: Path, *extra: str) -> tuple[int, str]:
-    code = main(["convert", str(src), "--to", "warc", "-o", str(out), "--workers", "1", *extra])
-    return code, capsys.readouterr().err
+def _convert(src: Path, out: Path, *extra: str) -> tuple[int, str]:
+    result = convert(src, "warc", out, *extra, workers=1, progress=None)
+    return result.exit_code, result.stderr
 
 
 def _report(out: Path) -> dict:
@@ -59,36 +60,35 @@ def _outputs(out: Path) -> dict[str, bytes]:
     }
 
 
-def _fresh(capsys, src: Path, out: Path, *extra: str) -> dict[str, bytes]:
-    code, err = _convert(capsys, src, out, *extra)
+def _fresh(src: Path, out: Path, *extra: str) -> dict[str, bytes]:
+    code, err = _convert(src, out, *extra)
     assert code == 0, err
     return _outputs(out)
 
 
-def _status(capsys, out: Path) -> tuple[dict, str]:
-    assert main(["status", str(out), "--json"]) == 0
-    data = json.loads(capsys.readouterr().out)
-    assert main(["status", str(out)]) == 0
-    return data, capsys.readouterr().out
+def _status(out: Path) -> tuple[dict, str]:
+    as_json, text = cli("status", out, "--json"), cli("status", out)
+    assert as_json.exit_code == 0 and text.exit_code == 0
+    return json.loads(as_json.stdout), text.stdout
 
 
 def test_an_added_input_converts_alone_and_the_others_keep_their_files(tmp_path, capsys):
     src = _put(tmp_path / "in", b_warc_gz="example.warc.gz", c_arc_gz="example.arc.gz")
     out = tmp_path / "out"
-    code, err = _convert(capsys, src, out)
+    code, err = _convert(src, out)
     assert code == 0, err
     before = _stats(out, "b.warc.gz", "c.warc.gz")
     # sorted first: every other input moves one place down
     _put(src, a_warc="example-digest.warc")
-    code, err = _convert(capsys, src, out)
+    code, err = _convert(src, out)
     assert code == 0, err
     report = _report(out)
     assert (report["inputs"], report["inputs_skipped"], report["inputs_done"]) == (3, 2, 1)
     assert _stats(out, "b.warc.gz", "c.warc.gz") == before
     assert report["orphans"] == [] and "orphan" not in err
-    assert _outputs(out) == _fresh(capsys, src, tmp_path / "fresh")
+    assert _outputs(out) == _fresh(src, tmp_path / "fresh")
     # and the other way round: nothing changed, nothing is redone
-    code, err = _convert(capsys, src, out)
+    code, err = _convert(src, out)
     assert code == 0 and _report(out)["inputs_skipped"] == 3
 
 
@@ -100,12 +100,12 @@ def test_a_removed_input_leaves_orphans_listed_and_removed_only_when_asked(tmp_p
         c_warc="example-digest.warc",
     )
     out = tmp_path / "out"
-    code, err = _convert(capsys, src, out)
+    code, err = _convert(src, out)
     assert code == 0, err
     before = _stats(out, "b.warc.gz", "c.warc.gz")
     gone = _stats(out, "a.warc.gz")
     (src / "a.warc.gz").unlink()  # the first input: the others move up one place
-    code, err = _convert(capsys, src, out)
+    code, err = _convert(src, out)
     assert code == 0, err
     report = _report(out)
     assert (report["inputs"], report["inputs_skipped"], report["inputs_done"]) == (2, 2, 0)
@@ -118,59 +118,59 @@ def test_a_removed_input_leaves_orphans_listed_and_removed_only_when_asked(tmp_p
     assert report["orphans_removed"] == []
     assert f"orphaned (input file gone: {src / 'a.warc.gz'}): a.warc.gz" in err
     assert "--remove-orphans deletes them" in err
-    data, text = _status(capsys, out)
+    data, text = _status(out)
     assert [(o["input"], o["outputs"]) for o in data["orphans"]] == [("a.warc.gz", ["a.warc.gz"])]
     assert "orphans: 1 file(s) of 1 input(s)" in text and "a.warc.gz" in text
     # a rerun without the option keeps it still
-    code, err = _convert(capsys, src, out)
+    code, err = _convert(src, out)
     assert code == 0 and (out / "a.warc.gz").exists() and len(_report(out)["orphans"]) == 1
     # --remove-orphans deletes the orphan's files and marker, nothing else
     (out / "notes.txt").write_text("a file crawlmill did not write")
-    code, err = _convert(capsys, src, out, "--remove-orphans")
+    code, err = _convert(src, out, "--remove-orphans")
     assert code == 0, err
     report = _report(out)
     assert report["orphans_removed"] == ["a.warc.gz"] and not (out / "a.warc.gz").exists()
     assert "removed 1 orphaned file(s) of 1 input(s)" in err
     assert _stats(out, "b.warc.gz", "c.warc.gz") == before
     assert (out / "notes.txt").read_text() == "a file crawlmill did not write"
-    assert _status(capsys, out)[0]["orphans"] == []
+    assert _status(out)[0]["orphans"] == []
     (out / "notes.txt").unlink()
-    assert _outputs(out) == _fresh(capsys, src, tmp_path / "fresh")
+    assert _outputs(out) == _fresh(src, tmp_path / "fresh")
 
 
 def test_a_renamed_input_is_one_removed_and_one_added(tmp_path, capsys):
     src = _put(tmp_path / "in", a_warc_gz="example.warc.gz", b_arc_gz="example.arc.gz")
     out = tmp_path / "out"
-    code, err = _convert(capsys, src, out)
+    code, err = _convert(src, out)
     assert code == 0, err
     before = _stats(out, "a.warc.gz")
     (src / "b.arc.gz").rename(src / "0b.arc.gz")  # now first: a.warc.gz moves down
-    code, err = _convert(capsys, src, out)
+    code, err = _convert(src, out)
     assert code == 0, err
     report = _report(out)
     assert (report["inputs_skipped"], report["inputs_done"]) == (1, 1)
     assert _stats(out, "a.warc.gz") == before
     assert (out / "0b.warc.gz").exists() and (out / "b.warc.gz").exists()
     assert [o["outputs"] for o in report["orphans"]] == [["b.warc.gz"]]
-    assert _status(capsys, out)[0]["orphans"][0]["input_path"] == str(src / "b.arc.gz")
-    code, err = _convert(capsys, src, out, "--remove-orphans")
+    assert _status(out)[0]["orphans"][0]["input_path"] == str(src / "b.arc.gz")
+    code, err = _convert(src, out, "--remove-orphans")
     assert code == 0, err
     assert not (out / "b.warc.gz").exists() and _stats(out, "a.warc.gz") == before
-    assert _outputs(out) == _fresh(capsys, src, tmp_path / "fresh")
+    assert _outputs(out) == _fresh(src, tmp_path / "fresh")
 
 
 def test_an_input_left_out_of_the_run_but_not_deleted_is_an_orphan_too(tmp_path, capsys):
     src = _put(tmp_path / "in", a_warc_gz="example.warc.gz", b_arc_gz="example.arc.gz")
     out = tmp_path / "out"
-    assert _convert(capsys, src, out)[0] == 0
-    code, err = _convert(capsys, src / "b.arc.gz", out)
+    assert _convert(src, out)[0] == 0
+    code, err = _convert(src / "b.arc.gz", out)
     assert code == 0, err
     orphans = _report(out)["orphans"]
     assert [(o["input"], o["reason"]) for o in orphans] == [
         ("a.warc.gz", "not an input of the run")
     ]
     # status names it from the last run's report (its file still exists)
-    assert [o["input"] for o in _status(capsys, out)[0]["orphans"]] == ["a.warc.gz"]
+    assert [o["input"] for o in _status(out)[0]["orphans"]] == ["a.warc.gz"]
 
 
 def test_a_sibling_that_lengthens_a_stem_redoes_only_that_input(tmp_path, capsys):
@@ -179,17 +179,17 @@ def test_a_sibling_that_lengthens_a_stem_redoes_only_that_input(tmp_path, capsys
     superseded, and deleted; an unrelated input keeps its files."""
     src = _put(tmp_path / "in", x_warc_gz="example.warc.gz", y_warc="example-digest.warc")
     out = tmp_path / "out"
-    assert _convert(capsys, src, out)[0] == 0
+    assert _convert(src, out)[0] == 0
     before = _stats(out, "y.warc.gz")
     _put(src, x_arc_gz="example.arc.gz")
-    code, err = _convert(capsys, src, out)
+    code, err = _convert(src, out)
     assert code == 0, err
     report = _report(out)
     assert (report["inputs_skipped"], report["inputs_done"]) == (1, 2)
     assert _stats(out, "y.warc.gz") == before
     assert sorted(_outputs(out)) == ["x.arc.warc.gz", "x.warc.warc.gz", "y.warc.gz"]
     assert report["orphans"] == []
-    assert _outputs(out) == _fresh(capsys, src, tmp_path / "fresh")
+    assert _outputs(out) == _fresh(src, tmp_path / "fresh")
 
 
 def test_a_position_named_output_is_redone_when_its_input_moves(tmp_path, capsys):
@@ -198,13 +198,13 @@ def test_a_position_named_output_is_redone_when_its_input_moves(tmp_path, capsys
     src = _put(tmp_path / "in", b_warc_gz="example.warc.gz", c_arc_gz="example.arc.gz")
     out = tmp_path / "out"
     pattern = ("--option", "name_pattern=part-{index}{ext}")
-    code, err = _convert(capsys, src, out, *pattern)
+    code, err = _convert(src, out, *pattern)
     assert code == 0, err
     _put(src, a_warc="example-digest.warc")
-    code, err = _convert(capsys, src, out, *pattern)
+    code, err = _convert(src, out, *pattern)
     assert code == 0, err
     assert _report(out)["inputs_done"] == 3
-    assert _outputs(out) == _fresh(capsys, src, tmp_path / "fresh", *pattern)
+    assert _outputs(out) == _fresh(src, tmp_path / "fresh", *pattern)
 
 
 def _pass_folders(out: Path) -> list[Path]:
@@ -233,13 +233,13 @@ def test_url_dedup_keeps_collected_rows_and_redoes_what_depends_on_every_input(
     src = _put(tmp_path / "in", b_warc_gz="example.warc.gz", c_warc="example-digest.warc")
     out = tmp_path / "out"
     dedup = ("--filter", "url-dedup")
-    code, err = _convert(capsys, src, out, *dedup)
+    code, err = _convert(src, out, *dedup)
     assert code == 0, err
     assert _urls(out / "b.warc.gz") == ["http://example.com/"]  # b's capture is the first
     first = _report(out)["dropped"]["url-dedup"].get("duplicate", 0)
     (old,) = _pass_folders(out)
     _put(src, a_warc_gz="example.warc.gz")  # the same capture, now first in input order
-    code, err = _convert(capsys, src, out, *dedup)
+    code, err = _convert(src, out, *dedup)
     assert code == 0, err
     report = _report(out)
     assert (report["inputs_skipped"], report["inputs_done"]) == (0, 3)  # the final pass: redone
@@ -262,20 +262,20 @@ def test_url_dedup_keeps_collected_rows_and_redoes_what_depends_on_every_input(
     assert _urls(out / "a.warc.gz") == ["http://example.com/"]
     assert _urls(out / "b.warc.gz") == []  # now the duplicate
     assert report["dropped"]["url-dedup"] == {"duplicate": first + 1}  # b's capture
-    assert _outputs(out) == _fresh(capsys, src, tmp_path / "fresh", *dedup)
+    assert _outputs(out) == _fresh(src, tmp_path / "fresh", *dedup)
     # an unchanged rerun redoes nothing at all
-    code, err = _convert(capsys, src, out, *dedup)
+    code, err = _convert(src, out, *dedup)
     assert code == 0 and _report(out)["inputs_skipped"] == 3 and "collecting" not in err
     # an input removed: no collect task runs, the reduce and the final pass run again
     (src / "c.warc").unlink()
-    code, err = _convert(capsys, src, out, *dedup)
+    code, err = _convert(src, out, *dedup)
     assert code == 0, err
     report = _report(out)
     assert (report["inputs_skipped"], report["inputs_done"]) == (0, 2)
     assert "kept the collected rows of 2 unchanged input(s)" in err and "collecting" not in err
     assert [o["outputs"] for o in report["orphans"]] == [["c.warc.gz"]]
-    assert _convert(capsys, src, out, *dedup, "--remove-orphans")[0] == 0
-    assert _outputs(out) == _fresh(capsys, src, tmp_path / "fresh2", *dedup)
+    assert _convert(src, out, *dedup, "--remove-orphans")[0] == 0
+    assert _outputs(out) == _fresh(src, tmp_path / "fresh2", *dedup)
 
 
 def test_a_renamed_input_whose_output_keeps_its_name_takes_the_file_over(tmp_path, capsys):
@@ -284,17 +284,17 @@ def test_a_renamed_input_whose_output_keeps_its_name_takes_the_file_over(tmp_pat
     void: nothing is left as an orphan."""
     src = _put(tmp_path / "in", a_warc_gz="example.warc.gz", b_arc_gz="example.arc.gz")
     out = tmp_path / "out"
-    assert _convert(capsys, src, out)[0] == 0
+    assert _convert(src, out)[0] == 0
     before = _stats(out, "b.warc.gz")
     (src / "a.warc.gz").unlink()
     _put(src, a_warc="example.warc")
-    code, err = _convert(capsys, src, out)
+    code, err = _convert(src, out)
     assert code == 0, err
     report = _report(out)
     assert (report["inputs_skipped"], report["inputs_done"], report["orphans"]) == (1, 1, [])
     assert _stats(out, "b.warc.gz") == before
     assert len(list((out / ".crawlmill" / "done").glob("*.json"))) == 2
-    assert _outputs(out) == _fresh(capsys, src, tmp_path / "fresh")
+    assert _outputs(out) == _fresh(src, tmp_path / "fresh")
 
 
 def test_removing_orphans_deletes_only_their_own_files(tmp_path):

@@ -21,7 +21,7 @@ from crawlmill.core import RecordKind, open_reader
 from crawlmill.core.cli import main
 from crawlmill.plugins.writers.warc_sorted import url_key
 
-from tests.helpers import warc_record
+from tests.helpers import convert, warc_record
 
 
 def _inputs(tmp_path: Path) -> Path:
@@ -34,10 +34,7 @@ def _inputs(tmp_path: Path) -> Path:
 
 def _convert(src: Path, out: Path, partitions: int, *extra: str) -> int:
     sorted_ = json.dumps({"partitions": partitions, "partitioning": "hash"})
-    return main(
-        ["convert", str(src), "--to", "warc", "-o", str(out), "--workers", "1",
-         "--progress", "never", "--option", "sorted=" + sorted_, *extra]
-    )  # fmt: skip
+    return convert(src, "warc", out, *extra, option=["sorted=" + sorted_], workers=1).exit_code
 
 
 def _partition_urls(partitions: int) -> list[list[str]]:

@@ -17,7 +17,7 @@ from crawlmill.core import FilterContext, InputFile, open_reader
 from crawlmill.core.cli import main
 from crawlmill.core.stats import RunReport, TaskStats
 
-from tests.helpers import put_fake_plugins_on_path
+from tests.helpers import convert, put_fake_plugins_on_path
 
 #: input name -> (URL, payload) of its records; b.txt has one URL with a query.
 INPUTS = {
@@ -52,37 +52,16 @@ def _expected(names) -> dict[str, dict[str, int]]:
     }
 
 
-def _convert(capsys, src: Path, out: Path, workers: int) -> tuple[int, str, dict]:
-    code = main(
-        [
-            "convert",
-            str(src),
-            "--plugin",
-            "cm_counting",
-            "--plugin",
-            "cm_fake",
-            "--from",
-            "counting-lines",
-            "--filter",
-            "count-urls",
-            "--to",
-            "counting-jsonl",
-            "-o",
-            str(out),
-            "--workers",
-            str(workers),
-            "--progress",
-            "never",
-        ]  # fmt: skip
-    )
-    err = capsys.readouterr().err
-    return code, err, json.loads((out / ".crawlmill" / "report.json").read_text())
+def _convert(src: Path, out: Path, workers: int) -> tuple[int, str, dict]:
+    result = convert(src, "counting-jsonl", out, "--plugin", "cm_counting", "--plugin", "cm_fake",
+                     "--from", "counting-lines", "--filter", "count-urls", workers=workers)  # fmt: skip
+    return result.exit_code, result.stderr, result.report
 
 
 @pytest.mark.parametrize("workers", [1, 2])
 def test_step_counts_are_summed_per_step_per_input_and_in_total(tmp_path, capsys, workers):
     _write_inputs(tmp_path / "in")
-    code, err, report = _convert(capsys, tmp_path / "in", tmp_path / "out", workers)
+    code, err, report = _convert(tmp_path / "in", tmp_path / "out", workers)
     assert code == 0, err
     every = _expected(INPUTS)
     assert report["counts"] == every
@@ -107,11 +86,11 @@ def test_step_counts_are_summed_per_step_per_input_and_in_total(tmp_path, capsys
 def test_resumed_inputs_keep_their_counts_and_are_not_counted_twice(tmp_path, capsys):
     src, out = tmp_path / "in", tmp_path / "out"
     _write_inputs(src, broken="c.txt")  # c.txt fails: nothing of it is counted
-    code, err, first = _convert(capsys, src, out, 2)
+    code, err, first = _convert(src, out, 2)
     assert code == 1 and "the reader breaks" in err
     assert first["counts"] == _expected(["a.txt", "b.txt"])
     _write_inputs(src)  # c.txt repaired: the rerun redoes it and resumes a.txt and b.txt
-    code, err, second = _convert(capsys, src, out, 2)
+    code, err, second = _convert(src, out, 2)
     assert code == 0, err
     assert second["inputs_skipped"] == 2 and second["inputs_done"] == 1
     assert second["counts"] == _expected(INPUTS)
@@ -119,7 +98,7 @@ def test_resumed_inputs_keep_their_counts_and_are_not_counted_twice(tmp_path, ca
         name: _expected([name]) for name in INPUTS
     }
     # a third run resumes everything and reports the same counts
-    code, err, third = _convert(capsys, src, out, 2)
+    code, err, third = _convert(src, out, 2)
     assert code == 0 and third["inputs_skipped"] == 3
     assert third["counts"] == second["counts"]
 

@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 from crawlmill.core import engine, outputs
-from crawlmill.core.cli import main
 from crawlmill.core.quarantine import INCONSISTENT_DAMAGE, check_range
+
+from tests.helpers import convert
 
 
 def _convert(src: Path, out: Path, *extra: str) -> int:
-    args = ["convert", str(src), "--to", "fake-jsonl", "-o", str(out), "--progress", "never"]
-    return main([*args, "--plugin", "cm_fake", *extra])
+    return convert(src, "fake-jsonl", out, "--plugin", "cm_fake", *extra).exit_code
 
 
 def _write(path: Path, lines: list[str]) -> Path:

@@ -8,15 +8,8 @@ import json
 from pathlib import Path
 
 import pytest
-from crawlmill.core.cli import main
 
-from tests.helpers import warc_record
-
-
-def cli(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
+from tests.helpers import cli, warc_record
 
 
 def project(tmp_path: Path, writer: str = "{name: warc, cdxj: true}", output="out"):
@@ -48,25 +41,25 @@ def _files(root: Path) -> list[str]:
 
 def test_validate_lists_the_outputs_the_run_then_writes(tmp_path, capsys):
     pipeline = project(tmp_path)
-    code, out, err = cli(capsys, "validate", str(pipeline))
+    code, out, err = cli("validate", str(pipeline))
     assert code == 0, err
     assert not (tmp_path / "out").exists()  # validate writes nothing
     listed = [line.split(" -> ", 1)[1].split(", ") for line in out.splitlines() if " -> " in line]
     assert len(listed) == 3, out
-    code, js, err = cli(capsys, "validate", str(pipeline), "--json")
+    code, js, err = cli("validate", str(pipeline), "--json")
     assert code == 0, err
     inputs = json.loads(js)["inputs"]
     assert [i["outputs"] for i in inputs] == listed
     assert [Path(i["path"]).name for i in inputs] == ["y.warc", "x.warc", "x.warc.zst"]
 
-    code, _, err = cli(capsys, "run", str(pipeline))
+    code, _, err = cli("run", str(pipeline))
     assert code == 0, err
     written = _files(tmp_path / "out")
     assert sorted(p for paths in listed for p in paths) == written
     # one .warc.gz and its .cdxj per input, none shared
     assert len(written) == 6 and len({p.removesuffix(".cdxj") for p in written}) == 3
     # the run's own outputs are no obstacle to validating it again
-    code, again, err = cli(capsys, "validate", str(pipeline))
+    code, again, err = cli("validate", str(pipeline))
     assert code == 0, err
     assert again == out
 
@@ -94,14 +87,14 @@ def test_validate_refuses_what_run_refuses_at_planning_with_the_same_message(
         (tmp_path / "out" / "x.warc.warc.gz").write_bytes(b"mine")
         expect = "x.warc.warc.gz"
     before = _files(tmp_path)
-    code, out, err = cli(capsys, "validate", str(pipeline))
+    code, out, err = cli("validate", str(pipeline))
     assert code == 2, out + err
     assert expect in err
     assert _files(tmp_path) == before  # nothing written
     validate_errors = _error_lines(err)
     assert validate_errors and all(str(pipeline) in line for line in validate_errors)
 
-    code, _, err = cli(capsys, "run", str(pipeline))
+    code, _, err = cli("run", str(pipeline))
     assert code == 2, err
     assert _error_lines(err) == validate_errors
     assert _files(tmp_path) == before
@@ -115,11 +108,11 @@ def test_validate_shows_planning_warnings(tmp_path, capsys):
     (data / "x.warc").write_bytes(warc_record(1))
     pipeline = tmp_path / "p.yaml"
     pipeline.write_text("inputs: [data/x.warc]\nreader: arc\nwriter: warc\noutput: out\n")
-    code, out, err = cli(capsys, "validate", str(pipeline))
+    code, out, err = cli("validate", str(pipeline))
     assert code == 0, err
     assert "warnings (1):" in out
     assert "reader 'arc' is forced" in out
-    code, js, _ = cli(capsys, "validate", str(pipeline), "--json")
+    code, js, _ = cli("validate", str(pipeline), "--json")
     assert json.loads(js)["warnings"] == [
         {
             "path": str(data / "x.warc"),

@@ -13,6 +13,8 @@ import pytest
 from crawlmill.core.cli import main
 from crawlmill.formats.arc import build_filedesc, build_header_line
 
+from tests import helpers
+
 HTTP = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n"
 BODIES = [HTTP + b"<html>%d</html>\n" % i * (i + 1) for i in range(4)]
 
@@ -33,9 +35,8 @@ def convert(tmp_path: Path, name: str, data: bytes, *extra: str, to: str = "warc
     src.parent.mkdir(parents=True, exist_ok=True)
     src.write_bytes(data)
     out = tmp_path / f"out-{to}"
-    code = main(["convert", str(src), "--to", to, "-o", str(out), "--workers", "1", *extra])
-    report = json.loads((out / ".crawlmill" / "report.json").read_text())
-    return code, out, report
+    result = helpers.convert(src, to, out, *extra, workers=1, progress=None)
+    return result.exit_code, out, result.report
 
 
 def warc_records(out: Path, need) -> list:

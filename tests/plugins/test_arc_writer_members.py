@@ -9,21 +9,19 @@ from pathlib import Path
 
 import pytest
 from crawlmill.core import InputFile, WriteContext, open_reader
-from crawlmill.core.cli import main
 from crawlmill.formats import member_writer
 from crawlmill.formats.member_writer import MemberWriter
 from crawlmill.plugins.readers.arc import ArcReader
 from crawlmill.plugins.writers.arc import ArcWriter
+
+from tests.helpers import convert
 
 ARC = "kris-sigur-jwat/jwat-arc/src/test/resources/IAH-20080430204825-00000-blackbook.arc.gz"
 WARC = "kris-sigur-jwat/jwat-warc/src/test/resources/IAH-20080430204825-00000-blackbook.warc.gz"
 
 
 def _convert(src: Path, out: Path, *options: str) -> Path:
-    argv = ["convert", str(src), "--to", "arc", "-o", str(out), "--progress", "never"]
-    for option in options:
-        argv += ["--option", option]
-    code = main(argv)
+    code = convert(src, "arc", out, option=options).exit_code
     assert code in (0, 3)  # 3: records ARC cannot hold went to the quarantine
     (arc,) = sorted(out.glob("*.arc.gz"))
     return arc

@@ -10,11 +10,11 @@ import shutil
 
 import pytest
 from crawlmill import open_reader
-from crawlmill.core.cli import main
 from crawlmill.formats.cc2012_metadata import page_metadata, page_text
 from crawlmill.formats.cc2012_segment import VARIANTS, OrderedJoin, SegmentFiles, iter_pairs
 from crawlmill.formats.hadoop.sequencefile import read_header
 
+from tests import helpers
 from tests.conftest import SAMPLES, need
 
 ARC12 = SAMPLES / "commoncrawl-arc2warc-conversion/test/resources/arc"
@@ -81,8 +81,8 @@ def read_segment(seg, **options):
 
 
 def convert(src, out, to, *extra) -> tuple[int, dict]:
-    code = main(["convert", str(src), "--to", to, "-o", str(out), "--progress", "never", *extra])
-    return code, json.loads((out / ".crawlmill" / "report.json").read_text())
+    result = helpers.convert(src, to, out, *extra)
+    return result.exit_code, result.report
 
 
 def warc_records(folder):

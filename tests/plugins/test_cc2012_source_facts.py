@@ -8,11 +8,12 @@ import gzip
 import io
 import json
 
-from crawlmill.core.cli import main
 from crawlmill.formats.cc2012_segment import iter_pairs
 from crawlmill.formats.hadoop.sequencefile import read_header
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
+
+from tests import helpers
 
 
 def warc(path, pages) -> None:
@@ -30,7 +31,7 @@ def warc(path, pages) -> None:
 
 
 def convert(src, out, to, *extra) -> int:
-    return main(["convert", str(src), "--to", to, "-o", str(out), "--progress", "never", *extra])
+    return helpers.convert(src, to, out, *extra).exit_code
 
 
 def segment(out) -> tuple[dict[str, dict], dict[str, str]]:

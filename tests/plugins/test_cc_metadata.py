@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 
 from crawlmill import open_reader
-from crawlmill.core.cli import main
 
+from tests import helpers
 from tests.conftest import SAMPLES
 
 WARC = SAMPLES / "webrecorder-warcio/test/data/example.warc.gz"
@@ -16,8 +16,8 @@ JA = SAMPLES / "chatnoir-eu-chatnoir-resiliparse/tests/data/clueweb-quirk.warc.g
 
 
 def convert(src, out, to, *extra) -> tuple[int, dict]:
-    code = main(["convert", str(src), "--to", to, "-o", str(out), "--progress", "never", *extra])
-    return code, json.loads((out / ".crawlmill" / "report.json").read_text())
+    result = helpers.convert(src, to, out, *extra)
+    return result.exit_code, result.report
 
 
 def lines(out):

@@ -15,6 +15,7 @@ from crawlmill.core.cli import main
 from crawlmill.formats.cc2012_segment import VARIANTS, SegmentFiles, iter_pairs
 from crawlmill.formats.hadoop.sequencefile import iter_entries, read_header
 
+from tests import helpers
 from tests.conftest import SAMPLES
 from tests.core.conftest import spark_sc  # noqa: F401  (the session's SparkContext fixture)
 from tests.formats.hadoop.seqdata import text
@@ -31,9 +32,8 @@ def hadoop(spark_sc):  # noqa: F811
 
 
 def convert(src, out, *extra) -> tuple[int, dict]:
-    code = main(["convert", str(src), "--to", "cc-metadata", "-o", str(out),
-                 "--progress", "never", *extra])  # fmt: skip
-    return code, json.loads((out / ".crawlmill" / "report.json").read_text())
+    result = helpers.convert(src, "cc-metadata", out, *extra)
+    return result.exit_code, result.report
 
 
 def pairs(path) -> list[tuple[bytes, bytes]]:

@@ -18,7 +18,7 @@ from pathlib import Path
 from crawlmill.core.cli import main
 from crawlmill.formats import clueweb09 as cw
 
-from tests.helpers import warc_record
+from tests.helpers import cli, warc_record
 
 INPUTS = {
     "crawl/CC-MAIN-20210410181215-20210410211215-00000.warc": [0, 1],
@@ -33,10 +33,8 @@ def convert(tmp_path: Path, *options: str) -> Path:
         (src / rel).parent.mkdir(parents=True, exist_ok=True)
         (src / rel).write_bytes(b"".join(warc_record(i) for i in numbers))
     out = tmp_path / "out"
-    argv = ["convert", str(src), "-o", str(out), "--workers", "1", "--option", "layout=chuweb21"]
-    for option in options:
-        argv += ["--option", option]
-    assert main(argv) == 0
+    option_args = [a for o in ("layout=chuweb21", *options) for a in ("--option", o)]
+    assert cli("convert", src, "-o", out, "--workers", "1", *option_args).exit_code == 0
     return out
 
 

@@ -16,6 +16,8 @@ from crawlmill.core import Record, RecordKind, ReduceContext
 from crawlmill.core.cli import main
 from crawlmill.plugins.filters.exact_dedup import ExactDedupFilter, payload_key
 
+from tests import helpers
+
 RID = "<urn:uuid:00000000-0000-0000-0000-{:012d}>"
 
 
@@ -84,15 +86,10 @@ def inputs(tmp_path: Path) -> Path:
 
 
 def convert(src: Path, out: Path, workers: int, *filter_opts: str) -> dict:
-    code = main(
-        [
-            "convert", str(src), "-o", str(out), "--to", "warc", "--option", "gzip_backend=zlib",
-            "--filter", "exact-dedup", *filter_opts, "--workers", str(workers),
-            "--progress", "never",
-        ]
-    )  # fmt: skip
-    assert code == 0
-    return json.loads((out / ".crawlmill" / "report.json").read_text())
+    result = helpers.convert(src, "warc", out, "--filter", "exact-dedup", *filter_opts,
+                             option=["gzip_backend=zlib"], workers=workers)  # fmt: skip
+    assert result.exit_code == 0
+    return result.report
 
 
 def record_numbers(out: Path) -> list[int]:

@@ -5,13 +5,12 @@ langdetect directly), with the same files and counts at 1 and 2 workers."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
-from crawlmill.core.cli import main
 
 from tests.conftest import SAMPLES, need
+from tests.helpers import cli
 
 PIPELINE = """\
 version: 1
@@ -93,8 +92,9 @@ def run(tmp_path: Path, inputs: Path, name: str, workers: int) -> dict:
     config = tmp_path / f"{name}.yaml"
     out = tmp_path / name
     config.write_text(PIPELINE.format(inputs=inputs, output=out, workers=workers))
-    assert main(["run", str(config)]) == 0
-    return json.loads((out / ".crawlmill" / "report.json").read_text())
+    result = cli("run", config, out=out)
+    assert result.exit_code == 0
+    return result.report
 
 
 def files(out: Path) -> dict[str, bytes]:

@@ -12,7 +12,6 @@ URIs with spaces: none of these is valid WARC 1.1.
 
 from __future__ import annotations
 
-import json
 import re
 import uuid
 from datetime import UTC, datetime
@@ -20,9 +19,10 @@ from pathlib import Path
 
 import pytest
 from crawlmill.core import open_reader
-from crawlmill.core.cli import main
 from crawlmill.core.record import RecordKind
 from crawlmill.formats.warc_fields import derive_warc_date, escape_uri, valid_warc_date
+
+from tests.helpers import cli
 
 SPACED = "http://example.org/a page/index.html?q=x y"
 
@@ -65,9 +65,9 @@ def clueweb09_file(path: Path, *, warcinfo: bool = True) -> None:
 
 
 def convert(src: Path, out: Path, *args: str, expect: int = 0) -> dict:
-    argv = ["convert", str(src), "-o", str(out), "--workers", "1", *args]
-    assert main(argv) == expect
-    return json.loads((out / ".crawlmill" / "report.json").read_text())
+    result = cli("convert", src, "-o", out, "--workers", "1", *args)
+    assert result.exit_code == expect
+    return result.report
 
 
 def only_file(root: Path, pattern: str) -> Path:

@@ -18,6 +18,8 @@ from crawlmill.core.registry import Registry
 from crawlmill.formats.arc import build_filedesc, build_header_line
 from crawlmill.plugins.readers.arc import ArcReader
 
+from tests.helpers import cli
+
 WRITERS = Path(__file__).resolve().parents[2] / "plugins" / "writers"
 
 PAGES = [f"http://example.com/{n}" for n in range(5)]
@@ -52,7 +54,7 @@ def _run(tmp_path: Path, writer: str, command: str = "run") -> tuple[int, str]:
             """
         )
     )
-    return main([command, str(spec)]), ""
+    return cli(command, spec).exit_code, ""
 
 
 def _arc_records(path: Path) -> list[Record]:

@@ -6,13 +6,10 @@ detected", exit 2, nothing run and every record lost."""
 from __future__ import annotations
 
 import gzip
-import json
 import random
 import zlib
 
-from crawlmill.core.cli import main
-
-from tests.helpers import warc_record
+from tests.helpers import convert, warc_record
 
 
 def _deflate(data: bytes) -> bytes:
@@ -23,10 +20,8 @@ def _deflate(data: bytes) -> bytes:
 def _run(tmp_path, first: bytes):
     src = tmp_path / "crawl.warc.gz"
     src.write_bytes(first + b"".join(gzip.compress(warc_record(i), mtime=0) for i in range(200)))
-    out = tmp_path / "out"
-    code = main(["convert", str(src), "--to", "warc", "-o", str(out), "--workers", "1"])
-    report = json.loads((out / ".crawlmill" / "report.json").read_text())
-    return code, report
+    result = convert(src, "warc", tmp_path / "out", workers=1, progress=None)
+    return result.exit_code, result.report
 
 
 def test_compressed_garbage_first(tmp_path):

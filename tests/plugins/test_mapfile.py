@@ -25,6 +25,7 @@ from crawlmill.formats.hadoop.sequencefile import Entry, SequenceFileWriter, ite
 from crawlmill.formats.hadoop.writables import content_of
 
 from tests.formats.hadoop.seqdata import text
+from tests.helpers import convert
 
 H = "org.apache.hadoop.io."
 TEXT = H + "Text"
@@ -134,10 +135,9 @@ def test_get_refuses_what_is_not_a_mapfile(samples, tmp_path, capsys):
 
 
 def _convert(src, out, *options, filters=("--filter", "kind", "keep=response")):
-    args = ["convert", str(src), "--to", "mapfile", "-o", str(out), "--workers", "1", *filters]
-    for o in options:
-        args += ["--option", o]
-    return main(args)
+    return convert(
+        src, "mapfile", out, *filters, option=options, workers=1, progress=None
+    ).exit_code
 
 
 @pytest.mark.parametrize("compression", ["block", "record", "none"])

@@ -25,6 +25,7 @@ from crawlmill.formats.hadoop.sequencefile import Entry, iter_entries, read_head
 
 from tests.conftest import FIXTURES
 from tests.formats.hadoop.seqdata import text
+from tests.helpers import convert
 
 H = "org.apache.hadoop.io."
 TEXT = H + "Text"
@@ -35,10 +36,9 @@ CRAWLDB_2006 = "apache-nutch/testcrawl/crawldb/current/part-00000"
 
 
 def _convert(src, out, *options, filters=("--filter", "kind", "keep=response")):
-    args = ["convert", str(src), "--to", "mapfile", "-o", str(out), "--workers", "1", *filters]
-    for o in options:
-        args += ["--option", o]
-    return main(args)
+    return convert(
+        src, "mapfile", out, *filters, option=options, workers=1, progress=None
+    ).exit_code
 
 
 def _keys(folder):

@@ -14,8 +14,9 @@ import json
 import zlib
 from pathlib import Path
 
-from crawlmill.core.cli import main
 from crawlmill.formats.compression import Piece, iter_pieces
+
+from tests import helpers
 
 
 def warc_record(i: int) -> bytes:
@@ -46,7 +47,7 @@ def member_spans(data: bytes) -> list[tuple[int, int]]:
 
 
 def convert(src: Path, out: Path, to: str) -> int:
-    return main(["convert", str(src), "--to", to, "-o", str(out), "--workers", "1"])
+    return helpers.convert(src, to, out, workers=1, progress=None).exit_code
 
 
 def assert_member_quarantined(out: Path, src: Path, offset: int, length: int) -> None:

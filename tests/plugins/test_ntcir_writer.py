@@ -6,15 +6,14 @@ at 1 and 2 workers; a tree written again from its own reading keeps its ids, und
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 from crawlmill import open_reader
-from crawlmill.core.cli import main
 from crawlmill.formats.ntcir_lists import ListItem, read_list
 from crawlmill.plugins.readers.ntcir import NtcirReader
 
+from tests import helpers
 from tests.helpers import warc_record  # noqa: F401  (the helpers module must import)
 from tests.plugins.ntcir_tree import build_tree, real_pages
 
@@ -72,10 +71,8 @@ def make_input(folder: Path) -> tuple[Path, list[dict]]:
 
 
 def convert(src: Path, out: Path, *extra: str) -> tuple[int, dict]:
-    code = main(
-        ["convert", str(src), "--to", "ntcir", "-o", str(out), "--progress", "never", *extra]
-    )
-    return code, json.loads((out / ".crawlmill" / "report.json").read_text())
+    result = helpers.convert(src, "ntcir", out, *extra)
+    return result.exit_code, result.report
 
 
 def read_tree(root: Path):

@@ -22,6 +22,7 @@ from crawlmill.formats.hadoop.sequencefile import iter_entries, read_header
 from crawlmill.formats.hadoop.vint import encode_vlong
 from crawlmill.plugins.writers.nutch_db import NutchCrawlDbWriter, NutchLinkDbWriter
 
+from tests import helpers
 from tests.conftest import SAMPLES
 from tests.core.conftest import SPARK_MASTER, spark_sc  # noqa: F401 (the fixture)
 from tests.plugins.test_nutch_writer import WARCS
@@ -102,10 +103,10 @@ def convert(src: Path, out: Path, kind: str, *options: str, partitions: int = 3)
     if not any(o.startswith("compression=") for o in options):
         options = (*options, "compression=none")
     options = (*options, *PINNED_VERSION[kind])
-    return main(["convert", str(src), "--to", f"nutch-{kind}", "-o", str(out),
-                 "--option", f"partitions={partitions}", *(a for o in options for a in ("--option", o)),
-                 "--workers", "1", "--progress", "never",
-                 "--filter", "kind", "keep=response,resource"])  # fmt: skip
+    return helpers.convert(
+        src, f"nutch-{kind}", out, "--filter", "kind", "keep=response,resource",
+        option=[f"partitions={partitions}", *options], workers=1,
+    ).exit_code  # fmt: skip
 
 
 def normalized(blob: bytes) -> bytes:

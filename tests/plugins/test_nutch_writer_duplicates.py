@@ -9,8 +9,8 @@ import base64
 import json
 
 from crawlmill.core import RecordKind, open_reader
-from crawlmill.core.cli import main
 
+from tests.helpers import convert
 from tests.plugins.test_nutch_writer import SEG, SUBDIRS, parts, text_key
 
 
@@ -49,10 +49,9 @@ def _warc(tmp_path):
 
 def _convert(tmp_path, *extra):
     out = tmp_path / "seg"
-    code = main(["convert", str(_warc(tmp_path)), "--to", "nutch-segment", "-o", str(out),
-                 "--option", f"segment={SEG}", "--option", "partitions=2", "--workers", "1",
-                 *extra])  # fmt: skip
-    return code, out, json.loads((out / ".crawlmill" / "report.json").read_text())
+    result = convert(_warc(tmp_path), "nutch-segment", out, *extra,
+                     option=[f"segment={SEG}", "partitions=2"], workers=1, progress=None)  # fmt: skip
+    return result.exit_code, out, result.report
 
 
 def test_a_url_captured_twice_is_written_once_and_the_other_capture_quarantined(tmp_path):

@@ -12,8 +12,8 @@ import json
 from pathlib import Path
 
 import pytest
-from crawlmill.core.cli import main
 
+from tests import helpers
 from tests.helpers import put_fake_plugins_on_path
 
 FAKE_DIR = Path(__file__).resolve().parents[1] / "core" / "fake_plugins"
@@ -66,12 +66,12 @@ def input_warc(path: Path, *, date: bool = True) -> Path:
     return path
 
 
-def convert(capsys, src: Path, out: Path, *filter_args: str) -> tuple[int, str]:
-    argv = ["convert", str(src), "--plugin", "cm_fake", "--to", "warc", "-o", str(out)]
-    if filter_args:
-        argv += ["--filter", "fake-set", *filter_args]
-    code = main([*argv, "--workers", "1"])
-    return code, capsys.readouterr().err
+def convert(src: Path, out: Path, *filter_args: str) -> tuple[int, str]:
+    filters = ("--filter", "fake-set", *filter_args) if filter_args else ()
+    result = helpers.convert(
+        src, "warc", out, "--plugin", "cm_fake", *filters, workers=1, progress=None
+    )
+    return result.exit_code, result.stderr
 
 
 def read_back(warcio, path: Path) -> list:
@@ -92,7 +92,7 @@ def test_a_filter_changing_ip_content_type_doc_id_and_date_reaches_the_warc(tmp_
     src = input_warc(tmp_path / "in.warc.gz")
     out = tmp_path / "out"
     code, err = convert(
-        capsys, src, out,
+        src, out,
         "ip=9.9.9.9", "content_type=text/csv", "doc_id=new-id", "date=2021-02-03T04:05:06+00:00",
     )  # fmt: skip
     assert code == 0, err
@@ -114,7 +114,7 @@ def test_a_filter_changing_ip_content_type_doc_id_and_date_reaches_the_warc(tmp_
 
 def test_an_unchanged_copy_stays_byte_identical(tmp_path, capsys):
     src = input_warc(tmp_path / "in.warc.gz")
-    code, err = convert(capsys, src, tmp_path / "out")
+    code, err = convert(src, tmp_path / "out")
     assert code == 0, err
     assert (tmp_path / "out" / "in.warc.gz").read_bytes() == src.read_bytes()
 
@@ -122,7 +122,7 @@ def test_an_unchanged_copy_stays_byte_identical(tmp_path, capsys):
 def test_extracted_text_a_warc_response_cannot_hold_is_refused_with_a_warning(tmp_path, capsys):
     src = input_warc(tmp_path / "in.warc.gz")
     out = tmp_path / "out"
-    code, err = convert(capsys, src, out, "text=some words")
+    code, err = convert(src, out, "text=some words")
     assert code == 0, err
     report = json.loads((out / ".crawlmill" / "report.json").read_text())
     assert "extracted text not written" in json.dumps(report)
@@ -137,7 +137,7 @@ def test_a_record_without_a_date_gets_the_conversion_time_and_a_warning(
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")  # 2023-11-14T22:13:20Z
     src = input_warc(tmp_path / "in.warc.gz", date=False)
     out = tmp_path / "out"
-    code, err = convert(capsys, src, out)
+    code, err = convert(src, out)
     assert code == 0, err
     rows = read_back(warcio, out / "in.warc.gz")
     assert [r[1].get("WARC-Date") for r in rows] == ["2023-11-14T22:13:20Z"] * 2
@@ -167,7 +167,7 @@ def test_a_filter_changing_ip_content_type_and_date_reaches_the_arc_header_line(
     src = input_arc(tmp_path / "in.arc.gz")
     out = tmp_path / "out"
     code, err = main_arc(
-        capsys, src, out,
+        src, out,
         "ip=9.9.9.9", "content_type=text/csv", "doc_id=new-id", "date=2021-02-03T04:05:06+00:00",
     )  # fmt: skip
     assert code == 0, err
@@ -183,10 +183,20 @@ def test_a_filter_changing_ip_content_type_and_date_reaches_the_arc_header_line(
     assert "doc id not written: an ARC header line has no field for it" in json.dumps(report)
 
 
-def main_arc(capsys, src: Path, out: Path, *filter_args: str) -> tuple[int, str]:
-    argv = ["convert", str(src), "--plugin", "cm_fake", "--to", "arc", "-o", str(out)]
-    code = main([*argv, "--filter", "fake-set", *filter_args, "--workers", "1"])
-    return code, capsys.readouterr().err
+def main_arc(src: Path, out: Path, *filter_args: str) -> tuple[int, str]:
+    result = helpers.convert(
+        src,
+        "arc",
+        out,
+        "--plugin",
+        "cm_fake",
+        "--filter",
+        "fake-set",
+        *filter_args,
+        workers=1,
+        progress=None,
+    )
+    return result.exit_code, result.stderr
 
 
 @pytest.mark.parametrize(
@@ -201,7 +211,7 @@ def test_one_changed_header_field_alone_reaches_the_arc(tmp_path, capsys, need, 
     from warcio.archiveiterator import ArchiveIterator
 
     src = input_arc(tmp_path / "in.arc.gz")
-    code, err = main_arc(capsys, src, tmp_path / "out", arg)
+    code, err = main_arc(src, tmp_path / "out", arg)
     assert code == 0, err
     with open(tmp_path / "out" / "in.arc.gz", "rb") as fh:
         page = [dict(r.rec_headers.headers) for r in ArchiveIterator(fh)][-1]

@@ -6,7 +6,6 @@ mechanism."""
 
 from __future__ import annotations
 
-import json
 import random
 from collections import deque
 from pathlib import Path
@@ -19,6 +18,7 @@ from crawlmill.core import ReduceContext
 from crawlmill.core.cli import main
 from crawlmill.plugins.filters.simhash_dedup import SimhashDedupFilter
 
+from tests import helpers
 from tests.conftest import need
 
 RID = "<urn:uuid:00000000-0000-0000-0000-{:012d}>"
@@ -150,15 +150,10 @@ def inputs(tmp_path: Path, records: list[dict]) -> Path:
 
 
 def convert(src: Path, out: Path, workers: int, *filter_opts: str) -> dict:
-    code = main(
-        [
-            "convert", str(src), "-o", str(out), "--to", "warc", "--option", "gzip_backend=zlib",
-            "--filter", "simhash-dedup", *filter_opts, "--workers", str(workers),
-            "--progress", "never",
-        ]
-    )  # fmt: skip
-    assert code == 0
-    return json.loads((out / ".crawlmill" / "report.json").read_text())
+    result = helpers.convert(src, "warc", out, "--filter", "simhash-dedup", *filter_opts,
+                             option=["gzip_backend=zlib"], workers=workers)  # fmt: skip
+    assert result.exit_code == 0
+    return result.report
 
 
 def record_numbers(out: Path) -> list[int]:

@@ -15,23 +15,20 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 from crawlmill.core import ReduceContext
-from crawlmill.core.cli import main
 from crawlmill.core.outputs import OutputConflict, UnsafeOutputPath
 from crawlmill.core.pass_tasks import PassDir
 from crawlmill.core.passes import pass_done
 from crawlmill.core.reduce_outputs import ReduceOutputs
 
+from tests import helpers
 from tests.plugins.test_simhash_dedup import inputs, records  # noqa: F401 (fixtures)
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
 def convert(src: Path, out: Path, *filter_opts: str, extra: tuple[str, ...] = ()) -> int:
-    return main(
-        ["convert", str(src), "-o", str(out), "--to", "warc", "--option", "gzip_backend=zlib",
-         "--filter", "simhash-dedup", *filter_opts, "--workers", "1", "--progress", "never",
-         *extra]
-    )  # fmt: skip
+    return helpers.convert(src, "warc", out, "--filter", "simhash-dedup", *filter_opts, *extra,
+                           option=["gzip_backend=zlib"], workers=1).exit_code  # fmt: skip
 
 
 # -- the cluster table -----------------------------------------------------------------------

@@ -9,16 +9,15 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import json
 import shutil
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
 from crawlmill import open_reader
-from crawlmill.core.cli import main
 
 from tests.conftest import SAMPLES
+from tests.helpers import cli
 from tests.plugins.test_simhash_dedup import make_records, warc
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -47,14 +46,13 @@ def chuweb21(tmp_path: Path) -> Path:
     return folder
 
 
-def run(monkeypatch, capsys, inputs: Path, out: Path, tau: int) -> dict:
+def run(monkeypatch, inputs: Path, out: Path, tau: int) -> dict:
     monkeypatch.setenv("IN", str(inputs))
     monkeypatch.setenv("OUT", str(out))
     monkeypatch.setenv("TAU", str(tau))
-    code = main(["run", str(EXAMPLE), "--progress", "never", "--workers", "2"])
-    err = capsys.readouterr().err
-    assert code == 0, err
-    return json.loads((out / ".crawlmill" / "report.json").read_text())
+    result = cli("run", EXAMPLE, "--progress", "never", "--workers", "2", out=out)
+    assert result.exit_code == 0, result.stderr
+    return result.report
 
 
 def stats(out: Path) -> list[dict]:
@@ -89,7 +87,7 @@ def test_chuweb21d_from_one_yaml_file_at_tau_2_and_3(tmp_path, inputs, monkeypat
     reports, tables = {}, {}
     for tau in (2, 3):
         out = tmp_path / f"chuweb21d-{tau}"
-        reports[tau] = report = run(monkeypatch, capsys, inputs, out, tau)
+        reports[tau] = report = run(monkeypatch, inputs, out, tau)
         # the chuweb21 layout: the input file names kept, one folder per crawl, a manifest
         folder = out / "CC-MAIN-20210725000000"
         names = sorted(p.name for p in folder.iterdir())

@@ -5,9 +5,8 @@ warcio and FastWARC, the independent readers, read both outputs."""
 from __future__ import annotations
 
 import gzip
-import json
 
-from crawlmill.core.cli import main
+from tests.helpers import convert
 
 BLOCK = b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nabc"
 REC = (
@@ -25,12 +24,10 @@ def _run(tmp_path, *extra):
     src = tmp_path / "in.warc"
     src.write_bytes(REC)
     out = tmp_path / "out"
-    assert (
-        main(["convert", str(src), "--to", "warc", "-o", str(out), "--workers", "1", *extra]) == 0
-    )
+    result = convert(src, "warc", out, *extra, workers=1, progress=None)
+    assert result.exit_code == 0
     (warc,) = list(out.rglob("*.warc.gz"))
-    report = json.loads((out / ".crawlmill" / "report.json").read_text())
-    return warc, gzip.decompress(warc.read_bytes()), report
+    return warc, gzip.decompress(warc.read_bytes()), result.report
 
 
 def _readers_agree(need, warc, version):

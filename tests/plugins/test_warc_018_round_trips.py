@@ -17,8 +17,9 @@ from pathlib import Path
 
 import pytest
 from crawlmill.core import open_reader
-from crawlmill.core.cli import main
 from crawlmill.core.record import RecordKind
+
+from tests import helpers
 
 DOCS = 12
 
@@ -94,10 +95,9 @@ def fastwarc_payloads(path: Path) -> list[bytes]:
 
 
 def convert(src: Path, out: Path, *options: str) -> Path:
-    argv = ["convert", str(src), "--to", "warc", "-o", str(out), "--workers", "1"]
-    for option in options:
-        argv += ["--option", option]
-    assert main(argv) == 0
+    assert (
+        helpers.convert(src, "warc", out, option=options, workers=1, progress=None).exit_code == 0
+    )
     files = sorted(p for p in out.rglob("*.warc*") if ".crawlmill" not in p.parts)
     assert len(files) == 1, files
     return files[0]

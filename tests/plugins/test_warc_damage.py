@@ -19,6 +19,7 @@ from crawlmill.core import InputFile, Limits, ReadContext
 from crawlmill.core.cli import main
 from crawlmill.plugins.readers.warc import WarcReader
 
+from tests import helpers
 from tests.helpers import gz
 
 _WARCIO = None
@@ -53,9 +54,8 @@ def rec(i: int, body: bytes | None = None, version: bytes = b"1.0") -> bytes:
 
 def convert(tmp_path: Path, path: Path, *extra: str) -> tuple[int, Path, dict]:
     out = tmp_path / "out"
-    code = main(["convert", str(path), "--to", "warc", "-o", str(out), "--workers", "1", *extra])
-    report = json.loads((out / ".crawlmill" / "report.json").read_text())
-    return code, out, report
+    result = helpers.convert(path, "warc", out, *extra, workers=1, progress=None)
+    return result.exit_code, out, result.report
 
 
 def written(out: Path) -> list[tuple[dict, bytes]]:

@@ -23,7 +23,7 @@ from crawlmill.plugins.writers.warc import WarcWriter, WarcWriterOptions
 from crawlmill.plugins.writers.warc_sorted import partition_of, sort_key
 
 from tests.conftest import SAMPLES
-from tests.helpers import warc_record
+from tests.helpers import convert, warc_record
 
 WARC_A = SAMPLES / "webrecorder-warcio/test/data/example.warc.gz"
 WARC_B = (
@@ -48,16 +48,11 @@ def _damaged_warc(tmp_path: Path) -> Path:
 def _convert(
     tmp_path: Path, out: str, *extra: str, workers: int = 1, sorted_: dict
 ) -> tuple[int, Path]:
-    inputs = [str(WARC_A), str(WARC_B), str(ARC_C), str(_damaged_warc(tmp_path))]
+    inputs = [WARC_A, WARC_B, ARC_C, _damaged_warc(tmp_path)]
     target = tmp_path / out
-    code = main(
-        [
-            "convert", *inputs, "--to", "warc", "-o", str(target), "--workers", str(workers),
-            "--option", "sorted=" + json.dumps(sorted_), "--option", "gzip_backend=zlib",
-            *extra,
-        ]
-    )  # fmt: skip
-    return code, target
+    option = ["sorted=" + json.dumps(sorted_), "gzip_backend=zlib"]
+    result = convert(inputs, "warc", target, *extra, option=option, workers=workers, progress=None)
+    return result.exit_code, target
 
 
 def _parts(out: Path) -> list[Path]:
