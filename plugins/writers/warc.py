@@ -347,8 +347,10 @@ class WarcWriter(FileWriter):
 
     def _input_member(self, record: Record, size: int) -> bytes | None:
         """The input gzip member of an unmodified WARC record that was alone in it, or
-        ``None``; whether it holds exactly the bytes to write is checked on the writer's
-        threads (:class:`~crawlmill.formats.warcwriter.ReusedMember`)."""
+        ``None``: copied from the reader's buffer while it still holds it
+        (``Provenance.held``), else read back from the input file. Whether it holds exactly
+        the bytes to write is checked on the writer's threads
+        (:class:`~crawlmill.formats.warcwriter.ReusedMember`)."""
         src = record.source
         warc = record.extras.get("warc")
         if (
@@ -362,7 +364,7 @@ class WarcWriter(FileWriter):
             or src.length > 2 * size + 1024  # more than a member of this record can be
         ):
             return None
-        return self._sources.read(src.path, src.offset, src.length)
+        return self._sources.read(src.path, src.offset, src.length, src.held)
 
     # -- files (FileWriter) ----------------------------------------------------------------
 
