@@ -160,3 +160,30 @@ def test_codecs_that_cannot_lend_ignore_the_lender():
     assert held.get(0, len(frames[0])) is None  # zstd frames are not lent
     items = list(iter_pieces(io.BytesIO(b"plain bytes"), None, held=held))
     assert [i.data for i in items] == [b"plain bytes"]
+
+
+ARC = "kris-sigur-jwat/jwat-arc/src/test/resources/IAH-20080430204825-00000-blackbook.arc.gz"
+
+
+@pytest.mark.parametrize("stream", [True, False])
+def test_an_arc_copy_takes_its_members_from_the_readers_memory(samples, tmp_path, stream):
+    from crawlmill.plugins.readers.arc import ArcReader
+    from crawlmill.plugins.writers.arc import ArcWriter
+
+    src = samples / ARC
+    ctx = WriteContext(
+        InputFile(str(src), src.name), 1, lambda rel: (tmp_path / rel).open("wb"),
+        lambda r, why: pytest.fail(f"quarantined: {why}"),
+    )  # fmt: skip
+    writer = ArcWriter(ArcWriter.Options())
+    writer.open(ctx)
+    with open_reader(src, ArcReader) as it:
+        records = it if stream else list(it)
+        for record in records:
+            writer.write(record)
+    writer.close()
+    assert (tmp_path / src.name).read_bytes() == src.read_bytes()  # every member copied
+    (entry,) = ctx.notes["files"]
+    taken = (writer._sources.from_memory, writer._sources.from_file)
+    # streamed: from the reader's buffer; listed first: read back from the file
+    assert taken == ((entry["copied_members"], 0) if stream else (0, entry["copied_members"]))
