@@ -17,7 +17,9 @@ field mapping: kept in ``auto``, relabelled to an explicit ``version`` with the 
    and that member inflates to exactly these bytes and passes the RFC 1952 check
    (:mod:`crawlmill.formats.gzip_member`: no reserved flag bits, right CRC32 and ISIZE...),
    the member itself is copied (``reuse_members``), so a WARC -> WARC copy keeps its
-   compressed bytes too; a member the standard rejects is never copied.
+   compressed bytes too; a member the standard rejects is never copied. The member's bytes
+   come from the reader's buffer while it still holds them (``Provenance.held``: a record
+   straight from the reader), else they are read back from the input file.
 2. **Rebuilt WARC record.** Otherwise a WARC-read record keeps its original headers in
    order; only the version line, ``Content-Length`` (recomputed, always last), line endings
    and what the target version requires change (bare UUID record ids get ``<urn:uuid:...>``
