@@ -76,6 +76,7 @@ from enum import StrEnum
 from typing import Any, TypedDict
 
 from crawlmill.formats.http import parse_http_head
+from crawlmill.formats.member_source import HeldMembers
 
 __all__ = [
     "NeutralExtras",
@@ -227,13 +228,20 @@ class Provenance:
     """Where a record came from: file path, byte offset and length of the record in it, the
     format, and ``space``: which bytes ``offset``/``length`` count (:class:`OffsetSpace`: the
     plain file, the compressed member(s) of exactly this record, or the decompressed stream).
-    Every built-in reader sets ``space``; ``None`` where unknown, as ``offset``/``length``."""
+    Every built-in reader sets ``space``; ``None`` where unknown, as ``offset``/``length``.
+    ``held``: where a writer can copy those compressed bytes from memory, when the reader
+    still has them."""
 
     path: str
     offset: int | None = None
     length: int | None = None
     format: str | None = None
     space: OffsetSpace | None = None
+    #: the reader's lender of the compressed bytes of this record's member(s) while it still
+    #: holds them (:class:`~crawlmill.formats.member_source.HeldMembers`): a writer copying
+    #: the member takes it from memory instead of reading the file again. Not compared, not
+    #: shown; it pickles as ``None`` (the buffer stays in the reading process).
+    held: HeldMembers | None = field(default=None, compare=False, repr=False)
 
 
 @_quick_init

@@ -54,7 +54,7 @@ from .arc_lines import (
     usual,
 )
 from .arc_repairs import garbage, not_delivered, repaired, too_large, too_large_resynced
-from .compression import compression_of, iter_pieces, member_bound, prefetch
+from .compression import HeldMembers, compression_of, iter_pieces, member_bound, prefetch
 from .notes import Note
 from .stream import Damage, Member, MemberStream, StreamLimitError
 
@@ -485,6 +485,7 @@ def iter_arc(
     max_decompressed_bytes: int = 64 << 30,
     prefetch_inflate: bool = True,
     threads: int = 0,
+    held: HeldMembers | None = None,
 ) -> Iterator[ArcRecordBytes | Damage | Quirk]:
     """Walk an ARC file: yield every record and every problem in file order.
 
@@ -495,7 +496,9 @@ def iter_arc(
     :func:`~crawlmill.formats.compression.iter_pieces`); ``threads > 0`` inflates them ahead in
     that many workers, one step further ahead in a background thread unless
     ``prefetch_inflate`` is false. Raises :class:`ArcLimitError` when the file inflates beyond
-    ``max_decompressed_bytes``.
+    ``max_decompressed_bytes``. ``held`` is lent the compressed bytes of the gzip members
+    being parsed (:class:`~crawlmill.formats.member_source.HeldMembers`; not with a prefetch
+    thread, which runs ahead of the parser).
     """
     if gzip is None:
         head = fh.read(DETECT_WINDOW)
@@ -516,6 +519,7 @@ def iter_arc(
         threads=threads,
         batch=True,
         max_member_bytes=member_bound(max_record_bytes, max_header_bytes),
+        held=None if prefetch_inflate and threads else held,
     )
     if gzip and prefetch_inflate and threads:
         items = prefetch(items)

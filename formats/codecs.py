@@ -85,13 +85,19 @@ class GzipCodec:
     resync = b"\x1f\x8b\x08"
     suffixes = (".gz",)
 
-    def members(self, fh, *, limit, piece_size, member_limit=None, threads=0, batch=False):
+    #: :meth:`members` takes ``held`` (lends its compressed bytes, :class:`HeldMembers`).
+    holds_members = True
+
+    def members(
+        self, fh, *, limit, piece_size, member_limit=None, threads=0, batch=False, held=None
+    ):
         """Sequential checked inflate, or ``threads`` workers inflating whole members ahead
-        (``threads=0`` with ``batch``: the same verified batches, inflated in this thread)."""
+        (``threads=0`` with ``batch``: the same verified batches, inflated in this thread;
+        ``held`` lends their compressed bytes while their pieces are handed out)."""
         if threads > 0 or batch:
             from .gzip_parallel import iter_gzip_parallel
 
-            return iter_gzip_parallel(fh, limit, piece_size, threads, batch, member_limit)
+            return iter_gzip_parallel(fh, limit, piece_size, threads, batch, member_limit, held)
         return iter_gzip(fh, limit, piece_size, member_limit=member_limit)
 
     def decompressor(self) -> Any:

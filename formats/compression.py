@@ -18,7 +18,8 @@ The work is done in small modules, one job each:
   members inflated ahead in worker threads;
 * :mod:`.frames` frame codecs (LZ4, registered ones); :mod:`.zstd_frames` zstd frames;
 * :mod:`.bounds` how much a member may inflate to; :mod:`.prefetch` a background thread;
-* :mod:`.member_source` spans of input files a writer copies (unchanged members).
+* :mod:`.member_source` spans of input files a writer copies (unchanged members): from the
+  buffer the member reader lends (:class:`HeldMembers`), else read back from the file.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from .codecs import CODECS, LZ4_MAGIC, codec_named
 from .detect import compression_of, read_head
 from .gzip_member import inflates_to, member_problem
 from .gzip_stream import GZIP_MAGIC, damaged_gzip_header, inflate_backend
-from .member_source import MemberSource
+from .member_source import HeldMembers, MemberSource
 from .pieces import PIECE_SIZE, READ_SIZE, RESCAN_WINDOW, Broken, Piece
 from .prefetch import prefetch
 from .zstd_frames import ZSTD_DICT_MAGIC, ZSTD_MAGIC, ZSTD_WARC_DICT_MAGIC
@@ -64,6 +65,7 @@ __all__ = [
     "ZSTD_MAGIC",
     "ZSTD_WARC_DICT_MAGIC",
     "Broken",
+    "HeldMembers",
     "MemberSource",
     "Piece",
     "compression_of",
@@ -87,6 +89,7 @@ def iter_pieces(
     threads: int = 0,
     batch: bool = False,
     max_member_bytes: int | None = None,
+    held: HeldMembers | None = None,
 ) -> Iterator[Piece | Broken]:
     """Decompress ``fh`` (``kind``: a codec name from :func:`compression_of`, ``None`` for
     plain bytes) member by member with that codec of :mod:`crawlmill.formats.codecs`.
@@ -116,15 +119,22 @@ def iter_pieces(
     otherwise every piece is one whole member. ``batch=True`` with ``threads=0`` takes the same
     verified path with no thread: the calling thread inflates each run of whole members in one
     call when it needs it (the least CPU time in all).
+
+    ``held`` (a :class:`HeldMembers`): a codec that can (gzip on the verified path) lends it
+    the compressed bytes of the members whose pieces it is handing out, so a writer copies an
+    unchanged record's member from memory instead of reading it again; other codecs ignore it.
     """
     if kind is not None:
-        yield from codec_named(kind).members(
+        codec = codec_named(kind)
+        lend = {"held": held} if held is not None and getattr(codec, "holds_members", False) else {}
+        yield from codec.members(
             fh,
             limit=max_decompressed_bytes,
             piece_size=piece_size,
             member_limit=max_member_bytes,
             threads=threads,
             batch=batch,
+            **lend,
         )
     else:
         offset = 0

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from typing import BinaryIO
 
 from .gzip_stream import GZIP_MEMBER_START, ZLIB_ERRORS, inflate_lib, iter_gzip
+from .member_source import HeldMembers
 from .pieces import RESCAN_WINDOW, Broken, Piece
 
 __all__ = ["iter_gzip_parallel"]
@@ -208,10 +209,32 @@ def iter_gzip_parallel(
     workers: int,
     batch: bool = False,
     member_limit: int | None = None,
+    held: HeldMembers | None = None,
 ) -> Iterator[Piece | Broken]:
     """Read chunks of whole members ahead, inflate them in ``workers`` pool threads (and in
     this thread when it would otherwise wait), yield the pieces in file order. With
-    ``workers=0`` there is no pool: each chunk is read and inflated here when it is needed."""
+    ``workers=0`` there is no pool: each chunk is read and inflated here when it is needed.
+    ``held`` lends each chunk's compressed bytes while its pieces are handed out (a writer
+    copies an unchanged record's member from them, :class:`HeldMembers`)."""
+    if held is None:
+        yield from _iter_parallel(fh, limit, piece_size, workers, batch, member_limit, None)
+        return
+    try:
+        yield from _iter_parallel(fh, limit, piece_size, workers, batch, member_limit, held)
+    finally:
+        held.release()
+
+
+def _iter_parallel(
+    fh: BinaryIO,
+    limit: int,
+    piece_size: int,
+    workers: int,
+    batch: bool,
+    member_limit: int | None,
+    held: HeldMembers | None,
+) -> Iterator[Piece | Broken]:
+    """:func:`iter_gzip_parallel`'s work (``held``: lent each chunk while it is handed out)."""
     from collections import deque
 
     pool = _pool(workers) if workers > 0 else None
@@ -265,6 +288,8 @@ def iter_gzip_parallel(
             carry = buf[cut:end]
             base += cut
         if not pending:
+            if held is not None:
+                held.release()
             if fallback_at is not None:
                 fh.seek(fallback_at)  # reading ahead moved the file position
                 yield from iter_gzip(
@@ -272,6 +297,8 @@ def iter_gzip_parallel(
                 )
             return
         buf, chunk_base, bounds, jobs = pending.popleft()
+        if held is not None:  # its members' compressed bytes, while their pieces are out
+            held.hold(buf, chunk_base, chunk_base + bounds[-1][1])
         i = 0
         for k, job in enumerate(jobs):
             later = (j for js in ([jobs[k + 1 :]] + [p[3] for p in pending]) for j in js)
@@ -301,6 +328,8 @@ def iter_gzip_parallel(
                 s, e = bounds[i]
                 if data is None:
                     # a false member start or real damage: the rest goes the checked way
+                    if held is not None:
+                        held.release()
                     for _, _, _, later_jobs in pending:
                         for other in later_jobs:
                             other.cancel()
@@ -313,6 +342,8 @@ def iter_gzip_parallel(
                 yield Piece(data, chunk_base + s, end=True, length=e - s, member=member)
                 member += 1
                 i += 1
+        if held is not None:
+            held.release()  # before the buffer is read into again
         if len(spare) <= workers:
             spare.append(buf)  # every job over it is done: its bytes are no longer read
 

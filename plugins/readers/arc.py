@@ -53,7 +53,7 @@ from crawlmill.formats.arc_framing import (
     find_arc_start,
     iter_arc,
 )
-from crawlmill.formats.compression import compression_of
+from crawlmill.formats.compression import HeldMembers, compression_of
 from crawlmill.formats.http import content_type as http_content_type
 from crawlmill.formats.http import split_response
 from crawlmill.formats.notes import Note
@@ -100,11 +100,12 @@ def _extras(arc: dict, neutral: dict) -> dict:
 
 
 def record_from_arc(
-    item: ArcRecordBytes, path: str, gzip: bool = False
+    item: ArcRecordBytes, path: str, gzip: bool = False, held: HeldMembers | None = None
 ) -> tuple[Record, list[Note]]:
     """Map one ARC record to a :class:`Record`; also return the notes about repaired quirks.
     ``gzip``: the file is gzip, so a known offset is a member's (``Provenance.space``); a
-    record sharing its member with others has no offset (``None``)."""
+    record sharing its member with others has no offset (``None``). ``held`` lends the
+    compressed bytes of its member (``Provenance.held``)."""
     header = item.header
     notes = list(item.notes)
     if RESPLIT_NOTE in header.problems:
@@ -130,7 +131,9 @@ def record_from_arc(
     arc_mime = None if mime in _NO_MIME else mime
     url = fields["URL"]
     space = None if item.offset is None else (OffsetSpace.MEMBER if gzip else OffsetSpace.FILE)
-    source = Provenance(path, item.offset, item.length, "arc", space)
+    source = Provenance(
+        path, item.offset, item.length, "arc", space, held if space is OffsetSpace.MEMBER else None
+    )
     if ip in _NO_IP:
         ip = None
     # (positional Records: the per-record path; fields in Record's order)
@@ -215,12 +218,15 @@ class ArcReader(Reader):
             gzip = _is_gzip(fh)
             compressed = gzip or compression_of(fh.read(16)) == "bzip2"  # member offsets
             fh.seek(0)
+            # lends the compressed members being parsed: a writer copies from them
+            held = HeldMembers() if gzip else None
             items = iter_arc(
                 fh,
                 gzip=gzip,
                 max_record_bytes=limits.max_record_bytes,
                 max_header_bytes=limits.max_header_bytes,
                 max_decompressed_bytes=limits.max_decompressed_bytes,
+                held=held,
             )
             try:
                 for item in items:
@@ -236,7 +242,7 @@ class ArcReader(Reader):
                         continue
                     if item.damaged and strict:
                         continue  # repaired: the damage entry that follows holds its bytes
-                    record, notes = record_from_arc(item, path, compressed)
+                    record, notes = record_from_arc(item, path, compressed, held)
                     where = item.offset if item.offset is not None else item.stream_offset
                     if notes and strict:  # the damage has the code of the first quirk
                         raw = item.header.raw + b"\n" + item.block

@@ -45,6 +45,7 @@ from crawlmill.core import (
 from crawlmill.core.naming import named_with
 from crawlmill.core.record import OffsetSpace
 from crawlmill.formats.compression import (
+    HeldMembers,
     MemberSource,
     compression_of,
     iter_pieces,
@@ -148,6 +149,9 @@ class WarcReader(Reader):
             threads = (
                 _inflate_workers(self.options.inflate_threads) if big and kind == "gzip" else 0
             )
+            # lends the compressed bytes of the members being handed out: a writer copies an
+            # unchanged record's member from them (Provenance.held), not from the file
+            held = HeldMembers() if kind is not None else None
             pieces = iter_pieces(
                 fh,
                 kind,
@@ -155,6 +159,7 @@ class WarcReader(Reader):
                 threads=threads,
                 batch=True,
                 max_member_bytes=member_bound(limits.max_record_bytes, limits.max_header_bytes),
+                held=held,
             )
             if kind not in (None, "gzip") and big:
                 pieces = prefetch(pieces)  # inflate in a thread while records are parsed
@@ -172,7 +177,9 @@ class WarcReader(Reader):
                     if isinstance(item, DamagedRange):
                         ctx.report_damage(spans.damage(item))
                         continue
-                    record, warnings = warc_to_record(item, path, parse_http, kind is not None)
+                    record, warnings = warc_to_record(
+                        item, path, parse_http, kind is not None, held
+                    )
                     if warnings:
                         offset = record.source.offset if record.source else item.offset
                         if strict:  # the damage has the code of the first quirk
@@ -286,11 +293,17 @@ def _is_http_block(kind: RecordKind, warc_media: str | None, data: bytes, start:
 
 
 def warc_to_record(
-    item: FramedRecord, path: str, parse_http: bool = True, compressed: bool | None = None
+    item: FramedRecord,
+    path: str,
+    parse_http: bool = True,
+    compressed: bool | None = None,
+    held: HeldMembers | None = None,
 ) -> tuple[Record, list[Note]]:
     """Map a framed WARC record onto a :class:`Record`; also return the repaired quirks.
     ``compressed`` says whether the file is compressed (``None``: unknown), which names the
-    offset space of a record that is not alone in its member (``Provenance.space``)."""
+    offset space of a record that is not alone in its member (``Provenance.space``);
+    ``held`` lends the compressed bytes of a record alone in its member(s)
+    (``Provenance.held``)."""
     # (the reader's per-record path: locals, positional constructors, cached date and media)
     header = item.header
     fields = header.fields
@@ -389,7 +402,7 @@ def warc_to_record(
         extras["truncated"] = True
     if item.member_offset is not None:
         source = Provenance(
-            path, item.member_offset, item.member_length, "warc", OffsetSpace.MEMBER
+            path, item.member_offset, item.member_length, "warc", OffsetSpace.MEMBER, held
         )
         extras["member"] = True
     else:

@@ -308,7 +308,8 @@ class ArcWriter(FileWriter):
 
     def _original_member(self, record: Record) -> bytes | None:
         """The source gzip member of an unmodified ARC record, to copy when it inflates to
-        the record's bytes."""
+        the record's bytes: from the reader's buffer while it holds it (``Provenance.held``),
+        else read back from the input file."""
         src = record.source
         if (
             not self.options.reuse_members
@@ -320,7 +321,7 @@ class ArcWriter(FileWriter):
             or not src.length
         ):
             return None
-        return self._sources.read(src.path, src.offset, src.length)
+        return self._sources.read(src.path, src.offset, src.length, src.held)
 
     def close(self) -> None:
         """Finish the open file (a file with only a filedesc when no record came)."""

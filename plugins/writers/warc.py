@@ -17,7 +17,9 @@ field mapping: kept in ``auto``, relabelled to an explicit ``version`` with the 
    and that member inflates to exactly these bytes and passes the RFC 1952 check
    (:mod:`crawlmill.formats.gzip_member`: no reserved flag bits, right CRC32 and ISIZE...),
    the member itself is copied (``reuse_members``), so a WARC -> WARC copy keeps its
-   compressed bytes too; a member the standard rejects is never copied.
+   compressed bytes too; a member the standard rejects is never copied. The member's bytes
+   come from the reader's buffer while it still holds them (``Provenance.held``: a record
+   straight from the reader), else they are read back from the input file.
 2. **Rebuilt WARC record.** Otherwise a WARC-read record keeps its original headers in
    order; only the version line, ``Content-Length`` (recomputed, always last), line endings
    and what the target version requires change (bare UUID record ids get ``<urn:uuid:...>``
@@ -347,8 +349,10 @@ class WarcWriter(FileWriter):
 
     def _input_member(self, record: Record, size: int) -> bytes | None:
         """The input gzip member of an unmodified WARC record that was alone in it, or
-        ``None``; whether it holds exactly the bytes to write is checked on the writer's
-        threads (:class:`~crawlmill.formats.warcwriter.ReusedMember`)."""
+        ``None``: copied from the reader's buffer while it still holds it
+        (``Provenance.held``), else read back from the input file. Whether it holds exactly
+        the bytes to write is checked on the writer's threads
+        (:class:`~crawlmill.formats.warcwriter.ReusedMember`)."""
         src = record.source
         warc = record.extras.get("warc")
         if (
@@ -362,7 +366,7 @@ class WarcWriter(FileWriter):
             or src.length > 2 * size + 1024  # more than a member of this record can be
         ):
             return None
-        return self._sources.read(src.path, src.offset, src.length)
+        return self._sources.read(src.path, src.offset, src.length, src.held)
 
     # -- files (FileWriter) ----------------------------------------------------------------
 
