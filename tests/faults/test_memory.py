@@ -345,7 +345,7 @@ CASES = [
     MemCase("warc/plain-header-line", "warc", _warc_line, 4),
     MemCase("warc/gzip-bomb-2GiB", "warc", _warc_bomb, 4),
     MemCase("warc/gzip-record-2GiB", "warc", _warc_record_bomb, 4),
-    MemCase("warc/declares-2GiB", "warc", _warc_declares, 2, known=_DECLARES.format("WARC", 135)),
+    MemCase("warc/declares-2GiB", "warc", _warc_declares, 2),
     MemCase("warc/valid-record", "warc", _warc_valid, 5, valid=True),
     MemCase("seq/valid-record", "sequencefile", _seq_valid, 4, valid=True),
     MemCase("seq/record-lengths-2GiB", "sequencefile", _seq_lengths, 3),
