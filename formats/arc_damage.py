@@ -39,7 +39,7 @@ def located(
     """Damage for the decompressed range ``[pos, end)``, located in the file: the range
     itself in an uncompressed file; for gzip, the compressed span (and compressed bytes)
     of the member(s) it covers exactly, else the member it lies in (length unknown)."""
-    data = s.get(pos, end)[:max_record]
+    data = s.get(pos, min(end, pos + max_record))  # one copy, of at most a record
     if not s.compressed:
         return kind(pos, end - pos, reason, data, code=code)
     first = s.members.holding(pos)

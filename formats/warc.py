@@ -468,7 +468,11 @@ class WarcFramer:
             return
         if cl > self.max_record_bytes:
             reason = f"record block of {cl} bytes exceeds max_record_bytes={self.max_record_bytes}"
-            yield from self._skip(start, hend, reason, "record-too-large")
+            # skipped in parts of a quarter record: the buffer a part grows in (copied as it
+            # grows) and the part's bytes cut from it stay within one record
+            yield from self._skip(
+                start, hend, reason, "record-too-large", self.max_record_bytes // 4
+            )
             yield from flush_broken(s)
             return
         e = hend + cl

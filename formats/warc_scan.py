@@ -79,8 +79,8 @@ def skip(
             yield _part(s.damage(start, len(s.buf), reason, max_bytes, code), part)
             s.pos = len(s.buf)
             return
-        if hit == -1:  # too much damage to hold: report a slice and go on
-            cut = len(s.buf) - RESYNC_CONTEXT
+        if hit == -1:  # too much damage to hold: report a slice (its bytes whole) and go on
+            cut = min(len(s.buf) - RESYNC_CONTEXT, start + max_bytes)
             more = reason + " (damaged range reported in parts)"
             yield _part(s.damage(start, cut, more, max_bytes, code), part)
             part += 1

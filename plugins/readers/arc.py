@@ -236,6 +236,7 @@ class ArcReader(Reader):
                         ctx.report_damage(
                             Damage(path, offset, item.reason, length, item.data, item.code, more)
                         )
+                        item = None  # its bytes (up to a record) go before the next part
                         continue
                     if isinstance(item, Quirk):
                         ctx.report_warning(item.code, item.text, item.offset)

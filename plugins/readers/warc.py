@@ -176,6 +176,7 @@ class WarcReader(Reader):
                 for item in framer:
                     if isinstance(item, DamagedRange):
                         ctx.report_damage(spans.damage(item))
+                        item = None  # its bytes (up to a record) go before the next part
                         continue
                     record, warnings = warc_to_record(
                         item, path, parse_http, kind is not None, held
