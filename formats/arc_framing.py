@@ -142,7 +142,6 @@ class _Parser:
         self.read_span = read_span  # compressed file bytes for damage entries of gzip files
         self.first = True  # the first header line is parsed leniently (it is the filedesc)
         self._after = 0  # where the next record starts; set by the _*_record generators
-        self._open_end: int | None = None  # where the damage reported last ends, if cut there
 
     def __iter__(self) -> Iterator[ArcRecordBytes | Damage | Quirk]:
         s = self.s
@@ -169,15 +168,10 @@ class _Parser:
                 yield from self._plain_record(pos, None, None)
             pos = self._after
 
-    def _problem(
-        self, pos: int, end: int, reason: str, code: str, kind: type[Damage] = Damage
-    ) -> Damage:
-        """:func:`~crawlmill.formats.arc_damage.located` damage of ``[pos, end)`` (``part`` > 0
-        when it goes on with a range cut at the record bound just before it: the same damaged
-        record)."""
+    def _problem(self, pos: int, end: int, reason: str, code: str, kind: type = Damage) -> Damage:
+        """Located damage of ``[pos, end)`` (:func:`~crawlmill.formats.arc_damage.located`)."""
         damage = located(self.s, pos, end, reason, code, self.max_record, self.read_span, kind)
-        damage.part = 1 if pos == self._open_end else 0
-        self._open_end = end if end == self.lines.cut_at else None
+        damage.part = self.lines.part_of(pos, end)
         return damage
 
     def _parse_start(self, pos: int) -> tuple[ArcHeader, int] | None:

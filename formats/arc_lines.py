@@ -94,6 +94,14 @@ class ArcLines:
         #: where a fruitless resync scan gave up at the record bound (damage up to there is
         #: reported in parts: the next range goes on with it)
         self.cut_at: int | None = None
+        self._open_end: int | None = None  # where the damage reported last ends, if cut there
+
+    def part_of(self, pos: int, end: int) -> int:
+        """The ``part`` of damage ``[pos, end)``: 1 when it goes on with a range cut at the
+        record bound just before it (the same damaged record), else 0."""
+        part = 1 if pos == self._open_end else 0
+        self._open_end = end if end == self.cut_at else None
+        return part
 
     def learn_version(self, header: ArcHeader, block: bytes) -> tuple[ArcHeader, FileDesc | None]:
         """Learn the file's ARC version from a record (its filedesc's version block, else its
