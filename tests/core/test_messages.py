@@ -228,6 +228,7 @@ def test_pipeline_json_and_report_json_keep_their_shape(tmp_path, capsys, inputs
     assert set(stamp) == {"fingerprint", "pipeline"}
     assert PipelineStamp.from_dict(stamp).to_dict() == stamp
     report = json.loads((meta / "report.json").read_text())
-    assert set(report) == REPORT_KEYS | {"counts", "counts_total", "warning_examples", "refused"}
+    new = {"counts", "counts_total", "warning_examples", "refused", "shuffle"}  # shuffle: {} here
+    assert set(report) == REPORT_KEYS | new and report["shuffle"] == {}
     assert report["fingerprint"] == stamp["fingerprint"]
     assert [set(e) for e in report["input_outputs"]] == [{"input", "path", "outputs", "counts"}] * 2
