@@ -92,7 +92,7 @@ def installed(tmp_path_factory):
     )
     site = src.parent / "site"
     result = subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--no-deps", "--no-build-isolation",
+        [sys.executable, "-m", "pip", "install", "--no-deps",
          "--disable-pip-version-check", "--no-input", "--target", str(site), str(src)],
         capture_output=True, text=True, check=False,
     )  # fmt: skip
