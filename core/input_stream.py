@@ -156,6 +156,10 @@ class InputStream:
         ``max_record_bytes``), the rest of the input at its end, or the bytes before a
         damaged range (without ``\\n``). ``b""`` at the end."""
         limit = self.max_line_bytes if limit is None else max(1, limit)
+        if not self._breaks:  # the fast path: a whole line in the buffer
+            i = self._buf.find(b"\n", self._pos, self._pos + limit)
+            if i >= 0:
+                return self._take(i + 1)
         scanned = 0  # bytes after the read position known to hold no newline
         while True:
             stop = self._pos + limit
@@ -178,7 +182,23 @@ class InputStream:
         return data
 
     def __iter__(self) -> Iterator[bytes]:
-        while line := self.readline():
+        """The lines, as :meth:`readline` gives them; :meth:`tell` follows each line. The
+        whole lines buffered before the next damage are split at once (the fast path)."""
+        while True:
+            cut = self._next_break()
+            end = len(self._buf) if cut is None else cut
+            last = self._buf.rfind(b"\n", self._pos, end)
+            if last >= 0:
+                lines = bytes(self._buf[self._pos : last + 1]).split(b"\n")
+                lines.pop()  # the empty tail after the last newline
+                if max(map(len, lines)) < self.max_line_bytes:
+                    for line in lines:
+                        self._pos += len(line) + 1
+                        yield line + b"\n"
+                    continue
+            line = self.readline()
+            if not line:
+                return
             yield line
 
     def provenance(self, offset: int, length: int, format: str) -> Provenance:

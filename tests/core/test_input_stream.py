@@ -59,6 +59,8 @@ def test_every_codec_gives_the_same_lines_and_offsets(tmp_path, suffix, compress
                                  ".lz4": "lz4"}[suffix]  # fmt: skip
     offsets = [sum(len(x) for x in LINES[:i]) for i in range(len(LINES))]
     assert got == list(zip(offsets, LINES, strict=True))
+    with _ctx(path, damages).open() as f:  # iteration: tell() follows each line too
+        assert [(f.tell() - len(line), line) for line in f] == got
     assert damages == []
 
 

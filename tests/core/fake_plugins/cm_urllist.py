@@ -19,7 +19,7 @@ class UrlListReader(Reader):
 
     def read(self, ctx):
         with ctx.open() as stream:  # decompressed: x.urls, x.urls.gz, x.urls.zst...
-            while line := stream.readline():
+            for line in stream:
                 url = line.strip().decode("utf-8")
                 if url:
                     yield Record(
