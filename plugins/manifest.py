@@ -98,6 +98,18 @@ PLUGINS = {
             {"kind": "writer", "name": "pyserini"},
         ],
     },
+    "trec-writer": {
+        "module": "crawlmill.plugins.writers.trec",
+        "components": [
+            {"kind": "writer", "name": "trec"},
+        ],
+    },
+    "wet-writer": {
+        "module": "crawlmill.plugins.writers.wet",
+        "components": [
+            {"kind": "writer", "name": "wet"},
+        ],
+    },
     "cooked-text-filter": {
         "module": "crawlmill.plugins.filters.cooked_text",
         "components": [
