@@ -10,7 +10,7 @@
     </TEXT>
     </DOC>
 
-``format: web`` writes the page as GOV2 and ClueWeb09's TREC web files hold it: the URL and
+``format: web`` writes the page as GOV2's TREC web files hold it: the URL and
 the HTTP head (line ends LF) in ``<DOCHDR>``, then the HTML body (``Transfer-Encoding`` and
 ``Content-Encoding`` undone, bytes in their own charset)::
 
@@ -31,14 +31,14 @@ A body that does not end in LF gets one before ``</DOC>`` (counted as ``LF added
 The text of ``format: text`` is SGML text (``escape: sgml``, the default): ``&``, ``<`` and
 ``>`` written ``&amp;``, ``&lt;``, ``&gt;``, which the markup-aware readers decode back
 (Anserini's TrecCollection passes the ``<TEXT>`` element through Jsoup; ir_datasets' ``sax``
-and ``BS4`` parsers; Terrier's tag parser). ``escape: tags`` writes the text as it is, for
+and ``BS4`` parsers). ``escape: tags`` writes the text as it is, for
 readers that take the lines literally (ir_datasets' ``text`` parser), but the ``<`` of a TREC
 tag (:data:`TEXT_TAGS`), which becomes ``&lt;``: those readers find the markers by plain
 string search (``</TEXT>`` at a line start, ``</DOC>``), so a marker inside the text would
 cut the document. In ``web``, where the HTML is raw, a ``<DOC>``, ``<DOCNO>`` or ``<DOCHDR>``
 tag (opening or closing, any case) in the HTML or the HTTP head gets a ``_`` after its name
 (``</DOC>`` -> ``</DOC_>``: an unknown tag an HTML parser ignores as it ignored ``</DOC>``;
-GOV2's reader in ir_datasets finds ``</DOC>\n`` anywhere, Anserini a trimmed line starting
+GOV2's reader in ir_datasets finds ``</DOC>\\n`` anywhere, Anserini a trimmed line starting
 with ``</DOC>``). Each document so changed (``tags`` or ``web``) is reported (warning
 ``trec-tag-escaped``) and counted (``TREC tags escaped``).
 
@@ -120,7 +120,7 @@ class TrecWriter(FileWriter):
         escape: Literal["sgml", "tags"] = Field(
             "sgml",
             description="format text: sgml writes &, <, > as &amp; &lt; &gt; (Anserini's "
-            "Jsoup, ir_datasets' sax and BS4 parsers and Terrier read the text back); tags "
+            "Jsoup, ir_datasets' sax and BS4 parsers read the text back); tags "
             "writes the text as it is but the < of a TREC tag (for readers that take lines "
             "literally, as ir_datasets' text parser)",
         )

@@ -101,7 +101,12 @@ class WetWriter(FileWriter):
             headers.append((b"WARC-Target-URI", record.url_bytes))
         else:
             self.ctx.count("no target URI")
-        date = record.date or self.when
+        date = record.date
+        if date is None:
+            date = self.when
+            self.ctx.report_warning(
+                "date-missing", "a page without a capture date: WARC-Date is the conversion time"
+            )
         headers += [
             (b"WARC-Date", format_warc_date(date, "1.0")),
             (b"WARC-Record-ID", uuid5_urn(RECORD_ID_NAMESPACE, "wet\0" + refers_to.decode())),
