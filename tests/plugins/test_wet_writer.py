@@ -147,3 +147,30 @@ def test_after_simhash_dedup_the_records_are_the_same_bytes(wet_runs):
     after = members((tmp / "deduped" / "crawl.warc.wet.gz").read_bytes())
     assert after[1:] == plain[1:]  # deterministic record ids, the capture dates
     assert b"isPartOf: CC-MAIN-2020-05\r\ndescription: test crawl\r\n" in after[0]
+
+
+def test_a_response_without_record_id_is_referred_to_by_the_warc_writers_id(tmp_path):
+    """An input without ``WARC-Record-ID``s (as ARC or NTCIR captures): the WET refers to
+    the ids the WARC writer gives the same records."""
+    from warcio.archiveiterator import ArchiveIterator
+
+    data = b"".join(
+        gzip.decompress(response(n, PAGE.format(n=n).encode())).replace(
+            b"WARC-Record-ID: <urn:uuid:00000000-0000-0000-0000-%012d>\r\n" % n, b""
+        )
+        for n in range(2)
+    )
+    (tmp_path / "noids.warc").write_bytes(data)
+    for to in ("warc", "wet"):
+        result = cli("convert", "noids.warc", "--to", to, "-o", to, cwd=tmp_path)
+        assert result.exit_code == 0, result.stdout + result.stderr
+
+    def headers(path: Path, kind: str, name: str) -> list[str]:
+        with open(path, "rb") as f:
+            return [
+                r.rec_headers.get_header(name) for r in ArchiveIterator(f) if r.rec_type == kind
+            ]
+
+    warc_ids = headers(tmp_path / "warc" / "noids.warc.gz", "response", "WARC-Record-ID")
+    refers = headers(tmp_path / "wet" / "noids.warc.wet.gz", "conversion", "WARC-Refers-To")
+    assert len(warc_ids) == 2 and refers == warc_ids
