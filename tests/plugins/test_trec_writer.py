@@ -166,6 +166,11 @@ def test_web_format_read_by_ir_datasets_gov2_parser_after_simhash_dedup(tmp_path
     assert docs[0].body == PAGE.format(n=0, extra="plain").encode() + b"\n"  # LF added
     assert docs[1].body == PAGE.format(n=1, extra="x</DOC_>\ny").encode() + b"\n"
     assert docs[2].body == PAGE.format(n=2, extra="coded").encode() + b"\n"  # decoded
+    # ir_datasets' generic TrecDocs (sax) reads the same documents whole: no '</DOC>' inside
+    sax = trec_docs(tmp_path / "out" / "crawl.trecweb", "sax", tmp_path / "sax")
+    assert [d.doc_id for d in sax] == [d.doc_id for d in docs]
+    assert [d.title for d in sax] == ["Page 0", "Page 1", "Page 2"]
+    assert all(d.marked_up_doc.endswith(g.body + b"</DOC>") for d, g in zip(sax, docs, strict=True))
     # the ClueWeb09 fixture: its WARC-TREC-ID is the DOCNO ("auto")
     with open(tmp_path / "out" / "segment1.trecweb", "rb") as f:
         (cw,) = list(reader._docs_ctxt_iter_gov2(f))
