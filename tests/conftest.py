@@ -67,6 +67,15 @@ REAL_WORLD_ARC_SAMPLES = [
 ]
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Register the opt-in per-test CPU log (tests/cpu_log.py) when asked for."""
+    prefix = os.environ.get("CRAWLMILL_TEST_CPU_LOG")
+    if prefix:
+        from tests.cpu_log import CpuLog
+
+        config.pluginmanager.register(CpuLog(prefix), "crawlmill-cpu-log")
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """Parametrize ``arc_rel`` (a path below the samples folder) over :data:`ARC_SAMPLES`, and
     ``real_arc`` over :data:`REAL_WORLD_ARC_SAMPLES`."""
