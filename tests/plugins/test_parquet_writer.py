@@ -208,3 +208,41 @@ def test_datatrove_reads_the_pyserini_lines(jsonl_runs):
     want = [(i, p.text) for i, p in pages if p is not None and p.text]  # empty text skipped
     assert [(d.id, d.text) for d in docs] == want
     assert len(want) == 6
+
+
+def test_row_groups_by_bytes_and_files_by_size(tmp_path):
+    """In process: ``row_group_bytes`` ends a group at the bound, ``max_bytes`` a file."""
+    import pyarrow.parquet as pq
+    from crawlmill.core import InputFile, WriteContext
+    from crawlmill.plugins.writers.parquet import ParquetWriter
+
+    warc = make_warc(tmp_path / "crawl.warc.gz")
+    options = ParquetWriter.Options.model_validate(
+        {"row_group_bytes": 200, "layout": {"name": "plain", "max_bytes": 1500}}
+    )
+    writer = ParquetWriter(options)
+    refused = []
+    ctx = WriteContext(
+        input=InputFile(path=str(warc), relpath="crawl.warc.gz", index=0),
+        input_count=1,
+        create=lambda rel: open(tmp_path / rel, "wb"),  # noqa: SIM115 - the writer closes it
+        quarantine=lambda record, why: refused.append(why),
+    )
+    writer.open(ctx)
+    with open_reader(str(warc)) as records:
+        for record in records:
+            writer.write(record)
+    writer.close()
+    assert [why.split(":")[0] for why in refused] == ["no-text"]
+    files = sorted(tmp_path.glob("crawl-*.parquet"))
+    assert len(files) > 1
+    texts = [t for f in files for t in pq.read_table(f)["text"].to_pylist()]
+    assert len(texts) == 7
+    for f in files[:-1]:  # a file ends once it reaches max_bytes, with its last row
+        assert f.stat().st_size >= 1500 or pq.ParquetFile(f).metadata.num_rows == 1
+    for f in files:
+        pf = pq.ParquetFile(f)
+        groups = [pf.read_row_group(g)["text"].to_pylist() for g in range(pf.num_row_groups)]
+        sizes = [[len(t.encode()) for t in g] for g in groups]
+        # each group but the file's last reached the bound with its last row, not before
+        assert all(sum(g) >= 200 and sum(g[:-1]) < 200 for g in sizes[:-1]), sizes
