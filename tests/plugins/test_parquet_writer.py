@@ -117,6 +117,18 @@ def test_parquet_run_accounts_for_every_record(parquet_run):
     assert files == ["crawl-00000.parquet", "crawl-00001.parquet"]
 
 
+def test_a_second_run_finds_the_files_complete(parquet_run):
+    """The files were committed by the core FileWriter: the same command resumes, with
+    nothing left to do and the files as they were."""
+    tmp, _, _ = parquet_run
+    files = sorted((tmp / "out").glob("crawl-*.parquet"))
+    before = [f.read_bytes() for f in files]
+    again = crawlmill("run", "run.yaml", cwd=tmp)
+    assert "1 input(s), 1 already complete" in again.stdout + again.stderr
+    assert sorted((tmp / "out").glob("crawl-*.parquet")) == files
+    assert [f.read_bytes() for f in files] == before
+
+
 def test_pyarrow_reads_the_schema_row_groups_and_values(parquet_run):
     import pyarrow.parquet as pq
 
