@@ -34,7 +34,7 @@ from typing import Any, Literal
 from crawlmill.core import FileWriter, FileWriterOptions, Record, hookimpl
 from crawlmill.core.tables import rows_of_input
 from crawlmill.plugins.text_extraction import DEFAULT_EXTRACTOR, record_text
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from .doc_ids import DocIds, doc_id_field
 
@@ -110,6 +110,18 @@ class ParquetWriter(FileWriter):
             "the text by this detector (the language extra)",
         )
 
+        @field_validator("language")
+        @classmethod
+        def _installed(cls, value: str) -> str:
+            if value != "none":
+                from crawlmill.formats.language_detect import DetectorMissing, require
+
+                try:
+                    require(value)
+                except DetectorMissing as exc:
+                    raise ValueError(str(exc)) from None
+            return value
+
     @classmethod
     def extension(cls, options: Any) -> str:
         """``.parquet``."""
@@ -148,7 +160,7 @@ class ParquetWriter(FileWriter):
         cluster, size = self._cluster()
         media = (record.content_type or "").split(";")[0].strip().lower() or None
         meta = {
-            "url": record.url,
+            "url": _utf8(record.url, self.ctx),
             "date": record.date.astimezone(UTC) if record.date is not None else None,
             "content_type": media,
             "charset": page.charset,
@@ -160,7 +172,7 @@ class ParquetWriter(FileWriter):
         }
         file = self.file_for(record)
         rows = file.sink
-        rows.add(_utf8(page.text), _utf8(self.ids(record)), meta)
+        rows.add(_utf8(page.text, self.ctx), _utf8(self.ids(record), self.ctx), meta)
         if rows.full(self.options.row_group_records, self.options.row_group_bytes):
             rows.flush()
         self.count(record)
@@ -186,12 +198,16 @@ class ParquetWriter(FileWriter):
         return file.stream.tell() + file.sink.bytes
 
 
-def _utf8(text: str) -> str:
-    """``text`` as Arrow can hold it: a lone surrogate (a raw URL byte) becomes U+FFFD."""
+def _utf8(text: str | None, ctx: Any) -> str | None:
+    """``text`` as Arrow can hold it: a lone surrogate (a raw URL byte that is not UTF-8)
+    becomes ``?``, counted as ``not utf-8 replaced``."""
+    if text is None:
+        return None
     try:
         text.encode("utf-8")
         return text
     except UnicodeEncodeError:
+        ctx.count("not utf-8 replaced")
         return text.encode("utf-8", "replace").decode("utf-8")
 
 

@@ -222,29 +222,56 @@ def test_datatrove_reads_the_pyserini_lines(jsonl_runs):
     assert len(want) == 6
 
 
+def write_in_process(writer, records: list, folder: Path) -> tuple[list[str], dict]:
+    """Write ``records`` with ``writer`` into ``folder``: (quarantine reasons, counts)."""
+    from crawlmill.core import InputFile, WriteContext
+
+    refused: list[str] = []
+    counts: dict = {}
+    ctx = WriteContext(
+        input=InputFile(path="crawl.warc.gz", relpath="crawl.warc.gz", index=0),
+        input_count=1,
+        create=lambda rel: open(folder / rel, "wb"),  # noqa: SIM115 - the writer closes it
+        quarantine=lambda record, why: refused.append(why),
+        counter=lambda label, n: counts.__setitem__(label, counts.get(label, 0) + n),
+    )
+    writer.open(ctx)
+    for record in records:
+        writer.write(record)
+    writer.close()
+    return refused, counts
+
+
+def test_a_url_that_is_not_utf8_is_replaced_and_counted(tmp_path):
+    import pyarrow.parquet as pq
+    from crawlmill.core import Record, RecordKind
+    from crawlmill.plugins.writers.parquet import ParquetWriter
+
+    record = Record(
+        kind=RecordKind.RESPONSE,
+        url="http://example.com/caf\udce9",  # the raw byte 0xE9 of a Latin-1 URL
+        http_head=b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n",
+        payload=page(0),
+        content_type="text/html",
+    )
+    writer = ParquetWriter(ParquetWriter.Options(doc_id="url"))
+    _, counts = write_in_process(writer, [record], tmp_path)
+    (row,) = pq.read_table(tmp_path / "crawl.parquet").to_pylist()
+    assert row["id"] == row["metadata"]["url"] == "http://example.com/caf?"
+    assert counts["not utf-8 replaced"] == 2
+
+
 def test_row_groups_by_bytes_and_files_by_size(tmp_path):
     """In process: ``row_group_bytes`` ends a group at the bound, ``max_bytes`` a file."""
     import pyarrow.parquet as pq
-    from crawlmill.core import InputFile, WriteContext
     from crawlmill.plugins.writers.parquet import ParquetWriter
 
     warc = make_warc(tmp_path / "crawl.warc.gz")
     options = ParquetWriter.Options.model_validate(
         {"row_group_bytes": 200, "layout": {"name": "plain", "max_bytes": 1500}}
     )
-    writer = ParquetWriter(options)
-    refused = []
-    ctx = WriteContext(
-        input=InputFile(path=str(warc), relpath="crawl.warc.gz", index=0),
-        input_count=1,
-        create=lambda rel: open(tmp_path / rel, "wb"),  # noqa: SIM115 - the writer closes it
-        quarantine=lambda record, why: refused.append(why),
-    )
-    writer.open(ctx)
     with open_reader(str(warc)) as records:
-        for record in records:
-            writer.write(record)
-    writer.close()
+        refused, counts = write_in_process(ParquetWriter(options), list(records), tmp_path)
     assert [why.split(":")[0] for why in refused] == ["no-text"]
     files = sorted(tmp_path.glob("crawl-*.parquet"))
     assert len(files) > 1
