@@ -16,6 +16,12 @@ from crawlmill import open_reader
 from crawlmill.plugins.filters.simhash_dedup import document_id
 from crawlmill.plugins.text_extraction import record_text
 
+from tests.conftest import need
+
+#: one worker runs this module: its module fixtures (two runs) and the consumers' slow imports
+#: happen once
+pytestmark = pytest.mark.xdist_group("text-consumers")
+
 HTML = (
     "<html><head><title>Page {n}</title><meta name=description content='About {n}'></head>"
     "<body><h1>Heading {n}</h1><p>Words of page {n}: {words}.</p></body></html>"
@@ -156,8 +162,10 @@ def test_pyarrow_reads_the_schema_row_groups_and_values(parquet_run):
 
 
 def test_datatrove_and_hugging_face_read_the_same_documents(parquet_run):
-    datasets = pytest.importorskip("datasets")
-    readers = pytest.importorskip("datatrove.pipeline.readers")
+    import pyarrow.parquet as pq
+
+    datasets = need("datasets")
+    readers = need("datatrove.pipeline.readers")
 
     tmp, warc, _ = parquet_run
     want = expected(warc)
@@ -169,11 +177,17 @@ def test_datatrove_and_hugging_face_read_the_same_documents(parquet_run):
     assert hf["text"] == [w["text"] for w in want]
     assert [m["url"] for m in hf["metadata"]] == [w["url"] for w in want]
     assert [m["date"] for m in hf["metadata"]] == [w["date"] for w in want]
+    # every metadata field as pyarrow reads it (checked against the records above)
+    arrow = [r["metadata"] for f in files for r in pq.read_table(f).to_pylist()]
+    assert hf["metadata"] == arrow
     docs = list(readers.ParquetReader(str(tmp / "out"), glob_pattern="crawl-*.parquet")())
     # datatrove skips a document with empty text (it warns): the last page
     assert [d.id for d in docs] == [w["id"] for w in want if w["text"]]
     assert [d.text for d in docs] == [w["text"] for w in want if w["text"]]
     assert [d.metadata["title"] for d in docs] == [w["title"] for w in want if w["text"]]
+    assert [{k: v for k, v in d.metadata.items() if k != "file_path"} for d in docs] == [
+        m for m, w in zip(arrow, want, strict=True) if w["text"]
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -191,7 +205,7 @@ def jsonl_runs(tmp_path_factory):
 def test_ir_datasets_reads_docs_jsonl_with_its_default_mapping(jsonl_runs):
     """ir_datasets' ``JsonlDocs`` maps each ``GenericDoc`` field to the key of its name
     (``mapping = {f: f for f in cls._fields}``): ``doc_id`` and ``text``."""
-    pytest.importorskip("ir_datasets")
+    need("ir_datasets")
     from ir_datasets.formats import GenericDoc, JsonlDocs
     from ir_datasets.util import LocalDownload
 
@@ -208,7 +222,7 @@ def test_ir_datasets_reads_docs_jsonl_with_its_default_mapping(jsonl_runs):
 
 
 def test_datatrove_reads_the_pyserini_lines(jsonl_runs):
-    readers = pytest.importorskip("datatrove.pipeline.readers")
+    readers = need("datatrove.pipeline.readers")
 
     tmp, warc = jsonl_runs
     reader = readers.JsonlReader(
