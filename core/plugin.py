@@ -393,6 +393,10 @@ class WriteContext:
     #: partition: N partitions make N part files, as Hadoop writes empty part files); a
     #: ``FileWriter`` then starts one file without records.
     require_output: bool = False
+    #: the contexts of the task's filter steps by counter label (the filter's name, or
+    #: ``name#i``), in pipeline order: a writer may read the pass table a filter made
+    #: (``table()``) and the ordinal that filter gave the record being written (``seq``).
+    filters: dict[str, FilterContext] = field(default_factory=dict)
 
     def count(self, label: str, n: int = 1) -> None:
         """Add ``n`` to the writer's counter ``label`` (reported per step, never records)."""

@@ -369,6 +369,15 @@ class Task:
         assert self.spec is not None and self.outputs is not None and self.stats is not None
         inp, run, tables = self.payload.input, self.spec.run, self.payload.tables
         stats = self.stats
+        fctxs = {
+            label: FilterContext(
+                inp,
+                counter=sink.counter(label),
+                table_loader=table_loader(tables.get(f"filters[{i}]")),
+                position=lambda c=stats.filters[label]: c["in"] - 1,
+            )
+            for i, (label, _) in enumerate(parts.steps)
+        }
         wctx = WriteContext(
             input=inp,
             input_count=self.payload.input_count,
@@ -379,16 +388,10 @@ class Task:
             # the passes' tables and record ordinals (numbered as in the collect pass)
             table_loader=table_loader(tables.get("writer")),
             position=lambda: stats.received - 1,
+            filters=fctxs,
         )
-        for i, (label, step) in enumerate(parts.steps):
-            step.open(
-                FilterContext(
-                    inp,
-                    counter=sink.counter(label),
-                    table_loader=table_loader(tables.get(f"filters[{i}]")),
-                    position=lambda c=stats.filters[label]: c["in"] - 1,
-                )
-            )
+        for label, step in parts.steps:
+            step.open(fctxs[label])
         records = open_records(
             parts,
             inp,

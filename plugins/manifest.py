@@ -92,10 +92,17 @@ PLUGINS = {
             {"kind": "reader", "name": "clueweb09", "file_suffixes": [], "sniffs": "folders"},
         ],
     },
+    "parquet-writer": {
+        "module": "crawlmill.plugins.writers.parquet",
+        "components": [
+            {"kind": "writer", "name": "parquet"},
+        ],
+    },
     "pyserini-writer": {
         "module": "crawlmill.plugins.writers.jsonl",
         "components": [
             {"kind": "writer", "name": "pyserini"},
+            {"kind": "writer", "name": "ir-datasets"},
         ],
     },
     "trec-writer": {

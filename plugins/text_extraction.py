@@ -23,6 +23,14 @@ One component every text output uses (issue 23, item 1). :func:`record_text` tak
 Parsing never loads anything from the network: lxml's parser runs with ``no_network=True``
 and no DTD or entity resolution; Resiliparse (lexbor) and trafilatura parse the given string.
 
+The text features (``simhash-dedup``'s ``hash: text``, the ``language`` filter) take their
+text from :func:`feature_text`: by default the Chuweb21 paper's rule they always used
+(:data:`BODY`: the stored payload decoded by the charset the feature names, the text nodes of
+``<body>`` without script and style, :func:`crawlmill.formats.simhash_text.body_text`), with
+option ``extractor`` one of :data:`EXTRACTORS` through :func:`record_text` (body decoded,
+charset found, main text). ``html-length`` counts the characters of :func:`decoded_page` with
+its option ``body: decoded``.
+
 It lives in ``plugins/`` because it reads Records (``formats/`` knows nothing of them) and
 is not a plugin of core (core imports no plugin); writers and filters import it. Resiliparse
 and trafilatura come with the ``text`` extra (``pip install crawlmill[text]``); the ``lxml``
@@ -40,12 +48,16 @@ from crawlmill.formats.html_charset import charset_of_content_type, detect_chars
 from crawlmill.formats.http_body import decode_body
 
 __all__ = [
+    "BODY",
     "DEFAULT_EXTRACTOR",
     "EXTRACTORS",
+    "FEATURE_EXTRACTORS",
     "Extractor",
+    "FeatureExtractor",
     "PageText",
     "decoded_page",
     "extract_html",
+    "feature_text",
     "is_html",
     "record_text",
 ]
@@ -54,6 +66,11 @@ Extractor = Literal["resiliparse", "trafilatura", "lxml"]
 #: the extractors :func:`extract_html` knows, the default first.
 EXTRACTORS: tuple[str, ...] = ("resiliparse", "trafilatura", "lxml")
 DEFAULT_EXTRACTOR: Extractor = "resiliparse"
+#: the text features' default: the Chuweb21 paper's body text of the stored payload.
+BODY = "body"
+FeatureExtractor = Literal["body", "resiliparse", "trafilatura", "lxml"]
+#: what a text feature's ``extractor`` option may name, its default first.
+FEATURE_EXTRACTORS: tuple[str, ...] = (BODY, *EXTRACTORS)
 #: at most this many decoded body bytes are read (a page past it is cut there).
 BODY_CAP = 16 * 1024 * 1024
 
@@ -244,3 +261,18 @@ def record_text(record: Record, extractor: str = DEFAULT_EXTRACTOR) -> PageText 
     html, codec, source = decoded_page(record)
     text, title, description = extract_html(html, extractor)
     return PageText(text, title, description, codec, source, extractor)
+
+
+def feature_text(record: Record, extractor: str, charset: str | None = None) -> str | None:
+    """The text a text feature reads from ``record``. :data:`BODY`: the text nodes of the
+    stored payload's ``<body>`` without script and style, the payload decoded with
+    ``charset`` (UTF-8 when ``None`` or unknown), as the features always did
+    (:func:`crawlmill.formats.simhash_text.body_text`; ``''`` for an empty payload, any
+    record). Another extractor: the :func:`record_text` of an HTML page, ``None`` for a record
+    that is not one."""
+    if extractor == BODY:
+        from crawlmill.formats.simhash_text import body_text
+
+        return body_text(record.payload, charset) if record.payload else ""
+    page = record_text(record, extractor)
+    return None if page is None else page.text

@@ -15,9 +15,18 @@ WARC ``Content-Type`` one of a record without HTTP head). No codec decodes to mo
 than bytes (``replace`` puts one U+FFFD for one or more bytes), so a payload with fewer bytes
 than the smallest count kept is dropped without decoding. Drop reasons: ``too-short`` and
 ``too-long``.
+
+With ``body: decoded`` the characters counted are those of the body as a browser reads it,
+from the text extraction component (:func:`crawlmill.plugins.text_extraction.decoded_page`):
+``Transfer-Encoding: chunked`` undone, ``Content-Encoding`` (gzip, deflate...) undone, then
+decoded by the charset found the same way (the HTTP head's charset, a ``<meta>`` tag,
+``chardet``, ISO-8859-1). A chunked or compressed page counts differently from the default
+``stored`` (a gzipped page's stored bytes are not its HTML), so ``stored`` stays the default.
 """
 
 from __future__ import annotations
+
+from typing import Literal
 
 from crawlmill.core import Drop, Filter, PluginOptions, Record, hookimpl
 from pydantic import Field, model_validator
@@ -74,6 +83,11 @@ class HtmlLengthFilter(Filter):
         max_chars: int | None = Field(
             None, ge=0, description="pages longer than this are dropped (too-long); none: no bound"
         )
+        body: Literal["stored", "decoded"] = Field(
+            "stored",
+            description="stored: the payload as stored (the default); decoded: de-chunked "
+            "and decompressed first, by the text extraction component (docs/outputs.md)",
+        )
 
         @model_validator(mode="after")
         def _ordered(self) -> HtmlLengthFilter.Options:
@@ -87,12 +101,16 @@ class HtmlLengthFilter(Filter):
         """Drop by the character count: too-short or too-long."""
         low = self.options.min_chars + (1 if self.options.strict else 0)  # smallest kept
         high = self.options.max_chars
-        size = len(record.payload)
-        # no codec gives more characters than bytes: a payload below the bound in bytes is
-        # too short in characters without decoding it
-        if size < low:
-            return Drop("too-short")
-        n = html_chars(record)
+        if self.options.body == "decoded":
+            from crawlmill.plugins.text_extraction import decoded_page
+
+            n = len(decoded_page(record)[0]) if record.payload else 0
+        else:
+            # no codec gives more characters than bytes: a payload below the bound in bytes
+            # is too short in characters without decoding it
+            if len(record.payload) < low:
+                return Drop("too-short")
+            n = html_chars(record)
         if n < low:
             return Drop("too-short")
         if high is not None and n > high:

@@ -6,7 +6,12 @@ lxml, no network), and a detector gives the probability that it is in one of ``l
 (default English); the page is kept when that probability is ``>= threshold`` (the paper
 excluded pages "with a probability less than 0.99"). The payload (without HTTP head) is
 decoded by the charset :func:`crawlmill.formats.html_charset.detect_charset` finds, as
-``html-length`` does. With ``max_chars`` only the text's first characters are read.
+``html-length`` does. With ``max_chars`` only the text's first characters are read. With
+``extractor`` ``resiliparse``, ``trafilatura`` or ``lxml`` the text is the text extraction
+component's main text instead (:func:`crawlmill.plugins.text_extraction.record_text`: body
+de-chunked and decompressed, charset found, boilerplate removed but by ``lxml``): other
+probabilities than the default ``body`` (the paper's rule above); a record that is not an
+HTML page is then dropped as ``no-text``.
 
 Detectors (:mod:`crawlmill.formats.language_detect`, the ``language`` extra: ``pip install '.[language]'`` in the
 crawlmill checkout, or ``pip install langdetect lingua-language-detector``):
@@ -25,20 +30,24 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from crawlmill.core import Drop, Filter, PluginOptions, Record, comma_list, hookimpl
+from crawlmill.plugins.text_extraction import BODY, FeatureExtractor, feature_text
 from pydantic import Field, field_validator, model_validator
 
 __all__ = ["LanguageFilter", "page_text"]
 
 
-def page_text(record: Record) -> str:
-    """The body text of ``record``'s payload without script and style, decoded by the charset
-    the HTTP head, a ``<meta>`` tag or a detector names."""
-    from crawlmill.formats.simhash_text import body_text
+def page_text(record: Record, extractor: str = BODY) -> str | None:
+    """The text of ``record`` the filter reads: by default (:data:`BODY`) the body text of
+    its payload without script and style, decoded by the charset the HTTP head, a ``<meta>``
+    tag or a detector names; with another extractor the component's main text (``None``:
+    not an HTML page)."""
     from crawlmill.plugins.filters.html_length import payload_codec
 
-    if not record.payload:
-        return ""
-    return body_text(record.payload, payload_codec(record))
+    if extractor == BODY:
+        if not record.payload:
+            return ""
+        return feature_text(record, BODY, payload_codec(record))
+    return feature_text(record, extractor)
 
 
 class LanguageFilter(Filter):
@@ -66,6 +75,12 @@ class LanguageFilter(Filter):
             "crawlmill checkout, or pip install langdetect lingua-language-detector)",
         )
         seed: int = Field(0, ge=0, description="langdetect's random seed (runs repeat)")
+        extractor: FeatureExtractor = Field(
+            BODY,
+            description="the text read: body (the text nodes of <body> without script and "
+            "style, as the Chuweb21 paper; the default) or the text component's main text by "
+            "resiliparse, trafilatura or lxml (see docs/outputs.md)",
+        )
         max_chars: int | None = Field(
             None,
             ge=1,
@@ -111,7 +126,9 @@ class LanguageFilter(Filter):
             from crawlmill.formats.language_detect import detector
 
             self._detect = detector(self.options.detector, self.options.seed)
-        text = page_text(record)
+        text = page_text(record, self.options.extractor)
+        if text is None:
+            return {}
         if self.options.max_chars is not None:
             text = text[: self.options.max_chars]
         return self._detect(text)

@@ -11,7 +11,12 @@ clustering must see every row):
   ``text`` the body text without script, style and comments (lxml, no network,
   :mod:`crawlmill.formats.simhash_text`). Bytes are decoded as UTF-8 (``encoding: utf-8``) or
   by the record's charset when Python knows it (``encoding: declared``), invalid bytes
-  replaced (which removes them: they are not word characters). Every page without word
+  replaced (which removes them: they are not word characters). ``hash: text`` with
+  ``extractor`` ``resiliparse``, ``trafilatura`` or ``lxml`` hashes the text extraction
+  component's main text instead (:func:`crawlmill.plugins.text_extraction.record_text`: body
+  de-chunked and decompressed, charset found, ``encoding`` unused): other codes than the
+  default ``body`` (the rule above), so other clusters; a record that is not an HTML page
+  then hashes as an empty text (counted ``no-text``). Every page without word
   characters (an empty payload too) gets one and the same code, as with the package.
 * **reduce**: the 64-bit codes clustered at Hamming distance ``tau``
   (:mod:`crawlmill.formats.simhash_cluster`): ``method: exact`` finds every pair within
@@ -79,6 +84,7 @@ from crawlmill.core import (
     hookimpl,
 )
 from crawlmill.core.tables import epoch_micros, rows_of_input
+from crawlmill.plugins.text_extraction import BODY, FeatureExtractor, feature_text
 from pydantic import AliasChoices, Field, field_validator, model_validator
 
 from .kinds import Kinds, kinds_field
@@ -145,6 +151,12 @@ class SimhashDedupFilter(Filter):
             "payload",
             description="what is hashed: payload (HTTP head + payload), html (payload "
             "without the HTTP head) or text (body text without script and style)",
+        )
+        extractor: FeatureExtractor = Field(
+            BODY,
+            description="hash: text: body (the text nodes of <body> without script and "
+            "style, as Chuweb21D; the default) or the text component's main text by "
+            "resiliparse, trafilatura or lxml (other codes; see docs/outputs.md)",
         )
         encoding: Literal["utf-8", "declared"] = Field(
             "utf-8",
@@ -225,6 +237,12 @@ class SimhashDedupFilter(Filter):
             return STATS_PREFIX if self.thresholds or self.thresholds128 else None
 
         @model_validator(mode="after")
+        def _extractor_hashes_text(self) -> SimhashDedupFilter.Options:
+            if self.extractor != BODY and self.hash != "text":
+                raise ValueError(f"extractor {self.extractor} needs hash: text")
+            return self
+
+        @model_validator(mode="after")
         def _blocks_above_tau(self) -> SimhashDedupFilter.Options:
             if self.method == "exact" and self.blocks is not None and self.blocks <= self.tau:
                 raise ValueError(f"blocks must exceed tau ({self.blocks} <= {self.tau})")
@@ -235,13 +253,16 @@ class SimhashDedupFilter(Filter):
     def signature(self, record: Record) -> tuple[int, int, int]:
         """``(simhash64, simhash128, length of the hashed input)`` of ``record``."""
         from crawlmill.formats.simhash import simhash64_128, simhash_bytes  # numpy: lazily
-        from crawlmill.formats.simhash_text import body_text, decode
+        from crawlmill.formats.simhash_text import decode
 
         mode, charset = self.options.hash, None
         if self.options.encoding == "declared":
             charset = record.charset
         if mode == "text":
-            text = body_text(record.payload, charset)
+            text = feature_text(record, self.options.extractor, charset)
+            if text is None:
+                self.ctx.count("no-text")
+                text = ""
             v64, v128 = simhash64_128(text)
             return v64, v128, len(text)
         data = record.block if mode == "payload" else record.payload

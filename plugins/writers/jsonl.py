@@ -1,4 +1,8 @@
-"""``pyserini`` writer: Pyserini/Anserini ``JsonCollection`` documents, one JSON object a line.
+"""``pyserini`` and ``ir-datasets`` writers: page texts as JSON lines, one object a line.
+
+``ir-datasets`` writes the same lines with ir_datasets' keys, ``{"doc_id", "text"}`` (its
+``GenericDoc``, what its ``JsonlDocs`` reads as ``docs.jsonl``); everything below holds for
+both.
 
 (Named ``pyserini``, not ``jsonl``: the plugin examples of ``docs/adding-a-writer.md`` and the
 third-party plugin of the tests register a writer called ``jsonl``, and a built-in of that
@@ -35,11 +39,12 @@ from datetime import UTC
 from typing import Any, Literal
 
 from crawlmill.core import FileWriter, FileWriterOptions, Record, hookimpl
-from crawlmill.plugins.filters.simhash_dedup import document_id
 from crawlmill.plugins.text_extraction import DEFAULT_EXTRACTOR, record_text
 from pydantic import Field, field_validator
 
-__all__ = ["FIELDS", "JsonlWriter"]
+from .doc_ids import DocIds, doc_id_field
+
+__all__ = ["FIELDS", "IrDatasetsWriter", "JsonlWriter"]
 
 #: the extra fields ``fields`` may name.
 FIELDS = ("url", "date", "title", "description")
@@ -50,6 +55,9 @@ class JsonlWriter(FileWriter):
 
     name = "pyserini"
     kinds = ("response", "resource")
+    #: the keys of a line's id and text.
+    id_key = "id"
+    text_key = "contents"
 
     class Options(FileWriterOptions):
         """Options of the pyserini writer (``layout`` comes from FileWriterOptions)."""
@@ -61,12 +69,7 @@ class JsonlWriter(FileWriter):
             description="main-text extractor: resiliparse (default), trafilatura, or lxml "
             "(all body text, no boilerplate removal); see docs/outputs.md",
         )
-        doc_id: str = Field(
-            "auto",
-            description="the id rule: auto (WARC-TREC-ID / NTCIR doc id, else the "
-            "WARC-Record-ID's UUID), doc-id or trec (the record's doc id only), record-id, "
-            "url, or a WARC header's name; a document without one is <file>#<seq>",
-        )
+        doc_id: str = doc_id_field()
         fields: list[str] = Field(
             default_factory=list,
             description="extra fields beside id and contents: url, date, title, description",
@@ -89,28 +92,15 @@ class JsonlWriter(FileWriter):
     def open(self, ctx: Any) -> None:
         """Start the input's layout; the first file comes with the first page."""
         self.open_layout(ctx)
-        self.seen: set[str] = set()
-        rule = self.options.doc_id
-        self.rule = "trec" if rule == "doc-id" else rule
-
-    def _id(self, record: Record) -> str:
-        found = document_id(record, self.rule)
-        if found:
-            return found
-        self.ctx.count("ids by position")
-        return f"{self.ctx.input.relpath}#{self.ctx.seq}"
+        self.ids = DocIds(self.options.doc_id, ctx)
 
     def write(self, record: Record) -> None:
         """One JSON line for an HTML page; the quarantine for a record without text."""
         page = record_text(record, self.options.extractor)
         if page is None:
-            self.ctx.quarantine(record, "no-text: not an HTML page (pyserini holds page texts)")
+            self.ctx.quarantine(record, f"no-text: not an HTML page ({self.name} holds page texts)")
             return
-        doc_id = self._id(record)
-        if doc_id in self.seen:
-            self.ctx.report_warning("duplicate-doc-id", f"doc id {doc_id!r} written twice")
-        self.seen.add(doc_id)
-        line: dict[str, Any] = {"id": doc_id, "contents": page.text}
+        line: dict[str, Any] = {self.id_key: self.ids(record), self.text_key: page.text}
         if not page.text:
             self.ctx.count("empty text")
         wanted = self.options.fields
@@ -151,7 +141,22 @@ class JsonlWriter(FileWriter):
         return {"path": file.path, "records": file.records}
 
 
+class IrDatasetsWriter(JsonlWriter):
+    """ir_datasets' ``docs.jsonl``: ``{"doc_id", "text"}`` per HTML page (its ``GenericDoc``
+    fields, what ``JsonlDocs`` maps by default and ``ir_datasets export`` writes)."""
+
+    name = "ir-datasets"
+    id_key = "doc_id"
+    text_key = "text"
+
+    class Options(JsonlWriter.Options):
+        """Options of the ir-datasets writer: the pyserini writer's."""
+
+        writes = "ir-datasets"
+
+
 @hookimpl
 def crawlmill_register_writers(register):
-    """Register ``pyserini``."""
+    """Register ``pyserini`` and ``ir-datasets``."""
     register(JsonlWriter)
+    register(IrDatasetsWriter)
