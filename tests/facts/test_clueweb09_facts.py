@@ -73,7 +73,9 @@ def test_segment_names_and_their_counts_table():
     the ten languages; L72 "2-letter language identifers ... conform to the ISO 639"."""
     cw = _cw()
     text = _page()
-    listed = re.findall(r"^(ClueWeb09_([A-Za-z]+)_(\d+)) \| [\d,]+ pages \| \1_counts\.txt \|$", text, re.M)
+    listed = re.findall(
+        r"^(ClueWeb09_([A-Za-z]+)_(\d+)) \| [\d,]+ pages \| \1_counts\.txt \|$", text, re.M
+    )
     assert len(listed) == 24
     assert sorted(name for name, _, _ in listed) == sorted(cw.SEGMENTS)
     for name, language, number in listed:
@@ -84,7 +86,7 @@ def test_segment_names_and_their_counts_table():
     iso_639_1 = {"English": "en", "Chinese": "zh", "Spanish": "es", "Japanese": "ja",
                  "French": "fr", "German": "de", "Portuguese": "pt", "Arabic": "ar",
                  "Italian": "it", "Korean": "ko"}  # fmt: skip
-    assert cw.LANGUAGES == iso_639_1
+    assert iso_639_1 == cw.LANGUAGES
 
 
 def test_directory_and_file_names():
