@@ -26,6 +26,17 @@ def text(value: str | bytes) -> bytes:
     return vint(len(raw)) + raw
 
 
+def untext(raw: bytes) -> bytes:
+    """The bytes of a serialized ``Text`` (the inverse of :func:`text`)."""
+    first = struct.unpack(">b", raw[:1])[0]
+    if first >= -112:
+        return raw[1:]
+    n = -112 - first
+    size = int.from_bytes(raw[1 : 1 + n], "big")
+    assert len(raw) == 1 + n + size, "a Text whose length is not its bytes'"
+    return raw[1 + n :]
+
+
 def sequence_file(pairs: list[tuple[bytes, bytes]], key_class: str = TEXT,
                   value_class: str = TEXT, codec: str | None = None) -> bytes:  # fmt: skip
     """A version 6 SequenceFile of serialized ``(key, value)`` pairs; with ``codec``
