@@ -61,7 +61,12 @@ def segment(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("cc2012_facts")
     body = "<html><head><title>Grüße</title></head><body><p>" + WORDS + "</p></body></html>"
     src = root / "in.warc"
-    src.write_bytes(warc_response("http://example.com/a", body.encode("utf-8")))
+    meta = '<html><head><meta charset="windows-1252"><title>Caf\xe9</title></head></html>'
+    src.write_bytes(
+        warc_response("http://example.com/a", body.encode("utf-8"))
+        + warc_response("http://example.com/m", meta.encode("cp1252"), n=1,
+                        content_type="text/html")
+    )  # fmt: skip
     result = helpers.convert(src, "cc2012", root / "out")
     assert result.exit_code == 0, result.stderr
     return root / "out"
@@ -86,18 +91,28 @@ def test_the_writer_names_and_types_its_files_as_the_page_says(segment):
 def test_the_writers_json_and_text_follow_the_schema(segment):
     """L74-77 and L81-95: the basic attributes and those of a valid HTTP response; L86
     "mime_type ... (stripped of charset)"; L93 "text_simhash": "A 64 bit simhash"; L94
-    "parsed_as": "html"; L99 content "type": "html-doc"; L53 UTF-8 text."""
+    "parsed_as": "html"; L99 content "type": "html-doc"; L91-92 "charset_detected",
+    "charset_detector"; L53 UTF-8 text."""
     from crawlmill.formats.hadoop.sequencefile import iter_entries
 
     meta = sorted(segment.glob("metadata-*"))[0]
     text_file = segment / meta.name.replace("metadata-", "textData-")
-    entries = list(iter_entries(meta.read_bytes()))
-    assert len(entries) == 1
-    doc = json.loads(untext(bytes(entries[0].value)))
+    entries = {
+        bytes(e.key): json.loads(untext(bytes(e.value))) for e in iter_entries(meta.read_bytes())
+    }
+    assert len(entries) == 2
+    doc = entries[text("http://example.com/a")]
+    # L91-92, L143-144: "charset_detector": "0 if from headers,1 if from Meta tags"
+    assert (doc["charset_detected"].upper(), doc["charset_detector"]) == ("UTF-8", 0)
+    by_meta = entries[text("http://example.com/m")]
+    assert by_meta["charset_detector"] == 1
+    assert by_meta["charset_detected"].lower() == "windows-1252"
     assert doc["disposition"] == "SUCCESS" and isinstance(doc["attempt_time"], int)
     assert doc["http_result"] == 200 and doc["mime_type"] == "text/html"
     assert -(2**63) <= doc["text_simhash"] < 2**63
     assert doc["parsed_as"] == "html" and doc["content"]["type"] == "html-doc"
     assert doc["content"]["title"] == "Grüße"
-    (entry,) = list(iter_entries(text_file.read_bytes()))
-    assert WORDS in untext(bytes(entry.value)).decode("utf-8", "strict")
+    texts = {bytes(e.key): untext(bytes(e.value)) for e in iter_entries(text_file.read_bytes())}
+    assert WORDS in texts[text("http://example.com/a")].decode("utf-8", "strict")
+    # L53 "translated from their native character sets into UTF-8"; L47 the title is text
+    assert "Café" in texts[text("http://example.com/m")].decode("utf-8", "strict")
