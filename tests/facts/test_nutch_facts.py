@@ -65,7 +65,9 @@ def _parts(base: Path, sub: str, file: str | None) -> list[Path]:
     return [p / file if file else p for p in found]
 
 
-@pytest.mark.parametrize(("where", "value_class"), list(TABLE.items()), ids=lambda x: str(x))
+@pytest.mark.parametrize(
+    ("where", "value_class"), list(TABLE.items()), ids=["/".join(filter(None, w)) for w in TABLE]
+)
 def test_each_file_has_the_tables_datatypes_and_codec(written, where, value_class):
     """L115-123, L157-165, L203-239: "file key datatype value datatype codec": every key is
     ``org.apache.hadoop.io.Text``, the value class the table's, the codec DefaultCodec; L84-86
