@@ -289,3 +289,56 @@ def test_any_gzip_member_is_read_not_only_javas():
     member = gzip.compress(b"plain text", compresslevel=9, mtime=1109678400)
     raw = b"\x01" + struct.pack(">i", len(member)) + member
     assert decode_value("FetcherText", raw).text == "plain text"
+
+
+def _crawl_datum(status: int, fetch_time: int) -> bytes:
+    """A CrawlDatum version 7 (Nutch 1.x ``CrawlDatum.write``): version, status, fetch time,
+    retries, interval (seconds), score, modified time, signature (length + MD5), no
+    metadata."""
+    fixed = struct.pack(">bbqbifqb", 7, status, fetch_time, 0, 2_592_000, 1.0, fetch_time, 16)
+    return fixed + bytes(range(16)) + b"\x00"
+
+
+def test_a_crawldb_built_by_hand_as_the_page_tables_it_is_read(tmp_path):
+    """L101-104 ``current/part-00000/{data,index}``; L119-123 "data org.apache.hadoop.io.Text
+    org.apache.nutch.crawl.CrawlDatum org.apache.hadoop.io.compress.DefaultCodec", "index
+    org.apache.hadoop.io.Text org.apache.hadoop.io.LongWritable ... DefaultCodec"; L84-86 the
+    index points to byte offsets in data. Both files written here, record-compressed with
+    zlib (DefaultCodec), sorted by key."""
+    import zlib
+
+    from crawlmill.plugins.readers.nutch_db import NutchCrawlDbReader
+
+    from tests.facts.handmade import TEXT, text
+
+    codec = "org.apache.hadoop.io.compress.DefaultCodec"
+
+    def seq(value_class: str, pairs: list[tuple[bytes, bytes]]) -> tuple[bytes, list[int]]:
+        out = bytearray(b"SEQ\x06" + text(TEXT) + text(value_class) + b"\x01\x00" + text(codec))
+        out += struct.pack(">i", 0) + bytes(range(16))
+        offsets = []
+        for key, value in pairs:
+            offsets.append(len(out))
+            packed = zlib.compress(value)
+            out += struct.pack(">ii", len(key) + len(packed), len(key)) + key + packed
+        return bytes(out), offsets
+
+    urls = ["http://a.example/", "http://b.example/x"]  # sorted by key, as L85 says
+    data, offsets = seq(
+        "org.apache.nutch.crawl.CrawlDatum",
+        [(text(u), _crawl_datum(status, 1109678400000)) for u, status in zip(urls, (2, 1))],
+    )
+    index, _ = seq(LONG, [(text(urls[0]), struct.pack(">q", offsets[0]))])
+    part = tmp_path / "crawldb" / "current" / "part-00000"
+    part.mkdir(parents=True)
+    (part / "data").write_bytes(data)
+    (part / "index").write_bytes(index)
+    got = []
+    for inp in NutchCrawlDbReader.discover(str(tmp_path / "crawldb"), NutchCrawlDbReader.Options()):
+        with open_reader(inp, "nutch-crawldb") as records:
+            got += list(records)
+            assert not records.damages
+            assert not [c for c in records.checks if not c.ok]
+    assert [r.url for r in got] == urls
+    datums = [r.extras["nutch"]["crawl_datum"] for r in got]
+    assert [d["status"] for d in datums] == [2, 1]
