@@ -326,7 +326,10 @@ def test_a_crawldb_built_by_hand_as_the_page_tables_it_is_read(tmp_path):
     urls = ["http://a.example/", "http://b.example/x"]  # sorted by key, as L85 says
     data, offsets = seq(
         "org.apache.nutch.crawl.CrawlDatum",
-        [(text(u), _crawl_datum(status, 1109678400000)) for u, status in zip(urls, (2, 1))],
+        [
+            (text(u), _crawl_datum(status, 1109678400000))
+            for u, status in zip(urls, (2, 1), strict=True)
+        ],
     )
     index, _ = seq(LONG, [(text(urls[0]), struct.pack(">q", offsets[0]))])
     part = tmp_path / "crawldb" / "current" / "part-00000"
