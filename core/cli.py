@@ -42,6 +42,7 @@ from .reading import open_reader
 from .registry import Registry
 from .remote_paths import refuse_paths, refuse_urls
 from .spec import PipelineSpec
+from .storage_root import staged
 
 __all__ = ["main"]
 
@@ -191,6 +192,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--remove-orphans",
         action="store_true",
         help="delete the outputs in OUT of inputs no longer in the run (listed by default)",
+    )
+    run_opts.add_argument(
+        "--work-dir",
+        metavar="DIR",
+        help="local scratch folder of a run whose output is a URL (its stage; default: "
+        "$CRAWLMILL_WORK_DIR or the temp folder; docs/storage.md)",
     )
     run_opts.add_argument(
         "--progress",
@@ -398,8 +405,9 @@ def _convert(args: argparse.Namespace) -> int:
     )
     if args.dry_run:
         refuse_urls(spec)
-        return _show_plan(spec, registry, "convert", as_json=False, dry_run=True)
-    return _execute(spec, registry)
+        with staged(spec, args.work_dir, publish=False) as local:
+            return _show_plan(local, registry, "convert", as_json=False, dry_run=True)
+    return _execute(spec, registry, args.work_dir)
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -414,8 +422,9 @@ def _run(args: argparse.Namespace) -> int:
         spec = with_run_settings(spec, overrides)
     try:
         if args.dry_run:
-            return _show_plan(spec, registry, args.pipeline, as_json=False, dry_run=True)
-        return _execute(spec, registry)
+            with staged(spec, args.work_dir, publish=False) as local:
+                return _show_plan(local, registry, args.pipeline, as_json=False, dry_run=True)
+        return _execute(spec, registry, args.work_dir)
     except ConfigError as exc:  # found while planning (inputs): name the config file too
         raise ConfigError(exc.problems, exc.source or args.pipeline) from None
 
@@ -443,14 +452,16 @@ def _run_overrides(args: argparse.Namespace, run: dict[str, Any]) -> dict[str, A
     return run
 
 
-def _execute(spec: PipelineSpec, registry: Registry) -> int:
+def _execute(spec: PipelineSpec, registry: Registry, work_dir: str | None = None) -> int:
     from . import engine  # imported here: `crawlmill --help` need not load the engine
 
-    refuse_urls(spec)  # no remote storage yet: a URL is no local path (exit 2)
+    refuse_urls(spec)  # a URL the run cannot use (exit 2)
 
     try:
         # the engine prints progress (per spec.run.progress), damage and task failures itself
-        report = engine.run(spec, registry=registry, progress=sys.stderr)
+        # (a URL output: in a local stage, published to the store: core/storage_root.py)
+        with staged(spec, work_dir, hydrate=_has_finalize(spec, registry)) as local:
+            report = engine.run(local, registry=registry, progress=sys.stderr)
     except DamagedRecordError as exc:
         _error(f"stopped at a damaged record (on_error: fail): {exc}")
         report = getattr(exc, "report", None)
@@ -458,6 +469,17 @@ def _execute(spec: PipelineSpec, registry: Registry) -> int:
             _summary(spec, report, registry)
         return EXIT_FAILED
     return _summary(spec, report, registry)
+
+
+def _has_finalize(spec: PipelineSpec, registry: Registry) -> bool:
+    """Whether the run's writer has a ``finalize`` (it may read earlier outputs)."""
+    from .plugin import Writer
+
+    try:
+        cls = registry.get("writer", spec.writer.name, suggest=False)
+    except Exception:
+        return True
+    return getattr(cls, "finalize", None) is not getattr(Writer, "finalize", None)
 
 
 def _writer_kinds(spec: PipelineSpec, registry: Registry | None) -> tuple[str, ...] | None:
@@ -511,7 +533,8 @@ def _validate(args: argparse.Namespace) -> int:
     refuse_paths([("", args.pipeline)])
     spec = load_pipeline(args.pipeline, registry=registry)
     refuse_urls(spec, args.pipeline)
-    return _show_plan(spec, registry, args.pipeline, as_json=args.json)
+    with staged(spec, None, publish=False) as local:
+        return _show_plan(local, registry, args.pipeline, as_json=args.json)
 
 
 def _show_plan(
