@@ -265,8 +265,11 @@ class _Collector:
             parts = rel.split("/")
             if ".." in parts or "." in parts or "" in parts or "\\" in rel:
                 # an object key names no path outside the output root
-                why = "its key has an empty, '.' or '..' part (or a backslash)"
-                self.problems.append((loc, f"{storage.redact(u)}: not read: {why}"))
+                why = (
+                    "not read: its object key has an empty, '.' or '..' part (or a "
+                    "backslash): it names no safe output path"
+                )
+                self.unread.append((storage.redact(u), why))
             elif not any(is_side_file(part) for part in parts):
                 self.entries.append(_Entry(u, rel, None, None, self._key(u)))
                 self.sizes[u] = n

@@ -36,6 +36,7 @@ import hashlib
 import json
 import os
 import shutil
+import sys
 import tempfile
 from collections.abc import Iterator
 from typing import Any
@@ -270,6 +271,12 @@ def staged(
         return
     remote = RemoteRoot(spec.output, work_dir or default_work_dir())
     remote.pull(hydrate=hydrate)
+    for name in remote.refused:
+        print(
+            f"crawlmill: {storage.redact(spec.output)}: object {name!r} is no safe relative "
+            "path of the output root; it is left alone (never read, replaced or deleted)",
+            file=sys.stderr,
+        )
     try:
         yield spec.model_copy(update={"output": remote.stage})
     finally:
