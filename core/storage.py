@@ -67,6 +67,8 @@ _URL = re.compile(r"([A-Za-z][A-Za-z0-9+.-]+)://")
 STREAM_BLOCK = 8 << 20
 #: block of a ranged read (detection's first bytes): a read fetches at most this much more.
 RANGE_BLOCK = 1 << 20
+#: schemes of HTTP: a URL is one file (no listing of folders or globs).
+_HTTP = ("http", "https")
 #: attempts of a request that failed with a transient error (throttling, 5xx, a reset).
 RETRIES = 8
 
@@ -179,8 +181,9 @@ def join(base: str, *names: str) -> str:
 
 
 def has_magic(path: str) -> bool:
-    """True when ``path`` is a glob pattern (``*``, ``?``, ``[``)."""
-    return _glob.has_magic(path)
+    """True when ``path`` is a glob pattern (``*``, ``?``, ``[``); never for an HTTP URL
+    (``?`` starts its query)."""
+    return scheme(path) not in _HTTP and _glob.has_magic(path)
 
 
 # -- stat and listing ------------------------------------------------------------------------
@@ -192,6 +195,8 @@ def isfile(path: str) -> bool:
         return os.path.isfile(local_path(path))
     fs, p = filesystem(path)
     try:
+        if scheme(path) in _HTTP:  # a HEAD (fsspec's isfile GETs the whole body)
+            return fs.info(p).get("size") is not None
         return bool(fs.isfile(p))
     except OSError:
         return False
@@ -201,6 +206,8 @@ def isdir(path: str) -> bool:
     """True when ``path`` is a folder (a prefix holding objects)."""
     if not is_remote(path):
         return os.path.isdir(local_path(path))
+    if scheme(path) in _HTTP:  # no folders over HTTP: a URL names one file
+        return False
     fs, p = filesystem(path)
     try:
         return bool(fs.isdir(p))

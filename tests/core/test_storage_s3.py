@@ -102,7 +102,7 @@ def _remote_files(fs, root: str) -> dict[str, bytes]:
 
 def test_s3_to_s3_is_byte_identical_to_local_and_resumes(s3, local_copy, tmp_path, capfd):
     argv = ["convert", "s3://crawl-in/c/", "-o", "s3://crawl-out/run1", "--work-dir", str(tmp_path)]
-    assert main([*argv, "--workers", "2"]) == 0
+    assert main([*argv, "--workers", "1"]) == 0
     assert _remote_files(s3, "crawl-out/run1") == local_copy  # the same names, the same bytes
     assert sorted(local_copy) == ["en/00.warc.gz", "en/01.warc.gz"]
     keys = s3.find("crawl-out/run1/.crawlmill")
