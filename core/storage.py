@@ -229,6 +229,7 @@ def size(path: str) -> int:
 def find(url: str) -> list[tuple[str, int]]:
     """Every file below the remote folder (prefix) ``url``, as ``(url, size)`` sorted by URL."""
     fs, p = filesystem(url)
+    fs.invalidate_cache()  # a long-lived process lists the store as it is now
     found = fs.find(p.rstrip("/"), detail=True)
     return sorted(
         (_unstrip(url, name), int(info.get("size") or 0))
@@ -242,6 +243,7 @@ def glob(pattern: str) -> list[str]:
     if not is_remote(pattern):
         return sorted(_glob.glob(local_path(pattern), recursive=True))
     fs, p = filesystem(pattern)
+    fs.invalidate_cache()
     return sorted(_unstrip(pattern, name) for name in fs.glob(p))
 
 

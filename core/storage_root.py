@@ -94,6 +94,7 @@ class RemoteRoot:
         ``hydrate``: the files markers list downloaded too)."""
         shutil.rmtree(self.stage, ignore_errors=True)
         os.makedirs(os.path.join(self.stage, BOOKKEEPING), exist_ok=True)
+        self.fs.invalidate_cache()  # the store as it is now, not as listed earlier
         try:
             found = self.fs.find(self.base, detail=True)
         except FileNotFoundError:

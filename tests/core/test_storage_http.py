@@ -113,6 +113,9 @@ def test_http_and_file_urls_convert_like_local_paths(http, tmp_path):
     expected = _converted(tmp_path, "local", local)
     assert _converted(tmp_path, "http", f"{http.base}/small.warc.gz") == expected
     assert _converted(tmp_path, "file", f"file://{local}") == expected
+    out = tmp_path / "file-out"  # a file:// output is the local folder
+    assert main(["convert", local, "-o", f"file://{out}", "--workers", "1"]) == 0
+    assert (out / "small.warc.gz").read_bytes() == expected
 
 
 def test_reading_one_member_of_a_large_object_fetches_that_member(http):

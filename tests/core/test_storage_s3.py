@@ -92,7 +92,13 @@ def _files(root) -> dict[str, bytes]:
     return found
 
 
+def _report(fs, root_and_tail: str) -> dict:
+    fs.invalidate_cache()
+    return json.loads(fs.cat(root_and_tail))
+
+
 def _remote_files(fs, root: str) -> dict[str, bytes]:
+    fs.invalidate_cache()  # crawlmill wrote through its own s3fs instance
     return {
         key[len(root) + 1 :]: fs.cat(key)
         for key in fs.find(root)
@@ -105,20 +111,21 @@ def test_s3_to_s3_is_byte_identical_to_local_and_resumes(s3, local_copy, tmp_pat
     assert main([*argv, "--workers", "1"]) == 0
     assert _remote_files(s3, "crawl-out/run1") == local_copy  # the same names, the same bytes
     assert sorted(local_copy) == ["en/00.warc.gz", "en/01.warc.gz"]
+    s3.invalidate_cache()
     keys = s3.find("crawl-out/run1/.crawlmill")
     assert sum("/done/" in k for k in keys) == 2  # the markers, beside the outputs
-    report = json.loads(s3.cat("crawl-out/run1/.crawlmill/report.json"))
+    report = _report(s3, "crawl-out/run1/.crawlmill/report.json")
     assert report["inputs"] == 2 and report["inputs_skipped"] == 0
 
     # a rerun (a fresh work folder: nothing local survives) resumes from the store's markers
     assert main([*argv[:-1], str(tmp_path / "other"), "--workers", "1"]) == 0
-    report = json.loads(s3.cat("crawl-out/run1/.crawlmill/report.json"))
+    report = _report(s3, "crawl-out/run1/.crawlmill/report.json")
     assert report["inputs_skipped"] == 2
 
     # an output lost on the store: its input alone is redone, and its bytes come back
     s3.rm("crawl-out/run1/en/01.warc.gz")
     assert main([*argv, "--workers", "1"]) == 0
-    report = json.loads(s3.cat("crawl-out/run1/.crawlmill/report.json"))
+    report = _report(s3, "crawl-out/run1/.crawlmill/report.json")
     assert report["inputs_skipped"] == 1
     assert _remote_files(s3, "crawl-out/run1") == local_copy
 
@@ -142,6 +149,7 @@ def test_an_object_crawlmill_did_not_write_is_not_replaced(s3, tmp_path, capsys)
     assert "crawlmill did not write it" in capsys.readouterr().err
     assert s3.cat("crawl-out/run2/en/00.warc.gz") == b"someone else's file"
     assert main([*argv, "--work-dir", str(tmp_path), "--overwrite"]) == 0
+    s3.invalidate_cache()
     assert s3.cat("crawl-out/run2/en/00.warc.gz").startswith(b"\x1f\x8b")
 
 
@@ -153,3 +161,25 @@ def test_an_object_key_that_climbs_is_never_an_output_path(s3, tmp_path, capsys)
     assert "its object key has an empty, '.' or '..' part" in capsys.readouterr().err
     assert sorted(p.name for p in out.iterdir() if p.name != ".crawlmill") == ["ok.warc.gz"]
     assert not (tmp_path / "evil.warc.gz").exists()
+
+
+def test_each_task_is_published_when_done_so_a_killed_run_resumes(
+    s3, local_copy, tmp_path, monkeypatch
+):
+    """A run killed before its end (the end-of-run publish never happens) leaves on the store
+    each finished task's files and, after them, its marker: the rerun resumes both inputs."""
+    from crawlmill.core import storage_root
+
+    monkeypatch.setattr(storage_root.RemoteRoot, "publish", lambda self: [])  # "killed"
+    argv = ["convert", "s3://crawl-in/c/", "-o", "s3://crawl-out/run3", "--workers", "1"]
+    assert main([*argv, "--work-dir", str(tmp_path / "a")]) == 0
+    s3.invalidate_cache()
+    keys = s3.find("crawl-out/run3")
+    assert not any(k.endswith("report.json") for k in keys)  # the end never came
+    assert sum("/.crawlmill/done/" in k for k in keys) == 2
+    assert _remote_files(s3, "crawl-out/run3") == local_copy
+    monkeypatch.undo()
+    assert main([*argv, "--work-dir", str(tmp_path / "b")]) == 0
+    report = _report(s3, "crawl-out/run3/.crawlmill/report.json")
+    assert report["inputs_skipped"] == 2
+    assert _remote_files(s3, "crawl-out/run3") == local_copy
