@@ -85,6 +85,7 @@ from .naming import output_stems
 from .plugin import InputFile
 from .registry import Registry
 from .spec import PipelineSpec
+from .storage_root import remote_url
 
 __all__ = ["InputPlan", "PlannedInput", "expand_inputs", "is_side_file"]
 
@@ -199,6 +200,8 @@ class _Collector:
         self.unread: list[tuple[str, str]] = []
         #: the folder a directory or glob input's relpaths are relative to, by its place.
         self.roots: dict[int, str] = {}
+        #: the store root a staged output publishes to: its objects are never inputs.
+        self.remote_output = remote_url(self.output)
         #: sizes of the objects a listing found (no second request for each).
         self.sizes: dict[str, int] = {}
         self.reader = None
@@ -248,7 +251,8 @@ class _Collector:
                 if not found:
                     self.problems.append((loc, f"no file matches {shown!r}"))
             elif storage.isfile(url):
-                self.entries.append(_Entry(url, None, None, None, self._key(url)))
+                if not self._in_remote_output(url):
+                    self.entries.append(_Entry(url, None, None, None, self._key(url)))
                 return
             elif storage.isdir(url):
                 root = url.rstrip("/")
@@ -270,9 +274,16 @@ class _Collector:
                     "backslash): it names no safe output path"
                 )
                 self.unread.append((storage.redact(u), why))
+            elif self._in_remote_output(u):
+                continue  # the run's own output root: never an input
             elif not any(is_side_file(part) for part in parts):
                 self.entries.append(_Entry(u, rel, None, None, self._key(u)))
                 self.sizes[u] = n
+
+    def _in_remote_output(self, url: str) -> bool:
+        """Whether ``url`` lies in the store root the run writes (never an input)."""
+        out = self.remote_output
+        return bool(out) and (url + "/").startswith(out.rstrip("/") + "/")
 
     def _key(self, path: str, group: str | None = None, position: int = 0) -> tuple:
         """Sort key: the input's place among the inputs the user gave, then the path (a

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import glob as _glob
 import os
+import posixpath
 import re
 from typing import Any, BinaryIO
 from urllib.parse import unquote, urlsplit, urlunsplit
@@ -159,7 +160,8 @@ def url_path(url: str) -> str:
     """A path-shaped name of ``url`` for naming only (``/s3/bucket/key``): what relative
     output names and sorting use in place of a local absolute path."""
     parts = urlsplit(url)
-    return "/" + "/".join(p for p in (scheme(url), parts.netloc, parts.path.lstrip("/")) if p)
+    named = "/" + "/".join(p for p in (scheme(url), parts.netloc, parts.path.lstrip("/")) if p)
+    return posixpath.normpath(named)  # a ".." in a URL never climbs above the root
 
 
 def _unstrip(url: str, fspath: str) -> str:

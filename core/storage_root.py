@@ -42,10 +42,11 @@ from collections.abc import Iterator
 from typing import Any
 
 from . import storage
+from .errors import ConfigError
 from .outputs import BOOKKEEPING, UnsafeOutputPath, safe_relpath
 from .spec import PipelineSpec
 
-__all__ = ["RemoteRoot", "default_work_dir", "publish_marker", "staged"]
+__all__ = ["RemoteRoot", "default_work_dir", "publish_marker", "remote_url", "staged"]
 
 #: the stage's link to its store root.
 STATE = f"{BOOKKEEPING}/remote.json"
@@ -88,6 +89,30 @@ class RemoteRoot:
 
     def _key(self, rel: str) -> str:
         return f"{self.base}/{rel}"
+
+    def lock(self) -> None:
+        """Hold ``<stage>.lock`` for the run: another run of this store root from the same
+        work folder is refused instead of wiping this stage."""
+        os.makedirs(os.path.dirname(self.stage), exist_ok=True)
+        self._lock_fh = open(f"{self.stage}.lock", "a+")  # noqa: SIM115 - closed in unlock()
+        try:
+            import fcntl
+
+            fcntl.flock(self._lock_fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except ImportError:  # pragma: no cover - not POSIX: no lock
+            pass
+        except OSError:
+            self.unlock()
+            raise ConfigError(
+                [("output", f"{storage.redact(self.url)} is in use by another crawlmill run")]
+            ) from None
+
+    def unlock(self) -> None:
+        """Release the stage lock."""
+        fh = getattr(self, "_lock_fh", None)
+        if fh is not None:
+            fh.close()
+            self._lock_fh = None
 
     def pull(self, hydrate: bool = False) -> None:
         """Fill a fresh stage from the store (markers copied, other objects placeholders;
@@ -215,6 +240,15 @@ def _published(stage: str) -> dict[str, list[int]]:
     return found
 
 
+def remote_url(stage: str) -> str | None:
+    """The store root URL whose stage ``stage`` is, or ``None`` (a local output root)."""
+    try:
+        with open(os.path.join(stage, *STATE.split("/")), encoding="utf-8") as fh:
+            return str(json.load(fh)["url"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
 def _root_of_stage(stage: str) -> RemoteRoot | None:
     """The :class:`RemoteRoot` a stage folder belongs to, or ``None`` (a local root)."""
     try:
@@ -270,8 +304,17 @@ def staged(
     if not storage.is_remote(spec.output):
         yield spec.model_copy(update={"output": storage.local_path(spec.output)})
         return
-    remote = RemoteRoot(spec.output, work_dir or default_work_dir())
-    remote.pull(hydrate=hydrate)
+    work = work_dir or default_work_dir()
+    if not publish:  # a plan only (validate, --dry-run): a stage of its own, then removed
+        os.makedirs(work, exist_ok=True)
+        work = tempfile.mkdtemp(prefix="plan-", dir=work)
+    remote = RemoteRoot(spec.output, work)
+    remote.lock()
+    try:
+        remote.pull(hydrate=hydrate)
+    except BaseException:
+        remote.unlock()
+        raise
     for name in remote.refused:
         print(
             f"crawlmill: {storage.redact(spec.output)}: object {name!r} is no safe relative "
@@ -281,5 +324,10 @@ def staged(
     try:
         yield spec.model_copy(update={"output": remote.stage})
     finally:
-        if publish:
-            remote.publish()
+        try:
+            if publish:
+                remote.publish()
+        finally:
+            remote.unlock()
+            if not publish:
+                shutil.rmtree(work, ignore_errors=True)

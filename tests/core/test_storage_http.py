@@ -20,6 +20,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from crawlmill.core import storage
 from crawlmill.core.cli import main
+from crawlmill.core.reading import open_reader
 from crawlmill.formats.compression import MemberSource
 
 from tests.conftest import need
@@ -116,6 +117,13 @@ def test_http_and_file_urls_convert_like_local_paths(http, tmp_path):
     out = tmp_path / "file-out"  # a file:// output is the local folder
     assert main(["convert", local, "-o", f"file://{out}", "--workers", "1"]) == 0
     assert (out / "small.warc.gz").read_bytes() == expected
+
+
+def test_open_reader_reads_a_url_like_a_path(http):
+    local = os.path.join(http.folder, "small.warc.gz")
+    for source in (f"{http.base}/small.warc.gz", f"file://{local}"):
+        with open_reader(source) as records:
+            assert [r.url for r in records] == [f"http://example.com/{i}" for i in range(5)]
 
 
 def test_reading_one_member_of_a_large_object_fetches_that_member(http):

@@ -183,3 +183,14 @@ def test_each_task_is_published_when_done_so_a_killed_run_resumes(
     report = _report(s3, "crawl-out/run3/.crawlmill/report.json")
     assert report["inputs_skipped"] == 2
     assert _remote_files(s3, "crawl-out/run3") == local_copy
+
+
+def test_the_output_root_inside_an_input_prefix_is_never_read(s3, tmp_path):
+    s3.mkdir("crawl-self")
+    s3.pipe("crawl-self/in/a.warc.gz", warc_gz(0, 2))
+    argv = ["convert", "s3://crawl-self/", "-o", "s3://crawl-self/out", "--workers", "1"]
+    for _ in range(2):  # the second run lists the first one's outputs under the prefix
+        assert main([*argv, "--work-dir", str(tmp_path), "--no-resume"]) == 0
+        report = _report(s3, "crawl-self/out/.crawlmill/report.json")
+        assert report["inputs"] == 1
+    assert sorted(_remote_files(s3, "crawl-self/out")) == ["in/a.warc.gz"]
