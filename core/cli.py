@@ -680,26 +680,28 @@ def _get(args: argparse.Namespace) -> int:
 
 
 def _inspect(args: argparse.Namespace) -> int:
-    from crawlmill.formats.compression import compression_of, read_head
+    from crawlmill.formats.compression import compression_of
     from crawlmill.formats.foreign import foreign_format
 
+    from . import storage
+
     registry = Registry.load(args.plugin)
-    path = args.file
-    if not os.path.exists(path):
-        raise ConfigError([("FILE", f"no such file: {path}")])
-    folder = os.path.isdir(path)
+    path = storage.local_path(args.file)  # a URL is read through core/storage.py
+    remote = storage.is_remote(path)
+    if not (storage.isfile(path) if remote else os.path.exists(path)):
+        raise ConfigError([("FILE", f"no such file: {storage.redact(path)}")])
+    folder = not remote and os.path.isdir(path)
     head = raw = b""
     if not folder:
-        head = read_head(path)
-        with open(path, "rb") as fh:
-            raw = fh.read(512)
+        head = storage.read_head(path)
+        raw = storage.read_start(path, 512)
     ranking = registry.detect(path, head)
     if folder and not ranking and not args.source:
         return _inspect_tree(args, registry, path)
     out = sys.stdout
     if not folder:
         compression = compression_of(raw[:8]) or "none"
-        print(f"{path}: {os.path.getsize(path)} bytes, compression: {compression}", file=out)
+        print(f"{path}: {storage.size(path)} bytes, compression: {compression}", file=out)
     print("format detection (reader: confidence):", file=out)
     for name, confidence in ranking:
         print(f"  {name:<16} {confidence:.2f}", file=out)
@@ -712,7 +714,7 @@ def _inspect(args: argparse.Namespace) -> int:
         else:
             print("  no reader recognises this file", file=out)
     reader_name = args.source or (ranking[0][0] if ranking else None)
-    if reader_name is None and not folder:
+    if reader_name is None and not folder and not remote:
         enclosing = _enclosing_collection(registry, path)
         if enclosing is not None:  # an NTCIR .data, a segment's part: shown as its reader reads it
             name, root, unit = enclosing

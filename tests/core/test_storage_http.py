@@ -126,6 +126,16 @@ def test_open_reader_reads_a_url_like_a_path(http):
             assert [r.url for r in records] == [f"http://example.com/{i}" for i in range(5)]
 
 
+def test_inspect_shows_a_url_as_a_path(http, capsys):
+    assert main(["inspect", f"{http.base}/small.warc.gz", "-n", "1"]) == 0
+    out = capsys.readouterr().out
+    assert (
+        f"{http.base}/small.warc.gz: {os.path.getsize(os.path.join(http.folder, 'small.warc.gz'))} bytes"
+        in out
+    )
+    assert "reading with: warc" in out and "http://example.com/0" in out
+
+
 def test_reading_one_member_of_a_large_object_fetches_that_member(http):
     members = http.members
     offset = sum(len(m) for m in members[:250])
