@@ -472,14 +472,19 @@ def _execute(spec: PipelineSpec, registry: Registry, work_dir: str | None = None
 
 
 def _has_finalize(spec: PipelineSpec, registry: Registry) -> bool:
-    """Whether the run's writer has a ``finalize`` (it may read earlier outputs)."""
-    from .plugin import Writer
+    """Whether the run's writer (or a file writer's layout) has a ``finalize``: it may read
+    the outputs of earlier runs, which a store root's stage must then hold (True when in
+    doubt)."""
+    from .plugin import Layout, Writer
 
     try:
         cls = registry.get("writer", spec.writer.name, suggest=False)
+        layout = getattr(cls.Options.model_validate(spec.writer.options), "layout_class", None)
     except Exception:
         return True
-    return getattr(cls, "finalize", None) is not getattr(Writer, "finalize", None)
+    if layout is not None:
+        return layout.finalize.__func__ is not Layout.finalize.__func__
+    return cls.finalize.__func__ is not Writer.finalize.__func__
 
 
 def _writer_kinds(spec: PipelineSpec, registry: Registry | None) -> tuple[str, ...] | None:

@@ -25,7 +25,8 @@ resume, collect tables, shuffle runs) works on a local folder. So a run whose ou
 
 Placeholders are zeros: a writer's ``finalize`` that reads the outputs of tasks completed by an
 earlier run (the ClueWeb layouts' md5 fallback and tar packing) would read zeros, so the stage
-downloads the outputs markers list when the writer has a ``finalize`` (:attr:`hydrate`).
+downloads the outputs markers list when the writer (or its layout) has a ``finalize``
+(``hydrate``).
 Two runs on one store root at once are not guarded (the lock is the stage's, on one machine).
 """
 

@@ -121,6 +121,11 @@ def test_s3_to_s3_is_byte_identical_to_local_and_resumes(s3, local_copy, tmp_pat
     assert main([*argv[:-1], str(tmp_path / "other"), "--workers", "1"]) == 0
     report = _report(s3, "crawl-out/run1/.crawlmill/report.json")
     assert report["inputs_skipped"] == 2
+    # resuming downloaded no output: the stage holds sparse placeholders of the store's files
+    (stage,) = [p for p in (tmp_path / "other").iterdir() if p.is_dir()]
+    placeholder = stage / "en" / "00.warc.gz"
+    assert placeholder.stat().st_size == len(local_copy["en/00.warc.gz"])
+    assert placeholder.stat().st_blocks == 0
 
     # an output lost on the store: its input alone is redone, and its bytes come back
     s3.rm("crawl-out/run1/en/01.warc.gz")
