@@ -406,7 +406,7 @@ def _convert(args: argparse.Namespace) -> int:
     if args.dry_run:
         refuse_urls(spec)
         with staged(spec, args.work_dir, publish=False) as local:
-            return _show_plan(local, registry, "convert", as_json=False, dry_run=True)
+            return _show_plan(local, registry, "convert", False, dry_run=True, shown=spec)
     return _execute(spec, registry, args.work_dir)
 
 
@@ -423,7 +423,7 @@ def _run(args: argparse.Namespace) -> int:
     try:
         if args.dry_run:
             with staged(spec, args.work_dir, publish=False) as local:
-                return _show_plan(local, registry, args.pipeline, as_json=False, dry_run=True)
+                return _show_plan(local, registry, args.pipeline, False, dry_run=True, shown=spec)
         return _execute(spec, registry, args.work_dir)
     except ConfigError as exc:  # found while planning (inputs): name the config file too
         raise ConfigError(exc.problems, exc.source or args.pipeline) from None
@@ -539,16 +539,22 @@ def _validate(args: argparse.Namespace) -> int:
     spec = load_pipeline(args.pipeline, registry=registry)
     refuse_urls(spec, args.pipeline)
     with staged(spec, None, publish=False) as local:
-        return _show_plan(local, registry, args.pipeline, as_json=args.json)
+        return _show_plan(local, registry, args.pipeline, as_json=args.json, shown=spec)
 
 
 def _show_plan(
-    spec: PipelineSpec, registry: Registry, label: str, as_json: bool, dry_run: bool = False
+    spec: PipelineSpec,
+    registry: Registry,
+    label: str,
+    as_json: bool,
+    dry_run: bool = False,
+    shown: PipelineSpec | None = None,
 ) -> int:
     """Print the plan of a run (``validate``, ``--dry-run``): every file's fate (the input
     or collection unit that reads it, with its reader and outputs; a side file a collection
     reads; or why it is not converted). ``--dry-run`` exits 3 when the run would leave a
-    file unconverted or a unit unread, ``validate`` 0."""
+    file unconverted or a unit unread, ``validate`` 0. ``shown``: the pipeline as the user
+    gave it (an output URL, not its stage), printed in place of ``spec``."""
     try:
         planned, predicted = _plan_outputs(spec, registry)
     except ConfigError as exc:  # the same refusal, and words, as `run` at planning
@@ -575,7 +581,7 @@ def _show_plan(
     shuffle = _shuffle_of(spec, registry)
     if as_json:
         data = {
-            "pipeline": spec.model_dump(mode="json"),
+            "pipeline": (shown or spec).model_dump(mode="json"),
             "shuffle": None
             if shuffle is None
             else {"partitions": shuffle.partitions, "partitioning": shuffle.partitioning},
@@ -593,7 +599,7 @@ def _show_plan(
     print(
         f"{label}: valid" + (" (dry run: nothing is run or written)" if dry_run else ""), file=out
     )
-    _print_spec(spec, out)
+    _print_spec(shown or spec, out)
     if shuffle is not None:
         print(
             f"the writer sorts every input into {shuffle.partitions} {shuffle.partitioning} "
