@@ -39,6 +39,10 @@ def record(i: int, pad: int = 0) -> bytes:
     return gzip.compress(head + body + b"\r\n\r\n", mtime=0)
 
 
+#: one worker runs this module's tests: one server and one 4 MB object serve them all.
+pytestmark = pytest.mark.xdist_group("storage-http")
+
+
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     sent = 0  # body bytes sent

@@ -21,6 +21,8 @@ from crawlmill.core.cli import main
 from tests.conftest import need
 
 SECRET = "SeCrEtKeyNeverShown0123456789"
+#: one worker runs this module's tests: one S3 server (its start costs seconds) serves them all.
+pytestmark = pytest.mark.xdist_group("storage-s3")
 
 
 def warc_gz(first: int, n: int) -> bytes:
