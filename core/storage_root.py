@@ -59,7 +59,7 @@ _PULLED_FILES = (f"{BOOKKEEPING}/pipeline.json", f"{BOOKKEEPING}/finalize.json")
 #: stage files never published.
 _LOCAL = (f"{BOOKKEEPING}/tmp/", f"{BOOKKEEPING}/lock", STATE, PUBLISHED + "/")
 #: stores whose upload is atomic (an object appears whole or not at all).
-_OBJECT_STORES = frozenset({"s3", "s3a", "gs", "gcs", "az", "abfs", "abfss", "adl", "memory"})
+_OBJECT_STORES = frozenset({"s3", "s3a", "gs", "gcs", "az", "abfs", "abfss", "adl"})
 
 
 def default_work_dir() -> str:
