@@ -39,9 +39,7 @@ def test_a_config_url_and_a_list_file_url_are_refused(tmp_path, capsys):
     assert main(["run", "gs://bucket/pipeline.yaml"]) == 2
     assert "gs://bucket/pipeline.yaml" in capsys.readouterr().err
     cfg = tmp_path / "p.yaml"
-    cfg.write_text(
-        "inputs: {list_file: 'hdfs://nn/list.txt'}\nwriter: {name: warc}\noutput: out\n"
-    )
+    cfg.write_text("inputs: {list_file: 'hdfs://nn/list.txt'}\nwriter: {name: warc}\noutput: out\n")
     for command in ("run", "validate"):
         assert main([command, str(cfg)]) == 2
         assert "hdfs://nn/list.txt" in capsys.readouterr().err
