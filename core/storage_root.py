@@ -19,8 +19,8 @@ resume, collect tables, shuffle runs) works on a local folder. So a run whose ou
    is written under a temporary name and renamed. A run killed mid-way leaves on the store
    only whole files, and markers only for tasks whose files are all there: a rerun resumes.
 3. **publish at the end** (:meth:`RemoteRoot.publish`): every stage file that is new or
-   changed (not the placeholder or pulled marker it was) is uploaded, outputs before
-   bookkeeping and ``report.json`` last; a placeholder or marker the run deleted (superseded
+   changed (not the placeholder or pulled marker it was) is uploaded, pending markers first,
+   then outputs, bookkeeping, markers and ``report.json`` last; a placeholder or marker the run deleted (superseded
    outputs, ``--remove-orphans``) is deleted on the store.
 
 Placeholders are zeros: a writer's ``finalize`` that reads the outputs of tasks completed by an
@@ -220,14 +220,17 @@ class RemoteRoot:
 
 
 def _publish_order(rel: str) -> tuple[int, str]:
-    """Outputs first, then bookkeeping, then markers, ``report.json`` last."""
-    if not rel.startswith(BOOKKEEPING + "/"):
+    """Pending markers first (the files they list stay crawlmill's own however far the upload
+    gets), then outputs, bookkeeping, markers, and ``report.json`` last."""
+    if rel.startswith(f"{BOOKKEEPING}/pending/"):
         return (0, rel)
+    if not rel.startswith(BOOKKEEPING + "/"):
+        return (1, rel)
     if rel == f"{BOOKKEEPING}/report.json":
         return (4, rel)
     if rel.startswith(_PULLED) or rel in _PULLED_FILES:
-        return (2 if "pending" in rel else 3, rel)
-    return (1, rel)
+        return (3, rel)
+    return (2, rel)
 
 
 def _published(stage: str) -> dict[str, list[int]]:
