@@ -19,8 +19,7 @@ Reading:
 
 Retries with backoff on transient errors are the library's own: botocore's ``adaptive`` retry
 mode with :data:`RETRIES` attempts for S3 (s3fs's ``config_kwargs``, besides s3fs's own
-retries of its calls);
-gcsfs and adlfs retry inside. Credentials are found the usual way of each store (environment,
+retries of its calls); gcsfs and adlfs retry inside; fsspec's HTTP does not retry. Credentials are found the usual way of each store (environment,
 profiles, instance roles; ``AWS_*``, ``GOOGLE_APPLICATION_CREDENTIALS``, ``AZURE_*``) and never
 given on the command line: a URL with a password in it (``https://user:secret@host/x``) is
 refused (:func:`check_url`), and :func:`redact` drops any user part from a URL shown to the
@@ -50,7 +49,6 @@ __all__ = [
     "is_url",
     "isdir",
     "isfile",
-    "join",
     "local_path",
     "open_input",
     "open_range",
@@ -66,7 +64,7 @@ _URL = re.compile(r"([A-Za-z][A-Za-z0-9+.-]+)://")
 
 #: read-ahead of a sequential read (a reader's stream): one request per this many bytes.
 STREAM_BLOCK = 8 << 20
-#: block of a ranged read (detection's first bytes): a read fetches at most this much more.
+#: block size of a file opened for ranged reads (no read-ahead: a read fetches what it asks).
 RANGE_BLOCK = 1 << 20
 #: schemes of HTTP: a URL is one file (no listing of folders or globs).
 _HTTP = ("http", "https")
@@ -173,13 +171,6 @@ def _unstrip(url: str, fspath: str) -> str:
     if proto in ("s3", "s3a", "gs", "gcs", "az", "abfs", "abfss", "adl") or not parts.netloc:
         return f"{proto}://{fspath.lstrip('/')}"
     return f"{proto}://{parts.netloc}/{fspath.lstrip('/')}"
-
-
-def join(base: str, *names: str) -> str:
-    """``base`` joined with ``names`` (``/`` for a URL, ``os.path.join`` for a local path)."""
-    if is_remote(base):
-        return "/".join([base.rstrip("/"), *(n.strip("/") for n in names)])
-    return os.path.join(local_path(base), *names)
 
 
 def has_magic(path: str) -> bool:
