@@ -13,21 +13,21 @@ resume, collect tables, shuffle runs) works on a local folder. So a run whose ou
    file no marker lists is not replaced without ``--overwrite``) and orphans see the store's
    state, unchanged code. An object key that is no safe relative path is refused.
 2. **publish per task** (write-then-publish): when a task's marker is written in the stage
-   (:func:`publish_marker`, called by ``OutputRoot.write_marker``), the files it lists are
-   uploaded first, then the marker. An S3/GCS/Azure upload appears whole or not at all (a
+   (:func:`publish_marker`, called by ``OutputRoot.write_marker``), its pending marker, the
+   files it lists, then the marker are uploaded. An S3/GCS/Azure upload appears whole or not at all (a
    multipart upload is completed only when the file is whole); on other stores (HDFS) a file
    is written under a temporary name and renamed. A run killed mid-way leaves on the store
    only whole files, and markers only for tasks whose files are all there: a rerun resumes.
 3. **publish at the end** (:meth:`RemoteRoot.publish`): every stage file that is new or
    changed (not the placeholder or pulled marker it was) is uploaded, pending markers first,
-   then outputs, bookkeeping, markers and ``report.json`` last; a placeholder or marker the run deleted (superseded
-   outputs, ``--remove-orphans``) is deleted on the store.
+   then outputs, bookkeeping, markers and ``report.json`` last; a placeholder or marker the
+   run deleted (superseded outputs, ``--remove-orphans``) is deleted on the store.
 
 Placeholders are zeros: a writer's ``finalize`` that reads the outputs of tasks completed by an
 earlier run (the ClueWeb layouts' md5 fallback and tar packing) would read zeros, so the stage
 downloads the outputs markers list when the writer (or its layout) has a ``finalize``
-(``hydrate``).
-Two runs on one store root at once are not guarded (the lock is the stage's, on one machine).
+(``hydrate``). Two runs of one store root from one work folder are refused (the stage's
+lock); from two machines or work folders they are not guarded (the store has no lock).
 """
 
 from __future__ import annotations
