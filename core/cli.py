@@ -42,6 +42,7 @@ from .reading import open_reader
 from .registry import Registry
 from .remote_paths import refuse_paths, refuse_urls
 from .spec import PipelineSpec
+from .storage_root import staged
 
 __all__ = ["main"]
 
@@ -191,6 +192,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--remove-orphans",
         action="store_true",
         help="delete the outputs in OUT of inputs no longer in the run (listed by default)",
+    )
+    run_opts.add_argument(
+        "--work-dir",
+        metavar="DIR",
+        help="local scratch folder of a run whose output is a URL (its stage; default: "
+        "$CRAWLMILL_WORK_DIR or the temp folder; docs/storage.md)",
     )
     run_opts.add_argument(
         "--progress",
@@ -398,8 +405,9 @@ def _convert(args: argparse.Namespace) -> int:
     )
     if args.dry_run:
         refuse_urls(spec)
-        return _show_plan(spec, registry, "convert", as_json=False, dry_run=True)
-    return _execute(spec, registry)
+        with staged(spec, args.work_dir, publish=False) as local:
+            return _show_plan(local, registry, "convert", False, dry_run=True, shown=spec)
+    return _execute(spec, registry, args.work_dir)
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -414,8 +422,9 @@ def _run(args: argparse.Namespace) -> int:
         spec = with_run_settings(spec, overrides)
     try:
         if args.dry_run:
-            return _show_plan(spec, registry, args.pipeline, as_json=False, dry_run=True)
-        return _execute(spec, registry)
+            with staged(spec, args.work_dir, publish=False) as local:
+                return _show_plan(local, registry, args.pipeline, False, dry_run=True, shown=spec)
+        return _execute(spec, registry, args.work_dir)
     except ConfigError as exc:  # found while planning (inputs): name the config file too
         raise ConfigError(exc.problems, exc.source or args.pipeline) from None
 
@@ -443,14 +452,16 @@ def _run_overrides(args: argparse.Namespace, run: dict[str, Any]) -> dict[str, A
     return run
 
 
-def _execute(spec: PipelineSpec, registry: Registry) -> int:
+def _execute(spec: PipelineSpec, registry: Registry, work_dir: str | None = None) -> int:
     from . import engine  # imported here: `crawlmill --help` need not load the engine
 
-    refuse_urls(spec)  # no remote storage yet: a URL is no local path (exit 2)
+    refuse_urls(spec)  # a URL the run cannot use (exit 2)
 
     try:
         # the engine prints progress (per spec.run.progress), damage and task failures itself
-        report = engine.run(spec, registry=registry, progress=sys.stderr)
+        # (a URL output: in a local stage, published to the store: core/storage_root.py)
+        with staged(spec, work_dir, hydrate=_has_finalize(spec, registry)) as local:
+            report = engine.run(local, registry=registry, progress=sys.stderr)
     except DamagedRecordError as exc:
         _error(f"stopped at a damaged record (on_error: fail): {exc}")
         report = getattr(exc, "report", None)
@@ -458,6 +469,22 @@ def _execute(spec: PipelineSpec, registry: Registry) -> int:
             _summary(spec, report, registry)
         return EXIT_FAILED
     return _summary(spec, report, registry)
+
+
+def _has_finalize(spec: PipelineSpec, registry: Registry) -> bool:
+    """Whether the run's writer (or a file writer's layout) has a ``finalize``: it may read
+    the outputs of earlier runs, which a store root's stage must then hold (True when in
+    doubt)."""
+    from .plugin import Layout, Writer
+
+    try:
+        cls = registry.get("writer", spec.writer.name, suggest=False)
+        layout = getattr(cls.Options.model_validate(spec.writer.options), "layout_class", None)
+    except Exception:
+        return True
+    if layout is not None:
+        return layout.finalize.__func__ is not Layout.finalize.__func__
+    return cls.finalize.__func__ is not Writer.finalize.__func__
 
 
 def _writer_kinds(spec: PipelineSpec, registry: Registry | None) -> tuple[str, ...] | None:
@@ -511,16 +538,23 @@ def _validate(args: argparse.Namespace) -> int:
     refuse_paths([("", args.pipeline)])
     spec = load_pipeline(args.pipeline, registry=registry)
     refuse_urls(spec, args.pipeline)
-    return _show_plan(spec, registry, args.pipeline, as_json=args.json)
+    with staged(spec, None, publish=False) as local:
+        return _show_plan(local, registry, args.pipeline, as_json=args.json, shown=spec)
 
 
 def _show_plan(
-    spec: PipelineSpec, registry: Registry, label: str, as_json: bool, dry_run: bool = False
+    spec: PipelineSpec,
+    registry: Registry,
+    label: str,
+    as_json: bool,
+    dry_run: bool = False,
+    shown: PipelineSpec | None = None,
 ) -> int:
     """Print the plan of a run (``validate``, ``--dry-run``): every file's fate (the input
     or collection unit that reads it, with its reader and outputs; a side file a collection
     reads; or why it is not converted). ``--dry-run`` exits 3 when the run would leave a
-    file unconverted or a unit unread, ``validate`` 0."""
+    file unconverted or a unit unread, ``validate`` 0. ``shown``: the pipeline as the user
+    gave it (an output URL, not its stage), printed in place of ``spec``."""
     try:
         planned, predicted = _plan_outputs(spec, registry)
     except ConfigError as exc:  # the same refusal, and words, as `run` at planning
@@ -547,7 +581,7 @@ def _show_plan(
     shuffle = _shuffle_of(spec, registry)
     if as_json:
         data = {
-            "pipeline": spec.model_dump(mode="json"),
+            "pipeline": (shown or spec).model_dump(mode="json"),
             "shuffle": None
             if shuffle is None
             else {"partitions": shuffle.partitions, "partitioning": shuffle.partitioning},
@@ -565,7 +599,7 @@ def _show_plan(
     print(
         f"{label}: valid" + (" (dry run: nothing is run or written)" if dry_run else ""), file=out
     )
-    _print_spec(spec, out)
+    _print_spec(shown or spec, out)
     if shuffle is not None:
         print(
             f"the writer sorts every input into {shuffle.partitions} {shuffle.partitioning} "
@@ -657,26 +691,28 @@ def _get(args: argparse.Namespace) -> int:
 
 
 def _inspect(args: argparse.Namespace) -> int:
-    from crawlmill.formats.compression import compression_of, read_head
+    from crawlmill.formats.compression import compression_of
     from crawlmill.formats.foreign import foreign_format
 
+    from . import storage
+
     registry = Registry.load(args.plugin)
-    path = args.file
-    if not os.path.exists(path):
-        raise ConfigError([("FILE", f"no such file: {path}")])
-    folder = os.path.isdir(path)
+    path = storage.local_path(args.file)  # a URL is read through core/storage.py
+    remote = storage.is_remote(path)
+    if not (storage.isfile(path) if remote else os.path.exists(path)):
+        raise ConfigError([("FILE", f"no such file: {storage.redact(path)}")])
+    folder = not remote and os.path.isdir(path)
     head = raw = b""
     if not folder:
-        head = read_head(path)
-        with open(path, "rb") as fh:
-            raw = fh.read(512)
+        head = storage.read_head(path)
+        raw = storage.read_start(path, 512)
     ranking = registry.detect(path, head)
     if folder and not ranking and not args.source:
         return _inspect_tree(args, registry, path)
     out = sys.stdout
     if not folder:
         compression = compression_of(raw[:8]) or "none"
-        print(f"{path}: {os.path.getsize(path)} bytes, compression: {compression}", file=out)
+        print(f"{path}: {storage.size(path)} bytes, compression: {compression}", file=out)
     print("format detection (reader: confidence):", file=out)
     for name, confidence in ranking:
         print(f"  {name:<16} {confidence:.2f}", file=out)
@@ -689,7 +725,7 @@ def _inspect(args: argparse.Namespace) -> int:
         else:
             print("  no reader recognises this file", file=out)
     reader_name = args.source or (ranking[0][0] if ranking else None)
-    if reader_name is None and not folder:
+    if reader_name is None and not folder and not remote:
         enclosing = _enclosing_collection(registry, path)
         if enclosing is not None:  # an NTCIR .data, a segment's part: shown as its reader reads it
             name, root, unit = enclosing

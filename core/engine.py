@@ -46,6 +46,7 @@ import sys
 import time
 from typing import Any, TextIO
 
+from . import storage
 from .components import ResolvedPipeline, resolve, resolve_pipeline
 from .errors import ConfigError, DamagedRecordError
 from .executor import interruptible
@@ -476,7 +477,7 @@ def _remove_superseded(
     claimed = _claimed(completed)
     for p, key in todo:
         if p.input.index in completed:
-            for old_key, marker in previous.get(os.path.abspath(p.input.path), []):
+            for old_key, marker in previous.get(storage.absolute(p.input.path), []):
                 root.remove_superseded(old_key, marker, claimed, drop_marker=old_key != key)
 
 

@@ -10,11 +10,9 @@ forced with ``--from`` / ``reader:`` is not the one detection would pick.
 
 from __future__ import annotations
 
-import os
-
-from crawlmill.formats.compression import read_head
 from crawlmill.formats.foreign import foreign_format
 
+from . import storage
 from .naming import named_with
 from .registry import Registry
 
@@ -35,7 +33,7 @@ def check_forced_reader(
     """Warn when detection gives the file ``path`` to another reader than ``forced`` (and
     ``forced`` does not claim it as surely)."""
     try:
-        head = read_head(path) if os.path.isfile(path) else b""
+        head = storage.read_head(path) if storage.isfile(path) else b""
     except OSError:
         return
     ranking = registry.detect(path, head)
@@ -62,10 +60,9 @@ def detect_reader(registry: Registry, path: str, named: bool) -> tuple[str | Non
     side file of a listed folder."""
     try:
         head = raw = b""
-        if os.path.isfile(path):
-            head = read_head(path)
-            with open(path, "rb") as fh:
-                raw = fh.read(512)
+        if storage.isfile(path):
+            head = storage.read_head(path)
+            raw = storage.read_start(path, 512)
     except OSError as exc:
         return None, f"cannot read it: {exc.strerror or exc}", True
     ranking = registry.detect(path, head)
@@ -74,7 +71,7 @@ def detect_reader(registry: Registry, path: str, named: bool) -> tuple[str | Non
     foreign = foreign_format(raw, head)
     if foreign is not None:
         return None, f"{foreign}: no reader installed for it yet", True
-    if not raw and os.path.isfile(path):  # a Spark job's empty partition, a failed copy
+    if not raw and storage.isfile(path):  # a Spark job's empty partition, a failed copy
         return None, "an empty file (0 bytes): no records to read", True
     like = _named_like(registry, path)
     if like is not None:

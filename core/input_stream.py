@@ -27,6 +27,7 @@ from typing import BinaryIO
 
 from crawlmill.formats.compression import Broken, compression_of, iter_pieces
 
+from . import storage
 from .problems import Damage
 from .record import OffsetSpace, Provenance
 
@@ -49,7 +50,7 @@ class InputStream:
         max_line_bytes: int = 1 << 20,
     ) -> None:
         self.path = path
-        self._fh: BinaryIO = open(path, "rb")  # noqa: SIM115 - closed by close()
+        self._fh: BinaryIO = storage.open_input(path)  # closed by close()
         #: the codec name (``"gzip"``, ``"zstd"``, ...) or ``None`` for a plain file.
         self.compression: str | None = compression_of(self._fh.read(16))
         self._fh.seek(0)

@@ -76,6 +76,7 @@ import os
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
+from . import storage
 from .collection import Check, presence_checks, unit_size
 from .components import resolve
 from .errors import ConfigError
@@ -84,6 +85,7 @@ from .naming import output_stems
 from .plugin import InputFile
 from .registry import Registry
 from .spec import PipelineSpec
+from .storage_root import remote_url
 
 __all__ = ["InputPlan", "PlannedInput", "expand_inputs", "is_side_file"]
 
@@ -158,14 +160,14 @@ def _within(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
-def _glob_root(pattern: str) -> str:
-    parts = pattern.split(os.sep)
+def _glob_root(pattern: str, sep: str = os.sep) -> str:
+    parts = pattern.split(sep)
     fixed = []
     for part in parts:
         if glob.has_magic(part):
             break
         fixed.append(part)
-    return os.sep.join(fixed) or "."
+    return sep.join(fixed) or "."
 
 
 class _Entry(NamedTuple):
@@ -198,12 +200,24 @@ class _Collector:
         self.unread: list[tuple[str, str]] = []
         #: the folder a directory or glob input's relpaths are relative to, by its place.
         self.roots: dict[int, str] = {}
+        #: the store root a staged output publishes to: its objects are never inputs.
+        self.remote_output = remote_url(self.output)
+        #: sizes of the objects a listing found (no second request for each).
+        self.sizes: dict[str, int] = {}
         self.reader = None
         if spec.reader is not None:
             self.reader = resolve(registry, "reader", spec.reader, "reader", self.problems)
 
     def add(self, raw: str, loc: str, base: str | None = None) -> None:
         self.order += 1
+        try:
+            raw = storage.local_path(raw)  # a file:// URL is a local path
+        except storage.StorageError as exc:
+            self.problems.append((loc, str(exc)))
+            return
+        if storage.is_remote(raw):
+            self.add_remote(raw, loc)
+            return
         path = os.path.join(base, raw) if base and not os.path.isabs(raw) else raw
         path = os.path.expanduser(path)
         if os.path.isfile(path):
@@ -224,10 +238,57 @@ class _Collector:
         else:
             self.problems.append((loc, f"no such file: {raw}"))
 
+    def add_remote(self, url: str, loc: str) -> None:
+        """Plan a URL (:mod:`crawlmill.core.storage`): an object, a glob of objects, or a
+        folder (prefix) listed recursively; relpaths are relative to the prefix (the glob's
+        fixed leading folder). Collections are not discovered below a URL: each object is
+        detected on its own."""
+        shown = storage.redact(url)
+        try:
+            if storage.has_magic(url):
+                root = _glob_root(url.rstrip("/"), "/")
+                found = [(u, storage.size(u)) for u in storage.glob(url) if storage.isfile(u)]
+                if not found:
+                    self.problems.append((loc, f"no file matches {shown!r}"))
+            elif storage.isfile(url):
+                if not self._in_remote_output(url):
+                    self.entries.append(_Entry(url, None, None, None, self._key(url)))
+                return
+            elif storage.isdir(url):
+                root = url.rstrip("/")
+                found = storage.find(root)
+            else:
+                self.problems.append((loc, f"no such file: {shown}"))
+                return
+        except (OSError, ValueError) as exc:
+            self.problems.append((loc, f"cannot list {shown}: {exc}"))
+            return
+        self.roots[self.order] = storage.url_path(root)
+        for u, n in found:
+            rel = u[len(root) :].lstrip("/")
+            parts = rel.split("/")
+            if ".." in parts or "." in parts or "" in parts or "\\" in rel:
+                # an object key names no path outside the output root
+                why = (
+                    "not read: its object key has an empty, '.' or '..' part (or a "
+                    "backslash): it names no safe output path"
+                )
+                self.unread.append((storage.redact(u), why))
+            elif self._in_remote_output(u):
+                continue  # the run's own output root: never an input
+            elif not any(is_side_file(part) for part in parts):
+                self.entries.append(_Entry(u, rel, None, None, self._key(u)))
+                self.sizes[u] = n
+
+    def _in_remote_output(self, url: str) -> bool:
+        """Whether ``url`` lies in the store root the run writes (never an input)."""
+        out = self.remote_output
+        return bool(out) and (url + "/").startswith(out.rstrip("/") + "/")
+
     def _key(self, path: str, group: str | None = None, position: int = 0) -> tuple:
         """Sort key: the input's place among the inputs the user gave, then the path (a
         collection's units keep their reader's order within the collection's folder)."""
-        absolute = os.path.abspath(path)
+        absolute = _absolute(path)
         return (self.order, group if group is not None else absolute, position, absolute)
 
     def add_dir(self, path: str, rel_root: str) -> None:
@@ -407,10 +468,20 @@ def _component(name: str):
     return ComponentSpec(name=name)
 
 
+def _absolute(path: str) -> str:
+    """The absolute path of a local ``path``; a URL's naming path (``/s3/bucket/key``)."""
+    return storage.url_path(path) if storage.is_remote(path) else os.path.abspath(path)
+
+
+def _real(path: str) -> str:
+    """The real path of a local ``path`` (the same file reached twice); a URL itself."""
+    return path if storage.is_remote(path) else os.path.realpath(path)
+
+
 def _loose_relpaths(paths: list[str]) -> dict[str, str]:
     if not paths:
         return {}
-    absolute = [os.path.abspath(p) for p in paths]
+    absolute = [_absolute(p) for p in paths]
     if len(set(absolute)) == 1:
         return {paths[0]: os.path.basename(absolute[0])}
     common = os.path.commonpath([os.path.dirname(a) for a in absolute])
@@ -434,7 +505,7 @@ def expand_inputs(spec: PipelineSpec, registry: Registry) -> InputPlan:
     loose = _loose_relpaths([e.path for e in col.entries if e.relpath is None])
     seen: dict[str, _Entry] = {}
     for e in col.entries:
-        real = os.path.realpath(e.path)
+        real = _real(e.path)
         if real not in seen:
             relpath = (e.relpath if e.relpath is not None else loose[e.path]).replace(os.sep, "/")
             seen[real] = e._replace(relpath=relpath)
@@ -469,7 +540,9 @@ def expand_inputs(spec: PipelineSpec, registry: Registry) -> InputPlan:
             check_forced_reader(registry, path, col.reader.name, planned.warnings)
         index = len(planned)
         if unit is None:
-            size = os.path.getsize(path) if os.path.isfile(path) else 0
+            size = col.sizes.get(path)
+            if size is None:
+                size = storage.size(path) if storage.isfile(path) else 0
             item = InputFile(path, relpath, index)
         else:
             size = unit_size(unit)

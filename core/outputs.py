@@ -58,6 +58,7 @@ import secrets
 import shutil
 from typing import Any
 
+from . import storage
 from .errors import ConfigError, CrawlmillError
 
 __all__ = [
@@ -137,7 +138,7 @@ def inside_root(root: str, relpath: str) -> str:
 
 def marker_key(input_path: str, fingerprint: str) -> str:
     """The completion-marker key of one input under one pipeline fingerprint."""
-    blob = f"{os.path.abspath(input_path)}\0{fingerprint}".encode("utf-8", "surrogateescape")
+    blob = f"{storage.absolute(input_path)}\0{fingerprint}".encode("utf-8", "surrogateescape")
     return hashlib.sha256(blob).hexdigest()[:32]
 
 
@@ -671,8 +672,12 @@ class OutputRoot:
         return data if isinstance(data, dict) else None
 
     def write_marker(self, key: str, data: dict[str, Any]) -> None:
-        """Write the completion marker of ``key`` atomically."""
+        """Write the completion marker of ``key`` atomically; in the stage of a store root,
+        publish the task (:func:`crawlmill.core.storage_root.publish_marker`)."""
         write_json_atomic(self.marker_path(key), data)
+        from .storage_root import publish_marker
+
+        publish_marker(self.path, key, data, self.marker_path(key))
 
 
 def _unwritable(path: str, exc: OSError) -> str:

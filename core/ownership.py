@@ -24,6 +24,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import storage
 from .errors import ConfigError
 from .inputs import InputPlan, PlannedInput
 from .outputs import PENDING, OutputRoot, refusal
@@ -180,7 +181,7 @@ def check_outputs(
                 )
             )
 
-    kept_paths = {os.path.abspath(p.input.path) for p in inputs if p.input.index not in redo}
+    kept_paths = {storage.absolute(p.input.path) for p in inputs if p.input.index not in redo}
     for rel, owners in listed.items():
         kept = any(
             m.get("input_path") in kept_paths and m.get("fingerprint") == fingerprint

@@ -293,6 +293,15 @@ class ReadContext:
             self.limits.max_record_bytes,
         )
 
+    def open_file(self, part: str | None = None) -> BinaryIO:
+        """The input file (or the unit's part ``part``) as it is stored, not decompressed: a
+        seekable binary file for a reader that handles codecs itself (the WARC reader). A
+        local path or a URL (:mod:`crawlmill.core.storage`: read start to end with a
+        read-ahead); a reader never opens a path itself. Close it (``with``)."""
+        from . import storage
+
+        return storage.open_input(self.input.part(part) if part is not None else self.path)
+
     def reader(self, name: str, **options: Any) -> Reader:
         """Another registered reader, called ``name``, with ``options`` (validated by its
         ``Options`` model), to delegate to: ``yield from ctx.reader("warc").read(ctx)``.

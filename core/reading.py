@@ -28,9 +28,9 @@ from collections.abc import Callable, Iterator
 from types import TracebackType
 from typing import Any
 
-from crawlmill.formats.compression import read_head
 from pydantic import ValidationError
 
+from . import storage
 from .collection import Verifier
 from .errors import ConfigError, FormatError, pydantic_problems
 from .plugin import Check, Damage, InputFile, Limits, Notice, PluginOptions, ReadContext, Reader
@@ -216,7 +216,7 @@ class RecordIterator:
 def detect_reader(path: str, registry: Registry) -> str:
     """The name of the reader that claims ``path`` most surely, or a :class:`FormatError`
     naming the readers there are."""
-    head = read_head(path) if os.path.isfile(path) else b""
+    head = storage.read_head(path) if storage.isfile(path) else b""
     ranking = registry.detect(path, head)
     if not ranking:
         known = ", ".join(sorted(registry.components["reader"])) or "none"
@@ -254,9 +254,12 @@ def open_reader(
     if isinstance(path, InputFile):
         inp = path
     else:
-        fspath = os.fspath(path)
+        fspath = storage.local_path(os.fspath(path))  # a file:// URL is a local path
         inp = InputFile(fspath, os.path.basename(fspath.rstrip(os.sep)) or fspath)
-    if not inp.parts and not os.path.exists(inp.path):  # a unit's parts are its files
+    if storage.is_remote(inp.path):  # a URL (core/storage.py): one object
+        if not storage.isfile(inp.path):
+            raise FileNotFoundError(f"no such file: {storage.redact(inp.path)}")
+    elif not inp.parts and not os.path.exists(inp.path):  # a unit's parts are its files
         raise FileNotFoundError(f"no such file: {inp.path}")
     if os.path.isdir(inp.path) and not inp.parts:
         raise IsADirectoryError(

@@ -1,9 +1,11 @@
-"""Refuse URLs where crawlmill reads and writes local paths only (until remote storage lands).
+"""Check the URLs of a pipeline before anything runs (:mod:`crawlmill.core.storage` reads and
+writes them).
 
-``-o s3://bucket/out`` used to write a local folder ``./s3:/bucket/out`` with exit 0, and an
-input ``hdfs://nn/x.warc.gz`` became a mangled local path. Any ``scheme://`` (a scheme of two
-or more letters, so a Windows drive ``C:/`` is a path) in an input, the input list file, the
-output or a pipeline config's own path is a usage error (exit 2) that names it.
+Inputs and the output may be URLs (``s3://``, ``gs://``, ``hdfs://``, ``file://``; inputs also
+``http(s)://``). Refused with a usage error (exit 2) that names them: a URL with credentials in
+it (``user:secret@host``: they would reach markers, the report and the terminal; the message
+shows it without them), an ``http(s)://`` output (no store to write), a list file or pipeline
+config given as a URL (read from local paths only).
 """
 
 from __future__ import annotations
@@ -11,12 +13,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from . import storage
 from .errors import ConfigError
 from .spec import PipelineSpec
 
 __all__ = ["refuse_paths", "refuse_urls", "url_scheme"]
 
 _URL = re.compile(r"([A-Za-z][A-Za-z0-9+.-]+)://")
+_READ_ONLY = ("http", "https")
 
 
 def url_scheme(path: str) -> str | None:
@@ -29,8 +33,8 @@ def url_scheme(path: str) -> str | None:
 def _problem(where: str, path: str) -> tuple[str, str]:
     return (
         where,
-        f"{path!r} is a {url_scheme(path)}:// URL; crawlmill reads and writes local (or "
-        "mounted) paths only: copy the data to a local path or mount the store",
+        f"{storage.redact(path)!r} is a {url_scheme(path)}:// URL; crawlmill reads pipeline "
+        "configs and list files from local (or mounted) paths only: copy it to a local path",
     )
 
 
@@ -41,10 +45,30 @@ def refuse_paths(items: Iterable[tuple[str, str]], source: str | None = None) ->
         raise ConfigError(problems, source)
 
 
+def _credentials(where: str, path: str) -> list[tuple[str, str]]:
+    try:
+        storage.check_url(path)
+    except storage.StorageError as exc:
+        return [(where, str(exc))]
+    return []
+
+
 def refuse_urls(spec: PipelineSpec, source: str | None = None) -> None:
-    """Raise :class:`ConfigError` when the pipeline's inputs, list file or output is a URL."""
-    items = [(f"inputs[{i}]", p) for i, p in enumerate(spec.inputs.paths)]
-    if spec.inputs.list_file:
-        items.append(("inputs.list_file", spec.inputs.list_file))
-    items.append(("output", spec.output))
-    refuse_paths(items, source)
+    """Raise :class:`ConfigError` for a URL the run cannot use: credentials in a URL, an
+    ``http(s)://`` output, a list file given as a URL."""
+    problems = []
+    for i, p in enumerate(spec.inputs.paths):
+        problems += _credentials(f"inputs[{i}]", p)
+    if spec.inputs.list_file and url_scheme(spec.inputs.list_file):
+        problems.append(_problem("inputs.list_file", spec.inputs.list_file))
+    problems += _credentials("output", spec.output)
+    if url_scheme(spec.output) in _READ_ONLY:
+        problems.append(
+            (
+                "output",
+                f"{storage.redact(spec.output)!r}: an {url_scheme(spec.output)}:// URL can be "
+                "read, not written; write to a folder, s3://, gs://, hdfs://... (docs/storage.md)",
+            )
+        )
+    if problems:
+        raise ConfigError(problems, source)

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
+from . import storage
 from .collection import unit_size
 from .components import Resolved, resolve, resolve_pipeline
 from .errors import ConfigError, DamagedRecordError
@@ -435,7 +436,7 @@ class Task:
             key=payload.key,
             fingerprint=payload.fingerprint,
             input=inp.relpath,
-            input_path=os.path.abspath(inp.path),
+            input_path=storage.absolute(inp.path),
             input_size=payload.input_size,
             index=inp.index,
             input_count=payload.input_count,

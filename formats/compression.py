@@ -29,7 +29,7 @@ from typing import BinaryIO
 
 from .bounds import MAX_DICT_SIZE, MEMBER_SLACK, member_bound
 from .codecs import CODECS, LZ4_MAGIC, codec_named
-from .detect import compression_of, read_head
+from .detect import compression_of, read_head, read_head_of
 from .gzip_member import inflates_to, member_problem
 from .gzip_stream import GZIP_MAGIC, damaged_gzip_header, inflate_backend
 from .member_source import HeldMembers, MemberSource
@@ -77,6 +77,7 @@ __all__ = [
     "member_problem",
     "prefetch",
     "read_head",
+    "read_head_of",
 ]
 
 

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import gzip
 import zlib
+from typing import BinaryIO
 
 from .codecs import codec_named, detect
 from .gzip_stream import GZIP_MAGIC
 from .pieces import Broken
 
-__all__ = ["compression_of", "read_head"]
+__all__ = ["compression_of", "read_head", "read_head_of"]
 
 
 def compression_of(head: bytes) -> str | None:
@@ -29,14 +30,17 @@ def read_head(path: str, size: int = 65536) -> bytes:
     ``b""``); this is for format detection, never for reading records.
     """
     with open(path, "rb") as fh:
-        raw = fh.read(max(size, 4096))
+        return read_head_of(fh, size)
+
+
+def read_head_of(fh: BinaryIO, size: int = 65536) -> bytes:
+    """:func:`read_head` of an open binary file ``fh`` (read from its start; any file
+    object with ``read``, such as a remote object a storage layer opened)."""
+    raw = fh.read(max(size, 4096))
     kind = compression_of(raw)
     if kind == "gzip":
         out = bytearray()
-        data = raw
-        with open(path, "rb") as fh:
-            fh.seek(0)
-            data = fh.read(1024 * 1024)
+        data = raw + fh.read(max(0, 1024 * 1024 - len(raw)))
         try:
             dec = zlib.decompressobj(16 + zlib.MAX_WBITS)
             out += dec.decompress(data, size)
@@ -51,13 +55,13 @@ def read_head(path: str, size: int = 65536) -> bytes:
     if kind is not None:
         out = bytearray()
         try:
-            with open(path, "rb") as fh:
-                for item in codec_named(kind).members(fh, limit=1 << 62, piece_size=size):
-                    if isinstance(item, Broken):
-                        break
-                    out += item.data
-                    if len(out) >= size:
-                        break
+            fh.seek(0)
+            for item in codec_named(kind).members(fh, limit=1 << 62, piece_size=size):
+                if isinstance(item, Broken):
+                    break
+                out += item.data
+                if len(out) >= size:
+                    break
         except Exception:
             pass
         return bytes(out[:size])

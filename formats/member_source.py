@@ -10,6 +10,7 @@ moved past, a record from a shuffle, a path without a lender).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import BinaryIO
 
 __all__ = ["HeldMembers", "MemberSource"]
@@ -66,13 +67,19 @@ class HeldMembers:
         return (_released, ())
 
 
+def _open_local(path: str) -> BinaryIO:
+    return open(path, "rb")  # noqa: SIM115 - closed in MemberSource.close()
+
+
 class MemberSource:
     """Reads byte spans (gzip members) back from input files, keeping each file open until
     :meth:`close`; a writer uses it to copy the members of unchanged records. ``from_memory``
     and ``from_file`` count the spans taken from a reader's :class:`HeldMembers` and read
-    from a file."""
+    from a file. ``opener(path)`` opens a file to read spans (default: ``open(path, "rb")``;
+    the storage layer's ranged opener for a URL, so a span read fetches only that span)."""
 
-    def __init__(self) -> None:
+    def __init__(self, opener: Callable[[str], BinaryIO] | None = None) -> None:
+        self._open = opener or _open_local
         self._files: dict[str, BinaryIO] = {}
         self.from_memory = 0
         self.from_file = 0
@@ -91,7 +98,7 @@ class MemberSource:
         fh = self._files.get(path)
         if fh is None:
             try:
-                fh = open(path, "rb")  # noqa: SIM115 - closed in close()
+                fh = self._open(path)
             except OSError:
                 return None
             self._files[path] = fh

@@ -41,6 +41,7 @@ from crawlmill.core import (
     Record,
     RecordKind,
     hookimpl,
+    storage,
 )
 from crawlmill.core.naming import named_with
 from crawlmill.core.record import OffsetSpace
@@ -140,12 +141,13 @@ class WarcReader(Reader):
         limits = ctx.limits
         strict = self.options.strict
         parse_http = self.options.parse_http
-        with open(path, "rb") as fh:
+        with ctx.open_file() as fh:
             # not from the first 4 bytes alone: damage there must not make the whole file
             # one damaged blob (the pieces then report the damaged start and resync)
             kind, _ = locate_start(fh.read(SCAN_START_BYTES))
             fh.seek(0)
-            big = os.fstat(fh.fileno()).st_size > PREFETCH_MIN_BYTES
+            big = fh.seek(0, os.SEEK_END) > PREFETCH_MIN_BYTES
+            fh.seek(0)
             threads = (
                 _inflate_workers(self.options.inflate_threads) if big and kind == "gzip" else 0
             )
@@ -208,8 +210,8 @@ class _CompressedSpans:
     def __init__(self, path: str, max_bytes: int) -> None:
         self.path = path
         self.max_bytes = max_bytes
-        self.source = MemberSource()
-        self.size = os.path.getsize(path)
+        self.source = MemberSource(storage.open_range)
+        self.size = storage.size(path)
         self.kept: set[tuple[int, int]] = set()
 
     def damage(self, item: DamagedRange) -> Damage:
@@ -448,8 +450,7 @@ def _damaged_start_score(path: str) -> float:
     record but a later one is (:func:`~crawlmill.formats.warc.later_warc_member`: a bomb or
     compressed garbage first), else 0."""
     try:
-        with open(path, "rb") as fh:
-            raw = fh.read(SCAN_START_BYTES)
+        raw = storage.read_start(path, SCAN_START_BYTES)
     except OSError:
         return 0.0
     kind, at = locate_start(raw)
@@ -458,7 +459,7 @@ def _damaged_start_score(path: str) -> float:
         return 0.6
     if kind == "gzip":  # a sound first member that is no record (a bomb): a later one is
         try:
-            with open(path, "rb") as fh:
+            with storage.open_range(path) as fh:
                 return 0.6 if later_warc_member(fh) is not None else 0.0
         except OSError:
             return 0.0

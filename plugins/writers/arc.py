@@ -53,7 +53,7 @@ from datetime import UTC, datetime
 from functools import partial
 from typing import Any, BinaryIO, Literal
 
-from crawlmill.core import Record, RecordKind, WriteContext, hookimpl
+from crawlmill.core import Record, RecordKind, WriteContext, hookimpl, storage
 from crawlmill.core.file_writer import FileWriter, FileWriterOptions, OutputFile, describes_file
 from crawlmill.core.naming import strip_suffixes
 from crawlmill.formats.arc import (
@@ -153,7 +153,7 @@ class ArcWriter(FileWriter):
         self.open_layout(ctx)
         self.out: BinaryIO | None = None
         self.members: MemberWriter | None = None
-        self._sources = MemberSource()
+        self._sources = MemberSource(storage.open_range)
         self._files = 0
 
     # -- records -----------------------------------------------------------------------------

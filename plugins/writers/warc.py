@@ -123,7 +123,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Any, ClassVar, Literal
 
-from crawlmill.core import Record, RecordKind, WriteContext, hookimpl
+from crawlmill.core import Record, RecordKind, WriteContext, hookimpl, storage
 from crawlmill.core.file_writer import FileWriter, FileWriterOptions, OutputFile, describes_file
 from crawlmill.core.shuffle import ShuffleSpec
 from crawlmill.formats.compression import MemberSource
@@ -292,7 +292,7 @@ class WarcWriter(FileWriter):
         )
         self._source_format: str | None = None
         #: input files open for copying gzip members.
-        self._sources = MemberSource()
+        self._sources = MemberSource(storage.open_range)
         self.reuse_members = opts.reuse_members and opts.compression == "gzip"
 
     def write(self, record: Record) -> None:

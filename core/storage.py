@@ -1,0 +1,282 @@
+"""One storage layer for every path crawlmill reads or writes: local paths and URLs alike.
+
+A path is either a local path (as always) or a URL ``scheme://...``. ``file://`` URLs are
+turned into local paths (:func:`local_path`) and then are local paths in every respect. Any
+other scheme (``s3://``, ``gs://``, ``az://``/``abfs://``, ``hdfs://``, ``http(s)://``...) goes
+through `fsspec <https://filesystem-spec.readthedocs.io>`_ and the implementation it names
+(s3fs, gcsfs, adlfs, pyarrow's HDFS, its own HTTP): docs/storage.md says why fsspec and not
+``pyarrow.fs``. Local paths never touch fsspec: their behaviour is the one of ``open`` and
+``os``.
+
+Reading:
+
+* :func:`open_input` opens a file for reading start to end (sequential: the WARC reader's
+  stream), with a read-ahead block of :data:`STREAM_BLOCK` bytes;
+* :func:`open_range` opens a file to read spans at known offsets (a gzip member a writer
+  copies, the first bytes detection reads): each read fetches only the bytes asked for (an
+  HTTP ``Range``/S3 ``GetObject`` with ``Range``), never the whole object;
+* :func:`isfile`, :func:`isdir`, :func:`size`, :func:`glob`, :func:`find` list and stat.
+
+Retries with backoff on transient errors are the library's own: botocore's ``adaptive`` retry
+mode with :data:`RETRIES` attempts for S3 (s3fs's ``config_kwargs``, besides s3fs's own
+retries of its calls); gcsfs and adlfs retry inside; fsspec's HTTP does not retry. Credentials are found the usual way of each store (environment,
+profiles, instance roles; ``AWS_*``, ``GOOGLE_APPLICATION_CREDENTIALS``, ``AZURE_*``) and never
+given on the command line: a URL with a password in it (``https://user:secret@host/x``) is
+refused (:func:`check_url`), and :func:`redact` drops any user part from a URL shown to the
+user, so no secret reaches ``report.json`` or the terminal.
+"""
+
+from __future__ import annotations
+
+import glob as _glob
+import os
+import posixpath
+import re
+from typing import Any, BinaryIO
+from urllib.parse import unquote, urlsplit, urlunsplit
+
+__all__ = [
+    "RANGE_BLOCK",
+    "STREAM_BLOCK",
+    "StorageError",
+    "absolute",
+    "check_url",
+    "filesystem",
+    "find",
+    "glob",
+    "has_magic",
+    "is_remote",
+    "is_url",
+    "isdir",
+    "isfile",
+    "local_path",
+    "open_input",
+    "open_range",
+    "read_head",
+    "read_start",
+    "redact",
+    "scheme",
+    "size",
+    "url_path",
+]
+
+_URL = re.compile(r"([A-Za-z][A-Za-z0-9+.-]+)://")
+
+#: read-ahead of a sequential read (a reader's stream): one request per this many bytes.
+STREAM_BLOCK = 8 << 20
+#: block size of a file opened for ranged reads (no read-ahead: a read fetches what it asks).
+RANGE_BLOCK = 1 << 20
+#: schemes of HTTP: a URL is one file (no listing of folders or globs).
+_HTTP = ("http", "https")
+#: attempts of a request that failed with a transient error (throttling, 5xx, a reset).
+RETRIES = 8
+
+
+class StorageError(OSError):
+    """A URL crawlmill cannot use (its library is not installed, a password in it)."""
+
+
+def is_url(path: str) -> bool:
+    """True when ``path`` is a URL (a scheme of two or more letters, so ``C:/`` is a path)."""
+    return bool(_URL.match(path))
+
+
+def scheme(path: str) -> str | None:
+    """The lower-cased scheme of the URL ``path``, else ``None``."""
+    match = _URL.match(path)
+    return match.group(1).lower() if match else None
+
+
+def local_path(path: str) -> str:
+    """``path`` itself, or the local path of a ``file://`` URL (``file:///abs/p`` ->
+    ``/abs/p``; ``file://localhost/p`` -> ``/p``)."""
+    if scheme(path) != "file":
+        return path
+    parts = urlsplit(path)
+    if parts.netloc not in ("", "localhost"):
+        raise StorageError(f"{path}: a file:// URL names a file of this machine (no host)")
+    return unquote(parts.path)
+
+
+def is_remote(path: str) -> bool:
+    """True for a URL that is not a ``file://`` one: read and written through fsspec."""
+    s = scheme(path)
+    return s is not None and s != "file"
+
+
+def redact(path: str) -> str:
+    """``path`` with the user part of a URL (``user:password@``) removed."""
+    if not is_url(path):
+        return path
+    parts = urlsplit(path)
+    if "@" not in parts.netloc:
+        return path
+    return urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
+
+
+def check_url(path: str) -> None:
+    """Refuse a URL that carries credentials (``user:password@host``): they would be copied to
+    markers, the report and the terminal; :class:`StorageError` names the URL without them."""
+    if is_url(path) and "@" in urlsplit(path).netloc:
+        raise StorageError(
+            f"{redact(path)}: credentials in a URL are refused (they would reach logs and "
+            "report.json); give them the usual way of the store: environment variables, a "
+            "profile or an instance role (docs/storage.md)"
+        )
+
+
+def _options(proto: str) -> dict[str, Any]:
+    """The library settings crawlmill gives a filesystem: retries with backoff."""
+    if proto in ("s3", "s3a"):
+        retries = {"max_attempts": RETRIES, "mode": "adaptive"}
+        return {"config_kwargs": {"retries": retries}}
+    return {}
+
+
+def filesystem(url: str) -> tuple[Any, str]:
+    """``(fsspec filesystem, path inside it)`` for the URL ``url``."""
+    check_url(url)
+    try:
+        import fsspec
+    except ImportError:
+        raise StorageError(
+            f"{url}: reading and writing URLs needs fsspec: pip install 'crawlmill[storage]'"
+        ) from None
+    proto = scheme(url) or "file"
+    try:
+        return fsspec.core.url_to_fs(url, **_options(proto))
+    except ImportError as exc:
+        raise StorageError(
+            f"{url}: the {proto}:// store needs a library that is not installed ({exc}); "
+            "see docs/storage.md"
+        ) from None
+    except ValueError as exc:
+        raise StorageError(f"{url}: {exc}") from None
+
+
+def url_path(url: str) -> str:
+    """A path-shaped name of ``url`` for naming only (``/s3/bucket/key``): what relative
+    output names and sorting use in place of a local absolute path."""
+    parts = urlsplit(url)
+    named = "/" + "/".join(p for p in (scheme(url), parts.netloc, parts.path.lstrip("/")) if p)
+    return posixpath.normpath(named)  # a ".." in a URL never climbs above the root
+
+
+def _unstrip(url: str, fspath: str) -> str:
+    """The URL of ``fspath`` (a path inside the filesystem of ``url``)."""
+    proto = scheme(url)
+    parts = urlsplit(url)
+    if proto in ("http", "https"):
+        return fspath
+    if proto in ("s3", "s3a", "gs", "gcs", "az", "abfs", "abfss", "adl") or not parts.netloc:
+        return f"{proto}://{fspath.lstrip('/')}"
+    return f"{proto}://{parts.netloc}/{fspath.lstrip('/')}"
+
+
+def has_magic(path: str) -> bool:
+    """True when ``path`` is a glob pattern (``*``, ``?``, ``[``); never for an HTTP URL
+    (``?`` starts its query)."""
+    return scheme(path) not in _HTTP and _glob.has_magic(path)
+
+
+# -- stat and listing ------------------------------------------------------------------------
+
+
+def isfile(path: str) -> bool:
+    """True when ``path`` is a file (an object)."""
+    if not is_remote(path):
+        return os.path.isfile(local_path(path))
+    fs, p = filesystem(path)
+    try:
+        if scheme(path) in _HTTP:  # a HEAD (fsspec's isfile GETs the whole body)
+            return fs.info(p).get("size") is not None
+        return bool(fs.isfile(p))
+    except OSError:
+        return False
+
+
+def isdir(path: str) -> bool:
+    """True when ``path`` is a folder (a prefix holding objects)."""
+    if not is_remote(path):
+        return os.path.isdir(local_path(path))
+    if scheme(path) in _HTTP:  # no folders over HTTP: a URL names one file
+        return False
+    fs, p = filesystem(path)
+    try:
+        return bool(fs.isdir(p))
+    except OSError:
+        return False
+
+
+def size(path: str) -> int:
+    """The size of the file ``path`` in bytes (``OSError`` when it is not there)."""
+    if not is_remote(path):
+        return os.path.getsize(local_path(path))
+    fs, p = filesystem(path)
+    found = fs.size(p)
+    if found is None:
+        raise FileNotFoundError(f"no such file: {redact(path)}")
+    return int(found)
+
+
+def find(url: str) -> list[tuple[str, int]]:
+    """Every file below the remote folder (prefix) ``url``, as ``(url, size)`` sorted by URL."""
+    fs, p = filesystem(url)
+    fs.invalidate_cache()  # a long-lived process lists the store as it is now
+    found = fs.find(p.rstrip("/"), detail=True)
+    return sorted(
+        (_unstrip(url, name), int(info.get("size") or 0))
+        for name, info in found.items()
+        if info.get("type", "file") == "file"
+    )
+
+
+def glob(pattern: str) -> list[str]:
+    """The paths or URLs matching ``pattern`` (``**`` recurses), sorted."""
+    if not is_remote(pattern):
+        return sorted(_glob.glob(local_path(pattern), recursive=True))
+    fs, p = filesystem(pattern)
+    fs.invalidate_cache()
+    return sorted(_unstrip(pattern, name) for name in fs.glob(p))
+
+
+# -- reading ---------------------------------------------------------------------------------
+
+
+def open_input(path: str) -> BinaryIO:
+    """``path`` opened to read start to end (a local file, or a remote object streamed with a
+    read-ahead of :data:`STREAM_BLOCK` bytes); seekable."""
+    if not is_remote(path):
+        return open(local_path(path), "rb")  # noqa: SIM115 - the caller closes it
+    fs, p = filesystem(path)
+    return fs.open(p, "rb", block_size=STREAM_BLOCK, cache_type="readahead")
+
+
+def open_range(path: str) -> BinaryIO:
+    """``path`` opened to read spans at known offsets: a remote read fetches only the bytes
+    asked for (no read-ahead), so copying one gzip member of a large object transfers that
+    member, not the object."""
+    if not is_remote(path):
+        return open(local_path(path), "rb")  # noqa: SIM115 - the caller closes it
+    fs, p = filesystem(path)
+    return fs.open(p, "rb", block_size=RANGE_BLOCK, cache_type="none")
+
+
+def read_start(path: str, n: int) -> bytes:
+    """The first ``n`` bytes of ``path`` (fewer for a shorter file), in one ranged read."""
+    with open_range(path) as fh:
+        return fh.read(n)
+
+
+def read_head(path: str, size: int = 65536) -> bytes:
+    """The first decompressed bytes of ``path`` for format detection
+    (:func:`crawlmill.formats.compression.read_head`), for a local path or a URL."""
+    from crawlmill.formats.compression import read_head_of
+
+    with open_range(path) as fh:
+        return read_head_of(fh, size)
+
+
+def absolute(path: str) -> str:
+    """``os.path.abspath`` of a local path; a URL as it is (markers name inputs by it)."""
+    return path if is_remote(path) else os.path.abspath(path)

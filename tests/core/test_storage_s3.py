@@ -1,0 +1,203 @@
+"""Inputs and outputs on S3 (core/storage.py, core/storage_root.py), against moto's S3 server
+bound to 127.0.0.1 (as s3fs tests itself): a WARC -> WARC conversion from S3 to S3 writes
+exactly the bytes the same conversion writes on local paths, resumes from the markers stored
+beside the outputs, keeps today's ownership rule, and never shows a credential.
+
+Issue 22: "Outputs: object stores have no atomic rename, so commit by write-then-publish ...
+and resume from markers stored beside the outputs; the ownership and overwrite rules of today
+hold on every store."
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import uuid
+
+import pytest
+from crawlmill.core.cli import main
+
+from tests.conftest import need
+
+SECRET = "SeCrEtKeyNeverShown0123456789"
+#: one worker runs this module's tests: one S3 server (its start costs seconds) serves them all.
+pytestmark = pytest.mark.xdist_group("storage-s3")
+
+
+def warc_gz(first: int, n: int) -> bytes:
+    """``n`` gzip-per-record WARC response records, numbered from ``first``."""
+    out = []
+    for i in range(first, first + n):
+        body = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<html>page %d</html>" % i
+        head = (
+            f"WARC/1.0\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:{uuid.UUID(int=i)}>\r\n"
+            f"WARC-Date: 2024-01-01T00:00:00Z\r\nWARC-Target-URI: http://example.com/{i}\r\n"
+            "Content-Type: application/http; msgtype=response\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n"
+        ).encode()
+        out.append(gzip.compress(head + body + b"\r\n\r\n", mtime=0))
+    return b"".join(out)
+
+
+@pytest.fixture(scope="module")
+def s3():
+    """An S3 server (moto) on 127.0.0.1 and an s3fs filesystem on it; the environment names
+    its endpoint and credentials the usual way (``AWS_*``), as a user's shell would."""
+    need("moto.server")
+    s3fs = need("s3fs")
+    from moto.server import ThreadedMotoServer
+
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    port = server._server.server_address[1]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{port}")
+        mp.setenv("AWS_ACCESS_KEY_ID", "testing")
+        mp.setenv("AWS_SECRET_ACCESS_KEY", SECRET)
+        mp.setenv("AWS_DEFAULT_REGION", "us-east-1")
+        for name in ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_ENDPOINT_URL_S3"):
+            mp.delenv(name, raising=False)
+        s3fs.S3FileSystem.clear_instance_cache()
+        fs = s3fs.S3FileSystem()
+        fs.mkdir("crawl-in")
+        fs.mkdir("crawl-out")
+        fs.pipe("crawl-in/c/en/00.warc.gz", warc_gz(0, 4))
+        fs.pipe("crawl-in/c/en/01.warc.gz", warc_gz(10, 3))
+        fs.pipe("crawl-in/c/en/_SUCCESS", b"")  # a Hadoop side file: skipped
+        yield fs
+        s3fs.S3FileSystem.clear_instance_cache()
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def local_copy(tmp_path_factory, s3):
+    """The same inputs on a local disk, converted to a local folder: the reference bytes."""
+    base = tmp_path_factory.mktemp("local")
+    src = base / "c" / "en"
+    src.mkdir(parents=True)
+    (src / "00.warc.gz").write_bytes(warc_gz(0, 4))
+    (src / "01.warc.gz").write_bytes(warc_gz(10, 3))
+    out = base / "out"
+    assert main(["convert", str(base / "c"), "-o", str(out), "--workers", "1"]) == 0
+    return _files(out)
+
+
+def _files(root) -> dict[str, bytes]:
+    found = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if d != ".crawlmill"]
+        for name in filenames:
+            full = os.path.join(dirpath, name)
+            with open(full, "rb") as fh:
+                found[os.path.relpath(full, root)] = fh.read()
+    return found
+
+
+def _report(fs, root_and_tail: str) -> dict:
+    fs.invalidate_cache()
+    return json.loads(fs.cat(root_and_tail))
+
+
+def _remote_files(fs, root: str) -> dict[str, bytes]:
+    fs.invalidate_cache()  # crawlmill wrote through its own s3fs instance
+    return {
+        key[len(root) + 1 :]: fs.cat(key)
+        for key in fs.find(root)
+        if not key[len(root) + 1 :].startswith(".crawlmill/")
+    }
+
+
+def test_s3_to_s3_is_byte_identical_to_local_and_resumes(s3, local_copy, tmp_path, capfd):
+    argv = ["convert", "s3://crawl-in/c/", "-o", "s3://crawl-out/run1", "--work-dir", str(tmp_path)]
+    assert main([*argv, "--workers", "1"]) == 0
+    assert _remote_files(s3, "crawl-out/run1") == local_copy  # the same names, the same bytes
+    assert sorted(local_copy) == ["en/00.warc.gz", "en/01.warc.gz"]
+    s3.invalidate_cache()
+    keys = s3.find("crawl-out/run1/.crawlmill")
+    assert sum("/done/" in k for k in keys) == 2  # the markers, beside the outputs
+    report = _report(s3, "crawl-out/run1/.crawlmill/report.json")
+    assert report["inputs"] == 2 and report["inputs_skipped"] == 0
+
+    # a rerun (a fresh work folder: nothing local survives) resumes from the store's markers
+    assert main([*argv[:-1], str(tmp_path / "other"), "--workers", "1"]) == 0
+    report = _report(s3, "crawl-out/run1/.crawlmill/report.json")
+    assert report["inputs_skipped"] == 2
+    # resuming downloaded no output: the stage holds sparse placeholders of the store's files
+    (stage,) = [p for p in (tmp_path / "other").iterdir() if p.is_dir()]
+    placeholder = stage / "en" / "00.warc.gz"
+    assert placeholder.stat().st_size == len(local_copy["en/00.warc.gz"])
+    assert placeholder.stat().st_blocks == 0
+
+    # an output lost on the store: its input alone is redone, and its bytes come back
+    s3.rm("crawl-out/run1/en/01.warc.gz")
+    assert main([*argv, "--workers", "1"]) == 0
+    report = _report(s3, "crawl-out/run1/.crawlmill/report.json")
+    assert report["inputs_skipped"] == 1
+    assert _remote_files(s3, "crawl-out/run1") == local_copy
+
+    out, err = capfd.readouterr()
+    assert SECRET not in out + err
+    assert SECRET not in json.dumps(report)
+
+
+def test_a_glob_of_objects_to_a_local_folder(s3, local_copy, tmp_path):
+    out = tmp_path / "out"
+    assert main(["convert", "s3://crawl-in/c/en/*.warc.gz", "-o", str(out), "--workers", "1"]) == 0
+    assert _files(out) == {k.split("/", 1)[1]: v for k, v in local_copy.items()}
+    marker = json.loads(next((out / ".crawlmill" / "done").iterdir()).read_text())
+    assert marker["input_path"].startswith("s3://crawl-in/c/en/")  # the URL, no local mangle
+
+
+def test_an_object_crawlmill_did_not_write_is_not_replaced(s3, tmp_path, capsys):
+    s3.pipe("crawl-out/run2/en/00.warc.gz", b"someone else's file")
+    argv = ["convert", "s3://crawl-in/c/", "-o", "s3://crawl-out/run2", "--workers", "1"]
+    assert main([*argv, "--work-dir", str(tmp_path)]) == 2
+    assert "crawlmill did not write it" in capsys.readouterr().err
+    assert s3.cat("crawl-out/run2/en/00.warc.gz") == b"someone else's file"
+    assert main([*argv, "--work-dir", str(tmp_path), "--overwrite"]) == 0
+    s3.invalidate_cache()
+    assert s3.cat("crawl-out/run2/en/00.warc.gz").startswith(b"\x1f\x8b")
+
+
+def test_an_object_key_that_climbs_is_never_an_output_path(s3, tmp_path, capsys):
+    s3.pipe("crawl-in/k/ok.warc.gz", warc_gz(0, 1))
+    s3.pipe("crawl-in/k/../evil.warc.gz", warc_gz(1, 1))  # key "crawl-in/k/../evil..."
+    out = tmp_path / "out"
+    assert main(["convert", "s3://crawl-in/k/", "-o", str(out), "--workers", "1"]) == 3
+    assert "its object key has an empty, '.' or '..' part" in capsys.readouterr().err
+    assert sorted(p.name for p in out.iterdir() if p.name != ".crawlmill") == ["ok.warc.gz"]
+    assert not (tmp_path / "evil.warc.gz").exists()
+
+
+def test_each_task_is_published_when_done_so_a_killed_run_resumes(
+    s3, local_copy, tmp_path, monkeypatch
+):
+    """A run killed before its end (the end-of-run publish never happens) leaves on the store
+    each finished task's files and, after them, its marker: the rerun resumes both inputs."""
+    from crawlmill.core import storage_root
+
+    monkeypatch.setattr(storage_root.RemoteRoot, "publish", lambda self: [])  # "killed"
+    argv = ["convert", "s3://crawl-in/c/", "-o", "s3://crawl-out/run3", "--workers", "1"]
+    assert main([*argv, "--work-dir", str(tmp_path / "a")]) == 0
+    s3.invalidate_cache()
+    keys = s3.find("crawl-out/run3")
+    assert not any(k.endswith("report.json") for k in keys)  # the end never came
+    assert sum("/.crawlmill/done/" in k for k in keys) == 2
+    assert _remote_files(s3, "crawl-out/run3") == local_copy
+    monkeypatch.undo()
+    assert main([*argv, "--work-dir", str(tmp_path / "b")]) == 0
+    report = _report(s3, "crawl-out/run3/.crawlmill/report.json")
+    assert report["inputs_skipped"] == 2
+    assert _remote_files(s3, "crawl-out/run3") == local_copy
+
+
+def test_the_output_root_inside_an_input_prefix_is_never_read(s3, tmp_path):
+    s3.mkdir("crawl-self")
+    s3.pipe("crawl-self/in/a.warc.gz", warc_gz(0, 2))
+    argv = ["convert", "s3://crawl-self/", "-o", "s3://crawl-self/out", "--workers", "1"]
+    for _ in range(2):  # the second run lists the first one's outputs under the prefix
+        assert main([*argv, "--work-dir", str(tmp_path), "--no-resume"]) == 0
+        report = _report(s3, "crawl-self/out/.crawlmill/report.json")
+        assert report["inputs"] == 1
+    assert sorted(_remote_files(s3, "crawl-self/out")) == ["in/a.warc.gz"]
