@@ -95,6 +95,10 @@ class ArcLines:
         #: reported in parts: the next range goes on with it)
         self.cut_at: int | None = None
         self._open_end: int | None = None  # where the damage reported last ends, if cut there
+        #: reading the records of a damaged member: the parser's damage entries copy their
+        #: bytes (the member's one entry may need them), else they take them over from the
+        #: stream (:func:`~crawlmill.formats.arc_damage.taken`: reading goes on past them)
+        self.folding = False
 
     def part_of(self, pos: int, end: int) -> int:
         """The ``part`` of damage ``[pos, end)``: 1 when it goes on with a range cut at the
