@@ -286,9 +286,9 @@ class ArcLines:
 
 
 def cut_by_eof(member: Member) -> bool:
-    """Whether a member's error is only that the file ends inside it."""
-    error = member.error or ""
-    return "truncated" in error or "file ends" in error
+    """Whether a member's error is only that the file ends inside it: its problem code is
+    ``truncated-member`` (docs/problems.md), whatever its message says."""
+    return member.error is not None and member.code == "truncated-member"
 
 
 def gather_facts(
