@@ -131,7 +131,7 @@ class Quarantine:
             self._index = self.outputs.create(f"{self.base}.jsonl", internal=True)
         return self._bin, self._index
 
-    def _add(self, data: bytes, entry: dict[str, Any]) -> dict[str, Any]:
+    def _add(self, data: bytes | bytearray, entry: dict[str, Any]) -> dict[str, Any]:
         # a position in the decompressed stream is not a byte range of the stored file
         size = None if entry.get("space") == "stream" else self._size_of(entry["path"])
         problem = check_range(entry["offset"], entry["length"], size)
@@ -155,7 +155,7 @@ class Quarantine:
             "code": damage.code,
             "data": "raw",
         }
-        return self._add(bytes(damage.data or b""), entry)
+        return self._add(damage.data or b"", entry)  # (a reader may hand over a bytearray)
 
     def add_record(self, record: Record, reason: str) -> dict[str, Any]:
         """Store a record the writer refused; returns its index entry."""

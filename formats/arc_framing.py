@@ -56,6 +56,7 @@ from .arc_lines import (
 from .arc_repairs import garbage, not_delivered, repaired, too_large, too_large_resynced
 from .compression import HeldMembers, compression_of, iter_pieces, member_bound, prefetch
 from .notes import Note
+from .pieces import PIECE_SIZE, READ_SIZE
 from .stream import Damage, Member, MemberStream, StreamLimitError
 
 __all__ = [
@@ -170,7 +171,8 @@ class _Parser:
 
     def _problem(self, pos: int, end: int, reason: str, code: str, kind: type = Damage) -> Damage:
         """Located damage of ``[pos, end)`` (:func:`~crawlmill.formats.arc_damage.located`)."""
-        damage = located(self.s, pos, end, reason, code, self.max_record, self.read_span, kind)
+        s, take = self.s, not self.lines.folding  # reading goes on at ``end``
+        damage = located(s, pos, end, reason, code, self.max_record, self.read_span, kind, take)
         damage.part = self.lines.part_of(pos, end)
         return damage
 
@@ -380,7 +382,11 @@ def _damaged_member(
     reasons: list[str] = []
     folded: list[Damage] = []
     while pos < end:
-        items = list(parser._plain_record(pos, end, member))
+        parser.lines.folding = True
+        try:
+            items = list(parser._plain_record(pos, end, member))
+        finally:
+            parser.lines.folding = False
         for item in items:
             if isinstance(item, Damage):
                 reasons.append(item.reason)  # folded into the member's one entry below
@@ -510,6 +516,8 @@ def iter_arc(
         fh,
         kind,
         max_decompressed_bytes=max_decompressed_bytes,
+        # a plain file in reads of 1 MiB: a resync scan buffers R + H, not a piece more
+        piece_size=PIECE_SIZE if gzip else READ_SIZE,
         threads=threads,
         batch=True,
         max_member_bytes=member_bound(max_record_bytes, max_header_bytes),

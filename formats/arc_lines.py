@@ -95,6 +95,10 @@ class ArcLines:
         #: reported in parts: the next range goes on with it)
         self.cut_at: int | None = None
         self._open_end: int | None = None  # where the damage reported last ends, if cut there
+        #: reading the records of a damaged member: the parser's damage entries copy their
+        #: bytes (the member's one entry may need them), else they take them over from the
+        #: stream (:func:`~crawlmill.formats.arc_damage.taken`: reading goes on past them)
+        self.folding = False
 
     def part_of(self, pos: int, end: int) -> int:
         """The ``part`` of damage ``[pos, end)``: 1 when it goes on with a range cut at the
@@ -282,9 +286,9 @@ class ArcLines:
 
 
 def cut_by_eof(member: Member) -> bool:
-    """Whether a member's error is only that the file ends inside it."""
-    error = member.error or ""
-    return "truncated" in error or "file ends" in error
+    """Whether a member's error is only that the file ends inside it: its problem code is
+    ``truncated-member`` (docs/problems.md), whatever its message says."""
+    return member.error is not None and member.code == "truncated-member"
 
 
 def gather_facts(

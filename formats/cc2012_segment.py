@@ -154,14 +154,14 @@ def iter_pairs(
     data: Any, header: Header, **limits: int
 ) -> Iterator[tuple[bytes, bytes, Entry] | Damage]:
     """``(key content, value content, entry)`` of every entry of a metadata or textData file
-    (``Text``/``TextBytes``: the bytes after the VInt length), and every damaged range."""
+    (``Text``/``TextBytes``: the bytes after the VInt length), and every damaged range. The
+    entry's ``value`` is emptied once its content is cut from it (a block's entries are
+    held until the last is read: a large value would be held twice)."""
     for item in iter_entries(data, header, **limits):
         if isinstance(item, Entry):
-            yield (
-                content_of(header.key_class, item.key),
-                content_of(header.value_class, item.value),
-                item,
-            )
+            value, item.value = content_of(header.value_class, item.value), b""
+            yield content_of(header.key_class, item.key), value, item
+            value = b""
         else:
             yield item
 

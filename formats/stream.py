@@ -230,6 +230,7 @@ class MemberSpans:
 
 
 #: why a collecting stream closed a member that stopped without its end.
+#: a member that stops without its end while the file goes on (corrupt, not cut by the end)
 _NO_TRAILER = "gzip member ended without its trailer"
 
 
@@ -259,7 +260,7 @@ class Collector:
         m = members.open
         if m is None or m.cstart != item.offset:
             if m is not None:
-                members.close(ustart, None, _NO_TRAILER, "truncated-member")
+                members.close(ustart, None, _NO_TRAILER, "corrupt-member")
             m = members.open = Member(ustart, item.offset or 0, item.member)
             members.append(m)
         if item.end:
@@ -274,7 +275,7 @@ class Collector:
             members.close(end, item.length, item.reason, item.code)
             return
         if m is not None:
-            members.close(end, None, _NO_TRAILER, "truncated-member")
+            members.close(end, None, _NO_TRAILER, "corrupt-member")
         self.problems.append((end, item))
 
     def take(self, upto: int) -> list[Broken]:

@@ -617,7 +617,7 @@ def _truncated(
             yield from f._repaired(start, len(s.buf), raw_header, header, fix)
             return
     cut = truncated(cl, len(s.buf) - hend, broken.reason if broken else "the file ends")
-    cut_by_end = broken is None or "file ends" in broken.reason
+    cut_by_end = broken is None or broken.code == "truncated-member"  # the file ends in it
     if cut_by_end and RESYNC.search(s.buf, hend) is None:
         # the file ends inside the block: the partial record is delivered, marked
         # truncated, and its bytes are reported as damage too (one policy for every reader)

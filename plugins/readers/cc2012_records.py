@@ -17,7 +17,6 @@ the file's bytes of its record or block (:class:`StoredSpans`).
 
 from __future__ import annotations
 
-import json
 import mmap
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -28,6 +27,7 @@ from crawlmill.core.extras import CcMetadataExtras
 from crawlmill.core.record import OffsetSpace
 from crawlmill.formats.cc2012_segment import iter_pairs, link_pairs
 from crawlmill.formats.hadoop.sequencefile import Entry, HeaderError, read_header
+from crawlmill.formats.long_json import loads
 
 __all__ = [
     "StoredSpans",
@@ -103,7 +103,7 @@ def parse_json(
     """The metadata JSON object of an entry, or ``None`` after reporting it as damage with
     the file bytes of its record or block (``stored``, see :class:`StoredSpans`)."""
     try:
-        data = json.loads(value)
+        data = loads(value)  # json.loads, a long title held once (formats/long_json.py)
         if not isinstance(data, dict):
             raise ValueError("not a JSON object")
     except ValueError as exc:

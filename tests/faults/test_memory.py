@@ -326,22 +326,11 @@ class MemCase:
         return R_VALID if self.valid else R
 
 
-_ARC_LINE = (
-    "the ARC parser scans up to R + H past a header line longer than H and cuts the damage's "
-    "bytes (up to R) from that buffer: both held (R = 32 MiB: start + 99 MiB; see "
-    "docs/architecture.md)"
-)
-
-_DECLARES = (
-    "the {} parser scans up to R + H past a record declaring 2 GiB (a file cut 3 R = 96 MiB "
-    "later) and cuts the damage's bytes from that buffer (R = 32 MiB: start + {} MiB)"
-)
-
 CASES = [
-    MemCase("arc/plain-header-line", "arc", _arc_line, 4, known=_ARC_LINE),
+    MemCase("arc/plain-header-line", "arc", _arc_line, 4),
     MemCase("arc/gzip-header-line-2GiB", "arc", _arc_line_gz, 4),
     MemCase("arc/gzip-bomb-2GiB", "arc", _arc_bomb, 4),
-    MemCase("arc/declares-2GiB", "arc", _arc_declares, 2, known=_DECLARES.format("ARC", 99)),
+    MemCase("arc/declares-2GiB", "arc", _arc_declares, 2),
     MemCase("arc/valid-record", "arc", _arc_valid, 5, valid=True),
     MemCase("warc/plain-header-line", "warc", _warc_line, 4),
     MemCase("warc/gzip-bomb-2GiB", "warc", _warc_bomb, 4),
@@ -354,15 +343,7 @@ CASES = [
     MemCase("seq/block-bomb-2GiB", "sequencefile", _seq_block_bomb, 3),
     MemCase("seq/record-bomb-2GiB", "sequencefile", _seq_record_bomb, 3),
     MemCase("cc-metadata/block-bomb-2GiB", "cc-metadata", _cc_metadata_bomb, 3),
-    MemCase(
-        "cc-metadata/valid-json",
-        "cc-metadata",
-        _cc_metadata_valid,
-        4,
-        valid=True,
-        known="the cc-metadata reader holds a valid 60 MiB JSON value about four times "
-        "(R = 64 MiB: start + 251 MiB; bound + 160 MiB): not fixed yet",
-    ),
+    MemCase("cc-metadata/valid-json", "cc-metadata", _cc_metadata_valid, 4, valid=True),
     MemCase("ntcir/page-of-3R", "ntcir", _ntcir_large, 1, samples=True),
     MemCase("ntcir/valid-page", "ntcir", _ntcir_valid, 2, valid=True, samples=True),
 ]
