@@ -142,6 +142,15 @@ class Stage:
     final: str | None = None
     #: tasks of this stage done before it was built, as ``(key, marker path)``: listed as done.
     before: Sequence[tuple[str, str]] = ()
+    #: driver work once the dependencies finished, before the commit rule is read (e.g. a
+    #: pass folder prepared, rows of an earlier run kept); it may fill in ``payloads``.
+    prepare: Callable[[], None] | None = None
+    #: ``starting(todo)``: told the tasks about to run (indexes; called only when some are).
+    starting: Callable[[list[int]], None] | None = None
+    #: ``finish(run)``: the stage's own accounting once it ended (also when blocked).
+    finish: Callable[[StageRun], None] | None = None
+    #: the progress setting of this stage (``None``: the one given to :func:`run_stages`).
+    progress: str | None = None
 
     def key(self, i: int) -> str:
         """Task ``i``'s name."""
@@ -190,12 +199,28 @@ def run_stages(
             r.damage is not None for r in runs.values()
         )
         if blocked:
-            runs[stage.name] = StageRun(stage.name, len(stage.payloads), blocked=True)
-            runs[stage.name].not_run = len(stage.payloads)
-            write_listing(stage, runs[stage.name], "blocked")
-            continue
-        runs[stage.name] = _run_stage(stage, executor, stream, progress)
+            run = runs[stage.name] = _resumed(stage, StageRun(stage.name, len(stage.payloads)))
+            run.blocked = True
+            run.not_run = len(stage.payloads) - len(run.done)
+            write_listing(stage, run, "blocked")
+        else:
+            if stage.prepare is not None:
+                stage.prepare()
+            runs[stage.name] = _run_stage(stage, executor, stream, progress)
+        if stage.finish is not None:
+            stage.finish(runs[stage.name])
     return runs
+
+
+def _resumed(stage: Stage, run: StageRun) -> StageRun:
+    """``run`` with the tasks whose commit rule holds already done and resumed (the one
+    resume rule; none when ``stage.resume`` is off)."""
+    for i in range(len(stage.payloads)) if stage.resume else ():
+        marker = stage.done(i)
+        if marker is not None:
+            run.done[i] = marker
+            run.resumed.add(i)
+    return run
 
 
 def _ordered(stages: Sequence[Stage]) -> list[Stage]:
@@ -218,18 +243,13 @@ def _ordered(stages: Sequence[Stage]) -> list[Stage]:
 def _run_stage(
     stage: Stage, executor: Callable[[], Executor] | None, stream: TextIO, progress: str
 ) -> StageRun:
-    run = StageRun(stage.name, len(stage.payloads))
-    todo = []
-    for i in range(len(stage.payloads)):
-        marker = stage.done(i) if stage.resume else None
-        if marker is not None:
-            run.done[i] = marker
-            run.resumed.add(i)
-        else:
-            todo.append(i)
+    run = _resumed(stage, StageRun(stage.name, len(stage.payloads)))
+    todo = [i for i in range(len(stage.payloads)) if i not in run.done]
     if not todo:
         write_listing(stage, run, "done")
         return run
+    if stage.starting is not None:
+        stage.starting(todo)
     write_listing(stage, run, "running")
     make = stage.executor or executor
     if make is None:
@@ -237,6 +257,7 @@ def _run_stage(
     ex = make()
     sizes = [stage.sizes[i] if stage.sizes else 0 for i in todo]
     payloads = [stage.payloads[i] for i in todo]
+    progress = stage.progress or progress
     monitor = ProgressMonitor(
         ex.channel, stream, progress, len(todo), sum(s or 0 for s in sizes), label=stage.label
     )

@@ -117,7 +117,11 @@ def test_a_failed_collect_task_and_a_failed_driver_reduce(tmp_path, capsys, monk
     assert collect["failed"] == [
         {"input": "in-1.warc", "error": "RuntimeError: test failure at collect:1"}
     ]
-    assert "write (final pass)" not in stages  # never started
+    # one graph: the stages after the failed one are listed, never started
+    assert stages["reduce for host-min"]["state"] == "not run"
+    final = stages["write (final pass)"]
+    assert final["state"] == "not run" and final["tasks"]["done"] == 0
+    assert final["depends"] == [stages["reduce for host-min"]["name"]]
 
     monkeypatch.setenv("CM_PASSES_FAIL", "reduce")
     assert main(args(src, tmp_path / "b")) == 1
