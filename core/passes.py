@@ -161,6 +161,10 @@ class PassPlan:
                 found[f"{p.label} reduce"] = dict(marker["counts"])
         return found
 
+    def stage_names(self) -> set[str]:
+        """The names of the stages the passes may run (collect, reduce, split)."""
+        return {f"{what}-{p.id}" for p in self.passes for what in ("collect", "reduce", "split")}
+
     @property
     def salt(self) -> str:
         """What the final pass's marker keys add to the fingerprint: the pass ids (empty
@@ -551,6 +555,7 @@ def _collect_stage(state: _PassRun, n: int, after: str | None) -> Stage:
         listing=_listing(state, f"collect-{p.id}"),
         markers=[pdir.task_file(i.input.index, "json") for i in planned],
         names=[i.input.relpath for i in planned],
+        started=[pdir.task_file(i.input.index, "start.json") for i in planned],
         prepare=prepare,
         starting=starting,
         finish=finish,
@@ -608,7 +613,8 @@ def _reduce_stage(state: _PassRun, n: int) -> Stage:
     p = state.plan.passes[n]
     pdir = PassDir(p.dir)
     name = f"reduce-{p.id}"
-    how: list[Any] = [None, None]  # the reduce key and partition count (None: in the driver)
+    # the reduce key and partition count (None: in the driver), the stage's place
+    how: list[Any] = [None, None, None]
 
     def prepare() -> None:
         if pass_done(pdir) is not None:
@@ -617,7 +623,8 @@ def _reduce_stage(state: _PassRun, n: int) -> Stage:
         key = reduce_key(p.cls)
         fixed = fixed_partitions(p.cls, p.options) if key is not None else None
         if key is not None and (fixed is not None or rows > state.spec.run.reduce_memory):
-            how[:] = [key, fixed or partition_count(rows, state.spec.run.reduce_memory)]
+            how[:] = [key, fixed or partition_count(rows, state.spec.run.reduce_memory),
+                      stage.order]  # fmt: skip
             stage.listing = None
 
     def record(outcome: Outcome, log: Callable[[str], None]) -> None:
@@ -643,7 +650,12 @@ def _reduce_failed(state: _PassRun, pdir: PassDir, error: str) -> None:
 
 
 def _reduce(
-    state: _PassRun, n: int, pdir: PassDir, key: str | None, parts: int | None
+    state: _PassRun,
+    n: int,
+    pdir: PassDir,
+    key: str | None,
+    parts: int | None,
+    order: tuple[float, int] | None = None,
 ) -> dict[str, Any]:
     """Run the reduce of pass ``n`` and write its table(s) and marker: in the driver, or
     (``parts``) split into partitions by ``key`` run by the executor. Returns the stage
@@ -655,7 +667,7 @@ def _reduce(
     write_json_atomic(pdir.reduce_start, _stamp())
     try:
         if parts is not None:
-            marker = _split_reduce(state, n, pdir, key, parts)
+            marker = _split_reduce(state, n, pdir, key, parts, order)
         else:
             marker = _driver_reduce(state, n, pdir)
     except Exception as exc:
@@ -712,7 +724,14 @@ def _driver_reduce(state: _PassRun, n: int, pdir: PassDir) -> dict[str, Any]:
     return marker
 
 
-def _split_reduce(state: _PassRun, n: int, pdir: PassDir, key: str, parts: int) -> dict[str, Any]:
+def _split_reduce(
+    state: _PassRun,
+    n: int,
+    pdir: PassDir,
+    key: str,
+    parts: int,
+    order: tuple[float, int] | None = None,
+) -> dict[str, Any]:
     """The reduce split into ``parts`` partitions, run as split and reduce tasks through the
     executor; resumes the tasks a killed run finished when the partition count is the same."""
     p = state.plan.passes[n]
@@ -739,7 +758,7 @@ def _split_reduce(state: _PassRun, n: int, pdir: PassDir, key: str, parts: int) 
                     [f"split:{i.input.index}" for i in todo],
                     [rdir.split_file(i.input.index, "json") for i in todo], pdir.done),
                    [(f"split:{i.input.index}", rdir.split_file(i.input.index, "json"))
-                    for i in state.planned if i not in todo])  # fmt: skip
+                    for i in state.planned if i not in todo], order)  # fmt: skip
     waiting = [k for k in range(parts) if reduce_done(rdir, k) is None]
     if waiting:
         _say(state, n, f"reducing {len(waiting)} of {parts} partitions")
@@ -752,7 +771,7 @@ def _split_reduce(state: _PassRun, n: int, pdir: PassDir, key: str, parts: int) 
                     [f"part-{k:05d}" for k in waiting],
                     [rdir.reduce_marker(k) for k in waiting], pdir.done),
                    [(f"part-{k:05d}", rdir.reduce_marker(k))
-                    for k in range(parts) if k not in waiting])  # fmt: skip
+                    for k in range(parts) if k not in waiting], order)  # fmt: skip
     marker, written = _merge_markers(rdir, pdir, parts)
     if written:  # the partitions' ctx.output files, committed as a driver reduce's
         outputs = ReduceOutputs(
@@ -773,6 +792,7 @@ def _run_tasks(
     done: Callable[[int], Any],
     listed: tuple[str, str, list[str], list[str], str] | None = None,
     before: Sequence[tuple[str, str]] = (),
+    order: tuple[float, int] | None = None,
 ) -> None:
     """Run ``payloads`` as a stage (``done``: its commit rule); raise on the first task
     that did not end ok or that the driver cannot confirm. ``listed``: the stage's name,
@@ -794,7 +814,7 @@ def _run_tasks(
         name=name, payloads=payloads, fn=fn, done=done, record=record,
         executor=lambda: state.executor_for(list(state.planned)), resume=False,
         stop_on_damage=False, label=label, keys=keys, markers=markers, before=before,
-        final=final,
+        final=final, order=order,
         listing=_listing(state, name) if listed is not None else None,
     )  # fmt: skip
     run_stages([stage], stream=io.StringIO(), progress="never")

@@ -27,7 +27,7 @@ from ..registry import Registry
 from ..spec import PipelineSpec
 from ..stats import RunReport
 from ..task import run_task, seed_registry
-from .stage import Outcome, Stage, StageRun, listing_path, run_stages
+from .stage import Outcome, Stage, StageRun, drop_listings, listing_path, run_stages
 
 __all__ = [
     "Completed",
@@ -310,6 +310,7 @@ def convert_stage(r: RunState, count: int, fn: Callable[[Any], Any] = run_task) 
         listing=listing_path(r.root.meta, "convert"),
         markers=[os.path.join(r.root.meta, "done", f"{key}.json") for _, key in tasks],
         names=[p.input.relpath for p, _ in tasks],
+        started=[os.path.join(r.root.meta, "tmp", key) for _, key in tasks],
         starting=lambda todo: chosen.extend(todo),
         finish=finish,
     )
@@ -319,6 +320,7 @@ def execute(r: RunState, count: int, fn: Callable[[Any], Any] = run_task) -> dic
     """Run the collect/reduce passes and the per-input tasks (:func:`convert_stage`, task
     function ``fn``) as one graph of stages; fill ``r.completed`` and the report's failures.
     Returns the damage that stopped an ``on_error: fail`` run, if any."""
+    drop_listings(r.root.meta, {"convert", *r.passes.stage_names()})
     stages = pass_stages_of(r)
     stage = convert_stage(r, count, fn)
     stage.depends = (stages[-1].name,) if stages else ()

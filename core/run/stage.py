@@ -22,6 +22,7 @@ not started). Every mechanism of the engine is a stage: per-input conversion
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -37,6 +38,7 @@ __all__ = [
     "Outcome",
     "Stage",
     "StageRun",
+    "drop_listings",
     "listing_path",
     "run_stages",
     "unconfirmed",
@@ -137,6 +139,9 @@ class Stage:
     markers: Sequence[str] = ()
     #: each task's name for people in the listing (an input's relpath; default its key).
     names: Sequence[str] = ()
+    #: each task's sign of life while it runs (a temp folder or start marker it holds),
+    #: listed for ``crawlmill status`` (running: present while the run is alive).
+    started: Sequence[str] = ()
     #: a marker whose presence means every task is done (a pass's ``done.json``: the work
     #: folder holding its split and reduce markers is removed then), listed for the reader.
     final: str | None = None
@@ -151,6 +156,9 @@ class Stage:
     finish: Callable[[StageRun], None] | None = None
     #: the progress setting of this stage (``None``: the one given to :func:`run_stages`).
     progress: str | None = None
+    #: where the stage stands among the listings (``[graph start, position]``; set by
+    #: :func:`run_stages`; a stage run inside another's task takes that one's).
+    order: tuple[float, int] | None = None
 
     def key(self, i: int) -> str:
         """Task ``i``'s name."""
@@ -194,7 +202,12 @@ def run_stages(
     :class:`StageRun`. A stage stops at the first damage (then its other tasks are cancelled)
     and later stages do not run. Exceptions (Ctrl-C) cancel the running stage and propagate."""
     runs: dict[str, StageRun] = {}
-    for stage in _ordered(stages):
+    placed = _ordered(stages)
+    started = time.time()
+    for k, stage in enumerate(placed):  # the whole graph is listed before it runs
+        stage.order = stage.order or (started, k)
+        write_listing(stage, StageRun(stage.name, len(stage.payloads)), "pending")
+    for stage in placed:
         blocked = any(d in runs and not runs[d].complete for d in stage.depends) or any(
             r.damage is not None for r in runs.values()
         )
@@ -297,6 +310,16 @@ def _run_stage(
     return run
 
 
+def drop_listings(meta: str, keep: set[str]) -> None:
+    """Remove the stage listings in the work folder ``meta`` of stages not named in
+    ``keep`` (a run's plan: the listings of older runs' other stages would read as stale)."""
+    folder = os.path.join(meta, "stages")
+    for name in os.listdir(folder) if os.path.isdir(folder) else []:
+        if name.endswith(".json") and name[: -len(".json")] not in keep:
+            with contextlib.suppress(OSError):
+                os.remove(os.path.join(folder, name))
+
+
 def listing_path(meta: str, name: str) -> str:
     """Where stage ``name``'s listing goes in the work folder ``meta`` (``OUT/.crawlmill``)."""
     return os.path.join(meta, "stages", f"{name}.json")
@@ -304,9 +327,9 @@ def listing_path(meta: str, name: str) -> str:
 
 def write_listing(stage: Stage, run: StageRun, state: str) -> None:
     """Write ``stage.listing`` atomically (when set): the stage's name, label, dependencies,
-    ``state`` (``running``, ``done``, ``failed``, ``interrupted``, ``blocked``) and its tasks
+    ``state`` (``pending``, ``running``, ``done``, ``failed``, ``interrupted``, ``blocked``) and its tasks
     (key, marker path relative to the work folder, done as the driver knows it now, error).
-    Written when the stage starts
+    Written when its graph starts, when the stage starts
     and when it ends, never per task: a task's completion meanwhile is its marker, which the
     reader checks (``crawlmill status``)."""
     if stage.listing is None:
@@ -326,6 +349,7 @@ def write_listing(stage: Stage, run: StageRun, state: str) -> None:
                 "key": stage.key(i),
                 "name": stage.names[i] if stage.names else stage.key(i),
                 "marker": where(stage.markers[i] if stage.markers else None),
+                "started": where(stage.started[i] if stage.started else None),
                 "done": i in run.done,
                 "error": run.errors.get(i),
             }
@@ -341,6 +365,7 @@ def write_listing(stage: Stage, run: StageRun, state: str) -> None:
             "state": state,
             "damage": run.damage,
             "written": time.time(),
+            "order": list(stage.order) if stage.order else None,
             "tasks": tasks,
         },
     )

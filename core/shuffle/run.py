@@ -63,7 +63,7 @@ from ..run.convert import (
     stop_at_failed_check,
     task_payload,
 )
-from ..run.stage import Outcome, Stage, StageRun, listing_path, run_stages
+from ..run.stage import Outcome, Stage, StageRun, drop_listings, listing_path, run_stages
 from ..spec import PipelineSpec
 from ..stats import filter_labels
 from . import runfile
@@ -133,6 +133,7 @@ def execute(r: RunState) -> tuple[dict[str, Any] | None, KeyboardInterrupt | Non
         r.report.failures.append({"input": None, "error": str(exc)})
         print(f"crawlmill: error: {exc}", file=r.stream)
         return None, None
+    drop_listings(r.root.meta, {"shuffle-map", "shuffle-partition", *r.passes.stage_names()})
     try:
         with interruptible():
             damaged = stop_at_failed_check(r.spec, r.planned)
@@ -297,6 +298,7 @@ def _map_stage(
         runner=session.map if session is not None else None, resume=local,
         label="shuffle map", markers=[map_marker_path(folder, k) for _, k in tasks],
         names=[p.input.relpath for p, _ in tasks], prepare=prepare, finish=finish,
+        started=[os.path.join(r.root.meta, "tmp", k) for _, k in tasks],
     )  # fmt: skip
 
 
@@ -546,6 +548,7 @@ def _partition_stage(
         done=partition_done, keys=keys, sizes=[0] * n, record=written, runner=start,
         label="shuffle write", markers=[os.path.join(root.meta, "done", f"{k}.json") for k in keys],
         names=[f"part-{i:05d}" for i in range(n)], depends=("shuffle-map",), prepare=prepare,
+        started=[os.path.join(root.meta, "tmp", k) for k in keys],
         starting=starting, finish=finish,
     )  # fmt: skip
     return stage

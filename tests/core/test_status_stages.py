@@ -51,6 +51,10 @@ def test_a_plain_conversion_is_one_stage_and_an_old_root_is_read_as_before(tmp_p
     (stage,) = status(out, capsys)[0]["stages"]
     assert stage["state"] == "incomplete" and stage["tasks"]["done"] == 2
 
+    # the listings alone answer: no per-mechanism keys, no line said twice
+    assert not {"passes", "final", "shuffle"} & set(data)
+    assert "final pass" not in text and len(text.splitlines()) == len(set(text.splitlines()))
+
     # a root written before listings: no "stages", the older readers answer as before
     old = tmp_path / "old"
     assert main(["convert", str(src), "-o", str(old), "--progress", "never"]) == 0
@@ -58,8 +62,12 @@ def test_a_plain_conversion_is_one_stage_and_an_old_root_is_read_as_before(tmp_p
     shutil.rmtree(old / ".crawlmill" / "stages")
     before, before_text = status(old, capsys)
     assert "stages" not in before and "stage " not in before_text
-    assert {k: v for k, v in new.items() if k != "stages"} == before
-    assert before["final"]["tasks"]["done"] == 3 and before["state"] == "finished"
+    assert {k: v for k, v in new.items() if k != "stages"} == {
+        k: v for k, v in before.items() if k not in ("passes", "final")
+    }
+    assert before["passes"] == [] and before["final"]["tasks"]["done"] == 3
+    assert before["state"] == "finished"
+    assert "final pass: 3/3 done, 0 running, 0 failed, 0 pending" in before_text
 
 
 def test_a_failed_plain_conversion_names_the_input(tmp_path, capsys, monkeypatch):
