@@ -13,8 +13,10 @@ commit rule read by the driver:
   e.g. written on a Spark worker's own disk) is a failure that names it, never a silent
   "not done" (issue 25, "Exit 0 over missing outputs").
 
-A stage whose dependency did not finish every task does not run (its tasks are counted as
-not started). Every mechanism of the engine is a stage: per-input conversion
+A stage whose dependency did not finish every task does not run (its tasks whose commit
+rule holds count as resumed, the others as not started). A whole run is one call: the
+collect and reduce stages of its passes and the per-input conversion, or a shuffle's map and
+partition stages, each stage's driver work in its ``prepare`` once its dependencies finished. Every mechanism of the engine is a stage: per-input conversion
 (:mod:`crawlmill.core.engine`), the collect, split and reduce tasks of a pass
 (:mod:`crawlmill.core.passes`), and a shuffle's map and partition tasks
 (:mod:`crawlmill.core.shuffle.run`).
@@ -199,8 +201,10 @@ def run_stages(
 ) -> dict[str, StageRun]:
     """Run ``stages`` in order (a stage after the ones it ``depends`` on), each on its own
     executor (``stage.executor``) or on a new one of ``executor()``; returns each stage's
-    :class:`StageRun`. A stage stops at the first damage (then its other tasks are cancelled)
-    and later stages do not run. Exceptions (Ctrl-C) cancel the running stage and propagate."""
+    :class:`StageRun`. Every stage is listed ``pending`` first. A stage stops at the first
+    damage (then its other tasks are cancelled) and later stages do not run (they are
+    ``blocked``: their tasks whose commit rule holds count as resumed). Exceptions (Ctrl-C)
+    cancel the running stage and propagate."""
     runs: dict[str, StageRun] = {}
     placed = _ordered(stages)
     started = time.time()
