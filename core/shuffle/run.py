@@ -223,15 +223,14 @@ def _shuffle_passes(r: RunState, shuffle: ShuffleSpec, session: Any) -> dict[str
     _describe(r, shuffle, pid, folder, keys)
     done = _finished_partitions(r, keys)
     spec_data = r.spec.model_dump(mode="json")
-    mapped = _map_stage(r, shuffle, folder, spec_data, session, set(done) if done else set(),
-                        need_runs=len(done) < len(keys))  # fmt: skip
     ended: dict[str, Any] = {}
+    mapped = _map_stage(r, shuffle, folder, spec_data, session, set(done), ended,
+                        need_runs=len(done) < len(keys))  # fmt: skip
     writing = _partition_stage(r, shuffle, folder, spec_data, keys, session, ended)
     runs = run_stages([mapped, writing], stream=r.stream, progress=r.spec.run.progress)
-    damaged = runs["shuffle-map"].damage
-    if damaged is not None or r.report.failures or len(r.completed) < len(r.planned):
+    if not ended.get("mapped"):
         _abandon(r, "the shuffle's map pass did not complete: no partition was written")
-        return damaged
+        return runs["shuffle-map"].damage
     return _partitions_written(r, shuffle, folder, keys, runs["shuffle-partition"], ended)
 
 
@@ -242,11 +241,14 @@ def _map_stage(
     spec_data: dict[str, Any],
     session: Any,
     done: set[int],
+    ended: dict[str, Any],
     *,
     need_runs: bool,
 ) -> Stage:
     """The map stage: one task per input (``r.todo``); its commit rule: the task's marker
-    of this run and (locally, while a partition is not finished) its run files intact."""
+    of this run and (locally, while a partition is not finished) its run files intact.
+    ``ended["mapped"]``: every input mapped, no failure, no damage (else no partition is
+    written)."""
     report = r.report
     count = len(r.planned)
     tasks = list(r.todo)
@@ -291,6 +293,9 @@ def _map_stage(
         report.inputs_skipped += len(run.resumed)
         seen = len(r.completed) + len(report.failures)
         report.inputs_cancelled += max(0, len(tasks) - seen)
+        ended["mapped"] = (
+            run.damage is None and not report.failures and len(r.completed) == len(r.planned)
+        )
 
     return _stage(
         r, "shuffle-map", session, payloads=payloads, fn=map_task, done=map_done,
@@ -483,6 +488,9 @@ def _partition_stage(
         return _partition_done(root, keys[i], r.fingerprint)
 
     def prepare() -> None:
+        if not ended.get("mapped"):  # the map stage ended with a failure: nothing to write
+            stage.payloads = []
+            return
         if shuffle.partitioning == "range":
             bounds[:] = boundaries(_samples(os.path.join(folder, "samples")), n)
             write_json_atomic(os.path.join(folder, "boundaries.json"), [b.hex() for b in bounds])
@@ -530,7 +538,7 @@ def _partition_stage(
 
     def finish(run: StageRun) -> None:
         markers.update({i: run.done[i] for i in run.resumed})
-        if local and not run.blocked:
+        if local and not run.blocked and ended.get("mapped"):
             report.shuffle = {
                 "run_bytes": scratch["run_bytes"],
                 "peak_scratch_bytes": scratch["peak"],

@@ -111,6 +111,9 @@ def test_status_names_a_failed_partition(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(warc.WarcWriter, "open", failing_open)
     report = engine.run(spec, progress=open(os.devnull, "w"))  # noqa: SIM115
     assert not report.ok
+    errors = [f["error"] for f in report.failures if not f["input"]]
+    assert errors == ["1 of 3 shuffle partition task(s) did not complete"]  # not the map's
+    assert report.shuffle is not None and report.written == 0
     status, text = _status(out, capsys)
     assert status["state"] == "failed"
     stages = {s["name"]: s for s in status["stages"]}  # from the stage listings
