@@ -71,9 +71,8 @@ from .run.convert import (
     RunState,
     Todo,
     collect_committed,
-    complete_input,
     execute,
-    run_passes_first,
+    input_done,
     stop_at_failed_check,
 )
 from .shuffle.run import execute as execute_shuffle
@@ -227,11 +226,9 @@ def _resume(
     for i, p in enumerate(planned):
         key = marker_key(p.input.path, fingerprint + salt)
         marker = None
-        if spec.run.resume:
-            marker = complete_input(root, key, fingerprint, p, len(planned), position_free)
-        listed = {o.path for o in marker.outputs} if marker is not None else set()
-        if listed and predicted is not None and not set(predicted[i]) <= listed:
-            marker = None  # its outputs are named otherwise now (a sibling came or went)
+        if spec.run.resume:  # the per-input stage's commit rule, read before anything runs
+            wants = predicted[i] if predicted is not None else None
+            marker = input_done(root, key, fingerprint, p, len(planned), wants, position_free)
         if marker is not None:
             completed[p.input.index] = marker
         else:
@@ -277,7 +274,7 @@ def _prepare(spec: PipelineSpec, registry: Registry, stream: TextIO, started: fl
     report.inputs_skipped = len(completed)
     return RunState(
         spec, registry, stream, started, pipeline, planned, predicted, fingerprint, data, root,
-        completed, todo, checked, report, passes,
+        completed, todo, checked, report, passes, free,
     )  # fmt: skip
 
 
@@ -377,7 +374,7 @@ def _execute_interruptibly(r: RunState) -> tuple[dict[str, Any] | None, Keyboard
     try:
         with interruptible():
             damaged = stop_at_failed_check(r.spec, r.planned)
-            if damaged is None and run_passes_first(r):
+            if damaged is None:  # the passes and the per-input stage, one graph
                 damaged = execute(r, count, run_task)  # engine.run_task: tests replace it
     except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: report what was done, then stop
         collect_committed(r.root, r.todo, r.fingerprint, count, r.completed, r.report)

@@ -68,7 +68,7 @@ from typing import Any, TextIO
 from .components import ResolvedPipeline
 from .contract import ReducePartitioner, declares_collect, reduce_key, reduce_summary_of
 from .errors import ConfigError
-from .executor import Executor
+from .executor import Executor, InProcessExecutor
 from .inputs import PlannedInput
 from .outputs import BOOKKEEPING, write_json_atomic
 from .pass_tasks import PassDir, collect_payload, collect_task, read_json, task_done
@@ -87,7 +87,7 @@ from .reduce_tasks import (
     split_task,
 )
 from .registry import Registry
-from .run.stage import Outcome, Stage, StageRun, listing_path, run_stages, write_listing
+from .run.stage import Outcome, Stage, StageRun, listing_path, run_stages
 from .spec import PipelineSpec
 from .stats import RunReport, filter_labels
 from .tables import load_table, write_table
@@ -102,6 +102,7 @@ __all__ = [
     "plan_passes",
     "end_run",
     "remove_other_passes",
+    "pass_stages",
     "run_json_path",
     "run_passes",
 ]
@@ -159,6 +160,10 @@ class PassPlan:
             if isinstance(marker, dict) and marker.get("counts"):
                 found[f"{p.label} reduce"] = dict(marker["counts"])
         return found
+
+    def stage_names(self) -> set[str]:
+        """The names of the stages the passes may run (collect, reduce, split)."""
+        return {f"{what}-{p.id}" for p in self.passes for what in ("collect", "reduce", "split")}
 
     @property
     def salt(self) -> str:
@@ -357,9 +362,33 @@ def run_passes(
     report: RunReport,
     stream: TextIO,
 ) -> bool:
-    """Write ``run.json``, then (when ``needed``: the final pass has inputs to convert) run
-    every pass not complete yet (every pass under ``run.resume: false``), in order. Returns ``False`` when a pass failed (its failures
-    are in ``report``): the final pass must not run."""
+    """Run the stages of :func:`pass_stages` alone; ``False`` when a pass failed (its
+    failures are in ``report``): the final pass must not run."""
+    stages = pass_stages(
+        plan, spec, planned, keys=keys, needed=needed, executor_for=executor_for,
+        report=report, stream=stream,
+    )  # fmt: skip
+    runs = run_stages(stages, stream=stream, progress=spec.run.progress)
+    return all(run.complete for run in runs.values())
+
+
+def pass_stages(
+    plan: PassPlan,
+    spec: PipelineSpec,
+    planned: Sequence[PlannedInput],
+    *,
+    keys: dict[int, str],
+    needed: bool,
+    executor_for: ExecutorFor,
+    report: RunReport,
+    stream: TextIO,
+) -> list[Stage]:
+    """Write ``run.json``, then (when ``needed``: the final pass has inputs to convert) the
+    stages of every pass, in order, each depending on the one before: per pass a collect
+    stage (one task per input) and a reduce stage (one task, in the driver). A pass whose
+    commit rule holds (its ``done.json``) is resumed whole; under ``run.resume: false`` the
+    pass folders are removed first, so every pass is redone. The last stage is
+    ``stages[-1]`` (the final pass depends on it)."""
     write_json_atomic(
         run_json_path(spec.output),
         {
@@ -373,12 +402,16 @@ def run_passes(
         },
     )
     if not needed:
-        return True
+        return []
     if not spec.run.resume:  # --no-resume: redo the passes too
         for p in plan.passes:
             shutil.rmtree(p.dir, ignore_errors=True)
     state = _PassRun(plan, spec, planned, executor_for, report, stream)
-    return all(_run_pass(state, n) for n in range(len(plan.passes)))
+    stages: list[Stage] = []
+    for n in range(len(plan.passes)):
+        stages += [_collect_stage(state, n, stages[-1].name if stages else None),
+                   _reduce_stage(state, n)]  # fmt: skip
+    return stages
 
 
 #: the words of a pass's line after its reduce when its class sets no ``reduce_summary``.
@@ -391,7 +424,10 @@ def _say(state: _PassRun, n: int, text: str) -> None:
           file=state.stream)  # fmt: skip
 
 
-def _run_pass(state: _PassRun, n: int) -> bool:
+def _prepare_pass(state: _PassRun, n: int) -> bool:
+    """Before the collect stage of pass ``n``: ``True`` when the pass is complete already
+    (kept whole); else its folder ready and the collect tasks of an earlier pass folder
+    with the same inputs kept (:func:`_adopt`)."""
     p = state.plan.passes[n]
     pdir = PassDir(p.dir)
     if pass_done(pdir) is not None:
@@ -412,7 +448,7 @@ def _run_pass(state: _PassRun, n: int) -> bool:
         )
     if state.spec.run.resume:
         _adopt(state, n, pdir)
-    return _collect(state, n, pdir) and _reduce(state, n, pdir)
+    return False
 
 
 def _adopt(state: _PassRun, n: int, pdir: PassDir) -> None:
@@ -477,49 +513,53 @@ def _place_rows(source: str, target: str, old: int, new: int) -> int:
     return write_table(target, table.set_column(at, table.schema.field(at), column))
 
 
-def _collect(state: _PassRun, n: int, pdir: PassDir) -> bool:
-    """Run the collect tasks not done yet; ``False`` when one failed."""
+def _collect_stage(state: _PassRun, n: int, after: str | None) -> Stage:
+    """The collect stage of pass ``n``: one task per input (its commit rule: the task's
+    rows and marker, or the whole pass complete); its failures stop the final pass."""
     p = state.plan.passes[n]
-    todo = [i for i in state.planned if task_done(pdir, i.input.index) is None]
-    if not todo:
-        return True
-    _say(state, n, f"collecting {len(todo)} of {len(state.planned)} input(s)")
+    pdir = PassDir(p.dir)
+    planned = list(state.planned)
     spec_data = state.spec.model_dump(mode="json")
     tables = {q.loc: PassDir(q.dir).table for q in state.plan.passes[:n]}
-    payloads = [
-        collect_payload(spec_data, i.input, i.reader, len(state.planned), p.info(), tables)
-        for i in todo
-    ]
-    stage = Stage(
+    kept = [False]  # the pass was complete when its stage began
+    chosen: list[PlannedInput] = []
+
+    def prepare() -> None:
+        kept[0] = _prepare_pass(state, n)
+
+    def starting(todo: list[int]) -> None:
+        _say(state, n, f"collecting {len(todo)} of {len(planned)} input(s)")
+        chosen[:] = [planned[k] for k in todo]
+
+    def finish(run: StageRun) -> None:
+        if not run.blocked and not run.complete:
+            failed = (run.tasks - len(run.done) - run.not_run) or 1  # or cancelled
+            _say(state, n, f"{failed} collect task(s) not done; the final pass does not run")
+
+    return Stage(
         name=f"collect-{p.id}",
-        payloads=payloads,
-        fn=collect_task,
-        done=lambda k: task_done(pdir, todo[k].input.index),
-        keys=[f"{p.id}:{i.input.index}" for i in todo],
-        sizes=[i.size or 0 for i in todo],
-        record=lambda outcome, log: _harvest(state, n, pdir, todo, outcome, log),
-        executor=lambda: state.executor_for(todo),
-        resume=False,  # the todo list is the tasks whose commit rule does not hold
-        stop_on_damage=False,
-        label=f"collect for {state.plan.passes[n].label}",
-        listing=_listing(state, f"collect-{p.id}"),
-        markers=[pdir.task_file(i.input.index, "json") for i in todo],
-        names=[i.input.relpath for i in todo],
-        before=[
-            (f"{p.id}:{i.input.index}", pdir.task_file(i.input.index, "json"))
-            for i in state.planned
-            if i not in todo
+        payloads=[
+            collect_payload(spec_data, i.input, i.reader, len(planned), p.info(), tables)
+            for i in planned
         ],
+        fn=collect_task,
+        done=lambda k: {"kept": True} if kept[0] else task_done(pdir, planned[k].input.index),
+        depends=(after,) if after else (),
+        keys=[f"{p.id}:{i.input.index}" for i in planned],
+        sizes=[i.size or 0 for i in planned],
+        record=lambda outcome, log: _harvest(state, n, pdir, planned, outcome, log),
+        executor=lambda: state.executor_for(chosen),
+        resume=state.spec.run.resume,
+        stop_on_damage=False,
+        label=f"collect for {p.label}",
+        listing=_listing(state, f"collect-{p.id}"),
+        markers=[pdir.task_file(i.input.index, "json") for i in planned],
+        names=[i.input.relpath for i in planned],
+        started=[pdir.task_file(i.input.index, "start.json") for i in planned],
+        prepare=prepare,
+        starting=starting,
+        finish=finish,
     )
-    run = run_stages([stage], stream=state.stream, progress=state.spec.run.progress)[
-        "collect-" + p.id
-    ]
-    failed = len(todo) - len(run.done) - run.not_run
-    if failed == 0 and any(task_done(pdir, i.input.index) is None for i in todo):
-        failed = 1  # cancelled before they ran
-    if failed:
-        _say(state, n, f"{failed} collect task(s) not done; the final pass does not run")
-    return failed == 0
 
 
 def _harvest(
@@ -563,46 +603,84 @@ def _rows(state: _PassRun, pdir: PassDir, p: Pass) -> Any:
     return pa.concat_tables(tables)
 
 
-def _reduce(state: _PassRun, n: int, pdir: PassDir) -> bool:
+def _reduce_stage(state: _PassRun, n: int) -> Stage:
+    """The reduce of pass ``n`` as a one-task stage run in the driver (its commit rule: the
+    pass's ``done.json`` with its tables whole). Once the collect stage is done, its
+    ``prepare`` decides how: in the driver, or split into partitions run by the executor
+    when the component declares ``reduce_by`` and its rows are larger than
+    ``run.reduce_memory`` or it fixes its partition count (:mod:`~crawlmill.core.reduce_tasks`;
+    the split and partition stages then list themselves, so this stage lists nothing)."""
+    p = state.plan.passes[n]
+    pdir = PassDir(p.dir)
+    name = f"reduce-{p.id}"
+    # the reduce key and partition count (None: in the driver), the stage's place
+    how: list[Any] = [None, None, None]
+
+    def prepare() -> None:
+        if pass_done(pdir) is not None:
+            return
+        rows = sum(os.path.getsize(pdir.task_file(i.input.index, "arrow")) for i in state.planned)
+        key = reduce_key(p.cls)
+        fixed = fixed_partitions(p.cls, p.options) if key is not None else None
+        if key is not None and (fixed is not None or rows > state.spec.run.reduce_memory):
+            how[:] = [key, fixed or partition_count(rows, state.spec.run.reduce_memory),
+                      stage.order]  # fmt: skip
+            stage.listing = None
+
+    def record(outcome: Outcome, log: Callable[[str], None]) -> None:
+        if outcome.error is not None:  # the driver cannot read back what the reduce wrote
+            _reduce_failed(state, pdir, f"pass {p.label} (reduce): {outcome.error}")
+
+    stage = Stage(
+        name=name, payloads=[None], fn=lambda _: _reduce(state, n, pdir, *how),
+        done=lambda _: pass_done(pdir), depends=(f"collect-{p.id}",), keys=["reduce"],
+        names=["(reduce)"], markers=[pdir.done], record=record, executor=InProcessExecutor,
+        resume=True, stop_on_damage=False, label=f"reduce for {p.label}",
+        listing=_listing(state, name), prepare=prepare, progress="never",
+    )  # fmt: skip
+    return stage
+
+
+def _reduce_failed(state: _PassRun, pdir: PassDir, error: str) -> None:
+    """Record the failure of a pass's reduce (``reduce.failed.json``, the report, stderr)."""
+    with contextlib.suppress(OSError):
+        write_json_atomic(pdir.reduce_failed, {"error": error})
+    state.report.failures.append({"input": None, "error": error})
+    print(f"crawlmill: error: {error}", file=state.stream)
+
+
+def _reduce(
+    state: _PassRun,
+    n: int,
+    pdir: PassDir,
+    key: str | None,
+    parts: int | None,
+    order: tuple[float, int] | None = None,
+) -> dict[str, Any]:
     """Run the reduce of pass ``n`` and write its table(s) and marker: in the driver, or
-    split into partitions run by the executor when the component declares ``reduce_by``
-    and its rows are larger than ``run.reduce_memory`` or it fixes its partition count
-    (:mod:`~crawlmill.core.reduce_tasks`)."""
+    (``parts``) split into partitions by ``key`` run by the executor. Returns the stage
+    task's result (``status`` ok, or failed with its error, recorded)."""
     p = state.plan.passes[n]
     started = time.monotonic()
     with contextlib.suppress(OSError):
         os.remove(pdir.reduce_failed)
     write_json_atomic(pdir.reduce_start, _stamp())
-    listed: list[Stage] = []  # the driver's reduce as a one-task stage, for its listing
-    rows_bytes = sum(os.path.getsize(pdir.task_file(i.input.index, "arrow")) for i in state.planned)
     try:
-        key = reduce_key(p.cls)
-        fixed = fixed_partitions(p.cls, p.options) if key is not None else None
-        if key is not None and (fixed is not None or rows_bytes > state.spec.run.reduce_memory):
-            parts = fixed or partition_count(rows_bytes, state.spec.run.reduce_memory)
-            marker = _split_reduce(state, n, pdir, key, parts)
+        if parts is not None:
+            marker = _split_reduce(state, n, pdir, key, parts, order)
         else:
-            listed.append(_driver_stage(state, n, pdir))
-            write_listing(listed[0], StageRun(listed[0].name, 1), "running")
             marker = _driver_reduce(state, n, pdir)
     except Exception as exc:
         error = f"pass {p.label} (reduce): {type(exc).__name__}: {exc}"
-        for stage in listed:  # the driver's reduce failed
-            write_listing(stage, StageRun(stage.name, 1, errors={0: error}), "failed")
-        with contextlib.suppress(OSError):
-            write_json_atomic(pdir.reduce_failed, {"error": error})
-        state.report.failures.append({"input": None, "error": error})
-        print(f"crawlmill: error: {error}", file=state.stream)
-        return False
+        _reduce_failed(state, pdir, error)
+        return {"status": "failed", "error": error}
     marker = {**p.info(), **marker, "seconds": round(time.monotonic() - started, 3)}
     write_json_atomic(pdir.done, marker)
-    for stage in listed:
-        write_listing(stage, StageRun(stage.name, 1, done={0: marker}), "done")
     shutil.rmtree(pdir.workdir, ignore_errors=True)
     how = f" in {len(marker['tables'])} partitions" if len(marker["tables"]) > 1 else ""
     seen, made = reduce_summary_of(p.cls, REDUCE_SUMMARY)
     _say(state, n, f"{marker['rows_in']} {seen}, {marker['rows']} {made}{how}")
-    return True
+    return {"status": "ok"}
 
 
 def _driver_reduce(state: _PassRun, n: int, pdir: PassDir) -> dict[str, Any]:
@@ -646,7 +724,14 @@ def _driver_reduce(state: _PassRun, n: int, pdir: PassDir) -> dict[str, Any]:
     return marker
 
 
-def _split_reduce(state: _PassRun, n: int, pdir: PassDir, key: str, parts: int) -> dict[str, Any]:
+def _split_reduce(
+    state: _PassRun,
+    n: int,
+    pdir: PassDir,
+    key: str,
+    parts: int,
+    order: tuple[float, int] | None = None,
+) -> dict[str, Any]:
     """The reduce split into ``parts`` partitions, run as split and reduce tasks through the
     executor; resumes the tasks a killed run finished when the partition count is the same."""
     p = state.plan.passes[n]
@@ -673,7 +758,7 @@ def _split_reduce(state: _PassRun, n: int, pdir: PassDir, key: str, parts: int) 
                     [f"split:{i.input.index}" for i in todo],
                     [rdir.split_file(i.input.index, "json") for i in todo], pdir.done),
                    [(f"split:{i.input.index}", rdir.split_file(i.input.index, "json"))
-                    for i in state.planned if i not in todo])  # fmt: skip
+                    for i in state.planned if i not in todo], order)  # fmt: skip
     waiting = [k for k in range(parts) if reduce_done(rdir, k) is None]
     if waiting:
         _say(state, n, f"reducing {len(waiting)} of {parts} partitions")
@@ -686,7 +771,7 @@ def _split_reduce(state: _PassRun, n: int, pdir: PassDir, key: str, parts: int) 
                     [f"part-{k:05d}" for k in waiting],
                     [rdir.reduce_marker(k) for k in waiting], pdir.done),
                    [(f"part-{k:05d}", rdir.reduce_marker(k))
-                    for k in range(parts) if k not in waiting])  # fmt: skip
+                    for k in range(parts) if k not in waiting], order)  # fmt: skip
     marker, written = _merge_markers(rdir, pdir, parts)
     if written:  # the partitions' ctx.output files, committed as a driver reduce's
         outputs = ReduceOutputs(
@@ -707,6 +792,7 @@ def _run_tasks(
     done: Callable[[int], Any],
     listed: tuple[str, str, list[str], list[str], str] | None = None,
     before: Sequence[tuple[str, str]] = (),
+    order: tuple[float, int] | None = None,
 ) -> None:
     """Run ``payloads`` as a stage (``done``: its commit rule); raise on the first task
     that did not end ok or that the driver cannot confirm. ``listed``: the stage's name,
@@ -728,22 +814,10 @@ def _run_tasks(
         name=name, payloads=payloads, fn=fn, done=done, record=record,
         executor=lambda: state.executor_for(list(state.planned)), resume=False,
         stop_on_damage=False, label=label, keys=keys, markers=markers, before=before,
-        final=final,
+        final=final, order=order,
         listing=_listing(state, name) if listed is not None else None,
     )  # fmt: skip
     run_stages([stage], stream=io.StringIO(), progress="never")
-
-
-def _driver_stage(state: _PassRun, n: int, pdir: PassDir) -> Stage:
-    """The reduce run in the driver, described as a one-task stage for its listing only
-    (its commit marker is the pass's ``done.json``)."""
-    p = state.plan.passes[n]
-    name = f"reduce-{p.id}"
-    return Stage(
-        name=name, payloads=[None], fn=lambda _: None, done=lambda _: read_json(pdir.done),
-        keys=["reduce"], names=["(reduce)"], markers=[pdir.done], label=f"reduce for {p.label}",
-        listing=_listing(state, name),
-    )  # fmt: skip
 
 
 def _listing(state: _PassRun, name: str) -> str:

@@ -2,18 +2,21 @@
 did, read from the root's bookkeeping files only (never the lock, so it works while a run
 holds it).
 
-Sources: ``.crawlmill/run.json`` (exists while a run uses the root: pid, host, start, its
-passes and final-pass marker keys; left behind by a killed run), each pass's folder below
-``.crawlmill/passes/`` (:mod:`crawlmill.core.passes`: task start/heartbeat, done and failed
-markers, reduce markers), the final pass's completion markers (``done/``) and task temp
-folders (``tmp/<key>``: a final task is running), and ``report.json`` (failures of the last
-finished run). A sorted shuffle (:mod:`crawlmill.core.shuffle.run`) shows as two passes, its
-map pass (one task per input; markers ``passes/<id>-shuffle/map/<key>.json``) and its
-partition pass (one task per partition, the final pass; completion markers ``done/<key>.json``),
-from the ``shuffle.json`` its driver writes in the shuffle folder.
+Sources: ``.crawlmill/run.json`` (exists while a run uses the root: pid, host, start;
+left behind by a killed run), ``report.json`` (the last finished run's accounting and
+failures) and the **stage listings** ``.crawlmill/stages/<name>.json`` that
+:func:`~crawlmill.core.run.stage.run_stages` writes as each stage starts and ends: every
+kind of stage (per-input conversion, a pass's collect, split and reduce, a shuffle's map and
+partition) is read through one code path, each task done when the marker its listing names
+is there, failed when the listing names its error, running while the run is alive and the
+task's sign of life (its temp folder or start marker) is there.
 
-A task or reduce counts as *running* while its process is alive (same host) or, on another
-host, while its heartbeat is recent; a start marker of a dead process is *interrupted*.
+A root written before stage listings existed (no ``stages/``) is read as before, through
+each mechanism's own files: each pass's folder below ``.crawlmill/passes/``
+(:mod:`crawlmill.core.passes`), the final pass's completion markers (``done/``) and temp
+folders (``tmp/<key>``), and a sorted shuffle's ``shuffle.json`` (its map and partition
+passes). There a task or reduce counts as *running* while its process is alive (same host)
+or, on another host, while its heartbeat is recent.
 """
 
 from __future__ import annotations
@@ -292,24 +295,40 @@ def _stages(meta: str, alive: bool) -> list[dict[str, Any]] | None:
         data = read_json(os.path.join(folder, name)) if name.endswith(".json") else None
         if isinstance(data, dict) and isinstance(data.get("tasks"), list):
             listings.append(data)
-    return [_stage(meta, s, alive) for s in sorted(listings, key=lambda s: s.get("written", 0))]
+    return [_stage(meta, s, alive) for s in sorted(listings, key=_listed_order)]
+
+
+def _listed_order(listing: dict[str, Any]) -> tuple[float, float, float]:
+    """Where a listing stands: its graph's start and its place in it, then when written."""
+    written = float(listing.get("written") or 0)
+    order = listing.get("order")
+    if isinstance(order, list) and len(order) == 2:
+        return float(order[0]), float(order[1]), written
+    return written, 0.0, written
 
 
 def _stage(meta: str, listing: dict[str, Any], alive: bool) -> dict[str, Any]:
-    """One stage's status from its listing (see :func:`_stages`)."""
+    """One stage's status from its listing (see :func:`_stages`): a task not done whose
+    sign of life the listing names is there is running while the run is alive."""
     tasks = {"total": 0, "done": 0, "running": 0, "failed": 0, "pending": 0}
     failed: list[dict[str, Any]] = []
+    running: list[dict[str, Any]] = []
     final = listing.get("final")
     closed = bool(final) and os.path.exists(os.path.join(meta, final))
+    live = alive and listing.get("state") == "running"
     for task in listing["tasks"]:
         tasks["total"] += 1
-        marker = task.get("marker")
+        marker, started = task.get("marker"), task.get("started")
+        name = task.get("name") or task.get("key")
         if closed or os.path.exists(os.path.join(meta, marker)) if marker else task.get("done"):
             tasks["done"] += 1
         elif task.get("error"):
             tasks["failed"] += 1
-            failed.append({"input": task.get("name") or task.get("key"), "error": task["error"]})
-    tasks["pending"] = tasks["total"] - tasks["done"] - tasks["failed"]
+            failed.append({"input": name, "error": task["error"]})
+        elif live and started and os.path.exists(os.path.join(meta, started)):
+            tasks["running"] += 1
+            running.append({"input": name})
+    tasks["pending"] = tasks["total"] - tasks["done"] - tasks["failed"] - tasks["running"]
     written = listing.get("state")
     if tasks["done"] == tasks["total"] and written != "blocked":
         state = "done"
@@ -317,6 +336,8 @@ def _stage(meta: str, listing: dict[str, Any], alive: bool) -> dict[str, Any]:
         state = "failed"
     elif written == "running" and alive:
         state = "running"
+    elif written == "pending":
+        state = "pending"
     elif written == "blocked":
         state = "not run"
     else:  # its run stopped before it ended (killed, Ctrl-C), or a marker went missing
@@ -327,8 +348,23 @@ def _stage(meta: str, listing: dict[str, Any], alive: bool) -> dict[str, Any]:
         "depends": listing.get("depends") or [],
         "state": state,
         "tasks": tasks,
+        "running": running,
         "failed": failed,
     }
+
+
+def _mechanisms(
+    status: dict[str, Any], meta: str, run: dict | None, alive: bool, report: dict | None
+) -> None:
+    """The passes and the final pass (or a shuffle's two passes) of a root written before
+    stage listings existed, from each mechanism's own files."""
+    status["passes"] = [_pass_status(p, alive) for p in _passes(meta, run)]
+    shuffle = _shuffle_info(meta, run)
+    if shuffle is None:
+        status["final"] = _final(meta, run, alive, report if run is None else None)
+    else:  # the partition pass is the final pass: its tasks write the outputs
+        status["shuffle"] = _shuffle(meta, shuffle, alive, report if run is None else None)
+        status["final"] = status["shuffle"]["partition"]
 
 
 def read_status(output: str) -> dict[str, Any]:
@@ -356,16 +392,11 @@ def read_status(output: str) -> dict[str, Any]:
         status["run"] = {k: run.get(k) for k in ("pid", "host", "started")}
     if report is not None and run is None:
         status["accounting"] = report.get("accounting")
-    status["passes"] = [_pass_status(p, alive) for p in _passes(meta, run)]
-    shuffle = _shuffle_info(meta, run)
-    if shuffle is None:
-        status["final"] = _final(meta, run, alive, report if run is None else None)
-    else:  # the partition pass is the final pass: its tasks write the outputs
-        status["shuffle"] = _shuffle(meta, shuffle, alive, report if run is None else None)
-        status["final"] = status["shuffle"]["partition"]
     stages = _stages(meta, alive)
-    if stages is not None:
+    if stages is not None:  # one reader for every kind of stage: the listings
         status["stages"] = stages
+    else:  # a root written before stage listings: each mechanism's own reader
+        _mechanisms(status, meta, run, alive, report)
     status["orphans"] = orphans_of_root(OutputRoot(output), (report or {}).get("orphans") or [])
     return status
 
@@ -378,47 +409,18 @@ def _tasks_line(tasks: dict[str, int]) -> str:
 
 
 def format_status(status: dict[str, Any]) -> str:
-    """The status as text, one line per pass and per failed or running task."""
+    """The status as text: one line per stage (or, for a root written before stage
+    listings, per pass) and per failed or running task."""
     lines = [f"{status['output']}: {status['state']}"]
     if "run" in status:
         run = status["run"]
         lines[0] += f" (pid {run.get('pid')} on {run.get('host')})"
     if status.get("accounting"):
         lines.append(f"  {status['accounting']}")
-    steps = [(f"pass {p['name']} [{p['id']}]", p) for p in status["passes"]]
-    shuffle = status.get("shuffle")
-    if shuffle is not None:
-        n, how = shuffle["partitions"], shuffle["partitioning"]
-        steps.append((f"shuffle map pass [{shuffle['id']}]", shuffle["map"]))
-        title = f"shuffle partition pass [{shuffle['id']}] ({n} {how} partitions, final)"
-        steps.append((title, shuffle["partition"]))
+    if "stages" in status:
+        lines += _stage_lines(status, lines)
     else:
-        steps.append(("final pass", {"state": "", **status["final"]}))
-    if status.get("interrupted"):  # where it stopped, when the run has stages
-        lines[0] += f" {status['interrupted'].removeprefix('interrupted').strip()}".rstrip()
-        stage = next((t for t, step in steps if step.get("state") == "interrupted"), None)
-        if stage is None and all(step.get("state") == "done" for _, step in steps[:-1]):
-            stage = steps[-1][0]  # the earlier passes are done: it stopped in the final one
-        if stage is not None and len(steps) > 1:
-            lines[0] += f" during the {stage.removeprefix('pass ')}"
-    for title, step in steps:
-        state = f"{step['state']}: " if step.get("state") else ""
-        line = f"{title}: {state}{_tasks_line(step['tasks'])}"
-        if "reduce" in step:
-            split = step["reduce"]
-            line += f"; reduce: {split['done']} of {split['partitions']} partitions done"
-        lines.append(line)
-        lines.extend(f"  running: {t['input']}" for t in step["running"])
-        lines.extend(f"  failed: {t['input'] or '(reduce)'}: {t['error']}" for t in step["failed"])
-    for stage in status.get("stages") or []:
-        title = stage["label"] or stage["name"]
-        tasks = stage["tasks"]
-        lines.append(
-            f"stage {stage['name']} ({title}): {stage['state']}: "
-            f"{tasks['done']}/{tasks['total']} done, {tasks['failed']} failed, "
-            f"{tasks['pending']} not done"
-        )
-        lines.extend(f"  failed: {t['input']}: {t['error']}" for t in stage["failed"])
+        lines += _mechanism_lines(status, lines)
     orphans = status.get("orphans") or []
     if orphans:
         files = sum(len(o["outputs"]) + len(o["quarantine"]) for o in orphans)
@@ -430,3 +432,62 @@ def format_status(status: dict[str, Any]) -> str:
             shown = ", ".join(o["outputs"] + o["quarantine"]) or "no files"
             lines.append(f"  orphaned ({o['reason']}: {o['input_path']}): {shown}")
     return "\n".join(lines)
+
+
+def _stage_lines(status: dict[str, Any], head: list[str]) -> list[str]:
+    """The stages' lines; an interrupted run says on ``head[0]`` where it stopped (the first
+    stage interrupted, else the first not done)."""
+    stages = status["stages"]
+    if status.get("interrupted"):
+        head[0] += f" {status['interrupted'].removeprefix('interrupted').strip()}".rstrip()
+        where = next((s for s in stages if s["state"] == "interrupted"), None) or next(
+            (s for s in stages if s["state"] != "done"), None
+        )
+        if where is not None and len(stages) > 1:
+            head[0] += f" during the stage {where['label'] or where['name']}"
+    lines = []
+    for stage in stages:
+        title = stage["label"] or stage["name"]
+        tasks = stage["tasks"]
+        running = f", {tasks['running']} running" if tasks["running"] else ""
+        lines.append(
+            f"stage {stage['name']} ({title}): {stage['state']}: "
+            f"{tasks['done']}/{tasks['total']} done{running}, {tasks['failed']} failed, "
+            f"{tasks['pending']} not done"
+        )
+        lines.extend(f"  running: {t['input']}" for t in stage.get("running") or [])
+        lines.extend(f"  failed: {t['input']}: {t['error']}" for t in stage["failed"])
+    return lines
+
+
+def _mechanism_lines(status: dict[str, Any], head: list[str]) -> list[str]:
+    """The lines of a root written before stage listings: its passes and its final pass
+    (or a shuffle's map and partition passes); an interrupted run says on ``head[0]`` in
+    which it stopped."""
+    steps = [(f"pass {p['name']} [{p['id']}]", p) for p in status["passes"]]
+    shuffle = status.get("shuffle")
+    if shuffle is not None:
+        n, how = shuffle["partitions"], shuffle["partitioning"]
+        steps.append((f"shuffle map pass [{shuffle['id']}]", shuffle["map"]))
+        title = f"shuffle partition pass [{shuffle['id']}] ({n} {how} partitions, final)"
+        steps.append((title, shuffle["partition"]))
+    else:
+        steps.append(("final pass", {"state": "", **status["final"]}))
+    if status.get("interrupted"):  # where it stopped, when the run has stages
+        head[0] += f" {status['interrupted'].removeprefix('interrupted').strip()}".rstrip()
+        stage = next((t for t, step in steps if step.get("state") == "interrupted"), None)
+        if stage is None and all(step.get("state") == "done" for _, step in steps[:-1]):
+            stage = steps[-1][0]  # the earlier passes are done: it stopped in the final one
+        if stage is not None and len(steps) > 1:
+            head[0] += f" during the {stage.removeprefix('pass ')}"
+    lines = []
+    for title, step in steps:
+        state = f"{step['state']}: " if step.get("state") else ""
+        line = f"{title}: {state}{_tasks_line(step['tasks'])}"
+        if "reduce" in step:
+            split = step["reduce"]
+            line += f"; reduce: {split['done']} of {split['partitions']} partitions done"
+        lines.append(line)
+        lines.extend(f"  running: {t['input']}" for t in step["running"])
+        lines.extend(f"  failed: {t['input'] or '(reduce)'}: {t['error']}" for t in step["failed"])
+    return lines

@@ -22,12 +22,12 @@ from ..inputs import PlannedInput
 from ..messages import Marker, TaskPayload, TaskResult, TaskStatus
 from ..outputs import OutputRoot
 from ..ownership import OutputPlan
-from ..passes import PassPlan, run_passes
+from ..passes import PassPlan, pass_stages
 from ..registry import Registry
 from ..spec import PipelineSpec
 from ..stats import RunReport
 from ..task import run_task, seed_registry
-from .stage import Outcome, Stage, listing_path, run_stages
+from .stage import Outcome, Stage, StageRun, drop_listings, listing_path, run_stages
 
 __all__ = [
     "Completed",
@@ -40,6 +40,8 @@ __all__ = [
     "damage_error",
     "executor_for",
     "execute",
+    "input_done",
+    "pass_stages_of",
     "record_result",
     "run_passes_first",
     "stop_at_failed_check",
@@ -77,6 +79,8 @@ class RunState:
     report: RunReport
     #: the collect/reduce passes before the final pass (:mod:`crawlmill.core.passes`).
     passes: PassPlan
+    #: the writer is ``position_free`` (an input's marker holds wherever it now stands).
+    position_free: bool = False
 
 
 def task_payload(
@@ -204,82 +208,124 @@ def executor_for(spec: PipelineSpec, registry: Registry, todo: Todo) -> Executor
 
 
 def run_passes_first(r: RunState) -> bool:
-    """The collect/reduce passes before the final pass (only when it has inputs to convert);
+    """The collect/reduce passes before the final pass run alone (:func:`pass_stages_of`);
     ``False`` when one failed: then the final pass's inputs are cancelled."""
-    keys = {p.input.index: key for p, key in r.todo}
-    keys.update({i: m.key for i, m in r.completed.items()})
-    ok = run_passes(
-        r.passes, r.spec, r.planned, keys=keys, needed=bool(r.todo),
-        executor_for=lambda inputs: executor_for(r.spec, r.registry, [(p, "") for p in inputs]),
-        report=r.report, stream=r.stream,
-    )  # fmt: skip
+    runs = run_stages(pass_stages_of(r), stream=r.stream, progress=r.spec.run.progress)
+    ok = all(run.complete for run in runs.values())
     if not ok:
         r.report.inputs_cancelled += len(r.todo)
     return ok
 
 
+def pass_stages_of(r: RunState) -> list[Stage]:
+    """The stages of the collect/reduce passes before the final pass
+    (:func:`~crawlmill.core.passes.pass_stages`; none when the final pass has no input to
+    convert); the final pass's stage depends on the last one."""
+    keys = {p.input.index: key for p, key in r.todo}
+    keys.update({i: m.key for i, m in r.completed.items()})
+    return pass_stages(
+        r.passes, r.spec, r.planned, keys=keys, needed=bool(r.todo),
+        executor_for=lambda inputs: executor_for(r.spec, r.registry, [(p, "") for p in inputs]),
+        report=r.report, stream=r.stream,
+    )  # fmt: skip
+
+
+def input_done(
+    root: OutputRoot,
+    key: str,
+    fingerprint: str,
+    p: PlannedInput,
+    count: int,
+    planned: list[str] | None,
+    position_free: bool = False,
+) -> Marker | None:
+    """The per-input stage's commit rule: the input's marker (:func:`complete_input`, its
+    place ignored with a ``position_free`` writer) listing every output the writer plans for
+    it now (``planned``; a sibling that came or went renames them), else ``None``."""
+    marker = complete_input(root, key, fingerprint, p, count, position_free)
+    listed = {o.path for o in marker.outputs} if marker is not None else set()
+    if listed and planned is not None and not set(planned) <= listed:
+        return None
+    return marker
+
+
 def convert_stage(r: RunState, count: int, fn: Callable[[Any], Any] = run_task) -> Stage:
-    """The per-input conversion as a stage: one task per input to convert (``r.todo``),
-    :func:`~crawlmill.core.task.run_task` as its function, :func:`complete_input` as its
-    commit rule. Resume was decided when the run was planned (the commit rule, and the
-    outputs the writer plans now; ownership checks need it before anything runs), so the
-    stage does not re-apply it."""
+    """The per-input conversion as a stage: one task per input,
+    :func:`~crawlmill.core.task.run_task` as its function, :func:`input_done` as its commit
+    rule, which resumes the inputs done (``run.resume``) and confirms the others. Planning
+    read the same rule before anything ran (``r.todo``: ownership checks need it); the
+    stage's own reading decides, and :attr:`RunState.todo` and the report follow it."""
     spec_data = r.spec.model_dump(mode="json")
     replaceable = r.checked.replaceable if r.checked is not None else {}
-    todo = r.todo
+    tasks = sorted(
+        r.todo + [(p, r.completed[p.input.index].key) for p in r.planned
+                  if p.input.index in r.completed],
+        key=lambda t: t[0].input.index,
+    )  # fmt: skip
     payloads = [
         task_payload(spec_data, p, key, r.fingerprint, count, replaceable.get(p.input.index),
                      r.passes.tables)
-        for p, key in todo
+        for p, key in tasks
     ]  # fmt: skip
     first_damage = [True]
+    chosen: list[int] = []
+    at = {p.input.index: n for n, p in enumerate(r.planned)}
 
     def done(i: int) -> Marker | None:
-        p, key = todo[i]
-        return complete_input(r.root, key, r.fingerprint, p, count)
+        p, key = tasks[i]
+        planned = r.predicted[at[p.input.index]] if r.predicted is not None else None
+        return input_done(r.root, key, r.fingerprint, p, count, planned, r.position_free)
 
     def record(outcome: Outcome, log: Callable[[str], None]) -> None:
-        p, key = todo[outcome.index]
+        p, key = tasks[outcome.index]
         result = outcome.result
         if outcome.error is not None:
             log(f"crawlmill: task failed: {p.input.path}: {outcome.error}")
             result = crashed(p, key, count, outcome.error)
+        r.completed.pop(p.input.index, None)  # planning's reading, not the stage's
         record_result(result, p, r.report, r.completed)
         if result.damage is not None:
             if not first_damage[0]:  # the first is the error the run stops with
                 log(f"crawlmill: error: {damage_error(result.damage)}")
             first_damage[0] = False
 
+    def finish(run: StageRun) -> None:
+        for i in run.resumed:
+            r.completed[tasks[i][0].input.index] = run.done[i]
+        r.todo = [t for i, t in enumerate(tasks) if i not in run.resumed]
+        r.report.inputs_skipped = len(run.resumed)
+        r.report.inputs_cancelled += run.not_run
+
     return Stage(
         name="convert",
         payloads=payloads,
         fn=fn,
         done=done,
-        keys=[key for _, key in todo],
-        sizes=[p.size or 0 for p, _ in todo],
+        keys=[key for _, key in tasks],
+        sizes=[p.size or 0 for p, _ in tasks],
         record=record,
-        executor=lambda: executor_for(r.spec, r.registry, todo),
-        resume=False,
+        executor=lambda: executor_for(r.spec, r.registry, [tasks[i] for i in chosen]),
+        resume=r.spec.run.resume,
         label="write (final pass)" if r.passes.tables else None,
         listing=listing_path(r.root.meta, "convert"),
-        markers=[os.path.join(r.root.meta, "done", f"{key}.json") for _, key in todo],
-        names=[p.input.relpath for p, _ in todo],
-        before=[
-            (m.key, os.path.join(r.root.meta, "done", f"{m.key}.json"))
-            for _, m in sorted(r.completed.items())
-        ],
+        markers=[os.path.join(r.root.meta, "done", f"{key}.json") for _, key in tasks],
+        names=[p.input.relpath for p, _ in tasks],
+        started=[os.path.join(r.root.meta, "tmp", key) for _, key in tasks],
+        starting=lambda todo: chosen.extend(todo),
+        finish=finish,
     )
 
 
 def execute(r: RunState, count: int, fn: Callable[[Any], Any] = run_task) -> dict[str, Any] | None:
-    """Run the per-input tasks (:func:`convert_stage`, task function ``fn``); fill
-    ``r.completed`` and the report's failures. Returns the damage that stopped an
-    ``on_error: fail`` run, if any."""
+    """Run the collect/reduce passes and the per-input tasks (:func:`convert_stage`, task
+    function ``fn``) as one graph of stages; fill ``r.completed`` and the report's failures.
+    Returns the damage that stopped an ``on_error: fail`` run, if any."""
+    drop_listings(r.root.meta, {"convert", *r.passes.stage_names()})
+    stages = pass_stages_of(r)
     stage = convert_stage(r, count, fn)
-    runs = run_stages([stage], stream=r.stream, progress=r.spec.run.progress)
-    run = runs["convert"]
-    r.report.inputs_cancelled += run.not_run
-    return run.damage
+    stage.depends = (stages[-1].name,) if stages else ()
+    runs = run_stages([*stages, stage], stream=r.stream, progress=r.spec.run.progress)
+    return runs["convert"].damage
 
 
 def collect_committed(

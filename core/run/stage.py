@@ -13,8 +13,10 @@ commit rule read by the driver:
   e.g. written on a Spark worker's own disk) is a failure that names it, never a silent
   "not done" (issue 25, "Exit 0 over missing outputs").
 
-A stage whose dependency did not finish every task does not run (its tasks are counted as
-not started). Every mechanism of the engine is a stage: per-input conversion
+A stage whose dependency did not finish every task does not run (its tasks whose commit
+rule holds count as resumed, the others as not started). A whole run is one call: the
+collect and reduce stages of its passes and the per-input conversion, or a shuffle's map and
+partition stages, each stage's driver work in its ``prepare`` once its dependencies finished. Every mechanism of the engine is a stage: per-input conversion
 (:mod:`crawlmill.core.engine`), the collect, split and reduce tasks of a pass
 (:mod:`crawlmill.core.passes`), and a shuffle's map and partition tasks
 (:mod:`crawlmill.core.shuffle.run`).
@@ -22,6 +24,7 @@ not started). Every mechanism of the engine is a stage: per-input conversion
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -37,6 +40,7 @@ __all__ = [
     "Outcome",
     "Stage",
     "StageRun",
+    "drop_listings",
     "listing_path",
     "run_stages",
     "unconfirmed",
@@ -137,11 +141,26 @@ class Stage:
     markers: Sequence[str] = ()
     #: each task's name for people in the listing (an input's relpath; default its key).
     names: Sequence[str] = ()
+    #: each task's sign of life while it runs (a temp folder or start marker it holds),
+    #: listed for ``crawlmill status`` (running: present while the run is alive).
+    started: Sequence[str] = ()
     #: a marker whose presence means every task is done (a pass's ``done.json``: the work
     #: folder holding its split and reduce markers is removed then), listed for the reader.
     final: str | None = None
     #: tasks of this stage done before it was built, as ``(key, marker path)``: listed as done.
     before: Sequence[tuple[str, str]] = ()
+    #: driver work once the dependencies finished, before the commit rule is read (e.g. a
+    #: pass folder prepared, rows of an earlier run kept); it may fill in ``payloads``.
+    prepare: Callable[[], None] | None = None
+    #: ``starting(todo)``: told the tasks about to run (indexes; called only when some are).
+    starting: Callable[[list[int]], None] | None = None
+    #: ``finish(run)``: the stage's own accounting once it ended (also when blocked).
+    finish: Callable[[StageRun], None] | None = None
+    #: the progress setting of this stage (``None``: the one given to :func:`run_stages`).
+    progress: str | None = None
+    #: where the stage stands among the listings (``[graph start, position]``; set by
+    #: :func:`run_stages`; a stage run inside another's task takes that one's).
+    order: tuple[float, int] | None = None
 
     def key(self, i: int) -> str:
         """Task ``i``'s name."""
@@ -182,20 +201,43 @@ def run_stages(
 ) -> dict[str, StageRun]:
     """Run ``stages`` in order (a stage after the ones it ``depends`` on), each on its own
     executor (``stage.executor``) or on a new one of ``executor()``; returns each stage's
-    :class:`StageRun`. A stage stops at the first damage (then its other tasks are cancelled)
-    and later stages do not run. Exceptions (Ctrl-C) cancel the running stage and propagate."""
+    :class:`StageRun`. Every stage is listed ``pending`` first. A stage stops at the first
+    damage (then its other tasks are cancelled) and later stages do not run (they are
+    ``blocked``: their tasks whose commit rule holds count as resumed). Exceptions (Ctrl-C)
+    cancel the running stage and propagate."""
     runs: dict[str, StageRun] = {}
-    for stage in _ordered(stages):
+    placed = _ordered(stages)
+    started = time.time()
+    for k, stage in enumerate(placed):  # the whole graph is listed before it runs
+        stage.order = stage.order or (started, k)
+        write_listing(stage, StageRun(stage.name, len(stage.payloads)), "pending")
+    for stage in placed:
         blocked = any(d in runs and not runs[d].complete for d in stage.depends) or any(
             r.damage is not None for r in runs.values()
         )
         if blocked:
-            runs[stage.name] = StageRun(stage.name, len(stage.payloads), blocked=True)
-            runs[stage.name].not_run = len(stage.payloads)
-            write_listing(stage, runs[stage.name], "blocked")
-            continue
-        runs[stage.name] = _run_stage(stage, executor, stream, progress)
+            run = runs[stage.name] = _resumed(stage, StageRun(stage.name, len(stage.payloads)))
+            run.blocked = True
+            run.not_run = len(stage.payloads) - len(run.done)
+            write_listing(stage, run, "blocked")
+        else:
+            if stage.prepare is not None:
+                stage.prepare()
+            runs[stage.name] = _run_stage(stage, executor, stream, progress)
+        if stage.finish is not None:
+            stage.finish(runs[stage.name])
     return runs
+
+
+def _resumed(stage: Stage, run: StageRun) -> StageRun:
+    """``run`` with the tasks whose commit rule holds already done and resumed (the one
+    resume rule; none when ``stage.resume`` is off)."""
+    for i in range(len(stage.payloads)) if stage.resume else ():
+        marker = stage.done(i)
+        if marker is not None:
+            run.done[i] = marker
+            run.resumed.add(i)
+    return run
 
 
 def _ordered(stages: Sequence[Stage]) -> list[Stage]:
@@ -218,18 +260,13 @@ def _ordered(stages: Sequence[Stage]) -> list[Stage]:
 def _run_stage(
     stage: Stage, executor: Callable[[], Executor] | None, stream: TextIO, progress: str
 ) -> StageRun:
-    run = StageRun(stage.name, len(stage.payloads))
-    todo = []
-    for i in range(len(stage.payloads)):
-        marker = stage.done(i) if stage.resume else None
-        if marker is not None:
-            run.done[i] = marker
-            run.resumed.add(i)
-        else:
-            todo.append(i)
+    run = _resumed(stage, StageRun(stage.name, len(stage.payloads)))
+    todo = [i for i in range(len(stage.payloads)) if i not in run.done]
     if not todo:
         write_listing(stage, run, "done")
         return run
+    if stage.starting is not None:
+        stage.starting(todo)
     write_listing(stage, run, "running")
     make = stage.executor or executor
     if make is None:
@@ -237,6 +274,7 @@ def _run_stage(
     ex = make()
     sizes = [stage.sizes[i] if stage.sizes else 0 for i in todo]
     payloads = [stage.payloads[i] for i in todo]
+    progress = stage.progress or progress
     monitor = ProgressMonitor(
         ex.channel, stream, progress, len(todo), sum(s or 0 for s in sizes), label=stage.label
     )
@@ -276,6 +314,16 @@ def _run_stage(
     return run
 
 
+def drop_listings(meta: str, keep: set[str]) -> None:
+    """Remove the stage listings in the work folder ``meta`` of stages not named in
+    ``keep`` (a run's plan: the listings of older runs' other stages would read as stale)."""
+    folder = os.path.join(meta, "stages")
+    for name in os.listdir(folder) if os.path.isdir(folder) else []:
+        if name.endswith(".json") and name[: -len(".json")] not in keep:
+            with contextlib.suppress(OSError):
+                os.remove(os.path.join(folder, name))
+
+
 def listing_path(meta: str, name: str) -> str:
     """Where stage ``name``'s listing goes in the work folder ``meta`` (``OUT/.crawlmill``)."""
     return os.path.join(meta, "stages", f"{name}.json")
@@ -283,9 +331,9 @@ def listing_path(meta: str, name: str) -> str:
 
 def write_listing(stage: Stage, run: StageRun, state: str) -> None:
     """Write ``stage.listing`` atomically (when set): the stage's name, label, dependencies,
-    ``state`` (``running``, ``done``, ``failed``, ``interrupted``, ``blocked``) and its tasks
+    ``state`` (``pending``, ``running``, ``done``, ``failed``, ``interrupted``, ``blocked``) and its tasks
     (key, marker path relative to the work folder, done as the driver knows it now, error).
-    Written when the stage starts
+    Written when its graph starts, when the stage starts
     and when it ends, never per task: a task's completion meanwhile is its marker, which the
     reader checks (``crawlmill status``)."""
     if stage.listing is None:
@@ -305,6 +353,7 @@ def write_listing(stage: Stage, run: StageRun, state: str) -> None:
                 "key": stage.key(i),
                 "name": stage.names[i] if stage.names else stage.key(i),
                 "marker": where(stage.markers[i] if stage.markers else None),
+                "started": where(stage.started[i] if stage.started else None),
                 "done": i in run.done,
                 "error": run.errors.get(i),
             }
@@ -320,6 +369,7 @@ def write_listing(stage: Stage, run: StageRun, state: str) -> None:
             "state": state,
             "damage": run.damage,
             "written": time.time(),
+            "order": list(stage.order) if stage.order else None,
             "tasks": tasks,
         },
     )

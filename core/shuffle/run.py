@@ -63,7 +63,7 @@ from ..run.convert import (
     stop_at_failed_check,
     task_payload,
 )
-from ..run.stage import Outcome, Stage, listing_path, run_stages
+from ..run.stage import Outcome, Stage, StageRun, drop_listings, listing_path, run_stages
 from ..spec import PipelineSpec
 from ..stats import filter_labels
 from . import runfile
@@ -133,6 +133,7 @@ def execute(r: RunState) -> tuple[dict[str, Any] | None, KeyboardInterrupt | Non
         r.report.failures.append({"input": None, "error": str(exc)})
         print(f"crawlmill: error: {exc}", file=r.stream)
         return None, None
+    drop_listings(r.root.meta, {"shuffle-map", "shuffle-partition", *r.passes.stage_names()})
     try:
         with interruptible():
             damaged = stop_at_failed_check(r.spec, r.planned)
@@ -147,42 +148,17 @@ def execute(r: RunState) -> tuple[dict[str, Any] | None, KeyboardInterrupt | Non
     return damaged, None
 
 
-def _run_stage(
-    r: RunState,
-    name: str,
-    fn: Any,
-    payloads: list[dict[str, Any]],
-    keys: list[str],
-    sizes: list[int],
-    done: Any,
-    record: Any,
-    session: Any = None,
-    start: Any = None,
-    label: str | None = None,
-    markers: list[str] | None = None,
-    names: list[str] | None = None,
-    before: list[tuple[str, str]] | None = None,
-) -> dict[str, Any] | None:
-    """Run ``payloads`` as the stage ``name`` (:func:`~crawlmill.core.run.stage.run_stages`:
-    ``done`` its commit rule, ``record`` its bookkeeping); returns the first damage under
-    ``on_error: fail`` (then the other tasks are cancelled). With an executor's shuffle
-    ``session``, ``start(fn, payloads)`` (one of its passes) runs them on
-    ``session.executor`` (closed by the caller). Which tasks to run was decided before (the
-    stage's commit rule, read when the pass folder was prepared): no second resume here.
-    ``markers`` (each task's) and ``before`` (``(key, marker)`` of the tasks done before) go
-    in the stage's listing, ``OUT/.crawlmill/stages/<name>.json``."""
+def _stage(r: RunState, name: str, session: Any, **kw: Any) -> Stage:
+    """A stage of the shuffle named ``name`` (its listing ``OUT/.crawlmill/stages/<name>.json``),
+    run on the executor's shuffle ``session`` (its ``executor``, closed by the caller) or
+    on the run's executor."""
     if session is not None:
         executor = session.executor
         make = lambda: executor  # noqa: E731
     else:
         make = lambda: executor_for(r.spec, r.registry, r.todo)  # noqa: E731
-    stage = Stage(
-        name=name, payloads=payloads, fn=fn, done=done, keys=keys, sizes=sizes, record=record,
-        executor=make, runner=start, resume=False, label=label,
-        listing=listing_path(OutputRoot(r.spec.output).meta, name), markers=markers or [],
-        names=names or [], before=before or [],
-    )  # fmt: skip
-    return run_stages([stage], stream=r.stream, progress=r.spec.run.progress)[name].damage
+    listing = listing_path(OutputRoot(r.spec.output).meta, name)
+    return Stage(name=name, executor=make, listing=listing, **kw)
 
 
 def _executor_shuffle(r: RunState, shuffle: ShuffleSpec) -> Any:
@@ -234,10 +210,11 @@ def _passes(r: RunState, shuffle: ShuffleSpec) -> dict[str, Any] | None:
 
 
 def _shuffle_passes(r: RunState, shuffle: ShuffleSpec, session: Any) -> dict[str, Any] | None:
-    """:func:`_passes` with the executor's shuffle ``session`` (``None``: the local one).
-    An executor's shuffle keeps no entries across runs, so with one every map task runs
-    again unless every partition is finished."""
-    report = r.report
+    """:func:`_passes` with the executor's shuffle ``session`` (``None``: the local one): the
+    map stage and the partition stage, one graph (the partition stage depends on the map
+    stage). Each resumes by its commit rule: a map task whose marker and files are intact
+    (an executor's shuffle keeps no entries across runs, so with one every map task runs
+    again), a partition whose marker and files are."""
     pid = pass_id(r, shuffle)
     folder = pass_folder(r.spec.output, pid)
     os.makedirs(os.path.join(folder, "map"), exist_ok=True)
@@ -245,75 +222,89 @@ def _shuffle_passes(r: RunState, shuffle: ShuffleSpec, session: Any) -> dict[str
     keys = [f"shuffle-{pid}-p{i:05d}" for i in range(shuffle.partitions)]
     _describe(r, shuffle, pid, folder, keys)
     done = _finished_partitions(r, keys)
-    need_runs = len(done) < len(keys)
-    todo = []
-    for p, key in r.todo:
-        marker = None
-        if session is None or not need_runs:
-            marker = _finished_map(
-                folder, key, r.fingerprint, shuffle, need_runs=need_runs, done=set(done)
-            )
-        if marker is not None:
-            r.completed[p.input.index] = marker
-            report.inputs_skipped += 1
-        else:
-            todo.append((p, key))
-    _drop_unfinished(folder, {m.key for m in r.completed.values()})
     spec_data = r.spec.model_dump(mode="json")
-    replaceable = r.checked.replaceable if r.checked is not None else {}
+    ended: dict[str, Any] = {}
+    mapped = _map_stage(r, shuffle, folder, spec_data, session, set(done), ended,
+                        need_runs=len(done) < len(keys))  # fmt: skip
+    writing = _partition_stage(r, shuffle, folder, spec_data, keys, session, ended)
+    runs = run_stages([mapped, writing], stream=r.stream, progress=r.spec.run.progress)
+    if not ended.get("mapped"):
+        _abandon(r, "the shuffle's map pass did not complete: no partition was written")
+        return runs["shuffle-map"].damage
+    return _partitions_written(r, shuffle, folder, keys, runs["shuffle-partition"], ended)
+
+
+def _map_stage(
+    r: RunState,
+    shuffle: ShuffleSpec,
+    folder: str,
+    spec_data: dict[str, Any],
+    session: Any,
+    done: set[int],
+    ended: dict[str, Any],
+    *,
+    need_runs: bool,
+) -> Stage:
+    """The map stage: one task per input (``r.todo``); its commit rule: the task's marker
+    of this run and (locally, while a partition is not finished) its run files intact.
+    ``ended["mapped"]``: every input mapped, no failure, no damage (else no partition is
+    written)."""
+    report = r.report
     count = len(r.planned)
+    tasks = list(r.todo)
+    local = session is None
     common = {
         "folder": folder,
         "partitions": shuffle.partitions,
         "partitioning": shuffle.partitioning,
         "memory": shuffle_memory(r.spec),
     }
+    replaceable = r.checked.replaceable if r.checked is not None else {}
     payloads = [
         {
             "task": task_payload(
-                spec_data,
-                p,
-                key,
-                r.fingerprint,
-                count,
-                replaceable.get(p.input.index),
+                spec_data, p, key, r.fingerprint, count, replaceable.get(p.input.index),
                 r.passes.tables,
             ).to_dict(),
             **common,
         }
-        for p, key in todo
-    ]
+        for p, key in tasks
+    ]  # fmt: skip
 
-    def mapped(outcome: Outcome, log: Any) -> None:
-        p, key = todo[outcome.index]
+    def map_done(i: int) -> Marker | None:  # the map stage's commit rule
+        runs = need_runs and local
+        return _finished_map(folder, tasks[i][1], r.fingerprint, shuffle, need_runs=runs, done=done)
+
+    def prepare() -> None:  # what killed or older attempts left, no finished task owns
+        finished = {key for i, (_, key) in enumerate(tasks) if local and map_done(i) is not None}
+        _drop_unfinished(folder, finished | {m.key for m in r.completed.values()})
+
+    def record(outcome: Outcome, log: Any) -> None:
+        p, key = tasks[outcome.index]
         result = outcome.result
         if outcome.error is not None:  # its worker died, or the driver cannot confirm it
             log(f"crawlmill: task failed: {p.input.path}: {outcome.error}")
             result = crashed(p, key, count, outcome.error)
         record_result(result, p, report, r.completed)
 
-    def map_done(i: int) -> Marker | None:  # the map stage's commit rule
-        return _finished_map(folder, todo[i][1], r.fingerprint, shuffle, need_runs=session is None)
+    def finish(run: StageRun) -> None:
+        for i in sorted(run.resumed):
+            r.completed[tasks[i][0].input.index] = run.done[i]
+        report.inputs_skipped += len(run.resumed)
+        seen = len(r.completed) + len(report.failures)
+        report.inputs_cancelled += max(0, len(tasks) - seen)
+        ended["mapped"] = (
+            run.damage is None and not report.failures and len(r.completed) == len(r.planned)
+        )
 
-    damaged = None
-    if todo:
-        sizes = [p.size or 0 for p, _ in todo]
-        start = session.map if session is not None else None
-        damaged = _run_stage(
-            r, "shuffle-map", map_task, payloads, [k for _, k in todo], sizes, map_done, mapped,
-            session, start, label="shuffle map",
-            markers=[os.path.join(folder, "map", f"{k}.json") for _, k in todo],
-            names=[p.input.relpath for p, _ in todo],
-            before=[(m.key, os.path.join(folder, "map", f"{m.key}.json"))
-                    for _, m in sorted(r.completed.items())],
-        )  # fmt: skip
-    seen = len(r.completed) + len(report.failures)
-    report.inputs_cancelled += max(0, len(r.todo) - seen)
-    if damaged is not None or report.failures or len(r.completed) < len(r.planned):
-        _abandon(r, "the shuffle's map pass did not complete: no partition was written")
-        return damaged
-    shuffled = sum(m.stats.received for m in r.completed.values())
-    return _partition_pass(r, shuffle, folder, spec_data, shuffled, keys, done, session)
+    return _stage(
+        r, "shuffle-map", session, payloads=payloads, fn=map_task, done=map_done,
+        keys=[k for _, k in tasks], sizes=[p.size or 0 for p, _ in tasks], record=record,
+        runner=session.map if session is not None else None, resume=local,
+        label="shuffle map", markers=[map_marker_path(folder, k) for _, k in tasks],
+        names=[p.input.relpath for p, _ in tasks], prepare=prepare, finish=finish,
+        started=[os.path.join(r.root.meta, "tmp", k) for _, k in tasks],
+    )  # fmt: skip
 
 
 def _describe(r: RunState, shuffle: ShuffleSpec, pid: str, folder: str, keys: list[str]) -> None:
@@ -469,69 +460,68 @@ def _abandon(r: RunState, why: str) -> None:
     print(f"crawlmill: error: {why}", file=r.stream)
 
 
-def _partition_pass(
+def _partition_stage(
     r: RunState,
     shuffle: ShuffleSpec,
     folder: str,
     spec_data: dict[str, Any],
-    shuffled: int,
     keys: list[str],
-    done: dict[int, Marker],
-    session: Any = None,
-) -> dict[str, Any] | None:
+    session: Any,
+    ended: dict[str, Any],
+) -> Stage:
+    """The partition stage: one task per partition; its commit rule: the partition's
+    completion marker of this run with its files intact. Its payloads are made once the map
+    stage is done (range partitioning: the boundaries from the map tasks' key samples);
+    ``ended`` gets the committed markers (``markers``) and the failures (``failed``)."""
     report, n = r.report, shuffle.partitions
-    bounds: list[bytes] = []
-    if shuffle.partitioning == "range":
-        bounds = boundaries(_samples(os.path.join(folder, "samples")), n)
-        write_json_atomic(os.path.join(folder, "boundaries.json"), [b.hex() for b in bounds])
     root = OutputRoot(r.spec.output)
-    older = _older_partition_markers(root, keys)
-    payloads, todo = [], []
-    for i in range(n):
-        if i in done:
-            continue
-        lo, hi = key_range(bounds, i) if shuffle.partitioning == "range" else (None, None)
-        todo.append(i)
-        payloads.append(
-            {
-                "spec": spec_data,
-                "key": keys[i],
-                "fingerprint": r.fingerprint,
-                "folder": folder,
-                "partition": i,
-                "partitions": n,
-                "partitioning": shuffle.partitioning,
-                "lo": None if lo is None else lo.hex(),
-                "hi": None if hi is None else hi.hex(),
-                # files of older markers of this partition (other inputs or options then)
-                "replaceable": sorted(
-                    {o["path"] for m in older.values() for o in m.get("outputs", []) if "path" in o}
-                ),
-            }
-        )
-    labels = filter_labels([f.name for f in r.pipeline.filters])
-    markers: dict[int, Marker] = dict(done)
-    failed = 0
-    # scratch: the run files alive (a committed hash partition's are removed at once) and
-    # the merges' intermediate files, measured where they are written and removed
     local = session is None
     drop = local and shuffle.partitioning == "hash"
-    total, per = _run_bytes(r, n) if local else (0, {})
-    if drop:  # removed when a former run committed them
-        total -= sum(per[i] for i in done)
-    workers = max(1, min(int(r.spec.run.workers), len(todo)))
-    scratch = {"run_bytes": total, "alive": total, "peak": total, "top": 0}
+    bounds: list[bytes] = []
+    todo: list[int] = []
+    scratch = {"run_bytes": 0, "alive": 0, "peak": 0, "top": 0, "workers": 1}
+    per: dict[int, int] = {}
+    markers: dict[int, Marker] = ended.setdefault("markers", {})
+    ended["failed"] = 0
+
+    def partition_done(i: int) -> Marker | None:  # the partition stage's commit rule
+        return _partition_done(root, keys[i], r.fingerprint)
+
+    def prepare() -> None:
+        if not ended.get("mapped"):  # the map stage ended with a failure: nothing to write
+            stage.payloads = []
+            return
+        if shuffle.partitioning == "range":
+            bounds[:] = boundaries(_samples(os.path.join(folder, "samples")), n)
+            write_json_atomic(os.path.join(folder, "boundaries.json"), [b.hex() for b in bounds])
+        older = _older_partition_markers(root, keys)
+        ended["older"] = older
+        replaceable = sorted(  # files of older markers of this partition (other inputs then)
+            {o["path"] for m in older.values() for o in m.get("outputs", []) if "path" in o}
+        )
+        stage.payloads = [_partition_payload(r, shuffle, spec_data, folder, keys[i], i, bounds,
+                                             replaceable) for i in range(n)]  # fmt: skip
+        # scratch: the run files alive (a committed hash partition's are removed at once)
+        # and the merges' intermediate files, measured where they are written and removed
+        total, found = _run_bytes(r, n) if local else (0, {})
+        per.update(found)
+        if drop:  # removed when a former run committed them
+            total -= sum(per[i] for i in range(n) if partition_done(i) is not None)
+        scratch.update(run_bytes=total, alive=total, peak=total)
+
+    def starting(which: list[int]) -> None:
+        todo[:] = which
+        scratch["workers"] = max(1, min(int(r.spec.run.workers), len(which)))
 
     def written(outcome: Outcome, log: Any) -> None:
-        nonlocal failed
-        i, result = todo[outcome.index], outcome.result
+        i, result = outcome.index, outcome.result
         if outcome.confirmed:
             markers[i] = result.marker
             merge_peak = int(result.marker.notes.get(SCRATCH_NOTE) or 0)
             scratch["top"] = max(scratch["top"], merge_peak)
             # this merge's files beside every run still alive; each other worker's merge
             # at most as large as the largest so far (an upper bound when workers > 1)
-            alive = scratch["alive"] + merge_peak + (workers - 1) * scratch["top"]
+            alive = scratch["alive"] + merge_peak + (scratch["workers"] - 1) * scratch["top"]
             scratch["peak"] = max(scratch["peak"], alive)
             if drop:
                 _drop_partition_runs(folder, i)
@@ -539,42 +529,84 @@ def _partition_pass(
             return
         if outcome.error is None and result.status is TaskStatus.CANCELLED:
             return
-        failed += 1
+        ended["failed"] += 1
         error = outcome.error if outcome.error is not None else result.error
         report.failures.append(
             {"input": f"part-{i:05d}", "error": f"shuffle partition {i}: {error or '?'}"}
         )
         log(f"crawlmill: shuffle partition {i} failed: {error}")
 
-    def partition_done(j: int) -> Marker | None:  # the partition stage's commit rule
-        return _partition_done(root, keys[todo[j]], r.fingerprint)
+    def finish(run: StageRun) -> None:
+        markers.update({i: run.done[i] for i in run.resumed})
+        if local and not run.blocked and ended.get("mapped"):
+            report.shuffle = {
+                "run_bytes": scratch["run_bytes"],
+                "peak_scratch_bytes": scratch["peak"],
+                "compressed_runs": runfile.COMPRESS,
+            }
 
-    damaged = None
-    if payloads:
-        task_keys = [p["key"] for p in payloads]
-        start = None
-        if session is not None:
+    start = None
+    if session is not None:
 
-            def start(fn: Any, items: list[dict[str, Any]]) -> Iterator[tuple[int, Any]]:
-                return session.partitions(fn, items, todo, bounds)
+        def start(fn: Any, items: list[dict[str, Any]]) -> Iterator[tuple[int, Any]]:
+            return session.partitions(fn, items, todo, bounds)
 
-        damaged = _run_stage(
-            r, "shuffle-partition", partition_task, payloads, task_keys, [0] * len(payloads),
-            partition_done, written, session, start, label="shuffle write",
-            markers=[os.path.join(root.meta, "done", f"{k}.json") for k in task_keys],
-            names=[f"part-{i:05d}" for i in todo],
-            before=[(keys[i], os.path.join(root.meta, "done", f"{keys[i]}.json"))
-                    for i in sorted(done)],
-        )  # fmt: skip
-    if local:
-        report.shuffle = {
-            "run_bytes": scratch["run_bytes"],
-            "peak_scratch_bytes": scratch["peak"],
-            "compressed_runs": runfile.COMPRESS,
-        }
-    if failed or damaged is not None or len(markers) < n:
+    stage = _stage(
+        r, "shuffle-partition", session, payloads=[None] * n, fn=partition_task,
+        done=partition_done, keys=keys, sizes=[0] * n, record=written, runner=start,
+        label="shuffle write", markers=[os.path.join(root.meta, "done", f"{k}.json") for k in keys],
+        names=[f"part-{i:05d}" for i in range(n)], depends=("shuffle-map",), prepare=prepare,
+        started=[os.path.join(root.meta, "tmp", k) for k in keys],
+        starting=starting, finish=finish,
+    )  # fmt: skip
+    return stage
+
+
+def _partition_payload(
+    r: RunState,
+    shuffle: ShuffleSpec,
+    spec_data: dict[str, Any],
+    folder: str,
+    key: str,
+    i: int,
+    bounds: list[bytes],
+    replaceable: list[str],
+) -> dict[str, Any]:
+    """Partition ``i``'s task payload."""
+    lo, hi = key_range(bounds, i) if shuffle.partitioning == "range" else (None, None)
+    return {
+        "spec": spec_data,
+        "key": key,
+        "fingerprint": r.fingerprint,
+        "folder": folder,
+        "partition": i,
+        "partitions": shuffle.partitions,
+        "partitioning": shuffle.partitioning,
+        "lo": None if lo is None else lo.hex(),
+        "hi": None if hi is None else hi.hex(),
+        "replaceable": replaceable,
+    }
+
+
+def _partitions_written(
+    r: RunState,
+    shuffle: ShuffleSpec,
+    folder: str,
+    keys: list[str],
+    run: StageRun,
+    ended: dict[str, Any],
+) -> dict[str, Any] | None:
+    """After the partition stage: every partition committed and the merged count equal to
+    the shuffled one, or the run abandoned; the report's counters and outputs, in partition
+    order; older partitions' files and the shuffle's bulk removed."""
+    report, n = r.report, shuffle.partitions
+    root = OutputRoot(r.spec.output)
+    markers: dict[int, Marker] = ended["markers"]
+    shuffled = sum(m.stats.received for m in r.completed.values())
+    labels = filter_labels([f.name for f in r.pipeline.filters])
+    if ended["failed"] or run.damage is not None or len(markers) < n:
         _abandon(r, f"{n - len(markers)} of {n} shuffle partition task(s) did not complete")
-        return damaged
+        return run.damage
     merged = 0
     for i in range(n):  # in partition order: the report's outputs and counters
         marker = markers[i]
@@ -589,7 +621,7 @@ def _partition_pass(
         )
         return None
     claimed = {o.path for m in markers.values() for o in m.files}
-    for key, marker in older.items():  # partitions of older runs: superseded
+    for key, marker in ended["older"].items():  # partitions of older runs: superseded
         root.remove_superseded(key, marker, claimed, drop_marker=True)
     _keep_markers_only(folder)
     return None

@@ -10,6 +10,7 @@ import gzip
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -282,27 +283,41 @@ def test_status_of_a_running_then_killed_run_then_resumed(tmp_path, capsys):
     run_killed(args(src, out, workers=2), "collect:1", tmp_path / "flag", look)
     running = seen["running"]
     assert running["state"] == "running"
-    first, second = running["passes"]
-    assert (first["name"], first["state"]) == ("url-dedup", "done")
-    assert (second["name"], second["state"]) == ("host-min", "collecting")
+    assert not {"passes", "final"} & set(running)  # the stage listings answer alone
+    stages = {s["label"]: s for s in running["stages"]}
+    assert list(stages) == [
+        "collect for url-dedup", "reduce for url-dedup", "collect for host-min",
+        "reduce for host-min", "write (final pass)",
+    ]  # fmt: skip
+    assert stages["collect for url-dedup"]["state"] == "done"
+    second = stages["collect for host-min"]
+    assert second["state"] == "running"
     assert second["tasks"]["running"] >= 1 and second["tasks"]["total"] == 3
     assert "in-1.warc" in [t["input"] for t in second["running"]]
-    assert running["final"]["tasks"] == {
+    assert stages["write (final pass)"]["tasks"] == {
         "total": 3, "done": 0, "running": 0, "failed": 0, "pending": 3
     }  # fmt: skip
-    assert "pass host-min" in seen["text"] and "running: in-1.warc" in seen["text"]
+    assert "(collect for host-min): running" in seen["text"]
+    assert "running: in-1.warc" in seen["text"]
 
     killed = status(out, capsys)
     assert killed["state"] == "killed"
-    second = killed["passes"][1]
-    assert second["state"] in ("interrupted", "pending") and second["tasks"]["running"] == 0
-    assert second["tasks"]["done"] + second["tasks"]["pending"] == 3
-    stages = {s["label"]: s for s in killed["stages"]}  # the same from the stage listings
+    stages = {s["label"]: s for s in killed["stages"]}
     assert stages["collect for url-dedup"]["state"] == "done"
     collect = stages["collect for host-min"]
     assert collect["state"] == "interrupted" and collect["failed"] == []
+    assert collect["tasks"]["running"] == 0
     assert collect["tasks"]["done"] + collect["tasks"]["pending"] == 3
-    assert running["stages"][-1]["state"] == "running"  # while it ran
+    # a root written before listings: each pass's own reader, as before
+    listings = out / ".crawlmill" / "stages"
+    kept = {p.name: p.read_bytes() for p in listings.iterdir()}
+    shutil.rmtree(listings)
+    second = status(out, capsys)["passes"][1]
+    assert second["state"] in ("interrupted", "pending") and second["tasks"]["running"] == 0
+    assert second["tasks"]["done"] == collect["tasks"]["done"]
+    listings.mkdir()
+    for name, data in kept.items():
+        (listings / name).write_bytes(data)
     # killed with a pool of 2 workers: the rerun ends as an uninterrupted run does
     assert main(args(src, out, workers=2)) == 0
     assert main(args(src, tmp_path / "fresh")) == 0
@@ -320,7 +335,7 @@ def test_status_names_the_reason_of_a_failed_collect_task(tmp_path, capsys, monk
     assert report["inputs_cancelled"] == 3 and report["written"] == 0
     data = status(out, capsys)
     assert data["state"] == "failed"
-    second = data["passes"][1]
+    second = [s for s in data["stages"] if s["label"] == "collect for host-min"][0]
     assert second["state"] == "failed" and second["tasks"]["failed"] == 1
     assert second["failed"] == [
         {"input": "in-1.warc", "error": "RuntimeError: test failure at collect:1"}
@@ -329,7 +344,7 @@ def test_status_names_the_reason_of_a_failed_collect_task(tmp_path, capsys, monk
     assert "failed: in-1.warc: RuntimeError: test failure at collect:1" in capsys.readouterr().out
     monkeypatch.delenv("CM_PASSES_FAIL")
     assert main(args(src, out)) == 0  # the rerun redoes the failed task and goes on
-    assert status(out, capsys)["passes"][1]["state"] == "done"
+    assert {s["state"] for s in status(out, capsys)["stages"]} == {"done"}
 
 
 def test_status_of_finished_runs_and_of_other_folders(tmp_path, capsys):
@@ -337,6 +352,14 @@ def test_status_of_finished_runs_and_of_other_folders(tmp_path, capsys):
     assert main(args(src, out)) == 0
     data = status(out, capsys)
     assert data["state"] == "finished" and data["accounting"].startswith("read 9 = written 4")
+    assert [(s["label"], s["state"]) for s in data["stages"]] == [
+        ("collect for url-dedup", "done"), ("reduce for url-dedup", "done"),
+        ("collect for host-min", "done"), ("reduce for host-min", "done"),
+        ("write (final pass)", "done"),
+    ]  # fmt: skip
+    assert data["stages"][-1]["tasks"]["done"] == 3 and data["stages"][-1]["failed"] == []
+    shutil.rmtree(out / ".crawlmill" / "stages")  # as a root written before listings
+    data = status(out, capsys)
     assert [(p["name"], p["state"]) for p in data["passes"]] == [
         ("url-dedup", "done"),
         ("host-min", "done"),
@@ -345,7 +368,8 @@ def test_status_of_finished_runs_and_of_other_folders(tmp_path, capsys):
     plain = tmp_path / "plain"
     assert main(["convert", str(src), "-o", str(plain), "--progress", "never"]) == 0
     data = status(plain, capsys)
-    assert data["passes"] == [] and data["final"]["tasks"]["done"] == 3
+    assert [s["name"] for s in data["stages"]] == ["convert"]
+    assert data["stages"][0]["tasks"]["done"] == 3
     assert main(["status", str(src)]) == 2
 
 
@@ -366,11 +390,17 @@ def test_a_failed_reduce_stops_the_run_and_status_names_it(tmp_path, capsys, mon
     assert main(args(src, out)) == 1
     assert "pass host-min (reduce): RuntimeError: test failure at reduce" in capsys.readouterr().err
     assert outputs(out) == {}  # the final pass did not run
+    error = "pass host-min (reduce): RuntimeError: test failure at reduce"
+    stages = {s["label"]: s for s in status(out, capsys)["stages"]}
+    assert stages["collect for host-min"]["state"] == "done"
+    reduce = stages["reduce for host-min"]
+    assert reduce["state"] == "failed" and reduce["failed"] == [
+        {"input": "(reduce)", "error": error}
+    ]
+    shutil.rmtree(out / ".crawlmill" / "stages")  # as a root written before listings
     second = status(out, capsys)["passes"][1]
     assert second["state"] == "failed" and second["tasks"]["done"] == 3
-    assert second["failed"] == [
-        {"input": None, "error": "pass host-min (reduce): RuntimeError: test failure at reduce"}
-    ]
+    assert second["failed"] == [{"input": None, "error": error}]
     monkeypatch.delenv("CM_PASSES_FAIL")
     capsys.readouterr()
     assert main(args(src, out)) == 0

@@ -115,13 +115,10 @@ def test_kill_between_partitions_resumes_with_the_partitions_not_done(tmp_path, 
     capsys.readouterr()
     assert main(["status", str(out), "--json"]) == 0
     status = json.loads(capsys.readouterr().out)
-    (entry,) = [p for p in status["passes"] if p["name"] == "host-min"]
-    assert entry["state"] == "interrupted" and entry["reduce"]["done"] == 2
     assert main(["status", str(out)]) == 0
-    parts = entry["reduce"]["partitions"]
     text = capsys.readouterr().out
-    assert f"reduce: 2 of {parts} partitions done" in text
-    # the same from the stage listings (one reader for every kind of stage)
+    # from the stage listings (one reader for every kind of stage)
+    parts = json.loads((folder / "work" / "plan.json").read_text())["partitions"]
     stages = {s["label"]: s for s in status["stages"]}
     assert stages["split for host-min"]["state"] == "done"
     reduce = stages["reduce for host-min"]

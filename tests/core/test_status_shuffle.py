@@ -1,12 +1,14 @@
-"""``crawlmill status OUT`` of a sorted-shuffle run shows its map pass and its partition pass
-(tasks done, running, failed, pending), also as ``--json``: while it runs, after it was killed
-with SIGKILL in the map pass, and once the rerun finished; a failed partition names its
-reason."""
+"""``crawlmill status OUT`` of a sorted-shuffle run shows its map stage and its partition
+stage from their listings (tasks done, running, failed, pending), also as ``--json``: while
+it runs, after it was killed with SIGKILL in the map stage, and once the rerun finished; a
+failed partition names its reason. The same root with its listings removed (as written
+before listings existed) is read by the shuffle's own reader as before."""
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import time
 
@@ -41,42 +43,45 @@ def test_status_of_a_shuffle_running_killed_in_the_map_pass_and_rerun(tmp_path, 
     proc.wait()
 
     assert running["state"] == "running"
-    shuffle = running["shuffle"]
-    assert (shuffle["partitions"], shuffle["partitioning"]) == (4, "range")
-    maps = shuffle["map"]
+    assert not {"passes", "final", "shuffle"} & set(running)  # the stage listings answer
+    maps = _stages(running)["shuffle-map"]
     assert maps["state"] == "running" and maps["tasks"]["total"] == 12
     assert maps["tasks"]["done"] >= 2 and maps["tasks"]["running"] >= 1
     assert maps["tasks"]["failed"] == 0
     assert sum(maps["tasks"][k] for k in ("done", "running", "pending")) == 12
     assert {t["input"] for t in maps["running"]} <= {f"{j:03d}.txt" for j in range(12)}
-    parts = shuffle["partition"]
-    assert parts["state"] == "pending"
+    parts = _stages(running)["shuffle-partition"]
+    assert parts["state"] == "pending" and parts["depends"] == ["shuffle-map"]
     assert parts["tasks"] == {"total": 4, "done": 0, "running": 0, "failed": 0, "pending": 4}
-    assert running["final"] == parts  # the partition pass is the final pass
-    assert f"shuffle map pass [{shuffle['id']}]: running: " in text
-    assert "shuffle partition pass" in text and "0/4 done, 0 running, 0 failed, 4 pending" in text
+    assert "stage shuffle-map (shuffle map): running: " in text and "  running: " in text
+    assert "stage shuffle-partition (shuffle write): pending: 0/4 done, 0 failed, 4 not done" in (
+        text
+    )
 
     finished = len(_files(meta, "passes/*/map/*.json"))
     killed, text = _status(out, capsys)
     assert killed["state"] == "killed"
-    maps = killed["shuffle"]["map"]
+    maps = _stages(killed)["shuffle-map"]
     assert maps["state"] == "interrupted" and maps["tasks"]["running"] == 0
     assert maps["tasks"]["done"] == finished and 2 <= finished < 12
     assert maps["tasks"]["pending"] == 12 - finished
-    assert killed["shuffle"]["partition"]["tasks"]["done"] == 0
-    assert f"shuffle map pass [{killed['shuffle']['id']}]: interrupted: {finished}/12 done" in text
+    assert _stages(killed)["shuffle-partition"]["tasks"]["done"] == 0
+    assert f"stage shuffle-map (shuffle map): interrupted: {finished}/12 done" in text
 
     rerun = _spawn(spec)
     _, err = rerun.communicate(timeout=300)
     assert rerun.returncode == 0, err.decode()
     done, text = _status(out, capsys)
     assert done["state"] == "finished"
-    assert done["shuffle"]["id"] == killed["shuffle"]["id"]
-    assert done["shuffle"]["map"]["state"] == "done"
-    assert done["shuffle"]["map"]["tasks"]["done"] == 12
-    assert done["shuffle"]["partition"]["state"] == "done"
-    assert done["shuffle"]["partition"]["tasks"]["done"] == 4
-    assert "4/4 done, 0 running, 0 failed, 0 pending" in text
+    assert _stages(done)["shuffle-map"]["state"] == "done"
+    assert _stages(done)["shuffle-map"]["tasks"]["done"] == 12
+    assert _stages(done)["shuffle-partition"]["state"] == "done"
+    assert _stages(done)["shuffle-partition"]["tasks"]["done"] == 4
+    assert "stage shuffle-partition (shuffle write): done: 4/4 done, 0 failed, 0 not done" in text
+
+
+def _stages(status: dict) -> dict[str, dict]:
+    return {s["name"]: s for s in status["stages"]}
 
 
 def test_status_names_a_failed_partition(tmp_path, capsys, monkeypatch):
@@ -106,8 +111,25 @@ def test_status_names_a_failed_partition(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(warc.WarcWriter, "open", failing_open)
     report = engine.run(spec, progress=open(os.devnull, "w"))  # noqa: SIM115
     assert not report.ok
+    errors = [f["error"] for f in report.failures if not f["input"]]
+    assert errors == ["1 of 3 shuffle partition task(s) did not complete"]  # not the map's
+    assert report.shuffle is not None and report.written == 0
     status, text = _status(out, capsys)
     assert status["state"] == "failed"
+    stages = {s["name"]: s for s in status["stages"]}  # from the stage listings
+    assert stages["shuffle-map"]["state"] == "done"
+    assert stages["shuffle-map"]["tasks"]["done"] == 3
+    written = stages["shuffle-partition"]
+    assert written["state"] == "failed" and written["tasks"]["done"] == 2
+    ((failed),) = written["failed"]
+    assert failed["input"] == "part-00001" and "disk on fire" in failed["error"]
+    assert "stage shuffle-partition (shuffle write): failed: 2/3 done, 1 failed" in text
+    assert "shuffle partition pass" not in text  # no line said twice
+
+    # a root written before listings: the shuffle's own reader, as before
+    shutil.rmtree(out / ".crawlmill" / "stages")
+    status, text = _status(out, capsys)
+    assert "stages" not in status and "stage " not in text
     assert status["shuffle"]["map"]["state"] == "done"
     parts = status["shuffle"]["partition"]
     assert parts["state"] == "failed" and parts["tasks"]["failed"] == 1
@@ -116,14 +138,6 @@ def test_status_names_a_failed_partition(tmp_path, capsys, monkeypatch):
         parts["failed"]
     )
     assert "failed: part-00001: shuffle partition 1: RuntimeError: disk on fire" in text
-    stages = {s["name"]: s for s in status["stages"]}  # the same from the stage listings
-    assert stages["shuffle-map"]["state"] == "done"
-    assert stages["shuffle-map"]["tasks"]["done"] == 3
-    written = stages["shuffle-partition"]
-    assert written["state"] == "failed" and written["tasks"]["done"] == 2
-    ((failed),) = written["failed"]
-    assert failed["input"] == "part-00001" and "disk on fire" in failed["error"]
-    assert "stage shuffle-partition (shuffle write): failed: 2/3 done, 1 failed" in text
 
 
 @pytest.mark.slow
@@ -142,11 +156,20 @@ def test_status_of_a_shuffle_killed_in_the_partition_pass(tmp_path, capsys):
     written = len(_files(meta, "done/shuffle-*.json"))
     killed, text = _status(out, capsys)
     assert killed["state"] == "killed"
-    assert killed["shuffle"]["map"]["state"] == "done"
-    assert killed["shuffle"]["map"]["tasks"]["done"] == 12
-    parts = killed["shuffle"]["partition"]
+    stages = _stages(killed)
+    assert stages["shuffle-map"]["state"] == "done"
+    assert stages["shuffle-map"]["tasks"]["done"] == 12
+    parts = stages["shuffle-partition"]
     assert parts["state"] == "interrupted" and 2 <= written < 40
     assert parts["tasks"] == {
         "total": 40, "done": written, "running": 0, "failed": 0, "pending": 40 - written
     }  # fmt: skip
+    assert f"interrupted: {written}/40 done, 0 failed, {40 - written} not done" in text
+
+    # a root written before listings: the shuffle's own reader, as before
+    shutil.rmtree(meta / "stages")
+    killed, text = _status(out, capsys)
+    parts = killed["shuffle"]["partition"]
+    assert killed["shuffle"]["map"]["state"] == "done"
+    assert parts["state"] == "interrupted"
     assert f"interrupted: {written}/40 done, 0 running, 0 failed, {40 - written} pending" in text

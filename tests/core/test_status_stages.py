@@ -51,6 +51,10 @@ def test_a_plain_conversion_is_one_stage_and_an_old_root_is_read_as_before(tmp_p
     (stage,) = status(out, capsys)[0]["stages"]
     assert stage["state"] == "incomplete" and stage["tasks"]["done"] == 2
 
+    # the listings alone answer: no per-mechanism keys, no line said twice
+    assert not {"passes", "final", "shuffle"} & set(data)
+    assert "final pass" not in text and len(text.splitlines()) == len(set(text.splitlines()))
+
     # a root written before listings: no "stages", the older readers answer as before
     old = tmp_path / "old"
     assert main(["convert", str(src), "-o", str(old), "--progress", "never"]) == 0
@@ -58,8 +62,12 @@ def test_a_plain_conversion_is_one_stage_and_an_old_root_is_read_as_before(tmp_p
     shutil.rmtree(old / ".crawlmill" / "stages")
     before, before_text = status(old, capsys)
     assert "stages" not in before and "stage " not in before_text
-    assert {k: v for k, v in new.items() if k != "stages"} == before
-    assert before["final"]["tasks"]["done"] == 3 and before["state"] == "finished"
+    assert {k: v for k, v in new.items() if k != "stages"} == {
+        k: v for k, v in before.items() if k not in ("passes", "final")
+    }
+    assert before["passes"] == [] and before["final"]["tasks"]["done"] == 3
+    assert before["state"] == "finished"
+    assert "final pass: 3/3 done, 0 running, 0 failed, 0 pending" in before_text
 
 
 def test_a_failed_plain_conversion_names_the_input(tmp_path, capsys, monkeypatch):
@@ -117,7 +125,11 @@ def test_a_failed_collect_task_and_a_failed_driver_reduce(tmp_path, capsys, monk
     assert collect["failed"] == [
         {"input": "in-1.warc", "error": "RuntimeError: test failure at collect:1"}
     ]
-    assert "write (final pass)" not in stages  # never started
+    # one graph: the stages after the failed one are listed, never started
+    assert stages["reduce for host-min"]["state"] == "not run"
+    final = stages["write (final pass)"]
+    assert final["state"] == "not run" and final["tasks"]["done"] == 0
+    assert final["depends"] == [stages["reduce for host-min"]["name"]]
 
     monkeypatch.setenv("CM_PASSES_FAIL", "reduce")
     assert main(args(src, tmp_path / "b")) == 1
