@@ -99,6 +99,7 @@ __all__ = [
     "check_conf",
     "missing_requirement",
     "spark_context",
+    "stop_context",
 ]
 
 #: how long ``map`` waits for cancelled tasks to end before it gives up waiting.
@@ -253,6 +254,12 @@ def _check_running(sc: Any) -> None:
                 )
             ]
         )
+
+
+def stop_context() -> None:
+    """Stop the context :func:`spark_context` started (the process's JVM stays up, so a later
+    :func:`spark_context` starts a new context, on another master too, in seconds)."""
+    _stop_owned()
 
 
 def _stop_owned() -> None:
