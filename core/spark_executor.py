@@ -54,10 +54,17 @@ until Spark reports every task of the group ended (killed Python workers include
 of this run still writes when the engine writes its report and releases the run lock.
 
 The Spark context: one per process (Spark's rule). :func:`spark_context` starts it with
-crawlmill's settings (app name ``crawlmill``, no console progress bar, no speculation; for a
-``local`` master the workers' Python is this interpreter and Spark binds to 127.0.0.1) and
-keeps it for later runs of the process (stopped at exit); a context already running with the
-same master (a ``pyspark`` shell, a test fixture) is used as it is.
+crawlmill's settings (app name ``crawlmill``, no console progress bar, no speculation, Spark's
+log off from the JVM's start; the workers' Python is this interpreter unless ``PYSPARK_PYTHON``
+names one, with a note for a cluster; for a ``local`` master Spark binds to 127.0.0.1) and
+keeps it for later runs of the process (stopped at exit, or by :func:`stop_context`); a
+context already running with the same master (a ``pyspark`` shell, a test fixture) is used as
+it is. A ``spark://``/``k8s://`` master is first reached with a bounded connect, and each
+context runs one probe task that imports crawlmill in a worker's Python
+(:mod:`crawlmill.core.run.spark_checks`): either failing is one line and exit 2, before any
+input. Tasks' progress reaches the driver while they run through a status channel
+(:mod:`crawlmill.core.run.spark_progress`); a lost executor is one line of ours. docs/spark.md
+says how to run on a cluster.
 """
 
 from __future__ import annotations
@@ -222,7 +229,7 @@ def spark_context(master: str | None = None, conf: Mapping[str, Any] | None = No
             else:
                 _default_python(master)
         defaults["spark.pyspark.python"] = os.environ["PYSPARK_PYTHON"]
-        for key, value in {**defaults, **settings}.items():
+        for key, value in {**defaults, **settings, **_log_config(settings)}.items():
             spark_conf.set(key, value)
         spark_conf.set("spark.speculation", "false")
         if _is_local(master):
@@ -267,6 +274,42 @@ def _default_python(master: str) -> None:
             "(set PYSPARK_PYTHON to name the workers' Python)",
             file=sys.stderr,
         )
+
+
+_LOG4J = """\
+rootLogger.level = {level}
+logger.spark.name = org.apache.spark
+logger.spark.level = {level}
+rootLogger.appenderRef.stderr.ref = console
+appender.console.type = Console
+appender.console.name = console
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = %d{{yy/MM/dd HH:mm:ss}} %p %c{{1}}: %m%n
+"""
+
+
+def _log_config(settings: Mapping[str, str]) -> dict[str, str]:
+    """The driver JVM's log4j configuration when crawlmill starts it: Spark's log at
+    :func:`_quiet`'s level from the start (no start-up WARN lines, no "Setting default log
+    level" banner); none when the run's conf or ``SPARK_CONF_DIR`` configures logging."""
+    import tempfile
+
+    options = settings.get("spark.driver.extraJavaOptions", "")
+    home_conf = os.path.join(os.environ.get("SPARK_HOME", ""), "conf", "log4j2.properties")
+    if "log4j" in options or os.environ.get("SPARK_CONF_DIR") or os.path.isfile(home_conf):
+        return {}
+    level = os.environ.get("CRAWLMILL_SPARK_LOG_LEVEL", SPARK_LOG_LEVEL).lower()
+    fd, path = tempfile.mkstemp(prefix="crawlmill-log4j2-", suffix=".properties")
+    with os.fdopen(fd, "w") as fh:
+        fh.write(_LOG4J.format(level=level))
+    atexit.register(_remove, path)
+    return {"spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile={path} {options}".strip()}
+
+
+def _remove(path: str) -> None:
+    with contextlib.suppress(OSError):
+        os.unlink(path)
 
 
 def _quiet(sc: Any) -> None:
