@@ -532,8 +532,9 @@ class SparkExecutor(Executor):
             self.channel.post(
                 (
                     "log",
-                    f"crawlmill: Spark lost its executor at {lost} (a worker stopped or "
-                    "was lost); its tasks run again on the other executors",
+                    f"crawlmill: Spark lost its executor at {lost} (its worker stopped or "
+                    "was lost, or dynamic allocation released it); any task it ran runs "
+                    "again on the other executors",
                 )
             )
         self._executors = current

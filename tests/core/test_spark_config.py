@@ -297,3 +297,46 @@ def test_a_worker_python_without_crawlmill_is_said_in_one_line(monkeypatch):
     assert spark_checks.spark_failure(RuntimeError(plain)) == (
         "the Spark task failed: org.apache.spark.SparkException: Job 3 cancelled"
     )
+
+
+# -- the status channel (live progress), without Spark ------------------------------------------
+
+
+def test_the_status_channel_carries_progress_with_the_token_only(monkeypatch):
+    """A worker's progress event reaches the driver's route at once; a connection without
+    the driver's token is closed unread."""
+    import socket
+    import time
+
+    from crawlmill.core.run import spark_progress
+
+    server = spark_progress.StatusServer("127.0.0.1")
+    got: list[tuple] = []
+    server.route(lambda *event: got.append(event))
+    try:
+        with socket.create_connection(("127.0.0.1", server.port)) as stranger:
+            stranger.sendall(b"not-the-token\n" + b'["x", 1, 1]\n')
+        monkeypatch.setenv(spark_progress.ENV_VAR, server.address)
+        spark_progress.send_progress(("progress", "k", 3, 30))
+        deadline = time.monotonic() + 10
+        while not got and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert got == [("k", 3, 30)]
+    finally:
+        server.close()
+
+
+def test_live_progress_and_the_tasks_own_counts_add_up_once():
+    """What came live (a lost attempt's and its retry's) is taken back from the task's own
+    counts when it ends; a late live line of an ended task is dropped; logs pass as they are."""
+    from crawlmill.core.run.spark_progress import LiveTally
+
+    posted: list[tuple] = []
+    tally = LiveTally(posted.append)
+    tally.live("k", 5, 50)  # the attempt on the lost worker
+    tally.live("k", 2, 20)  # its retry, so far
+    tally.final([("log", "a damage line"), ("progress", "k", 4, 40), ("progress", "k", 2, 20)])
+    tally.live("k", 1, 10)  # late
+    assert ("log", "a damage line") in posted
+    progress = [e for e in posted if e[0] == "progress"]
+    assert (sum(e[2] for e in progress), sum(e[3] for e in progress)) == (6, 60), progress
