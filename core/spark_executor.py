@@ -220,7 +220,7 @@ def spark_context(master: str | None = None, conf: Mapping[str, Any] | None = No
             _check_running(active)
             _probe(active)
             return active
-        master = master or "local[*]"
+        master = master or _submitted_master() or "local[*]"
         spark_conf = SparkConf().setMaster(master)
         defaults = {**DEFAULT_CONF, **(LOCAL_CONF if _is_local(master) else {})}
         if not os.environ.get("PYSPARK_PYTHON"):
@@ -260,6 +260,20 @@ def spark_context(master: str | None = None, conf: Mapping[str, Any] | None = No
     _quiet(sc)
     _probe(sc)
     return sc
+
+
+def _submitted_master() -> str | None:
+    """Under ``spark-submit`` (its JVM already runs: ``PYSPARK_GATEWAY_PORT``), the master it
+    was given (``spark.master`` of that JVM); else ``None``."""
+    if not os.environ.get("PYSPARK_GATEWAY_PORT"):
+        return None
+    from pyspark import SparkConf, SparkContext
+
+    try:
+        SparkContext._ensure_initialized()  # connects to spark-submit's JVM
+        return SparkConf().get("spark.master", None)
+    except Exception:
+        return None
 
 
 def _default_python(master: str) -> None:

@@ -456,3 +456,15 @@ def test_a_spark_retry_of_a_task_that_committed_commits_once(tmp_path, monkeypat
     assert not list((out / ".crawlmill" / "pending").glob("*.json"))
     tmp = out / ".crawlmill" / "tmp"
     assert not tmp.exists() or not any(tmp.iterdir())
+
+
+def test_under_spark_submit_the_master_is_the_one_spark_submit_was_given(spark_sc, monkeypatch):
+    """Under spark-submit (``PYSPARK_GATEWAY_PORT``: its JVM runs already) a pipeline without a
+    master takes spark-submit's (``spark.master`` of that JVM), not ``local[*]``; this
+    session's JVM was started as spark-submit starts one."""
+    from crawlmill.core import spark_executor
+
+    monkeypatch.setenv("PYSPARK_GATEWAY_PORT", "0")  # the gateway of this process is used
+    assert spark_executor._submitted_master() == MASTER
+    monkeypatch.delenv("PYSPARK_GATEWAY_PORT")
+    assert spark_executor._submitted_master() is None
