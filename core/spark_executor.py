@@ -54,10 +54,17 @@ until Spark reports every task of the group ended (killed Python workers include
 of this run still writes when the engine writes its report and releases the run lock.
 
 The Spark context: one per process (Spark's rule). :func:`spark_context` starts it with
-crawlmill's settings (app name ``crawlmill``, no console progress bar, no speculation; for a
-``local`` master the workers' Python is this interpreter and Spark binds to 127.0.0.1) and
-keeps it for later runs of the process (stopped at exit); a context already running with the
-same master (a ``pyspark`` shell, a test fixture) is used as it is.
+crawlmill's settings (app name ``crawlmill``, no console progress bar, no speculation, Spark's
+log off from the JVM's start; the workers' Python is this interpreter unless ``PYSPARK_PYTHON``
+names one, with a note for a cluster; for a ``local`` master Spark binds to 127.0.0.1) and
+keeps it for later runs of the process (stopped at exit, or by :func:`stop_context`); a
+context already running with the same master (a ``pyspark`` shell, a test fixture) is used as
+it is. A ``spark://``/``k8s://`` master is first reached with a bounded connect, and each
+context runs one probe task that imports crawlmill in a worker's Python
+(:mod:`crawlmill.core.run.spark_checks`): either failing is one line and exit 2, before any
+input. Tasks' progress reaches the driver while they run through a status channel
+(:mod:`crawlmill.core.run.spark_progress`); a lost executor is one line of ours. docs/spark.md
+says how to run on a cluster.
 """
 
 from __future__ import annotations
@@ -78,13 +85,17 @@ from typing import Any
 
 from .errors import ConfigError
 from .run.channel import Channel, Executor, WorkerCrash
+from .run.spark_checks import spark_failure, unreachable_master
 from .run.spark_conf import check_conf
+from .run.spark_progress import ENV_VAR as STATUS_ENV
+from .run.spark_progress import LiveTally, StatusServer, server_host
 from .run.spark_worker import (
     MAX_TASK_LOGS,
     SHIPPED_ENV,
     TaskEvents,
     dump_result,
     prepare_worker,
+    probe_partition,
     run_one,
 )
 from .run.spark_worker import crawlmill_version as _version  # the names of before
@@ -99,6 +110,7 @@ __all__ = [
     "check_conf",
     "missing_requirement",
     "spark_context",
+    "stop_context",
 ]
 
 #: how long ``map`` waits for cancelled tasks to end before it gives up waiting.
@@ -113,6 +125,8 @@ LOCAL_CONF = {
     "spark.driver.host": "127.0.0.1",
     "spark.driver.bindAddress": "127.0.0.1",
 }
+#: Spark's log level on the driver (``CRAWLMILL_SPARK_LOG_LEVEL`` overrides it).
+SPARK_LOG_LEVEL = "OFF"
 _WHERE = "run.spark"
 
 
@@ -184,6 +198,9 @@ def spark_context(master: str | None = None, conf: Mapping[str, Any] | None = No
     except ValueError as exc:
         raise ConfigError([(f"{_WHERE}.conf", str(exc))]) from None
     _require_spark()
+    unreachable = unreachable_master(master)
+    if unreachable is not None:
+        raise ConfigError([(f"{_WHERE}.master", unreachable)])
     from pyspark import SparkConf, SparkContext
 
     with _LOCK:
@@ -201,15 +218,18 @@ def spark_context(master: str | None = None, conf: Mapping[str, Any] | None = No
                     ]
                 )
             _check_running(active)
+            _probe(active)
             return active
-        master = master or "local[*]"
+        master = master or _submitted_master() or "local[*]"
         spark_conf = SparkConf().setMaster(master)
         defaults = {**DEFAULT_CONF, **(LOCAL_CONF if _is_local(master) else {})}
-        if _is_local(master) and not os.environ.get("PYSPARK_PYTHON"):
-            defaults["spark.pyspark.python"] = sys.executable  # workers see this venv
-            # pyspark's in-process context reads the environment, not the conf
-            os.environ["PYSPARK_PYTHON"] = sys.executable
-        for key, value in {**defaults, **settings}.items():
+        if not os.environ.get("PYSPARK_PYTHON"):
+            if settings.get("spark.pyspark.python"):
+                os.environ["PYSPARK_PYTHON"] = settings["spark.pyspark.python"]
+            else:
+                _default_python(master)
+        defaults["spark.pyspark.python"] = os.environ["PYSPARK_PYTHON"]
+        for key, value in {**defaults, **settings, **_log_config(settings)}.items():
             spark_conf.set(key, value)
         spark_conf.set("spark.speculation", "false")
         if _is_local(master):
@@ -237,7 +257,106 @@ def spark_context(master: str | None = None, conf: Mapping[str, Any] | None = No
                 signal.signal(signal.SIGINT, previous)
         _OWNED = sc
         atexit.register(_stop_owned)
-        return sc
+    _quiet(sc)
+    _probe(sc)
+    return sc
+
+
+def _submitted_master() -> str | None:
+    """Under ``spark-submit`` (its JVM already runs: ``PYSPARK_GATEWAY_PORT``), the master it
+    was given (``spark.master`` of that JVM); else ``None``."""
+    if not os.environ.get("PYSPARK_GATEWAY_PORT"):
+        return None
+    from pyspark import SparkConf, SparkContext
+
+    try:
+        SparkContext._ensure_initialized()  # connects to spark-submit's JVM
+        return SparkConf().get("spark.master", None)
+    except Exception:
+        return None
+
+
+def _default_python(master: str) -> None:
+    """The workers' Python when the user named none: this driver's own interpreter (Spark's
+    default, ``python3`` on each worker, seldom has crawlmill), said in a note for a cluster."""
+    # pyspark's in-process context reads the environment, not the conf
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    if not _is_local(master):
+        print(
+            f"crawlmill: note: PYSPARK_PYTHON is not set, so Spark's workers run this driver's "
+            f"Python, {sys.executable}: it must exist with crawlmill installed on every worker "
+            "(set PYSPARK_PYTHON to name the workers' Python)",
+            file=sys.stderr,
+        )
+
+
+_LOG4J = """\
+rootLogger.level = {level}
+logger.spark.name = org.apache.spark
+logger.spark.level = {level}
+rootLogger.appenderRef.stderr.ref = console
+appender.console.type = Console
+appender.console.name = console
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = %d{{yy/MM/dd HH:mm:ss}} %p %c{{1}}: %m%n
+"""
+
+
+def _log_config(settings: Mapping[str, str]) -> dict[str, str]:
+    """The driver JVM's log4j configuration when crawlmill starts it: Spark's log at
+    :func:`_quiet`'s level from the start (no start-up WARN lines, no "Setting default log
+    level" banner); none when the run's conf or ``SPARK_CONF_DIR`` configures logging."""
+    import tempfile
+
+    options = settings.get("spark.driver.extraJavaOptions", "")
+    home_conf = os.path.join(os.environ.get("SPARK_HOME", ""), "conf", "log4j2.properties")
+    if "log4j" in options or os.environ.get("SPARK_CONF_DIR") or os.path.isfile(home_conf):
+        return {}
+    level = os.environ.get("CRAWLMILL_SPARK_LOG_LEVEL", SPARK_LOG_LEVEL).lower()
+    fd, path = tempfile.mkstemp(prefix="crawlmill-log4j2-", suffix=".properties")
+    with os.fdopen(fd, "w") as fh:
+        fh.write(_LOG4J.format(level=level))
+    atexit.register(_remove, path)
+    return {"spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile={path} {options}".strip()}
+
+
+def _remove(path: str) -> None:
+    with contextlib.suppress(OSError):
+        os.unlink(path)
+
+
+def _quiet(sc: Any) -> None:
+    """Spark's own log (log4j) off the user's terminal: its WARN lines and lost-executor
+    errors would be glued to the progress line. ``CRAWLMILL_SPARK_LOG_LEVEL`` (e.g. ``WARN``)
+    sets another level; crawlmill says what matters in its own lines."""
+    level = os.environ.get("CRAWLMILL_SPARK_LOG_LEVEL", SPARK_LOG_LEVEL)
+    with contextlib.suppress(Exception):
+        sc.setLogLevel(level)
+
+
+def _probe(sc: Any) -> None:
+    """Once per context: one tiny task that imports crawlmill in a Spark worker's Python, so
+    a worker Python without crawlmill (or of another version) stops the run before any input
+    with one line, not every input after four attempts."""
+    if getattr(sc, "_crawlmill_probed", False):
+        return
+    try:
+        rows = sc.runJob(sc.parallelize([0], 1), probe_partition, [0])
+    except Exception as exc:
+        raise ConfigError([(f"{_WHERE}.master", spark_failure(exc))]) from None
+    version = _version()
+    if rows and rows[0] != version:
+        raise ConfigError(
+            [
+                (
+                    f"{_WHERE}.master",
+                    f"crawlmill {rows[0]} runs on the Spark workers but {version} on the "
+                    "driver: install the same crawlmill on every worker",
+                )
+            ]
+        )
+    sc._crawlmill_probed = True
 
 
 def _check_running(sc: Any) -> None:
@@ -253,6 +372,12 @@ def _check_running(sc: Any) -> None:
                 )
             ]
         )
+
+
+def stop_context() -> None:
+    """Stop the context :func:`spark_context` started (the process's JVM stays up, so a later
+    :func:`spark_context` starts a new context, on another master too, in seconds)."""
+    _stop_owned()
 
 
 def _stop_owned() -> None:
@@ -300,6 +425,13 @@ class SparkExecutor(Executor):
         #: jobs (tasks) in flight at most.
         self.slots = max(1, int(self.sc.defaultParallelism))
         self._submitted = False
+        #: the tasks' live progress (the status channel) against their final counts.
+        self._tally = LiveTally(self.channel.post)
+        self._status = _status_server(self.sc)
+        if self._status is not None:
+            self._status.route(self._tally.live)
+        self._executors: set[str] | None = None
+        self._watched = 0.0
 
     def map(self, fn: Callable[[Any], Any], payloads: Sequence[Any]) -> Iterator[tuple[int, Any]]:
         """Yield ``(i, result)`` as Spark tasks finish (see the module docstring)."""
@@ -343,6 +475,7 @@ class SparkExecutor(Executor):
                 if not running:
                     break
                 done, _ = wait(running, timeout=0.25, return_when=FIRST_COMPLETED)
+                self._watch_executors()
                 for fut in done:
                     answer = self._answer(fut, running.pop(fut))
                     if answer is not None:
@@ -368,12 +501,11 @@ class SparkExecutor(Executor):
         except Exception as exc:
             if self.cancelled:
                 return None
-            return i, WorkerCrash(_spark_failure(exc))
+            return i, WorkerCrash(spark_failure(exc))
         if len(rows) != 1:
             return i, WorkerCrash(f"the Spark task returned {len(rows)} results, expected 1")
         result, events = pickle.loads(rows[0][1])
-        for event in events:
-            self.channel.post(event)
+        self._tally.final(events)
         return i, result
 
     def cancel(self) -> None:
@@ -398,9 +530,34 @@ class SparkExecutor(Executor):
                 return
             time.sleep(0.1)
 
+    def _watch_executors(self) -> None:
+        """At most once a second while jobs run: one line of ours for each Spark executor
+        that went away (a lost worker; Spark runs its tasks again elsewhere)."""
+        now = time.monotonic()
+        if now - self._watched < 1.0:
+            return
+        self._watched = now
+        try:
+            infos = self.sc._jsc.sc().statusTracker().getExecutorInfos()
+            current = {f"{info.host()}:{info.port()}" for info in infos}
+        except Exception:  # the context went away: the jobs say so
+            return
+        for lost in sorted((self._executors or set()) - current):
+            self.channel.post(
+                (
+                    "log",
+                    f"crawlmill: Spark lost its executor at {lost} (its worker stopped or "
+                    "was lost, or dynamic allocation released it); any task it ran runs "
+                    "again on the other executors",
+                )
+            )
+        self._executors = current
+
     def close(self) -> None:
-        """The context stays up for later runs of this process (stopped at exit)."""
-        return None
+        """The context stays up for later runs of this process (stopped at exit); the
+        status channel stops feeding this executor."""
+        if self._status is not None:
+            self._status.route(None)
 
     def shuffle(self, shuffle: Any) -> Any:
         """A sorted shuffle on Spark's own shuffle and sort for ``shuffle`` (a
@@ -409,6 +566,27 @@ class SparkExecutor(Executor):
         from .spark_shuffle import SparkShuffle
 
         return SparkShuffle(self, shuffle)
+
+
+_STATUS: StatusServer | None = None
+_STATUS_TRIED = False
+
+
+def _status_server(sc: Any) -> StatusServer | None:
+    """The process's status channel (:mod:`crawlmill.core.run.spark_progress`), started at
+    the first executor; its address goes to the workers with the driver's ``CRAWLMILL_*``
+    variables. ``None`` when it cannot listen (progress then comes as tasks end)."""
+    global _STATUS, _STATUS_TRIED
+    with _LOCK:
+        if not _STATUS_TRIED:
+            _STATUS_TRIED = True
+            try:
+                _STATUS = StatusServer(server_host(sc.getConf()))
+            except OSError:
+                _STATUS = None
+            else:
+                os.environ[STATUS_ENV] = _STATUS.address
+        return _STATUS
 
 
 def _partition_fn(fn_blob: bytes, sys_path: list[str], version: str) -> Callable:
@@ -427,17 +605,6 @@ def _active_tasks(tracker: Any, group: str) -> int:
             if stage is not None:
                 active += stage.numActiveTasks
     return active
-
-
-def _spark_failure(exc: BaseException) -> str:
-    """A one-line reason of a failed Spark job (its Java exception's first line)."""
-    text = str(exc).strip()
-    for line in text.splitlines():
-        line = line.strip()
-        if "Exception:" in line or "Error:" in line:
-            return f"the Spark task failed: {line}"
-    first = text.splitlines()[0] if text else type(exc).__name__
-    return f"the Spark task failed: {first}"
 
 
 def _queue() -> Any:

@@ -13,6 +13,7 @@ from typing import Any
 
 from .channel import Channel, WorkerCrash, use_channel
 from .registries import forget_registries
+from .spark_progress import send_progress
 
 __all__ = [
     "MAX_TASK_LOGS",
@@ -22,6 +23,7 @@ __all__ = [
     "driver_env",
     "dump_result",
     "prepare_worker",
+    "probe_partition",
     "run_one",
     "sync_env",
 ]
@@ -45,7 +47,10 @@ class TaskEvents(Channel):
         self.logs_dropped = 0
 
     def post(self, event: tuple) -> None:
-        """Keep ``event`` for the driver."""
+        """Keep ``event`` for the driver (a progress event goes to the driver's status
+        channel at once too: :mod:`crawlmill.core.run.spark_progress`)."""
+        if event[0] == "progress":
+            send_progress(event)
         last = self.events[-1] if self.events else None
         if (
             event[0] == "progress"
@@ -141,6 +146,12 @@ def prepare_worker(sys_path: list[str], driver_version: str, env: Mapping[str, s
             "driver: install the same crawlmill on every worker"
         )
     return None
+
+
+def probe_partition(rows: Any) -> list[str]:
+    """Spark's function of the driver's probe task: this worker's crawlmill version (its
+    Python imported crawlmill to unpickle this function)."""
+    return [crawlmill_version()]
 
 
 def dump_result(out: tuple[Any, list[tuple]]) -> bytes:

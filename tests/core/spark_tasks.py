@@ -11,6 +11,7 @@ import time
 from typing import Any
 
 from crawlmill.core.executor import current_channel
+from crawlmill.core.progress import TaskReporter
 
 
 def echo(payload: dict[str, Any]) -> dict[str, Any]:
@@ -40,6 +41,20 @@ def echo(payload: dict[str, Any]) -> dict[str, Any]:
         "epoch": os.environ.get("SOURCE_DATE_EPOCH"),
         "stop_requested": current_channel().stop_requested(),
     }
+
+
+def progress_then_wait(payload: dict[str, Any]) -> dict[str, Any]:
+    """Post progress, wait (up to 2 minutes) until the file ``payload["go"]`` exists, post a
+    little more and end."""
+    reporter = TaskReporter(current_channel(), payload["key"])
+    reporter.count(payload["records"], payload["bytes"])
+    reporter.flush()
+    deadline = time.monotonic() + 120
+    while not os.path.exists(payload["go"]) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    reporter.count(1, 10)
+    reporter.flush()
+    return {"key": payload["key"]}
 
 
 def fail(payload: Any) -> Any:

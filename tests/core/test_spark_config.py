@@ -18,6 +18,7 @@ from crawlmill.core.cli import main
 from crawlmill.core.config import build_pipeline
 from crawlmill.core.errors import ConfigError
 from crawlmill.core.executor import WorkerCrash, current_channel
+from crawlmill.core.run import spark_checks
 
 from tests.conftest import SAMPLES
 
@@ -223,3 +224,119 @@ def test_the_worker_takes_the_drivers_crawlmill_variables(monkeypatch):
     assert os.environ.get("SOURCE_DATE_EPOCH") == "42"
     assert "CRAWLMILL_DISABLE_PLUGINS" not in os.environ
     assert ("sentinel",) not in task._REGISTRIES
+
+
+# -- a master that does not answer; a worker Python without crawlmill ---------------------------
+
+
+def test_an_unreachable_master_fails_at_once_with_one_line_naming_it(tmp_path, capsys):
+    """A ``spark://`` master whose port refuses connections: exit 2 before a JVM starts, one
+    line naming the master, no output written (not Spark's 80 s and a failure per input)."""
+    import socket
+    import time
+
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    master = f"spark://127.0.0.1:{port}"
+    started = time.monotonic()
+    code = main(["convert", str(SAMPLES / SAMPLE), "--to", "warc", "-o", str(tmp_path / "o"),
+                 "--spark-master", master])  # fmt: skip
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert time.monotonic() - started < 10
+    (line,) = [x for x in err.splitlines() if "cannot reach" in x]
+    assert f"cannot reach the Spark master {master} (127.0.0.1:{port}: " in line, line
+    assert not list((tmp_path / "o").glob("*.warc*"))
+
+
+def test_master_addresses():
+    """Standby masters (``spark://h1:p1,h2:p2``), the default port, Kubernetes' API server;
+    no address for the masters Spark's own clients find (``local``, ``yarn``)."""
+    assert spark_checks.master_addresses("spark://a:7078,b:7079") == [("a", 7078), ("b", 7079)]
+    assert spark_checks.master_addresses("spark://a") == [("a", 7077)]
+    assert spark_checks.master_addresses("k8s://https://k.example:6443") == [("k.example", 6443)]
+    for master in (None, "local[2]", "yarn", "local-cluster[2,1,1024]"):
+        assert spark_checks.master_addresses(master) == []
+
+
+#: what a Spark job fails with when the worker's Python cannot import crawlmill (the shape of
+#: pyspark's Py4JJavaError text: Spark's line, the Python traceback, the Java frames).
+NO_CRAWLMILL = """An error occurred while calling z:org.apache.spark.api.python.PythonRDD.runJob.
+: org.apache.spark.SparkException: Job aborted due to stage failure: Task 0 in stage 0.0 failed 4 \
+times, most recent failure: Lost task 0.3 in stage 0.0 (TID 3) (127.0.0.1 executor 0): \
+org.apache.spark.api.python.PythonException: Traceback (most recent call last):
+  File "/x/pyspark.zip/pyspark/worker.py", line 3000, in main
+    func, profiler, deserializer, serializer = read_command(pickleSer, infile)
+  File "/x/pyspark.zip/pyspark/serializers.py", line 473, in loads
+    return cloudpickle.loads(obj, encoding=encoding)
+ModuleNotFoundError: No module named 'crawlmill'
+
+\tat org.apache.spark.api.python.BasePythonRunner$ReaderIterator.handlePythonException(PythonRunner.scala:600)
+\tat org.apache.spark.api.python.PythonRunner$$anon$3.read(PythonRunner.scala:900)
+"""
+
+
+def test_a_worker_python_without_crawlmill_is_said_in_one_line(monkeypatch):
+    """The Python exception is pulled from the Java trace; a missing crawlmill says which
+    Python and what to do. The real text of a real cluster: tests/core/test_spark_cluster.py."""
+    monkeypatch.setenv("PYSPARK_PYTHON", "/opt/py/bin/python")
+    text = NO_CRAWLMILL
+    assert spark_checks.python_exception(text) == "ModuleNotFoundError: No module named 'crawlmill'"
+    message = spark_checks.spark_failure(RuntimeError(text))
+    assert "\n" not in message
+    assert message.startswith(
+        "the Spark worker's Python (/opt/py/bin/python, PYSPARK_PYTHON) cannot import crawlmill: "
+        "ModuleNotFoundError: No module named 'crawlmill'; install crawlmill"
+    ), message
+    other = text.replace("ModuleNotFoundError: No module named 'crawlmill'", "ValueError: bad")
+    assert spark_checks.spark_failure(RuntimeError(other)) == (
+        "the Spark task failed in its Python worker: ValueError: bad"
+    )
+    plain = "org.apache.spark.SparkException: Job 3 cancelled\n\tat org.apache..."
+    assert spark_checks.spark_failure(RuntimeError(plain)) == (
+        "the Spark task failed: org.apache.spark.SparkException: Job 3 cancelled"
+    )
+
+
+# -- the status channel (live progress), without Spark ------------------------------------------
+
+
+def test_the_status_channel_carries_progress_with_the_token_only(monkeypatch):
+    """A worker's progress event reaches the driver's route at once; a connection without
+    the driver's token is closed unread."""
+    import socket
+    import time
+
+    from crawlmill.core.run import spark_progress
+
+    server = spark_progress.StatusServer("127.0.0.1")
+    got: list[tuple] = []
+    server.route(lambda *event: got.append(event))
+    try:
+        with socket.create_connection(("127.0.0.1", server.port)) as stranger:
+            stranger.sendall(b"not-the-token\n" + b'["x", 1, 1]\n')
+        monkeypatch.setenv(spark_progress.ENV_VAR, server.address)
+        spark_progress.send_progress(("progress", "k", 3, 30))
+        deadline = time.monotonic() + 10
+        while not got and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert got == [("k", 3, 30)]
+    finally:
+        server.close()
+
+
+def test_live_progress_and_the_tasks_own_counts_add_up_once():
+    """What came live (a lost attempt's and its retry's) is taken back from the task's own
+    counts when it ends; a late live line of an ended task is dropped; logs pass as they are."""
+    from crawlmill.core.run.spark_progress import LiveTally
+
+    posted: list[tuple] = []
+    tally = LiveTally(posted.append)
+    tally.live("k", 5, 50)  # the attempt on the lost worker
+    tally.live("k", 2, 20)  # its retry, so far
+    tally.final([("log", "a damage line"), ("progress", "k", 4, 40), ("progress", "k", 2, 20)])
+    tally.live("k", 1, 10)  # late
+    assert ("log", "a damage line") in posted
+    progress = [e for e in posted if e[0] == "progress"]
+    assert (sum(e[2] for e in progress), sum(e[3] for e in progress)) == (6, 60), progress

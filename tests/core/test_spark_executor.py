@@ -192,7 +192,41 @@ def test_map_yields_each_result_as_its_task_finishes(tasks, tmp_path):
     assert sorted(e[1] for e in events if e[0] == "log") == [
         f"task {i} says hello" for i in range(5)
     ]
-    assert ("progress", "k3", 3, 30) in events  # consecutive progress events summed
+    # each task's progress counts once: what came live plus the rest with its result
+    for i in range(5):
+        mine = [e for e in events if e[0] == "progress" and e[1] == f"k{i}"]
+        assert (sum(e[2] for e in mine), sum(e[3] for e in mine)) == (3, 30), mine
+
+
+def test_progress_reaches_the_driver_while_the_task_runs(tasks, tmp_path):
+    """A task's progress events arrive on the executor's channel while it still runs (the
+    status channel, core/run/spark_progress.py), not only with its result; the counts add up
+    to the task's own once it ends."""
+    import threading
+
+    executor = _spark()
+    go = tmp_path / "go"
+    payload = {"key": "slow", "go": str(go), "records": 5, "bytes": 50}
+    results = []
+    thread = threading.Thread(
+        target=lambda: results.extend(executor.map(tasks.progress_then_wait, [payload]))
+    )
+    thread.start()
+    events = []
+    deadline = time.monotonic() + 120
+    while not events and time.monotonic() < deadline:
+        event = executor.channel.get(0.2)
+        if event is not None and event[0] == "progress":
+            events.append(event)
+    running = not results
+    go.write_text("")
+    thread.join(timeout=120)
+    assert running and events == [("progress", "slow", 5, 50)], events
+    assert results and results[0][1] == {"key": "slow"}
+    while (event := executor.channel.get(0)) is not None:
+        events.append(event)
+    mine = [e for e in events if e[0] == "progress"]
+    assert (sum(e[2] for e in mine), sum(e[3] for e in mine)) == (6, 60), mine
 
 
 def test_map_runs_in_spark_workers_with_the_drivers_environment(tasks, monkeypatch):
@@ -394,7 +428,12 @@ def test_a_spark_retry_of_a_task_that_committed_commits_once(tmp_path, monkeypat
     attempts = tmp_path / "attempts"
     attempts.mkdir()
     script = RETRY_SCRIPT.format(here=str(HERE), src=src, out=str(out))
-    env = {**os.environ, "CRAWLMILL_TEST_ATTEMPTS": str(attempts)}
+    # Spark's own log (off by default) says the first attempt was lost
+    env = {
+        **os.environ,
+        "CRAWLMILL_TEST_ATTEMPTS": str(attempts),
+        "CRAWLMILL_SPARK_LOG_LEVEL": "WARN",
+    }
     proc = subprocess.run(
         [sys.executable, "-c", script],
         capture_output=True, text=True, timeout=300, check=False, env=env,
@@ -417,3 +456,15 @@ def test_a_spark_retry_of_a_task_that_committed_commits_once(tmp_path, monkeypat
     assert not list((out / ".crawlmill" / "pending").glob("*.json"))
     tmp = out / ".crawlmill" / "tmp"
     assert not tmp.exists() or not any(tmp.iterdir())
+
+
+def test_under_spark_submit_the_master_is_the_one_spark_submit_was_given(spark_sc, monkeypatch):
+    """Under spark-submit (``PYSPARK_GATEWAY_PORT``: its JVM runs already) a pipeline without a
+    master takes spark-submit's (``spark.master`` of that JVM), not ``local[*]``; this
+    session's JVM was started as spark-submit starts one."""
+    from crawlmill.core import spark_executor
+
+    monkeypatch.setenv("PYSPARK_GATEWAY_PORT", "0")  # the gateway of this process is used
+    assert spark_executor._submitted_master() == MASTER
+    monkeypatch.delenv("PYSPARK_GATEWAY_PORT")
+    assert spark_executor._submitted_master() is None

@@ -24,6 +24,9 @@ from crawlmill.plugins.writers.warc_sorted import sort_key
 
 from tests.conftest import SAMPLES
 from tests.core.conftest import SPARK_MASTER
+from tests.core.spark_compare import assert_alike as _assert_alike
+from tests.core.spark_compare import bookkeeping_of as _bookkeeping
+from tests.core.spark_compare import files_of as _files
 from tests.helpers import warc_record
 
 #: real third-party files; the first is copied twice (every URL of it duplicated), the
@@ -55,42 +58,6 @@ def _inputs(tmp_path: Path) -> Path:
     for name, numbers in (("a", range(0, 12)), ("b", range(6, 18)), ("c", range(15, 24))):
         (folder / f"{name}.warc").write_bytes(b"".join(warc_record(i) for i in numbers))
     return folder
-
-
-def _files(out: Path) -> dict[str, bytes]:
-    """Every file the run left (outputs, quarantine, pass tables) but bookkeeping JSON."""
-    found = {}
-    for path in sorted(out.rglob("*")):
-        rel = path.relative_to(out).as_posix()
-        if path.is_file() and not rel.endswith(".json") and not rel.endswith("lock"):
-            found[rel] = path.read_bytes()
-    return found
-
-
-def _without_times(data):
-    if isinstance(data, dict):
-        return {k: _without_times(v) for k, v in data.items() if k not in ("elapsed", "seconds")}
-    if isinstance(data, list):
-        return [_without_times(v) for v in data]
-    return data
-
-
-def _bookkeeping(out: Path) -> dict[str, object]:
-    """report.json, the completion markers, the collect tasks' and reduces' markers and the
-    shuffle's map markers, without their timings; paths below ``out`` start with ``OUT``."""
-    meta = out / ".crawlmill"
-
-    def load(path: Path) -> object:
-        return _without_times(json.loads(path.read_text().replace(str(out), "OUT")))
-
-    found = {"report": load(meta / "report.json")}
-    patterns = ["done/*.json", "passes/*/done.json", "passes/*/tasks/*.json", "passes/*/map/*"]
-    for pattern in patterns:
-        for marker in sorted(meta.glob(pattern)):
-            if not marker.name.endswith(".start.json"):  # pid, host, heartbeat
-                rel = marker.relative_to(meta).as_posix()
-                found[rel] = load(marker)
-    return found
 
 
 def _run_everywhere(
@@ -138,33 +105,6 @@ def _run_everywhere(
         calls.clear()
         seen[name] = (_files(out), _bookkeeping(out), err)
     return seen
-
-
-def _assert_alike(seen) -> None:
-    spark_files, spark_books, _ = seen["spark"]
-    for name in ("local1", "local2"):
-        files, books, _ = seen[name]
-        assert sorted(files) == sorted(spark_files), name
-        for rel, data in files.items():
-            assert data == spark_files[rel], f"{rel} differs between {name} and spark"
-        assert sorted(books) == sorted(spark_books), name
-        for rel, data in books.items():
-            if "/map/" in rel:  # run files locally; Spark's own shuffle on Spark (runs null)
-                assert isinstance(data["notes"].pop("runs"), list), rel
-                data = {**data, "notes": dict(data["notes"])}
-                other = dict(spark_books[rel])
-                other["notes"] = {k: v for k, v in other["notes"].items() if k != "runs"}
-                assert data == other, f"{rel} differs between {name} and spark"
-                continue
-            if rel == "report" and "shuffle" in data:
-                # the local shuffle's disk use; Spark's own shuffle keeps its disk to itself
-                local, remote = data.get("shuffle") or {}, spark_books[rel].get("shuffle")
-                assert remote == {} and (not local or local["run_bytes"] > 0), (rel, local, remote)
-                data = {k: v for k, v in data.items() if k != "shuffle"}
-                other = {k: v for k, v in spark_books[rel].items() if k != "shuffle"}
-                assert data == other, f"{rel} differs between {name} and spark"
-                continue
-            assert data == spark_books[rel], f"{rel} differs between {name} and spark"
 
 
 def _summary(err: str) -> str:
