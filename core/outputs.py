@@ -52,7 +52,6 @@ import hashlib
 import io
 import json
 import os
-import posixpath
 import re
 import secrets
 import shutil
@@ -60,6 +59,7 @@ from typing import Any
 
 from . import storage
 from .errors import ConfigError, CrawlmillError
+from .output_paths import BOOKKEEPING, UnsafeOutputPath, safe_relpath
 
 __all__ = [
     "BOOKKEEPING",
@@ -74,12 +74,6 @@ __all__ = [
     "sync_files",
     "write_json_atomic",
 ]
-
-BOOKKEEPING = ".crawlmill"
-
-
-class UnsafeOutputPath(CrawlmillError, ValueError):
-    """A writer asked for an output path outside the output root (or an invalid one)."""
 
 
 class OutputConflict(CrawlmillError):
@@ -99,29 +93,6 @@ def refusal(
 
 
 PENDING = "committing"
-
-
-def safe_relpath(relpath: str, *, internal: bool = False) -> str:
-    """``relpath`` normalised to a POSIX relative path, or :class:`UnsafeOutputPath` when it is
-    empty, absolute, climbs with ``..``, contains NUL or backslashes, or (unless ``internal``)
-    points into the ``.crawlmill`` bookkeeping folder."""
-    if not isinstance(relpath, str) or not relpath or "\0" in relpath or "\\" in relpath:
-        raise UnsafeOutputPath(f"invalid output path {relpath!r}")
-    if relpath.startswith("/") or (len(relpath) > 1 and relpath[1] == ":"):
-        raise UnsafeOutputPath(
-            f"output path {relpath!r} is absolute; writers must use relative paths"
-        )
-    parts = relpath.split("/")
-    if ".." in parts:
-        raise UnsafeOutputPath(f"output path {relpath!r} climbs out of the output root with '..'")
-    norm = posixpath.normpath(relpath)
-    if norm in (".", "") or norm.endswith("/"):
-        raise UnsafeOutputPath(f"output path {relpath!r} names no file")
-    if not internal and norm.split("/")[0] == BOOKKEEPING:
-        raise UnsafeOutputPath(
-            f"output path {relpath!r} is inside the reserved {BOOKKEEPING}/ folder"
-        )
-    return norm
 
 
 def inside_root(root: str, relpath: str) -> str:

@@ -44,7 +44,7 @@ from typing import Any
 
 from . import storage
 from .errors import ConfigError
-from .outputs import BOOKKEEPING, UnsafeOutputPath, safe_relpath
+from .output_paths import BOOKKEEPING, UnsafeOutputPath, safe_relpath
 from .spec import PipelineSpec
 
 __all__ = ["RemoteRoot", "default_work_dir", "publish_marker", "remote_url", "staged"]

@@ -87,19 +87,34 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         )
 
 
-#: the ``xdist_group`` of every test that uses the session's SparkContext (``spark_sc``).
+#: the ``xdist_group`` of the tests of the Spark executor that use the session's SparkContext
+#: (``spark_sc``): the modules named ``*spark*``.
 SPARK_GROUP = "spark"
+#: the ``xdist_group`` of the other tests of ``spark_sc``: Hadoop's and Nutch's Java classes as
+#: oracles, reached through the context's JVM.
+HADOOP_GROUP = "hadoop-oracles"
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto``: two workers per core (at most 16). A third of the suite's time is spent
+    waiting (subprocesses, JVMs starting, Spark tasks, a server), not computing; on CI's two
+    cores four workers fill those waits."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return min(2 * (cores or 1), 16)
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Under pytest-xdist (``--dist loadgroup``, pyproject.toml) every test that uses the
-    session's SparkContext runs in one worker: the suite starts one Spark JVM, not one per
-    worker, and that worker starts it first (xdist hands out the largest group first). They
-    are ``slow`` too: the quick loop (``-m "not slow"``) starts no JVM."""
+    """Under pytest-xdist (``--dist loadgroup``, pyproject.toml) the tests that use the
+    session's SparkContext run in two workers, not in every one: the Spark executor's tests in
+    one (:data:`SPARK_GROUP`), the Java oracles' in another (:data:`HADOOP_GROUP`), so the
+    suite starts at most two Spark JVMs and the two halves run side by side (xdist hands out
+    the largest groups first). They are ``slow`` too: the quick loop (``-m "not slow"``)
+    starts no JVM."""
     for item in items:
         if "spark_sc" in item.fixturenames:
-            item.add_marker(pytest.mark.xdist_group(SPARK_GROUP))
+            group = SPARK_GROUP if "spark" in item.path.name else HADOOP_GROUP
+            item.add_marker(pytest.mark.xdist_group(group))
             item.add_marker(pytest.mark.slow)
 
 

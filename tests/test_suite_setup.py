@@ -9,7 +9,15 @@ import tomllib
 
 import pytest
 
-from tests.conftest import ROOT, SPARK_GROUP, pytest_collection_modifyitems
+from pathlib import Path
+
+from tests.conftest import (
+    HADOOP_GROUP,
+    ROOT,
+    SPARK_GROUP,
+    pytest_collection_modifyitems,
+    pytest_xdist_auto_num_workers,
+)
 
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 INI = PYPROJECT["tool"]["pytest"]["ini_options"]
@@ -33,19 +41,33 @@ def test_readme_shows_the_quick_loop_and_the_one_process_run():
 class _Item:
     """What the grouping hook reads of a collected test."""
 
-    def __init__(self, *fixtures: str) -> None:
+    def __init__(self, *fixtures: str, module: str = "test_x.py") -> None:
         self.fixturenames = list(fixtures)
+        self.path = Path("tests") / module
         self.markers: list[pytest.Mark] = []
 
     def add_marker(self, marker: pytest.MarkDecorator) -> None:
         self.markers.append(marker.mark)
 
 
-def test_the_tests_of_the_spark_context_share_one_worker_and_are_slow():
-    spark, other = _Item("tmp_path", "spark_sc"), _Item("tmp_path")
-    pytest_collection_modifyitems([spark, other])
+def test_the_tests_of_the_spark_context_share_two_workers_and_are_slow():
+    spark = _Item("tmp_path", "spark_sc", module="test_spark_pipelines.py")
+    oracle = _Item("spark_sc", module="test_mapfile_hadoop.py")
+    other = _Item("tmp_path")
+    pytest_collection_modifyitems([spark, oracle, other])
     assert {(m.name, m.args) for m in spark.markers} == {
         ("xdist_group", (SPARK_GROUP,)),
         ("slow", ()),
     }
+    assert {(m.name, m.args) for m in oracle.markers} == {
+        ("xdist_group", (HADOOP_GROUP,)),
+        ("slow", ()),
+    }
     assert other.markers == []
+
+
+def test_auto_is_two_workers_per_core():
+    import os
+
+    cores = len(os.sched_getaffinity(0))
+    assert pytest_xdist_auto_num_workers(None) == min(2 * cores, 16)
