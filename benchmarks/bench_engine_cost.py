@@ -203,6 +203,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--cases", nargs="+", choices=CASES, metavar="CASE", help=f"only these ({', '.join(CASES)})"
     )
+    parser.add_argument(
+        "--before",
+        metavar="CHECKOUT",
+        help="also run each convert with this checkout's crawlmill (a folder holding an older "
+        "tree), in the same run: the 'before' column",
+    )
     opts = parser.parse_args(argv)
 
     py = sys.executable
@@ -215,11 +221,20 @@ def main(argv: list[str] | None = None) -> int:
         os.environ, PYTHONPATH=os.pathsep.join([str(work), os.environ.get("PYTHONPATH", "")])
     )
     started = time.perf_counter()
+    print(f"load average at the start: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     files = inputs(cache, opts.mib, crawlmill)
     java = java_reader(work)
     out = work / "out"
 
-    def convert(src: Path, *args: str) -> float:
+    before_env = None
+    if opts.before:
+        from bench_read_warc import _before_path
+
+        before_env = dict(
+            env, PYTHONPATH=os.pathsep.join([_before_path(opts.before), env["PYTHONPATH"]])
+        )
+
+    def convert(src: Path, *args: str, env: dict = env) -> float:
         cmd = [*crawlmill, "convert", str(src), *args, "-o", str(out)]
         return cpu_of(cmd, opts.repeat, env=env, clean=out)
 
@@ -265,20 +280,25 @@ def main(argv: list[str] | None = None) -> int:
                 else:
                     hadoop = cpu_of([*java, str(src)], opts.repeat) if java else None
                     anchors[kind] = {"Hadoop reader": hadoop} if hadoop else {}
-            rows.append((gen, case, convert(src, *conv_args), read[kind], anchors[kind]))
+            before = convert(src, *conv_args, env=before_env) if before_env else None
+            rows.append((gen, case, convert(src, *conv_args), before, read[kind], anchors[kind]))
 
     print(f"inputs: {opts.mib} MiB uncompressed each; CPU seconds (user + sys) of whole processes,")
     print(f"best of {opts.repeat}; ratios are convert / reader and convert / anchor")
     print()
-    head = f"{'generator':<9} {'case':<20} {'convert':>8} {'reader':>7} {'conv/read':>9}  anchors"
+    print(f"load average at the end: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    head = (f"{'generator':<9} {'case':<20} {'convert':>8} {'before':>7} {'reader':>7} "
+            f"{'conv/read':>9} {'before/read':>11}  anchors")  # fmt: skip
     print(head)
     print("-" * len(head))
-    for gen, case, conv, read, anchors in rows:
+    for gen, case, conv, before, read, anchors in rows:
         anchor_text = "; ".join(
             f"{name} {cpu:.2f}s: conv/anchor {conv / cpu:.2f}, read/anchor {read / cpu:.2f}"
             for name, cpu in anchors.items()
         )
-        print(f"{gen:<9} {case:<20} {conv:>7.2f}s {read:>6.2f}s {conv / read:>9.2f}  {anchor_text}")
+        b, br = (f"{before:.2f}s", f"{before / read:.2f}") if before else ("-", "-")
+        print(f"{gen:<9} {case:<20} {conv:>7.2f}s {b:>7} {read:>6.2f}s {conv / read:>9.2f} "
+              f"{br:>11}  {anchor_text}")  # fmt: skip
     print(f"\n({time.perf_counter() - started:.0f} s; inputs in {cache})")
     shutil.rmtree(work, ignore_errors=True)
     return 0

@@ -26,7 +26,6 @@ of a well-formed page; they may repair broken markup differently. Outlinks are
 from __future__ import annotations
 
 import codecs
-import re
 from dataclasses import dataclass, field
 from urllib.parse import urljoin
 
@@ -42,7 +41,6 @@ _SEPARATORS = (
 LINE_SEPARATORS = frozenset(_SEPARATORS.split(","))
 _JAVA_NAMES = {"utf-8": "UTF-8", "cp1252": "windows-1252", "iso8859-1": "ISO-8859-1",
                "latin-1": "ISO-8859-1", "ascii": "US-ASCII"}  # fmt: skip
-_WS = re.compile(r"\s+")
 
 
 @dataclass
@@ -84,7 +82,9 @@ class _Text:
             self.buf.append("\n")
 
     def add(self, text: str) -> None:
-        text = _WS.sub(" ", text).strip()
+        # whitespace runs to one space, trimmed (``\s`` and ``str.split`` agree: Unicode
+        # whitespace, as ``str.isspace``)
+        text = " ".join(text.split())
         if text:
             self.space()
             self.buf.append(text)

@@ -637,6 +637,15 @@ class SequenceFileWriter:
             value = stored_value if stored_value is not None else self.codec.compress(value)
         self._write(struct.pack(">ii", len(key) + len(value), len(key)) + key + value)
 
+    def append_raw(self, frame: bytes) -> None:
+        """Add one NONE/RECORD entry as its whole record frame (record length, key length,
+        key, stored value), copied from a file of the same compression and codec; no sync
+        marker of the writer's own rules (as ``append(..., sync=False)``)."""
+        if self.header.compression == "block":
+            raise ValueError("a BLOCK file's entries are not record frames")
+        self.records += 1
+        self._write(frame)
+
     def flush_block(self) -> None:
         """Write the buffered entries as one block (nothing when none is buffered)."""
         if not self._block:

@@ -58,6 +58,7 @@ from crawlmill.formats.hadoop.writables import (
 )
 from crawlmill.formats.http import content_type as http_content_type
 from crawlmill.formats.http import split_response
+from crawlmill.formats.member_source import HeldMembers
 from crawlmill.plugins.writables.lookup import find_writable
 from pydantic import Field
 
@@ -155,9 +156,17 @@ class SequenceFileReader(Reader):
                 )
                 return
             with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
-                yield from self._read(ctx, data)
+                # lent to writers: an unchanged NONE/RECORD entry's frame is copied from it
+                held = HeldMembers()
+                held.hold(data, 0, len(data))
+                try:
+                    yield from self._read(ctx, data, held)
+                finally:
+                    held.release()
 
-    def _read(self, ctx: ReadContext, data: Any) -> Iterator[Record]:
+    def _read(
+        self, ctx: ReadContext, data: Any, held: HeldMembers | None = None
+    ) -> Iterator[Record]:
         path = ctx.path
         limits = ctx.limits
         try:
@@ -205,7 +214,7 @@ class SequenceFileReader(Reader):
                 )
                 damaged += 1
                 continue
-            record = self._record(ctx, header, file_extras, item, n, key_w, value_w)
+            record = self._record(ctx, header, file_extras, item, n, key_w, value_w, held)
             item = None  # the entry's value bytes go with it (the record holds the content)
             yield record
             n += 1
@@ -221,7 +230,8 @@ class SequenceFileReader(Reader):
             )
 
     def _record(self, ctx: ReadContext, header: Any, file_extras: SequenceFileExtras,
-                entry: Entry, n: int, key_w: Any, value_w: Any) -> Record:  # fmt: skip
+                entry: Entry, n: int, key_w: Any, value_w: Any,
+                held: HeldMembers | None = None) -> Record:  # fmt: skip
         extras: SequenceFileExtras = {**file_extras, "key": entry.key, "entry": n}
         value_prefixed = prefixed(header.value_class)
         content = content_of(header.value_class, entry.value)
@@ -257,7 +267,7 @@ class SequenceFileReader(Reader):
             media, charset = http_content_type(http_head)
         if entry.block is None:
             source = Provenance(
-                ctx.path, entry.offset, entry.length, "sequencefile", OffsetSpace.FILE
+                ctx.path, entry.offset, entry.length, "sequencefile", OffsetSpace.FILE, held
             )
         else:  # an entry of a compressed block: the block's offset, no length of its own
             source = Provenance(ctx.path, entry.offset, None, "sequencefile", OffsetSpace.FILE)

@@ -157,6 +157,7 @@ class NutchSegmentWriter(Writer):
         self._streams: list[Any] = []
         self._last_key: bytes | None = None
         self._infos: list[tuple[bytes, bytes]] = []
+        self._linked: tuple[bytes, bytes | None] | None = None
 
     def _open_files(self) -> None:
         o, part = self.options, f"part-r-{self.ctx.input.index:05d}"
@@ -209,10 +210,24 @@ class NutchSegmentWriter(Writer):
             links = []
         for sub, value in self.values(record, links, html).items():
             self.files[sub].append(key, value)
-        for target, _ in links:
+        if links:
+            # every link's datum is the same: serialized (and compressed) once per part
+            linked, stored = self._linked_datum()
+            append = self.files["crawl_parse"].append
+            for target, _ in links:
+                append(_key(target), linked, stored)
+            self.ctx.count("crawl_parse-linked", len(links))
+
+    def _linked_datum(self) -> tuple[bytes, bytes | None]:
+        """The ``linked`` datum of ``crawl_parse`` (the same for every outlink) serialized,
+        and its stored bytes in a RECORD-compressed part (``None`` otherwise)."""
+        if self._linked is None:
             datum = CrawlDatum(status=0x43, fetch_time=0, fetch_interval=FETCH_INTERVAL)
-            self.files["crawl_parse"].append(_key(target), encode_nutch(CRAWL_DATUM, datum))
-            self.ctx.count("crawl_parse-linked")
+            value = encode_nutch(CRAWL_DATUM, datum)
+            seq = self.files["crawl_parse"]
+            stored = seq.codec.compress(value) if seq.header.compression == "record" else None
+            self._linked = (value, stored)
+        return self._linked
 
     def values(self, record: Record, links: list[tuple[str, str]],
                html: HtmlParse | None = None) -> dict[str, bytes]:  # fmt: skip

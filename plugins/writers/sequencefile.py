@@ -22,7 +22,10 @@ An entry per record:
   (``BytesWritable``/``Text``: a length prefix; another class: the bytes as they are, which its
   Writable must read as exactly one value, else the record is quarantined), except that an
   unchanged record of a SequenceFile keeps its value bytes (and a RECORD file's compressed
-  value when the codec is the same).
+  value when the codec is the same). An unchanged entry of a NONE or RECORD file written
+  like its source is copied raw: its whole record frame, from the reader's map of the input
+  (:mod:`~crawlmill.plugins.writers.sequencefile_raw`), the same bytes without decoding
+  and encoding its value again.
 
 So SequenceFile -> SequenceFile keeps every entry byte for byte (NONE and RECORD files with
 their sync markers where the source had them: the same bytes), and WARC -> SequenceFile gives
@@ -61,6 +64,8 @@ from crawlmill.formats.hadoop.writables import (
 )
 from crawlmill.plugins.writables.lookup import find_writable
 from pydantic import Field
+
+from .sequencefile_raw import raw_frame
 
 __all__ = ["SequenceFileWriter"]
 
@@ -223,25 +228,19 @@ class SequenceFileWriter(FileWriter):
         same_value = src.get("value_class") == h.value_class and not (
             {"payload", "http_head"} & record.changed
         )
-        kept = _source_key(record)
+        verbatim = same_key and same_value and self.like_source and not record.modified
+        raw = None  # an unchanged NONE/RECORD entry: its record frame, copied
+        if verbatim and src.get("sync") == h.sync and isinstance(seq, SeqWriter):
+            raw = raw_frame(record, h.compression, h.value_class)
+        key = value = b""  # (a raw frame holds them)
         try:
-            if same_key and "key" in src:
-                key = bytes(src["key"])
-            elif kept and kept["key_class"] == h.key_class and "url" not in record.changed:
-                key = bytes(kept["key"])  # the key a WARC record kept (WARC-Source-Key)
-            else:
-                key = _key_of(h.key_class, record.url)
-            if same_value and "value" in src:
-                value = bytes(src["value"])
-            else:
-                value = from_content(h.value_class, (record.http_head or b"") + record.payload)
-                if not same_value:  # bytes not read from a file of this class: check them
-                    self._check(h.value_class, value)
+            if raw is None:
+                key, value = self._key_value(record, src, same_key, same_value)
         except (ValueError, WritableError) as exc:
             self.ctx.quarantine(record, f"unwritable-record: cannot write as SequenceFile: {exc}")
             return
         stored = None
-        if same_value and h.compression == "record" and src.get("codec") == h.codec:
+        if raw is None and same_value and h.compression == "record" and src.get("codec") == h.codec:
             stored = src.get("stored_value")
         if self.like_source and not record.modified and src.get("sync") == h.sync:
             if h.compression == "block":
@@ -251,11 +250,35 @@ class SequenceFileWriter(FileWriter):
                 self._block = block
             elif src.get("sync_before"):
                 seq.sync()
-            seq.append(key, value, stored, sync=False)
+            if raw is not None:
+                seq.append_raw(raw)  # the source's record frame, copied
+            else:
+                seq.append(key, value, stored, sync=False)
         else:
             seq.append(key, value, stored)
         self._refuse(record)
         self.count(record)
+
+    def _key_value(
+        self, record: Record, src: dict[str, Any], same_key: bool, same_value: bool
+    ) -> tuple[bytes, bytes]:
+        """The serialized key and value of ``record``'s entry (the module docstring);
+        ``ValueError``/``WritableError`` when its classes cannot hold them."""
+        h = self.seq.header
+        kept = _source_key(record)
+        if same_key and "key" in src:
+            key = bytes(src["key"])
+        elif kept and kept["key_class"] == h.key_class and "url" not in record.changed:
+            key = bytes(kept["key"])  # the key a WARC record kept (WARC-Source-Key)
+        else:
+            key = _key_of(h.key_class, record.url)
+        if same_value and "value" in src:
+            value = bytes(src["value"])
+        else:
+            value = from_content(h.value_class, (record.http_head or b"") + record.payload)
+            if not same_value:  # bytes not read from a file of this class: check them
+                self._check(h.value_class, value)
+        return key, value
 
     def _refuse(self, record: Record) -> None:
         """Warn for the neutral fields an entry (a key and a value) has no place for, as the

@@ -174,12 +174,17 @@ class WarcEncoder:
     ) -> tuple[bytes, dict[str, Any]] | None:
         """The input bytes unchanged, or ``None`` when they cannot be kept as they are."""
         raw_header = _as_bytes(warc["raw_header"]) or b""
-        headers = [(_as_bytes(k) or b"", _as_bytes(v) or b"") for k, v in warc["headers"]]
-        block = record.block
+        headers = [
+            (k, v)
+            if type(k) is bytes and type(v) is bytes
+            else (_as_bytes(k) or b"", _as_bytes(v) or b"")
+            for k, v in warc["headers"]
+        ]  # (the reader's are bytes already)
+        head = record.http_head or b""
         if not can_copy_verbatim(
             raw_header,
             headers,
-            len(block),
+            len(head) + len(record.payload),
             framing,
             version=str(warc.get("version")),
             line_ending=_as_bytes(warc.get("line_ending")),
@@ -196,7 +201,9 @@ class WarcEncoder:
             fixed, _ = self._fixed_digests(record, headers, framing)
             if fixed != headers:
                 return None
-        return raw_header + block + framing.separator, self._facts(record, headers)
+        # one copy of the payload (not head + payload, then the whole record)
+        data = b"".join((raw_header, head, record.payload, framing.separator))
+        return data, self._facts(record, headers)
 
     def _fixed_digests(
         self, record: Record, headers: Headers, framing: Framing
