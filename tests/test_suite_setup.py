@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import shlex
 import tomllib
+from pathlib import Path
 
 import pytest
-
-from pathlib import Path
 
 from tests.conftest import (
     HADOOP_GROUP,
