@@ -106,7 +106,7 @@ def test_run_flags_override_the_configs_executor(tmp_path, monkeypatch):
     from crawlmill.core import cli
 
     seen = []
-    monkeypatch.setattr(cli, "_execute", lambda spec, registry: seen.append(spec.run) or 0)
+    monkeypatch.setattr(cli, "_execute", lambda spec, *rest: seen.append(spec.run) or 0)
     monkeypatch.setattr(spark_executor, "missing_requirement", lambda: None)  # not run here
     pipeline = tmp_path / "p.yaml"
     pipeline.write_text(
