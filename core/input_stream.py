@@ -77,6 +77,7 @@ class InputStream:
         self._members: list[tuple[int, int]] = []  # (stream offset, compressed offset)
         self._held: list[bytes] = []  # pieces of the member being inflated, not yet readable
         self._held_size = 0
+        self._streamed = False  # the member being inflated went past HOLD_BYTES
 
     # -- filling ---------------------------------------------------------------------------
 
@@ -106,10 +107,13 @@ class InputStream:
             if not self._members or self._members[-1][1] != item.offset:
                 self._members.append((start, item.offset))
                 del self._members[:-_KEEP_MEMBERS]
+                self._streamed = False
             if item.data:
                 self._held.append(item.data)
                 self._held_size += len(item.data)
-            if (item.end or self._held_size > HOLD_BYTES) and self._release():
+            # a member past HOLD_BYTES is streamed: each later piece is readable as it comes
+            self._streamed = self._streamed or self._held_size > HOLD_BYTES
+            if (item.end or self._streamed) and self._release():
                 return True
         self._eof = True
         self._release()
