@@ -8,8 +8,12 @@ decompression is bounded by ``ctx.limits.max_decompressed_bytes``, and a compres
 that cannot be decompressed is reported as damage (``ctx.report_damage``, with its compressed
 offset and bytes) while reading goes on with the next member. A line is never joined across
 such damage: :meth:`InputStream.readline` ends a line at the damaged range (the line then
-has no ``\\n``). What a corrupt member inflated to before its fault is dropped with it; what
-a member cut by the end of the file inflated to is read (a partial last line).
+has no ``\\n``). A member's bytes can be read only once the member has ended (its checksum
+checked), so what a corrupt member (or a member cut at ``max_decompressed_bytes``) inflated to
+before its fault is dropped with it; what a member cut by the end of the file inflated to is
+read (a partial last line). A member that inflates beyond :data:`HOLD_BYTES` (a whole-file
+gzip) is streamed instead, to bound memory: its bytes past the first ``HOLD_BYTES`` can be read
+before its end, and a fault drops only its bytes not read yet.
 
 Offsets: :meth:`InputStream.tell` is the offset of the next unread byte in the decompressed
 stream (the file offset for a plain file), and :attr:`InputStream.space` says which
@@ -31,7 +35,11 @@ from . import storage
 from .problems import Damage
 from .record import OffsetSpace, Provenance
 
-__all__ = ["InputStream", "open_input"]
+__all__ = ["HOLD_BYTES", "InputStream", "open_input"]
+
+#: decompressed bytes of a member held back until it ends (checksum checked); a larger member
+#: is streamed (see the module docstring).
+HOLD_BYTES = 8 << 20
 
 #: compressed member starts kept for :meth:`InputStream.member_offset` beyond the buffer.
 _KEEP_MEMBERS = 64
@@ -67,32 +75,58 @@ class InputStream:
         self._eof = False
         self._breaks: list[int] = []  # stream offsets where damage cut the stream
         self._members: list[tuple[int, int]] = []  # (stream offset, compressed offset)
+        self._held: list[bytes] = []  # pieces of the member being inflated, not yet readable
+        self._held_size = 0
+        self._streamed = False  # the member being inflated went past HOLD_BYTES
 
     # -- filling ---------------------------------------------------------------------------
 
     def _more(self) -> bool:
-        """Append the next decompressed piece (reporting damage met on the way); false at
-        the end of the input."""
+        """Make the next decompressed bytes readable (reporting damage met on the way): a
+        member's pieces are held back until it ends, or until they pass
+        :data:`HOLD_BYTES` (then it is streamed); false at the end of the input."""
         if self._eof:
             return False
         if self._pos:
             del self._buf[: self._pos]
             self._base += self._pos
             self._pos = 0
+        before = len(self._buf)  # damage may release held bytes without a piece
         for item in self._items:
             if isinstance(item, Broken):
                 self._damaged(item)
                 continue
-            if item.offset is not None:
-                start = self._base + len(self._buf)
-                if not self._members or self._members[-1][1] != item.offset:
-                    self._members.append((start, item.offset))
-                    del self._members[:-_KEEP_MEMBERS]
-            if item.data:
+            if item.offset is None:  # a plain file: no member, no checksum
                 self._buf += item.data
+                if item.data:
+                    return True
+                continue
+            if self._held and self._members and self._members[-1][1] != item.offset:
+                self._release()  # defensive: a member that did not say it ended
+            start = self._base + len(self._buf) + self._held_size
+            if not self._members or self._members[-1][1] != item.offset:
+                self._members.append((start, item.offset))
+                del self._members[:-_KEEP_MEMBERS]
+                self._streamed = False
+            if item.data:
+                self._held.append(item.data)
+                self._held_size += len(item.data)
+            # a member past HOLD_BYTES is streamed: each later piece is readable as it comes
+            self._streamed = self._streamed or self._held_size > HOLD_BYTES
+            if (item.end or self._streamed) and self._release():
                 return True
         self._eof = True
-        return False
+        self._release()
+        return len(self._buf) > before
+
+    def _release(self) -> bool:
+        """Move the held pieces into the readable buffer; true when that added bytes."""
+        added = self._held_size
+        for data in self._held:
+            self._buf += data
+        self._held.clear()
+        self._held_size = 0
+        return added > 0
 
     def _damaged(self, item: Broken) -> None:
         """Report a compressed range that could not be decompressed; the stream goes on
@@ -100,8 +134,13 @@ class InputStream:
         out before its fault (``partial``) are dropped: its checksum does not vouch for
         them, they are part of the damage. A member cut by the end of the file keeps the
         bytes it inflated to (they are what was compressed)."""
-        end = self._base + len(self._buf)
         code = item.code  # set by the codec where the fault was found
+        if item.partial and code != "truncated-member":
+            self._held.clear()  # never readable: dropped with its member
+            self._held_size = 0
+        else:
+            self._release()
+        end = self._base + len(self._buf)
         if item.partial and code != "truncated-member":
             start = next((u for u, c in reversed(self._members) if c == item.offset), None)
             if start is not None and start >= self.tell():

@@ -16,7 +16,9 @@ IP, the fetch time, the HTTP head and the payload as stored:
   ``Content-Length`` header the page's schema names: see docs/formats/cc2012.md);
 * for a 2xx response with content only (the crawler looked at no other content):
   ``mime_type`` (``Content-Type`` without parameters, ``text/html`` when there is none),
-  ``download_size`` (the same downloaded length), ``content_is_gzip`` and
+  ``download_size`` (the same downloaded length), ``download_truncated`` (``true``, only for
+  a capture cut while it was downloaded: ``truncated``; absent otherwise, as the crawler set
+  it from its ``TruncatedDuringDownload`` flag), ``content_is_gzip`` and
   ``gunzip_content_len`` (a ``Content-Encoding: gzip`` payload, inflated as the crawler's
   ``GZIPUtils.unzipBestEffort`` did: concatenated members, a damaged or truncated stream up
   to where it breaks, at most :data:`GUNZIP_LIMIT` bytes; ``gunzip_failed`` when its gzip
@@ -208,9 +210,11 @@ def page_metadata(
     fetched: datetime | None = None,
     simhash: Callable[[str], int] | None = None,
     meta_form: str = "attributes",
+    truncated: bool = False,
 ) -> dict[str, Any]:
     """The 2012 metadata JSON object of one capture (see the module docstring); ``meta_form``:
-    the form of ``meta_tags`` (:data:`crawlmill.formats.cc2012_html.META_FORMS`)."""
+    the form of ``meta_tags`` (:data:`crawlmill.formats.cc2012_html.META_FORMS`);
+    ``truncated``: the capture's content was cut (``download_truncated``)."""
     data: dict[str, Any] = {
         "attempt_time": int(fetched.timestamp() * 1000) if fetched is not None else None
     }
@@ -239,6 +243,8 @@ def page_metadata(
     mime = normalized_mime(ctype)
     data["mime_type"] = mime
     data["download_size"] = len(downloaded)
+    if truncated:  # ParserMapper: only when the crawler's TruncatedDuringDownload flag is set
+        data["download_truncated"] = True
     if is_gzip:
         data["content_is_gzip"] = True
         if inflated:

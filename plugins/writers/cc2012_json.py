@@ -7,7 +7,8 @@ and ``cc2012`` writers.
   ``text``;
 * a ``response`` capture: the JSON :func:`crawlmill.formats.cc2012_metadata.page_metadata`
   makes of its URL, IP, date, HTTP head and payload (``text_simhash``: crawlmill's 64-bit
-  simhash of the page text), and the text
+  simhash of the page text; ``download_truncated`` when :func:`capture_truncated`), and the
+  text
   :func:`~crawlmill.formats.cc2012_metadata.page_text` extracts from the decoded body
   (:func:`~crawlmill.formats.cc2012_metadata.decoded_body`).
 """
@@ -25,7 +26,18 @@ from crawlmill.formats.cc2012_metadata import decoded_body, page_metadata, page_
 from crawlmill.formats.html_charset import detect_charset
 from crawlmill.formats.simhash import simhash
 
-__all__ = ["Redirects", "carried_json", "compact", "page_json", "page_text_of"]
+__all__ = [
+    "Redirects",
+    "capture_truncated",
+    "carried_json",
+    "compact",
+    "page_json",
+    "page_text_of",
+]
+
+#: the 2012 ARC files' mark of a capture cut while downloaded (the crawler's ``ArcFileWriter``
+#: wrote ``TruncatedInDownload`` for its ``TruncatedDuringDownload`` flag).
+_CC_TRUNCATED = "x-commoncrawl-ContentTruncated"
 
 
 def compact(data: dict[str, Any]) -> bytes:
@@ -49,6 +61,25 @@ def carried_json(record: Record) -> tuple[dict[str, Any], bytes] | None:
     return data, bytes(record.payload)
 
 
+def capture_truncated(record: Record) -> bool:
+    """Whether the capture's content was cut: a ``WARC-Truncated`` header (any reason), a
+    record its reader found cut by the end of its file (``extras["neutral"]["truncated"]``,
+    ``extras["warc"]["truncated"]``, ``extras["arc"]["truncated"]``), or a 2012 ARC record's
+    ``x-commoncrawl-ContentTruncated: TruncatedInDownload``."""
+    extras = record.extras
+    for name in ("neutral", "warc", "arc"):
+        kept = extras.get(name)
+        if isinstance(kept, dict) and kept.get("truncated"):
+            return True
+    warc = extras.get("warc")
+    if isinstance(warc, dict):
+        for key, _ in warc.get("headers") or ():
+            if bytes(key).strip().lower() == b"warc-truncated":
+                return True
+    mark = record.http_header(_CC_TRUNCATED)
+    return mark is not None and b"truncatedindownload" in mark.lower()
+
+
 def page_json(record: Record, variant: str = "text-gzip") -> dict[str, Any]:
     """The generated JSON of a ``response`` capture; ``meta_tags`` as the crawler wrote them
     in the ``variant``'s period (``textbytes-snappy``, before July 2012: ``{name, value}``)."""
@@ -61,6 +92,7 @@ def page_json(record: Record, variant: str = "text-gzip") -> dict[str, Any]:
         fetched=record.date,
         simhash=simhash,  # crawlmill's 64-bit simhash of the page text (issue 11)
         meta_form="name-value" if variant == "textbytes-snappy" else "attributes",
+        truncated=capture_truncated(record),
     )
 
 

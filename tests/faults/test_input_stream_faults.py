@@ -29,6 +29,7 @@ import zlib
 from pathlib import Path
 
 import pytest
+from crawlmill.core import input_stream
 from crawlmill.core.plugin import InputFile, Limits
 from crawlmill.core.reading import RecordIterator
 from crawlmill.core.record import OffsetSpace
@@ -123,13 +124,6 @@ def test_a_corrupt_member_in_the_middle(reader_class, tmp_path):
     assert records[:50] == _expected([a])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="core/input_stream.py hands a member's pieces out as they inflate: the reader "
-    "has read a small member's lines before its CRC-32 fails, so they are records, against "
-    "its docstring ('what a corrupt member inflated to before its fault is dropped with it')",
-)
 def test_the_lines_of_a_corrupt_member_are_dropped_with_it(reader_class, tmp_path):
     path, (a, _, c), _ = _corrupt(tmp_path)
     records, _ = _read(reader_class, path)
@@ -138,7 +132,8 @@ def test_the_lines_of_a_corrupt_member_are_dropped_with_it(reader_class, tmp_pat
 
 def test_a_bomb_is_cut_at_max_decompressed_bytes(reader_class, tmp_path):
     """A member of 2 GiB of zeros (``big_inputs.gzip_bomb``), ``max_decompressed_bytes`` =
-    8 MiB: cut there and reported, the next member read, traced memory a few pieces."""
+    8 MiB: cut there and reported, none of its bytes read, the next member read, traced
+    memory a few pieces."""
     a, c = b"".join(_lines("a", 30)), b"".join(_lines("c", 30))
     bomb = gzip_bomb(b"", 2 << 30)
     members = [gzip.compress(a), bomb, gzip.compress(c)]
@@ -153,8 +148,19 @@ def test_a_bomb_is_cut_at_max_decompressed_bytes(reader_class, tmp_path):
     [d] = damages
     assert (d.offset, d.length, d.code) == (len(members[0]), len(bomb), "decompression-limit")
     assert d.path == str(path) and "max_decompressed_bytes=8388608" in d.reason
-    sound = [r[0] for r in records if r[0].strip(b"\0")]
-    assert sound == _lines("a", 30) + _lines("c", 30)
-    # what the bomb inflated to before the bound (see the xfail above): at most the bound
-    assert sum(len(r[0]) for r in records) - len(a) - len(c) <= 16 * MiB
+    # what the bomb inflated to before the bound (within HOLD_BYTES) is dropped with it
+    assert records == _expected([a, c])
     assert peak < 4 * 8 * MiB, peak  # a few pieces of the bound, not the 2 GiB
+
+
+def test_a_member_beyond_hold_bytes_is_streamed(reader_class, tmp_path, monkeypatch):
+    """A member inflating beyond ``HOLD_BYTES`` is streamed (the module docstring): its
+    bytes read before the fault stay records, a prefix of its lines at their offsets."""
+    monkeypatch.setattr(input_stream, "HOLD_BYTES", 0)
+    path, (a, b, c), _ = _corrupt(tmp_path)
+    records, [d] = _read(reader_class, path)
+    read_b = [r for r in records if b"//b." in r[0]]
+    assert read_b and d.code == "corrupt-member"
+    kept = b"".join(r[0] for r in read_b)
+    assert b.startswith(kept) and kept.endswith(b"\n")
+    assert records == _expected([a, kept, c])
