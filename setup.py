@@ -8,6 +8,6 @@ from setuptools import Extension, setup
 
 setup(
     ext_modules=[
-        Extension("crawlmill.formats._warcfast", ["formats/_warcfast.c"], optional=True),
+        Extension("crawlmill.formats.warc._warcfast", ["formats/warc/_warcfast.c"], optional=True),
     ]
 )

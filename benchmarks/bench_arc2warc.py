@@ -202,7 +202,7 @@ finally:
 sys.exit(code)
 """
 WARCIO_CHILD = CLI_CHILD.format(module="warcio.cli", call="main(sys.argv[1:])")
-CRAWLMILL_CHILD = CLI_CHILD.format(module="crawlmill.core.cli", call="main(sys.argv[1:])")
+CRAWLMILL_CHILD = CLI_CHILD.format(module="crawlmill.core.commands.cli", call="main(sys.argv[1:])")
 
 
 def _compile_crawlmill() -> None:
@@ -311,7 +311,7 @@ def main(argv: list[str] | None = None) -> int:
     if warcio_cmd is None:
         print("warcio is not installed (pip install warcio)", file=sys.stderr)
         return 1
-    from crawlmill.formats.warcwriter import DEFAULT_LEVELS
+    from crawlmill.formats.warc.writer import DEFAULT_LEVELS
 
     default_level = DEFAULT_LEVELS["gzip"]
     _compile_crawlmill()

@@ -45,7 +45,7 @@ def main() -> None:
     parser.add_argument("--pages", type=int, default=3000)
     opts = parser.parse_args()
     import lxml.html
-    from crawlmill.formats.cc2012_metadata import page_metadata
+    from crawlmill.formats.cc2012.metadata import page_metadata
 
     base = pages()
     work = (base * (opts.pages // len(base) + 1))[: opts.pages]
@@ -70,7 +70,9 @@ def main() -> None:
         src.mkdir()
         for rel in FILES:
             (src / Path(rel).name).write_bytes((SAMPLES / rel).read_bytes())
-        code = "import sys; from crawlmill.core.cli import main; sys.exit(main(sys.argv[1:]))"
+        code = (
+            "import sys; from crawlmill.core.commands.cli import main; sys.exit(main(sys.argv[1:]))"
+        )
         args = [str(src), "--to", "ntcir", "-o", str(Path(tmp) / "out"), "--progress", "never",
                 "--workers", "1", "--filter", "kind", "keep=response"]  # fmt: skip
         start = time.perf_counter()

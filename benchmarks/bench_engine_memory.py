@@ -21,7 +21,7 @@ FAKE_DIR = Path(__file__).resolve().parent.parent / "tests" / "core" / "fake_plu
 CHILD = """
 import json, resource, sys, time
 sys.path.insert(0, {fake!r})
-from crawlmill.core import engine
+from crawlmill.core.run import engine
 from crawlmill.core.spec import PipelineSpec
 spec = PipelineSpec.model_validate({spec!r})
 t = time.monotonic()

@@ -67,11 +67,11 @@ def child_spark(inputs: str, output: str, master: str) -> dict:
     """In a child process: the Spark run, timed by part."""
     t0 = time.perf_counter()
     from bench_engines import noop as task  # by module name: Spark's workers import it too
-    from crawlmill.core import engine
     from crawlmill.core.config import pipeline_from_arguments
-    from crawlmill.core.executor import make_executor
     from crawlmill.core.registry import Registry
-    from crawlmill.core.spark_executor import spark_context
+    from crawlmill.core.run import engine
+    from crawlmill.core.run.executor import make_executor
+    from crawlmill.core.run.spark_executor import spark_context
     from crawlmill.core.spec import SparkSpec
 
     t_import = time.perf_counter()
@@ -106,7 +106,7 @@ def _cli(args: list[str]) -> tuple[float, int]:
     """Wall seconds of ``crawlmill ARGS`` in a child, and the records it wrote."""
     started = time.perf_counter()
     proc = subprocess.run(
-        [sys.executable, "-c", "import sys; from crawlmill.core.cli import main; sys.exit(main())",
+        [sys.executable, "-c", "import sys; from crawlmill.core.commands.cli import main; sys.exit(main())",
          *args, "--progress", "never"],
         capture_output=True, text=True, check=False,
     )  # fmt: skip
@@ -135,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(child_spark(args.input, args.output, args.master)))
         return 0
 
-    from crawlmill.core.spark_executor import missing_requirement
+    from crawlmill.core.run.spark_executor import missing_requirement
 
     folder, raw, records = _inputs(Path(args.cache), args.files, args.size)
     print(f"{args.files} ARC files, {raw / 2**20:.0f} MiB uncompressed, {records:,} records")

@@ -87,7 +87,7 @@ def _lingua_low():
 def run(name: str, texts: list[str], cut: int | None = None) -> dict:
     """Build detector ``name``, time it over ``texts`` (each cut to ``cut`` characters);
     its probabilities per text."""
-    from crawlmill.formats.language_detect import detector
+    from crawlmill.algorithms.language_detect import detector
 
     if cut is not None:
         texts = [t[:cut] for t in texts]

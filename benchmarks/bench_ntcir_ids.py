@@ -31,7 +31,7 @@ from pathlib import Path
 CHILD = r"""
 import importlib.util, resource, sys, time
 import pyarrow as pa
-from crawlmill.core.tables import load_table, write_table
+from crawlmill.core.run.tables import load_table, write_table
 mode, rows_path, out, module = sys.argv[1:5]
 rows = load_table(rows_path)
 class Ctx:
@@ -61,7 +61,7 @@ print(seconds, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 
 def generate(folder: Path, pages: int) -> Path:
     import pyarrow as pa
-    from crawlmill.core.tables import write_table
+    from crawlmill.core.run.tables import write_table
     from crawlmill.plugins.writers.ntcir import _schema
 
     path = folder / f"ntcir-rows-{pages}.arrow"

@@ -10,7 +10,7 @@ with the page cache warm. Each reader iterates all records and touches the paylo
 
 ``crawlmill-inline`` is crawlmill with ``inflate_threads: 0`` (no inflate thread: the least
 CPU time, one core); ``crawlmill-inline-pure`` the same with ``CRAWLMILL_PURE=1`` (without the
-compiled WARC framing kernel, formats/_warcfast.c). Prints MiB/s (of uncompressed WARC bytes) and records/s per reader, its CPU time (user + sys
+compiled WARC framing kernel, formats/warc/_warcfast.c). Prints MiB/s (of uncompressed WARC bytes) and records/s per reader, its CPU time (user + sys
 of the reading, threads and child processes included), the ratio of crawlmill to each other
 reader in wall time and in CPU efficiency (crawlmill inflates in a second thread, so it may
 spend more CPU time than wall time; a cluster pays for every core), and the peak RSS of each
@@ -187,8 +187,8 @@ def split_costs(path: str, runs: int = 9) -> dict:
     import gc
 
     from crawlmill.core import open_reader
-    from crawlmill.formats import gzip_parallel
-    from crawlmill.formats.compression import iter_pieces
+    from crawlmill.formats.codecs import gzip_parallel
+    from crawlmill.formats.codecs.compression import iter_pieces
     from crawlmill.plugins.readers import warc as reader_module
 
     with open(path, "rb") as fh:
@@ -265,9 +265,9 @@ def _before_path(checkout: str) -> str:
     root = Path(tempfile.gettempdir()) / f"crawlmill-bench-before-{os.getpid()}"
     (root / "crawlmill").mkdir(parents=True, exist_ok=True)
     top = Path(checkout).resolve()
-    for layer in ("core", "formats", "plugins"):
+    for layer in ("core", "formats", "algorithms", "plugins"):
         link = root / "crawlmill" / layer
-        if not link.exists():
+        if (top / layer).is_dir() and not link.is_symlink():
             link.symlink_to(top / layer)
     init = root / "crawlmill" / "__init__.py"
     if not init.exists() and not init.is_symlink():
@@ -349,7 +349,7 @@ def main() -> None:
         return
     cache = Path(args.cache)
     cache.mkdir(parents=True, exist_ok=True)
-    from crawlmill.formats.compression import inflate_backend
+    from crawlmill.formats.codecs.compression import inflate_backend
 
     print(
         f"cores: {os.cpu_count()}, crawlmill inflate backend: {inflate_backend()}, "

@@ -5,9 +5,9 @@ makes synthetic WARC-like records on the fly (HTML-ish pages of 2-30 KB from
 ``synthetic.PageMaker``, random hosts and paths, random capture dates), so the input is never
 held in memory, and runs the shuffle as a sorted WARC writer would:
 
-* **map**: each record is serialised (:mod:`crawlmill.core.shuffle.serial`), keyed by the
+* **map**: each record is serialised (:mod:`crawlmill.core.run.shuffle.serial`), keyed by the
   WARC writer's ``sort_key`` (SURT url key + timestamp) and hash-partitioned by its
-  ``partition_of``, then handed to a :class:`~crawlmill.core.shuffle.spill.Spiller` that keeps
+  ``partition_of``, then handed to a :class:`~crawlmill.core.run.shuffle.spill.Spiller` that keeps
   at most ``--memory`` MiB buffered and spills sorted run files;
 * **merge**: every partition's runs are merged (``heapq.merge`` over the run readers) and each
   record decoded again; the keys are checked to come out sorted and the count to match.
@@ -57,9 +57,9 @@ def child(memory_mib: int, factor: float, partitions: int, folder: str, seed: in
     """Run one shuffle in this process; return its figures."""
     sys.path.insert(0, str(HERE))
     from crawlmill.core.record import OffsetSpace, Provenance, Record, RecordKind
-    from crawlmill.core.shuffle import serial
-    from crawlmill.core.shuffle.merge import merge, partition_runs
-    from crawlmill.core.shuffle.spill import Spiller
+    from crawlmill.core.run.shuffle import serial
+    from crawlmill.core.run.shuffle.merge import merge, partition_runs
+    from crawlmill.core.run.shuffle.spill import Spiller
     from crawlmill.plugins.writers.warc_sorted import partition_of, sort_key
     from synthetic import PageMaker
 
@@ -135,7 +135,7 @@ def run_child(memory: int, factor: float, partitions: int, seed: int) -> dict:
 
 ENGINE_CHILD = """
 import json, sys, time
-from crawlmill.core.cli import main
+from crawlmill.core.commands.cli import main
 started = time.perf_counter()
 code = main(sys.argv[1:])
 seconds = time.perf_counter() - started

@@ -59,7 +59,7 @@ def english_windows(n: int, size: int = 5000, seed: int = 1) -> list[str]:
 def html_pages() -> list[str]:
     """The HTML payloads of the sample WARC pages and the Chuweb21D case files, as text."""
     from crawlmill import RecordKind, open_reader
-    from crawlmill.formats.simhash_text import decode
+    from crawlmill.algorithms.simhash_text import decode
 
     pages = []
     for d in ("webrecorder-warcio", "iipc-jwarc", "real-world-2026-11"):
@@ -78,7 +78,7 @@ def html_pages() -> list[str]:
 
 
 def time_ours(texts: list[str]) -> float:
-    from crawlmill.formats.simhash import simhash64_128
+    from crawlmill.algorithms.simhash import simhash64_128
 
     start = time.perf_counter()
     for t in texts:
@@ -105,7 +105,7 @@ def time_package(texts: list[str]) -> tuple[float, list[str]]:
 
 def bench_hash(corpora: dict[str, list[str]]) -> None:
     import numpy
-    from crawlmill.formats.simhash import _CACHE, _TABLE
+    from crawlmill.algorithms.simhash import _CACHE, _TABLE
 
     print(f"hashing, 64 + 128 bits, numpy {numpy.__version__}, one core")
     for name, texts in corpora.items():
@@ -154,7 +154,7 @@ def cluster_case(n: int, tau: int, method: str = "exact", seed: int = 0) -> dict
     """In this process: plant, cluster by ``method``, report seconds and peak RSS (and, for
     bucketing, how many documents land in the exact method's cluster)."""
     import numpy as np
-    from crawlmill.formats.simhash_cluster import choose_blocks, cluster
+    from crawlmill.algorithms.simhash_cluster import choose_blocks, cluster
 
     codes = planted_codes(n, tau, seed)
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss

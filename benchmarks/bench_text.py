@@ -1,9 +1,9 @@
-"""Benchmark: the text extractors of ``plugins/text_extraction.py`` on the samples' real HTML.
+"""Benchmark: the text extractors of ``algorithms/text_extraction.py`` on the samples' real HTML.
 
 Pages: every HTML ``response``/``resource`` record
-(:func:`crawlmill.plugins.text_extraction.is_html`) of the WARC and ARC files under
+(:func:`crawlmill.algorithms.text_extraction.is_html`) of the WARC and ARC files under
 ``../shared/samples`` (``CRAWLMILL_SAMPLES``), decoded as the component decodes them
-(:func:`~crawlmill.plugins.text_extraction.decoded_page`: de-chunked, content codings undone,
+(:func:`~crawlmill.algorithms.text_extraction.decoded_page`: de-chunked, content codings undone,
 charset found); distinct pages only (the sample sets repeat pages).
 
 For each extractor (``resiliparse``, ``trafilatura``, ``lxml``; one not installed is left
@@ -38,7 +38,7 @@ WORDS = re.compile(r"\w+")
 def sample_pages(limit: int | None = None) -> tuple[list[str], float, int]:
     """``(distinct decoded pages, seconds spent decoding, files read)`` of the samples."""
     from crawlmill import open_reader
-    from crawlmill.plugins.text_extraction import decoded_page, is_html
+    from crawlmill.algorithms.text_extraction import decoded_page, is_html
 
     paths = sorted(
         p
@@ -71,7 +71,7 @@ def sample_pages(limit: int | None = None) -> tuple[list[str], float, int]:
 
 def available() -> list[str]:
     """The extractors whose library imports here."""
-    from crawlmill.plugins.text_extraction import EXTRACTORS
+    from crawlmill.algorithms.text_extraction import EXTRACTORS
 
     found = []
     for name in EXTRACTORS:
@@ -86,7 +86,7 @@ def available() -> list[str]:
 
 def run(pages: list[str], name: str) -> tuple[list[str], float]:
     """The texts of ``pages`` by ``name`` and the seconds they took (first page untimed)."""
-    from crawlmill.plugins.text_extraction import extract_html
+    from crawlmill.algorithms.text_extraction import extract_html
 
     extract_html(pages[0], name)
     start = time.perf_counter()

@@ -24,7 +24,7 @@ SAMPLES = Path(__file__).resolve().parents[1].parent / "shared" / "samples"
 def sample_records(limit: int | None) -> list:
     """The distinct HTML page records of the samples (by stored payload)."""
     from crawlmill import open_reader
-    from crawlmill.plugins.text_extraction import is_html
+    from crawlmill.algorithms.text_extraction import is_html
 
     paths = sorted(
         p
@@ -54,10 +54,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--limit", type=int, default=None)
     args = parser.parse_args()
-    from crawlmill.formats.language_detect import detector
-    from crawlmill.formats.simhash import simhash64_128
+    from crawlmill.algorithms.language_detect import detector
+    from crawlmill.algorithms.simhash import simhash64_128
+    from crawlmill.algorithms.text_extraction import EXTRACTORS, feature_text
     from crawlmill.plugins.filters.language import page_text
-    from crawlmill.plugins.text_extraction import EXTRACTORS, feature_text
 
     records = sample_records(args.limit)
     detect = detector("langdetect", 0)

@@ -74,7 +74,7 @@ def generate(folder: Path, records: int, files: int, dup: float) -> Path:
 
 def convert(src: Path, out: Path, workers: int, *extra: str) -> tuple[float, dict]:
     shutil.rmtree(out, ignore_errors=True)
-    code = "import sys; from crawlmill.core.cli import main; sys.exit(main(sys.argv[1:]))"
+    code = "import sys; from crawlmill.core.commands.cli import main; sys.exit(main(sys.argv[1:]))"
     args = [str(src), "--to", "warc", "--option", "compression=none", "-o", str(out)]
     args += ["--workers", str(workers), "--progress", "never", *extra]
     start = time.perf_counter()
@@ -111,7 +111,7 @@ def dedup_passes(
     ``run.reduce_memory`` (below the rows' size: the reduce runs in partitions)."""
     shutil.rmtree(out, ignore_errors=True)
     code = (
-        "import atexit, sys; from crawlmill.core.cli import main; "
+        "import atexit, sys; from crawlmill.core.commands.cli import main; "
         "atexit.register(lambda: print('peak', open('/proc/self/status').read()"
         ".split('VmHWM:')[1].split()[0], file=sys.stderr)); sys.exit(main(sys.argv[1:]))"
     )
@@ -165,7 +165,7 @@ def _outputs(out: Path) -> dict[str, str]:
 def reduce_alone(out: Path) -> tuple[float, int]:
     import pyarrow as pa
     from crawlmill.core import ReduceContext
-    from crawlmill.core.tables import load_table
+    from crawlmill.core.run.tables import load_table
     from crawlmill.plugins.filters.url_dedup import UrlDedupFilter
 
     [pass_dir] = list((out / ".crawlmill" / "passes").iterdir())

@@ -4,7 +4,7 @@
 Every ``*.arc``, ``*.arc.gz``, ``*.warc``, ``*.warc.gz`` (and ``.wet``/``.wat``, zstd/LZ4
 variants) under ``--samples`` (default ``../shared/samples``) is converted alone with
 ``crawlmill convert FILE --to warc -o OUT --option gzip_backend=zlib`` (zlib gives the same
-bytes on every run; ISA-L may not; ``SOURCE_DATE_EPOCH`` fixes the conversion date), in-process through ``crawlmill.core.cli.main``, once with
+bytes on every run; ISA-L may not; ``SOURCE_DATE_EPOCH`` fixes the conversion date), in-process through ``crawlmill.core.commands.cli.main``, once with
 this checkout and once with ``--before CHECKOUT`` (``git worktree add /tmp/base main``). It
 prints the files whose outputs (sha256 of every file written, the exit code) differ and exits
 1 when any does.
@@ -81,7 +81,7 @@ def _counter_urandom() -> None:
 
 def _child(files: list[str], work: str, to: str, options: list[str]) -> None:
     """Convert each file (in this process) and print ``{file: {code, outputs}}`` as JSON."""
-    from crawlmill.core.cli import main
+    from crawlmill.core.commands.cli import main
 
     _counter_urandom()
     result = {}

@@ -49,6 +49,7 @@ from .plugin import (
 )
 from .reading import ReadWarning, RecordIterator, open_reader
 from .record import OffsetSpace, Outlink, Provenance, Record, RecordKind
+from .shuffle_spec import ShuffleSpec
 
 try:
     __version__ = version("crawlmill")
@@ -96,6 +97,7 @@ __all__ = [
     "ReducedByKey",
     "ReducePartitioner",
     "ReduceSummary",
+    "ShuffleSpec",
     "Shuffling",
     "SortKeyed",
     "capabilities",

@@ -320,7 +320,7 @@ def _check_executor(run: RunSpec | None, problems: Problems) -> None:
     """Can this machine run ``run.executor`` (``spark``: pyspark and Java installed)? Asked
     while the config is read, so a missing one stops the run before anything is written."""
     if run is not None and run.executor == "spark":
-        from .spark_executor import missing_requirement  # imports no pyspark
+        from .run.spark_executor import missing_requirement  # imports no pyspark
 
         reason = missing_requirement()
         if reason is not None:

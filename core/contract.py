@@ -106,7 +106,7 @@ class ReduceSummary(Protocol):
 @runtime_checkable
 class Shuffling(Protocol):
     """A writer that may need its records in key order from all inputs: ``shuffle()`` gives
-    a :class:`~crawlmill.core.shuffle.ShuffleSpec` (or ``None``: no shuffle with these
+    a :class:`~crawlmill.core.ShuffleSpec` (or ``None``: no shuffle with these
     options). It must also be :class:`SortKeyed`."""
 
     def shuffle(self) -> Any:
@@ -162,7 +162,7 @@ def declares_collect(cls: type) -> bool:
 def reduce_key(cls: type) -> str | None:
     """The ``reduce_by`` column of a collecting component class, or ``None``: with it, the
     class's ``reduce`` may run on parts of the rows that each hold every row of their key
-    values (see :mod:`crawlmill.core.reduce_tasks`); it must name a ``collect_schema``
+    values (see :mod:`crawlmill.core.run.reduce_tasks`); it must name a ``collect_schema``
     column."""
     if not isinstance(cls, ReducedByKey) or cls.reduce_by is None:
         return None

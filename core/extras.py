@@ -26,10 +26,10 @@ from __future__ import annotations
 
 from typing import Any, TypedDict
 
-from crawlmill.formats.arc_extras import ArcExtras
+from crawlmill.formats.arc.extras import ArcExtras
 from crawlmill.formats.hadoop.extras import SequenceFileExtras
 from crawlmill.formats.hadoop.nutch_extras import NutchExtras
-from crawlmill.formats.warc_extras import WarcExtras
+from crawlmill.formats.warc.extras import WarcExtras
 
 from .record import NeutralExtras
 

@@ -83,7 +83,7 @@ def crawlmill_detect_format(path: str, head: bytes) -> list[tuple[str, float]] |
 
     :param path: the input's path (a file, or a directory for collection readers).
     :param head: up to the first 64 KiB of the file, already decompressed when the file is
-        compressed with any codec of :mod:`crawlmill.formats.codecs`; ``b""`` for a directory.
+        compressed with any codec of :mod:`crawlmill.formats.codecs.table`; ``b""`` for a directory.
     :return: ``[(reader_name, confidence), ...]`` with confidence from 0.0 (not mine) to 1.0
         (certain), or ``None``. All implementations are called; the reader with the highest
         confidence wins, and ``crawlmill inspect`` shows the ranking.

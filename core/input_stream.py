@@ -3,7 +3,7 @@
 A reader of a text or binary format that may arrive compressed (``seeds.urls.gz``,
 ``x.lines.zst``) reads through :class:`InputStream` and needs no codec code: the codec is
 detected from the file's first bytes (every codec of the codec table:
-gzip, zstd, LZ4, bzip2 and registered ones; :func:`crawlmill.formats.compression.iter_pieces`),
+gzip, zstd, LZ4, bzip2 and registered ones; :func:`crawlmill.formats.codecs.compression.iter_pieces`),
 decompression is bounded by ``ctx.limits.max_decompressed_bytes``, and a compressed range
 that cannot be decompressed is reported as damage (``ctx.report_damage``, with its compressed
 offset and bytes) while reading goes on with the next member. A line is never joined across
@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterator
 from types import TracebackType
 from typing import BinaryIO
 
-from crawlmill.formats.compression import Broken, compression_of, iter_pieces
+from crawlmill.formats.codecs.compression import Broken, compression_of, iter_pieces
 
 from . import storage
 from .problems import Damage

@@ -137,7 +137,7 @@ class TaskPayload:
     input: InputFile
     #: the reader's name (named by the spec, or detected when planning).
     reader: str
-    #: the completion-marker key (:func:`crawlmill.core.outputs.marker_key`).
+    #: the completion-marker key (:func:`crawlmill.core.run.outputs.marker_key`).
     key: str
     fingerprint: str
     input_size: int | None
@@ -145,7 +145,7 @@ class TaskPayload:
     #: existing final files the task may replace (its input's older outputs).
     replaceable: tuple[str, ...] = ()
     #: component location (``filters[i]``, ``writer``) -> its pass's ``table.arrow``
-    #: (:mod:`crawlmill.core.passes`), what ``ctx.table()`` loads.
+    #: (:mod:`crawlmill.core.run.passes`), what ``ctx.table()`` loads.
     tables: Mapping[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:

@@ -2,9 +2,9 @@
 
 An input's **stem** is its relpath without the suffixes that say how its bytes are stored:
 
-* one **compression** suffix (:func:`crawlmill.formats.compression.compression_suffixes`:
+* one **compression** suffix (:func:`crawlmill.formats.codecs.compression.compression_suffixes`:
   ``.gz``, ``.bz2``, ``.zst``, ``.zstd``, ``.lz4``, ``.xz``, ``.br`` and those of any codec
-  registered with :func:`crawlmill.formats.codecs.register_codec`), then
+  registered with :func:`crawlmill.formats.codecs.table.register_codec`), then
 * the **format** suffixes, repeatedly: the registered readers'
   :attr:`~crawlmill.core.plugin.Reader.file_suffixes` (the input plan passes
   :meth:`crawlmill.core.registry.Registry.file_suffixes`); for a name made without a run's
@@ -33,7 +33,7 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Sequence
 
-from crawlmill.formats.compression import compression_suffixes
+from crawlmill.formats.codecs.compression import compression_suffixes
 
 __all__ = [
     "named_with",

@@ -1,5 +1,5 @@
 """The rules of a path below the output root: the reserved bookkeeping folder and what a
-writer may name (used by the output root, core/outputs.py, and the object-store stage,
+writer may name (used by the output root, core/run/outputs.py, and the object-store stage,
 core/storage_root.py)."""
 
 from __future__ import annotations

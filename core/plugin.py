@@ -18,7 +18,7 @@ components only through the registry (a reader delegates with ``ctx.reader("warc
 Every context has ``count(label, n=1)``: a step's own counter (datatrove's ``stat_update``),
 summed over files and workers into the run report per step, never part of the accounting.
 
-Whole-collection steps (passes, :mod:`crawlmill.core.passes`): a filter or writer class that
+Whole-collection steps (passes, :mod:`crawlmill.core.run.passes`): a filter or writer class that
 defines ``collect_schema``, ``collect(record)`` and the classmethod ``reduce(rows, options,
 ctx)`` (:func:`declares_collect`) gets a collect pass over every input before the final pass;
 in the final pass its context's ``table()`` returns the reduce output and ``seq`` numbers the
@@ -215,7 +215,7 @@ class ReduceContext:
     removed with the pass); ``count(label, n)`` adds to the pass's own counters (kept in its
     marker and shown by ``crawlmill status``). A component that declares ``reduce_by`` may be
     reduced in ``partitions`` parts when its rows do not fit the driver, or always when it
-    fixes the count with ``reduce_partitions`` (:mod:`crawlmill.core.reduce_tasks`);
+    fixes the count with ``reduce_partitions`` (:mod:`crawlmill.core.run.reduce_tasks`);
     ``partition`` is then the part in hand."""
 
     inputs: list[InputFile]
@@ -242,7 +242,7 @@ class ReduceContext:
         renames the file into place after the reduce, lists it in the pass marker and
         redoes the reduce when a rerun that runs passes finds it missing; it replaces an
         existing file only when crawlmill wrote it as a reduce output of this root, or with
-        ``overwrite`` (:mod:`crawlmill.core.reduce_outputs`). A partition of a split reduce
+        ``overwrite`` (:mod:`crawlmill.core.run.reduce_outputs`). A partition of a split reduce
         has outputs too (committed when every partition is done); its paths must differ
         from the other partitions' (name them after :attr:`partition`)."""
         return self.output_path(relpath)
@@ -352,7 +352,7 @@ class FilterContext:
 
     def table_parts(self) -> list[Any]:
         """The same table as :meth:`table`, as the tables its reduce calls returned: one
-        unless the reduce was split by ``reduce_by`` (:mod:`crawlmill.core.reduce_tasks`),
+        unless the reduce was split by ``reduce_by`` (:mod:`crawlmill.core.run.reduce_tasks`),
         each in the order its call made; ``[]`` where :meth:`table` is ``None``."""
         return _parts(self.table_loader)
 
@@ -451,7 +451,7 @@ class Reader(_Component, ABC):
 
     #: the name endings of this reader's format, with their dot and without a compression
     #: suffix (``(".warc",)``). The one suffix list of the format: a file named ``x.warc`` or
-    #: ``x.warc.gz`` (any suffix of :func:`crawlmill.formats.compression.compression_suffixes`
+    #: ``x.warc.gz`` (any suffix of :func:`crawlmill.formats.codecs.compression.compression_suffixes`
     #: after it) is named like this reader (named, undetected files are reported as damaged
     #: starts), and output stems drop these suffixes (:mod:`crawlmill.core.naming`).
     file_suffixes: ClassVar[tuple[str, ...]] = ()
@@ -467,7 +467,7 @@ class Reader(_Component, ABC):
         about 0.9 for a format's signature at the start, 0.5-0.7 for a plausible start or a
         signature found past damaged first bytes, lower for the name alone. ``head`` is up
         to 64 KiB of the file's first bytes, decompressed when the file is gzip, zstd or LZ4
-        (:func:`crawlmill.formats.compression.read_head`); empty for a
+        (:func:`crawlmill.formats.codecs.compression.read_head`); empty for a
         directory. ``sniff`` may open ``path`` itself for a bounded look (a damaged start);
         it must not raise for bytes that are not its format."""
         return None

@@ -37,9 +37,9 @@ field            meaning (and which formats fill it)
 ``extras``       format-specific fields that have no neutral home, keyed by format name.
                  Values are plain data (str, bytes, int, float, bool, None, lists, dicts).
                  Each format documents its schema beside its codec, as a ``TypedDict``:
-                 ``extras["warc"]`` in :mod:`crawlmill.formats.warc_extras`,
-                 ``extras["arc"]`` in :mod:`crawlmill.formats.arc_extras`, ClueWeb09 in
-                 :mod:`crawlmill.formats.clueweb09_extras`. ``extras["neutral"]``
+                 ``extras["warc"]`` in :mod:`crawlmill.formats.warc.extras`,
+                 ``extras["arc"]`` in :mod:`crawlmill.formats.arc.extras`, ClueWeb09 in
+                 :mod:`crawlmill.formats.clueweb09.extras`. ``extras["neutral"]``
                  (:class:`NeutralExtras`, below) is not a format: what a reader mapped at
                  parse time for writers of other formats. ``extras["nutch"]`` in
                  :mod:`crawlmill.formats.hadoop.nutch_extras`. Every key a reader emits
@@ -75,8 +75,8 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any, TypedDict
 
-from crawlmill.formats.http import parse_http_head
-from crawlmill.formats.member_source import HeldMembers
+from crawlmill.formats.codecs.member_source import HeldMembers
+from crawlmill.formats.http.head import parse_http_head
 
 __all__ = [
     "NeutralExtras",
@@ -178,7 +178,7 @@ class RecordKind(StrEnum):
 class SourceKey(TypedDict):
     """The key a record had in a keyed source (a SequenceFile entry): its class, its
     serialized bytes, and the class of the entry's value (a WARC writer writes them as
-    ``WARC-Source-Key-Class``/``-Key``/``-Value-Class``, :mod:`crawlmill.formats.warc_source_key`)."""
+    ``WARC-Source-Key-Class``/``-Key``/``-Value-Class``, :mod:`crawlmill.formats.warc.source_key`)."""
 
     key_class: str
     key: bytes
@@ -238,7 +238,7 @@ class Provenance:
     format: str | None = None
     space: OffsetSpace | None = None
     #: the reader's lender of the compressed bytes of this record's member(s) while it still
-    #: holds them (:class:`~crawlmill.formats.member_source.HeldMembers`): a writer copying
+    #: holds them (:class:`~crawlmill.formats.codecs.member_source.HeldMembers`): a writer copying
     #: the member takes it from memory instead of reading the file again. Not compared, not
     #: shown; it pickles as ``None`` (the buffer stays in the reading process).
     held: HeldMembers | None = field(default=None, compare=False, repr=False)

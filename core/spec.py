@@ -37,7 +37,7 @@ class InputSpec(_Strict):
 
 class SparkSpec(_Strict):
     """Where the ``spark`` executor runs: the master URL (``None``: a running context's, else
-    ``local[*]``) and Spark conf (``spark.*`` keys; see :mod:`crawlmill.core.spark_executor`)."""
+    ``local[*]``) and Spark conf (``spark.*`` keys; see :mod:`crawlmill.core.run.spark_executor`)."""
 
     master: str | None = None
     conf: dict[str, str | int | float | bool] = Field(default_factory=dict)

@@ -252,7 +252,7 @@ class RunReport:
     #: every entry is in the quarantine's ``.jsonl`` files (``quarantine_files``).
     refused: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: completion markers of inputs no longer in the run, with their files
-    #: (:func:`crawlmill.core.orphans.find_orphans`): kept unless ``run.remove_orphans``.
+    #: (:func:`crawlmill.core.run.orphans.find_orphans`): kept unless ``run.remove_orphans``.
     orphans: list[dict[str, Any]] = field(default_factory=list)
     #: the orphans' files this run deleted (``run.remove_orphans``).
     orphans_removed: list[str] = field(default_factory=list)

@@ -270,8 +270,8 @@ def read_start(path: str, n: int) -> bytes:
 
 def read_head(path: str, size: int = 65536) -> bytes:
     """The first decompressed bytes of ``path`` for format detection
-    (:func:`crawlmill.formats.compression.read_head`), for a local path or a URL."""
-    from crawlmill.formats.compression import read_head_of
+    (:func:`crawlmill.formats.codecs.compression.read_head`), for a local path or a URL."""
+    from crawlmill.formats.codecs.compression import read_head_of
 
     with open_range(path) as fh:
         return read_head_of(fh, size)

@@ -146,12 +146,12 @@ def _output_of(argv: Sequence[str]) -> Path | None:
 
 
 def cli(*args: object, cwd: Path | str | None = None, out: Path | None = None) -> CliResult:
-    """``crawlmill ARGS...`` run in this process (``crawlmill.core.cli.main``) with its stdout
+    """``crawlmill ARGS...`` run in this process (``crawlmill.core.commands.cli.main``) with its stdout
     and stderr captured (not a terminal, so no progress line) and then echoed to this
     process's own streams (so ``capsys`` sees them too), in ``cwd`` when given. An
     argparse exit (``SystemExit``) becomes the exit code, as the script's would. ``out``: the
     output folder whose report to read when ``args`` name none (``run PIPELINE``)."""
-    from crawlmill.core.cli import main
+    from crawlmill.core.commands.cli import main
 
     argv = [str(a) for a in args]
     stdout, stderr = io.StringIO(), io.StringIO()

@@ -8,9 +8,9 @@ import re
 from datetime import UTC, datetime
 from pathlib import Path
 
-from crawlmill.core.dedup_runs import MIN_MATCHED
-from crawlmill.formats import clueweb09 as cw
-from crawlmill.formats.warc_fields import derive_warc_date, escape_uri
+from crawlmill.core.commands.dedup_runs import MIN_MATCHED
+from crawlmill.formats.clueweb09 import collection as cw
+from crawlmill.formats.warc.fields import derive_warc_date, escape_uri
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = ROOT / "docs" / "formats" / "clueweb09.md"

@@ -112,7 +112,7 @@ def test_the_module_table_names_every_module_and_only_existing_ones():
     named = _module_table()
     modules = {
         p.relative_to(ROOT).as_posix()
-        for layer in ("core", "formats", "plugins")
+        for layer in ("core", "formats", "algorithms", "plugins")
         for p in (ROOT / layer).rglob("*.py")
         if p.name != "__init__.py"
     }
@@ -307,7 +307,7 @@ def _module_from(page: Path, block: int, mods: Path, name: str, monkeypatch) -> 
 
 
 def _convert(*args: str) -> int:
-    from crawlmill.core.cli import main
+    from crawlmill.core.commands.cli import main
 
     return main(["convert", *args, "--workers", "1"])
 
@@ -343,7 +343,7 @@ def _xz_warc(urls: list[str]) -> list[bytes]:
 
 def test_the_codec_page_example_reads_resyncs_and_converts(tmp_path, monkeypatch, capsys):
     from crawlmill.core import open_reader
-    from crawlmill.formats import codecs
+    from crawlmill.formats.codecs import table as codecs
 
     monkeypatch.setattr(codecs, "CODECS", dict(codecs.CODECS))  # the table as it was, after
     mod = _module_from(HOW_TO["codec"], 0, tmp_path / "mods", "cm_doc_codec", monkeypatch)
@@ -574,7 +574,7 @@ def _workspace(root: Path) -> Path:
 def test_the_commands_of_collections_md_exit_as_it_says(tmp_path, monkeypatch, capsys):
     import shlex
 
-    from crawlmill.core.cli import main
+    from crawlmill.core.commands.cli import main
 
     ws = _workspace(tmp_path)
     monkeypatch.chdir(ws)

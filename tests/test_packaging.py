@@ -38,7 +38,7 @@ def test_installed_files_live_under_crawlmill() -> None:
     dist = _installed()
     files = dist.files or []
     top = {f.parts[0] for f in files if f.suffix == ".py"}
-    assert not top & {"core", "formats", "plugins", "src_crawlmill"}, top
+    assert not top & {"core", "formats", "algorithms", "plugins", "src_crawlmill"}, top
     if _editable(dist):  # an editable install installs a finder that maps to the checkout
         assert all("__editable__" in p for p in top), top
         assert Path(crawlmill.__file__) == ROOT / "src_crawlmill" / "__init__.py"
@@ -157,7 +157,7 @@ def test_the_wheel_works_on_its_own(wheel: Path, tmp_path: Path) -> None:
     assert all(Path(f).is_relative_to(target / "crawlmill") for f in files), files
     assert count == 6 and version == md.version("crawlmill")
     cli = subprocess.run(
-        [sys.executable, "-m", "crawlmill.core.cli", "inspect", str(fixture)],
+        [sys.executable, "-m", "crawlmill.core.commands.cli", "inspect", str(fixture)],
         capture_output=True,
         text=True,
         env=env,

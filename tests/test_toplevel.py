@@ -72,7 +72,7 @@ def test_version_is_the_distributions() -> None:
     assert crawlmill.__version__ == md.version("crawlmill")
     assert crawlmill.__version__ == crawlmill.core.__version__
     result = subprocess.run(
-        [sys.executable, "-m", "crawlmill.core.cli", "--version"],
+        [sys.executable, "-m", "crawlmill.core.commands.cli", "--version"],
         capture_output=True,
         text=True,
         check=False,

@@ -2,10 +2,10 @@
 
 :func:`convert_stage` makes the per-input tasks a :class:`~crawlmill.core.run.stage.Stage`
 (payloads :class:`~crawlmill.core.messages.TaskPayload`, function
-:func:`~crawlmill.core.task.run_task`, commit rule :func:`complete_input`);
+:func:`~crawlmill.core.run.task.run_task`, commit rule :func:`complete_input`);
 :func:`execute` runs it with :func:`~crawlmill.core.run.stage.run_stages`. The helpers here
 (payloads, results, executors, the passes before the final one) are public so that the
-engine and the shuffle (:mod:`crawlmill.core.shuffle.run`) share them without reaching into
+engine and the shuffle (:mod:`crawlmill.core.run.shuffle.run`) share them without reaching into
 each other's private names.
 """
 
@@ -17,17 +17,17 @@ from dataclasses import dataclass
 from typing import Any, TextIO
 
 from ..components import ResolvedPipeline
-from ..executor import Executor, InProcessExecutor, make_executor, pool_size
 from ..inputs import PlannedInput
 from ..messages import Marker, TaskPayload, TaskResult, TaskStatus
-from ..outputs import OutputRoot
-from ..ownership import OutputPlan
-from ..passes import PassPlan, pass_stages
 from ..registry import Registry
 from ..spec import PipelineSpec
 from ..stats import RunReport
-from ..task import run_task, seed_registry
+from .executor import Executor, InProcessExecutor, make_executor, pool_size
+from .outputs import OutputRoot
+from .ownership import OutputPlan
+from .passes import PassPlan, pass_stages
 from .stage import Outcome, Stage, StageRun, drop_listings, listing_path, run_stages
+from .task import run_task, seed_registry
 
 __all__ = [
     "Completed",
@@ -77,7 +77,7 @@ class RunState:
     todo: Todo
     checked: OutputPlan
     report: RunReport
-    #: the collect/reduce passes before the final pass (:mod:`crawlmill.core.passes`).
+    #: the collect/reduce passes before the final pass (:mod:`crawlmill.core.run.passes`).
     passes: PassPlan
     #: the writer is ``position_free`` (an input's marker holds wherever it now stands).
     position_free: bool = False
@@ -195,7 +195,7 @@ def record_result(
 
 def executor_for(spec: PipelineSpec, registry: Registry, todo: Todo) -> Executor:
     """The executor of ``run.executor`` with as many workers as pay for themselves
-    (:func:`~crawlmill.core.executor.pool_size`); in-process, it uses ``registry``."""
+    (:func:`~crawlmill.core.run.executor.pool_size`); in-process, it uses ``registry``."""
     workers = pool_size(
         spec.run.workers,
         (p.size for p, _ in todo),
@@ -219,7 +219,7 @@ def run_passes_first(r: RunState) -> bool:
 
 def pass_stages_of(r: RunState) -> list[Stage]:
     """The stages of the collect/reduce passes before the final pass
-    (:func:`~crawlmill.core.passes.pass_stages`; none when the final pass has no input to
+    (:func:`~crawlmill.core.run.passes.pass_stages`; none when the final pass has no input to
     convert); the final pass's stage depends on the last one."""
     keys = {p.input.index: key for p, key in r.todo}
     keys.update({i: m.key for i, m in r.completed.items()})
@@ -251,7 +251,7 @@ def input_done(
 
 def convert_stage(r: RunState, count: int, fn: Callable[[Any], Any] = run_task) -> Stage:
     """The per-input conversion as a stage: one task per input,
-    :func:`~crawlmill.core.task.run_task` as its function, :func:`input_done` as its commit
+    :func:`~crawlmill.core.run.task.run_task` as its function, :func:`input_done` as its commit
     rule, which resumes the inputs done (``run.resume``) and confirms the others. Planning
     read the same rule before anything ran (``r.todo``: ownership checks need it); the
     stage's own reading decides, and :attr:`RunState.todo` and the report follow it."""

@@ -2,7 +2,7 @@
 
 Spark gives a task's results (and accumulator updates) to the driver only when the task ends,
 so a long task (a 1 GB input) would show no progress until then. Instead each task's
-``("progress", key, records, bytes)`` events, which :class:`~crawlmill.core.progress.TaskReporter`
+``("progress", key, records, bytes)`` events, which :class:`~crawlmill.core.run.progress.TaskReporter`
 posts at most every 0.25 s, also go, as they happen, over one TCP connection per Python worker
 to a :class:`StatusServer` in the driver (bound to the driver's address as Spark knows it),
 which hands them to the running executor (:meth:`StatusServer.route`). The connection carries

@@ -1,5 +1,5 @@
 """The worker side of a Spark task, shared by the Spark executor and its shuffle
-(:mod:`crawlmill.core.spark_executor`, :mod:`crawlmill.core.spark_shuffle`): the task's
+(:mod:`crawlmill.core.run.spark_executor`, :mod:`crawlmill.core.run.spark_shuffle`): the task's
 channel that keeps its events for the driver, the driver's variables a worker takes, the
 version check, and running one pickled payload. Imports no pyspark."""
 

@@ -2,7 +2,7 @@
 
 A :class:`Stage` is a name, its task payloads (plain picklable data), a task function, the
 stages it depends on, and a commit rule (:attr:`Stage.done`). :func:`run_stages` runs stages
-in order on any :class:`~crawlmill.core.executor.Executor` (``map``; or the stage's own
+in order on any :class:`~crawlmill.core.run.executor.Executor` (``map``; or the stage's own
 runner, e.g. Spark's native shuffle) with one resume rule and one confirmation rule, both the
 commit rule read by the driver:
 
@@ -17,9 +17,9 @@ A stage whose dependency did not finish every task does not run (its tasks whose
 rule holds count as resumed, the others as not started). A whole run is one call: the
 collect and reduce stages of its passes and the per-input conversion, or a shuffle's map and
 partition stages, each stage's driver work in its ``prepare`` once its dependencies finished. Every mechanism of the engine is a stage: per-input conversion
-(:mod:`crawlmill.core.engine`), the collect, split and reduce tasks of a pass
-(:mod:`crawlmill.core.passes`), and a shuffle's map and partition tasks
-(:mod:`crawlmill.core.shuffle.run`).
+(:mod:`crawlmill.core.run.engine`), the collect, split and reduce tasks of a pass
+(:mod:`crawlmill.core.run.passes`), and a shuffle's map and partition tasks
+(:mod:`crawlmill.core.run.shuffle.run`).
 """
 
 from __future__ import annotations
@@ -31,9 +31,9 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-from ..executor import Executor, WorkerCrash
-from ..outputs import write_json_atomic
-from ..progress import ProgressMonitor
+from .executor import Executor, WorkerCrash
+from .outputs import write_json_atomic
+from .progress import ProgressMonitor
 
 __all__ = [
     "LISTING_VERSION",

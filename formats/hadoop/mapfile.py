@@ -41,7 +41,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import BinaryIO
 
-from ..stream import Damage
+from ..codecs.stream import Damage
 from .codecs import DEFAULT_CODEC, codec_for
 from .sequencefile import Entry, Header, SequenceFileWriter, iter_entries, read_header
 from .vint import VIntError, decode_vint, decode_vlong, encode_vlong

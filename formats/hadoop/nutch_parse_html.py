@@ -29,7 +29,7 @@ import codecs
 from dataclasses import dataclass, field
 from urllib.parse import urljoin
 
-from ..html_charset import codec_name, meta_charset
+from ..http.html_charset import codec_name, meta_charset
 
 __all__ = ["LINE_SEPARATORS", "HtmlParse", "parse_html"]
 

@@ -11,7 +11,7 @@ when it has none, the ``alt`` of the images inside it; the other elements have n
 (target, anchor) once, in page order. Nutch's pruning of empty links (``shouldThrowAwayLink``:
 an ``a`` without content) is not copied.
 
-The page is read as a browser gets it (:func:`~crawlmill.formats.http_body.decode_body`:
+The page is read as a browser gets it (:func:`~crawlmill.formats.http.body.decode_body`:
 de-chunked, ``Content-Encoding`` undone, the record's HTTP headers say how): the first
 ``limit`` bytes after decoding (decompression never makes more) and at most ``max_links``
 links (``db.max.outlinks.per.page`` is 100 in Nutch: Nutch's cap applies when Nutch
@@ -23,7 +23,7 @@ from html.parser import HTMLParser
 from typing import Any
 from urllib.parse import urldefrag, urljoin
 
-from ..http_body import decode_body
+from ..http.body import decode_body
 
 __all__ = ["LINK_ATTRIBUTES", "html_outlinks", "needs_parse", "outlinks_of", "page_of"]
 

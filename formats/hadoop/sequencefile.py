@@ -8,7 +8,7 @@ Reading (:func:`read_header`, :func:`iter_entries`) works on the bytes of a whol
   than its record, a record whose end is followed by bytes that start no record, a buffer the
   codec cannot inflate, key and value lengths that do not add up to their buffers, a record
   length that runs past one of the file's own sync markers) is a
-  :class:`~crawlmill.formats.stream.Damage` with its file offset and the reason, and reading
+  :class:`~crawlmill.formats.codecs.stream.Damage` with its file offset and the reason, and reading
   resumes at the next sync marker (the file's 16-byte hash after a ``-1`` escape), so the
   good records after it are delivered;
 * a file cut inside a record or block is damage from that record to the end (a length past
@@ -40,7 +40,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
-from ..stream import Damage
+from ..codecs.stream import Damage
 from .codecs import DEFAULT_CODEC, CodecError, HadoopCodec, codec_for
 from .vint import VIntError, decode_vint, encode_vlong
 from .writables import WritableError, decode_modified_utf8, encode_modified_utf8

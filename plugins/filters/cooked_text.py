@@ -1,10 +1,10 @@
 """``cooked-text``: the NTCIR WEB cooked rules as a text extractor any pipeline can use.
 
-Sets ``record.text`` to the cooked text of the page (:func:`crawlmill.formats.ntcir_cooked.
+Sets ``record.text`` to the cooked text of the page (:func:`crawlmill.formats.ntcir.cooked.
 cook`: comments, declarations, script and style removed; meta keywords/description and img alt
 on lines of their own behind markers; every other tag removed; references replaced as the
 NW100G-01 README says). The page is decoded with the charset of the HTTP header, else of a
-``<meta>`` tag, else the one ``chardet`` detects (:func:`crawlmill.formats.html_charset.
+``<meta>`` tag, else the one ``chardet`` detects (:func:`crawlmill.formats.http.html_charset.
 detect_charset`); bytes that do not decode become U+FFFD. Records of other kinds than
 ``kinds``, and records of a content type not in ``content_types`` (when that list is not
 empty), pass unchanged; nothing is dropped. Counts ``cooked`` and ``charset:<source>``
@@ -16,14 +16,14 @@ from __future__ import annotations
 from typing import Any
 
 from crawlmill.core import Drop, Filter, PluginOptions, Record, comma_list, hookimpl
-from crawlmill.formats.html_charset import (
+from crawlmill.formats.http.html_charset import (
     FROM_DETECTOR,
     FROM_HEADER,
     FROM_META,
     charset_of_content_type,
     detect_charset,
 )
-from crawlmill.formats.ntcir_cooked import CookOptions, cook
+from crawlmill.formats.ntcir.cooked import CookOptions, cook
 from pydantic import Field, field_validator
 
 from .kinds import Kinds, kinds_field

@@ -1,6 +1,6 @@
 """``exact-dedup``: keep one record per payload digest across all inputs (exact duplicates).
 
-A whole-collection filter (:mod:`crawlmill.core.passes`), per key (``reduce_by``, so a
+A whole-collection filter (:mod:`crawlmill.core.run.passes`), per key (``reduce_by``, so a
 collection whose rows exceed ``run.reduce_memory`` is reduced in partitions by the workers):
 its collect pass records ``(key, date, doc_id)`` for every record that takes part; its reduce
 keeps one record per key by ``rule`` and the final pass drops the others with reason
@@ -41,7 +41,7 @@ from crawlmill.core import (
     ReduceContext,
     hookimpl,
 )
-from crawlmill.core.tables import KeyedDrops, epoch_micros, rows_after_the_first_per_key
+from crawlmill.core.run.tables import KeyedDrops, epoch_micros, rows_after_the_first_per_key
 from pydantic import Field
 
 from .kinds import Kinds, kinds_field
@@ -72,7 +72,7 @@ def payload_key(record: Record, digest: str = "payload") -> tuple[bytes, str | N
     and the SHA-1 stood in."""
     problem = None
     if digest == "declared" and "payload" not in record.changed:
-        from crawlmill.formats.digest import parse_digest
+        from crawlmill.formats.warc.digest import parse_digest
 
         stored = declared_payload_digest(record)
         parsed = None if stored is None else parse_digest(stored)

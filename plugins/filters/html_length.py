@@ -4,7 +4,7 @@ The Chuweb21 paper keeps a page when "the character length of HTML content" is l
 1,000. What is counted here, exactly: the **characters** (Unicode code points) of the
 record's **payload** (the bytes after the HTTP head: no status line, no headers; for a record
 without HTTP head its whole block), as stored (not de-chunked, not decompressed), decoded by
-the charset :func:`crawlmill.formats.html_charset.detect_charset` finds: the HTTP
+the charset :func:`crawlmill.formats.http.html_charset.detect_charset` finds: the HTTP
 ``Content-Type`` charset, else a ``<meta>`` charset in the first 4 KiB, else ``chardet`` on
 the first 64 KiB, else ISO-8859-1; an invalid byte sequence counts as one U+FFFD character
 per byte Python's ``replace`` handler substitutes. A page is kept when that count is
@@ -17,7 +17,7 @@ than the smallest count kept is dropped without decoding. Drop reasons: ``too-sh
 ``too-long``.
 
 With ``body: decoded`` the characters counted are those of the body as a browser reads it,
-from the text extraction component (:func:`crawlmill.plugins.text_extraction.decoded_page`):
+from the text extraction component (:func:`crawlmill.algorithms.text_extraction.decoded_page`):
 ``Transfer-Encoding: chunked`` undone, ``Content-Encoding`` (gzip, deflate...) undone, then
 decoded by the charset found the same way (the HTTP head's charset, a ``<meta>`` tag,
 ``chardet``, ISO-8859-1). A chunked or compressed page counts differently from the default
@@ -36,10 +36,10 @@ __all__ = ["HtmlLengthFilter", "html_chars", "payload_codec"]
 
 def payload_codec(record: Record) -> str:
     """The codec ``record``'s payload is decoded with: the record's charset, a ``<meta>``
-    charset, ``chardet``, ISO-8859-1 (:func:`crawlmill.formats.html_charset.detect_charset`),
+    charset, ``chardet``, ISO-8859-1 (:func:`crawlmill.formats.http.html_charset.detect_charset`),
     except that an ASCII payload that names no charset is ASCII without asking ``chardet``
     (which says so too)."""
-    from crawlmill.formats.html_charset import codec_name, detect_charset, meta_charset
+    from crawlmill.formats.http.html_charset import codec_name, detect_charset, meta_charset
 
     payload = record.payload
     codec = codec_name(record.charset) or meta_charset(payload)
@@ -102,7 +102,7 @@ class HtmlLengthFilter(Filter):
         low = self.options.min_chars + (1 if self.options.strict else 0)  # smallest kept
         high = self.options.max_chars
         if self.options.body == "decoded":
-            from crawlmill.plugins.text_extraction import decoded_page
+            from crawlmill.algorithms.text_extraction import decoded_page
 
             n = len(decoded_page(record)[0]) if record.payload else 0
         else:

@@ -1,19 +1,19 @@
 """``language``: keep pages whose body text is in a language with at least a probability.
 
 As the Chuweb21 paper did: the ``<script>`` and ``<style>`` elements (and comments) are
-removed, the text of ``<body>`` is extracted (:func:`crawlmill.formats.simhash_text.body_text`:
+removed, the text of ``<body>`` is extracted (:func:`crawlmill.algorithms.simhash_text.body_text`:
 lxml, no network), and a detector gives the probability that it is in one of ``languages``
 (default English); the page is kept when that probability is ``>= threshold`` (the paper
 excluded pages "with a probability less than 0.99"). The payload (without HTTP head) is
-decoded by the charset :func:`crawlmill.formats.html_charset.detect_charset` finds, as
+decoded by the charset :func:`crawlmill.formats.http.html_charset.detect_charset` finds, as
 ``html-length`` does. With ``max_chars`` only the text's first characters are read. With
 ``extractor`` ``resiliparse``, ``trafilatura`` or ``lxml`` the text is the text extraction
-component's main text instead (:func:`crawlmill.plugins.text_extraction.record_text`: body
+component's main text instead (:func:`crawlmill.algorithms.text_extraction.record_text`: body
 de-chunked and decompressed, charset found, boilerplate removed but by ``lxml``): other
 probabilities than the default ``body`` (the paper's rule above); a record that is not an
 HTML page is then dropped as ``no-text``.
 
-Detectors (:mod:`crawlmill.formats.language_detect`, the ``language`` extra: ``pip install '.[language]'`` in the
+Detectors (:mod:`crawlmill.algorithms.language_detect`, the ``language`` extra: ``pip install '.[language]'`` in the
 crawlmill checkout, or ``pip install langdetect lingua-language-detector``):
 ``langdetect`` (the paper's; seeded with ``seed``, so a page gets the same decision in every
 run, worker and process, which the paper's unseeded runs did not promise) and ``lingua``
@@ -29,8 +29,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from crawlmill.algorithms.text_extraction import BODY, FeatureExtractor, feature_text
 from crawlmill.core import Drop, Filter, PluginOptions, Record, comma_list, hookimpl
-from crawlmill.plugins.text_extraction import BODY, FeatureExtractor, feature_text
 from pydantic import Field, field_validator, model_validator
 
 __all__ = ["LanguageFilter", "page_text"]
@@ -102,7 +102,7 @@ class LanguageFilter(Filter):
 
         @model_validator(mode="after")
         def _installed(self) -> LanguageFilter.Options:
-            from crawlmill.formats.language_detect import DetectorMissing, known_languages
+            from crawlmill.algorithms.language_detect import DetectorMissing, known_languages
 
             try:
                 known = known_languages(self.detector)
@@ -123,7 +123,7 @@ class LanguageFilter(Filter):
     def probabilities(self, record: Record) -> dict[str, float]:
         """``{language: probability}`` of ``record``'s body text (``{}`` without letters)."""
         if self._detect is None:
-            from crawlmill.formats.language_detect import detector
+            from crawlmill.algorithms.language_detect import detector
 
             self._detect = detector(self.options.detector, self.options.seed)
         text = page_text(record, self.options.extractor)

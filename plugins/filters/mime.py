@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from crawlmill.core import Drop, Filter, PluginOptions, Record, comma_list, hookimpl
-from crawlmill.formats.http import content_type, media_type
+from crawlmill.formats.http.head import content_type, media_type
 from pydantic import Field, field_validator
 
 __all__ = ["MimeFilter", "declared_type", "http_type", "normalise_type"]

@@ -1,25 +1,25 @@
 """``simhash-dedup``: near-duplicate removal as Chuweb21D did it (Chu et al., SIGIR-AP 2023).
 
-A whole-collection filter (:mod:`crawlmill.core.passes`), global (no ``reduce_by``: the
+A whole-collection filter (:mod:`crawlmill.core.run.passes`), global (no ``reduce_by``: the
 clustering must see every row):
 
 * **collect**: for every record of the kinds in ``kinds`` (default ``response`` and
   ``resource``), the 64- and 128-bit simhash of what ``hash`` names, bit-identical to the
-  ``simhash`` package 2.1.2 that the paper used (:mod:`crawlmill.formats.simhash`, without
+  ``simhash`` package 2.1.2 that the paper used (:mod:`crawlmill.algorithms.simhash`, without
   the package's overflow): ``payload`` is the WARC block, HTTP head and payload as stored
   (what the Chuweb21D case files suggest), ``html`` the payload without the HTTP head, and
   ``text`` the body text without script, style and comments (lxml, no network,
-  :mod:`crawlmill.formats.simhash_text`). Bytes are decoded as UTF-8 (``encoding: utf-8``) or
+  :mod:`crawlmill.algorithms.simhash_text`). Bytes are decoded as UTF-8 (``encoding: utf-8``) or
   by the record's charset when Python knows it (``encoding: declared``), invalid bytes
   replaced (which removes them: they are not word characters). ``hash: text`` with
   ``extractor`` ``resiliparse``, ``trafilatura`` or ``lxml`` hashes the text extraction
-  component's main text instead (:func:`crawlmill.plugins.text_extraction.record_text`: body
+  component's main text instead (:func:`crawlmill.algorithms.text_extraction.record_text`: body
   de-chunked and decompressed, charset found, ``encoding`` unused): other codes than the
   default ``body`` (the rule above), so other clusters; a record that is not an HTML page
   then hashes as an empty text (counted ``no-text``). Every page without word
   characters (an empty payload too) gets one and the same code, as with the package.
 * **reduce**: the 64-bit codes clustered at Hamming distance ``tau``
-  (:mod:`crawlmill.formats.simhash_cluster`): ``method: exact`` finds every pair within
+  (:mod:`crawlmill.algorithms.simhash_cluster`): ``method: exact`` finds every pair within
   ``tau`` (pigeonhole tables, ``blocks`` or a cost model), ``method: bucketing`` is the
   paper's randomized bucketing (``bits`` B, ``rounds`` T, ``seed``) for replication; with
   ``tau128`` a pair must also be within ``tau128`` on the 128-bit codes (the paper's second
@@ -60,7 +60,7 @@ clusters the same signatures at each threshold (with the run's ``tau128`` check,
 ``tau`` is still the one whose collection is written, and its row is marked ``chosen``), ``thresholds128`` at each 128-bit threshold at
 ``tau`` (the paper's tau~ axis). One row per clustering: documents, kept, removed, duplicate
 clusters, largest cluster, kept and largest ratios, pairs
-(:mod:`crawlmill.formats.simhash_stats`), written to ``<stats>.csv`` and ``<stats>.json``
+(:mod:`crawlmill.algorithms.simhash_stats`), written to ``<stats>.csv`` and ``<stats>.json``
 (with the chosen clustering's cluster-size distribution, also ``<stats>-sizes.csv``); with
 ``plots`` and matplotlib (the ``plots`` extra) ``<stats>-tau``, ``<stats>-tau128`` and
 ``<stats>-sizes`` as PNG and SVG (:mod:`crawlmill.plugins.filters.simhash_plots`); without
@@ -72,6 +72,8 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Literal
 
+from crawlmill.algorithms.document_ids import bare_record_id, document_id
+from crawlmill.algorithms.text_extraction import BODY, FeatureExtractor, feature_text
 from crawlmill.core import (
     Drop,
     Filter,
@@ -83,8 +85,7 @@ from crawlmill.core import (
     comma_list,
     hookimpl,
 )
-from crawlmill.core.tables import epoch_micros, rows_of_input
-from crawlmill.plugins.text_extraction import BODY, FeatureExtractor, feature_text
+from crawlmill.core.run.tables import epoch_micros, rows_of_input
 from pydantic import AliasChoices, Field, field_validator, model_validator
 
 from .kinds import Kinds, kinds_field
@@ -226,7 +227,7 @@ class SimhashDedupFilter(Filter):
         @field_validator("clusters", "stats")
         @classmethod
         def _inside_root(cls, value: str | None) -> str | None:
-            from crawlmill.core.outputs import safe_relpath
+            from crawlmill.core.run.outputs import safe_relpath
 
             return None if value is None else safe_relpath(value)
 
@@ -252,8 +253,8 @@ class SimhashDedupFilter(Filter):
 
     def signature(self, record: Record) -> tuple[int, int, int]:
         """``(simhash64, simhash128, length of the hashed input)`` of ``record``."""
-        from crawlmill.formats.simhash import simhash64_128, simhash_bytes  # numpy: lazily
-        from crawlmill.formats.simhash_text import decode
+        from crawlmill.algorithms.simhash import simhash64_128, simhash_bytes  # numpy: lazily
+        from crawlmill.algorithms.simhash_text import decode
 
         mode, charset = self.options.hash, None
         if self.options.encoding == "declared":
@@ -319,44 +320,6 @@ class SimhashDedupFilter(Filter):
         return Drop("near-duplicate")
 
 
-def document_id(record: Record, source: str) -> str | None:
-    """The id of ``record`` by the ``doc_id`` option (``None``: it has none; the reduce then
-    names it ``<file>#<seq>``). ``auto``: the ``WARC-TREC-ID`` (``Record.doc_id``), else the
-    record id's UUID; ``record-id``: the ``WARC-Record-ID`` with ``<urn:uuid:`` and ``>``
-    stripped (the Chuweb21D doc id); ``url``; ``trec``; any other value names a WARC header."""
-    if source in ("auto", "trec") and record.doc_id:
-        return record.doc_id
-    if source == "url":
-        return record.url
-    if source in ("auto", "record-id"):
-        value = _warc_header(record, "WARC-Record-ID")
-        return bare_record_id(value) if value else None
-    if source == "trec":
-        return None
-    return _warc_header(record, source)
-
-
-def bare_record_id(value: str) -> str:
-    """``<urn:uuid:X>`` (or ``urn:uuid:X``, ``<X>``) as ``X``."""
-    value = value.strip()
-    if value.startswith("<") and value.endswith(">"):
-        value = value[1:-1]
-    return value[len("urn:uuid:") :] if value.lower().startswith("urn:uuid:") else value
-
-
-def _warc_header(record: Record, name: str) -> str | None:
-    warc = record.extras.get("warc")
-    if not isinstance(warc, dict):
-        return None
-    wanted = name.lower().encode("ascii", "replace")
-    for key, value in warc.get("headers") or ():
-        key_b = key if isinstance(key, bytes) else str(key).encode("utf-8", "replace")
-        if key_b.strip().lower() == wanted:
-            text = value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
-            return text.strip() or None
-    return None
-
-
 def _ranks(rows: Any, rule: str) -> Any:
     """Each row's rank for ``rule`` (0 wins), pipeline order as the last tie-break."""
     import numpy as np
@@ -384,7 +347,7 @@ def _ranks(rows: Any, rule: str) -> Any:
 
 def _clustering(c64: Any, hi: Any, options: Any, tau: int, tau128: int | None) -> Any:
     """The clusters of the codes at ``tau`` (and ``tau128``) by the options' method."""
-    from crawlmill.formats.simhash_cluster import cluster
+    from crawlmill.algorithms.simhash_cluster import cluster
 
     blocks = options.blocks if options.blocks is not None and options.blocks > tau else None
     return cluster(
@@ -405,7 +368,7 @@ def cluster_table(rows: Any, options: Any, ctx: ReduceContext) -> Any:
     ``clusters``) and the statistics (:func:`write_stats`) into the output root."""
     import numpy as np
     import pyarrow as pa
-    from crawlmill.formats.simhash_cluster import popcount, representatives
+    from crawlmill.algorithms.simhash_cluster import popcount, representatives
 
     n = rows.num_rows
     c64 = rows["simhash64"].to_numpy().astype(np.uint64) if n else np.zeros(0, np.uint64)
@@ -480,7 +443,7 @@ def stats_rows(c64: Any, hi: Any, options: Any, chosen: Any) -> list[Any]:
     at ``tau``/``tau128``, reused): the ``tau`` axis for ``thresholds`` (each with the run's
     ``tau128`` check), the ``tau128`` axis for ``thresholds128`` (at ``tau``); the chosen
     clustering alone when neither is given."""
-    from crawlmill.formats.simhash_stats import stats_row
+    from crawlmill.algorithms.simhash_stats import stats_row
 
     rows = []
     taus = sorted(set(options.thresholds or [])) if options.thresholds else []
@@ -504,7 +467,12 @@ def write_stats(
     """The statistics table (``<prefix>.csv``, ``<prefix>.json``), the chosen clustering's
     cluster sizes (``<prefix>-sizes.csv``) and, with ``plots`` and matplotlib, the plots
     (:mod:`crawlmill.plugins.filters.simhash_plots`); returns the relpaths written."""
-    from crawlmill.formats.simhash_stats import size_distribution, sizes_csv, stats_csv, stats_json
+    from crawlmill.algorithms.simhash_stats import (
+        size_distribution,
+        sizes_csv,
+        stats_csv,
+        stats_json,
+    )
 
     from .simhash_plots import matplotlib_missing, write_plots
 

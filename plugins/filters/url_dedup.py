@@ -1,6 +1,6 @@
 """``url-dedup``: keep one capture per URL (or per URL + payload digest) across all inputs.
 
-A whole-collection filter (:mod:`crawlmill.core.passes`): its collect pass records, for every
+A whole-collection filter (:mod:`crawlmill.core.run.passes`): its collect pass records, for every
 capture that takes part, a row ``(key, date, size)``; its reduce picks one capture per key by
 the ``rule`` and returns the others, which the final pass drops with reason ``duplicate``
 (counted as ``url-dedup:duplicate``, so read = written + dropped + quarantined holds).
@@ -42,7 +42,7 @@ from crawlmill.core import (
     ReduceContext,
     hookimpl,
 )
-from crawlmill.core.tables import KeyedDrops, epoch_micros, rows_after_the_first_per_key
+from crawlmill.core.run.tables import KeyedDrops, epoch_micros, rows_after_the_first_per_key
 from pydantic import Field
 
 from .kinds import Kinds, kinds_field

@@ -2,7 +2,7 @@
 
 Reads uncompressed ``.arc``, per-record gzip ``.arc.gz``, whole-file gzip and bzip2
 (``.arc.bz2``, one stream or one per record, as ``.warc.bz2``). The byte-level
-work (header lines, framing, resync) is :mod:`crawlmill.formats.arc`; this module maps what it
+work (header lines, framing, resync) is :mod:`crawlmill.formats.arc.header`; this module maps what it
 finds onto :class:`~crawlmill.core.record.Record` (see the ARC mapping in the record docs):
 
 * the ``filedesc://`` record becomes a ``metadata`` record of type ``application/arc`` whose
@@ -19,7 +19,7 @@ finds onto :class:`~crawlmill.core.record.Record` (see the ARC mapping in the re
 ``extras["arc"]`` keeps the raw header line, the ARC version, every header field, and for the
 filedesc the origin of the version block, so writers can rebuild the ARC or document it in WARC.
 
-Damage (see :mod:`crawlmill.formats.arc_length` for the length rule): a record whose length the
+Damage (see :mod:`crawlmill.formats.arc.length` for the length rule): a record whose length the
 bytes disprove is delivered repaired *and* reported as damage with its original bytes; a record
 cut by the end of the file is delivered with ``extras["arc"]["truncated"]`` and the neutral
 ``extras["neutral"]["truncated"]`` (``WARC-Truncated: length`` in WARC) and reported as damage; a record in a corrupt gzip member is damage only.
@@ -42,8 +42,7 @@ from crawlmill.core import (
 )
 from crawlmill.core.naming import named_with
 from crawlmill.core.record import OffsetSpace
-from crawlmill.formats.arc import RESPLIT_NOTE, parse_arc_date, plausible_header
-from crawlmill.formats.arc_framing import (
+from crawlmill.formats.arc.framing import (
     DETECT_WINDOW,
     GZIP_MAGIC,
     ArcLimitError,
@@ -53,11 +52,12 @@ from crawlmill.formats.arc_framing import (
     find_arc_start,
     iter_arc,
 )
-from crawlmill.formats.compression import HeldMembers, compression_of
-from crawlmill.formats.http import content_type as http_content_type
-from crawlmill.formats.http import split_response
+from crawlmill.formats.arc.header import RESPLIT_NOTE, parse_arc_date, plausible_header
+from crawlmill.formats.codecs.compression import HeldMembers, compression_of
+from crawlmill.formats.codecs.stream import Damage as DamagedRange
+from crawlmill.formats.http.head import content_type as http_content_type
+from crawlmill.formats.http.head import split_response
 from crawlmill.formats.notes import Note
-from crawlmill.formats.stream import Damage as DamagedRange
 from pydantic import Field
 
 __all__ = ["ArcReader", "record_from_arc"]
@@ -82,7 +82,7 @@ def _arc_after_damage(path: str) -> bool:
 
 
 def _is_gzip(fh: BinaryIO) -> bool:
-    """Whether the ARC file ``fh`` is gzip, as :func:`~crawlmill.formats.arc_framing.iter_arc`
+    """Whether the ARC file ``fh`` is gzip, as :func:`~crawlmill.formats.arc.framing.iter_arc`
     detects it (past damage at the start); leaves ``fh`` at 0."""
     head = fh.read(DETECT_WINDOW)
     fh.seek(0)

@@ -2,7 +2,7 @@
 
 The folder (``parse-output/segment/<segmentId>/``) holds per task partition ``n``
 ``<arcFileDate>_<n>.arc.gz`` files, ``metadata-<n:05d>`` and ``textData-<n:05d>``
-(:mod:`crawlmill.formats.cc2012_segment`). :meth:`Cc2012Reader.discover` makes one unit per
+(:mod:`crawlmill.formats.cc2012.segment`). :meth:`Cc2012Reader.discover` makes one unit per
 partition (``partition-NNNNN``, its parts the partition's files), so a segment converts with
 one task per partition. A unit's records, in ARC order:
 
@@ -21,7 +21,7 @@ one task per partition. A unit's records, in ARC order:
 
 Memory: the ARC files stream record by record; the metadata and textData files stream a
 SequenceFile block at a time, and the join holds at most ``join_memory`` bytes of entries
-read ahead per file (:class:`~crawlmill.formats.cc2012_segment.OrderedJoin`: the three files
+read ahead per file (:class:`~crawlmill.formats.cc2012.segment.OrderedJoin`: the three files
 share one order, as the crawler wrote them from one map call, so in practice it holds only
 the entries between two captures); entries pushed out of a full window are delivered
 unjoined, never dropped (counted as ``unjoined (window full)``).
@@ -43,7 +43,7 @@ from crawlmill.core import (
     RecordKind,
     hookimpl,
 )
-from crawlmill.formats.cc2012_segment import ARC_NAME, OrderedJoin, partitions
+from crawlmill.formats.cc2012.segment import ARC_NAME, OrderedJoin, partitions
 from pydantic import Field
 
 from .cc2012_records import StoredSpans, metadata_record, parse_json, seq_entries, text_record

@@ -25,9 +25,9 @@ from typing import Any
 from crawlmill.core import Damage, Outlink, Provenance, ReadContext, Record, RecordKind
 from crawlmill.core.extras import CcMetadataExtras
 from crawlmill.core.record import OffsetSpace
-from crawlmill.formats.cc2012_segment import iter_pairs, link_pairs
+from crawlmill.formats.cc2012.long_json import loads
+from crawlmill.formats.cc2012.segment import iter_pairs, link_pairs
 from crawlmill.formats.hadoop.sequencefile import Entry, HeaderError, read_header
-from crawlmill.formats.long_json import loads
 
 __all__ = [
     "StoredSpans",
@@ -103,7 +103,7 @@ def parse_json(
     """The metadata JSON object of an entry, or ``None`` after reporting it as damage with
     the file bytes of its record or block (``stored``, see :class:`StoredSpans`)."""
     try:
-        data = loads(value)  # json.loads, a long title held once (formats/long_json.py)
+        data = loads(value)  # json.loads, a long title held once (formats/cc2012/long_json.py)
         if not isinstance(data, dict):
             raise ValueError("not a JSON object")
     except ValueError as exc:

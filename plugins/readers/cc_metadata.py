@@ -36,7 +36,7 @@ from crawlmill.core import (
     Record,
     hookimpl,
 )
-from crawlmill.formats.cc2012_segment import METADATA_NAME, TEXT_CLASS, TEXT_NAME, TEXTBYTES_CLASS
+from crawlmill.formats.cc2012.segment import METADATA_NAME, TEXT_CLASS, TEXT_NAME, TEXTBYTES_CLASS
 from crawlmill.formats.hadoop.sequencefile import HeaderError, read_header
 
 from .cc2012_records import StoredSpans, metadata_record, parse_json, seq_entries, text_record

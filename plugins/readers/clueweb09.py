@@ -52,7 +52,7 @@ from crawlmill.core import (
     hookimpl,
 )
 from crawlmill.core.naming import named_with, reader_suffixes
-from crawlmill.formats import clueweb09 as cw
+from crawlmill.formats.clueweb09 import collection as cw
 from pydantic import Field, field_validator
 
 __all__ = ["NOT_COUNTED", "ClueWeb09Reader", "scan_collection", "trec_prefix_of"]

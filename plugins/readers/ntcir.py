@@ -10,7 +10,7 @@ site; the lists stay where they are and are looked up per document (by binary se
 list is sorted by its first field, as the collection's are; else loaded once per process).
 
 One Record per page (``NNNN``), in page order, from the ``.meta`` of the ``payload`` tree
-(:mod:`crawlmill.formats.ntcir_meta`, both syntaxes):
+(:mod:`crawlmill.formats.ntcir.meta`, both syntaxes):
 
 * ``doc_id`` ``NW:DOCID``; ``url`` ``NW:URL``; ``content_type`` and ``charset`` ``NW:CTYPE``;
 * ``http_head`` the ``NW:HTTPH`` block as stored (a block without the blank line that ends a
@@ -29,18 +29,18 @@ One Record per page (``NNNN``), in page order, from the ``.meta`` of the ``paylo
 
 NW1000G-04 (NTCIR-5) trees are detected by their ``<NNN>/<site>.filelist`` files (in the
 folder or its ``data/``): one unit per site, its parts each tree's filelist and ``.dat``
-files (:mod:`crawlmill.formats.ntcir_nw1000g`), one Record (kind ``resource``) per line of the
+files (:mod:`crawlmill.formats.ntcir.nw1000g`), one Record (kind ``resource``) per line of the
 payload tree's filelist: ``url`` from the line, ``doc_id`` its first field when that is ``NW``
 + digits, ``payload`` the ``.dat`` bytes, ``text`` the ``cook/`` page.
 
 Collection checks: a ``.data`` without its ``.meta`` (or the reverse) is a failed check of its
 site's unit. The lists are checked by a unit of their own (relpath ``lists``, first, no
 records, its parts the lists): every line of every list and every rule between them
-(:mod:`crawlmill.formats.ntcir_list_checks`), a failed check naming the list and the line;
+(:mod:`crawlmill.formats.ntcir.list_checks`), a failed check naming the list and the line;
 a site folder whose id ``sitelist`` lacks, a failed check naming the folder. The same unit
 checks the tree against ``doclist`` as a whole: every page's ``NW:DOCID`` (of the
 payload tree) and every ``doclist`` line, merged as two sorted streams
-(:func:`crawlmill.formats.sorted_lines.unmatched`; the tree's ids sorted on disk, so memory
+(:func:`crawlmill.algorithms.sorted_lines.unmatched`; the tree's ids sorted on disk, so memory
 stays bounded for 100 million ids), give a failed check per page whose doc id ``doclist``
 lacks (naming the page) and per ``doclist`` line without a page (naming the list and line).
 """
@@ -53,6 +53,7 @@ import re
 from collections.abc import Iterator
 from typing import Any, Literal
 
+from crawlmill.algorithms.sorted_lines import find_lines, first_fields_sorted, sort_lines, unmatched
 from crawlmill.core import (
     Check,
     Damage,
@@ -67,18 +68,17 @@ from crawlmill.core import (
     hookimpl,
 )
 from crawlmill.core.extras import NtcirExtras
-from crawlmill.formats.html_charset import charset_of_content_type
-from crawlmill.formats.ntcir_list_checks import check_lists
-from crawlmill.formats.ntcir_lists import LIST_NAMES, ListItem, iter_list, read_list
-from crawlmill.formats.ntcir_meta import CTYPE, DOCID, HTTPH, URL, ended_head, parse_meta
-from crawlmill.formats.ntcir_nw1000g import (
+from crawlmill.formats.http.html_charset import charset_of_content_type
+from crawlmill.formats.ntcir.list_checks import check_lists
+from crawlmill.formats.ntcir.lists import LIST_NAMES, ListItem, iter_list, read_list
+from crawlmill.formats.ntcir.meta import CTYPE, DOCID, HTTPH, URL, ended_head, parse_meta
+from crawlmill.formats.ntcir.nw1000g import (
     DAT,
     FILELIST,
     FileListItem,
     dat_path,
     read_filelist,
 )
-from crawlmill.formats.sorted_lines import find_lines, first_fields_sorted, sort_lines, unmatched
 from pydantic import Field
 
 __all__ = ["NtcirReader", "site_directories"]
@@ -361,7 +361,7 @@ class NtcirReader(Reader):
 
     def _check_lists(self, ctx: ReadContext, meta: dict[str, Any]) -> None:
         """Every list line by line and against the others
-        (:func:`crawlmill.formats.ntcir_list_checks.check_lists`), and every site folder of
+        (:func:`crawlmill.formats.ntcir.list_checks.check_lists`), and every site folder of
         the trees against ``sitelist``: one failed check per line (or folder), naming it."""
         lists: dict[str, str] = meta["lists"]
         failed = 0

@@ -71,7 +71,7 @@ from crawlmill.core.extras import NutchLegacyExtras
 from crawlmill.core.record import OffsetSpace
 from crawlmill.formats.hadoop import nutch_legacy as nl
 from crawlmill.formats.hadoop.sequencefile import Entry, HeaderError, iter_entries, read_header
-from crawlmill.formats.html_charset import charset_of_content_type
+from crawlmill.formats.http.html_charset import charset_of_content_type
 
 __all__ = ["NutchLegacyReader", "SUBDIRS", "is_segment", "rebuild_head"]
 

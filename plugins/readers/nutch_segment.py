@@ -59,8 +59,8 @@ from crawlmill.formats.hadoop.nutch_http import fix_head, head_from_metadata, st
 from crawlmill.formats.hadoop.nutch_io import ProtocolStatus
 from crawlmill.formats.hadoop.nutch_parse import ParseData, ParseText
 from crawlmill.formats.hadoop.nutch_write import AS_SENT, ORIGINAL_DATE
-from crawlmill.formats.html_charset import charset_of_content_type
-from crawlmill.formats.http import content_type as http_content_type
+from crawlmill.formats.http.head import content_type as http_content_type
+from crawlmill.formats.http.html_charset import charset_of_content_type
 from pydantic import Field
 
 from .nutch_parts import (

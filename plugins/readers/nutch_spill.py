@@ -2,10 +2,10 @@
 part whose keys are not sorted) in key order within bounded memory, for the reader's join.
 
 :class:`SortedEntries` buffers ``(key, input, seq, blob)`` tuples up to ``memory`` bytes in
-the shuffle's one-partition :class:`~crawlmill.core.shuffle.spill.Spiller` (the key and blob
+the shuffle's one-partition :class:`~crawlmill.core.run.shuffle.spill.Spiller` (the key and blob
 bytes plus its measured per-entry overhead); past the bound the buffer is sorted and written
 as a run file in a temporary folder, and :meth:`SortedEntries.sorted` merges the runs back
-(:func:`~crawlmill.core.shuffle.merge.merge`: one 64 KiB read buffer per open run, so at
+(:func:`~crawlmill.core.run.shuffle.merge.merge`: one 64 KiB read buffer per open run, so at
 most as many runs as ``memory`` has read buffers (2 to 64) are merged at once, more in
 groups first, through intermediate run files). Memory stays within about ``2 * memory``
 whatever the number of entries. Keys compare as unsigned bytes, Hadoop's raw order of ``Text`` and
@@ -25,9 +25,9 @@ import struct
 import tempfile
 from collections.abc import Iterator
 
-from crawlmill.core.shuffle.merge import FAN_IN, merge
-from crawlmill.core.shuffle.runfile import READ_BUFFER, Entry
-from crawlmill.core.shuffle.spill import Spiller
+from crawlmill.core.run.shuffle.merge import FAN_IN, merge
+from crawlmill.core.run.shuffle.runfile import READ_BUFFER, Entry
+from crawlmill.core.run.shuffle.spill import Spiller
 from crawlmill.formats.hadoop.nutch import decode_nutch
 from crawlmill.formats.hadoop.sequencefile import Entry as SeqEntry
 

@@ -46,6 +46,7 @@ from crawlmill.core import (
     hookimpl,
 )
 from crawlmill.core.record import OffsetSpace
+from crawlmill.formats.codecs.member_source import HeldMembers
 from crawlmill.formats.hadoop.extras import SequenceFileExtras
 from crawlmill.formats.hadoop.mapfile import mapfile_note
 from crawlmill.formats.hadoop.sequencefile import Entry, HeaderError, iter_entries, read_header
@@ -56,9 +57,8 @@ from crawlmill.formats.hadoop.writables import (
     decode_modified_utf8,
     prefixed,
 )
-from crawlmill.formats.http import content_type as http_content_type
-from crawlmill.formats.http import split_response
-from crawlmill.formats.member_source import HeldMembers
+from crawlmill.formats.http.head import content_type as http_content_type
+from crawlmill.formats.http.head import split_response
 from crawlmill.plugins.writables.lookup import find_writable
 from pydantic import Field
 

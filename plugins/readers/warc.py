@@ -1,7 +1,7 @@
 """The ``warc`` reader: WARC 0.17 to 1.1, plain, gzip (per record or whole file), zstd, LZ4 or bzip2.
 
-Framing and decompression live in :mod:`crawlmill.formats.warc` and
-:mod:`crawlmill.formats.compression`; this module maps framed records onto
+Framing and decompression live in :mod:`crawlmill.formats.warc.framer` and
+:mod:`crawlmill.formats.codecs.compression`; this module maps framed records onto
 :class:`~crawlmill.core.record.Record` (see that module's docstring for the fields) and turns
 framing problems into ``ctx.report_damage`` and repaired quirks into ``ctx.report_warning``
 (or into damage with ``strict: true``).
@@ -22,7 +22,7 @@ files, whole-file gzip, records sharing a member). For an unmodified record,
 Damage is reported in the file's own offset space: file offsets and bytes for plain files; for
 compressed files the compressed offset and length of the member(s) holding it, with their
 compressed bytes read back from the file (bounded by ``max_record_bytes``). The container is
-chosen by :func:`~crawlmill.formats.warc.locate_start`, not by the first bytes alone.
+chosen by :func:`~crawlmill.formats.warc.framer.locate_start`, not by the first bytes alone.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ from crawlmill.core import (
 )
 from crawlmill.core.naming import named_with
 from crawlmill.core.record import OffsetSpace
-from crawlmill.formats.compression import (
+from crawlmill.formats.codecs.compression import (
     HeldMembers,
     MemberSource,
     compression_of,
@@ -53,9 +53,15 @@ from crawlmill.formats.compression import (
     member_bound,
     prefetch,
 )
-from crawlmill.formats.http import head_and_content_type, media_type
+from crawlmill.formats.http.head import head_and_content_type, media_type
 from crawlmill.formats.notes import Note
-from crawlmill.formats.warc import (
+from crawlmill.formats.warc.fields import (
+    ID_FIELD_NAMES,
+    ID_FIELDS,
+    derive_warc_date,
+    parse_warc_date,
+)
+from crawlmill.formats.warc.framer import (
     KNOWN_VERSIONS,
     SCAN_START_BYTES,
     DamagedRange,
@@ -64,13 +70,7 @@ from crawlmill.formats.warc import (
     later_warc_member,
     locate_start,
 )
-from crawlmill.formats.warc_fields import (
-    ID_FIELD_NAMES,
-    ID_FIELDS,
-    derive_warc_date,
-    parse_warc_date,
-)
-from crawlmill.formats.warc_source_key import source_key_from_fields
+from crawlmill.formats.warc.source_key import source_key_from_fields
 from pydantic import Field
 
 __all__ = ["WarcReader", "parse_warc_date", "warc_to_record"]
@@ -446,8 +446,8 @@ def crawlmill_register_readers(register) -> None:
 def _damaged_start_score(path: str) -> float:
     """0.6 when a bounded scan of the file's first bytes finds a WARC record start past
     damage, or a WARC inside a gzip header with a damaged magic (see
-    :func:`~crawlmill.formats.warc.locate_start`), or when a gzip file's first member is no
-    record but a later one is (:func:`~crawlmill.formats.warc.later_warc_member`: a bomb or
+    :func:`~crawlmill.formats.warc.framer.locate_start`), or when a gzip file's first member is no
+    record but a later one is (:func:`~crawlmill.formats.warc.framer.later_warc_member`: a bomb or
     compressed garbage first), else 0."""
     try:
         raw = storage.read_start(path, SCAN_START_BYTES)

@@ -39,7 +39,7 @@ Each record is ``URL IP-address Archive-date Content-type Archive-length\\n`` + 
 * records ARC cannot hold (request, metadata, revisit, conversion, continuation, a second
   file header, no capture date, line breaks in the URL) go to the quarantine with a reason;
 * gzip members are written by the shared
-  :class:`~crawlmill.formats.member_writer.MemberWriter`: compressed (and copied members
+  :class:`~crawlmill.formats.codecs.member_writer.MemberWriter`: compressed (and copied members
   checked) on a thread per core, written in record order; with the default
   ``gzip_backend: zlib`` the file's bytes are the same on every run, ``auto`` uses ISA-L.
 """
@@ -56,15 +56,15 @@ from typing import Any, BinaryIO, Literal
 from crawlmill.core import Record, RecordKind, WriteContext, hookimpl, storage
 from crawlmill.core.file_writer import FileWriter, FileWriterOptions, OutputFile, describes_file
 from crawlmill.core.naming import strip_suffixes
-from crawlmill.formats.arc import (
+from crawlmill.formats.arc.header import (
     build_filedesc,
     build_header_line,
     format_arc_date,
     parse_filedesc,
     parse_header_line,
 )
-from crawlmill.formats.compression import MemberSource
-from crawlmill.formats.member_writer import MemberWriter, ReusedMember, isal_available
+from crawlmill.formats.codecs.compression import MemberSource
+from crawlmill.formats.codecs.member_writer import MemberWriter, ReusedMember, isal_available
 from crawlmill.plugins.writers.original_date import warn_original_date_dropped
 from pydantic import Field, field_validator
 

@@ -9,7 +9,7 @@ root:
   ms time of the first capture (``SOURCE_DATE_EPOCH`` when set), as the crawler named an ARC
   by the time it opened it;
 * ``metadata-NNNNN`` and ``textData-NNNNN``: the 2012 SequenceFiles in the ``variant``'s
-  shape (:mod:`crawlmill.formats.cc2012_segment`: ``text-gzip`` = ``Text``, GzipCodec;
+  shape (:mod:`crawlmill.formats.cc2012.segment`: ``text-gzip`` = ``Text``, GzipCodec;
   ``textbytes-snappy`` = ``TextBytes``, metadata GzipCodec, textData SnappyCodec), URL ->
   JSON and URL -> text (non-empty texts only).
 
@@ -36,7 +36,7 @@ crawlmill's warcinfo, then the ARC's filedesc) has its block appended to that fi
 filedesc it makes. The ARC file is named by the first capture's time, not the warcinfo's.
 
 ``archiveInfo``: the JSON of every capture the ARC file holds names where (the last member,
-as the 2012 files have it; :func:`crawlmill.formats.cc2012_segment.archive_info`):
+as the 2012 files have it; :func:`crawlmill.formats.cc2012.segment.archive_info`):
 ``arcSourceSegmentId`` (``segment_id``, else the one the input's JSON names, else the ARC
 file's ``arcFileDate``), ``arcFileDate`` and ``arcFileParition`` (the ARC file's name),
 ``arcFileOffset`` and ``compressedSize`` (its gzip member in that file). An input's own JSON
@@ -58,7 +58,7 @@ from typing import Any, Literal
 from crawlmill.core import InputFile, Record, RecordKind, WriteContext, Writer, hookimpl
 from crawlmill.core.file_writer import describes_file
 from crawlmill.core.plugin import PluginOptions
-from crawlmill.formats.cc2012_segment import VARIANTS, SegmentFiles, archive_info, with_archive_info
+from crawlmill.formats.cc2012.segment import VARIANTS, SegmentFiles, archive_info, with_archive_info
 from pydantic import Field
 
 from .arc import ArcWriter, arc_header_record

@@ -5,12 +5,12 @@ and ``cc2012`` writers.
   ``disposition``, as the ``cc-metadata`` and ``cc2012`` readers make them and a WARC
   ``metadata`` record of ``application/json`` keeps them): that JSON as it is, and its
   ``text``;
-* a ``response`` capture: the JSON :func:`crawlmill.formats.cc2012_metadata.page_metadata`
+* a ``response`` capture: the JSON :func:`crawlmill.formats.cc2012.metadata.page_metadata`
   makes of its URL, IP, date, HTTP head and payload (``text_simhash``: crawlmill's 64-bit
   simhash of the page text; ``download_truncated`` when :func:`capture_truncated`), and the
   text
-  :func:`~crawlmill.formats.cc2012_metadata.page_text` extracts from the decoded body
-  (:func:`~crawlmill.formats.cc2012_metadata.decoded_body`).
+  :func:`~crawlmill.formats.cc2012.metadata.page_text` extracts from the decoded body
+  (:func:`~crawlmill.formats.cc2012.metadata.decoded_body`).
 """
 
 from __future__ import annotations
@@ -20,11 +20,11 @@ from collections import OrderedDict
 from typing import Any
 from urllib.parse import urljoin
 
+from crawlmill.algorithms.simhash import simhash
 from crawlmill.core import Record, RecordKind
 from crawlmill.core.extras import CcMetadataExtras
-from crawlmill.formats.cc2012_metadata import decoded_body, page_metadata, page_text
-from crawlmill.formats.html_charset import detect_charset
-from crawlmill.formats.simhash import simhash
+from crawlmill.formats.cc2012.metadata import decoded_body, page_metadata, page_text
+from crawlmill.formats.http.html_charset import detect_charset
 
 __all__ = [
     "Redirects",

@@ -2,9 +2,9 @@
 or as the 2012 SequenceFiles.
 
 ``variant: jsonl`` (default): one line per record, ``{"url": ..., "metadata": {...}}`` (``text_simhash``: the 64-bit
-simhash of :mod:`crawlmill.formats.simhash` over the page text, signed as in 2012) (``"text"`` too with ``text: true``:
+simhash of :mod:`crawlmill.algorithms.simhash` over the page text, signed as in 2012) (``"text"`` too with ``text: true``:
 the ``textData`` value), in input order; the JSON is made by
-:func:`crawlmill.formats.cc2012_metadata.page_metadata` from the record's URL, IP, date, HTTP
+:func:`crawlmill.formats.cc2012.metadata.page_metadata` from the record's URL, IP, date, HTTP
 head and payload, with the ``redirect_from`` of a capture a 3xx capture before it redirected to
 (counted as ``redirect_from set``; :class:`~crawlmill.plugins.writers.cc2012_json.Redirects`).
 A record the ``cc-metadata`` reader read (``extras["cc_metadata"]``) and nothing changed is
@@ -18,7 +18,7 @@ gets a warning (``text-not-written``...): the change does not reach the JSON.
 
 ``variant: text-gzip`` or ``textbytes-snappy``: the input's ``metadata-NNNNN`` and
 ``textData-NNNNN`` (``NNNNN`` its place in the run) as Common Crawl wrote them in 2012
-(:mod:`crawlmill.formats.cc2012_segment`): SEQ6, BLOCK, ``Text`` keys and values with
+(:mod:`crawlmill.formats.cc2012.segment`): SEQ6, BLOCK, ``Text`` keys and values with
 GzipCodec (July 2012 on), or ``org.commoncrawl.util.TextBytes`` with GzipCodec metadata and
 SnappyCodec textData (before); URL -> compact JSON, URL -> text (non-empty texts only). A
 metadata record that carries the JSON (read from either form) is written with its own JSON
@@ -32,7 +32,7 @@ from typing import Any, Literal
 
 from crawlmill.core import FileWriter, FileWriterOptions, InputFile, Record, RecordKind, hookimpl
 from crawlmill.core.extras import CcMetadataExtras
-from crawlmill.formats.cc2012_segment import VARIANTS, SegmentFiles
+from crawlmill.formats.cc2012.segment import VARIANTS, SegmentFiles
 from crawlmill.plugins.writers.original_date import warn_original_date_dropped
 from pydantic import Field
 

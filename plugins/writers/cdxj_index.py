@@ -5,7 +5,7 @@ only watches what is written: the writer hands it the facts of each record it en
 (:meth:`CdxjIndex.facts`, on the caller's thread) and, once the record is in the file, its
 offset and length (:meth:`CdxjIndex.add`, called after the record and its deferred digests
 were serialised); :meth:`CdxjIndex.write` sorts and writes the lines when the file is done.
-The line format is :mod:`crawlmill.formats.cdxj` (pywb's).
+The line format is :mod:`crawlmill.formats.warc.cdxj` (pywb's).
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ import posixpath
 from typing import Any, BinaryIO
 
 from crawlmill.core.record import Record
-from crawlmill.formats import cdxj as cdxj_format
-from crawlmill.formats.digest import DeferredSha1, sha1_base32
-from crawlmill.formats.warc_builder import get_header
+from crawlmill.formats.warc import cdxj as cdxj_format
+from crawlmill.formats.warc.builder import get_header
+from crawlmill.formats.warc.digest import DeferredSha1, sha1_base32
 
 __all__ = ["CdxjIndex", "record_facts"]
 

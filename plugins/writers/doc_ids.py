@@ -1,7 +1,7 @@
 """The document ids the text writers (``pyserini``, ``ir-datasets``, ``parquet``) write.
 
 One rule for every text output and for ``simhash-dedup``'s cluster table
-(:func:`crawlmill.plugins.filters.simhash_dedup.document_id`), so a document has the same id
+(:func:`crawlmill.algorithms.document_ids.document_id`), so a document has the same id
 in each: ``auto`` (the record's ``doc_id``: ClueWeb09's ``WARC-TREC-ID``, the NTCIR doc id;
 else the UUID of its ``WARC-Record-ID``), ``doc-id``/``trec`` (the record's ``doc_id``
 only), ``record-id``, ``url``, or the name of a WARC header. A document the rule gives no id
@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from crawlmill.algorithms.document_ids import document_id
 from crawlmill.core import Record
-from crawlmill.plugins.filters.simhash_dedup import document_id
 from pydantic import Field
 
 __all__ = ["DOC_ID_HELP", "DocIds", "doc_id_field"]

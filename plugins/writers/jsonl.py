@@ -10,14 +10,14 @@ name would refuse theirs.)
 
 Each HTML page becomes ``{"id": ..., "contents": ...}`` (Anserini's ``JsonCollection``: "a
 JSON Document on each line"; other keys become fields of their own), the text by
-:mod:`crawlmill.plugins.text_extraction` (option ``extractor``), in input order, UTF-8 with no
+:mod:`crawlmill.algorithms.text_extraction` (option ``extractor``), in input order, UTF-8 with no
 ``\\u`` escapes. ``fields`` adds ``url``, ``date`` (ISO 8601 UTC), ``title`` and
 ``description`` (kept apart from ``contents``), each only when the record has it. The files
 are ``.jsonl`` or, with ``compress: true``, ``.jsonl.gz`` (one gzip stream per file); the
 layout names them and rolls over (``layout: {name: plain, max_records: 100000}``: many files).
 
 The document id (option ``doc_id``) follows the rule ``simhash-dedup`` uses for its cluster
-table (:func:`crawlmill.plugins.filters.simhash_dedup.document_id`), so both name a document
+table (:func:`crawlmill.algorithms.document_ids.document_id`), so both name a document
 alike: ``auto`` (the record's ``doc_id``: ClueWeb09's ``WARC-TREC-ID``, the NTCIR doc id;
 else the UUID of its ``WARC-Record-ID``), ``doc-id``/``trec`` (the record's ``doc_id``
 only), ``record-id``, ``url``, or the name of a WARC header; a document without one is named
@@ -38,8 +38,8 @@ import json
 from datetime import UTC
 from typing import Any, Literal
 
+from crawlmill.algorithms.text_extraction import DEFAULT_EXTRACTOR, record_text
 from crawlmill.core import FileWriter, FileWriterOptions, Record, hookimpl
-from crawlmill.plugins.text_extraction import DEFAULT_EXTRACTOR, record_text
 from pydantic import Field, field_validator
 
 from .doc_ids import DocIds, doc_id_field

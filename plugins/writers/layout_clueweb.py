@@ -65,7 +65,7 @@ from crawlmill.core.markers import hookimpl
 from crawlmill.core.naming import named_with, reader_suffixes, strip_suffixes
 from crawlmill.core.plugin import PluginOptions, WriteContext
 from crawlmill.core.record import Record, RecordKind
-from crawlmill.formats import clueweb09 as cw
+from crawlmill.formats.clueweb09 import collection as cw
 from pydantic import Field
 
 __all__ = [

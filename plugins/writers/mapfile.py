@@ -1,7 +1,7 @@
 """The ``mapfile`` writer: Hadoop MapFiles (``data`` + ``index``) from any reader's records,
 sorted through the shuffle.
 
-Every record goes through a sorted shuffle (:mod:`crawlmill.core.shuffle`) into
+Every record goes through a sorted shuffle (:mod:`crawlmill.core.run.shuffle`) into
 ``partitions`` MapFile directories ``part-r-NNNNN/`` (``part-NNNNN/`` with ``part_names:
 part``, the old ``mapred`` API's names), each holding:
 
@@ -41,9 +41,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from crawlmill.core import Record, hookimpl
+from crawlmill.core import Record, ShuffleSpec, hookimpl
 from crawlmill.core.file_writer import OutputFile
-from crawlmill.core.shuffle import ShuffleSpec
 from crawlmill.formats.hadoop.mapfile import (
     INDEX_INTERVAL,
     KeyOrderError,

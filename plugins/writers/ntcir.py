@@ -27,15 +27,15 @@ docs/plugin_hooks.md "Whole-collection steps"):
 Each page is written as ``<tree>/<id[:2]>/<id[:4]>/<id>/<NNNN>.data`` plus ``.meta`` in each
 tree of ``trees``: ``raw`` the payload bytes as captured; ``euc`` a text page (a ``text/``,
 HTML or XML type, or none) converted from its real charset (from the HTTP header, then a
-meta tag, then ``chardet``) to EUC-JP (:func:`crawlmill.formats.japanese.to_euc_jp`:
+meta tag, then ``chardet``) to EUC-JP (:func:`crawlmill.formats.ntcir.japanese.to_euc_jp`:
 Microsoft's Shift_JIS code points mapped to JIS's; a character EUC-JP's JIS X 0208 part lacks
 written as an HTML numeric reference ``&#233;``, which keeps it, and counted
 ``euc-unmappable``), other pages (images...) as they are; ``cooked`` the NTCIR cooked text
-(:mod:`crawlmill.formats.ntcir_cooked`) of the page, in EUC-JP, a character EUC-JP lacks
+(:mod:`crawlmill.formats.ntcir.cooked`) of the page, in EUC-JP, a character EUC-JP lacks
 replaced as rule 7 replaces its entity (``é`` -> ``e``, ``Æ`` -> ``AE``, another -> one
 space), counted ``cooked-unmappable``, never ``?`` (the README: euc and cooked data are EUC).
 Both are made from the page as a browser has it (de-chunked, ``Content-Encoding`` undone,
-counted ``page-decoded``). The ``.meta`` (:mod:`crawlmill.formats.ntcir_meta`, syntax and
+counted ``page-decoded``). The ``.meta`` (:mod:`crawlmill.formats.ntcir.meta`, syntax and
 wrapper options) holds ``NW:DOCID``, ``NW:DATE`` (the head's ``Last-Modified``, empty without
 one), ``NW:CTYPE`` (the head's ``Content-Type``), ``NW:URL`` and ``NW:HTTPH`` (the HTTP head);
 the same file in every tree; a page read from an NTCIR tree keeps its ``NW:HTTPH`` block as
@@ -79,13 +79,13 @@ from urllib.parse import urlsplit
 from crawlmill.core import LazySchema, PluginOptions, Record, RecordKind, Writer, hookimpl
 from crawlmill.core.extras import NtcirExtras
 from crawlmill.formats.hadoop.nutch_write_links import outlinks_of
-from crawlmill.formats.html_charset import charset_of_content_type, detect_charset
-from crawlmill.formats.http import parse_http_head
-from crawlmill.formats.http_body import decode_body
-from crawlmill.formats.japanese import to_euc_jp
-from crawlmill.formats.ntcir_cooked import CookOptions, cook, rule7_char
-from crawlmill.formats.ntcir_meta import CTYPE, DATE, DOCID, HTTPH, URL, ended_head, write_meta
-from crawlmill.formats.ntcir_nw1000g import dat_path, format_filelist_line
+from crawlmill.formats.http.body import decode_body
+from crawlmill.formats.http.head import parse_http_head
+from crawlmill.formats.http.html_charset import charset_of_content_type, detect_charset
+from crawlmill.formats.ntcir.cooked import CookOptions, cook, rule7_char
+from crawlmill.formats.ntcir.japanese import to_euc_jp
+from crawlmill.formats.ntcir.meta import CTYPE, DATE, DOCID, HTTPH, URL, ended_head, write_meta
+from crawlmill.formats.ntcir.nw1000g import dat_path, format_filelist_line
 from crawlmill.plugins.writers.original_date import warn_original_date_dropped
 from pydantic import Field
 
@@ -212,7 +212,7 @@ class NtcirWriter(Writer):
 
     def open(self, ctx: Any) -> None:
         """This input's pages (by seq) from the table (in input order: a binary search)."""
-        from crawlmill.core.tables import rows_of_input
+        from crawlmill.core.run.tables import rows_of_input
 
         self.ctx = ctx
         self.cook_options = CookOptions(self.options.meta_marker, self.options.alt_marker)
@@ -333,7 +333,7 @@ class NtcirWriter(Writer):
         """The first input's task writes the lists (line by line: memory stays flat)."""
         if self.ctx.input.index != 0:
             return
-        from crawlmill.formats.ntcir_lists import format_item
+        from crawlmill.formats.ntcir.lists import format_item
 
         from .ntcir_ids import list_rows
 

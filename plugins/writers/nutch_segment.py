@@ -47,9 +47,8 @@ from __future__ import annotations
 import time
 from typing import Any, Literal
 
-from crawlmill.core import Record, WriteContext, hookimpl
+from crawlmill.core import Record, ShuffleSpec, WriteContext, hookimpl
 from crawlmill.core.plugin import PluginOptions, Writer
-from crawlmill.core.shuffle import ShuffleSpec
 from crawlmill.formats.hadoop.codecs import DEFAULT_CODEC, codec_for
 from crawlmill.formats.hadoop.mapfile import MapFileWriter, sort_key
 from crawlmill.formats.hadoop.nutch import (

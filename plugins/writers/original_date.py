@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from crawlmill.core import Record
-from crawlmill.formats.warc_fields import parse_warc_date, valid_warc_date
+from crawlmill.formats.warc.fields import parse_warc_date, valid_warc_date
 
 __all__ = ["ORIGINAL_DATE_DROPPED", "original_date_dropped", "warn_original_date_dropped"]
 

@@ -3,7 +3,7 @@
 One row per HTML page, three columns, as datatrove's ``ParquetWriter`` writes a ``Document``
 and its ``ParquetReader`` and ``datasets.load_dataset("parquet", ...)`` read it:
 
-* ``text`` (string): the page's main text by :mod:`crawlmill.plugins.text_extraction`
+* ``text`` (string): the page's main text by :mod:`crawlmill.algorithms.text_extraction`
   (option ``extractor``);
 * ``id`` (string): the document id by the rule ``simhash-dedup``'s cluster table uses
   (option ``doc_id``, :mod:`crawlmill.plugins.writers.doc_ids`);
@@ -31,9 +31,9 @@ from __future__ import annotations
 from datetime import UTC
 from typing import Any, Literal
 
+from crawlmill.algorithms.text_extraction import DEFAULT_EXTRACTOR, record_text
 from crawlmill.core import FileWriter, FileWriterOptions, Record, hookimpl
-from crawlmill.core.tables import rows_of_input
-from crawlmill.plugins.text_extraction import DEFAULT_EXTRACTOR, record_text
+from crawlmill.core.run.tables import rows_of_input
 from pydantic import Field, field_validator
 
 from .doc_ids import DocIds, doc_id_field
@@ -114,7 +114,7 @@ class ParquetWriter(FileWriter):
         @classmethod
         def _installed(cls, value: str) -> str:
             if value != "none":
-                from crawlmill.formats.language_detect import DetectorMissing, require
+                from crawlmill.algorithms.language_detect import DetectorMissing, require
 
                 try:
                     require(value)
@@ -133,7 +133,7 @@ class ParquetWriter(FileWriter):
         self.ids = DocIds(self.options.doc_id, ctx)
         self.detect = None
         if self.options.language != "none":
-            from crawlmill.formats.language_detect import detector
+            from crawlmill.algorithms.language_detect import detector
 
             self.detect = detector(self.options.language)
         self.dedup, self.clusters = _clusters_of(ctx)

@@ -1,7 +1,7 @@
 """``trec`` writer: TREC text (``TrecCollection``) or TREC web (``TrecwebCollection``) documents.
 
 ``format: text`` (the default) writes each HTML page's extracted text
-(:mod:`crawlmill.plugins.text_extraction`, option ``extractor``)::
+(:mod:`crawlmill.algorithms.text_extraction`, option ``extractor``)::
 
     <DOC>
     <DOCNO>id</DOCNO>
@@ -56,10 +56,10 @@ import html
 import re
 from typing import Any, Literal
 
+from crawlmill.algorithms.document_ids import document_id
+from crawlmill.algorithms.text_extraction import BODY_CAP, DEFAULT_EXTRACTOR, is_html, record_text
 from crawlmill.core import FileWriter, FileWriterOptions, Record, RecordKind, hookimpl
-from crawlmill.formats.http_body import decode_body, header_tokens
-from crawlmill.plugins.filters.simhash_dedup import document_id
-from crawlmill.plugins.text_extraction import BODY_CAP, DEFAULT_EXTRACTOR, is_html, record_text
+from crawlmill.formats.http.body import decode_body, header_tokens
 from pydantic import Field
 
 __all__ = ["TEXT_TAGS", "WEB_TAGS", "TrecWriter", "escape_tags"]

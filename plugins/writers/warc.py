@@ -15,7 +15,7 @@ field mapping: kept in ``auto``, relabelled to an explicit ``version`` with the 
    separator``: byte for byte what the input held. Digests are neither added nor changed
    (warcio #161/#162). In gzip output, when the record was alone in its input gzip member
    and that member inflates to exactly these bytes and passes the RFC 1952 check
-   (:mod:`crawlmill.formats.gzip_member`: no reserved flag bits, right CRC32 and ISIZE...),
+   (:mod:`crawlmill.formats.codecs.gzip_member`: no reserved flag bits, right CRC32 and ISIZE...),
    the member itself is copied (``reuse_members``), so a WARC -> WARC copy keeps its
    compressed bytes too; a member the standard rejects is never copied. The member's bytes
    come from the reader's buffer while it still holds them (``Provenance.held``: a record
@@ -88,7 +88,7 @@ digest in an algorithm crawlmill does not know is kept unchecked (and counted). 
 cover the payload as stored (not de-chunked), as ``warcio check`` and Heritrix do.
 
 Code: the record rules (verbatim, rebuild, digests, warcinfo bytes) are
-:mod:`crawlmill.formats.warc_builder`; the Record -> headers mapping is
+:mod:`crawlmill.formats.warc.builder`; the Record -> headers mapping is
 :mod:`~crawlmill.plugins.writers.warc_encode`; record ids and crawlmill's warcinfo
 :mod:`~crawlmill.plugins.writers.warc_ids`; CDXJ :mod:`~crawlmill.plugins.writers.cdxj_index`;
 files, layouts and rollover :mod:`~crawlmill.core.file_writer` (shared with every file
@@ -97,7 +97,7 @@ writer). This module is the plugin adapter.
 Threading: records are digested (built records), serialised and compressed in batches on two
 pool threads while the caller reads the next records, then written on the caller's thread in
 the order :meth:`WarcWriter.write` received them
-(:class:`~crawlmill.formats.warcwriter.WarcFileWriter` with ``background``). Each record's
+(:class:`~crawlmill.formats.warc.writer.WarcFileWriter` with ``background``). Each record's
 bytes depend on that record alone, so the file is byte-identical to a one-thread run (with
 ``gzip_backend: zlib``; ISA-L, the default when installed, may deflate a record differently
 from one run to the next, though the record is the same); CDXJ
@@ -108,7 +108,7 @@ Sorted collections (``sorted: {key: surt, partitions: N, partitioning: hash|rang
 writer declares a shuffle (:meth:`WarcWriter.shuffle`), so the engine hands each of N writer
 tasks its partition's records from all inputs in SURT-key order, written as
 ``part-NNNNN<ext>`` in the plain layout (:mod:`~crawlmill.plugins.writers.warc_sorted`: the
-key, the hash partitions; :mod:`crawlmill.core.shuffle`: the sort). Records are written by
+key, the hash partitions; :mod:`crawlmill.core.run.shuffle`: the sort). Records are written by
 the rules above, unchanged WARC records still byte for byte.
 
 Per-file facts go to ``ctx.notes["files"]`` (``path``, ``records`` (all records written),
@@ -123,11 +123,10 @@ from __future__ import annotations
 from functools import partial
 from typing import Any, ClassVar, Literal
 
-from crawlmill.core import Record, RecordKind, WriteContext, hookimpl, storage
+from crawlmill.core import Record, RecordKind, ShuffleSpec, WriteContext, hookimpl, storage
 from crawlmill.core.file_writer import FileWriter, FileWriterOptions, OutputFile, describes_file
-from crawlmill.core.shuffle import ShuffleSpec
-from crawlmill.formats.compression import MemberSource
-from crawlmill.formats.warcwriter import (
+from crawlmill.formats.codecs.compression import MemberSource
+from crawlmill.formats.warc.writer import (
     DEFAULT_LEVELS,
     LEVEL_RANGES,
     ReusedMember,
@@ -352,7 +351,7 @@ class WarcWriter(FileWriter):
         ``None``: copied from the reader's buffer while it still holds it
         (``Provenance.held``), else read back from the input file. Whether it holds exactly
         the bytes to write is checked on the writer's threads
-        (:class:`~crawlmill.formats.warcwriter.ReusedMember`)."""
+        (:class:`~crawlmill.formats.warc.writer.ReusedMember`)."""
         src = record.source
         warc = record.extras.get("warc")
         if (

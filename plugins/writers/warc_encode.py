@@ -1,6 +1,6 @@
 """Neutral :class:`~crawlmill.core.record.Record` -> WARC record: the WARC writer's encoder.
 
-Maps each record onto header pairs and a block and lets :mod:`crawlmill.formats.warc_builder`
+Maps each record onto header pairs and a block and lets :mod:`crawlmill.formats.warc.builder`
 apply the record-level rules: a verbatim copy, a rebuilt WARC-read record, or a built record
 (the rules and where each neutral field goes are in :mod:`crawlmill.plugins.writers.warc`).
 It knows WARC and the neutral Record only: what a reader mapped for writers of other formats is
@@ -15,8 +15,8 @@ from datetime import datetime
 from typing import Any
 
 from crawlmill.core import Record, RecordKind
-from crawlmill.formats.http import content_type_value, with_content_type
-from crawlmill.formats.warc_builder import (
+from crawlmill.formats.http.head import content_type_value, with_content_type
+from crawlmill.formats.warc.builder import (
     Headers,
     can_copy_verbatim,
     content_length_tail,
@@ -27,8 +27,8 @@ from crawlmill.formats.warc_builder import (
     remove_header,
     set_header,
 )
-from crawlmill.formats.warc_source_key import source_key_fields
-from crawlmill.formats.warcwriter import Framing, PendingRecord, format_warc_date, framing_for
+from crawlmill.formats.warc.source_key import source_key_fields
+from crawlmill.formats.warc.writer import Framing, PendingRecord, format_warc_date, framing_for
 
 from .cdxj_index import record_facts
 from .warc_ids import RecordIds

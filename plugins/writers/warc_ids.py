@@ -20,8 +20,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from crawlmill.core import Record, WriteContext
-from crawlmill.formats.warc_builder import CONFORMS_TO, warcinfo_record
-from crawlmill.formats.warcwriter import Framing, format_warc_date, uuid5_urn
+from crawlmill.formats.warc.builder import CONFORMS_TO, warcinfo_record
+from crawlmill.formats.warc.writer import Framing, format_warc_date, uuid5_urn
 
 __all__ = [
     "REPEAT_WINDOW",

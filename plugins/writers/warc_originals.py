@@ -10,15 +10,15 @@ from datetime import datetime
 from typing import Any
 
 from crawlmill.core import Record
-from crawlmill.formats.warc_builder import Headers, get_header, remove_header, set_header
-from crawlmill.formats.warc_fields import (
+from crawlmill.formats.warc.builder import Headers, get_header, remove_header, set_header
+from crawlmill.formats.warc.fields import (
     ORIGINAL_DATE,
     ORIGINAL_URI,
     derive_warc_date,
     escape_uri,
     valid_warc_date,
 )
-from crawlmill.formats.warcwriter import format_warc_date
+from crawlmill.formats.warc.writer import format_warc_date
 
 from .original_date import original_date_dropped
 

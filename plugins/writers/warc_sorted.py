@@ -1,11 +1,11 @@
 """The WARC writer's ``sorted`` option: a collection ordered by SURT key, in N partitions.
 
 ``sorted: {key: surt, partitions: N, partitioning: hash|range}`` makes the engine shuffle the
-records (:mod:`crawlmill.core.shuffle`) so each of the N writer tasks receives its partition's
+records (:mod:`crawlmill.core.run.shuffle`) so each of the N writer tasks receives its partition's
 records in key order from all inputs:
 
 * **sort key** (:func:`sort_key`): ``<SURT url key> <14-digit timestamp>`` as UTF-8 bytes, the
-  start of the CDXJ line a record gets (:mod:`crawlmill.formats.cdxj`: the one SURT
+  start of the CDXJ line a record gets (:mod:`crawlmill.formats.warc.cdxj`: the one SURT
   canonicalisation, shared with the CDXJ side writer), so a sorted WARC lists its records in
   the order of its CDXJ index. Keys compare as unsigned bytes; records with equal keys keep
   input order (input index, then position in the input). The timestamp is the capture date
@@ -14,7 +14,7 @@ records in key order from all inputs:
   on every machine; Python's ``hash()`` is salted per process) of the SURT url key, modulo N:
   every capture of a URL is in one partition.
 * **range partitioning**: partition i holds the i-th key range; the ranges' N-1 boundaries
-  come from key samples the map tasks took (:func:`crawlmill.core.shuffle.merge.boundaries`),
+  come from key samples the map tasks took (:func:`crawlmill.core.run.shuffle.merge.boundaries`),
   so partition files concatenated in order are one sorted collection.
 """
 
@@ -24,10 +24,9 @@ import zlib
 from datetime import UTC
 from typing import Literal
 
-from crawlmill.core import Record
+from crawlmill.core import Record, ShuffleSpec
 from crawlmill.core.plugin import PluginOptions
-from crawlmill.core.shuffle import ShuffleSpec
-from crawlmill.formats.cdxj import index_url, surt, timestamp14
+from crawlmill.formats.warc.cdxj import index_url, surt, timestamp14
 from pydantic import Field
 
 __all__ = ["SortedOptions", "partition_of", "shuffle_spec", "sort_key", "url_key"]

@@ -20,7 +20,7 @@ HTML page then becomes, in Common Crawl's header order::
 
     the page's text
 
-The text is :mod:`crawlmill.plugins.text_extraction`'s (option ``extractor``), UTF-8. A
+The text is :mod:`crawlmill.algorithms.text_extraction`'s (option ``extractor``), UTF-8. A
 response without a ``WARC-Record-ID`` (an ARC or NTCIR input) is referred to by the id
 crawlmill's WARC writer derives for it from its source (input, offset, URL, date). Each
 record is its own gzip member (``.warc.wet.gz``; ``compress: false``: ``.warc.wet``), as in
@@ -36,11 +36,11 @@ from datetime import UTC
 from email.utils import format_datetime
 from typing import Any, Literal
 
+from crawlmill.algorithms.document_ids import document_id
+from crawlmill.algorithms.text_extraction import DEFAULT_EXTRACTOR, record_text
 from crawlmill.core import FileWriter, FileWriterOptions, Record, hookimpl
-from crawlmill.formats.digest import sha1_base32
-from crawlmill.formats.warcwriter import format_warc_date, serialize_record, uuid5_urn, warc_fields
-from crawlmill.plugins.filters.simhash_dedup import document_id
-from crawlmill.plugins.text_extraction import DEFAULT_EXTRACTOR, record_text
+from crawlmill.formats.warc.digest import sha1_base32
+from crawlmill.formats.warc.writer import format_warc_date, serialize_record, uuid5_urn, warc_fields
 from pydantic import Field
 
 from .warc_ids import RECORD_ID_NAMESPACE, RecordIds, conversion_date, software

@@ -77,7 +77,7 @@ def spark_sc():
     are oracles: missing, the test skips (fails under ``CRAWLMILL_REQUIRE_ORACLES=1``)."""
     need("pyspark")
     need_command("java")
-    from crawlmill.core import spark_executor
+    from crawlmill.core.run import spark_executor
 
     sc = spark_executor.spark_context(SPARK_MASTER, SPARK_CONF)
     yield sc

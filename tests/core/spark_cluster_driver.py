@@ -43,7 +43,7 @@ def _killer(pid: int, done: threading.Event, killed: list[float]) -> None:
 
 def main(path: str) -> None:
     """Run the scenarios of the JSON file ``path``; print their outcomes as one JSON line."""
-    from crawlmill.core.cli import main as crawlmill
+    from crawlmill.core.commands.cli import main as crawlmill
 
     with open(path) as fh:
         scenarios = json.load(fh)
@@ -74,7 +74,7 @@ def main(path: str) -> None:
             "seconds": round(time.monotonic() - started, 1),
         }
         if scenario.get("stop"):  # a next scenario needs a context of its own
-            from crawlmill.core import spark_executor
+            from crawlmill.core.run import spark_executor
 
             spark_executor.stop_context()
     sys.stdout.write(json.dumps(results) + "\n")

@@ -10,8 +10,8 @@ import os
 import time
 from typing import Any
 
-from crawlmill.core.executor import current_channel
-from crawlmill.core.progress import TaskReporter
+from crawlmill.core.run.executor import current_channel
+from crawlmill.core.run.progress import TaskReporter
 
 
 def echo(payload: dict[str, Any]) -> dict[str, Any]:
@@ -73,7 +73,7 @@ def die(payload: dict[str, Any]) -> Any:
 def commit_then_die(payload: Any) -> Any:
     """The engine's task, then the worker dies in the first attempt (after the task committed
     its outputs and marker), so Spark retries the task."""
-    from crawlmill.core.task import run_task
+    from crawlmill.core.run.task import run_task
     from pyspark import TaskContext
 
     result = run_task(payload)

@@ -14,7 +14,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from crawlmill.core.cli import main
+from crawlmill.core.commands.cli import main
 
 from tests.helpers import cli
 
@@ -358,7 +358,7 @@ def test_load_and_disable_switches(capsys, monkeypatch):
 def test_plugins_in_a_fresh_process():
     env = dict(os.environ, CRAWLMILL_DISABLE_PLUGINS="")
     result = subprocess.run(
-        [sys.executable, "-m", "crawlmill.core.cli", "plugins", "--json"],
+        [sys.executable, "-m", "crawlmill.core.commands.cli", "plugins", "--json"],
         capture_output=True,
         text=True,
         env=env,

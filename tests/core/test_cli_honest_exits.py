@@ -19,7 +19,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from crawlmill.core.cli import build_parser, main
+from crawlmill.core.commands.cli import build_parser, main
 
 TOY_DIR = Path(__file__).resolve().parent / "toy"
 FAKE_DIR = Path(__file__).resolve().parent / "fake_plugins"

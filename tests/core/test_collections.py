@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 from crawlmill.core import Expectation, InputFile, Record, RecordKind, open_reader
-from crawlmill.core.cli import main
 from crawlmill.core.collection import Check, Verifier, presence_checks, unit_parts, unit_size
+from crawlmill.core.commands.cli import main
 from crawlmill.core.record import Provenance
 from crawlmill.core.registry import Registry
 

@@ -16,6 +16,7 @@ from crawlmill.core import (
     LazySchema,
     ReducedByKey,
     ReducePartitioner,
+    ShuffleSpec,
     Shuffling,
     SortKeyed,
     Writer,
@@ -24,9 +25,8 @@ from crawlmill.core import (
     reduce_key,
 )
 from crawlmill.core.contract import reduce_summary_of, shuffle_methods_missing
-from crawlmill.core.reduce_tasks import fixed_partitions, key_partitions
-from crawlmill.core.shuffle import ShuffleSpec
-from crawlmill.core.shuffle.run import shuffle_of
+from crawlmill.core.run.reduce_tasks import fixed_partitions, key_partitions
+from crawlmill.core.run.shuffle.run import shuffle_of
 
 
 class Plain(Filter):
@@ -145,7 +145,7 @@ def test_shuffle_is_checked_on_the_instance():
 
 def test_crawlmill_plugins_lists_capabilities():
     out = subprocess.run(
-        [sys.executable, "-m", "crawlmill.core.cli", "plugins", "--json"],
+        [sys.executable, "-m", "crawlmill.core.commands.cli", "plugins", "--json"],
         capture_output=True, text=True, check=True,
     )  # fmt: skip
     comps = {(c["kind"], c["name"]): c for p in json.loads(out.stdout) for c in p["components"]}
@@ -153,7 +153,7 @@ def test_crawlmill_plugins_lists_capabilities():
     assert comps[("writer", "warc")]["capabilities"] == ["shuffle", "sort_key", "partition_of"]
     assert comps[("reader", "warc")]["capabilities"] == []
     text = subprocess.run(
-        [sys.executable, "-m", "crawlmill.core.cli", "plugins"],
+        [sys.executable, "-m", "crawlmill.core.commands.cli", "plugins"],
         capture_output=True, text=True, check=True,
     ).stdout  # fmt: skip
     assert "    capabilities: collect, reduce_by" in text

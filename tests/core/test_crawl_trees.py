@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 from crawlmill import open_reader
-from crawlmill.core.cli import main
+from crawlmill.core.commands.cli import main
 from crawlmill.core.inputs import expand_inputs, is_side_file
 from crawlmill.core.registry import Registry
 from crawlmill.core.spec import PipelineSpec
@@ -370,7 +370,7 @@ def _clueweb09_root(tree: Path) -> Path:
     ``ClueWeb_*.md5``" at the root, ``record_counts/ClueWeb09_English_1_counts.txt``)."""
     import hashlib
 
-    from crawlmill.formats import clueweb09 as cw
+    from crawlmill.formats.clueweb09 import collection as cw
 
     root = tree / "clueweb09"
     warc = root / "ClueWeb09_English_1/en0000/00.warc.gz"

@@ -10,8 +10,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from crawlmill.core.cli import main
-from crawlmill.formats.trec_runs import (
+from crawlmill.algorithms.trec_runs import (
     Cluster,
     TrecFormatError,
     dedup_qrels,
@@ -19,6 +18,7 @@ from crawlmill.formats.trec_runs import (
     parse_qrels,
     parse_run,
 )
+from crawlmill.core.commands.cli import main
 
 from tests.helpers import cli
 from tests.plugins.test_simhash_dedup import HEAD, page, warc
@@ -335,8 +335,8 @@ def test_few_is_fewer_than_half_of_a_run_s_lines(tmp_path, dedup_out, capsys):
 
 
 def test_the_id_a_document_gets_is_configurable_and_never_null(tmp_path):
+    from crawlmill.algorithms.document_ids import document_id
     from crawlmill.core.record import Record, RecordKind
-    from crawlmill.plugins.filters.simhash_dedup import document_id
 
     headers = [(b"WARC-Record-ID", b"<urn:uuid:" + UUIDS["a1"].encode() + b">"), (b"X-Doc", b"d7")]
     rec = Record(kind=RecordKind.RESPONSE, url="http://x/a1", extras={"warc": {"headers": headers}})

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from crawlmill.core.cli import main
+from crawlmill.core.commands.cli import main
 from crawlmill.core.registry import Registry
 
 from tests.helpers import put_fake_plugins_on_path, warc_record

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import crawlmill.plugins.writers.layout_clueweb  # noqa: F401  (imported: its layouts are known)
-from crawlmill.core.cli import main
+from crawlmill.core.commands.cli import main
 
 ARC = Path(__file__).resolve().parents[2] / "fixtures" / "legacy" / "example-2008.arc.gz"
 

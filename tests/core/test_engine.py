@@ -15,10 +15,10 @@ import threading
 import time
 
 import pytest
-from crawlmill.core import engine
 from crawlmill.core.errors import ConfigError, DamagedRecordError
-from crawlmill.core.executor import Channel
-from crawlmill.core.progress import ProgressMonitor
+from crawlmill.core.run import engine
+from crawlmill.core.run.executor import Channel
+from crawlmill.core.run.progress import ProgressMonitor
 from crawlmill.core.stats import AccountingError, TaskStats, filter_labels
 
 KINDS = ["response", "request", "metadata"]
@@ -228,7 +228,7 @@ def test_worker_crash_fails_only_its_task_and_never_hangs(tmp_path, fake, lines)
 _LOCK_HOLDER_RUN = """
 import json, sys
 sys.path.insert(0, {fake_dir!r})
-from crawlmill.core import engine
+from crawlmill.core.run import engine
 from crawlmill.core.spec import PipelineSpec
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from crawlmill.core.cli import main
+from crawlmill.core.commands.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 LEGACY_ARC = ROOT / "fixtures" / "legacy" / "example-2008.arc.gz"
@@ -75,7 +75,7 @@ def test_spark_install_hint_is_one_that_works(capsys):
         assert stop.code == 0
     help_text = " ".join(capsys.readouterr().out.split())
     assert "pip install '.[spark]' in the crawlmill checkout" in help_text
-    from crawlmill.core import spark_executor
+    from crawlmill.core.run import spark_executor
 
     for text in (
         help_text,

@@ -8,7 +8,7 @@ from __future__ import annotations
 import gzip
 import shutil
 
-from crawlmill.core.cli import main
+from crawlmill.core.commands.cli import main
 
 from tests.plugins.ntcir_tree import build_tree
 

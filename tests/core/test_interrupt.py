@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from crawlmill.core import executor
+from crawlmill.core.run import executor
 
 FAKE_DIR = Path(__file__).resolve().parent / "fake_plugins"
 RECORDS = 6
@@ -40,7 +40,7 @@ def _inputs(base: Path, n: int) -> Path:
 #: ``crawlmill ... &``; so the child installs the handler Python installs when it is not.
 CLI = (
     "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
-    "from crawlmill.core.cli import main; sys.exit(main(sys.argv[1:]))"
+    "from crawlmill.core.commands.cli import main; sys.exit(main(sys.argv[1:]))"
 )
 
 

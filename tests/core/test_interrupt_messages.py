@@ -12,15 +12,15 @@ import time
 from pathlib import Path
 
 import pytest
-from crawlmill.core.cli import main
-from crawlmill.core.run_status import format_status
+from crawlmill.core.commands.cli import main
+from crawlmill.core.run.status import format_status
 
 FAKE_DIR = Path(__file__).resolve().parent / "fake_plugins"
 RECORDS = 400
 #: the CLI with Ctrl-C raising KeyboardInterrupt as from a terminal (see test_interrupt.py).
 CLI = (
     "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
-    "from crawlmill.core.cli import main; sys.exit(main(sys.argv[1:]))"
+    "from crawlmill.core.commands.cli import main; sys.exit(main(sys.argv[1:]))"
 )
 
 

@@ -9,7 +9,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from crawlmill.core.cli import main
+from crawlmill.core.commands.cli import main
 from crawlmill.core.errors import ConfigError
 from crawlmill.core.registry import Registry
 

@@ -8,8 +8,8 @@ import multiprocessing
 import operator
 from concurrent.futures.process import BrokenProcessPool
 
-from crawlmill.core import executor
-from crawlmill.core.executor import LocalExecutor, SharedFlag, WorkerCrash
+from crawlmill.core.run import executor
+from crawlmill.core.run.executor import LocalExecutor, SharedFlag, WorkerCrash
 
 
 def test_shared_flag_is_seen_by_a_spawned_process():

@@ -181,8 +181,8 @@ def test_finalize_receives_typed_completed_inputs(tmp_path, capsys, inputs):
 
 
 def test_run_task_answers_a_typed_result_for_a_typed_or_plain_payload(tmp_path, inputs):
+    from crawlmill.core.run.task import run_task
     from crawlmill.core.spec import PipelineSpec
-    from crawlmill.core.task import run_task
 
     spec = PipelineSpec.model_validate(
         {

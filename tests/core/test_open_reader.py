@@ -22,7 +22,7 @@ from crawlmill.core import (
     RecordIterator,
     open_reader,
 )
-from crawlmill.core.cli import main
+from crawlmill.core.commands.cli import main
 from crawlmill.plugins.readers.arc import ArcReader
 from crawlmill.plugins.readers.warc import WarcReader
 

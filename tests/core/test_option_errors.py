@@ -4,11 +4,11 @@
 from __future__ import annotations
 
 import pytest
-from crawlmill.core import engine
 from crawlmill.core.config import validate_component
 from crawlmill.core.errors import ConfigError
 from crawlmill.core.reading import open_reader
 from crawlmill.core.registry import Registry
+from crawlmill.core.run import engine
 from crawlmill.core.spec import PipelineSpec
 
 WORDS = "unknown option 'strcit'; did you mean 'strict'?"

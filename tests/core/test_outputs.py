@@ -8,7 +8,7 @@ import os
 
 import pytest
 from crawlmill.core.errors import ConfigError
-from crawlmill.core.outputs import (
+from crawlmill.core.run.outputs import (
     OutputRoot,
     TaskOutputs,
     UnsafeOutputPath,
@@ -197,7 +197,7 @@ def test_output_root_that_is_a_file_is_a_config_error(tmp_path):
 
 def _spy_syncs(monkeypatch) -> list[tuple[str, str]]:
     """Record fsync / syncfs / rename calls of core.outputs in order."""
-    from crawlmill.core import outputs as mod
+    from crawlmill.core.run import outputs as mod
 
     calls: list[tuple[str, str]] = []
     real_fsync, real_replace, real_syncfs = os.fsync, os.replace, mod._syncfs

@@ -7,11 +7,11 @@ import json
 import os
 
 import pytest
-from crawlmill.core import engine
 from crawlmill.core.errors import ConfigError
-from crawlmill.core.outputs import OutputConflict, OutputRoot, TaskOutputs, pending_path
-from crawlmill.core.ownership import component_versions, describe_difference
 from crawlmill.core.registry import Registry
+from crawlmill.core.run import engine
+from crawlmill.core.run.outputs import OutputConflict, OutputRoot, TaskOutputs, pending_path
+from crawlmill.core.run.ownership import component_versions, describe_difference
 from crawlmill.core.spec import PipelineSpec
 
 
@@ -128,7 +128,7 @@ def test_planning_refusals_list_every_problem_and_write_nothing(tmp_path, fake, 
 def test_a_rerun_after_a_sibling_came_redoes_the_renamed_input(tmp_path, capsys, need):
     import shutil
 
-    from crawlmill.core.cli import main
+    from crawlmill.core.commands.cli import main
 
     from ..conftest import SAMPLES
 

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 import pytest
-from crawlmill.core.cli import main
+from crawlmill.core.commands.cli import main
 
 from tests.helpers import FAKE_DIR, put_fake_plugins_on_path
 
@@ -94,7 +94,7 @@ def stamps(folder: Path) -> dict[str, tuple[int, int]]:
 def run_killed(argv: list[str], block: str, flag: Path, while_blocked=None) -> None:
     """Run the CLI in a subprocess that blocks at ``block``; SIGKILL it there (after calling
     ``while_blocked()``)."""
-    code = "import sys; from crawlmill.core.cli import main; sys.exit(main(sys.argv[1:]))"
+    code = "import sys; from crawlmill.core.commands.cli import main; sys.exit(main(sys.argv[1:]))"
     env = dict(
         os.environ,
         CM_PASSES_BLOCK=block,
@@ -227,8 +227,8 @@ def test_writer_collect_step_and_seq(tmp_path):
 def test_pass_id_depends_on_what_the_pass_reads(tmp_path):
     from crawlmill.core.components import resolve_pipeline
     from crawlmill.core.inputs import expand_inputs
-    from crawlmill.core.passes import plan_passes
     from crawlmill.core.registry import Registry
+    from crawlmill.core.run.passes import plan_passes
     from crawlmill.core.spec import ComponentSpec, InputSpec, PipelineSpec
 
     src = make_inputs(tmp_path / "in")
@@ -412,11 +412,11 @@ def test_a_collect_task_runs_from_its_payload_as_json(tmp_path):
     task function; its result is JSON too."""
     from crawlmill.core.components import resolve_pipeline
     from crawlmill.core.inputs import expand_inputs
-    from crawlmill.core.pass_tasks import collect_payload, collect_task
-    from crawlmill.core.passes import plan_passes
     from crawlmill.core.registry import Registry
+    from crawlmill.core.run.pass_tasks import collect_payload, collect_task
+    from crawlmill.core.run.passes import plan_passes
+    from crawlmill.core.run.tables import load_table
     from crawlmill.core.spec import ComponentSpec, InputSpec, PipelineSpec
-    from crawlmill.core.tables import load_table
 
     src = make_inputs(tmp_path / "in")
     spec = PipelineSpec(

@@ -7,8 +7,8 @@ import os
 from pathlib import Path
 
 import pytest
-from crawlmill.core import executor
-from crawlmill.core.cli import main
+from crawlmill.core.commands.cli import main
+from crawlmill.core.run import executor
 
 from tests.helpers import convert
 

@@ -33,7 +33,7 @@ from crawlmill.core.problems import is_code
 
 from tests.conftest import ROOT, listed_codes
 
-FOLDERS = ("core", "plugins", "formats")
+FOLDERS = ("core", "plugins", "formats", "algorithms")
 #: a sentence that starts with its code: ``"unwritable-kind: ..."`` (a one-word prefix only
 #: when it is a listed code, so that ``"note: ..."`` is not taken for one).
 PREFIXED = re.compile(r"([a-z][a-z0-9]*(?:-[a-z0-9]+)*): ")
@@ -199,10 +199,10 @@ def test_the_walk_finds_codes_of_every_kind_of_source():
         ("bad-sync-marker", "formats/hadoop/sequencefile.py"),  # _Damaged(pos, BAD_SYNC, ...)
         ("truncated-record", "formats/hadoop/sequencefile.py"),  # HeaderError(..., TRUNCATED)
         ("not-read", "plugins/readers/clueweb09.py"),  # _problem("not-read", ...)
-        ("bad-list-line", "formats/ntcir_lists.py"),  # ListProblem's code field default
+        ("bad-list-line", "formats/ntcir/lists.py"),  # ListProblem's code field default
         ("value-not-its-class", "plugins/readers/sequencefile.py"),  # report_warning(code, ...)
-        ("check-failed", "core/task.py"),  # Damage(..., code="check-failed")
-        ("empty-input", "core/task.py"),  # code=EMPTY_INPUT, a constant
+        ("check-failed", "core/run/task.py"),  # Damage(..., code="check-failed")
+        ("empty-input", "core/run/task.py"),  # code=EMPTY_INPUT, a constant
         ("unwritable-kind", "plugins/writers/arc.py"),  # quarantine(record, "unwritable-kind: ...")
     ]:
         assert file in found.get(code, set()), (code, found.get(code))

@@ -8,7 +8,7 @@ import re
 
 import pytest
 from crawlmill.core import Damage, Notice, ReadContext, WriteContext, open_reader
-from crawlmill.core.cli import main
+from crawlmill.core.commands.cli import main
 from crawlmill.core.plugin import InputFile
 from crawlmill.core.problems import derive_code, is_code
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import re
 
-from crawlmill.core.cli import main
-from crawlmill.core.progress import human_duration, render_status
+from crawlmill.core.commands.cli import main
+from crawlmill.core.run.progress import human_duration, render_status
 
 from tests.helpers import warc_record
 

@@ -9,7 +9,7 @@ import io
 import json
 from pathlib import Path
 
-from crawlmill.core.cli import main
+from crawlmill.core.commands.cli import main
 
 
 def _warc(tmp_path: Path, need, name: str = "in.warc.gz", requests: int = 3) -> Path:

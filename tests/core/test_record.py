@@ -83,7 +83,7 @@ def test_a_record_cannot_be_changed_in_place(name):
 def test_the_quarantine_line_of_a_record_names_what_changed_and_only_then():
     import json
 
-    from crawlmill.core.quarantine import record_to_json
+    from crawlmill.core.run.quarantine import record_to_json
 
     assert "changed" not in json.loads(record_to_json(BASE))  # a reader's record: as before
     line = json.loads(record_to_json(BASE.evolve(ip="9.9.9.9", doc_id="d2")))

@@ -10,9 +10,9 @@ import typing
 
 import pytest
 from crawlmill.core import OffsetSpace, Provenance, Record, RecordKind, open_reader
-from crawlmill.core.cli import main
-from crawlmill.formats.arc_extras import ArcExtras
-from crawlmill.formats.warc_extras import WarcExtras
+from crawlmill.core.commands.cli import main
+from crawlmill.formats.arc.extras import ArcExtras
+from crawlmill.formats.warc.extras import WarcExtras
 
 from tests.conftest import ARC_SAMPLES
 from tests.helpers import gz

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from crawlmill.core.errors import PluginError
 from crawlmill.core.registry import Registry
-from crawlmill.formats.detect import read_head
+from crawlmill.formats.codecs.detect import read_head
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLES = Path("/work/shared/samples")
@@ -29,7 +29,7 @@ HEAVY = (
     "pyarrow",
     "lxml",
     "simhash",
-    "crawlmill.formats.simhash",
+    "crawlmill.algorithms.simhash",
     "crawlmill.plugins.filters.simhash_dedup",
     "crawlmill.plugins.readers.ntcir",
     "crawlmill.plugins.writers.ntcir",
@@ -71,11 +71,11 @@ def _imported_after(code: str) -> set[str]:
 
 
 def test_cli_import_and_help_import_no_heavy_module():
-    assert _imported_after("import crawlmill.core.cli\n") == set()
+    assert _imported_after("import crawlmill.core.commands.cli\n") == set()
     helped = _imported_after(
         "import sys, contextlib, io\n"
         "sys.argv = ['crawlmill', '--help']\n"
-        "import crawlmill.core.cli as cli\n"
+        "import crawlmill.core.commands.cli as cli\n"
         "with contextlib.suppress(SystemExit), contextlib.redirect_stdout(io.StringIO()):\n"
         "    cli.main()\n"
     )
@@ -106,7 +106,7 @@ def test_warc_to_warc_convert_imports_only_what_it_uses(tmp_path):
         "import sys, contextlib\n"
         f"sys.argv = ['crawlmill', 'convert', {str(src)!r}, '--to', 'warc', '-o', "
         f"{str(tmp_path / 'out')!r}]\n"
-        "import crawlmill.core.cli as cli\n"
+        "import crawlmill.core.commands.cli as cli\n"
         "try:\n    cli.main()\nexcept SystemExit as e:\n    assert e.code in (0, None), e.code\n"
     )
     assert _imported_after(code) == set()

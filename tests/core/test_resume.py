@@ -13,8 +13,8 @@ import time
 from pathlib import Path
 
 import pytest
-from crawlmill.core import engine
 from crawlmill.core.errors import ConfigError
+from crawlmill.core.run import engine
 
 
 def _tree(root: Path) -> dict[str, bytes]:
@@ -148,7 +148,7 @@ def test_resume_off_redoes_everything(tmp_path, fake):
 _RUNNER = """
 import sys
 sys.path.insert(0, {fake_dir!r})
-from crawlmill.core import engine
+from crawlmill.core.run import engine
 from crawlmill.core.spec import PipelineSpec
 spec = PipelineSpec.model_validate_json({spec!r})
 report = engine.run(spec)

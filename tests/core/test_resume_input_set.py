@@ -255,7 +255,7 @@ def test_url_dedup_keeps_collected_rows_and_redoes_what_depends_on_every_input(
     assert "kept_from" not in tasks["a.warc.gz"]
     assert tasks["b.warc.gz"]["kept_from"] == old.name == tasks["c.warc"]["kept_from"]
     # the kept rows carry the inputs' new places (b moved from 0 to 1)
-    from crawlmill.core.tables import load_table
+    from crawlmill.core.run.tables import load_table
 
     rows = load_table(str(new / "tasks" / f"{tasks['b.warc.gz']['index']:06d}.arrow"))
     assert tasks["b.warc.gz"]["index"] == 1 and set(rows.column("input").to_pylist()) == {1}
@@ -301,8 +301,8 @@ def test_removing_orphans_deletes_only_their_own_files(tmp_path):
     """``remove_orphans`` deletes what the orphan's marker lists, but never a file a current
     marker claims, an input of the run, or a file reached through a symlink out of the root;
     a marker of a shuffle's partition (its input below ``.crawlmill``) is no orphan."""
-    from crawlmill.core.orphans import INPUT_GONE, find_orphans, remove_orphans
-    from crawlmill.core.outputs import OutputRoot
+    from crawlmill.core.run.orphans import INPUT_GONE, find_orphans, remove_orphans
+    from crawlmill.core.run.outputs import OutputRoot
 
     root = OutputRoot(str(tmp_path / "out"))
     os.makedirs(os.path.join(root.meta, "done"))

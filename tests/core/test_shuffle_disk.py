@@ -13,11 +13,11 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from crawlmill.core.cli import main
-from crawlmill.core.shuffle import merge as merge_mod
-from crawlmill.core.shuffle import runfile
-from crawlmill.core.shuffle.merge import ScratchMeter, merge
-from crawlmill.core.shuffle.runfile import MAGIC, ZMAGIC, RunFileError, RunReader, RunWriter
+from crawlmill.core.commands.cli import main
+from crawlmill.core.run.shuffle import merge as merge_mod
+from crawlmill.core.run.shuffle import runfile
+from crawlmill.core.run.shuffle.merge import ScratchMeter, merge
+from crawlmill.core.run.shuffle.runfile import MAGIC, ZMAGIC, RunFileError, RunReader, RunWriter
 from crawlmill.formats.hadoop.sequencefile import read_header
 
 WORDS = [
@@ -133,8 +133,8 @@ def test_nutch_segment_scratch_within_the_output_and_same_bytes(tmp_path, monkey
 def test_committed_partition_runs_removed_and_resume_still_works(tmp_path, monkeypatch) -> None:
     """A partition's runs go once it is committed; a rerun after a run killed in the
     partition pass still finds the runs of the partitions not yet written."""
-    from crawlmill.core.shuffle import run as run_mod
-    from crawlmill.core.shuffle import tasks as tasks_mod
+    from crawlmill.core.run.shuffle import run as run_mod
+    from crawlmill.core.run.shuffle import tasks as tasks_mod
 
     config = _project(tmp_path, "o", pages=150)
     real = tasks_mod.partition_task

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from crawlmill.core import RecordKind, open_reader
-from crawlmill.core.cli import main
+from crawlmill.core.commands.cli import main
 from crawlmill.plugins.writers.warc_sorted import url_key
 
 from tests.helpers import convert, warc_record

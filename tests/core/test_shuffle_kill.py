@@ -18,7 +18,7 @@ FAKE_DIR = Path(__file__).resolve().parent / "fake_plugins"
 _RUNNER = """
 import sys
 sys.path.insert(0, {fake_dir!r})
-from crawlmill.core import engine
+from crawlmill.core.run import engine
 from crawlmill.core.spec import PipelineSpec
 report = engine.run(PipelineSpec.model_validate_json({spec!r}))
 sys.exit(0 if report.ok else 1)

@@ -1,4 +1,4 @@
-"""The engine's sorted-shuffle passes (core/shuffle/run.py) through `crawlmill run`: a tiny
+"""The engine's sorted-shuffle passes (core/run/shuffle/run.py) through `crawlmill run`: a tiny
 ``run.shuffle_memory`` (many spills, a multi-level merge) gives the same files as a large one;
 what a killed run left in the shuffle folder is redone; a failing partition task or
 ``on_error: fail`` damage fails the run without a partial collection counted as written."""
@@ -12,10 +12,10 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from crawlmill.core.cli import main
-from crawlmill.core.shuffle import merge as merge_mod
-from crawlmill.core.shuffle import run as run_mod
-from crawlmill.core.shuffle import tasks as tasks_mod
+from crawlmill.core.commands.cli import main
+from crawlmill.core.run.shuffle import merge as merge_mod
+from crawlmill.core.run.shuffle import run as run_mod
+from crawlmill.core.run.shuffle import tasks as tasks_mod
 
 from tests.conftest import SAMPLES
 from tests.helpers import warc_record
@@ -234,7 +234,7 @@ def test_a_shuffled_writer_with_a_collect_step_is_refused():
     """Records reach a shuffled writer merged from every input, so no per-input ordinal
     (``ctx.seq``) could name them: declaring both is a clear error, not wrong rows."""
     import pyarrow as pa
-    from crawlmill.core.shuffle import ShuffleSpec
+    from crawlmill.core import ShuffleSpec
 
     class Both:
         name = "both"

@@ -1,4 +1,4 @@
-"""The shuffle's record codec (core/shuffle/serial.py): round trips of every reader's records on
+"""The shuffle's record codec (core/run/shuffle/serial.py): round trips of every reader's records on
 the real samples and of constructed edge cases, with types kept exactly; bounded, clear errors
 on corrupt blobs; no pickle."""
 
@@ -12,8 +12,8 @@ from datetime import UTC, datetime, timedelta, timezone
 import pytest
 from crawlmill.core import open_reader
 from crawlmill.core.record import OffsetSpace, Outlink, Provenance, Record, RecordKind
-from crawlmill.core.shuffle import serial
-from crawlmill.core.shuffle.serial import SerialError, decode, encode
+from crawlmill.core.run.shuffle import serial
+from crawlmill.core.run.shuffle.serial import SerialError, decode, encode
 
 from tests.conftest import SAMPLES
 

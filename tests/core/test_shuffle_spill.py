@@ -1,4 +1,4 @@
-"""The local shuffle's external sort (core/shuffle/spill.py, merge.py, runfile.py): bounded
+"""The local shuffle's external sort (core/run/shuffle/spill.py, merge.py, runfile.py): bounded
 buffering counted honestly, sorted runs per partition, streaming merges in (key, input, seq)
 order = Hadoop's raw Text order, range partitions, atomic run files, and clear errors on
 truncated or damaged run files."""
@@ -12,9 +12,9 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
-from crawlmill.core.shuffle import merge as merge_mod
-from crawlmill.core.shuffle import runfile
-from crawlmill.core.shuffle.merge import (
+from crawlmill.core.run.shuffle import merge as merge_mod
+from crawlmill.core.run.shuffle import runfile
+from crawlmill.core.run.shuffle.merge import (
     KeySampler,
     boundaries,
     index_samples,
@@ -23,8 +23,8 @@ from crawlmill.core.shuffle.merge import (
     partition_runs,
     read_samples,
 )
-from crawlmill.core.shuffle.runfile import RunFileError, RunReader, RunWriter
-from crawlmill.core.shuffle.spill import ENTRY_OVERHEAD, Spiller
+from crawlmill.core.run.shuffle.runfile import RunFileError, RunReader, RunWriter
+from crawlmill.core.run.shuffle.spill import ENTRY_OVERHEAD, Spiller
 
 
 def _entries(n: int, seed: int = 1, inputs: int = 3):

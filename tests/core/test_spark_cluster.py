@@ -25,7 +25,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from crawlmill.core.cli import main
+from crawlmill.core.commands.cli import main
 
 from tests.conftest import SAMPLES, need, need_command
 from tests.core.conftest import FAKE_DIR

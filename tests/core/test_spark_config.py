@@ -1,6 +1,6 @@
 """The ``spark`` executor's settings and errors, without starting Spark: ``run.executor`` and
 ``run.spark`` in a config, ``--executor``/``--spark-master`` on the command line, the error
-when pyspark or Java is missing, and the worker side of core/spark_executor.py run in this
+when pyspark or Java is missing, and the worker side of core/run/spark_executor.py run in this
 process."""
 
 from __future__ import annotations
@@ -13,12 +13,11 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from crawlmill.core import spark_executor
-from crawlmill.core.cli import main
+from crawlmill.core.commands.cli import main
 from crawlmill.core.config import build_pipeline
 from crawlmill.core.errors import ConfigError
-from crawlmill.core.executor import WorkerCrash, current_channel
-from crawlmill.core.run import spark_checks
+from crawlmill.core.run import spark_checks, spark_executor
+from crawlmill.core.run.executor import WorkerCrash, current_channel
 
 from tests.conftest import SAMPLES
 
@@ -103,7 +102,7 @@ def test_spark_master_needs_the_spark_executor(tmp_path, capsys):
 
 def test_run_flags_override_the_configs_executor(tmp_path, monkeypatch):
     """``--spark-master`` sets the master and implies spark; the config's conf is kept."""
-    from crawlmill.core import cli
+    from crawlmill.core.commands import cli
 
     seen = []
     monkeypatch.setattr(cli, "_execute", lambda spec, *rest: seen.append(spec.run) or 0)
@@ -163,8 +162,8 @@ def test_a_missing_pyspark_or_java_is_a_clear_error_not_a_traceback(
 
 def test_importing_the_engine_imports_neither_pyspark_nor_the_spark_executor():
     code = (
-        "import sys, crawlmill.core.engine, crawlmill.core.cli; "
-        "assert 'pyspark' not in sys.modules and 'crawlmill.core.spark_executor' not in sys.modules"
+        "import sys, crawlmill.core.run.engine, crawlmill.core.commands.cli; "
+        "assert 'pyspark' not in sys.modules and 'crawlmill.core.run.spark_executor' not in sys.modules"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
 
@@ -212,7 +211,7 @@ def test_a_worker_with_another_crawlmill_version_refuses_the_task():
 def test_the_worker_takes_the_drivers_crawlmill_variables(monkeypatch):
     """SOURCE_DATE_EPOCH and CRAWLMILL_* of the driver are the task's; others of the worker
     are removed, and the worker's cached plugin registries are dropped when they change."""
-    from crawlmill.core import task
+    from crawlmill.core.run import task
 
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1")  # restored (or removed) after the test
     driver = {**spark_executor._driver_env(), "SOURCE_DATE_EPOCH": "42"}

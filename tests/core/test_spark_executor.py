@@ -1,4 +1,4 @@
-"""The ``spark`` executor (core/spark_executor.py) on a real Spark in ``local[2]`` mode.
+"""The ``spark`` executor (core/run/spark_executor.py) on a real Spark in ``local[2]`` mode.
 
 One SparkContext for the whole session (``spark_sc`` in tests/core/conftest.py; the executor
 reuses a running context with the same master), so the suite pays the JVM start-up once. pyspark and Java are oracles: a missing one
@@ -17,8 +17,8 @@ import time
 from pathlib import Path
 
 import pytest
-from crawlmill.core.cli import main
-from crawlmill.core.executor import WorkerCrash, make_executor
+from crawlmill.core.commands.cli import main
+from crawlmill.core.run.executor import WorkerCrash, make_executor
 from crawlmill.core.spec import SparkSpec
 
 from tests.conftest import SAMPLES, need, need_command
@@ -154,7 +154,7 @@ def test_spark_master_on_the_command_line_runs_a_conversion_on_spark(
     """``convert --spark-master URL`` runs on Spark (it implies --executor spark)."""
     src = SAMPLES / CONVERSION_INPUTS[1]
     calls = []
-    from crawlmill.core import spark_executor
+    from crawlmill.core.run import spark_executor
 
     real = spark_executor.SparkExecutor.map
 
@@ -263,7 +263,7 @@ def test_a_task_function_that_cannot_be_shipped_by_reference_is_refused(spark_sc
 def test_cancel_kills_the_running_tasks_before_map_ends(tasks, tmp_path):
     """Cancelling (what Ctrl-C and on_error: fail do) cancels the Spark job group; map ends
     only once the tasks' Python workers are gone, so nothing of the run writes afterwards."""
-    from crawlmill.core.spark_executor import _active_tasks
+    from crawlmill.core.run.spark_executor import _active_tasks
 
     executor = _spark()
     pid_file = tmp_path / "pid"
@@ -302,7 +302,7 @@ def _alive(pid: int) -> bool:
 def test_the_consumer_giving_up_cancels_the_tasks(tasks, tmp_path):
     """A consumer that stops iterating (an exception in the engine's loop, Ctrl-C) closes the
     generator: the running tasks are cancelled before close() returns."""
-    from crawlmill.core.spark_executor import _active_tasks
+    from crawlmill.core.run.spark_executor import _active_tasks
 
     executor = _spark()
     payloads = [{"i": 0, "sleep": 0.0}, {"i": 1, "sleep": 120.0}]
@@ -324,7 +324,7 @@ def test_ctrl_c_cancels_the_spark_tasks_and_the_report_counts_what_was_committed
     import signal
     import threading
 
-    from crawlmill.core import spark_executor
+    from crawlmill.core.run import spark_executor
 
     fake = HERE / "fake_plugins"
     monkeypatch.syspath_prepend(str(fake))
@@ -377,7 +377,7 @@ def test_ctrl_c_cancels_the_spark_tasks_and_the_report_counts_what_was_committed
     assert report["inputs_done"] == markers and report["inputs_cancelled"] == inputs - markers
     assert [f["error"] for f in report["failures"]] == ["interrupted (SIGINT)"]
     assert report["read"] == report["written"] == 6 * markers
-    from crawlmill.core.spark_executor import _active_tasks
+    from crawlmill.core.run.spark_executor import _active_tasks
 
     assert _active_tasks(spark_sc.statusTracker(), executors[0].group) == 0
     assert not (out / ".crawlmill" / "tmp").exists()
@@ -385,7 +385,7 @@ def test_ctrl_c_cancels_the_spark_tasks_and_the_report_counts_what_was_committed
 
 def test_another_master_than_the_running_contexts_is_a_config_error(spark_sc):
     from crawlmill.core.errors import ConfigError
-    from crawlmill.core.spark_executor import SparkExecutor
+    from crawlmill.core.run.spark_executor import SparkExecutor
 
     with pytest.raises(ConfigError, match="already runs in this process"):
         SparkExecutor("local[1]", {})
@@ -397,7 +397,7 @@ RETRY_SCRIPT = """
 import json, os, sys
 sys.path.insert(0, {here!r})
 os.environ["SOURCE_DATE_EPOCH"] = "1700000000"
-from crawlmill.core import engine, spark_executor
+from crawlmill.core.run import engine, spark_executor
 from crawlmill.core.config import pipeline_from_arguments
 from crawlmill.core.registry import Registry
 import spark_tasks
@@ -462,7 +462,7 @@ def test_under_spark_submit_the_master_is_the_one_spark_submit_was_given(spark_s
     """Under spark-submit (``PYSPARK_GATEWAY_PORT``: its JVM runs already) a pipeline without a
     master takes spark-submit's (``spark.master`` of that JVM), not ``local[*]``; this
     session's JVM was started as spark-submit starts one."""
-    from crawlmill.core import spark_executor
+    from crawlmill.core.run import spark_executor
 
     monkeypatch.setenv("PYSPARK_GATEWAY_PORT", "0")  # the gateway of this process is used
     assert spark_executor._submitted_master() == MASTER

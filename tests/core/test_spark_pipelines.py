@@ -19,7 +19,7 @@ from pathlib import Path
 
 import crawlmill
 import pytest
-from crawlmill.core.cli import main
+from crawlmill.core.commands.cli import main
 from crawlmill.plugins.writers.warc_sorted import sort_key
 
 from tests.conftest import SAMPLES
@@ -67,7 +67,7 @@ def _run_everywhere(
     ``run``, one YAML line each) with each executor; return
     ``{executor: (files, bookkeeping, stderr)}`` after checking the exit codes and that the
     spark run's passes all ran as Spark jobs (and the local runs' through none)."""
-    from crawlmill.core import spark_executor
+    from crawlmill.core.run import spark_executor
 
     calls: list[int] = []
     real = spark_executor.SparkExecutor.jobs
@@ -234,10 +234,10 @@ def test_a_spark_shuffle_killed_before_every_partition_resumes(
 
 def test_spark_range_partitions_are_the_local_merges_key_ranges():
     """The Spark shuffle's range partition of a key is the partition whose ``[lo, hi)``
-    (core/shuffle/merge.py ``key_range``, what a local partition task reads) holds it; hash
+    (core/run/shuffle/merge.py ``key_range``, what a local partition task reads) holds it; hash
     keeps the map task's partition. No Spark needed."""
-    from crawlmill.core.shuffle.merge import key_range
-    from crawlmill.core.spark_shuffle import _keyed
+    from crawlmill.core.run.shuffle.merge import key_range
+    from crawlmill.core.run.spark_shuffle import _keyed
 
     bounds = [b"b", b"d", b"d", b"f\xff"]
     for key in [b"", b"a", b"b", b"c", b"d", b"d\x00", b"e", b"f\xff", b"\xff"]:

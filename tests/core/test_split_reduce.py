@@ -14,16 +14,16 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 from crawlmill.core import Filter, reduce_key
-from crawlmill.core.cli import main
-from crawlmill.core.pass_tasks import PassDir
-from crawlmill.core.reduce_tasks import (
+from crawlmill.core.commands.cli import main
+from crawlmill.core.run.pass_tasks import PassDir
+from crawlmill.core.run.reduce_tasks import (
     MAX_PARTITIONS,
     ReduceDir,
     key_bytes,
     partition_count,
     split_task,
 )
-from crawlmill.core.tables import table_loader, write_table
+from crawlmill.core.run.tables import table_loader, write_table
 
 from tests.core.test_passes import make_inputs, outputs, pass_dirs, run_killed, stamps
 from tests.helpers import put_fake_plugins_on_path
@@ -258,7 +258,7 @@ def test_a_killed_split_reduce_finished_in_the_driver_leaves_no_partition_tables
 def test_epoch_micros():
     from datetime import UTC, datetime, timedelta, timezone
 
-    from crawlmill.core.tables import epoch_micros
+    from crawlmill.core.run.tables import epoch_micros
 
     assert epoch_micros(None) is None
     assert epoch_micros(datetime(1970, 1, 1, tzinfo=UTC)) == 0

@@ -10,10 +10,10 @@ import json
 import zlib
 
 import pytest
-from crawlmill.core.outputs import OutputConflict, UnsafeOutputPath
-from crawlmill.core.pass_tasks import PassDir
-from crawlmill.core.reduce_outputs import PartOutputs, ReduceOutputs, part_outputs_present
-from crawlmill.core.reduce_tasks import (
+from crawlmill.core.run.outputs import OutputConflict, UnsafeOutputPath
+from crawlmill.core.run.pass_tasks import PassDir
+from crawlmill.core.run.reduce_outputs import PartOutputs, ReduceOutputs, part_outputs_present
+from crawlmill.core.run.reduce_tasks import (
     MAX_FIXED_PARTITIONS,
     ReduceDir,
     fixed_partitions,

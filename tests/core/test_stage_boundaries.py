@@ -17,7 +17,7 @@ import signal
 from pathlib import Path
 
 import pytest
-from crawlmill.core.cli import main
+from crawlmill.core.commands.cli import main
 
 from tests.core.test_passes import args, make_inputs, outputs
 from tests.helpers import put_fake_plugins_on_path
@@ -149,7 +149,7 @@ def test_a_collect_reduce_run_killed_at_a_stage_boundary_resumes_identical(
 
 
 def _shuffle(src: Path, out: Path):
-    from crawlmill.core import engine
+    from crawlmill.core.run import engine
     from crawlmill.core.spec import PipelineSpec
 
     from tests.core.test_shuffle_kill import _spec

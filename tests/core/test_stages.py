@@ -13,9 +13,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-from crawlmill.core.cli import main
-from crawlmill.core.executor import InProcessExecutor
+from crawlmill.core.commands.cli import main
 from crawlmill.core.run import convert
+from crawlmill.core.run.executor import InProcessExecutor
 from crawlmill.core.run.stage import Stage, run_stages
 
 from tests.helpers import warc_record

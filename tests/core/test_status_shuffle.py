@@ -13,7 +13,7 @@ import signal
 import time
 
 import pytest
-from crawlmill.core.cli import main
+from crawlmill.core.commands.cli import main
 
 from tests.core.test_shuffle_kill import _files, _inputs, _spawn, _spec
 
@@ -87,7 +87,7 @@ def _stages(status: dict) -> dict[str, dict]:
 def test_status_names_a_failed_partition(tmp_path, capsys, monkeypatch):
     """A partition task that fails (its writer raises) is a failed task of the partition pass,
     with the reason; the map pass is done."""
-    from crawlmill.core import engine
+    from crawlmill.core.run import engine
     from crawlmill.core.spec import PipelineSpec
 
     from tests.core.test_shuffle_kill import FAKE_DIR

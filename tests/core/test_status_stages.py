@@ -12,7 +12,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from crawlmill.core.cli import main
+from crawlmill.core.commands.cli import main
 
 from tests.core.test_passes import args, make_inputs
 from tests.helpers import put_fake_plugins_on_path
@@ -71,7 +71,7 @@ def test_a_plain_conversion_is_one_stage_and_an_old_root_is_read_as_before(tmp_p
 
 
 def test_a_failed_plain_conversion_names_the_input(tmp_path, capsys, monkeypatch):
-    from crawlmill.core import engine
+    from crawlmill.core.run import engine
     from crawlmill.core.spec import PipelineSpec
     from crawlmill.plugins.writers import warc
 
@@ -147,7 +147,7 @@ def test_a_failed_collect_task_and_a_failed_driver_reduce(tmp_path, capsys, monk
 def test_a_finished_sorted_shuffle_lists_its_map_and_partition_stages(
     tmp_path, capsys, monkeypatch
 ):
-    from crawlmill.core import engine
+    from crawlmill.core.run import engine
     from crawlmill.core.spec import PipelineSpec
 
     from tests.core.test_shuffle_kill import FAKE_DIR, _inputs, _spec

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from crawlmill.core import FilterContext, InputFile, open_reader
-from crawlmill.core.cli import main
+from crawlmill.core.commands.cli import main
 from crawlmill.core.stats import RunReport, TaskStats
 
 from tests.helpers import convert, put_fake_plugins_on_path

@@ -19,9 +19,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from crawlmill.core import storage
-from crawlmill.core.cli import main
+from crawlmill.core.commands.cli import main
 from crawlmill.core.reading import open_reader
-from crawlmill.formats.compression import MemberSource
+from crawlmill.formats.codecs.compression import MemberSource
 
 from tests.conftest import need
 

@@ -5,7 +5,7 @@ name and renamed when whole, and the outputs are the bytes a local run writes. C
 
 from __future__ import annotations
 
-from crawlmill.core.cli import main
+from crawlmill.core.commands.cli import main
 
 from tests.conftest import need
 from tests.helpers import warc_record

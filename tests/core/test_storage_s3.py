@@ -16,7 +16,7 @@ import os
 import uuid
 
 import pytest
-from crawlmill.core.cli import main
+from crawlmill.core.commands.cli import main
 
 from tests.conftest import need
 

@@ -9,8 +9,8 @@ import json
 from pathlib import Path
 
 import pytest
-from crawlmill.core import engine, outputs
-from crawlmill.core.quarantine import INCONSISTENT_DAMAGE, check_range
+from crawlmill.core.run import engine, outputs
+from crawlmill.core.run.quarantine import INCONSISTENT_DAMAGE, check_range
 
 from tests.helpers import convert
 

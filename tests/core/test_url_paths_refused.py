@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 
 import pytest
-from crawlmill.core.cli import main
+from crawlmill.core.commands.cli import main
 from crawlmill.core.remote_paths import url_scheme
 
 from tests.helpers import warc_record

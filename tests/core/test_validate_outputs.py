@@ -1,6 +1,6 @@
 """``crawlmill validate`` shows, per input, the output files the run would write (the writer's
 ``planned_outputs``), and refuses (exit 2) what ``run`` refuses at planning, with the same
-message (core/ownership.py ``check_outputs``)."""
+message (core/run/ownership.py ``check_outputs``)."""
 
 from __future__ import annotations
 

@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _cluster_module():
-    for name in ("crawlmill.algorithms.simhash_cluster", "crawlmill.formats.simhash_cluster"):
+    for name in ("crawlmill.algorithms.simhash_cluster", "crawlmill.algorithms.simhash_cluster"):
         try:
             return importlib.import_module(name)
         except ImportError:

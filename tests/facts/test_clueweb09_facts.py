@@ -20,7 +20,10 @@ PAGE = PAGE / "clueweb09-dataset-information.txt"
 
 def _cw():
     """The ClueWeb09 naming module wherever the regrouping put it."""
-    for name in ("crawlmill.formats.clueweb09.collection", "crawlmill.formats.clueweb09"):
+    for name in (
+        "crawlmill.formats.clueweb09.collection.collection",
+        "crawlmill.formats.clueweb09.collection",
+    ):
         try:
             module = importlib.import_module(name)
         except ImportError:

@@ -16,7 +16,7 @@ from tests.plugins.nutch_inputs import warc_response
 
 
 def _lists():
-    for name in ("crawlmill.formats.ntcir.lists", "crawlmill.formats.ntcir_lists"):
+    for name in ("crawlmill.formats.ntcir.lists", "crawlmill.formats.ntcir.lists"):
         try:
             return importlib.import_module(name)
         except ImportError:

@@ -1,5 +1,5 @@
 """A fork server for the ``crawlmill`` CLI: imports crawlmill once, then for every request
-(one JSON line on stdin) forks a child that runs ``crawlmill.core.cli.main(argv)`` exactly as
+(one JSON line on stdin) forks a child that runs ``crawlmill.core.commands.cli.main(argv)`` exactly as
 the console script does, with stdout/stderr redirected to files, and answers with the exit
 code and the child's own peak RSS (``os.wait4``: that child and its reaped descendants).
 
@@ -37,7 +37,7 @@ def _child(req: dict) -> None:
             os._exit(127)
     rc = 1
     try:
-        from crawlmill.core.cli import main
+        from crawlmill.core.commands.cli import main
 
         sys.argv = ["crawlmill", *req["argv"]]
         rc = main(req["argv"])
@@ -83,7 +83,7 @@ def _serve_one(req: dict) -> dict:
 
 def serve() -> None:
     """Answer requests until stdin closes."""
-    import crawlmill.core.cli  # noqa: F401 - preload: children start warm
+    import crawlmill.core.commands.cli  # noqa: F401 - preload: children start warm
     from crawlmill.core.registry import Registry
 
     Registry.load([])  # import every built-in plugin module once

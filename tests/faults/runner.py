@@ -3,7 +3,7 @@
 Two modes with one interface (:meth:`Runner.run`):
 
 * ``fork`` (default): a fork server (:mod:`.forkserver`) imports crawlmill once and forks one
-  child per run, which calls ``crawlmill.core.cli.main(argv)`` like the console script;
+  child per run, which calls ``crawlmill.core.commands.cli.main(argv)`` like the console script;
 * ``exec``: the installed ``crawlmill`` console script, exec'd by a child of that server.
 
 Either way the run is its own process, started from the small server (Linux keeps the peak

@@ -1,5 +1,5 @@
-"""Byte-level ARC tests: header lines, dates, filedesc, HTTP split (crawlmill.formats.arc) and
-framing, damage and resync (crawlmill.formats.arc_framing)."""
+"""Byte-level ARC tests: header lines, dates, filedesc, HTTP split (crawlmill.formats.arc.header) and
+framing, damage and resync (crawlmill.formats.arc.framing)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from datetime import UTC, datetime
 from typing import NamedTuple
 
 import pytest
-from crawlmill.formats.arc import (
+from crawlmill.formats.arc.framing import ArcRecordBytes, Quirk, file_span, iter_arc
+from crawlmill.formats.arc.header import (
     V1_SPEC_LINE,
     V2_SPEC_LINE,
     ArcHeaderError,
@@ -20,8 +21,7 @@ from crawlmill.formats.arc import (
     parse_filedesc,
     parse_header_line,
 )
-from crawlmill.formats.arc_framing import ArcRecordBytes, Quirk, file_span, iter_arc
-from crawlmill.formats.stream import Damage
+from crawlmill.formats.codecs.stream import Damage
 
 HTTP = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n"
 
@@ -409,7 +409,7 @@ def _damaged_starts() -> dict[str, tuple[bytes, bool, int]]:
 
 @pytest.mark.parametrize("case", ["flipped-gzip-magic", "zeros", "garbage-line", "cut-filedesc"])
 def test_find_arc_start_looks_past_damaged_first_bytes(case: str) -> None:
-    from crawlmill.formats.arc_framing import find_arc_start
+    from crawlmill.formats.arc.framing import find_arc_start
 
     data, is_gzip, start = _damaged_starts()[case]
     assert find_arc_start(data) == (is_gzip, start)
@@ -420,7 +420,7 @@ def test_find_arc_start_looks_past_damaged_first_bytes(case: str) -> None:
 
 @pytest.mark.parametrize("case", ["flipped-gzip-magic", "zeros", "garbage-line"])
 def test_sniff_claims_an_arc_with_damaged_first_bytes(tmp_path, case: str) -> None:
-    from crawlmill.formats.compression import read_head
+    from crawlmill.formats.codecs.compression import read_head
     from crawlmill.plugins.readers.arc import ArcReader
 
     data, _, _ = _damaged_starts()[case]
@@ -433,7 +433,7 @@ def test_sniff_claims_an_arc_with_damaged_first_bytes(tmp_path, case: str) -> No
 
 
 def test_find_arc_start_gives_none_for_non_arc_data() -> None:
-    from crawlmill.formats.arc_framing import find_arc_start
+    from crawlmill.formats.arc.framing import find_arc_start
 
     assert find_arc_start(b"This file is not an arc file.\n") is None
     assert find_arc_start(b"WARC/1.0\r\nWARC-Type: warcinfo\r\n") is None
@@ -446,7 +446,7 @@ def test_damage_is_the_streams_damage_in_both_offset_spaces() -> None:
     """The ARC framer hands out ``stream.Damage`` as the WARC framer does: the decompressed
     range, the member span it covers and whether ``data`` is the member's compressed bytes;
     ``file_span`` is where the reader reports it."""
-    from crawlmill.formats import arc_framing
+    from crawlmill.formats.arc import framing as arc_framing
 
     assert not hasattr(arc_framing, "ArcProblem")
     body = HTTP + b"<html>" + b"x" * 500 + b"</html>\n"

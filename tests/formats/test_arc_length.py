@@ -1,4 +1,4 @@
-"""The ARC length rule (formats/arc_length.py) at every boundary, on records built here.
+"""The ARC length rule (formats/arc/length.py) at every boundary, on records built here.
 
 A declared length wins whenever the bytes it delimits are followed by a separator (LF or
 CRLF, then blank lines) and the next header line, the member end or the file end, or by those
@@ -16,10 +16,10 @@ import random
 from typing import NamedTuple
 
 import pytest
-from crawlmill.formats.arc import build_filedesc, build_header_line
-from crawlmill.formats.arc_framing import ArcRecordBytes, file_span, iter_arc
-from crawlmill.formats.arc_length import Action, Facts, decide
-from crawlmill.formats.stream import Damage
+from crawlmill.formats.arc.framing import ArcRecordBytes, file_span, iter_arc
+from crawlmill.formats.arc.header import build_filedesc, build_header_line
+from crawlmill.formats.arc.length import Action, Facts, decide
+from crawlmill.formats.codecs.stream import Damage
 
 HTTP = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n"
 FD = build_filedesc(b"t.arc", b"20120708221327")

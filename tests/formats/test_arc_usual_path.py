@@ -9,9 +9,10 @@ import io
 import zlib
 
 import pytest
-from crawlmill.formats import arc as arc_module
-from crawlmill.formats import arc_framing, arc_lines
-from crawlmill.formats.arc_framing import ArcRecordBytes, iter_arc
+from crawlmill.formats.arc import framing as arc_framing
+from crawlmill.formats.arc import header as arc_module
+from crawlmill.formats.arc import lines as arc_lines
+from crawlmill.formats.arc.framing import ArcRecordBytes, iter_arc
 
 from tests.conftest import ARC_SAMPLES, REAL_WORLD_ARC_SAMPLES, SAMPLES
 

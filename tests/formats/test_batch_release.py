@@ -14,10 +14,10 @@ import random
 import sys
 
 from crawlmill.core import open_reader
-from crawlmill.formats import gzip_parallel as gp
-from crawlmill.formats.pieces import Piece
-from crawlmill.formats.stream import MemberStream
-from crawlmill.formats.warc import WarcFramer
+from crawlmill.formats.codecs import gzip_parallel as gp
+from crawlmill.formats.codecs.pieces import Piece
+from crawlmill.formats.codecs.stream import MemberStream
+from crawlmill.formats.warc.framer import WarcFramer
 from crawlmill.plugins.readers.warc import WarcReader
 
 from tests.helpers import gz

@@ -12,8 +12,8 @@ from datetime import UTC, datetime
 
 import pytest
 from crawlmill import open_reader
-from crawlmill.formats.cc2012_metadata import page_metadata, page_text, signed64
-from crawlmill.formats.http import parse_http_head
+from crawlmill.formats.cc2012.metadata import page_metadata, page_text, signed64
+from crawlmill.formats.http.head import parse_http_head
 
 from tests.conftest import SAMPLES
 
@@ -331,14 +331,14 @@ def test_mime_disposition_as_the_crawler_decided(mime, kind):
     # the cases of the crawler's own MimeTypeFilter test records (commoncrawl-crawler
     # src/org/commoncrawl/util/MimeTypeFilter.java: "text/xhtml+xml" ACCEPT_HTML,
     # "application/atomserv+xml" ACCEPT_XML, "application/acad" REJECT...)
-    from crawlmill.formats.cc2012_mime import disposition, normalized_mime
+    from crawlmill.formats.cc2012.mime import disposition, normalized_mime
 
     assert disposition(mime) == kind
     assert normalized_mime(None) == "text/html"  # the crawler's default for no Content-Type
 
 
 def test_outlinks_of_a_feed_include_its_items_content_links():
-    from crawlmill.formats.cc2012_segment import link_pairs
+    from crawlmill.formats.cc2012.segment import link_pairs
 
     data = page_metadata("http://f/rss", RSS, HEAD % b"application/rss+xml")
     assert link_pairs(data) == [

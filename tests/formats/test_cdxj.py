@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from crawlmill.formats.cdxj import cdxj_line, cdxj_mime, indexes, surt, timestamp14
+from crawlmill.formats.warc.cdxj import cdxj_line, cdxj_mime, indexes, surt, timestamp14
 
 URLS = [
     "http://www.Example.com:80/A/b/?B=2&a=1#frag",
@@ -88,7 +88,7 @@ def test_line_shape_and_field_order():
 
 
 def test_index_url_reads_uris_like_pywb():
-    from crawlmill.formats.cdxj import index_url
+    from crawlmill.formats.warc.cdxj import index_url
 
     assert index_url("<http://example.com/a>") == "http://example.com/a"
     assert index_url("http://example.com/a b") == "http://example.com/a%20b"

@@ -1,4 +1,4 @@
-"""ClueWeb09 naming, TREC ids and side-file codecs (formats/clueweb09.py)."""
+"""ClueWeb09 naming, TREC ids and side-file codecs (formats/clueweb09/collection.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import hashlib
 import subprocess
 
 import pytest
-from crawlmill.formats import clueweb09 as cw
+from crawlmill.formats.clueweb09 import collection as cw
 
 
 def test_languages_cover_the_ten_clueweb09_languages():

@@ -6,9 +6,8 @@ import io
 import zlib
 
 import pytest
-from crawlmill.formats import codecs
-from crawlmill.formats.codecs import CODECS, Codec, FrameCodec, codec_named, detect
-from crawlmill.formats.compression import (
+from crawlmill.formats.codecs import table as codecs
+from crawlmill.formats.codecs.compression import (
     COMPRESSION_SUFFIXES,
     Broken,
     Piece,
@@ -16,7 +15,8 @@ from crawlmill.formats.compression import (
     iter_pieces,
     read_head,
 )
-from crawlmill.formats.warc import DamagedRange, FramedRecord, WarcFramer, locate_start
+from crawlmill.formats.codecs.table import CODECS, Codec, FrameCodec, codec_named, detect
+from crawlmill.formats.warc.framer import DamagedRange, FramedRecord, WarcFramer, locate_start
 
 from tests.helpers import gz
 
@@ -149,7 +149,7 @@ def test_a_registered_codec_resyncs_after_damage(toy_codec):
 
 def test_a_registered_codec_converts_through_the_cli(toy_codec, tmp_path):
     from crawlmill.core import open_reader
-    from crawlmill.core.cli import main
+    from crawlmill.core.commands.cli import main
 
     records = [warc(i) for i in range(3)]
     src = tmp_path / "in" / "a.warc.toy"
@@ -168,7 +168,7 @@ def test_codecs_module_keeps_its_table_unchanged_by_the_fixture():
 
 
 def test_a_registered_codec_s_suffix_is_stripped_from_output_names(toy_codec, tmp_path):
-    from crawlmill.core.cli import main
+    from crawlmill.core.commands.cli import main
     from crawlmill.core.naming import named_with, strip_suffixes
 
     assert strip_suffixes("d/a.warc.toy") == "d/a"

@@ -7,8 +7,8 @@ import struct
 import zlib
 
 import pytest
-from crawlmill.formats import compression, gzip_parallel
-from crawlmill.formats.compression import (
+from crawlmill.formats.codecs import compression, gzip_parallel
+from crawlmill.formats.codecs.compression import (
     Broken,
     Piece,
     compression_of,
@@ -298,7 +298,7 @@ def test_parallel_inflate_keeps_the_bomb_bound(monkeypatch):
 
 
 def test_member_source_reads_spans_and_refuses_missing_or_short_ones(tmp_path):
-    from crawlmill.formats.compression import MemberSource
+    from crawlmill.formats.codecs.compression import MemberSource
 
     path = tmp_path / "in.bin"
     path.write_bytes(b"0123456789")
@@ -355,7 +355,7 @@ def test_corrupt_member_with_reserved_flag_bits_names_both_problems():
 
 
 def test_damaged_gzip_header_needs_a_gzip_header_and_a_deflate_stream():
-    from crawlmill.formats.compression import damaged_gzip_header
+    from crawlmill.formats.codecs.compression import damaged_gzip_header
 
     intact = gz(b"WARC/1.0\r\n" * 50)
     assert damaged_gzip_header(intact) is None  # the magic is fine

@@ -10,8 +10,8 @@ import random
 import tracemalloc
 
 import pytest
-from crawlmill.formats import compression, gzip_parallel
-from crawlmill.formats.compression import Broken, Piece, iter_pieces, member_bound
+from crawlmill.formats.codecs import compression, gzip_parallel
+from crawlmill.formats.codecs.compression import Broken, Piece, iter_pieces, member_bound
 
 from tests.helpers import gz
 

@@ -6,7 +6,7 @@ import base64
 import hashlib
 
 import pytest
-from crawlmill.formats.digest import (
+from crawlmill.formats.warc.digest import (
     compute_digest,
     digest_matches,
     parse_digest,

@@ -6,8 +6,8 @@ import struct
 import zlib
 
 import pytest
-from crawlmill.formats.compression import inflates_to, member_problem
-from crawlmill.formats.gzip_member import header_length
+from crawlmill.formats.codecs.compression import inflates_to, member_problem
+from crawlmill.formats.codecs.gzip_member import header_length
 
 DATA = b"WARC/1.0\r\nContent-Length: 5\r\n\r\nhello\r\n\r\n" * 20
 

@@ -7,7 +7,7 @@ import re
 
 import pytest
 from crawlmill import open_reader
-from crawlmill.formats.html_charset import (
+from crawlmill.formats.http.html_charset import (
     FROM_DETECTOR,
     FROM_HEADER,
     FROM_META,

@@ -1,9 +1,9 @@
-"""formats/http.py: where an archived HTTP head ends, and its Content-Type."""
+"""formats/http/head.py: where an archived HTTP head ends, and its Content-Type."""
 
 from __future__ import annotations
 
 import pytest
-from crawlmill.formats.http import (
+from crawlmill.formats.http.head import (
     content_type,
     content_type_value,
     head_end,
@@ -116,7 +116,7 @@ def test_content_type_value_without_an_old_value():
 def test_parse_http_head_has_one_home_in_formats() -> None:
     """The Record's header view parses with the formats codec, not a copy of its own."""
     from crawlmill.core import record
-    from crawlmill.formats import http
+    from crawlmill.formats.http import head as http
 
     assert record.parse_http_head is http.parse_http_head
     first, headers = http.parse_http_head(b"HTTP/1.1 200 OK\r\nA: 1\r\n folded\nB\n\r\n")

@@ -1,4 +1,4 @@
-"""``formats/http_body.py``: an HTTP body de-chunked and decoded (gzip, deflate in both
+"""``formats/http/body.py``: an HTTP body de-chunked and decoded (gzip, deflate in both
 framings, br, zstd), bounded by ``cap``, best effort on broken or mislabelled bodies."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import gzip
 import zlib
 
 import pytest
-from crawlmill.formats.http_body import dechunk, decode_body, decode_content, header_tokens
+from crawlmill.formats.http.body import dechunk, decode_body, decode_content, header_tokens
 
 from tests.conftest import need
 

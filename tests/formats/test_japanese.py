@@ -3,7 +3,7 @@ JIS row/cell conversion of the Shift_JIS bytes gives), missing characters counte
 
 from __future__ import annotations
 
-from crawlmill.formats.japanese import to_euc_jp
+from crawlmill.formats.ntcir.japanese import to_euc_jp
 
 
 def sjis_to_euc(data: bytes) -> bytes:

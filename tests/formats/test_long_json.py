@@ -1,4 +1,4 @@
-"""``formats/long_json.py``: ``json.loads`` with long strings decoded straight from the bytes.
+"""``formats/cc2012/long_json.py``: ``json.loads`` with long strings decoded straight from the bytes.
 
 The oracle is the standard library's ``json.loads``: the same value, or the same exception
 (type and message), for documents built here around RFC 8259's string rules ("All Unicode
@@ -13,7 +13,7 @@ import random
 import tracemalloc
 
 import pytest
-from crawlmill.formats.long_json import LONG_STRING, loads
+from crawlmill.formats.cc2012.long_json import LONG_STRING, loads
 
 
 def _same(doc: bytes, long: int = 8) -> None:

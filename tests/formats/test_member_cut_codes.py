@@ -24,12 +24,12 @@ import struct
 import zlib
 
 import pytest
-from crawlmill.formats.arc_lines import cut_by_eof
-from crawlmill.formats.codecs import CODECS, FrameCodec
-from crawlmill.formats.compression import iter_pieces
-from crawlmill.formats.pieces import Broken, Piece
-from crawlmill.formats.stream import MemberStream
-from crawlmill.formats.warc import FramedRecord, WarcFramer
+from crawlmill.formats.arc.lines import cut_by_eof
+from crawlmill.formats.codecs.compression import iter_pieces
+from crawlmill.formats.codecs.pieces import Broken, Piece
+from crawlmill.formats.codecs.stream import MemberStream
+from crawlmill.formats.codecs.table import CODECS, FrameCodec
+from crawlmill.formats.warc.framer import FramedRecord, WarcFramer
 
 zstandard = pytest.importorskip("zstandard")
 

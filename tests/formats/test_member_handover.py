@@ -17,7 +17,7 @@ import random
 import pytest
 from crawlmill.core import InputFile, WriteContext, open_reader
 from crawlmill.core.record import OffsetSpace, Provenance
-from crawlmill.formats.compression import HeldMembers, MemberSource, Piece, iter_pieces
+from crawlmill.formats.codecs.compression import HeldMembers, MemberSource, Piece, iter_pieces
 from crawlmill.plugins.readers.warc import WarcReader
 from crawlmill.plugins.writers.warc import WarcWriter
 

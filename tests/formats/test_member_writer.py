@@ -10,8 +10,8 @@ import threading
 import zlib
 
 import pytest
-from crawlmill.formats import member_writer
-from crawlmill.formats.member_writer import (
+from crawlmill.formats.codecs import member_writer
+from crawlmill.formats.codecs.member_writer import (
     MemberCompressor,
     MemberWriter,
     ReusedMember,

@@ -7,7 +7,7 @@ from __future__ import annotations
 import html.entities
 
 import pytest
-from crawlmill.formats.ntcir_cooked import ENTITIES, CookOptions, cook, entity_text
+from crawlmill.formats.ntcir.cooked import ENTITIES, CookOptions, cook, entity_text
 
 # -- rule 1: comments, XML declarations and definitions ------------------------------------
 

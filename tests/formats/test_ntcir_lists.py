@@ -4,7 +4,7 @@ line and offset beside the good items, bytes kept through a read and a write."""
 from __future__ import annotations
 
 import pytest
-from crawlmill.formats.ntcir_lists import (
+from crawlmill.formats.ntcir.lists import (
     LIST_NAMES,
     ListItem,
     ListProblem,

@@ -5,7 +5,7 @@ neither field nor wrapper kept."""
 from __future__ import annotations
 
 import pytest
-from crawlmill.formats.ntcir_meta import (
+from crawlmill.formats.ntcir.meta import (
     CTYPE,
     DATE,
     DOCID,

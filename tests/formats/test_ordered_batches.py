@@ -7,7 +7,7 @@ import threading
 import time
 
 import pytest
-from crawlmill.formats.ordered_batches import OrderedBatches
+from crawlmill.formats.codecs.ordered_batches import OrderedBatches
 
 
 class Recorder:
@@ -140,7 +140,7 @@ def test_the_switch_interval_is_short_while_a_pool_runs_and_restored_after():
     not the default 5 ms, while any pool runs; the user's value comes back after the last."""
     import sys
 
-    from crawlmill.formats.ordered_batches import POOL_SWITCH_INTERVAL
+    from crawlmill.formats.codecs.ordered_batches import POOL_SWITCH_INTERVAL
 
     before = sys.getswitchinterval()
     seen: list[float] = []

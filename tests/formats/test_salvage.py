@@ -10,8 +10,8 @@ import random
 import zlib
 
 import pytest
-from crawlmill.formats import gzip_stream, pieces
-from crawlmill.formats.compression import Broken, Piece, iter_pieces
+from crawlmill.formats.codecs import gzip_stream, pieces
+from crawlmill.formats.codecs.compression import Broken, Piece, iter_pieces
 
 from tests.helpers import gz
 

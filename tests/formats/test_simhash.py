@@ -1,4 +1,4 @@
-"""``formats/simhash.py``: 64- and 128-bit codes equal to the PyPI ``simhash`` package 2.1.2
+"""``algorithms/simhash.py``: 64- and 128-bit codes equal to the PyPI ``simhash`` package 2.1.2
 (the oracle) on every real page of the WARC samples and on random Unicode strings, and equal
 to an independent weighted-majority reference where the package overflows (a shingle more
 than 255 times: it raises with numpy >= 2, 1e0ng/simhash #74)."""
@@ -14,8 +14,8 @@ from collections import Counter
 import numpy as np
 import pytest
 from crawlmill import RecordKind, open_reader
-from crawlmill.formats.simhash import simhash, simhash64_128, simhash_bytes
-from crawlmill.formats.simhash_text import body_text, decode
+from crawlmill.algorithms.simhash import simhash, simhash64_128, simhash_bytes
+from crawlmill.algorithms.simhash_text import body_text, decode
 
 from tests.conftest import SAMPLES, need
 

@@ -1,4 +1,4 @@
-"""``formats/simhash_cluster.py``: the exact pigeonhole join finds every pair within tau
+"""``algorithms/simhash_cluster.py``: the exact pigeonhole join finds every pair within tau
 (0..8, several block counts, each pair once) on sets with planted pairs at known distances,
 compared with brute force; the 128-bit check; the paper's bucketing recall against its
 formula; union-find against a breadth-first search; representatives by rank."""
@@ -10,7 +10,7 @@ from collections import deque
 
 import numpy as np
 import pytest
-from crawlmill.formats.simhash_cluster import (
+from crawlmill.algorithms.simhash_cluster import (
     UnionFind,
     block_layout,
     bucketing_pairs,

@@ -8,7 +8,7 @@ import io
 import random
 
 import pytest
-from crawlmill.formats.sorted_lines import find_lines, first_fields_sorted
+from crawlmill.algorithms.sorted_lines import find_lines, first_fields_sorted
 
 
 def linear(lines: list[bytes], key: bytes) -> list[bytes]:
@@ -40,7 +40,7 @@ def test_empty_file_and_unsorted_file():
 def test_sort_lines_spills_sorted_runs_and_merges_them(tmp_path):
     import random
 
-    from crawlmill.formats.sorted_lines import sort_lines
+    from crawlmill.algorithms.sorted_lines import sort_lines
 
     lines = [f"NW{n:09d}\tpath{n}".encode() for n in range(1000)] * 2
     random.Random(5).shuffle(lines)
@@ -51,7 +51,7 @@ def test_sort_lines_spills_sorted_runs_and_merges_them(tmp_path):
 
 
 def test_unmatched_gives_the_keys_one_side_lacks():
-    from crawlmill.formats.sorted_lines import unmatched
+    from crawlmill.algorithms.sorted_lines import unmatched
 
     left = [(b"a", 1), (b"b", 2), (b"b", 3), (b"d", 4), (b"f", 5)]
     right = [(b"b", "x"), (b"c", "y"), (b"c", "z"), (b"f", "w"), (b"g", "v")]

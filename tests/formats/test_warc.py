@@ -5,8 +5,8 @@ from __future__ import annotations
 import io
 
 import pytest
-from crawlmill.formats.compression import iter_pieces
-from crawlmill.formats.warc import DamagedRange, FramedRecord, WarcFramer, parse_header
+from crawlmill.formats.codecs.compression import iter_pieces
+from crawlmill.formats.warc.framer import DamagedRange, FramedRecord, WarcFramer, parse_header
 
 from tests.helpers import gz
 
@@ -248,7 +248,7 @@ def _lz4(data: bytes) -> bytes:
 
 
 def test_locate_start_looks_past_damage_in_the_first_bytes():
-    from crawlmill.formats.warc import locate_start
+    from crawlmill.formats.warc.framer import locate_start
 
     a, b = rec(b"aa") + b"\r\n\r\n", rec(b"bb") + b"\r\n\r\n"
     members = gz(a) + gz(b)
@@ -273,8 +273,8 @@ def test_locate_start_looks_past_damage_in_the_first_bytes():
 
 def test_warc_date_and_id_rules_have_one_home_shared_by_reader_and_writer() -> None:
     """The reader and the writer judge WARC-Date and record-id values with the same module."""
-    from crawlmill.formats import warc_builder as writer  # the WARC writer's record rules
-    from crawlmill.formats import warc_fields
+    from crawlmill.formats.warc import builder as writer  # the WARC writer's record rules
+    from crawlmill.formats.warc import fields as warc_fields
     from crawlmill.plugins.readers import warc as reader
 
     assert reader.parse_warc_date is warc_fields.parse_warc_date

@@ -1,12 +1,11 @@
-"""formats/warc_builder.py: the WARC record rules without a record model."""
+"""formats/warc/builder.py: the WARC record rules without a record model."""
 
 from __future__ import annotations
 
 import base64
 import hashlib
 
-from crawlmill.formats.digest import sha1_base32
-from crawlmill.formats.warc_builder import (
+from crawlmill.formats.warc.builder import (
     can_copy_verbatim,
     content_length_tail,
     fix_digests,
@@ -17,7 +16,8 @@ from crawlmill.formats.warc_builder import (
     set_header,
     warcinfo_record,
 )
-from crawlmill.formats.warcwriter import framing_for
+from crawlmill.formats.warc.digest import sha1_base32
+from crawlmill.formats.warc.writer import framing_for
 
 BLOCK = b"HTTP/1.1 200 OK\r\n\r\nhello"
 PAYLOAD = b"hello"

@@ -1,13 +1,13 @@
-"""The declared-length rule (formats/warc_length.py) at every boundary, alone and in the framer."""
+"""The declared-length rule (formats/warc/length.py) at every boundary, alone and in the framer."""
 
 from __future__ import annotations
 
 import io
 
 import pytest
-from crawlmill.formats.compression import iter_pieces
-from crawlmill.formats.warc import DamagedRange, FramedRecord, WarcFramer
-from crawlmill.formats.warc_length import After, digest_disproves, judge_length
+from crawlmill.formats.codecs.compression import iter_pieces
+from crawlmill.formats.warc.framer import DamagedRange, FramedRecord, WarcFramer
+from crawlmill.formats.warc.length import After, digest_disproves, judge_length
 
 from tests.helpers import gz
 

@@ -1,4 +1,4 @@
-"""The compiled kernel (formats/_warcfast.c) gives exactly the pure path's results: the WARC
+"""The compiled kernel (formats/warc/_warcfast.c) gives exactly the pure path's results: the WARC
 framer's fast path, the gzip member-start scan and the HTTP head split.
 
 Every WARC sample and constructed boundary inputs are framed twice, with the kernel and with the
@@ -18,12 +18,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from crawlmill.formats import gzip_parallel as gp
-from crawlmill.formats import http
-from crawlmill.formats import warc as warc_mod
-from crawlmill.formats.compression import iter_pieces
-from crawlmill.formats.pieces import Piece
-from crawlmill.formats.warc import SCAN_START_BYTES, FramedRecord, WarcFramer, locate_start
+from crawlmill.formats.codecs import gzip_parallel as gp
+from crawlmill.formats.codecs.compression import iter_pieces
+from crawlmill.formats.codecs.pieces import Piece
+from crawlmill.formats.http import head as http
+from crawlmill.formats.warc import framer as warc_mod
+from crawlmill.formats.warc.framer import SCAN_START_BYTES, FramedRecord, WarcFramer, locate_start
 
 from tests.conftest import SAMPLES, need
 from tests.helpers import gz
@@ -34,7 +34,7 @@ def _kernel():
     Built by every install with a C compiler; without one crawlmill runs on the pure path,
     so on a user's machine these tests skip with a reason, and in CI (which has a compiler)
     they fail."""
-    return need("crawlmill.formats._warcfast").frame
+    return need("crawlmill.formats.warc._warcfast").frame
 
 
 def _item(item) -> tuple:
@@ -355,10 +355,10 @@ def test_pure_switch_through_the_cli(container, tmp_path):
         out = tmp_path / f"out{pure}"
         env = {**os.environ, "CRAWLMILL_PURE": pure}
         code = (
-            "import sys; from crawlmill.formats import gzip_parallel, http, warc; "
+            "import sys; from crawlmill.formats.codecs import gzip_parallel; from crawlmill.formats.http import head as http; from crawlmill.formats.warc import framer as warc; "
             "print(warc._KERNEL is None, gzip_parallel._KERNEL_STARTS is None, "
             "http._KERNEL is None); "
-            "from crawlmill.core.cli import main; sys.exit(main(sys.argv[1:]))"
+            "from crawlmill.core.commands.cli import main; sys.exit(main(sys.argv[1:]))"
         )
         run = subprocess.run(
             [sys.executable, "-c", code, "convert", str(src), "--to", "warc", "-o", str(out)],
@@ -380,7 +380,7 @@ def test_damaged_version_line_is_damage_not_a_crash(version, pure, tmp_path, mon
     """A version line the fast path cannot parse ("WARC/1.0 ", a damaged digit) was a crash of
     the whole file (ValueError / UnicodeDecodeError in the fast path); it is damage, reported,
     and the next record is delivered."""
-    from crawlmill.core.cli import main
+    from crawlmill.core.commands.cli import main
 
     monkeypatch.setattr(warc_mod, "_KERNEL", _kernel() if pure == "0" else None)
     src = tmp_path / "in.warc"
@@ -395,7 +395,7 @@ def test_damaged_version_line_is_damage_not_a_crash(version, pure, tmp_path, mon
 
 
 def _starts_kernel():
-    return need("crawlmill.formats._warcfast").member_starts
+    return need("crawlmill.formats.warc._warcfast").member_starts
 
 
 MAGIC = b"\x1f\x8b\x08"
@@ -517,7 +517,7 @@ def test_member_starts_used_by_the_reader(monkeypatch):
 
 
 def _http_kernel():
-    return need("crawlmill.formats._warcfast").http_head
+    return need("crawlmill.formats.warc._warcfast").http_head
 
 
 def _head_pure(block: bytes, start: int, end: int):

@@ -8,8 +8,8 @@ import zlib
 from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
-from crawlmill.formats import member_writer
-from crawlmill.formats.warcwriter import (
+from crawlmill.formats.codecs import member_writer
+from crawlmill.formats.warc.writer import (
     RecordCompressor,
     WarcFileWriter,
     format_warc_date,
@@ -119,8 +119,8 @@ def test_unknown_or_missing_gzip_backend_is_refused(monkeypatch):
 
 
 def test_reused_member_is_copied_only_when_it_holds_exactly_the_record():
-    from crawlmill.formats.compression import inflates_to
-    from crawlmill.formats.warcwriter import ReusedMember
+    from crawlmill.formats.codecs.compression import inflates_to
+    from crawlmill.formats.warc.writer import ReusedMember
 
     record = serialize_record("1.0", HEADERS, BLOCK * 3)
     other = serialize_record("1.0", HEADERS, BLOCK * 4)

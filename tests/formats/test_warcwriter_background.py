@@ -13,8 +13,8 @@ import zlib
 from datetime import datetime
 
 import pytest
-from crawlmill.formats.digest import DeferredSha1, sha1_base32
-from crawlmill.formats.warcwriter import (
+from crawlmill.formats.warc.digest import DeferredSha1, sha1_base32
+from crawlmill.formats.warc.writer import (
     PendingRecord,
     WarcFileWriter,
     format_warc_date,

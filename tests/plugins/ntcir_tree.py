@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from crawlmill import open_reader
-from crawlmill.formats.ntcir_cooked import cook
-from crawlmill.formats.ntcir_lists import write_list
-from crawlmill.formats.ntcir_meta import CTYPE, DATE, DOCID, HTTPH, URL, MetaSyntax, write_meta
+from crawlmill.formats.ntcir.cooked import cook
+from crawlmill.formats.ntcir.lists import write_list
+from crawlmill.formats.ntcir.meta import CTYPE, DATE, DOCID, HTTPH, URL, MetaSyntax, write_meta
 
 from tests.conftest import SAMPLES
 
@@ -91,7 +91,7 @@ def build_nw1000g(
     """An NW1000G-04 tree (``raw/``, ``euc/`` and ``cook/`` of ``<NNN>/<site>.filelist`` and
     ``<NNN>/<part[:3]>/<part[3:5]>xx/<site>_<part>.dat``) under ``root/data``, pages
     ``00001``... per site, the filelist's first field the doc id."""
-    from crawlmill.formats.ntcir_nw1000g import dat_path, format_filelist_line
+    from crawlmill.formats.ntcir.nw1000g import dat_path, format_filelist_line
 
     pages: list[Page] = []
     sources = real_pages(sites * per)

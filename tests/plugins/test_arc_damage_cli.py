@@ -10,8 +10,8 @@ import json
 from pathlib import Path
 
 import pytest
-from crawlmill.core.cli import main
-from crawlmill.formats.arc import build_filedesc, build_header_line
+from crawlmill.core.commands.cli import main
+from crawlmill.formats.arc.header import build_filedesc, build_header_line
 
 from tests import helpers
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from crawlmill.core.cli import main
+from crawlmill.core.commands.cli import main
 
 MIB = 1 << 20
 

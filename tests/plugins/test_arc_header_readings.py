@@ -9,8 +9,8 @@ from __future__ import annotations
 import gzip
 import json
 
-from crawlmill.core.cli import main
-from crawlmill.formats.arc import RESPLIT_NOTE, parse_header_line
+from crawlmill.core.commands.cli import main
+from crawlmill.formats.arc.header import RESPLIT_NOTE, parse_header_line
 
 BLOCK = b"HTTP/1.0 200 OK\nContent-Type: text/html\n\n<html>hi</html>"
 FD_BODY = b"1 0 Alexa Internet\nURL IP-address Archive-date Content-type Archive-length\n"

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from crawlmill.core import RecordKind, open_reader
 from crawlmill.core.registry import Registry
-from crawlmill.formats.compression import read_head
+from crawlmill.formats.codecs.compression import read_head
 from crawlmill.plugins.readers.arc import ArcReader
 
 SOURCES_COUNTS = {
@@ -23,7 +23,7 @@ SOURCES_COUNTS = {
     "IAH-20080430204825-00000-blackbook-truncated.arc.gz": 9,
 }
 CC2012_SHORT = "crawl-2012_1341690165636_1341785606830_6-0-4421.arc.gz"
-#: samples with damage by the length rule (formats/arc_length.py), one text per damage entry:
+#: samples with damage by the length rule (formats/arc/length.py), one text per damage entry:
 #: the last record cut by the end of the file (kept, marked truncated, reported), a length the
 #: gzip member disproves, or a length field that is not a number (no length to trust: the
 #: block up to the next record is delivered and reported)

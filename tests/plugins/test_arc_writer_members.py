@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 from crawlmill.core import InputFile, WriteContext, open_reader
-from crawlmill.formats import member_writer
-from crawlmill.formats.member_writer import MemberWriter
+from crawlmill.formats.codecs import member_writer
+from crawlmill.formats.codecs.member_writer import MemberWriter
 from crawlmill.plugins.readers.arc import ArcReader
 from crawlmill.plugins.writers.arc import ArcWriter
 

@@ -10,8 +10,8 @@ import shutil
 
 import pytest
 from crawlmill import open_reader
-from crawlmill.formats.cc2012_metadata import page_metadata, page_text
-from crawlmill.formats.cc2012_segment import VARIANTS, OrderedJoin, SegmentFiles, iter_pairs
+from crawlmill.formats.cc2012.metadata import page_metadata, page_text
+from crawlmill.formats.cc2012.segment import VARIANTS, OrderedJoin, SegmentFiles, iter_pairs
 from crawlmill.formats.hadoop.sequencefile import read_header
 
 from tests import helpers
@@ -49,7 +49,7 @@ def write_partition(folder, n, entries, variant="text-gzip"):
 
 def make_segment(folder, arcs, extra_before=(), extra_after=(), variant="text-gzip"):
     """A segment partition per ``(arc file, partition)``: the ARC copied as
-    ``<ts>_<n>.arc.gz``, metadata made by formats/cc2012_metadata.py for each capture, a
+    ``<ts>_<n>.arc.gz``, metadata made by formats/cc2012/metadata.py for each capture, a
     failure before them, ``extra_*`` entries around them, textData for each page."""
     folder.mkdir()
     made = {}

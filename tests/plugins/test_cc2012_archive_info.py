@@ -10,7 +10,7 @@ import io
 import json
 
 import pytest
-from crawlmill.formats.cc2012_segment import (
+from crawlmill.formats.cc2012.segment import (
     ARC_NAME,
     ARCHIVE_INFO_KEYS,
     archive_info,

@@ -20,7 +20,7 @@ import gzip
 import hashlib
 import zlib
 
-from crawlmill.formats.cc2012_metadata import GUNZIP_LIMIT, gunzip_best_effort, page_metadata
+from crawlmill.formats.cc2012.metadata import GUNZIP_LIMIT, gunzip_best_effort, page_metadata
 
 from tests.plugins.test_cc2012_source_facts import convert, jsonl, warc
 

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 from crawlmill import open_reader
-from crawlmill.core.cli import main
+from crawlmill.core.commands.cli import main
 
 LEGACY = Path(__file__).resolve().parents[2] / "fixtures" / "legacy" / "example-2008.arc.gz"
 

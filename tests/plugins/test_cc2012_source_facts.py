@@ -8,7 +8,7 @@ import gzip
 import io
 import json
 
-from crawlmill.formats.cc2012_segment import iter_pairs
+from crawlmill.formats.cc2012.segment import iter_pairs
 from crawlmill.formats.hadoop.sequencefile import read_header
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter

@@ -34,7 +34,7 @@ def test_warc_to_metadata_to_warc(tmp_path, capsys):
         responses = [r for r in records if r.kind == "response"]
     assert [x["url"] for x in found] == [r.url for r in responses]
     assert all(x["metadata"]["charset_detected"] == "EUC-JP" and x["text"] for x in found)
-    from crawlmill.formats.cc2012_metadata import page_text, signed64
+    from crawlmill.formats.cc2012.metadata import page_text, signed64
     from simhash import Simhash  # the reference package
 
     for x, r in zip(found, responses, strict=True):

@@ -11,8 +11,8 @@ import json
 
 import pytest
 from crawlmill import open_reader
-from crawlmill.core.cli import main
-from crawlmill.formats.cc2012_segment import VARIANTS, SegmentFiles, iter_pairs
+from crawlmill.core.commands.cli import main
+from crawlmill.formats.cc2012.segment import VARIANTS, SegmentFiles, iter_pairs
 from crawlmill.formats.hadoop.sequencefile import iter_entries, read_header
 
 from tests import helpers

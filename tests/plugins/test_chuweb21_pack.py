@@ -15,8 +15,8 @@ import subprocess
 import tarfile
 from pathlib import Path
 
-from crawlmill.core.cli import main
-from crawlmill.formats import clueweb09 as cw
+from crawlmill.core.commands.cli import main
+from crawlmill.formats.clueweb09 import collection as cw
 
 from tests.helpers import cli, warc_record
 

@@ -13,7 +13,7 @@ import pyarrow as pa
 import pytest
 from crawlmill import open_reader
 from crawlmill.core import Record, RecordKind, ReduceContext
-from crawlmill.core.cli import main
+from crawlmill.core.commands.cli import main
 from crawlmill.plugins.filters.exact_dedup import ExactDedupFilter, payload_key
 
 from tests import helpers

@@ -44,7 +44,7 @@ def page(payload: bytes = b"<p>x</p>", ctype: str | None = "text/html", url: str
     if ctype is not None:
         head += b"Content-Type: " + ctype.encode("latin-1") + b"\r\n"
     head += b"\r\n"
-    from crawlmill.formats.http import content_type
+    from crawlmill.formats.http.head import content_type
 
     media, charset = content_type(head)
     return Record(
@@ -397,7 +397,7 @@ def test_language_without_the_package_is_a_config_error_naming_the_extra(tmp_pat
 
     env = {**os.environ, "PYTHONPATH": str(blocker)}
     done = subprocess.run(
-        [sys.executable, "-m", "crawlmill.core.cli", "convert", str(sample), "-o",
+        [sys.executable, "-m", "crawlmill.core.commands.cli", "convert", str(sample), "-o",
          str(tmp_path / "out"), "--to", "warc", "--filter", "language"],
         capture_output=True, text=True, env=env, check=False,
     )  # fmt: skip

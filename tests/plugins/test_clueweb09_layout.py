@@ -16,7 +16,7 @@ from crawlmill.core import open_reader
 from crawlmill.core.errors import ConfigError
 from crawlmill.core.plugin import InputFile, WriteContext
 from crawlmill.core.record import Record, RecordKind
-from crawlmill.formats import clueweb09 as cw
+from crawlmill.formats.clueweb09 import collection as cw
 from crawlmill.plugins.writers.layout_clueweb import (
     CHUWEB_MANIFEST,
     REPLACED_BY_OPTION,
@@ -512,7 +512,7 @@ def _trec_ids(path: Path) -> list[str]:
 
 
 def _convert_to_clueweb09(src: Path, out: Path, *options: str) -> int:
-    from crawlmill.core.cli import main
+    from crawlmill.core.commands.cli import main
 
     args = ["convert", str(src), "--to", "warc", "-o", str(out), "--progress", "never"]
     args += ["--option", "layout=clueweb09", "--option", "version=0.18"]
@@ -668,7 +668,7 @@ def test_only_responses_get_trec_ids_and_are_counted(tmp_path):
     # record's sequence within the individual file'. A WARC with request/response pairs (and a
     # metadata record) written in the clueweb09 layout: the responses are numbered 0, 1, 2...,
     # nothing else gets an id, and the counts list counts the responses.
-    from crawlmill.core.cli import main
+    from crawlmill.core.commands.cli import main
 
     src = tmp_path / "in"
     src.mkdir()

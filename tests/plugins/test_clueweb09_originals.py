@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from crawlmill.core import open_reader
 from crawlmill.core.record import RecordKind
-from crawlmill.formats.warc_fields import derive_warc_date, escape_uri, valid_warc_date
+from crawlmill.formats.warc.fields import derive_warc_date, escape_uri, valid_warc_date
 
 from tests.helpers import cli
 

@@ -16,7 +16,7 @@ from crawlmill.core.collection import presence_checks
 from crawlmill.core.plugin import InputFile
 from crawlmill.core.record import RecordKind
 from crawlmill.core.registry import Registry
-from crawlmill.formats import clueweb09 as cw
+from crawlmill.formats.clueweb09 import collection as cw
 from crawlmill.plugins.readers import clueweb09 as plugin
 from crawlmill.plugins.readers.clueweb09 import ClueWeb09Reader, scan_collection
 
@@ -352,7 +352,7 @@ def test_detection_claims_collection_directories(collection, tmp_path):
 def _convert(root: Path, out: Path, *options: str, expect: int = 0) -> dict:
     import json
 
-    from crawlmill.core.cli import main
+    from crawlmill.core.commands.cli import main
 
     argv = ["convert", str(root), "--to", "warc", "-o", str(out), "--workers", "1"]
     for option in options:
@@ -487,7 +487,7 @@ def test_a_disabled_warc_reader_is_missing_for_clueweb09_too(collection, tmp_pat
     env.pop("CRAWLMILL_LOAD_PLUGINS", None)
     argv = ["convert", str(root), "--to", "arc", "-o", str(out), "--workers", "1"]
     result = subprocess.run(
-        [sys.executable, "-m", "crawlmill.core.cli", *argv],
+        [sys.executable, "-m", "crawlmill.core.commands.cli", *argv],
         capture_output=True,
         text=True,
         env=env,

@@ -15,9 +15,9 @@ from collections import Counter
 
 import pytest
 from crawlmill.core import open_reader
+from crawlmill.formats.codecs.stream import Damage as DamagedRange
 from crawlmill.formats.notes import Note
-from crawlmill.formats.stream import Damage as DamagedRange
-from crawlmill.formats.warc import WarcFramer
+from crawlmill.formats.warc.framer import WarcFramer
 
 from tests.conftest import ARC_SAMPLES, ROOT, listed_codes
 from tests.faults.cases import Harness, enumerate_cases
@@ -111,7 +111,7 @@ def test_the_codes_the_formats_name_are_listed():
         r"""(?:code=|(?:Note|Repair|Refusal)\(\s*|\b(?:code|[A-Z_]*CODE) = )"([a-z0-9-]+)\""""
     )
     found: set[str] = set()
-    for path in (ROOT / "formats").glob("*.py"):
+    for path in (ROOT / "formats").rglob("*.py"):
         found.update(pattern.findall(path.read_text()))
     for path in (ROOT / "plugins" / "readers").glob("*.py"):
         if path.stem in ("warc", "arc"):

@@ -16,11 +16,11 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from crawlmill.core.cli import main
-from crawlmill.formats import ntcir_lists
-from crawlmill.formats import stream as formats_stream
+from crawlmill.core.commands.cli import main
+from crawlmill.formats.codecs import stream as formats_stream
 from crawlmill.formats.hadoop import sequencefile as seq
 from crawlmill.formats.hadoop.vint import encode_vlong
+from crawlmill.formats.ntcir import lists as ntcir_lists
 
 from tests.plugins.ntcir_tree import build_tree
 

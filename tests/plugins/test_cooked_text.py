@@ -8,8 +8,8 @@ import json
 
 from crawlmill import open_reader
 from crawlmill.core import FilterContext, InputFile, Record, RecordKind
-from crawlmill.core.cli import main
-from crawlmill.formats.ntcir_cooked import cook
+from crawlmill.core.commands.cli import main
+from crawlmill.formats.ntcir.cooked import cook
 from crawlmill.plugins.filters.cooked_text import CookedTextFilter
 
 from tests.conftest import SAMPLES

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 from crawlmill.core import Record, RecordKind, open_reader
-from crawlmill.core.cli import main
+from crawlmill.core.commands.cli import main
 from crawlmill.core.registry import Registry
-from crawlmill.formats.arc import build_filedesc, build_header_line
+from crawlmill.formats.arc.header import build_filedesc, build_header_line
 from crawlmill.plugins.readers.arc import ArcReader
 
 from tests.helpers import cli
@@ -223,7 +223,7 @@ def _classes(path: Path) -> list[tuple[str, int]]:
 
 
 def test_no_writer_class_is_over_250_lines():
-    paths = sorted(WRITERS.glob("*.py")) + [WRITERS.parents[1] / "formats" / "warc_builder.py"]
+    paths = sorted(WRITERS.glob("*.py")) + [WRITERS.parents[1] / "formats" / "warc" / "builder.py"]
     sizes = {f"{p.name}:{name}": n for p in paths for name, n in _classes(p)}
     assert "warc.py:WarcWriter" in sizes
     assert {k: n for k, n in sizes.items() if n > 250} == {}

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 from crawlmill.core import RecordKind
-from crawlmill.core.cli import main
+from crawlmill.core.commands.cli import main
 from crawlmill.plugins.filters.cooked_text import CookedTextFilter
 from crawlmill.plugins.filters.exact_dedup import ExactDedupFilter
 from crawlmill.plugins.filters.kinds import CAPTURE_KINDS, Kinds

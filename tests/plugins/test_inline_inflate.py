@@ -10,9 +10,9 @@ import random
 import threading
 
 import pytest
-from crawlmill.core.cli import main
+from crawlmill.core.commands.cli import main
 from crawlmill.core.record import Provenance, Record, RecordKind
-from crawlmill.formats.compression import iter_pieces
+from crawlmill.formats.codecs.compression import iter_pieces
 from crawlmill.plugins.readers import warc as warc_plugin
 
 from tests.helpers import gz, warc_record

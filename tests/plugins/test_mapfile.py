@@ -13,7 +13,7 @@ import struct
 
 import pytest
 from crawlmill.core import open_reader
-from crawlmill.core.cli import main
+from crawlmill.core.commands.cli import main
 from crawlmill.formats.hadoop.mapfile import (
     MapFile,
     MapFileWriter,

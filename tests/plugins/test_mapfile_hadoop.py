@@ -16,7 +16,7 @@ import json
 import random
 
 import pytest
-from crawlmill.core.cli import main
+from crawlmill.core.commands.cli import main
 from crawlmill.formats.hadoop.codecs import codec_named
 from crawlmill.formats.hadoop.mapfile import MapFileWriter, hash_code, sort_key
 

@@ -14,7 +14,7 @@ import zlib
 from pathlib import Path
 
 import pytest
-from crawlmill.core.cli import main
+from crawlmill.core.commands.cli import main
 
 MIB = 1 << 20
 

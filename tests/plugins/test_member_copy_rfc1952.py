@@ -14,7 +14,7 @@ import json
 import zlib
 from pathlib import Path
 
-from crawlmill.formats.compression import Piece, iter_pieces
+from crawlmill.formats.codecs.compression import Piece, iter_pieces
 
 from tests import helpers
 

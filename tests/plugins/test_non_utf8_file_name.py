@@ -9,8 +9,8 @@ import gzip
 import os
 
 import pytest
-from crawlmill.core.cli import main
-from crawlmill.formats.arc import build_filedesc, build_header_line
+from crawlmill.core.commands.cli import main
+from crawlmill.formats.arc.header import build_filedesc, build_header_line
 
 BLOCK = b"HTTP/1.0 200 OK\r\nContent-Type: text/html\r\n\r\n<html>hi</html>"
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 from crawlmill import open_reader
-from crawlmill.core.cli import main
-from crawlmill.formats.ntcir_list_checks import check_lists
+from crawlmill.core.commands.cli import main
+from crawlmill.formats.ntcir.list_checks import check_lists
 from crawlmill.plugins.readers.ntcir import NtcirReader
 
 from tests.plugins.ntcir_tree import build_tree
@@ -141,8 +141,8 @@ def test_site_folder_not_in_sitelist(tmp_path):
 
 def test_clean_lists_pass_with_bounded_sorting(tmp_path, monkeypatch):
     """The rules give the same answer when every sort spills (runs of two lines)."""
-    import crawlmill.formats.ntcir_list_checks as checks
-    import crawlmill.formats.sorted_lines as sorted_lines
+    import crawlmill.algorithms.sorted_lines as sorted_lines
+    import crawlmill.formats.ntcir.list_checks as checks
 
     real = sorted_lines.sort_lines
     monkeypatch.setattr(checks, "sort_lines", lambda lines: real(lines, None, 2))

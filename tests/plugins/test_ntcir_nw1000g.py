@@ -9,11 +9,11 @@ import json
 
 import pytest
 from crawlmill import open_reader
-from crawlmill.core.cli import main
+from crawlmill.core.commands.cli import main
 from crawlmill.core.registry import Registry
-from crawlmill.formats.ntcir_cooked import cook
-from crawlmill.formats.ntcir_lists import ListProblem
-from crawlmill.formats.ntcir_nw1000g import (
+from crawlmill.formats.ntcir.cooked import cook
+from crawlmill.formats.ntcir.lists import ListProblem
+from crawlmill.formats.ntcir.nw1000g import (
     FileListItem,
     dat_path,
     format_filelist_line,

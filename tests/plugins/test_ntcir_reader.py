@@ -9,9 +9,9 @@ import json
 
 import pytest
 from crawlmill import open_reader
-from crawlmill.core.cli import main
+from crawlmill.core.commands.cli import main
 from crawlmill.core.registry import Registry
-from crawlmill.formats.ntcir_cooked import cook
+from crawlmill.formats.ntcir.cooked import cook
 from crawlmill.plugins.readers.ntcir import NtcirReader
 
 from tests.plugins.ntcir_tree import build_tree
@@ -106,7 +106,7 @@ def test_doclist_checked_against_the_whole_tree(tmp_path, unsorted, monkeypatch)
     """A doclist id whose page is gone, and a page doclist lacks, are failed checks of the
     whole tree naming the list's line and the page; the tree's ids are sorted on disk (a
     run of two ids spills), an unsorted doclist too."""
-    import crawlmill.formats.sorted_lines as sorted_lines
+    import crawlmill.algorithms.sorted_lines as sorted_lines
 
     real = sorted_lines.sort_lines
     monkeypatch.setattr(sorted_lines, "sort_lines", lambda lines, folder=None, chunk=2:

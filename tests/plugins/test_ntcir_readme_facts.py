@@ -8,9 +8,9 @@ import json
 from pathlib import Path
 
 from crawlmill import open_reader
-from crawlmill.core.cli import main
-from crawlmill.formats.ntcir_lists import ListItem, read_list, write_list
-from crawlmill.formats.ntcir_meta import CTYPE, DATE, DOCID, HTTPH, URL, parse_meta, write_meta
+from crawlmill.core.commands.cli import main
+from crawlmill.formats.ntcir.lists import ListItem, read_list, write_list
+from crawlmill.formats.ntcir.meta import CTYPE, DATE, DOCID, HTTPH, URL, parse_meta, write_meta
 from crawlmill.plugins.readers.ntcir import NtcirReader
 
 from tests.conftest import ROOT, need_command

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from crawlmill import open_reader
-from crawlmill.formats.ntcir_lists import ListItem, read_list
+from crawlmill.formats.ntcir.lists import ListItem, read_list
 from crawlmill.plugins.readers.ntcir import NtcirReader
 
 from tests import helpers

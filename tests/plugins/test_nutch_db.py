@@ -8,7 +8,7 @@ import json
 
 import pytest
 from crawlmill.core import RecordKind, open_reader
-from crawlmill.core.cli import main
+from crawlmill.core.commands.cli import main
 from crawlmill.formats.hadoop.nutch import CRAWL_DATUM, INLINKS, encode_nutch, from_plain
 from crawlmill.formats.hadoop.sequencefile import iter_entries, read_header
 from crawlmill.plugins.readers.nutch_db import NutchCrawlDbReader, NutchLinkDbReader

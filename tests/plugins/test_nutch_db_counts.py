@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from crawlmill import open_reader
-from crawlmill.core.cli import main
+from crawlmill.core.commands.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 

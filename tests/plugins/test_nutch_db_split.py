@@ -16,7 +16,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from crawlmill.core.cli import main
+from crawlmill.core.commands.cli import main
 from crawlmill.formats.hadoop.mapfile import hash_partition, sort_key
 from crawlmill.formats.hadoop.sequencefile import iter_entries, read_header
 from crawlmill.formats.hadoop.vint import encode_vlong
@@ -252,7 +252,7 @@ def test_two_partitions_writing_one_file_fail_the_run(tmp_path, monkeypatch):
 def test_on_spark_each_part_is_a_spark_task_with_the_same_bytes(tmp_path, monkeypatch, kind):
     """The same conversion on the Spark executor (``local[2]``): collect, split, the reduce
     tasks and the final pass all run as Spark jobs, and the parts are the pinned bytes."""
-    from crawlmill.core import spark_executor
+    from crawlmill.core.run import spark_executor
 
     jobs: list[int] = []
     real = spark_executor.SparkExecutor.jobs
@@ -306,7 +306,7 @@ def synthetic_warc(path: Path, first: int, n: int) -> None:
 TRACED = """
 import json, sys, tracemalloc
 tracemalloc.start()
-from crawlmill.core.cli import main
+from crawlmill.core.commands.cli import main
 code = main(sys.argv[1:])
 print(json.dumps([code, tracemalloc.get_traced_memory()[1]]))
 """

@@ -10,7 +10,7 @@ The page lists "./src/java/org/apache/nutch/scoring/webgraph/LinkDatum.java ...
 from __future__ import annotations
 
 from crawlmill.core import open_reader
-from crawlmill.core.cli import main
+from crawlmill.core.commands.cli import main
 from crawlmill.formats.hadoop import nutch_graph as g
 from crawlmill.formats.hadoop import plain_json
 from crawlmill.formats.hadoop.mapfile import MapFileWriter

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 
-from crawlmill.core.cli import main
+from crawlmill.core.commands.cli import main
 from crawlmill.formats.hadoop import plain_json
 from crawlmill.formats.hadoop.nutch import CRAWL_DATUM, decode_nutch, encode_nutch, from_plain
 from crawlmill.formats.hadoop.sequencefile import iter_entries, read_header

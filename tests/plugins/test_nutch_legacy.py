@@ -15,7 +15,7 @@ import sys
 
 import pytest
 from crawlmill import open_reader
-from crawlmill.core.cli import main
+from crawlmill.core.commands.cli import main
 from crawlmill.core.registry import Registry
 from crawlmill.formats.hadoop.sequencefile import Entry, iter_entries, read_header
 from crawlmill.plugins.readers.nutch_legacy import NutchLegacyReader, rebuild_head

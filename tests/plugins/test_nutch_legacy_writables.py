@@ -14,7 +14,7 @@ import sys
 
 import pytest
 from crawlmill import open_reader
-from crawlmill.core.cli import main
+from crawlmill.core.commands.cli import main
 from crawlmill.core.registry import Registry
 from crawlmill.formats.hadoop import nutch as n
 from crawlmill.formats.hadoop import nutch_legacy as nl

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 from crawlmill.core import open_reader
-from crawlmill.core.cli import main
+from crawlmill.core.commands.cli import main
 from crawlmill.formats.hadoop.nutch import decode_nutch
 from crawlmill.formats.hadoop.nutch_write_db import NEWEST_RELEASE, inlinks_layout
 from crawlmill.formats.hadoop.sequencefile import iter_entries, read_header

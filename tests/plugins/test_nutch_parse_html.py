@@ -10,7 +10,7 @@ org.apache.nutch.parse.ParseData org.apache.hadoop.io.compress.DefaultCodec"; nu
 
 from __future__ import annotations
 
-from crawlmill.core.cli import main
+from crawlmill.core.commands.cli import main
 from crawlmill.formats.hadoop.nutch import decode_nutch
 from crawlmill.formats.hadoop.nutch_parse_html import parse_html
 from crawlmill.formats.hadoop.sequencefile import iter_entries, read_header

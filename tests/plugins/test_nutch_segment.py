@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 
 import pytest
 from crawlmill.core import RecordKind, open_reader
-from crawlmill.core.cli import main
+from crawlmill.core.commands.cli import main
 from crawlmill.formats.hadoop.nutch import decode_nutch
 from crawlmill.formats.hadoop.nutch_http import fix_head, head_from_metadata
 from crawlmill.formats.hadoop.sequencefile import iter_entries, read_header

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from crawlmill.core import RecordKind, open_reader
-from crawlmill.core.cli import main
+from crawlmill.core.commands.cli import main
 from crawlmill.formats.hadoop.nutch import (
     CONTENT,
     CRAWL_DATUM,

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from crawlmill.core import RecordKind, open_reader
-from crawlmill.core.cli import main
+from crawlmill.core.commands.cli import main
 from crawlmill.formats.hadoop.nutch import CONTENT, CRAWL_DATUM, encode_nutch
 from crawlmill.formats.hadoop.nutch_crawldatum import CrawlDatum
 from crawlmill.formats.hadoop.sequencefile import SequenceFileWriter

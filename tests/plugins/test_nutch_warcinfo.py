@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from crawlmill.core.cli import main
+from crawlmill.core.commands.cli import main
 from crawlmill.formats.hadoop.nutch_write import warcinfo_metadata, warcinfos_of_metadata
 from crawlmill.formats.hadoop.sequencefile import read_header
 

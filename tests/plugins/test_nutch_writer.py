@@ -10,7 +10,7 @@ import hashlib
 from datetime import datetime
 
 import pytest
-from crawlmill.core.cli import main
+from crawlmill.core.commands.cli import main
 from crawlmill.formats.hadoop.mapfile import sort_key
 from crawlmill.formats.hadoop.nutch import decode_nutch
 from crawlmill.formats.hadoop.nutch_write import (

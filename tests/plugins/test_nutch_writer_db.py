@@ -11,7 +11,7 @@ import hashlib
 
 import pytest
 from crawlmill.core import open_reader
-from crawlmill.core.cli import main
+from crawlmill.core.commands.cli import main
 from crawlmill.formats.hadoop.mapfile import hash_partition, sort_key
 from crawlmill.formats.hadoop.nutch import decode_nutch
 from crawlmill.formats.hadoop.nutch_write import fetch_status

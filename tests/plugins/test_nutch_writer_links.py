@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import gzip
 
-from crawlmill.core.cli import main
+from crawlmill.core.commands.cli import main
 from crawlmill.formats.hadoop.nutch_write_links import html_outlinks
 
 from tests.formats.test_http_body import chunked

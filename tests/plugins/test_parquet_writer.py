@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 from crawlmill import open_reader
-from crawlmill.plugins.filters.simhash_dedup import document_id
-from crawlmill.plugins.text_extraction import record_text
+from crawlmill.algorithms.document_ids import document_id
+from crawlmill.algorithms.text_extraction import record_text
 
 from tests.conftest import need
 

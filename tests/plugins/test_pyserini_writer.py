@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from crawlmill import open_reader
-from crawlmill.plugins.text_extraction import record_text
+from crawlmill.algorithms.text_extraction import record_text
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = Path(os.environ.get("CRAWLMILL_SAMPLES", ROOT.parent / "shared" / "samples"))

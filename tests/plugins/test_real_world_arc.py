@@ -23,7 +23,7 @@ import io
 import json
 from pathlib import Path
 
-from crawlmill.core.cli import main
+from crawlmill.core.commands.cli import main
 
 #: (file name suffix, oracle, URL or None) -> why the oracle's record is not ours to match.
 ORACLE_WRONG = {

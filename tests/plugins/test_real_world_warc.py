@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 from crawlmill.core import open_reader
-from crawlmill.core.cli import main
+from crawlmill.core.commands.cli import main
 from crawlmill.plugins.readers.warc import WarcReader
 
 FOLDER = "real-world-2026-11"

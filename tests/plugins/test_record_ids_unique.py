@@ -7,7 +7,7 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-from crawlmill.core.cli import main
+from crawlmill.core.commands.cli import main
 from crawlmill.formats.hadoop.sequencefile import SequenceFileWriter
 
 from tests.formats.hadoop.seqdata import text

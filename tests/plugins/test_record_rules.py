@@ -147,7 +147,7 @@ def test_a_record_without_a_date_gets_the_conversion_time_and_a_warning(
 
 def input_arc(path: Path) -> Path:
     """A gzip-per-record ARC v1: the filedesc and one HTTP response."""
-    from crawlmill.formats.arc import build_filedesc, build_header_line
+    from crawlmill.formats.arc.header import build_filedesc, build_header_line
 
     block = HTTP_HEAD + HTML
     line = build_header_line(

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from crawlmill.core import RecordKind, open_reader
-from crawlmill.core.cli import main
+from crawlmill.core.commands.cli import main
 from crawlmill.formats.hadoop.sequencefile import (
     Entry,
     SequenceFileWriter,

@@ -9,7 +9,7 @@ import io
 import json
 
 import pytest
-from crawlmill.core.cli import main
+from crawlmill.core.commands.cli import main
 from crawlmill.formats.hadoop.codecs import codec_named
 from crawlmill.formats.hadoop.sequencefile import SequenceFileWriter
 

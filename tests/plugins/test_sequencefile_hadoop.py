@@ -13,7 +13,7 @@ import struct
 
 import pytest
 from crawlmill.core import open_reader
-from crawlmill.core.cli import main
+from crawlmill.core.commands.cli import main
 from crawlmill.formats.hadoop.codecs import codec_named
 from crawlmill.formats.hadoop.sequencefile import SequenceFileWriter
 from crawlmill.formats.hadoop.writables import MapValue, builtin, decode

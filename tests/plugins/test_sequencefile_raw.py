@@ -9,7 +9,7 @@ import struct
 from pathlib import Path
 
 import pytest
-from crawlmill.core.cli import main
+from crawlmill.core.commands.cli import main
 from crawlmill.formats.hadoop import sequencefile as seqfmt
 from crawlmill.formats.hadoop.codecs import codec_named
 from crawlmill.formats.hadoop.vint import encode_vlong

@@ -10,7 +10,7 @@ import struct
 from pathlib import Path
 
 from crawlmill.core import Writable, open_reader
-from crawlmill.core.cli import main
+from crawlmill.core.commands.cli import main
 from crawlmill.core.registry import KINDS, Registry
 from crawlmill.formats.hadoop.sequencefile import SequenceFileWriter
 

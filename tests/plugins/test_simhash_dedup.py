@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 from crawlmill import open_reader
 from crawlmill.core import ReduceContext
-from crawlmill.core.cli import main
+from crawlmill.core.commands.cli import main
 from crawlmill.plugins.filters.simhash_dedup import SimhashDedupFilter
 
 from tests import helpers
@@ -309,7 +309,7 @@ def test_reduce_of_no_rows(tmp_path):
 
 def test_a_record_other_than_the_collected_one_is_never_dropped(tmp_path):
     from crawlmill.core import FilterContext, InputFile, Record, RecordKind
-    from crawlmill.core.tables import table_loader, write_table
+    from crawlmill.core.run.tables import table_loader, write_table
 
     table = pa.table(
         {
@@ -365,7 +365,7 @@ def test_rerun_resumes_and_another_tau_replaces_the_cluster_table(tmp_path, inpu
 
 def test_rows_of_input_across_chunks():
     """The final pass's binary search finds an input's rows when they span chunks."""
-    from crawlmill.core.tables import rows_of_input
+    from crawlmill.core.run.tables import rows_of_input
 
     inputs = [0, 0, 1, 1, 1, 1, 3, 3, 5]
     chunks = [inputs[:3], inputs[3:5], inputs[5:8], inputs[8:]]

@@ -15,10 +15,10 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 from crawlmill.core import ReduceContext
-from crawlmill.core.outputs import OutputConflict, UnsafeOutputPath
-from crawlmill.core.pass_tasks import PassDir
-from crawlmill.core.passes import pass_done
-from crawlmill.core.reduce_outputs import ReduceOutputs
+from crawlmill.core.run.outputs import OutputConflict, UnsafeOutputPath
+from crawlmill.core.run.pass_tasks import PassDir
+from crawlmill.core.run.passes import pass_done
+from crawlmill.core.run.reduce_outputs import ReduceOutputs
 
 from tests import helpers
 from tests.plugins.test_simhash_dedup import inputs, records  # noqa: F401 (fixtures)

@@ -5,14 +5,14 @@ from __future__ import annotations
 import gzip
 
 import pytest
-from crawlmill.core import Record, RecordKind
-from crawlmill.plugins.text_extraction import (
+from crawlmill.algorithms.text_extraction import (
     EXTRACTORS,
     decoded_page,
     extract_html,
     is_html,
     record_text,
 )
+from crawlmill.core import Record, RecordKind
 
 PAGE = (
     "<!DOCTYPE html><html><head><title> Caf\u00e9  Menu </title>"

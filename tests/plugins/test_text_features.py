@@ -7,12 +7,12 @@ from __future__ import annotations
 import gzip
 
 import pytest
+from crawlmill.algorithms.simhash_text import body_text
+from crawlmill.algorithms.text_extraction import record_text
 from crawlmill.core import Drop, FilterContext, InputFile, Record, RecordKind
-from crawlmill.formats.simhash_text import body_text
 from crawlmill.plugins.filters.html_length import HtmlLengthFilter
 from crawlmill.plugins.filters.language import LanguageFilter
 from crawlmill.plugins.filters.simhash_dedup import SimhashDedupFilter
-from crawlmill.plugins.text_extraction import record_text
 
 from tests.conftest import need
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from crawlmill import open_reader
-from crawlmill.plugins.text_extraction import record_text
+from crawlmill.algorithms.text_extraction import record_text
 from crawlmill.plugins.writers.trec import escape_tags
 
 from tests.helpers import cli

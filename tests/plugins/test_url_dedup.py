@@ -11,7 +11,7 @@ import pyarrow as pa
 import pytest
 from crawlmill import open_reader
 from crawlmill.core import ReduceContext
-from crawlmill.core.cli import main
+from crawlmill.core.commands.cli import main
 from crawlmill.plugins.filters.url_dedup import UrlDedupFilter
 
 from tests import helpers
@@ -196,7 +196,7 @@ def test_reduce_of_no_rows_is_empty():
 
 def test_a_record_other_than_the_collected_one_is_never_dropped(tmp_path):
     from crawlmill.core import FilterContext, InputFile, Record, RecordKind
-    from crawlmill.core.tables import table_loader, write_table
+    from crawlmill.core.run.tables import table_loader, write_table
 
     table = pa.table(
         {
@@ -231,7 +231,7 @@ def test_a_record_other_than_the_collected_one_is_never_dropped(tmp_path):
 def test_url_dedup_before_a_sorted_writer(tmp_path, inputs, workers):
     """The collect pass runs before the shuffle's map pass, whose filters read its table:
     the sorted collection holds what a plain url-dedup run keeps, in SURT order."""
-    from crawlmill.formats.cdxj import surt
+    from crawlmill.formats.warc.cdxj import surt
 
     out = tmp_path / f"sorted{workers}"
     sorted_ = '{"partitions": 2, "partitioning": "hash"}'

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from crawlmill.core import open_reader
-from crawlmill.core.cli import main
+from crawlmill.core.commands.cli import main
 from crawlmill.core.record import OffsetSpace
 
 from tests.conftest import need

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from crawlmill.core import InputFile, Limits, ReadContext
-from crawlmill.core.cli import main
+from crawlmill.core.commands.cli import main
 from crawlmill.plugins.readers.warc import WarcReader
 
 from tests import helpers

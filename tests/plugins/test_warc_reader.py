@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 from crawlmill.core import Limits, RecordKind, open_reader
-from crawlmill.formats.compression import ZSTD_WARC_DICT_MAGIC, read_head
+from crawlmill.formats.codecs.compression import ZSTD_WARC_DICT_MAGIC, read_head
 from crawlmill.plugins.readers import warc as warc_plugin
 from crawlmill.plugins.readers.warc import WarcReader, parse_warc_date
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import gzip
 import json
 
-from crawlmill.core.cli import main
+from crawlmill.core.commands.cli import main
 
 
 def test_a_record_without_id_or_date_gets_both(tmp_path):

@@ -14,11 +14,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from crawlmill.core import open_reader
-from crawlmill.core.cli import main
+from crawlmill.core import ShuffleSpec, open_reader
+from crawlmill.core.commands.cli import main
 from crawlmill.core.record import Record, RecordKind
-from crawlmill.core.shuffle import ShuffleSpec
-from crawlmill.formats.cdxj import index_url, surt, timestamp14
+from crawlmill.formats.warc.cdxj import index_url, surt, timestamp14
 from crawlmill.plugins.writers.warc import WarcWriter, WarcWriterOptions
 from crawlmill.plugins.writers.warc_sorted import partition_of, sort_key
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import shutil
 
-from crawlmill.core.cli import main
+from crawlmill.core.commands.cli import main
 
 SEGMENT = "apache-nutch/testcrawl/segments/20060919213635"
 

@@ -635,7 +635,7 @@ def test_options_and_layouts():
 
 
 def test_isal_backend_without_isal_is_refused(monkeypatch):
-    from crawlmill.formats import member_writer
+    from crawlmill.formats.codecs import member_writer
 
     monkeypatch.setattr(member_writer, "_isal_zlib", None)
     with pytest.raises(ValueError, match="isal is not installed"):
@@ -912,7 +912,7 @@ def test_version_change_rebuilds_clueweb09_records(tmp_path, need):
 
 def _warc_to_warc(src_path: Path, out: Path) -> tuple[Path, str]:
     """Convert with the engine (warc reader -> warc writer)."""
-    from crawlmill.core.engine import run as engine_run
+    from crawlmill.core.run.engine import run as engine_run
     from crawlmill.core.spec import PipelineSpec
 
     spec = PipelineSpec.model_validate(

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from crawlmill.core import InputFile, Provenance, Record, RecordKind, WriteContext
-from crawlmill.formats import warcwriter
+from crawlmill.formats.warc import writer as warcwriter
 from crawlmill.plugins.writers import warc as warc_plugin
 from crawlmill.plugins.writers.warc import WarcWriter
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from crawlmill import open_reader
-from crawlmill.plugins.text_extraction import record_text
+from crawlmill.algorithms.text_extraction import record_text
 
 from tests.helpers import cli
 

@@ -11,8 +11,8 @@ import zlib
 from pathlib import Path
 
 import pytest
-from crawlmill.core.cli import main
-from crawlmill.formats.gzip_member import header_length
+from crawlmill.core.commands.cli import main
+from crawlmill.formats.codecs.gzip_member import header_length
 
 
 def warc_records(n: int) -> list[bytes]:

@@ -39,11 +39,11 @@ from crawlmill.core import (
     Record,
     RecordKind,
     ReduceContext,
+    ShuffleSpec,
     WriteContext,
     Writer,
     hookimpl,
 )
-from crawlmill.core.shuffle import ShuffleSpec
 from pydantic import Field
 
 

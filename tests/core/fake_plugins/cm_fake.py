@@ -87,7 +87,7 @@ class LinesReader(Reader):
                 elif tag == "K":
                     os._exit(9)
                 elif tag == "L":
-                    from crawlmill.core.executor import current_channel
+                    from crawlmill.core.run.executor import current_channel
 
                     current_channel()._events._wlock.acquire()
                     os._exit(9)

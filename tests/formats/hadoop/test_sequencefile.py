@@ -8,6 +8,7 @@ import io
 import struct
 
 import pytest
+from crawlmill.formats.codecs.stream import Damage
 from crawlmill.formats.hadoop.codecs import CODECS, CodecError, codec_named
 from crawlmill.formats.hadoop.sequencefile import (
     Entry,
@@ -19,7 +20,6 @@ from crawlmill.formats.hadoop.sequencefile import (
     read_header,
 )
 from crawlmill.formats.hadoop.writables import builtin, decode
-from crawlmill.formats.stream import Damage
 
 from tests.formats.hadoop.seqdata import (
     ORACLE_METADATA,

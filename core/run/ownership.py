@@ -1,0 +1,210 @@
+"""Output planning: where a run's outputs go and whose files they would replace, decided
+before anything is written.
+
+:func:`check_outputs` refuses a run (one :class:`~crawlmill.core.errors.ConfigError` listing
+every problem, exit 2) when
+
+1. the output folder is, or is inside, a folder the run lists as input;
+2. two inputs would write the same path (the writer's ``planned_outputs``);
+3. an output path is an input file of the run;
+4. the output root holds outputs of another pipeline (other fingerprint: components, options,
+   crawlmill and plugin versions), unless ``run.overwrite``;
+5. an output path exists and no marker of crawlmill lists it, unless ``run.overwrite``.
+
+It returns the existing files the run's tasks may replace: those crawlmill's markers list,
+except the outputs of inputs the run resumes (``shared``, which
+:class:`~crawlmill.core.run.outputs.TaskOutputs` enforces again at commit, also for the names no
+writer could plan, such as rollover series). A marker whose files another input's task takes
+over is void afterwards (the engine deletes it with its other files).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import storage
+from ..errors import ConfigError
+from ..inputs import InputPlan, PlannedInput
+from ..registry import Registry
+from ..spec import PipelineSpec
+from .outputs import PENDING, OutputRoot, refusal
+
+__all__ = ["OutputPlan", "check_outputs", "component_versions", "describe_difference"]
+
+
+def component_versions(spec: PipelineSpec, registry: Registry) -> dict[str, str]:
+    """Distribution -> version of crawlmill and of every plugin that provides a component the
+    run uses: the writer, the filters, and the forced reader (or, when readers are detected,
+    every registered reader, since any of them may be chosen)."""
+    from .. import __version__
+
+    versions = {"crawlmill": __version__}
+    used = [("writer", spec.writer.name)] + [("filter", f.name) for f in spec.filters]
+    readers = [spec.reader.name] if spec.reader else sorted(registry.components["reader"])
+    used += [("reader", name) for name in readers]
+    for kind, name in used:
+        component = registry.components[kind].get(name)
+        info = registry.plugins.get(component.plugin) if component is not None else None
+        if info is not None:
+            versions[info.package or info.name] = info.version or "unknown"
+    return versions
+
+
+def describe_difference(old: dict[str, Any] | None, new: dict[str, Any]) -> str:
+    """What differs between two ``fingerprint_data`` dicts, in words (``filters``,
+    ``versions: crawlmill 0.1.0 -> 0.2.0``)."""
+    if not isinstance(old, dict):
+        return "its settings are not recorded"
+    parts = []
+    for key in sorted(set(old) | set(new)):
+        if old.get(key) == new.get(key):
+            continue
+        if key == "versions":
+            was, now = old.get(key) or {}, new.get(key) or {}
+            changes = [
+                f"{dist} {was.get(dist, 'absent')} -> {now.get(dist, 'absent')}"
+                for dist in sorted(set(was) | set(now))
+                if was.get(dist) != now.get(dist)
+            ]
+            parts.append(f"versions: {', '.join(changes)}")
+        else:
+            parts.append(key)
+    return "it differs in " + "; ".join(parts) if parts else "it differs"
+
+
+@dataclass
+class OutputPlan:
+    """What :func:`check_outputs` decided."""
+
+    #: input index -> the paths planned for it (empty when the writer cannot tell).
+    planned: dict[int, list[str]] = field(default_factory=dict)
+    #: input index -> existing planned files its task may replace.
+    replaceable: dict[int, list[str]] = field(default_factory=dict)
+    #: files any task of the run may replace: listed by markers of inputs it redoes or by
+    #: pending markers (``replaceable.json``; names no writer could plan, renumbered ones).
+    shared: set[str] = field(default_factory=set)
+    #: markers (key -> marker) of another pipeline that ``overwrite`` replaces.
+    foreign_markers: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+def _inside_or_equal(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def check_outputs(
+    spec: PipelineSpec,
+    planned: InputPlan,
+    predicted: list[list[str]] | None,
+    fingerprint: str,
+    fingerprint_data: dict[str, Any],
+    root: OutputRoot,
+    redo: set[int],
+) -> OutputPlan:
+    """Check the planned outputs of a run (see the module docstring); ``redo`` holds the
+    indexes of the inputs this run's tasks will (re)write. Reads the root, writes nothing."""
+    problems: list[tuple[str, str]] = []
+    out_real = os.path.realpath(root.path)
+    for folder in getattr(planned, "folders", []):
+        if _inside_or_equal(out_real, folder):
+            where = "is the input folder" if out_real == folder else "is inside the input folder"
+            problems.append(
+                (
+                    "output",
+                    f"{root.path} {where} {folder}: outputs would replace or mix with the "
+                    f"inputs; choose an output folder outside the inputs, such as "
+                    f"{folder.rstrip(os.sep)}-out",
+                )
+            )
+    in_inputs = bool(problems)  # said once: not again for each output among the inputs
+    result = OutputPlan()
+    inputs: list[PlannedInput] = list(planned)
+    if predicted is not None:
+        result.planned = {
+            p.input.index: list(paths) for p, paths in zip(inputs, predicted, strict=True)
+        }
+    by_real = {os.path.realpath(p.input.path): p for p in inputs}
+    clashes: set[str] = set()  # outputs that are inputs: refused above, not again below
+    owner: dict[str, PlannedInput] = {}
+    for p in inputs:
+        for rel in result.planned.get(p.input.index, []):
+            if rel in owner and owner[rel] is not p:
+                problems.append(
+                    (
+                        "output",
+                        f"{owner[rel].input.path} and {p.input.path} would both be written to "
+                        f"{rel}; give the writer a name pattern that tells them apart",
+                    )
+                )
+            owner[rel] = p
+            final = os.path.realpath(os.path.join(root.path, rel))
+            if final in by_real:
+                clashes.add(final)
+                if in_inputs:
+                    continue
+                problems.append(
+                    (
+                        "output",
+                        f"the output {final} of {p.input.path} is an input of this run; "
+                        "choose an output folder outside the inputs",
+                    )
+                )
+
+    listed = root.listed_files()
+    markers = root.owned_markers()
+    other = {
+        k: m
+        for k, m in markers.items()
+        if m.get("state") != PENDING and m.get("fingerprint") not in (None, fingerprint)
+    }
+    if other:
+        if spec.run.overwrite:
+            result.foreign_markers = other
+        else:
+            recorded = root.read_pipeline()
+            old = recorded.get("pipeline") if recorded else None
+            if recorded and recorded.get("fingerprint") not in {
+                m.get("fingerprint") for m in other.values()
+            }:
+                old = None  # the record is not of the markers' pipeline
+            problems.append(
+                (
+                    "output",
+                    f"{root.path} holds the outputs of another pipeline "
+                    f"({sum(1 for m in other.values() if m.get('input_path'))} input(s) "
+                    f"written with fingerprint {sorted({m.get('fingerprint') for m in other.values()})[0]}, "
+                    f"this run has {fingerprint}: {describe_difference(old, fingerprint_data)}); "
+                    "an output folder belongs to one pipeline: choose a new output folder "
+                    "(convert: -o DIR; run: `output:` in the pipeline file), "
+                    "or pass --overwrite (run.overwrite: true) to replace those outputs",
+                )
+            )
+
+    kept_paths = {storage.absolute(p.input.path) for p in inputs if p.input.index not in redo}
+    for rel, owners in listed.items():
+        kept = any(
+            m.get("input_path") in kept_paths and m.get("fingerprint") == fingerprint
+            for _, m in owners
+        )
+        if not kept:
+            result.shared.add(rel)
+    for p in inputs:
+        if p.input.index not in redo:
+            continue  # resumed: its marker lists its files
+        mine: list[str] = []
+        for rel in result.planned.get(p.input.index, []):
+            final = os.path.join(root.path, rel)
+            if not os.path.lexists(final) or os.path.realpath(final) in clashes:
+                continue
+            if rel in result.shared or spec.run.overwrite:
+                mine.append(rel)
+            elif rel not in listed:
+                problems.append(("output", refusal(final)))
+            else:
+                names = ", ".join(sorted({str(m.get("input_path")) for _, m in listed[rel]}))
+                problems.append(("output", refusal(final, f"it is the complete output of {names}")))
+        result.replaceable[p.input.index] = mine
+    if problems:
+        raise ConfigError(problems)
+    return result

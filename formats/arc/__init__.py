@@ -1,0 +1,1 @@
+"""ARC: header lines and filedesc, framing with the length rule, repairs and damage."""

@@ -1,0 +1,119 @@
+"""Compressed members a writer copies (unchanged records): from the reader's memory, else the file.
+
+A member reader (:func:`crawlmill.formats.codecs.compression.iter_pieces` on gzip) reads the
+compressed bytes of a run of members into a buffer before inflating them; while it hands out
+their pieces, :class:`HeldMembers` lends that buffer, so a writer copying the member of a
+record just read takes the bytes with a memory copy. :class:`MemberSource` asks the lender first
+and reads the span back from the input file otherwise (a member of a buffer the reader has
+moved past, a record from a shuffle, a path without a lender).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import BinaryIO
+
+__all__ = ["HeldMembers", "MemberSource"]
+
+
+def _released() -> None:
+    """What a pickled :class:`HeldMembers` becomes: nothing (its buffer stays in its process)."""
+    return None
+
+
+class HeldMembers:
+    """The compressed bytes a member reader holds right now, lent to writers of its records.
+
+    The reader :meth:`hold` s a buffer while it hands out the pieces inflated from it and
+    :meth:`release` s it before the buffer is written again; :meth:`get` copies a span of it.
+    A span outside the held bytes, or a buffer released while it was being copied (another
+    thread), gives ``None``: the caller reads the file instead. It holds at most the buffer the
+    reader holds anyway, and pickles as ``None`` (a record sent to another process carries no
+    buffer)."""
+
+    __slots__ = ("_gen", "_held")
+
+    def __init__(self) -> None:
+        self._gen = 0
+        #: ``(buffer, file offset of buffer[0], file offset after its last held byte)``
+        self._held: tuple[bytes | bytearray, int, int] | None = None
+
+    def hold(self, buf: bytes | bytearray, base: int, end: int) -> None:
+        """Lend ``buf``, which holds the file's bytes ``[base, end)`` from ``buf[0]`` on."""
+        self._gen += 1
+        self._held = (buf, base, end)
+
+    def release(self) -> None:
+        """Stop lending the held buffer (call it before writing into that buffer again)."""
+        self._gen += 1
+        self._held = None
+
+    def get(self, offset: int, length: int) -> bytes | None:
+        """A copy of the file's bytes ``[offset, offset + length)``, or ``None`` when they are
+        not (or no longer) held."""
+        gen = self._gen
+        held = self._held
+        if held is None or length <= 0:
+            return None
+        buf, base, end = held
+        if offset < base or offset + length > end:
+            return None
+        with memoryview(buf) as view:
+            data = view[offset - base : offset - base + length].tobytes()
+        # released (and maybe overwritten) while copying: not these bytes for sure
+        return data if self._gen == gen else None
+
+    def __reduce__(self):
+        return (_released, ())
+
+
+def _open_local(path: str) -> BinaryIO:
+    return open(path, "rb")  # noqa: SIM115 - closed in MemberSource.close()
+
+
+class MemberSource:
+    """Reads byte spans (gzip members) back from input files, keeping each file open until
+    :meth:`close`; a writer uses it to copy the members of unchanged records. ``from_memory``
+    and ``from_file`` count the spans taken from a reader's :class:`HeldMembers` and read
+    from a file. ``opener(path)`` opens a file to read spans (default: ``open(path, "rb")``;
+    the storage layer's ranged opener for a URL, so a span read fetches only that span)."""
+
+    def __init__(self, opener: Callable[[str], BinaryIO] | None = None) -> None:
+        self._open = opener or _open_local
+        self._files: dict[str, BinaryIO] = {}
+        self.from_memory = 0
+        self.from_file = 0
+
+    def read(
+        self, path: str, offset: int, length: int, held: HeldMembers | None = None
+    ) -> bytes | None:
+        """``length`` bytes at ``offset`` of ``path``, or ``None`` when they cannot be read:
+        copied from ``held`` (the reader's buffer over ``path``) when it still holds them,
+        else read from the file."""
+        if held is not None:
+            data = held.get(offset, length)
+            if data is not None:
+                self.from_memory += 1
+                return data
+        fh = self._files.get(path)
+        if fh is None:
+            try:
+                fh = self._open(path)
+            except OSError:
+                return None
+            self._files[path] = fh
+        try:
+            fh.seek(offset)
+            data = fh.read(length)
+        except OSError:
+            return None
+        if len(data) != length:
+            return None
+        self.from_file += 1
+        return data
+
+    def close(self) -> None:
+        """Close every file opened so far."""
+        for fh in self._files.values():
+            fh.close()
+        self._files.clear()

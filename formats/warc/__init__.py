@@ -1,0 +1,1 @@
+"""WARC: header parsing and framing, the record rules, serialisation, digests, CDXJ, and the optional compiled kernel of the read path."""

@@ -1,0 +1,547 @@
+/* Optional compiled kernel of crawlmill's read path (crawlmill.formats.warc._warcfast): three
+ * functions, each the exact equivalent of a pure Python function that stays the fallback
+ * (CRAWLMILL_PURE=1, or an install without a C compiler) and the reference of
+ * tests/formats/test_warcfast.py.
+ *
+ * frame(buf, pos, max_header_bytes, max_record_bytes) does what the pure
+ * _FramerRecords._fast + _parse_plain do for a well-formed "WARC/1.x" CRLF record wholly in
+ * `buf` (a bytes object): it finds the header end, parses the plain "name: value" lines and the
+ * Content-Length digits, and checks the "\r\n\r\n" separator and what follows it. It returns
+ *     (raw_header, hend, e, version, headers, fields, at_end)
+ * or None whenever the pure fast path could do anything else (refuse, or parse with the general
+ * parser); the caller then runs the pure path, so results are the pure ones in every case.
+ * `at_end` is true when the record ends exactly at the end of `buf` (the caller checks for the
+ * end of the input or of a member there); otherwise the next bytes are "WARC/".
+ *
+ * member_starts(buf, end) is formats/codecs/gzip_parallel.py's _member_starts: the offsets in
+ * buf[:end] (a bytes-like object) of the gzip magic 1f 8b 08 that look like member headers.
+ *
+ * http_head(block, start, end) is formats/http/head.py's head_end() plus the raw Content-Type value
+ * content_type() reads from the head it ends (head_and_content_type()).
+ *
+ * Every read is bounded by the buffer's length; sizes from the data are checked against the
+ * caller's limits before use. Nothing here allocates more than the objects returned.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <string.h>
+
+/* bytes.strip() with no argument: ASCII whitespace */
+static inline int
+is_ws(unsigned char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\x0b' || c == '\x0c';
+}
+
+static inline unsigned char
+lower(unsigned char c)
+{
+    return (c >= 'A' && c <= 'Z') ? (unsigned char)(c + 32) : c;
+}
+
+/* first index of "\r\n\r\n" in s[from:to), or -1 */
+static Py_ssize_t
+find_blank(const unsigned char *s, Py_ssize_t from, Py_ssize_t to)
+{
+    Py_ssize_t i = from;
+    while (i + 4 <= to) {
+        const unsigned char *p = memchr(s + i, '\r', (size_t)(to - 3 - i));
+        if (p == NULL)
+            return -1;
+        i = p - s;
+        if (s[i + 1] == '\n' && s[i + 2] == '\r' && s[i + 3] == '\n')
+            return i;
+        i++;
+    }
+    return -1;
+}
+
+static PyObject *
+strip_bytes(const unsigned char *a, const unsigned char *b)
+{
+    while (a < b && is_ws(*a))
+        a++;
+    while (b > a && is_ws(b[-1]))
+        b--;
+    return PyBytes_FromStringAndSize((const char *)a, b - a);
+}
+
+static PyObject *VERSIONS[10]; /* "1.0" .. "1.9" */
+
+/* header names as writers spell them: their bytes and lower-case keys are made once */
+static const char *KNOWN[] = {
+    "WARC-Type", "WARC-Date", "WARC-Record-ID", "WARC-Target-URI", "Content-Type",
+    "Content-Length", "WARC-IP-Address", "WARC-Payload-Digest", "WARC-Block-Digest",
+    "WARC-Concurrent-To", "WARC-Warcinfo-ID", "WARC-Refers-To", "WARC-Identified-Payload-Type",
+    "WARC-Truncated", "WARC-Filename", "WARC-Profile", "WARC-Refers-To-Target-URI",
+    "WARC-Refers-To-Date", "WARC-Segment-Number", "WARC-Segment-Origin-ID",
+    "WARC-Segment-Total-Length",
+};
+#define N_KNOWN ((int)(sizeof(KNOWN) / sizeof(KNOWN[0])))
+static PyObject *KNOWN_NAME[N_KNOWN];
+static PyObject *KNOWN_KEY[N_KNOWN];
+static Py_ssize_t KNOWN_LEN[N_KNOWN];
+
+/* index in KNOWN of the name s[:n] (exact case), or -1 */
+static int
+known_name(const unsigned char *s, Py_ssize_t n)
+{
+    for (int k = 0; k < N_KNOWN; k++) {
+        if (KNOWN_LEN[k] == n && memcmp(KNOWN[k], s, (size_t)n) == 0)
+            return k;
+    }
+    return -1;
+}
+
+static PyObject *
+frame(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "frame(buf, pos, max_header_bytes, max_record_bytes)");
+        return NULL;
+    }
+    PyObject *bufobj = args[0];
+    if (!PyBytes_CheckExact(bufobj))
+        Py_RETURN_NONE; /* a bytearray buffer: the pure path */
+    Py_ssize_t start = PyLong_AsSsize_t(args[1]);
+    Py_ssize_t max_header = PyLong_AsSsize_t(args[2]);
+    Py_ssize_t max_record = PyLong_AsSsize_t(args[3]);
+    if (PyErr_Occurred()) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    const unsigned char *buf = (const unsigned char *)PyBytes_AS_STRING(bufobj);
+    Py_ssize_t n = PyBytes_GET_SIZE(bufobj);
+    if (start < 0 || max_header < 0 || max_record < 0 || start > n)
+        Py_RETURN_NONE;
+
+    /* buf.startswith(b"WARC/1.", start), a digit, then "\r\n": _parse_plain's version line
+     * (a non-digit minor version goes to the pure path, which decides) */
+    if (n - start < 10 || memcmp(buf + start, "WARC/1.", 7) != 0)
+        Py_RETURN_NONE;
+    unsigned char minor = buf[start + 7];
+    if (minor < '0' || minor > '9' || buf[start + 8] != '\r' || buf[start + 9] != '\n')
+        Py_RETURN_NONE;
+
+    /* hend = buf.find(b"\r\n\r\n", start, start + max_header_bytes) */
+    Py_ssize_t limit = (max_header > n - start) ? n : start + max_header;
+    Py_ssize_t hend = find_blank(buf, start, limit);
+    if (hend < 0)
+        Py_RETURN_NONE;
+    hend += 4;
+    const unsigned char *raw = buf + start;
+    Py_ssize_t rlen = hend - start;
+
+    /* a case-blind "WARC/" at or after raw[8]: the pure path checks for a cut header */
+    for (Py_ssize_t i = 8; i + 5 <= rlen; i++) {
+        if ((raw[i] | 0x20) == 'w' && (raw[i + 1] | 0x20) == 'a' && (raw[i + 2] | 0x20) == 'r'
+            && (raw[i + 3] | 0x20) == 'c' && raw[i + 4] == '/')
+            Py_RETURN_NONE;
+    }
+
+    /* _parse_plain: body = raw[10:-4] */
+    const unsigned char *body = raw + 10;
+    Py_ssize_t blen = rlen - 14;
+    if (blen <= 0 || body[0] == ' ' || body[0] == '\t')
+        Py_RETURN_NONE;
+    for (Py_ssize_t i = 0; i < blen; i++) {
+        if (body[i] == '\n') {
+            /* a bare LF, or a continuation line ("\n " / "\n\t") */
+            if (i == 0 || body[i - 1] != '\r')
+                Py_RETURN_NONE;
+            if (i + 1 < blen && (body[i + 1] == ' ' || body[i + 1] == '\t'))
+                Py_RETURN_NONE;
+            if (i + 1 < blen && body[i + 1] == '\r' && i + 2 < blen && body[i + 2] == '\n')
+                Py_RETURN_NONE; /* "\r\n\r\n" inside the body */
+        }
+    }
+    /* every line has a colon after a non-empty name (checked before any object is made) */
+    {
+        Py_ssize_t ls = 0;
+        while (ls <= blen) {
+            const unsigned char *nl = NULL;
+            if (ls < blen)
+                nl = memchr(body + ls, '\n', (size_t)(blen - ls));
+            Py_ssize_t le = nl ? (nl - body) - 1 : blen; /* the line ends before "\r\n" */
+            if (le < ls)
+                Py_RETURN_NONE;
+            const unsigned char *colon = memchr(body + ls, ':', (size_t)(le - ls));
+            if (colon == NULL || colon == body + ls)
+                Py_RETURN_NONE;
+            if (nl == NULL)
+                break;
+            ls = (nl - body) + 1;
+        }
+    }
+
+    PyObject *headers = PyList_New(0);
+    PyObject *fields = PyDict_New();
+    PyObject *cl_value = NULL; /* borrowed from fields */
+    PyObject *raw_header = NULL;
+    if (headers == NULL || fields == NULL)
+        goto error;
+    Py_ssize_t ls = 0;
+    while (1) {
+        const unsigned char *nl = memchr(body + ls, '\n', (size_t)(blen - ls));
+        Py_ssize_t le = nl ? (nl - body) - 1 : blen;
+        const unsigned char *line = body + ls;
+        const unsigned char *colon = memchr(line, ':', (size_t)(le - ls));
+        /* the name, stripped; a usual one (known_name) shares its bytes and its lower-case
+         * key (whose hash is cached) */
+        const unsigned char *na = line, *nb = colon;
+        while (na < nb && is_ws(*na))
+            na++;
+        while (nb > na && is_ws(nb[-1]))
+            nb--;
+        PyObject *name = NULL, *key = NULL;
+        int known = known_name(na, nb - na);
+        if (known >= 0) {
+            name = KNOWN_NAME[known];
+            key = KNOWN_KEY[known];
+            Py_INCREF(name);
+            Py_INCREF(key);
+        }
+        else {
+            name = PyBytes_FromStringAndSize((const char *)na, nb - na);
+            if (name == NULL)
+                goto error;
+        }
+        PyObject *value = strip_bytes(colon + 1, body + le);
+        if (value == NULL) {
+            Py_DECREF(name);
+            Py_XDECREF(key);
+            goto error;
+        }
+        PyObject *pair = PyTuple_Pack(2, name, value);
+        if (pair != NULL)
+            PyObject_GC_UnTrack(pair); /* two bytes objects: no cycle (the collector's own rule) */
+        if (pair == NULL || PyList_Append(headers, pair) < 0) {
+            Py_XDECREF(pair);
+            Py_DECREF(name);
+            Py_XDECREF(key);
+            Py_DECREF(value);
+            goto error;
+        }
+        Py_DECREF(pair);
+        /* fields.setdefault(name.lower(), value) */
+        Py_ssize_t nlen = PyBytes_GET_SIZE(name);
+        if (key == NULL) {
+            key = PyBytes_FromStringAndSize(NULL, nlen);
+            if (key == NULL) {
+                Py_DECREF(name);
+                Py_DECREF(value);
+                goto error;
+            }
+            const unsigned char *src = (const unsigned char *)PyBytes_AS_STRING(name);
+            unsigned char *dst = (unsigned char *)PyBytes_AS_STRING(key);
+            for (Py_ssize_t k = 0; k < nlen; k++)
+                dst[k] = lower(src[k]);
+        }
+        Py_DECREF(name);
+        PyObject *got = PyDict_SetDefault(fields, key, value);
+        if (got == NULL) {
+            Py_DECREF(key);
+            Py_DECREF(value);
+            goto error;
+        }
+        if (cl_value == NULL && nlen == 14
+            && memcmp(PyBytes_AS_STRING(key), "content-length", 14) == 0)
+            cl_value = got;
+        Py_DECREF(key);
+        Py_DECREF(value);
+        if (nl == NULL)
+            break;
+        ls = (nl - body) + 1;
+    }
+
+    /* Content-Length: bytes.isdigit() (ASCII digits, not empty), at most max_record_bytes */
+    if (cl_value == NULL)
+        goto refuse;
+    Py_ssize_t cl = 0;
+    {
+        const unsigned char *d = (const unsigned char *)PyBytes_AS_STRING(cl_value);
+        Py_ssize_t dlen = PyBytes_GET_SIZE(cl_value);
+        if (dlen == 0)
+            goto refuse;
+        for (Py_ssize_t k = 0; k < dlen; k++) {
+            if (d[k] < '0' || d[k] > '9')
+                goto refuse;
+            if (cl > (PY_SSIZE_T_MAX - 9) / 10)
+                goto refuse;
+            cl = cl * 10 + (d[k] - '0');
+            if (cl > max_record)
+                goto refuse; /* (also keeps cl from overflowing) */
+        }
+    }
+    /* buf.startswith(b"\r\n\r\n", e), then b"WARC/" at r or the end of buf */
+    if (cl > n - hend - 4)
+        goto refuse;
+    Py_ssize_t e = hend + cl;
+    Py_ssize_t r = e + 4;
+    if (memcmp(buf + e, "\r\n\r\n", 4) != 0)
+        goto refuse;
+    int at_end = 0;
+    if (r == n)
+        at_end = 1;
+    else if (n - r < 5 || memcmp(buf + r, "WARC/", 5) != 0)
+        goto refuse;
+
+    raw_header = PyBytes_FromStringAndSize((const char *)raw, rlen);
+    if (raw_header == NULL)
+        goto error;
+    PyObject *result = PyTuple_New(7);
+    PyObject *ohend = PyLong_FromSsize_t(hend);
+    PyObject *oe = PyLong_FromSsize_t(e);
+    if (result == NULL || ohend == NULL || oe == NULL) {
+        Py_XDECREF(result);
+        Py_XDECREF(ohend);
+        Py_XDECREF(oe);
+        Py_DECREF(raw_header);
+        goto error;
+    }
+    PyObject *version = VERSIONS[minor - '0'];
+    PyObject *flag = at_end ? Py_True : Py_False;
+    Py_INCREF(version);
+    Py_INCREF(flag);
+    PyTuple_SET_ITEM(result, 0, raw_header);
+    PyTuple_SET_ITEM(result, 1, ohend);
+    PyTuple_SET_ITEM(result, 2, oe);
+    PyTuple_SET_ITEM(result, 3, version);
+    PyTuple_SET_ITEM(result, 4, headers);
+    PyTuple_SET_ITEM(result, 5, fields);
+    PyTuple_SET_ITEM(result, 6, flag);
+    return result;
+
+refuse:
+    Py_DECREF(headers);
+    Py_DECREF(fields);
+    Py_RETURN_NONE;
+error:
+    Py_XDECREF(headers);
+    Py_XDECREF(fields);
+    return NULL;
+}
+
+/* member_starts(buf, end): the offsets i of "\x1f\x8b\x08" in buf[:end] (non-overlapping:
+ * the magic cannot overlap itself) with i + 10 > end, or FLG's reserved bits clear
+ * (buf[i+3] & 0xE0 == 0) and an OS byte zlib writes (buf[i+9] <= 19 or == 255); the pure
+ * _member_starts in formats/codecs/gzip_parallel.py. None when end is not in [0, len(buf)] (the
+ * pure function then decides). */
+static PyObject *
+member_starts(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "member_starts(buf, end)");
+        return NULL;
+    }
+    Py_buffer view;
+    if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    Py_ssize_t n = view.len;
+    if (args[1] != Py_None) {
+        n = PyLong_AsSsize_t(args[1]);
+        if (n == -1 && PyErr_Occurred()) {
+            PyErr_Clear();
+            PyBuffer_Release(&view);
+            Py_RETURN_NONE;
+        }
+        if (n < 0 || n > view.len) {
+            PyBuffer_Release(&view);
+            Py_RETURN_NONE;
+        }
+    }
+    const unsigned char *s = (const unsigned char *)view.buf;
+    PyObject *out = PyList_New(0);
+    if (out == NULL) {
+        PyBuffer_Release(&view);
+        return NULL;
+    }
+    Py_ssize_t i = 0;
+    while (i + 3 <= n) {
+        const unsigned char *p = memchr(s + i, 0x1f, (size_t)(n - 2 - i));
+        if (p == NULL)
+            break;
+        i = p - s;
+        if (s[i + 1] != 0x8b || s[i + 2] != 0x08) {
+            i++;
+            continue;
+        }
+        if (i + 10 > n || ((s[i + 3] & 0xE0) == 0 && (s[i + 9] <= 19 || s[i + 9] == 255))) {
+            PyObject *at = PyLong_FromSsize_t(i);
+            if (at == NULL || PyList_Append(out, at) < 0) {
+                Py_XDECREF(at);
+                Py_DECREF(out);
+                PyBuffer_Release(&view);
+                return NULL;
+            }
+            Py_DECREF(at);
+        }
+        i += 3;
+    }
+    PyBuffer_Release(&view);
+    return out;
+}
+
+/* first index of the 2- or 3-byte needle in s[from:to), or -1 (bytes.find) */
+static Py_ssize_t
+find_small(const unsigned char *s, Py_ssize_t from, Py_ssize_t to, const char *needle,
+           Py_ssize_t k)
+{
+    Py_ssize_t i = from;
+    while (i + k <= to) {
+        const unsigned char *p = memchr(s + i, needle[0], (size_t)(to - k + 1 - i));
+        if (p == NULL)
+            return -1;
+        i = p - s;
+        if (memcmp(s + i, needle, (size_t)k) == 0)
+            return i;
+        i++;
+    }
+    return -1;
+}
+
+/* formats/http/head.py's head_end(block, start, end): just after the first blank line (CRLF, LF or
+ * mixed) of block[start:end], or -1 */
+static Py_ssize_t
+http_head_end(const unsigned char *b, Py_ssize_t start, Py_ssize_t end)
+{
+    Py_ssize_t crlf = find_small(b, start, end, "\r\n\r\n", 4);
+    Py_ssize_t stop = crlf >= 0 ? crlf : end;
+    Py_ssize_t best = crlf >= 0 ? crlf + 4 : -1;
+    Py_ssize_t lf = find_small(b, start, stop, "\n\n", 2);
+    if (lf >= 0 && (best < 0 || lf + 2 <= best))
+        best = lf + 2;
+    Py_ssize_t mixed = find_small(b, start, stop, "\n\r\n", 3);
+    if (mixed >= 0 && (best < 0 || mixed + 3 < best))
+        best = mixed + 3;
+    if (best < 0) { /* _BLANK_LINE: \n\r*\n, leftmost */
+        for (Py_ssize_t i = start; i < end; i++) {
+            if (b[i] != '\n')
+                continue;
+            Py_ssize_t j = i + 1;
+            while (j < end && b[j] == '\r')
+                j++;
+            if (j < end && b[j] == '\n')
+                return j + 1;
+        }
+    }
+    return best;
+}
+
+/* http_head(block, start, end) -> (cut, content_type_value | None) | None: head_end() of
+ * block[start:end] and, in the head (block[start:cut], or block[start:end] without a blank
+ * line), the raw value of the first "\ncontent-type[ \t]*:" line (case-blind name; the value
+ * after [ \t]* up to CR or LF), as formats/http/head.py's content_type() finds it. None when the
+ * range is not inside a bytes object (the pure path decides). */
+static PyObject *
+http_head(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "http_head(block, start, end)");
+        return NULL;
+    }
+    if (!PyBytes_CheckExact(args[0]))
+        Py_RETURN_NONE;
+    Py_ssize_t start = PyLong_AsSsize_t(args[1]);
+    Py_ssize_t end = PyLong_AsSsize_t(args[2]);
+    if (PyErr_Occurred()) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    const unsigned char *b = (const unsigned char *)PyBytes_AS_STRING(args[0]);
+    Py_ssize_t n = PyBytes_GET_SIZE(args[0]);
+    if (start < 0 || end < start || end > n)
+        Py_RETURN_NONE;
+    Py_ssize_t cut = http_head_end(b, start, end);
+    Py_ssize_t hend = cut >= 0 ? cut : end;
+    static const char name[] = "content-type";
+    PyObject *value = NULL;
+    for (Py_ssize_t i = start; i + 13 <= hend; i++) {
+        const unsigned char *p = memchr(b + i, '\n', (size_t)(hend - 13 + 1 - i));
+        if (p == NULL)
+            break;
+        i = p - b;
+        Py_ssize_t k = 0;
+        while (k < 12 && lower(b[i + 1 + k]) == (unsigned char)name[k])
+            k++;
+        if (k < 12)
+            continue;
+        Py_ssize_t j = i + 13;
+        while (j < hend && (b[j] == ' ' || b[j] == '\t'))
+            j++;
+        if (j >= hend || b[j] != ':')
+            continue;
+        j++;
+        while (j < hend && (b[j] == ' ' || b[j] == '\t'))
+            j++;
+        Py_ssize_t v = j;
+        while (j < hend && b[j] != '\r' && b[j] != '\n')
+            j++;
+        value = PyBytes_FromStringAndSize((const char *)b + v, j - v);
+        if (value == NULL)
+            return NULL;
+        break;
+    }
+    PyObject *ocut = PyLong_FromSsize_t(cut);
+    if (ocut == NULL) {
+        Py_XDECREF(value);
+        return NULL;
+    }
+    if (value == NULL) {
+        value = Py_None;
+        Py_INCREF(value);
+    }
+    PyObject *out = PyTuple_Pack(2, ocut, value);
+    Py_DECREF(ocut);
+    Py_DECREF(value);
+    return out;
+}
+
+static PyMethodDef methods[] = {
+    {"frame", (PyCFunction)(void (*)(void))frame, METH_FASTCALL,
+     "frame(buf, pos, max_header_bytes, max_record_bytes) -> (raw_header, hend, e, version, "
+     "headers, fields, at_end) | None: the WARC framer's fast path (see formats/warc/framer.py)."},
+    {"member_starts", (PyCFunction)(void (*)(void))member_starts, METH_FASTCALL,
+     "member_starts(buf, end) -> list[int] | None: offsets of gzip member headers in buf[:end] "
+     "(see formats/codecs/gzip_parallel.py)."},
+    {"http_head", (PyCFunction)(void (*)(void))http_head, METH_FASTCALL,
+     "http_head(block, start, end) -> (cut, content_type_value | None) | None: where an HTTP "
+     "head ends and its Content-Type value (see formats/http/head.py)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_warcfast",
+    "Optional compiled fast path of crawlmill's WARC framer (pure fallback in formats/warc/framer.py).",
+    -1, methods,
+};
+
+PyMODINIT_FUNC
+PyInit__warcfast(void)
+{
+    for (int i = 0; i < 10; i++) {
+        char v[4] = {'1', '.', (char)('0' + i), 0};
+        if (VERSIONS[i] == NULL) {
+            VERSIONS[i] = PyUnicode_InternFromString(v);
+            if (VERSIONS[i] == NULL)
+                return NULL;
+        }
+    }
+    for (int k = 0; k < N_KNOWN; k++) {
+        if (KNOWN_NAME[k] != NULL)
+            continue;
+        Py_ssize_t n = (Py_ssize_t)strlen(KNOWN[k]);
+        char low[64];
+        for (Py_ssize_t i = 0; i < n; i++)
+            low[i] = (char)lower((unsigned char)KNOWN[k][i]);
+        KNOWN_LEN[k] = n;
+        KNOWN_NAME[k] = PyBytes_FromStringAndSize(KNOWN[k], n);
+        KNOWN_KEY[k] = PyBytes_FromStringAndSize(low, n);
+        if (KNOWN_NAME[k] == NULL || KNOWN_KEY[k] == NULL)
+            return NULL;
+        (void)PyObject_Hash(KNOWN_KEY[k]); /* cached in the object */
+    }
+    return PyModule_Create(&module);
+}
