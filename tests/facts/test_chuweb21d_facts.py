@@ -17,12 +17,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _cluster_module():
-    for name in ("crawlmill.algorithms.simhash_cluster", "crawlmill.algorithms.simhash_cluster"):
-        try:
-            return importlib.import_module(name)
-        except ImportError:
-            continue
-    raise ImportError("crawlmill's simhash cluster module")
+    """The simhash clustering module."""
+    return importlib.import_module("crawlmill.algorithms.simhash_cluster")
 
 
 def _paper_p_t(tau: int, b: int = 16, t: int = 20) -> float:

@@ -19,18 +19,8 @@ PAGE = PAGE / "clueweb09-dataset-information.txt"
 
 
 def _cw():
-    """The ClueWeb09 naming module wherever the regrouping put it."""
-    for name in (
-        "crawlmill.formats.clueweb09.collection.collection",
-        "crawlmill.formats.clueweb09.collection",
-    ):
-        try:
-            module = importlib.import_module(name)
-        except ImportError:
-            continue
-        if hasattr(module, "trec_id"):
-            return module
-    raise ImportError("crawlmill's ClueWeb09 naming module")
+    """The ClueWeb09 naming module."""
+    return importlib.import_module("crawlmill.formats.clueweb09.collection")
 
 
 def _page() -> str:

@@ -16,12 +16,8 @@ from tests.plugins.nutch_inputs import warc_response
 
 
 def _lists():
-    for name in ("crawlmill.formats.ntcir.lists", "crawlmill.formats.ntcir.lists"):
-        try:
-            return importlib.import_module(name)
-        except ImportError:
-            continue
-    raise ImportError("crawlmill's NTCIR list module")
+    """The NTCIR list module."""
+    return importlib.import_module("crawlmill.formats.ntcir.lists")
 
 
 #: one line per list, built from the README's words: §2 "a site id, a server type, a host
