@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from typing import Any
 
-from .plugin import InputFile
+from .input_file import InputFile
 from .stats import TaskStats
 
 __all__ = [
