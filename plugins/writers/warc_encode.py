@@ -50,6 +50,16 @@ def _as_bytes(value: Any) -> bytes | None:
     return str(value).encode("utf-8", "surrogateescape")
 
 
+def _byte_pairs(pairs: Any) -> Headers:
+    """Header pairs as bytes (the WARC reader's are bytes already: kept, not copied)."""
+    return [
+        (k, v)
+        if type(k) is bytes and type(v) is bytes
+        else (_as_bytes(k) or b"", _as_bytes(v) or b"")
+        for k, v in pairs
+    ]
+
+
 def _block_parts(record: Record) -> tuple[bytes, bytes]:
     """The record's block as immutable parts ``(HTTP head, payload)``: they are digested and
     written later, on a writer thread, and joined only once, into the record."""
@@ -174,12 +184,7 @@ class WarcEncoder:
     ) -> tuple[bytes, dict[str, Any]] | None:
         """The input bytes unchanged, or ``None`` when they cannot be kept as they are."""
         raw_header = _as_bytes(warc["raw_header"]) or b""
-        headers = [
-            (k, v)
-            if type(k) is bytes and type(v) is bytes
-            else (_as_bytes(k) or b"", _as_bytes(v) or b"")
-            for k, v in warc["headers"]
-        ]  # (the reader's are bytes already)
+        headers = _byte_pairs(warc["headers"])
         head = record.http_head or b""
         if not can_copy_verbatim(
             raw_header,
