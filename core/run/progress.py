@@ -26,6 +26,8 @@ from .executor import Channel
 __all__ = ["ProgressMonitor", "TaskReporter", "human_bytes", "human_duration", "render_status"]
 
 REFRESH_SECONDS = 0.25
+#: the event :meth:`ProgressMonitor.stop` posts to wake its thread (handled as nothing).
+_WAKE = ("wake",)
 
 
 def human_bytes(n: float) -> str:
@@ -158,6 +160,7 @@ class ProgressMonitor:
         """Drain what is left, draw the last line and end the thread."""
         if self._thread.is_alive():
             self._stop.set()
+            self.channel.post(_WAKE)  # the thread returns now, not after its wait times out
             self._thread.join()
         while (event := self.channel.get(0)) is not None:
             self._handle(event)

@@ -86,7 +86,16 @@ def serve() -> None:
     import crawlmill.core.commands.cli  # noqa: F401 - preload: children start warm
     from crawlmill.core.registry import Registry
 
-    Registry.load([])  # import every built-in plugin module once
+    Registry.load([])
+    # the registry imports a plugin when a run first uses it (plugins/manifest.py): import every
+    # one here, once, and read the installed distributions' metadata once (the fingerprint's
+    # versions), so that a child does neither again
+    from importlib.metadata import distributions, entry_points
+
+    for ep in entry_points(group="crawlmill"):
+        ep.load()
+    for dist in distributions():
+        dist.metadata["Name"]
     out = sys.stdout
     for line in sys.stdin:
         if not line.strip():
