@@ -20,6 +20,8 @@ Environment switches (as pytest, tox and llm offer):
 from __future__ import annotations
 
 import difflib
+import email.parser
+import functools
 import importlib
 import importlib.metadata as md
 import os
@@ -169,6 +171,24 @@ class Component:
         }
 
 
+def _identity(dist: md.Distribution | None) -> tuple[str | None, str | None]:
+    """The name and version of an entry point's distribution. ``dist.metadata`` parses the
+    whole metadata file (a long description included) on every call, once per entry point:
+    the headers are parsed here, once per distinct file."""
+    if dist is None:
+        return None, None
+    text = dist.read_text("METADATA") or dist.read_text("PKG-INFO")
+    if not text:
+        return dist.metadata["Name"], dist.version
+    return _headers_identity(text)
+
+
+@functools.lru_cache(maxsize=64)
+def _headers_identity(text: str) -> tuple[str | None, str | None]:
+    headers = email.parser.HeaderParser().parsestr(text)
+    return headers.get("Name"), headers.get("Version")
+
+
 class Registry:
     """All loaded plugins and the components they registered."""
 
@@ -214,8 +234,8 @@ class Registry:
             info = PluginInfo(
                 name=ep.name,
                 module=ep.value,
-                package=dist.metadata["Name"] if dist is not None else None,
-                version=dist.version if dist is not None else None,
+                package=_identity(dist)[0],
+                version=_identity(dist)[1],
             )
             self.plugins[ep.name] = info
             if (allow is not None and ep.name not in allow) or ep.name in block:

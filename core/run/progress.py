@@ -26,8 +26,10 @@ from .executor import Channel
 __all__ = ["ProgressMonitor", "TaskReporter", "human_bytes", "human_duration", "render_status"]
 
 REFRESH_SECONDS = 0.25
-#: the event :meth:`ProgressMonitor.stop` posts to wake its thread (handled as nothing).
-_WAKE = ("wake",)
+#: how long the monitor's thread waits for an event before it looks at its stop flag again:
+#: :meth:`ProgressMonitor.stop` returns within it. (Not a wake-up event posted by the parent: a
+#: pool's event queue may be locked for good by a worker that died while posting.)
+POLL_SECONDS = 0.02
 
 
 def human_bytes(n: float) -> str:
@@ -160,7 +162,6 @@ class ProgressMonitor:
         """Drain what is left, draw the last line and end the thread."""
         if self._thread.is_alive():
             self._stop.set()
-            self.channel.post(_WAKE)  # the thread returns now, not after its wait times out
             self._thread.join()
         while (event := self.channel.get(0)) is not None:
             self._handle(event)
@@ -185,7 +186,7 @@ class ProgressMonitor:
 
     def _loop(self) -> None:
         while not self._stop.is_set():
-            event = self.channel.get(REFRESH_SECONDS)
+            event = self.channel.get(POLL_SECONDS)
             if event is not None:
                 self._handle(event)
             if self.enabled and time.monotonic() - self._drawn >= REFRESH_SECONDS:
