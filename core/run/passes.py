@@ -104,7 +104,6 @@ __all__ = [
     "remove_other_passes",
     "pass_stages",
     "run_json_path",
-    "run_passes",
 ]
 
 #: version of the pass layout; part of every pass id.
@@ -349,27 +348,6 @@ class _PassRun:
     executor_for: ExecutorFor
     report: RunReport
     stream: TextIO
-
-
-def run_passes(
-    plan: PassPlan,
-    spec: PipelineSpec,
-    planned: Sequence[PlannedInput],
-    *,
-    keys: dict[int, str],
-    needed: bool,
-    executor_for: ExecutorFor,
-    report: RunReport,
-    stream: TextIO,
-) -> bool:
-    """Run the stages of :func:`pass_stages` alone; ``False`` when a pass failed (its
-    failures are in ``report``): the final pass must not run."""
-    stages = pass_stages(
-        plan, spec, planned, keys=keys, needed=needed, executor_for=executor_for,
-        report=report, stream=stream,
-    )  # fmt: skip
-    runs = run_stages(stages, stream=stream, progress=spec.run.progress)
-    return all(run.complete for run in runs.values())
 
 
 def pass_stages(
