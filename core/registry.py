@@ -25,6 +25,7 @@ import functools
 import importlib
 import importlib.metadata as md
 import os
+import sys
 import threading
 from dataclasses import dataclass, field
 from typing import Any
@@ -189,6 +190,38 @@ def _headers_identity(text: str) -> tuple[str | None, str | None]:
     return headers.get("Name"), headers.get("Version")
 
 
+#: ``(path key, {group: entry points})`` of the last scan (see :func:`_entry_points_of`).
+_SCAN: tuple[tuple, dict[str, tuple[md.EntryPoint, ...]]] | None = None
+
+
+def _path_key() -> tuple:
+    """``sys.path`` and the modification time of each of its folders: a distribution installed
+    or removed since changes it (its ``*.dist-info`` folder comes or goes)."""
+    key = []
+    for entry in sys.path:
+        try:
+            key.append((entry, os.stat(entry or ".").st_mtime_ns))
+        except OSError:
+            key.append((entry, None))
+    return tuple(key)
+
+
+def _entry_points_of(group: str) -> tuple[md.EntryPoint, ...]:
+    """The entry points of ``group`` (sorted by name), from one scan of the installed
+    distributions for both of crawlmill's groups, kept while :func:`_path_key` is unchanged:
+    a scan reads every distribution's ``entry_points.txt`` (hundreds in a large environment)."""
+    global _SCAN
+    key = _path_key()
+    if _SCAN is None or _SCAN[0] != key:
+        found = md.entry_points()
+        groups = {
+            g: tuple(sorted(found.select(group=g), key=lambda e: e.name))
+            for g in (ENTRY_POINT_GROUP, MANIFEST_GROUP)
+        }
+        _SCAN = (key, groups)
+    return _SCAN[1][group]
+
+
 class Registry:
     """All loaded plugins and the components they registered."""
 
@@ -226,7 +259,7 @@ class Registry:
         block = _env_list("CRAWLMILL_DISABLE_PLUGINS") or set()
         manifests = self._manifests()
         seen: set[str] = set()
-        for ep in sorted(md.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+        for ep in _entry_points_of(ENTRY_POINT_GROUP):
             if ep.name in seen:
                 continue
             seen.add(ep.name)
@@ -258,7 +291,7 @@ class Registry:
         first declaration of a name wins; an unreadable manifest is a registry problem and its
         plugins are imported at start)."""
         found: dict[str, dict[str, Any]] = {}
-        for ep in sorted(md.entry_points(group=MANIFEST_GROUP), key=lambda e: e.name):
+        for ep in _entry_points_of(MANIFEST_GROUP):
             try:
                 table = ep.load()
                 items = [(str(k), v) for k, v in table.items() if isinstance(v, dict)]

@@ -286,3 +286,30 @@ def test_a_declared_detect_hook_is_imported_for_detection(tmp_path, monkeypatch)
     assert module not in sys.modules
     assert registry.detect(str(tmp_path / "x.lazylines"), b"anything") == [("lazy-lines", 0.99)]
     assert module in sys.modules
+
+
+def test_a_distribution_installed_after_a_first_load_is_found_by_the_next(tmp_path, monkeypatch):
+    """The registry keeps one scan of the installed distributions' entry points while
+    ``sys.path`` and its folders' modification times are unchanged; a distribution installed
+    into a folder already on the path (as pip does) is seen by the next load."""
+    site = tmp_path / "site"
+    site.mkdir()
+    monkeypatch.syspath_prepend(str(site))
+    name = f"cm_late_{uuid.uuid4().hex[:8]}"
+    first = Registry.load([])
+    assert name not in first.plugins
+    (site / f"{name}.py").write_text(
+        "from crawlmill.core import Filter, hookimpl\n"
+        "class Late(Filter):\n    name = 'late-filter'\n    def apply(self, record):\n        return record\n"
+        "@hookimpl\ndef crawlmill_register_filters(register):\n    register(Late)\n"
+    )
+    info = site / f"{name}-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text(f"[crawlmill]\n{name} = {name}\n")
+    second = Registry.load([])
+    assert name in second.plugins and second.plugins[name].version == "1.0"
+    assert second.plugins[name].status != "failed", second.plugins[name].error
+    assert "late-filter" in second.components["filter"]
+    # and nothing changed since: the same entry points without a new scan
+    assert name in Registry.load([]).plugins
