@@ -62,7 +62,8 @@ _PROBE = textwrap.dedent(
             except SystemExit as exc:
                 code = exc.code
         seen[" ".join(argv)] = [code, out.getvalue(), loaded()]
-    print(json.dumps({"import": after_import, "commands": seen}))
+    import crawlmill.core.config, crawlmill.core.plugin  # what a convert's arguments use
+    print(json.dumps({"import": after_import, "commands": seen, "config": loaded()}))
     """
 )
 
@@ -88,6 +89,10 @@ def test_the_cli_and_its_help_import_no_heavy_module() -> None:
     assert "usage: crawlmill" in found["commands"]["--help"][1]
     assert "--to FORMAT" in found["commands"]["convert --help"][1]
     assert found["commands"]["--version"][1] == f"crawlmill {crawlmill.core.__version__}\n"
+    # the config module reads YAML and TOML files with parsers it imports then, and the
+    # plugin contract imports the codecs when a reader opens its input
+    later = ("yaml", "tomllib", "crawlmill.formats.codecs.compression", "crawlmill.core.run")
+    assert [m for m in found["config"] if m.startswith(later)] == []
 
 
 def test_every_public_core_name_resolves_to_its_defining_module() -> None:
