@@ -224,19 +224,22 @@ class Registry:
     def _load_entry_points(self) -> None:
         allow = _env_list("CRAWLMILL_LOAD_PLUGINS")
         block = _env_list("CRAWLMILL_DISABLE_PLUGINS") or set()
-        manifests = self._manifests()
+        # one scan of the installed distributions for both groups: a scan reads the entry
+        # points of every distribution (hundreds where the test tools are installed)
+        installed = md.entry_points()
+        manifests = self._manifests(installed.select(group=MANIFEST_GROUP))
         seen: set[str] = set()
-        for ep in sorted(md.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+        #: distribution -> its name and version (its metadata file read once, not per entry point)
+        identities: dict[Any, tuple[str | None, str | None]] = {}
+        for ep in sorted(installed.select(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
             if ep.name in seen:
                 continue
             seen.add(ep.name)
             dist = getattr(ep, "dist", None)
-            info = PluginInfo(
-                name=ep.name,
-                module=ep.value,
-                package=_identity(dist)[0],
-                version=_identity(dist)[1],
-            )
+            if id(dist) not in identities:
+                identities[id(dist)] = _identity(dist)
+            package, version = identities[id(dist)]
+            info = PluginInfo(name=ep.name, module=ep.value, package=package, version=version)
             self.plugins[ep.name] = info
             if (allow is not None and ep.name not in allow) or ep.name in block:
                 info.status = "blocked"
@@ -253,12 +256,12 @@ class Registry:
                 continue
             self._register(info, obj)
 
-    def _manifests(self) -> dict[str, dict[str, Any]]:
-        """Entry-point name -> declaration, from every ``crawlmill_manifests`` entry point (the
-        first declaration of a name wins; an unreadable manifest is a registry problem and its
-        plugins are imported at start)."""
+    def _manifests(self, declared: Any) -> dict[str, dict[str, Any]]:
+        """Entry-point name -> declaration, from every ``crawlmill_manifests`` entry point
+        (``declared``; the first declaration of a name wins; an unreadable manifest is a
+        registry problem and its plugins are imported at start)."""
         found: dict[str, dict[str, Any]] = {}
-        for ep in sorted(md.entry_points(group=MANIFEST_GROUP), key=lambda e: e.name):
+        for ep in sorted(declared, key=lambda e: e.name):
             try:
                 table = ep.load()
                 items = [(str(k), v) for k, v in table.items() if isinstance(v, dict)]
