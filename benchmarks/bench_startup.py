@@ -4,7 +4,12 @@ convert of a one-record WARC (written with warcio), each the median of ``--repea
 
 ``--before BIN``: also run the ``crawlmill`` script of another install (e.g. a venv of an
 earlier checkout: ``/tmp/base/.venv/bin``), interleaved with this one run by run, so both
-see the same load. Prints the load average at the start and at the end.
+see the same load. Prints the load average at the start and at the end. ``python -c pass``
+is the interpreter's own start (its site-packages' ``.pth`` files included), the floor.
+
+Modules run from their bytecode caches, as an installed crawlmill's do: the runs drop
+``PYTHONDONTWRITEBYTECODE`` and one unmeasured run of each command writes the caches (with
+the variable set, an editable install compiles every crawlmill module at each start).
 """
 
 from __future__ import annotations
@@ -36,10 +41,12 @@ def one_record_warc(path: Path) -> None:
         writer.write_record(record)
 
 
-def timed(argv: list[str], cwd: Path) -> tuple[float, float]:
+def timed(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float]:
     """Wall and CPU seconds (user + sys of the child) of one run of ``argv``."""
     start = time.perf_counter()
-    proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)
@@ -60,6 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         one_record_warc(work / "one.warc.gz")
         commands = {
+            "python -c pass": ["python", "-c", "pass"],
             "crawlmill --help": ["crawlmill", "--help"],
             "crawlmill --version": ["crawlmill", "--version"],
             "python -c 'import crawlmill.core.commands.cli'": [
@@ -77,14 +85,18 @@ def main(argv: list[str] | None = None) -> int:
                 "out",
             ],
         }
-        print(f"load average at the start: {os.getloadavg()}", file=sys.stderr)
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
         results: dict[tuple[str, str], list[tuple[float, float]]] = {}
-        for _ in range(opts.repeat):
+        for warm_up in (True, *([False] * opts.repeat)):
+            if not warm_up and not results:
+                print(f"load average at the start: {os.getloadavg()}", file=sys.stderr)
             for label, words in commands.items():
                 for name, bin_dir in installs.items():
                     shutil.rmtree(work / "out", ignore_errors=True)
                     run = [str(bin_dir / words[0]), *words[1:]]
-                    results.setdefault((label, name), []).append(timed(run, work))
+                    took = timed(run, work, env)
+                    if not warm_up:
+                        results.setdefault((label, name), []).append(took)
         print(f"load average at the end: {os.getloadavg()}", file=sys.stderr)
         print(f"{'command':<50} {'install':<7} {'wall':>7} {'CPU':>7}  (median of {opts.repeat})")
         for (label, name), runs in results.items():
