@@ -229,8 +229,8 @@ class Registry:
         installed = md.entry_points()
         manifests = self._manifests(installed.select(group=MANIFEST_GROUP))
         seen: set[str] = set()
-        #: distribution -> its name and version (its metadata file read once, not per entry point)
-        identities: dict[Any, tuple[str | None, str | None]] = {}
+        #: id of a distribution -> its name and version (its metadata read once, not per entry point)
+        identities: dict[int, tuple[str | None, str | None]] = {}
         for ep in sorted(installed.select(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
             if ep.name in seen:
                 continue
