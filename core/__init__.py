@@ -9,52 +9,128 @@ and reading a file from Python is one line: ``open_reader(path)`` (:mod:`.readin
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
+from typing import TYPE_CHECKING, Any
 
-from .contract import (
-    Collecting,
-    FixedReducePartitions,
-    HashPartitioned,
-    ReducedByKey,
-    ReducePartitioner,
-    ReduceSummary,
-    Shuffling,
-    SortKeyed,
-    capabilities,
-    declares_collect,
-    reduce_key,
-)
-from .errors import ConfigError, CrawlmillError, FormatError, PluginError
-from .file_writer import FileWriter, FileWriterOptions, describes_file
-from .markers import hookimpl
-from .plugin import (
-    Check,
-    Damage,
-    Drop,
-    Expectation,
-    Filter,
-    FilterContext,
-    InputFile,
-    LazySchema,
-    Limits,
-    Notice,
-    PluginOptions,
-    ReadContext,
-    Reader,
-    ReduceContext,
-    Writable,
-    WriteContext,
-    Writer,
-    comma_list,
-)
-from .reading import ReadWarning, RecordIterator, open_reader
-from .record import OffsetSpace, Outlink, Provenance, Record, RecordKind
-from .shuffle_spec import ShuffleSpec
+# The names below are imported on first use (PEP 562 ``__getattr__``), so importing
+# ``crawlmill.core`` (every ``crawlmill`` command does, ``--help`` too) loads neither pydantic
+# nor the plugin contract until a name is asked for; ``from crawlmill.core import X`` works as
+# an eager import would. Type checkers read the imports under TYPE_CHECKING.
+if TYPE_CHECKING:
+    from .contract import (
+        Collecting,
+        FixedReducePartitions,
+        HashPartitioned,
+        ReducedByKey,
+        ReducePartitioner,
+        ReduceSummary,
+        Shuffling,
+        SortKeyed,
+        capabilities,
+        declares_collect,
+        reduce_key,
+    )
+    from .errors import ConfigError, CrawlmillError, FormatError, PluginError
+    from .file_writer import FileWriter, FileWriterOptions, describes_file
+    from .markers import hookimpl
+    from .plugin import (
+        Check,
+        Damage,
+        Drop,
+        Expectation,
+        Filter,
+        FilterContext,
+        InputFile,
+        LazySchema,
+        Limits,
+        Notice,
+        PluginOptions,
+        ReadContext,
+        Reader,
+        ReduceContext,
+        Writable,
+        WriteContext,
+        Writer,
+        comma_list,
+    )
+    from .reading import ReadWarning, RecordIterator, open_reader
+    from .record import OffsetSpace, Outlink, Provenance, Record, RecordKind
+    from .shuffle_spec import ShuffleSpec
 
-try:
-    __version__ = version("crawlmill")
-except PackageNotFoundError:  # pragma: no cover - running from a bare checkout
-    __version__ = "0+unknown"
+    __version__: str
+
+#: module (relative to this package) -> the public names it defines, imported on first use
+_LAZY_MODULES = {
+    ".contract": (
+        "Collecting",
+        "FixedReducePartitions",
+        "HashPartitioned",
+        "ReducedByKey",
+        "ReducePartitioner",
+        "ReduceSummary",
+        "Shuffling",
+        "SortKeyed",
+        "capabilities",
+        "declares_collect",
+        "reduce_key",
+    ),
+    ".errors": ("ConfigError", "CrawlmillError", "FormatError", "PluginError"),
+    ".file_writer": ("FileWriter", "FileWriterOptions", "describes_file"),
+    ".markers": ("hookimpl",),
+    ".plugin": (
+        "Check",
+        "Damage",
+        "Drop",
+        "Expectation",
+        "Filter",
+        "FilterContext",
+        "InputFile",
+        "LazySchema",
+        "Limits",
+        "Notice",
+        "PluginOptions",
+        "ReadContext",
+        "Reader",
+        "ReduceContext",
+        "Writable",
+        "WriteContext",
+        "Writer",
+        "comma_list",
+    ),
+    ".reading": ("ReadWarning", "RecordIterator", "open_reader"),
+    ".record": ("OffsetSpace", "Outlink", "Provenance", "Record", "RecordKind"),
+    ".shuffle_spec": ("ShuffleSpec",),
+}
+#: public name -> the module defining it
+_LAZY = {name: module for module, names in _LAZY_MODULES.items() for name in names}
+
+
+def _version() -> str:
+    """The installed distribution's version (``0+unknown`` in a checkout nothing installed)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("crawlmill")
+    except PackageNotFoundError:  # pragma: no cover - running from a bare checkout
+        return "0+unknown"
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name on first use and keep it in the module (PEP 562)."""
+    if name == "__version__":
+        value: Any = _version()
+    elif name in _LAZY:
+        from importlib import import_module
+
+        value = getattr(import_module(_LAZY[name], __name__), name)
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
 
 __all__ = [
     "Check",

@@ -16,14 +16,13 @@ relative paths against the config file's folder. The format is documented in
 
 from __future__ import annotations
 
+import functools
 import json
 import os
-import tomllib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import BaseModel, ValidationError
 
 from .errors import ConfigError, PluginError, pydantic_problems, unknown_key
@@ -54,28 +53,34 @@ Problems = list[tuple[str, str]]
 # -- reading files -------------------------------------------------------------------------
 
 
-class _StrictYamlLoader(yaml.SafeLoader):
-    """``yaml.SafeLoader`` (no Python tags) that refuses duplicate mapping keys."""
+@functools.cache
+def _strict_yaml_loader() -> type:
+    """``yaml.SafeLoader`` (no Python tags) that refuses duplicate mapping keys (the class is
+    made on first use: a run from the command line's arguments never imports YAML)."""
+    import yaml
 
-    def construct_mapping(self, node: yaml.Node, deep: bool = False) -> dict[Any, Any]:
-        if isinstance(node, yaml.MappingNode):
-            seen: dict[Any, int] = {}
-            for key_node, _ in node.value:
-                if key_node.tag == "tag:yaml.org,2002:merge":
-                    continue
-                key = self.construct_object(key_node, deep=True)
-                try:
-                    first = seen.setdefault(key, key_node.start_mark.line)
-                except TypeError:  # unhashable key: SafeLoader reports it
-                    continue
-                if first != key_node.start_mark.line:
-                    raise yaml.constructor.ConstructorError(
-                        None,
-                        None,
-                        f"duplicate key {key!r} (first given on line {first + 1})",
-                        key_node.start_mark,
-                    )
-        return super().construct_mapping(node, deep)
+    class _StrictYamlLoader(yaml.SafeLoader):
+        def construct_mapping(self, node: yaml.Node, deep: bool = False) -> dict[Any, Any]:
+            if isinstance(node, yaml.MappingNode):
+                seen: dict[Any, int] = {}
+                for key_node, _ in node.value:
+                    if key_node.tag == "tag:yaml.org,2002:merge":
+                        continue
+                    key = self.construct_object(key_node, deep=True)
+                    try:
+                        first = seen.setdefault(key, key_node.start_mark.line)
+                    except TypeError:  # unhashable key: SafeLoader reports it
+                        continue
+                    if first != key_node.start_mark.line:
+                        raise yaml.constructor.ConstructorError(
+                            None,
+                            None,
+                            f"duplicate key {key!r} (first given on line {first + 1})",
+                            key_node.start_mark,
+                        )
+            return super().construct_mapping(node, deep)
+
+    return _StrictYamlLoader
 
 
 def read_config_file(path: str | os.PathLike[str]) -> Any:
@@ -97,16 +102,23 @@ def read_config_file(path: str | os.PathLike[str]) -> Any:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError([("", f"cannot read the config: {exc}")], str(path)) from exc
-    try:
-        if syntax == "yaml":
-            return yaml.load(text, Loader=_StrictYamlLoader)  # noqa: S506 - a SafeLoader subclass
-        if syntax == "toml":
+    # each parser is imported when a file of its syntax is read
+    if syntax == "yaml":
+        import yaml
+
+        try:
+            return yaml.load(text, Loader=_strict_yaml_loader())  # noqa: S506 - a SafeLoader subclass
+        except yaml.YAMLError as exc:
+            raise ConfigError([("", f"YAML syntax error: {exc}")], str(path)) from exc
+    if syntax == "toml":
+        import tomllib
+
+        try:
             return tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError([("", f"TOML syntax error: {exc}")], str(path)) from exc
+    try:
         return json.loads(text, object_pairs_hook=_json_object)
-    except yaml.YAMLError as exc:
-        raise ConfigError([("", f"YAML syntax error: {exc}")], str(path)) from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError([("", f"TOML syntax error: {exc}")], str(path)) from exc
     except json.JSONDecodeError as exc:
         raise ConfigError([("", f"JSON syntax error: {exc}")], str(path)) from exc
 

@@ -39,11 +39,11 @@ from pydantic import BaseModel, ConfigDict
 
 from .collection import Check, Expectation
 from .input_file import InputFile
-from .input_stream import InputStream, open_input
 from .problems import Damage, Notice
 from .record import Record
 
 if TYPE_CHECKING:
+    from .input_stream import InputStream
     from .messages import CompletedInput
 
 __all__ = [
@@ -225,6 +225,8 @@ class ReadContext:
         not decompress is reported through :attr:`report_damage` and reading goes on;
         decompression is bounded by ``limits.max_decompressed_bytes`` and a line by
         ``limits.max_record_bytes``. Use it as a context manager (``with ctx.open() as f``)."""
+        from .input_stream import open_input  # the codecs: imported by a reader that opens
+
         path = self.input.part(part) if part is not None else self.path
         return open_input(
             path,

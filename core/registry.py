@@ -257,19 +257,19 @@ class Registry:
     def _load_entry_points(self) -> None:
         allow = _env_list("CRAWLMILL_LOAD_PLUGINS")
         block = _env_list("CRAWLMILL_DISABLE_PLUGINS") or set()
-        manifests = self._manifests()
+        manifests = self._manifests(_entry_points_of(MANIFEST_GROUP))
         seen: set[str] = set()
+        #: id of a distribution -> its name and version (its metadata read once, not per entry point)
+        identities: dict[int, tuple[str | None, str | None]] = {}
         for ep in _entry_points_of(ENTRY_POINT_GROUP):
             if ep.name in seen:
                 continue
             seen.add(ep.name)
             dist = getattr(ep, "dist", None)
-            info = PluginInfo(
-                name=ep.name,
-                module=ep.value,
-                package=_identity(dist)[0],
-                version=_identity(dist)[1],
-            )
+            if id(dist) not in identities:
+                identities[id(dist)] = _identity(dist)
+            package, version = identities[id(dist)]
+            info = PluginInfo(name=ep.name, module=ep.value, package=package, version=version)
             self.plugins[ep.name] = info
             if (allow is not None and ep.name not in allow) or ep.name in block:
                 info.status = "blocked"
@@ -286,12 +286,12 @@ class Registry:
                 continue
             self._register(info, obj)
 
-    def _manifests(self) -> dict[str, dict[str, Any]]:
-        """Entry-point name -> declaration, from every ``crawlmill_manifests`` entry point (the
-        first declaration of a name wins; an unreadable manifest is a registry problem and its
-        plugins are imported at start)."""
+    def _manifests(self, declared: Any) -> dict[str, dict[str, Any]]:
+        """Entry-point name -> declaration, from every ``crawlmill_manifests`` entry point
+        (``declared``; the first declaration of a name wins; an unreadable manifest is a
+        registry problem and its plugins are imported at start)."""
         found: dict[str, dict[str, Any]] = {}
-        for ep in _entry_points_of(MANIFEST_GROUP):
+        for ep in declared:
             try:
                 table = ep.load()
                 items = [(str(k), v) for k, v in table.items() if isinstance(v, dict)]

@@ -31,19 +31,17 @@ import re
 import sys
 import textwrap
 from collections.abc import Sequence
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from .. import __version__
-from ..collection import presence_checks
-from ..config import load_pipeline, pipeline_from_arguments, with_run_settings
+# Only what parsing the arguments needs is imported here (``crawlmill --help`` loads no
+# pydantic, YAML, registry, engine or codec); each command imports what it uses.
 from ..errors import ConfigError, CrawlmillError, DamagedRecordError, PluginError
-from ..plugin import InputFile
-from ..reading import open_reader
-from ..registry import Registry
-from ..remote_paths import refuse_paths, refuse_urls
-from ..spec import PipelineSpec
-from ..storage_root import staged
 from . import get as get_command
+
+if TYPE_CHECKING:
+    from ..input_file import InputFile
+    from ..registry import Registry
+    from ..spec import PipelineSpec
 
 __all__ = ["main"]
 
@@ -131,6 +129,22 @@ class _FilterAction(argparse.Action):
         namespace.late_inputs = [*(getattr(namespace, "late_inputs", None) or []), *words[n:]]
 
 
+class _VersionAction(argparse.Action):
+    """``--version``: prints ``crawlmill VERSION`` and exits, as argparse's ``version`` action
+    does, but reads the installed version (``importlib.metadata``) only when it is asked for."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, **kw):
+        super().__init__(option_strings, dest=dest, default=default, **kw)
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        from .. import __version__
+
+        formatter = parser.formatter_class(prog=parser.prog)
+        formatter.add_text(f"crawlmill {__version__}")
+        sys.stdout.write(formatter.format_help())
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``crawlmill`` argument parser with its subcommands."""
     fmt = argparse.RawDescriptionHelpFormatter
@@ -140,7 +154,9 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=_EXAMPLES["main"],
         formatter_class=fmt,
     )
-    parser.add_argument("--version", action="version", version=f"crawlmill {__version__}")
+    parser.add_argument(
+        "--version", action=_VersionAction, nargs=0, help="show program's version number and exit"
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     plugin_opt = argparse.ArgumentParser(add_help=False)
@@ -389,6 +405,11 @@ def _stdout_gone() -> int:
 
 
 def _convert(args: argparse.Namespace) -> int:
+    from ..config import pipeline_from_arguments
+    from ..registry import Registry
+    from ..remote_paths import refuse_urls
+    from ..storage_root import staged
+
     registry = Registry.load(args.plugin)
     inputs = [*args.inputs, *args.late_inputs]
     filters = list(args.filters)
@@ -412,6 +433,11 @@ def _convert(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from ..config import load_pipeline, with_run_settings
+    from ..registry import Registry
+    from ..remote_paths import refuse_paths, refuse_urls
+    from ..storage_root import staged
+
     registry = Registry.load()
     refuse_paths([("", args.pipeline)])
     spec = load_pipeline(args.pipeline, registry=registry)
@@ -454,7 +480,9 @@ def _run_overrides(args: argparse.Namespace, run: dict[str, Any]) -> dict[str, A
 
 
 def _execute(spec: PipelineSpec, registry: Registry, work_dir: str | None = None) -> int:
+    from ..remote_paths import refuse_urls
     from ..run import engine  # imported here: `crawlmill --help` need not load the engine
+    from ..storage_root import staged
 
     refuse_urls(spec)  # a URL the run cannot use (exit 2)
 
@@ -535,6 +563,11 @@ def _summary(spec: PipelineSpec, report: Any, registry: Registry | None = None) 
 
 
 def _validate(args: argparse.Namespace) -> int:
+    from ..config import load_pipeline
+    from ..registry import Registry
+    from ..remote_paths import refuse_paths, refuse_urls
+    from ..storage_root import staged
+
     registry = Registry.load()
     refuse_paths([("", args.pipeline)])
     spec = load_pipeline(args.pipeline, registry=registry)
@@ -685,6 +718,8 @@ def _print_spec(spec: PipelineSpec, out: TextIO) -> None:
 
 def _get(args: argparse.Namespace) -> int:
     """``crawlmill get DIR KEY`` (:mod:`crawlmill.core.commands.get`)."""
+    from ..registry import Registry
+
     return get_command.run(args, Registry.load(args.plugin))
 
 
@@ -696,6 +731,9 @@ def _inspect(args: argparse.Namespace) -> int:
     from crawlmill.formats.foreign import foreign_format
 
     from .. import storage
+    from ..collection import presence_checks
+    from ..input_file import InputFile
+    from ..registry import Registry
 
     registry = Registry.load(args.plugin)
     path = storage.local_path(args.file)  # a URL is read through core/storage.py
@@ -799,6 +837,7 @@ def _inspect_tree(args: argparse.Namespace, registry: Registry, path: str) -> in
     it, each with its reader, the files it would not convert, then the first input's
     records. Exits 3 when a file would not be converted."""
     from ..inputs import expand_inputs
+    from ..spec import PipelineSpec
 
     spec = PipelineSpec.model_validate(
         {"inputs": {"paths": [path]}, "writer": {"name": "warc"},
@@ -840,6 +879,8 @@ def _show_records(
     turn, until that many were shown: a first unit that only checks lists, as an NTCIR
     tree's, holds no record), of those read from the file ``only`` when given, and what
     was damaged."""
+    from ..reading import open_reader
+
     target = os.path.realpath(only) if only else None
     out = sys.stdout
     shown = damages = failed_checks = 0
@@ -977,6 +1018,8 @@ def _status(args: argparse.Namespace) -> int:
 
 
 def _plugins(args: argparse.Namespace) -> int:
+    from ..registry import Registry
+
     registry = Registry.load(args.plugin)
     listing = [p for p in registry.describe() if args.all or p["status"] != "blocked"]
     if args.json:

@@ -1,0 +1,112 @@
+"""Start-up cost of the ``crawlmill`` command (issue 20 item 2): wall and CPU (user + sys) of
+``crawlmill --help``, ``crawlmill --version``, ``import crawlmill.core.commands.cli`` and a
+convert of a one-record WARC (written with warcio), each the median of ``--repeat`` runs.
+
+``--before BIN``: also run the ``crawlmill`` script of another install (e.g. a venv of an
+earlier checkout: ``/tmp/base/.venv/bin``), interleaved with this one run by run, so both
+see the same load. Prints the load average at the start and at the end. ``python -c pass``
+is the interpreter's own start (its site-packages' ``.pth`` files included), the floor.
+
+Modules run from their bytecode caches, as an installed crawlmill's do: the runs drop
+``PYTHONDONTWRITEBYTECODE`` and one unmeasured run of each command writes the caches (with
+the variable set, an editable install compiles every crawlmill module at each start).
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+
+def one_record_warc(path: Path) -> None:
+    """A ``.warc.gz`` of one HTML response record, written by warcio (not by crawlmill)."""
+    from warcio.statusandheaders import StatusAndHeaders
+    from warcio.warcwriter import WARCWriter
+
+    with open(path, "wb") as f:
+        writer = WARCWriter(f, gzip=True)
+        http = StatusAndHeaders("200 OK", [("Content-Type", "text/html")], protocol="HTTP/1.1")
+        body = io.BytesIO(b"<html><body>hello</body></html>")
+        record = writer.create_warc_record(
+            "http://example.com/", "response", payload=body, http_headers=http
+        )
+        writer.write_record(record)
+
+
+def timed(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float]:
+    """Wall and CPU seconds (user + sys of the child) of one run of ``argv``."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(
+        argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode not in (0,):
+        raise SystemExit(f"{argv} exited {proc.returncode}")
+    return wall, usage.ru_utime + usage.ru_stime
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeat", type=int, default=7, help="runs per command (default 7)")
+    parser.add_argument("--before", metavar="BIN", help="bin folder of another crawlmill install")
+    opts = parser.parse_args(argv)
+    installs = {"after": Path(sys.executable).parent}
+    if opts.before:
+        installs = {"before": Path(opts.before), **installs}
+    work = Path(tempfile.mkdtemp(prefix="bench-startup-"))
+    try:
+        one_record_warc(work / "one.warc.gz")
+        commands = {
+            "python -c pass": ["python", "-c", "pass"],
+            "crawlmill --help": ["crawlmill", "--help"],
+            "crawlmill --version": ["crawlmill", "--version"],
+            "python -c 'import crawlmill.core.commands.cli'": [
+                "python",
+                "-c",
+                "import crawlmill.core.commands.cli",
+            ],
+            "crawlmill convert one.warc.gz --to warc -o out": [
+                "crawlmill",
+                "convert",
+                "one.warc.gz",
+                "--to",
+                "warc",
+                "-o",
+                "out",
+            ],
+        }
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        results: dict[tuple[str, str], list[tuple[float, float]]] = {}
+        for warm_up in (True, *([False] * opts.repeat)):
+            if not warm_up and not results:
+                print(f"load average at the start: {os.getloadavg()}", file=sys.stderr)
+            for label, words in commands.items():
+                for name, bin_dir in installs.items():
+                    shutil.rmtree(work / "out", ignore_errors=True)
+                    run = [str(bin_dir / words[0]), *words[1:]]
+                    took = timed(run, work, env)
+                    if not warm_up:
+                        results.setdefault((label, name), []).append(took)
+        print(f"load average at the end: {os.getloadavg()}", file=sys.stderr)
+        print(f"{'command':<50} {'install':<7} {'wall':>7} {'CPU':>7}  (median of {opts.repeat})")
+        for (label, name), runs in results.items():
+            wall = statistics.median(w for w, _ in runs)
+            cpu = statistics.median(c for _, c in runs)
+            print(f"{label:<50} {name:<7} {wall:>6.3f}s {cpu:>6.3f}s")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
