@@ -32,6 +32,8 @@ EXAMPLE = ROOT / "docs" / "examples" / "clueweb09-to-pyserini.yaml"
 #: ClueWeb09's own sample files (WARC/0.18, a warcinfo and 100 responses each).
 SAMPLE_DIR = "sqs-freequery/test/dumps"
 SAMPLE_NAMES = ("ClueWeb09_Chinese_Sample", "ClueWeb09_English_Sample")
+#: both tests in one worker: the example runs once (a module fixture).
+pytestmark = pytest.mark.xdist_group("cw09-pyserini")
 #: the query: the words of one sample page's title.
 QUERY = "underwater pumpkin carving"
 
