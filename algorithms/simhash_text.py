@@ -5,15 +5,18 @@ them, so the separator between text nodes does not change a code: the body text 
 concatenation of the text nodes under ``<body>`` (the whole document when it has none), with
 ``<script>``, ``<style>`` and comments removed, as the Chuweb21 paper describes for its
 language filter. Parsing uses lxml's HTML parser with ``no_network=True`` and no entity
-resolution, so nothing outside the bytes is ever loaded.
+resolution (:func:`crawlmill.algorithms.html_tree.parse_html`), so nothing outside the bytes
+is ever loaded.
 
-This module imports nothing else of crawlmill.
+This module imports nothing else of crawlmill but that parser.
 """
 
 from __future__ import annotations
 
 import codecs
 import contextlib
+
+from crawlmill.algorithms.html_tree import parse_html
 
 __all__ = ["body_text", "decode"]
 
@@ -31,37 +34,12 @@ def decode(data: bytes, charset: str | None = None) -> str:
         return data.decode("utf-8", "replace")
 
 
-def _parser():  # one parser per process: lxml parsers are reusable, not thread-safe
-    global _PARSER
-    if _PARSER is None:
-        from lxml import html
-
-        _PARSER = html.HTMLParser(
-            encoding="utf-8",
-            no_network=True,
-            remove_comments=True,
-            remove_pis=True,
-            recover=True,
-            huge_tree=False,
-        )
-    return _PARSER
-
-
-_PARSER = None
-
-
 def body_text(data: bytes, charset: str | None = None) -> str:
     """The text of the ``<body>`` of HTML ``data`` without script, style and comments
     (text nodes joined with a space); ``''`` for a document lxml finds empty."""
-    from lxml import etree, html
+    from lxml import etree
 
-    text = decode(data, charset)
-    if not text.strip():
-        return ""
-    try:
-        root = html.document_fromstring(text.encode("utf-8", "surrogatepass"), parser=_parser())
-    except (etree.ParserError, ValueError):
-        return ""
+    root = parse_html(decode(data, charset))
     if root is None:
         return ""
     etree.strip_elements(root, "script", "style", with_tail=False)

@@ -20,8 +20,9 @@ One component every text output uses (issue 23, item 1). :func:`record_text` tak
    The title (``<title>``) and the meta description (``<meta name="description">``) are kept
    apart, found by the same lxml parse whatever the extractor, so they never depend on it.
 
-Parsing never loads anything from the network: lxml's parser runs with ``no_network=True``
-and no DTD or entity resolution; Resiliparse (lexbor) and trafilatura parse the given string.
+Parsing never loads anything from the network: lxml's parser
+(:func:`crawlmill.algorithms.html_tree.parse_html`) runs with ``no_network=True`` and no DTD or
+entity resolution; Resiliparse (lexbor) and trafilatura parse the given string.
 
 The text features (``simhash-dedup``'s ``hash: text``, the ``language`` filter) take their
 text from :func:`feature_text`: by default the Chuweb21 paper's rule they always used
@@ -44,6 +45,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+from crawlmill.algorithms.html_tree import parse_html
 from crawlmill.formats.http.body import decode_body
 from crawlmill.formats.http.html_charset import charset_of_content_type, detect_charset
 
@@ -166,32 +168,6 @@ def decoded_page(record: Record) -> tuple[str, str, int]:
         return body.decode("utf-8", "replace"), "utf-8", source
 
 
-_PARSER = None
-
-
-def _lxml_root(html: str):
-    """The lxml tree of ``html`` (``None`` when lxml finds nothing), parsed with no network."""
-    global _PARSER
-    from lxml import etree
-    from lxml import html as lhtml
-
-    if _PARSER is None:
-        _PARSER = lhtml.HTMLParser(
-            encoding="utf-8",
-            no_network=True,
-            remove_comments=True,
-            remove_pis=True,
-            recover=True,
-            huge_tree=False,
-        )
-    if not html.strip():
-        return None
-    try:
-        return lhtml.document_fromstring(html.encode("utf-8", "surrogatepass"), parser=_PARSER)
-    except (etree.ParserError, ValueError):
-        return None
-
-
 def _head_fields(root) -> tuple[str | None, str | None]:
     """``(title, meta description)`` of an lxml tree, tidied; ``None`` when absent."""
     if root is None:
@@ -242,7 +218,7 @@ def extract_html(
     ``extractor`` (one of :data:`EXTRACTORS`; :class:`ValueError` for another)."""
     if extractor not in EXTRACTORS:
         raise ValueError(f"unknown text extractor {extractor!r}; known: {', '.join(EXTRACTORS)}")
-    root = _lxml_root(html)
+    root = parse_html(html)
     title, description = _head_fields(root)
     if extractor == "lxml":
         text = _lxml_text(root)

@@ -1,4 +1,4 @@
-"""The document ids the text writers (``pyserini``, ``ir-datasets``, ``parquet``) write.
+"""The document ids the text writers (``pyserini``, ``ir-datasets``, ``trec``, ``parquet``) write.
 
 One rule for every text output and for ``simhash-dedup``'s cluster table
 (:func:`crawlmill.algorithms.document_ids.document_id`), so a document has the same id
@@ -41,12 +41,21 @@ class DocIds:
         self.seen: set[str] = set()
 
     def __call__(self, record: Record) -> str:
-        """The id of ``record`` (the record being written: ``ctx.seq`` is its place)."""
+        """The id of ``record`` (the record being written: ``ctx.seq`` is its place), noted
+        as written."""
+        return self.note(self.name(record))
+
+    def name(self, record: Record) -> str:
+        """The id of ``record`` by the rule, or its place (``ids by position``)."""
         found = document_id(record, self.rule)
         if not found:
             self.ctx.count("ids by position")
             found = f"{self.ctx.input.relpath}#{self.ctx.seq}"
-        if found in self.seen:
-            self.ctx.report_warning("duplicate-doc-id", f"doc id {found!r} written twice")
-        self.seen.add(found)
         return found
+
+    def note(self, doc_id: str) -> str:
+        """Note ``doc_id`` as written (warning ``duplicate-doc-id`` the second time)."""
+        if doc_id in self.seen:
+            self.ctx.report_warning("duplicate-doc-id", f"doc id {doc_id!r} written twice")
+        self.seen.add(doc_id)
+        return doc_id

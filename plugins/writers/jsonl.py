@@ -33,16 +33,15 @@ one task is reported (warning ``duplicate-doc-id``).
 
 from __future__ import annotations
 
-import gzip
 import json
 from datetime import UTC
-from typing import Any, Literal
+from typing import Any
 
-from crawlmill.algorithms.text_extraction import DEFAULT_EXTRACTOR, record_text
-from crawlmill.core import FileWriter, FileWriterOptions, Record, hookimpl
+from crawlmill.core import Record, hookimpl
 from pydantic import Field, field_validator
 
-from .doc_ids import DocIds, doc_id_field
+from .doc_ids import DocIds
+from .text_base import TextDocOptions, TextSinkWriter
 
 __all__ = ["FIELDS", "IrDatasetsWriter", "JsonlWriter"]
 
@@ -50,26 +49,20 @@ __all__ = ["FIELDS", "IrDatasetsWriter", "JsonlWriter"]
 FIELDS = ("url", "date", "title", "description")
 
 
-class JsonlWriter(FileWriter):
+class JsonlWriter(TextSinkWriter):
     """Pyserini/Anserini JsonCollection: ``{"id", "contents"}`` per HTML page."""
 
     name = "pyserini"
-    kinds = ("response", "resource")
     #: the keys of a line's id and text.
     id_key = "id"
     text_key = "contents"
 
-    class Options(FileWriterOptions):
-        """Options of the pyserini writer (``layout`` comes from FileWriterOptions)."""
+    class Options(TextDocOptions):
+        """Options of the pyserini writer (``extractor``, ``doc_id`` and ``layout`` come from
+        TextDocOptions)."""
 
         writes = "pyserini"
 
-        extractor: Literal["resiliparse", "trafilatura", "lxml"] = Field(
-            DEFAULT_EXTRACTOR,
-            description="main-text extractor: resiliparse (default), trafilatura, or lxml "
-            "(all body text, no boilerplate removal); see docs/outputs.md",
-        )
-        doc_id: str = doc_id_field()
         fields: list[str] = Field(
             default_factory=list,
             description="extra fields beside id and contents: url, date, title, description",
@@ -96,9 +89,8 @@ class JsonlWriter(FileWriter):
 
     def write(self, record: Record) -> None:
         """One JSON line for an HTML page; the quarantine for a record without text."""
-        page = record_text(record, self.options.extractor)
+        page = self.page(record)
         if page is None:
-            self.ctx.quarantine(record, f"no-text: not an HTML page ({self.name} holds page texts)")
             return
         line: dict[str, Any] = {self.id_key: self.ids(record), self.text_key: page.text}
         if not page.text:
@@ -119,26 +111,6 @@ class JsonlWriter(FileWriter):
         file = self.file_for(record)
         file.sink.write(data + b"\n")
         self.count(record)
-
-    def close(self) -> None:
-        """Close the open file."""
-        self.ensure_output()
-        if self.file is not None:
-            self.close_file()
-
-    def start_file(self, file: Any, first: Any) -> None:
-        """Open the gzip stream (``compress``) or write to the file itself."""
-        if self.options.compress:
-            file.sink = gzip.GzipFile(fileobj=file.stream, mode="wb", mtime=0)
-        else:
-            file.sink = file.stream
-
-    def finish_file(self, file: Any) -> dict[str, Any]:
-        """Close the gzip stream and the file; the file's entry in ``ctx.notes``."""
-        if file.sink is not file.stream:
-            file.sink.close()
-        file.stream.close()
-        return {"path": file.path, "records": file.records}
 
 
 class IrDatasetsWriter(JsonlWriter):

@@ -31,12 +31,12 @@ from __future__ import annotations
 from datetime import UTC
 from typing import Any, Literal
 
-from crawlmill.algorithms.text_extraction import DEFAULT_EXTRACTOR, record_text
-from crawlmill.core import FileWriter, FileWriterOptions, Record, hookimpl
+from crawlmill.core import Record, hookimpl
 from crawlmill.core.run.tables import rows_of_input
 from pydantic import Field, field_validator
 
-from .doc_ids import DocIds, doc_id_field
+from .doc_ids import DocIds
+from .text_base import TextDocOptions, TextWriter
 
 __all__ = ["METADATA", "ParquetWriter", "schema"]
 
@@ -76,23 +76,17 @@ def schema() -> Any:
     return pa.schema([("text", pa.string()), ("id", pa.string()), ("metadata", meta)])
 
 
-class ParquetWriter(FileWriter):
+class ParquetWriter(TextWriter):
     """Parquet ``text``/``id``/``metadata`` rows per HTML page (datatrove, Hugging Face)."""
 
     name = "parquet"
-    kinds = ("response", "resource")
 
-    class Options(FileWriterOptions):
-        """Options of the parquet writer (``layout`` comes from FileWriterOptions)."""
+    class Options(TextDocOptions):
+        """Options of the parquet writer (``extractor``, ``doc_id`` and ``layout`` come from
+        TextDocOptions)."""
 
         writes = "parquet"
 
-        extractor: Literal["resiliparse", "trafilatura", "lxml"] = Field(
-            DEFAULT_EXTRACTOR,
-            description="main-text extractor: resiliparse (default), trafilatura, or lxml; "
-            "see docs/outputs.md",
-        )
-        doc_id: str = doc_id_field()
         row_group_records: int = Field(
             100_000, ge=1, description="a row group holds at most this many rows"
         )
@@ -151,9 +145,8 @@ class ParquetWriter(FileWriter):
 
     def write(self, record: Record) -> None:
         """One row for an HTML page; the quarantine for a record without text."""
-        page = record_text(record, self.options.extractor)
+        page = self.page(record)
         if page is None:
-            self.ctx.quarantine(record, "no-text: not an HTML page (parquet holds page texts)")
             return
         if not page.text:
             self.ctx.count("empty text")
@@ -176,12 +169,6 @@ class ParquetWriter(FileWriter):
         if rows.full(self.options.row_group_records, self.options.row_group_bytes):
             rows.flush()
         self.count(record)
-
-    def close(self) -> None:
-        """Close the open file."""
-        self.ensure_output()
-        if self.file is not None:
-            self.close_file()
 
     def start_file(self, file: Any, first: Any) -> None:
         """Open a Parquet file writer on the file."""

@@ -51,16 +51,17 @@ text``), and an id met twice is reported (``duplicate-doc-id``), as in the pyser
 
 from __future__ import annotations
 
-import gzip
 import html
 import re
 from typing import Any, Literal
 
-from crawlmill.algorithms.document_ids import document_id
-from crawlmill.algorithms.text_extraction import BODY_CAP, DEFAULT_EXTRACTOR, is_html, record_text
-from crawlmill.core import FileWriter, FileWriterOptions, Record, RecordKind, hookimpl
+from crawlmill.algorithms.text_extraction import BODY_CAP, is_html
+from crawlmill.core import Record, RecordKind, hookimpl
 from crawlmill.formats.http.body import decode_body, header_tokens
 from pydantic import Field
+
+from .doc_ids import DocIds
+from .text_base import TextDocOptions, TextSinkWriter
 
 __all__ = ["TEXT_TAGS", "WEB_TAGS", "TrecWriter", "escape_tags"]
 
@@ -89,14 +90,14 @@ def escape_tags(data: Any, web: bool) -> tuple[Any, int]:
     return _TEXT_TAG.subn(r"&lt;\1\2", data)
 
 
-class TrecWriter(FileWriter):
+class TrecWriter(TextSinkWriter):
     """TREC text or TREC web documents, one ``<DOC>`` per HTML page."""
 
     name = "trec"
-    kinds = ("response", "resource")
 
-    class Options(FileWriterOptions):
-        """Options of the trec writer (``layout`` comes from FileWriterOptions)."""
+    class Options(TextDocOptions):
+        """Options of the trec writer (``extractor``, of format text, ``doc_id`` and
+        ``layout`` come from TextDocOptions)."""
 
         writes = "trec"
 
@@ -105,17 +106,6 @@ class TrecWriter(FileWriter):
             description="text: <DOCNO> and the extracted <TEXT> (TrecCollection); web: "
             "<DOCNO>, <DOCHDR> with the URL and HTTP head, then the raw HTML "
             "(TrecwebCollection, GOV2 style)",
-        )
-        extractor: Literal["resiliparse", "trafilatura", "lxml"] = Field(
-            DEFAULT_EXTRACTOR,
-            description="main-text extractor of format text: resiliparse (default), "
-            "trafilatura, or lxml; see docs/outputs.md",
-        )
-        doc_id: str = Field(
-            "auto",
-            description="the id rule: auto (WARC-TREC-ID / NTCIR doc id, else the "
-            "WARC-Record-ID's UUID), doc-id or trec (the record's doc id only), record-id, "
-            "url, or a WARC header's name; a document without one is <file>#<seq>",
         )
         escape: Literal["sgml", "tags"] = Field(
             "sgml",
@@ -135,30 +125,20 @@ class TrecWriter(FileWriter):
     def open(self, ctx: Any) -> None:
         """Start the input's layout; the first file comes with the first page."""
         self.open_layout(ctx)
-        self.seen: set[str] = set()
-        rule = self.options.doc_id
-        self.rule = "trec" if rule == "doc-id" else rule
+        self.ids = DocIds(self.options.doc_id, ctx)
         self.web = self.options.format == "web"
-
-    def _id(self, record: Record) -> str:
-        found = document_id(record, self.rule)
-        if found:
-            return found
-        self.ctx.count("ids by position")
-        return f"{self.ctx.input.relpath}#{self.ctx.seq}"
 
     def write(self, record: Record) -> None:
         """One ``<DOC>`` for an HTML page; the quarantine for a record without one."""
-        if self.web:
-            page = None
-            is_page = record.kind in (RecordKind.RESPONSE, RecordKind.RESOURCE) and is_html(record)
-        else:
-            page = record_text(record, self.options.extractor)
-            is_page = page is not None
-        if not is_page:
-            self.ctx.quarantine(record, "no-text: not an HTML page (trec holds page texts)")
+        page = None
+        if not self.web:
+            page = self.page(record)  # None: quarantined
+            if page is None:
+                return
+        elif record.kind not in (RecordKind.RESPONSE, RecordKind.RESOURCE) or not is_html(record):
+            self.no_text(record)
             return
-        doc_id = self._id(record)
+        doc_id = self.ids.name(record)
         try:
             id_bytes = doc_id.encode("utf-8")
         except UnicodeEncodeError:
@@ -169,9 +149,7 @@ class TrecWriter(FileWriter):
                 "<, >, blanks at its ends or not UTF-8)",
             )  # fmt: skip
             return
-        if doc_id in self.seen:
-            self.ctx.report_warning("duplicate-doc-id", f"doc id {doc_id!r} written twice")
-        self.seen.add(doc_id)
+        self.ids.note(doc_id)
         if page is not None:
             data, escaped = self._text_doc(id_bytes, page.text)
         else:
@@ -220,26 +198,6 @@ class TrecWriter(FileWriter):
         if not head.endswith(b"\n"):
             head += b"\n"
         return doc % (doc_id, head, body), in_head + in_body
-
-    def close(self) -> None:
-        """Close the open file."""
-        self.ensure_output()
-        if self.file is not None:
-            self.close_file()
-
-    def start_file(self, file: Any, first: Any) -> None:
-        """Open the gzip stream (``compress``) or write to the file itself."""
-        if self.options.compress:
-            file.sink = gzip.GzipFile(fileobj=file.stream, mode="wb", mtime=0)
-        else:
-            file.sink = file.stream
-
-    def finish_file(self, file: Any) -> dict[str, Any]:
-        """Close the gzip stream and the file; the file's entry in ``ctx.notes``."""
-        if file.sink is not file.stream:
-            file.sink.close()
-        file.stream.close()
-        return {"path": file.path, "records": file.records}
 
 
 @hookimpl

@@ -34,36 +34,31 @@ import gzip
 import posixpath
 from datetime import UTC
 from email.utils import format_datetime
-from typing import Any, Literal
+from typing import Any
 
 from crawlmill.algorithms.document_ids import document_id
-from crawlmill.algorithms.text_extraction import DEFAULT_EXTRACTOR, record_text
-from crawlmill.core import FileWriter, FileWriterOptions, Record, hookimpl
+from crawlmill.core import Record, hookimpl
 from crawlmill.formats.warc.digest import sha1_base32
 from crawlmill.formats.warc.writer import format_warc_date, serialize_record, uuid5_urn, warc_fields
 from pydantic import Field
 
+from .text_base import TextWriter, TextWriterOptions
 from .warc_ids import RECORD_ID_NAMESPACE, RecordIds, conversion_date, software
 
 __all__ = ["WetWriter"]
 
 
-class WetWriter(FileWriter):
+class WetWriter(TextWriter):
     """Common Crawl WET: a warcinfo, then a ``conversion`` record per HTML page."""
 
     name = "wet"
-    kinds = ("response", "resource")
 
-    class Options(FileWriterOptions):
-        """Options of the wet writer (``layout`` comes from FileWriterOptions)."""
+    class Options(TextWriterOptions):
+        """Options of the wet writer (``extractor`` and ``layout`` come from
+        TextWriterOptions)."""
 
         writes = "wet"
 
-        extractor: Literal["resiliparse", "trafilatura", "lxml"] = Field(
-            DEFAULT_EXTRACTOR,
-            description="main-text extractor: resiliparse (default), trafilatura, or lxml; "
-            "see docs/outputs.md",
-        )
         compress: bool = Field(True, description="a gzip member per record (.warc.wet.gz)")
         is_part_of: str | None = Field(None, description="warcinfo isPartOf (CC-MAIN-2021-10)")
         operator: str | None = Field(None, description="warcinfo operator")
@@ -86,9 +81,8 @@ class WetWriter(FileWriter):
 
     def write(self, record: Record) -> None:
         """A conversion record for an HTML page; the quarantine for a record without text."""
-        page = record_text(record, self.options.extractor)
+        page = self.page(record)
         if page is None:
-            self.ctx.quarantine(record, "no-text: not an HTML page (wet holds page texts)")
             return
         seq = self.ctx.seq
         stored = document_id(record, "WARC-Record-ID")  # the header's value, as stored
@@ -120,12 +114,6 @@ class WetWriter(FileWriter):
         file = self.file_for(record)
         self._emit(file, serialize_record("1.0", headers, block))
         self.count(record)
-
-    def close(self) -> None:
-        """Close the open file."""
-        self.ensure_output()
-        if self.file is not None:
-            self.close_file()
 
     def start_file(self, file: Any, first: Any) -> None:
         """Write Common Crawl's warcinfo at the file's start."""
