@@ -25,8 +25,11 @@ from .contract import (
     reduce_key,
 )
 from .errors import ConfigError, CrawlmillError, FormatError, PluginError
-from .file_writer import FileWriter, FileWriterOptions, describes_file
+from .file_writer import FileWriter, FileWriterOptions, OutputFile, describes_file
+from .layouts import register_layout
 from .markers import hookimpl
+from .naming import named_with, reader_suffixes, stem_of, strip_suffixes
+from .output_paths import UnsafeOutputPath, safe_relpath
 from .plugin import (
     Check,
     Damage,
@@ -35,6 +38,7 @@ from .plugin import (
     Filter,
     FilterContext,
     InputFile,
+    Layout,
     LazySchema,
     Limits,
     Notice,
@@ -49,6 +53,13 @@ from .plugin import (
 )
 from .reading import ReadWarning, RecordIterator, open_reader
 from .record import OffsetSpace, Outlink, Provenance, Record, RecordKind
+from .reduce_tables import (
+    KeyedDrops,
+    epoch_micros,
+    input_rows_by_seq,
+    rows_after_the_first_per_key,
+    rows_of_input,
+)
 from .shuffle_spec import ShuffleSpec
 
 try:
@@ -104,4 +115,18 @@ __all__ = [
     "FileWriter",
     "FileWriterOptions",
     "describes_file",
+    "OutputFile",
+    "Layout",
+    "register_layout",
+    "named_with",
+    "reader_suffixes",
+    "stem_of",
+    "strip_suffixes",
+    "safe_relpath",
+    "UnsafeOutputPath",
+    "KeyedDrops",
+    "epoch_micros",
+    "input_rows_by_seq",
+    "rows_after_the_first_per_key",
+    "rows_of_input",
 ]

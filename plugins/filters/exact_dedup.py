@@ -41,7 +41,7 @@ from crawlmill.core import (
     ReduceContext,
     hookimpl,
 )
-from crawlmill.core.run.tables import KeyedDrops, epoch_micros, rows_after_the_first_per_key
+from crawlmill.core.reduce_tables import KeyedDrops, epoch_micros, rows_after_the_first_per_key
 from pydantic import Field
 
 from .kinds import Kinds, kinds_field

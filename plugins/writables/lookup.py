@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+from crawlmill.core.installed import installed_writable
 from crawlmill.core.plugin import Writable
 
 __all__ = ["WRITABLES", "find_writable", "register_writable"]
@@ -16,7 +17,6 @@ __all__ = ["WRITABLES", "find_writable", "register_writable"]
 #: Java class name (and each of its ``java_names``) -> Writable class of the imported modules.
 WRITABLES: dict[str, type[Writable]] = {}
 
-_installed: Any = None
 _scanned: set[str] = set()
 
 
@@ -56,9 +56,4 @@ def find_writable(java_name: str, registry: Any = None) -> type[Writable] | None
         _scan_imported()
     if java_name in WRITABLES:
         return WRITABLES[java_name]
-    global _installed
-    if _installed is None:
-        from crawlmill.core.registry import Registry
-
-        _installed = Registry.load()
-    return _installed.writable(java_name)
+    return installed_writable(java_name)

@@ -33,7 +33,7 @@ from typing import Any, Literal
 
 from crawlmill.algorithms.text_extraction import DEFAULT_EXTRACTOR, record_text
 from crawlmill.core import FileWriter, FileWriterOptions, Record, hookimpl
-from crawlmill.core.run.tables import rows_of_input
+from crawlmill.core.reduce_tables import rows_of_input
 from pydantic import Field, field_validator
 
 from .doc_ids import DocIds, doc_id_field

@@ -234,9 +234,9 @@ def test_a_spark_shuffle_killed_before_every_partition_resumes(
 
 def test_spark_range_partitions_are_the_local_merges_key_ranges():
     """The Spark shuffle's range partition of a key is the partition whose ``[lo, hi)``
-    (core/run/shuffle/merge.py ``key_range``, what a local partition task reads) holds it; hash
+    (algorithms/sorted_runs/merge.py ``key_range``, what a local partition task reads) holds it; hash
     keeps the map task's partition. No Spark needed."""
-    from crawlmill.core.run.shuffle.merge import key_range
+    from crawlmill.algorithms.sorted_runs.merge import key_range
     from crawlmill.core.run.spark_shuffle import _keyed
 
     bounds = [b"b", b"d", b"d", b"f\xff"]
