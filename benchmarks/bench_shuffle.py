@@ -7,7 +7,7 @@ held in memory, and runs the shuffle as a sorted WARC writer would:
 
 * **map**: each record is serialised (:mod:`crawlmill.core.run.shuffle.serial`), keyed by the
   WARC writer's ``sort_key`` (SURT url key + timestamp) and hash-partitioned by its
-  ``partition_of``, then handed to a :class:`~crawlmill.core.run.shuffle.spill.Spiller` that keeps
+  ``partition_of``, then handed to a :class:`~crawlmill.algorithms.sorted_runs.spill.Spiller` that keeps
   at most ``--memory`` MiB buffered and spills sorted run files;
 * **merge**: every partition's runs are merged (``heapq.merge`` over the run readers) and each
   record decoded again; the keys are checked to come out sorted and the count to match.
@@ -56,10 +56,10 @@ def _status(field: str) -> float:
 def child(memory_mib: int, factor: float, partitions: int, folder: str, seed: int) -> dict:
     """Run one shuffle in this process; return its figures."""
     sys.path.insert(0, str(HERE))
+    from crawlmill.algorithms.sorted_runs.merge import merge, partition_runs
+    from crawlmill.algorithms.sorted_runs.spill import Spiller
     from crawlmill.core.record import OffsetSpace, Provenance, Record, RecordKind
     from crawlmill.core.run.shuffle import serial
-    from crawlmill.core.run.shuffle.merge import merge, partition_runs
-    from crawlmill.core.run.shuffle.spill import Spiller
     from crawlmill.plugins.writers.warc_sorted import partition_of, sort_key
     from synthetic import PageMaker
 

@@ -66,8 +66,8 @@ def folder_bytes(root: Path) -> int:
 
 
 def run(work: Path, data: Path, compress: bool, memory: int, fan_in: int) -> dict:
+    from crawlmill.algorithms.sorted_runs import merge, runfile
     from crawlmill.core.commands.cli import main
-    from crawlmill.core.run.shuffle import merge, runfile
 
     runfile.COMPRESS = compress
     merge.FAN_IN = fan_in

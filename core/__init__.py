@@ -30,8 +30,11 @@ if TYPE_CHECKING:
         reduce_key,
     )
     from .errors import ConfigError, CrawlmillError, FormatError, PluginError
-    from .file_writer import FileWriter, FileWriterOptions, describes_file
+    from .file_writer import FileWriter, FileWriterOptions, OutputFile, describes_file
+    from .layouts import register_layout
     from .markers import hookimpl
+    from .naming import named_with, reader_suffixes, stem_of, strip_suffixes
+    from .output_paths import UnsafeOutputPath, safe_relpath
     from .plugin import (
         Check,
         Damage,
@@ -40,6 +43,7 @@ if TYPE_CHECKING:
         Filter,
         FilterContext,
         InputFile,
+        Layout,
         LazySchema,
         Limits,
         Notice,
@@ -54,6 +58,13 @@ if TYPE_CHECKING:
     )
     from .reading import ReadWarning, RecordIterator, open_reader
     from .record import OffsetSpace, Outlink, Provenance, Record, RecordKind
+    from .reduce_tables import (
+        KeyedDrops,
+        epoch_micros,
+        input_rows_by_seq,
+        rows_after_the_first_per_key,
+        rows_of_input,
+    )
     from .shuffle_spec import ShuffleSpec
 
     __version__: str
@@ -74,8 +85,11 @@ _LAZY_MODULES = {
         "reduce_key",
     ),
     ".errors": ("ConfigError", "CrawlmillError", "FormatError", "PluginError"),
-    ".file_writer": ("FileWriter", "FileWriterOptions", "describes_file"),
+    ".file_writer": ("FileWriter", "FileWriterOptions", "OutputFile", "describes_file"),
+    ".layouts": ("register_layout",),
     ".markers": ("hookimpl",),
+    ".naming": ("named_with", "reader_suffixes", "stem_of", "strip_suffixes"),
+    ".output_paths": ("UnsafeOutputPath", "safe_relpath"),
     ".plugin": (
         "Check",
         "Damage",
@@ -84,6 +98,7 @@ _LAZY_MODULES = {
         "Filter",
         "FilterContext",
         "InputFile",
+        "Layout",
         "LazySchema",
         "Limits",
         "Notice",
@@ -98,6 +113,13 @@ _LAZY_MODULES = {
     ),
     ".reading": ("ReadWarning", "RecordIterator", "open_reader"),
     ".record": ("OffsetSpace", "Outlink", "Provenance", "Record", "RecordKind"),
+    ".reduce_tables": (
+        "KeyedDrops",
+        "epoch_micros",
+        "input_rows_by_seq",
+        "rows_after_the_first_per_key",
+        "rows_of_input",
+    ),
     ".shuffle_spec": ("ShuffleSpec",),
 }
 #: public name -> the module defining it
@@ -180,4 +202,18 @@ __all__ = [
     "FileWriter",
     "FileWriterOptions",
     "describes_file",
+    "OutputFile",
+    "Layout",
+    "register_layout",
+    "named_with",
+    "reader_suffixes",
+    "stem_of",
+    "strip_suffixes",
+    "safe_relpath",
+    "UnsafeOutputPath",
+    "KeyedDrops",
+    "epoch_micros",
+    "input_rows_by_seq",
+    "rows_after_the_first_per_key",
+    "rows_of_input",
 ]

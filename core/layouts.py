@@ -17,14 +17,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from .installed import installed_layouts
 from .plugin import Layout
 
 __all__ = ["LAYOUTS", "Layout", "find_layout", "known_layouts", "register_layout"]
 
 #: name -> layout class of the layout modules imported in this process.
 LAYOUTS: dict[str, type[Layout]] = {}
-
-_default_registry: Any = None
 
 
 def register_layout(cls: type[Layout]) -> type[Layout]:
@@ -56,13 +55,3 @@ def known_layouts(registry: Any = None) -> dict[str, type[Layout]]:
     else:
         table = {**installed_layouts(), **LAYOUTS}
     return dict(sorted(table.items()))
-
-
-def installed_layouts() -> dict[str, type[Layout]]:
-    """Name -> class of the layouts the installed (entry-point) plugins register."""
-    global _default_registry
-    if _default_registry is None:
-        from .registry import Registry
-
-        _default_registry = Registry.load()
-    return {n: c.cls for n, c in _default_registry.components.get("layout", {}).items()}

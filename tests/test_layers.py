@@ -105,3 +105,55 @@ def test_core_top_reaches_into_the_run_machinery_only_where_the_page_says():
         if down:
             found[str(path.relative_to(ROOT))] = down
     assert found == ALLOWED_DOWN
+
+
+#: what plugins/ may import of core: the package itself (``crawlmill.core``, its exported
+#: names) and the contract modules below; never the run machinery (core/run/), the commands
+#: (core/commands/) or core's other modules (engine, registry, config, spec...). A third-party
+#: plugin can do all ours do with these alone.
+PLUGIN_CONTRACT = {
+    "crawlmill.core",
+    "crawlmill.core.contract",
+    "crawlmill.core.errors",
+    "crawlmill.core.extras",
+    "crawlmill.core.file_writer",
+    "crawlmill.core.input_file",
+    "crawlmill.core.input_stream",
+    "crawlmill.core.installed",
+    "crawlmill.core.layouts",
+    "crawlmill.core.markers",
+    "crawlmill.core.naming",
+    "crawlmill.core.output_paths",
+    "crawlmill.core.plugin",
+    "crawlmill.core.record",
+    "crawlmill.core.reduce_tables",
+    "crawlmill.core.shuffle_spec",
+    "crawlmill.core.storage",
+}
+
+
+def test_plugins_import_only_the_contract_of_core():
+    bad = {}
+    for path in _sources("plugins"):
+        outside = {
+            m
+            for m in _imports(path, names=False)
+            if m.startswith("crawlmill.core") and m not in PLUGIN_CONTRACT
+        }
+        if outside:
+            bad[str(path.relative_to(ROOT))] = sorted(outside)
+    assert bad == {}
+
+
+def test_the_contract_modules_exist_and_reach_no_run_machinery():
+    """Each module of the contract is a top module of core that imports nothing of core/run/
+    or core/commands/ (so a plugin importing it never loads the engine)."""
+    for name in PLUGIN_CONTRACT - {"crawlmill.core"}:
+        path = ROOT / "core" / f"{name.rsplit('.', 1)[1]}.py"
+        assert path.is_file(), name
+        down = {
+            m
+            for m in _imports(path, names=False)
+            if m.startswith(("crawlmill.core.run", "crawlmill.core.commands"))
+        }
+        assert down == set(), name

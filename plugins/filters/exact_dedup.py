@@ -33,17 +33,16 @@ from typing import Any, ClassVar, Literal
 
 from crawlmill.core import (
     Drop,
-    Filter,
-    FilterContext,
     LazySchema,
     PluginOptions,
     Record,
     ReduceContext,
     hookimpl,
 )
-from crawlmill.core.run.tables import KeyedDrops, epoch_micros, rows_after_the_first_per_key
+from crawlmill.core.reduce_tables import epoch_micros
 from pydantic import Field
 
+from .keyed_dedup import KeyedDedupFilter
 from .kinds import Kinds, kinds_field
 
 __all__ = ["ExactDedupFilter", "payload_key"]
@@ -85,7 +84,7 @@ def payload_key(record: Record, digest: str = "payload") -> tuple[bytes, str | N
     return b"sha1:" + hashlib.sha1(record.payload).digest(), problem
 
 
-class ExactDedupFilter(Filter):
+class ExactDedupFilter(KeyedDedupFilter):
     """Keep one record per payload digest (SHA-1, or the verified declared digest) across
     all inputs."""
 
@@ -114,8 +113,6 @@ class ExactDedupFilter(Filter):
         )
 
     collect_schema: ClassVar[Any] = LazySchema(_schema)
-    #: the reduce is per key: rows too many for the driver are reduced in partitions.
-    reduce_by: ClassVar[str] = "key"
 
     def _key(self, record: Record, count: bool = False) -> bytes | None:
         """The dedup key of ``record``, or ``None`` when it does not take part; with
@@ -157,33 +154,15 @@ class ExactDedupFilter(Filter):
         columns["seq"] = rows["seq"]
         order += [("input", "ascending"), ("seq", "ascending")]
         ranked = pa.table(columns).sort_by(order)
-        dropped = rows_after_the_first_per_key(ranked)
-        ctx.count("records", ranked.num_rows)
-        ctx.count("duplicates", dropped.num_rows)
-        return dropped
-
-    def open(self, ctx: FilterContext) -> None:
-        """Load this input's duplicates (sorted by seq) from the reduce's table."""
-        super().open(ctx)
-        # more than one table when the reduce ran in partitions; none in the collect pass
-        self._dups = KeyedDrops(ctx.table_parts(), ctx.input.index)
+        return cls.duplicates(ranked, ctx, "records")
 
     def apply(self, record: Record) -> Record | Drop:
-        """Drop the record when the reduce named it a duplicate."""
-        counting = self.options.digest == "declared"  # the final pass counts digest problems
-        found = self._key(record, count=True) if counting else None
-        key = self._dups.take(self.ctx.seq)
-        if key is None:
-            return record
-        if (
-            found if counting else self._key(record)
-        ) != key:  # never drop another record than the one collected
-            raise RuntimeError(
-                f"exact-dedup: record {self.ctx.seq} of {self.ctx.input.path} is not the "
-                "record the collect pass saw (the input changed or its reader is not "
-                "deterministic)"
-            )
-        return Drop("duplicate")
+        """Drop the record when the reduce named it a duplicate; with ``digest: declared``
+        every record's declared digest is checked (and its problems counted) here too."""
+        if self.options.digest != "declared":
+            return super().apply(record)
+        found = self._key(record, count=True)  # the final pass counts digest problems
+        return self.drop_named(record, lambda: found)
 
 
 @hookimpl

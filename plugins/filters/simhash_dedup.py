@@ -85,7 +85,7 @@ from crawlmill.core import (
     comma_list,
     hookimpl,
 )
-from crawlmill.core.run.tables import epoch_micros, rows_of_input
+from crawlmill.core.reduce_tables import epoch_micros, rows_of_input
 from pydantic import AliasChoices, Field, field_validator, model_validator
 
 from .kinds import Kinds, kinds_field
@@ -227,7 +227,7 @@ class SimhashDedupFilter(Filter):
         @field_validator("clusters", "stats")
         @classmethod
         def _inside_root(cls, value: str | None) -> str | None:
-            from crawlmill.core.run.outputs import safe_relpath
+            from crawlmill.core.output_paths import safe_relpath
 
             return None if value is None else safe_relpath(value)
 

@@ -33,18 +33,16 @@ import hashlib
 from typing import Any, ClassVar, Literal
 
 from crawlmill.core import (
-    Drop,
-    Filter,
-    FilterContext,
     LazySchema,
     PluginOptions,
     Record,
     ReduceContext,
     hookimpl,
 )
-from crawlmill.core.run.tables import KeyedDrops, epoch_micros, rows_after_the_first_per_key
+from crawlmill.core.reduce_tables import epoch_micros
 from pydantic import Field
 
+from .keyed_dedup import KeyedDedupFilter
 from .kinds import Kinds, kinds_field
 
 __all__ = ["UrlDedupFilter"]
@@ -56,7 +54,7 @@ def _schema() -> Any:
     return pa.schema([("key", pa.binary()), ("date", pa.int64()), ("size", pa.int64())])
 
 
-class UrlDedupFilter(Filter):
+class UrlDedupFilter(KeyedDedupFilter):
     """Keep one capture per URL (or URL + payload digest) across all inputs, by a rule."""
 
     reduce_summary = ("capture(s) seen", "duplicate(s) to drop")
@@ -81,8 +79,7 @@ class UrlDedupFilter(Filter):
         )
 
     collect_schema: ClassVar[Any] = LazySchema(_schema)
-    #: the reduce is per key: rows too many for the driver are reduced in partitions.
-    reduce_by: ClassVar[str] = "key"
+    noun: ClassVar[str] = "capture"
 
     def _key(self, record: Record) -> bytes | None:
         """The dedup key of ``record``, or ``None`` when it does not take part."""
@@ -129,28 +126,7 @@ class UrlDedupFilter(Filter):
                 "seq": rows["seq"],
             }
         ).sort_by(order)
-        dropped = rows_after_the_first_per_key(ranked)
-        ctx.count("captures", ranked.num_rows)
-        ctx.count("duplicates", dropped.num_rows)
-        return dropped
-
-    def open(self, ctx: FilterContext) -> None:
-        """Load this input's duplicates (sorted by seq) from the reduce's table."""
-        super().open(ctx)
-        # more than one table when the reduce ran in partitions; none in the collect pass
-        self._dups = KeyedDrops(ctx.table_parts(), ctx.input.index)
-
-    def apply(self, record: Record) -> Record | Drop:
-        """Drop the record when the reduce named it a duplicate."""
-        key = self._dups.take(self.ctx.seq)
-        if key is None:
-            return record
-        if self._key(record) != key:  # never drop another record than the one collected
-            raise RuntimeError(
-                f"url-dedup: record {self.ctx.seq} of {self.ctx.input.path} is not the capture "
-                "the collect pass saw (the input changed or its reader is not deterministic)"
-            )
-        return Drop("duplicate")
+        return cls.duplicates(ranked, ctx, "captures")
 
 
 @hookimpl

@@ -403,7 +403,7 @@ class ClueWeb09Reader(Reader):
             counts=getattr(options, "verify_counts", True),
         )
         if not collection.files and collection.orphan_problems:
-            from crawlmill.core.errors import FormatError
+            from crawlmill.core import FormatError
 
             reasons = "; ".join(
                 f"{p['path']}: {p['reason']}" for p in collection.orphan_problems[:5]

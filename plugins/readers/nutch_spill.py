@@ -1,17 +1,11 @@
 """The unsorted entries of a Nutch segment part (``crawl_generate``, ``crawl_parse``, a MapFile
 part whose keys are not sorted) in key order within bounded memory, for the reader's join.
 
-:class:`SortedEntries` buffers ``(key, input, seq, blob)`` tuples up to ``memory`` bytes in
-the shuffle's one-partition :class:`~crawlmill.core.run.shuffle.spill.Spiller` (the key and blob
-bytes plus its measured per-entry overhead); past the bound the buffer is sorted and written
-as a run file in a temporary folder, and :meth:`SortedEntries.sorted` merges the runs back
-(:func:`~crawlmill.core.run.shuffle.merge.merge`: one 64 KiB read buffer per open run, so at
-most as many runs as ``memory`` has read buffers (2 to 64) are merged at once, more in
-groups first, through intermediate run files). Memory stays within about ``2 * memory``
-whatever the number of entries. Keys compare as unsigned bytes, Hadoop's raw order of ``Text`` and
-``UTF8`` keys, as the MapFiles are sorted; equal keys keep ``(input, seq)`` order. Nothing
-is written while everything fits (the empty folder is made at the start); the folder is
-removed by :meth:`SortedEntries.close`.
+:class:`SortedEntries` is :class:`crawlmill.algorithms.sorted_runs.ExternalSort` (entries
+buffered up to ``memory`` bytes, spilled as sorted runs in a temporary folder and merged back:
+memory stays within about ``2 * memory`` whatever the number of entries) with its folder
+named ``crawlmill-nutch-*``. Keys compare as unsigned bytes, Hadoop's raw order of ``Text`` and
+``UTF8`` keys, as the MapFiles are sorted; equal keys keep ``(input, seq)`` order.
 
 :func:`pack` and :func:`unpack` turn a :class:`~.nutch_parts.NutchEntry` into a blob and back
 (the value is kept serialized and decoded again by its class).
@@ -19,15 +13,9 @@ removed by :meth:`SortedEntries.close`.
 
 from __future__ import annotations
 
-import os
-import shutil
 import struct
-import tempfile
-from collections.abc import Iterator
 
-from crawlmill.core.run.shuffle.merge import FAN_IN, merge
-from crawlmill.core.run.shuffle.runfile import READ_BUFFER, Entry
-from crawlmill.core.run.shuffle.spill import Spiller
+from crawlmill.algorithms.sorted_runs import ExternalSort
 from crawlmill.formats.hadoop.nutch import decode_nutch
 from crawlmill.formats.hadoop.sequencefile import Entry as SeqEntry
 
@@ -39,56 +27,12 @@ __all__ = ["SortedEntries", "pack", "unpack"]
 _HEAD = struct.Struct(">QQqI")
 
 
-class SortedEntries:
+class SortedEntries(ExternalSort):
     """Entries added in any order, given back sorted by ``(key, input, seq)`` (module
     docstring); a context manager that removes its spill folder."""
 
     def __init__(self, memory: int, folder: str | None = None) -> None:
-        if memory < 1:
-            raise ValueError("spill memory must be positive")
-        self.memory = memory
-        self._tmp = tempfile.mkdtemp(prefix="crawlmill-nutch-", dir=folder)
-        self._spiller = Spiller(self._tmp, 1, memory, "run")
-        self._seq = 0
-
-    @property
-    def runs(self) -> list[str]:
-        """Run files written (none while everything fits in memory)."""
-        return self._spiller.runs
-
-    @property
-    def peak(self) -> int:
-        """The most bytes buffered at once."""
-        return self._spiller.peak
-
-    def add(self, key: bytes, input: int, blob: bytes) -> None:
-        """Buffer one entry (its ``seq`` is the count of entries added before it)."""
-        self._spiller.add(0, key, input, self._seq, blob)
-        self._seq += 1
-
-    def __len__(self) -> int:
-        return self._seq
-
-    def sorted(self) -> Iterator[Entry]:
-        """Every entry added, in ``(key, input, seq)`` order (call once, after the adds)."""
-        if not self._spiller.runs:
-            yield from self._spiller.take_sorted(0)
-            return
-        runs = self._spiller.close()
-        # one read buffer per run merged at once: as many as ``memory`` holds (at least 2)
-        fan_in = max(2, min(FAN_IN, self.memory // READ_BUFFER))
-        yield from merge(runs, scratch=os.path.join(self._tmp, "merge"), fan_in=fan_in)
-
-    def close(self) -> None:
-        """Drop the buffer and remove the spill folder."""
-        self._spiller.abort()
-        shutil.rmtree(self._tmp, ignore_errors=True)
-
-    def __enter__(self) -> SortedEntries:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+        super().__init__(memory, folder, prefix="crawlmill-nutch-")
 
 
 def pack(item: NutchEntry) -> bytes:

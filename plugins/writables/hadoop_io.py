@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 from crawlmill.core import Writable, hookimpl
 from crawlmill.formats.hadoop import writables as w
 
-from .lookup import register_writable
+from .lookup import register_writable, registered_codec
 
 __all__ = ["BUILTIN_WRITABLES", "HadoopWritable"]
 
@@ -69,30 +69,11 @@ def _make(codec: w.Codec) -> type[HadoopWritable]:
     return register_writable(type(short, (HadoopWritable,), attrs))  # type: ignore[return-value]
 
 
-class _Adapter(w.Codec):
-    """A registered Writable as the codec of a ``MapWritable`` entry."""
-
-    def __init__(self, writable: Writable) -> None:
-        self.java_names = (writable.name,)
-        self.writable = writable
-
-    def read(self, buf: Any, pos: int) -> tuple[Any, int]:
-        return self.writable.read_at(bytes(buf), pos)
-
-    def write(self, value: Any) -> bytes:
-        return self.writable.write(value)
-
-
 def _resolve(java_name: str) -> w.Codec | None:
     """The codec of a class inside a ``MapWritable``: a built-in one, else a registered
     Writable's (a plugin's class in a map)."""
     codec = w.builtin(java_name, _resolve)
-    if codec is not None:
-        return codec
-    from .lookup import find_writable
-
-    cls = find_writable(java_name)
-    return _Adapter(cls()) if cls is not None else None
+    return codec if codec is not None else registered_codec(java_name)
 
 
 #: every built-in Writable class.

@@ -9,14 +9,15 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+from crawlmill.core.installed import installed_writable
 from crawlmill.core.plugin import Writable
+from crawlmill.formats.hadoop import writables as w
 
-__all__ = ["WRITABLES", "find_writable", "register_writable"]
+__all__ = ["WRITABLES", "WritableCodec", "find_writable", "register_writable", "registered_codec"]
 
 #: Java class name (and each of its ``java_names``) -> Writable class of the imported modules.
 WRITABLES: dict[str, type[Writable]] = {}
 
-_installed: Any = None
 _scanned: set[str] = set()
 
 
@@ -56,9 +57,25 @@ def find_writable(java_name: str, registry: Any = None) -> type[Writable] | None
         _scan_imported()
     if java_name in WRITABLES:
         return WRITABLES[java_name]
-    global _installed
-    if _installed is None:
-        from crawlmill.core.registry import Registry
+    return installed_writable(java_name)
 
-        _installed = Registry.load()
-    return _installed.writable(java_name)
+
+class WritableCodec(w.Codec):
+    """A registered Writable (a plugin's class) as the codec of a ``MapWritable`` entry."""
+
+    def __init__(self, writable: Writable) -> None:
+        self.java_names = (writable.name,)
+        self.writable = writable
+
+    def read(self, buf: Any, pos: int) -> tuple[Any, int]:
+        return self.writable.read_at(bytes(buf), pos)
+
+    def write(self, value: Any) -> bytes:
+        return self.writable.write(value)
+
+
+def registered_codec(java_name: str) -> w.Codec | None:
+    """The codec of the Writable registered for ``java_name`` (:func:`find_writable`), or
+    ``None``: what a map's built-in codecs leave to the plugins."""
+    cls = find_writable(java_name)
+    return WritableCodec(cls()) if cls is not None else None

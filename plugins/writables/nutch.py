@@ -21,7 +21,7 @@ from crawlmill.formats.hadoop import nutch_legacy as nl
 from crawlmill.formats.hadoop import nutch_tools as tl
 from crawlmill.formats.hadoop import writables as w
 
-from .lookup import register_writable
+from .lookup import register_writable, registered_codec
 
 __all__ = ["NUTCH_WRITABLES", "NutchWritable", "resolve_registered"]
 
@@ -30,26 +30,7 @@ def resolve_registered(java_name: str) -> w.Codec | None:
     """The codec of a class inside a Nutch value's map: the built-in Hadoop and Nutch ones,
     else a registered Writable's (a plugin's class in a map)."""
     codec = w.builtin(java_name, resolve_registered) or n.nutch_codec(java_name, resolve_registered)
-    if codec is not None:
-        return codec
-    from .lookup import find_writable
-
-    cls = find_writable(java_name)
-    return _Registered(cls()) if cls is not None else None
-
-
-class _Registered(w.Codec):
-    """A registered Writable (a plugin's class) as the codec of a map entry."""
-
-    def __init__(self, writable: Writable) -> None:
-        self.java_names = (writable.name,)
-        self.writable = writable
-
-    def read(self, buf: Any, pos: int) -> tuple[Any, int]:
-        return self.writable.read_at(bytes(buf), pos)
-
-    def write(self, value: Any) -> bytes:
-        return self.writable.write(value)
+    return codec if codec is not None else registered_codec(java_name)
 
 
 class NutchWritable(Writable):

@@ -58,7 +58,7 @@ import tarfile
 from collections.abc import Callable
 from typing import Any, BinaryIO, Literal
 
-from crawlmill.core.errors import ConfigError, CrawlmillError
+from crawlmill.core import ConfigError, CrawlmillError
 from crawlmill.core.file_writer import describes_file
 from crawlmill.core.layouts import Layout, register_layout
 from crawlmill.core.markers import hookimpl
@@ -358,7 +358,7 @@ def count_documents(path: str) -> int:
     """Count the ``response`` WARC records of ``path`` (the records ClueWeb09 numbers and its
     counts lists count) with the registered ``warc`` reader (a ``PluginError`` when it is
     disabled); a damaged file is an error, not a count."""
-    from crawlmill.core.reading import open_reader
+    from crawlmill.core import open_reader
 
     with open_reader(path, "warc") as records:
         count = sum(1 for record in records if record.kind == RecordKind.RESPONSE)

@@ -212,7 +212,7 @@ class NtcirWriter(Writer):
 
     def open(self, ctx: Any) -> None:
         """This input's pages (by seq) from the table (in input order: a binary search)."""
-        from crawlmill.core.run.tables import rows_of_input
+        from crawlmill.core.reduce_tables import rows_of_input
 
         self.ctx = ctx
         self.cook_options = CookOptions(self.options.meta_marker, self.options.alt_marker)

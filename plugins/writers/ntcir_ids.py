@@ -7,7 +7,7 @@ port, as one int64 key per row), pages and doc ids from one stable sort of the r
 link targets from Arrow's hash kernels. The driver holds a few tens of bytes per page
 (``benchmarks/bench_ntcir_ids.py`` measures it). The table is in ``(input, seq)`` order, the
 link targets that are no page (``input`` -1) first, so each final task takes its rows by
-binary search (:func:`crawlmill.core.run.tables.rows_of_input`); the lists are written in doc id
+binary search (:func:`crawlmill.core.reduce_tables.rows_of_input`); the lists are written in doc id
 order through a sort index, batch by batch.
 """
 

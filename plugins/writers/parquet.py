@@ -32,7 +32,7 @@ from datetime import UTC
 from typing import Any, Literal
 
 from crawlmill.core import Record, hookimpl
-from crawlmill.core.run.tables import rows_of_input
+from crawlmill.core.reduce_tables import rows_of_input
 from pydantic import Field, field_validator
 
 from .doc_ids import DocIds

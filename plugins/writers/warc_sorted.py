@@ -14,7 +14,7 @@ records in key order from all inputs:
   on every machine; Python's ``hash()`` is salted per process) of the SURT url key, modulo N:
   every capture of a URL is in one partition.
 * **range partitioning**: partition i holds the i-th key range; the ranges' N-1 boundaries
-  come from key samples the map tasks took (:func:`crawlmill.core.run.shuffle.merge.boundaries`),
+  come from key samples the map tasks took (:func:`crawlmill.algorithms.sorted_runs.merge.boundaries`),
   so partition files concatenated in order are one sorted collection.
 """
 

@@ -1,13 +1,75 @@
-"""What the Spark tests compare between a Spark run and a local run of one pipeline: every
-file the run left (outputs, quarantine, the passes' Arrow tables: bytes), report.json and the
-completion and pass-task markers (without timings)."""
+"""What the Spark tests run and compare between a Spark run and a local run of one pipeline:
+the inputs they convert (:func:`build_inputs`), every file the run left (outputs, quarantine,
+the passes' Arrow tables: bytes), report.json and the completion and pass-task markers
+(without timings)."""
 
 from __future__ import annotations
 
 import json
+import shutil
+import textwrap
+from collections.abc import Sequence
 from pathlib import Path
 
-__all__ = ["assert_alike", "bookkeeping_of", "files_of", "without_times"]
+from tests.conftest import SAMPLES, need
+from tests.helpers import warc_record
+
+__all__ = [
+    "assert_alike",
+    "bookkeeping_of",
+    "build_inputs",
+    "files_of",
+    "spark_pipeline",
+    "without_times",
+]
+
+
+def build_inputs(folder: Path, samples: Sequence[str], *, overlapping: bool = True) -> Path:
+    """``folder`` made and filled with copies of ``samples`` (paths below the shared sample
+    folder; a missing one skips, or fails under ``CRAWLMILL_REQUIRE_ORACLES=1``); with
+    ``overlapping``, the first sample again (``copy-<name>``) and three constructed WARCs
+    whose URLs overlap (``a``: records 0-11, ``b``: 6-17, ``c``: 15-23), for the dedup and
+    shuffle pipelines."""
+    folder.mkdir(parents=True)
+    for rel in samples:
+        src = SAMPLES / rel
+        if not src.is_file():
+            need(f"sample {rel}")  # pragma: no cover - the sample folder is required in CI
+        shutil.copy(src, folder / src.name)
+    if overlapping:
+        first = SAMPLES / samples[0]
+        shutil.copy(first, folder / f"copy-{first.name}")
+        for name, numbers in (("a", range(0, 12)), ("b", range(6, 18)), ("c", range(15, 24))):
+            (folder / f"{name}.warc").write_bytes(b"".join(warc_record(i) for i in numbers))
+    return folder
+
+
+def spark_pipeline(
+    inputs: Path,
+    body: str,
+    master: str,
+    *,
+    conf: str = "{spark.ui.enabled: false}",
+    progress: str = "never",
+    run: str = "",
+) -> str:
+    """A pipeline file's text: ``inputs``, the YAML ``body`` (writer, filters...), the output
+    ``${OUT}`` and a run on Spark at ``master`` with the ``conf`` mapping; ``run``: more
+    settings of ``run``, one YAML line each."""
+    return (
+        f"inputs: {inputs}\n"
+        + textwrap.dedent(body)
+        + textwrap.dedent(
+            f"""\
+            output: ${{OUT}}
+            run:
+              executor: spark
+              progress: {progress}
+              spark: {{master: "{master}", conf: {conf}}}
+            """
+        )
+        + textwrap.indent(textwrap.dedent(run), "  ")
+    )
 
 
 def files_of(out: Path) -> dict[str, bytes]:

@@ -13,11 +13,17 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from crawlmill.algorithms.sorted_runs import merge as merge_mod
+from crawlmill.algorithms.sorted_runs import runfile
+from crawlmill.algorithms.sorted_runs.merge import ScratchMeter, merge
+from crawlmill.algorithms.sorted_runs.runfile import (
+    MAGIC,
+    ZMAGIC,
+    RunFileError,
+    RunReader,
+    RunWriter,
+)
 from crawlmill.core.commands.cli import main
-from crawlmill.core.run.shuffle import merge as merge_mod
-from crawlmill.core.run.shuffle import runfile
-from crawlmill.core.run.shuffle.merge import ScratchMeter, merge
-from crawlmill.core.run.shuffle.runfile import MAGIC, ZMAGIC, RunFileError, RunReader, RunWriter
 from crawlmill.formats.hadoop.sequencefile import read_header
 
 WORDS = [

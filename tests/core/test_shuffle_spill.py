@@ -1,4 +1,4 @@
-"""The local shuffle's external sort (core/run/shuffle/spill.py, merge.py, runfile.py): bounded
+"""The local shuffle's external sort (algorithms/sorted_runs/spill.py, merge.py, runfile.py): bounded
 buffering counted honestly, sorted runs per partition, streaming merges in (key, input, seq)
 order = Hadoop's raw Text order, range partitions, atomic run files, and clear errors on
 truncated or damaged run files."""
@@ -12,9 +12,9 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
-from crawlmill.core.run.shuffle import merge as merge_mod
-from crawlmill.core.run.shuffle import runfile
-from crawlmill.core.run.shuffle.merge import (
+from crawlmill.algorithms.sorted_runs import merge as merge_mod
+from crawlmill.algorithms.sorted_runs import runfile
+from crawlmill.algorithms.sorted_runs.merge import (
     KeySampler,
     boundaries,
     index_samples,
@@ -23,8 +23,8 @@ from crawlmill.core.run.shuffle.merge import (
     partition_runs,
     read_samples,
 )
-from crawlmill.core.run.shuffle.runfile import RunFileError, RunReader, RunWriter
-from crawlmill.core.run.shuffle.spill import ENTRY_OVERHEAD, Spiller
+from crawlmill.algorithms.sorted_runs.runfile import RunFileError, RunReader, RunWriter
+from crawlmill.algorithms.sorted_runs.spill import ENTRY_OVERHEAD, Spiller
 
 
 def _entries(n: int, seed: int = 1, inputs: int = 3):

@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import textwrap
@@ -27,11 +26,16 @@ from pathlib import Path
 import pytest
 from crawlmill.core.commands.cli import main
 
-from tests.conftest import SAMPLES, need, need_command
+from tests.conftest import need, need_command
 from tests.core.conftest import FAKE_DIR
 from tests.core.spark_cluster import StandaloneCluster
-from tests.core.spark_compare import assert_alike, bookkeeping_of, files_of
-from tests.helpers import warc_record
+from tests.core.spark_compare import (
+    assert_alike,
+    bookkeeping_of,
+    build_inputs,
+    files_of,
+    spark_pipeline,
+)
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("spark-cluster")]
 
@@ -64,35 +68,9 @@ PIPELINES = {
 }
 
 
-def _inputs(folder: Path) -> Path:
-    """The samples, one of them twice, and three constructed WARCs whose URLs overlap."""
-    folder.mkdir(parents=True)
-    for rel in SAMPLE_INPUTS:
-        src = SAMPLES / rel
-        assert src.is_file(), f"sample {rel} missing"
-        shutil.copy(src, folder / src.name)
-    first = SAMPLES / SAMPLE_INPUTS[0]
-    shutil.copy(first, folder / f"copy-{first.name}")
-    for name, numbers in (("a", range(0, 12)), ("b", range(6, 18)), ("c", range(15, 24))):
-        (folder / f"{name}.warc").write_bytes(b"".join(warc_record(i) for i in numbers))
-    return folder
-
-
 def _pipeline(root: Path, name: str, inputs: Path, master: str, as_name: str = "") -> Path:
     path = root / f"{as_name or name}.yaml"
-    path.write_text(
-        f"inputs: {inputs}\n"
-        + PIPELINES[name]
-        + textwrap.dedent(
-            f"""\
-            output: ${{OUT}}
-            run:
-              executor: spark
-              progress: never
-              spark: {{master: "{master}", conf: {CONF}}}
-            """
-        )
-    )
+    path.write_text(spark_pipeline(inputs, PIPELINES[name], master, conf=CONF))
     return path
 
 
@@ -103,7 +81,7 @@ def cluster_runs(tmp_path_factory):
     need("pyspark")
     need_command("java")
     root = tmp_path_factory.mktemp("spark-cluster")
-    inputs = _inputs(root / "in")
+    inputs = build_inputs(root / "in", SAMPLE_INPUTS)
     cluster = StandaloneCluster(root / "cluster")
     try:
         cluster.start()

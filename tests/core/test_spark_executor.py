@@ -9,10 +9,8 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
-import textwrap
 import time
 from pathlib import Path
 
@@ -23,6 +21,9 @@ from crawlmill.core.spec import SparkSpec
 
 from tests.conftest import SAMPLES, need, need_command
 from tests.core.conftest import SPARK_CONF, SPARK_MASTER
+from tests.core.spark_compare import bookkeeping_of as _bookkeeping
+from tests.core.spark_compare import build_inputs, spark_pipeline
+from tests.core.spark_compare import files_of as _files
 
 HERE = Path(__file__).resolve().parent
 MASTER = SPARK_MASTER
@@ -56,44 +57,6 @@ def _spark():
 # -- the same outputs and report as the local executor, through the CLI --------------------------
 
 
-def _inputs(tmp_path: Path) -> Path:
-    folder = tmp_path / "in"
-    folder.mkdir()
-    for rel in CONVERSION_INPUTS:
-        src = SAMPLES / rel
-        if not src.is_file():
-            need(f"sample {rel}")  # pragma: no cover - the sample folder is required in CI
-        shutil.copy(src, folder / src.name)
-    return folder
-
-
-def _files(out: Path) -> dict[str, bytes]:
-    """Every file the run left (outputs, quarantine) but the bookkeeping JSON."""
-    found = {}
-    for path in sorted(out.rglob("*")):
-        rel = path.relative_to(out).as_posix()
-        if path.is_file() and not rel.endswith(".json") and not rel.endswith("lock"):
-            found[rel] = path.read_bytes()
-    return found
-
-
-def _without_times(data):
-    if isinstance(data, dict):
-        return {k: _without_times(v) for k, v in data.items() if k not in ("elapsed", "seconds")}
-    if isinstance(data, list):
-        return [_without_times(v) for v in data]
-    return data
-
-
-def _bookkeeping(out: Path) -> dict[str, object]:
-    """report.json and the completion markers, without their timings."""
-    meta = out / ".crawlmill"
-    found = {"report": _without_times(json.loads((meta / "report.json").read_text()))}
-    for marker in sorted((meta / "done").glob("*.json")):
-        found[marker.name] = _without_times(json.loads(marker.read_text()))
-    return found
-
-
 def test_a_pipeline_file_converts_alike_on_local_1_local_2_and_spark(
     spark_sc, tmp_path, monkeypatch, capsys
 ):
@@ -101,21 +64,10 @@ def test_a_pipeline_file_converts_alike_on_local_1_local_2_and_spark(
     and the same markers with the local executor at 1 and 2 workers and with Spark local[2]
     (the file says spark; --executor local --workers N overrides it)."""
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")  # the warcinfo's conversion date
-    inputs = _inputs(tmp_path)
+    inputs = build_inputs(tmp_path / "in", CONVERSION_INPUTS, overlapping=False)
     pipeline = tmp_path / "pipeline.yaml"
-    pipeline.write_text(
-        textwrap.dedent(
-            f"""\
-            inputs: {inputs}
-            writer: {{name: warc, gzip_backend: zlib}}
-            output: ${{OUT}}
-            run:
-              executor: spark
-              progress: always
-              spark: {{master: "{MASTER}", conf: {{spark.ui.enabled: false}}}}
-            """
-        )
-    )
+    body = "writer: {name: warc, gzip_backend: zlib}\n"
+    pipeline.write_text(spark_pipeline(inputs, body, MASTER, progress="always"))
     runs = {
         "spark": [],
         "local1": ["--executor", "local", "--workers", "1"],

@@ -13,7 +13,6 @@ report.json and the completion and pass-task markers (without timings).
 from __future__ import annotations
 
 import json
-import shutil
 import textwrap
 from pathlib import Path
 
@@ -22,10 +21,10 @@ import pytest
 from crawlmill.core.commands.cli import main
 from crawlmill.plugins.writers.warc_sorted import sort_key
 
-from tests.conftest import SAMPLES
 from tests.core.conftest import SPARK_MASTER
 from tests.core.spark_compare import assert_alike as _assert_alike
 from tests.core.spark_compare import bookkeeping_of as _bookkeeping
+from tests.core.spark_compare import build_inputs, spark_pipeline
 from tests.core.spark_compare import files_of as _files
 from tests.helpers import warc_record
 
@@ -43,21 +42,6 @@ EXECUTORS = {
     "local1": ["--executor", "local", "--workers", "1"],
     "local2": ["--executor", "local", "--workers", "2"],
 }
-
-
-def _inputs(tmp_path: Path) -> Path:
-    """Real samples, one of them twice, and three constructed WARCs whose URLs overlap."""
-    folder = tmp_path / "in"
-    folder.mkdir()
-    for rel in SAMPLE_INPUTS:
-        src = SAMPLES / rel
-        assert src.is_file(), f"sample {rel} missing"
-        shutil.copy(src, folder / src.name)
-    first = SAMPLES / SAMPLE_INPUTS[0]
-    shutil.copy(first, folder / f"copy-{first.name}")
-    for name, numbers in (("a", range(0, 12)), ("b", range(6, 18)), ("c", range(15, 24))):
-        (folder / f"{name}.warc").write_bytes(b"".join(warc_record(i) for i in numbers))
-    return folder
 
 
 def _run_everywhere(
@@ -78,22 +62,9 @@ def _run_everywhere(
 
     monkeypatch.setattr(spark_executor.SparkExecutor, "jobs", spy)
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")  # the warcinfo's conversion date
-    inputs = _inputs(tmp_path)
+    inputs = build_inputs(tmp_path / "in", SAMPLE_INPUTS)
     pipeline = tmp_path / "pipeline.yaml"
-    pipeline.write_text(
-        f"inputs: {inputs}\n"
-        + textwrap.dedent(body)
-        + textwrap.dedent(
-            f"""\
-            output: ${{OUT}}
-            run:
-              executor: spark
-              progress: never
-              spark: {{master: "{SPARK_MASTER}", conf: {{spark.ui.enabled: false}}}}
-            """
-        )
-        + textwrap.indent(textwrap.dedent(run), "  ")
-    )
+    pipeline.write_text(spark_pipeline(inputs, body, SPARK_MASTER, run=run))
     seen = {}
     for name, flags in EXECUTORS.items():
         out = tmp_path / name
@@ -234,9 +205,9 @@ def test_a_spark_shuffle_killed_before_every_partition_resumes(
 
 def test_spark_range_partitions_are_the_local_merges_key_ranges():
     """The Spark shuffle's range partition of a key is the partition whose ``[lo, hi)``
-    (core/run/shuffle/merge.py ``key_range``, what a local partition task reads) holds it; hash
+    (algorithms/sorted_runs/merge.py ``key_range``, what a local partition task reads) holds it; hash
     keeps the map task's partition. No Spark needed."""
-    from crawlmill.core.run.shuffle.merge import key_range
+    from crawlmill.algorithms.sorted_runs.merge import key_range
     from crawlmill.core.run.spark_shuffle import _keyed
 
     bounds = [b"b", b"d", b"d", b"f\xff"]

@@ -258,7 +258,7 @@ def test_a_killed_split_reduce_finished_in_the_driver_leaves_no_partition_tables
 def test_epoch_micros():
     from datetime import UTC, datetime, timedelta, timezone
 
-    from crawlmill.core.run.tables import epoch_micros
+    from crawlmill.core.reduce_tables import epoch_micros
 
     assert epoch_micros(None) is None
     assert epoch_micros(datetime(1970, 1, 1, tzinfo=UTC)) == 0

@@ -1,8 +1,8 @@
-"""core/run/tables.py helpers the keyed dedup filters share: the rows after the first of each key,
+"""core/reduce_tables.py helpers the keyed dedup filters share: the rows after the first of each key,
 and one input's rows gathered from a split reduce's tables."""
 
 import pyarrow as pa
-from crawlmill.core.run.tables import KeyedDrops, input_rows_by_seq, rows_after_the_first_per_key
+from crawlmill.core.reduce_tables import KeyedDrops, input_rows_by_seq, rows_after_the_first_per_key
 
 
 def _ranked(keys, inputs, seqs):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 
 import pyarrow as pa
-from crawlmill.core.run.tables import rows_of_input
+from crawlmill.core.reduce_tables import rows_of_input
 from crawlmill.plugins.writers.ntcir import _schema
 from crawlmill.plugins.writers.ntcir_ids import allocate, list_rows
 

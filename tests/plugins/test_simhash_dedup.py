@@ -365,7 +365,7 @@ def test_rerun_resumes_and_another_tau_replaces_the_cluster_table(tmp_path, inpu
 
 def test_rows_of_input_across_chunks():
     """The final pass's binary search finds an input's rows when they span chunks."""
-    from crawlmill.core.run.tables import rows_of_input
+    from crawlmill.core.reduce_tables import rows_of_input
 
     inputs = [0, 0, 1, 1, 1, 1, 3, 3, 5]
     chunks = [inputs[:3], inputs[3:5], inputs[5:8], inputs[8:]]

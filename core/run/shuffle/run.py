@@ -7,15 +7,17 @@ instead of the per-input tasks (``core/run/engine.py`` calls it at one place):
    a plain task (damage quarantined, every step counted) and each kept record is serialised
    (:mod:`.serial`), keyed by ``Writer.sort_key`` and partitioned by
    ``Writer.partition_of`` (hash) or put into one shared run set (range), then spilled
-   within ``run.shuffle_memory`` bytes (:class:`~.spill.Spiller`) as sorted run files under
+   within ``run.shuffle_memory`` bytes (``Spiller``: the external sort of
+   :mod:`crawlmill.algorithms.sorted_runs`, where ``KeySampler`` and ``merge`` are too) as
+   sorted run files under
    ``OUT/.crawlmill/passes/<pass-id>-shuffle/shuffle/`` (:func:`pass_id`). Its marker (the task's
    counters, its quarantine files) is written there, after its runs are closed. A shuffled
    record counts as *received* by the writer in the map task's counters.
 2. **Boundaries** (range partitioning only): ``N - 1`` keys from the map tasks' key
-   samples (:class:`~.merge.KeySampler`, written beside the runs; :func:`~.merge.boundaries`),
+   samples (``KeySampler``, written beside the runs; ``boundaries``),
    in the driver: no second read of the inputs.
 3. **Partition pass**, one task per partition (:func:`~.tasks.partition_task`): the partition's runs
-   merged in ``(key, input, seq)`` order (:func:`~.merge.merge`), each record decoded and
+   merged in ``(key, input, seq)`` order (``merge``), each record decoded and
    handed to a fresh writer whose input is named ``part-NNNNN`` (so the plain layout writes
    ``part-NNNNN<ext>``), committed atomically with a completion marker as a plain task's.
    Its counters hold what the writer added and quarantined (``received`` 0: the map tasks
@@ -29,7 +31,9 @@ the shuffled count (checked). A rerun skips map tasks whose marker and run files
 and partitions whose marker and files are (a run killed in either pass resumes); a hash
 partition's run files go as soon as it is committed (a rerun's map markers need only the
 unfinished partitions' runs); after a successful run the rest of the run files are removed,
-the map markers kept (a rerun then does nothing). ``report.json``'s ``shuffle`` says the
+the map markers kept (a rerun then does nothing). Under ``run.resume: false``
+(``--no-resume``) neither stage resumes: every map task and partition runs again, and what
+an earlier run left in the pass folder is removed first. ``report.json``'s ``shuffle`` says the
 run files' bytes and the peak scratch (runs and merge files alive at once).
 
 An executor with a shuffle of its own (``executor.shuffle(spec)``: Spark's, in
@@ -50,6 +54,11 @@ import shutil
 from collections.abc import Iterator
 from typing import Any
 
+from crawlmill.algorithms.sorted_runs import runfile
+from crawlmill.algorithms.sorted_runs.merge import boundaries, key_range, read_samples
+from crawlmill.algorithms.sorted_runs.runfile import MAGIC as RUN_MAGIC
+from crawlmill.algorithms.sorted_runs.spill import partition_folder
+
 from ...contract import Shuffling, declares_collect, implements, shuffle_methods_missing
 from ...messages import Marker, TaskStatus
 from ...shuffle_spec import ShuffleSpec
@@ -67,11 +76,7 @@ from ..convert import (
 from ..executor import interruptible
 from ..outputs import OutputRoot, write_json_atomic
 from ..stage import Outcome, Stage, StageRun, drop_listings, listing_path, run_stages
-from . import runfile
-from .merge import boundaries, key_range, read_samples
-from .runfile import MAGIC as RUN_MAGIC
 from .serial import VERSION as SERIAL_VERSION
-from .spill import partition_folder
 from .tasks import SCRATCH_NOTE, SHUFFLE_STEP, map_marker_path, map_task, partition_task
 
 __all__ = ["DEFAULT_MEMORY", "execute", "map_task", "partition_task", "shuffle_of"]
@@ -275,8 +280,10 @@ def _map_stage(
         runs = need_runs and local
         return _finished_map(folder, tasks[i][1], r.fingerprint, shuffle, need_runs=runs, done=done)
 
+    resume = local and r.spec.run.resume  # --no-resume: every map task runs again
+
     def prepare() -> None:  # what killed or older attempts left, no finished task owns
-        finished = {key for i, (_, key) in enumerate(tasks) if local and map_done(i) is not None}
+        finished = {key for i, (_, key) in enumerate(tasks) if resume and map_done(i) is not None}
         _drop_unfinished(folder, finished | {m.key for m in r.completed.values()})
 
     def record(outcome: Outcome, log: Any) -> None:
@@ -300,7 +307,7 @@ def _map_stage(
     return _stage(
         r, "shuffle-map", session, payloads=payloads, fn=map_task, done=map_done,
         keys=[k for _, k in tasks], sizes=[p.size or 0 for p, _ in tasks], record=record,
-        runner=session.map if session is not None else None, resume=local,
+        runner=session.map if session is not None else None, resume=resume,
         label="shuffle map", markers=[map_marker_path(folder, k) for _, k in tasks],
         names=[p.input.relpath for p, _ in tasks], prepare=prepare, finish=finish,
         started=[os.path.join(r.root.meta, "tmp", k) for _, k in tasks],
@@ -419,9 +426,12 @@ def _drop_unfinished(folder: str, finished: set[str]) -> None:
 
 
 def _finished_partitions(r: RunState, keys: list[str]) -> dict[int, Marker]:
-    """Partitions whose completion marker matches this run and whose files are intact."""
+    """Partitions whose completion marker matches this run and whose files are intact
+    (none under ``run.resume: false``: every partition is redone)."""
     root = OutputRoot(r.spec.output)
     done: dict[int, Marker] = {}
+    if not r.spec.run.resume:
+        return done
     for i, key in enumerate(keys):
         marker = _partition_done(root, key, r.fingerprint)
         if marker is not None:
@@ -505,7 +515,7 @@ def _partition_stage(
         # and the merges' intermediate files, measured where they are written and removed
         total, found = _run_bytes(r, n) if local else (0, {})
         per.update(found)
-        if drop:  # removed when a former run committed them
+        if drop and r.spec.run.resume:  # removed when a former run committed them
             total -= sum(per[i] for i in range(n) if partition_done(i) is not None)
         scratch.update(run_bytes=total, alive=total, peak=total)
 
@@ -555,6 +565,7 @@ def _partition_stage(
         r, "shuffle-partition", session, payloads=[None] * n, fn=partition_task,
         done=partition_done, keys=keys, sizes=[0] * n, record=written, runner=start,
         label="shuffle write", markers=[os.path.join(root.meta, "done", f"{k}.json") for k in keys],
+        resume=r.spec.run.resume,
         names=[f"part-{i:05d}" for i in range(n)], depends=("shuffle-map",), prepare=prepare,
         started=[os.path.join(root.meta, "tmp", k) for k in keys],
         starting=starting, finish=finish,

@@ -26,6 +26,9 @@ import traceback
 from collections.abc import Iterable
 from typing import Any
 
+from crawlmill.algorithms.sorted_runs.merge import KeySampler, ScratchMeter, merge, partition_runs
+from crawlmill.algorithms.sorted_runs.spill import Spiller, partition_folder
+
 from ...errors import DamagedRecordError
 from ...messages import Marker, TaskPayload, TaskResult, TaskStatus
 from ...plugin import InputFile, WriteContext
@@ -37,9 +40,7 @@ from ..outputs import OutputRoot, TaskOutputs, write_json_atomic
 from ..progress import TaskReporter
 from ..quarantine import Quarantine
 from ..task import Task
-from .merge import KeySampler, ScratchMeter, merge, partition_runs
 from .serial import decode, encode
-from .spill import Spiller, partition_folder
 
 __all__ = [
     "SCRATCH_NOTE",
