@@ -1,0 +1,130 @@
+"""Every reader family reads its input through the storage layer (core/storage.py): one small
+input of each, uploaded to moto's S3 server (bound to 127.0.0.1, as s3fs tests itself),
+converts to the same output bytes as the same file on a local path; a Nutch crawl folder on
+S3 is discovered and converted as a collection like the local folder; a damaged object's
+error names its URL and the byte offset.
+
+Issue 22: "One storage layer for every path ... behind the context readers and writers
+already use, so no plugin opens a path itself."
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from crawlmill.core.commands.cli import main
+
+from tests.conftest import need
+
+#: one worker runs this module's tests: one S3 server serves them all.
+pytestmark = pytest.mark.xdist_group("storage-s3")
+
+BUCKET = "readers-in"
+
+#: (test id, sample path below ../shared/samples, reader forced or None: detected).
+SINGLE = [
+    (
+        "arc",
+        "commoncrawl-arc2warc-conversion/test/resources/arc/"
+        "crawl-002_2010_02_16_114_1266352769711_14-7060652.arc.gz",
+        None,
+    ),  # fmt: skip
+    ("sequencefile", "hadoop-oracle-generated/text_text_RECORD_DefaultCodec.seq", None),
+    ("sequencefile-block", "hadoop-oracle-generated/text_text_BLOCK_DefaultCodec.seq", None),
+    (
+        "nutch-crawldb-part",
+        "apache-nutch/testcrawl/crawldb/current/part-00000/data",
+        "nutch-crawldb",
+    ),  # fmt: skip
+    (
+        "nutch-linkdb-part",
+        "apache-nutch/testcrawl/linkdb/current/part-00000/data",
+        "nutch-linkdb",
+    ),  # fmt: skip
+    ("cc-metadata", "cc2012-synthetic/text-gzip/metadata-00000", None),
+]
+
+
+@pytest.fixture(scope="module")
+def s3():
+    """An S3 server (moto) on 127.0.0.1 and an s3fs filesystem on it; the environment names
+    its endpoint and credentials the usual way (``AWS_*``)."""
+    need("moto.server")
+    s3fs = need("s3fs")
+    from moto.server import ThreadedMotoServer
+
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    port = server._server.server_address[1]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{port}")
+        mp.setenv("AWS_ACCESS_KEY_ID", "testing")
+        mp.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+        mp.setenv("AWS_DEFAULT_REGION", "us-east-1")
+        mp.setenv("SOURCE_DATE_EPOCH", "1700000000")  # the writer's warcinfo date: fixed
+        for name in ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_ENDPOINT_URL_S3"):
+            mp.delenv(name, raising=False)
+        s3fs.S3FileSystem.clear_instance_cache()
+        fs = s3fs.S3FileSystem()
+        fs.mkdir(BUCKET)
+        yield fs
+        s3fs.S3FileSystem.clear_instance_cache()
+    server.stop()
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    """Every output file below ``root`` (not the bookkeeping in ``.crawlmill/``)."""
+    found = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if d != ".crawlmill"]
+        for name in filenames:
+            full = os.path.join(dirpath, name)
+            found[os.path.relpath(full, root)] = Path(full).read_bytes()
+    return found
+
+
+def _convert(src: str, out: Path, reader: str | None) -> int:
+    argv = ["convert", src, "-o", str(out), "--workers", "1"]
+    return main([*argv, "--from", reader] if reader else argv)
+
+
+@pytest.mark.parametrize(("name", "rel", "reader"), SINGLE, ids=[s[0] for s in SINGLE])
+def test_one_input_of_each_reader_family_converts_from_s3_as_from_a_local_path(
+    s3, samples, tmp_path, name, rel, reader
+):
+    sample = samples / rel
+    local = tmp_path / "local" / sample.name
+    local.parent.mkdir()
+    shutil.copyfile(sample, local)
+    assert _convert(str(local), tmp_path / "out-local", reader) == 0
+    s3.pipe(f"{BUCKET}/{name}/{sample.name}", sample.read_bytes())
+    url = f"s3://{BUCKET}/{name}/{sample.name}"
+    assert _convert(url, tmp_path / "out-s3", reader) == 0
+    expected = _files(tmp_path / "out-local")
+    assert expected and all(expected.values())  # something was written
+    assert _files(tmp_path / "out-s3") == expected
+
+
+def test_a_damaged_object_names_its_url_and_byte_offset(s3, samples, tmp_path):
+    data = bytearray((samples / "hadoop-oracle-generated/text_text_NONE_sync2000.seq").read_bytes())
+    data[5000:5040] = b"\xff" * 40  # a sync marker and records overwritten
+    s3.pipe(f"{BUCKET}/damaged/bad.seq", bytes(data))
+    url = f"s3://{BUCKET}/damaged/bad.seq"
+    local = tmp_path / "bad.seq"
+    local.write_bytes(bytes(data))
+    damages = {}
+    for where, src in (("local", str(local)), ("s3", url)):
+        out = tmp_path / where
+        assert _convert(src, out, None) == 3  # damage: quarantined, exit 3
+        report = json.loads((out / ".crawlmill" / "report.json").read_text())
+        damages[where] = report["damages"]
+        quarantined = (out / ".crawlmill" / "quarantine" / "bad.seq.bin").read_bytes()
+        assert quarantined and quarantined in bytes(data)
+    (damage,) = damages["s3"]
+    assert damage["path"] == url  # the URL, not a scratch copy
+    assert 5000 <= damage["offset"] < 5040 + 2000 and damage["reason"]
+    assert damages["s3"] == [dict(d, path=url) for d in damages["local"]]  # same offset
