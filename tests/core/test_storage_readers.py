@@ -128,3 +128,25 @@ def test_a_damaged_object_names_its_url_and_byte_offset(s3, samples, tmp_path):
     assert damage["path"] == url  # the URL, not a scratch copy
     assert 5000 <= damage["offset"] < 5040 + 2000 and damage["reason"]
     assert damages["s3"] == [dict(d, path=url) for d in damages["local"]]  # same offset
+
+
+def test_a_nutch_crawl_folder_on_s3_converts_as_a_collection_like_the_local_one(
+    s3, samples, tmp_path
+):
+    """crawldb/, linkdb/ and segments/* below a prefix: each MapFile's ``index`` + ``data``
+    one input, ``.crc`` side files skipped, as for the local folder."""
+    crawl = samples / "apache-nutch" / "testcrawl"
+    for path in sorted(crawl.rglob("*")):
+        if path.is_file():
+            s3.pipe(f"{BUCKET}/crawl/{path.relative_to(crawl).as_posix()}", path.read_bytes())
+    assert _convert(str(crawl), tmp_path / "out-local", None) == 0
+    assert _convert(f"s3://{BUCKET}/crawl/", tmp_path / "out-s3", None) == 0
+    expected = _files(tmp_path / "out-local")
+    assert len(expected) >= 3  # the CrawlDB, the LinkDB and the segments: each converted
+    assert _files(tmp_path / "out-s3") == expected
+    reports = [
+        json.loads((tmp_path / where / ".crawlmill" / "report.json").read_text())
+        for where in ("out-local", "out-s3")
+    ]
+    assert reports[1]["inputs"] == reports[0]["inputs"] and reports[1]["read"] == reports[0]["read"]
+    assert reports[1]["not_converted"] == reports[0]["not_converted"] == []
