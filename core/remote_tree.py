@@ -7,8 +7,9 @@ Crawl 2012 segment's ``metadata-NNNNN``) and reads a few small files to decide (
 ``data`` file's header: CrawlDB or LinkDB; a ClueWeb09 ``.md5`` or ``_counts.txt`` list). A
 prefix listed once (:func:`crawlmill.core.storage.find`, sizes included) is therefore mirrored
 in a temporary folder: every object becomes a sparse file of its size (no bytes fetched),
-except the files discovery reads: the first :data:`HEAD_BYTES` of Hadoop ``data`` and
-``part-NNNNN`` files (one ranged read each) and the lists, whole. The planning of a local
+except the files a reader's discovery reads: the first :data:`HEAD_BYTES` of Hadoop ``data``
+and ``part-NNNNN`` files (one ranged read each), and whole the lists (ClueWeb09's ``.md5`` and
+``_counts.txt``, NTCIR's ``doclist``, ``linklist``... whose order the reader notes). The planning of a local
 folder then runs unchanged on the shadow, and :func:`to_urls` turns every shadow path in what
 it found (units, their parts and meta, side files, problems) back into the object's URL;
 readers read the URLs through the storage layer. The shadow is removed after planning.
@@ -31,6 +32,7 @@ HEAD_BYTES = 1 << 16
 _LIST_BYTES = 64 << 20
 _HADOOP = re.compile(r"(data|part-(?:[rm]-)?[0-9]{5,})\Z")
 _LISTS = (".md5", ".txt")
+_LIST_NAMES = frozenset(("sitelist", "aliaslist", "doclist", "targetlist", "duplist", "linklist"))
 
 
 def build(root: str, found: list[tuple[str, int]], shadow: str) -> None:
@@ -42,7 +44,7 @@ def build(root: str, found: list[tuple[str, int]], shadow: str) -> None:
         os.makedirs(os.path.dirname(local), exist_ok=True)
         name = rel.rsplit("/", 1)[-1]
         data = b""
-        if name.endswith(_LISTS) and size <= _LIST_BYTES:
+        if (name.endswith(_LISTS) or name in _LIST_NAMES) and size <= _LIST_BYTES:
             data = storage.read_all(url)
         elif _HADOOP.match(name):
             data = storage.read_start(url, HEAD_BYTES)

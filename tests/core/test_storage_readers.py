@@ -130,23 +130,63 @@ def test_a_damaged_object_names_its_url_and_byte_offset(s3, samples, tmp_path):
     assert damages["s3"] == [dict(d, path=url) for d in damages["local"]]  # same offset
 
 
-def test_a_nutch_crawl_folder_on_s3_converts_as_a_collection_like_the_local_one(
-    s3, samples, tmp_path
+def _nutch_crawl(root: Path, samples: Path) -> None:
+    """A Nutch crawl folder: crawldb/, linkdb/ and two segments (MapFiles, .crc files)."""
+    shutil.copytree(samples / "apache-nutch" / "testcrawl", root / "testcrawl")
+
+
+def _clueweb09(root: Path, samples: Path) -> None:
+    """A ClueWeb09 root: four segments, md5 lists, record counts."""
+    from tests.plugins.test_clueweb09_reader import build_collection
+
+    build_collection(root)
+
+
+def _cc2012(root: Path, samples: Path) -> None:
+    """Two Common Crawl 2012 segments (metadata-NNNNN, textData-NNNNN; two variants)."""
+    for variant in ("text-gzip", "textbytes-snappy"):
+        shutil.copytree(samples / "cc2012-synthetic" / variant, root / "segments" / variant)
+
+
+def _ntcir(root: Path, samples: Path) -> None:
+    """An NTCIR WEB tree: two sites of two pages (raw, euc, cooked) and the lists."""
+    from tests.plugins.ntcir_tree import build_tree
+
+    build_tree(root / "NW100G", sites=2, per=2)
+
+
+#: (test id, builder of the local tree, outputs it writes, collection checks that pass).
+COLLECTIONS = [
+    ("nutch-crawl", _nutch_crawl, 4, 0),  # the CrawlDB, the LinkDB, two segments
+    ("clueweb09", _clueweb09, 6, 12),  # six files, each with its md5 and record count
+    ("cc2012", _cc2012, 2, 0),  # one partition of each segment
+    ("ntcir", _ntcir, 2, 2),  # two sites (the lists unit writes none); lists, doclist checks
+]
+
+
+@pytest.mark.parametrize(("name", "build", "outputs", "checks"), COLLECTIONS,
+                         ids=[c[0] for c in COLLECTIONS])  # fmt: skip
+def test_a_collection_below_a_prefix_converts_as_the_local_folder(
+    s3, samples, tmp_path, name, build, outputs, checks
 ):
-    """crawldb/, linkdb/ and segments/* below a prefix: each MapFile's ``index`` + ``data``
-    one input, ``.crc`` side files skipped, as for the local folder."""
-    crawl = samples / "apache-nutch" / "testcrawl"
-    for path in sorted(crawl.rglob("*")):
+    """Below a prefix, collections are discovered as in a local folder: each MapFile's
+    ``index`` + ``data`` one input, ``.crc`` side files skipped, the lists checked."""
+    local = tmp_path / "local"
+    local.mkdir()
+    build(local, samples)
+    for path in sorted(local.rglob("*")):
         if path.is_file():
-            s3.pipe(f"{BUCKET}/crawl/{path.relative_to(crawl).as_posix()}", path.read_bytes())
-    assert _convert(str(crawl), tmp_path / "out-local", None) == 0
-    assert _convert(f"s3://{BUCKET}/crawl/", tmp_path / "out-s3", None) == 0
+            s3.pipe(f"{BUCKET}/{name}/{path.relative_to(local).as_posix()}", path.read_bytes())
+    assert _convert(str(local), tmp_path / "out-local", None) == 0
+    assert _convert(f"s3://{BUCKET}/{name}/", tmp_path / "out-s3", None) == 0
     expected = _files(tmp_path / "out-local")
-    assert len(expected) >= 3  # the CrawlDB, the LinkDB and the segments: each converted
+    assert len(expected) == outputs  # one output per unit: the collection was discovered
     assert _files(tmp_path / "out-s3") == expected
-    reports = [
+    local_report, s3_report = (
         json.loads((tmp_path / where / ".crawlmill" / "report.json").read_text())
         for where in ("out-local", "out-s3")
-    ]
-    assert reports[1]["inputs"] == reports[0]["inputs"] and reports[1]["read"] == reports[0]["read"]
-    assert reports[1]["not_converted"] == reports[0]["not_converted"] == []
+    )
+    for key in ("inputs", "read", "written", "checks_passed", "warnings", "not_converted"):
+        assert s3_report[key] == local_report[key], key
+    assert local_report["checks_failed"] == s3_report["checks_failed"] == []
+    assert s3_report["checks_passed"] == checks  # the md5 and count lists read on S3
