@@ -34,7 +34,6 @@ SINGLE = [
         None,
     ),  # fmt: skip
     ("sequencefile", "hadoop-oracle-generated/text_text_RECORD_DefaultCodec.seq", None),
-    ("sequencefile-block", "hadoop-oracle-generated/text_text_BLOCK_DefaultCodec.seq", None),
     (
         "nutch-crawldb-part",
         "apache-nutch/testcrawl/crawldb/current/part-00000/data",
@@ -148,6 +147,17 @@ def _cc2012(root: Path, samples: Path) -> None:
         shutil.copytree(samples / "cc2012-synthetic" / variant, root / "segments" / variant)
 
 
+def _mapfile(root: Path, samples: Path) -> None:
+    """A Hadoop MapFile folder (``data`` + ``index``, written by Hadoop)."""
+    shutil.copytree(samples / "hadoop-oracle-generated" / "mapfile_block_deflate", root / "m")
+
+
+def _nutch_legacy(root: Path, samples: Path) -> None:
+    """A Nutch 0.7 segment (ArrayFiles: fetchlist, fetcher, content, parse_text, parse_data)."""
+    legacy = Path(__file__).parents[2] / "fixtures" / "nutch-legacy" / "20050301120000"
+    shutil.copytree(legacy, root / "segments" / legacy.name)
+
+
 def _ntcir(root: Path, samples: Path) -> None:
     """An NTCIR WEB tree: two sites of two pages (raw, euc, cooked) and the lists."""
     from tests.plugins.ntcir_tree import build_tree
@@ -160,6 +170,8 @@ COLLECTIONS = [
     ("nutch-crawl", _nutch_crawl, 4, 0),  # the CrawlDB, the LinkDB, two segments
     ("clueweb09", _clueweb09, 6, 12),  # six files, each with its md5 and record count
     ("cc2012", _cc2012, 2, 0),  # one partition of each segment
+    ("mapfile", _mapfile, 1, 1),  # the index checked against the data
+    ("nutch-legacy", _nutch_legacy, 1, 0),
     ("ntcir", _ntcir, 2, 2),  # two sites (the lists unit writes none); lists, doclist checks
 ]
 
