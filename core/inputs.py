@@ -300,6 +300,9 @@ class _Collector:
         try:
             remote_tree.build(root, found, shadow)
             self.add_dir(shadow, shadow)
+        except OSError as exc:  # an object that cannot be fetched, a key no local name holds
+            shown = storage.redact(remote_tree.to_urls(str(exc), shadow, root))
+            self.problems.append(("inputs", f"cannot plan {storage.redact(root)}/: {shown}"))
         finally:
             self.folders, self.roots = folders, roots
             for items, mark in zip(

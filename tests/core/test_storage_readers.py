@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -202,3 +205,61 @@ def test_a_collection_below_a_prefix_converts_as_the_local_folder(
         assert s3_report[key] == local_report[key], key
     assert local_report["checks_failed"] == s3_report["checks_failed"] == []
     assert s3_report["checks_passed"] == checks  # the md5 and count lists read on S3
+
+
+class _Counting(BaseHTTPRequestHandler):
+    """Serves one file (``server.data``), honouring ``Range: bytes=a-b`` (RFC 9110), and
+    notes the span of every body it sends (``server.sent``)."""
+
+    def log_message(self, *args) -> None:  # quiet
+        pass
+
+    def _serve(self, body: bool) -> None:
+        data = self.server.data  # type: ignore[attr-defined]
+        start, end = 0, len(data)
+        m = re.fullmatch(r"bytes=(\d+)-(\d*)", self.headers.get("Range", ""))
+        if m:
+            start = int(m.group(1))
+            end = min(len(data), int(m.group(2)) + 1) if m.group(2) else len(data)
+            self.send_response(206)
+            self.send_header("Content-Range", f"bytes {start}-{end - 1}/{len(data)}")
+        else:
+            self.send_response(200)
+        self.send_header("Accept-Ranges", "bytes")
+        self.send_header("Content-Length", str(end - start))
+        self.end_headers()
+        if body:
+            self.server.sent.append((start, end))  # type: ignore[attr-defined]
+            self.wfile.write(data[start:end])
+
+    def do_GET(self) -> None:
+        self._serve(True)
+
+    def do_HEAD(self) -> None:
+        self._serve(False)
+
+
+def test_a_remote_sequencefile_is_fetched_once(samples, tmp_path, monkeypatch):
+    """The SequenceFile decoder searches sync markers across the whole file: a remote one is
+    streamed once into scratch space, not fetched range by range or twice."""
+    need("aiohttp")  # fsspec's HTTP filesystem
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")  # the writer's warcinfo date
+    data = (samples / "hadoop-oracle-generated/text_text_NONE_big.seq").read_bytes()
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Counting)
+    server.daemon_threads = True
+    server.data, server.sent = data, []  # type: ignore[attr-defined]
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/big.seq"
+        local = tmp_path / "big.seq"
+        local.write_bytes(data)
+        assert _convert(str(local), tmp_path / "out-local", None) == 0
+        assert _convert(url, tmp_path / "out-http", None) == 0
+        assert _files(tmp_path / "out-http") == _files(tmp_path / "out-local")
+        # the object once, in one stream; besides it only detection's bounded looks at its
+        # start (64 KiB at most each): no ranged fetch per record, no second fetch
+        sent = server.sent  # type: ignore[attr-defined]
+        assert sent.count((0, len(data))) == 1
+        assert all(end - start <= 64 << 10 for start, end in sent if (start, end) != (0, len(data)))
+    finally:
+        server.shutdown()
