@@ -7,6 +7,7 @@ as plain data.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 from collections.abc import Iterator
@@ -104,11 +105,17 @@ def _url(key_class: str, content: bytes) -> str:
     return content.decode("utf-8", "surrogateescape")
 
 
-def iter_part(ctx: ReadContext, path: str) -> Iterator[NutchEntry]:
+def _buffer(path: str, data: Any) -> Any:
+    """``data`` (a buffer of ``path`` the caller holds) as a context, else ``path`` mapped."""
+    return contextlib.nullcontext(data) if data is not None else storage.mapped(path)
+
+
+def iter_part(ctx: ReadContext, path: str, data: Any = None) -> Iterator[NutchEntry]:
     """The entries of the SequenceFile ``path`` decoded by their value class; framing damage
     and values that are not one value of their class are reported as damage (with file and
-    offset, the bytes quarantined) and skipped."""
-    with storage.mapped(path) as data:
+    offset, the bytes quarantined) and skipped. ``data``: the file's buffer when the caller
+    holds it (:func:`crawlmill.core.storage.mapped`), else the file is mapped here."""
+    with _buffer(path, data) as data:
         if len(data) == 0:
             ctx.report_damage(Damage(path, 0, "empty file: no SequenceFile header", 0, b"",
                                      "truncated-record"))  # fmt: skip
@@ -165,12 +172,12 @@ def _checker(header: Header, legacy: bool) -> Any:
     return check
 
 
-def keys_sorted(path: str) -> bool | None:
+def keys_sorted(path: str, data: Any = None) -> bool | None:
     """Whether the keys of the SequenceFile ``path`` never decrease (Hadoop's raw order of
     Text/UTF8 keys: their bytes), read from the record lengths and keys alone (BLOCK files:
     the key buffers, no value inflated); ``None`` when the framing cannot be walked
-    (damage)."""
-    with storage.mapped(path) as data:
+    (damage). ``data`` as for :func:`iter_part`."""
+    with _buffer(path, data) as data:
         if len(data) == 0:
             return None
         try:
