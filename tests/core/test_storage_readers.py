@@ -35,18 +35,14 @@ SINGLE = [
         "commoncrawl-arc2warc-conversion/test/resources/arc/"
         "crawl-002_2010_02_16_114_1266352769711_14-7060652.arc.gz",
         None,
-    ),  # fmt: skip
+    ),
     ("sequencefile", "hadoop-oracle-generated/text_text_RECORD_DefaultCodec.seq", None),
+    # one part of a CrawlDB given alone (the crawl folder below reads LinkDB and segments)
     (
         "nutch-crawldb-part",
         "apache-nutch/testcrawl/crawldb/current/part-00000/data",
         "nutch-crawldb",
-    ),  # fmt: skip
-    (
-        "nutch-linkdb-part",
-        "apache-nutch/testcrawl/linkdb/current/part-00000/data",
-        "nutch-linkdb",
-    ),  # fmt: skip
+    ),
     ("cc-metadata", "cc2012-synthetic/text-gzip/metadata-00000", None),
 ]
 
