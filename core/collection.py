@@ -41,6 +41,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from . import storage
+
 __all__ = [
     "MD5",
     "PRESENT",
@@ -176,9 +178,14 @@ def unit_size(unit: _Unit) -> int:
     """Bytes of the unit's parts that exist (what the resume marker compares)."""
     total = 0
     for path in unit_parts(unit).values():
-        if os.path.isfile(path):
-            total += os.path.getsize(path)
+        if storage.isfile(path):
+            total += storage.size(path)
     return total
+
+
+def _exists(path: str) -> bool:
+    """Whether the part ``path`` exists (a local path, or an object at a URL)."""
+    return storage.isfile(path) if storage.is_remote(path) else os.path.exists(path)
 
 
 def presence_checks(unit: _Unit) -> tuple[list[Check], bool]:
@@ -193,7 +200,7 @@ def presence_checks(unit: _Unit) -> tuple[list[Check], bool]:
             continue
         path = _part_path(unit, e.part)
         covered.add(path)
-        ok = os.path.exists(path)
+        ok = _exists(path)
         reason = ""
         if not ok:
             what = "" if e.part is None else f"part {e.part!r} "
@@ -205,7 +212,7 @@ def presence_checks(unit: _Unit) -> tuple[list[Check], bool]:
         checks.append(Check(path, PRESENT, ok, reason))
     readable = True
     for name, path in unit_parts(unit).items():
-        if os.path.exists(path):
+        if _exists(path):
             continue
         readable = False
         if path not in covered:
@@ -228,7 +235,7 @@ class _Md5:
     def _run(self) -> None:
         digest = hashlib.md5()
         try:
-            with open(self.path, "rb") as fh:
+            with storage.open_input(self.path) as fh:
                 while not self._stop.is_set() and (chunk := fh.read(_CHUNK)):
                     digest.update(chunk)
         except OSError as exc:

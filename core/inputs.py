@@ -73,10 +73,12 @@ from __future__ import annotations
 
 import glob
 import os
+import shutil
+import tempfile
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
-from . import storage
+from . import remote_tree, storage
 from .collection import Check, presence_checks, unit_size
 from .components import resolve
 from .errors import ConfigError
@@ -241,8 +243,9 @@ class _Collector:
     def add_remote(self, url: str, loc: str) -> None:
         """Plan a URL (:mod:`crawlmill.core.storage`): an object, a glob of objects, or a
         folder (prefix) listed recursively; relpaths are relative to the prefix (the glob's
-        fixed leading folder). Collections are not discovered below a URL: each object is
-        detected on its own."""
+        fixed leading folder). Below a prefix, collections are discovered as in a local folder
+        (:meth:`_add_remote_tree`); the objects a glob matches are each detected on their
+        own."""
         shown = storage.redact(url)
         try:
             if storage.has_magic(url):
@@ -264,6 +267,8 @@ class _Collector:
             self.problems.append((loc, f"cannot list {shown}: {exc}"))
             return
         self.roots[self.order] = storage.url_path(root)
+        tree = not storage.has_magic(url)
+        safe = []
         for u, n in found:
             rel = u[len(root) :].lstrip("/")
             parts = rel.split("/")
@@ -277,8 +282,37 @@ class _Collector:
             elif self._in_remote_output(u):
                 continue  # the run's own output root: never an input
             elif not any(is_side_file(part) for part in parts):
-                self.entries.append(_Entry(u, rel, None, None, self._key(u)))
                 self.sizes[u] = n
+                if tree:
+                    safe.append((u, n))
+                else:
+                    self.entries.append(_Entry(u, rel, None, None, self._key(u)))
+        if tree:
+            self._add_remote_tree(root, safe)
+
+    def _add_remote_tree(self, root: str, found: list[tuple[str, int]]) -> None:
+        """Plan the objects ``found`` below the prefix ``root`` as a local folder is planned
+        (collections discovered, every other file on its own), on a shadow of the listing
+        (:mod:`crawlmill.core.remote_tree`), its paths turned back into URLs."""
+        shadow = tempfile.mkdtemp(prefix="crawlmill-listing-")
+        marks = [len(x) for x in (self.entries, self.unread, self.claimed, self.problems)]
+        folders, roots = list(self.folders), dict(self.roots)
+        try:
+            remote_tree.build(root, found, shadow)
+            self.add_dir(shadow, shadow)
+        except OSError as exc:  # an object that cannot be fetched, a key no local name holds
+            shown = storage.redact(remote_tree.to_urls(str(exc), shadow, root))
+            self.problems.append(("inputs", f"cannot plan {storage.redact(root)}/: {shown}"))
+        finally:
+            self.folders, self.roots = folders, roots
+            for items, mark in zip(
+                (self.entries, self.unread, self.claimed, self.problems), marks, strict=True
+            ):
+                items[mark:] = remote_tree.to_urls(items[mark:], shadow, root)
+            shutil.rmtree(shadow, ignore_errors=True)
+        self.entries[marks[0] :] = [
+            e for e in self.entries[marks[0] :] if not self._in_remote_output(e.path)
+        ]
 
     def _in_remote_output(self, url: str) -> bool:
         """Whether ``url`` lies in the store root the run writes (never an input)."""

@@ -28,10 +28,15 @@ user, so no secret reaches ``report.json`` or the terminal.
 
 from __future__ import annotations
 
+import contextlib
 import glob as _glob
+import mmap
 import os
 import posixpath
 import re
+import shutil
+import tempfile
+from collections.abc import Iterator
 from typing import Any, BinaryIO
 from urllib.parse import unquote, urlsplit, urlunsplit
 
@@ -41,6 +46,7 @@ __all__ = [
     "StorageError",
     "absolute",
     "check_url",
+    "entries",
     "filesystem",
     "find",
     "glob",
@@ -50,8 +56,11 @@ __all__ = [
     "isdir",
     "isfile",
     "local_path",
+    "mapped",
+    "mapped_start",
     "open_input",
     "open_range",
+    "read_all",
     "read_head",
     "read_start",
     "redact",
@@ -231,6 +240,31 @@ def find(url: str) -> list[tuple[str, int]]:
     )
 
 
+def entries(folder: str) -> list[tuple[str, bool]]:
+    """``(name, is_folder)`` of every entry of the folder (prefix) ``folder``, by name; ``[]``
+    when it cannot be listed (a local folder with ``os.scandir``, a prefix with one listing)."""
+    if not is_remote(folder):
+        try:
+            with os.scandir(local_path(folder)) as found:
+                return sorted((e.name, e.is_dir()) for e in found)
+        except OSError:
+            return []
+    if scheme(folder) in _HTTP:
+        return []
+    fs, p = filesystem(folder)
+    try:
+        found = fs.ls(p.rstrip("/"), detail=True)
+    except OSError:
+        return []
+    base = p.rstrip("/")
+    out = []
+    for info in found:
+        name = info["name"].rstrip("/").rsplit("/", 1)[-1]
+        if info["name"].rstrip("/") != base:
+            out.append((name, info.get("type") == "directory"))
+    return sorted(out)
+
+
 def glob(pattern: str) -> list[str]:
     """The paths or URLs matching ``pattern`` (``**`` recurses), sorted."""
     if not is_remote(pattern):
@@ -260,6 +294,55 @@ def open_range(path: str) -> BinaryIO:
         return open(local_path(path), "rb")  # noqa: SIM115 - the caller closes it
     fs, p = filesystem(path)
     return fs.open(p, "rb", block_size=RANGE_BLOCK, cache_type="none")
+
+
+@contextlib.contextmanager
+def mapped(path: str) -> Iterator[bytes | mmap.mmap]:
+    """The whole file ``path`` as a buffer, for a decoder that indexes and searches a file
+    (a SequenceFile's sync markers, a MapFile's data): a local file is memory-mapped as it
+    always was (``b""`` when empty); a remote object is fetched once, streamed with the
+    :data:`STREAM_BLOCK` read-ahead, into an unnamed scratch file (in
+    ``$CRAWLMILL_WORK_DIR`` when set, else the temp folder; gone when the block ends) and
+    memory-mapped: the decoder reads it whole anyway, so one sequential fetch is the fewest
+    requests, and the object is never held in memory."""
+    if not is_remote(path):
+        with open(local_path(path), "rb") as fh:
+            if os.fstat(fh.fileno()).st_size == 0:
+                yield b""
+                return
+            with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
+                yield data
+        return
+    scratch = os.environ.get("CRAWLMILL_WORK_DIR") or None
+    if scratch:
+        os.makedirs(scratch, exist_ok=True)
+    with tempfile.TemporaryFile(dir=scratch) as tmp:
+        with open_input(path) as src:
+            shutil.copyfileobj(src, tmp, STREAM_BLOCK)
+        tmp.flush()
+        if tmp.tell() == 0:
+            yield b""
+            return
+        with mmap.mmap(tmp.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            yield data
+
+
+@contextlib.contextmanager
+def mapped_start(path: str, n: int) -> Iterator[bytes | mmap.mmap]:
+    """A buffer of at least the first ``n`` bytes of ``path`` (for a header): a local file
+    memory-mapped whole, as :func:`mapped`; of a remote object only its first ``n`` bytes,
+    in one ranged read."""
+    if not is_remote(path):
+        with mapped(path) as data:
+            yield data
+        return
+    yield read_start(path, n)
+
+
+def read_all(path: str) -> bytes:
+    """The whole file ``path`` (a small one: a list, a MapFile's index), in one read."""
+    with open_input(path) as fh:
+        return fh.read()
 
 
 def read_start(path: str, n: int) -> bytes:

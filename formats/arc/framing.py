@@ -424,14 +424,27 @@ def _span_reader(fh: BinaryIO) -> Callable[[int, int], bytes | None]:
     try:
         fd = fh.fileno()
     except (AttributeError, OSError, ValueError):
-        return lambda offset, length: None
+        return _ranged_reader(fh)
     return lambda offset, length: os.pread(fd, length, offset)
+
+
+def _ranged_reader(fh: BinaryIO) -> Callable[[int, int], bytes | None]:
+    """``read(offset, length)`` of a file with no descriptor: a remote one (an fsspec file:
+    its filesystem reads the range, a request of its own), else ``None``."""
+    fs, path = getattr(fh, "fs", None), getattr(fh, "path", None)
+    cat_file = getattr(fs, "cat_file", None)
+    if cat_file is None or not isinstance(path, str):
+        return lambda offset, length: None
+    return lambda offset, length: cat_file(path, start=offset, end=offset + length)
 
 
 def _file_size(fh: BinaryIO) -> int | None:
     try:
         return os.fstat(fh.fileno()).st_size
     except (AttributeError, OSError, ValueError):
+        size = getattr(fh, "size", None)  # an fsspec file knows its size
+        if isinstance(size, int):
+            return size
         getbuffer = getattr(fh, "getbuffer", None)
         return len(getbuffer()) if getbuffer is not None else None
 

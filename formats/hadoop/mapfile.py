@@ -214,15 +214,28 @@ class MapFile:
     ``problems`` what is wrong with the index (damage, a position outside ``data``, a key
     lower than the one before it), each ``(offset in the index file, reason)``."""
 
-    def __init__(self, path: str, *, max_record_bytes: int = 256 * 1024 * 1024) -> None:
+    def __init__(
+        self,
+        path: str,
+        *,
+        max_record_bytes: int = 256 * 1024 * 1024,
+        data: bytes | None = None,
+        data_size: int | None = None,
+        index: bytes | None = None,
+    ) -> None:
+        """Open the MapFile folder ``path`` (its ``data`` memory-mapped, its ``index`` read);
+        or, for a MapFile whose files the caller fetched (a remote one), check it from the
+        given ``index`` bytes and the ``data``'s first bytes and ``data_size``: the index is
+        checked as from the files, but lookups need the whole ``data``."""
         self.path = path
         self.data_path = os.path.join(path, DATA)
         self.index_path = os.path.join(path, INDEX)
         self.max_record_bytes = max_record_bytes
-        self.data = _mapped(self.data_path)
+        self.data = _mapped(self.data_path) if data is None else data
+        self.data_size = len(self.data) if data_size is None else data_size
         try:
             self.header: Header = read_header(self.data)
-            self.index_header, self.index = self._read_index()
+            self.index_header, self.index = self._read_index(index)
         except Exception:
             self.close()
             raise
@@ -238,9 +251,10 @@ class MapFile:
             self._keys.append(sort_key(self.header.key_class, e.key))
             self._positions.append(e.position)
 
-    def _read_index(self) -> tuple[Header, list[IndexEntry]]:
-        with open(self.index_path, "rb") as fh:
-            raw = fh.read()
+    def _read_index(self, raw: bytes | None) -> tuple[Header, list[IndexEntry]]:
+        if raw is None:
+            with open(self.index_path, "rb") as fh:
+                raw = fh.read()
         header = read_header(raw)
         self.index_damage: list[Damage] = []
         entries = []
@@ -266,10 +280,10 @@ class MapFile:
             )
         last = None
         for e in self.index:
-            if not self.header.length <= e.position < max(len(self.data), self.header.length + 1):
+            if not self.header.length <= e.position < max(self.data_size, self.header.length + 1):
                 self.problems.append(
                     (e.offset, f"index position {e.position} is outside the data's records "
-                               f"({self.header.length} to {len(self.data)})")  # fmt: skip
+                               f"({self.header.length} to {self.data_size})")  # fmt: skip
                 )
             k = sort_key(self.header.key_class, e.key)
             if last is not None and k < last:
@@ -453,7 +467,6 @@ class MapFileWriter:
         """Flush both files (the caller closes the streams)."""
         self.data.close()
         self.index.close()
-
 
 
 def _describe_header(h: Header) -> str:

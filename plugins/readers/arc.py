@@ -39,6 +39,7 @@ from crawlmill.core import (
     Record,
     RecordKind,
     hookimpl,
+    storage,
 )
 from crawlmill.core.naming import named_with
 from crawlmill.core.record import OffsetSpace
@@ -73,8 +74,7 @@ def _arc_after_damage(path: str) -> bool:
     """Whether the file's first bytes are damage followed by ARC data (a gzip member or a
     header line further in): looks at the raw first :data:`DETECT_WINDOW` bytes."""
     try:
-        with open(path, "rb") as fh:
-            raw = fh.read(DETECT_WINDOW)
+        raw = storage.read_start(path, DETECT_WINDOW)
     except OSError:
         return False
     found = find_arc_start(raw)
@@ -214,7 +214,7 @@ class ArcReader(Reader):
         path = ctx.path
         limits = ctx.limits
         strict = bool(getattr(self.options, "strict", False))
-        with open(path, "rb") as fh:
+        with ctx.open_file() as fh:
             gzip = _is_gzip(fh)
             compressed = gzip or compression_of(fh.read(16)) == "bzip2"  # member offsets
             fh.seek(0)

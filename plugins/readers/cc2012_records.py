@@ -17,12 +17,11 @@ the file's bytes of its record or block (:class:`StoredSpans`).
 
 from __future__ import annotations
 
-import mmap
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
-from crawlmill.core import Damage, Outlink, Provenance, ReadContext, Record, RecordKind
+from crawlmill.core import Damage, Outlink, Provenance, ReadContext, Record, RecordKind, storage
 from crawlmill.core.extras import CcMetadataExtras
 from crawlmill.core.record import OffsetSpace
 from crawlmill.formats.cc2012.long_json import loads
@@ -43,34 +42,33 @@ def seq_entries(ctx: ReadContext, path: str) -> Iterator[tuple[bytes, bytes, Pro
     ``path``, ``entry`` its record's or block's span; damage (a file that is no SequenceFile, a
     corrupt block) reported with its offset."""
     limits = ctx.limits
-    with open(path, "rb") as fh:
-        if fh.seek(0, 2) == 0:
+    with storage.mapped(path) as data:
+        if len(data) == 0:
             ctx.report_damage(Damage(path, 0, "empty file: no SequenceFile header", 0, b"",
                                      "truncated-record"))  # fmt: skip
             return
-        with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
-            try:
-                header = read_header(data, limits.max_header_bytes)
-            except HeaderError as exc:
-                chunk = data[: limits.max_record_bytes]
-                ctx.report_damage(Damage(path, 0, f"not a SequenceFile: {exc}", len(data), chunk,
-                                         "not-a-record"))  # fmt: skip
-                return
-            items = iter_pairs(
-                data,
-                header,
-                max_record_bytes=limits.max_record_bytes,
-                max_decompressed_bytes=limits.max_decompressed_bytes,
-            )
-            for item in items:
-                if isinstance(item, tuple):
-                    key, value, entry = item
-                    length = entry.length if entry.block is None else None
-                    src = Provenance(path, entry.offset, length, "cc-metadata", OffsetSpace.FILE)
-                    yield key, value, src, entry
-                else:
-                    ctx.report_damage(Damage(path, item.offset, item.reason, item.length,
-                                             item.data, item.code))  # fmt: skip
+        try:
+            header = read_header(data, limits.max_header_bytes)
+        except HeaderError as exc:
+            chunk = data[: limits.max_record_bytes]
+            ctx.report_damage(Damage(path, 0, f"not a SequenceFile: {exc}", len(data), chunk,
+                                     "not-a-record"))  # fmt: skip
+            return
+        items = iter_pairs(
+            data,
+            header,
+            max_record_bytes=limits.max_record_bytes,
+            max_decompressed_bytes=limits.max_decompressed_bytes,
+        )
+        for item in items:
+            if isinstance(item, tuple):
+                key, value, entry = item
+                length = entry.length if entry.block is None else None
+                src = Provenance(path, entry.offset, length, "cc-metadata", OffsetSpace.FILE)
+                yield key, value, src, entry
+            else:
+                ctx.report_damage(Damage(path, item.offset, item.reason, item.length,
+                                         item.data, item.code))  # fmt: skip
 
 
 class StoredSpans:
@@ -88,7 +86,7 @@ class StoredSpans:
         data = b""
         if entry.block is None or entry.offset not in self._blocks:
             self._blocks.add(entry.offset)
-            with open(self.path, "rb") as fh:
+            with storage.open_range(self.path) as fh:
                 fh.seek(entry.offset)
                 data = fh.read(min(entry.length, self.max_bytes))
         return Damage(self.path, entry.offset, reason, entry.length, data, code)

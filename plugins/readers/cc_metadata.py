@@ -82,13 +82,13 @@ class CcMetadataReader(Reader):
 
     def read(self, ctx: ReadContext) -> Iterator[Record]:
         """One record per line or entry (see the module docstring)."""
-        with open(ctx.path, "rb") as fh:
+        with ctx.open_file() as fh:
             magic = fh.read(3)
         if magic == b"SEQ":
             yield from self._read_sequencefile(ctx)
             return
         offset = 0
-        with open(ctx.path, "rb") as fh:
+        with ctx.open_file() as fh:
             for raw in fh:
                 start, offset = offset, offset + len(raw)
                 if not raw.strip():

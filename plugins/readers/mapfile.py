@@ -29,7 +29,16 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
-from crawlmill.core import Check, InputFile, PluginOptions, ReadContext, Reader, Record, hookimpl
+from crawlmill.core import (
+    Check,
+    InputFile,
+    PluginOptions,
+    ReadContext,
+    Reader,
+    Record,
+    hookimpl,
+    storage,
+)
 from crawlmill.formats.hadoop.mapfile import (
     DATA,
     INDEX,
@@ -108,7 +117,7 @@ class MapFileReader(Reader):
         unit = ctx.input
         if DATA in unit.parts:
             data_path = unit.parts[DATA]
-        elif os.path.isdir(unit.path):
+        elif storage.isdir(unit.path):
             data_path = os.path.join(unit.path, DATA)
         else:
             data_path = unit.path
@@ -144,17 +153,18 @@ class _IndexChecker:
         self.unsorted = 0
         self.last: bytes | None = None
         self.last_offset: int | None = None
+        head = b""
         try:
-            with open(data_path, "rb") as fh:
-                header = read_header(fh.read(1 << 20))
+            head = storage.read_start(data_path, 1 << 20)
+            header = read_header(head)
             self.key_class, self.block = header.key_class, header.compression == "block"
         except (OSError, HeaderError):
             self.key_class = ""  # the sequencefile reader reports the data file itself
-        if not os.path.isfile(index_path):
+        if not storage.isfile(index_path):
             self.problems.append(f"{index_path} is missing: the MapFile cannot be looked up")
             return
         try:
-            with MapFile(folder) as m:
+            with _mapfile(folder, head, data_path, index_path) as m:
                 for offset, reason in m.problems:
                     self._bad(offset, reason)
                 for e in m.index:
@@ -221,6 +231,17 @@ class _IndexChecker:
         if len(self.problems) > 5:
             reason += f"; and {len(self.problems) - 5} more"
         self.ctx.report_check(Check(self.index_path, "index", not self.problems, reason))
+
+
+def _mapfile(folder: str, head: bytes, data_path: str, index_path: str) -> MapFile:
+    """The MapFile ``folder`` for the index checks: a local one opened from its files, a
+    remote one from its ``index`` (fetched whole) and its data's first bytes ``head`` and
+    size (the sequencefile reader fetches the data itself)."""
+    if not storage.is_remote(folder):
+        return MapFile(folder)
+    return MapFile(
+        folder, data=head, data_size=storage.size(data_path), index=storage.read_all(index_path)
+    )
 
 
 @hookimpl

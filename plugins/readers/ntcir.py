@@ -47,9 +47,12 @@ lacks (naming the page) and per ``doclist`` line without a page (naming the list
 
 from __future__ import annotations
 
+import dataclasses
 import email.utils
 import os
 import re
+import shutil
+import tempfile
 from collections.abc import Iterator
 from typing import Any, Literal
 
@@ -66,6 +69,7 @@ from crawlmill.core import (
     Record,
     RecordKind,
     hookimpl,
+    storage,
 )
 from crawlmill.core.extras import NtcirExtras
 from crawlmill.formats.http.html_charset import charset_of_content_type
@@ -95,7 +99,7 @@ _CACHE: dict[tuple[str, int, int, str], Any] = {}
 
 
 def _trees(root: str) -> list[str]:
-    return [t for t in TREES if os.path.isdir(os.path.join(root, t))]
+    return [t for t in TREES if storage.isdir(os.path.join(root, t))]
 
 
 def site_directories(root: str) -> dict[str, dict[str, str]]:
@@ -104,21 +108,19 @@ def site_directories(root: str) -> dict[str, dict[str, str]]:
     sites: dict[str, dict[str, str]] = {}
     for tree in _trees(root):
         base = os.path.join(root, tree)
-        for top in sorted(os.listdir(base)):
-            for mid in sorted(_listdir(os.path.join(base, top))):
-                for site in sorted(_listdir(os.path.join(base, top, mid))):
+        for top in _listdir(base):
+            for mid in _listdir(os.path.join(base, top)):
+                for site, is_folder in storage.entries(os.path.join(base, top, mid)):
                     folder = os.path.join(base, top, mid, site)
                     named = _SITE.match(site) and site.startswith(mid) and mid.startswith(top)
-                    if named and os.path.isdir(folder):
+                    if named and is_folder:
                         sites.setdefault(site, {})[tree] = folder
     return dict(sorted(sites.items()))
 
 
 def _listdir(path: str) -> list[str]:
-    try:
-        return os.listdir(path)
-    except (NotADirectoryError, FileNotFoundError):
-        return []
+    """The names in the folder ``path`` (a local one or a prefix), sorted; ``[]`` when none."""
+    return [name for name, _ in storage.entries(path)]
 
 
 def _is_collection(path: str) -> bool:
@@ -302,8 +304,7 @@ class NtcirReader(Reader):
             ctx.report_check(Check(ctx.input.path, "filelist", False,
                                    f"no {tree}/{site[:3]}/{site}.filelist: its pages have no URL"))  # fmt: skip
         else:
-            with open(filelist, "rb") as fh:
-                items = list(read_filelist(fh.read(), filelist))
+            items = list(read_filelist(storage.read_all(filelist), filelist))
             for item in items:
                 if not isinstance(item, FileListItem):
                     ctx.report_warning(item.code, f"{item.path} line {item.line} "
@@ -365,13 +366,13 @@ class NtcirReader(Reader):
         the trees against ``sitelist``: one failed check per line (or folder), naming it."""
         lists: dict[str, str] = meta["lists"]
         failed = 0
-        for failure in check_lists(lists):
+        for failure in _checked_lists(lists):
             failed += 1
             ctx.report_check(Check(failure.path, failure.check, False,
                                    f"line {failure.line}: {failure.reason}"))  # fmt: skip
         sitelist = lists.get("sitelist")
         if sitelist is not None:
-            with open(sitelist, "rb") as fh:
+            with storage.open_input(sitelist) as fh:
                 known = {i.fields[0] for i in iter_list(fh, "sitelist") if isinstance(i, ListItem)}
             for site, folders in site_directories(meta["root"]).items():
                 if site not in known:
@@ -493,8 +494,8 @@ def read_bounded(
     """The bytes of the page file ``path`` when it holds at most ``limit`` bytes; else
     ``record-too-large`` damage (its first ``limit`` bytes quarantined) and ``None``: memory
     stays at the limit whatever the file's size."""
-    with open(path, "rb") as fh:
-        size = os.fstat(fh.fileno()).st_size
+    with storage.open_input(path) as fh:
+        size = _size(fh)
         data = fh.read(min(size, limit))  # no buffer of ``limit`` for a small file
         if not fh.read(1):
             return data
@@ -528,11 +529,11 @@ def _tree_ids(folders: dict[str, dict[str, str]], tree: str, root: str) -> Itera
         folder = by_tree.get(tree)
         if folder is None:
             continue
-        for name in sorted(os.listdir(folder)):
+        for name in _listdir(folder):
             if not name.endswith(".meta") or not _PAGE.match(name):
                 continue
-            with open(os.path.join(folder, name), "rb") as fh:
-                doc = (parse_meta(fh.read()).get(DOCID) or b"").strip()
+            meta = storage.read_all(os.path.join(folder, name))
+            doc = (parse_meta(meta).get(DOCID) or b"").strip()
             if doc and not any(c in doc for c in b"\t\r\n"):
                 data = os.path.join(folder, name[: -len(".meta")] + ".data")
                 yield doc + b"\t" + os.fsencode(os.path.relpath(data, root))
@@ -542,7 +543,7 @@ def _doclist_keys(path: str, ordered: bool) -> Iterator[tuple[bytes, bytes]]:
     """``(doc id, b"<doc id>\t<line number>")`` of every line of ``doclist``, by doc id."""
 
     def numbered() -> Iterator[bytes]:
-        with open(path, "rb") as fh:
+        with storage.open_input(path) as fh:
             for number, line in enumerate(fh, 1):
                 key = line.split(b"\t", 1)[0].rstrip(b"\r\n")
                 if key:
@@ -554,13 +555,38 @@ def _doclist_keys(path: str, ordered: bool) -> Iterator[tuple[bytes, bytes]]:
 
 
 def _sorted(path: str) -> bool:
-    with open(path, "rb") as fh:
+    with storage.open_input(path) as fh:
         return first_fields_sorted(fh)
 
 
 def _stat_key(path: str, what: str) -> tuple[str, int, int, str]:
+    if storage.is_remote(path):  # an object is replaced whole: its size tells a new one
+        return (path, storage.size(path), 0, what)
     st = os.stat(path)
     return (path, st.st_size, st.st_mtime_ns, what)
+
+
+def _size(fh: Any) -> int:
+    """The size of the open file ``fh`` (a local file, or a remote one: fsspec knows it)."""
+    size = getattr(fh, "size", None)
+    return size if isinstance(size, int) else os.fstat(fh.fileno()).st_size
+
+
+def _checked_lists(lists: dict[str, str]) -> Iterator[Any]:
+    """:func:`check_lists` of the lists, remote ones fetched into a scratch folder first (the
+    check reads each list several times), each failure naming the list's own path."""
+    if not any(storage.is_remote(p) for p in lists.values()):
+        yield from check_lists(lists)
+        return
+    with tempfile.TemporaryDirectory(prefix="crawlmill-lists-") as scratch:
+        local = {}
+        for name, path in lists.items():
+            local[name] = os.path.join(scratch, name)
+            with storage.open_input(path) as src, open(local[name], "wb") as dst:
+                shutil.copyfileobj(src, dst, 1 << 20)
+        back = {v: lists[k] for k, v in local.items()}
+        for failure in check_lists(local):
+            yield dataclasses.replace(failure, path=back.get(failure.path, failure.path))
 
 
 class _Lists:
@@ -576,8 +602,8 @@ class _Lists:
         if path is None:
             return None
         if self.ordered.get(name):
-            with open(path, "rb") as fh:
-                found = find_lines(fh, os.path.getsize(path), key.encode())
+            with storage.open_range(path) as fh:
+                found = find_lines(fh, storage.size(path), key.encode())
             return [line.decode("utf-8", "surrogateescape").split("\t") for line in found]
         table = self._table(name, 0)
         return table.get(key, [])
@@ -588,15 +614,14 @@ class _Lists:
         key = _stat_key(path, f"{name}:{field}")
         if key not in _CACHE:
             table: dict[str, list[list[str]]] = {}
-            with open(path, "rb") as fh:
-                for item in read_list(fh.read(), name, path):  # type: ignore[arg-type]
-                    if isinstance(item, ListItem):
-                        table.setdefault(item.fields[field], []).append(list(item.fields))
-                    else:
-                        self.ctx.report_warning(
-                            item.code,
-                            f"{item.path} line {item.line} (offset {item.offset}): {item.reason}",
-                        )
+            for item in read_list(storage.read_all(path), name, path):  # type: ignore[arg-type]
+                if isinstance(item, ListItem):
+                    table.setdefault(item.fields[field], []).append(list(item.fields))
+                else:
+                    self.ctx.report_warning(
+                        item.code,
+                        f"{item.path} line {item.line} (offset {item.offset}): {item.reason}",
+                    )
             _CACHE[key] = table
         return _CACHE[key]
 

@@ -30,6 +30,7 @@ from crawlmill.core import (
     Record,
     RecordKind,
     hookimpl,
+    storage,
 )
 from crawlmill.core.record import OffsetSpace
 from crawlmill.formats.hadoop.nutch import CRAWL_DATUM, INLINKS, to_plain
@@ -61,8 +62,7 @@ __all__ = [
 
 def _value_class(data: str) -> str | None:
     try:
-        with open(data, "rb") as fh:
-            return read_header(fh.read(4096)).value_class
+        return read_header(storage.read_start(data, 4096)).value_class
     except (OSError, HeaderError):
         return None
 
@@ -105,9 +105,8 @@ def part_class_damage(path: str, expected: str, reader: str) -> Damage | None:
     found = _value_class(path)
     if found is None or found == expected:
         return None
-    size = os.path.getsize(path)
-    with open(path, "rb") as fh:
-        head = fh.read(min(size, 1 << 20))
+    size = storage.size(path)
+    head = storage.read_start(path, min(size, 1 << 20))
     return Damage(path, 0, f"the part's values are {found}, not the {expected} of a {reader} "
                   "part: the whole file is damage", size, head, "unknown-class")  # fmt: skip
 
@@ -142,7 +141,7 @@ class _DbReader(Reader):
     def read(self, ctx: ReadContext) -> Iterator[Record]:
         """One metadata record per entry of the part."""
         data = ctx.input.parts.get("data") or os.path.join(ctx.path, "data")
-        if not os.path.isfile(data) and os.path.isfile(ctx.path):
+        if not storage.isfile(data) and storage.isfile(ctx.path):
             data = ctx.path
         part = (ctx.input.meta or {}).get("part") or os.path.basename(os.path.dirname(data))
         yield from warcinfo_records(data, self.name)  # the warcinfos crawlmill's writer kept

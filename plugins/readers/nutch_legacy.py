@@ -46,7 +46,7 @@ records are delivered with what is there.
 
 from __future__ import annotations
 
-import mmap
+import contextlib
 import os
 import struct
 from collections.abc import Iterator
@@ -66,6 +66,7 @@ from crawlmill.core import (
     Record,
     RecordKind,
     hookimpl,
+    storage,
 )
 from crawlmill.core.extras import NutchLegacyExtras
 from crawlmill.core.record import OffsetSpace
@@ -101,8 +102,7 @@ _HTTP_REASONS = {200: "OK"}
 
 def _seq_start(path: str) -> bool:
     try:
-        with open(path, "rb") as fh:
-            head = fh.read(4)
+        head = storage.read_start(path, 4)
     except OSError:
         return False
     return len(head) == 4 and head[:3] == b"SEQ" and head[3] in (1, 2)
@@ -385,8 +385,7 @@ class _SubFile:
 
     def __init__(self, ctx: ReadContext, sub: str, path: str) -> None:
         self.ctx, self.sub, self.path = ctx, sub, path
-        self._fh = open(path, "rb")  # noqa: SIM115 - closed by close()
-        self._map: Any = None
+        self._buffers = contextlib.ExitStack()  # the file's buffer, closed by close()
         self._items = self._iter()
 
     def __iter__(self) -> _SubFile:
@@ -398,9 +397,7 @@ class _SubFile:
     def close(self) -> None:
         """Release the file."""
         self._items.close()
-        if self._map is not None:
-            self._map.close()
-        self._fh.close()
+        self._buffers.close()
 
     def _damage(self, offset: int, reason: str, length: int | None, data: bytes, code: str) -> None:
         self.ctx.report_damage(
@@ -409,11 +406,11 @@ class _SubFile:
 
     def _iter(self) -> Iterator[tuple[int, Any, Entry, str]]:
         limits = self.ctx.limits
-        size = os.fstat(self._fh.fileno()).st_size
+        data = self._buffers.enter_context(storage.mapped(self.path))
+        size = len(data)
         if size == 0:
             self._damage(0, "empty file: no SequenceFile header", 0, b"", "truncated-record")
             return
-        self._map = data = mmap.mmap(self._fh.fileno(), 0, access=mmap.ACCESS_READ)
         chunk = limits.max_record_bytes
         try:
             header = read_header(data, limits.max_header_bytes)

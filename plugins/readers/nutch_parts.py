@@ -7,7 +7,7 @@ as plain data.
 
 from __future__ import annotations
 
-import mmap
+import contextlib
 import os
 import re
 from collections.abc import Iterator
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from crawlmill.core import Damage, ReadContext
+from crawlmill.core import Damage, ReadContext, storage
 from crawlmill.formats.hadoop import plain_json
 from crawlmill.formats.hadoop.codecs import DEFAULT_CODEC, CodecError, codec_for
 from crawlmill.formats.hadoop.nutch import decode_nutch, to_plain
@@ -54,19 +54,15 @@ def part_files(folder: str) -> dict[str, str]:
     """Part name -> its data file (``<part>/data`` of a MapFile folder, or the part itself
     when it is a SequenceFile), in name order; side files are skipped."""
     out: dict[str, str] = {}
-    try:
-        names = sorted(os.listdir(folder))
-    except OSError:
-        return out
-    for name in names:
+    for name, is_folder in storage.entries(folder):
         if not PART.match(name):
             continue
         path = os.path.join(folder, name)
-        if os.path.isdir(path):
+        if is_folder:
             data = os.path.join(path, "data")
-            if os.path.isfile(data):
+            if storage.isfile(data):
                 out[name] = data
-        elif os.path.isfile(path):
+        else:
             out[name] = path
     return out
 
@@ -79,7 +75,7 @@ def part_indexes(units: list[Any]) -> list[str]:
         for data in unit.parts.values():
             if os.path.basename(data) == "data":
                 index = os.path.join(os.path.dirname(data), "index")
-                if os.path.isfile(index):
+                if storage.isfile(index):
                     found.append(index)
     return found
 
@@ -109,44 +105,51 @@ def _url(key_class: str, content: bytes) -> str:
     return content.decode("utf-8", "surrogateescape")
 
 
-def iter_part(ctx: ReadContext, path: str) -> Iterator[NutchEntry]:
+def _buffer(path: str, data: Any) -> Any:
+    """``data`` (a buffer of ``path`` the caller holds) as a context, else ``path`` mapped."""
+    return contextlib.nullcontext(data) if data is not None else storage.mapped(path)
+
+
+def iter_part(ctx: ReadContext, path: str, data: Any = None) -> Iterator[NutchEntry]:
     """The entries of the SequenceFile ``path`` decoded by their value class; framing damage
     and values that are not one value of their class are reported as damage (with file and
-    offset, the bytes quarantined) and skipped."""
-    with open(path, "rb") as fh:
-        if fh.seek(0, 2) == 0:
+    offset, the bytes quarantined) and skipped. ``data``: the file's buffer when the caller
+    holds it (:func:`crawlmill.core.storage.mapped`), else the file is mapped here."""
+    with _buffer(path, data) as data:
+        if len(data) == 0:
             ctx.report_damage(Damage(path, 0, "empty file: no SequenceFile header", 0, b"",
                                      "truncated-record"))  # fmt: skip
             return
-        with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
+        try:
+            header = read_header(data, ctx.limits.max_header_bytes)
+        except HeaderError as exc:
+            ctx.report_damage(Damage(path, 0, f"not a SequenceFile: {exc}", len(data),
+                                     data[: ctx.limits.max_record_bytes], "not-a-record"))  # fmt: skip
+            return
+        legacy = header.version < 4
+        items = iter_entries(data, header, max_record_bytes=ctx.limits.max_record_bytes,
+                             max_decompressed_bytes=ctx.limits.max_decompressed_bytes,
+                             check=_checker(header, legacy))  # fmt: skip
+        for item in items:
+            if not isinstance(item, Entry):
+                ctx.report_damage(Damage(path, item.offset, item.reason, item.length,
+                                         item.data, item.code))  # fmt: skip
+                continue
+            key = content_of(header.key_class, item.key)
             try:
-                header = read_header(data, ctx.limits.max_header_bytes)
-            except HeaderError as exc:
-                ctx.report_damage(Damage(path, 0, f"not a SequenceFile: {exc}", len(data),
-                                         data[: ctx.limits.max_record_bytes], "not-a-record"))  # fmt: skip
-                return
-            legacy = header.version < 4
-            items = iter_entries(data, header, max_record_bytes=ctx.limits.max_record_bytes,
-                                 max_decompressed_bytes=ctx.limits.max_decompressed_bytes,
-                                 check=_checker(header, legacy))  # fmt: skip
-            for item in items:
-                if not isinstance(item, Entry):
-                    ctx.report_damage(Damage(path, item.offset, item.reason, item.length,
-                                             item.data, item.code))  # fmt: skip
-                    continue
-                key = content_of(header.key_class, item.key)
-                try:
-                    value = decode_nutch(header.value_class, item.value, resolve_registered,
-                                         legacy=legacy)  # fmt: skip
-                except ValueError as exc:
-                    reason = f"value is not one {header.value_class}: {exc}"
-                    # the record's bytes in the file (a BLOCK entry: its block's), as read
-                    raw = bytes(data[item.offset : item.offset + min(item.length, ctx.limits.max_record_bytes)])
-                    ctx.report_damage(Damage(path, item.offset, reason, item.length, raw,
-                                             "value-not-its-class"))  # fmt: skip
-                    continue
-                yield NutchEntry(key, _url(header.key_class, key), value, item, path,
-                                 header.value_class, legacy)  # fmt: skip
+                value = decode_nutch(header.value_class, item.value, resolve_registered,
+                                     legacy=legacy)  # fmt: skip
+            except ValueError as exc:
+                reason = f"value is not one {header.value_class}: {exc}"
+                # the record's bytes in the file (a BLOCK entry: its block's), as read
+                raw = bytes(
+                    data[item.offset : item.offset + min(item.length, ctx.limits.max_record_bytes)]
+                )
+                ctx.report_damage(Damage(path, item.offset, reason, item.length, raw,
+                                         "value-not-its-class"))  # fmt: skip
+                continue
+            yield NutchEntry(key, _url(header.key_class, key), value, item, path,
+                             header.value_class, legacy)  # fmt: skip
 
 
 def _checker(header: Header, legacy: bool) -> Any:
@@ -169,20 +172,19 @@ def _checker(header: Header, legacy: bool) -> Any:
     return check
 
 
-def keys_sorted(path: str) -> bool | None:
+def keys_sorted(path: str, data: Any = None) -> bool | None:
     """Whether the keys of the SequenceFile ``path`` never decrease (Hadoop's raw order of
     Text/UTF8 keys: their bytes), read from the record lengths and keys alone (BLOCK files:
     the key buffers, no value inflated); ``None`` when the framing cannot be walked
-    (damage)."""
-    with open(path, "rb") as fh:
-        if fh.seek(0, 2) == 0:
+    (damage). ``data`` as for :func:`iter_part`."""
+    with _buffer(path, data) as data:
+        if len(data) == 0:
             return None
-        with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
-            try:
-                header = read_header(data)
-            except HeaderError:
-                return None
-            return _walk_sorted(data, header)
+        try:
+            header = read_header(data)
+        except HeaderError:
+            return None
+        return _walk_sorted(data, header)
 
 
 def _block_keys_sorted(data: Any, header: Header) -> bool | None:

@@ -35,6 +35,7 @@ Outlink datums of ``crawl_parse`` (status ``linked``, keyed by the link target) 
 
 from __future__ import annotations
 
+import contextlib
 import heapq
 import os
 from collections.abc import Iterator
@@ -50,6 +51,7 @@ from crawlmill.core import (
     Record,
     RecordKind,
     hookimpl,
+    storage,
 )
 from crawlmill.core.record import OffsetSpace
 from crawlmill.formats.hadoop.nutch import to_plain
@@ -175,7 +177,8 @@ class NutchSegmentReader(Reader):
         first = next((files[sub] for sub in SUBDIRS if sub in files), None)
         if first is not None:  # the warcinfos crawlmill's writer kept (part 0)
             yield from warcinfo_records(first, self.name)
-        with SortedEntries(o.spill_memory, o.spill_dir) as held, \
+        with contextlib.ExitStack() as buffers, \
+                SortedEntries(o.spill_memory, o.spill_dir) as held, \
                 SortedEntries(o.spill_memory, o.spill_dir) as rest:  # fmt: skip
             streams: list[Iterator[tuple[bytes, str, NutchEntry, bool]]] = []
             classes: dict[int, tuple[str, str, bool]] = {}
@@ -183,8 +186,12 @@ class NutchSegmentReader(Reader):
                 if sub not in files:
                     continue
                 path = files[sub]
-                if sub in SORTED and keys_sorted(path) is not False:
-                    streams.append(_keyed(ctx, sub, iter_part(ctx, path)))
+                # a remote part is fetched once for the order check and the join (a local
+                # one is mapped by each, as it costs nothing)
+                remote = storage.is_remote(path)
+                data = buffers.enter_context(storage.mapped(path)) if remote else None
+                if sub in SORTED and keys_sorted(path, data) is not False:
+                    streams.append(_keyed(ctx, sub, iter_part(ctx, path, data)))
                     continue
                 if sub in SORTED:
                     ctx.report_warning(
@@ -192,7 +199,7 @@ class NutchSegmentReader(Reader):
                         f"{path}: keys are not sorted (not a MapFile as Nutch writes it); "
                         "its entries are sorted (spilled to disk past spill_memory) for the join",
                     )
-                for item in iter_part(ctx, path):
+                for item in iter_part(ctx, path, data):
                     if sub == "crawl_parse" and _linked(item.value):
                         if o.linked:
                             yield self._linked(ctx, segment, number, item, path)

@@ -6,13 +6,15 @@ WARC reader has it), so a WARC writer copies each warcinfo byte for byte."""
 
 from __future__ import annotations
 
-import mmap
 from datetime import datetime
 
-from crawlmill.core import Record, RecordKind
+from crawlmill.core import Record, RecordKind, storage
 from crawlmill.core.record import OffsetSpace, Provenance
 from crawlmill.formats.hadoop.nutch_write import warcinfos_of_metadata
 from crawlmill.formats.hadoop.sequencefile import HeaderError, read_header
+
+#: bytes of a remote part fetched for its header (the most :func:`read_header` reads).
+HEADER_BYTES = 1 << 20
 
 __all__ = ["warcinfo_records"]
 
@@ -32,14 +34,13 @@ def _headers(raw: bytes) -> tuple[str, bytes, list[tuple[bytes, bytes]]]:
 def warcinfo_records(path: str, reader: str) -> list[Record]:
     """The warcinfo records kept in the header of the SequenceFile ``path`` (none when it
     keeps none or is no SequenceFile: its entries report that)."""
-    with open(path, "rb") as fh:
-        if fh.seek(0, 2) == 0:
+    with storage.mapped_start(path, HEADER_BYTES) as data:
+        if len(data) == 0:
             return []
-        with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
-            try:
-                header = read_header(data)
-            except HeaderError:
-                return []
+        try:
+            header = read_header(data)
+        except HeaderError:
+            return []
     out = []
     for raw, block in warcinfos_of_metadata(header.metadata):
         version, ending, pairs = _headers(raw)

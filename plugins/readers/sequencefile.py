@@ -30,7 +30,6 @@ a cut file are damage with their offset, and reading resumes at the next sync ma
 
 from __future__ import annotations
 
-import mmap
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -44,6 +43,7 @@ from crawlmill.core import (
     Record,
     RecordKind,
     hookimpl,
+    storage,
 )
 from crawlmill.core.record import OffsetSpace
 from crawlmill.formats.codecs.member_source import HeldMembers
@@ -146,23 +146,21 @@ class SequenceFileReader(Reader):
         """Yield every entry; report damage with its offset and resync at the next sync
         marker."""
         path = ctx.path
-        with open(path, "rb") as fh:
-            size = fh.seek(0, 2)
-            if size == 0:
+        with storage.mapped(path) as data:
+            if len(data) == 0:
                 ctx.report_damage(
                     Damage(
                         path, 0, "empty file: no SequenceFile header", 0, b"", "truncated-record"
                     )
                 )
                 return
-            with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
-                # lent to writers: an unchanged NONE/RECORD entry's frame is copied from it
-                held = HeldMembers()
-                held.hold(data, 0, len(data))
-                try:
-                    yield from self._read(ctx, data, held)
-                finally:
-                    held.release()
+            # lent to writers: an unchanged NONE/RECORD entry's frame is copied from it
+            held = HeldMembers()
+            held.hold(data, 0, len(data))
+            try:
+                yield from self._read(ctx, data, held)
+            finally:
+                held.release()
 
     def _read(
         self, ctx: ReadContext, data: Any, held: HeldMembers | None = None
