@@ -213,6 +213,12 @@ def main(argv: list[str] | None = None) -> int:
         help="also run each convert with this checkout's crawlmill (a folder holding an older "
         "tree), in the same run: the 'before' column",
     )
+    parser.add_argument(
+        "--compile-each-run",
+        action="store_true",
+        help="keep PYTHONDONTWRITEBYTECODE when it is set (every process compiles the modules "
+        "it imports; otherwise their bytecode is cached in the cache folder, as an install has)",
+    )
     opts = parser.parse_args(argv)
 
     py = sys.executable
@@ -226,6 +232,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     started = time.perf_counter()
     print(f"load average at the start: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    if os.environ.get("PYTHONDONTWRITEBYTECODE") and not opts.compile_each_run:
+        # as an installed package is run: modules compiled once, not in every process
+        for environ in (os.environ, env):
+            environ.pop("PYTHONDONTWRITEBYTECODE", None)
+            environ["PYTHONPYCACHEPREFIX"] = str(cache / "pycache")
+        print(f"bytecode cached in {cache / 'pycache'} (PYTHONDONTWRITEBYTECODE was set)")
     kinds = {"arc->warc": "arc", "seq->seq": "seq"}
     files = inputs(
         cache, opts.mib, crawlmill, frozenset(kinds.get(c, "warc") for c in opts.cases or CASES)
