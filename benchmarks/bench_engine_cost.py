@@ -214,6 +214,11 @@ def main(argv: list[str] | None = None) -> int:
         "tree), in the same run: the 'before' column",
     )
     parser.add_argument(
+        "--no-anchors",
+        action="store_true",
+        help="measure the converts and the reader only (no warcio, FastWARC or Hadoop runs)",
+    )
+    parser.add_argument(
         "--compile-each-run",
         action="store_true",
         help="keep PYTHONDONTWRITEBYTECODE when it is set (every process compiles the modules "
@@ -289,7 +294,9 @@ def main(argv: list[str] | None = None) -> int:
             src = by_kind[kind]
             if kind not in read:
                 read[kind] = reader(kind, src)
-                if kind == "warc":
+                if opts.no_anchors:
+                    anchors[kind] = {}
+                elif kind == "warc":
                     anchors[kind] = {
                         "warcio recompress": recompress(src),
                         "FastWARC read": cpu_of([py, "-c", FASTWARC, str(src)], opts.repeat),

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import BinaryIO
 
-from .member_vouch import Vouch, plain_vouch
+from .member_vouch import Run, Vouch, plain_vouch
 
 __all__ = ["HeldMembers", "MemberSource"]
 
@@ -38,19 +38,24 @@ class HeldMembers:
 
     ``verified`` (given to :meth:`hold`, filled by the reader as it goes) maps the file offset
     of each member of the buffer that the reader inflated as exactly one whole member, its
-    trailer checked, to its compressed length: :meth:`get_vouched` passes on the reader's word
-    for such a member (:mod:`.member_vouch`)."""
+    trailer checked, to its compressed length, or to ``(length, run)`` for a member of a run
+    inflated in one call, vouched for when the :class:`~.member_vouch.Run` proves exact:
+    :meth:`get_vouched` passes on the reader's word for such a member (:mod:`.member_vouch`)."""
 
     __slots__ = ("_gen", "_held")
 
     def __init__(self) -> None:
         self._gen = 0
         #: ``(buffer, file offset of buffer[0], file offset after its last held byte,
-        #: verified members {offset: length} or None)``
-        self._held: tuple[bytes | bytearray, int, int, dict[int, int] | None] | None = None
+        #: verified members {offset: length or (length, run)} or None)``
+        self._held: tuple[bytes | bytearray, int, int, dict | None] | None = None
 
     def hold(
-        self, buf: bytes | bytearray, base: int, end: int, verified: dict[int, int] | None = None
+        self,
+        buf: bytes | bytearray,
+        base: int,
+        end: int,
+        verified: dict[int, int | tuple[int, Run]] | None = None,
     ) -> None:
         """Lend ``buf``, which holds the file's bytes ``[base, end)`` from ``buf[0]`` on;
         ``verified``: the members of it the reader vouches for (see the class doc)."""
@@ -81,10 +86,12 @@ class HeldMembers:
             return None
         with memoryview(buf) as view:
             data = view[offset - base : offset - base + length].tobytes()
+        entry = verified.get(offset) if verified is not None else None
+        if type(entry) is tuple:  # a member of a run: its exactness is checked on this ask
+            entry = entry[0] if entry[1].exact() else None
         if self._gen != gen:
             return None  # released (and maybe overwritten) while copying: not these bytes
-        vouched = verified is not None and verified.get(offset) == length
-        return data, plain_vouch(data) if vouched else None
+        return data, plain_vouch(data) if entry == length else None
 
     def __reduce__(self):
         return (_released, ())

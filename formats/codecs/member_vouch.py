@@ -37,7 +37,7 @@ try:  # pragma: no cover - depends on the installation
 except ImportError:  # pragma: no cover
     _crc32 = zlib.crc32
 
-__all__ = ["PLAIN_HEADER", "Vouch", "holds", "plain_vouch", "run_is_exact"]
+__all__ = ["PLAIN_HEADER", "Run", "Vouch", "holds", "plain_vouch", "run_is_exact"]
 
 #: a member's word: ``(CRC32, ISIZE)`` of its trailer, checked by the decoder that inflated it.
 Vouch = tuple[int, int]
@@ -81,3 +81,25 @@ def run_is_exact(buf: bytes | bytearray, bounds: list[tuple[int, int]], sizes: l
     if not bounds or 0 in sizes:
         return False
     return len(_MAGIC.findall(buf, bounds[0][0], bounds[-1][1])) == len(bounds)
+
+
+class Run:
+    """A run of members a multi-member decoder inflated in one call, whose exactness
+    (:func:`run_is_exact`) is checked when a writer first asks for one of its members, not
+    by every reader (a scan of its compressed bytes). Ask only while the reader still holds
+    ``buf`` (:class:`~crawlmill.formats.codecs.member_source.HeldMembers` does)."""
+
+    __slots__ = ("_args", "_exact")
+
+    def __init__(
+        self, buf: bytes | bytearray, bounds: list[tuple[int, int]], sizes: list[int]
+    ) -> None:
+        self._args: tuple | None = (buf, bounds, sizes)
+        self._exact: bool | None = None
+
+    def exact(self) -> bool:
+        """:func:`run_is_exact` of the run (computed once)."""
+        if self._exact is None:
+            self._exact = run_is_exact(*self._args)
+            self._args = None  # the buffer is the reader's: not kept
+        return self._exact
