@@ -70,13 +70,23 @@ class HeldMembers:
     def get(self, offset: int, length: int) -> bytes | None:
         """A copy of the file's bytes ``[offset, offset + length)``, or ``None`` when they are
         not (or no longer) held."""
-        got = self.get_vouched(offset, length)
+        got = self._copy(offset, length)
         return None if got is None else got[0]
 
     def get_vouched(self, offset: int, length: int) -> tuple[bytes, Vouch | None] | None:
         """:meth:`get`'s copy and the reader's word for it: ``(CRC32, ISIZE)`` when the span is
         a member the reader verified and its header is the plain one
         (:func:`~.member_vouch.plain_vouch`), else ``None``."""
+        got = self._copy(offset, length, vouch=True)
+        if got is None:
+            return None
+        data, entry = got
+        return data, plain_vouch(data) if entry == length else None
+
+    def _copy(
+        self, offset: int, length: int, vouch: bool = False
+    ) -> tuple[bytes, int | None] | None:
+        """The copy, and with ``vouch`` the verified length of a member at ``offset``."""
         gen = self._gen
         held = self._held
         if held is None or length <= 0:
@@ -86,12 +96,12 @@ class HeldMembers:
             return None
         with memoryview(buf) as view:
             data = view[offset - base : offset - base + length].tobytes()
-        entry = verified.get(offset) if verified is not None else None
+        entry = verified.get(offset) if vouch and verified is not None else None
         if type(entry) is tuple:  # a member of a run: its exactness is checked on this ask
             entry = entry[0] if entry[1].exact() else None
         if self._gen != gen:
             return None  # released (and maybe overwritten) while copying: not these bytes
-        return data, plain_vouch(data) if entry == length else None
+        return data, entry
 
     def __reduce__(self):
         return (_released, ())
@@ -120,7 +130,12 @@ class MemberSource:
         """``length`` bytes at ``offset`` of ``path``, or ``None`` when they cannot be read:
         copied from ``held`` (the reader's buffer over ``path``) when it still holds them,
         else read from the file."""
-        return self.read_vouched(path, offset, length, held)[0]
+        if held is not None:
+            data = held.get(offset, length)
+            if data is not None:
+                self.from_memory += 1
+                return data
+        return self._read_file(path, offset, length)
 
     def read_vouched(
         self, path: str, offset: int, length: int, held: HeldMembers | None = None
