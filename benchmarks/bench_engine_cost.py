@@ -135,8 +135,11 @@ def generate_warcio(path: Path, mib: int, seed: int = 11) -> None:
     os.replace(tmp, path)
 
 
-def inputs(cache: Path, mib: int, crawlmill: list[str]) -> dict[str, dict[str, Path]]:
-    """generator -> {"warc", "arc", "seq"} -> input path (made once per size in ``cache``)."""
+def inputs(
+    cache: Path, mib: int, crawlmill: list[str], kinds: frozenset[str] = frozenset(("arc", "seq"))
+) -> dict[str, dict[str, Path]]:
+    """generator -> {"warc", "arc", "seq"} -> input path (made once per size in ``cache``);
+    the ARC and SequenceFile inputs only when ``kinds`` names them (the WARCs always)."""
     sys.path.insert(0, str(HERE))
     import bench_arc2warc
     import bench_read_warc
@@ -147,12 +150,13 @@ def inputs(cache: Path, mib: int, crawlmill: list[str]) -> dict[str, dict[str, P
         bench_read_warc.generate(ours, mib)
     if not plain.exists():
         generate_warcio(plain, mib)
-    arc = cache / f"ours-{mib}.arc.gz"
-    if not arc.exists():
-        bench_arc2warc.generate(arc, mib)
-    made["ours"].update(warc=ours, arc=arc)
+    made["ours"]["warc"] = ours
     made["warcio"]["warc"] = plain
-    for gen, files in made.items():
+    if "arc" in kinds:
+        arc = made["ours"]["arc"] = cache / f"ours-{mib}.arc.gz"
+        if not arc.exists():
+            bench_arc2warc.generate(arc, mib)
+    for gen, files in made.items() if "seq" in kinds else ():
         seq_dir = cache / f"{gen}-{mib}-seq"
         if not seq_dir.exists():
             subprocess.run(
@@ -209,6 +213,17 @@ def main(argv: list[str] | None = None) -> int:
         help="also run each convert with this checkout's crawlmill (a folder holding an older "
         "tree), in the same run: the 'before' column",
     )
+    parser.add_argument(
+        "--no-anchors",
+        action="store_true",
+        help="measure the converts and the reader only (no warcio, FastWARC or Hadoop runs)",
+    )
+    parser.add_argument(
+        "--compile-each-run",
+        action="store_true",
+        help="keep PYTHONDONTWRITEBYTECODE when it is set (every process compiles the modules "
+        "it imports; otherwise their bytecode is cached in the cache folder, as an install has)",
+    )
     opts = parser.parse_args(argv)
 
     py = sys.executable
@@ -222,8 +237,17 @@ def main(argv: list[str] | None = None) -> int:
     )
     started = time.perf_counter()
     print(f"load average at the start: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
-    files = inputs(cache, opts.mib, crawlmill)
-    java = java_reader(work)
+    if os.environ.get("PYTHONDONTWRITEBYTECODE") and not opts.compile_each_run:
+        # as an installed package is run: modules compiled once, not in every process
+        for environ in (os.environ, env):
+            environ.pop("PYTHONDONTWRITEBYTECODE", None)
+            environ["PYTHONPYCACHEPREFIX"] = str(cache / "pycache")
+        print(f"bytecode cached in {cache / 'pycache'} (PYTHONDONTWRITEBYTECODE was set)")
+    kinds = {"arc->warc": "arc", "seq->seq": "seq"}
+    files = inputs(
+        cache, opts.mib, crawlmill, frozenset(kinds.get(c, "warc") for c in opts.cases or CASES)
+    )
+    java = java_reader(work) if "seq->seq" in (opts.cases or CASES) else None
     out = work / "out"
 
     before_env = None
@@ -270,7 +294,9 @@ def main(argv: list[str] | None = None) -> int:
             src = by_kind[kind]
             if kind not in read:
                 read[kind] = reader(kind, src)
-                if kind == "warc":
+                if opts.no_anchors:
+                    anchors[kind] = {}
+                elif kind == "warc":
                     anchors[kind] = {
                         "warcio recompress": recompress(src),
                         "FastWARC read": cpu_of([py, "-c", FASTWARC, str(src)], opts.repeat),

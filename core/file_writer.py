@@ -311,12 +311,16 @@ class FileWriter(Writer):
     def _full(self, file: OutputFile) -> bool:
         """Ask the layout whether ``file`` is full, with its exact size when the layout may
         look at it (``max_bytes``, or a layout from outside this package)."""
-        exact = (
-            getattr(self.options, "max_bytes", None) is not None
-            or getattr(self.layout.settings, "max_bytes", None) is not None
-            or type(self.layout).rolls_by_size
-        )
-        return self.layout.should_roll(file.records, self.file_size(file, exact))
+        layout = self.layout
+        known = getattr(self, "_exact_size_for", None)  # (layout, exact): asked once a layout
+        if known is None or known[0] is not layout:
+            exact = (
+                getattr(self.options, "max_bytes", None) is not None
+                or getattr(layout.settings, "max_bytes", None) is not None
+                or type(layout).rolls_by_size
+            )
+            known = self._exact_size_for = (layout, exact)
+        return layout.should_roll(file.records, self.file_size(file, known[1]))
 
     # -- what a subclass implements -------------------------------------------------------
 

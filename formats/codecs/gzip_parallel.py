@@ -4,6 +4,10 @@ Member starts are guessed from the gzip magic and every guess is verified (each 
 exactly where the next begins, the trailers' sizes must add up); at the first member that does
 not verify, reading falls back to the sequential, checked path of
 :func:`crawlmill.formats.codecs.gzip_stream.iter_gzip` from that member, so results are identical.
+With ``held``, the members inflated here as exactly one whole member each (alone, or in a run
+whose guessed starts are provably its real ones: :func:`~.member_vouch.run_is_exact`, checked
+when a writer asks) are listed as verified beside the lent bytes, so a writer may copy them on
+the reader's word (:mod:`.member_vouch`); members of the sequential path never are.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from typing import BinaryIO
 
 from .gzip_stream import GZIP_MEMBER_START, ZLIB_ERRORS, inflate_lib, iter_gzip
 from .member_source import HeldMembers
+from .member_vouch import Run
 from .pieces import RESCAN_WINDOW, Broken, Piece
 
 __all__ = ["iter_gzip_parallel"]
@@ -297,8 +302,10 @@ def _iter_parallel(
                 )
             return
         buf, chunk_base, bounds, jobs = pending.popleft()
+        verified: dict[int, int | tuple[int, Run]] | None = None
         if held is not None:  # its members' compressed bytes, while their pieces are out
-            held.hold(buf, chunk_base, chunk_base + bounds[-1][1])
+            verified = {}  # (filled below, before each member's piece is handed out)
+            held.hold(buf, chunk_base, chunk_base + bounds[-1][1], verified)
         i = 0
         for k, job in enumerate(jobs):
             later = (j for js in ([jobs[k + 1 :]] + [p[3] for p in pending]) for j in js)
@@ -312,6 +319,10 @@ def _iter_parallel(
                     d += size
                     i += 1
                 first, last = spans[0], spans[-1]
+                if verified is not None:  # vouched for if the run proves exact (when asked)
+                    run = Run(buf, bounds[i - len(sizes) : i], sizes)
+                    for _, _, offset, length in spans:
+                        verified[offset] = (length, run)
                 yield Piece(
                     data,
                     first[2],
@@ -339,6 +350,8 @@ def _iter_parallel(
                         fh, limit, piece_size, chunk_base + s, member, member_limit, member > 0
                     )
                     return
+                if verified is not None:  # inflated alone, to its end, its trailer checked
+                    verified[chunk_base + s] = e - s
                 yield Piece(data, chunk_base + s, end=True, length=e - s, member=member)
                 member += 1
                 i += 1

@@ -5,13 +5,18 @@ compressed bytes of a run of members into a buffer before inflating them; while 
 their pieces, :class:`HeldMembers` lends that buffer, so a writer copying the member of a
 record just read takes the bytes with a memory copy. :class:`MemberSource` asks the lender first
 and reads the span back from the input file otherwise (a member of a buffer the reader has
-moved past, a record from a shuffle, a path without a lender).
+moved past, a record from a shuffle, a path without a lender). The lender also passes on the
+reader's word for the members it verified (:mod:`.member_vouch`): a span copied from memory
+that the reader inflated as exactly one whole, checked member comes with its ``(CRC32,
+ISIZE)``; a span read from the file never does.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import BinaryIO
+
+from .member_vouch import Run, Vouch, plain_vouch
 
 __all__ = ["HeldMembers", "MemberSource"]
 
@@ -29,19 +34,33 @@ class HeldMembers:
     A span outside the held bytes, or a buffer released while it was being copied (another
     thread), gives ``None``: the caller reads the file instead. It holds at most the buffer the
     reader holds anyway, and pickles as ``None`` (a record sent to another process carries no
-    buffer)."""
+    buffer).
+
+    ``verified`` (given to :meth:`hold`, filled by the reader as it goes) maps the file offset
+    of each member of the buffer that the reader inflated as exactly one whole member, its
+    trailer checked, to its compressed length, or to ``(length, run)`` for a member of a run
+    inflated in one call, vouched for when the :class:`~.member_vouch.Run` proves exact:
+    :meth:`get_vouched` passes on the reader's word for such a member (:mod:`.member_vouch`)."""
 
     __slots__ = ("_gen", "_held")
 
     def __init__(self) -> None:
         self._gen = 0
-        #: ``(buffer, file offset of buffer[0], file offset after its last held byte)``
-        self._held: tuple[bytes | bytearray, int, int] | None = None
+        #: ``(buffer, file offset of buffer[0], file offset after its last held byte,
+        #: verified members {offset: length or (length, run)} or None)``
+        self._held: tuple[bytes | bytearray, int, int, dict | None] | None = None
 
-    def hold(self, buf: bytes | bytearray, base: int, end: int) -> None:
-        """Lend ``buf``, which holds the file's bytes ``[base, end)`` from ``buf[0]`` on."""
+    def hold(
+        self,
+        buf: bytes | bytearray,
+        base: int,
+        end: int,
+        verified: dict[int, int | tuple[int, Run]] | None = None,
+    ) -> None:
+        """Lend ``buf``, which holds the file's bytes ``[base, end)`` from ``buf[0]`` on;
+        ``verified``: the members of it the reader vouches for (see the class doc)."""
         self._gen += 1
-        self._held = (buf, base, end)
+        self._held = (buf, base, end, verified)
 
     def release(self) -> None:
         """Stop lending the held buffer (call it before writing into that buffer again)."""
@@ -51,17 +70,38 @@ class HeldMembers:
     def get(self, offset: int, length: int) -> bytes | None:
         """A copy of the file's bytes ``[offset, offset + length)``, or ``None`` when they are
         not (or no longer) held."""
+        got = self._copy(offset, length)
+        return None if got is None else got[0]
+
+    def get_vouched(self, offset: int, length: int) -> tuple[bytes, Vouch | None] | None:
+        """:meth:`get`'s copy and the reader's word for it: ``(CRC32, ISIZE)`` when the span is
+        a member the reader verified and its header is the plain one
+        (:func:`~.member_vouch.plain_vouch`), else ``None``."""
+        got = self._copy(offset, length, vouch=True)
+        if got is None:
+            return None
+        data, entry = got
+        return data, plain_vouch(data) if entry == length else None
+
+    def _copy(
+        self, offset: int, length: int, vouch: bool = False
+    ) -> tuple[bytes, int | None] | None:
+        """The copy, and with ``vouch`` the verified length of a member at ``offset``."""
         gen = self._gen
         held = self._held
         if held is None or length <= 0:
             return None
-        buf, base, end = held
+        buf, base, end, verified = held
         if offset < base or offset + length > end:
             return None
         with memoryview(buf) as view:
             data = view[offset - base : offset - base + length].tobytes()
-        # released (and maybe overwritten) while copying: not these bytes for sure
-        return data if self._gen == gen else None
+        entry = verified.get(offset) if vouch and verified is not None else None
+        if type(entry) is tuple:  # a member of a run: its exactness is checked on this ask
+            entry = entry[0] if entry[1].exact() else None
+        if self._gen != gen:
+            return None  # released (and maybe overwritten) while copying: not these bytes
+        return data, entry
 
     def __reduce__(self):
         return (_released, ())
@@ -95,6 +135,21 @@ class MemberSource:
             if data is not None:
                 self.from_memory += 1
                 return data
+        return self._read_file(path, offset, length)
+
+    def read_vouched(
+        self, path: str, offset: int, length: int, held: HeldMembers | None = None
+    ) -> tuple[bytes | None, Vouch | None]:
+        """:meth:`read`'s bytes and, for a span copied from ``held`` that the reader vouches
+        for, its word (:meth:`HeldMembers.get_vouched`); a span read from the file has none."""
+        if held is not None:
+            got = held.get_vouched(offset, length)
+            if got is not None:
+                self.from_memory += 1
+                return got
+        return self._read_file(path, offset, length), None
+
+    def _read_file(self, path: str, offset: int, length: int) -> bytes | None:
         fh = self._files.get(path)
         if fh is None:
             try:

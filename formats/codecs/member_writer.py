@@ -25,6 +25,9 @@ stream and reports where each landed; the WARC file writer
 * **Reused members.** A :class:`ReusedMember` carries an input gzip member and the record it
   should hold; it is copied when it is exactly one RFC 1952 member inflating to that record
   (:func:`~crawlmill.formats.codecs.gzip_member.inflates_to`), otherwise the record is compressed.
+  A member the reader vouches for (``vouch``: it inflated it as one whole member, trailer
+  checked, :mod:`~crawlmill.formats.codecs.member_vouch`) is not inflated again: it is copied
+  when the record has the CRC32 and length of its trailer.
 * **Where each member went.** ``on_written(offset, length)`` is called on the calling thread,
   in record order, once the member is in the stream (offsets in the written, compressed file).
 """
@@ -39,6 +42,7 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO, Protocol
 
 from .gzip_member import inflates_to
+from .member_vouch import Vouch, holds
 from .ordered_batches import OrderedBatches
 
 try:  # pragma: no cover - depends on the installation
@@ -169,12 +173,15 @@ class LazyRecord(Protocol):
 @dataclass(slots=True)
 class ReusedMember:
     """A gzip member of the input, written as it is when it holds exactly ``record``
-    (checked on the writer's threads with :func:`~crawlmill.formats.codecs.gzip_member.inflates_to`);
-    otherwise ``record`` is compressed as usual. Copying members keeps a copy's compressed
-    bytes too, and is faster than deflate."""
+    (checked on the writer's threads with :func:`~crawlmill.formats.codecs.gzip_member.inflates_to`,
+    or, when the reader vouches for the member (``vouch``: the ``(CRC32, ISIZE)`` of its
+    checked trailer), with :func:`~crawlmill.formats.codecs.member_vouch.holds`); otherwise
+    ``record`` is compressed as usual. Copying members keeps a copy's compressed bytes too,
+    and is faster than deflate."""
 
     member: bytes
     record: bytes
+    vouch: Vouch | None = None
 
     @property
     def size(self) -> int:
@@ -295,7 +302,10 @@ class MemberWriter:
                 compressed = compress(data)
             elif isinstance(record, ReusedMember):
                 data = record.record
-                reused = gzip and inflates_to(record.member, data)
+                vouch = record.vouch
+                reused = gzip and (
+                    holds(vouch, data) if vouch is not None else inflates_to(record.member, data)
+                )
                 compressed = record.member if reused else compress(data)
             else:
                 data = record.serialize()

@@ -125,12 +125,22 @@ def can_copy_verbatim(
     if eol == b"\r\n" and raw_header.count(b"\n") != raw_header.count(b"\r\n"):
         return False  # mixed line endings
     expected = block_length + (len(framing.separator) if framing.cl_includes_separator else 0)
-    declared = get_header(headers, b"Content-Length")
-    if declared is None or declared.strip() != str(expected).encode("ascii"):
+    declared = record_id = date = None  # the first of each, as get_header finds it
+    for key, value in headers:  # one pass; names compared only where the length matches
+        n = len(key)
+        if n == 14:
+            lower = key.lower()
+            if lower == b"content-length":
+                declared = value if declared is None else declared
+            elif lower == b"warc-record-id":
+                record_id = value if record_id is None else record_id
+        elif n == 9 and date is None and key.lower() == b"warc-date":
+            date = value
+    if declared is None or declared.strip() != b"%d" % expected:
         return False
-    if not (get_header(headers, b"WARC-Record-ID") or b"").strip():
+    if not (record_id or b"").strip():
         return False  # rebuilt with a record id (mandatory field)
-    return get_header(headers, b"WARC-Date") is not None  # else rebuilt (mandatory field)
+    return date is not None  # else rebuilt (mandatory field)
 
 
 def reframe_headers(

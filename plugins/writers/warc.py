@@ -19,7 +19,10 @@ field mapping: kept in ``auto``, relabelled to an explicit ``version`` with the 
    the member itself is copied (``reuse_members``), so a WARC -> WARC copy keeps its
    compressed bytes too; a member the standard rejects is never copied. The member's bytes
    come from the reader's buffer while it still holds them (``Provenance.held``: a record
-   straight from the reader), else they are read back from the input file.
+   straight from the reader), else they are read back from the input file. A member the
+   reader vouches for (it inflated it as exactly one member with a plain header and checked
+   its CRC32 and ISIZE: :mod:`crawlmill.formats.codecs.member_vouch`) is not inflated a second
+   time: it is copied when the record's bytes have its trailer's CRC32 and length.
 2. **Rebuilt WARC record.** Otherwise a WARC-read record keeps its original headers in
    order; only the version line, ``Content-Length`` (recomputed, always last), line endings
    and what the target version requires change (bare UUID record ids get ``<urn:uuid:...>``
@@ -126,6 +129,7 @@ from typing import Any, ClassVar, Literal
 from crawlmill.core import Record, RecordKind, ShuffleSpec, WriteContext, hookimpl, storage
 from crawlmill.core.file_writer import FileWriter, FileWriterOptions, OutputFile, describes_file
 from crawlmill.formats.codecs.compression import MemberSource
+from crawlmill.formats.codecs.member_vouch import Vouch
 from crawlmill.formats.warc.writer import (
     DEFAULT_LEVELS,
     LEVEL_RANGES,
@@ -304,9 +308,9 @@ class WarcWriter(FileWriter):
         doc_id = None if describes_file(record) else self.layout.doc_id(record, file.documents)
         pending, facts = self.encoder.encode(record, doc_id, self.ordinal)
         if isinstance(pending, bytes) and self.reuse_members:
-            member = self._input_member(record, len(pending))
+            member, vouch = self._input_member(record, len(pending))
             if member is not None:
-                pending = ReusedMember(member, pending)
+                pending = ReusedMember(member, pending, vouch)
         file.sink.submit(pending, self._indexer(facts))
         self.count(record)
         self.ordinal += 1
@@ -346,12 +350,12 @@ class WarcWriter(FileWriter):
         the open file's CDXJ side writer (``None`` without ``cdxj``)."""
         return partial(self.index.add, facts) if self.options.cdxj else None
 
-    def _input_member(self, record: Record, size: int) -> bytes | None:
+    def _input_member(self, record: Record, size: int) -> tuple[bytes | None, Vouch | None]:
         """The input gzip member of an unmodified WARC record that was alone in it, or
         ``None``: copied from the reader's buffer while it still holds it
-        (``Provenance.held``), else read back from the input file. Whether it holds exactly
-        the bytes to write is checked on the writer's threads
-        (:class:`~crawlmill.formats.warc.writer.ReusedMember`)."""
+        (``Provenance.held``; with the reader's word for it when it gives one), else read
+        back from the input file. Whether it holds exactly the bytes to write is checked on
+        the writer's threads (:class:`~crawlmill.formats.warc.writer.ReusedMember`)."""
         src = record.source
         warc = record.extras.get("warc")
         if (
@@ -364,8 +368,8 @@ class WarcWriter(FileWriter):
             or not src.length
             or src.length > 2 * size + 1024  # more than a member of this record can be
         ):
-            return None
-        return self._sources.read(src.path, src.offset, src.length, src.held)
+            return None, None
+        return self._sources.read_vouched(src.path, src.offset, src.length, src.held)
 
     # -- files (FileWriter) ----------------------------------------------------------------
 

@@ -1,0 +1,105 @@
+"""A member reader's word for a gzip member it inflated: what lets a writer copy it uninflated.
+
+A writer copies an unchanged record's input gzip member only when it is one RFC 1952 member
+that inflates to exactly the record (:func:`~crawlmill.formats.codecs.gzip_member.inflates_to`:
+a second, stdlib-zlib inflate). The member reader inflated that member moments before; where
+it can tell that a span of the file is exactly one whole member whose CRC32 and ISIZE trailer
+its decoder checked against what came out, it *vouches* for the span
+(:class:`~crawlmill.formats.codecs.member_source.HeldMembers`), and the writer checks only that
+the bytes it writes have that CRC32 and length (:func:`holds`), as every gzip reader checks a
+member's data. What the reader vouches for, and nothing else:
+
+* a member inflated on its own (one decoder, its end reached with no byte left over: the
+  decoder checked CRC32 and ISIZE), or a member of a run inflated in one call by a multi-member
+  decoder (which checks every member's trailer) when the run's guessed member starts are
+  provably its real ones (:func:`run_is_exact`);
+* whose header is the plain 10-byte one (:func:`plain_vouch`: ``1f 8b 08``, FLG 0: no reserved
+  bit, no FEXTRA, FNAME, FCOMMENT or FHCRC field, which the reader's decoder does not check as
+  strictly as RFC 1952 asks).
+
+A member read back from the file, a damaged, repaired or truncated member (the sequential,
+checked path), a member with optional header fields, and a run whose member starts could be
+wrong get no word: the writer inflates them again, as before.
+
+The reader's decoder is ISA-L's where installed; it accepts a few deflate streams that zlib
+rejects (Huffman code sets zlib calls incomplete), so such a member, with a right trailer, is
+copied as the input holds it rather than compressed anew.
+"""
+
+from __future__ import annotations
+
+import re
+import struct
+import zlib
+
+try:  # pragma: no cover - depends on the installation
+    from isal.isal_zlib import crc32 as _crc32
+except ImportError:  # pragma: no cover
+    _crc32 = zlib.crc32
+
+__all__ = ["PLAIN_HEADER", "Run", "Vouch", "holds", "plain_vouch", "run_is_exact"]
+
+#: a member's word: ``(CRC32, ISIZE)`` of its trailer, checked by the decoder that inflated it.
+Vouch = tuple[int, int]
+#: ID1 ID2 CM FLG of a plain gzip header: deflate, no flag set.
+PLAIN_HEADER = b"\x1f\x8b\x08\x00"
+#: the magic every gzip member of a ``.gz`` file starts with (ID1 ID2 CM); ``re`` finds all
+#: of it about twice as fast as ``bytearray.count``.
+_MAGIC = re.compile(re.escape(PLAIN_HEADER[:3]))
+_TRAILER = struct.Struct("<II")
+#: header (10) + the shortest deflate stream (2) + trailer (8)
+_SHORTEST = 20
+
+
+def plain_vouch(member: bytes | bytearray | memoryview) -> Vouch | None:
+    """``(CRC32, ISIZE)`` from the trailer of ``member`` when its header is the plain one
+    (:data:`PLAIN_HEADER`), else ``None``. Call it only for a span a decoder inflated as
+    exactly one member with its trailer checked."""
+    if len(member) < _SHORTEST or member[:4] != PLAIN_HEADER:
+        return None
+    return _TRAILER.unpack_from(member, len(member) - 8)
+
+
+def holds(vouch: Vouch, data: bytes) -> bool:
+    """Whether ``data`` has the length and CRC32 the vouched member's trailer gives."""
+    crc, isize = vouch
+    return len(data) == isize and _crc32(data) == crc
+
+
+def run_is_exact(buf: bytes | bytearray, bounds: list[tuple[int, int]], sizes: list[int]) -> bool:
+    """Whether guessed member spans ``bounds`` of ``buf`` are the real members of a run that a
+    multi-member decoder inflated to exactly ``sum(sizes)`` bytes, ``sizes`` being the ISIZE
+    fields read at each guessed end (the run starting at a real member start).
+
+    Every real member starts with the magic ``1f 8b 08``: when the run holds no magic but
+    the guessed starts, every real start is a guessed one. A false start (the magic inside a
+    member's compressed bytes) cuts a member into pieces, and zero bytes after a member (which
+    the decoder skips) shift the ISIZE field read at its guessed end; either makes a field
+    read differ from its member's size, and the exact sum then needs a zero field (refused
+    here) or fields that happen to make up the difference, whose ``(CRC32, ISIZE)`` words the
+    bytes of a record match only by a CRC32 coincidence (or a file crafted to forge one)."""
+    if not bounds or 0 in sizes:
+        return False
+    return len(_MAGIC.findall(buf, bounds[0][0], bounds[-1][1])) == len(bounds)
+
+
+class Run:
+    """A run of members a multi-member decoder inflated in one call, whose exactness
+    (:func:`run_is_exact`) is checked when a writer first asks for one of its members, not
+    by every reader (a scan of its compressed bytes). Ask only while the reader still holds
+    ``buf`` (:class:`~crawlmill.formats.codecs.member_source.HeldMembers` does)."""
+
+    __slots__ = ("_args", "_exact")
+
+    def __init__(
+        self, buf: bytes | bytearray, bounds: list[tuple[int, int]], sizes: list[int]
+    ) -> None:
+        self._args: tuple | None = (buf, bounds, sizes)
+        self._exact: bool | None = None
+
+    def exact(self) -> bool:
+        """:func:`run_is_exact` of the run (computed once)."""
+        if self._exact is None:
+            self._exact = run_is_exact(*self._args)
+            self._args = None  # the buffer is the reader's: not kept
+        return self._exact
