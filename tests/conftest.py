@@ -154,11 +154,13 @@ def need_command_fixture():
 
 @pytest.fixture(scope="session")
 def nutch_java(tmp_path_factory):
-    """Nutch's own classes, compiled once per session on first use (tests/nutch_oracle.py:
-    skips, or fails in CI, without javac, java or pyspark)."""
+    """Nutch's own classes, compiled once per session (by the first xdist worker that needs
+    them) on first use (tests/nutch_oracle.py: skips, or fails in CI, without javac, java or
+    pyspark)."""
     from tests.nutch_oracle import NutchJava
+    from tests.shared_build import shared_root
 
-    return NutchJava(tmp_path_factory.mktemp("nutch-java"))
+    return NutchJava(shared_root(tmp_path_factory))
 
 
 @pytest.fixture(scope="session")

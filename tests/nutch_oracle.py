@@ -4,9 +4,10 @@ jars of the pyspark wheel, with the few stubs of ``tests/oracles/nutch/stubs/rel
 what javac needs for the outer classes' jobs; no serialization passes through a stub) and
 crawlmill's harness ``CrawlmillOracle``, and run with ``java``.
 
-:class:`NutchJava` compiles each release once (lazily) into its folder; a test module makes
-one per session with ``tmp_path_factory``. Missing ``javac``, ``java`` or pyspark skips the
-test (fails under ``CRAWLMILL_REQUIRE_ORACLES=1``), as :func:`tests.conftest.need` says.
+:class:`NutchJava` compiles each release once per session (lazily), into a folder all
+pytest-xdist workers share (tests/shared_build.py); the ``nutch_java`` fixture makes one.
+Missing ``javac``, ``java`` or pyspark skips the test (fails under
+``CRAWLMILL_REQUIRE_ORACLES=1``), as :func:`tests.conftest.need` says.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import subprocess
 from pathlib import Path
 
 from tests.conftest import need, need_command
+from tests.shared_build import built
 
 ORACLES = Path(__file__).resolve().parent / "oracles" / "nutch"
 #: the releases whose LinkDB classes are kept, oldest first; the last is the newest release.
@@ -26,7 +28,8 @@ OLD_RELEASE = "1.10"
 
 
 class NutchJava:
-    """Runs Nutch's classes of a release (compiled into ``root/<release>`` on first use)."""
+    """Runs Nutch's classes of a release (compiled into ``root/shared-nutch-<release>`` on
+    first use; ``root``: :func:`tests.shared_build.shared_root`)."""
 
     def __init__(self, root: Path) -> None:
         pyspark = need("pyspark")
@@ -42,19 +45,21 @@ class NutchJava:
         self._built: dict[str, Path] = {}
 
     def classes(self, release: str) -> Path:
-        """The folder of the compiled classes of ``release``."""
+        """The folder of the compiled classes of ``release`` (compiled once per session, by the
+        first xdist worker that needs it: tests/shared_build.py)."""
         if release not in self._built:
-            out = self.root / release
-            out.mkdir(parents=True, exist_ok=True)
-            sources = sorted(str(p) for p in (ORACLES / f"release-{release}").rglob("*.java"))
-            sources += sorted(
-                str(p) for p in (ORACLES / "stubs" / f"release-{release}").rglob("*.java")
-            )
-            sources.append(str(ORACLES / "harness" / "CrawlmillOracle.java"))
-            subprocess.run([self.javac, "-nowarn", "-encoding", "UTF-8", "-cp", self.jars,
-                            "-d", str(out), *sources], check=True, capture_output=True)  # fmt: skip
-            self._built[release] = out
+            self._built[release] = built(self.root, f"nutch-{release}",
+                                         lambda out: self._compile(release, out))  # fmt: skip
         return self._built[release]
+
+    def _compile(self, release: str, out: Path) -> None:
+        sources = sorted(str(p) for p in (ORACLES / f"release-{release}").rglob("*.java"))
+        sources += sorted(
+            str(p) for p in (ORACLES / "stubs" / f"release-{release}").rglob("*.java")
+        )
+        sources.append(str(ORACLES / "harness" / "CrawlmillOracle.java"))
+        subprocess.run([self.javac, "-nowarn", "-encoding", "UTF-8", "-cp", self.jars,
+                        "-d", str(out), *sources], check=True, capture_output=True)  # fmt: skip
 
     def _run(self, release: str, *args: str) -> list[dict]:
         cp = os.pathsep.join([str(self.classes(release)), self.jars])

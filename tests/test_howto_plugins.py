@@ -3,7 +3,8 @@ docs/adding-a-reader.md and the writer of docs/adding-a-writer.md, copied from t
 a fresh package, installed as an entry point of the ``crawlmill`` group (as the pages say),
 and run with the ``crawlmill`` command; each imports nothing but ``crawlmill.core``.
 
-The package is pip-installed into a folder of its own (``pip install --target``) that only the
+The package is pip-installed once per session (tests/shared_build.py: by the first xdist worker
+that needs it) into a folder of its own (``pip install --target``) that only the
 ``crawlmill`` processes of this module have on their ``PYTHONPATH`` (as
 tests/test_third_party_plugin.py does), so other tests never see it. The outputs are checked
 against independent readers: warcio for the WARC the reader's records became and for the ARC
@@ -23,6 +24,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
+
+from tests.shared_build import built, shared_root
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -90,13 +93,16 @@ def installed(tmp_path_factory):
             """
         )
     )
-    site = src.parent / "site"
-    result = subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--no-deps",
-         "--disable-pip-version-check", "--no-input", "--target", str(site), str(src)],
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
-    assert result.returncode == 0, result.stdout + result.stderr
+
+    def install(into: Path) -> None:
+        result = subprocess.run(
+            [sys.executable, "-m", "pip", "install", "--no-deps",
+             "--disable-pip-version-check", "--no-input", "--target", str(into), str(src)],
+            capture_output=True, text=True, check=False,
+        )  # fmt: skip
+        assert result.returncode == 0, result.stdout + result.stderr
+
+    site = built(shared_root(tmp_path_factory), "howto-site", install)
     SITE[:] = [site]
     yield site
     SITE.clear()

@@ -18,6 +18,8 @@ from pathlib import Path
 import crawlmill
 import pytest
 
+from tests.shared_build import built, shared_root
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -87,36 +89,39 @@ def _sources() -> dict[str, Path]:
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
-    """A wheel built with pip from a copy of the checkout (no build files land in it)."""
-    tmp = tmp_path_factory.mktemp("wheel")
-    src = tmp / "src"
-    shutil.copytree(
-        ROOT,
-        src,
-        ignore=shutil.ignore_patterns(
-            ".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", "tests", "benchmarks"
-        ),
-    )
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "wheel",
-            "--no-deps",
-            "--disable-pip-version-check",
-            "-q",
-            "-w",
-            str(tmp / "dist"),
-            str(src),
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert result.returncode == 0, result.stdout + result.stderr
-    (built,) = (tmp / "dist").glob("crawlmill-*.whl")
-    return built
+    """A wheel built with pip from a copy of the checkout (no build files land in it), once per
+    session: the first xdist worker builds it, the others share it (tests/shared_build.py)."""
+
+    def build(dist: Path) -> None:
+        src = tmp_path_factory.mktemp("wheel") / "src"
+        shutil.copytree(
+            ROOT,
+            src,
+            ignore=shutil.ignore_patterns(
+                ".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", "tests", "benchmarks"
+            ),
+        )
+        result = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "wheel",
+                "--no-deps",
+                "--disable-pip-version-check",
+                "-q",
+                "-w",
+                str(dist),
+                str(src),
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert result.returncode == 0, result.stdout + result.stderr
+
+    (built_wheel,) = built(shared_root(tmp_path_factory), "wheel", build).glob("crawlmill-*.whl")
+    return built_wheel
 
 
 @pytest.mark.slow

@@ -1,8 +1,8 @@
 """A third-party plugin package (tests/third_party_plugin) is pip-installed, listed by
 ``crawlmill plugins`` and used by name from a YAML pipeline.
 
-The package is pip-installed for this module into a folder of its own (``pip install
---target``), which the ``crawlmill`` processes of these tests have on their ``PYTHONPATH``:
+The package is pip-installed once per session (tests/shared_build.py: by the first xdist
+worker that needs it) into a folder of its own (``pip install --target``), which the ``crawlmill`` processes of these tests have on their ``PYTHONPATH``:
 tests running meanwhile in other processes (pytest-xdist workers) never see the plugin, and
 nothing is left installed. Everything talks to it through new processes (the ``crawlmill``
 console script), as a user would.
@@ -24,6 +24,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.shared_build import built, shared_root
+
 PACKAGE_DIR = Path(__file__).resolve().parent / "third_party_plugin"
 DIST = "crawlmill-example-plugin"
 #: where the module's fixture installed the plugin (on the PYTHONPATH of :func:`crawlmill`).
@@ -41,14 +43,19 @@ def pip(*args: str) -> subprocess.CompletedProcess:
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory):
-    """Install the example plugin (from a copy, so no build files land in the repository)."""
-    src = tmp_path_factory.mktemp("plugin") / "third_party_plugin"
-    shutil.copytree(
-        PACKAGE_DIR, src, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__")
-    )
-    site = src.parent / "site"
-    result = pip("install", "--no-deps", "--target", str(site), str(src))
-    assert result.returncode == 0, result.stdout + result.stderr
+    """Install the example plugin (from a copy, so no build files land in the repository),
+    once per session: the first xdist worker installs it, the others share that folder
+    (tests/shared_build.py)."""
+
+    def install(into: Path) -> None:
+        src = tmp_path_factory.mktemp("plugin") / "third_party_plugin"
+        shutil.copytree(
+            PACKAGE_DIR, src, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__")
+        )
+        result = pip("install", "--no-deps", "--target", str(into), str(src))
+        assert result.returncode == 0, result.stdout + result.stderr
+
+    site = built(shared_root(tmp_path_factory), "third-party-plugin-site", install)
     assert list(site.glob("crawlmill_example_plugin-*.dist-info")), sorted(site.iterdir())
     SITE[:] = [site]
     yield DIST
