@@ -47,7 +47,15 @@ from .errors import ConfigError
 from .output_paths import BOOKKEEPING, UnsafeOutputPath, safe_relpath
 from .spec import PipelineSpec
 
-__all__ = ["RemoteRoot", "default_work_dir", "publish_marker", "remote_url", "staged"]
+__all__ = [
+    "ACTIVE",
+    "STAGES_ENV",
+    "RemoteRoot",
+    "default_work_dir",
+    "publish_marker",
+    "remote_url",
+    "staged",
+]
 
 #: the stage's link to its store root.
 STATE = f"{BOOKKEEPING}/remote.json"
@@ -60,6 +68,12 @@ _PULLED_FILES = (f"{BOOKKEEPING}/pipeline.json", f"{BOOKKEEPING}/finalize.json")
 _LOCAL = (f"{BOOKKEEPING}/tmp/", f"{BOOKKEEPING}/lock", STATE, PUBLISHED + "/")
 #: stores whose upload is atomic (an object appears whole or not at all).
 _OBJECT_STORES = frozenset({"s3", "s3a", "gs", "gcs", "az", "abfs", "abfss", "adl"})
+#: the stages of this process's running runs (stage folder -> its root), for executors whose
+#: tasks run elsewhere (the spark executor: :mod:`crawlmill.core.run.spark_stage`).
+ACTIVE: dict[str, RemoteRoot] = {}
+#: the variable naming those stages to the tasks (JSON ``{stage: url}``); a ``CRAWLMILL_*``
+#: variable, so the spark executor ships it to its workers.
+STAGES_ENV = "CRAWLMILL_REMOTE_STAGES"
 
 
 def default_work_dir() -> str:
@@ -115,9 +129,11 @@ class RemoteRoot:
             fh.close()
             self._lock_fh = None
 
-    def pull(self, hydrate: bool = False) -> None:
+    def pull(self, hydrate: bool = False, passes: bool = False) -> None:
         """Fill a fresh stage from the store (markers copied, other objects placeholders;
-        ``hydrate``: the files markers list downloaded too)."""
+        ``hydrate``: the files markers list downloaded too; ``passes``: the passes' folder
+        (``.crawlmill/passes/``: collect tables, their markers, reduce parts) downloaded, as a
+        task on another machine needs it)."""
         shutil.rmtree(self.stage, ignore_errors=True)
         os.makedirs(os.path.join(self.stage, BOOKKEEPING), exist_ok=True)
         self.fs.invalidate_cache()  # the store as it is now, not as listed earlier
@@ -144,11 +160,12 @@ class RemoteRoot:
                 or rel.startswith(BOOKKEEPING + "/tmp/")
             ):
                 continue
-            if rel == f"{BOOKKEEPING}/report.json" or rel.startswith(BOOKKEEPING + "/passes/"):
+            in_passes = rel.startswith(BOOKKEEPING + "/passes/")
+            if rel == f"{BOOKKEEPING}/report.json" or (in_passes and not passes):
                 continue  # rewritten by the run / redone (not resumed across stages)
             local = os.path.join(self.stage, *rel.split("/"))
             os.makedirs(os.path.dirname(local), exist_ok=True)
-            if hydrate and rel in listed:
+            if (hydrate and rel in listed) or in_passes:
                 self.fs.get_file(self._key(rel), local)
             else:
                 with open(local, "wb") as fh:
@@ -325,11 +342,19 @@ def staged(
             "path of the output root; it is left alone (never read, replaced or deleted)",
             file=sys.stderr,
         )
+    if publish:
+        ACTIVE[remote.stage] = remote
+        os.environ[STAGES_ENV] = json.dumps({k: v.url for k, v in ACTIVE.items()})
     try:
         yield spec.model_copy(update={"output": remote.stage})
     finally:
         try:
             if publish:
+                ACTIVE.pop(remote.stage, None)
+                if ACTIVE:
+                    os.environ[STAGES_ENV] = json.dumps({k: v.url for k, v in ACTIVE.items()})
+                else:
+                    os.environ.pop(STAGES_ENV, None)
                 remote.publish()
         finally:
             remote.unlock()

@@ -65,6 +65,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
+from .. import storage
 from ..components import ResolvedPipeline
 from ..contract import ReducePartitioner, declares_collect, reduce_key, reduce_summary_of
 from ..errors import ConfigError
@@ -185,7 +186,7 @@ def _inputs_data(planned: Sequence[PlannedInput]) -> list[dict[str, Any]]:
         inp = p.input
         data.append(
             {
-                "path": os.path.abspath(inp.path),
+                "path": storage.absolute(inp.path),  # a URL as it is (not below the cwd)
                 "relpath": inp.relpath,
                 "index": inp.index,
                 "reader": p.reader,

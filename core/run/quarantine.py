@@ -71,7 +71,10 @@ def _plain(value: Any) -> Any:
     if isinstance(value, datetime):
         return value.isoformat()
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        # a field kept out of the value's repr is a handle, not data (``RecordSource.held``:
+        # its repr is an object address, which would make the quarantine differ run to run)
+        fields = [f for f in dataclasses.fields(value) if f.repr]
+        return {f.name: _plain(getattr(value, f.name)) for f in fields}
     if isinstance(value, dict):
         return {str(k): _plain(v) for k, v in value.items()}
     if isinstance(value, list | tuple):

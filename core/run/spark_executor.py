@@ -89,6 +89,7 @@ from .spark_checks import spark_failure, unreachable_master
 from .spark_conf import check_conf
 from .spark_progress import ENV_VAR as STATUS_ENV
 from .spark_progress import LiveTally, StatusServer, server_host
+from .spark_stage import apply_events, publish_driver
 from .spark_worker import (
     MAX_TASK_LOGS,
     SHIPPED_ENV,
@@ -462,6 +463,7 @@ class SparkExecutor(Executor):
         ``rdd``'s ``partition`` returning one ``(i, pickled (result, events))``, at most
         :attr:`slots` at once in the executor's job group; yield ``(i, result)`` as jobs end
         (a failed job: a :class:`WorkerCrash`; a cancelled one: nothing)."""
+        publish_driver()  # the driver's own writes reach the store before tasks pull it
         todo = list(jobs)
         todo.reverse()
         running: dict[Future, int] = {}
@@ -505,6 +507,7 @@ class SparkExecutor(Executor):
         if len(rows) != 1:
             return i, WorkerCrash(f"the Spark task returned {len(rows)} results, expected 1")
         result, events = pickle.loads(rows[0][1])
+        events = apply_events(events)  # what a staged task uploaded, into the driver's stage
         self._tally.final(events)
         return i, result
 

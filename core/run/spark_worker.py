@@ -98,15 +98,26 @@ def crawlmill_version() -> str:
 def run_one(fn: Callable[..., Any], blob: bytes, *args: Any) -> tuple[Any, list[tuple]]:
     """``fn(payload, *args)`` with a :class:`TaskEvents` channel; an exception as a
     WorkerCrash."""
+    from .spark_stage import remap, run_staged
+
     events = TaskEvents()
     previous = use_channel(events)
+    staged: list[tuple] = []
     try:
-        result = fn(pickle.loads(blob), *args)
+        # a run whose output is a URL: the task works in a stage of its own on this worker
+        result, staged = run_staged(_call, fn, pickle.loads(blob), args)
     except Exception as exc:  # the task function reports its own errors; belt and braces
         result = WorkerCrash(f"{type(exc).__name__}: {exc}")
     finally:
         use_channel(previous)
-    return result, events.drained()
+    drained = events.drained()
+    for event in staged:  # the task's lines name the driver's stage, not this worker's
+        drained = [remap(e, event[4], event[1]) for e in drained]
+    return result, drained + staged
+
+
+def _call(fn: Callable[..., Any], payload: Any, args: tuple) -> Any:
+    return fn(payload, *args)
 
 
 def driver_env() -> dict[str, str]:

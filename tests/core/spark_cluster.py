@@ -16,7 +16,7 @@ import subprocess
 import time
 from pathlib import Path
 
-__all__ = ["StandaloneCluster", "spark_home"]
+__all__ = ["StandaloneCluster", "can_hide", "hiding", "spark_home"]
 
 #: how long a daemon may take to come up on a loaded machine.
 START_SECONDS = 180
@@ -29,11 +29,50 @@ def spark_home() -> str:
     return _find_spark_home()
 
 
+def hiding(folders: tuple[Path, ...]) -> list[str]:
+    """The command prefix that runs a command in a mount namespace of its own where each of
+    ``folders`` is an empty tmpfs (``unshare -m``: the command is exec'd, its pid is the
+    command's)."""
+    mounts = " && ".join(
+        f'mount -t tmpfs -o size=1m none "${{{i + 1}}}"' for i in range(len(folders))
+    )
+    return ["unshare", "-m", "--propagation", "private", "sh", "-c",
+            f'{mounts} && shift {len(folders)} && exec "$@"', "hide",
+            *map(str, folders)]  # fmt: skip
+
+
+def can_hide(folder: Path) -> bool:
+    """Whether this machine lets :func:`hiding` hide ``folder`` (root, or the capability to
+    make mount namespaces)."""
+    import shutil
+
+    if shutil.which("unshare") is None:
+        return False
+    probe = [*hiding((folder,)), "sh", "-c", f'test ! -e "{folder}/.probe"']
+    (folder / ".probe").write_text("")
+    try:
+        return subprocess.run(probe, capture_output=True, timeout=30, check=False).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+    finally:
+        (folder / ".probe").unlink()
+
+
 class StandaloneCluster:
     """A master and ``workers`` workers of ``cores`` cores each, under ``root``."""
 
-    def __init__(self, root: Path, workers: int = 2, cores: int = 1, memory: str = "640m") -> None:
+    def __init__(
+        self,
+        root: Path,
+        workers: int = 2,
+        cores: int = 1,
+        memory: str = "640m",
+        hide: tuple[Path, ...] = (),
+    ) -> None:
         self.root = root
+        #: folders the workers must not see: each worker daemon runs in a mount namespace of
+        #: its own with an empty tmpfs mounted on each (when :func:`can_hide`).
+        self.hide = hide
         self.workers = workers
         self.cores = cores
         self.memory = memory
@@ -60,12 +99,15 @@ class StandaloneCluster:
         )
         return env
 
-    def _spawn(self, name: str, args: list[str], env: dict[str, str]) -> None:
+    def _spawn(self, name: str, args: list[str], env: dict[str, str], hide: bool = False) -> None:
         log = self.root / f"{name}.log"
         self.logs[name] = log
+        command = [os.path.join(spark_home(), "bin", "spark-class"), *args]
+        if hide and self.hide:
+            command = [*hiding(self.hide), *command]
         with open(log, "wb") as fh:
             self.procs[name] = subprocess.Popen(
-                [os.path.join(spark_home(), "bin", "spark-class"), *args],
+                command,
                 stdout=fh, stderr=subprocess.STDOUT, env=env, start_new_session=True,
             )  # fmt: skip
 
@@ -101,7 +143,7 @@ class StandaloneCluster:
                 ["org.apache.spark.deploy.worker.Worker", "--host", "127.0.0.1",
                  "--cores", str(self.cores), "--memory", self.memory, "--webui-port", "0",
                  "--work-dir", str(work), self.master_url],
-                env,
+                env, hide=True,
             )  # fmt: skip
         for n in range(1, self.workers + 1):
             self._wait_for(f"worker{n}", r"Successfully registered with master")

@@ -28,11 +28,14 @@ def _killer(pid: int, done: threading.Event, killed: list[float]) -> None:
     while not done.is_set() and time.monotonic() < deadline:
         sc = SparkContext._active_spark_context
         if sc is not None:
-            tracker = sc.statusTracker()
             active = 0
-            for stage in tracker.getActiveStageIds():
-                info = tracker.getStageInfo(stage)
-                active += info.numActiveTasks if info is not None else 0
+            try:
+                tracker = sc.statusTracker()
+                for stage in tracker.getActiveStageIds():
+                    info = tracker.getStageInfo(stage)
+                    active += info.numActiveTasks if info is not None else 0
+            except AttributeError:  # the context is still starting
+                pass
             if active >= 2:
                 time.sleep(0.5)  # the tasks are past their start
                 os.kill(pid, signal.SIGKILL)
