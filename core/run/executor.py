@@ -218,6 +218,9 @@ class LocalExecutor(Executor):
         self.channel = Channel(self._ctx.Queue(), SharedFlag(self._ctx))
         self._pools: list[ProcessPoolExecutor] = []
         self._events_tainted = False
+        #: the pool a finished :meth:`map` left running, for the next one (workers are reused:
+        #: a pool starts its processes as tasks need them, each importing crawlmill once)
+        self._kept: ProcessPoolExecutor | None = None
 
     def _pool(self, size: int) -> ProcessPoolExecutor:
         from concurrent.futures import ProcessPoolExecutor
@@ -248,8 +251,12 @@ class LocalExecutor(Executor):
         if not todo:
             return
         size = min(self.workers, len(todo))
-        pool = self._pool(size)
+        if self._kept is not None and self._events_tainted:  # its workers hold the old queue
+            self._drop(self._kept)
+            self._kept = None
+        pool, self._kept = self._kept or self._pool(self.workers), None
         running: dict[Future, int] = {}
+        finished_ok = False
         try:
             while todo or running:
                 while todo and len(running) < size and not self.cancelled:
@@ -260,7 +267,7 @@ class LocalExecutor(Executor):
                             break
                         self._events_tainted = True  # an idle worker died: a new pool
                         self._drop(pool)
-                        pool = self._pool(size)
+                        pool = self._pool(self.workers)
                         continue
                     todo.popleft()
                 if not running:
@@ -277,12 +284,16 @@ class LocalExecutor(Executor):
                         yield broken[0], WorkerCrash(_CRASH)
                     else:
                         suspects.extend(broken)
-                    pool = self._pool(size)
+                    pool = self._pool(self.workers)
+            finished_ok = not running
         except BaseException:  # Ctrl-C or the consumer gave up: stop running tasks first
             self.cancel()
             raise
         finally:
-            self._drop(pool)
+            if finished_ok and not self.cancelled:
+                self._kept = pool
+            else:
+                self._drop(pool)
         for i in sorted(suspects):
             if self.cancelled:
                 return
@@ -304,6 +315,7 @@ class LocalExecutor(Executor):
 
     def close(self) -> None:
         """Shut down any pool left and the event queue."""
+        self._kept = None
         for pool in list(self._pools):
             self._drop(pool)
         self.channel._events.close()

@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-from .executor import Executor, WorkerCrash
+from .executor import Executor, LocalExecutor, WorkerCrash
 from .outputs import write_json_atomic
 from .progress import ProgressMonitor
 
@@ -208,6 +208,7 @@ def run_stages(
     runs: dict[str, StageRun] = {}
     placed = _ordered(stages)
     started = time.time()
+    kept = _KeptPools()
     for k, stage in enumerate(placed):  # the whole graph is listed before it runs
         stage.order = stage.order or (started, k)
         write_listing(stage, StageRun(stage.name, len(stage.payloads)), "pending")
@@ -223,10 +224,50 @@ def run_stages(
         else:
             if stage.prepare is not None:
                 stage.prepare()
-            runs[stage.name] = _run_stage(stage, executor, stream, progress)
+            try:
+                runs[stage.name] = _run_stage(stage, executor, stream, progress, kept)
+            except BaseException:
+                kept.close()
+                raise
         if stage.finish is not None:
             stage.finish(runs[stage.name])
+    kept.close()
     return runs
+
+
+class _KeptPools:
+    """The process pools of one :func:`run_stages` call, by worker count: a stage whose
+    executor is a :class:`LocalExecutor` of as many workers as an earlier stage's takes that
+    one, whose worker processes are started and have imported crawlmill already (a stage
+    cancelled or failed by an exception leaves its executor, which is closed)."""
+
+    def __init__(self) -> None:
+        self._by_workers: dict[int, LocalExecutor] = {}
+
+    def take(self, made: Executor) -> tuple[Executor, bool]:
+        """The executor to run a stage on for ``made`` (a new one), and whether the stage
+        closes it when done (not when it is kept here for the next stage)."""
+        if type(made) is not LocalExecutor:
+            return made, True
+        kept = self._by_workers.get(made.workers)
+        if kept is not None and not kept.cancelled:
+            made.close()
+            return kept, False
+        self._by_workers[made.workers] = made
+        return made, False
+
+    def release(self, ex: Executor) -> None:
+        """Close ``ex`` and forget it if the stage cancelled it."""
+        if isinstance(ex, LocalExecutor) and ex.cancelled:
+            if self._by_workers.get(ex.workers) is ex:
+                del self._by_workers[ex.workers]
+            ex.close()
+
+    def close(self) -> None:
+        """Close every kept executor."""
+        for ex in self._by_workers.values():
+            ex.close()
+        self._by_workers.clear()
 
 
 def _resumed(stage: Stage, run: StageRun) -> StageRun:
@@ -258,7 +299,11 @@ def _ordered(stages: Sequence[Stage]) -> list[Stage]:
 
 
 def _run_stage(
-    stage: Stage, executor: Callable[[], Executor] | None, stream: TextIO, progress: str
+    stage: Stage,
+    executor: Callable[[], Executor] | None,
+    stream: TextIO,
+    progress: str,
+    kept: _KeptPools,
 ) -> StageRun:
     run = _resumed(stage, StageRun(stage.name, len(stage.payloads)))
     todo = [i for i in range(len(stage.payloads)) if i not in run.done]
@@ -271,7 +316,7 @@ def _run_stage(
     make = stage.executor or executor
     if make is None:
         raise ValueError(f"stage {stage.name}: no executor")
-    ex = make()
+    ex, close_after = kept.take(make()) if stage.runner is None else (make(), False)
     sizes = [stage.sizes[i] if stage.sizes else 0 for i in todo]
     payloads = [stage.payloads[i] for i in todo]
     progress = stage.progress or progress
@@ -307,8 +352,10 @@ def _run_stage(
         write_listing(stage, run, "failed" if run.errors else "interrupted")
         raise
     finally:
-        if stage.runner is None:
+        if close_after:
             ex.close()
+        else:
+            kept.release(ex)
     run.not_run = len(todo) - seen
     write_listing(stage, run, "done" if run.complete else "failed")
     return run
