@@ -131,9 +131,12 @@ def complete_input(
     records it) stem. Its position (index among ``count`` inputs) must be the same too,
     unless the writer is ``position_free`` and the marker records the stem: then inputs
     added, removed or renamed around it leave it complete."""
-    free = position_free and isinstance(_marker_stem(root.read_marker(key)), str)
+    read = root.read_marker(key)  # once: the stem decides how the rest is checked
+    if read is None:
+        return None
+    free = position_free and isinstance(_marker_stem(read), str)
     where = (None, None) if free else (p.input.index, count)
-    data = root.complete_marker(key, fingerprint, p.size, *where)
+    data = root.complete_marker(key, fingerprint, p.size, *where, data=read)
     if data is None:
         return None
     try:
