@@ -277,7 +277,9 @@ def convert_stage(r: RunState, count: int, fn: Callable[[Any], Any] = run_task) 
     def done(i: int) -> Marker | None:
         p, key = tasks[i]
         planned = r.predicted[at[p.input.index]] if r.predicted is not None else None
-        return input_done(r.root, key, r.fingerprint, p, count, planned, r.position_free)
+        marker = input_done(r.root, key, r.fingerprint, p, count, planned, r.position_free)
+        seen = r.completed.get(p.input.index)  # planning's reading of the same marker: one
+        return seen if seen is not None and seen == marker else marker  # object, not two
 
     def record(outcome: Outcome, log: Callable[[str], None]) -> None:
         p, key = tasks[outcome.index]
