@@ -193,6 +193,7 @@ class _Collector:
         self.problems: list[tuple[str, str]] = []
         self.entries: list[_Entry] = []
         self.output = os.path.abspath(spec.output)
+        self.real_output = os.path.realpath(self.output)
         self.folders: list[str] = []
         #: the files collections read beside their units' parts: ``(path, reader)``.
         self.claimed: list[tuple[str, str]] = []
@@ -448,13 +449,16 @@ class _TreeScan:
         except OSError as exc:
             col.problems.append(("inputs", f"cannot list {folder}: {exc.strerror or exc}"))
             return
+        output = col.real_output
         for entry in entries:
-            if is_side_file(entry.name) or _within(entry.path, col.output):
+            if is_side_file(entry.name):
                 continue
+            real = os.path.realpath(entry.path)  # once per entry (100,000 files)
+            if real == output or real.startswith(output.rstrip(os.sep) + os.sep):
+                continue  # in the output folder (``_within``)
             if entry.is_dir():
-                real = os.path.realpath(entry.path)
                 self.visit(entry.path, offer=real not in self.holding, above=above)
-            elif entry.is_file() and os.path.realpath(entry.path) not in self.claimed:
+            elif entry.is_file() and real not in self.claimed:
                 rel = os.path.relpath(entry.path, self.rel_root)
                 col.entries.append(_Entry(entry.path, rel, None, None, col._key(entry.path)))
 

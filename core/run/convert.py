@@ -131,9 +131,12 @@ def complete_input(
     records it) stem. Its position (index among ``count`` inputs) must be the same too,
     unless the writer is ``position_free`` and the marker records the stem: then inputs
     added, removed or renamed around it leave it complete."""
-    free = position_free and isinstance(_marker_stem(root.read_marker(key)), str)
+    read = root.read_marker(key)  # once: the stem decides how the rest is checked
+    if read is None:
+        return None
+    free = position_free and isinstance(_marker_stem(read), str)
     where = (None, None) if free else (p.input.index, count)
-    data = root.complete_marker(key, fingerprint, p.size, *where)
+    data = root.complete_marker(key, fingerprint, p.size, *where, data=read)
     if data is None:
         return None
     try:
@@ -274,7 +277,9 @@ def convert_stage(r: RunState, count: int, fn: Callable[[Any], Any] = run_task) 
     def done(i: int) -> Marker | None:
         p, key = tasks[i]
         planned = r.predicted[at[p.input.index]] if r.predicted is not None else None
-        return input_done(r.root, key, r.fingerprint, p, count, planned, r.position_free)
+        marker = input_done(r.root, key, r.fingerprint, p, count, planned, r.position_free)
+        seen = r.completed.get(p.input.index)  # planning's reading of the same marker: one
+        return seen if seen is not None and seen == marker else marker  # object, not two
 
     def record(outcome: Outcome, log: Callable[[str], None]) -> None:
         p, key = tasks[outcome.index]

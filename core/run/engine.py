@@ -70,10 +70,12 @@ from .outputs import (
     OutputRoot,
     TaskOutputs,
     UnsafeOutputPath,
+    json_chunks,
     marker_key,
     replaceable_path,
     safe_relpath,
     write_json_atomic,
+    write_text_atomic,
 )
 from .ownership import OutputPlan, check_outputs, component_versions
 from .passes import end_run, plan_passes, remove_other_passes
@@ -269,7 +271,9 @@ def _prepare(spec: PipelineSpec, registry: Registry, stream: TextIO, started: fl
     completed, todo = _resume(spec, root, planned, predicted, fingerprint, passes.salt, free)
     data = spec.fingerprint_data(versions)
     todo_indexes = {p.input.index for p, _ in todo}
-    checked = check_outputs(spec, planned, predicted, fingerprint, data, root, todo_indexes)
+    checked = check_outputs(
+        spec, planned, predicted, fingerprint, data, root, todo_indexes, completed.values()
+    )
     report = RunReport(inputs=len(planned), fingerprint=fingerprint)
     report.inputs_skipped = len(completed)
     return RunState(
@@ -321,11 +325,12 @@ def _run_in_root(r: RunState) -> dict[str, Any] | None:
     _announce(report, r.planned, stream)
     _replace_other_pipeline(root, r.checked, r.planned)
     _share_replaceable(root, r.checked.shared, _inputs_inside(root, r.planned))
-    previous = _previous_markers(root)
+    before = dict(r.completed)  # planning's reading: these markers are not read again
+    previous = _previous_markers(root, {m.key for m in before.values()})
     # issue 8, sorted shuffles: a writer declaring one runs core/run/shuffle/run.py's map and
     # partition stages instead of the per-input stage (None: it declares none).
     damaged, interrupted = execute_shuffle(r) or _execute_interruptibly(r)
-    _settle(root, r.todo, r.completed, previous)
+    _settle(root, r.todo, r.completed, previous, before)
     _orphans(r)
     if r.completed:  # the root holds this pipeline's outputs: say which pipeline it is
         stamp = PipelineStamp(r.fingerprint, r.pipeline_data)
@@ -388,10 +393,11 @@ def _settle(
     todo: Todo,
     completed: Completed,
     previous: dict[str, list[tuple[str, dict[str, Any]]]],
+    before: Completed | None = None,
 ) -> None:
     """After the tasks: delete what redone inputs' older markers listed and markers whose
     files another input took over, and the pending markers of completed inputs."""
-    _remove_superseded(root, todo, completed, previous)
+    _remove_superseded(root, todo, completed, previous, before or {})
     _void_taken_over(root, completed)
     for marker in completed.values():
         root.drop_pending(marker.key)
@@ -441,7 +447,7 @@ def _write_report(root: OutputRoot, report: RunReport, started: float, stream: T
     report.elapsed = round(time.monotonic() - started, 3)
     report_path = os.path.join(root.meta, "report.json")
     try:
-        write_json_atomic(report_path, report.to_dict())
+        write_text_atomic(report_path, json_chunks(report.to_dict()))  # linear at 100,000
     except OSError as exc:  # e.g. a full disk: the run's outcome still reaches stderr
         report.failures.append({"input": None, "error": f"report.json not written: {exc}"})
         print(f"crawlmill: error: report.json not written: {exc}", file=stream)
@@ -449,10 +455,14 @@ def _write_report(root: OutputRoot, report: RunReport, started: float, stream: T
             os.remove(report_path)
 
 
-def _previous_markers(root: OutputRoot) -> dict[str, list[tuple[str, dict[str, Any]]]]:
-    """Input path -> ``(key, marker)`` of every marker present before the tasks run."""
+def _previous_markers(
+    root: OutputRoot, skip: set[str]
+) -> dict[str, list[tuple[str, dict[str, Any]]]]:
+    """Input path -> ``(key, marker)`` of every marker present before the tasks run but
+    those of the keys in ``skip`` (the resumed inputs', which planning read: not read
+    again and not held, so a resumed run of 100,000 inputs holds none)."""
     found: dict[str, list[tuple[str, dict[str, Any]]]] = {}
-    for key, marker in root.markers().items():
+    for key, marker in root.iter_markers(skip):
         if isinstance(marker.get("input_path"), str):
             found.setdefault(marker["input_path"], []).append((key, marker))
     return found
@@ -468,13 +478,18 @@ def _remove_superseded(
     todo: Todo,
     completed: Completed,
     previous: dict[str, list[tuple[str, dict[str, Any]]]],
+    before: Completed,
 ) -> None:
     """For inputs redone and completed now, delete what their older markers listed and no
-    current marker claims, and the older markers of other keys."""
+    current marker claims, and the older markers of other keys (``before``: the markers
+    planning found complete, which ``previous`` leaves out)."""
     claimed = _claimed(completed)
     for p, key in todo:
         if p.input.index in completed:
-            for old_key, marker in previous.get(storage.absolute(p.input.path), []):
+            olds = previous.get(storage.absolute(p.input.path), [])
+            if (seen := before.get(p.input.index)) is not None:  # planning's, now redone
+                olds = [*olds, (seen.key, seen.to_dict())]
+            for old_key, marker in olds:
                 root.remove_superseded(old_key, marker, claimed, drop_marker=old_key != key)
 
 
@@ -492,9 +507,7 @@ def _void_taken_over(root: OutputRoot, completed: Completed) -> None:
     describe it), with the files it lists that no current marker claims."""
     current = {m.key for m in completed.values()}
     claimed = _claimed(completed)
-    for key, marker in root.markers().items():
-        if key in current:
-            continue
+    for key, marker in root.iter_markers(skip=current):  # the current ones are not read
         files = {
             o.get("path")
             for o in marker.get("outputs", []) + marker.get("quarantine", [])
@@ -569,7 +582,7 @@ def _finalize(
         for p in planned
         if p.input.index in completed
     ]
-    previous = root.owned_markers().get(FINALIZE_KEY, {})
+    previous = root.finalize_marker() or {}
     mine = [o.get("path") for o in previous.get("outputs", []) if isinstance(o, dict)]
     files = TaskOutputs(
         root.path,

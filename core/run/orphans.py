@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 from typing import Any
 
 from .outputs import OutputRoot, UnsafeOutputPath, safe_relpath
@@ -51,9 +51,12 @@ def _entry(key: str, marker: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _candidates(root: OutputRoot) -> Iterable[tuple[str, dict[str, Any]]]:
-    """The root's completion markers of inputs (not of a shuffle's partitions)."""
-    for key, marker in root.markers().items():
+def _candidates(
+    root: OutputRoot, skip: Container[str] = ()
+) -> Iterable[tuple[str, dict[str, Any]]]:
+    """The root's completion markers of inputs (not of a shuffle's partitions), read one at
+    a time, those of the keys in ``skip`` not read."""
+    for key, marker in root.iter_markers(skip):
         path = marker.get("input_path")
         if isinstance(path, str) and not os.path.abspath(path).startswith(root.meta + os.sep):
             yield key, marker
@@ -66,8 +69,8 @@ def find_orphans(root: OutputRoot, inputs: Iterable[str], keep: set[str]) -> lis
     current = {os.path.abspath(p) for p in inputs}
     found = [
         _entry(key, marker)
-        for key, marker in _candidates(root)
-        if key not in keep and os.path.abspath(marker["input_path"]) not in current
+        for key, marker in _candidates(root, keep)
+        if os.path.abspath(marker["input_path"]) not in current
     ]
     return sorted(found, key=lambda o: (o["input_path"], o["key"]))
 
@@ -75,11 +78,10 @@ def find_orphans(root: OutputRoot, inputs: Iterable[str], keep: set[str]) -> lis
 def orphans_of_root(root: OutputRoot, named: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     """What ``crawlmill status`` lists: the orphans the last run ``named`` whose marker is
     still there, and the markers whose input file is gone since (read only)."""
-    markers = dict(_candidates(root))
     keys = {o.get("key") for o in named if isinstance(o, dict)}
     found = [
         _entry(key, marker)
-        for key, marker in markers.items()
+        for key, marker in _candidates(root)
         if key in keys or not os.path.exists(marker["input_path"])
     ]
     return sorted(found, key=lambda o: (o["input_path"], o["key"]))

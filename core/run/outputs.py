@@ -55,6 +55,7 @@ import os
 import re
 import secrets
 import shutil
+from collections.abc import Container, Iterable, Iterator
 from typing import Any
 
 from .. import storage
@@ -72,7 +73,10 @@ __all__ = [
     "replaceable_path",
     "safe_relpath",
     "sync_files",
+    "json_chunks",
+    "listed_paths",
     "write_json_atomic",
+    "write_text_atomic",
 ]
 
 
@@ -95,9 +99,11 @@ def refusal(
 PENDING = "committing"
 
 
-def inside_root(root: str, relpath: str) -> str:
-    """The absolute final path of ``relpath``; refuses symlinks that lead out of ``root``."""
-    real_root = os.path.realpath(root)
+def inside_root(root: str, relpath: str, real_root: str | None = None) -> str:
+    """The absolute final path of ``relpath``; refuses symlinks that lead out of ``root``
+    (``real_root``: its real path when the caller knows it, so a loop over many files
+    resolves the root once)."""
+    real_root = real_root or os.path.realpath(root)
     final = os.path.join(real_root, *relpath.split("/"))
     real = os.path.realpath(final)
     if real != final and os.path.commonpath([real_root, real]) != real_root:
@@ -124,11 +130,38 @@ def _fsync_dir(path: str) -> None:
 
 def write_json_atomic(path: str, data: Any) -> None:
     """Write ``data`` as JSON to ``path`` atomically (temp file, fsync, rename, fsync dir)."""
+    write_text_atomic(path, [json.dumps(data, indent=1, sort_keys=True, default=str), "\n"])
+
+
+def json_chunks(data: dict[str, Any]) -> Iterator[str]:
+    """The JSON text of the object ``data`` in chunks: one line per key (sorted) and, for a
+    list value (or an iterator, written as a list), one line per item, each encoded on its own by the C encoder (``json.dump``
+    with an indent encodes in Python). For the large files of a run (a stage listing, the
+    report) with 100,000 entries: the same JSON to a reader, linear time, no whole string."""
+    yield "{"
+    for n, key in enumerate(sorted(data)):
+        value = data[key]
+        yield ("," if n else "") + f"\n {json.dumps(str(key))}: "
+        if isinstance(value, (list, Iterator)):  # an iterator: items made as written
+            m = -1
+            for m, item in enumerate(value):
+                yield ("[" if m == 0 else ",") + "\n  "
+                yield json.dumps(item, sort_keys=True, default=str)
+            yield "[]" if m < 0 else "\n ]"
+        else:
+            yield json.dumps(value, sort_keys=True, default=str)
+    yield "\n}\n"
+
+
+def write_text_atomic(path: str, chunks: Iterable[str]) -> None:
+    """Write the text ``chunks`` to ``path`` atomically (temp file, fsync, rename, fsync
+    dir); the chunks are written as they come, so a large file (a stage listing of 100,000
+    tasks) is never one string in memory."""
     os.makedirs(os.path.dirname(path), exist_ok=True)
     tmp = f"{path}.tmp-{os.getpid()}"
     with open(tmp, "w", encoding="utf-8") as fh:
-        json.dump(data, fh, indent=1, sort_keys=True, default=str)
-        fh.write("\n")
+        for chunk in chunks:
+            fh.write(chunk)
         fh.flush()
         os.fsync(fh.fileno())
     os.replace(tmp, path)
@@ -456,6 +489,15 @@ class OutputRoot:
         self.path = os.path.abspath(path)
         self.meta = os.path.join(self.path, BOOKKEEPING)
         self._lock_fh: Any = None
+        self._real: str | None = None
+        self._folders: dict[str, str] = {}  # folder -> its real path (see _inside)
+
+    @property
+    def real_path(self) -> str:
+        """The root's real path (resolved once: every marker's files are checked below it)."""
+        if self._real is None:
+            self._real = os.path.realpath(self.path)
+        return self._real
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -525,11 +567,12 @@ class OutputRoot:
         input_size: int | None,
         index: int | None = None,
         count: int | None = None,
+        data: dict[str, Any] | None = None,
     ) -> dict[str, Any] | None:
         """The marker of ``key`` when the input is complete (same fingerprint, input size,
         position ``index`` among ``count`` inputs, every listed file present with its size),
-        else ``None``."""
-        marker = self.read_marker(key)
+        else ``None``; ``data``: the marker as the caller just read it (not read again)."""
+        marker = data if data is not None else self.read_marker(key)
         if not marker or marker.get("fingerprint") != fingerprint:
             return None
         if input_size is not None and marker.get("input_size") not in (None, input_size):
@@ -540,24 +583,48 @@ class OutputRoot:
             return None
         for out in marker.get("outputs", []) + marker.get("quarantine", []):
             try:
-                final = inside_root(self.path, safe_relpath(out["path"], internal=True))
+                final = self._inside(safe_relpath(out["path"], internal=True))
                 if os.path.getsize(final) != out["size"]:
                     return None
             except (OSError, KeyError, TypeError, UnsafeOutputPath):
                 return None
         return marker
 
-    def markers(self) -> dict[str, dict[str, Any]]:
-        """Every readable marker of the root by key."""
-        found = {}
+    def _inside(self, relpath: str) -> str:
+        """:func:`inside_root` of ``relpath``, the real path of its folder resolved once per
+        folder (a resume checks 100,000 files in a few folders)."""
+        real_root = self.real_path
+        final = os.path.join(real_root, *relpath.split("/"))
+        folder, name = os.path.split(final)
+        real_folder = self._folders.get(folder)
+        if real_folder is None:
+            real_folder = self._folders[folder] = os.path.realpath(folder)
+        real = os.path.join(real_folder, name)
+        if os.path.islink(real):
+            real = os.path.realpath(real)
+        if real != final and os.path.commonpath([real_root, real]) != real_root:
+            raise UnsafeOutputPath(
+                f"output path {relpath!r} resolves to {real}, outside the output root"
+            )
+        return final
+
+    def marker_keys(self) -> list[str]:
+        """The keys of the completion markers in ``done/``, sorted (their files not read)."""
         done = os.path.join(self.meta, "done")
-        for name in sorted(os.listdir(done)) if os.path.isdir(done) else []:
-            if (
-                name.endswith(".json")
-                and (marker := self.read_marker(name[: -len(".json")])) is not None
-            ):
-                found[name[: -len(".json")]] = marker
-        return found
+        names = os.listdir(done) if os.path.isdir(done) else []
+        return sorted(n[: -len(".json")] for n in names if n.endswith(".json"))
+
+    def markers(self, skip: Container[str] = ()) -> dict[str, dict[str, Any]]:
+        """Every readable marker of the root by key, but those of the keys in ``skip`` (not
+        read at all: a run passes the keys it holds the markers of already)."""
+        return dict(self.iter_markers(skip))
+
+    def iter_markers(self, skip: Container[str] = ()) -> Iterator[tuple[str, dict[str, Any]]]:
+        """``(key, marker)`` of every readable marker of the root but those in ``skip``, by
+        key, read one at a time (100,000 markers are never all in memory at once)."""
+        for key in self.marker_keys():
+            if key not in skip and (marker := self.read_marker(key)) is not None:
+                yield key, marker
 
     def remove_superseded(
         self, key: str, marker: dict[str, Any], claimed: set[str], *, drop_marker: bool
@@ -605,26 +672,33 @@ class OutputRoot:
     def owned_markers(self) -> dict[str, dict[str, Any]]:
         """:meth:`markers`, the pending markers (keys ``pending:<key>``) and the finalize
         marker (key ``finalize``): everything that lists files crawlmill wrote in the root."""
-        found = self.markers()
-        found.update(self.pending_markers())
+        return dict(self.iter_owned_markers())
+
+    def iter_owned_markers(self, skip: Container[str] = ()) -> Iterator[tuple[str, dict[str, Any]]]:
+        """:meth:`owned_markers` one at a time, the completion markers of the keys in
+        ``skip`` not read."""
+        yield from self.iter_markers(skip)
+        yield from self.pending_markers().items()
+        finalize = self.finalize_marker()
+        if finalize is not None:
+            yield "finalize", finalize
+
+    def finalize_marker(self) -> dict[str, Any] | None:
+        """The finalize marker (``finalize.json``), or ``None``."""
         try:
             with open(self.finalize_marker_path, encoding="utf-8") as fh:
                 data = json.load(fh)
-            if isinstance(data, dict):
-                found["finalize"] = data
         except (OSError, ValueError):
-            pass
-        return found
+            return None
+        return data if isinstance(data, dict) else None
 
     def listed_files(self) -> dict[str, list[tuple[str, dict[str, Any]]]]:
         """Every file (relpath) a marker of the root lists, with the ``(key, marker)`` pairs
         that list it: the files crawlmill wrote here."""
         found: dict[str, list[tuple[str, dict[str, Any]]]] = {}
-        for key, marker in self.owned_markers().items():
-            for field in ("outputs", "quarantine"):
-                for out in marker.get(field, []) or []:
-                    if isinstance(out, dict) and isinstance(out.get("path"), str):
-                        found.setdefault(out["path"], []).append((key, marker))
+        for key, marker in self.iter_owned_markers():
+            for path in listed_paths(marker):
+                found.setdefault(path, []).append((key, marker))
         return found
 
     @property
@@ -649,6 +723,16 @@ class OutputRoot:
         from ..storage_root import publish_marker
 
         publish_marker(self.path, key, data, self.marker_path(key))
+
+
+def listed_paths(marker: dict[str, Any]) -> list[str]:
+    """The relpaths a marker's JSON lists (``outputs`` and ``quarantine``)."""
+    return [
+        out["path"]
+        for field in ("outputs", "quarantine")
+        for out in marker.get(field) or []
+        if isinstance(out, dict) and isinstance(out.get("path"), str)
+    ]
 
 
 def _unwritable(path: str, exc: OSError) -> str:

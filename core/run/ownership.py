@@ -21,15 +21,17 @@ over is void afterwards (the engine deletes it with its other files).
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from .. import storage
 from ..errors import ConfigError
 from ..inputs import InputPlan, PlannedInput
+from ..messages import Marker
 from ..registry import Registry
 from ..spec import PipelineSpec
-from .outputs import PENDING, OutputRoot, refusal
+from .outputs import PENDING, OutputRoot, listed_paths, refusal
 
 __all__ = ["OutputPlan", "check_outputs", "component_versions", "describe_difference"]
 
@@ -93,6 +95,34 @@ def _inside_or_equal(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
+#: what the ownership rules read of a marker listing a file: its input and fingerprint.
+Owner = dict[str, Any]
+
+
+def _listed(
+    root: OutputRoot, fingerprint: str, known: Iterable[Marker]
+) -> tuple[dict[str, list[tuple[str, Owner]]], dict[str, dict[str, Any]]]:
+    """Every file the root's markers list, with the ``(key, owner)`` pairs listing it
+    (``owner``: the marker's ``input_path`` and ``fingerprint`` only, so 100,000 markers are
+    never all in memory), and the markers of another pipeline by key. The ``known`` markers
+    (this pipeline's, read already) are taken as they are; the others are read one by one."""
+    listed: dict[str, list[tuple[str, Owner]]] = {}
+    other: dict[str, dict[str, Any]] = {}
+    keys = set()
+    for marker in known:
+        keys.add(marker.key)
+        owner = {"input_path": marker.input_path, "fingerprint": marker.fingerprint}
+        for f in marker.files:
+            listed.setdefault(f.path, []).append((marker.key, owner))
+    for key, data in root.iter_owned_markers(skip=keys):
+        if data.get("state") != PENDING and data.get("fingerprint") not in (None, fingerprint):
+            other[key] = data
+        owner = {"input_path": data.get("input_path"), "fingerprint": data.get("fingerprint")}
+        for path in listed_paths(data):
+            listed.setdefault(path, []).append((key, owner))
+    return listed, other
+
+
 def check_outputs(
     spec: PipelineSpec,
     planned: InputPlan,
@@ -101,9 +131,12 @@ def check_outputs(
     fingerprint_data: dict[str, Any],
     root: OutputRoot,
     redo: set[int],
+    known: Iterable[Marker] = (),
 ) -> OutputPlan:
     """Check the planned outputs of a run (see the module docstring); ``redo`` holds the
-    indexes of the inputs this run's tasks will (re)write. Reads the root, writes nothing."""
+    indexes of the inputs this run's tasks will (re)write; ``known``: completion markers the
+    caller read already (the resumed inputs'), not read again. Reads the root, writes
+    nothing."""
     problems: list[tuple[str, str]] = []
     out_real = os.path.realpath(root.path)
     for folder in getattr(planned, "folders", []):
@@ -151,13 +184,7 @@ def check_outputs(
                     )
                 )
 
-    listed = root.listed_files()
-    markers = root.owned_markers()
-    other = {
-        k: m
-        for k, m in markers.items()
-        if m.get("state") != PENDING and m.get("fingerprint") not in (None, fingerprint)
-    }
+    listed, other = _listed(root, fingerprint, known)
     if other:
         if spec.run.overwrite:
             result.foreign_markers = other

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from .executor import Executor, LocalExecutor, WorkerCrash
-from .outputs import write_json_atomic
+from .outputs import json_chunks, write_text_atomic
 from .progress import ProgressMonitor
 
 __all__ = [
@@ -387,16 +387,20 @@ def write_listing(stage: Stage, run: StageRun, state: str) -> None:
         return
     meta = os.path.dirname(os.path.dirname(stage.listing))
 
-    def where(marker: str | None) -> str | None:  # relative: the root may move
-        return None if marker is None else os.path.relpath(marker, meta).replace(os.sep, "/")
+    inside = meta + os.sep
 
-    tasks = [
-        {"key": key, "name": key, "marker": where(marker), "done": True, "error": None}
-        for key, marker in stage.before
-    ]
-    for i in range(len(stage.payloads)):
-        tasks.append(
-            {
+    def where(marker: str | None) -> str | None:  # relative: the root may move
+        if marker is None:
+            return None
+        if marker.startswith(inside) and os.path.normpath(marker) == marker:  # relpath, cheaply
+            return marker[len(inside) :].replace(os.sep, "/")
+        return os.path.relpath(marker, meta).replace(os.sep, "/")
+
+    def tasks() -> Iterator[dict[str, Any]]:  # made one at a time as the file is written
+        for key, marker in stage.before:
+            yield {"key": key, "name": key, "marker": where(marker), "done": True, "error": None}
+        for i in range(len(stage.payloads)):
+            yield {
                 "key": stage.key(i),
                 "name": stage.names[i] if stage.names else stage.key(i),
                 "marker": where(stage.markers[i] if stage.markers else None),
@@ -404,10 +408,10 @@ def write_listing(stage: Stage, run: StageRun, state: str) -> None:
                 "done": i in run.done,
                 "error": run.errors.get(i),
             }
-        )
-    write_json_atomic(
+
+    write_text_atomic(
         stage.listing,
-        {
+        json_chunks({
             "version": LISTING_VERSION,
             "name": stage.name,
             "label": stage.label,
@@ -417,9 +421,9 @@ def write_listing(stage: Stage, run: StageRun, state: str) -> None:
             "damage": run.damage,
             "written": time.time(),
             "order": list(stage.order) if stage.order else None,
-            "tasks": tasks,
-        },
-    )
+            "tasks": tasks(),
+        }),
+    )  # fmt: skip
 
 
 def _outcome(stage: Stage, i: int, result: Any) -> Outcome:

@@ -1,0 +1,170 @@
+"""Benchmark: planning, running, resuming and ``status`` at the scale of a real crawl (issue 22
+item 3: Common Crawl has 80,000+ WARC files per crawl).
+
+For each size N: N tiny WARC inputs (one 220-byte ``.warc.gz`` of one response record,
+hard-linked N times into folders of 1,000, ``seg00000/f000000.warc.gz`` ...; copied where
+hard links fail), then, each in a child process of its own running the ``crawlmill`` command
+in-process (the driver):
+
+* **plan**: ``crawlmill convert IN -o OUT --dry-run`` (list, detect, stems, planned outputs,
+  resume and ownership read, each file's fate printed; nothing written);
+* **run**: ``crawlmill convert IN -o OUT`` (local executor, ``--workers``), only for N up to
+  ``--run-max`` (a run's cost is the per-input task: open, write, fsync, commit; on a shared
+  machine 100,000 of them take hours); an OUT that holds a finished run of the same N
+  (``--work``, kept from an earlier invocation) is reused and not run again;
+* **resume**: the same command again (every input complete: nothing converted);
+* **status**: ``crawlmill status OUT``.
+
+Printed per phase: wall seconds, the driver's CPU (user + sys of the process running the
+command), the workers' CPU (its child processes), the driver's peak RSS (``ru_maxrss``).
+The machine's load average is printed too (the figures are only comparable at one load).
+
+    python benchmarks/bench_scale_inputs.py                      # 10,000 and 100,000 inputs
+    python benchmarks/bench_scale_inputs.py --sizes 2000 --run-max 2000
+    python benchmarks/bench_scale_inputs.py --work /tmp/scale    # keep inputs and outputs
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+#: the child: runs one crawlmill command in-process and prints its own resource usage.
+CHILD = """
+import json, os, resource, sys, time
+from crawlmill.core.cli import main
+argv = json.loads(sys.argv[1])
+t = time.monotonic()
+sys.stdout = open(os.devnull, "w")  # a dry run prints one line per input
+try:
+    code = main(argv)
+except SystemExit as exc:
+    code = exc.code
+wall = time.monotonic() - t
+me = resource.getrusage(resource.RUSAGE_SELF)
+kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+peak = me.ru_maxrss * (1 if sys.platform == "darwin" else 1024)
+print(json.dumps({"code": code, "wall": wall, "cpu": me.ru_utime + me.ru_stime,
+                  "workers": kids.ru_utime + kids.ru_stime, "peak": peak}), file=sys.stderr)
+"""
+
+#: inputs per folder.
+PER_FOLDER = 1000
+
+
+def tiny_warc() -> bytes:
+    """One gzip member holding one WARC response record (220 bytes)."""
+    body = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<html>hi</html>"
+    head = (
+        b"WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: http://example.com/\r\n"
+        b"WARC-Date: 2020-01-01T00:00:00Z\r\n"
+        b"WARC-Record-ID: <urn:uuid:12345678-1234-1234-1234-123456789012>\r\n"
+        b"Content-Type: application/http; msgtype=response\r\n"
+        b"Content-Length: %d\r\n\r\n" % len(body)
+    )
+    return gzip.compress(head + body + b"\r\n\r\n", mtime=0)
+
+
+def make_inputs(folder: Path, n: int) -> None:
+    """``n`` tiny WARC inputs below ``folder`` (kept when already there with ``n`` files)."""
+    if folder.is_dir() and sum(len(f) for _, _, f in os.walk(folder)) == n:
+        return
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    one = folder / "one.tmp"
+    one.write_bytes(tiny_warc())
+    for i in range(n):
+        d = folder / f"seg{i // PER_FOLDER:05d}"
+        if i % PER_FOLDER == 0:
+            d.mkdir()
+        target = d / f"f{i:06d}.warc.gz"
+        try:
+            os.link(one, target)
+        except OSError:
+            shutil.copyfile(one, target)
+    one.unlink()
+
+
+def phase(argv: list[str]) -> dict:
+    """Run ``crawlmill ARGV`` in a child process; its figures."""
+    proc = subprocess.run(
+        [sys.executable, "-c", CHILD, json.dumps(argv)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    last = proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else "{}"
+    try:
+        return json.loads(last)
+    except ValueError:
+        raise SystemExit(f"crawlmill {' '.join(argv)} failed:\n{proc.stderr[-3000:]}") from None
+
+
+def finished(out: Path, n: int) -> bool:
+    """``out`` holds a finished run of ``n`` inputs."""
+    try:
+        report = json.loads((out / ".crawlmill" / "report.json").read_text())
+    except (OSError, ValueError):
+        return False
+    return report.get("ok") is True and report.get("inputs") == n
+
+
+def bench(work: Path, n: int, run_max: int, workers: int) -> list[tuple[str, dict]]:
+    """The phases of one size."""
+    inputs, out = work / f"in{n}", work / f"out{n}"
+    make_inputs(inputs, n)
+    convert = ["convert", str(inputs), "-o", str(out), "--progress", "never"]
+    rows = [("plan", phase([*convert, "--dry-run"]))]
+    if finished(out, n):
+        rows.append(("run", {"reused": True}))
+    elif n <= run_max:
+        shutil.rmtree(out, ignore_errors=True)
+        rows.append(("run", phase([*convert, "--workers", str(workers)])))
+    else:
+        rows.append(("run", {"skipped": True}))
+        return rows
+    rows.append(("resume", phase([*convert, "--workers", str(workers)])))
+    rows.append(("status", phase(["status", str(out)])))
+    return rows
+
+
+def main() -> None:
+    """Print the table."""
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--sizes", default="10000,100000", help="inputs, comma-separated")
+    ap.add_argument("--run-max", type=int, default=10000, help="largest N given a full run")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--work", help="folder for inputs and outputs, kept (default: a temp one)")
+    args = ap.parse_args()
+    print(f"load average before: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    print(f"{'inputs':>7} {'phase':<7} {'wall s':>8} {'driver CPU s':>12} "
+          f"{'workers CPU s':>13} {'driver RSS MB':>13} {'us/input':>9}")  # fmt: skip
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(args.work or tmp)
+        for n in (int(s) for s in args.sizes.split(",")):
+            for name, r in bench(work, n, args.run_max, args.workers):
+                if "wall" not in r:
+                    why = "reused (a finished run in --work)" if r.get("reused") else (
+                        f"not run (N > --run-max {args.run_max})")  # fmt: skip
+                    print(f"{n:>7} {name:<7} {why}")
+                    continue
+                bad = "" if r["code"] in (0, None) else f"  exit {r['code']}"
+                print(
+                    f"{n:>7} {name:<7} {r['wall']:>8.1f} {r['cpu']:>12.1f} {r['workers']:>13.1f} "
+                    f"{r['peak'] / 2**20:>13.0f} {r['cpu'] / n * 1e6:>9.0f}{bad}",
+                    flush=True,
+                )
+    print(f"load average after: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+
+
+if __name__ == "__main__":
+    main()
