@@ -299,3 +299,34 @@ def test_chuweb21d_dedup_is_alike_on_local_and_spark(spark_sc, tmp_path, monkeyp
     dropped = books["report"]["dropped"]["simhash-dedup"]["near-duplicate"]
     assert dropped == table.num_rows - sum(table["kept"].to_pylist()) > 0
     assert all(_summary(e) == _summary(err) for _, _, e in seen.values())
+
+
+def test_text_output_after_simhash_dedup_is_alike_on_local_and_spark(
+    spark_sc, tmp_path, monkeypatch, capsys
+):
+    """Issue 23 ("runs on Spark, works after simhash-dedup"): the deduplicated collection to
+    Pyserini JSONL in one pipeline gives the same JSONL files, cluster table, report and
+    markers on Spark as on the local executor at 1 and 2 workers."""
+    seen = _run_everywhere(
+        tmp_path,
+        monkeypatch,
+        capsys,
+        """\
+        filters: [{name: simhash-dedup, tau: 3, hash: text, clusters: clusters.parquet}]
+        writer: {name: pyserini, extractor: lxml}
+        """,
+        code=3,  # the truncated sample
+    )
+    _assert_alike(seen)
+    files, books, err = seen["spark"]
+    lines = [
+        json.loads(line)
+        for rel, data in files.items()
+        if rel.endswith(".jsonl") and not rel.startswith(".crawlmill/")
+        for line in data.decode().splitlines()
+    ]
+    assert lines and all(set(doc) >= {"id", "contents"} for doc in lines)
+    assert len({doc["id"] for doc in lines}) == len(lines)
+    assert "clusters.parquet" in files
+    report = books["report"]
+    assert report["dropped"]["simhash-dedup"], _summary(err)  # the copied sample's pages
