@@ -18,7 +18,9 @@ start method: workers start from a fresh interpreter, so no lock held by a paren
 progress thread, queue feeder threads, pluggy or logging locks) can be copied in a locked state
 as with ``fork``, the behaviour is the same on Linux, macOS and Windows, and each worker
 rebuilds the plugin registry from the spec. The cost is an interpreter start and the crawlmill
-imports once per worker (about 0.3 s), not per task: workers are reused. The parent's
+imports once per worker (about 0.3 s), not per task: workers are reused, by the tasks of a
+:meth:`LocalExecutor.map` and of the maps after it (the pool is kept between maps; a run's
+stages of as many workers share one executor: :func:`~crawlmill.core.run.stage.run_stages`). The parent's
 ``sys.path`` is handed to every worker, so plugin modules importable in the parent (e.g. a
 ``plugins:`` module next to a config) are importable in workers. As with any spawn pool, a
 script calling ``engine.run`` must guard its entry point with ``if __name__ == "__main__"``.
