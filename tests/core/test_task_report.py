@@ -49,18 +49,18 @@ def test_a_failed_task_in_a_worker_reports_the_records_it_read(tmp_path, fake):
 
 
 def test_a_full_disk_at_the_report_still_prints_the_accounting(tmp_path, fake, monkeypatch, capsys):
-    real = outputs.write_json_atomic
+    real = outputs.write_text_atomic
 
-    def full_disk(path, data):
+    def full_disk(path, chunks):
         if path.endswith("report.json"):
             raise OSError(errno.ENOSPC, "No space left on device", path)
-        return real(path, data)
+        return real(path, chunks)
 
     src = _write(tmp_path / "in" / "a.txt", [f"R http://ex.com/{k} response p" for k in range(4)])
     out = tmp_path / "out"
     assert _convert(src, out, "--from", "fake-lines") == 0  # an earlier run's report.json
     capsys.readouterr()
-    monkeypatch.setattr(engine, "write_json_atomic", full_disk)
+    monkeypatch.setattr(engine, "write_text_atomic", full_disk)
     code = _convert(src, out, "--from", "fake-lines", "--no-resume")
     err = capsys.readouterr().err
     assert "read 4 = written 4 + dropped 0 + quarantined 0" in err
