@@ -299,7 +299,7 @@ class _Collector:
         marks = [len(x) for x in (self.entries, self.unread, self.claimed, self.problems)]
         folders, roots = list(self.folders), dict(self.roots)
         try:
-            remote_tree.build(root, found, shadow)
+            remote_tree.build(root, found, shadow, self.registry)
             self.add_dir(shadow, shadow)
         except OSError as exc:  # an object that cannot be fetched, a key no local name holds
             shown = storage.redact(remote_tree.to_urls(str(exc), shadow, root))

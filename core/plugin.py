@@ -397,6 +397,14 @@ class Reader(_Component, ABC):
     #: after it) is named like this reader (named, undetected files are reported as damaged
     #: starts), and output stems drop these suffixes (:mod:`crawlmill.core.naming`).
     file_suffixes: ClassVar[tuple[str, ...]] = ()
+    #: the files of a folder whose bytes this reader's ``sniff`` and ``discover`` read (every
+    #: other file they see by name, type and size only), as ``(pattern, size)`` pairs:
+    #: ``pattern`` a regular expression a file's name (its last path part) matches whole,
+    #: ``size`` how many of its first bytes are read, or ``None`` for all of it (a list a
+    #: check reads). A folder below a URL is planned on a local mirror of its listing where
+    #: only these bytes are fetched (:mod:`crawlmill.core.remote_tree`): a file read but not
+    #: declared holds zeros there. Default: none (names and sizes only).
+    discovery_reads: ClassVar[tuple[tuple[str, int | None], ...]] = ()
 
     @classmethod
     def sniff(cls, path: str, head: bytes) -> float | None:

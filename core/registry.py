@@ -25,6 +25,7 @@ import functools
 import importlib
 import importlib.metadata as md
 import os
+import re
 import sys
 import threading
 from dataclasses import dataclass, field
@@ -598,6 +599,30 @@ class Registry:
             for suffix in component.file_suffixes
         }
         return tuple(sorted(found, key=lambda s: (-len(s), s)))
+
+    def discovery_reads(self) -> list[tuple[re.Pattern[str], int | None]]:
+        """Every registered reader's :attr:`~crawlmill.core.plugin.Reader.discovery_reads`,
+        the patterns compiled (imports every reader; one whose plugin fails to import is left
+        out, as detection leaves it out). A declaration that is no ``(pattern, size)`` pair of
+        a regular expression and ``None`` or a size >= 0 is a :class:`PluginError`."""
+        found = []
+        for name, component in list(self.components["reader"].items()):
+            try:
+                declared = tuple(getattr(component.cls, "discovery_reads", ()))
+            except PluginError:
+                continue
+            for entry in declared:
+                try:
+                    pattern, size = entry
+                    if size is not None and not (type(size) is int and size >= 0):
+                        raise ValueError(f"size {size!r} is no byte count")
+                    found.append((re.compile(pattern), size))
+                except (TypeError, ValueError, re.error) as exc:
+                    raise PluginError(
+                        f"reader {name!r} (plugin {component.plugin!r}): discovery_reads entry "
+                        f"{entry!r} is not a (regular expression, bytes or None) pair: {exc}"
+                    ) from None
+        return found
 
     def describe(self, include_failed: bool = True) -> list[dict[str, Any]]:
         """Plain-data listing of plugins and their components (``crawlmill plugins --json``);

@@ -4,15 +4,17 @@
 A collection reader finds its units by names and folders (a Nutch crawl folder's
 ``crawldb/current/part-00000/data``, a ClueWeb09 segment's ``en0000/00.warc.gz``, a Common
 Crawl 2012 segment's ``metadata-NNNNN``) and reads a few small files to decide (a Hadoop
-``data`` file's header: CrawlDB or LinkDB; a ClueWeb09 ``.md5`` or ``_counts.txt`` list). A
-prefix listed once (:func:`crawlmill.core.storage.find`, sizes included) is therefore mirrored
-in a temporary folder: every object becomes a sparse file of its size (no bytes fetched),
-except the files a reader's discovery reads: the first :data:`HEAD_BYTES` of Hadoop ``data``
-and ``part-NNNNN`` files (one ranged read each), and whole the lists (ClueWeb09's ``.md5`` and
-``_counts.txt``, NTCIR's ``doclist``, ``linklist``... whose order the reader notes). The planning of a local
-folder then runs unchanged on the shadow, and :func:`to_urls` turns every shadow path in what
-it found (units, their parts and meta, side files, problems) back into the object's URL;
-readers read the URLs through the storage layer. The shadow is removed after planning.
+``data`` file's header: CrawlDB or LinkDB; a ClueWeb09 ``.md5`` list). A prefix listed once
+(:func:`crawlmill.core.storage.find`, sizes included) is therefore mirrored in a temporary
+folder: every object becomes a sparse file of its size (no bytes fetched), except the files
+the readers declare their discovery reads (:attr:`crawlmill.core.plugin.Reader.discovery_reads`,
+collected by :meth:`crawlmill.core.registry.Registry.discovery_reads`: a name pattern and how
+many first bytes, or the whole file): of a file whose name several declarations match, the
+most bytes any of them reads are fetched (one ranged read, or one stream for a whole file).
+This module knows no format. The planning of a local folder then runs unchanged on the
+shadow, and :func:`to_urls` turns every shadow path in what it found (units, their parts and
+meta, side files, problems) back into the object's URL; readers read the URLs through the
+storage layer. The shadow is removed after planning.
 """
 
 from __future__ import annotations
@@ -20,37 +22,49 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
-from typing import Any
+import shutil
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from . import storage
 
-__all__ = ["HEAD_BYTES", "build", "to_urls"]
+if TYPE_CHECKING:
+    from .registry import Registry
 
-#: bytes of a Hadoop file fetched for discovery (its header: key and value classes).
-HEAD_BYTES = 1 << 16
-#: the largest list file fetched whole for discovery.
-_LIST_BYTES = 64 << 20
-_HADOOP = re.compile(r"(data|part-(?:[rm]-)?[0-9]{5,})\Z")
-_LISTS = (".md5", ".txt")
-_LIST_NAMES = frozenset(("sitelist", "aliaslist", "doclist", "targetlist", "duplist", "linklist"))
+__all__ = ["build", "fetched_bytes", "to_urls"]
+
+#: ``(name pattern, bytes or None: the whole file)``, as ``Registry.discovery_reads`` gives.
+Reads = Sequence[tuple[re.Pattern[str], "int | None"]]
 
 
-def build(root: str, found: list[tuple[str, int]], shadow: str) -> None:
+def fetched_bytes(name: str, size: int, reads: Reads) -> int:
+    """How many first bytes of a file called ``name`` of ``size`` bytes discovery reads: the
+    most any declaration matching ``name`` reads (``size`` for a whole file), 0 when none
+    matches."""
+    want = 0
+    for pattern, n in reads:
+        if pattern.fullmatch(name):
+            want = max(want, size if n is None else min(n, size))
+    return want
+
+
+def build(root: str, found: list[tuple[str, int]], shadow: str, registry: Registry) -> None:
     """Mirror the objects ``found`` below the URL ``root`` (``(url, size)``, keys already
-    checked safe) in the local folder ``shadow`` (see the module docstring)."""
+    checked safe) in the local folder ``shadow``, fetching what ``registry``'s readers
+    declare their discovery reads (see the module docstring)."""
+    reads = registry.discovery_reads()
     for url, size in found:
         rel = url[len(root) :].lstrip("/")
         local = os.path.join(shadow, *rel.split("/"))
         os.makedirs(os.path.dirname(local), exist_ok=True)
-        name = rel.rsplit("/", 1)[-1]
-        data = b""
-        if (name.endswith(_LISTS) or name in _LIST_NAMES) and size <= _LIST_BYTES:
-            data = storage.read_all(url)
-        elif _HADOOP.match(name):
-            data = storage.read_start(url, HEAD_BYTES)
+        want = fetched_bytes(rel.rsplit("/", 1)[-1], size, reads)
         with open(local, "wb") as fh:
-            fh.write(data)
-            fh.truncate(max(size, len(data)))  # the rest: a hole, no bytes on disk
+            if want >= size > 0:  # the whole file: streamed, never held in memory
+                with storage.open_input(url) as src:
+                    shutil.copyfileobj(src, fh, storage.STREAM_BLOCK)
+            elif want:
+                fh.write(storage.read_start(url, want))
+            fh.truncate(max(size, fh.tell()))  # the rest: a hole, no bytes on disk
 
 
 def to_urls(value: Any, shadow: str, root: str) -> Any:

@@ -380,6 +380,8 @@ class ClueWeb09Reader(Reader):
 
     name = "clueweb09"
     Options = ClueWeb09Options
+    #: the md5 and record-count lists ``discover`` turns into each file's expectations
+    discovery_reads = ((r".+\.md5", None), (r".+_counts\.txt", None))
 
     @classmethod
     def sniff(cls, path: str, head: bytes) -> float:

@@ -185,6 +185,8 @@ class NtcirReader(Reader):
 
     name = "ntcir"
     file_suffixes = ()
+    #: ``discover`` notes whether these lists are sorted (how the pages are looked up in them)
+    discovery_reads = ((r"doclist|linklist", None),)
 
     class Options(PluginOptions):
         payload: Literal["raw", "euc"] = Field(

@@ -60,9 +60,13 @@ __all__ = [
 ]
 
 
+#: first bytes of a part's data read for its classes.
+_HEADER_BYTES = 4096
+
+
 def _value_class(data: str) -> str | None:
     try:
-        return read_header(storage.read_start(data, 4096)).value_class
+        return read_header(storage.read_start(data, _HEADER_BYTES)).value_class
     except (OSError, HeaderError):
         return None
 
@@ -115,6 +119,8 @@ class _DbReader(Reader):
     value_class: ClassVar[str] = ""
     db: ClassVar[str] = ""
     file_suffixes = ()
+    #: a part's header (its value class) tells the databases apart
+    discovery_reads = ((r"data", _HEADER_BYTES), (PART.pattern, _HEADER_BYTES))
     #: the keys are URLs (``url``); else (host names) they are the records' ``doc_id``.
     keys_are_urls: ClassVar[bool] = True
 

@@ -137,6 +137,8 @@ class NutchLegacyReader(Reader):
 
     name = FORMAT
     file_suffixes = ()
+    #: a segment's ``<sub>/data`` starts a SequenceFile of version 1 or 2 (:func:`is_segment`)
+    discovery_reads = ((r"data", 4),)
 
     class Options(PluginOptions):
         """Options of the ``nutch-legacy`` reader (none)."""
