@@ -256,8 +256,8 @@ def open_reader(
     else:
         fspath = storage.local_path(os.fspath(path))  # a file:// URL is a local path
         inp = InputFile(fspath, os.path.basename(fspath.rstrip(os.sep)) or fspath)
-    if storage.is_remote(inp.path):  # a URL (core/storage.py): one object
-        if not storage.isfile(inp.path):
+    if storage.is_remote(inp.path):  # a URL (core/storage.py): one object, or a unit's parts
+        if not inp.parts and not storage.isfile(inp.path):
             raise FileNotFoundError(f"no such file: {storage.redact(inp.path)}")
     elif not inp.parts and not os.path.exists(inp.path):  # a unit's parts are its files
         raise FileNotFoundError(f"no such file: {inp.path}")

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from ..input_file import InputFile
     from ..registry import Registry
     from ..spec import PipelineSpec
+    from .inspect_urls import Mirror
 
 __all__ = ["main"]
 
@@ -727,27 +728,42 @@ def _get(args: argparse.Namespace) -> int:
 
 
 def _inspect(args: argparse.Namespace) -> int:
+    from .. import storage
+    from ..registry import Registry
+    from . import inspect_urls
+
+    registry = Registry.load(args.plugin)
+    path = storage.local_path(args.file)  # a URL is read through core/storage.py
+    if inspect_urls.is_remote_folder(path):  # a prefix: its readers look at a local mirror
+        with inspect_urls.mirrored(registry, path) as mirror:
+            return _inspect_path(args, registry, path, mirror)
+    return _inspect_path(args, registry, path, None)
+
+
+def _inspect_path(
+    args: argparse.Namespace, registry: Registry, path: str, mirror: Mirror | None
+) -> int:
+    """``inspect`` of ``path``: a file, a local folder, or a folder at a URL mirrored in
+    ``mirror`` (:mod:`crawlmill.core.commands.inspect_urls`)."""
     from crawlmill.formats.codecs.compression import compression_of
     from crawlmill.formats.foreign import foreign_format
 
     from .. import storage
     from ..collection import presence_checks
     from ..input_file import InputFile
-    from ..registry import Registry
 
-    registry = Registry.load(args.plugin)
-    path = storage.local_path(args.file)  # a URL is read through core/storage.py
     remote = storage.is_remote(path)
-    if not (storage.isfile(path) if remote else os.path.exists(path)):
+    if mirror is None and not (storage.isfile(path) if remote else os.path.exists(path)):
         raise ConfigError([("FILE", f"no such file: {storage.redact(path)}")])
-    folder = not remote and os.path.isdir(path)
+    folder = mirror is not None or (not remote and os.path.isdir(path))
+    look = mirror.path if mirror is not None else path  # what the readers look at
     head = raw = b""
     if not folder:
         head = storage.read_head(path)
         raw = storage.read_start(path, 512)
-    ranking = registry.detect(path, head)
+    ranking = registry.detect(look, head)
     if folder and not ranking and not args.source:
-        return _inspect_tree(args, registry, path)
+        return _inspect_tree(args, registry, path, mirror)
     out = sys.stdout
     if not folder:
         compression = compression_of(raw[:8]) or "none"
@@ -776,8 +792,8 @@ def _inspect(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     reader_cls = registry.reader(reader_name)
     print(f"reading with: {reader_name}", file=out)
-    try:
-        described = reader_cls.describe(path, head)
+    try:  # (not of a mirror: a reader's describe may read what discovery does not fetch)
+        described = reader_cls.describe(path, head) if mirror is None else None
     except Exception:  # a plugin's describe must not stop inspect
         described = None
     if described:
@@ -785,7 +801,9 @@ def _inspect(args: argparse.Namespace) -> int:
     input_file = InputFile(path=path, relpath=os.path.basename(path.rstrip(os.sep)) or path)
     if folder:
         # a collection reader lists a folder itself: show the records of its first file
-        found = reader_cls.discover(path, reader_cls.Options())
+        found = reader_cls.discover(look, reader_cls.Options())
+        if mirror is not None:
+            found = mirror.to_urls(found or [])  # read from the URLs
         found = [unit for unit in found or [] if presence_checks(unit)[1]]  # parts all there
         if not found:
             raise ConfigError(
@@ -831,11 +849,14 @@ def _hadoop_output(path: str) -> list[str]:
     return parts if parts or "_SUCCESS" in names else []
 
 
-def _inspect_tree(args: argparse.Namespace, registry: Registry, path: str) -> int:
+def _inspect_tree(
+    args: argparse.Namespace, registry: Registry, path: str, mirror: Mirror | None = None
+) -> int:
     """``inspect FOLDER`` of a folder no reader reads as one collection (a Nutch crawl
     folder, a folder of collections and loose files): the inputs ``convert`` would plan in
     it, each with its reader, the files it would not convert, then the first input's
-    records. Exits 3 when a file would not be converted."""
+    records. Exits 3 when a file would not be converted. A folder at a URL is planned as
+    ``convert`` plans it; ``mirror`` is its mirror, for what the error names."""
     from ..inputs import expand_inputs
     from ..spec import PipelineSpec
 
@@ -846,6 +867,9 @@ def _inspect_tree(args: argparse.Namespace, registry: Registry, path: str) -> in
     try:
         planned = expand_inputs(spec, registry)
     except ConfigError as exc:
+        if mirror is not None:  # a folder at a URL: its names are the mirror's
+            shown = mirror.text(_not_a_collection(mirror.path, registry, mirror))
+            raise ConfigError([("FILE", shown)]) from None
         parts = _hadoop_output(path)
         if parts:  # say what each part file is, as convert would
             head = (
@@ -926,11 +950,13 @@ def _show_records(
 _EXAMPLE_CANDIDATES = 50
 
 
-def _not_a_collection(path: str, registry: Registry) -> str:
+def _not_a_collection(path: str, registry: Registry, mirror: Mirror | None = None) -> str:
     """Why ``inspect FOLDER`` cannot go on, and a file of the folder to inspect instead (the
-    first one a reader recognises, else the first one)."""
+    first one a reader recognises, else the first one); ``path`` may be the ``mirror`` of a
+    folder at a URL, whose files are detected at their URLs."""
     from crawlmill.formats.codecs.compression import read_head
 
+    from .. import storage
     from ..inputs import is_side_file
 
     first = example = None
@@ -942,7 +968,12 @@ def _not_a_collection(path: str, registry: Registry) -> str:
             first = first or candidate
             seen += 1
             try:
-                if registry.detect(candidate, read_head(candidate)):
+                if mirror is not None:
+                    url = mirror.to_urls(candidate)
+                    found = registry.detect(url, storage.read_head(url))
+                else:
+                    found = registry.detect(candidate, read_head(candidate))
+                if found:
                     example = candidate
             except OSError:
                 pass
