@@ -27,7 +27,6 @@ The machine's load average is printed too (the figures are only comparable at on
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 import os
 import shutil
@@ -35,6 +34,8 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from synthetic import make_tiny_inputs
 
 #: the child: runs one crawlmill command in-process and prints its own resource usage.
 CHILD = """
@@ -54,42 +55,6 @@ peak = me.ru_maxrss * (1 if sys.platform == "darwin" else 1024)
 print(json.dumps({"code": code, "wall": wall, "cpu": me.ru_utime + me.ru_stime,
                   "workers": kids.ru_utime + kids.ru_stime, "peak": peak}), file=sys.stderr)
 """
-
-#: inputs per folder.
-PER_FOLDER = 1000
-
-
-def tiny_warc() -> bytes:
-    """One gzip member holding one WARC response record (220 bytes)."""
-    body = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<html>hi</html>"
-    head = (
-        b"WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: http://example.com/\r\n"
-        b"WARC-Date: 2020-01-01T00:00:00Z\r\n"
-        b"WARC-Record-ID: <urn:uuid:12345678-1234-1234-1234-123456789012>\r\n"
-        b"Content-Type: application/http; msgtype=response\r\n"
-        b"Content-Length: %d\r\n\r\n" % len(body)
-    )
-    return gzip.compress(head + body + b"\r\n\r\n", mtime=0)
-
-
-def make_inputs(folder: Path, n: int) -> None:
-    """``n`` tiny WARC inputs below ``folder`` (kept when already there with ``n`` files)."""
-    if folder.is_dir() and sum(len(f) for _, _, f in os.walk(folder)) == n:
-        return
-    shutil.rmtree(folder, ignore_errors=True)
-    folder.mkdir(parents=True)
-    one = folder / "one.tmp"
-    one.write_bytes(tiny_warc())
-    for i in range(n):
-        d = folder / f"seg{i // PER_FOLDER:05d}"
-        if i % PER_FOLDER == 0:
-            d.mkdir()
-        target = d / f"f{i:06d}.warc.gz"
-        try:
-            os.link(one, target)
-        except OSError:
-            shutil.copyfile(one, target)
-    one.unlink()
 
 
 def phase(argv: list[str]) -> dict:
@@ -119,7 +84,7 @@ def finished(out: Path, n: int) -> bool:
 def bench(work: Path, n: int, run_max: int, workers: int) -> list[tuple[str, dict]]:
     """The phases of one size."""
     inputs, out = work / f"in{n}", work / f"out{n}"
-    make_inputs(inputs, n)
+    make_tiny_inputs(inputs, n)
     convert = ["convert", str(inputs), "-o", str(out), "--progress", "never"]
     rows = [("plan", phase([*convert, "--dry-run"]))]
     if finished(out, n):

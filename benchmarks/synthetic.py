@@ -1,9 +1,14 @@
-"""Synthetic web pages for the benchmarks: HTML-ish text with a Zipf word distribution, so
-that pages compress about as well as real ones (roughly 3:1 with gzip level 6)."""
+"""Synthetic inputs for the benchmarks (and the tests that count what the benchmarks time):
+web pages of HTML-ish text with a Zipf word distribution, so that pages compress about as well
+as real ones (roughly 3:1 with gzip level 6); many tiny WARC inputs (:func:`make_tiny_inputs`)."""
 
 from __future__ import annotations
 
+import gzip
+import os
 import random
+import shutil
+from pathlib import Path
 
 _LETTERS = "etaoinshrdlucmfwypvbgkjqxz"
 #: English letter frequencies (per cent), in the order of _LETTERS.
@@ -75,3 +80,38 @@ class PageMaker:
             n += len(chunk)
         parts.append("</body></html>\n")
         return "".join(parts).encode()
+
+
+def tiny_warc() -> bytes:
+    """One gzip member holding one WARC response record (220 bytes)."""
+    body = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<html>hi</html>"
+    head = (
+        b"WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: http://example.com/\r\n"
+        b"WARC-Date: 2020-01-01T00:00:00Z\r\n"
+        b"WARC-Record-ID: <urn:uuid:12345678-1234-1234-1234-123456789012>\r\n"
+        b"Content-Type: application/http; msgtype=response\r\n"
+        b"Content-Length: %d\r\n\r\n" % len(body)
+    )
+    return gzip.compress(head + body + b"\r\n\r\n", mtime=0)
+
+
+def make_tiny_inputs(folder: Path, n: int, per_folder: int = 1000) -> None:
+    """``n`` tiny WARC inputs (:func:`tiny_warc`) below ``folder``, ``per_folder`` to a folder
+    (``seg00000/f000000.warc.gz`` ...), hard links of one file where the file system allows
+    them (copies elsewhere); kept when ``folder`` already holds ``n`` files."""
+    if folder.is_dir() and sum(len(f) for _, _, f in os.walk(folder)) == n:
+        return
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    one = folder / "one.tmp"
+    one.write_bytes(tiny_warc())
+    for i in range(n):
+        d = folder / f"seg{i // per_folder:05d}"
+        if i % per_folder == 0:
+            d.mkdir()
+        target = d / f"f{i:06d}.warc.gz"
+        try:
+            os.link(one, target)
+        except OSError:
+            shutil.copyfile(one, target)
+    one.unlink()

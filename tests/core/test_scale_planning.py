@@ -6,7 +6,7 @@ written in chunks that read back as the same JSON."""
 
 from __future__ import annotations
 
-import gzip
+import importlib.util
 import json
 import os
 from pathlib import Path
@@ -17,17 +17,12 @@ from crawlmill.core.run import outputs, stage
 from crawlmill.core.run.outputs import OutputRoot, json_chunks
 from crawlmill.core.run.status import read_status
 
-
-def _tiny_warc() -> bytes:
-    body = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<html>hi</html>"
-    head = (
-        b"WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: http://example.com/\r\n"
-        b"WARC-Date: 2020-01-01T00:00:00Z\r\n"
-        b"WARC-Record-ID: <urn:uuid:12345678-1234-1234-1234-123456789012>\r\n"
-        b"Content-Type: application/http; msgtype=response\r\n"
-        b"Content-Length: %d\r\n\r\n" % len(body)
-    )
-    return gzip.compress(head + body + b"\r\n\r\n", mtime=0)
+#: the benchmark's builder of many tiny inputs (benchmarks/synthetic.py: no package)
+_spec = importlib.util.spec_from_file_location(
+    "crawlmill_bench_synthetic", Path(__file__).parents[2] / "benchmarks" / "synthetic.py"
+)
+synthetic = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(synthetic)
 
 
 class _Counts:
@@ -53,12 +48,8 @@ class _Counts:
 def _converted(base: Path, n: int, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
     """``n`` one-record WARC inputs in folders of 10, converted once (in-process, no fsync:
     durability is not what this counts)."""
-    data = _tiny_warc()
     src, out = base / "in", base / "out"
-    for i in range(n):
-        folder = src / f"seg{i // 10:02d}"
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / f"f{i:04d}.warc.gz").write_bytes(data)
+    synthetic.make_tiny_inputs(src, n, per_folder=10)  # the benchmark's inputs
     with monkeypatch.context() as m:
         m.setattr(os, "fsync", lambda fd: None)
         m.setattr(outputs, "_syncfs", lambda path: True)
