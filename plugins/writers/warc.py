@@ -126,7 +126,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Any, ClassVar, Literal
 
-from crawlmill.core import Record, RecordKind, ShuffleSpec, WriteContext, hookimpl, storage
+from crawlmill.core import Layout, Record, RecordKind, ShuffleSpec, WriteContext, hookimpl, storage
 from crawlmill.core.file_writer import FileWriter, FileWriterOptions, OutputFile, describes_file
 from crawlmill.formats.codecs.compression import MemberSource
 from crawlmill.formats.codecs.member_vouch import Vouch
@@ -283,6 +283,8 @@ class WarcWriter(FileWriter):
         """Start a task; the first file is created with the first record."""
         opts: WarcWriterOptions = self.options  # type: ignore[assignment]
         self.open_layout(ctx)
+        #: whether the layout numbers documents (the base ``Layout.doc_id`` keeps every id)
+        self._doc_ids = type(self.layout).doc_id is not Layout.doc_id
         ctx.notes.setdefault("warnings", {})
         self.add_warcinfo: bool | None = {"always": True, "never": False}.get(opts.warcinfo)
         self.ordinal = 0
@@ -310,7 +312,7 @@ class WarcWriter(FileWriter):
             self._source_format = _format_of(record)
         file = self.file_for(record)
         document = not describes_file(record)
-        doc_id = self.layout.doc_id(record, file.documents) if document else None
+        doc_id = self.layout.doc_id(record, file.documents) if document and self._doc_ids else None
         pending, facts = self.encoder.encode(record, doc_id, self.ordinal)
         if type(pending) is tuple:  # a verbatim copy's parts
             member = None
