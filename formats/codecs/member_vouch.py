@@ -60,10 +60,18 @@ def plain_vouch(member: bytes | bytearray | memoryview) -> Vouch | None:
     return _TRAILER.unpack_from(member, len(member) - 8)
 
 
-def holds(vouch: Vouch, data: bytes) -> bool:
-    """Whether ``data`` has the length and CRC32 the vouched member's trailer gives."""
+def holds(vouch: Vouch, data: bytes | tuple[bytes, ...]) -> bool:
+    """Whether ``data`` (bytes, or a tuple of parts meaning their concatenation, which is
+    then never built) has the length and CRC32 the vouched member's trailer gives."""
     crc, isize = vouch
-    return len(data) == isize and _crc32(data) == crc
+    if type(data) is not tuple:
+        return len(data) == isize and _crc32(data) == crc
+    if sum(map(len, data)) != isize:
+        return False
+    value = 0
+    for part in data:
+        value = _crc32(part, value)
+    return value == crc
 
 
 def run_is_exact(buf: bytes | bytearray, bounds: list[tuple[int, int]], sizes: list[int]) -> bool:

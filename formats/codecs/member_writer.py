@@ -180,13 +180,17 @@ class ReusedMember:
     and is faster than deflate."""
 
     member: bytes
-    record: bytes
+    #: the record's bytes, or a tuple of parts meaning their concatenation (a verbatim
+    #: copy's header, block and separator: joined only when the member is not copied).
+    record: bytes | tuple[bytes, ...]
     vouch: Vouch | None = None
 
     @property
     def size(self) -> int:
         """Bytes the job holds in memory (record and member)."""
-        return len(self.record) + len(self.member)
+        record = self.record
+        raw = sum(map(len, record)) if type(record) is tuple else len(record)
+        return raw + len(self.member)
 
 
 #: called with ``(offset, length)`` once a submitted record is in the stream.
@@ -298,20 +302,25 @@ class MemberWriter:
         for record, on_written in jobs:
             reused = False
             if isinstance(record, _BYTES):
-                data = record
-                compressed = compress(data)
+                raw = len(record)
+                compressed = compress(record)
             elif isinstance(record, ReusedMember):
                 data = record.record
                 vouch = record.vouch
-                reused = gzip and (
-                    holds(vouch, data) if vouch is not None else inflates_to(record.member, data)
-                )
+                if vouch is not None and gzip and holds(vouch, data):
+                    reused = True  # (parts are never joined: their CRC32 is the record's)
+                else:
+                    if type(data) is tuple:
+                        data = b"".join(data)
+                    reused = gzip and vouch is None and inflates_to(record.member, data)
+                raw = sum(map(len, data)) if type(data) is tuple else len(data)
                 compressed = record.member if reused else compress(data)
             else:
                 data = record.serialize()
+                raw = len(data)
                 compressed = compress(data)
             pieces.append(compressed)
-            sizes.append((len(compressed), len(data), on_written, reused))
+            sizes.append((len(compressed), raw, on_written, reused))
         return b"".join(pieces) if len(pieces) != 1 else pieces[0], sizes
 
     def _write_batch(self, batch: _Compressed) -> None:

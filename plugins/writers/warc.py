@@ -126,7 +126,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Any, ClassVar, Literal
 
-from crawlmill.core import Record, RecordKind, ShuffleSpec, WriteContext, hookimpl, storage
+from crawlmill.core import Layout, Record, RecordKind, ShuffleSpec, WriteContext, hookimpl, storage
 from crawlmill.core.file_writer import FileWriter, FileWriterOptions, OutputFile, describes_file
 from crawlmill.formats.codecs.compression import MemberSource
 from crawlmill.formats.codecs.member_vouch import Vouch
@@ -147,6 +147,8 @@ from .warc_ids import RecordIds, conversion_date, warcinfo_of_task
 from .warc_sorted import SortedOptions, partition_of, shuffle_spec, sort_key
 
 __all__ = ["WarcWriter", "WarcWriterOptions"]
+
+_CONVERSION = RecordKind.CONVERSION
 
 
 class WarcWriterOptions(FileWriterOptions):
@@ -281,6 +283,8 @@ class WarcWriter(FileWriter):
         """Start a task; the first file is created with the first record."""
         opts: WarcWriterOptions = self.options  # type: ignore[assignment]
         self.open_layout(ctx)
+        #: whether the layout numbers documents (the base ``Layout.doc_id`` keeps every id)
+        self._doc_ids = type(self.layout).doc_id is not Layout.doc_id
         ctx.notes.setdefault("warnings", {})
         self.add_warcinfo: bool | None = {"always": True, "never": False}.get(opts.warcinfo)
         self.ordinal = 0
@@ -297,6 +301,8 @@ class WarcWriter(FileWriter):
         #: input files open for copying gzip members.
         self._sources = MemberSource(storage.open_range)
         self.reuse_members = opts.reuse_members and opts.compression == "gzip"
+        #: whether a record's extracted text is written as a conversion record after it
+        self._text_records = opts.text == "conversion"
 
     def write(self, record: Record) -> None:
         """Encode one record into the current file (starting or rolling files as needed)."""
@@ -305,17 +311,19 @@ class WarcWriter(FileWriter):
         if self._source_format is None:
             self._source_format = _format_of(record)
         file = self.file_for(record)
-        doc_id = None if describes_file(record) else self.layout.doc_id(record, file.documents)
+        document = not describes_file(record)
+        doc_id = self.layout.doc_id(record, file.documents) if document and self._doc_ids else None
         pending, facts = self.encoder.encode(record, doc_id, self.ordinal)
-        if isinstance(pending, bytes) and self.reuse_members:
-            member, vouch = self._input_member(record, len(pending))
-            if member is not None:
-                pending = ReusedMember(member, pending, vouch)
-        file.sink.submit(pending, self._indexer(facts))
-        self.count(record)
+        if type(pending) is tuple:  # a verbatim copy's parts
+            member = None
+            if self.reuse_members:
+                member, vouch = self._input_member(record, sum(map(len, pending)))
+            pending = b"".join(pending) if member is None else ReusedMember(member, pending, vouch)
+        file.sink.submit(pending, partial(self.index.add, facts) if self.options.cdxj else None)
+        file.records += 1  # (FileWriter.count, without asking describes_file again)
+        file.documents += document
         self.ordinal += 1
-        text = record.text is not None and record.kind != RecordKind.CONVERSION
-        if text and self.options.text == "conversion":
+        if record.text is not None and self._text_records and record.kind != _CONVERSION:
             self._write_text(record, file)
 
     def _write_text(self, record: Record, file: OutputFile) -> None:
@@ -328,6 +336,8 @@ class WarcWriter(FileWriter):
             charset="utf-8",
         )  # fmt: skip
         pending, facts = self.encoder.encode(conversion, None, self.ordinal)
+        if type(pending) is tuple:  # (never a copy: a conversion record has no WARC input)
+            pending = b"".join(pending)
         file.sink.submit(pending, self._indexer(facts))
         file.records += 1
         self.ordinal += 1

@@ -60,6 +60,22 @@ def _byte_pairs(pairs: Any) -> Headers:
     ]
 
 
+def _copyable(raw_header: bytes, headers: Any, facts: tuple) -> bool:
+    """:func:`can_copy_verbatim` of a record: ``facts`` are its block length, the framing,
+    and its version, line ending, ``Content-Length`` convention and separator."""
+    length, framing, version, line_ending, cl_sep, separator = facts
+    return can_copy_verbatim(
+        raw_header,
+        headers,
+        length,
+        framing,
+        version=version,
+        line_ending=line_ending,
+        cl_includes_separator=cl_sep,
+        separator=separator,
+    )
+
+
 def _block_parts(record: Record) -> tuple[bytes, bytes]:
     """The record's block as immutable parts ``(HTTP head, payload)``: they are digested and
     written later, on a writer thread, and joined only once, into the record."""
@@ -116,8 +132,9 @@ class WarcEncoder:
 
     def encode(
         self, record: Record, doc_id: str | None, ordinal: int
-    ) -> tuple[bytes | PendingRecord, dict[str, Any]]:
-        """The record's WARC bytes (a verbatim copy) or pending record, and its CDXJ facts."""
+    ) -> tuple[tuple[bytes, ...] | PendingRecord, dict[str, Any]]:
+        """A verbatim copy's parts (its WARC bytes are their concatenation) or a pending
+        record, and the record's CDXJ facts."""
         record = self._neutral_fields(record)
         warc = record.extras.get("warc")
         if doc_id is None:
@@ -181,22 +198,33 @@ class WarcEncoder:
 
     def _verbatim(
         self, record: Record, warc: dict[str, Any], doc_id: str | None, framing: Framing
-    ) -> tuple[bytes, dict[str, Any]] | None:
-        """The input bytes unchanged, or ``None`` when they cannot be kept as they are."""
+    ) -> tuple[tuple[bytes, ...], dict[str, Any]] | None:
+        """The input bytes unchanged, as the parts ``(WARC header, HTTP head, payload,
+        separator)`` whose concatenation they are, or ``None`` when they cannot be kept as
+        they are."""
         raw_header = _as_bytes(warc["raw_header"]) or b""
-        headers = _byte_pairs(warc["headers"])
+        given = warc["headers"]
         head = record.http_head or b""
-        if not can_copy_verbatim(
-            raw_header,
-            headers,
-            len(head) + len(record.payload),
+        payload = record.payload
+        facts = (
+            len(head) + len(payload),
             framing,
-            version=str(warc.get("version")),
-            line_ending=_as_bytes(warc.get("line_ending")),
-            cl_includes_separator=bool(warc.get("cl_includes_separator", False)),
-            separator=_as_bytes(warc.get("separator")),
+            str(warc.get("version")),
+            _as_bytes(warc.get("line_ending")),
+            bool(warc.get("cl_includes_separator", False)),
+            _as_bytes(warc.get("separator")),
+        )
+        # the reader's header pairs are bytes: checked as they are, and made bytes only when
+        # that check fails (a pair of another type never passes it)
+        headers = given
+        if not _copyable(raw_header, headers, facts):
+            headers = _byte_pairs(given)
+            if headers == given or not _copyable(raw_header, headers, facts):
+                return None
+        if headers is given and (
+            doc_id is not None or self.options.digests == "recompute" or self.options.cdxj
         ):
-            return None
+            headers = _byte_pairs(given)  # what the checks below and the index read
         if (
             doc_id is not None
             and (get_header(headers, b"WARC-TREC-ID") or b"").decode("utf-8", "replace") != doc_id
@@ -206,9 +234,9 @@ class WarcEncoder:
             fixed, _ = self._fixed_digests(record, headers, framing)
             if fixed != headers:
                 return None
-        # one copy of the payload (not head + payload, then the whole record)
-        data = b"".join((raw_header, head, record.payload, framing.separator))
-        return data, self._facts(record, headers)
+        # joined once, by the file writer, only when the input's member is not copied
+        parts = (raw_header, bytes(head), bytes(payload), framing.separator)
+        return parts, self._facts(record, headers)
 
     def _fixed_digests(
         self, record: Record, headers: Headers, framing: Framing

@@ -42,6 +42,54 @@ NOT_AT_START = (
     "crawlmill.core.reading",
 )
 
+#: modules (and their sub-modules) a convert of a one-record WARC to WARC must not load: the
+#: libraries of other formats and steps, and the engine's Spark side
+NOT_IN_A_WARC_CONVERT = (
+    "numpy",
+    "pyarrow",
+    "lxml",
+    "yaml",
+    "tomllib",
+    "fsspec",
+    "warcio",
+    "pyspark",
+    "chardet",
+    "cramjam",
+    "lz4",
+    "simhash",
+    "crawlmill.algorithms.simhash",
+    "crawlmill.algorithms.text_extraction",
+    "crawlmill.algorithms.language_detect",
+    "crawlmill.formats.hadoop",
+    "crawlmill.formats.ntcir",
+    "crawlmill.formats.cc2012",
+    "crawlmill.formats.clueweb09",
+    "crawlmill.core.run.spark_executor",
+    "crawlmill.core.run.status",
+)
+#: the plugin modules such a convert may load: the WARC reader and writer (and what the
+#: writer is made of), the ARC reader (detection asks its sniff) and the plain layout
+WARC_CONVERT_PLUGINS = (
+    "crawlmill.plugins",
+    "crawlmill.plugins.manifest",
+    "crawlmill.plugins.readers",
+    "crawlmill.plugins.readers.warc",
+    "crawlmill.plugins.readers.arc",
+    "crawlmill.plugins.writers",
+    "crawlmill.plugins.writers.warc",
+    "crawlmill.plugins.writers.cdxj_index",
+    "crawlmill.plugins.writers.layout_plain",
+    "crawlmill.plugins.writers.original_date",
+)
+
+#: one WARC/1.1 record, gzipped alone with a plain header (the writer copies its member)
+ONE_RECORD = (
+    b"WARC/1.1\r\nWARC-Type: resource\r\n"
+    b"WARC-Record-ID: <urn:uuid:8d5e8b3c-0b1e-4c36-9a1e-2f1f3f6c1a01>\r\n"
+    b"WARC-Date: 2024-01-02T03:04:05Z\r\nWARC-Target-URI: http://example.com/\r\n"
+    b"Content-Type: text/plain\r\nContent-Length: 5\r\n\r\nhello\r\n\r\n"
+)
+
 _PROBE = textwrap.dedent(
     """
     import contextlib, io, json, sys
@@ -63,21 +111,38 @@ _PROBE = textwrap.dedent(
                 code = exc.code
         seen[" ".join(argv)] = [code, out.getvalue(), loaded()]
     import crawlmill.core.config, crawlmill.core.plugin  # what a convert's arguments use
-    print(json.dumps({"import": after_import, "commands": seen, "config": loaded()}))
+    config = loaded()
+
+    src, out = sys.argv[1], sys.argv[2]  # a one-record .warc.gz, converted to WARC
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        try:
+            code = main(["convert", src, "--to", "warc", "-o", out, "--progress", "never"])
+        except SystemExit as exc:
+            code = exc.code
+    convert = [code, loaded()]
+    print(json.dumps({"import": after_import, "commands": seen, "config": config,
+                      "convert": convert}))
     """
 )
 
 
-def _heavy(modules: list[str]) -> list[str]:
-    """The modules of :data:`NOT_AT_START` (or below one) among ``modules``."""
-    return sorted(
-        m for m in modules if any(m == top or m.startswith(top + ".") for top in NOT_AT_START)
-    )
+def _heavy(modules: list[str], tops: tuple[str, ...] = NOT_AT_START) -> list[str]:
+    """The modules of ``tops`` (or below one) among ``modules``."""
+    return sorted(m for m in modules if any(m == top or m.startswith(top + ".") for top in tops))
 
 
-def test_the_cli_and_its_help_import_no_heavy_module() -> None:
+def test_the_cli_and_its_help_import_no_heavy_module(tmp_path: Path) -> None:
+    import gzip
+
+    src = tmp_path / "one.warc.gz"
+    src.write_bytes(gzip.compress(ONE_RECORD, mtime=0))
+    out = tmp_path / "out"
     result = subprocess.run(
-        [sys.executable, "-c", _PROBE], capture_output=True, text=True, check=True, cwd=ROOT
+        [sys.executable, "-c", _PROBE, str(src), str(out)],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
     )
     found = json.loads(result.stdout)
     assert _heavy(found["import"]) == []
@@ -93,6 +158,17 @@ def test_the_cli_and_its_help_import_no_heavy_module() -> None:
     # plugin contract imports the codecs when a reader opens its input
     later = ("yaml", "tomllib", "crawlmill.formats.codecs.compression", "crawlmill.core.run")
     assert [m for m in found["config"] if m.startswith(later)] == []
+    # a convert of one WARC record to WARC (the same process, after the above): it ran, copied
+    # the record's gzip member as it is, and loaded the plugins it used, not the others
+    code, modules = found["convert"]
+    assert code == 0
+    assert (out / "one.warc.gz").read_bytes() == src.read_bytes()
+    assert _heavy(modules, NOT_IN_A_WARC_CONVERT) == []
+    plugins = {m for m in modules if m.startswith("crawlmill.plugins")}
+    assert "crawlmill.plugins.writers.warc" in plugins
+    assert sorted(p for p in plugins if p not in WARC_CONVERT_PLUGINS) == [
+        p for p in sorted(plugins) if p.startswith("crawlmill.plugins.writers.warc_")
+    ]
 
 
 def test_every_public_core_name_resolves_to_its_defining_module() -> None:
