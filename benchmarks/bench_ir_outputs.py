@@ -461,6 +461,8 @@ def main() -> int:
                 same = {True: "yes", False: "NO", None: "-"}[cmp.get("same_ids")]
                 if cmp.get("only_ours") and tool.startswith("crawlmill"):
                     same = f"plain lacks {cmp['only_ours']}"
+                if tool.startswith("plain"):  # the reference itself
+                    same, agree = "-", None
                 print(
                     f"| {name} | {tool} | {workers} | {cmp['docs']:,} | {best['seconds']:.2f} "
                     f"| {row['pages_per_s']:.0f} | {best['cpu_seconds']:.2f} "
