@@ -177,11 +177,14 @@ def _head_fields(root) -> tuple[str | None, str | None]:
     """``(title, meta description)`` of an lxml tree, tidied; ``None`` when absent."""
     if root is None:
         return None, None
-    titles = root.xpath("//title")
-    title = _tidy(titles[0].text_content()) if titles else ""
+    title = ""
+    for element in root.iter("title"):  # the first in document order, as //title[1]
+        title = _tidy(element.text_content())
+        break
     description = ""
-    for meta in root.xpath("//meta[@name]"):
-        if meta.get("name", "").strip().lower() == "description":
+    for meta in root.iter("meta"):  # //meta[@name], without compiling an XPath per page
+        name = meta.get("name")
+        if name is not None and name.strip().lower() == "description":
             description = _tidy(meta.get("content") or "")
             break
     return title or None, description or None
