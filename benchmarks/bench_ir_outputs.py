@@ -8,7 +8,10 @@ Inputs (built once under ``--work``):
   (``CRAWLMILL_SAMPLES``), replicated to ``--pages`` pages over ``--files`` ``.warc.gz``
   files (WARC/1.0, a gzip member per record, a fresh ``WARC-Record-ID`` per copy);
 * ``clueweb09``: the two ClueWeb09 sample files of ``sqs-freequery`` as they are (uncompressed
-  WARC/0.18, 100 responses each, ids in ``WARC-TREC-ID``).
+  WARC/0.18, 100 responses each, ids in ``WARC-TREC-ID``); warcio cannot read them, so the
+  plain loop's rows say "fails" with its error;
+* ``clueweb09-warc1.0``: the same pages written as WARC/1.0 by ``crawlmill convert --to warc``
+  (which the plain loop reads).
 
 Tools, each a process of its own, with 1 and 2 workers:
 
@@ -16,7 +19,8 @@ Tools, each a process of its own, with 1 and 2 workers:
   ``--to parquet`` (default options: Resiliparse main text, the ``auto`` doc id);
 * ``plain jsonl``: ``warcio.ArchiveIterator`` over each file, the HTML responses (HTTP
   ``Content-Type`` ``text/html`` or ``application/xhtml+xml``), the body by warcio's
-  ``content_stream()`` (chunked and content codings undone), the charset as crawlmill finds it
+  ``content_stream()`` (chunked and content codings undone; a page it fails on is skipped
+  with a line on stderr, as a script with a ``try`` goes on), the charset as crawlmill finds it
   (header, ``<meta>``, ``chardet``, ISO-8859-1), Resiliparse's
   ``extract_plain_text(main_content=True)``, the id ``WARC-TREC-ID`` else the record id's
   UUID, ``{"id", "contents"}`` lines by ``orjson``; 2 workers: a ``multiprocessing.Pool``
