@@ -89,13 +89,13 @@ class JsonlWriter(TextSinkWriter):
 
     def write(self, record: Record) -> None:
         """One JSON line for an HTML page; the quarantine for a record without text."""
-        page = self.page(record)
+        wanted = self.options.fields
+        page = self.page(record, head="title" in wanted or "description" in wanted)
         if page is None:
             return
         line: dict[str, Any] = {self.id_key: self.ids(record), self.text_key: page.text}
         if not page.text:
             self.ctx.count("empty text")
-        wanted = self.options.fields
         if "url" in wanted and record.url is not None:
             line["url"] = record.url
         if "date" in wanted and record.date is not None:

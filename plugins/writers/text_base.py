@@ -54,10 +54,11 @@ class TextWriter(FileWriter):
         """Send ``record``, which holds no HTML page, to the quarantine (``no-text``)."""
         self.ctx.quarantine(record, f"no-text: not an HTML page ({self.name} holds page texts)")
 
-    def page(self, record: Record) -> PageText | None:
+    def page(self, record: Record, head: bool = True) -> PageText | None:
         """The text of ``record`` by the ``extractor`` option; ``None`` (the record sent to
-        the quarantine) when it is no HTML page."""
-        page = record_text(record, self.options.extractor)
+        the quarantine) when it is no HTML page. ``head=False``: a writer that writes no
+        title or description does not have them looked for (``None``; no lxml parse)."""
+        page = record_text(record, self.options.extractor, head)
         if page is None:
             self.no_text(record)
         return page

@@ -132,7 +132,7 @@ class TrecWriter(TextSinkWriter):
         """One ``<DOC>`` for an HTML page; the quarantine for a record without one."""
         page = None
         if not self.web:
-            page = self.page(record)  # None: quarantined
+            page = self.page(record, head=False)  # None: quarantined
             if page is None:
                 return
         elif record.kind not in (RecordKind.RESPONSE, RecordKind.RESOURCE) or not is_html(record):

@@ -81,7 +81,7 @@ class WetWriter(TextWriter):
 
     def write(self, record: Record) -> None:
         """A conversion record for an HTML page; the quarantine for a record without text."""
-        page = self.page(record)
+        page = self.page(record, head=False)
         if page is None:
             return
         seq = self.ctx.seq
