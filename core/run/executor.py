@@ -13,21 +13,24 @@ The interface is deliberately small so that other backends are another class, no
   logs) and a stop flag from the parent to tasks; inside a task, :func:`current_channel`
   returns it.
 
-:class:`LocalExecutor` is a ``concurrent.futures.ProcessPoolExecutor`` with the **spawn**
-start method: workers start from a fresh interpreter, so no lock held by a parent thread (the
-progress thread, queue feeder threads, pluggy or logging locks) can be copied in a locked state
-as with ``fork``, the behaviour is the same on Linux, macOS and Windows, and each worker
-rebuilds the plugin registry from the spec. The cost is an interpreter start and the crawlmill
-imports once per worker (about 0.3 s), not per task: workers are reused, by the tasks of a
-:meth:`LocalExecutor.map` and of the maps after it (the pool is kept between maps; a run's
-stages of as many workers share one executor: :func:`~crawlmill.core.run.stage.run_stages`). The parent's
-``sys.path`` is handed to every worker, so plugin modules importable in the parent (e.g. a
-``plugins:`` module next to a config) are importable in workers. As with any spawn pool, a
-script calling ``engine.run`` must guard its entry point with ``if __name__ == "__main__"``.
+:class:`LocalExecutor` is a ``concurrent.futures.ProcessPoolExecutor`` whose workers start so
+that no lock held by a parent thread (the progress thread, queue feeder threads, pluggy or
+logging locks) can be copied in a locked state, as it can with ``fork``: on Linux and macOS
+each is forked from multiprocessing's **forkserver**, a single-threaded server process that
+imported crawlmill's run machinery once (a worker costs a fork, not an interpreter start and
+~0.3 s of imports); on Windows, or with ``CRAWLMILL_START_METHOD=spawn``, each is spawned
+from a fresh interpreter (:mod:`~crawlmill.core.run.pool_start` says which and why). Either
+way a worker gets the parent's ``sys.path`` and ``os.environ`` of when its pool started, so
+plugin modules importable in the parent (e.g. a ``plugins:`` module next to a config) are
+importable in workers, and it rebuilds the plugin registry from the spec (a plugin installed
+since is found). Workers are reused, by the tasks of a :meth:`LocalExecutor.map` and of the
+maps after it (the pool is kept between maps; a run's stages of as many workers share one
+executor: :func:`~crawlmill.core.run.stage.run_stages`). As with any spawn pool, a script
+calling ``engine.run`` must guard its entry point with ``if __name__ == "__main__"``.
 
 Parent death: every worker watches its parent (:func:`multiprocessing.parent_process`'s
-sentinel, a pipe whose end the parent holds, so its EOF means the parent is gone, also after
-``kill -9``) on a daemon thread and exits at once, without touching any file: the run lock
+sentinel, a pipe whose other end the parent holds, not the forkserver, so its EOF means the
+parent is gone, also after ``kill -9``) on a daemon thread and exits at once, without touching any file: the run lock
 died with the parent, so a worker must not commit outputs or clean folders a rerun may
 already own. :func:`parent_alive` lets a task re-check right before it commits.
 
@@ -93,9 +96,8 @@ __all__ = [
     "pool_size",
 ]
 
-START_METHOD = "spawn"
 #: input bytes per worker below which another worker process costs more than it saves (a
-#: worker costs about 0.3-0.5 s to start and import; conversion runs at tens of MB/s).
+#: worker costs about 0.1-0.5 s to start and import; conversion runs at tens of MB/s).
 BYTES_PER_WORKER = 32 * 1024 * 1024
 
 
@@ -175,10 +177,13 @@ def interruptible() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
-def _init_worker(events: Any, stop: Any, sys_path: list[str]) -> None:
+def _init_worker(events: Any, stop: Any, sys_path: list[str], environ: dict[str, str]) -> None:
+    from .pool_start import adopt
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides; tasks watch the stop flag
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     _watch_parent()
+    adopt(environ)  # a forked worker has the forkserver's environment
     for entry in reversed(sys_path):
         if entry not in sys.path:
             sys.path.insert(0, entry)
@@ -210,13 +215,13 @@ class InProcessExecutor(Executor):
 
 
 class LocalExecutor(Executor):
-    """A spawn-based process pool of ``workers`` processes."""
+    """A process pool of ``workers`` processes, forked from the forkserver or spawned."""
 
     def __init__(self, workers: int) -> None:
         self.workers = max(1, workers)
-        import multiprocessing
+        from .pool_start import context
 
-        self._ctx = multiprocessing.get_context(START_METHOD)
+        self._ctx = context()
         self.channel = Channel(self._ctx.Queue(), SharedFlag(self._ctx))
         self._pools: list[ProcessPoolExecutor] = []
         self._events_tainted = False
@@ -234,7 +239,7 @@ class LocalExecutor(Executor):
             max_workers=size,
             mp_context=self._ctx,
             initializer=_init_worker,
-            initargs=(self.channel._events, self.channel._stop, list(sys.path)),
+            initargs=(self.channel._events, self.channel._stop, list(sys.path), dict(os.environ)),
         )
         self._pools.append(pool)
         return pool

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -208,7 +209,19 @@ def run_stages(
     runs: dict[str, StageRun] = {}
     placed = _ordered(stages)
     started = time.time()
-    kept = _KeptPools()
+    with _KeptPools.shared() as kept:
+        return _run_placed(placed, runs, started, executor, kept, stream, progress)
+
+
+def _run_placed(
+    placed: list[Stage],
+    runs: dict[str, StageRun],
+    started: float,
+    executor: Callable[[], Executor] | None,
+    kept: _KeptPools,
+    stream: TextIO,
+    progress: str,
+) -> dict[str, StageRun]:
     for k, stage in enumerate(placed):  # the whole graph is listed before it runs
         stage.order = stage.order or (started, k)
         write_listing(stage, StageRun(stage.name, len(stage.payloads)), "pending")
@@ -224,25 +237,41 @@ def run_stages(
         else:
             if stage.prepare is not None:
                 stage.prepare()
-            try:
-                runs[stage.name] = _run_stage(stage, executor, stream, progress, kept)
-            except BaseException:
-                kept.close()
-                raise
+            runs[stage.name] = _run_stage(stage, executor, stream, progress, kept)
         if stage.finish is not None:
             stage.finish(runs[stage.name])
-    kept.close()
     return runs
 
 
 class _KeptPools:
-    """The process pools of one :func:`run_stages` call, by worker count: a stage whose
-    executor is a :class:`LocalExecutor` of as many workers as an earlier stage's takes that
-    one, whose worker processes are started and have imported crawlmill already (a stage
-    cancelled or failed by an exception leaves its executor, which is closed)."""
+    """The process pools of one :func:`run_stages` call and of the calls made while it runs
+    (in this thread: e.g. a pass's split-reduce tasks, run as a stage of their own from the
+    reduce stage), by worker count: a stage whose executor is a :class:`LocalExecutor` of as
+    many workers as an earlier stage's takes that one unless it is running a stage, its
+    worker processes started and their imports done (a stage cancelled or failed by an
+    exception leaves its executor, which is closed)."""
+
+    _local = threading.local()
 
     def __init__(self) -> None:
         self._by_workers: dict[int, LocalExecutor] = {}
+        self._busy: set[int] = set()
+
+    @classmethod
+    @contextlib.contextmanager
+    def shared(cls) -> Iterator[_KeptPools]:
+        """The pools of the outermost :func:`run_stages` running in this thread (a new set
+        when none is), closed when that one ends."""
+        outer = getattr(cls._local, "kept", None)
+        if outer is not None:
+            yield outer
+            return
+        kept = cls._local.kept = cls()
+        try:
+            yield kept
+        finally:
+            cls._local.kept = None
+            kept.close()
 
     def take(self, made: Executor) -> tuple[Executor, bool]:
         """The executor to run a stage on for ``made`` (a new one), and whether the stage
@@ -250,14 +279,18 @@ class _KeptPools:
         if type(made) is not LocalExecutor:
             return made, True
         kept = self._by_workers.get(made.workers)
+        if kept is not None and id(kept) in self._busy:  # an outer stage's, running
+            return made, True
         if kept is not None and not kept.cancelled:
             made.close()
-            return kept, False
+            made = kept
         self._by_workers[made.workers] = made
+        self._busy.add(id(made))
         return made, False
 
     def release(self, ex: Executor) -> None:
-        """Close ``ex`` and forget it if the stage cancelled it."""
+        """The stage on ``ex`` ended: close ``ex`` and forget it if the stage cancelled it."""
+        self._busy.discard(id(ex))
         if isinstance(ex, LocalExecutor) and ex.cancelled:
             if self._by_workers.get(ex.workers) is ex:
                 del self._by_workers[ex.workers]
