@@ -87,3 +87,13 @@ def spark_sc():
     sc = spark_executor.spark_context(SPARK_MASTER, SPARK_CONF)
     yield sc
     spark_executor._stop_owned()
+
+
+@pytest.fixture(scope="session")
+def hadoop_loops(spark_sc, tmp_path_factory):
+    """Hadoop's readers and writers over many keys per py4j call (tests/hadoop_oracle.py), in
+    the session SparkContext's JVM; the harness compiled once per session."""
+    from tests.hadoop_oracle import HadoopLoops
+    from tests.shared_build import shared_root
+
+    return HadoopLoops(spark_sc, shared_root(tmp_path_factory))
