@@ -66,12 +66,20 @@ def lines():
 
 #: the Spark master of the Spark tests (tests/core/test_spark*.py).
 SPARK_MASTER = "local[2]"
-#: Spark conf of the tests: no web UI; the driver JVM with the client compiler only and the
-#: serial collector (its start: about 7 s of CPU instead of 11 on this 2-core machine).
+#: the options of the tests' Spark JVMs (the session's driver, the standalone cluster's
+#: daemons, executors and driver): the client compiler only and the serial collector (a
+#: driver's start: about 7 s of CPU instead of 11 on this 2-core machine), and no bytecode
+#: verification of the jars' classes (a fifth less CPU to start a Spark daemon; the classes
+#: are the pyspark wheel's, and none of ours is tested by the verifier).
+JVM_OPTIONS = (
+    "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC "
+    "-XX:+UnlockDiagnosticVMOptions -XX:-BytecodeVerificationRemote"
+)
+#: Spark conf of the tests: no web UI; the driver JVM with :data:`JVM_OPTIONS`.
 SPARK_CONF = {
     "spark.ui.enabled": "false",
     "spark.python.task.killTimeout": "500ms",
-    "spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC",
+    "spark.driver.extraJavaOptions": JVM_OPTIONS,
 }
 
 

@@ -33,7 +33,7 @@ import pytest
 from crawlmill.core.commands.cli import main
 
 from tests.conftest import SAMPLES, need, need_command
-from tests.core.conftest import FAKE_DIR
+from tests.core.conftest import FAKE_DIR, JVM_OPTIONS
 from tests.core.spark_cluster import StandaloneCluster, can_hide
 from tests.core.spark_compare import assert_alike, bookkeeping_of, files_of
 from tests.helpers import warc_record
@@ -46,9 +46,9 @@ SAMPLE_INPUTS = [
     "real-world-2026-11/N0taN3rd-node-warc/test__files__parseMe.warc.gz",
     "real-world-2026-11/datatogether-warc/testdata__warcio__example-trunc.warc",
 ]
-#: the executors' memory: small, within the workers' 640m; JVMs that compile less (the jobs
-#: are small: start-up is their cost).
-JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+#: the executors' memory: small, within the workers' 640m; JVMs that compile less and verify
+#: no jar's bytecode (the jobs are small: start-up is their cost).
+JVM = JVM_OPTIONS
 CONF = (
     f"{{spark.ui.enabled: false, spark.executor.memory: 512m, "
     f'spark.driver.extraJavaOptions: "{JVM}", spark.executor.extraJavaOptions: "{JVM}"}}'
