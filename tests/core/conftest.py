@@ -66,12 +66,20 @@ def lines():
 
 #: the Spark master of the Spark tests (tests/core/test_spark*.py).
 SPARK_MASTER = "local[2]"
-#: Spark conf of the tests: no web UI; the driver JVM with the client compiler only and the
-#: serial collector (its start: about 7 s of CPU instead of 11 on this 2-core machine).
+#: the options of the tests' Spark JVMs (the session's driver, the standalone cluster's
+#: daemons, executors and driver): the client compiler only and the serial collector (a
+#: driver's start: about 7 s of CPU instead of 11 on this 2-core machine), and no bytecode
+#: verification of the jars' classes (a fifth less CPU to start a Spark daemon; the classes
+#: are the pyspark wheel's, and none of ours is tested by the verifier).
+JVM_OPTIONS = (
+    "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC "
+    "-XX:+UnlockDiagnosticVMOptions -XX:-BytecodeVerificationRemote"
+)
+#: Spark conf of the tests: no web UI; the driver JVM with :data:`JVM_OPTIONS`.
 SPARK_CONF = {
     "spark.ui.enabled": "false",
     "spark.python.task.killTimeout": "500ms",
-    "spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC",
+    "spark.driver.extraJavaOptions": JVM_OPTIONS,
 }
 
 
@@ -87,3 +95,13 @@ def spark_sc():
     sc = spark_executor.spark_context(SPARK_MASTER, SPARK_CONF)
     yield sc
     spark_executor._stop_owned()
+
+
+@pytest.fixture(scope="session")
+def hadoop_loops(spark_sc, tmp_path_factory):
+    """Hadoop's readers and writers over many keys per py4j call (tests/hadoop_oracle.py), in
+    the session SparkContext's JVM; the harness compiled once per session."""
+    from tests.hadoop_oracle import HadoopLoops
+    from tests.shared_build import shared_root
+
+    return HadoopLoops(spark_sc, shared_root(tmp_path_factory))

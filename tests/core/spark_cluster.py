@@ -16,6 +16,8 @@ import subprocess
 import time
 from pathlib import Path
 
+from tests.core.conftest import JVM_OPTIONS
+
 __all__ = ["StandaloneCluster", "can_hide", "hiding", "spark_home"]
 
 #: how long a daemon may take to come up on a loaded machine.
@@ -93,7 +95,7 @@ class StandaloneCluster:
             SPARK_LOCAL_IP="127.0.0.1",
             SPARK_LOCAL_DIRS=str(tmp),
             SPARK_DAEMON_MEMORY="160m",
-            SPARK_DAEMON_JAVA_OPTS=f"-Djava.io.tmpdir={tmp} -XX:+UseSerialGC -XX:TieredStopAtLevel=1",
+            SPARK_DAEMON_JAVA_OPTS=f"-Djava.io.tmpdir={tmp} {JVM_OPTIONS}",
             SPARK_LOG_DIR=str(self.root / name),
             SPARK_PID_DIR=str(self.root / name),
         )

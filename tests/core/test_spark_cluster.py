@@ -33,7 +33,7 @@ import pytest
 from crawlmill.core.commands.cli import main
 
 from tests.conftest import SAMPLES, need, need_command
-from tests.core.conftest import FAKE_DIR
+from tests.core.conftest import FAKE_DIR, JVM_OPTIONS
 from tests.core.spark_cluster import StandaloneCluster, can_hide
 from tests.core.spark_compare import assert_alike, bookkeeping_of, files_of
 from tests.helpers import warc_record
@@ -46,9 +46,9 @@ SAMPLE_INPUTS = [
     "real-world-2026-11/N0taN3rd-node-warc/test__files__parseMe.warc.gz",
     "real-world-2026-11/datatogether-warc/testdata__warcio__example-trunc.warc",
 ]
-#: the executors' memory: small, within the workers' 640m; JVMs that compile less (the jobs
-#: are small: start-up is their cost).
-JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+#: the executors' memory: small, within the workers' 640m; JVMs that compile less and verify
+#: no jar's bytecode (the jobs are small: start-up is their cost).
+JVM = JVM_OPTIONS
 CONF = (
     f"{{spark.ui.enabled: false, spark.executor.memory: 512m, "
     f'spark.driver.extraJavaOptions: "{JVM}", spark.executor.extraJavaOptions: "{JVM}"}}'
@@ -62,8 +62,11 @@ PIPELINES = {
     "dedup": "filters: [{name: url-dedup, rule: latest}]\n" + WARC,
     "simhash": "filters: [{name: simhash-dedup, tau: 3}]\n" + WARC,
     "crawldb": "writer: {name: nutch-crawldb}\n",
-    # every record waits 0.1 s: tasks run long enough for a worker to be killed under them
-    "killed": "plugins: [cm_fake]\nfilters: [{name: fake-sleep, delay: 0.1}]\n" + WARC,
+    # a task's first record waits 0.3 s (its progress count is posted), the later ones at the
+    # gate (a file outside the driver's folder) until the killer opens it: both workers run a
+    # task when one of them is killed (tests/core/spark_cluster_driver.py)
+    "killed": 'plugins: [cm_fake]\nfilters: [{name: fake-sleep, delay: 0.3, gate: "{gate}"}]\n'
+    + WARC,
 }
 #: the inputs: the samples, one of them twice, and three constructed WARCs whose URLs overlap.
 INPUT_COUNT = len(SAMPLE_INPUTS) + 1 + 3
@@ -85,7 +88,7 @@ def _pipeline(root: Path, name: str, master: str, as_name: str = "") -> Path:
     path = root / f"{as_name or name}.yaml"
     path.write_text(
         f"inputs: {INPUTS}\n"
-        + PIPELINES[name]
+        + PIPELINES[name].replace("{gate}", str(_gate(root)))
         + textwrap.dedent(
             f"""\
             output: ${{OUT}}
@@ -97,6 +100,11 @@ def _pipeline(root: Path, name: str, master: str, as_name: str = "") -> Path:
         )
     )
     return path
+
+
+def _gate(root: Path) -> Path:
+    """The ``killed`` run's gate: in a folder the workers see (not the driver's)."""
+    return root / "gate" / "open"
 
 
 @pytest.fixture(scope="module")
@@ -141,6 +149,7 @@ def cluster_runs(tmp_path_factory, s3_store):
     root = tmp_path_factory.mktemp("spark-cluster")
     driver = root / "driver"  # the driver's cwd and work folders (its stages)
     driver.mkdir()
+    _gate(root).parent.mkdir()
     hidden = can_hide(driver)
     cluster = StandaloneCluster(root / "cluster", hide=(driver,) if hidden else ())
     try:
@@ -154,6 +163,7 @@ def cluster_runs(tmp_path_factory, s3_store):
                     "argv": ["run", str(pipeline), "--work-dir", str(driver / f"work-{name}")],
                     "env": {"OUT": f"{STORE}/spark/{name}"},
                     "kill": cluster.worker_pid(1) if name == "killed" else None,
+                    "gate": str(_gate(root)) if name == "killed" else None,
                 }
             )
         scenarios[-1]["stop"] = True  # the next scenario's context is another

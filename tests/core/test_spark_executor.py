@@ -361,7 +361,7 @@ def spec(out, run):
 
 # local[2,2]: a task may fail once and is retried; this task's first attempt dies after
 # its commit
-spark_executor.spark_context("local[2,2]", {{"spark.ui.enabled": "false"}})
+spark_executor.spark_context("local[2,2]", {conf!r})  # the session's JVM options
 engine.run_task = spark_tasks.commit_then_die
 report = engine.run(spec({out!r}, {{"executor": "spark", "spark": {{"master": "local[2,2]"}}}}))
 print(json.dumps(report.to_dict()))
@@ -379,7 +379,7 @@ def test_a_spark_retry_of_a_task_that_committed_commits_once(tmp_path, monkeypat
     out = tmp_path / "spark"
     attempts = tmp_path / "attempts"
     attempts.mkdir()
-    script = RETRY_SCRIPT.format(here=str(HERE), src=src, out=str(out))
+    script = RETRY_SCRIPT.format(here=str(HERE), src=src, out=str(out), conf=CONF)
     # Spark's own log (off by default) says the first attempt was lost
     env = {
         **os.environ,

@@ -220,16 +220,26 @@ def test_a_field_we_got_wrong_would_show(java_read):
     assert canon(got["fields"]) != canon(wrong)
 
 
-@pytest.mark.parametrize(("name", "old"), [
-    (PARSE_STATUS, ParseStatus(1, 2, 200, ["gzip", "args"])),
-    (PROTOCOL_STATUS, ProtocolStatus(1, 14, 5, ["gzip"])),
-], ids=["ParseStatus", "ProtocolStatus"])  # fmt: skip
-def test_java_rewrites_a_version_1_value_as_2_and_we_read_its_bytes(
-    name, old, nutch_java, tmp_path
-):
+#: version-1 values (ParseStatus, ProtocolStatus) Java reads and writes again as version 2.
+VERSION_1 = {
+    PARSE_STATUS: ParseStatus(1, 2, 200, ["gzip", "args"]),
+    PROTOCOL_STATUS: ProtocolStatus(1, 14, 5, ["gzip"]),
+}
+
+
+@pytest.fixture(scope="module")
+def java_rewrites(nutch_java, tmp_path_factory):
+    """Java's reading of each of :data:`VERSION_1` (one JVM): ``{class: result}``."""
+    pairs = [(name, encode_nutch(name, old)) for name, old in VERSION_1.items()]
+    got = nutch_java.read_many("1.22", pairs, tmp_path_factory.mktemp("version-1"))
+    return dict(zip(VERSION_1, got, strict=True))
+
+
+@pytest.mark.parametrize("name", list(VERSION_1), ids=["ParseStatus", "ProtocolStatus"])
+def test_java_rewrites_a_version_1_value_as_2_and_we_read_its_bytes(name, java_rewrites):
     # ParseStatus/ProtocolStatus.readFields: "case 1: ... WritableUtils.readCompressedStringArray";
     # write: "out.writeByte(VERSION)" (2) and a plain string array
-    (got,) = nutch_java.read_many("1.22", [(name, encode_nutch(name, old))], tmp_path)
+    old, got = VERSION_1[name], java_rewrites[name]
     assert got.get("error") is None, got
     java_bytes = bytes.fromhex(got["hex"])
     assert java_bytes[0] == 2

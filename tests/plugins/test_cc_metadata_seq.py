@@ -17,7 +17,7 @@ from crawlmill.formats.hadoop.sequencefile import iter_entries, read_header
 
 from tests import helpers
 from tests.conftest import SAMPLES
-from tests.core.conftest import spark_sc  # noqa: F401  (the session's SparkContext fixture)
+from tests.core.conftest import hadoop_loops, spark_sc  # noqa: F401  (the session's fixtures)
 from tests.formats.hadoop.seqdata import text
 from tests.plugins.test_sequencefile_hadoop import Hadoop
 
@@ -27,8 +27,8 @@ H = "org.apache.hadoop.io."
 
 
 @pytest.fixture(scope="module")
-def hadoop(spark_sc):  # noqa: F811
-    return Hadoop(spark_sc)
+def hadoop(spark_sc, hadoop_loops):  # noqa: F811
+    return Hadoop(spark_sc, hadoop_loops)
 
 
 def convert(src, out, *extra) -> tuple[int, dict]:

@@ -48,14 +48,29 @@ def test_the_default_is_the_newest_release_kept_as_an_oracle():
             inlinks_layout(bad)
 
 
-@pytest.mark.parametrize("version", [None, "1.20", "1.21"])
-def test_each_release_reads_the_layout_written_for_it_and_no_other(tmp_path, nutch_java, version):
-    data_path = linkdb(tmp_path, *([f"nutch_version={version}"] if version else []))
+VERSIONS = [None, "1.20", "1.21"]
+
+
+@pytest.fixture(scope="module")
+def java_reads(tmp_path_factory, nutch_java):
+    """A LinkDB written for each of :data:`VERSIONS`, read by each release's classes (one JVM
+    per release for the three): ``(data paths by version, {release: {path: entries}})``."""
+    paths = {
+        v: linkdb(tmp_path_factory.mktemp("linkdb"), *([f"nutch_version={v}"] if v else []))
+        for v in VERSIONS
+    }
+    return paths, {r: nutch_java.read_seqs(r, list(paths.values())) for r in RELEASES}
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_each_release_reads_the_layout_written_for_it_and_no_other(java_reads, version):
+    paths, reads = java_reads
+    data_path = paths[version]
     written = ours(data_path)
     assert len(written) == 4  # a.example/, a.example/self, b.example/x, c.example/
     target = version or NEWEST_RELEASE
     for release in RELEASES:
-        got = nutch_java.read_seq(release, data_path)
+        got = reads[release][str(data_path)]
         if inlinks_layout(release) == inlinks_layout(target):
             assert [g.get("error") for g in got] == [None] * len(written)
             # Java's Inlinks writes the bytes we wrote (one inlink each: no set order to differ)

@@ -10,18 +10,19 @@ import pytest
 from crawlmill.formats.hadoop.nutch import NUTCH_CLASSES
 from crawlmill.formats.hadoop.sequencefile import iter_entries, read_header
 
-from tests.core.conftest import spark_sc  # noqa: F401  (the session's SparkContext fixture)
+from tests.core.conftest import hadoop_loops, spark_sc  # noqa: F401  (the session's fixtures)
 from tests.plugins.test_nutch_writer import SEG, WARCS, to_segment
 
 pytestmark = pytest.mark.oracle
 
 
 class RawHadoop:
-    """Hadoop's SequenceFile and MapFile readers over py4j, reading raw bytes."""
+    """Hadoop's SequenceFile and MapFile readers, reading raw bytes, many entries or keys per
+    py4j call (the harness of tests/hadoop_oracle.py)."""
 
-    def __init__(self, sc) -> None:
+    def __init__(self, sc, loops) -> None:
         self.jvm = sc._jvm
-        self.gateway = sc._gateway
+        self.loops = loops
         self.conf = self.jvm.org.apache.hadoop.conf.Configuration()
         self.fs = self.jvm.org.apache.hadoop.fs.FileSystem.getLocal(self.conf)
         # the JVM has no Nutch classes: their names are aliased to BytesWritable so the
@@ -37,43 +38,19 @@ class RawHadoop:
             self.fs, jvm.org.apache.hadoop.fs.Path(str(path)), self.conf
         )
         try:
-            key = jvm.org.apache.hadoop.io.DataOutputBuffer()
-            value = jvm.org.apache.hadoop.io.DataOutputBuffer()
-            raw = reader.createValueBytes()
-            out = []
-            while reader.nextRaw(key, raw) != -1:
-                value.reset()
-                raw.writeUncompressedBytes(value)
-                k = bytes(key.getData())[: key.getLength()]
-                out.append((k, bytes(value.getData())[: value.getLength()]))
-                key.reset()
-            return reader.getKeyClassName(), reader.getValueClassName(), out
+            names = reader.getKeyClassName(), reader.getValueClassName()
         finally:
             reader.close()
+        return (*names, self.loops.raw_pairs(path))
 
     def seek_all(self, folder, keys: list[bytes]) -> list[bool]:
         """``MapFile.Reader.seek`` of each serialized Text key."""
-        jvm = self.jvm
-        no_options = self.gateway.new_array(jvm.org.apache.hadoop.io.SequenceFile.Reader.Option, 0)
-        reader = jvm.org.apache.hadoop.io.MapFile.Reader(
-            jvm.org.apache.hadoop.fs.Path(str(folder)), self.conf, no_options
-        )
-        try:
-            found = []
-            for k in keys:
-                text = jvm.org.apache.hadoop.io.Text()
-                inp = jvm.org.apache.hadoop.io.DataInputBuffer()
-                inp.reset(bytearray(k), len(k))
-                text.readFields(inp)
-                found.append(bool(reader.seek(text)))
-            return found
-        finally:
-            reader.close()
+        return self.loops.seek(folder, keys)
 
 
 @pytest.fixture(scope="module")
-def hadoop(spark_sc):  # noqa: F811
-    return RawHadoop(spark_sc)
+def hadoop(spark_sc, hadoop_loops):  # noqa: F811
+    return RawHadoop(spark_sc, hadoop_loops)
 
 
 @pytest.mark.parametrize("compression", ["none", "block"])

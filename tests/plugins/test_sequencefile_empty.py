@@ -13,7 +13,7 @@ from crawlmill.core.commands.cli import main
 from crawlmill.formats.hadoop.codecs import codec_named
 from crawlmill.formats.hadoop.sequencefile import SequenceFileWriter
 
-from tests.core.conftest import spark_sc  # noqa: F401  (the session's SparkContext fixture)
+from tests.core.conftest import hadoop_loops, spark_sc  # noqa: F401  (the session's fixtures)
 from tests.plugins.test_sequencefile_hadoop import Hadoop
 
 pytestmark = pytest.mark.oracle
@@ -23,8 +23,8 @@ META = [(b"creator", b"mahout"), ("é-key".encode(), "中".encode())]
 
 
 @pytest.fixture(scope="module")
-def hadoop(spark_sc):  # noqa: F811
-    return Hadoop(spark_sc)
+def hadoop(spark_sc, hadoop_loops):  # noqa: F811
+    return Hadoop(spark_sc, hadoop_loops)
 
 
 @pytest.mark.parametrize(

@@ -18,7 +18,7 @@ from crawlmill.formats.hadoop.codecs import codec_named
 from crawlmill.formats.hadoop.sequencefile import SequenceFileWriter
 from crawlmill.formats.hadoop.writables import MapValue, builtin, decode
 
-from tests.core.conftest import spark_sc  # noqa: F401  (the session's SparkContext fixture)
+from tests.core.conftest import hadoop_loops, spark_sc  # noqa: F401  (the session's fixtures)
 from tests.formats.hadoop.seqdata import oracle_key, oracle_value, text
 
 pytestmark = pytest.mark.oracle
@@ -31,10 +31,12 @@ METADATA = [(b"creator", b"crawlmill"), ("é-key".encode(), "中😀".encode())]
 
 
 class Hadoop:
-    """Hadoop's SequenceFile.Reader over py4j."""
+    """Hadoop's SequenceFile.Reader over py4j: the header through its getters, the pairs
+    through the harness (tests/hadoop_oracle.py: one call for every pair)."""
 
-    def __init__(self, sc) -> None:
+    def __init__(self, sc, loops) -> None:
         self.jvm = sc._jvm
+        self.loops = loops
         self.conf = self.jvm.org.apache.hadoop.conf.Configuration()
         self.fs = self.jvm.org.apache.hadoop.fs.FileSystem.getLocal(self.conf)
 
@@ -57,27 +59,16 @@ class Hadoop:
                     (e.getKey().copyBytes(), e.getValue().copyBytes()) for e in meta.entrySet()
                 ],
             }
-            utils = jvm.org.apache.hadoop.util.ReflectionUtils
-            key = utils.newInstance(reader.getKeyClass(), self.conf)
-            value = utils.newInstance(reader.getValueClass(), self.conf)
-            buf = jvm.org.apache.hadoop.io.DataOutputBuffer()
-            pairs = []
-            while reader.next(key, value):
-                serialized = []
-                for w in (key, value):  # each Writable written again by Hadoop: its bytes
-                    buf.reset()
-                    w.write(buf)
-                    serialized.append(bytes(buf.getData())[: buf.getLength()])
-                pairs.append(tuple(serialized))
-            out["pairs"] = pairs
-            return out
         finally:
             reader.close()
+        # each key and value Hadoop's reader reads, written again by Hadoop: its bytes
+        out["pairs"] = self.loops.pairs(path)
+        return out
 
 
 @pytest.fixture(scope="module")
-def hadoop(spark_sc):  # noqa: F811
-    return Hadoop(spark_sc)
+def hadoop(spark_sc, hadoop_loops):  # noqa: F811
+    return Hadoop(spark_sc, hadoop_loops)
 
 
 def _write(path, pairs, key_class=H + "Text", value_class=H + "Text", **kw):

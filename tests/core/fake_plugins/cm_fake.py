@@ -143,15 +143,32 @@ class SetFieldsFilter(Filter):
 
 
 class SleepFilter(Filter):
-    """Keeps every record unchanged after sleeping ``delay`` seconds (slows real readers)."""
+    """Keeps every record unchanged after sleeping ``delay`` seconds (slows real readers).
+
+    With ``gate`` (a file path) a task's first record sleeps ``delay`` and every later one
+    waits until that file exists (at most ``gate_timeout`` seconds): a test holds tasks in
+    their run, past their first progress count (posted at most every 0.25 s, so ``delay``
+    above that), until it opens the gate. A task that finds the gate shut leaves the file
+    ``<gate>.waiting-<pid>`` first (the test's sign that the task runs, and in which process).
+    """
 
     name = "fake-sleep"
 
     class Options(PluginOptions):
         delay: float = Field(0.01, ge=0)
+        gate: str | None = Field(None, description="a file later records wait for")
+        gate_timeout: float = Field(300.0, gt=0)
 
     def apply(self, record):
-        time.sleep(self.options.delay)
+        gate = self.options.gate
+        if gate is None or not getattr(self, "_seen", False):
+            self._seen = True
+            time.sleep(self.options.delay)
+        elif not os.path.exists(gate):
+            open(f"{gate}.waiting-{os.getpid()}", "w").close()
+            deadline = time.monotonic() + self.options.gate_timeout
+            while not os.path.exists(gate) and time.monotonic() < deadline:
+                time.sleep(0.05)
         return record
 
 

@@ -201,24 +201,28 @@ public class CrawlmillOracle {
       return;
     }
     if (args[0].equals("seq")) {
-      SequenceFile.Reader reader = new SequenceFile.Reader(conf,
-          SequenceFile.Reader.file(new Path(args[1])));
-      Writable key = (Writable) ReflectionUtils.newInstance(reader.getKeyClass(), conf);
-      Writable value = (Writable) ReflectionUtils.newInstance(reader.getValueClass(), conf);
-      while (true) {
-        String line;
-        try {
-          if (!reader.next(key, value)) {
+      // each file named: {"file": path}, then its entries (one JVM for several files)
+      for (int i = 1; i < args.length; i++) {
+        out.println("{\"file\":" + json(args[i]) + "}");
+        SequenceFile.Reader reader = new SequenceFile.Reader(conf,
+            SequenceFile.Reader.file(new Path(args[i])));
+        Writable key = (Writable) ReflectionUtils.newInstance(reader.getKeyClass(), conf);
+        Writable value = (Writable) ReflectionUtils.newInstance(reader.getValueClass(), conf);
+        while (true) {
+          String line;
+          try {
+            if (!reader.next(key, value)) {
+              break;
+            }
+            line = "{\"key\":" + json(key.toString()) + "," + rewritten(value) + "}";
+          } catch (Exception e) {
+            out.println("{\"error\":" + json(e.toString()) + "}");
             break;
           }
-          line = "{\"key\":" + json(key.toString()) + "," + rewritten(value) + "}";
-        } catch (Exception e) {
-          out.println("{\"error\":" + json(e.toString()) + "}");
-          break;
+          out.println(line);
         }
-        out.println(line);
+        reader.close();
       }
-      reader.close();
       return;
     }
     if (args[0].equals("blank")) {
