@@ -686,12 +686,18 @@ def _recipe_workspace(root: Path) -> Path:
 
 
 def _run_recipe(title: str, ws: Path) -> None:
+    """Run the recipe ``title`` in ``ws`` (after the recipes it needs) and check what it prints."""
+    for need in RECIPE_NEEDS.get(title, []):
+        _run_recipe(need, ws)
+    _run_recipe_alone(title, ws)
+
+
+def _run_recipe_alone(title: str, ws: Path) -> None:
+    """Run the recipe ``title`` in ``ws``, whose recipes it needs have run already."""
     import subprocess
     import sys
 
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
-    for need in RECIPE_NEEDS.get(title, []):
-        _run_recipe(need, ws)
     for block, shown in _recipes()[title]:
         done = subprocess.run(
             ["bash", "-c", _script(block)],
@@ -736,8 +742,58 @@ def test_the_recipe_check_catches_a_wrong_line_and_exit_code(tmp_path):
     assert done.returncode == 99 and "the page says 0" in done.stderr
 
 
-@pytest.mark.parametrize("title", [t for t in _recipes() if t != "Spark"])
-def test_every_recipe_runs_and_prints_what_the_page_shows(title, tmp_path):
+#: recipes others need: run once per test process, in a workspace of the session (see
+#: :func:`recipe_done`), which the recipe's own test checks and the recipes after it copy.
+NEEDED = {n for needs in RECIPE_NEEDS.values() for n in needs}
+
+
+@pytest.fixture(scope="session")
+def recipe_done(tmp_path_factory):
+    """``recipe_done(title)``: a workspace in which the recipe ``title`` (one of
+    :data:`NEEDED`, which need none) ran and printed what the page shows; made once per test
+    process (a recipe then costs its commands once, not again in each recipe after it)."""
+    done: dict[str, Path] = {}
+
+    def run(title: str) -> Path:
+        assert not RECIPE_NEEDS.get(title), title
+        if title not in done:
+            ws = _recipe_workspace(tmp_path_factory.mktemp("recipe"))
+            _run_recipe_alone(title, ws)
+            done[title] = ws
+        return done[title]
+
+    return run
+
+
+def _recipe_group(title: str) -> str:
+    """The ``xdist_group`` of a recipe's test: a needed recipe's and those after it share one
+    worker, so its :func:`recipe_done` workspace is made once."""
+    for after, needs in RECIPE_NEEDS.items():
+        if title == after or title in needs:
+            return f"recipe-{min([after, *needs])}"
+    return f"recipe-{title}"
+
+
+@pytest.mark.parametrize(
+    "title",
+    [
+        pytest.param(t, marks=pytest.mark.xdist_group(_recipe_group(t)))
+        for t in _recipes()
+        if t != "Spark"
+    ],
+)
+def test_every_recipe_runs_and_prints_what_the_page_shows(title, tmp_path, recipe_done):
+    import shutil
+
+    if title in NEEDED:
+        recipe_done(title)
+        return
+    needs = RECIPE_NEEDS.get(title, [])
+    if len(needs) == 1:  # a copy of the workspace the recipe before it left
+        ws = tmp_path / "ws"
+        shutil.copytree(recipe_done(needs[0]), ws, symlinks=True)
+        _run_recipe_alone(title, ws)
+        return
     _run_recipe(title, _recipe_workspace(tmp_path))
 
 
