@@ -11,6 +11,7 @@ import contextlib
 import io
 import json
 import os
+import subprocess
 import sys
 import zlib
 from collections.abc import Iterator, Sequence
@@ -203,6 +204,16 @@ def convert(
     for o in option:
         argv += ["--option", o]
     return cli(*argv, *options, cwd=cwd)
+
+
+def cli_process(*args: object, cwd: Path | str | None = None) -> subprocess.CompletedProcess:
+    """:func:`cli` with its result as a finished ``subprocess`` would give it (``returncode``,
+    ``stdout``, ``stderr``): for tests written against the script that are about what a
+    command does, not about the process."""
+    done = cli(*args, cwd=cwd)
+    return subprocess.CompletedProcess(
+        [str(a) for a in args], done.exit_code, done.stdout, done.stderr
+    )
 
 
 def run_convert(src: Path, out: Path, *args: str) -> int:

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import cli_process
+
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 
@@ -23,8 +25,8 @@ def readme_commands() -> list[str]:
 
 
 def crawlmill(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
-    exe = Path(sys.executable).with_name("crawlmill")
-    return subprocess.run([str(exe), *args], cwd=cwd, capture_output=True, text=True, timeout=300)
+    """``crawlmill ARGS...`` in ``cwd``, run in this process (the suite's CLI harness)."""
+    return cli_process(*args, cwd=cwd)
 
 
 def test_ci_runs_the_readme_test_command() -> None:

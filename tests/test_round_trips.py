@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import cli
+from tests.helpers import cli_process
 
 ROOT = Path(__file__).resolve().parent.parent
 WGET = "webrecorder-pywb/sample_archive/warcs/example-wget-1-14.warc.gz"
@@ -32,8 +32,7 @@ CAPTURES_ONLY = ["--filter", "kind", "keep=response,resource"]
 def crawlmill(*args: object) -> subprocess.CompletedProcess:
     """``crawlmill ARGS...`` run in this process (the suite's CLI harness: the round trips are
     about the bytes, not the process), as a finished process."""
-    done = cli(*args)
-    return subprocess.CompletedProcess(args, done.exit_code, done.stdout, done.stderr)
+    return cli_process(*args)
 
 
 def split_head(kind: str, block: bytes) -> tuple[bytes, bytes]:
