@@ -216,6 +216,24 @@ def cli_process(*args: object, cwd: Path | str | None = None) -> subprocess.Comp
     )
 
 
+def warcio_check(*args: object) -> subprocess.CompletedProcess:
+    """``warcio check ARGS...`` run in this process through warcio's own command-line entry
+    (``warcio.cli:main``, what the ``warcio`` script calls; callers still ask for the script
+    with ``need_command("warcio")``, the oracle rule), as a finished process: no Python start
+    per check."""
+    from warcio.cli import main
+
+    argv = ["check", *map(str, args)]
+    stdout, stderr = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+        try:
+            main(argv)
+            code = 0
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    return subprocess.CompletedProcess(argv, code, stdout.getvalue(), stderr.getvalue())
+
+
 def run_convert(src: Path, out: Path, *args: str) -> int:
     """``crawlmill convert SRC -o OUT ARGS...`` run in this process, with no progress line;
     its exit code."""
