@@ -11,6 +11,7 @@ import contextlib
 import io
 import json
 import os
+import subprocess
 import sys
 import zlib
 from collections.abc import Iterator, Sequence
@@ -203,6 +204,34 @@ def convert(
     for o in option:
         argv += ["--option", o]
     return cli(*argv, *options, cwd=cwd)
+
+
+def cli_process(*args: object, cwd: Path | str | None = None) -> subprocess.CompletedProcess:
+    """:func:`cli` with its result as a finished ``subprocess`` would give it (``returncode``,
+    ``stdout``, ``stderr``): for tests written against the script that are about what a
+    command does, not about the process."""
+    done = cli(*args, cwd=cwd)
+    return subprocess.CompletedProcess(
+        [str(a) for a in args], done.exit_code, done.stdout, done.stderr
+    )
+
+
+def warcio_check(*args: object) -> subprocess.CompletedProcess:
+    """``warcio check ARGS...`` run in this process through warcio's own command-line entry
+    (``warcio.cli:main``, what the ``warcio`` script calls; callers still ask for the script
+    with ``need_command("warcio")``, the oracle rule), as a finished process: no Python start
+    per check."""
+    from warcio.cli import main
+
+    argv = ["check", *map(str, args)]
+    stdout, stderr = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+        try:
+            main(argv)
+            code = 0
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    return subprocess.CompletedProcess(argv, code, stdout.getvalue(), stderr.getvalue())
 
 
 def run_convert(src: Path, out: Path, *args: str) -> int:

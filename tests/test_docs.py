@@ -686,6 +686,40 @@ def _recipe_workspace(root: Path) -> Path:
 
 
 def _run_recipe(title: str, ws: Path) -> None:
+    """Run the recipe ``title`` in ``ws`` (after the recipes it needs) and check what it prints."""
+    for need in RECIPE_NEEDS.get(title, []):
+        _run_recipe(need, ws)
+    _run_recipe_alone(title, ws)
+
+
+def _run_recipe_alone(title: str, ws: Path, *, in_process: bool = True) -> None:
+    """Run the recipe ``title`` in ``ws``, whose recipes it needs have run already: each
+    ``crawlmill`` line in this process (the suite's CLI harness, :func:`_crawlmill_line`;
+    ``in_process=False``: the installed script, in bash), the other lines in bash."""
+    for block, shown in _recipes()[title]:
+        printed = ""
+        shell: list[str] = []
+        for line in [*block.splitlines(), None]:
+            run = None if line is None or not in_process else _crawlmill_line(line, ws)
+            if run is None and line is not None:
+                shell.append(line)
+                continue
+            if shell:  # the lines before it, in bash
+                ok, text = _bash(_script("\n".join(shell)), ws)
+                printed += text
+                assert ok, f"{title}: {block}\n{printed}"
+                shell = []
+            if run is not None:
+                ok, text = run()
+                printed += text
+                assert ok, f"{title}: {block}\n{printed}"
+        missing = _shown_lines_missing(shown, printed)
+        assert not missing, f"{title}: the page shows {missing}, the commands printed:\n{printed}"
+
+
+def _bash(script: str, ws: Path) -> tuple[bool, str]:
+    """``script`` run by bash in ``ws`` with this Python's scripts first on ``PATH``: whether
+    it exited 0, and what it printed."""
     import subprocess
     import sys
 
@@ -696,21 +730,50 @@ def _run_recipe(title: str, ws: Path) -> None:
         "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC "
         "-XX:+UnlockDiagnosticVMOptions -XX:-BytecodeVerificationRemote"
     )
-    for need in RECIPE_NEEDS.get(title, []):
-        _run_recipe(need, ws)
-    for block, shown in _recipes()[title]:
-        done = subprocess.run(
-            ["bash", "-c", _script(block)],
-            cwd=ws,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
+    done = subprocess.run(
+        ["bash", "-c", script], cwd=ws, env=env, capture_output=True, text=True, timeout=600
+    )
+    return done.returncode == 0, done.stdout + done.stderr
+
+
+def _crawlmill_line(line: str, ws: Path):
+    """For a line ``[NAME=VALUE ...] crawlmill ARGS  # exits N``: a function that runs it in
+    this process, in ``ws`` with those variables set (``$PWD``: ``ws``), and returns whether
+    it exited N and what it printed (the check :func:`_script` makes in bash); ``None`` for
+    any other line."""
+    import shlex
+
+    from tests.helpers import cli
+
+    m = re.fullmatch(r"(.*?)\s+#\s*exits (\d+)\s*", line)
+    if not m:
+        return None
+    command, code = m.group(1), int(m.group(2))
+    words = shlex.split(command)
+    env = {}
+    while words and re.fullmatch(r"[A-Z_][A-Z0-9_]*=.*", words[0]):
+        name, value = words.pop(0).split("=", 1)
+        env[name] = value.replace("$PWD", str(ws))
+    if not words or words[0] != "crawlmill" or any("$" in w for w in words):
+        return None
+
+    def run() -> tuple[bool, str]:
+        before = {name: os.environ.get(name) for name in env}
+        os.environ.update(env)
+        try:
+            done = cli(*words[1:], cwd=ws)
+        finally:
+            for name, value in before.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
         printed = done.stdout + done.stderr
-        assert done.returncode == 0, f"{title}: {block}\n{printed}"
-        missing = _shown_lines_missing(shown, printed)
-        assert not missing, f"{title}: the page shows {missing}, the commands printed:\n{printed}"
+        if done.exit_code != code:
+            printed += f"EXIT {done.exit_code}, the page says {code}: {command}\n"
+        return done.exit_code == code, printed
+
+    return run
 
 
 def test_recipes_md_has_a_section_for_every_job():
@@ -740,10 +803,63 @@ def test_the_recipe_check_catches_a_wrong_line_and_exit_code(tmp_path):
     script = _script("crawlmill nothing-such   # exits 0\n")
     done = __import__("subprocess").run(["bash", "-c", script], capture_output=True, text=True)
     assert done.returncode == 99 and "the page says 0" in done.stderr
+    ok, printed = _crawlmill_line("crawlmill nothing-such   # exits 0", tmp_path)()
+    assert not ok and "EXIT 2, the page says 0" in printed
+    assert _crawlmill_line("ls   # exits 0", tmp_path) is None
 
 
-@pytest.mark.parametrize("title", [t for t in _recipes() if t != "Spark"])
-def test_every_recipe_runs_and_prints_what_the_page_shows(title, tmp_path):
+#: recipes others need: run once per test process, in a workspace of the session (see
+#: :func:`recipe_done`), which the recipe's own test checks and the recipes after it copy.
+NEEDED = {n for needs in RECIPE_NEEDS.values() for n in needs}
+
+
+@pytest.fixture(scope="session")
+def recipe_done(tmp_path_factory):
+    """``recipe_done(title)``: a workspace in which the recipe ``title`` (one of
+    :data:`NEEDED`, which need none) ran and printed what the page shows; made once per test
+    process (a recipe then costs its commands once, not again in each recipe after it)."""
+    done: dict[str, Path] = {}
+
+    def run(title: str) -> Path:
+        assert not RECIPE_NEEDS.get(title), title
+        if title not in done:
+            ws = _recipe_workspace(tmp_path_factory.mktemp("recipe"))
+            _run_recipe_alone(title, ws)
+            done[title] = ws
+        return done[title]
+
+    return run
+
+
+def _recipe_group(title: str) -> str:
+    """The ``xdist_group`` of a recipe's test: a needed recipe's and those after it share one
+    worker, so its :func:`recipe_done` workspace is made once."""
+    for after, needs in RECIPE_NEEDS.items():
+        if title == after or title in needs:
+            return f"recipe-{min([after, *needs])}"
+    return f"recipe-{title}"
+
+
+@pytest.mark.parametrize(
+    "title",
+    [
+        pytest.param(t, marks=pytest.mark.xdist_group(_recipe_group(t)))
+        for t in _recipes()
+        if t != "Spark"
+    ],
+)
+def test_every_recipe_runs_and_prints_what_the_page_shows(title, tmp_path, recipe_done):
+    import shutil
+
+    if title in NEEDED:
+        recipe_done(title)
+        return
+    needs = RECIPE_NEEDS.get(title, [])
+    if len(needs) == 1:  # a copy of the workspace the recipe before it left
+        ws = tmp_path / "ws"
+        shutil.copytree(recipe_done(needs[0]), ws, symlinks=True)
+        _run_recipe_alone(title, ws)
+        return
     _run_recipe(title, _recipe_workspace(tmp_path))
 
 
@@ -751,4 +867,5 @@ def test_every_recipe_runs_and_prints_what_the_page_shows(title, tmp_path):
 def test_the_spark_recipe_runs_and_prints_what_the_page_shows(tmp_path, need, need_command):
     need("pyspark")
     need_command("java")
-    _run_recipe("Spark", _recipe_workspace(tmp_path))
+    ws = _recipe_workspace(tmp_path)
+    _run_recipe_alone("Spark", ws, in_process=False)  # the script: no SparkContext here

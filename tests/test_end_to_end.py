@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import cli_process, warcio_check
+
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 
@@ -23,8 +25,8 @@ def readme_commands() -> list[str]:
 
 
 def crawlmill(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
-    exe = Path(sys.executable).with_name("crawlmill")
-    return subprocess.run([str(exe), *args], cwd=cwd, capture_output=True, text=True, timeout=300)
+    """``crawlmill ARGS...`` in ``cwd``, run in this process (the suite's CLI harness)."""
+    return cli_process(*args, cwd=cwd)
 
 
 def test_ci_runs_the_readme_test_command() -> None:
@@ -67,9 +69,8 @@ def test_readme_main_job_converts_the_legacy_collection(tmp_path: Path, need, ne
             ]
         assert len(ours) == len(fast) >= 2
         in_files += len(ours)
-        check = subprocess.run(
-            [need_command("warcio"), "check", str(warc)], capture_output=True, text=True
-        )
+        need_command("warcio")
+        check = warcio_check(warc)
         assert check.returncode == 0, check.stdout + check.stderr
     assert in_files == int(m[3])  # written is the number of records in the files
     # the ARC became a WARC with a crawlmill warcinfo and the filedesc kept as metadata

@@ -15,10 +15,11 @@ import hashlib
 import json
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.helpers import cli_process
 
 ROOT = Path(__file__).resolve().parent.parent
 WGET = "webrecorder-pywb/sample_archive/warcs/example-wget-1-14.warc.gz"
@@ -29,8 +30,9 @@ CAPTURES_ONLY = ["--filter", "kind", "keep=response,resource"]
 
 
 def crawlmill(*args: object) -> subprocess.CompletedProcess:
-    exe = Path(sys.executable).with_name("crawlmill")
-    return subprocess.run([str(exe), *map(str, args)], capture_output=True, text=True, timeout=300)
+    """``crawlmill ARGS...`` run in this process (the suite's CLI harness: the round trips are
+    about the bytes, not the process), as a finished process."""
+    return cli_process(*args)
 
 
 def split_head(kind: str, block: bytes) -> tuple[bytes, bytes]:

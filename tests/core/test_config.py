@@ -385,3 +385,18 @@ def test_assignment_errors(registry, assignments, location, fragment):
         component_from_assignments(registry, "filter", "threshold", assignments, "filters[3]")
     found = dict(info.value.problems)
     assert location in found and fragment in found[location], found
+
+
+def test_a_plugins_module_names_its_distribution_each_time(monkeypatch, tmp_path):
+    """A ``plugins:`` module is listed with its distribution and version, in every registry of
+    a process (the installed distributions' file lists are read once while ``sys.path`` is
+    unchanged), and again after ``sys.path`` changes."""
+    import importlib.metadata as md
+
+    module = "crawlmill.plugins.filters.basic"
+    for _ in range(2):
+        info = Registry.load([module], entry_points=False).plugins[module]
+        assert (info.package, info.version) == ("crawlmill", md.version("crawlmill"))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    info = Registry.load([module], entry_points=False).plugins[module]
+    assert (info.package, info.version) == ("crawlmill", md.version("crawlmill"))

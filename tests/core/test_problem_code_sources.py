@@ -29,6 +29,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 from crawlmill.core.problems import is_code
 
 from tests.conftest import ROOT, listed_codes
@@ -45,6 +46,8 @@ OTHER_PATHS: dict[str, str] = {
     "detection-failed": "core/inputs.py: a (path, message, DETECTION_FAILED) warning tuple",
     "forced-reader": "core/file_detection.py: a (path, message, FORCED_READER) warning tuple",
 }
+#: one xdist worker runs these tests, so the walk (:func:`source_codes`, ~3 s) is made once.
+pytestmark = pytest.mark.xdist_group("problem-code-sources")
 
 
 def _trees() -> Iterator[tuple[Path, ast.Module]]:

@@ -25,7 +25,7 @@ sys.exit(0 if report.ok else 1)
 """
 
 
-def _spec(inputs: Path, out: Path, partitions: int, delay: float):
+def _spec(inputs: Path, out: Path, partitions: int, delay: float, workers: int = 2):
     from crawlmill.core.spec import PipelineSpec
 
     return PipelineSpec.model_validate(
@@ -40,7 +40,7 @@ def _spec(inputs: Path, out: Path, partitions: int, delay: float):
                 },
             },
             "output": str(out),
-            "run": {"workers": 2, "progress": "never", "shuffle_memory": 65536},
+            "run": {"workers": workers, "progress": "never", "shuffle_memory": 65536},
             "plugins": ["cm_fake"],
         }
     )
@@ -79,13 +79,21 @@ def _files(folder: Path, pattern: str) -> list[Path]:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("phase", ["map", "partition"])
-def test_sigkill_in_a_pass_then_rerun_equals_an_uninterrupted_run(tmp_path, phase) -> None:
+def test_sigkill_in_a_pass_then_rerun_equals_an_uninterrupted_run(
+    tmp_path, phase, monkeypatch
+) -> None:
+    from crawlmill.core.run import engine
+
+    from tests.helpers import put_fake_plugins_on_path
+
     src = _inputs(tmp_path)
     partitions = 4 if phase == "map" else 40
     delay = 0.03 if phase == "map" else 0.0
     clean, killed = tmp_path / "clean", tmp_path / "killed"
-    proc = _spawn(_spec(src, clean, partitions, delay))
-    assert proc.wait(timeout=300) == 0, proc.communicate()[1].decode()
+    # the uninterrupted run in this process, in-process (workers are not its point)
+    put_fake_plugins_on_path(monkeypatch)
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    assert engine.run(_spec(src, clean, partitions, delay, workers=1)).ok
 
     proc = _spawn(_spec(src, killed, partitions, delay))
     meta = killed / ".crawlmill"

@@ -5,9 +5,7 @@ ir_datasets. One run per writer (module-scoped): the consumers' imports are slow
 from __future__ import annotations
 
 import gzip
-import shutil
 import subprocess
-import sys
 from datetime import UTC
 from pathlib import Path
 
@@ -17,6 +15,7 @@ from crawlmill.algorithms.document_ids import document_id
 from crawlmill.algorithms.text_extraction import record_text
 
 from tests.conftest import need
+from tests.helpers import cli_process
 
 #: one worker runs this module: its module fixtures (two runs) and the consumers' slow imports
 #: happen once
@@ -67,8 +66,8 @@ def make_warc(path: Path) -> Path:
 
 
 def crawlmill(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    exe = shutil.which("crawlmill") or str(Path(sys.executable).parent / "crawlmill")
-    return subprocess.run([exe, *args], capture_output=True, text=True, cwd=cwd, check=False)
+    """``crawlmill ARGS...`` in ``cwd``, run in this process (the suite's CLI harness)."""
+    return cli_process(*args, cwd=cwd)
 
 
 def expected(warc: Path) -> list[dict]:

@@ -5,14 +5,14 @@ from __future__ import annotations
 import gzip
 import json
 import os
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from crawlmill import open_reader
 from crawlmill.algorithms.text_extraction import record_text
+
+from tests.helpers import cli_process
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = Path(os.environ.get("CRAWLMILL_SAMPLES", ROOT.parent / "shared" / "samples"))
@@ -49,8 +49,8 @@ def make_warc(path: Path, pages: int = 3) -> Path:
 
 
 def crawlmill(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    exe = shutil.which("crawlmill") or str(Path(sys.executable).parent / "crawlmill")
-    return subprocess.run([exe, *args], capture_output=True, text=True, cwd=cwd, check=False)
+    """``crawlmill ARGS...`` in ``cwd``, run in this process (the suite's CLI harness)."""
+    return cli_process(*args, cwd=cwd)
 
 
 def read_lines(path: Path) -> list[dict]:

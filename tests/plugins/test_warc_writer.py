@@ -24,6 +24,8 @@ from crawlmill.plugins.writers import warc as warc_writer
 from crawlmill.plugins.writers.layouts import LAYOUTS
 from crawlmill.plugins.writers.warc import WarcWriter
 
+from tests.helpers import warcio_check
+
 VERSIONS = ["1.1", "1.0", "0.18"]
 COMPRESSIONS = ["gzip", "zstd", "none"]
 EXT = {"gzip": ".warc.gz", "zstd": ".warc.zst", "none": ".warc"}
@@ -345,10 +347,10 @@ def test_018_layout_is_clueweb09_framing(tmp_path):
 @pytest.mark.oracle
 @pytest.mark.parametrize("version", ["1.1", "1.0"])
 def test_warcio_check_passes(tmp_path, need_command, version):
-    warcio = need_command("warcio")
+    need_command("warcio")  # the oracle rule; warcio_check runs its entry in-process
     _, created = run_writer(tmp_path / "out", built_records(), version=version)
     path = tmp_path / "out" / created[0]
-    proc = subprocess.run([warcio, "check", "-v", str(path)], capture_output=True, text=True)
+    proc = warcio_check("-v", path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "fail" not in proc.stdout.lower()
     assert proc.stdout.count("digest pass") >= len(built_records())
@@ -519,8 +521,9 @@ def test_arc_to_warc_follows_the_iipc_guidelines(tmp_path, need, need_command):
             "copied_members": 0,  # ARC members never become WARC records as they are
         }
     ]
-    proc = subprocess.run([need_command("warcio"), "check", str(tmp_path / "out" / created[0])])
-    assert proc.returncode == 0
+    need_command("warcio")
+    proc = warcio_check(tmp_path / "out" / created[0])
+    assert proc.returncode == 0, proc.stdout
 
 
 def test_warcinfo_never_and_always(tmp_path):
@@ -817,11 +820,8 @@ def test_modified_record_gets_recomputed_digests_in_their_own_encoding(tmp_path,
     changed = sha1_b32(b'{"a": 2}')
     assert f"WARC-Block-Digest: {changed}\r\n".encode() in data  # changed: digested
     assert b"WARC-Record-ID: <urn:uuid:00000000-0000-4000-8000-000000000001>" in data  # id kept
-    proc = subprocess.run(
-        [need_command("warcio"), "check", "-v", str(tmp_path / "out" / created[0])],
-        capture_output=True,
-        text=True,
-    )
+    need_command("warcio")
+    proc = warcio_check("-v", tmp_path / "out" / created[0])
     assert proc.returncode == 0, proc.stdout
 
 
@@ -959,7 +959,7 @@ def _members_of(path: Path) -> list[bytes]:
 def test_warc_to_warc_keeps_every_record_byte_identical(tmp_path, need, need_command, samples):
     need("warcio")
     need("fastwarc")
-    warcio = need_command("warcio")
+    need_command("warcio")  # the oracle rule; warcio_check runs its entry in-process
     inputs = [tmp_path / "gen.warc.gz"]
     make_input_warc(inputs[0], b"1.1")
     for rel in E2E_SAMPLES:
@@ -979,7 +979,7 @@ def test_warc_to_warc_keeps_every_record_byte_identical(tmp_path, need, need_com
             (r[0], r[2]) for r in read_with_fastwarc(src_path, quirks=False)
         ]
         assert len(fw) == len(ours)
-        proc = subprocess.run([warcio, "check", str(out_path)], capture_output=True, text=True)
+        proc = warcio_check(out_path)
         assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
@@ -1077,8 +1077,9 @@ def test_real_clueweb09_sample_as_warc_11_is_read_whole_by_warcio(
 
     with open(tmp_path / "out" / created[0], "rb") as fh:
         assert sum(1 for _ in ArchiveIterator(fh, parse_http=False)) == 101
-    proc = subprocess.run([need_command("warcio"), "check", str(tmp_path / "out" / created[0])])
-    assert proc.returncode == 0
+    need_command("warcio")
+    proc = warcio_check(tmp_path / "out" / created[0])
+    assert proc.returncode == 0, proc.stdout
 
 
 @pytest.mark.oracle
@@ -1145,9 +1146,8 @@ def test_real_arc_to_warc_keeps_url_date_ip_type_and_payload(
         else:
             assert (rtype, ctype) == ("resource", rec.content_type)
             assert block == rec.payload
-    proc = subprocess.run(
-        [need_command("warcio"), "check", str(out)], capture_output=True, text=True
-    )
+    need_command("warcio")
+    proc = warcio_check(out)
     assert proc.returncode == 0, proc.stdout
 
 
