@@ -42,6 +42,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 #: the child: runs one crawlmill command in-process and prints its own resource usage.
@@ -162,28 +163,34 @@ def fill(inputs: Path, out: Path, n: int) -> int:
     return written
 
 
-def bench(work: Path, n: int, run_max: int, workers: int, filled: bool) -> list[tuple[str, dict]]:
-    """The phases of one size."""
+def bench(
+    work: Path, n: int, run_max: int, workers: int, filled: bool
+) -> Iterator[tuple[str, dict]]:
+    """The phases of one size, each as it ends."""
     inputs, out = work / f"in{n}", work / f"out{n}"
     make_inputs(inputs, n)
     convert = ["convert", str(inputs), "-o", str(out), "--progress", "never"]
     rows = [("plan", phase([*convert, "--dry-run"]))]
+    yield rows[-1]
     if finished(out, n):
         rows.append(("run", {"reused": True}))
+        yield rows[-1]
     elif n <= run_max:
         shutil.rmtree(out, ignore_errors=True)
         rows.append(("run", phase([*convert, "--workers", str(workers)])))
+        yield rows[-1]
     elif filled:
         rows.append(("run", {"filled": fill(inputs, out, n)}))
+        yield rows[-1]
     else:
-        rows.append(("run", {"skipped": True}))
-        return rows
+        yield ("run", {"skipped": True})
+        return
     rows.append(("resume", phase([*convert, "--workers", str(workers)])))
     report = json.loads((out / ".crawlmill" / "report.json").read_text())
     if rows[-1][1].get("code") not in (0, None) or report.get("inputs_skipped") != n:
         raise SystemExit(f"resume of {n}: not every input found complete ({rows[-1][1]})")
-    rows.append(("status", phase(["status", str(out)])))
-    return rows
+    yield rows[-1]
+    yield ("status", phase(["status", str(out)]))
 
 
 def main() -> None:

@@ -268,8 +268,9 @@ def _prepare(spec: PipelineSpec, registry: Registry, stream: TextIO, started: fl
     data = spec.fingerprint_data(versions)
     todo_indexes = {p.input.index for p, _ in todo}
     checked = check_outputs(
-        spec, planned, predicted, fingerprint, data, root, todo_indexes, completed.values()
-    )
+        spec, planned, predicted, fingerprint, data, root, todo_indexes, completed.values(),
+        completed.marker_keys(),
+    )  # fmt: skip
     report = RunReport(inputs=len(planned), fingerprint=fingerprint)
     report.inputs_skipped = len(completed)
     return RunState(
