@@ -12,6 +12,13 @@ in-process (the driver):
   ``--run-max`` (a run's cost is the per-input task: open, write, fsync, commit; on a shared
   machine 100,000 of them take hours); an OUT that holds a finished run of the same N
   (``--work``, kept from an earlier invocation) is reused and not run again;
+* **fill** (``--fill``, for N above ``--run-max``): where OUT holds a real run of some of the
+  N inputs (a run of all of them interrupted, e.g. with SIGTERM), the completion marker and
+  output of every other input are written as a run writes them: a copy of a real marker with
+  the input's own key, names, index and stem (the inputs are byte-identical, so sizes, md5s
+  and counters are too) and a hard link of its output. A run of 100,000 inputs takes hours
+  on a shared machine; what a resume costs the driver is reading and checking the markers,
+  which ``fill`` makes real (the resume must then find every input complete: it is checked);
 * **resume**: the same command again (every input complete: nothing converted);
 * **status**: ``crawlmill status OUT``.
 
@@ -22,6 +29,7 @@ The machine's load average is printed too (the figures are only comparable at on
     python benchmarks/bench_scale_inputs.py                      # 10,000 and 100,000 inputs
     python benchmarks/bench_scale_inputs.py --sizes 2000 --run-max 2000
     python benchmarks/bench_scale_inputs.py --work /tmp/scale    # keep inputs and outputs
+    python benchmarks/bench_scale_inputs.py --sizes 100000 --run-max 0 --fill --work /tmp/scale
 """
 
 from __future__ import annotations
@@ -33,6 +41,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 from synthetic import make_tiny_inputs
@@ -81,23 +90,72 @@ def finished(out: Path, n: int) -> bool:
     return report.get("ok") is True and report.get("inputs") == n
 
 
-def bench(work: Path, n: int, run_max: int, workers: int) -> list[tuple[str, dict]]:
-    """The phases of one size."""
+def fill(inputs: Path, out: Path, n: int) -> int:
+    """Write the marker and output of every input of ``inputs`` that ``out`` (a real run of
+    some of them) has none of, from one of its real markers; the number written."""
+    from crawlmill.core.run.outputs import marker_key  # the key a run gives an input
+
+    done = out / ".crawlmill" / "done"
+    names = sorted(os.listdir(done)) if done.is_dir() else []
+    if not names:
+        raise SystemExit(f"--fill: {out} holds no marker of a real run to copy")
+    template = json.loads((done / names[0]).read_text())
+    if template.get("input_count") != n or template["outputs"][0]["path"] != template["input"]:
+        raise SystemExit(f"--fill: {done / names[0]} is not a marker of this benchmark's {n}")
+    source = out / template["outputs"][0]["path"]
+    have, written = set(names), 0
+    for i in range(n):
+        rel = f"seg{i // PER_FOLDER:05d}/f{i:06d}.warc.gz"
+        path = str(inputs / rel)
+        key = marker_key(path, template["fingerprint"])
+        if f"{key}.json" in have:
+            continue
+        marker = json.loads(json.dumps(template))
+        marker.update(key=key, input=rel, input_path=path, index=i, stem=rel[: -len(".warc.gz")])
+        marker["outputs"][0]["path"] = rel
+        for f in marker.get("notes", {}).get("files", []):
+            f["path"] = rel
+        target = out / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if not target.exists():
+            try:
+                os.link(source, target)
+            except OSError:  # too many links to one file (ext4: 65,000): a new source
+                shutil.copyfile(source, target)
+                source = target
+        (done / f"{key}.json").write_text(json.dumps(marker, indent=1, sort_keys=True))
+        written += 1
+    return written
+
+
+def bench(
+    work: Path, n: int, run_max: int, workers: int, filled: bool
+) -> Iterator[tuple[str, dict]]:
+    """The phases of one size, each as it ends."""
     inputs, out = work / f"in{n}", work / f"out{n}"
     make_tiny_inputs(inputs, n)
     convert = ["convert", str(inputs), "-o", str(out), "--progress", "never"]
     rows = [("plan", phase([*convert, "--dry-run"]))]
+    yield rows[-1]
     if finished(out, n):
         rows.append(("run", {"reused": True}))
+        yield rows[-1]
     elif n <= run_max:
         shutil.rmtree(out, ignore_errors=True)
         rows.append(("run", phase([*convert, "--workers", str(workers)])))
+        yield rows[-1]
+    elif filled:
+        rows.append(("run", {"filled": fill(inputs, out, n)}))
+        yield rows[-1]
     else:
-        rows.append(("run", {"skipped": True}))
-        return rows
+        yield ("run", {"skipped": True})
+        return
     rows.append(("resume", phase([*convert, "--workers", str(workers)])))
-    rows.append(("status", phase(["status", str(out)])))
-    return rows
+    report = json.loads((out / ".crawlmill" / "report.json").read_text())
+    if rows[-1][1].get("code") not in (0, None) or report.get("inputs_skipped") != n:
+        raise SystemExit(f"resume of {n}: not every input found complete ({rows[-1][1]})")
+    yield rows[-1]
+    yield ("status", phase(["status", str(out)]))
 
 
 def main() -> None:
@@ -108,6 +166,10 @@ def main() -> None:
     ap.add_argument("--sizes", default="10000,100000", help="inputs, comma-separated")
     ap.add_argument("--run-max", type=int, default=10000, help="largest N given a full run")
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument(
+        "--fill", action="store_true",
+        help="above --run-max: complete a partial real run in --work by copying its markers",
+    )  # fmt: skip
     ap.add_argument("--work", help="folder for inputs and outputs, kept (default: a temp one)")
     args = ap.parse_args()
     print(f"load average before: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
@@ -116,10 +178,12 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(args.work or tmp)
         for n in (int(s) for s in args.sizes.split(",")):
-            for name, r in bench(work, n, args.run_max, args.workers):
+            for name, r in bench(work, n, args.run_max, args.workers, args.fill):
                 if "wall" not in r:
                     why = "reused (a finished run in --work)" if r.get("reused") else (
                         f"not run (N > --run-max {args.run_max})")  # fmt: skip
+                    if "filled" in r:
+                        why = f"filled: {r['filled']} markers copied from a partial real run"
                     print(f"{n:>7} {name:<7} {why}")
                     continue
                 bad = "" if r["code"] in (0, None) else f"  exit {r['code']}"

@@ -29,7 +29,9 @@ in ``read``; a failed check is damage-level (the run exits 3).
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from collections.abc import Sequence
+from copy import deepcopy
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from .errors import CrawlmillError
@@ -245,7 +247,8 @@ class RunReport:
     fingerprint: str = ""
     #: per input in input order: ``{"input": relpath, "path", "outputs": [relpath, ...],
     #: "counts": {step: {label: n}}}`` (``counts``: the input's step counters).
-    input_outputs: list[dict[str, Any]] = field(default_factory=list)
+    #: (after a run: a :class:`~collections.abc.Sequence` read back from a spill file.)
+    input_outputs: Sequence[dict[str, Any]] = field(default_factory=list)
     #: the steps' own counters (``ctx.count``) summed over the inputs: step -> label -> n.
     counts: dict[str, dict[str, int]] = field(default_factory=dict)
     #: records the writer quarantined, per code over all tasks (:attr:`TaskStats.refused`);
@@ -382,9 +385,18 @@ class RunReport:
             f" ({named}{more}); see {report_path}"
         )
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-able form (written to ``<output>/.crawlmill/report.json``)."""
-        data = asdict(self)
+    def to_dict(self, *, stream: bool = False) -> dict[str, Any]:
+        """JSON-able form (written to ``<output>/.crawlmill/report.json``). With ``stream``,
+        ``input_outputs`` is an iterator over its entries (read one at a time from the run's
+        spill file, for a writer in chunks) instead of a list of them all."""
+        entries = self.input_outputs
+        data = asdict(replace(self, input_outputs=[]))
+        if stream:
+            data["input_outputs"] = iter(entries)
+        else:  # a copy, as asdict makes
+            data["input_outputs"] = (
+                deepcopy(entries) if isinstance(entries, list) else list(entries)
+            )
         data["ok"] = self.ok
         data["complete"] = self.complete
         data["accounting"] = self.accounting_line()

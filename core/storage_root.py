@@ -39,7 +39,7 @@ import os
 import shutil
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from . import storage
@@ -53,6 +53,7 @@ __all__ = [
     "RemoteRoot",
     "default_work_dir",
     "publish_marker",
+    "published_files",
     "remote_url",
     "staged",
 ]
@@ -64,6 +65,8 @@ PUBLISHED = f"{BOOKKEEPING}/published"
 #: bookkeeping copied (not placeholdered) into the stage, by relpath prefix.
 _PULLED = (f"{BOOKKEEPING}/done/", f"{BOOKKEEPING}/pending/")
 _PULLED_FILES = (f"{BOOKKEEPING}/pipeline.json", f"{BOOKKEEPING}/finalize.json")
+#: bookkeeping a task's pull takes only when it needs it (``RemoteRoot.pull(wanted=...)``).
+_FILTERED = (*_PULLED, f"{BOOKKEEPING}/passes/")
 #: stage files never published.
 _LOCAL = (f"{BOOKKEEPING}/tmp/", f"{BOOKKEEPING}/lock", STATE, PUBLISHED + "/")
 #: stores whose upload is atomic (an object appears whole or not at all).
@@ -129,11 +132,19 @@ class RemoteRoot:
             fh.close()
             self._lock_fh = None
 
-    def pull(self, hydrate: bool = False, passes: bool = False) -> None:
+    def pull(
+        self,
+        hydrate: bool = False,
+        passes: bool = False,
+        wanted: Callable[[str], bool] | None = None,
+    ) -> None:
         """Fill a fresh stage from the store (markers copied, other objects placeholders;
         ``hydrate``: the files markers list downloaded too; ``passes``: the passes' folder
         (``.crawlmill/passes/``: collect tables, their markers, reduce parts) downloaded, as a
-        task on another machine needs it)."""
+        task on another machine needs it). ``wanted`` (a task's pull): only the markers
+        (``done/``, ``pending/``) and passes' files it answers true for are pulled, the
+        others neither copied nor placeholdered (a task of a run of 100,000 inputs needs its
+        own marker, not 100,000)."""
         shutil.rmtree(self.stage, ignore_errors=True)
         os.makedirs(os.path.join(self.stage, BOOKKEEPING), exist_ok=True)
         self.fs.invalidate_cache()  # the store as it is now, not as listed earlier
@@ -150,6 +161,8 @@ class RemoteRoot:
                 rel = safe_relpath(rel, internal=True)
             except UnsafeOutputPath:
                 self.refused.append(name)
+                continue
+            if wanted is not None and rel.startswith(_FILTERED) and not wanted(rel):
                 continue
             objects[rel] = int(info.get("size") or 0)
         listed = self._pull_markers(objects)
@@ -213,7 +226,7 @@ class RemoteRoot:
         """Upload every new or changed stage file (outputs, then bookkeeping, then markers,
         ``report.json`` last) and delete on the store what the run deleted; returns the
         uploaded relpaths."""
-        published = _published(self.stage)
+        published = published_files(self.stage)
         present: dict[str, list[int]] = {}
         for dirpath, dirnames, filenames in os.walk(self.stage):
             dirnames.sort()
@@ -250,8 +263,10 @@ def _publish_order(rel: str) -> tuple[int, str]:
     return (2, rel)
 
 
-def _published(stage: str) -> dict[str, list[int]]:
-    """What per-task publishing uploaded: relpath -> stat of the file uploaded."""
+def published_files(stage: str) -> dict[str, list[int]]:
+    """What per-task publishing (and a Spark task's publish, :mod:`crawlmill.core.run.spark_stage`)
+    uploaded from the stage folder ``stage``: relpath -> ``[ino, size, mtime_ns]`` of the file
+    uploaded."""
     found: dict[str, list[int]] = {}
     folder = os.path.join(stage, *PUBLISHED.split("/"))
     for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:

@@ -26,6 +26,7 @@ from .executor import Executor, InProcessExecutor, make_executor, pool_size
 from .outputs import OutputRoot
 from .ownership import OutputPlan
 from .passes import PassPlan, pass_stages
+from .spill import MarkerStore
 from .stage import Outcome, Stage, StageRun, drop_listings, listing_path, run_stages
 from .task import run_task, seed_registry
 
@@ -49,8 +50,9 @@ __all__ = [
 ]
 
 
-#: completion markers of the inputs done (resumed or converted now), by input index.
-Completed = dict[int, Marker]
+#: completion markers of the inputs done (resumed or converted now), by input index, held in
+#: a spill file (:class:`~crawlmill.core.run.spill.MarkerStore`), not in the driver's memory.
+Completed = MarkerStore
 
 
 #: the inputs to convert now, with their marker keys.
@@ -225,7 +227,7 @@ def pass_stages_of(r: RunState) -> list[Stage]:
     (:func:`~crawlmill.core.run.passes.pass_stages`; none when the final pass has no input to
     convert); the final pass's stage depends on the last one."""
     keys = {p.input.index: key for p, key in r.todo}
-    keys.update({i: m.key for i, m in r.completed.items()})
+    keys.update({i: r.completed.key_of(i) for i in r.completed})
     return pass_stages(
         r.passes, r.spec, r.planned, keys=keys, needed=bool(r.todo),
         executor_for=lambda inputs: executor_for(r.spec, r.registry, [(p, "") for p in inputs]),
@@ -261,7 +263,7 @@ def convert_stage(r: RunState, count: int, fn: Callable[[Any], Any] = run_task) 
     spec_data = r.spec.model_dump(mode="json")
     replaceable = r.checked.replaceable if r.checked is not None else {}
     tasks = sorted(
-        r.todo + [(p, r.completed[p.input.index].key) for p in r.planned
+        r.todo + [(p, r.completed.key_of(p.input.index)) for p in r.planned
                   if p.input.index in r.completed],
         key=lambda t: t[0].input.index,
     )  # fmt: skip
@@ -278,8 +280,9 @@ def convert_stage(r: RunState, count: int, fn: Callable[[Any], Any] = run_task) 
         p, key = tasks[i]
         planned = r.predicted[at[p.input.index]] if r.predicted is not None else None
         marker = input_done(r.root, key, r.fingerprint, p, count, planned, r.position_free)
-        seen = r.completed.get(p.input.index)  # planning's reading of the same marker: one
-        return seen if seen is not None and seen == marker else marker  # object, not two
+        if marker is not None and not r.completed.holds(p.input.index, marker):
+            r.completed[p.input.index] = marker  # the stage's reading decides (spilled)
+        return marker
 
     def record(outcome: Outcome, log: Callable[[str], None]) -> None:
         p, key = tasks[outcome.index]
@@ -287,16 +290,17 @@ def convert_stage(r: RunState, count: int, fn: Callable[[Any], Any] = run_task) 
         if outcome.error is not None:
             log(f"crawlmill: task failed: {p.input.path}: {outcome.error}")
             result = crashed(p, key, count, outcome.error)
-        r.completed.pop(p.input.index, None)  # planning's reading, not the stage's
-        record_result(result, p, r.report, r.completed)
+        if outcome.confirmed:  # done() put the driver's reading of its marker in r.completed
+            r.report.inputs_done += 1
+        else:
+            r.completed.pop(p.input.index, None)  # planning's reading, not the stage's
+            record_result(result, p, r.report, r.completed)
         if result.damage is not None:
             if not first_damage[0]:  # the first is the error the run stops with
                 log(f"crawlmill: error: {damage_error(result.damage)}")
             first_damage[0] = False
 
-    def finish(run: StageRun) -> None:
-        for i in run.resumed:
-            r.completed[tasks[i][0].input.index] = run.done[i]
+    def finish(run: StageRun) -> None:  # the resumed ones' markers: in r.completed (done())
         r.todo = [t for i, t in enumerate(tasks) if i not in run.resumed]
         r.report.inputs_skipped = len(run.resumed)
         r.report.inputs_cancelled += run.not_run
@@ -318,6 +322,7 @@ def convert_stage(r: RunState, count: int, fn: Callable[[Any], Any] = run_task) 
         started=[os.path.join(r.root.meta, "tmp", key) for _, key in tasks],
         starting=lambda todo: chosen.extend(todo),
         finish=finish,
+        keep=lambda i, marker: True,  # the markers are in r.completed's spill file
     )
 
 

@@ -44,6 +44,7 @@ import dataclasses
 import os
 import sys
 import time
+from collections.abc import Sequence
 from typing import Any, TextIO
 
 from .. import storage
@@ -80,6 +81,7 @@ from .outputs import (
 from .ownership import OutputPlan, check_outputs, component_versions
 from .passes import end_run, plan_passes, remove_other_passes
 from .shuffle.run import execute as execute_shuffle
+from .spill import MarkerStore, SpilledList
 from .task import READER_STEP, WRITER_STEP, run_task
 
 __all__ = ["RunReport", "plan", "run"]
@@ -194,20 +196,14 @@ def _position_free(pipeline: ResolvedPipeline) -> bool:
         return False
 
 
-def _input_outputs(planned: list[PlannedInput], completed: Completed) -> list[dict[str, Any]]:
-    """Input -> outputs (and step counters) of every input, in input order."""
-    entries = []
-    for p in planned:
-        marker = completed.get(p.input.index)
-        entries.append(
-            {
-                "input": p.input.relpath,
-                "path": p.input.path,
-                "outputs": [o.path for o in marker.outputs] if marker else [],
-                "counts": marker.stats.counts if marker else {},
-            }
-        )
-    return entries
+def _input_entry(p: PlannedInput, marker: Any) -> dict[str, Any]:
+    """``report.json``'s ``input_outputs`` entry of one input (``marker``: ``None`` if not done)."""
+    return {
+        "input": p.input.relpath,
+        "path": p.input.path,
+        "outputs": [o.path for o in marker.outputs] if marker else [],
+        "counts": marker.stats.counts if marker else {},
+    }
 
 
 def _resume(
@@ -223,7 +219,7 @@ def _resume(
     marker matches and lists every output the writer plans now) and those to convert.
     ``salt`` (the pass ids, :attr:`PassPlan.salt`) is part of the marker keys; with a
     ``position_free`` writer an input's marker holds wherever the input now stands."""
-    completed: Completed = {}
+    completed: Completed = MarkerStore()  # spilled: the driver holds no marker list
     todo: Todo = []
     for i, p in enumerate(planned):
         key = marker_key(p.input.path, fingerprint + salt)
@@ -272,8 +268,9 @@ def _prepare(spec: PipelineSpec, registry: Registry, stream: TextIO, started: fl
     data = spec.fingerprint_data(versions)
     todo_indexes = {p.input.index for p, _ in todo}
     checked = check_outputs(
-        spec, planned, predicted, fingerprint, data, root, todo_indexes, completed.values()
-    )
+        spec, planned, predicted, fingerprint, data, root, todo_indexes, completed.values(),
+        completed.marker_keys(),
+    )  # fmt: skip
     report = RunReport(inputs=len(planned), fingerprint=fingerprint)
     report.inputs_skipped = len(completed)
     return RunState(
@@ -325,8 +322,8 @@ def _run_in_root(r: RunState) -> dict[str, Any] | None:
     _announce(report, r.planned, stream)
     _replace_other_pipeline(root, r.checked, r.planned)
     _share_replaceable(root, r.checked.shared, _inputs_inside(root, r.planned))
-    before = dict(r.completed)  # planning's reading: these markers are not read again
-    previous = _previous_markers(root, {m.key for m in before.values()})
+    before = r.completed.snapshot()  # planning's reading: these markers are not read again
+    previous = _previous_markers(root, before.marker_keys())
     # issue 8, sorted shuffles: a writer declaring one runs core/run/shuffle/run.py's map and
     # partition stages instead of the per-input stage (None: it declares none).
     damaged, interrupted = execute_shuffle(r) or _execute_interruptibly(r)
@@ -336,9 +333,8 @@ def _run_in_root(r: RunState) -> dict[str, Any] | None:
         stamp = PipelineStamp(r.fingerprint, r.pipeline_data)
         write_json_atomic(root.pipeline_path, stamp.to_dict())
     labels = filter_labels([f.name for f in r.pipeline.filters])
-    _summarise(report, r.planned, r.completed, labels, stream)
+    _summarise(report, r.planned, r.completed, labels, stream)  # and input_outputs, spilled
     add_counts(report.counts, r.passes.reduce_counts())  # e.g. a Nutch database's entries
-    report.input_outputs = _input_outputs(r.planned, r.completed)
     if not report.failures:
         _finalize(
             root, r.pipeline, r.planned, r.completed, report, stream, r.fingerprint,
@@ -397,10 +393,11 @@ def _settle(
 ) -> None:
     """After the tasks: delete what redone inputs' older markers listed and markers whose
     files another input took over, and the pending markers of completed inputs."""
-    _remove_superseded(root, todo, completed, previous, before or {})
-    _void_taken_over(root, completed)
-    for marker in completed.values():
-        root.drop_pending(marker.key)
+    claimed = _Claimed(completed)
+    _remove_superseded(root, todo, completed, previous, before or {}, claimed)
+    _void_taken_over(root, completed, claimed)
+    for key in completed.marker_keys():
+        root.drop_pending(key)
 
 
 #: orphans named one by one on the terminal (all of them in the report).
@@ -412,7 +409,7 @@ def _orphans(r: RunState) -> None:
     in the report and on the terminal; delete them with ``run.remove_orphans``."""
     report, stream = r.report, r.stream
     inputs = [p.input.path for p in r.planned]
-    report.orphans = find_orphans(r.root, inputs, {m.key for m in r.completed.values()})
+    report.orphans = find_orphans(r.root, inputs, r.completed.marker_keys())
     if not report.orphans:
         return
     files = sum(len(o["outputs"]) + len(o["quarantine"]) for o in report.orphans)
@@ -447,7 +444,8 @@ def _write_report(root: OutputRoot, report: RunReport, started: float, stream: T
     report.elapsed = round(time.monotonic() - started, 3)
     report_path = os.path.join(root.meta, "report.json")
     try:
-        write_text_atomic(report_path, json_chunks(report.to_dict()))  # linear at 100,000
+        # linear at 100,000; input_outputs read back from its spill file one entry at a time
+        write_text_atomic(report_path, json_chunks(report.to_dict(stream=True)))
     except OSError as exc:  # e.g. a full disk: the run's outcome still reaches stderr
         report.failures.append({"input": None, "error": f"report.json not written: {exc}"})
         print(f"crawlmill: error: report.json not written: {exc}", file=stream)
@@ -473,24 +471,38 @@ def _claimed(completed: Completed) -> set[str]:
     return {o.path for m in completed.values() for o in m.files}
 
 
+class _Claimed:
+    """:func:`_claimed`, read from the markers only when first asked (a run that resumed
+    every input, or replaced no older marker, never reads them)."""
+
+    def __init__(self, completed: Completed) -> None:
+        self._completed = completed
+        self._paths: set[str] | None = None
+
+    def __call__(self) -> set[str]:
+        if self._paths is None:
+            self._paths = _claimed(self._completed)
+        return self._paths
+
+
 def _remove_superseded(
     root: OutputRoot,
     todo: Todo,
     completed: Completed,
     previous: dict[str, list[tuple[str, dict[str, Any]]]],
     before: Completed,
+    claimed: _Claimed,
 ) -> None:
     """For inputs redone and completed now, delete what their older markers listed and no
     current marker claims, and the older markers of other keys (``before``: the markers
     planning found complete, which ``previous`` leaves out)."""
-    claimed = _claimed(completed)
     for p, key in todo:
         if p.input.index in completed:
             olds = previous.get(storage.absolute(p.input.path), [])
             if (seen := before.get(p.input.index)) is not None:  # planning's, now redone
                 olds = [*olds, (seen.key, seen.to_dict())]
             for old_key, marker in olds:
-                root.remove_superseded(old_key, marker, claimed, drop_marker=old_key != key)
+                root.remove_superseded(old_key, marker, claimed(), drop_marker=old_key != key)
 
 
 def _fail(report: RunReport, stream: TextIO, input_path: str | None, error: str) -> None:
@@ -501,20 +513,19 @@ def _fail(report: RunReport, stream: TextIO, input_path: str | None, error: str)
     print(f"crawlmill: error: {error}", file=stream)
 
 
-def _void_taken_over(root: OutputRoot, completed: Completed) -> None:
+def _void_taken_over(root: OutputRoot, completed: Completed, claimed: _Claimed) -> None:
     """Delete every other marker (complete or pending) that lists a file a current marker
     claims (another input took the name over: the old marker's sizes and md5s no longer
     describe it), with the files it lists that no current marker claims."""
-    current = {m.key for m in completed.values()}
-    claimed = _claimed(completed)
+    current = completed.marker_keys()
     for key, marker in root.iter_markers(skip=current):  # the current ones are not read
         files = {
             o.get("path")
             for o in marker.get("outputs", []) + marker.get("quarantine", [])
             if isinstance(o, dict)
         }
-        if files & claimed:
-            root.remove_superseded(key, marker, claimed, drop_marker=True)
+        if files & claimed():
+            root.remove_superseded(key, marker, claimed(), drop_marker=True)
     for name, marker in root.pending_markers().items():  # killed commits of other keys
         key = name.split(":", 1)[1]
         files = {
@@ -522,8 +533,8 @@ def _void_taken_over(root: OutputRoot, completed: Completed) -> None:
             for o in marker.get("outputs", []) + marker.get("quarantine", [])
             if isinstance(o, dict)
         }
-        if key not in current and files & claimed:
-            root.remove_superseded(key, marker, claimed, drop_marker=False)
+        if key not in current and files & claimed():
+            root.remove_superseded(key, marker, claimed(), drop_marker=False)
             root.drop_pending(key)
 
 
@@ -534,13 +545,17 @@ def _summarise(
     labels: list[str],
     stream: TextIO,
 ) -> None:
-    """Add the counters and outputs of every completed input; check the accounting and that
-    no two inputs claimed the same output file."""
+    """Add the counters and outputs of every completed input, one marker at a time, and
+    write each input's ``input_outputs`` entry to a spill file (:class:`SpilledList`, what
+    ``report.json`` is written from); check the accounting and that no two inputs claimed the
+    same output file."""
     for label in labels:
         report.dropped.setdefault(label, {})
     owner: dict[str, str] = {}
+    report.input_outputs = entries = SpilledList()
     for p in planned:
         marker = completed.get(p.input.index)
+        entries.append(_input_entry(p, marker))
         if marker is None:
             continue
         report.add_task(marker.stats, labels)
@@ -563,6 +578,26 @@ def _summarise(
         _fail(report, stream, None, str(exc))
 
 
+class _FinalizeTasks(Sequence[CompletedInput]):
+    """What ``Writer.finalize`` receives: a :class:`CompletedInput` per completed input, in
+    input order, each at its place in this run (a resumed input's marker has the old one),
+    decoded from the spilled markers as it is read (a list's interface, no list held)."""
+
+    def __init__(self, planned: list[PlannedInput], completed: Completed) -> None:
+        self._inputs = [p.input.index for p in planned if p.input.index in completed]
+        self._completed = completed
+
+    def __len__(self) -> int:
+        return len(self._inputs)
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        index = self._inputs[i]
+        done = CompletedInput.from_marker(self._completed[index])
+        return dataclasses.replace(done, index=index)
+
+
 def _finalize(
     root: OutputRoot,
     pipeline: ResolvedPipeline,
@@ -575,13 +610,7 @@ def _finalize(
 ) -> None:
     """Call ``Writer.finalize`` once over all completed inputs, atomically like task outputs;
     its files are listed in the marker ``finalize``, so the next run may replace them."""
-    tasks = [  # each at its place in this run (a resumed input's marker has the old one)
-        dataclasses.replace(
-            CompletedInput.from_marker(completed[p.input.index]), index=p.input.index
-        )
-        for p in planned
-        if p.input.index in completed
-    ]
+    tasks = _FinalizeTasks(planned, completed)
     previous = root.finalize_marker() or {}
     mine = [o.get("path") for o in previous.get("outputs", []) if isinstance(o, dict)]
     files = TaskOutputs(

@@ -100,26 +100,32 @@ Owner = dict[str, Any]
 
 
 def _listed(
-    root: OutputRoot, fingerprint: str, known: Iterable[Marker]
+    root: OutputRoot,
+    fingerprint: str,
+    known: Iterable[Marker],
+    keys: set[str],
+    wanted: set[str],
 ) -> tuple[dict[str, list[tuple[str, Owner]]], dict[str, dict[str, Any]]]:
     """Every file the root's markers list, with the ``(key, owner)`` pairs listing it
     (``owner``: the marker's ``input_path`` and ``fingerprint`` only, so 100,000 markers are
     never all in memory), and the markers of another pipeline by key. The ``known`` markers
-    (this pipeline's, read already) are taken as they are; the others are read one by one."""
+    (this pipeline's resumed inputs', read already; ``keys``: their keys) are taken as they
+    are, and only for the files another marker lists too or in ``wanted`` (the outputs
+    planned for the inputs to redo): their other files are kept and asked about by no rule,
+    so a resume of 100,000 inputs holds no list of them; the others are read one by one."""
     listed: dict[str, list[tuple[str, Owner]]] = {}
     other: dict[str, dict[str, Any]] = {}
-    keys = set()
-    for marker in known:
-        keys.add(marker.key)
-        owner = {"input_path": marker.input_path, "fingerprint": marker.fingerprint}
-        for f in marker.files:
-            listed.setdefault(f.path, []).append((marker.key, owner))
     for key, data in root.iter_owned_markers(skip=keys):
         if data.get("state") != PENDING and data.get("fingerprint") not in (None, fingerprint):
             other[key] = data
         owner = {"input_path": data.get("input_path"), "fingerprint": data.get("fingerprint")}
         for path in listed_paths(data):
             listed.setdefault(path, []).append((key, owner))
+    for marker in known:
+        files = [f.path for f in marker.files if f.path in listed or f.path in wanted]
+        owner = {"input_path": marker.input_path, "fingerprint": marker.fingerprint}
+        for path in files:
+            listed.setdefault(path, []).append((marker.key, owner))
     return listed, other
 
 
@@ -132,11 +138,12 @@ def check_outputs(
     root: OutputRoot,
     redo: set[int],
     known: Iterable[Marker] = (),
+    known_keys: set[str] | None = None,
 ) -> OutputPlan:
     """Check the planned outputs of a run (see the module docstring); ``redo`` holds the
     indexes of the inputs this run's tasks will (re)write; ``known``: completion markers the
-    caller read already (the resumed inputs'), not read again. Reads the root, writes
-    nothing."""
+    caller read already (the resumed inputs'), not read again (``known_keys``: their keys,
+    when the caller has them without reading ``known``). Reads the root, writes nothing."""
     problems: list[tuple[str, str]] = []
     out_real = os.path.realpath(root.path)
     for folder in getattr(planned, "folders", []):
@@ -184,7 +191,11 @@ def check_outputs(
                     )
                 )
 
-    listed, other = _listed(root, fingerprint, known)
+    wanted = {rel for i in redo for rel in result.planned.get(i, [])}
+    if known_keys is None:
+        known = list(known)
+        known_keys = {m.key for m in known}
+    listed, other = _listed(root, fingerprint, known, known_keys, wanted)
     if other:
         if spec.run.overwrite:
             result.foreign_markers = other

@@ -9,8 +9,10 @@ machine does not see that folder, so for each task of such a run (:func:`run_sta
 
 1. a fresh **task stage** is pulled from the store into the worker's local folder
    (``SPARK_LOCAL_DIRS``, which Spark gives its Python workers; else the temp folder): the
-   markers and the passes' folder (``.crawlmill/passes/``: collect tables, reduce parts) are
-   downloaded, every other object is a sparse placeholder of its size (as the driver's pull);
+   markers of the keys the payload names and the pass folders (``.crawlmill/passes/<id>/``:
+   collect tables, reduce parts) it names a path in are downloaded (:func:`_needs`), the
+   other markers and passes left out; every output object is a sparse placeholder of its
+   size (as the driver's pull);
 2. the payload (and the task function, and its extra arguments) are given the task stage in
    place of the driver's stage: every string that is the driver stage's path or starts with
    it is rewritten; the task runs there unchanged (commit, markers, ownership);
@@ -29,9 +31,11 @@ so the end-of-run publish does not upload them again. Before it submits Spark jo
 publishes its own stage (:func:`publish_driver`): files the driver wrote between jobs (a pass's
 plan, a reduce's input split) reach the store before a task pulls.
 
-Costs: each task lists the store root and downloads its markers and passes' folder (a run of
-N inputs costs N listings and N x markers GETs: fine for hundreds of inputs, not for 100,000);
-the driver downloads the bookkeeping tasks write. A local output root is not staged: on a
+Costs: each task lists the store root (one paginated listing: 1,000 keys a request on S3) and
+downloads only what it needs: the markers of the keys its payload names (a convert task's
+own) and the pass folders it names a path in (the tables it reads; a collect or reduce task's
+own pass); other markers and passes are neither downloaded nor placeholdered (they were N
+GETs a task, N x N for a run). The driver downloads the bookkeeping tasks write. A local output root is not staged: on a
 cluster it must be on a disk every worker sees.
 """
 
@@ -44,11 +48,11 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..output_paths import BOOKKEEPING
-from ..storage_root import ACTIVE, PUBLISHED, STAGES_ENV, RemoteRoot
+from ..storage_root import ACTIVE, PUBLISHED, STAGES_ENV, RemoteRoot, published_files
 
 __all__ = ["STAGE_EVENT", "apply_events", "publish_driver", "remap", "run_staged", "stages"]
 
@@ -113,6 +117,48 @@ def _mentions(obj: Any, old: str) -> bool:
     return False
 
 
+def _strings(obj: Any) -> Iterator[str]:
+    """Every string of ``obj`` (as :func:`remap` walks it)."""
+    if isinstance(obj, str):
+        yield obj
+    elif isinstance(obj, dict):
+        for k, v in obj.items():
+            yield from _strings(k)
+            yield from _strings(v)
+    elif isinstance(obj, (list, tuple)):
+        for v in obj:
+            yield from _strings(v)
+    elif isinstance(obj, functools.partial):
+        yield from _strings((obj.args, obj.keywords))
+    elif dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        for f in dataclasses.fields(obj):
+            yield from _strings(getattr(obj, f.name))
+
+
+def _needs(stage: str, *task: Any) -> Callable[[str], bool]:
+    """Which markers and passes' files a task pulls (``RemoteRoot.pull(wanted=...)``): the
+    completion and pending markers of the keys its payload names (a convert task: its own),
+    and the pass folders (``.crawlmill/passes/<id>/``) it names a path in (the tables it
+    reads, the folder it collects into or reduces); not every marker of the run."""
+    names = set(_strings(task))
+    folders = set()
+    for name in names:
+        if not name.startswith((stage + "/", stage + os.sep)):
+            continue
+        parts = name[len(stage) + 1 :].replace(os.sep, "/").split("/")
+        if parts[:2] == [BOOKKEEPING, "passes"] and len(parts) > 2:
+            folders.add("/".join(parts[:3]) + "/")
+
+    def wanted(rel: str) -> bool:
+        parts = rel.split("/")
+        if parts[1] == "passes":
+            return any(rel.startswith(f) for f in folders)
+        stem = parts[-1][: -len(".json")] if parts[-1].endswith(".json") else parts[-1]
+        return stem in names or stem.split(":", 1)[-1] in names
+
+    return wanted
+
+
 def _scratch() -> str:
     """The worker's local folder for task stages: Spark's ``SPARK_LOCAL_DIRS`` (its first)."""
     dirs = os.environ.get("SPARK_LOCAL_DIRS", "")
@@ -139,15 +185,15 @@ def run_staged(
     scratch = tempfile.mkdtemp(prefix="crawlmill-task-", dir=_scratch())
     try:
         remote = RemoteRoot(shipped[driver_stage], scratch)
-        remote.pull(passes=True)
+        remote.pull(passes=True, wanted=_needs(driver_stage, fn, payload, args))
         mine = remote.stage
         result = call(remap(fn, driver_stage, mine), remap(payload, driver_stage, mine),
                       remap(args, driver_stage, mine))  # fmt: skip
-        before = set(remote.pulled) | set(_published_of(mine))
+        before = set(remote.pulled) | set(published_files(mine))
         uploaded = remote.publish()
         present = _present(mine)
         sizes = [(rel, os.path.getsize(os.path.join(mine, *rel.split("/")))) for rel in uploaded]
-        published = _published_of(mine)
+        published = published_files(mine)
         sizes += [
             (rel, os.path.getsize(os.path.join(mine, *rel.split("/"))))
             for rel in sorted(published)
@@ -158,16 +204,6 @@ def run_staged(
         return remap(result, mine, driver_stage), [event]
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-
-
-def _published_of(stage: str) -> dict[str, list[int]]:
-    found: dict[str, list[int]] = {}
-    folder = os.path.join(stage, *PUBLISHED.split("/"))
-    for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
-        path = os.path.join(folder, name)
-        with contextlib.suppress(OSError, ValueError), open(path, encoding="utf-8") as fh:
-            found.update(json.load(fh))
-    return found
 
 
 def _present(stage: str) -> set[str]:

@@ -157,6 +157,10 @@ class Stage:
     starting: Callable[[list[int]], None] | None = None
     #: ``finish(run)``: the stage's own accounting once it ended (also when blocked).
     finish: Callable[[StageRun], None] | None = None
+    #: ``keep(i, marker)``: what :attr:`StageRun.done` holds of task ``i``'s confirmed marker
+    #: (``None``: the marker itself); a stage of many tasks that keeps its markers elsewhere
+    #: (the per-input stage: a spill file) holds a token, so the driver holds no marker list.
+    keep: Callable[[int, Any], Any] | None = None
     #: the progress setting of this stage (``None``: the one given to :func:`run_stages`).
     progress: str | None = None
     #: where the stage stands among the listings (``[graph start, position]``; set by
@@ -170,7 +174,8 @@ class Stage:
 
 @dataclass
 class StageRun:
-    """What a stage did: the confirmed markers by task, the failures, the first damage."""
+    """What a stage did: the confirmed markers by task (or what :attr:`Stage.keep` keeps of
+    them), the failures, the first damage."""
 
     name: str
     tasks: int
@@ -309,9 +314,14 @@ def _resumed(stage: Stage, run: StageRun) -> StageRun:
     for i in range(len(stage.payloads)) if stage.resume else ():
         marker = stage.done(i)
         if marker is not None:
-            run.done[i] = marker
+            run.done[i] = _kept(stage, i, marker)
             run.resumed.add(i)
     return run
+
+
+def _kept(stage: Stage, i: int, marker: Any) -> Any:
+    """What :attr:`StageRun.done` holds of task ``i``'s confirmed ``marker``."""
+    return marker if stage.keep is None else stage.keep(i, marker)
 
 
 def _ordered(stages: Sequence[Stage]) -> list[Stage]:
@@ -368,7 +378,7 @@ def _run_stage(
                 monitor.task_done(stage.key(i), sizes[j] or 0)
                 outcome = _outcome(stage, i, result)
                 if outcome.confirmed:
-                    run.done[i] = outcome.marker
+                    run.done[i] = _kept(stage, i, outcome.marker)
                 elif outcome.error is not None:
                     run.failed[i] = outcome.error
                     run.errors[i] = outcome.error

@@ -6,6 +6,7 @@ written in chunks that read back as the same JSON."""
 
 from __future__ import annotations
 
+import gc
 import importlib.util
 import json
 import os
@@ -13,8 +14,10 @@ from pathlib import Path
 
 import pytest
 from crawlmill.core.commands.cli import main
-from crawlmill.core.run import outputs, stage
+from crawlmill.core.messages import Marker, OutputFile
+from crawlmill.core.run import engine, outputs, stage
 from crawlmill.core.run.outputs import OutputRoot, json_chunks
+from crawlmill.core.run.spill import MarkerStore, SpilledList
 from crawlmill.core.run.status import read_status
 
 #: the benchmark's builder of many tiny inputs (benchmarks/synthetic.py: no package)
@@ -50,11 +53,23 @@ def _converted(base: Path, n: int, monkeypatch: pytest.MonkeyPatch) -> tuple[Pat
     durability is not what this counts)."""
     src, out = base / "in", base / "out"
     synthetic.make_tiny_inputs(src, n, per_folder=10)  # the benchmark's inputs
+    write = engine._write_report
+
+    def counted(root, report, started, stream):  # markers alive as a fresh run ends
+        gc.collect()
+        _FRESH[n] = _markers_alive()
+        return write(root, report, started, stream)
+
     with monkeypatch.context() as m:
         m.setattr(os, "fsync", lambda fd: None)
         m.setattr(outputs, "_syncfs", lambda path: True)
+        m.setattr(engine, "_write_report", counted)
         assert _convert(src, out) == 0
     return src, out
+
+
+#: markers alive when the fresh run of the ``roots`` fixture wrote its report, by size.
+_FRESH: dict[int, int] = {}
 
 
 def _convert(src: Path, out: Path) -> int:
@@ -118,3 +133,64 @@ def test_json_chunks_read_back_as_the_same_json(data):
     if "tasks" in data and not isinstance(data["tasks"], list):
         data = {**data, "tasks": iter(want["tasks"])}
     assert json.loads("".join(json_chunks(data))) == want
+
+
+def _markers_alive() -> int:
+    return sum(1 for o in gc.get_objects() if isinstance(o, Marker))
+
+
+def test_the_driver_holds_no_marker_per_input_when_it_writes_the_report(roots, monkeypatch):
+    """A fresh or resumed run's markers are in a spill file, not in the driver's memory: when the
+    report is written (after summing, finalize and the orphans), no completion marker of
+    the run is alive, whatever the number of inputs; report.json is the same JSON as the
+    report the run returns, its input_outputs one entry per input read back from the spill."""
+    for n, (src, out) in roots.items():
+        alive: list[int] = []
+        reports = []
+        write = engine._write_report
+
+        def counted(root, report, started, stream, write=write, alive=alive, reports=reports):
+            gc.collect()
+            alive.append(_markers_alive())
+            reports.append(report)
+            return write(root, report, started, stream)
+
+        monkeypatch.setattr(engine, "_write_report", counted)
+        assert _convert(src, out) == 0
+        monkeypatch.undo()
+        (report,) = reports
+        assert alive == [0]  # before: n (every marker, for the report and finalize)
+        assert _FRESH[n] == 0  # the fresh run that made the root held none either
+        assert report.inputs_skipped == n
+        assert isinstance(report.input_outputs, SpilledList)
+        written = json.loads((out / ".crawlmill" / "report.json").read_text())
+        assert written == json.loads(json.dumps(report.to_dict(), default=str))
+        assert [e["input"] for e in written["input_outputs"]] == [
+            f"seg{i // 10:02d}/f{i:04d}.warc.gz" for i in range(n)
+        ]
+        assert all(e["outputs"] == [e["input"]] for e in written["input_outputs"])
+
+
+def test_a_marker_store_gives_back_what_it_was_given(tmp_path):
+    markers = [
+        Marker(key=f"k{i}", fingerprint="f", input=f"a/{i}", input_path=f"/in/a/{i}", index=i,
+               input_count=3, outputs=(OutputFile(f"o{i}", 5, "ab"),), notes={"n": [i, "é"]},
+               extra={"stem": f"a/{i}"})
+        for i in range(3)
+    ]  # fmt: skip
+    store = MarkerStore((m.index, m) for m in markers)
+    assert len(store) == 3 and list(store) == [0, 1, 2] and 1 in store and 3 not in store
+    assert [store[i] for i in range(3)] == markers
+    assert store.key_of(2) == "k2" and store.marker_keys() == {"k0", "k1", "k2"}
+    assert store.holds(1, markers[1]) and not store.holds(1, markers[0])
+    before = store.snapshot()
+    store[1] = markers[0]
+    del store[2]
+    assert store[1] == markers[0] and 2 not in store and store.get(2) is None
+    assert before[1] == markers[1] and before[2] == markers[2]  # the snapshot is unchanged
+    items = SpilledList([{"a": 1}, [2], "x"])
+    items.append(None)
+    assert list(items) == [{"a": 1}, [2], "x", None] and items[-2] == "x"
+    assert items[1:3] == [[2], "x"] and len(items) == 4 and items == [{"a": 1}, [2], "x", None]
+    with pytest.raises(IndexError):
+        items[4]

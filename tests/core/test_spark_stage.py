@@ -121,3 +121,42 @@ def test_a_task_works_in_its_own_stage_and_the_driver_gets_placeholders(s3, tmp_
     assert STAGES_ENV not in os.environ
     s3.invalidate_cache()
     assert s3.cat("stage-out/run/part-0.txt") == b"output bytes"  # not replaced by zeros
+
+
+def _sees(payload: Payload, *args) -> dict:
+    """A task that reports the bookkeeping its stage holds."""
+    meta = os.path.join(payload.spec["output"], ".crawlmill")
+    found = []
+    for dirpath, _, names in os.walk(meta):
+        for name in names:
+            rel = os.path.relpath(os.path.join(dirpath, name), meta).replace(os.sep, "/")
+            if rel.startswith(("done/", "pending/", "passes/")):
+                found.append(rel)
+    return {"seen": sorted(found)}
+
+
+def test_a_task_pulls_its_own_marker_and_the_passes_it_reads_only(s3, tmp_path, monkeypatch):
+    """Issue 22 item 2 at item 3's scale ("100,000 inputs"): a task of a run of N inputs pulls its own completion and pending markers and the pass folders its
+    payload names a path in, not the N markers and every pass of the run."""
+    monkeypatch.setenv("SPARK_LOCAL_DIRS", str(tmp_path))
+    base = "stage-out/many/.crawlmill"
+    for i in range(6):
+        s3.pipe(f"{base}/done/k{i}.json", b'{"key": "k%d"}' % i)
+    s3.pipe(f"{base}/pending/k1.json", b"{}")
+    s3.pipe(f"{base}/pending/k2.json", b"{}")
+    s3.pipe(f"{base}/passes/p1/table.arrow", b"t1")
+    s3.pipe(f"{base}/passes/p2/table.arrow", b"t2")
+    s3.invalidate_cache()
+    spec = PipelineSpec.model_validate(
+        {
+            "inputs": {"paths": ["x.warc"]},
+            "writer": {"name": "warc"},
+            "output": "s3://stage-out/many",
+        }
+    )
+    with staged(spec, str(tmp_path / "driver")) as local:
+        stage = local.output
+        table = os.path.join(stage, ".crawlmill", "passes", "p1", "table.arrow")
+        payload = Payload({"output": stage, "key": "k1", "tables": {"filters[0]": table}}, ())
+        result, _ = run_staged(_call, _sees, payload, ())
+    assert result == {"seen": ["done/k1.json", "passes/p1/table.arrow", "pending/k1.json"]}

@@ -1,0 +1,185 @@
+"""Per-input detail of a run kept on local scratch instead of in the driver's memory (issue 22
+item 3: 100,000 inputs resume in bounded driver memory).
+
+* :class:`MarkerStore`: the completion markers of a run by input index (what the engine calls
+  ``completed``), each a JSON line in a spill file; the driver holds only each one's place
+  in the file and its key (about 150 bytes an input, where a marker object held about 5 kB).
+* :class:`SpilledList`: a list of JSON-able items appended one at a time (the report's
+  ``input_outputs``), read back in order one at a time, e.g. by ``report.json``'s writer.
+
+The spill files are anonymous temporary files (``tempfile.TemporaryFile``: gone when closed
+or when the process ends), never in the output folder, which may be an object store.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from array import array
+from collections.abc import Iterable, Iterator, MutableMapping, Sequence
+from typing import Any, overload
+
+from ..messages import Marker
+
+__all__ = ["MarkerStore", "SpilledList", "encode_marker"]
+
+#: bits of a place's length (the offset is above them).
+_LENGTH_BITS = 32
+
+
+class _Spill:
+    """An append-only anonymous temporary file (opened on the first write)."""
+
+    def __init__(self) -> None:
+        self._file: Any = None
+        self.end = 0
+
+    def append(self, data: bytes) -> int:
+        """Write ``data`` at the end; its offset."""
+        if self._file is None:
+            self._file = tempfile.TemporaryFile(prefix="crawlmill-spill-")  # noqa: SIM115
+        at = self.end
+        view = memoryview(data)
+        while view:
+            view = view[os.pwrite(self._file.fileno(), view, at + len(data) - len(view)) :]
+        self.end += len(data)
+        return at
+
+    def read(self, at: int, size: int) -> bytes:
+        """The ``size`` bytes at offset ``at``."""
+        data = os.pread(self._file.fileno(), size, at)
+        while len(data) < size:  # a short read (rare): the rest
+            more = os.pread(self._file.fileno(), size - len(data), at + len(data))
+            if not more:
+                raise OSError(f"spill file ends at {at + len(data)}, {size} bytes wanted")
+            data += more
+        return data
+
+
+def encode_marker(marker: Marker) -> bytes:
+    """``marker``'s JSON (the keys and values of :meth:`Marker.to_dict`, in its order), one line."""
+    data = {
+        "version": marker.version,
+        "key": marker.key,
+        "fingerprint": marker.fingerprint,
+        "input": marker.input,
+        "input_path": marker.input_path,
+        "input_size": marker.input_size,
+        "index": marker.index,
+        "input_count": marker.input_count,
+        "reader": marker.reader,
+        "outputs": [o.to_dict() for o in marker.outputs],
+        "quarantine": [o.to_dict() for o in marker.quarantine],
+        "notes": marker.notes,
+        "stats": marker.stats.to_dict(),
+        **marker.extra,
+    }
+    return json.dumps(data, default=str).encode()
+
+
+class MarkerStore(MutableMapping[int, Marker]):
+    """Completion markers by input index, each a line of a spill file; reading one decodes
+    it again (a new :class:`Marker` each time, equal to the one stored after a JSON round
+    trip, which is what a marker file's reader gets)."""
+
+    def __init__(self, markers: Iterable[tuple[int, Marker]] = ()) -> None:
+        self._spill = _Spill()
+        #: input index -> offset << 32 | length of its line.
+        self._at: dict[int, int] = {}
+        self._keys: dict[int, str] = {}
+        for index, marker in markers:
+            self[index] = marker
+
+    def _line(self, index: int) -> bytes:
+        at = self._at[index]
+        return self._spill.read(at >> _LENGTH_BITS, at & ((1 << _LENGTH_BITS) - 1))
+
+    def __getitem__(self, index: int) -> Marker:
+        return Marker.from_dict(json.loads(self._line(index)))
+
+    def __setitem__(self, index: int, marker: Marker) -> None:
+        line = encode_marker(marker)
+        self._at[index] = self._spill.append(line) << _LENGTH_BITS | len(line)
+        self._keys[index] = marker.key
+
+    def __delitem__(self, index: int) -> None:
+        del self._at[index]
+        del self._keys[index]
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(list(self._at))
+
+    def __len__(self) -> int:
+        return len(self._at)
+
+    def __contains__(self, index: object) -> bool:
+        return index in self._at
+
+    def clear(self) -> None:
+        """Forget every marker (the spill file keeps its lines for :meth:`snapshot` copies)."""
+        self._at.clear()
+        self._keys.clear()
+
+    def key_of(self, index: int) -> str:
+        """The key of input ``index``'s marker, without decoding it."""
+        return self._keys[index]
+
+    def marker_keys(self) -> set[str]:
+        """The keys of every marker held, without decoding them."""
+        return set(self._keys.values())
+
+    def holds(self, index: int, marker: Marker) -> bool:
+        """Whether input ``index``'s marker is ``marker`` (the same JSON)."""
+        return index in self._at and self._line(index) == encode_marker(marker)
+
+    def snapshot(self) -> MarkerStore:
+        """A copy of the markers held now (sharing the spill file: nothing is rewritten)."""
+        copy = MarkerStore()
+        copy._spill, copy._at, copy._keys = self._spill, dict(self._at), dict(self._keys)
+        return copy
+
+
+class SpilledList(Sequence[Any]):
+    """A list of JSON-able items written to a spill file as they are appended; indexing or
+    iterating decodes them again (so an item read back is its JSON round trip)."""
+
+    def __init__(self, items: Iterable[Any] = ()) -> None:
+        self._spill = _Spill()
+        self._ends = array("Q")
+        for item in items:
+            self.append(item)
+
+    def append(self, item: Any) -> None:
+        """Add ``item`` at the end."""
+        line = json.dumps(item, default=str).encode()
+        self._spill.append(line)
+        self._ends.append(self._spill.end)
+
+    def __len__(self) -> int:
+        return len(self._ends)
+
+    @overload
+    def __getitem__(self, i: int) -> Any: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[Any]: ...
+    def __getitem__(self, i: int | slice) -> Any:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError("SpilledList index out of range")
+        start = self._ends[i - 1] if i else 0
+        return json.loads(self._spill.read(start, self._ends[i] - start))
+
+    def __iter__(self) -> Iterator[Any]:
+        for i in range(len(self)):
+            yield self[i]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (list, SpilledList)):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
