@@ -44,7 +44,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from synthetic import make_tiny_inputs
+from synthetic import make_tiny_inputs, tiny_input_name
 
 #: the child: runs one crawlmill command in-process and prints its own resource usage.
 CHILD = """
@@ -105,7 +105,7 @@ def fill(inputs: Path, out: Path, n: int) -> int:
     source = out / template["outputs"][0]["path"]
     have, written = set(names), 0
     for i in range(n):
-        rel = f"seg{i // PER_FOLDER:05d}/f{i:06d}.warc.gz"
+        rel = tiny_input_name(i)  # as make_tiny_inputs(inputs, n) named it
         path = str(inputs / rel)
         key = marker_key(path, template["fingerprint"])
         if f"{key}.json" in have:

@@ -95,6 +95,11 @@ def tiny_warc() -> bytes:
     return gzip.compress(head + body + b"\r\n\r\n", mtime=0)
 
 
+def tiny_input_name(i: int, per_folder: int = 1000) -> str:
+    """The relative path :func:`make_tiny_inputs` gives its ``i``-th input."""
+    return f"seg{i // per_folder:05d}/f{i:06d}.warc.gz"
+
+
 def make_tiny_inputs(folder: Path, n: int, per_folder: int = 1000) -> None:
     """``n`` tiny WARC inputs (:func:`tiny_warc`) below ``folder``, ``per_folder`` to a folder
     (``seg00000/f000000.warc.gz`` ...), hard links of one file where the file system allows
@@ -106,10 +111,9 @@ def make_tiny_inputs(folder: Path, n: int, per_folder: int = 1000) -> None:
     one = folder / "one.tmp"
     one.write_bytes(tiny_warc())
     for i in range(n):
-        d = folder / f"seg{i // per_folder:05d}"
+        target = folder / tiny_input_name(i, per_folder)
         if i % per_folder == 0:
-            d.mkdir()
-        target = d / f"f{i:06d}.warc.gz"
+            target.parent.mkdir()
         try:
             os.link(one, target)
         except OSError:

@@ -166,7 +166,7 @@ def test_the_driver_holds_no_marker_per_input_when_it_writes_the_report(roots, m
         written = json.loads((out / ".crawlmill" / "report.json").read_text())
         assert written == json.loads(json.dumps(report.to_dict(), default=str))
         assert [e["input"] for e in written["input_outputs"]] == [
-            f"seg{i // 10:02d}/f{i:04d}.warc.gz" for i in range(n)
+            synthetic.tiny_input_name(i, per_folder=10) for i in range(n)
         ]
         assert all(e["outputs"] == [e["input"]] for e in written["input_outputs"])
 
