@@ -15,7 +15,10 @@ and sums the ``wait4`` usage of every process it reaped. Elsewhere there is no s
 :attr:`TreeUsage.complete` is ``False`` and the figures may miss orphaned descendants.
 
 The peak RSS is the largest ``ru_maxrss`` of one process of the tree (the kernel keeps a maximum
-per process, not a sum): the largest single process, not the tree's total.
+per process, not a sum): the largest single process, not the tree's total. Linux carries the
+parent's high-water mark into a vfork+exec child's ``ru_maxrss``, so the command's own figure
+can include the measuring process's; a command that reports its own ``VmHWM`` is more exact, and
+:attr:`TreeUsage.orphan_peak_rss` gives the rest of the tree (the forkserver and its workers).
 """
 
 from __future__ import annotations
@@ -48,6 +51,9 @@ class TreeUsage:
     system: float
     #: the largest ``ru_maxrss`` of a single process of the tree, bytes
     peak_rss: int
+    #: the largest ``ru_maxrss`` of the orphans reaped (with the descendants they waited for),
+    #: bytes; 0 when there were none
+    orphan_peak_rss: int
     #: CPU seconds of the command and the descendants it waited for itself: what
     #: ``RUSAGE_CHILDREN`` / ``wait4`` of the command alone report
     command_cpu: float
@@ -147,6 +153,7 @@ def run(
         proc.returncode = os.waitstatus_to_exitcode(status)
         user, system = usage.ru_utime, usage.ru_stime
         peak = usage.ru_maxrss
+        orphan_peak = 0
         command_cpu = user + system
         orphans = 0
         stuck: tuple[int, ...] = ()
@@ -166,7 +173,7 @@ def run(
                     reaped += 1
                     user += usage.ru_utime
                     system += usage.ru_stime
-                    peak = max(peak, usage.ru_maxrss)
+                    orphan_peak = max(orphan_peak, usage.ru_maxrss)
             orphans += reaped
             if not pending:
                 break
@@ -186,7 +193,8 @@ def run(
         wall=wall,
         user=user,
         system=system,
-        peak_rss=peak * _RSS_UNIT,
+        peak_rss=max(peak, orphan_peak) * _RSS_UNIT,
+        orphan_peak_rss=orphan_peak * _RSS_UNIT,
         command_cpu=command_cpu,
         orphans=orphans,
         stuck=stuck,
