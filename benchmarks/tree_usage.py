@@ -44,8 +44,10 @@ class TreeUsage:
     """What :func:`run` measured for one command and all its descendants."""
 
     returncode: int
-    #: wall seconds from start to the last descendant reaped
+    #: wall seconds from the start to the command's exit (what its user waits for)
     wall: float
+    #: wall seconds from the start to the last descendant reaped
+    tree_wall: float
     #: user and system CPU seconds of the whole tree
     user: float
     system: float
@@ -151,6 +153,7 @@ def run(
         readers += [_drain(proc.stderr, err)] if proc.stderr is not None else []
         _, status, usage = os.wait4(proc.pid, 0)
         proc.returncode = os.waitstatus_to_exitcode(status)
+        wall = time.perf_counter() - started
         user, system = usage.ru_utime, usage.ru_stime
         peak = usage.ru_maxrss
         orphan_peak = 0
@@ -182,15 +185,16 @@ def run(
                     stuck = tuple(p for p in pending if p != -1)
                     break
                 time.sleep(0.005)
-        wall = time.perf_counter() - started
-        for reader in readers:
-            reader.join()
+        tree_wall = time.perf_counter() - started
+        for reader in readers:  # a stuck descendant may hold the pipe: bounded too
+            reader.join(timeout=max(0.1, deadline - time.monotonic()))
     finally:
         if prctl is not None:
             _set_subreaper(prctl, was)
     return TreeUsage(
         returncode=proc.returncode,
         wall=wall,
+        tree_wall=tree_wall,
         user=user,
         system=system,
         peak_rss=max(peak, orphan_peak) * _RSS_UNIT,
