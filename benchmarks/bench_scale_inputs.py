@@ -39,8 +39,9 @@ from pathlib import Path
 import tree_usage
 from synthetic import make_tiny_inputs
 
-#: the child: runs one crawlmill command in-process and prints its own resource usage (the
-#: workers' CPU is measured from outside: they are the forkserver's children, not the child's).
+#: the child: runs one crawlmill command in-process and prints its own resource usage and that
+#: of the children it waited for (``kids``); the workers started from the forkserver are not
+#: its children: ``phase`` adds them, measured from outside.
 CHILD = """
 import json, os, resource, sys, time
 from crawlmill.core.cli import main
@@ -53,15 +54,17 @@ except SystemExit as exc:
     code = exc.code
 wall = time.monotonic() - t
 me = resource.getrusage(resource.RUSAGE_SELF)
+kids = resource.getrusage(resource.RUSAGE_CHILDREN)
 peak = me.ru_maxrss * (1 if sys.platform == "darwin" else 1024)
-print(json.dumps({"code": code, "wall": wall, "cpu": me.ru_utime + me.ru_stime, "peak": peak}),
-      file=sys.stderr)
+print(json.dumps({"code": code, "wall": wall, "cpu": me.ru_utime + me.ru_stime,
+                  "kids": kids.ru_utime + kids.ru_stime, "peak": peak}), file=sys.stderr)
 """
 
 
 def phase(argv: list[str]) -> dict:
-    """Run ``crawlmill ARGV`` in a child process; its figures (``workers``: the CPU of the
-    whole process tree, measured from outside, less the driver's own)."""
+    """Run ``crawlmill ARGV`` in a child process; its figures (``workers``: the CPU of its
+    descendants: those it waited for, as it saw them, and the orphans ``tree_usage`` reaped,
+    such as the forkserver with its workers)."""
     proc = tree_usage.run(
         [sys.executable, "-c", CHILD, json.dumps(argv)], capture_output=True, text=True
     )
@@ -72,7 +75,8 @@ def phase(argv: list[str]) -> dict:
         raise SystemExit(f"crawlmill {' '.join(argv)} failed:\n{proc.stderr[-3000:]}") from None
     if tree_usage.describe(proc):
         print(tree_usage.describe(proc), file=sys.stderr)
-    figures["workers"] = max(0.0, proc.cpu - figures.get("cpu", 0.0))
+    # (not proc.cpu less the driver's CPU: that would count the driver's interpreter shutdown)
+    figures["workers"] = figures.pop("kids", 0.0) + proc.cpu - proc.command_cpu
     return figures
 
 
