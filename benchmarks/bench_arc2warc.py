@@ -51,6 +51,7 @@ import time
 import zlib
 from pathlib import Path
 
+import tree_usage
 from synthetic import PageMaker
 
 # -- test data ---------------------------------------------------------------------------
@@ -216,30 +217,31 @@ def _compile_crawlmill() -> None:
 
 
 def _measure(cmd: list[str]) -> dict:
-    """Run ``cmd``; wall seconds, the child's peak RSS and the JSON it printed last.
+    """Run ``cmd``; wall and CPU seconds of its whole process tree (``tree_usage``: a pool's
+    workers, children of multiprocessing's forkserver, included), the peak RSS of its largest
+    process and the JSON it printed last.
 
-    The peak RSS is what the child reports from ``/proc/self/status`` (``VmHWM``, its own
-    address space); ``ru_maxrss`` from ``wait4`` is only the fallback, because Linux carries
-    the parent's high-water mark into a vfork+exec child."""
+    The command's own peak RSS is what it reports from ``/proc/self/status`` (``VmHWM``, its
+    own address space); ``ru_maxrss`` from ``wait4`` is only the fallback, because Linux
+    carries the parent's high-water mark into a vfork+exec child."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        started = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=out, stderr=err)
-        _, status, usage = os.wait4(proc.pid, 0)
-        seconds = time.perf_counter() - started
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        cpu = usage.ru_utime + usage.ru_stime
+        run = tree_usage.run(cmd, stdout=out, stderr=err)
         out.seek(0)
         err.seek(0)
         text, problems = out.read().decode(errors="replace"), err.read().decode(errors="replace")
-    if proc.returncode != 0:
+    if run.returncode != 0:
         raise RuntimeError(f"{cmd} failed: {problems[-2000:]}")
+    if tree_usage.describe(run):
+        print(tree_usage.describe(run), file=sys.stderr)
     lines = [line for line in text.splitlines() if line.startswith("{")]
     info = json.loads(lines[-1]) if lines else {}
     peak = info.pop("vmhwm_mib", None)
     info.update(
-        seconds=seconds,
-        cpu_seconds=cpu,
-        peak_rss_mib=peak if peak is not None else usage.ru_maxrss / 1024,
+        seconds=run.wall,
+        cpu_seconds=run.cpu,
+        peak_rss_mib=max(peak, run.orphan_peak_rss / 2**20)
+        if peak is not None
+        else run.peak_rss_mib,
     )
     return info
 

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+import tree_usage
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT.parent / "shared" / "samples"
@@ -38,6 +38,22 @@ def pages() -> list:
         with open_reader(str(SAMPLES / rel)) as records:
             found += [r for r in records if r.kind == "response" and r.http_head]
     return found
+
+
+#: runs the crawlmill command in-process and prints its own peak RSS (``VmHWM``) last on stderr
+CHILD = """
+import json, sys
+from crawlmill.core.commands.cli import main
+try:
+    code = main(sys.argv[1:])
+finally:
+    peak = 0.0
+    for line in open("/proc/self/status"):
+        if line.startswith("VmHWM:"):
+            peak = int(line.split()[1]) / 1024
+    print(json.dumps({"vmhwm_mib": peak}), file=sys.stderr)
+sys.exit(code)
+"""
 
 
 def main() -> None:
@@ -70,20 +86,23 @@ def main() -> None:
         src.mkdir()
         for rel in FILES:
             (src / Path(rel).name).write_bytes((SAMPLES / rel).read_bytes())
-        code = (
-            "import sys; from crawlmill.core.commands.cli import main; sys.exit(main(sys.argv[1:]))"
-        )
         args = [str(src), "--to", "ntcir", "-o", str(Path(tmp) / "out"), "--progress", "never",
                 "--workers", "1", "--filter", "kind", "keep=response"]  # fmt: skip
-        start = time.perf_counter()
-        subprocess.run([sys.executable, "-c", code, "convert", *args], check=False,
-                       capture_output=True)  # fmt: skip
-        seconds = time.perf_counter() - start
-        peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+        # the whole process tree (a pool's workers, children of the forkserver, included); the
+        # command's own peak is its VmHWM (its ru_maxrss can carry this process's high-water
+        # mark over the vfork+exec)
+        run = tree_usage.run([sys.executable, "-c", CHILD, "convert", *args], capture_output=True,
+                             text=True)  # fmt: skip
+        seconds = run.wall
+        own = json.loads(run.stderr.strip().splitlines()[-1]).get("vmhwm_mib", 0.0)
+        peak = max(own, run.orphan_peak_rss / 2**20)
+        if tree_usage.describe(run):
+            print(tree_usage.describe(run))
         report = json.loads((Path(tmp) / "out" / ".crawlmill" / "report.json").read_text())
         n = report["written"]
         print(f"ntcir writer: {n} pages in {seconds:.2f} s ({n / seconds:.0f} pages/s, start-up "
-              f"and the id pass included), peak RSS {peak:.0f} MiB")  # fmt: skip
+              f"and the id pass included), CPU {run.cpu:.2f} s, peak RSS {peak:.0f} MiB (the "
+              f"largest process)")  # fmt: skip
 
 
 if __name__ == "__main__":

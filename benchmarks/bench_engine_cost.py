@@ -18,8 +18,9 @@ reader class, every payload touched), in a process of its own; **anchors**: ``wa
 recompress`` (WARC and ARC inputs: warcio reads and writes every record), FastWARC reading the
 file (WARC), Hadoop's ``SequenceFile.Reader`` (``java``, JVM start included; SequenceFile
 inputs, when Java and pyspark are there). Every figure is the CPU (user + sys) of the whole
-child process, from ``resource.getrusage(RUSAGE_CHILDREN)``: start-up and imports included,
-threads included; the best of ``--repeat`` runs.
+child process tree, from ``tree_usage.run`` (pool workers started from multiprocessing's
+forkserver included, which ``RUSAGE_CHILDREN`` misses): start-up and imports included, threads
+included; the best of ``--repeat`` runs.
 
 Generators: **ours** (``bench_read_warc.generate``: warcinfo, then request/response/metadata
 triples, one gzip member each; ``bench_arc2warc.generate`` for ARC) and **warcio** (a plain
@@ -36,7 +37,6 @@ import argparse
 import io
 import os
 import random
-import resource
 import shutil
 import subprocess
 import sys
@@ -44,6 +44,8 @@ import tempfile
 import textwrap
 import time
 from pathlib import Path
+
+import tree_usage
 
 HERE = Path(__file__).resolve().parent
 
@@ -178,12 +180,12 @@ def cpu_of(
     for _ in range(repeat):
         if clean is not None:
             shutil.rmtree(clean, ignore_errors=True)
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        done = subprocess.run(cmd, capture_output=True, text=True, env=env)
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        done = tree_usage.run(cmd, capture_output=True, text=True, env=env)
         if done.returncode != 0:
             raise SystemExit(f"{' '.join(cmd)} failed ({done.returncode}):\n{done.stderr[-2000:]}")
-        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        if tree_usage.describe(done):
+            print(f"  {' '.join(cmd[:3])}...: {tree_usage.describe(done)}", file=sys.stderr)
+        cpu = done.cpu
         best = min(best, cpu)
     return best
 

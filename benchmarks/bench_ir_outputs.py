@@ -28,9 +28,10 @@ Tools, each a process of its own, with 1 and 2 workers:
 * ``plain parquet``: the same loop, the rows written with ``pyarrow.parquet.write_table``
   (``text``, ``id``, ``metadata`` {``url``, ``date``}; zstd).
 
-For each: wall seconds, CPU seconds of the whole process tree (user + system, ``wait4``, the
-workers included), peak RSS (the largest of the main process's ``VmHWM`` and its children's
-``ru_maxrss``), pages/s (documents written / wall), and the documents out compared with the
+For each: wall seconds, CPU seconds of the whole process tree (user + system, from
+``tree_usage.run``: the pool workers, children of multiprocessing's forkserver, included), peak
+RSS (the largest single process: the main process's ``VmHWM``, its waited children's and the
+forkserver tree's ``ru_maxrss``), pages/s (documents written / wall), and the documents out compared with the
 plain loop's: count, same ids (in order), texts equal after blank-collapsing (crawlmill tidies
 blanks; the plain loop does not).
 
@@ -48,12 +49,12 @@ import gzip
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
 import uuid
 from pathlib import Path
+
+import tree_usage
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = Path(os.environ.get("CRAWLMILL_SAMPLES", ROOT.parent / "shared" / "samples"))
@@ -264,7 +265,7 @@ def plain_main(kind: str, workers: int, out: str, inputs: list[str]) -> int:
 # -- measuring ---------------------------------------------------------------------------------
 
 #: runs ``main`` of a module in a child and reports its peak RSS (its own ``VmHWM`` and its
-#: largest waited-for child's ``ru_maxrss``).
+#: largest waited-for child's ``ru_maxrss``; ``_measure`` adds the forkserver's tree).
 CHILD = """
 import json, resource, sys
 sys.path.insert(0, {here!r})
@@ -293,19 +294,20 @@ def _measure(code: str, before: str | None = None) -> dict:
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [_before_path(before),
                                                           env.get("PYTHONPATH")]))  # fmt: skip
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        started = time.perf_counter()
-        proc = subprocess.Popen([sys.executable, "-c", code], stdout=out, stderr=err, env=env)
-        _, status, usage = os.wait4(proc.pid, 0)
-        seconds = time.perf_counter() - started
-        rc = os.waitstatus_to_exitcode(status)
+        run = tree_usage.run([sys.executable, "-c", code], stdout=out, stderr=err, env=env)
         out.seek(0)
         err.seek(0)
         text, problems = out.read().decode(errors="replace"), err.read().decode(errors="replace")
-    if rc != 0:
-        raise RuntimeError(f"child failed ({rc}): {text[-2000:]} {problems[-2000:]}")
+    if run.returncode != 0:
+        raise RuntimeError(f"child failed ({run.returncode}): {text[-2000:]} {problems[-2000:]}")
+    if tree_usage.describe(run):
+        print(tree_usage.describe(run), file=sys.stderr)
     lines = [line for line in text.splitlines() if line.startswith("{")]
     info = json.loads(lines[-1]) if lines else {}
-    info.update(seconds=seconds, cpu_seconds=usage.ru_utime + usage.ru_stime)
+    # the pool's workers are the forkserver's children, not the child's: their peak comes from
+    # the orphans tree_usage reaped
+    info["peak_rss_mib"] = max(info.get("peak_rss_mib", 0.0), run.orphan_peak_rss / 2**20)
+    info.update(seconds=run.wall, cpu_seconds=run.cpu)
     return info
 
 

@@ -23,7 +23,9 @@ in-process (the driver):
 * **status**: ``crawlmill status OUT``.
 
 Printed per phase: wall seconds, the driver's CPU (user + sys of the process running the
-command), the workers' CPU (its child processes), the driver's peak RSS (``ru_maxrss``).
+command), the workers' CPU (the rest of its process tree, measured from outside by
+``tree_usage``: the pool's workers are children of multiprocessing's forkserver, not of the
+driver), the driver's peak RSS (``ru_maxrss``).
 The machine's load average is printed too (the figures are only comparable at one load).
 
     python benchmarks/bench_scale_inputs.py                      # 10,000 and 100,000 inputs
@@ -38,15 +40,17 @@ import argparse
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+import tree_usage
 from synthetic import make_tiny_inputs, tiny_input_name
 
-#: the child: runs one crawlmill command in-process and prints its own resource usage.
+#: the child: runs one crawlmill command in-process and prints its own resource usage and that
+#: of the children it waited for (``kids``); the workers started from the forkserver are not
+#: its children: ``phase`` adds them, measured from outside.
 CHILD = """
 import json, os, resource, sys, time
 from crawlmill.core.cli import main
@@ -62,23 +66,27 @@ me = resource.getrusage(resource.RUSAGE_SELF)
 kids = resource.getrusage(resource.RUSAGE_CHILDREN)
 peak = me.ru_maxrss * (1 if sys.platform == "darwin" else 1024)
 print(json.dumps({"code": code, "wall": wall, "cpu": me.ru_utime + me.ru_stime,
-                  "workers": kids.ru_utime + kids.ru_stime, "peak": peak}), file=sys.stderr)
+                  "kids": kids.ru_utime + kids.ru_stime, "peak": peak}), file=sys.stderr)
 """
 
 
 def phase(argv: list[str]) -> dict:
-    """Run ``crawlmill ARGV`` in a child process; its figures."""
-    proc = subprocess.run(
-        [sys.executable, "-c", CHILD, json.dumps(argv)],
-        capture_output=True,
-        text=True,
-        check=False,
+    """Run ``crawlmill ARGV`` in a child process; its figures (``workers``: the CPU of its
+    descendants: those it waited for, as it saw them, and the orphans ``tree_usage`` reaped,
+    such as the forkserver with its workers)."""
+    proc = tree_usage.run(
+        [sys.executable, "-c", CHILD, json.dumps(argv)], capture_output=True, text=True
     )
     last = proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else "{}"
     try:
-        return json.loads(last)
+        figures = json.loads(last)
     except ValueError:
         raise SystemExit(f"crawlmill {' '.join(argv)} failed:\n{proc.stderr[-3000:]}") from None
+    if tree_usage.describe(proc):
+        print(tree_usage.describe(proc), file=sys.stderr)
+    # (not proc.cpu less the driver's CPU: that would count the driver's interpreter shutdown)
+    figures["workers"] = figures.pop("kids", 0.0) + proc.cpu - proc.command_cpu
+    return figures
 
 
 def finished(out: Path, n: int) -> bool:

@@ -42,6 +42,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import tree_usage
+
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT.parent / "shared" / "samples"
 FILES = [
@@ -238,18 +240,14 @@ def java_setup(tmp: Path) -> list[str] | None:
     return ["java", "-cp", f"{tmp}:{cp}", "SeqRead"]
 
 
-def _children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
 def java(cmd: list[str], path: Path) -> tuple[float, float, float, int, float]:
     """Wall seconds of the Java process, its CPU seconds (all its threads), the seconds of
     its read loop (wall, as it reports them), the entries it read and its peak RSS (MiB)."""
     env = dict(os.environ, JAVA_TOOL_OPTIONS="-Dlog4j2.level=ERROR")
-    cpu, start = _children_cpu(), time.perf_counter()
-    done = subprocess.run([*cmd, str(path)], check=True, capture_output=True, text=True, env=env)
-    total, cpu = time.perf_counter() - start, _children_cpu() - cpu
+    done = tree_usage.run([*cmd, str(path)], capture_output=True, text=True, env=env)
+    if done.returncode != 0:
+        raise subprocess.CalledProcessError(done.returncode, cmd, done.stdout, done.stderr)
+    total, cpu = done.wall, done.cpu  # the whole process tree
     n, _opening, loop, peak = done.stdout.split()[-4:]
     return total, cpu, float(loop), int(n), int(peak) / 1024
 

@@ -22,8 +22,9 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+import tree_usage
 
 
 def one_record_warc(path: Path) -> None:
@@ -42,17 +43,16 @@ def one_record_warc(path: Path) -> None:
 
 
 def timed(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float]:
-    """Wall and CPU seconds (user + sys of the child) of one run of ``argv``."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(
+    """Wall and CPU seconds (user + sys of the child's whole process tree, a pool's workers
+    started from multiprocessing's forkserver included) of one run of ``argv``."""
+    got = tree_usage.run(
         argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - start
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode not in (0,):
-        raise SystemExit(f"{argv} exited {proc.returncode}")
-    return wall, usage.ru_utime + usage.ru_stime
+    if got.returncode not in (0,):
+        raise SystemExit(f"{argv} exited {got.returncode}")
+    if tree_usage.describe(got):
+        print(f"{argv}: {tree_usage.describe(got)}", file=sys.stderr)
+    return got.wall, got.cpu
 
 
 def main(argv: list[str] | None = None) -> int:
