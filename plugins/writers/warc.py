@@ -103,9 +103,8 @@ the order :meth:`WarcWriter.write` received them
 (:class:`~crawlmill.formats.warc.writer.WarcFileWriter` with ``background``). Each record's
 bytes depend on that record alone, so the file is byte-identical to a one-thread run (with
 ``gzip_backend: zlib``; ISA-L, the default when installed, may deflate a record differently
-from one run to the next, though the record is the same); CDXJ
-lines and warnings are made on the caller's thread. An error surfaces on a later ``write`` or
-on ``close``.
+from one run to the next, though the record is the same); CDXJ lines and warnings are made on
+the caller's thread. An error surfaces on a later ``write`` or on ``close``.
 
 Sorted collections (``sorted: {key: surt, partitions: N, partitioning: hash|range}``): the
 writer declares a shuffle (:meth:`WarcWriter.shuffle`), so the engine hands each of N writer
@@ -115,10 +114,9 @@ key, the hash partitions; :mod:`crawlmill.core.run.shuffle`: the sort). Records 
 the rules above, unchanged WARC records still byte for byte.
 
 Per-file facts go to ``ctx.notes["files"]`` (``path``, ``records`` (all records written),
-``documents`` (input records that are not warcinfo), ``warcinfo``
-(whether crawlmill added one), ``bytes``, ``copied_members``, ``cdxj``) and
-repaired quirks are reported through ``ctx.report_warning`` (and counted in
-``ctx.notes["warnings"]``).
+``documents`` (input records that are not warcinfo), ``warcinfo`` (whether crawlmill added
+one), ``bytes``, ``copied_members``, ``cdxj``) and repaired quirks are reported through
+``ctx.report_warning`` (and counted in ``ctx.notes["warnings"]``).
 """
 
 from __future__ import annotations
@@ -147,8 +145,6 @@ from .warc_ids import RecordIds, conversion_date, warcinfo_of_task
 from .warc_sorted import SortedOptions, partition_of, shuffle_spec, sort_key
 
 __all__ = ["WarcWriter", "WarcWriterOptions"]
-
-_CONVERSION = RecordKind.CONVERSION
 
 
 class WarcWriterOptions(FileWriterOptions):
@@ -283,8 +279,7 @@ class WarcWriter(FileWriter):
         """Start a task; the first file is created with the first record."""
         opts: WarcWriterOptions = self.options  # type: ignore[assignment]
         self.open_layout(ctx)
-        #: whether the layout numbers documents (the base ``Layout.doc_id`` keeps every id)
-        self._doc_ids = type(self.layout).doc_id is not Layout.doc_id
+        self._doc_ids = type(self.layout).doc_id is not Layout.doc_id  # it numbers documents
         ctx.notes.setdefault("warnings", {})
         self.add_warcinfo: bool | None = {"always": True, "never": False}.get(opts.warcinfo)
         self.ordinal = 0
@@ -301,8 +296,7 @@ class WarcWriter(FileWriter):
         #: input files open for copying gzip members.
         self._sources = MemberSource(storage.open_range)
         self.reuse_members = opts.reuse_members and opts.compression == "gzip"
-        #: whether a record's extracted text is written as a conversion record after it
-        self._text_records = opts.text == "conversion"
+        self._text_records = opts.text == "conversion"  # text as a conversion record after
 
     def write(self, record: Record) -> None:
         """Encode one record into the current file (starting or rolling files as needed)."""
@@ -323,7 +317,7 @@ class WarcWriter(FileWriter):
         file.records += 1  # (FileWriter.count, without asking describes_file again)
         file.documents += document
         self.ordinal += 1
-        if record.text is not None and self._text_records and record.kind != _CONVERSION:
+        if record.text is not None and self._text_records and record.kind != RecordKind.CONVERSION:
             self._write_text(record, file)
 
     def _write_text(self, record: Record, file: OutputFile) -> None:

@@ -107,6 +107,34 @@ def _real_ip(ip: str | None) -> bytes | None:
     return ip.encode("ascii", "replace")
 
 
+def _neutral_fields(record: Record, options: Any, warn: Callable[[str, str], None]) -> Record:
+    """The record with its neutral fields placed where WARC holds them (``options``: the
+    writer's): a changed ``content_type``/``charset`` of a record with an HTTP head goes into
+    that head's ``Content-Type``; fields a WARC record cannot hold are refused with a warning."""
+    keep = getattr(options, "text", "drop") == "conversion"
+    if (
+        record.text is not None
+        and ("text" in record.changed or record.kind != RecordKind.CONVERSION)
+        and not (keep and record.kind != RecordKind.CONVERSION)
+    ):
+        warn(
+            "text-not-written",
+            "extracted text not written: WARC holds it only as a conversion record; to "
+            "keep it as one after each record: --option text=conversion",
+        )
+    if record.outlinks:
+        warn("outlinks-not-written", "outlinks not written: a WARC record has no place for them")
+    if (
+        record.http_head is not None
+        and record.content_type
+        and record.changed & {"content_type", "charset"}
+    ):
+        head = with_content_type(record.http_head, record.content_type, record.charset)
+        if head != record.http_head:
+            record = record.evolve(http_head=head)
+    return record
+
+
 class WarcEncoder:
     """Encode a task's records as WARC in ``framing`` (the target version), per the writer's
     ``options`` (``digests``, ``cdxj``); ``warn(code, message)`` reports a warning with its stable code."""
@@ -135,7 +163,7 @@ class WarcEncoder:
     ) -> tuple[tuple[bytes, ...] | PendingRecord, dict[str, Any]]:
         """A verbatim copy's parts (its WARC bytes are their concatenation) or a pending
         record, and the record's CDXJ facts."""
-        record = self._neutral_fields(record)
+        record = _neutral_fields(record, self.options, self.warn)
         warc = record.extras.get("warc")
         if doc_id is None:
             doc_id = record.doc_id  # also a doc id a filter set (not a content change)
@@ -166,35 +194,6 @@ class WarcEncoder:
     def _notes(self, notes: list[tuple[str, str]]) -> None:
         for code, note in notes:
             self.warn(code, note)
-
-    def _neutral_fields(self, record: Record) -> Record:
-        """The record with its neutral fields placed where WARC holds them: a changed
-        ``content_type``/``charset`` of a record with an HTTP head goes into that head's
-        ``Content-Type``; fields a WARC record cannot hold are refused with a warning."""
-        keep = getattr(self.options, "text", "drop") == "conversion"
-        if (
-            record.text is not None
-            and ("text" in record.changed or record.kind != RecordKind.CONVERSION)
-            and not (keep and record.kind != RecordKind.CONVERSION)
-        ):
-            self.warn(
-                "text-not-written",
-                "extracted text not written: WARC holds it only as a conversion record; to "
-                "keep it as one after each record: --option text=conversion",
-            )
-        if record.outlinks:
-            self.warn(
-                "outlinks-not-written", "outlinks not written: a WARC record has no place for them"
-            )
-        if (
-            record.http_head is not None
-            and record.content_type
-            and record.changed & {"content_type", "charset"}
-        ):
-            head = with_content_type(record.http_head, record.content_type, record.charset)
-            if head != record.http_head:
-                record = record.evolve(http_head=head)
-        return record
 
     def _verbatim(
         self, record: Record, warc: dict[str, Any], doc_id: str | None, framing: Framing

@@ -68,6 +68,8 @@ def s3():
             mp.delenv(name, raising=False)
         s3fs.S3FileSystem.clear_instance_cache()
         fs = s3fs.S3FileSystem()
+        if fs.exists(BUCKET):  # moto keeps its buckets per process, not per server: another
+            fs.rm(BUCKET, recursive=True)  # module's use of this fixture left them
         fs.mkdir(BUCKET)
         yield fs
         s3fs.S3FileSystem.clear_instance_cache()
