@@ -27,7 +27,9 @@ Measured per run:
   and their descendants (the local pool's workers, the cluster's master and worker daemons,
   executors and Spark's Python workers), as user + system seconds of the live processes plus
   the children they (and this script, a child subreaper so orphans come to it) waited for,
-  read from ``/proc`` before and after the run;
+  read from ``/proc`` before and after the run, plus the Python workers pyspark's daemon
+  forks, sampled every 0.5 s (the daemon ignores SIGCHLD, so their CPU reaches no parent's
+  account: without them the cluster's figure missed most of the conversion's CPU);
 * peak RSS: the driver's (``ru_maxrss``), its JVM's, and the largest worker's: a pool worker
   process (local) or one cluster worker's executor JVM and its Python workers together,
   sampled every 0.5 s from ``/proc``;
@@ -143,7 +145,7 @@ def collection(data: Path, size: int) -> tuple[Path, dict]:
 
 def _stats() -> dict[int, tuple]:
     """Every process: ``pid: (ppid, state, cpu_ticks_self, cpu_ticks_waited, rss_bytes,
-    name)``."""
+    name, start_ticks)``."""
     out = {}
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit():
@@ -163,6 +165,7 @@ def _stats() -> dict[int, tuple]:
             int(f[13]) + int(f[14]),
             int(f[21]) * PAGE,
             name,
+            int(f[19]),
         )
     return out
 
@@ -237,14 +240,35 @@ class Meter:
         peaks.update({f"{k}_bytes": 0 for k in folders})
         peaks["work_bytes"] = 0
         self._stop = threading.Event()
+        #: each process's CPU ticks when the run began (0 for a process born after) and the
+        #: last seen: their differences add up to a lower bound of the run's CPU, a check of
+        #: :meth:`total_cpu` (a process's CPU after its last sample is missing).
+        stats = _stats()
+        self.base = {(p, stats[p][6]): stats[p][2] for p in _descendants(stats, self.me)}
+        self.seen: dict[tuple[int, int], tuple[str, int]] = {}
+        self.forked: set[tuple[int, int]] = set()
+        seen = self.seen
 
         def loop() -> None:
             tick = 0
             while not self._stop.is_set():
                 stats = _stats()
                 below = _descendants(stats, driver)
+                for pid in _descendants(stats, self.me):
+                    s = stats[pid]  # the last CPU seen of each process (a lower bound)
+                    seen[(pid, s[6])] = (s[5], s[2])
+                    parent = stats.get(s[0])
+                    grand = stats.get(parent[0]) if parent else None
+                    if (
+                        s[5].startswith("python")
+                        and parent
+                        and parent[5].startswith("python")
+                        and grand
+                        and grand[5] == "java"
+                    ):
+                        self.forked.add((pid, s[6]))  # a Python worker pyspark's daemon forked
                 for pid in below:
-                    ppid, _, _, _, rss, name = stats[pid]
+                    ppid, _, _, _, rss, name, _ = stats[pid]
                     if name == "java":
                         peaks["driver_jvm_rss"] = max(peaks["driver_jvm_rss"], rss)
                     elif not workers and ppid == driver and name.startswith("python"):
@@ -278,6 +302,20 @@ class Meter:
         self._stop.set()
         self._thread.join()
 
+    def forked_cpu(self) -> float:
+        """The sampled CPU seconds of the Python workers pyspark's daemon forked: the daemon
+        ignores SIGCHLD, so they are reaped by the kernel and their CPU reaches no parent's
+        children's usage (missing from :meth:`total_cpu`)."""
+        return sum(self.seen[k][1] - self.base.get(k, 0) for k in self.forked) / TICKS
+
+    def sampled_cpu(self) -> dict[str, float]:
+        """The run's CPU seconds by process name as sampled (a lower bound, see :meth:`watch`)."""
+        out: dict[str, float] = {}
+        for key, (name, ticks) in self.seen.items():
+            name = "python" if name.startswith("python") else name
+            out[name] = out.get(name, 0.0) + (ticks - self.base.get(key, 0)) / TICKS
+        return {k: round(v, 1) for k, v in out.items()}
+
 
 # -- the runs ------------------------------------------------------------------------------------
 
@@ -295,13 +333,23 @@ def driver_env(scratch: Path) -> dict[str, str]:
 
 
 def run_one(
-    argv: list[str], out: Path, scratch: Path, meter: Meter, workers: list[int], cluster_dirs
+    argv: list[str],
+    out: Path | str,
+    scratch: Path,
+    meter: Meter,
+    workers: list[int],
+    cluster_dirs: list[Path],
+    store=None,
 ) -> dict:
-    """One driver process for ``crawlmill ARGV``; its figures."""
-    shutil.rmtree(out, ignore_errors=True)
+    """One driver process for ``crawlmill ARGV`` writing to ``out`` (a folder, or an
+    ``s3://`` URL on ``store``, an s3fs filesystem); its figures."""
     shutil.rmtree(scratch, ignore_errors=True)
     scratch.mkdir(parents=True)
-    folders = {"crawlmill": [out / ".crawlmill"], "scratch": [scratch, *cluster_dirs]}
+    if store is None:
+        shutil.rmtree(out, ignore_errors=True)
+        folders = {"crawlmill": [Path(out) / ".crawlmill"], "scratch": [scratch, *cluster_dirs]}
+    else:  # markers and tables live on the store; the driver's stage is in its --work-dir
+        folders = {"crawlmill": [], "scratch": [scratch, *cluster_dirs]}
     load = os.getloadavg()[0]
     cpu0 = meter.total_cpu()
     started = time.monotonic()
@@ -322,17 +370,28 @@ def run_one(
         figures = json.loads(lines[-1])
     except (IndexError, ValueError):
         raise SystemExit(f"crawlmill {' '.join(argv)} failed:\n{err[-3000:]}") from None
-    report = json.loads((out / ".crawlmill" / "report.json").read_text())
     spark = any(a.startswith("--spark-master") for a in argv)
-    outputs = sum(
-        p.stat().st_size for p in out.rglob("*") if p.is_file() and ".crawlmill" not in p.parts
-    )
+    if store is None:
+        out = Path(out)
+        report = json.loads((out / ".crawlmill" / "report.json").read_text())
+        outputs = sum(
+            p.stat().st_size for p in out.rglob("*") if p.is_file() and ".crawlmill" not in p.parts
+        )
+    else:
+        store.invalidate_cache()
+        base = str(out)[len("s3://") :]
+        report = json.loads(store.cat(f"{base}/.crawlmill/report.json"))
+        sizes = store.du(base, total=False)
+        outputs = sum(n for k, n in sizes.items() if "/.crawlmill/" not in k)
+        store.rm(base, recursive=True)
     return {
         **peaks,
         "code": figures["code"],
         "wall": wall,
         "driver_cpu": figures["cpu"] + (figures["children_cpu"] if spark else 0.0),
-        "all_cpu": cpu1 - cpu0,
+        "all_cpu": cpu1 - cpu0 + meter.forked_cpu(),
+        "forked_cpu": meter.forked_cpu(),
+        "sampled_cpu": meter.sampled_cpu(),
         "driver_rss": figures["rss"],
         "output_bytes": outputs,
         "read": report["read"],
@@ -341,6 +400,61 @@ def run_one(
         "load": (load, os.getloadavg()[0]),
         "err": err[-2000:] if figures["code"] != 0 else "",
     }
+
+
+def _self_cpu(pid: int) -> float:
+    """CPU seconds of process ``pid`` itself (0 when it is gone)."""
+    s = _stats_of(pid)
+    return s[2] / TICKS if s else 0.0
+
+
+def _stats_of(pid: int) -> tuple | None:
+    try:
+        raw = Path(f"/proc/{pid}/stat").read_text(errors="replace")
+    except OSError:
+        return None
+    f = raw[raw.rindex(")") + 2 :].split()
+    return (int(f[1]), f[0], int(f[11]) + int(f[12]))
+
+
+def start_store(log: Path):
+    """moto's S3 server (``python -m moto.server``) on 127.0.0.1 in a child process; its
+    endpoint and test credentials set in this process's environment, which the cluster's
+    daemons and the drivers inherit (as a cluster's nodes would have theirs); returns the
+    process and an s3fs filesystem on it."""
+    import socket
+    import urllib.request
+
+    import s3fs
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    with open(log, "wb") as fh:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+            stdout=fh, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+    endpoint = f"http://127.0.0.1:{port}"
+    for _ in range(600):
+        try:
+            urllib.request.urlopen(endpoint, timeout=2).close()
+            break
+        except OSError:
+            time.sleep(0.2)
+    os.environ.update(
+        AWS_ENDPOINT_URL=endpoint,
+        AWS_ACCESS_KEY_ID="testing",
+        AWS_SECRET_ACCESS_KEY="testing",
+        AWS_DEFAULT_REGION="us-east-1",
+    )
+    for name in ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_ENDPOINT_URL_S3"):
+        os.environ.pop(name, None)
+    fs = s3fs.S3FileSystem()
+    for bucket in ("crawlmill-scale-in", "crawlmill-scale-out"):
+        with contextlib.suppress(FileExistsError):
+            fs.mkdir(bucket)
+    return proc, fs
 
 
 def start_cluster(root: Path):
@@ -366,6 +480,12 @@ def main() -> None:
         default=os.path.join(tempfile.gettempdir(), "crawlmill-scale-curve"),
         help="cache of the generated inputs (kept)",
     )
+    ap.add_argument(
+        "--store",
+        choices=("local", "s3"),
+        default="local",
+        help="inputs and outputs on the local disk, or on moto's S3 server (uploaded first)",
+    )
     ap.add_argument("--work", help="outputs and scratch (default: a temporary folder, removed)")
     ap.add_argument("--json", help="also append each run's figures to this JSON-lines file")
     args = ap.parse_args()
@@ -377,6 +497,11 @@ def main() -> None:
     work = Path(args.work or tempfile.mkdtemp(prefix="crawlmill-scale-curve-"))
     cluster = None
     meter = Meter(set())
+    store = moto = None
+    if args.store == "s3":
+        work.mkdir(parents=True, exist_ok=True)
+        moto, store = start_store(work / "moto.log")
+        meter.owned.add(moto.pid)
     rows = []
     header = (
         f"{'size':>5} {'engine':<7} {'job':<9} {'wall s':>7} {'drv CPU':>7} {'all CPU':>7} "
@@ -386,6 +511,12 @@ def main() -> None:
     try:
         for size in (parse_size(s) for s in args.sizes.split(",")):
             folder, stamp = collection(data, size)
+            source = str(folder)
+            if store is not None:
+                source = f"s3://crawlmill-scale-in/{label(size)}/"
+                have = store.find(source[5:]) if store.exists(source[5:]) else []
+                if len([k for k in have if k.endswith(".warc.gz")]) < stamp["files"]:
+                    store.put(f"{folder}/", source[5:], recursive=True)
             print(
                 f"{label(size)}: {stamp['files']} files, {stamp['bytes'] / MB:,.0f} MB, "
                 f"{stamp['records']:,} records ({stamp['captures']:,} captures, "
@@ -412,22 +543,30 @@ def main() -> None:
                     daemons = [cluster.worker_pid(n) for n in (1, 2)]
                     dirs = [work / "cluster" / f"worker{n}" for n in (1, 2)]
                 for job in jobs:
-                    out = work / "out"
-                    argv = ["convert", str(folder), "-o", str(out), "--progress", "never", *where]
+                    out = work / "out" if store is None else "s3://crawlmill-scale-out/run"
+                    argv = ["convert", source, "-o", str(out), "--progress", "never", *where]
+                    if store is not None:
+                        argv += ["--work-dir", str(work / "scratch" / "stage")]
                     if job == "url-dedup":
                         argv += ["--filter", "url-dedup", "rule=latest"]
-                    r = run_one(argv, out, work / "scratch", meter, daemons, dirs)
+                    store_cpu = _self_cpu(moto.pid) if moto else 0.0
+                    r = run_one(argv, out, work / "scratch", meter, daemons, dirs, store)
+                    r["store_cpu"] = (_self_cpu(moto.pid) - store_cpu) if moto else 0.0
                     r.update(size=label(size), engine=engine, job=job, records=stamp["records"])
+                    r["store"] = args.store
                     rows.append(r)
-                    shutil.rmtree(out, ignore_errors=True)
+                    if store is None:
+                        shutil.rmtree(out, ignore_errors=True)
                     print(
                         f"{r['size']:>5} {engine:<7} {job:<9} {r['wall']:>7.1f} "
                         f"{r['driver_cpu']:>7.1f} {r['all_cpu']:>7.1f} "
                         f"{r['driver_rss'] / MB:>7.0f} {r['driver_jvm_rss'] / MB:>6.0f} "
                         f"{r['worker_rss'] / MB:>7.0f} {r['python_worker_rss'] / MB:>6.0f} "
-                        f"{r['crawlmill_bytes'] / MB:>7.1f} {r['scratch_bytes'] / MB:>7.1f} "
+                        + (f"{'-':>7} " if store else f"{r['crawlmill_bytes'] / MB:>7.1f} ")
+                        + f"{r['scratch_bytes'] / MB:>7.1f} "
                         f"{r['output_bytes'] / MB:>7.0f} {stamp['records'] / r['wall']:>7.0f} "
                         f"{r['load'][0]:>4.1f}-{r['load'][1]:<4.1f}"
+                        + (f"  (S3 server {r['store_cpu']:.1f} s CPU)" if moto else "")
                         + (f"  exit {r['code']}: {r['err'][-300:]}" if r["code"] else ""),
                         flush=True,
                     )
@@ -437,6 +576,9 @@ def main() -> None:
     finally:
         if cluster is not None:
             cluster.stop()
+        if moto is not None:
+            moto.terminate()
+            moto.wait(timeout=30)
         if not args.work:
             shutil.rmtree(work, ignore_errors=True)
     for size in {r["size"] for r in rows}:
