@@ -30,7 +30,7 @@ Measured per run:
   read from ``/proc`` before and after the run, plus the Python workers pyspark's daemon
   forks, sampled every 0.5 s (the daemon ignores SIGCHLD, so their CPU reaches no parent's
   account: without them the cluster's figure missed most of the conversion's CPU);
-* peak RSS: the driver's (``ru_maxrss``), its JVM's, and the largest worker's: a pool worker
+* peak RSS: the driver's (its ``VmHWM``), its JVM's, and the largest worker's: a pool worker
   process (local) or one cluster worker's executor JVM and its Python workers together,
   sampled every 0.5 s from ``/proc``;
 * peak work-folder bytes above the run's start (sampled every second): ``OUT/.crawlmill``
@@ -89,9 +89,13 @@ if "pyspark" in sys.modules:
         gateway.proc.wait(timeout=120)
 me = resource.getrusage(resource.RUSAGE_SELF)
 kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+# the peak of this process's own memory: ru_maxrss would also hold the RSS of the parent that
+# forked it (Linux keeps the larger of the old and new address spaces' peaks across exec)
+with open("/proc/self/status") as fh:
+    hwm = next(int(x.split()[1]) for x in fh if x.startswith("VmHWM:"))
 print(json.dumps({"code": code, "wall": wall, "cpu": me.ru_utime + me.ru_stime,
                   "children_cpu": kids.ru_utime + kids.ru_stime,
-                  "rss": me.ru_maxrss * 1024}), file=sys.stderr)
+                  "rss": hwm * 1024}), file=sys.stderr)
 """
 
 MB = 10**6
