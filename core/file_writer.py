@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, BinaryIO, ClassVar
 
@@ -262,7 +263,7 @@ class FileWriter(Writer):
 
     @classmethod
     def finalize(
-        cls, root: str, options: PluginOptions, tasks: list[CompletedInput], create: Any
+        cls, root: str, options: PluginOptions, tasks: Sequence[CompletedInput], create: Any
     ) -> None:
         """Delegate collection-wide side files to the layout's ``finalize``."""
         options.layout_class.finalize(root, options, tasks, create)  # type: ignore[attr-defined]

@@ -31,7 +31,7 @@ line on the terminal: what its rows are and what its table holds (``("capture(s)
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, BinaryIO, ClassVar, NamedTuple
 
@@ -516,11 +516,13 @@ class Writer(_Component, ABC):
         cls,
         root: str,
         options: PluginOptions,
-        tasks: list[CompletedInput],
+        tasks: Sequence[CompletedInput],
         create: Callable[[str], BinaryIO],
     ) -> None:
         """Run once after all tasks of a run (also when they were resumed), to write
-        collection-wide files such as md5 or record-count lists. ``tasks`` holds a
+        collection-wide files such as md5 or record-count lists. ``tasks`` is a read-only
+        sequence (length, index, slice, iteration; kept on disk, not in memory, so a run of
+        100,000 inputs does not hold them all) of one
         :class:`~crawlmill.core.messages.CompletedInput` per completed input, in input order:
         ``task.input`` (relpath), ``task.index``, ``task.outputs`` (each an
         :class:`~crawlmill.core.messages.OutputFile`: ``path``, ``size``, ``md5``) and
@@ -611,7 +613,7 @@ class Layout:
         cls,
         root: str,
         options: Any,
-        tasks: list[CompletedInput],
+        tasks: Sequence[CompletedInput],
         create: Callable[[str], BinaryIO],
     ) -> None:
         """Write collection-wide side files once per run; see ``Writer.finalize``."""
