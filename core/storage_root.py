@@ -14,12 +14,16 @@ resume, collect tables, shuffle runs) works on a local folder. So a run whose ou
    state, unchanged code. An object key that is no safe relative path is refused.
 2. **publish per task** (write-then-publish): when a task's marker is written in the stage
    (:func:`publish_marker`, called by ``OutputRoot.write_marker``), its pending marker, the
-   files it lists, then the marker are uploaded. An S3/GCS/Azure upload appears whole or not at all (a
+   files it lists, then the marker are uploaded; the uploaded files then become placeholders
+   in the stage (*hollowed*: their bytes freed, their size kept), so the work folder holds
+   the running tasks' outputs, not the whole run's (not when the run reads outputs back:
+   ``hydrate``, below; nor on a file system without sparse files). An S3/GCS/Azure upload appears whole or not at all (a
    multipart upload is completed only when the file is whole); on other stores (HDFS) a file
    is written under a temporary name and renamed. A run killed mid-way leaves on the store
    only whole files, and markers only for tasks whose files are all there: a rerun resumes.
 3. **publish at the end** (:meth:`RemoteRoot.publish`): every stage file that is new or
-   changed (not the placeholder or pulled marker it was) is uploaded, pending markers first,
+   changed (not the placeholder or pulled marker it was) is uploaded, never a placeholder
+   (a file of holes only: :func:`is_placeholder`), pending markers first,
    then outputs, bookkeeping, markers and ``report.json`` last; a placeholder or marker the
    run deleted (superseded outputs, ``--remove-orphans``) is deleted on the store.
 
@@ -104,6 +108,8 @@ class RemoteRoot:
         self.pulled: dict[str, list[int]] = {}
         #: object keys of the root that are no safe relative path (never touched).
         self.refused: list[str] = []
+        #: whether published outputs become placeholders in the stage (:func:`publish_marker`)
+        self.hollow = False
 
     def _key(self, rel: str) -> str:
         return f"{self.base}/{rel}"
@@ -147,6 +153,7 @@ class RemoteRoot:
         own marker, not 100,000)."""
         shutil.rmtree(self.stage, ignore_errors=True)
         os.makedirs(os.path.join(self.stage, BOOKKEEPING), exist_ok=True)
+        self.hollow = not hydrate and _sparse_files(self.stage)
         self.fs.invalidate_cache()  # the store as it is now, not as listed earlier
         try:
             found = self.fs.find(self.base, detail=True)
@@ -206,7 +213,7 @@ class RemoteRoot:
         return listed
 
     def _write_state(self) -> None:
-        state = {"url": storage.redact(self.url), "pulled": self.pulled}
+        state = {"url": storage.redact(self.url), "pulled": self.pulled, "hollow": self.hollow}
         path = os.path.join(self.stage, *STATE.split("/"))
         with open(path, "w", encoding="utf-8") as fh:
             json.dump(state, fh)
@@ -238,7 +245,9 @@ class RemoteRoot:
         changed = [
             rel
             for rel, st in present.items()
-            if self.pulled.get(rel) != st and published.get(rel) != st
+            if self.pulled.get(rel) != st
+            and published.get(rel) != st
+            and not is_placeholder(os.path.join(self.stage, *rel.split("/")))
         ]
         changed.sort(key=_publish_order)
         for rel in changed:
@@ -299,7 +308,40 @@ def _root_of_stage(stage: str) -> RemoteRoot | None:
     remote.stage = stage
     remote.pulled = state.get("pulled", {})
     remote.refused = []
+    remote.hollow = bool(state.get("hollow"))
     return remote
+
+
+def is_placeholder(path: str) -> bool:
+    """Whether the stage file ``path`` is a placeholder: bytes in its size but no block on
+    disk (a hole only), as :meth:`RemoteRoot.pull` and hollowing make them. Never uploaded:
+    its bytes are zeros, the object on the store the real ones."""
+    st = os.stat(path)
+    return st.st_size > 0 and getattr(st, "st_blocks", 1) == 0
+
+
+def _sparse_files(folder: str) -> bool:
+    """Whether ``folder``'s file system keeps a file extended by ``truncate`` as a hole (so
+    :func:`is_placeholder` recognises every placeholder made there)."""
+    probe = os.path.join(folder, ".sparse-probe")
+    try:
+        with open(probe, "wb") as fh:
+            fh.truncate(1 << 20)
+        return is_placeholder(probe)
+    except OSError:
+        return False
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(probe)
+
+
+def _hollowed(path: str) -> list[int]:
+    """Free the bytes of the published stage file ``path``, keeping its size (a placeholder
+    as the pull makes them); its new stat."""
+    size = os.stat(path).st_size
+    os.truncate(path, 0)
+    os.truncate(path, size)
+    return _stat(path)
 
 
 def publish_marker(root: str, key: str, data: dict[str, Any], marker: str) -> None:
@@ -314,6 +356,7 @@ def publish_marker(root: str, key: str, data: dict[str, Any], marker: str) -> No
         rel = os.path.relpath(pending, root).replace(os.sep, "/")
         remote.upload(rel)
         uploaded[rel] = _stat(pending)
+    files: list[str] = []
     for field in ("outputs", "quarantine"):
         for out in data.get(field, []) or []:
             rel = safe_relpath(out["path"], internal=True)
@@ -322,13 +365,27 @@ def publish_marker(root: str, key: str, data: dict[str, Any], marker: str) -> No
             if remote.pulled.get(rel) != st:
                 remote.upload(rel)
             uploaded[rel] = st
+            files.append(rel)
     rel = os.path.relpath(marker, root).replace(os.sep, "/")
     remote.upload(rel)
     uploaded[rel] = _stat(marker)
     folder = os.path.join(root, *PUBLISHED.split("/"))
     os.makedirs(folder, exist_ok=True)
-    with open(os.path.join(folder, f"{key}.json"), "w", encoding="utf-8") as fh:
+    _write_published(folder, key, uploaded)
+    if remote.hollow:  # on the store now: their bytes leave the work folder
+        for rel in files:
+            local = os.path.join(root, *rel.split("/"))
+            if not is_placeholder(local):
+                uploaded[rel] = _hollowed(local)
+        _write_published(folder, key, uploaded)
+
+
+def _write_published(folder: str, key: str, uploaded: dict[str, list[int]]) -> None:
+    """Record (atomically) what task ``key``'s publish uploaded."""
+    path = os.path.join(folder, f"{key}.json")
+    with open(f"{path}.tmp", "w", encoding="utf-8") as fh:
         json.dump(uploaded, fh)
+    os.replace(f"{path}.tmp", path)
 
 
 @contextlib.contextmanager

@@ -118,6 +118,12 @@ def test_s3_to_s3_is_byte_identical_to_local_and_resumes(s3, local_copy, tmp_pat
     assert sum("/done/" in k for k in keys) == 2  # the markers, beside the outputs
     report = _report(s3, "crawl-out/run1/.crawlmill/report.json")
     assert report["inputs"] == 2 and report["inputs_skipped"] == 0
+    # a published output leaves the work folder: a placeholder of its size stays (its bytes
+    # are on the store), so the work folder holds the running tasks' outputs, not the run's
+    (stage,) = [p for p in tmp_path.glob("stage-*") if p.is_dir()]
+    for rel, data in local_copy.items():
+        st = (stage / rel).stat()
+        assert st.st_size == len(data) and st.st_blocks == 0, rel
 
     # a rerun (a fresh work folder: nothing local survives) resumes from the store's markers
     assert main([*argv[:-1], str(tmp_path / "other"), "--workers", "1"]) == 0
@@ -201,3 +207,19 @@ def test_the_output_root_inside_an_input_prefix_is_never_read(s3, tmp_path):
         report = _report(s3, "crawl-self/out/.crawlmill/report.json")
         assert report["inputs"] == 1
     assert sorted(_remote_files(s3, "crawl-self/out")) == ["in/a.warc.gz"]
+
+
+def test_a_placeholder_is_never_uploaded(s3, local_copy, tmp_path):
+    """A stage file that is a placeholder (holes only: the object's bytes are on the store) is
+    never uploaded, whatever its stat says: its zeros would replace the object."""
+    from crawlmill.core import storage_root
+
+    argv = ["convert", "s3://crawl-in/c/", "-o", "s3://crawl-out/run5", "--workers", "1"]
+    assert main([*argv, "--work-dir", str(tmp_path)]) == 0
+    remote = storage_root.RemoteRoot("s3://crawl-out/run5", str(tmp_path))
+    placeholder = os.path.join(remote.stage, "en", "00.warc.gz")
+    assert storage_root.is_placeholder(placeholder)
+    os.utime(placeholder, ns=(10**9, 10**9))  # its stat no longer what was published
+    assert "en/00.warc.gz" not in remote.publish()
+    s3.invalidate_cache()
+    assert _remote_files(s3, "crawl-out/run5") == local_copy
