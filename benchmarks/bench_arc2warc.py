@@ -224,17 +224,7 @@ def _measure(cmd: list[str]) -> dict:
     The command's own peak RSS is what it reports from ``/proc/self/status`` (``VmHWM``, its
     own address space); ``ru_maxrss`` from ``wait4`` is only the fallback, because Linux
     carries the parent's high-water mark into a vfork+exec child."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        run = tree_usage.run(cmd, stdout=out, stderr=err)
-        out.seek(0)
-        err.seek(0)
-        text, problems = out.read().decode(errors="replace"), err.read().decode(errors="replace")
-    if run.returncode != 0:
-        raise RuntimeError(f"{cmd} failed: {problems[-2000:]}")
-    if tree_usage.describe(run):
-        print(tree_usage.describe(run), file=sys.stderr)
-    lines = [line for line in text.splitlines() if line.startswith("{")]
-    info = json.loads(lines[-1]) if lines else {}
+    run, info = tree_usage.run_json(cmd)
     peak = info.pop("vmhwm_mib", None)
     info.update(
         seconds=run.wall,

@@ -293,17 +293,7 @@ def _measure(code: str, before: str | None = None) -> dict:
 
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [_before_path(before),
                                                           env.get("PYTHONPATH")]))  # fmt: skip
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        run = tree_usage.run([sys.executable, "-c", code], stdout=out, stderr=err, env=env)
-        out.seek(0)
-        err.seek(0)
-        text, problems = out.read().decode(errors="replace"), err.read().decode(errors="replace")
-    if run.returncode != 0:
-        raise RuntimeError(f"child failed ({run.returncode}): {text[-2000:]} {problems[-2000:]}")
-    if tree_usage.describe(run):
-        print(tree_usage.describe(run), file=sys.stderr)
-    lines = [line for line in text.splitlines() if line.startswith("{")]
-    info = json.loads(lines[-1]) if lines else {}
+    run, info = tree_usage.run_json([sys.executable, "-c", code], env=env)
     # the pool's workers are the forkserver's children, not the child's: their peak comes from
     # the orphans tree_usage reaped
     info["peak_rss_mib"] = max(info.get("peak_rss_mib", 0.0), run.orphan_peak_rss / 2**20)

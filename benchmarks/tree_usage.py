@@ -24,9 +24,11 @@ can include the measuring process's; a command that reports its own ``VmHWM`` is
 from __future__ import annotations
 
 import ctypes
+import json
 import os
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from dataclasses import dataclass
@@ -215,6 +217,26 @@ def describe(usage: TreeUsage) -> str:
     if usage.stuck:
         return f"(descendants still alive after the run, not counted: {list(usage.stuck)})"
     return ""
+
+
+def run_json(cmd: list[str], env: dict[str, str] | None = None) -> tuple[TreeUsage, dict]:
+    """:func:`run` ``cmd`` (its output kept in temporary files); its usage and the last line
+    of its standard output that is a JSON object (``{}`` when none). ``RuntimeError`` naming
+    the exit status and the output's tails when it fails; :func:`describe`'s warning, if
+    any, on stderr."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        usage = run(cmd, stdout=out, stderr=err, env=env)
+        out.seek(0)
+        err.seek(0)
+        text, problems = out.read().decode(errors="replace"), err.read().decode(errors="replace")
+    if usage.returncode != 0:
+        raise RuntimeError(
+            f"{cmd[:3]} failed ({usage.returncode}): {text[-2000:]} {problems[-2000:]}"
+        )
+    if describe(usage):
+        print(describe(usage), file=sys.stderr)
+    lines = [line for line in text.splitlines() if line.startswith("{")]
+    return usage, json.loads(lines[-1]) if lines else {}
 
 
 if __name__ == "__main__":

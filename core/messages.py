@@ -197,6 +197,10 @@ class Marker:
 
     def to_dict(self) -> dict[str, Any]:
         """The marker file's JSON (its keys and values exactly as before the types)."""
+        return json.loads(self.to_json())  # what a reader of the file gets
+
+    def to_json(self) -> str:
+        """The marker file's JSON text, on one line (:meth:`to_dict`'s keys in its order)."""
         data: dict[str, Any] = {
             "version": self.version,
             "key": self.key,
@@ -213,7 +217,7 @@ class Marker:
             "stats": self.stats.to_dict(),
             **self.extra,
         }
-        return json.loads(json.dumps(data, default=str))  # what a reader of the file gets
+        return json.dumps(data, default=str)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Marker:

@@ -59,23 +59,7 @@ class _Spill:
 
 def encode_marker(marker: Marker) -> bytes:
     """``marker``'s JSON (the keys and values of :meth:`Marker.to_dict`, in its order), one line."""
-    data = {
-        "version": marker.version,
-        "key": marker.key,
-        "fingerprint": marker.fingerprint,
-        "input": marker.input,
-        "input_path": marker.input_path,
-        "input_size": marker.input_size,
-        "index": marker.index,
-        "input_count": marker.input_count,
-        "reader": marker.reader,
-        "outputs": [o.to_dict() for o in marker.outputs],
-        "quarantine": [o.to_dict() for o in marker.quarantine],
-        "notes": marker.notes,
-        "stats": marker.stats.to_dict(),
-        **marker.extra,
-    }
-    return json.dumps(data, default=str).encode()
+    return marker.to_json().encode()
 
 
 class MarkerStore(MutableMapping[int, Marker]):
