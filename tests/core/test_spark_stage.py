@@ -53,6 +53,13 @@ class Payload:
     files: tuple
 
 
+def _spec(output: str) -> PipelineSpec:
+    """A WARC -> WARC pipeline to ``output`` (its one input is never read here)."""
+    return PipelineSpec.model_validate(
+        {"inputs": {"paths": ["x.warc"]}, "writer": {"name": "warc"}, "output": output}
+    )
+
+
 def test_remap_rewrites_paths_below_the_stage_only():
     payload = Payload({"output": "/d/stage", "x": ["/d/stage/a", "/d/stagex"]}, ("/d/stage/t",))
     got = remap(payload, "/d/stage", "/w/task")
@@ -85,13 +92,7 @@ def test_a_task_works_in_its_own_stage_and_the_driver_gets_placeholders(s3, tmp_
     worker = tmp_path / "worker"
     worker.mkdir()
     monkeypatch.setenv("SPARK_LOCAL_DIRS", str(worker))
-    spec = PipelineSpec.model_validate(
-        {
-            "inputs": {"paths": ["x.warc"]},
-            "writer": {"name": "warc"},
-            "output": "s3://stage-out/run",
-        }
-    )
+    spec = _spec("s3://stage-out/run")
     with staged(spec, str(tmp_path / "driver")) as local:
         stage = local.output
         assert os.environ[STAGES_ENV] and stage in os.environ[STAGES_ENV]
@@ -147,13 +148,7 @@ def test_a_task_pulls_its_own_marker_and_the_passes_it_reads_only(s3, tmp_path, 
     s3.pipe(f"{base}/passes/p1/table.arrow", b"t1")
     s3.pipe(f"{base}/passes/p2/table.arrow", b"t2")
     s3.invalidate_cache()
-    spec = PipelineSpec.model_validate(
-        {
-            "inputs": {"paths": ["x.warc"]},
-            "writer": {"name": "warc"},
-            "output": "s3://stage-out/many",
-        }
-    )
+    spec = _spec("s3://stage-out/many")
     with staged(spec, str(tmp_path / "driver")) as local:
         stage = local.output
         table = os.path.join(stage, ".crawlmill", "passes", "p1", "table.arrow")
