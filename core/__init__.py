@@ -30,10 +30,17 @@ if TYPE_CHECKING:
         reduce_key,
     )
     from .errors import ConfigError, CrawlmillError, FormatError, PluginError
-    from .file_writer import FileWriter, FileWriterOptions, OutputFile, describes_file
+    from .file_writer import (
+        FileWriter,
+        FileWriterOptions,
+        LightFileWriterOptions,
+        OutputFile,
+        describes_file,
+    )
     from .layouts import register_layout
     from .markers import hookimpl
     from .naming import named_with, reader_suffixes, stem_of, strip_suffixes
+    from .options import FieldCheck, FieldError, LightOptions, option
     from .output_paths import UnsafeOutputPath, safe_relpath
     from .plugin import (
         Check,
@@ -85,10 +92,17 @@ _LAZY_MODULES = {
         "reduce_key",
     ),
     ".errors": ("ConfigError", "CrawlmillError", "FormatError", "PluginError"),
-    ".file_writer": ("FileWriter", "FileWriterOptions", "OutputFile", "describes_file"),
+    ".file_writer": (
+        "FileWriter",
+        "FileWriterOptions",
+        "LightFileWriterOptions",
+        "OutputFile",
+        "describes_file",
+    ),
     ".layouts": ("register_layout",),
     ".markers": ("hookimpl",),
     ".naming": ("named_with", "reader_suffixes", "stem_of", "strip_suffixes"),
+    ".options": ("FieldCheck", "FieldError", "LightOptions", "option"),
     ".output_paths": ("UnsafeOutputPath", "safe_relpath"),
     ".plugin": (
         "Check",
@@ -201,6 +215,11 @@ __all__ = [
     "capabilities",
     "FileWriter",
     "FileWriterOptions",
+    "LightFileWriterOptions",
+    "LightOptions",
+    "FieldCheck",
+    "FieldError",
+    "option",
     "describes_file",
     "OutputFile",
     "Layout",

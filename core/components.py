@@ -4,14 +4,14 @@ options, reporting every problem with its place in the config (``filters[1].thre
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
-
-from .errors import ConfigError, PluginError, pydantic_problems
-from .plugin import PluginOptions
+from .errors import ConfigError, PluginError, is_validation_error, pydantic_problems
 from .registry import Registry
 from .spec import ComponentSpec, PipelineSpec
+
+if TYPE_CHECKING:
+    from .plugin import PluginOptions
 
 __all__ = ["Resolved", "ResolvedPipeline", "pydantic_problems", "resolve", "resolve_pipeline"]
 
@@ -50,7 +50,9 @@ def resolve(
         return None
     try:
         options = cls.Options.model_validate(spec.options, context={"registry": registry})
-    except ValidationError as exc:
+    except Exception as exc:  # pydantic's ValidationError (imported when it validated)
+        if not is_validation_error(exc):
+            raise
         problems.extend(pydantic_problems(exc, loc, cls.Options))
         return None
     return Resolved(spec.name, cls, options)

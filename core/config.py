@@ -21,15 +21,17 @@ import json
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ValidationError
-
-from .errors import ConfigError, PluginError, pydantic_problems, unknown_key
+from .errors import ConfigError, PluginError, is_validation_error, pydantic_problems, unknown_key
 from .interpolate import interpolate
+from .options import build, is_light
 from .registry import Registry
 from .remote_paths import url_scheme
 from .spec import ComponentSpec, InputSpec, PipelineSpec, RunSpec
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 __all__ = [
     "CONFIG_SUFFIXES",
@@ -300,7 +302,8 @@ def pipeline_from_arguments(
     spec_writer = _collect(
         problems, component_from_assignments, registry, "writer", writer[0], writer[1], "writer"
     )
-    run_spec = _validate_model(RunSpec, dict(run or {}), "run", problems)
+    # the values argparse typed build the run settings directly (pydantic for its message)
+    run_spec = _validate_model(RunSpec, dict(run or {}), "run", problems, direct=True)
     _check_executor(run_spec, problems)
     if not output:
         problems.append(("output", "required: the output folder"))
@@ -537,12 +540,20 @@ def _validate_model(
     where: str,
     problems: Problems,
     context: dict[str, Any] | None = None,
+    direct: bool = False,
 ) -> Any:
+    """``model``'s validation of ``data`` (pydantic, imported then; light options without
+    options given need none), its errors added to ``problems``. ``direct``: a light model is
+    built from the values as they are when they hold (:func:`~crawlmill.core.options.build`)."""
     if not isinstance(data, Mapping):
         problems.append((where, f"expected a mapping of options, got {type(data).__name__}"))
         return None
     try:
+        if direct and is_light(model):
+            return build(model, dict(data), context=context)
         return model.model_validate(dict(data), context=context)
-    except ValidationError as exc:
+    except Exception as exc:
+        if not is_validation_error(exc):
+            raise
         problems.extend(pydantic_problems(exc, where, model))
         return None

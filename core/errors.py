@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -39,6 +40,13 @@ def unknown_key(name: str, known: Sequence[str], what: str) -> str:
     return f"unknown {what} {name!r}{hint} (known: {', '.join(known) or 'none'})"
 
 
+def is_validation_error(exc: BaseException) -> bool:
+    """Whether ``exc`` is pydantic's ``ValidationError`` (without importing pydantic: when it
+    is not imported, nothing raised one)."""
+    core = sys.modules.get("pydantic_core")
+    return core is not None and isinstance(exc, core.ValidationError)
+
+
 def pydantic_problems(
     exc: ValidationError, where: str, model: type[BaseModel] | None = None
 ) -> list[tuple[str, str]]:
@@ -47,7 +55,7 @@ def pydantic_problems(
     validated (configs, ``crawlmill convert``, ``engine.run`` of a built spec,
     ``open_reader``). ``model`` names the known options in the message of an unknown one."""
     out: list[tuple[str, str]] = []
-    fields = tuple(model.model_fields) if model is not None else ()
+    fields = tuple(model.model_fields) if model is not None else ()  # light options have it too
     for err in exc.errors(include_url=False):
         loc = where
         for part in err["loc"]:
@@ -57,7 +65,7 @@ def pydantic_problems(
                 else (f"{loc}.{part}" if loc else str(part))
             )
         kind, value = err["type"], err.get("input")
-        if kind == "extra_forbidden":
+        if kind in ("extra_forbidden", "unexpected_keyword_argument"):  # a model's, a dataclass's
             name = str(err["loc"][-1]) if err["loc"] else ""
             known = _nested_fields(model, err["loc"][:-1]) if model is not None else fields
             out.append((loc, unknown_key(name, known, "option")))
@@ -68,7 +76,7 @@ def pydantic_problems(
         msg = err["msg"]
         if msg.startswith("Value error, "):
             msg = msg[len("Value error, ") :]
-        if not isinstance(value, dict | list | _model_type()) and err["loc"]:
+        if not isinstance(value, (dict, list, *_model_type())) and err["loc"]:
             msg += f" (got {value!r})"
             if kind in ("string_type", "literal_error", "enum") and isinstance(
                 value, bool | int | float
@@ -92,9 +100,12 @@ def _nested_fields(model: type[BaseModel], path: Sequence[Any]) -> tuple[str, ..
 
 
 def _model_type() -> Any:
+    """The classes of options: a pydantic model, or a light options dataclass."""
     from pydantic import BaseModel
 
-    return BaseModel
+    from .options import LightOptions
+
+    return (BaseModel, LightOptions)
 
 
 class PluginError(CrawlmillError):

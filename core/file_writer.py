@@ -29,24 +29,34 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, BinaryIO, ClassVar
 
-from pydantic import (
-    Field,
-    PrivateAttr,
-    ValidationError,
-    ValidationInfo,
-    field_validator,
-    model_validator,
-)
-
-from .errors import ConfigError
+from .errors import ConfigError, is_validation_error
 from .layouts import find_layout, known_layouts
-from .plugin import InputFile, Layout, PluginOptions, WriteContext, Writer
+from .options import FieldError, LightOptions, option
+from .plugin import InputFile, Layout, WriteContext, Writer
 from .record import Record, RecordKind
 
 if TYPE_CHECKING:
+    from .file_writer_options import FileWriterOptions
     from .messages import CompletedInput
+    from .plugin_options import PluginOptions
 
-__all__ = ["FileWriter", "FileWriterOptions", "OutputFile", "describes_file"]
+__all__ = [
+    "FileWriter",
+    "FileWriterOptions",
+    "LightFileWriterOptions",
+    "OutputFile",
+    "describes_file",
+]
+
+
+def __getattr__(name: str) -> Any:
+    """:class:`FileWriterOptions` (pydantic), imported on first use."""
+    if name == "FileWriterOptions":
+        from .file_writer_options import FileWriterOptions
+
+        globals()[name] = FileWriterOptions
+        return FileWriterOptions
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def describes_file(record: Record) -> bool:
@@ -60,118 +70,163 @@ def describes_file(record: Record) -> bool:
     return isinstance(neutral, dict) and bool(neutral.get("describes_file"))
 
 
-def _layout_errors(name: str, exc: ValidationError) -> str:
+def _layout_errors(name: str, exc: Any) -> str:
     return f"layout {name!r}: " + "; ".join(
         f"{'.'.join(str(p) for p in e['loc'])}: "
-        + ("unknown option" if e["type"] == "extra_forbidden" else e["msg"])
+        + ("unknown option" if e["type"] in ("extra_forbidden", "unexpected_keyword_argument")
+           else e["msg"])
         for e in exc.errors()
-    )
+    )  # fmt: skip
 
 
-class FileWriterOptions(PluginOptions):
-    """Options every file writer has: its layout, by name or as a mapping with options."""
+def _validated(model: Any, data: dict[str, Any]) -> Any:
+    """``model.model_validate(data)``; pydantic's ``ValidationError`` as a ``ValueError``
+    carrying it (``.errors()``), so both options forms report it alike."""
+    try:
+        return model.model_validate(data)
+    except Exception as exc:
+        if not is_validation_error(exc):
+            raise
+        raise _LayoutInvalid(exc) from None
+
+
+class _LayoutInvalid(ValueError):
+    def __init__(self, exc: Any) -> None:
+        super().__init__(str(exc))
+        self.errors = exc.errors
+
+
+# -- the file writer options' rules, shared by their two forms ------------------------------
+
+
+def layout_mapping(cls: Any, data: Any, registry: Any) -> Any:
+    """``layout: {name: ..., <option>: ...}``: the layout's options, checked by its
+    ``Options`` model, become ``layout_options``, except one that is also a field of the
+    writer's own options: it sets that field (and the layout's settings get it from there).
+    The deprecated flat form is folded in first (``cls.flat_layout_options``)."""
+    if cls.flat_layout_options:
+        data = fold_flat_layout_options(cls, data, registry)
+    if not isinstance(data, dict) or not isinstance(data.get("layout"), dict):
+        return data
+    data = dict(data)
+    given = dict(data["layout"])
+    name = given.pop("name", None)
+    if not isinstance(name, str) or not name:
+        raise ValueError("layout: a mapping needs name: the layout's name")
+    layout = find_layout(name, registry)
+    if layout is None:
+        data["layout"] = name  # the layout field says it is unknown
+        return data
+    try:
+        checked = _validated(layout.Options, given)
+    except _LayoutInvalid as exc:
+        raise ValueError(_layout_errors(name, exc)) from None
+    own = dict(data.get("layout_options") or {})
+    for key in given:
+        value = getattr(checked, key)
+        if key in cls.model_fields and key not in ("layout", "layout_options"):
+            if key in data and data[key] != value:
+                raise ValueError(f"layout {name!r}: {key} given twice, in layout and beside it")
+            data[key] = value
+        else:
+            own[key] = given[key]
+    data["layout"], data["layout_options"] = name, own
+    return data
+
+
+def check_layout(cls: Any, value: str, registry: Any) -> str:
+    """``value`` when it names a layout that lays out ``cls.writes`` files, else ``ValueError``."""
+    layout = find_layout(value, registry)
+    if layout is None:
+        raise ValueError(f"unknown layout {value!r}; see `crawlmill plugins` for the layouts")
+    formats = getattr(layout, "formats", None)
+    if formats and cls.writes and cls.writes not in formats:
+        raise ValueError(
+            f"layout {value!r} lays out {', '.join(formats)} files only, "
+            f"not the {cls.writes} writer's; use another layout (plain)"
+        )
+    return value
+
+
+def layout_settings_of(options: Any, registry: Any) -> tuple[type[Layout], Any]:
+    """The layout ``options.layout`` names and its own validated ``Options``: its
+    ``layout_options`` plus the writer options its ``Options`` model shares with the writer's
+    (``ValueError`` when they are refused)."""
+    layout = find_layout(options.layout, registry)
+    assert layout is not None  # checked by check_layout
+    shared = {
+        key: getattr(options, key)
+        for key in layout.Options.model_fields
+        if key in type(options).model_fields and key not in options.layout_options
+    }
+    try:
+        settings = _validated(layout.Options, {**shared, **options.layout_options})
+    except _LayoutInvalid as exc:
+        raise ValueError(f"layout {options.layout!r}: {exc.errors()[0]['msg']}") from None
+    return layout, settings
+
+
+def _registry_of(context: Any) -> Any:
+    return (context or {}).get("registry") if isinstance(context, dict) or context is None else None
+
+
+@dataclass(frozen=True, kw_only=True)
+class LightFileWriterOptions(LightOptions):
+    """Options every file writer has, as a light dataclass
+    (:class:`~crawlmill.core.options.LightOptions`): the same fields, rules and messages as
+    :class:`FileWriterOptions` (pydantic), which stays the base for writers declared that way;
+    a writer's light options subclass this with ``@dataclass(frozen=True, kw_only=True)``."""
 
     #: the format the writer writes (its name), checked against ``Layout.formats``.
     writes: ClassVar[str] = ""
     #: whether options of the chosen layout are still accepted beside ``layout`` (the flat
-    #: form ``max_records: 1000``, deprecated): they are moved into the layout's mapping with a
-    #: ``FutureWarning`` that says what to write instead (:func:`fold_flat_layout_options`).
+    #: form, deprecated; :func:`fold_flat_layout_options`).
     flat_layout_options: ClassVar[bool] = False
 
-    layout: str = Field(
+    layout: str = option(
         "plain",
         description="Output layout: any registered layout (see `crawlmill plugins`). A name, or a mapping {name: plain, max_records: 1000} with the layout's options.",
     )
-    layout_options: dict[str, Any] = Field(
+    layout_options: dict[str, Any] = option(
         default_factory=dict,
         description="The layout's own options that are not writer options (set by the mapping form of layout).",
     )
 
-    _layout_cls: Any = PrivateAttr(None)
-    _layout_settings: Any = PrivateAttr(None)
-
-    @model_validator(mode="before")
     @classmethod
-    def _layout_mapping(cls, data: Any, info: ValidationInfo) -> Any:
-        """``layout: {name: ..., <option>: ...}``: the layout's options, checked by its
-        ``Options`` model, become ``layout_options``, except one that is also a field of the
-        writer's own options: it sets that field (and the layout's settings get it from
-        there). The deprecated flat form is folded in first."""
-        registry = (info.context or {}).get("registry")
-        if cls.flat_layout_options:
-            data = fold_flat_layout_options(cls, data, registry)
-        if not isinstance(data, dict) or not isinstance(data.get("layout"), dict):
-            return data
-        data = dict(data)
-        given = dict(data["layout"])
-        name = given.pop("name", None)
-        if not isinstance(name, str) or not name:
-            raise ValueError("layout: a mapping needs name: the layout's name")
-        layout = find_layout(name, registry)
-        if layout is None:
-            data["layout"] = name  # the layout field says it is unknown
-            return data
-        try:
-            checked = layout.Options.model_validate(given)
-        except ValidationError as exc:
-            raise ValueError(_layout_errors(name, exc)) from None
-        own = dict(data.get("layout_options") or {})
-        for key in given:
-            value = getattr(checked, key)
-            if key in cls.model_fields and key not in ("layout", "layout_options"):
-                if key in data and data[key] != value:
-                    raise ValueError(f"layout {name!r}: {key} given twice, in layout and beside it")
-                data[key] = value
-            else:
-                own[key] = given[key]
-        data["layout"], data["layout_options"] = name, own
-        return data
+    def before_validation(cls, data: Any, context: Any) -> Any:
+        return layout_mapping(cls, data, _registry_of(context))
 
-    @field_validator("layout")
+    def after_validation(self, context: Any) -> None:
+        registry = _registry_of(context)
+        try:
+            check_layout(type(self), self.layout, registry)
+        except ValueError as exc:
+            raise FieldError("layout", str(exc), self.layout) from None
+        layout, settings = layout_settings_of(self, registry)
+        object.__setattr__(self, "_layout_cls", layout)
+        object.__setattr__(self, "_layout_settings", settings)
+
     @classmethod
-    def _known_layout(cls, value: str, info: ValidationInfo) -> str:
-        layout = find_layout(value, (info.context or {}).get("registry"))
-        if layout is None:
-            raise ValueError(f"unknown layout {value!r}; see `crawlmill plugins` for the layouts")
-        formats = getattr(layout, "formats", None)
-        if formats and cls.writes and cls.writes not in formats:
-            raise ValueError(
-                f"layout {value!r} lays out {', '.join(formats)} files only, "
-                f"not the {cls.writes} writer's; use another layout (plain)"
-            )
-        return value
-
-    @model_validator(mode="after")
-    def _layout_settings_of(self, info: ValidationInfo) -> FileWriterOptions:
-        """Resolve the layout and validate its own options: ``layout_options`` plus the
-        writer options its ``Options`` model shares with the writer's."""
-        layout = find_layout(self.layout, (info.context or {}).get("registry"))
-        assert layout is not None  # checked by _known_layout
-        shared = {
-            key: getattr(self, key)
-            for key in layout.Options.model_fields
-            if key in type(self).model_fields and key not in self.layout_options
-        }
-        try:
-            settings = layout.Options.model_validate({**shared, **self.layout_options})
-        except ValidationError as exc:
-            raise ValueError(f"layout {self.layout!r}: {exc.errors()[0]['msg']}") from None
-        self._layout_cls, self._layout_settings = layout, settings
-        return self
+    def defaults_valid(cls, context: Any) -> bool:
+        default = cls.__dataclass_fields__["layout"].default
+        return find_layout(default, _registry_of(context)) is not None
 
     @property
     def layout_class(self) -> type[Layout]:
-        """The layout class the ``layout`` option names (looked up again for options built
-        without validation, ``model_construct``); :class:`ConfigError` when none has it."""
-        layout = self._layout_cls or find_layout(self.layout)
+        """The layout class the ``layout`` option names; :class:`ConfigError` when none has it."""
+        layout = self.__dict__.get("_layout_cls") or find_layout(self.layout)
         if layout is None:
             raise ConfigError([("writer.layout", f"unknown layout {self.layout!r}")])
         return layout
 
     @property
-    def layout_settings(self) -> PluginOptions:
+    def layout_settings(self) -> Any:
         """The layout's own validated ``Options``."""
-        return self._layout_settings
+        settings = self.__dict__.get("_layout_settings")
+        if settings is None:
+            settings = layout_settings_of(self, None)[1]
+            object.__setattr__(self, "_layout_settings", settings)
+        return settings
 
 
 def fold_flat_layout_options(cls: type[FileWriterOptions], data: Any, registry: Any) -> Any:

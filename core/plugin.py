@@ -35,16 +35,16 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, BinaryIO, ClassVar, NamedTuple
 
-from pydantic import BaseModel, ConfigDict
-
 from .collection import Check, Expectation
 from .input_file import InputFile
+from .options import NoOptions
 from .problems import Damage, Notice
 from .record import Record
 
 if TYPE_CHECKING:
     from .input_stream import InputStream
     from .messages import CompletedInput
+    from .plugin_options import PluginOptions
 
 __all__ = [
     "Check",
@@ -69,13 +69,15 @@ __all__ = [
 ]
 
 
-class PluginOptions(BaseModel):
-    """Base of every component's options model: unknown keys are errors, values are typed.
+def __getattr__(name: str) -> Any:
+    """:class:`PluginOptions`, made on first use (it imports pydantic: a run whose components
+    declare light options, :class:`~crawlmill.core.options.LightOptions`, never needs it)."""
+    if name == "PluginOptions":
+        from .plugin_options import PluginOptions
 
-    Describe each option with ``Field(description=...)``; ``crawlmill plugins`` prints them.
-    """
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
+        globals()[name] = PluginOptions
+        return PluginOptions
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -381,8 +383,10 @@ class _Component:
 
     #: the name users write in configs and on the command line.
     name: ClassVar[str] = ""
-    #: the typed options model; instances receive a validated ``options``.
-    Options: ClassVar[type[PluginOptions]] = PluginOptions
+    #: the typed options (a pydantic model on :class:`PluginOptions`, or a light dataclass on
+    #: :class:`~crawlmill.core.options.LightOptions`); instances receive validated ``options``.
+    #: The default, :class:`~crawlmill.core.options.NoOptions`, has none.
+    Options: ClassVar[type[Any]] = NoOptions
 
     def __init__(self, options: PluginOptions | None = None) -> None:
         self.options = options if options is not None else self.Options()
@@ -550,7 +554,7 @@ class Layout:
     same names). ``extension`` is the file suffix the writer encodes (``.warc.gz``...)."""
 
     name: ClassVar[str] = ""
-    Options: ClassVar[type[PluginOptions]] = PluginOptions
+    Options: ClassVar[type[Any]] = NoOptions
     #: the formats whose files the layout can lay out (``("warc",)``); empty: any file
     #: writer's. A writer of another format refuses the layout with a config error.
     formats: ClassVar[tuple[str, ...]] = ()
@@ -634,7 +638,7 @@ class Writable:
 
     name: ClassVar[str] = ""
     java_names: ClassVar[tuple[str, ...]] = ()
-    Options: ClassVar[type[PluginOptions]] = PluginOptions
+    Options: ClassVar[type[Any]] = NoOptions
 
     def read(self, data: bytes) -> Any:
         """The value serialized in ``data`` (all of it)."""

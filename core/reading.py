@@ -28,12 +28,10 @@ from collections.abc import Callable, Iterator
 from types import TracebackType
 from typing import Any
 
-from pydantic import ValidationError
-
 from . import storage
 from .collection import Verifier
-from .errors import ConfigError, FormatError, pydantic_problems
-from .plugin import Check, Damage, InputFile, Limits, Notice, PluginOptions, ReadContext, Reader
+from .errors import ConfigError, FormatError, is_validation_error, pydantic_problems
+from .plugin import Check, Damage, InputFile, Limits, Notice, ReadContext, Reader
 from .problems import observe
 from .record import Record
 from .registry import Registry
@@ -278,8 +276,10 @@ def open_reader(
         cls = registry.reader(reader)
     name = cls.name
     try:
-        validated: PluginOptions = cls.Options.model_validate(options)
-    except ValidationError as exc:
+        validated = cls.Options.model_validate(options)
+    except Exception as exc:  # pydantic's ValidationError (imported when it validated)
+        if not is_validation_error(exc):
+            raise
         raise ConfigError(pydantic_problems(exc, f"reader {name}", cls.Options)) from None
     return RecordIterator(
         cls(validated),

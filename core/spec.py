@@ -5,6 +5,12 @@ A :class:`PipelineSpec` is plain data (it pickles and serialises to JSON), so it
 to worker processes or Spark executors, which rebuild the plugin registry themselves.
 Component options here are already validated by the component's ``Options`` model and stored
 as plain dicts (``model_dump(mode="json")``).
+
+The classes are stdlib dataclasses (:class:`~crawlmill.core.options.LightOptions`): a config or
+any mapping is validated by pydantic (``PipelineSpec.model_validate``, its messages), while the
+command line builds them from values argparse already typed, and a task rebuilds its spec from
+the driver's dump (:meth:`PipelineSpec.from_dump`), both without importing pydantic; a direct
+build checks every constraint pydantic checks (``__post_init__``).
 """
 
 from __future__ import annotations
@@ -12,53 +18,61 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from typing import Any, Literal
+from dataclasses import dataclass, field
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from annotated_types import Ge
+
+from .options import FieldCheck, LightOptions
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+def _cpus() -> int:
+    return os.cpu_count() or 1
 
 
-class ComponentSpec(_Strict):
+def _spark_conf(conf: dict[str, Any], info: Any = None) -> dict[str, Any]:
+    from .run.spark_conf import check_conf  # imports no pyspark
+
+    check_conf(None, conf)
+    return conf
+
+
+@dataclass(kw_only=True)
+class ComponentSpec(LightOptions):
     """One reader, filter or writer: its registered name and validated options."""
 
     name: str
-    options: dict[str, Any] = Field(default_factory=dict)
+    options: dict[str, Any] = field(default_factory=dict)
 
 
-class InputSpec(_Strict):
+@dataclass(kw_only=True)
+class InputSpec(LightOptions):
     """Where the inputs are: paths, glob patterns and/or a file listing one path per line."""
 
-    paths: list[str] = Field(default_factory=list)
+    paths: list[str] = field(default_factory=list)
     list_file: str | None = None
 
 
-class SparkSpec(_Strict):
+@dataclass(kw_only=True)
+class SparkSpec(LightOptions):
     """Where the ``spark`` executor runs: the master URL (``None``: a running context's, else
     ``local[*]``) and Spark conf (``spark.*`` keys; see :mod:`crawlmill.core.run.spark_executor`)."""
 
     master: str | None = None
-    conf: dict[str, str | int | float | bool] = Field(default_factory=dict)
-
-    @field_validator("conf")
-    @classmethod
-    def _spark_conf(cls, conf: dict[str, Any]) -> dict[str, Any]:
-        from .run.spark_conf import check_conf  # imports no pyspark
-
-        check_conf(None, conf)
-        return conf
+    conf: Annotated[dict[str, str | int | float | bool], FieldCheck(_spark_conf)] = field(
+        default_factory=dict
+    )
 
 
-class RunSpec(_Strict):
+@dataclass(kw_only=True)
+class RunSpec(LightOptions):
     """How to run: executor, parallelism, error policy, resume, overwrite, progress and
     bounds."""
 
     #: ``local`` (processes of this machine) or ``spark`` (``pip install '.[spark]'`` in the checkout).
     executor: Literal["local", "spark"] = "local"
-    spark: SparkSpec = Field(default_factory=SparkSpec)
-    workers: int = Field(default_factory=lambda: os.cpu_count() or 1, ge=1)
+    spark: SparkSpec = field(default_factory=SparkSpec)
+    workers: Annotated[int, Ge(1)] = field(default_factory=_cpus)
     on_error: Literal["quarantine", "fail"] = "quarantine"
     resume: bool = True
     #: replace files in the output root that crawlmill did not write, and the outputs of
@@ -68,27 +82,54 @@ class RunSpec(_Strict):
     #: it they are only listed: report.json, the terminal, ``crawlmill status``).
     remove_orphans: bool = False
     progress: Literal["auto", "always", "never"] = "auto"
-    max_record_bytes: int = Field(default=256 * 1024 * 1024, ge=1024)
-    max_decompressed_bytes: int = Field(default=64 * 1024**3, ge=1024)
+    max_record_bytes: Annotated[int, Ge(1024)] = 256 * 1024 * 1024
+    max_decompressed_bytes: Annotated[int, Ge(1024)] = 64 * 1024**3
     #: bytes a map task of a sorted shuffle buffers before it spills a sorted run (issue 8).
-    shuffle_memory: int = Field(default=256 * 1024 * 1024, ge=64 * 1024)
+    shuffle_memory: Annotated[int, Ge(64 * 1024)] = 256 * 1024 * 1024
     #: rows (bytes of Arrow files) a pass's reduce takes in the driver; a component declaring
     #: ``reduce_by`` with more rows is reduced in partitions by the executor's workers.
-    reduce_memory: int = Field(default=1024**3, ge=1024)
+    reduce_memory: Annotated[int, Ge(1024)] = 1024**3
 
 
-class PipelineSpec(_Strict):
+@dataclass(kw_only=True)
+class PipelineSpec(LightOptions):
     """A whole run: inputs -> reader -> filters -> writer -> output root."""
 
     version: Literal[1] = 1
     inputs: InputSpec
     reader: ComponentSpec | None = None  # None: detect per input
-    filters: list[ComponentSpec] = Field(default_factory=list)
+    filters: list[ComponentSpec] = field(default_factory=list)
     writer: ComponentSpec
     output: str
-    run: RunSpec = Field(default_factory=RunSpec)
+    run: RunSpec = field(default_factory=RunSpec)
     #: extra plugin modules to load besides entry points (importable module names).
-    plugins: list[str] = Field(default_factory=list)
+    plugins: list[str] = field(default_factory=list)
+
+    @classmethod
+    def from_dump(cls, data: dict[str, Any]) -> PipelineSpec:
+        """The spec of its own ``model_dump(mode="json")`` (a task's payload, made by the
+        driver from a validated spec), built directly: every constraint is checked again
+        (:func:`~crawlmill.core.options.check_fields`), without pydantic; data that does not
+        build so is validated by pydantic (:meth:`model_validate`: its coercions, its error)."""
+        try:
+            return cls._built(data)
+        except (TypeError, ValueError, KeyError, AttributeError):
+            return cls.model_validate(data)
+
+    @classmethod
+    def _built(cls, data: dict[str, Any]) -> PipelineSpec:
+        data = dict(data)
+        data["inputs"] = InputSpec(**data["inputs"])
+        if data.get("reader") is not None:
+            data["reader"] = ComponentSpec(**data["reader"])
+        data["filters"] = [ComponentSpec(**f) for f in data.get("filters", [])]
+        data["writer"] = ComponentSpec(**data["writer"])
+        if "run" in data:
+            run = dict(data["run"])
+            if "spark" in run:
+                run["spark"] = SparkSpec(**run["spark"])
+            data["run"] = RunSpec(**run)
+        return cls(**data)
 
     def fingerprint(self, versions: dict[str, str] | None = None) -> str:
         """A hash of everything that decides the outputs, used in completion markers and to

@@ -12,6 +12,7 @@ import inspect
 import json
 import os
 import re
+import sys
 import typing
 from pathlib import Path
 
@@ -372,6 +373,17 @@ def test_the_codec_page_example_reads_resyncs_and_converts(tmp_path, monkeypatch
         assert [r.url for r in records if r.url] == urls
 
 
+def test_the_light_options_example_runs(monkeypatch):
+    """plugin_hooks.md's "Options: two forms" example (its asserts are the test)."""
+    import types
+
+    (block,) = [b for b in _python_blocks(DOCS / "plugin_hooks.md") if "LightOptions" in b]
+    module = types.ModuleType("cm_light_example")
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    exec(compile(block, "plugin_hooks.md", "exec"), module.__dict__)
+    assert module.Options.model_fields["threads"].description == "inflating threads"
+
+
 @pytest.mark.own_codes
 def test_the_plugin_hooks_examples_run(tmp_path, monkeypatch, capsys):
     from crawlmill.core import open_reader
@@ -380,9 +392,12 @@ def test_the_plugin_hooks_examples_run(tmp_path, monkeypatch, capsys):
     page = DOCS / "plugin_hooks.md"
     blocks = _python_blocks(page)
     hooks = [
-        i for i, b in enumerate(blocks) if "collect_schema" not in b and "ShuffleSpec" not in b
+        i
+        for i, b in enumerate(blocks)
+        if "collect_schema" not in b and "ShuffleSpec" not in b and "LightOptions" not in b
     ]
-    assert len(hooks) == 5  # the collect/reduce and shuffle examples run in the tests below
+    # the collect/reduce, shuffle and light options examples run in the tests below
+    assert len(hooks) == 5
     mods = tmp_path / "mods"
     reader, writer, filt, layout, detect = (
         _module_from(page, i, mods, f"cm_hooks_{i}", monkeypatch) for i in hooks

@@ -63,14 +63,14 @@ import socket
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from .. import storage
 from ..components import ResolvedPipeline
 from ..contract import ReducePartitioner, declares_collect, reduce_key, reduce_summary_of
 from ..errors import ConfigError
 from ..inputs import PlannedInput
-from ..plugin import PluginOptions, ReduceContext
+from ..plugin import ReduceContext
 from ..registry import Registry
 from ..spec import PipelineSpec
 from ..stats import RunReport, filter_labels
@@ -78,6 +78,9 @@ from .executor import Executor, InProcessExecutor
 from .outputs import BOOKKEEPING, write_json_atomic
 from .pass_tasks import PassDir, collect_payload, collect_task, read_json, task_done
 from .reduce_outputs import ReduceOutputs, outputs_present
+
+if TYPE_CHECKING:
+    from ..plugin import PluginOptions
 from .reduce_tasks import (
     ReduceDir,
     fixed_partitions,

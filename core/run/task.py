@@ -344,7 +344,7 @@ class Task:
     def run(self) -> Marker:
         """Open, stream, account and commit; returns the completion marker."""
         payload = self.payload
-        spec = self.spec = PipelineSpec.model_validate(payload.spec)
+        spec = self.spec = PipelineSpec.from_dump(payload.spec)  # the driver's dump: no pydantic
         self.outputs = TaskOutputs(
             spec.output,
             payload.key,

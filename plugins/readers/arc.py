@@ -28,11 +28,11 @@ cut by the end of the file is delivered with ``extras["arc"]["truncated"]`` and 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import BinaryIO
 
 from crawlmill.core import (
     Damage,
-    PluginOptions,
     Provenance,
     ReadContext,
     Reader,
@@ -42,6 +42,7 @@ from crawlmill.core import (
     storage,
 )
 from crawlmill.core.naming import named_with
+from crawlmill.core.options import LightOptions, option
 from crawlmill.core.record import OffsetSpace
 from crawlmill.formats.arc.framing import (
     DETECT_WINDOW,
@@ -59,7 +60,6 @@ from crawlmill.formats.codecs.stream import Damage as DamagedRange
 from crawlmill.formats.http.head import content_type as http_content_type
 from crawlmill.formats.http.head import split_response
 from crawlmill.formats.notes import Note
-from pydantic import Field
 
 __all__ = ["ArcReader", "record_from_arc"]
 
@@ -181,10 +181,11 @@ class ArcReader(Reader):
     name = "arc"
     file_suffixes = (".arc",)
 
-    class Options(PluginOptions):
+    @dataclass(frozen=True, kw_only=True)
+    class Options(LightOptions):
         """Options of the ARC reader."""
 
-        strict: bool = Field(
+        strict: bool = option(
             False,
             description="do not yield records with repaired quirks (odd dates, missing "
             "fields; records whose length was repaired are always reported as damage) but "

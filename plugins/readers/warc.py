@@ -30,11 +30,13 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import datetime
+from typing import Annotated
 
+from annotated_types import Ge, Le
 from crawlmill.core import (
     Damage,
-    PluginOptions,
     Provenance,
     ReadContext,
     Reader,
@@ -44,6 +46,7 @@ from crawlmill.core import (
     storage,
 )
 from crawlmill.core.naming import named_with
+from crawlmill.core.options import LightOptions, option
 from crawlmill.core.record import OffsetSpace
 from crawlmill.formats.codecs.compression import (
     HeldMembers,
@@ -71,7 +74,6 @@ from crawlmill.formats.warc.framer import (
     locate_start,
 )
 from crawlmill.formats.warc.source_key import source_key_from_fields
-from pydantic import Field
 
 __all__ = ["WarcReader", "parse_warc_date", "warc_to_record"]
 
@@ -95,25 +97,24 @@ class WarcReader(Reader):
     name = "warc"
     file_suffixes = (".warc", ".wet", ".wat")  # Common Crawl's .warc.wet/.warc.wat are WARC
 
-    class Options(PluginOptions):
+    @dataclass(frozen=True, kw_only=True)
+    class Options(LightOptions):
         """Options of the WARC reader."""
 
-        strict: bool = Field(
+        strict: bool = option(
             False,
             description="treat every repaired deviation (LF endings, Content-Length counting "
             "the separator, invalid dates, bracketed URIs...) as damage instead of a warning",
         )
-        inflate_threads: int = Field(
+        inflate_threads: Annotated[int, Ge(0), Le(64)] = option(
             2,
-            ge=0,
-            le=64,
             description="worker threads that inflate the gzip members of files over 1 MiB "
             "ahead of the parser, at most one less than the CPUs available (the parser "
             "needs one and inflates queued members itself while it would wait); 0: no "
             "thread, the parser inflates runs of members as it needs them (the least CPU "
             "time, the most wall time)",
         )
-        parse_http: bool = Field(
+        parse_http: bool = option(
             True,
             description="split application/http blocks into http_head and payload "
             "(false: payload is the whole block)",

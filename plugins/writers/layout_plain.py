@@ -17,13 +17,14 @@ or ``max_bytes`` asks for rollover.
 from __future__ import annotations
 
 import posixpath
-from typing import Any, ClassVar
+from dataclasses import dataclass
+from typing import Annotated, Any, ClassVar
 
+from annotated_types import Ge
 from crawlmill.core.layouts import Layout, register_layout
 from crawlmill.core.markers import hookimpl
 from crawlmill.core.naming import stem_of, strip_suffixes
-from crawlmill.core.plugin import PluginOptions
-from pydantic import Field, field_validator, model_validator
+from crawlmill.core.options import FieldCheck, LightOptions, option
 
 __all__ = ["DEFAULT_PATTERN", "ROLLOVER_PATTERN", "PlainLayout", "PlainOptions", "split_name"]
 
@@ -52,29 +53,27 @@ def pattern_for(options: Any) -> str:
     return DEFAULT_PATTERN
 
 
-class PlainOptions(PluginOptions):
+def _pattern_placeholders(value: str | None, info: Any = None) -> str | None:
+    return check_pattern(value)
+
+
+@dataclass(frozen=True, kw_only=True)
+class PlainOptions(LightOptions):
     """Options of the ``plain`` layout."""
 
-    name_pattern: str | None = Field(
+    name_pattern: Annotated[str | None, FieldCheck(_pattern_placeholders)] = option(
         None,
         description="File names; placeholders {dir} {stem} {seq} {index} {ext}. Default: one file per input named after it ({dir}{stem}{ext}), or {dir}{stem}-{seq:05d}{ext} with rollover.",
     )
-    max_records: int | None = Field(
-        None, ge=1, description="Start a new file after this many records."
+    max_records: Annotated[int | None, Ge(1)] = option(
+        None, description="Start a new file after this many records."
     )
-    max_bytes: int | None = Field(
-        None, ge=1, description="Start a new file once a file reaches this many (compressed) bytes."
+    max_bytes: Annotated[int | None, Ge(1)] = option(
+        None, description="Start a new file once a file reaches this many (compressed) bytes."
     )
 
-    @field_validator("name_pattern")
-    @classmethod
-    def _pattern_placeholders(cls, value: str | None) -> str | None:
-        return check_pattern(value)
-
-    @model_validator(mode="after")
-    def _rollover_needs_seq(self) -> PlainOptions:
+    def check(self) -> None:
         check_rollover(self.name_pattern, self.max_records, self.max_bytes)
-        return self
 
 
 def check_pattern(value: str | None) -> str | None:

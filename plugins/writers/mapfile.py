@@ -43,6 +43,7 @@ from typing import Any, Literal
 
 from crawlmill.core import Record, ShuffleSpec, hookimpl
 from crawlmill.core.file_writer import OutputFile
+from crawlmill.core.plugin import PluginOptions
 from crawlmill.formats.hadoop.mapfile import (
     INDEX_INTERVAL,
     KeyOrderError,
@@ -50,12 +51,38 @@ from crawlmill.formats.hadoop.mapfile import (
     hash_partition,
     sort_key,
 )
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
-from .layout_plain import PlainOptions, pattern_for
+from .layout_plain import check_pattern, check_rollover, pattern_for
 from .sequencefile import H, SequenceFileWriter, _key_of
 
 __all__ = ["MapFileWriterPlugin"]
+
+
+class _PlainFields(PluginOptions):
+    """The plain layout's options (:class:`~.layout_plain.PlainOptions`, a light dataclass) as
+    pydantic fields, for this writer's pydantic options: the same names, rules and messages."""
+
+    name_pattern: str | None = Field(
+        None,
+        description="File names; placeholders {dir} {stem} {seq} {index} {ext}. Default: one file per input named after it ({dir}{stem}{ext}), or {dir}{stem}-{seq:05d}{ext} with rollover.",
+    )
+    max_records: int | None = Field(
+        None, ge=1, description="Start a new file after this many records."
+    )
+    max_bytes: int | None = Field(
+        None, ge=1, description="Start a new file once a file reaches this many (compressed) bytes."
+    )
+
+    @field_validator("name_pattern")
+    @classmethod
+    def _pattern_placeholders(cls, value: str | None) -> str | None:
+        return check_pattern(value)
+
+    @model_validator(mode="after")
+    def _rollover_needs_seq(self) -> _PlainFields:
+        check_rollover(self.name_pattern, self.max_records, self.max_bytes)
+        return self
 
 
 class MapFileWriterPlugin(SequenceFileWriter):
@@ -64,7 +91,7 @@ class MapFileWriterPlugin(SequenceFileWriter):
     name = "mapfile"
     default_compression = "block"
 
-    class Options(SequenceFileWriter.Options, PlainOptions):
+    class Options(SequenceFileWriter.Options, _PlainFields):
         """Options of the MapFile writer (the SequenceFile writer's, the shuffle's, and the
         plain layout's folder names and rollover: ``name_pattern``, ``max_records``,
         ``max_bytes``, see the module docstring)."""

@@ -122,116 +122,26 @@ one), ``bytes``, ``copied_members``, ``cdxj``) and repaired quirks are reported 
 from __future__ import annotations
 
 from functools import partial
-from typing import Any, ClassVar, Literal
+from typing import Any
 
 from crawlmill.core import Layout, Record, RecordKind, ShuffleSpec, WriteContext, hookimpl, storage
-from crawlmill.core.file_writer import FileWriter, FileWriterOptions, OutputFile, describes_file
+from crawlmill.core.file_writer import FileWriter, OutputFile, describes_file
 from crawlmill.formats.codecs.compression import MemberSource
 from crawlmill.formats.codecs.member_vouch import Vouch
 from crawlmill.formats.warc.writer import (
-    DEFAULT_LEVELS,
-    LEVEL_RANGES,
     ReusedMember,
     WarcFileWriter,
     extension_for,
     framing_for,
-    isal_available,
 )
-from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from .cdxj_index import CdxjIndex
 from .warc_encode import WarcEncoder
 from .warc_ids import RecordIds, conversion_date, warcinfo_of_task
-from .warc_sorted import SortedOptions, partition_of, shuffle_spec, sort_key
+from .warc_options import WarcWriterOptions
+from .warc_sorted import partition_of, shuffle_spec, sort_key
 
 __all__ = ["WarcWriter", "WarcWriterOptions"]
-
-
-class WarcWriterOptions(FileWriterOptions):
-    """Options of the ``warc`` writer."""
-
-    writes: ClassVar[str] = "warc"
-    #: the layout's options beside ``layout`` (``max_records: 1000``, ``language: German``):
-    #: the form before ``layout: {name: ..., ...}``, accepted with a deprecation warning.
-    flat_layout_options: ClassVar[bool] = True
-
-    version: Literal["auto", "1.1", "1.0", "0.18"] = Field(
-        "auto",
-        description="WARC version to write; 0.18 follows the ClueWeb09 convention (LF, Content-Length counts the trailing blank lines). auto: records read from WARC 1.0/1.1/0.17 keep their version (so copies stay byte-identical) and all others are written as 1.1.",
-    )
-    compression: Literal["gzip", "zstd", "none"] = Field(
-        "gzip",
-        description="Per-record compression: one gzip member or zstd frame per record, or none.",
-    )
-    level: int | None = Field(
-        None,
-        description="Compression level: gzip 1-9 (default 6; with ISA-L, 1-3/4-6/7-9 use its levels 1/2/3), zstd 1-22 (default 3).",
-    )
-    gzip_backend: Literal["auto", "isal", "zlib"] = Field(
-        "auto",
-        description="gzip implementation. auto: ISA-L when installed (about 9x faster than zlib at the default level; its compressed bytes may differ between runs, the records never do). zlib: the same compressed bytes on every run, for byte-identical reruns.",
-    )
-    reuse_members: bool = Field(
-        True,
-        description="gzip: copy the input's gzip member of an unmodified WARC record that was alone in its member and holds exactly the bytes written, so a copy keeps its compressed bytes too (and skips deflate); a member RFC 1952 rejects (reserved flag bits, bad CRC32...) is compressed anew.",
-    )
-    layout: str = Field(
-        "plain",
-        description="Output layout: plain, clueweb09, chuweb21 (any registered layout; see `crawlmill plugins`). A name, or a mapping {name: clueweb09, language: English} with the layout's options (name_pattern, max_records, max_bytes of plain; language, segment_dirs, files_per_dir, trec_ids of clueweb09...).",
-    )
-    text: Literal["drop", "conversion"] = Field(
-        "drop",
-        description="Extracted text of a record (a crawler's parse text, a segment's text data, cooked text): drop (warning text-not-written), or conversion: also write it, after its record, as a WARC conversion record of the same URL (text/plain, UTF-8, as WET files hold text); counted as added by the writer.",
-    )
-    cdxj: bool = Field(
-        False,
-        description="Write a sorted CDXJ index <file>.cdxj beside each WARC (as pywb's cdxj-indexer does).",
-    )
-    warcinfo: Literal["auto", "always", "never"] = Field(
-        "auto",
-        description="Add a crawlmill warcinfo record at the start of each file: auto = only when converting from a non-WARC format.",
-    )
-    digests: Literal["keep", "recompute", "none"] = Field(
-        "keep",
-        description="keep: copy digests of unchanged WARC records untouched (never add any), recompute them for changed records, sha1 for built records; recompute: check and fix every digest; none: write no new digests.",
-    )
-    sorted: SortedOptions | None = Field(
-        None,
-        description="Write the collection ordered by SURT key (then capture time), from all inputs, in N partition files: {key: surt, partitions: N, partitioning: hash|range}. Unset: one output per input, in input order.",
-    )
-
-    @field_validator("level")
-    @classmethod
-    def _level_in_range(cls, value: int | None, info: ValidationInfo) -> int | None:
-        compression = info.data.get("compression", "gzip")
-        if value is None:
-            return value
-        if compression == "none":
-            raise ValueError("compression none takes no level")
-        low, high = LEVEL_RANGES[compression]
-        if not low <= value <= high:
-            raise ValueError(f"{compression} level must be between {low} and {high}")
-        return value
-
-    @field_validator("gzip_backend")
-    @classmethod
-    def _backend_installed(cls, value: str) -> str:
-        if value == "isal" and not isal_available():
-            raise ValueError("isal is not installed (pip install isal), use auto or zlib")
-        return value
-
-    @model_validator(mode="after")
-    def _sorted_needs_plain(self) -> WarcWriterOptions:
-        if self.sorted is not None and self.layout != "plain":
-            raise ValueError(
-                f"sorted writes part-NNNNN files in the plain layout, not the {self.layout} layout"
-            )
-        return self
-
-    @property
-    def effective_level(self) -> int:
-        """The level in use (the compression's default when none was given)."""
-        return DEFAULT_LEVELS[self.compression] if self.level is None else self.level
 
 
 class WarcWriter(FileWriter):

@@ -21,26 +21,30 @@ records in key order from all inputs:
 from __future__ import annotations
 
 import zlib
+from dataclasses import dataclass
 from datetime import UTC
-from typing import Literal
+from typing import Annotated, Literal
 
+from annotated_types import Ge, Le
 from crawlmill.core import Record, ShuffleSpec
-from crawlmill.core.plugin import PluginOptions
+from crawlmill.core.options import LightOptions, option
 from crawlmill.formats.warc.cdxj import index_url, surt, timestamp14
-from pydantic import Field
 
 __all__ = ["SortedOptions", "partition_of", "shuffle_spec", "sort_key", "url_key"]
 
 
-class SortedOptions(PluginOptions):
+@dataclass(frozen=True, kw_only=True)
+class SortedOptions(LightOptions):
     """``sorted``: order the written collection by key, in ``partitions`` files."""
 
-    key: Literal["surt"] = Field(
+    key: Literal["surt"] = option(
         "surt",
         description="Sort key: surt = SURT url key, then the capture timestamp (CDXJ order).",
     )
-    partitions: int = Field(1, ge=1, le=100_000, description="Number of output partitions.")
-    partitioning: Literal["hash", "range"] = Field(
+    partitions: Annotated[int, Ge(1), Le(100_000)] = option(
+        1, description="Number of output partitions."
+    )
+    partitioning: Literal["hash", "range"] = option(
         "hash",
         description="hash: a URL's captures in one partition (CRC-32 of its SURT key); range: partition i holds the i-th key range, so the partitions in order are one sorted collection.",
     )

@@ -249,7 +249,7 @@ def write_with_crawlmill(
     engine does: one task per input, then ``finalize``. Returns the task entries."""
     from crawlmill.plugins.writers.warc import WarcWriter
 
-    opts = WarcWriter.Options(**options)
+    opts = WarcWriter.Options.model_validate(options)
     tasks = []
 
     def create(rel: str):
