@@ -43,8 +43,11 @@ NOT_AT_START = (
 )
 
 #: modules (and their sub-modules) a convert of a one-record WARC to WARC must not load: the
-#: libraries of other formats and steps, and the engine's Spark side
+#: libraries of other formats and steps, the engine's Spark side, and pydantic (no option is
+#: given: the light options build their defaults, the spec is built from the arguments)
 NOT_IN_A_WARC_CONVERT = (
+    "pydantic",
+    "pydantic_core",
     "numpy",
     "pyarrow",
     "lxml",
@@ -120,8 +123,23 @@ _PROBE = textwrap.dedent(
         except SystemExit as exc:
             code = exc.code
     convert = [code, loaded()]
+
+    # options given: validated by pydantic, a bad one refused by name (exit 2)
+    def call(argv):
+        err = io.StringIO()
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+            try:
+                code = main([*argv, "--progress", "never"])
+            except SystemExit as exc:
+                code = exc.code
+        return [code, err.getvalue(), "pydantic" in sys.modules]
+
+    warc = ["convert", src, "--to", "warc", "-o"]
+    options = [call([*warc, out + "-bad", "--option", "level=10"]),
+               call([*warc, out + "-zstd", "--option", "compression=zstd"]),
+               call(["run", sys.argv[3]])]  # a config: its reader option is out of range
     print(json.dumps({"import": after_import, "commands": seen, "config": config,
-                      "convert": convert}))
+                      "convert": convert, "options": options}))
     """
 )
 
@@ -137,8 +155,19 @@ def test_the_cli_and_its_help_import_no_heavy_module(tmp_path: Path) -> None:
     src = tmp_path / "one.warc.gz"
     src.write_bytes(gzip.compress(ONE_RECORD, mtime=0))
     out = tmp_path / "out"
+    config = tmp_path / "bad.json"
+    config.write_text(
+        json.dumps(
+            {
+                "inputs": [str(src)],
+                "reader": {"name": "warc", "inflate_threads": 65},
+                "writer": "warc",
+                "output": str(tmp_path / "out-config"),
+            }
+        )
+    )
     result = subprocess.run(
-        [sys.executable, "-c", _PROBE, str(src), str(out)],
+        [sys.executable, "-c", _PROBE, str(src), str(out), str(config)],
         capture_output=True,
         text=True,
         check=True,
@@ -169,6 +198,17 @@ def test_the_cli_and_its_help_import_no_heavy_module(tmp_path: Path) -> None:
     assert sorted(p for p in plugins if p not in WARC_CONVERT_PLUGINS) == [
         p for p in sorted(plugins) if p.startswith("crawlmill.plugins.writers.warc_")
     ]
+    # options given (the command line's, a config's) are validated by pydantic, imported then:
+    # a bad value is refused naming the option, a good one converts
+    (bad, good, config_run) = found["options"]
+    assert bad[0] == 2 and "writer.level: gzip level must be between 1 and 9 (got 10)" in bad[1]
+    assert bad[2] is True  # pydantic validated it
+    assert good[0] == 0 and (tmp_path / "out-zstd" / "one.warc.zst").is_file()
+    assert config_run[0] == 2
+    assert (
+        "reader.inflate_threads: Input should be less than or equal to 64 (got 65)"
+        in (config_run[1])
+    )
 
 
 def test_every_public_core_name_resolves_to_its_defining_module() -> None:
