@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from .layouts import register_layout
     from .markers import hookimpl
     from .naming import named_with, reader_suffixes, stem_of, strip_suffixes
-    from .options import FieldCheck, FieldError, LightOptions, option
+    from .options import FieldCheck, FieldError, Ge, Gt, Le, LightOptions, Lt, option
     from .output_paths import UnsafeOutputPath, safe_relpath
     from .plugin import (
         Check,
@@ -102,7 +102,7 @@ _LAZY_MODULES = {
     ".layouts": ("register_layout",),
     ".markers": ("hookimpl",),
     ".naming": ("named_with", "reader_suffixes", "stem_of", "strip_suffixes"),
-    ".options": ("FieldCheck", "FieldError", "LightOptions", "option"),
+    ".options": ("FieldCheck", "FieldError", "Ge", "Gt", "Le", "LightOptions", "Lt", "option"),
     ".output_paths": ("UnsafeOutputPath", "safe_relpath"),
     ".plugin": (
         "Check",
@@ -219,6 +219,10 @@ __all__ = [
     "LightOptions",
     "FieldCheck",
     "FieldError",
+    "Ge",
+    "Gt",
+    "Le",
+    "Lt",
     "option",
     "describes_file",
     "OutputFile",

@@ -9,8 +9,10 @@ components take their defaults has nothing to validate.
 
 * Validation of a mapping (a config, ``--option``) goes through pydantic
   (``pydantic.TypeAdapter`` of the dataclass, imported then), so error messages are pydantic's.
-  Constraints are ``Annotated`` metadata pydantic honours: ``annotated_types.Ge(1)`` (a tiny
-  package), and :class:`FieldCheck` for a function ``check(value, info)`` (``info.data``: the fields
+  Constraints are ``Annotated`` metadata pydantic honours: :class:`Ge`, :class:`Le`... (which
+  pydantic reads as ``annotated_types``' bounds, imported then: that package and
+  ``typing_extensions`` cost ~25 ms at start; ``annotated_types``' own bounds work too), and
+  :class:`FieldCheck` for a function ``check(value, info)`` (``info.data``: the fields
   before, ``info.context``: the validation context); unknown keys are errors
   (``__pydantic_config__``); ``check(self)`` is the cross-field rule (a ``ValueError``).
 * Built directly (``Options()``, ``RunSpec(workers=2)``), ``__post_init__`` enforces the same
@@ -38,6 +40,10 @@ from typing import Any, ClassVar, Literal, Union
 __all__ = [
     "FieldCheck",
     "FieldError",
+    "Ge",
+    "Gt",
+    "Le",
+    "Lt",
     "LightOptions",
     "NoOptions",
     "OptionField",
@@ -70,6 +76,50 @@ class FieldError(ValueError):
         super().__init__(message)
         self.field = field
         self.value = value
+
+
+class _Bound:
+    """A bound of a number as ``Annotated`` metadata: ``Ge(1)`` is ``annotated_types.Ge(1)``
+    to pydantic (which gives that one's messages), without importing ``annotated_types`` (and
+    ``typing_extensions``, ~25 ms) in a run that validates nothing."""
+
+    kind = ""
+
+    def __init__(self, bound: Any) -> None:
+        setattr(self, self.kind, bound)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({getattr(self, self.kind)!r})"
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: Any) -> Any:
+        import annotated_types
+
+        bound = getattr(annotated_types, type(self).__name__)(getattr(self, self.kind))
+        return handler(typing.Annotated[source, bound])
+
+
+class Ge(_Bound):
+    """``value >= bound`` (``annotated_types.Ge``)."""
+
+    kind = "ge"
+
+
+class Gt(_Bound):
+    """``value > bound`` (``annotated_types.Gt``)."""
+
+    kind = "gt"
+
+
+class Le(_Bound):
+    """``value <= bound`` (``annotated_types.Le``)."""
+
+    kind = "le"
+
+
+class Lt(_Bound):
+    """``value < bound`` (``annotated_types.Lt``)."""
+
+    kind = "lt"
 
 
 class FieldCheck:

@@ -21,9 +21,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
-from annotated_types import Ge
-
-from .options import FieldCheck, LightOptions
+from .options import FieldCheck, Ge, LightOptions
 
 
 def _cpus() -> int:

@@ -34,7 +34,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated
 
-from annotated_types import Ge, Le
 from crawlmill.core import (
     Damage,
     Provenance,
@@ -46,7 +45,7 @@ from crawlmill.core import (
     storage,
 )
 from crawlmill.core.naming import named_with
-from crawlmill.core.options import LightOptions, option
+from crawlmill.core.options import Ge, Le, LightOptions, option
 from crawlmill.core.record import OffsetSpace
 from crawlmill.formats.codecs.compression import (
     HeldMembers,

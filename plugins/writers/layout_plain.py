@@ -20,11 +20,10 @@ import posixpath
 from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar
 
-from annotated_types import Ge
 from crawlmill.core.layouts import Layout, register_layout
 from crawlmill.core.markers import hookimpl
 from crawlmill.core.naming import stem_of, strip_suffixes
-from crawlmill.core.options import FieldCheck, LightOptions, option
+from crawlmill.core.options import FieldCheck, Ge, LightOptions, option
 
 __all__ = ["DEFAULT_PATTERN", "ROLLOVER_PATTERN", "PlainLayout", "PlainOptions", "split_name"]
 

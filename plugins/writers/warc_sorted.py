@@ -25,9 +25,8 @@ from dataclasses import dataclass
 from datetime import UTC
 from typing import Annotated, Literal
 
-from annotated_types import Ge, Le
 from crawlmill.core import Record, ShuffleSpec
-from crawlmill.core.options import LightOptions, option
+from crawlmill.core.options import Ge, Le, LightOptions, option
 from crawlmill.formats.warc.cdxj import index_url, surt, timestamp14
 
 __all__ = ["SortedOptions", "partition_of", "shuffle_spec", "sort_key", "url_key"]

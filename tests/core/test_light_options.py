@@ -16,9 +16,8 @@ from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 import pytest
-from annotated_types import Ge
 from crawlmill.core.errors import pydantic_problems
-from crawlmill.core.options import LightOptions, build, option
+from crawlmill.core.options import Ge, LightOptions, build, option
 from crawlmill.core.plugin import PluginOptions
 from crawlmill.core.registry import Component
 from crawlmill.core.spec import ComponentSpec, InputSpec, PipelineSpec, RunSpec, SparkSpec

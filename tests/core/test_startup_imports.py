@@ -23,6 +23,8 @@ ROOT = Path(__file__).resolve().parents[2]
 NOT_AT_START = (
     "pydantic",
     "pydantic_core",
+    "annotated_types",
+    "typing_extensions",
     "yaml",
     "pyarrow",
     "numpy",
