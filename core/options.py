@@ -271,7 +271,7 @@ class LightOptions:
         if not data:
             return True
         try:
-            return dict(data) == _defaults_dump(cls)
+            return _same(dict(data), _defaults_dump(cls))
         except Exception:  # a default that cannot be built: let pydantic say why
             return False
 
@@ -390,6 +390,18 @@ class _Hooks:
 @functools.cache
 def _defaults_dump(cls: type) -> dict[str, Any]:
     return cls().model_dump(mode="json")
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal and of the same types, all the way down (``1.0 == True`` is no default here:
+    pydantic may refuse what Python's equality accepts)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same(v, b[k]) for k, v in a.items())
+    if isinstance(a, list | tuple):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    return a == b
 
 
 def _mark_set(made: Any, data: Any) -> None:

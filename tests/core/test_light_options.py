@@ -36,9 +36,12 @@ def _direct(cls: type, values: dict[str, Any]) -> Any:
         return None
 
 
-def _validated(cls: type, values: dict[str, Any]) -> Any:
-    """pydantic's validation of ``values`` or ``None`` when it refuses them."""
+def _validated(cls: Any, values: dict[str, Any]) -> Any:
+    """pydantic's validation of ``values`` (``cls.model_validate``, or a ``TypeAdapter``'s)
+    or ``None`` when it refuses them."""
     try:
+        if isinstance(cls, TypeAdapter):
+            return cls.validate_python(values)
         return cls.model_validate(values)
     except ValidationError:
         return None
@@ -170,6 +173,13 @@ def test_defaults_of_light_options_are_their_validation_of_nothing():
         assert made == cls() == TypeAdapter(cls).validate_python({})
         # a validated spec stores the defaults' dump: it gives the defaults again
         assert cls.model_validate(made.model_dump(mode="json")) == made
+    # the defaults' dump with a value of another type (1.0 == True) is pydantic's to judge
+    dump = WarcReader.Options().model_dump(mode="json")
+    for value in (1.0, 1.5, "yes", 1):
+        data = {**dump, "parse_http": value}
+        assert _validated(WarcReader.Options, data) == _validated(
+            TypeAdapter(WarcReader.Options), data
+        )
     options = WarcWriter.Options.model_validate({})
     assert options.layout_class.name == "plain"
     assert options.layout_settings == PlainOptions()
