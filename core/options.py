@@ -252,6 +252,7 @@ class LightOptions:
         if isinstance(data, Mapping) and cls._is_default_data(data) and cls.defaults_valid(context):
             made = cls()
             made.after_validation(context)
+            _mark_set(made, data)  # the keys given, as pydantic counts them
             return made
         token = _VALIDATING.set(True)
         try:

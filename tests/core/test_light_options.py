@@ -154,6 +154,8 @@ def test_fields_set_are_the_fields_given_as_pydantic_counts_them():
     assert RunSpec(workers=2).model_fields_set == {"workers"}
     assert RunSpec.model_validate({"workers": 2}).model_fields_set == {"workers"}
     assert RunSpec.model_validate({}).model_fields_set == set()
+    full = RunSpec().model_dump()  # every key given (the defaults): all set, as pydantic's
+    assert RunSpec.model_validate(full).model_fields_set == set(full)
     assert RunSpec(workers=2, resume=False).model_dump(exclude_unset=True) == {
         "workers": 2,
         "resume": False,
