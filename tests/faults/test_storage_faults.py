@@ -62,7 +62,7 @@ FULL = os.environ.get("CRAWLMILL_STORAGE_FAULTS") == "all"
 #: cases per input file read over ``file://`` and HTTP in CI.
 READ_PER_INPUT = 2
 #: cases per format (reader family) read from S3 in CI.
-S3_READS_PER_FORMAT = 3
+S3_READS_PER_FORMAT = 2
 
 ALL = inputs_of(enumerate_cases(), test_seq_faults.CASES, test_db_faults.CASES)
 FILES = [i for i in ALL if not i.folder]
