@@ -18,33 +18,41 @@ Two levels, both in-process, against a local-path run made in the same process:
   path and offset, warnings, checks), every output file and the quarantine's bytes and index.
 
 The cases are the harness's CI cases (tests/faults/test_faults.py, test_seq_faults.py,
-test_db_faults.py; bombs left out: they inflate 256 MiB and are the memory bound's tests),
-damaged by the harness's own seeded patterns, built once per session (:mod:`.storage_sweep`).
-Sampled, to keep CI's cost to a few seconds of CPU (the whole sweep, ~590 cases x 3
-transports x 2 levels, costs minutes; it found the one difference fixed with these tests: an
-empty SequenceFile's header read with ``open()``, so a header-only object converted to
-nothing): reading, ``file://`` and HTTP: :data:`READ_PER_INPUT` cases of every input file,
-S3: one (an S3 read costs several times an HTTP one: moto runs in this process); converting:
-one case per reader family on each transport (folders, a MapFile and the Nutch databases, on
-``file://`` and S3 only: HTTP has no folders). Every draw is seeded by the input's id
-(:func:`.storage_sweep.sample`), so a failure reruns. ``CRAWLMILL_STORAGE_FAULTS=all`` runs
-every case on every transport at both levels.
+test_db_faults.py: 486 without the bombs, which inflate 256 MiB and are the memory bound's
+tests), damaged by the harness's own seeded patterns, each built once per session
+(:mod:`.storage_sweep`). **Sampled**, to keep CI's cost to a few seconds of CPU: the whole
+sweep (every case, 3 transports, both levels: ``CRAWLMILL_STORAGE_FAULTS=all``) costs
+minutes. In CI: reading over ``file://`` and HTTP, :data:`READ_PER_INPUT` cases of every
+input file; reading from S3, :data:`S3_READS_PER_FORMAT` cases per reader family (an S3 read
+costs several times an HTTP one: moto's server runs in this process); converting, one case
+per reader family on each transport (folders, i.e. MapFiles and the Nutch databases, on
+``file://`` and S3 only: HTTP has no folders). Each draw is seeded by the input's id or
+family (:func:`.storage_sweep.sample`), so the sample is the same on every run.
+
+Besides the sweep: a SequenceFile of a header alone over HTTP (the sweep found its writer read
+the header with ``open()``: no output at all for a URL, exit 0); ``ctx.open()`` over a
+truncated and a corrupt gzip member, as tests/faults/test_input_stream_faults.py reads them;
+an NTCIR WEB tree (no harness damages it) with a damaged page, on S3.
 """
 
 from __future__ import annotations
 
+import gzip
 import logging
 import os
 import random
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from crawlmill.core.plugin import InputFile, Limits
+from crawlmill.core.reading import RecordIterator
 from crawlmill.core.registry import Registry
 from crawlmill.formats.hadoop.sequencefile import read_header
 
 from tests.core import test_storage_http, test_storage_readers
 
-from . import test_db_faults, test_seq_faults
+from . import test_db_faults, test_input_stream_faults, test_seq_faults
 from .cases import enumerate_cases
 from .seq_inputs import SEQ_INPUTS
 from .storage_sweep import DamagedSet, Input, inputs_of, read_summary, run_summary, sample
@@ -218,3 +226,98 @@ def test_a_sequencefile_header_alone_over_http_converts_to_that_header(
     assert (tmp_path / "local" / written).read_bytes() == header  # the header, nothing after
     argv[1] = url = f"{server.base}/{name}"
     assert run_summary(argv, tmp_path / "http", url, str(path)) == local
+
+
+#: the how-to's reader (docs/adding-a-reader.md: one URL per line of a ``.urls.gz``, read
+#: through ``ctx.open()``), as tests/faults/test_input_stream_faults.py loads it.
+reader_class = test_input_stream_faults.reader_class
+
+
+def _urls_gz(damage: str) -> bytes:
+    """Three gzip members of URL lines (RFC 1952): the last cut in half (``truncated``), or
+    the middle one's CRC-32 wrong (``corrupt``)."""
+    parts = [b"".join(f"https://{t}.example/page/{i}\n".encode() for i in range(60)) for t in "abc"]
+    members = [gzip.compress(p, mtime=0) for p in parts]
+    if damage == "truncated":
+        members[2] = members[2][: len(members[2]) // 2]
+    else:
+        bad = bytearray(members[1])
+        bad[-8] ^= 0x01
+        members[1] = bytes(bad)
+    return b"".join(members)
+
+
+@pytest.mark.parametrize("transport", ["http", "s3"])
+@pytest.mark.parametrize("damage", ["truncated", "corrupt"])
+def test_ctx_open_under_damage_reads_a_url_as_a_local_file(
+    request, reader_class, tmp_path, transport, damage
+):
+    """``ctx.open()`` (core/input_stream.py) over a damaged ``.urls.gz`` at a URL: the same
+    records at the same stream offsets, the same damage (offset, length, code, reason, bytes)
+    naming the URL, as the local file gives."""
+    data = _urls_gz(damage)
+    name = f"{damage}.urls.gz"
+    (local := tmp_path / name).write_bytes(data)
+    if transport == "http":
+        server = request.getfixturevalue("http")
+        (Path(server.folder) / name).write_bytes(data)
+        url = f"{server.base}/{name}"
+    else:
+        request.getfixturevalue("s3").pipe(f"{BUCKET}/ctx-open/{name}", data)
+        url = f"s3://{BUCKET}/ctx-open/{name}"
+
+    def read(src: str) -> tuple[list, list]:
+        cls = reader_class
+        it = RecordIterator(cls(cls.Options()), cls.name, InputFile(src, name), limits=Limits())
+        with it:
+            records = [(r.payload, r.source.offset, r.source.length, r.source.space,
+                        r.source.path == src) for r in it]  # fmt: skip
+        damages = [(d.path == src, d.offset, d.length, d.code, d.reason, d.data)
+                   for d in it.damages]  # fmt: skip
+        return records, damages
+
+    expected = read(str(local))
+    assert len(expected[1]) == 1 and len(expected[0]) >= 120  # one damage, records around it
+    assert read(url) == expected
+
+
+def _flip(rel: str, at: int) -> Callable[[Path], None]:
+    def damage(root: Path) -> None:
+        data = bytearray((root / rel).read_bytes())
+        data[at] ^= 0xFF
+        (root / rel).write_bytes(bytes(data))
+
+    return damage
+
+
+#: NTCIR WEB damage (not in the harness): a ``.meta`` with a flipped byte (a field lost, an
+#: other line, the doclist check failing), a page's ``.data`` missing (its pair check failing).
+NTCIR_DAMAGE = {
+    "meta-flipped": _flip("raw/00/0000/000001/0001.meta", 10),
+    "data-missing": lambda root: (root / "raw/00/0000/000002/0002.data").unlink(),
+}
+
+
+@pytest.mark.parametrize("damage", sorted(NTCIR_DAMAGE))
+def test_a_damaged_ntcir_tree_on_s3_converts_as_the_local_tree(
+    request, samples, tmp_path, monkeypatch, damage
+):
+    """An NTCIR WEB tree (tests/plugins/ntcir_tree.py) with a damaged page, below an S3
+    prefix: the same report (accounting, warnings by code, failed checks naming the objects),
+    outputs and exit code as the local tree."""
+    from tests.plugins.ntcir_tree import build_tree
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    root = tmp_path / "NW100G"
+    build_tree(root, sites=2, per=2)
+    NTCIR_DAMAGE[damage](root)
+    fs = request.getfixturevalue("s3")
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        fs.pipe(
+            f"{BUCKET}/ntcir-{damage}/NW100G/{path.relative_to(root).as_posix()}", path.read_bytes()
+        )
+    local = run_summary(["convert", str(root)], tmp_path / "local", str(root), str(root))
+    assert local["exit"] == 3 and local["report"]["checks_failed"]  # the damage is seen
+    url = f"s3://{BUCKET}/ntcir-{damage}/NW100G"
+    remote = run_summary(["convert", url + "/"], tmp_path / "s3", url, str(root))
+    assert not _differences(local, remote), "\n".join([url, *_differences(local, remote)])
