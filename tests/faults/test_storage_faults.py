@@ -41,7 +41,6 @@ import gzip
 import logging
 import os
 import random
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -281,43 +280,30 @@ def test_ctx_open_under_damage_reads_a_url_as_a_local_file(
     assert read(url) == expected
 
 
-def _flip(rel: str, at: int) -> Callable[[Path], None]:
-    def damage(root: Path) -> None:
-        data = bytearray((root / rel).read_bytes())
-        data[at] ^= 0xFF
-        (root / rel).write_bytes(bytes(data))
-
-    return damage
-
-
-#: NTCIR WEB damage (not in the harness): a ``.meta`` with a flipped byte (a field lost, an
-#: other line, the doclist check failing), a page's ``.data`` missing (its pair check failing).
-NTCIR_DAMAGE = {
-    "meta-flipped": _flip("raw/00/0000/000001/0001.meta", 10),
-    "data-missing": lambda root: (root / "raw/00/0000/000002/0002.data").unlink(),
-}
-
-
-@pytest.mark.parametrize("damage", sorted(NTCIR_DAMAGE))
 def test_a_damaged_ntcir_tree_on_s3_converts_as_the_local_tree(
-    request, samples, tmp_path, monkeypatch, damage
+    request, samples, tmp_path, monkeypatch
 ):
-    """An NTCIR WEB tree (tests/plugins/ntcir_tree.py) with a damaged page, below an S3
-    prefix: the same report (accounting, warnings by code, failed checks naming the objects),
-    outputs and exit code as the local tree."""
+    """An NTCIR WEB tree (tests/plugins/ntcir_tree.py; no harness damages one) below an S3
+    prefix, with a ``.meta`` whose byte 10 is flipped (a field lost, an other line, the
+    doclist check failing) and a page's ``.data`` missing (its pair check failing): the same
+    report (accounting, warnings by code, failed checks naming the objects), outputs and
+    exit code as the local tree."""
     from tests.plugins.ntcir_tree import build_tree
 
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
     root = tmp_path / "NW100G"
     build_tree(root, sites=2, per=2)
-    NTCIR_DAMAGE[damage](root)
+    meta = root / "raw/00/0000/000001/0001.meta"
+    data = bytearray(meta.read_bytes())
+    data[10] ^= 0xFF
+    meta.write_bytes(bytes(data))
+    (root / "raw/00/0000/000002/0002.data").unlink()
     fs = request.getfixturevalue("s3")
     for path in sorted(p for p in root.rglob("*") if p.is_file()):
-        fs.pipe(
-            f"{BUCKET}/ntcir-{damage}/NW100G/{path.relative_to(root).as_posix()}", path.read_bytes()
-        )
+        fs.pipe(f"{BUCKET}/ntcir/NW100G/{path.relative_to(root).as_posix()}", path.read_bytes())
     local = run_summary(["convert", str(root)], tmp_path / "local", str(root), str(root))
-    assert local["exit"] == 3 and local["report"]["checks_failed"]  # the damage is seen
-    url = f"s3://{BUCKET}/ntcir-{damage}/NW100G"
+    failed = {c["check"] for c in local["report"]["checks_failed"]}
+    assert local["exit"] == 3 and {"doclist", "page pair"} <= failed  # the damage is seen
+    url = f"s3://{BUCKET}/ntcir/NW100G"
     remote = run_summary(["convert", url + "/"], tmp_path / "s3", url, str(root))
     assert not _differences(local, remote), "\n".join([url, *_differences(local, remote)])
