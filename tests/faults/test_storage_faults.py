@@ -110,7 +110,7 @@ def damaged(tmp_path_factory) -> DamagedSet:
 
 @pytest.fixture(scope="module", autouse=True)
 def _quiet_moto():
-    """No log record per request of moto's server (werkzeug): a third of an S3 read's CPU."""
+    """No log record per request of moto's server (werkzeug, captured by pytest)."""
     logger = logging.getLogger("werkzeug")
     level = logger.level
     logger.setLevel(logging.WARNING)
@@ -120,6 +120,7 @@ def _quiet_moto():
 
 @pytest.fixture(scope="module")
 def registry() -> Registry:
+    """The installed plugins, loaded once (``open_reader`` would load them per call)."""
     return Registry.load()
 
 
