@@ -295,7 +295,16 @@ class _Collector:
         """Plan the objects ``found`` below the prefix ``root`` as a local folder is planned
         (collections discovered, every other file on its own), on a shadow of the listing
         (:mod:`crawlmill.core.remote_tree`), its paths turned back into URLs."""
-        shadow = tempfile.mkdtemp(prefix="crawlmill-listing-")
+        scratch = tempfile.mkdtemp(prefix="crawlmill-listing-")
+        # the shadow has the prefix's name: a collection unit the prefix itself is (a MapFile
+        # folder, a segment) is named after its folder, as the same local folder's is
+        name = root.rsplit("/", 1)[-1]
+        shadow = os.path.join(scratch, name if name not in ("", ".", "..") else "listing")
+        try:
+            os.mkdir(shadow)
+        except OSError:  # a name no local folder can have
+            shadow = os.path.join(scratch, "listing")
+            os.mkdir(shadow)
         marks = [len(x) for x in (self.entries, self.unread, self.claimed, self.problems)]
         folders, roots = list(self.folders), dict(self.roots)
         try:
@@ -310,7 +319,7 @@ class _Collector:
                 (self.entries, self.unread, self.claimed, self.problems), marks, strict=True
             ):
                 items[mark:] = remote_tree.to_urls(items[mark:], shadow, root)
-            shutil.rmtree(shadow, ignore_errors=True)
+            shutil.rmtree(scratch, ignore_errors=True)
         self.entries[marks[0] :] = [
             e for e in self.entries[marks[0] :] if not self._in_remote_output(e.path)
         ]

@@ -29,10 +29,10 @@ import base64
 import dataclasses
 import enum
 import json
-import os
 from datetime import datetime
 from typing import Any
 
+from .. import storage
 from ..plugin import Damage, InputFile
 from ..problems import derive_code
 from ..record import Record
@@ -113,12 +113,13 @@ class Quarantine:
         self.count = 0
 
     def _size_of(self, path: str | None) -> int | None:
-        """Size of the regular file ``path`` (``None``: not a file, e.g. a collection folder)."""
+        """Size of the regular file ``path`` (``None``: not a file, e.g. a collection folder),
+        a local one or an object at a URL (core/storage.py: its listing's or ``HEAD``'s size)."""
         if not path:
             return None
         if path not in self._sizes:
             try:
-                self._sizes[path] = os.path.getsize(path) if os.path.isfile(path) else None
+                self._sizes[path] = storage.size(path) if storage.isfile(path) else None
             except OSError:
                 self._sizes[path] = None
         return self._sizes[path]

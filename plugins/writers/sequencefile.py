@@ -43,7 +43,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from crawlmill.core import Record, WriteContext, hookimpl
+from crawlmill.core import Record, WriteContext, hookimpl, storage
 from crawlmill.core.file_writer import FileWriter, FileWriterOptions, OutputFile
 from crawlmill.formats.hadoop.codecs import CODECS, codec_for, codec_named
 from crawlmill.formats.hadoop.sequencefile import (
@@ -327,10 +327,10 @@ class SequenceFileWriter(FileWriter):
 
 def empty_sequencefile(path: str, max_bytes: int = 1 << 20) -> dict[str, Any] | None:
     """The header fields of ``path`` (as the ``sequencefile`` reader's extras name them) when
-    it is a SequenceFile with a header and nothing after it, else ``None``."""
+    it is a SequenceFile with a header and nothing after it, else ``None``. Read through the
+    storage layer (one ranged read of a URL's first bytes), as the reader read it."""
     try:
-        with open(path, "rb") as fh:
-            data = fh.read(max_bytes + 1)
+        data = storage.read_start(path, max_bytes + 1)
         header = read_header(data, max_bytes)
     except (OSError, HeaderError):
         return None

@@ -21,7 +21,7 @@ class SkewedReader(Reader):
 
     def read(self, ctx):
         offset = 0
-        with open(ctx.path, "rb") as fh:
+        with ctx.open_file() as fh:  # a path or a URL (core/storage.py)
             for line in fh:
                 tag, _, rest = line.rstrip(b"\n").decode().partition(" ")
                 if tag == "R":
