@@ -322,42 +322,13 @@ error:
     return NULL;
 }
 
-/* member_starts(buf, end): the offsets i of "\x1f\x8b\x08" in buf[:end] (non-overlapping:
- * the magic cannot overlap itself) with i + 10 > end, or FLG's reserved bits clear
- * (buf[i+3] & 0xE0 == 0) and an OS byte zlib writes (buf[i+9] <= 19 or == 255); the pure
- * _member_starts in formats/codecs/gzip_parallel.py. None when end is not in [0, len(buf)] (the
- * pure function then decides). */
-static PyObject *
-member_starts(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+/* The gzip magic scan of member_starts and member_scan: appends to `starts` the offsets i of
+ * "\x1f\x8b\x08" in s[:n] (non-overlapping: the magic cannot overlap itself) with i + 10 > n, or
+ * FLG's reserved bits clear (s[i+3] & 0xE0 == 0) and an OS byte zlib writes (s[i+9] <= 19 or
+ * == 255); to `others` (when not NULL) the offsets of every other magic. -1 on a Python error. */
+static int
+scan_magic(const unsigned char *s, Py_ssize_t n, PyObject *starts, PyObject *others)
 {
-    if (nargs != 2) {
-        PyErr_SetString(PyExc_TypeError, "member_starts(buf, end)");
-        return NULL;
-    }
-    Py_buffer view;
-    if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0) {
-        PyErr_Clear();
-        Py_RETURN_NONE;
-    }
-    Py_ssize_t n = view.len;
-    if (args[1] != Py_None) {
-        n = PyLong_AsSsize_t(args[1]);
-        if (n == -1 && PyErr_Occurred()) {
-            PyErr_Clear();
-            PyBuffer_Release(&view);
-            Py_RETURN_NONE;
-        }
-        if (n < 0 || n > view.len) {
-            PyBuffer_Release(&view);
-            Py_RETURN_NONE;
-        }
-    }
-    const unsigned char *s = (const unsigned char *)view.buf;
-    PyObject *out = PyList_New(0);
-    if (out == NULL) {
-        PyBuffer_Release(&view);
-        return NULL;
-    }
     Py_ssize_t i = 0;
     while (i + 3 <= n) {
         const unsigned char *p = memchr(s + i, 0x1f, (size_t)(n - 2 - i));
@@ -368,20 +339,302 @@ member_starts(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
             i++;
             continue;
         }
-        if (i + 10 > n || ((s[i + 3] & 0xE0) == 0 && (s[i + 9] <= 19 || s[i + 9] == 255))) {
+        PyObject *into = NULL;
+        if (i + 10 > n || ((s[i + 3] & 0xE0) == 0 && (s[i + 9] <= 19 || s[i + 9] == 255)))
+            into = starts;
+        else
+            into = others;
+        if (into != NULL) {
             PyObject *at = PyLong_FromSsize_t(i);
-            if (at == NULL || PyList_Append(out, at) < 0) {
+            if (at == NULL || PyList_Append(into, at) < 0) {
                 Py_XDECREF(at);
-                Py_DECREF(out);
-                PyBuffer_Release(&view);
-                return NULL;
+                return -1;
             }
             Py_DECREF(at);
         }
         i += 3;
     }
+    return 0;
+}
+
+/* The buffer and end of member_starts(buf, end) / member_scan(buf, end): 1 with `view` held
+ * and *n set, 0 when the pure function decides (not a buffer, `end` not in [0, len(buf)]). */
+static int
+scan_args(PyObject *const *args, Py_buffer *view, Py_ssize_t *n)
+{
+    if (PyObject_GetBuffer(args[0], view, PyBUF_SIMPLE) < 0) {
+        PyErr_Clear();
+        return 0;
+    }
+    *n = view->len;
+    if (args[1] != Py_None) {
+        Py_ssize_t end = PyLong_AsSsize_t(args[1]);
+        if (end == -1 && PyErr_Occurred()) {
+            PyErr_Clear();
+            PyBuffer_Release(view);
+            return 0;
+        }
+        if (end < 0 || end > view->len) {
+            PyBuffer_Release(view);
+            return 0;
+        }
+        *n = end;
+    }
+    return 1;
+}
+
+/* member_starts(buf, end): the offsets in buf[:end] of the gzip magic 1f 8b 08 that look like
+ * member headers (scan_magic's rule); the pure _member_starts in
+ * formats/codecs/gzip_parallel.py. None when end is not in [0, len(buf)] (the pure function
+ * then decides). */
+static PyObject *
+member_starts(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "member_starts(buf, end)");
+        return NULL;
+    }
+    Py_buffer view;
+    Py_ssize_t n;
+    if (!scan_args(args, &view, &n))
+        Py_RETURN_NONE;
+    PyObject *out = PyList_New(0);
+    if (out == NULL || scan_magic((const unsigned char *)view.buf, n, out, NULL) < 0) {
+        Py_XDECREF(out);
+        PyBuffer_Release(&view);
+        return NULL;
+    }
     PyBuffer_Release(&view);
     return out;
+}
+
+/* member_scan(buf, end) -> (starts, others) | None: member_starts' list and, in one pass, the
+ * offsets of every other gzip magic in buf[:end] (a magic that is no member header: a run of
+ * members holding one is not provably split at its real member starts); the pure
+ * _member_scan_pure in formats/codecs/gzip_parallel.py. */
+static PyObject *
+member_scan(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "member_scan(buf, end)");
+        return NULL;
+    }
+    Py_buffer view;
+    Py_ssize_t n;
+    if (!scan_args(args, &view, &n))
+        Py_RETURN_NONE;
+    PyObject *starts = PyList_New(0);
+    PyObject *others = PyList_New(0);
+    if (starts == NULL || others == NULL
+        || scan_magic((const unsigned char *)view.buf, n, starts, others) < 0) {
+        Py_XDECREF(starts);
+        Py_XDECREF(others);
+        PyBuffer_Release(&view);
+        return NULL;
+    }
+    PyBuffer_Release(&view);
+    PyObject *out = PyTuple_Pack(2, starts, others);
+    Py_DECREF(starts);
+    Py_DECREF(others);
+    return out;
+}
+
+/* member_copy(buf, pos, length, vouch) -> (bytes, (crc32, isize) | None) | None: a copy of
+ * buf[pos:pos + length] (any buffer) and, when `vouch` is true, the trailer's CRC32 and ISIZE
+ * (little-endian) of a member whose header is the plain one (1f 8b 08 00) and that is at least
+ * 20 bytes long; formats/codecs/member_source.py's _copy_pure with member_vouch.plain_vouch.
+ * None when the span is not inside the buffer, length <= 0, or the arguments are not a buffer
+ * and integers (the pure function then decides). */
+static PyObject *
+member_copy(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "member_copy(buf, pos, length, vouch)");
+        return NULL;
+    }
+    Py_ssize_t pos = PyLong_AsSsize_t(args[1]);
+    Py_ssize_t length = PyLong_AsSsize_t(args[2]);
+    if (PyErr_Occurred()) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    int vouch = PyObject_IsTrue(args[3]);
+    if (vouch < 0) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    Py_buffer view;
+    if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    if (pos < 0 || length <= 0 || pos > view.len || length > view.len - pos) {
+        PyBuffer_Release(&view);
+        Py_RETURN_NONE;
+    }
+    const unsigned char *m = (const unsigned char *)view.buf + pos;
+    PyObject *data = PyBytes_FromStringAndSize((const char *)m, length);
+    PyObject *word = NULL;
+    if (data != NULL && vouch && length >= 20 && m[0] == 0x1f && m[1] == 0x8b && m[2] == 0x08
+        && m[3] == 0x00) {
+        const unsigned char *t = m + length - 8;
+        unsigned long crc = (unsigned long)t[0] | ((unsigned long)t[1] << 8)
+                            | ((unsigned long)t[2] << 16) | ((unsigned long)t[3] << 24);
+        unsigned long isize = (unsigned long)t[4] | ((unsigned long)t[5] << 8)
+                              | ((unsigned long)t[6] << 16) | ((unsigned long)t[7] << 24);
+        word = Py_BuildValue("(kk)", crc, isize);
+        if (word == NULL)
+            Py_CLEAR(data);
+    }
+    PyBuffer_Release(&view);
+    if (data == NULL)
+        return NULL;
+    if (word == NULL) {
+        word = Py_None;
+        Py_INCREF(word);
+    }
+    PyObject *out = PyTuple_Pack(2, data, word);
+    Py_DECREF(data);
+    Py_DECREF(word);
+    return out;
+}
+
+/* first index of needle[:k] (k >= 1) in s[0:n), or -1 (bytes.find) */
+static Py_ssize_t
+find_bytes(const unsigned char *s, Py_ssize_t n, const unsigned char *needle, Py_ssize_t k)
+{
+    Py_ssize_t i = 0;
+    while (i + k <= n) {
+        const unsigned char *p = memchr(s + i, needle[0], (size_t)(n - k + 1 - i));
+        if (p == NULL)
+            return -1;
+        i = p - s;
+        if (memcmp(s + i, needle, (size_t)k) == 0)
+            return i;
+        i++;
+    }
+    return -1;
+}
+
+/* whether key[:n] is `name` (lower case, n bytes) under bytes.lower() (ASCII) */
+static int
+is_name(const unsigned char *key, Py_ssize_t n, const char *name)
+{
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (lower(key[i]) != (unsigned char)name[i])
+            return 0;
+    }
+    return 1;
+}
+
+/* the bytes of `value` with ASCII whitespace stripped from both ends (bytes.strip()) */
+static void
+stripped(PyObject *value, const unsigned char **a, Py_ssize_t *len)
+{
+    const unsigned char *p = (const unsigned char *)PyBytes_AS_STRING(value);
+    const unsigned char *q = p + PyBytes_GET_SIZE(value);
+    while (p < q && is_ws(*p))
+        p++;
+    while (q > p && is_ws(q[-1]))
+        q--;
+    *a = p;
+    *len = q - p;
+}
+
+/* verbatim_ok(raw_header, headers, expected, eol) -> bool | None: the checks of
+ * formats/warc/builder.py's can_copy_verbatim after its framing comparisons (_verbatim_ok_pure):
+ * "eol eol" first found at the end of raw_header; with eol "\r\n" no bare LF; the first
+ * Content-Length value (non-None, of the (name, value) pairs in `headers`, name case-blind),
+ * stripped, spells `expected` in decimal; the first WARC-Record-ID value is not blank; a
+ * WARC-Date is there. None whenever the pure function could see anything the kernel does not
+ * judge (a pair that is not a 2-tuple with a bytes name, a chosen value that is not bytes, an
+ * argument of another type): the caller then runs the pure function. */
+static PyObject *
+verbatim_ok(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "verbatim_ok(raw_header, headers, expected, eol)");
+        return NULL;
+    }
+    PyObject *rawobj = args[0], *headers = args[1], *eolobj = args[3];
+    if (!PyBytes_CheckExact(rawobj) || !PyBytes_CheckExact(eolobj) || !PyLong_CheckExact(args[2]))
+        Py_RETURN_NONE;
+    if (!PyList_CheckExact(headers) && !PyTuple_CheckExact(headers))
+        Py_RETURN_NONE;
+    Py_ssize_t expected = PyLong_AsSsize_t(args[2]);
+    if (expected == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    const unsigned char *raw = (const unsigned char *)PyBytes_AS_STRING(rawobj);
+    Py_ssize_t n = PyBytes_GET_SIZE(rawobj);
+    const unsigned char *eol = (const unsigned char *)PyBytes_AS_STRING(eolobj);
+    Py_ssize_t k = PyBytes_GET_SIZE(eolobj);
+    if (k < 1 || k > 8)
+        Py_RETURN_NONE;
+    /* raw_header.find(eol + eol) != len(raw_header) - 2 * len(eol): False */
+    unsigned char twice[16];
+    memcpy(twice, eol, (size_t)k);
+    memcpy(twice + k, eol, (size_t)k);
+    if (find_bytes(raw, n, twice, 2 * k) != n - 2 * k)
+        Py_RETURN_FALSE;
+    /* eol == b"\r\n" and raw_header.count(b"\n") != raw_header.count(b"\r\n"): False */
+    if (k == 2 && eol[0] == '\r' && eol[1] == '\n') {
+        for (Py_ssize_t i = 0; i < n; i++) {
+            if (raw[i] == '\n' && (i == 0 || raw[i - 1] != '\r'))
+                Py_RETURN_FALSE;
+        }
+    }
+    PyObject *declared = NULL, *record_id = NULL, *date = NULL; /* borrowed */
+    Py_ssize_t count = PySequence_Fast_GET_SIZE(headers);
+    PyObject **items = PySequence_Fast_ITEMS(headers);
+    for (Py_ssize_t j = 0; j < count; j++) {
+        PyObject *pair = items[j];
+        if (!PyTuple_CheckExact(pair) || PyTuple_GET_SIZE(pair) != 2)
+            Py_RETURN_NONE;
+        PyObject *key = PyTuple_GET_ITEM(pair, 0), *value = PyTuple_GET_ITEM(pair, 1);
+        if (!PyBytes_CheckExact(key))
+            Py_RETURN_NONE;
+        const unsigned char *name = (const unsigned char *)PyBytes_AS_STRING(key);
+        Py_ssize_t len = PyBytes_GET_SIZE(key);
+        if (value == Py_None)
+            continue; /* (the pure loop keeps looking: `value if declared is None else ...`) */
+        if (len == 14) {
+            if (declared == NULL && is_name(name, 14, "content-length"))
+                declared = value;
+            else if (record_id == NULL && is_name(name, 14, "warc-record-id"))
+                record_id = value;
+        }
+        else if (len == 9 && date == NULL && is_name(name, 9, "warc-date"))
+            date = value;
+    }
+    if (declared == NULL)
+        Py_RETURN_FALSE;
+    if (!PyBytes_CheckExact(declared))
+        Py_RETURN_NONE;
+    {
+        char digits[32];
+        int dlen = snprintf(digits, sizeof(digits), "%zd", expected);
+        const unsigned char *v;
+        Py_ssize_t vlen;
+        stripped(declared, &v, &vlen);
+        if (dlen <= 0 || vlen != dlen || memcmp(v, digits, (size_t)dlen) != 0)
+            Py_RETURN_FALSE;
+    }
+    if (record_id == NULL)
+        Py_RETURN_FALSE;
+    if (!PyBytes_CheckExact(record_id))
+        Py_RETURN_NONE;
+    {
+        const unsigned char *v;
+        Py_ssize_t vlen;
+        stripped(record_id, &v, &vlen);
+        if (vlen == 0)
+            Py_RETURN_FALSE;
+    }
+    if (date == NULL)
+        Py_RETURN_FALSE;
+    Py_RETURN_TRUE;
 }
 
 /* first index of the 2- or 3-byte needle in s[from:to), or -1 (bytes.find) */
@@ -506,6 +759,15 @@ static PyMethodDef methods[] = {
     {"member_starts", (PyCFunction)(void (*)(void))member_starts, METH_FASTCALL,
      "member_starts(buf, end) -> list[int] | None: offsets of gzip member headers in buf[:end] "
      "(see formats/codecs/gzip_parallel.py)."},
+    {"member_scan", (PyCFunction)(void (*)(void))member_scan, METH_FASTCALL,
+     "member_scan(buf, end) -> (starts, others) | None: member_starts' list and the offsets of "
+     "every other gzip magic in buf[:end] (see formats/codecs/gzip_parallel.py)."},
+    {"member_copy", (PyCFunction)(void (*)(void))member_copy, METH_FASTCALL,
+     "member_copy(buf, pos, length, vouch) -> (bytes, (crc32, isize) | None) | None: a held "
+     "member's bytes and its plain trailer (see formats/codecs/member_source.py)."},
+    {"verbatim_ok", (PyCFunction)(void (*)(void))verbatim_ok, METH_FASTCALL,
+     "verbatim_ok(raw_header, headers, expected, eol) -> bool | None: the header checks of a "
+     "verbatim copy (see formats/warc/builder.py's can_copy_verbatim)."},
     {"http_head", (PyCFunction)(void (*)(void))http_head, METH_FASTCALL,
      "http_head(block, start, end) -> (cut, content_type_value | None) | None: where an HTTP "
      "head ends and its Content-Type value (see formats/http/head.py)."},

@@ -17,6 +17,8 @@ caller counts and reports them. Header values are bytes; names compare case-inse
 
 from __future__ import annotations
 
+import contextlib
+import os
 from collections.abc import Iterable, Sequence
 
 from .digest import DeferredSha1, digest_matches, recompute_like, sha1_base32
@@ -39,6 +41,13 @@ __all__ = [
 
 #: ``(name, value)`` header pairs in file order.
 Headers = list[tuple[bytes, bytes]]
+
+#: the compiled header checks of a verbatim copy (formats/warc/_warcfast.c), unless
+#: ``CRAWLMILL_PURE=1``; ``None``: :func:`_verbatim_ok_pure` alone (the same answers).
+_KERNEL_VERBATIM = None
+if os.environ.get("CRAWLMILL_PURE", "") in ("", "0"):
+    with contextlib.suppress(ImportError):  # (an install without a compiler)
+        from ._warcfast import verbatim_ok as _KERNEL_VERBATIM
 
 #: the ``format`` and ``conformsTo`` a warcinfo names for each WARC version.
 CONFORMS_TO = {
@@ -120,11 +129,23 @@ def can_copy_verbatim(
     ):
         return False
     eol = framing.line_ending
+    expected = block_length + (len(framing.separator) if framing.cl_includes_separator else 0)
+    if _KERNEL_VERBATIM is not None:
+        got = _KERNEL_VERBATIM(raw_header, headers, expected, eol)
+        if got is not None:  # else: the pure function decides
+            return got
+    return _verbatim_ok_pure(raw_header, headers, expected, eol)
+
+
+def _verbatim_ok_pure(raw_header: bytes, headers: Headers, expected: int, eol: bytes) -> bool:
+    """The header checks of :func:`can_copy_verbatim` after its framing comparisons (the
+    compiled kernel's reference): ``eol eol`` first found at the end of ``raw_header``; with
+    CRLF no bare LF; the first ``Content-Length`` spells ``expected``; a non-blank first
+    ``WARC-Record-ID``; a ``WARC-Date``."""
     if raw_header.find(eol + eol) != len(raw_header) - 2 * len(eol):
         return False  # blank line inside the header, or no proper end: rebuild it
     if eol == b"\r\n" and raw_header.count(b"\n") != raw_header.count(b"\r\n"):
         return False  # mixed line endings
-    expected = block_length + (len(framing.separator) if framing.cl_includes_separator else 0)
     declared = record_id = date = None  # the first of each, as get_header finds it
     for key, value in headers:  # one pass; names compared only where the length matches
         n = len(key)
