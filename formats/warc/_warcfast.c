@@ -541,48 +541,38 @@ stripped(PyObject *value, const unsigned char **a, Py_ssize_t *len)
     *len = q - p;
 }
 
-/* verbatim_ok(raw_header, headers, expected, eol) -> bool | None: the checks of
- * formats/warc/builder.py's can_copy_verbatim after its framing comparisons (_verbatim_ok_pure):
- * "eol eol" first found at the end of raw_header; with eol "\r\n" no bare LF; the first
- * Content-Length value (non-None, of the (name, value) pairs in `headers`, name case-blind),
- * stripped, spells `expected` in decimal; the first WARC-Record-ID value is not blank; a
- * WARC-Date is there. None whenever the pure function could see anything the kernel does not
- * judge (a pair that is not a 2-tuple with a bytes name, a chosen value that is not bytes, an
- * argument of another type): the caller then runs the pure function. */
-static PyObject *
-verbatim_ok(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+/* The checks of formats/warc/builder.py's can_copy_verbatim after its framing comparisons
+ * (_verbatim_ok_pure): "eol eol" first found at the end of raw_header; with eol "\r\n" no bare
+ * LF; the first Content-Length value (non-None, of the (name, value) pairs in `headers`, name
+ * case-blind), stripped, spells `expected` in decimal; the first WARC-Record-ID value is not
+ * blank; a WARC-Date is there. 1 (true), 0 (false), or -1 whenever the pure function could see
+ * anything these checks do not judge (a pair that is not a 2-tuple with a bytes name, a chosen
+ * value that is not bytes, headers that are not a list or tuple, an eol of 0 or over 8 bytes):
+ * the caller then runs the pure function; with `strict`, also any value that is neither None nor
+ * bytes. No Python error is left set. */
+static int
+verbatim_check(PyObject *rawobj, PyObject *headers, Py_ssize_t expected, PyObject *eolobj,
+               int strict)
 {
-    if (nargs != 4) {
-        PyErr_SetString(PyExc_TypeError, "verbatim_ok(raw_header, headers, expected, eol)");
-        return NULL;
-    }
-    PyObject *rawobj = args[0], *headers = args[1], *eolobj = args[3];
-    if (!PyBytes_CheckExact(rawobj) || !PyBytes_CheckExact(eolobj) || !PyLong_CheckExact(args[2]))
-        Py_RETURN_NONE;
     if (!PyList_CheckExact(headers) && !PyTuple_CheckExact(headers))
-        Py_RETURN_NONE;
-    Py_ssize_t expected = PyLong_AsSsize_t(args[2]);
-    if (expected == -1 && PyErr_Occurred()) {
-        PyErr_Clear();
-        Py_RETURN_NONE;
-    }
+        return -1;
     const unsigned char *raw = (const unsigned char *)PyBytes_AS_STRING(rawobj);
     Py_ssize_t n = PyBytes_GET_SIZE(rawobj);
     const unsigned char *eol = (const unsigned char *)PyBytes_AS_STRING(eolobj);
     Py_ssize_t k = PyBytes_GET_SIZE(eolobj);
     if (k < 1 || k > 8)
-        Py_RETURN_NONE;
+        return -1;
     /* raw_header.find(eol + eol) != len(raw_header) - 2 * len(eol): False */
     unsigned char twice[16];
     memcpy(twice, eol, (size_t)k);
     memcpy(twice + k, eol, (size_t)k);
     if (find_bytes(raw, n, twice, 2 * k) != n - 2 * k)
-        Py_RETURN_FALSE;
+        return 0;
     /* eol == b"\r\n" and raw_header.count(b"\n") != raw_header.count(b"\r\n"): False */
     if (k == 2 && eol[0] == '\r' && eol[1] == '\n') {
         for (Py_ssize_t i = 0; i < n; i++) {
             if (raw[i] == '\n' && (i == 0 || raw[i - 1] != '\r'))
-                Py_RETURN_FALSE;
+                return 0;
         }
     }
     PyObject *declared = NULL, *record_id = NULL, *date = NULL; /* borrowed */
@@ -591,14 +581,16 @@ verbatim_ok(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     for (Py_ssize_t j = 0; j < count; j++) {
         PyObject *pair = items[j];
         if (!PyTuple_CheckExact(pair) || PyTuple_GET_SIZE(pair) != 2)
-            Py_RETURN_NONE;
+            return -1;
         PyObject *key = PyTuple_GET_ITEM(pair, 0), *value = PyTuple_GET_ITEM(pair, 1);
         if (!PyBytes_CheckExact(key))
-            Py_RETURN_NONE;
+            return -1;
         const unsigned char *name = (const unsigned char *)PyBytes_AS_STRING(key);
         Py_ssize_t len = PyBytes_GET_SIZE(key);
         if (value == Py_None)
             continue; /* (the pure loop keeps looking: `value if declared is None else ...`) */
+        if (strict && !PyBytes_CheckExact(value))
+            return -1;
         if (len == 14) {
             if (declared == NULL && is_name(name, 14, "content-length"))
                 declared = value;
@@ -609,9 +601,9 @@ verbatim_ok(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
             date = value;
     }
     if (declared == NULL)
-        Py_RETURN_FALSE;
+        return 0;
     if (!PyBytes_CheckExact(declared))
-        Py_RETURN_NONE;
+        return -1;
     {
         char digits[32];
         int dlen = snprintf(digits, sizeof(digits), "%zd", expected);
@@ -619,22 +611,162 @@ verbatim_ok(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         Py_ssize_t vlen;
         stripped(declared, &v, &vlen);
         if (dlen <= 0 || vlen != dlen || memcmp(v, digits, (size_t)dlen) != 0)
-            Py_RETURN_FALSE;
+            return 0;
     }
     if (record_id == NULL)
-        Py_RETURN_FALSE;
+        return 0;
     if (!PyBytes_CheckExact(record_id))
-        Py_RETURN_NONE;
+        return -1;
     {
         const unsigned char *v;
         Py_ssize_t vlen;
         stripped(record_id, &v, &vlen);
         if (vlen == 0)
-            Py_RETURN_FALSE;
+            return 0;
     }
-    if (date == NULL)
-        Py_RETURN_FALSE;
-    Py_RETURN_TRUE;
+    return date != NULL;
+}
+
+/* verbatim_ok(raw_header, headers, expected, eol) -> bool | None: verbatim_check (None for -1,
+ * and for arguments of other types: the pure function decides). */
+static PyObject *
+verbatim_ok(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "verbatim_ok(raw_header, headers, expected, eol)");
+        return NULL;
+    }
+    if (!PyBytes_CheckExact(args[0]) || !PyBytes_CheckExact(args[3])
+        || !PyLong_CheckExact(args[2]))
+        Py_RETURN_NONE;
+    Py_ssize_t expected = PyLong_AsSsize_t(args[2]);
+    if (expected == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    int ok = verbatim_check(args[0], args[1], expected, args[3], 0);
+    if (ok < 0)
+        Py_RETURN_NONE;
+    return PyBool_FromLong(ok);
+}
+
+static PyObject *KEY_RAW_HEADER, *KEY_HEADERS, *KEY_VERSION, *KEY_LINE_ENDING, *KEY_CL_SEP,
+    *KEY_SEPARATOR;
+
+/* a value of the reader's extras["warc"] that _as_bytes() leaves as it is: absent or None
+ * (NULL), or bytes; 0 for anything else (or a lookup error, cleared) */
+static int
+bytes_or_none(PyObject *warc, PyObject *key, PyObject **out)
+{
+    PyObject *v = PyDict_GetItemWithError(warc, key);
+    if (v == NULL && PyErr_Occurred()) {
+        PyErr_Clear();
+        return 0;
+    }
+    if (v == Py_None)
+        v = NULL;
+    if (v != NULL && !PyBytes_CheckExact(v))
+        return 0;
+    *out = v;
+    return 1;
+}
+
+/* verbatim_parts(warc, head, payload, framing) -> (raw_header, head, payload, separator) | None:
+ * formats/warc/builder.py's _verbatim_parts_pure. `warc` is a record's extras["warc"] (a dict),
+ * `framing` the tuple (version, version_line, line_ending, separator, cl_includes_separator) of
+ * the target framing. The parts whose concatenation is the record's input bytes when
+ * can_copy_verbatim says they can be written as they are; None when it says no and whenever a
+ * value is not of the types the reader gives (header pairs: a list or tuple of 2-tuples of bytes
+ * and bytes or None), where the caller takes its general path. */
+static PyObject *
+verbatim_parts(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "verbatim_parts(warc, head, payload, framing)");
+        return NULL;
+    }
+    PyObject *warc = args[0], *head = args[1], *payload = args[2], *framing = args[3];
+    if (!PyDict_CheckExact(warc) || !PyBytes_CheckExact(payload))
+        Py_RETURN_NONE;
+    if (head == Py_None)
+        head = NULL;
+    else if (!PyBytes_CheckExact(head))
+        Py_RETURN_NONE;
+    if (!PyTuple_CheckExact(framing) || PyTuple_GET_SIZE(framing) != 5)
+        Py_RETURN_NONE;
+    PyObject *f_version = PyTuple_GET_ITEM(framing, 0), *f_line = PyTuple_GET_ITEM(framing, 1),
+             *f_eol = PyTuple_GET_ITEM(framing, 2), *f_sep = PyTuple_GET_ITEM(framing, 3),
+             *f_cl_sep = PyTuple_GET_ITEM(framing, 4);
+    if (!PyUnicode_CheckExact(f_version) || !PyBytes_CheckExact(f_line)
+        || !PyBytes_CheckExact(f_eol) || !PyBytes_CheckExact(f_sep) || !PyBool_Check(f_cl_sep))
+        Py_RETURN_NONE;
+    PyObject *raw = PyDict_GetItemWithError(warc, KEY_RAW_HEADER);
+    PyObject *headers = raw ? PyDict_GetItemWithError(warc, KEY_HEADERS) : NULL;
+    PyObject *version = headers ? PyDict_GetItemWithError(warc, KEY_VERSION) : NULL;
+    if (version == NULL) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    if (!PyBytes_CheckExact(raw) || PyBytes_GET_SIZE(raw) == 0 || headers == Py_None
+        || !PyUnicode_CheckExact(version))
+        Py_RETURN_NONE;
+    PyObject *line_ending = NULL, *separator = NULL;
+    if (!bytes_or_none(warc, KEY_LINE_ENDING, &line_ending)
+        || !bytes_or_none(warc, KEY_SEPARATOR, &separator))
+        Py_RETURN_NONE;
+    int cl_sep = 0;
+    PyObject *cl_obj = PyDict_GetItemWithError(warc, KEY_CL_SEP);
+    if (cl_obj == NULL && PyErr_Occurred()) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    if (cl_obj != NULL) {
+        if (!PyBool_Check(cl_obj))
+            Py_RETURN_NONE; /* (bool() of another object: the pure path) */
+        cl_sep = cl_obj == Py_True;
+    }
+    int framing_cl_sep = f_cl_sep == Py_True;
+    /* can_copy_verbatim's framing comparisons */
+    int same = PyUnicode_Compare(version, f_version);
+    if (same == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    if (same != 0)
+        Py_RETURN_NONE;
+    Py_ssize_t rlen = PyBytes_GET_SIZE(raw), llen = PyBytes_GET_SIZE(f_line);
+    if (rlen < llen || memcmp(PyBytes_AS_STRING(raw), PyBytes_AS_STRING(f_line), (size_t)llen) != 0)
+        Py_RETURN_NONE;
+    if (line_ending != NULL
+        && (PyBytes_GET_SIZE(line_ending) != PyBytes_GET_SIZE(f_eol)
+            || memcmp(PyBytes_AS_STRING(line_ending), PyBytes_AS_STRING(f_eol),
+                      (size_t)PyBytes_GET_SIZE(f_eol))
+                   != 0))
+        Py_RETURN_NONE;
+    if (cl_sep != framing_cl_sep)
+        Py_RETURN_NONE;
+    if (!framing_cl_sep && separator != NULL
+        && (PyBytes_GET_SIZE(separator) != PyBytes_GET_SIZE(f_sep)
+            || memcmp(PyBytes_AS_STRING(separator), PyBytes_AS_STRING(f_sep),
+                      (size_t)PyBytes_GET_SIZE(f_sep))
+                   != 0))
+        Py_RETURN_NONE;
+    Py_ssize_t hlen = head ? PyBytes_GET_SIZE(head) : 0;
+    Py_ssize_t expected = hlen + PyBytes_GET_SIZE(payload);
+    if (framing_cl_sep)
+        expected += PyBytes_GET_SIZE(f_sep);
+    if (verbatim_check(raw, headers, expected, f_eol, 1) != 1)
+        Py_RETURN_NONE;
+    PyObject *empty = NULL;
+    if (head == NULL) {
+        empty = PyBytes_FromStringAndSize(NULL, 0);
+        if (empty == NULL)
+            return NULL;
+        head = empty;
+    }
+    PyObject *out = PyTuple_Pack(4, raw, head, payload, f_sep);
+    Py_XDECREF(empty);
+    return out;
 }
 
 /* first index of the 2- or 3-byte needle in s[from:to), or -1 (bytes.find) */
@@ -768,6 +900,9 @@ static PyMethodDef methods[] = {
     {"verbatim_ok", (PyCFunction)(void (*)(void))verbatim_ok, METH_FASTCALL,
      "verbatim_ok(raw_header, headers, expected, eol) -> bool | None: the header checks of a "
      "verbatim copy (see formats/warc/builder.py's can_copy_verbatim)."},
+    {"verbatim_parts", (PyCFunction)(void (*)(void))verbatim_parts, METH_FASTCALL,
+     "verbatim_parts(warc, head, payload, framing) -> (raw_header, head, payload, separator) | "
+     "None: a verbatim copy's parts (see formats/warc/builder.py's verbatim_parts)."},
     {"http_head", (PyCFunction)(void (*)(void))http_head, METH_FASTCALL,
      "http_head(block, start, end) -> (cut, content_type_value | None) | None: where an HTTP "
      "head ends and its Content-Type value (see formats/http/head.py)."},
@@ -804,6 +939,17 @@ PyInit__warcfast(void)
         if (KNOWN_NAME[k] == NULL || KNOWN_KEY[k] == NULL)
             return NULL;
         (void)PyObject_Hash(KNOWN_KEY[k]); /* cached in the object */
+    }
+    const char *names[] = {"raw_header", "headers", "version", "line_ending",
+                           "cl_includes_separator", "separator"};
+    PyObject **keys[] = {&KEY_RAW_HEADER, &KEY_HEADERS, &KEY_VERSION, &KEY_LINE_ENDING,
+                         &KEY_CL_SEP, &KEY_SEPARATOR};
+    for (int i = 0; i < 6; i++) {
+        if (*keys[i] == NULL) {
+            *keys[i] = PyUnicode_InternFromString(names[i]);
+            if (*keys[i] == NULL)
+                return NULL;
+        }
     }
     return PyModule_Create(&module);
 }

@@ -21,11 +21,13 @@ from crawlmill.formats.warc.builder import (
     can_copy_verbatim,
     content_length_tail,
     fix_digests,
+    framing_facts,
     get_header,
     new_digest_headers,
     reframe_headers,
     remove_header,
     set_header,
+    verbatim_parts,
 )
 from crawlmill.formats.warc.source_key import source_key_fields
 from crawlmill.formats.warc.writer import Framing, PendingRecord, format_warc_date, framing_for
@@ -157,6 +159,11 @@ class WarcEncoder:
         self.warn = warn
         #: the record id of the open file's warcinfo (crawlmill's), if it has one.
         self.warcinfo_id: bytes | None = None
+        #: a verbatim copy needs no look at its header pairs beyond can_copy_verbatim's (no
+        #: digests to recompute, no CDXJ facts): the reader's parts are checked and kept at once
+        self._plain_copies = options.digests != "recompute" and not options.cdxj
+        #: framing_facts per target version
+        self._framing_facts: dict[str, tuple] = {}
 
     def encode(
         self, record: Record, doc_id: str | None, ordinal: int
@@ -201,6 +208,13 @@ class WarcEncoder:
         """The input bytes unchanged, as the parts ``(WARC header, HTTP head, payload,
         separator)`` whose concatenation they are, or ``None`` when they cannot be kept as
         they are."""
+        if self._plain_copies and doc_id is None:
+            facts = self._framing_facts.get(framing.version)
+            if facts is None:
+                facts = self._framing_facts[framing.version] = framing_facts(framing)
+            parts = verbatim_parts(warc, record.http_head, record.payload, facts)
+            if parts is not None:  # (else the general checks below decide)
+                return parts, {}
         raw_header = _as_bytes(warc["raw_header"]) or b""
         given = warc["headers"]
         head = record.http_head or b""

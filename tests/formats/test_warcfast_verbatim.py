@@ -360,3 +360,182 @@ def test_held_members_give_the_same_copies_and_words(kernel_on, monkeypatch):
     assert held.get(99, 10) is None and held.get(offsets[3], len(members[3]) + 1) is None
     held.release()
     assert held.get_vouched(offsets[0], len(members[0])) is None
+
+
+# -- verbatim_parts: a record's checks and parts in one call ------------------------------------
+
+F10 = builder.framing_facts(framing_for("1.0"))
+F018 = builder.framing_facts(framing_for("0.18"))
+EXTRAS = {
+    "version": "1.0",
+    "headers": GOOD,
+    "raw_header": RAW,
+    "separator": b"\r\n\r\n",
+    "cl_includes_separator": False,
+    "line_ending": b"\r\n",
+    "member": True,
+}
+RAW18 = b"WARC/0.18\nContent-Length: 7\n\n"
+EXTRAS18 = {
+    "version": "0.18",
+    "headers": [(CL, b"7"), (RID, b"x"), (DATE, b"d")],
+    "raw_header": RAW18,
+    "separator": b"\n\n",
+    "cl_includes_separator": True,
+    "line_ending": b"\n",
+}
+
+
+def _with(**changes) -> dict:
+    extras = dict(EXTRAS)
+    for key, value in changes.items():
+        if value is _DROP:
+            extras.pop(key)
+        else:
+            extras[key] = value
+    return extras
+
+
+_DROP = object()
+
+PARTS_CASES = {
+    "good": (EXTRAS, b"", b"hello", F10),
+    "good, head None": (EXTRAS, None, b"hello", F10),
+    "good, head and payload": (EXTRAS, b"HT", b"TP!", F10),
+    "0.18, length counts the separator": (EXTRAS18, None, b"hello", F018),
+    "0.18 into 1.0": (EXTRAS18, None, b"hello", F10),
+    "wrong length": (EXTRAS, b"", b"hello!", F10),
+    "large record": (
+        _with(headers=[*GOOD[:3], (CL, b"%d" % (1 << 20))]),
+        b"",
+        b"x" * (1 << 20),
+        F10,
+    ),
+    "empty payload": (_with(headers=[*GOOD[:3], (CL, b"0")]), None, b"", F10),
+    "other version": (_with(version="1.1"), b"", b"hello", F10),
+    "version line of another": (_with(raw_header=b"WARC/1.1" + RAW[8:]), b"", b"hello", F10),
+    "LF line ending": (_with(line_ending=b"\n"), b"", b"hello", F10),
+    "no line ending": (_with(line_ending=_DROP), b"", b"hello", F10),
+    "other separator": (_with(separator=b"\n\n"), b"", b"hello", F10),
+    "no separator": (_with(separator=None), b"", b"hello", F10),
+    "cl counts separator": (_with(cl_includes_separator=True), b"", b"hello", F10),
+    "no cl flag": (_with(cl_includes_separator=_DROP), b"", b"hello", F10),
+    "empty raw header": (_with(raw_header=b""), b"", b"hello", F10),
+    "cut raw header": (_with(raw_header=RAW[:-1]), b"", b"hello", F10),
+    "no headers": (_with(headers=None), b"", b"hello", F10),
+    "headers missing": (_with(headers=_DROP), b"", b"hello", F10),
+    "no record id": (_with(headers=[GOOD[0], GOOD[2], GOOD[3]]), b"", b"hello", F10),
+    "value None": (_with(headers=[(b"X", None), *GOOD]), b"", b"hello", F10),
+    "tuple headers": (_with(headers=tuple(GOOD)), b"", b"hello", F10),
+    # other types: the general path decides (None from both)
+    "str raw header": (_with(raw_header=RAW.decode()), b"", b"hello", F10),
+    "bytes version": (_with(version=b"1.0"), b"", b"hello", F10),
+    "version missing": (_with(version=_DROP), b"", b"hello", F10),
+    "str line ending": (_with(line_ending="\r\n"), b"", b"hello", F10),
+    "int cl flag": (_with(cl_includes_separator=0), b"", b"hello", F10),
+    "str value": (_with(headers=[(b"X", "y"), *GOOD]), b"", b"hello", F10),
+    "str name": (_with(headers=[("X", b"y"), *GOOD]), b"", b"hello", F10),
+    "list pair": (_with(headers=[[b"X", b"y"], *GOOD]), b"", b"hello", F10),
+    "bytearray payload": (EXTRAS, b"", bytearray(b"hello"), F10),
+    "memoryview head": (EXTRAS, memoryview(b""), b"hello", F10),
+    "not a dict": (list(EXTRAS.items()), b"", b"hello", F10),
+    "framing not a tuple": (EXTRAS, b"", b"hello", list(F10)),
+    "framing with an empty line ending": (EXTRAS, b"", b"hello", (*F10[:2], b"", *F10[3:])),
+}
+
+
+@pytest.mark.parametrize("name", list(PARTS_CASES))
+def test_verbatim_parts_is_the_pure_function(name):
+    kernel = _kernel("verbatim_parts")
+    warc, head, payload, framing = PARTS_CASES[name]
+    want = builder._verbatim_parts_pure(warc, head, payload, framing)
+    assert kernel(warc, head, payload, framing) == want
+
+
+def test_verbatim_parts_gives_the_input_bytes():
+    """Hand-checked: the parts joined are the record's bytes, the objects the reader's."""
+    kernel = _kernel("verbatim_parts")
+    parts = kernel(EXTRAS, b"HT", b"TP!", F10)
+    assert parts == (RAW, b"HT", b"TP!", b"\r\n\r\n") and parts[0] is RAW
+    assert kernel(EXTRAS, None, b"hello", F10) == (RAW, b"", b"hello", b"\r\n\r\n")
+    assert kernel(EXTRAS18, None, b"hello", F018) == (RAW18, b"", b"hello", b"\n\n")
+    for name in ("wrong length", "other version", "no record id", "str value", "cut raw header"):
+        assert kernel(*PARTS_CASES[name]) is None, name
+    with pytest.raises(TypeError):
+        kernel(EXTRAS, b"", b"hello")
+
+
+def test_verbatim_parts_random_extras():
+    """Seeded random extras over the values that matter, kernel against the pure function."""
+    kernel = _kernel("verbatim_parts")
+    rng = random.Random(21)
+    choices = {
+        "version": ["1.0", "1.1", "0.18", None, b"1.0"],
+        "raw_header": [RAW, RAW[:-2], RAW18, b"", b"WARC/1.0\r\n\r\n", None],
+        "headers": [GOOD, [], [(CL, b"5")], EXTRAS18["headers"], [(CL, b" 5"), (RID, b" ")]],
+        "separator": [b"\r\n\r\n", b"\n\n", None, "x"],
+        "cl_includes_separator": [False, True, None],
+        "line_ending": [b"\r\n", b"\n", None],
+    }
+    for _ in range(3000):
+        warc = {k: rng.choice(v) for k, v in choices.items() if rng.random() < 0.9}
+        head = rng.choice((None, b"", b"H"))
+        payload = rng.choice((b"hello", b"hell", b"hel", b""))
+        framing = rng.choice((F10, F018, builder.framing_facts(framing_for("1.1"))))
+        want = builder._verbatim_parts_pure(warc, head, payload, framing)
+        assert kernel(warc, head, payload, framing) == want, (warc, head, payload, framing)
+
+
+def test_verbatim_parts_bad_framing_types():
+    kernel = _kernel("verbatim_parts")
+    for framing in ((b"1.0", *F10[1:]), (*F10[:4], 0), (F10[0], "WARC/1.0\r\n", *F10[2:])):
+        assert kernel(EXTRAS, b"", b"hello", framing) is None
+        assert builder._verbatim_parts_pure(EXTRAS, b"", b"hello", framing) is None
+
+
+def _warc_input(tmp_path) -> bytes:
+    """A gzip WARC whose records take every path of a verbatim copy: plain copies, a wrong
+    Content-Length, a bare LF, no WARC-Date, a record id blank, a 0.18 record and a 1.1 one."""
+    from tests.formats.test_member_vouch import member
+
+    def rec(version: bytes, extra: bytes, block: bytes, cl: int | None = None) -> bytes:
+        n = len(block) if cl is None else cl
+        return b"WARC/%s\r\nWARC-Type: resource\r\n%sContent-Length: %d\r\n\r\n%s\r\n\r\n" % (
+            version,
+            extra,
+            n,
+            block,
+        )
+
+    rid, date = b"WARC-Record-ID: <urn:uuid:1>\r\n", b"WARC-Date: 2024-01-01T00:00:00Z\r\n"
+    records = [
+        rec(b"1.0", rid + date, b"plain one"),
+        rec(b"1.1", rid + date, b"plain two" * 300),
+        rec(b"1.0", rid + date, b"cut", cl=2) + b"x\r\n\r\n",
+        rec(b"1.0", rid + b"X: a\nb\r\n" + date, b"bare LF"),
+        rec(b"1.0", rid, b"no date"),
+        rec(b"1.0", b"WARC-Record-ID:  \r\n" + date, b"blank id"),
+        rec(b"1.0", rid + date, b""),
+    ]
+    return b"".join(member(r) for r in records)
+
+
+@pytest.mark.parametrize("kernel_on", [True, False])
+def test_the_writer_copies_the_same_bytes_on_each_path(kernel_on, tmp_path, monkeypatch):
+    """WARC -> WARC through the writer: the fast verbatim path (kernel, or its pure
+    reference) writes what the general checks write (the fast path switched off)."""
+    from crawlmill.plugins.writers import warc_encode
+
+    from tests.formats.test_member_vouch import convert
+
+    monkeypatch.setattr(builder, "_KERNEL_PARTS", _kernel("verbatim_parts") if kernel_on else None)
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")  # (the date given a record without one)
+    data = _warc_input(tmp_path)
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()  # (the same input name: record ids made for it are the same)
+    fast, entry, _ = convert(tmp_path / "a", data)
+    calls = []
+    monkeypatch.setattr(warc_encode, "verbatim_parts", lambda *a: calls.append(a))
+    general, entry_general, _ = convert(tmp_path / "b", data)
+    assert calls  # (the fast path was asked, and said "the general path decides")
+    assert fast == general and entry["copied_members"] == entry_general["copied_members"] >= 2
