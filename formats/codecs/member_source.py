@@ -36,12 +36,35 @@ def _copy_pure(
     return data, plain_vouch(data) if vouch else None
 
 
-#: the compiled copy (formats/warc/_warcfast.c), unless ``CRAWLMILL_PURE=1``; ``None``:
-#: :func:`_copy_pure` alone (the same answers).
-_KERNEL_COPY = None
+#: what :class:`HeldMembers` holds: ``(buffer, file offset of buffer[0], file offset after its
+#: last held byte, verified members {offset: length or (length, run)} or None)``
+Held = tuple[bytes | bytearray, int, int, dict | None]
+
+
+def _take_pure(
+    held: Held | None, offset: int, length: int, vouch: bool
+) -> tuple[bytes, Vouch | None] | None:
+    """What :class:`HeldMembers` lends of the file's bytes ``[offset, offset + length)`` (a
+    copy) and, with ``vouch``, the reader's word for it (see :meth:`HeldMembers.get_vouched`);
+    ``None`` when the span is not held. The compiled kernel's reference."""
+    if type(held) is not tuple or len(held) != 4 or length <= 0:
+        return None
+    buf, base, end, verified = held
+    if offset < base or offset + length > end:
+        return None
+    entry = verified.get(offset) if vouch and verified is not None else None
+    if type(entry) is tuple:  # a member of a run: its exactness is checked on this ask
+        entry = entry[0] if entry[1].exact() else None
+    return _copy_pure(buf, offset - base, length, entry == length)
+
+
+#: the compiled take (formats/warc/_warcfast.c's member_take, which copies with its
+#: member_copy), unless ``CRAWLMILL_PURE=1``; ``None``: :func:`_take_pure` alone (the same
+#: answers).
+_KERNEL_TAKE = None
 if os.environ.get("CRAWLMILL_PURE", "") in ("", "0"):
     with contextlib.suppress(ImportError):  # (an install without a compiler)
-        from ..warc._warcfast import member_copy as _KERNEL_COPY
+        from ..warc._warcfast import member_take as _KERNEL_TAKE
 
 
 def _released() -> None:
@@ -69,9 +92,8 @@ class HeldMembers:
 
     def __init__(self) -> None:
         self._gen = 0
-        #: ``(buffer, file offset of buffer[0], file offset after its last held byte,
-        #: verified members {offset: length or (length, run)} or None)``
-        self._held: tuple[bytes | bytearray, int, int, dict | None] | None = None
+        #: what is held (:data:`Held`), or ``None``
+        self._held: Held | None = None
 
     def hold(
         self,
@@ -106,20 +128,11 @@ class HeldMembers:
         """The copy and, with ``vouch``, the reader's word for it (see :meth:`get_vouched`)."""
         gen = self._gen
         held = self._held
-        if held is None or length <= 0:
-            return None
-        buf, base, end, verified = held
-        if offset < base or offset + length > end:
-            return None
-        entry = verified.get(offset) if vouch and verified is not None else None
-        if type(entry) is tuple:  # a member of a run: its exactness is checked on this ask
-            entry = entry[0] if entry[1].exact() else None
-        vouched = entry == length
         got = None
-        if _KERNEL_COPY is not None:
-            got = _KERNEL_COPY(buf, offset - base, length, vouched)
-        if got is None:  # (no kernel, or a span it leaves to the pure function)
-            got = _copy_pure(buf, offset - base, length, vouched)
+        if _KERNEL_TAKE is not None:
+            got = _KERNEL_TAKE(held, offset, length, vouch)
+        if got is None:  # (no kernel, a span not held, or one it leaves to the pure function)
+            got = _take_pure(held, offset, length, vouch)
         if self._gen != gen:
             return None  # released (and maybe overwritten) while copying: not these bytes
         return got

@@ -499,6 +499,100 @@ member_copy(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     return out;
 }
 
+/* member_take(held, offset, length, vouch) -> (bytes, (crc32, isize) | None) | None:
+ * formats/codecs/member_source.py's _take_pure, what HeldMembers lends of the file's bytes
+ * [offset, offset + length): `held` is its (buf, base, end, verified) tuple (buf holds the file's
+ * bytes [base, end) from buf[0] on; verified maps a member's file offset to its length, or to
+ * (length, run) whose run.exact() says whether the word holds). With `vouch`, the member's
+ * trailer word when `verified` gives it exactly this length and its header is the plain one.
+ * None when the span is not held, and whenever a value is not of the types HeldMembers gives
+ * (the caller then runs the pure function). An error of run.exact() is raised. */
+static PyObject *
+member_take(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "member_take(held, offset, length, vouch)");
+        return NULL;
+    }
+    PyObject *held = args[0];
+    if (!PyTuple_CheckExact(held) || PyTuple_GET_SIZE(held) != 4 || !PyLong_CheckExact(args[1])
+        || !PyLong_CheckExact(args[2]))
+        Py_RETURN_NONE;
+    PyObject *buf = PyTuple_GET_ITEM(held, 0), *verified = PyTuple_GET_ITEM(held, 3);
+    Py_ssize_t offset = PyLong_AsSsize_t(args[1]);
+    Py_ssize_t length = PyLong_AsSsize_t(args[2]);
+    Py_ssize_t base = PyLong_AsSsize_t(PyTuple_GET_ITEM(held, 1));
+    Py_ssize_t end = PyLong_AsSsize_t(PyTuple_GET_ITEM(held, 2));
+    if (PyErr_Occurred()) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    int vouch = PyObject_IsTrue(args[3]);
+    if (vouch < 0) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    if (length <= 0 || offset < base || offset > end || length > end - offset)
+        Py_RETURN_NONE;
+    int vouched = 0;
+    if (vouch && verified != Py_None) {
+        if (!PyDict_CheckExact(verified))
+            Py_RETURN_NONE;
+        PyObject *entry = PyDict_GetItemWithError(verified, args[1]); /* borrowed */
+        if (entry == NULL && PyErr_Occurred())
+            return NULL;
+        PyObject *size = entry;
+        if (entry != NULL && PyTuple_CheckExact(entry)) {
+            if (PyTuple_GET_SIZE(entry) != 2)
+                Py_RETURN_NONE;
+            Py_INCREF(entry); /* (run.exact() runs Python code: keep the entry alive) */
+            PyObject *exact = PyObject_CallMethod(PyTuple_GET_ITEM(entry, 1), "exact", NULL);
+            if (exact == NULL) {
+                Py_DECREF(entry);
+                return NULL;
+            }
+            int yes = PyObject_IsTrue(exact);
+            Py_DECREF(exact);
+            if (yes < 0) {
+                Py_DECREF(entry);
+                return NULL;
+            }
+            size = yes ? PyTuple_GET_ITEM(entry, 0) : NULL;
+            if (size != NULL && !PyLong_CheckExact(size)) {
+                Py_DECREF(entry);
+                Py_RETURN_NONE;
+            }
+            if (size != NULL) {
+                Py_ssize_t n = PyLong_AsSsize_t(size);
+                if (n == -1 && PyErr_Occurred())
+                    PyErr_Clear();
+                else
+                    vouched = n == length;
+            }
+            Py_DECREF(entry);
+        }
+        else if (entry != NULL) {
+            if (!PyLong_CheckExact(entry))
+                Py_RETURN_NONE;
+            Py_ssize_t n = PyLong_AsSsize_t(entry);
+            if (n == -1 && PyErr_Occurred())
+                PyErr_Clear();
+            else
+                vouched = n == length;
+        }
+    }
+    PyObject *cargs[4];
+    cargs[0] = buf;
+    cargs[1] = PyLong_FromSsize_t(offset - base);
+    cargs[2] = args[2];
+    cargs[3] = vouched ? Py_True : Py_False;
+    if (cargs[1] == NULL)
+        return NULL;
+    PyObject *out = member_copy(self, cargs, 4);
+    Py_DECREF(cargs[1]);
+    return out;
+}
+
 /* first index of needle[:k] (k >= 1) in s[0:n), or -1 (bytes.find) */
 static Py_ssize_t
 find_bytes(const unsigned char *s, Py_ssize_t n, const unsigned char *needle, Py_ssize_t k)
@@ -897,6 +991,9 @@ static PyMethodDef methods[] = {
     {"member_copy", (PyCFunction)(void (*)(void))member_copy, METH_FASTCALL,
      "member_copy(buf, pos, length, vouch) -> (bytes, (crc32, isize) | None) | None: a held "
      "member's bytes and its plain trailer (see formats/codecs/member_source.py)."},
+    {"member_take", (PyCFunction)(void (*)(void))member_take, METH_FASTCALL,
+     "member_take(held, offset, length, vouch) -> (bytes, (crc32, isize) | None) | None: what "
+     "HeldMembers lends of a span, with the reader's word (see formats/codecs/member_source.py)."},
     {"verbatim_ok", (PyCFunction)(void (*)(void))verbatim_ok, METH_FASTCALL,
      "verbatim_ok(raw_header, headers, expected, eol) -> bool | None: the header checks of a "
      "verbatim copy (see formats/warc/builder.py's can_copy_verbatim)."},

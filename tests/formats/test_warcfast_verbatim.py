@@ -342,7 +342,7 @@ def test_member_copy_random_buffers():
 def test_held_members_give_the_same_copies_and_words(kernel_on, monkeypatch):
     """HeldMembers through the kernel and without it: the same bytes, the same words."""
     monkeypatch.setattr(
-        member_source, "_KERNEL_COPY", _kernel("member_copy") if kernel_on else None
+        member_source, "_KERNEL_TAKE", _kernel("member_take") if kernel_on else None
     )
     members = [_member(b"record %d" % i * 40) for i in range(4)]
     buf = bytearray(b"".join(members) + b"\x00" * 16)
@@ -539,3 +539,122 @@ def test_the_writer_copies_the_same_bytes_on_each_path(kernel_on, tmp_path, monk
     general, entry_general, _ = convert(tmp_path / "b", data)
     assert calls  # (the fast path was asked, and said "the general path decides")
     assert fast == general and entry["copied_members"] == entry_general["copied_members"] >= 2
+
+
+# -- member_take: what HeldMembers lends, with the reader's word ---------------------------------
+
+
+class _Run:
+    """A run whose exactness is given (and whose asks are counted)."""
+
+    def __init__(self, exact: bool) -> None:
+        self.answer, self.asked = exact, 0
+
+    def exact(self) -> bool:
+        self.asked += 1
+        return self.answer
+
+
+def _held_cases():
+    members = [_member(b"record %d" % i * 30) for i in range(3)]
+    data = b"".join(members)
+    base = 1000
+    offs = [base + sum(map(len, members[:i])) for i in range(3)]
+    verified = {
+        offs[0]: len(members[0]),
+        offs[1]: (len(members[1]), _Run(True)),
+        offs[2]: (len(members[2]), _Run(False)),
+    }
+    for buf in (data, bytearray(data)):
+        for ver in (verified, None, {offs[0]: len(members[0]) - 1}):
+            yield (buf, base, base + len(data), ver), offs, [len(m) for m in members]
+    yield (
+        (data, base, base + len(data) + 5, verified),
+        offs,
+        [len(m) for m in members],
+    )  # end past buf
+
+
+def test_member_take_is_the_pure_take_at_every_span():
+    kernel = _kernel("member_take")
+    checked = vouched = 0
+    for held, offs, lengths in _held_cases():
+        base, end = held[1], held[2]
+        points = sorted(
+            {
+                base - 1,
+                base,
+                end,
+                end + 1,
+                *offs,
+                *(o + n for o, n in zip(offs, lengths, strict=True)),
+            }
+        )
+        for offset in points:
+            for length in (-1, 0, 1, *lengths, end - offset, end - offset + 1):
+                for vouch in (False, True):
+                    want = member_source._take_pure(held, offset, length, vouch)
+                    got = kernel(held, offset, length, vouch)
+                    assert got is None or got == want, (offset, length, vouch)
+                    assert got == want or want is None  # (None: the pure one says the same)
+                    checked += 1
+                    vouched += got is not None and got[1] is not None
+    assert checked > 500 and vouched  # some spans came with the reader's word
+
+
+def test_member_take_examples():
+    """Hand-checked: the word for a verified member, a run that proves exact, none for a run
+    that does not or a length that differs, nothing for a span not held."""
+    kernel = _kernel("member_take")
+    m = _member(b"x" * 100)
+    exact, inexact = _Run(True), _Run(False)
+    held = (b"ab" + m + m, 10, 12 + 2 * len(m), {12: len(m), 12 + len(m): (len(m), exact)})
+    word = plain_vouch(m)
+    assert kernel(held, 12, len(m), True) == (m, word)
+    assert kernel(held, 12 + len(m), len(m), True) == (m, word) and exact.asked == 1
+    assert kernel(held, 12 + len(m), len(m), False) == (m, None) and exact.asked == 1
+    assert kernel(held, 12, len(m) - 1, True) == (m[:-1], None)
+    assert kernel(held, 10, 2, True) == (b"ab", None)
+    held2 = (held[0], 10, held[2], {12: (len(m), inexact)})
+    assert kernel(held2, 12, len(m), True) == (m, None) and inexact.asked == 1
+    assert kernel(held, 9, 3, True) is None  # before the held bytes
+    assert kernel(held, 12 + len(m), len(m) + 1, True) is None  # past them
+    assert kernel(None, 12, 3, True) is None
+    assert kernel(held, 12, 0, True) is None
+    assert kernel(list(held), 12, 3, True) is None  # (not what HeldMembers holds)
+    with pytest.raises(TypeError):
+        kernel(held, 12, 3)
+
+
+def test_member_take_raises_what_a_run_raises():
+    kernel = _kernel("member_take")
+
+    class Broken:
+        def exact(self):
+            raise RuntimeError("run")
+
+    m = _member(b"abc")
+    held = (m, 0, len(m), {0: (len(m), Broken())})
+    with pytest.raises(RuntimeError):
+        kernel(held, 0, len(m), True)
+    with pytest.raises(RuntimeError):
+        member_source._take_pure(held, 0, len(m), True)
+
+
+def test_member_take_random_spans():
+    kernel = _kernel("member_take")
+    rng = random.Random(22)
+    for _ in range(3000):
+        buf = rng.choice((b"\x1f\x8b\x08\x00", b"")) + rng.randbytes(rng.randint(0, 40))
+        base = rng.randint(0, 5)
+        end = base + len(buf) + rng.randint(-3, 3)
+        offset = rng.randint(base - 2, end + 2)
+        length = rng.randint(-1, len(buf) + 2)
+        verified = rng.choice(
+            (None, {offset: length}, {offset: (length, _Run(rng.random() < 0.5))})
+        )
+        held = (buf, base, end, verified)
+        vouch = rng.random() < 0.7
+        want = member_source._take_pure(held, offset, length, vouch)
+        got = kernel(held, offset, length, vouch)
+        assert got == want or (got is None and want is None), (held, offset, length, vouch)
