@@ -6,8 +6,9 @@ not verify, reading falls back to the sequential, checked path of
 :func:`crawlmill.formats.codecs.gzip_stream.iter_gzip` from that member, so results are identical.
 With ``held``, the members inflated here as exactly one whole member each (alone, or in a run
 whose guessed starts are provably its real ones: :func:`~.member_vouch.run_is_exact`, checked
-when a writer asks) are listed as verified beside the lent bytes, so a writer may copy them on
-the reader's word (:mod:`.member_vouch`); members of the sequential path never are.
+when a writer asks, from the other gzip magics the member scan found) are listed as verified
+beside the lent bytes, so a writer may copy them on the reader's word (:mod:`.member_vouch`);
+members of the sequential path never are.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
-/* Optional compiled kernel of crawlmill's read path (crawlmill.formats.warc._warcfast): three
- * functions, each the exact equivalent of a pure Python function that stays the fallback
- * (CRAWLMILL_PURE=1, or an install without a C compiler) and the reference of
- * tests/formats/test_warcfast.py.
+/* Optional compiled kernel of crawlmill's read path and of the WARC writer's verbatim copies
+ * (crawlmill.formats.warc._warcfast): each function the exact equivalent of a pure Python
+ * function that stays the fallback (CRAWLMILL_PURE=1, or an install without a C compiler) and
+ * the reference of tests/formats/test_warcfast.py and tests/formats/test_warcfast_verbatim.py.
  *
  * frame(buf, pos, max_header_bytes, max_record_bytes) does what the pure
  * _FramerRecords._fast + _parse_plain do for a well-formed "WARC/1.x" CRLF record wholly in
@@ -14,13 +14,26 @@
  * end of the input or of a member there); otherwise the next bytes are "WARC/".
  *
  * member_starts(buf, end) is formats/codecs/gzip_parallel.py's _member_starts: the offsets in
- * buf[:end] (a bytes-like object) of the gzip magic 1f 8b 08 that look like member headers.
+ * buf[:end] (a bytes-like object) of the gzip magic 1f 8b 08 that look like member headers;
+ * member_scan(buf, end) gives them and, from the same pass, the offsets of every other magic
+ * (_member_scan_pure), so that whether a run of members is split at its real member starts is
+ * a look-up (member_vouch.run_is_exact_scanned), not a second scan of its bytes.
  *
  * http_head(block, start, end) is formats/http/head.py's head_end() plus the raw Content-Type value
  * content_type() reads from the head it ends (head_and_content_type()).
  *
+ * The writer's verbatim copy (plugins/writers/warc.py): verbatim_ok(raw_header, headers,
+ * expected, eol) is the header checks of formats/warc/builder.py's can_copy_verbatim;
+ * verbatim_parts(warc, head, payload, framing) its framing comparisons and those checks on a
+ * record's extras["warc"] at once, giving the parts of the copy (builder.verbatim_parts);
+ * member_copy(buf, pos, length, vouch) and member_take(held, offset, length, vouch) the copy of
+ * a member the reader holds, with its trailer's word (formats/codecs/member_source.py).
+ *
  * Every read is bounded by the buffer's length; sizes from the data are checked against the
- * caller's limits before use. Nothing here allocates more than the objects returned.
+ * caller's limits before use. Nothing here allocates more than the objects returned (and a
+ * temporary int). No function releases the GIL: each builds Python objects as it goes, and a
+ * member copied from the reader's buffer must not change under the copy (member_take's caller
+ * checks that the buffer was not released around it).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
