@@ -6,8 +6,9 @@ not verify, reading falls back to the sequential, checked path of
 :func:`crawlmill.formats.codecs.gzip_stream.iter_gzip` from that member, so results are identical.
 With ``held``, the members inflated here as exactly one whole member each (alone, or in a run
 whose guessed starts are provably its real ones: :func:`~.member_vouch.run_is_exact`, checked
-when a writer asks) are listed as verified beside the lent bytes, so a writer may copy them on
-the reader's word (:mod:`.member_vouch`); members of the sequential path never are.
+when a writer asks, from the other gzip magics the member scan found) are listed as verified
+beside the lent bytes, so a writer may copy them on the reader's word (:mod:`.member_vouch`);
+members of the sequential path never are.
 """
 
 from __future__ import annotations
@@ -70,12 +71,40 @@ def _member_starts_pure(buf: bytes | bytearray, end: int | None = None) -> list[
     ]
 
 
+def _member_scan(buf: bytes | bytearray, end: int | None = None) -> tuple[list[int], list[int]]:
+    """:func:`_member_starts` and, from the same pass, the offsets of every other gzip magic
+    in ``buf[:end]`` (magics that are no member header: a run holding one is not provably
+    split at its real member starts, :func:`~.member_vouch.run_is_exact_scanned`); the
+    compiled kernel's when it is there (the same lists)."""
+    if _KERNEL_SCAN is not None:
+        got = _KERNEL_SCAN(buf, end)
+        if got is not None:  # else: an ``end`` outside the buffer, the pure path decides
+            return got
+    return _member_scan_pure(buf, end)
+
+
+def _member_scan_pure(
+    buf: bytes | bytearray, end: int | None = None
+) -> tuple[list[int], list[int]]:
+    """:func:`_member_scan` in Python (the compiled kernel's reference)."""
+    n = len(buf) if end is None else end
+    starts: list[int] = []
+    others: list[int] = []
+    for i in map(_match_start, _MEMBER_MAGIC.finditer(buf, 0, n)):
+        if i + 10 > n or (buf[i + 3] & 0xE0 == 0 and (buf[i + 9] <= 19 or buf[i + 9] == 255)):
+            starts.append(i)
+        else:
+            others.append(i)
+    return starts, others
+
+
 _MEMBER_MAGIC = re.compile(re.escape(GZIP_MEMBER_START))
 _match_start = re.Match.start
-#: the compiled member-start scan (formats/warc/_warcfast.c), unless ``CRAWLMILL_PURE=1``
-_KERNEL_STARTS = None
+#: the compiled member-start scans (formats/warc/_warcfast.c), unless ``CRAWLMILL_PURE=1``
+_KERNEL_STARTS = _KERNEL_SCAN = None
 if os.environ.get("CRAWLMILL_PURE", "") in ("", "0"):
     with contextlib.suppress(ImportError):  # (an install without a compiler)
+        from ..warc._warcfast import member_scan as _KERNEL_SCAN
         from ..warc._warcfast import member_starts as _KERNEL_STARTS
 
 
@@ -247,7 +276,7 @@ def _iter_parallel(
     chunk_size = min(PARALLEL_CHUNK, 256 << 10)
     # larger members take the sequential, bounded path
     cap = min(limit, piece_size, member_limit or limit)
-    pending: deque = deque()  # (buf, base, bounds, jobs)
+    pending: deque = deque()  # (buf, base, bounds, jobs, other magics of buf)
     spare: list[bytearray] = []  # input buffers whose jobs are all done, for reuse
     carry = b""
     base = 0  # file offset of carry[0]
@@ -265,7 +294,7 @@ def _iter_parallel(
             eof = end == len(carry)
             if not end:
                 break
-            starts = _member_starts(buf, end)
+            starts, others = _member_scan(buf, end)
             if not starts or starts[0] != 0:
                 fallback_at = base  # not a member where one must start: let the checked path say so
                 break
@@ -289,7 +318,7 @@ def _iter_parallel(
                     task, size = [], 0
             if task:
                 jobs.append(_Job(pool, work, buf, task, cap))
-            pending.append((buf, base, bounds, jobs))
+            pending.append((buf, base, bounds, jobs, others))
             carry = buf[cut:end]
             base += cut
         if not pending:
@@ -301,7 +330,7 @@ def _iter_parallel(
                     fh, limit, piece_size, fallback_at, member, member_limit, member > 0
                 )
             return
-        buf, chunk_base, bounds, jobs = pending.popleft()
+        buf, chunk_base, bounds, jobs, others = pending.popleft()
         verified: dict[int, int | tuple[int, Run]] | None = None
         if held is not None:  # its members' compressed bytes, while their pieces are out
             verified = {}  # (filled below, before each member's piece is handed out)
@@ -320,7 +349,7 @@ def _iter_parallel(
                     i += 1
                 first, last = spans[0], spans[-1]
                 if verified is not None:  # vouched for if the run proves exact (when asked)
-                    run = Run(buf, bounds[i - len(sizes) : i], sizes)
+                    run = Run(buf, bounds[i - len(sizes) : i], sizes, others)
                     for _, _, offset, length in spans:
                         verified[offset] = (length, run)
                 yield Piece(
@@ -341,7 +370,7 @@ def _iter_parallel(
                     # a false member start or real damage: the rest goes the checked way
                     if held is not None:
                         held.release()
-                    for _, _, _, later_jobs in pending:
+                    for _, _, _, later_jobs, _ in pending:
                         for other in later_jobs:
                             other.cancel()
                     pending.clear()

@@ -13,12 +13,58 @@ ISIZE)``; a span read from the file never does.
 
 from __future__ import annotations
 
+import contextlib
+import os
 from collections.abc import Callable
 from typing import BinaryIO
 
 from .member_vouch import Run, Vouch, plain_vouch
 
 __all__ = ["HeldMembers", "MemberSource"]
+
+
+def _copy_pure(
+    buf: bytes | bytearray, pos: int, length: int, vouch: bool
+) -> tuple[bytes, Vouch | None] | None:
+    """A copy of ``buf[pos:pos + length]`` and, with ``vouch``, its
+    :func:`~.member_vouch.plain_vouch`; ``None`` when the span is not inside ``buf`` (or is
+    empty). The compiled kernel's reference."""
+    if pos < 0 or length <= 0 or pos + length > len(buf):
+        return None
+    with memoryview(buf) as view:
+        data = view[pos : pos + length].tobytes()
+    return data, plain_vouch(data) if vouch else None
+
+
+#: what :class:`HeldMembers` holds: ``(buffer, file offset of buffer[0], file offset after its
+#: last held byte, verified members {offset: length or (length, run)} or None)``
+Held = tuple[bytes | bytearray, int, int, dict | None]
+
+
+def _take_pure(
+    held: Held | None, offset: int, length: int, vouch: bool
+) -> tuple[bytes, Vouch | None] | None:
+    """What :class:`HeldMembers` lends of the file's bytes ``[offset, offset + length)`` (a
+    copy) and, with ``vouch``, the reader's word for it (see :meth:`HeldMembers.get_vouched`);
+    ``None`` when the span is not held. The compiled kernel's reference."""
+    if type(held) is not tuple or len(held) != 4 or length <= 0:
+        return None
+    buf, base, end, verified = held
+    if offset < base or offset + length > end:
+        return None
+    entry = verified.get(offset) if vouch and verified is not None else None
+    if type(entry) is tuple:  # a member of a run: its exactness is checked on this ask
+        entry = entry[0] if entry[1].exact() else None
+    return _copy_pure(buf, offset - base, length, entry == length)
+
+
+#: the compiled take (formats/warc/_warcfast.c's member_take, which copies with its
+#: member_copy), unless ``CRAWLMILL_PURE=1``; ``None``: :func:`_take_pure` alone (the same
+#: answers).
+_KERNEL_TAKE = None
+if os.environ.get("CRAWLMILL_PURE", "") in ("", "0"):
+    with contextlib.suppress(ImportError):  # (an install without a compiler)
+        from ..warc._warcfast import member_take as _KERNEL_TAKE
 
 
 def _released() -> None:
@@ -46,9 +92,8 @@ class HeldMembers:
 
     def __init__(self) -> None:
         self._gen = 0
-        #: ``(buffer, file offset of buffer[0], file offset after its last held byte,
-        #: verified members {offset: length or (length, run)} or None)``
-        self._held: tuple[bytes | bytearray, int, int, dict | None] | None = None
+        #: what is held (:data:`Held`), or ``None``
+        self._held: Held | None = None
 
     def hold(
         self,
@@ -70,38 +115,27 @@ class HeldMembers:
     def get(self, offset: int, length: int) -> bytes | None:
         """A copy of the file's bytes ``[offset, offset + length)``, or ``None`` when they are
         not (or no longer) held."""
-        got = self._copy(offset, length)
+        got = self._copy(offset, length, False)
         return None if got is None else got[0]
 
     def get_vouched(self, offset: int, length: int) -> tuple[bytes, Vouch | None] | None:
         """:meth:`get`'s copy and the reader's word for it: ``(CRC32, ISIZE)`` when the span is
         a member the reader verified and its header is the plain one
         (:func:`~.member_vouch.plain_vouch`), else ``None``."""
-        got = self._copy(offset, length, vouch=True)
-        if got is None:
-            return None
-        data, entry = got
-        return data, plain_vouch(data) if entry == length else None
+        return self._copy(offset, length, True)
 
-    def _copy(
-        self, offset: int, length: int, vouch: bool = False
-    ) -> tuple[bytes, int | None] | None:
-        """The copy, and with ``vouch`` the verified length of a member at ``offset``."""
+    def _copy(self, offset: int, length: int, vouch: bool) -> tuple[bytes, Vouch | None] | None:
+        """The copy and, with ``vouch``, the reader's word for it (see :meth:`get_vouched`)."""
         gen = self._gen
         held = self._held
-        if held is None or length <= 0:
-            return None
-        buf, base, end, verified = held
-        if offset < base or offset + length > end:
-            return None
-        with memoryview(buf) as view:
-            data = view[offset - base : offset - base + length].tobytes()
-        entry = verified.get(offset) if vouch and verified is not None else None
-        if type(entry) is tuple:  # a member of a run: its exactness is checked on this ask
-            entry = entry[0] if entry[1].exact() else None
+        got = None
+        if _KERNEL_TAKE is not None:
+            got = _KERNEL_TAKE(held, offset, length, vouch)
+        if got is None:  # (no kernel, a span not held, or one it leaves to the pure function)
+            got = _take_pure(held, offset, length, vouch)
         if self._gen != gen:
             return None  # released (and maybe overwritten) while copying: not these bytes
-        return data, entry
+        return got
 
     def __reduce__(self):
         return (_released, ())

@@ -31,13 +31,22 @@ from __future__ import annotations
 import re
 import struct
 import zlib
+from bisect import bisect_left
 
 try:  # pragma: no cover - depends on the installation
     from isal.isal_zlib import crc32 as _crc32
 except ImportError:  # pragma: no cover
     _crc32 = zlib.crc32
 
-__all__ = ["PLAIN_HEADER", "Run", "Vouch", "holds", "plain_vouch", "run_is_exact"]
+__all__ = [
+    "PLAIN_HEADER",
+    "Run",
+    "Vouch",
+    "holds",
+    "plain_vouch",
+    "run_is_exact",
+    "run_is_exact_scanned",
+]
 
 #: a member's word: ``(CRC32, ISIZE)`` of its trailer, checked by the decoder that inflated it.
 Vouch = tuple[int, int]
@@ -91,23 +100,50 @@ def run_is_exact(buf: bytes | bytearray, bounds: list[tuple[int, int]], sizes: l
     return len(_MAGIC.findall(buf, bounds[0][0], bounds[-1][1])) == len(bounds)
 
 
+def run_is_exact_scanned(
+    others: list[int], bounds: list[tuple[int, int]], sizes: list[int]
+) -> bool:
+    """:func:`run_is_exact` from the reader's scan of the buffer instead of a second one:
+    ``others`` are the sorted offsets of every gzip magic of the buffer that the scan did not
+    take for a member start (``member_scan`` of :mod:`.gzip_parallel`). The guessed starts
+    ``bounds`` are consecutive member starts of that scan, so the run holds no magic but them
+    exactly when none of ``others`` lies inside it (a magic cannot overlap itself or a start)."""
+    if not bounds or 0 in sizes:
+        return False
+    if not others:
+        return True
+    k = bisect_left(others, bounds[0][0])
+    return k == len(others) or others[k] >= bounds[-1][1]
+
+
 class Run:
     """A run of members a multi-member decoder inflated in one call, whose exactness
     (:func:`run_is_exact`) is checked when a writer first asks for one of its members, not
-    by every reader (a scan of its compressed bytes). Ask only while the reader still holds
-    ``buf`` (:class:`~crawlmill.formats.codecs.member_source.HeldMembers` does)."""
+    by every reader (a scan of its compressed bytes, or with ``others``, the offsets of the
+    magics the reader's own scan of ``buf`` did not take for member starts, a look-up:
+    :func:`run_is_exact_scanned`). Ask only while the reader still holds ``buf``
+    (:class:`~crawlmill.formats.codecs.member_source.HeldMembers` does)."""
 
-    __slots__ = ("_args", "_exact")
+    __slots__ = ("_args", "_exact", "_others")
 
     def __init__(
-        self, buf: bytes | bytearray, bounds: list[tuple[int, int]], sizes: list[int]
+        self,
+        buf: bytes | bytearray,
+        bounds: list[tuple[int, int]],
+        sizes: list[int],
+        others: list[int] | None = None,
     ) -> None:
         self._args: tuple | None = (buf, bounds, sizes)
+        self._others = others
         self._exact: bool | None = None
 
     def exact(self) -> bool:
         """:func:`run_is_exact` of the run (computed once)."""
         if self._exact is None:
-            self._exact = run_is_exact(*self._args)
-            self._args = None  # the buffer is the reader's: not kept
+            buf, bounds, sizes = self._args
+            if self._others is None:
+                self._exact = run_is_exact(buf, bounds, sizes)
+            else:
+                self._exact = run_is_exact_scanned(self._others, bounds, sizes)
+            self._args = self._others = None  # the buffer is the reader's: not kept
         return self._exact

@@ -261,16 +261,20 @@ class MemberWriter:
         """Pool threads compressing (0: the calling thread compresses)."""
         return 0 if self._batches is None else self._batches.threads
 
-    def submit(self, record: Job, on_written: OnWritten | None = None) -> None:
+    def submit(
+        self, record: Job, on_written: OnWritten | None = None, size: int | None = None
+    ) -> None:
         """Append one record (serialised bytes, a :class:`LazyRecord` or a
         :class:`ReusedMember`), compressed on the pool when there is one;
         ``on_written(offset, length)`` is called on this thread, in record order, once the
-        member is in the stream (at once without a pool). Raises the error of an earlier
+        member is in the stream (at once without a pool). ``size``: the bytes the job holds
+        when the caller knows them (else asked of the job). Raises the error of an earlier
         submitted record, if any."""
         if self._batches is None:
             self._write_batch(self._compress_batch([(record, on_written)]))
             return
-        size = len(record) if isinstance(record, _BYTES) else record.size
+        if size is None:
+            size = len(record) if isinstance(record, _BYTES) else record.size
         self._batches.submit((record, on_written), size)
 
     def append(self, record: bytes) -> tuple[int, int]:

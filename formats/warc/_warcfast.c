@@ -1,7 +1,7 @@
-/* Optional compiled kernel of crawlmill's read path (crawlmill.formats.warc._warcfast): three
- * functions, each the exact equivalent of a pure Python function that stays the fallback
- * (CRAWLMILL_PURE=1, or an install without a C compiler) and the reference of
- * tests/formats/test_warcfast.py.
+/* Optional compiled kernel of crawlmill's read path and of the WARC writer's verbatim copies
+ * (crawlmill.formats.warc._warcfast): each function the exact equivalent of a pure Python
+ * function that stays the fallback (CRAWLMILL_PURE=1, or an install without a C compiler) and
+ * the reference of tests/formats/test_warcfast.py and tests/formats/test_warcfast_verbatim.py.
  *
  * frame(buf, pos, max_header_bytes, max_record_bytes) does what the pure
  * _FramerRecords._fast + _parse_plain do for a well-formed "WARC/1.x" CRLF record wholly in
@@ -14,13 +14,26 @@
  * end of the input or of a member there); otherwise the next bytes are "WARC/".
  *
  * member_starts(buf, end) is formats/codecs/gzip_parallel.py's _member_starts: the offsets in
- * buf[:end] (a bytes-like object) of the gzip magic 1f 8b 08 that look like member headers.
+ * buf[:end] (a bytes-like object) of the gzip magic 1f 8b 08 that look like member headers;
+ * member_scan(buf, end) gives them and, from the same pass, the offsets of every other magic
+ * (_member_scan_pure), so that whether a run of members is split at its real member starts is
+ * a look-up (member_vouch.run_is_exact_scanned), not a second scan of its bytes.
  *
  * http_head(block, start, end) is formats/http/head.py's head_end() plus the raw Content-Type value
  * content_type() reads from the head it ends (head_and_content_type()).
  *
+ * The writer's verbatim copy (plugins/writers/warc.py): verbatim_ok(raw_header, headers,
+ * expected, eol) is the header checks of formats/warc/builder.py's can_copy_verbatim;
+ * verbatim_parts(warc, head, payload, framing) its framing comparisons and those checks on a
+ * record's extras["warc"] at once, giving the parts of the copy (builder.verbatim_parts);
+ * member_copy(buf, pos, length, vouch) and member_take(held, offset, length, vouch) the copy of
+ * a member the reader holds, with its trailer's word (formats/codecs/member_source.py).
+ *
  * Every read is bounded by the buffer's length; sizes from the data are checked against the
- * caller's limits before use. Nothing here allocates more than the objects returned.
+ * caller's limits before use. Nothing here allocates more than the objects returned (and a
+ * temporary int). No function releases the GIL: each builds Python objects as it goes, and a
+ * member copied from the reader's buffer must not change under the copy (member_take's caller
+ * checks that the buffer was not released around it).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -322,42 +335,13 @@ error:
     return NULL;
 }
 
-/* member_starts(buf, end): the offsets i of "\x1f\x8b\x08" in buf[:end] (non-overlapping:
- * the magic cannot overlap itself) with i + 10 > end, or FLG's reserved bits clear
- * (buf[i+3] & 0xE0 == 0) and an OS byte zlib writes (buf[i+9] <= 19 or == 255); the pure
- * _member_starts in formats/codecs/gzip_parallel.py. None when end is not in [0, len(buf)] (the
- * pure function then decides). */
-static PyObject *
-member_starts(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+/* The gzip magic scan of member_starts and member_scan: appends to `starts` the offsets i of
+ * "\x1f\x8b\x08" in s[:n] (non-overlapping: the magic cannot overlap itself) with i + 10 > n, or
+ * FLG's reserved bits clear (s[i+3] & 0xE0 == 0) and an OS byte zlib writes (s[i+9] <= 19 or
+ * == 255); to `others` (when not NULL) the offsets of every other magic. -1 on a Python error. */
+static int
+scan_magic(const unsigned char *s, Py_ssize_t n, PyObject *starts, PyObject *others)
 {
-    if (nargs != 2) {
-        PyErr_SetString(PyExc_TypeError, "member_starts(buf, end)");
-        return NULL;
-    }
-    Py_buffer view;
-    if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0) {
-        PyErr_Clear();
-        Py_RETURN_NONE;
-    }
-    Py_ssize_t n = view.len;
-    if (args[1] != Py_None) {
-        n = PyLong_AsSsize_t(args[1]);
-        if (n == -1 && PyErr_Occurred()) {
-            PyErr_Clear();
-            PyBuffer_Release(&view);
-            Py_RETURN_NONE;
-        }
-        if (n < 0 || n > view.len) {
-            PyBuffer_Release(&view);
-            Py_RETURN_NONE;
-        }
-    }
-    const unsigned char *s = (const unsigned char *)view.buf;
-    PyObject *out = PyList_New(0);
-    if (out == NULL) {
-        PyBuffer_Release(&view);
-        return NULL;
-    }
     Py_ssize_t i = 0;
     while (i + 3 <= n) {
         const unsigned char *p = memchr(s + i, 0x1f, (size_t)(n - 2 - i));
@@ -368,19 +352,527 @@ member_starts(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
             i++;
             continue;
         }
-        if (i + 10 > n || ((s[i + 3] & 0xE0) == 0 && (s[i + 9] <= 19 || s[i + 9] == 255))) {
+        PyObject *into = NULL;
+        if (i + 10 > n || ((s[i + 3] & 0xE0) == 0 && (s[i + 9] <= 19 || s[i + 9] == 255)))
+            into = starts;
+        else
+            into = others;
+        if (into != NULL) {
             PyObject *at = PyLong_FromSsize_t(i);
-            if (at == NULL || PyList_Append(out, at) < 0) {
+            if (at == NULL || PyList_Append(into, at) < 0) {
                 Py_XDECREF(at);
-                Py_DECREF(out);
-                PyBuffer_Release(&view);
-                return NULL;
+                return -1;
             }
             Py_DECREF(at);
         }
         i += 3;
     }
+    return 0;
+}
+
+/* The buffer and end of member_starts(buf, end) / member_scan(buf, end): 1 with `view` held
+ * and *n set, 0 when the pure function decides (not a buffer, `end` not in [0, len(buf)]). */
+static int
+scan_args(PyObject *const *args, Py_buffer *view, Py_ssize_t *n)
+{
+    if (PyObject_GetBuffer(args[0], view, PyBUF_SIMPLE) < 0) {
+        PyErr_Clear();
+        return 0;
+    }
+    *n = view->len;
+    if (args[1] != Py_None) {
+        Py_ssize_t end = PyLong_AsSsize_t(args[1]);
+        if (end == -1 && PyErr_Occurred()) {
+            PyErr_Clear();
+            PyBuffer_Release(view);
+            return 0;
+        }
+        if (end < 0 || end > view->len) {
+            PyBuffer_Release(view);
+            return 0;
+        }
+        *n = end;
+    }
+    return 1;
+}
+
+/* member_starts(buf, end): the offsets in buf[:end] of the gzip magic 1f 8b 08 that look like
+ * member headers (scan_magic's rule); the pure _member_starts in
+ * formats/codecs/gzip_parallel.py. None when end is not in [0, len(buf)] (the pure function
+ * then decides). */
+static PyObject *
+member_starts(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "member_starts(buf, end)");
+        return NULL;
+    }
+    Py_buffer view;
+    Py_ssize_t n;
+    if (!scan_args(args, &view, &n))
+        Py_RETURN_NONE;
+    PyObject *out = PyList_New(0);
+    if (out == NULL || scan_magic((const unsigned char *)view.buf, n, out, NULL) < 0) {
+        Py_XDECREF(out);
+        PyBuffer_Release(&view);
+        return NULL;
+    }
     PyBuffer_Release(&view);
+    return out;
+}
+
+/* member_scan(buf, end) -> (starts, others) | None: member_starts' list and, in one pass, the
+ * offsets of every other gzip magic in buf[:end] (a magic that is no member header: a run of
+ * members holding one is not provably split at its real member starts); the pure
+ * _member_scan_pure in formats/codecs/gzip_parallel.py. */
+static PyObject *
+member_scan(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "member_scan(buf, end)");
+        return NULL;
+    }
+    Py_buffer view;
+    Py_ssize_t n;
+    if (!scan_args(args, &view, &n))
+        Py_RETURN_NONE;
+    PyObject *starts = PyList_New(0);
+    PyObject *others = PyList_New(0);
+    if (starts == NULL || others == NULL
+        || scan_magic((const unsigned char *)view.buf, n, starts, others) < 0) {
+        Py_XDECREF(starts);
+        Py_XDECREF(others);
+        PyBuffer_Release(&view);
+        return NULL;
+    }
+    PyBuffer_Release(&view);
+    PyObject *out = PyTuple_Pack(2, starts, others);
+    Py_DECREF(starts);
+    Py_DECREF(others);
+    return out;
+}
+
+/* member_copy(buf, pos, length, vouch) -> (bytes, (crc32, isize) | None) | None: a copy of
+ * buf[pos:pos + length] (any buffer) and, when `vouch` is true, the trailer's CRC32 and ISIZE
+ * (little-endian) of a member whose header is the plain one (1f 8b 08 00) and that is at least
+ * 20 bytes long; formats/codecs/member_source.py's _copy_pure with member_vouch.plain_vouch.
+ * None when the span is not inside the buffer, length <= 0, or the arguments are not a buffer
+ * and integers (the pure function then decides). */
+static PyObject *
+member_copy(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "member_copy(buf, pos, length, vouch)");
+        return NULL;
+    }
+    Py_ssize_t pos = PyLong_AsSsize_t(args[1]);
+    Py_ssize_t length = PyLong_AsSsize_t(args[2]);
+    if (PyErr_Occurred()) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    int vouch = PyObject_IsTrue(args[3]);
+    if (vouch < 0) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    Py_buffer view;
+    if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    if (pos < 0 || length <= 0 || pos > view.len || length > view.len - pos) {
+        PyBuffer_Release(&view);
+        Py_RETURN_NONE;
+    }
+    const unsigned char *m = (const unsigned char *)view.buf + pos;
+    PyObject *data = PyBytes_FromStringAndSize((const char *)m, length);
+    PyObject *word = NULL;
+    if (data != NULL && vouch && length >= 20 && m[0] == 0x1f && m[1] == 0x8b && m[2] == 0x08
+        && m[3] == 0x00) {
+        const unsigned char *t = m + length - 8;
+        unsigned long crc = (unsigned long)t[0] | ((unsigned long)t[1] << 8)
+                            | ((unsigned long)t[2] << 16) | ((unsigned long)t[3] << 24);
+        unsigned long isize = (unsigned long)t[4] | ((unsigned long)t[5] << 8)
+                              | ((unsigned long)t[6] << 16) | ((unsigned long)t[7] << 24);
+        word = Py_BuildValue("(kk)", crc, isize);
+        if (word == NULL)
+            Py_CLEAR(data);
+    }
+    PyBuffer_Release(&view);
+    if (data == NULL)
+        return NULL;
+    if (word == NULL) {
+        word = Py_None;
+        Py_INCREF(word);
+    }
+    PyObject *out = PyTuple_Pack(2, data, word);
+    Py_DECREF(data);
+    Py_DECREF(word);
+    return out;
+}
+
+/* member_take(held, offset, length, vouch) -> (bytes, (crc32, isize) | None) | None:
+ * formats/codecs/member_source.py's _take_pure, what HeldMembers lends of the file's bytes
+ * [offset, offset + length): `held` is its (buf, base, end, verified) tuple (buf holds the file's
+ * bytes [base, end) from buf[0] on; verified maps a member's file offset to its length, or to
+ * (length, run) whose run.exact() says whether the word holds). With `vouch`, the member's
+ * trailer word when `verified` gives it exactly this length and its header is the plain one.
+ * None when the span is not held, and whenever a value is not of the types HeldMembers gives
+ * (the caller then runs the pure function). An error of run.exact() is raised. */
+static PyObject *
+member_take(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "member_take(held, offset, length, vouch)");
+        return NULL;
+    }
+    PyObject *held = args[0];
+    if (!PyTuple_CheckExact(held) || PyTuple_GET_SIZE(held) != 4 || !PyLong_CheckExact(args[1])
+        || !PyLong_CheckExact(args[2]))
+        Py_RETURN_NONE;
+    PyObject *buf = PyTuple_GET_ITEM(held, 0), *verified = PyTuple_GET_ITEM(held, 3);
+    Py_ssize_t offset = PyLong_AsSsize_t(args[1]);
+    Py_ssize_t length = PyLong_AsSsize_t(args[2]);
+    Py_ssize_t base = PyLong_AsSsize_t(PyTuple_GET_ITEM(held, 1));
+    Py_ssize_t end = PyLong_AsSsize_t(PyTuple_GET_ITEM(held, 2));
+    if (PyErr_Occurred()) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    int vouch = PyObject_IsTrue(args[3]);
+    if (vouch < 0) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    if (length <= 0 || offset < base || offset > end || length > end - offset)
+        Py_RETURN_NONE;
+    int vouched = 0;
+    if (vouch && verified != Py_None) {
+        if (!PyDict_CheckExact(verified))
+            Py_RETURN_NONE;
+        PyObject *entry = PyDict_GetItemWithError(verified, args[1]); /* borrowed */
+        if (entry == NULL && PyErr_Occurred())
+            return NULL;
+        PyObject *size = entry;
+        if (entry != NULL && PyTuple_CheckExact(entry)) {
+            if (PyTuple_GET_SIZE(entry) != 2)
+                Py_RETURN_NONE;
+            Py_INCREF(entry); /* (run.exact() runs Python code: keep the entry alive) */
+            PyObject *exact = PyObject_CallMethod(PyTuple_GET_ITEM(entry, 1), "exact", NULL);
+            if (exact == NULL) {
+                Py_DECREF(entry);
+                return NULL;
+            }
+            int yes = PyObject_IsTrue(exact);
+            Py_DECREF(exact);
+            if (yes < 0) {
+                Py_DECREF(entry);
+                return NULL;
+            }
+            size = yes ? PyTuple_GET_ITEM(entry, 0) : NULL;
+            if (size != NULL && !PyLong_CheckExact(size)) {
+                Py_DECREF(entry);
+                Py_RETURN_NONE;
+            }
+            if (size != NULL) {
+                Py_ssize_t n = PyLong_AsSsize_t(size);
+                if (n == -1 && PyErr_Occurred())
+                    PyErr_Clear();
+                else
+                    vouched = n == length;
+            }
+            Py_DECREF(entry);
+        }
+        else if (entry != NULL) {
+            if (!PyLong_CheckExact(entry))
+                Py_RETURN_NONE;
+            Py_ssize_t n = PyLong_AsSsize_t(entry);
+            if (n == -1 && PyErr_Occurred())
+                PyErr_Clear();
+            else
+                vouched = n == length;
+        }
+    }
+    PyObject *cargs[4];
+    cargs[0] = buf;
+    cargs[1] = PyLong_FromSsize_t(offset - base);
+    cargs[2] = args[2];
+    cargs[3] = vouched ? Py_True : Py_False;
+    if (cargs[1] == NULL)
+        return NULL;
+    PyObject *out = member_copy(self, cargs, 4);
+    Py_DECREF(cargs[1]);
+    return out;
+}
+
+/* first index of needle[:k] (k >= 1) in s[0:n), or -1 (bytes.find) */
+static Py_ssize_t
+find_bytes(const unsigned char *s, Py_ssize_t n, const unsigned char *needle, Py_ssize_t k)
+{
+    Py_ssize_t i = 0;
+    while (i + k <= n) {
+        const unsigned char *p = memchr(s + i, needle[0], (size_t)(n - k + 1 - i));
+        if (p == NULL)
+            return -1;
+        i = p - s;
+        if (memcmp(s + i, needle, (size_t)k) == 0)
+            return i;
+        i++;
+    }
+    return -1;
+}
+
+/* whether key[:n] is `name` (lower case, n bytes) under bytes.lower() (ASCII) */
+static int
+is_name(const unsigned char *key, Py_ssize_t n, const char *name)
+{
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (lower(key[i]) != (unsigned char)name[i])
+            return 0;
+    }
+    return 1;
+}
+
+/* the bytes of `value` with ASCII whitespace stripped from both ends (bytes.strip()) */
+static void
+stripped(PyObject *value, const unsigned char **a, Py_ssize_t *len)
+{
+    const unsigned char *p = (const unsigned char *)PyBytes_AS_STRING(value);
+    const unsigned char *q = p + PyBytes_GET_SIZE(value);
+    while (p < q && is_ws(*p))
+        p++;
+    while (q > p && is_ws(q[-1]))
+        q--;
+    *a = p;
+    *len = q - p;
+}
+
+/* The checks of formats/warc/builder.py's can_copy_verbatim after its framing comparisons
+ * (_verbatim_ok_pure): "eol eol" first found at the end of raw_header; with eol "\r\n" no bare
+ * LF; the first Content-Length value (non-None, of the (name, value) pairs in `headers`, name
+ * case-blind), stripped, spells `expected` in decimal; the first WARC-Record-ID value is not
+ * blank; a WARC-Date is there. 1 (true), 0 (false), or -1 whenever the pure function could see
+ * anything these checks do not judge (a pair that is not a 2-tuple with a bytes name, a chosen
+ * value that is not bytes, headers that are not a list or tuple, an eol of 0 or over 8 bytes):
+ * the caller then runs the pure function; with `strict`, also any value that is neither None nor
+ * bytes. No Python error is left set. */
+static int
+verbatim_check(PyObject *rawobj, PyObject *headers, Py_ssize_t expected, PyObject *eolobj,
+               int strict)
+{
+    if (!PyList_CheckExact(headers) && !PyTuple_CheckExact(headers))
+        return -1;
+    const unsigned char *raw = (const unsigned char *)PyBytes_AS_STRING(rawobj);
+    Py_ssize_t n = PyBytes_GET_SIZE(rawobj);
+    const unsigned char *eol = (const unsigned char *)PyBytes_AS_STRING(eolobj);
+    Py_ssize_t k = PyBytes_GET_SIZE(eolobj);
+    if (k < 1 || k > 8)
+        return -1;
+    /* raw_header.find(eol + eol) != len(raw_header) - 2 * len(eol): False */
+    unsigned char twice[16];
+    memcpy(twice, eol, (size_t)k);
+    memcpy(twice + k, eol, (size_t)k);
+    if (find_bytes(raw, n, twice, 2 * k) != n - 2 * k)
+        return 0;
+    /* eol == b"\r\n" and raw_header.count(b"\n") != raw_header.count(b"\r\n"): False */
+    if (k == 2 && eol[0] == '\r' && eol[1] == '\n') {
+        for (Py_ssize_t i = 0; i < n; i++) {
+            if (raw[i] == '\n' && (i == 0 || raw[i - 1] != '\r'))
+                return 0;
+        }
+    }
+    PyObject *declared = NULL, *record_id = NULL, *date = NULL; /* borrowed */
+    Py_ssize_t count = PySequence_Fast_GET_SIZE(headers);
+    PyObject **items = PySequence_Fast_ITEMS(headers);
+    for (Py_ssize_t j = 0; j < count; j++) {
+        PyObject *pair = items[j];
+        if (!PyTuple_CheckExact(pair) || PyTuple_GET_SIZE(pair) != 2)
+            return -1;
+        PyObject *key = PyTuple_GET_ITEM(pair, 0), *value = PyTuple_GET_ITEM(pair, 1);
+        if (!PyBytes_CheckExact(key))
+            return -1;
+        const unsigned char *name = (const unsigned char *)PyBytes_AS_STRING(key);
+        Py_ssize_t len = PyBytes_GET_SIZE(key);
+        if (value == Py_None)
+            continue; /* (the pure loop keeps looking: `value if declared is None else ...`) */
+        if (strict && !PyBytes_CheckExact(value))
+            return -1;
+        if (len == 14) {
+            if (declared == NULL && is_name(name, 14, "content-length"))
+                declared = value;
+            else if (record_id == NULL && is_name(name, 14, "warc-record-id"))
+                record_id = value;
+        }
+        else if (len == 9 && date == NULL && is_name(name, 9, "warc-date"))
+            date = value;
+    }
+    if (declared == NULL)
+        return 0;
+    if (!PyBytes_CheckExact(declared))
+        return -1;
+    {
+        char digits[32];
+        int dlen = snprintf(digits, sizeof(digits), "%zd", expected);
+        const unsigned char *v;
+        Py_ssize_t vlen;
+        stripped(declared, &v, &vlen);
+        if (dlen <= 0 || vlen != dlen || memcmp(v, digits, (size_t)dlen) != 0)
+            return 0;
+    }
+    if (record_id == NULL)
+        return 0;
+    if (!PyBytes_CheckExact(record_id))
+        return -1;
+    {
+        const unsigned char *v;
+        Py_ssize_t vlen;
+        stripped(record_id, &v, &vlen);
+        if (vlen == 0)
+            return 0;
+    }
+    return date != NULL;
+}
+
+/* verbatim_ok(raw_header, headers, expected, eol) -> bool | None: verbatim_check (None for -1,
+ * and for arguments of other types: the pure function decides). */
+static PyObject *
+verbatim_ok(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "verbatim_ok(raw_header, headers, expected, eol)");
+        return NULL;
+    }
+    if (!PyBytes_CheckExact(args[0]) || !PyBytes_CheckExact(args[3])
+        || !PyLong_CheckExact(args[2]))
+        Py_RETURN_NONE;
+    Py_ssize_t expected = PyLong_AsSsize_t(args[2]);
+    if (expected == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    int ok = verbatim_check(args[0], args[1], expected, args[3], 0);
+    if (ok < 0)
+        Py_RETURN_NONE;
+    return PyBool_FromLong(ok);
+}
+
+static PyObject *KEY_RAW_HEADER, *KEY_HEADERS, *KEY_VERSION, *KEY_LINE_ENDING, *KEY_CL_SEP,
+    *KEY_SEPARATOR;
+
+/* a value of the reader's extras["warc"] that _as_bytes() leaves as it is: absent or None
+ * (NULL), or bytes; 0 for anything else (or a lookup error, cleared) */
+static int
+bytes_or_none(PyObject *warc, PyObject *key, PyObject **out)
+{
+    PyObject *v = PyDict_GetItemWithError(warc, key);
+    if (v == NULL && PyErr_Occurred()) {
+        PyErr_Clear();
+        return 0;
+    }
+    if (v == Py_None)
+        v = NULL;
+    if (v != NULL && !PyBytes_CheckExact(v))
+        return 0;
+    *out = v;
+    return 1;
+}
+
+/* verbatim_parts(warc, head, payload, framing) -> (raw_header, head, payload, separator) | None:
+ * formats/warc/builder.py's _verbatim_parts_pure. `warc` is a record's extras["warc"] (a dict),
+ * `framing` the tuple (version, version_line, line_ending, separator, cl_includes_separator) of
+ * the target framing. The parts whose concatenation is the record's input bytes when
+ * can_copy_verbatim says they can be written as they are; None when it says no and whenever a
+ * value is not of the types the reader gives (header pairs: a list or tuple of 2-tuples of bytes
+ * and bytes or None), where the caller takes its general path. */
+static PyObject *
+verbatim_parts(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "verbatim_parts(warc, head, payload, framing)");
+        return NULL;
+    }
+    PyObject *warc = args[0], *head = args[1], *payload = args[2], *framing = args[3];
+    if (!PyDict_CheckExact(warc) || !PyBytes_CheckExact(payload))
+        Py_RETURN_NONE;
+    if (head == Py_None)
+        head = NULL;
+    else if (!PyBytes_CheckExact(head))
+        Py_RETURN_NONE;
+    if (!PyTuple_CheckExact(framing) || PyTuple_GET_SIZE(framing) != 5)
+        Py_RETURN_NONE;
+    PyObject *f_version = PyTuple_GET_ITEM(framing, 0), *f_line = PyTuple_GET_ITEM(framing, 1),
+             *f_eol = PyTuple_GET_ITEM(framing, 2), *f_sep = PyTuple_GET_ITEM(framing, 3),
+             *f_cl_sep = PyTuple_GET_ITEM(framing, 4);
+    if (!PyUnicode_CheckExact(f_version) || !PyBytes_CheckExact(f_line)
+        || !PyBytes_CheckExact(f_eol) || !PyBytes_CheckExact(f_sep) || !PyBool_Check(f_cl_sep))
+        Py_RETURN_NONE;
+    PyObject *raw = PyDict_GetItemWithError(warc, KEY_RAW_HEADER);
+    PyObject *headers = raw ? PyDict_GetItemWithError(warc, KEY_HEADERS) : NULL;
+    PyObject *version = headers ? PyDict_GetItemWithError(warc, KEY_VERSION) : NULL;
+    if (version == NULL) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    if (!PyBytes_CheckExact(raw) || PyBytes_GET_SIZE(raw) == 0 || headers == Py_None
+        || !PyUnicode_CheckExact(version))
+        Py_RETURN_NONE;
+    PyObject *line_ending = NULL, *separator = NULL;
+    if (!bytes_or_none(warc, KEY_LINE_ENDING, &line_ending)
+        || !bytes_or_none(warc, KEY_SEPARATOR, &separator))
+        Py_RETURN_NONE;
+    int cl_sep = 0;
+    PyObject *cl_obj = PyDict_GetItemWithError(warc, KEY_CL_SEP);
+    if (cl_obj == NULL && PyErr_Occurred()) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    if (cl_obj != NULL) {
+        if (!PyBool_Check(cl_obj))
+            Py_RETURN_NONE; /* (bool() of another object: the pure path) */
+        cl_sep = cl_obj == Py_True;
+    }
+    int framing_cl_sep = f_cl_sep == Py_True;
+    /* can_copy_verbatim's framing comparisons */
+    int same = PyUnicode_Compare(version, f_version);
+    if (same == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    if (same != 0)
+        Py_RETURN_NONE;
+    Py_ssize_t rlen = PyBytes_GET_SIZE(raw), llen = PyBytes_GET_SIZE(f_line);
+    if (rlen < llen || memcmp(PyBytes_AS_STRING(raw), PyBytes_AS_STRING(f_line), (size_t)llen) != 0)
+        Py_RETURN_NONE;
+    if (line_ending != NULL
+        && (PyBytes_GET_SIZE(line_ending) != PyBytes_GET_SIZE(f_eol)
+            || memcmp(PyBytes_AS_STRING(line_ending), PyBytes_AS_STRING(f_eol),
+                      (size_t)PyBytes_GET_SIZE(f_eol))
+                   != 0))
+        Py_RETURN_NONE;
+    if (cl_sep != framing_cl_sep)
+        Py_RETURN_NONE;
+    if (!framing_cl_sep && separator != NULL
+        && (PyBytes_GET_SIZE(separator) != PyBytes_GET_SIZE(f_sep)
+            || memcmp(PyBytes_AS_STRING(separator), PyBytes_AS_STRING(f_sep),
+                      (size_t)PyBytes_GET_SIZE(f_sep))
+                   != 0))
+        Py_RETURN_NONE;
+    Py_ssize_t hlen = head ? PyBytes_GET_SIZE(head) : 0;
+    Py_ssize_t expected = hlen + PyBytes_GET_SIZE(payload);
+    if (framing_cl_sep)
+        expected += PyBytes_GET_SIZE(f_sep);
+    if (verbatim_check(raw, headers, expected, f_eol, 1) != 1)
+        Py_RETURN_NONE;
+    PyObject *empty = NULL;
+    if (head == NULL) {
+        empty = PyBytes_FromStringAndSize(NULL, 0);
+        if (empty == NULL)
+            return NULL;
+        head = empty;
+    }
+    PyObject *out = PyTuple_Pack(4, raw, head, payload, f_sep);
+    Py_XDECREF(empty);
     return out;
 }
 
@@ -506,6 +998,21 @@ static PyMethodDef methods[] = {
     {"member_starts", (PyCFunction)(void (*)(void))member_starts, METH_FASTCALL,
      "member_starts(buf, end) -> list[int] | None: offsets of gzip member headers in buf[:end] "
      "(see formats/codecs/gzip_parallel.py)."},
+    {"member_scan", (PyCFunction)(void (*)(void))member_scan, METH_FASTCALL,
+     "member_scan(buf, end) -> (starts, others) | None: member_starts' list and the offsets of "
+     "every other gzip magic in buf[:end] (see formats/codecs/gzip_parallel.py)."},
+    {"member_copy", (PyCFunction)(void (*)(void))member_copy, METH_FASTCALL,
+     "member_copy(buf, pos, length, vouch) -> (bytes, (crc32, isize) | None) | None: a held "
+     "member's bytes and its plain trailer (see formats/codecs/member_source.py)."},
+    {"member_take", (PyCFunction)(void (*)(void))member_take, METH_FASTCALL,
+     "member_take(held, offset, length, vouch) -> (bytes, (crc32, isize) | None) | None: what "
+     "HeldMembers lends of a span, with the reader's word (see formats/codecs/member_source.py)."},
+    {"verbatim_ok", (PyCFunction)(void (*)(void))verbatim_ok, METH_FASTCALL,
+     "verbatim_ok(raw_header, headers, expected, eol) -> bool | None: the header checks of a "
+     "verbatim copy (see formats/warc/builder.py's can_copy_verbatim)."},
+    {"verbatim_parts", (PyCFunction)(void (*)(void))verbatim_parts, METH_FASTCALL,
+     "verbatim_parts(warc, head, payload, framing) -> (raw_header, head, payload, separator) | "
+     "None: a verbatim copy's parts (see formats/warc/builder.py's verbatim_parts)."},
     {"http_head", (PyCFunction)(void (*)(void))http_head, METH_FASTCALL,
      "http_head(block, start, end) -> (cut, content_type_value | None) | None: where an HTTP "
      "head ends and its Content-Type value (see formats/http/head.py)."},
@@ -542,6 +1049,17 @@ PyInit__warcfast(void)
         if (KNOWN_NAME[k] == NULL || KNOWN_KEY[k] == NULL)
             return NULL;
         (void)PyObject_Hash(KNOWN_KEY[k]); /* cached in the object */
+    }
+    const char *names[] = {"raw_header", "headers", "version", "line_ending",
+                           "cl_includes_separator", "separator"};
+    PyObject **keys[] = {&KEY_RAW_HEADER, &KEY_HEADERS, &KEY_VERSION, &KEY_LINE_ENDING,
+                         &KEY_CL_SEP, &KEY_SEPARATOR};
+    for (int i = 0; i < 6; i++) {
+        if (*keys[i] == NULL) {
+            *keys[i] = PyUnicode_InternFromString(names[i]);
+            if (*keys[i] == NULL)
+                return NULL;
+        }
     }
     return PyModule_Create(&module);
 }

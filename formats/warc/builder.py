@@ -17,6 +17,8 @@ caller counts and reports them. Header values are bytes; names compare case-inse
 
 from __future__ import annotations
 
+import contextlib
+import os
 from collections.abc import Iterable, Sequence
 
 from .digest import DeferredSha1, digest_matches, recompute_like, sha1_base32
@@ -28,17 +30,29 @@ __all__ = [
     "Headers",
     "can_copy_verbatim",
     "content_length_tail",
+    "framing_facts",
     "fix_digests",
     "get_header",
     "new_digest_headers",
     "reframe_headers",
     "remove_header",
     "set_header",
+    "verbatim_parts",
     "warcinfo_record",
 ]
 
 #: ``(name, value)`` header pairs in file order.
 Headers = list[tuple[bytes, bytes]]
+
+#: the compiled header checks of a verbatim copy (formats/warc/_warcfast.c), unless
+#: ``CRAWLMILL_PURE=1``; ``None``: :func:`_verbatim_ok_pure` alone (the same answers).
+_KERNEL_VERBATIM = None
+if os.environ.get("CRAWLMILL_PURE", "") in ("", "0"):
+    with contextlib.suppress(ImportError):  # (an install without a compiler)
+        from ._warcfast import verbatim_ok as _KERNEL_VERBATIM
+        from ._warcfast import verbatim_parts as _KERNEL_PARTS
+if _KERNEL_VERBATIM is None:
+    _KERNEL_PARTS = None
 
 #: the ``format`` and ``conformsTo`` a warcinfo names for each WARC version.
 CONFORMS_TO = {
@@ -120,11 +134,23 @@ def can_copy_verbatim(
     ):
         return False
     eol = framing.line_ending
+    expected = block_length + (len(framing.separator) if framing.cl_includes_separator else 0)
+    if _KERNEL_VERBATIM is not None:
+        got = _KERNEL_VERBATIM(raw_header, headers, expected, eol)
+        if got is not None:  # else: the pure function decides
+            return got
+    return _verbatim_ok_pure(raw_header, headers, expected, eol)
+
+
+def _verbatim_ok_pure(raw_header: bytes, headers: Headers, expected: int, eol: bytes) -> bool:
+    """The header checks of :func:`can_copy_verbatim` after its framing comparisons (the
+    compiled kernel's reference): ``eol eol`` first found at the end of ``raw_header``; with
+    CRLF no bare LF; the first ``Content-Length`` spells ``expected``; a non-blank first
+    ``WARC-Record-ID``; a ``WARC-Date``."""
     if raw_header.find(eol + eol) != len(raw_header) - 2 * len(eol):
         return False  # blank line inside the header, or no proper end: rebuild it
     if eol == b"\r\n" and raw_header.count(b"\n") != raw_header.count(b"\r\n"):
         return False  # mixed line endings
-    expected = block_length + (len(framing.separator) if framing.cl_includes_separator else 0)
     declared = record_id = date = None  # the first of each, as get_header finds it
     for key, value in headers:  # one pass; names compared only where the length matches
         n = len(key)
@@ -141,6 +167,97 @@ def can_copy_verbatim(
     if not (record_id or b"").strip():
         return False  # rebuilt with a record id (mandatory field)
     return date is not None  # else rebuilt (mandatory field)
+
+
+#: the framing of a verbatim copy: (version, version line, line ending, separator, whether
+#: ``Content-Length`` counts the separator).
+FramingFacts = tuple[str, bytes, bytes, bytes, bool]
+
+
+def framing_facts(framing: Framing) -> FramingFacts:
+    """What :func:`verbatim_parts` needs of ``framing``, as one tuple (made once per framing by
+    its caller)."""
+    return (
+        framing.version,
+        framing.version_line,
+        framing.line_ending,
+        framing.separator,
+        framing.cl_includes_separator,
+    )
+
+
+def verbatim_parts(
+    warc: dict, head: bytes | None, payload: bytes, framing: FramingFacts
+) -> tuple[bytes, bytes, bytes, bytes] | None:
+    """A verbatim copy of a record read from WARC as its parts ``(raw_header, HTTP head,
+    payload, separator)``, or ``None``: ``warc`` is the record's ``extras["warc"]``, ``head``
+    and ``payload`` its block, ``framing`` the target's :func:`framing_facts`. The parts when
+    :func:`can_copy_verbatim` says the input bytes can be written as they are, their values
+    being of the types the WARC reader gives (bytes, a ``str`` version, a ``bool``
+    ``cl_includes_separator``, header pairs as a list or tuple of 2-tuples of bytes and bytes
+    or ``None``); ``None`` when it says no and for any other types, where the
+    caller takes its general path. The compiled kernel's when it is there (the same answers)."""
+    if _KERNEL_PARTS is not None:
+        return _KERNEL_PARTS(warc, head, payload, framing)
+    return _verbatim_parts_pure(warc, head, payload, framing)
+
+
+def _verbatim_parts_pure(
+    warc: dict, head: bytes | None, payload: bytes, framing: FramingFacts
+) -> tuple[bytes, bytes, bytes, bytes] | None:
+    """:func:`verbatim_parts` in Python (the compiled kernel's reference)."""
+    if type(framing) is not tuple or len(framing) != 5:
+        return None
+    version, version_line, eol, separator, cl_includes_separator = framing
+    if (type(version), type(version_line), type(eol), type(separator)) != (
+        str,
+        bytes,
+        bytes,
+        bytes,
+    ):
+        return None
+    if type(cl_includes_separator) is not bool:
+        return None
+    if type(warc) is not dict or type(payload) is not bytes:
+        return None
+    if head is not None and type(head) is not bytes:
+        return None
+    raw_header = warc.get("raw_header")
+    headers = warc.get("headers")
+    got_version = warc.get("version")
+    if type(raw_header) is not bytes or not raw_header or headers is None:
+        return None
+    if type(got_version) is not str:
+        return None
+    line_ending = warc.get("line_ending")
+    given_separator = warc.get("separator")
+    cl_sep = warc.get("cl_includes_separator", False)
+    if line_ending is not None and type(line_ending) is not bytes:
+        return None
+    if given_separator is not None and type(given_separator) is not bytes:
+        return None
+    if type(cl_sep) is not bool:
+        return None
+    if type(headers) not in (list, tuple) or not 1 <= len(eol) <= 8:
+        return None
+    for pair in headers:
+        if type(pair) is not tuple or len(pair) != 2 or type(pair[0]) is not bytes:
+            return None
+        if pair[1] is not None and type(pair[1]) is not bytes:
+            return None
+    if got_version != version or not raw_header.startswith(version_line):
+        return None
+    if line_ending is not None and line_ending != eol:
+        return None
+    if cl_sep != cl_includes_separator:
+        return None
+    if not cl_includes_separator and given_separator is not None and given_separator != separator:
+        return None
+    head = head or b""
+    expected = len(head) + len(payload) + (len(separator) if cl_includes_separator else 0)
+    if _verbatim_ok_pure(raw_header, headers, expected, eol) is not True:
+        return None
+    return raw_header, head, payload, separator
 
 
 def reframe_headers(

@@ -207,6 +207,7 @@ class WarcWriter(FileWriter):
         self._sources = MemberSource(storage.open_range)
         self.reuse_members = opts.reuse_members and opts.compression == "gzip"
         self._text_records = opts.text == "conversion"  # text as a conversion record after
+        self._cdxj = opts.cdxj
 
     def write(self, record: Record) -> None:
         """Encode one record into the current file (starting or rolling files as needed)."""
@@ -218,12 +219,18 @@ class WarcWriter(FileWriter):
         document = not describes_file(record)
         doc_id = self.layout.doc_id(record, file.documents) if document and self._doc_ids else None
         pending, facts = self.encoder.encode(record, doc_id, self.ordinal)
+        size = None
         if type(pending) is tuple:  # a verbatim copy's parts
             member = None
+            size = sum(map(len, pending))
             if self.reuse_members:
-                member, vouch = self._input_member(record, sum(map(len, pending)))
-            pending = b"".join(pending) if member is None else ReusedMember(member, pending, vouch)
-        file.sink.submit(pending, partial(self.index.add, facts) if self.options.cdxj else None)
+                member, vouch = self._input_member(record, size)
+            if member is None:
+                pending = b"".join(pending)
+            else:
+                pending = ReusedMember(member, pending, vouch)
+                size += len(member)  # (ReusedMember.size)
+        file.sink.submit(pending, partial(self.index.add, facts) if self._cdxj else None, size)
         file.records += 1  # (FileWriter.count, without asking describes_file again)
         file.documents += document
         self.ordinal += 1

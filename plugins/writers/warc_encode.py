@@ -21,11 +21,13 @@ from crawlmill.formats.warc.builder import (
     can_copy_verbatim,
     content_length_tail,
     fix_digests,
+    framing_facts,
     get_header,
     new_digest_headers,
     reframe_headers,
     remove_header,
     set_header,
+    verbatim_parts,
 )
 from crawlmill.formats.warc.source_key import source_key_fields
 from crawlmill.formats.warc.writer import Framing, PendingRecord, format_warc_date, framing_for
@@ -157,12 +159,27 @@ class WarcEncoder:
         self.warn = warn
         #: the record id of the open file's warcinfo (crawlmill's), if it has one.
         self.warcinfo_id: bytes | None = None
+        #: a verbatim copy needs no look at its header pairs beyond can_copy_verbatim's (no
+        #: digests to recompute, no CDXJ facts): the reader's parts are checked and kept at once
+        self._plain_copies = options.digests != "recompute" and not options.cdxj
+        #: input version -> framing_facts of the framing a verbatim copy of it is checked
+        #: against (:meth:`encode`: the versions ``auto`` keeps, or the explicit target), for
+        #: the copies taken before any other rule is looked at (:meth:`_plain_copy`)
+        self._copy_framings: dict[str, tuple] = (
+            {framing.version: framing_facts(framing)}
+            if version_explicit
+            else {v: framing_facts(framing_for(v)) for v in _KEPT_VERSIONS}
+        )
 
     def encode(
         self, record: Record, doc_id: str | None, ordinal: int
     ) -> tuple[tuple[bytes, ...] | PendingRecord, dict[str, Any]]:
         """A verbatim copy's parts (its WARC bytes are their concatenation) or a pending
         record, and the record's CDXJ facts."""
+        if self._plain_copies and doc_id is None:
+            parts = self._plain_copy(record)
+            if parts is not None:
+                return parts, {}
         record = _neutral_fields(record, self.options, self.warn)
         warc = record.extras.get("warc")
         if doc_id is None:
@@ -183,6 +200,24 @@ class WarcEncoder:
                     return verbatim
             return self._rebuild(record, warc, doc_id, framing, ordinal)
         return self._build(record, doc_id, ordinal)
+
+    def _plain_copy(self, record: Record) -> tuple[bytes, bytes, bytes, bytes] | None:
+        """A verbatim copy's parts when no rule but the copy's own checks applies (an
+        unchanged record read from WARC, without doc id, text or outlinks, in a version kept
+        or asked for; no digests to recompute, no CDXJ): what the general path below makes of
+        it (:meth:`_verbatim`) with one check of its parts (:func:`verbatim_parts`); ``None``
+        lets the general path decide."""
+        if record.modified or record.changed or record.doc_id is not None:
+            return None
+        if record.text is not None or record.outlinks:
+            return None  # (_neutral_fields may warn)
+        warc = record.extras.get("warc")
+        if type(warc) is not dict:
+            return None
+        framing = self._copy_framings.get(warc.get("version"))
+        if framing is None:
+            return None
+        return verbatim_parts(warc, record.http_head, record.payload, framing)
 
     def date_of(self, record: Record) -> bytes:
         """``WARC-Date`` of a record: its date, its raw date string, or the conversion time."""

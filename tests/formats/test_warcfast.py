@@ -489,7 +489,7 @@ def test_member_starts_bad_arguments():
 def test_member_starts_used_by_the_reader(monkeypatch):
     """The chunked reader (inline inflate, member batches) scans with the kernel and reads the
     same pieces without it; a payload holding a gzip file (false member starts) included."""
-    kernel = _starts_kernel()
+    kernel = need("crawlmill.formats.warc._warcfast").member_scan
     payload = gz(b"inner gzip file " * 400)
     body = b"".join(
         rec(payload + b"%d" % i, b"WARC-Date: 2024-01-01T00:00:00Z") for i in range(300)
@@ -505,9 +505,9 @@ def test_member_starts_used_by_the_reader(monkeypatch):
         out = iter_pieces(io.BytesIO(data), "gzip", threads=0, batch=True)
         return [(p.data, p.offset, p.length, p.members) for p in out]
 
-    monkeypatch.setattr(gp, "_KERNEL_STARTS", counting)
+    monkeypatch.setattr(gp, "_KERNEL_SCAN", counting)
     with_kernel = pieces()
-    monkeypatch.setattr(gp, "_KERNEL_STARTS", None)
+    monkeypatch.setattr(gp, "_KERNEL_SCAN", None)
     assert pieces() == with_kernel
     assert calls
     assert b"".join(p[0] for p in with_kernel) == body
