@@ -137,6 +137,27 @@ def _neutral_fields(record: Record, options: Any, warn: Callable[[str, str], Non
     return record
 
 
+def plain_copy(
+    record: Record, framings: dict[str, tuple]
+) -> tuple[bytes, bytes, bytes, bytes] | None:
+    """A verbatim copy's parts when no rule but the copy's own checks applies (an unchanged
+    record read from WARC, without doc id, text or outlinks, in a version ``framings`` maps to
+    the framing_facts it is checked against; no digests to recompute, no CDXJ: the caller's
+    to know): what :meth:`WarcEncoder._verbatim` makes of it, with one check of its parts
+    (:func:`verbatim_parts`); ``None`` lets the general path decide."""
+    if record.modified or record.changed or record.doc_id is not None:
+        return None
+    if record.text is not None or record.outlinks:
+        return None  # (_neutral_fields may warn)
+    warc = record.extras.get("warc")
+    if type(warc) is not dict:
+        return None
+    framing = framings.get(warc.get("version"))
+    if framing is None:
+        return None
+    return verbatim_parts(warc, record.http_head, record.payload, framing)
+
+
 class WarcEncoder:
     """Encode a task's records as WARC in ``framing`` (the target version), per the writer's
     ``options`` (``digests``, ``cdxj``); ``warn(code, message)`` reports a warning with its stable code."""
@@ -164,7 +185,7 @@ class WarcEncoder:
         self._plain_copies = options.digests != "recompute" and not options.cdxj
         #: input version -> framing_facts of the framing a verbatim copy of it is checked
         #: against (:meth:`encode`: the versions ``auto`` keeps, or the explicit target), for
-        #: the copies taken before any other rule is looked at (:meth:`_plain_copy`)
+        #: the copies taken before any other rule is looked at (:func:`plain_copy`)
         self._copy_framings: dict[str, tuple] = (
             {framing.version: framing_facts(framing)}
             if version_explicit
@@ -177,7 +198,7 @@ class WarcEncoder:
         """A verbatim copy's parts (its WARC bytes are their concatenation) or a pending
         record, and the record's CDXJ facts."""
         if self._plain_copies and doc_id is None:
-            parts = self._plain_copy(record)
+            parts = plain_copy(record, self._copy_framings)
             if parts is not None:
                 return parts, {}
         record = _neutral_fields(record, self.options, self.warn)
@@ -200,24 +221,6 @@ class WarcEncoder:
                     return verbatim
             return self._rebuild(record, warc, doc_id, framing, ordinal)
         return self._build(record, doc_id, ordinal)
-
-    def _plain_copy(self, record: Record) -> tuple[bytes, bytes, bytes, bytes] | None:
-        """A verbatim copy's parts when no rule but the copy's own checks applies (an
-        unchanged record read from WARC, without doc id, text or outlinks, in a version kept
-        or asked for; no digests to recompute, no CDXJ): what the general path below makes of
-        it (:meth:`_verbatim`) with one check of its parts (:func:`verbatim_parts`); ``None``
-        lets the general path decide."""
-        if record.modified or record.changed or record.doc_id is not None:
-            return None
-        if record.text is not None or record.outlinks:
-            return None  # (_neutral_fields may warn)
-        warc = record.extras.get("warc")
-        if type(warc) is not dict:
-            return None
-        framing = self._copy_framings.get(warc.get("version"))
-        if framing is None:
-            return None
-        return verbatim_parts(warc, record.http_head, record.payload, framing)
 
     def date_of(self, record: Record) -> bytes:
         """``WARC-Date`` of a record: its date, its raw date string, or the conversion time."""

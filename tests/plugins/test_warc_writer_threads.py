@@ -60,7 +60,7 @@ def _run(out: Path, records: list[Record], fail_after: int | None = None, **opti
         create=lambda rel: Output(out / rel),
         quarantine=lambda record, reason: pytest.fail(reason),
     )
-    writer = WarcWriter(WarcWriter.Options(**options))
+    writer = WarcWriter(WarcWriter.Options.model_validate(options))
     writer.open(ctx)
     try:
         for record in records:
