@@ -168,9 +168,10 @@ def _share_replaceable(root: OutputRoot, paths: set[str], protected: set[str]) -
     """Tell the run's tasks which existing files they may replace, and which inputs they
     never replace (``replaceable.json``); nothing to say removes the file."""
     if paths or protected:
-        write_json_atomic(
+        write_json_atomic(  # read by this run's tasks only: written again by a rerun
             replaceable_path(root.path),
             {"replaceable": sorted(paths), "protected": sorted(protected)},
+            durable=False,
         )
     else:
         with contextlib.suppress(OSError):
@@ -331,7 +332,8 @@ def _run_in_root(r: RunState) -> dict[str, Any] | None:
     _orphans(r)
     if r.completed:  # the root holds this pipeline's outputs: say which pipeline it is
         stamp = PipelineStamp(r.fingerprint, r.pipeline_data)
-        write_json_atomic(root.pipeline_path, stamp.to_dict())
+        # names the pipeline in a refusal's message only (markers decide): not fsynced
+        write_json_atomic(root.pipeline_path, stamp.to_dict(), durable=False)
     labels = filter_labels([f.name for f in r.pipeline.filters])
     _summarise(report, r.planned, r.completed, labels, stream)  # and input_outputs, spilled
     add_counts(report.counts, r.passes.reduce_counts())  # e.g. a Nutch database's entries
@@ -445,7 +447,8 @@ def _write_report(root: OutputRoot, report: RunReport, started: float, stream: T
     report_path = os.path.join(root.meta, "report.json")
     try:
         # linear at 100,000; input_outputs read back from its spill file one entry at a time
-        write_text_atomic(report_path, json_chunks(report.to_dict(stream=True)))
+        # what the run did, not what resume trusts (a rerun writes it again): not fsynced
+        write_text_atomic(report_path, json_chunks(report.to_dict(stream=True)), durable=False)
     except OSError as exc:  # e.g. a full disk: the run's outcome still reaches stderr
         report.failures.append({"input": None, "error": f"report.json not written: {exc}"})
         print(f"crawlmill: error: report.json not written: {exc}", file=stream)
@@ -624,9 +627,10 @@ def _finalize(
     try:
         pipeline.writer.cls.finalize(root.path, pipeline.writer.options, tasks, files.create)
         listed = files.commit()
-        write_json_atomic(
+        write_json_atomic(  # durable when it lists (or an older one listed) files it owns
             root.finalize_marker_path,
             {"key": FINALIZE_KEY, "fingerprint": fingerprint, "outputs": listed, "quarantine": []},
+            durable=bool(listed or mine),
         )
         root.drop_pending(FINALIZE_KEY)
     except Exception as exc:

@@ -382,6 +382,7 @@ def pass_stages(
             ],
             "keys": {str(i): k for i, k in keys.items()},
         },
+        durable=False,  # says only that a run is here: not fsynced
     )
     if not needed:
         return []
