@@ -20,10 +20,7 @@ Environment switches (as pytest, tox and llm offer):
 from __future__ import annotations
 
 import difflib
-import email.parser
-import functools
 import importlib
-import importlib.metadata as md
 import os
 import re
 import sys
@@ -33,7 +30,7 @@ from typing import Any
 
 import pluggy
 
-from . import hookspecs
+from . import entry_scan, hookspecs
 from .contract import capabilities
 from .errors import PluginError
 from .markers import PROJECT
@@ -173,26 +170,20 @@ class Component:
         }
 
 
-def _identity(dist: md.Distribution | None) -> tuple[str | None, str | None]:
+def _identity(dist: Any) -> tuple[str | None, str | None]:
     """The name and version of an entry point's distribution. ``dist.metadata`` parses the
     whole metadata file (a long description included) on every call, once per entry point:
-    the headers are parsed here, once per distinct file."""
+    the headers are read here, once per distinct file."""
     if dist is None:
         return None, None
     text = dist.read_text("METADATA") or dist.read_text("PKG-INFO")
     if not text:
         return dist.metadata["Name"], dist.version
-    return _headers_identity(text)
-
-
-@functools.lru_cache(maxsize=64)
-def _headers_identity(text: str) -> tuple[str | None, str | None]:
-    headers = email.parser.HeaderParser().parsestr(text)
-    return headers.get("Name"), headers.get("Version")
+    return entry_scan.headers_identity(text)
 
 
 #: ``(path key, {group: entry points})`` of the last scan (see :func:`_entry_points_of`).
-_SCAN: tuple[tuple, dict[str, tuple[md.EntryPoint, ...]]] | None = None
+_SCAN: tuple[tuple, dict[str, tuple[Any, ...]]] | None = None
 
 
 def _path_key() -> tuple:
@@ -207,18 +198,23 @@ def _path_key() -> tuple:
     return tuple(key)
 
 
-def _entry_points_of(group: str) -> tuple[md.EntryPoint, ...]:
+def _entry_points_of(group: str) -> tuple[Any, ...]:
     """The entry points of ``group`` (sorted by name), from one scan of the installed
     distributions for both of crawlmill's groups, kept while :func:`_path_key` is unchanged:
-    a scan reads every distribution's ``entry_points.txt`` (hundreds in a large environment)."""
+    a scan reads every distribution's ``entry_points.txt`` (hundreds in a large environment).
+    :func:`crawlmill.core.entry_scan.scan` reads them without importing importlib.metadata,
+    which is asked where that scan is not sure."""
     global _SCAN
     key = _path_key()
     if _SCAN is None or _SCAN[0] != key:
-        found = md.entry_points()
-        groups = {
-            g: tuple(sorted(found.select(group=g), key=lambda e: e.name))
-            for g in (ENTRY_POINT_GROUP, MANIFEST_GROUP)
-        }
+        wanted = (ENTRY_POINT_GROUP, MANIFEST_GROUP)
+        light = entry_scan.scan(wanted)
+        if light is None:
+            import importlib.metadata as md
+
+            found = md.entry_points()
+            light = {g: tuple(found.select(group=g)) for g in wanted}
+        groups = {g: tuple(sorted(light[g], key=lambda e: e.name)) for g in wanted}
         _SCAN = (key, groups)
     return _SCAN[1][group]
 
@@ -233,6 +229,8 @@ def _distributions_of(top: str) -> list[str]:
     ``packages_distributions()`` kept while :func:`_path_key` is unchanged: it reads every
     distribution's file list (~0.2 s of CPU in a large environment), once per ``plugins:``
     module and process before."""
+    import importlib.metadata as md
+
     global _TOPS
     key = _path_key()
     if _TOPS is None or _TOPS[0] != key:
@@ -403,6 +401,8 @@ class Registry:
             return info
         top = module.split(".")[0]
         try:
+            import importlib.metadata as md
+
             dists = _distributions_of(top)
             if dists:
                 info.package, info.version = dists[0], md.version(dists[0])

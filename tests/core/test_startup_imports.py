@@ -71,6 +71,10 @@ NOT_IN_A_WARC_CONVERT = (
     "crawlmill.formats.clueweb09",
     "crawlmill.core.run.spark_executor",
     "crawlmill.core.run.status",
+    # the installed distributions' entry points and versions are read by core/entry_scan.py
+    "importlib.metadata",
+    "email",
+    "csv",
 )
 #: the plugin modules such a convert may load: the WARC reader and writer (and what the
 #: writer is made of), the ARC reader (detection asks its sniff) and the plain layout
