@@ -136,14 +136,22 @@ class Component:
     def may_claim(self, path: str, head: bytes) -> bool:
         """False when the declaration says this reader's ``sniff`` claims nothing of ``path``
         (a file for a ``folders`` reader; a file whose first bytes start with none of its
-        ``file_magic``), so detection need not import it; True otherwise."""
+        ``file_magic``, or with one of its ``declines_magic`` while no declared
+        ``file_suffixes`` occurs in its name), so detection need not import it; True
+        otherwise."""
         if self._cls is not None or not self.declared:
             return True
         is_dir = os.path.isdir(path)
         if self.declared.get("sniffs", "any") == "folders" and not is_dir:
             return False
         magic = self.declared.get("file_magic")
-        return not (magic and not is_dir and not any(head.startswith(m) for m in magic))
+        if magic and not is_dir and not any(head.startswith(m) for m in magic):
+            return False
+        declines = self.declared.get("declines_magic")
+        if declines and not is_dir and any(head.startswith(m) for m in declines):
+            name = os.path.basename(path.replace("\\", "/")).lower()
+            return any(s.lower() in name for s in self.declared.get("file_suffixes", ()))
+        return True
 
     def describe(self) -> dict[str, Any]:
         """Plain-data description: kind, name, summary and options schema."""
