@@ -19,7 +19,6 @@ Environment switches (as pytest, tox and llm offer):
 
 from __future__ import annotations
 
-import difflib
 import importlib
 import os
 import re
@@ -501,6 +500,8 @@ class Registry:
         if name in table:  # still: its plugin imported and registered it
             return table[name].cls
         known = sorted(table)
+        import difflib
+
         close = difflib.get_close_matches(name, known, n=1) if suggest else []
         if suggest:
             # ``WARC`` for ``warc``: a case-insensitive match is the best suggestion

@@ -49,6 +49,7 @@ from typing import Any, TextIO
 
 from .. import storage
 from ..components import ResolvedPipeline, resolve, resolve_pipeline
+from ..contract import Shuffling, implements
 from ..errors import ConfigError, DamagedRecordError
 from ..inputs import PlannedInput, expand_inputs
 from ..messages import CompletedInput, PipelineStamp
@@ -80,7 +81,6 @@ from .outputs import (
 )
 from .ownership import OutputPlan, check_outputs, component_versions
 from .passes import end_run, plan_passes, remove_other_passes
-from .shuffle.run import execute as execute_shuffle
 from .spill import MarkerStore, SpilledList
 from .task import READER_STEP, WRITER_STEP, run_task
 
@@ -162,6 +162,20 @@ def _replace_other_pipeline(
                     os.remove(final)
         with contextlib.suppress(OSError):
             os.remove(root.finalize_marker_path if key == FINALIZE_KEY else root.marker_path(key))
+
+
+def execute_shuffle(r: RunState) -> tuple[dict[str, Any] | None, KeyboardInterrupt | None] | None:
+    """The shuffle's passes (:func:`crawlmill.core.run.shuffle.run.execute`) when the run's
+    writer declares a shuffle; ``None`` (no shuffle) otherwise, without importing the
+    shuffle's modules."""
+    if not implements(r.pipeline.writer.cls, Shuffling):
+        return None
+    with contextlib.suppress(Exception):  # (a writer's error: execute's check names it)
+        if r.pipeline.writer.instantiate().shuffle() is None:
+            return None
+    from .shuffle.run import execute
+
+    return execute(r)
 
 
 def _share_replaceable(root: OutputRoot, paths: set[str], protected: set[str]) -> None:

@@ -53,7 +53,6 @@ import io
 import json
 import os
 import re
-import secrets
 import shutil
 from collections.abc import Container, Iterable, Iterator
 from typing import Any
@@ -312,7 +311,7 @@ class TaskOutputs:
         #: (a lost Spark executor whose process still runs) never renames another attempt's
         #: half-written files into place: :meth:`start` of a later attempt removes its folder,
         #: and its commit then fails.
-        self.tmp_dir = os.path.join(self.key_dir, f"a{os.getpid()}-{secrets.token_hex(4)}")
+        self.tmp_dir = os.path.join(self.key_dir, f"a{os.getpid()}-{os.urandom(4).hex()}")
         self.files: dict[str, TrackedFile] = {}
         self.internal: set[str] = set()
         #: existing final files this task may replace (older outputs of crawlmill's own).

@@ -77,6 +77,16 @@ NOT_IN_A_WARC_CONVERT = (
     "importlib.metadata",
     "email",
     "csv",
+    # the sorted shuffle (imported when the writer declares one), a process pool's modules
+    # (the in-process executor runs one input), and what a name or a suggestion needs
+    "crawlmill.core.run.shuffle",
+    "crawlmill.algorithms.sorted_runs",
+    "zstandard",
+    "concurrent.futures",
+    "multiprocessing",
+    "socket",
+    "secrets",
+    "difflib",
 )
 #: the plugin modules such a convert may load: the WARC reader and writer (and what the
 #: writer is made of) and the plain layout (not the ARC reader: its declared
