@@ -154,7 +154,7 @@ def scan(groups: tuple[str, ...]) -> dict[str, tuple[LightEntryPoint, ...]] | No
                 text = dist.read_text("entry_points.txt")
                 for ep in _entry_points(text or "", dist, wanted):
                     found[ep.group].append(ep)
-    except (_Unsure, OSError, UnicodeDecodeError, ValueError):
+    except (_Unsure, OSError, TypeError, UnicodeDecodeError, ValueError):
         return None
     return {g: tuple(eps) for g, eps in found.items()}
 
@@ -174,7 +174,7 @@ def version_of(name: str) -> str | None:
                     dist = LightDistribution(path)
                     text = dist.read_text("METADATA") or dist.read_text("PKG-INFO")
                     return headers_identity(text)[1] if text else None
-    except (_Unsure, OSError, UnicodeDecodeError, ValueError):
+    except (_Unsure, OSError, TypeError, UnicodeDecodeError, ValueError):
         return None
     return None
 

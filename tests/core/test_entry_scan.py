@@ -77,6 +77,8 @@ def test_it_does_not_guess(tmp_path, monkeypatch):
     assert entry_scan.scan(GROUPS) is None
     with pytest.raises((TypeError, ValueError)):  # the oracle refuses it too
         md.entry_points()
+    monkeypatch.setattr(sys, "path", [str(tmp_path).encode()])  # bytes: not read here
+    assert entry_scan.scan(GROUPS) is None
     monkeypatch.setattr(sys, "path", [])
 
     class Finder:
