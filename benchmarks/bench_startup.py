@@ -78,6 +78,7 @@ def main(argv: list[str] | None = None) -> int:
         one_record_warc(work / "one.warc.gz")
         commands = {
             "python -c pass": ["python", "-c", "pass"],
+            "python -S -c pass": ["python", "-S", "-c", "pass"],
             "crawlmill --help": ["crawlmill", "--help"],
             "crawlmill --version": ["crawlmill", "--version"],
             "python -c 'import crawlmill.core.commands.cli'": [

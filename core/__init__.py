@@ -141,7 +141,13 @@ _LAZY = {name: module for module, names in _LAZY_MODULES.items() for name in nam
 
 
 def _version() -> str:
-    """The installed distribution's version (``0+unknown`` in a checkout nothing installed)."""
+    """The installed distribution's version (``0+unknown`` in a checkout nothing installed);
+    read without importing importlib.metadata where :mod:`.entry_scan` is sure."""
+    from .entry_scan import version_of
+
+    light = version_of("crawlmill")
+    if light is not None:
+        return light
     from importlib.metadata import PackageNotFoundError, version
 
     try:

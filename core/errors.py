@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -35,6 +34,8 @@ class ConfigError(CrawlmillError):
 def unknown_key(name: str, known: Sequence[str], what: str) -> str:
     """``unknown option 'strcit'; did you mean 'strict'? (known: ...)``: the one wording of an
     unknown key, with the closest known name."""
+    import difflib
+
     close = difflib.get_close_matches(name, list(known), n=1)
     hint = f"; did you mean {close[0]!r}?" if close else ""
     return f"unknown {what} {name!r}{hint} (known: {', '.join(known) or 'none'})"

@@ -16,21 +16,20 @@ name or a mapping ``{name: clueweb09, language: English}`` whose other keys are 
 options (checked by its ``Options`` model). The layout's options are given in that mapping
 only (one form); a writer whose options set ``flat_layout_options`` (the WARC writer, which
 took them beside ``layout`` before) still accepts them there, with a deprecation warning
-(:func:`fold_flat_layout_options`). A layout
+(:func:`crawlmill.core.layout_rules.fold_flat_layout_options`). A layout
 that names the formats it can lay out (:attr:`crawlmill.core.plugin.Layout.formats`) refuses a
 writer of another format with a config error.
 """
 
 from __future__ import annotations
 
-import json
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, BinaryIO, ClassVar
 
-from .errors import ConfigError, is_validation_error
-from .layouts import find_layout, known_layouts
+from .errors import ConfigError
+from .layout_rules import check_layout, layout_mapping, layout_settings_of
+from .layouts import find_layout
 from .options import FieldError, LightOptions, option
 from .plugin import InputFile, Layout, WriteContext, Writer
 from .record import Record, RecordKind
@@ -68,102 +67,6 @@ def describes_file(record: Record) -> bool:
         return True
     neutral = record.extras.get("neutral")
     return isinstance(neutral, dict) and bool(neutral.get("describes_file"))
-
-
-def _layout_errors(name: str, exc: Any) -> str:
-    return f"layout {name!r}: " + "; ".join(
-        f"{'.'.join(str(p) for p in e['loc'])}: "
-        + ("unknown option" if e["type"] in ("extra_forbidden", "unexpected_keyword_argument")
-           else e["msg"])
-        for e in exc.errors()
-    )  # fmt: skip
-
-
-def _validated(model: Any, data: dict[str, Any]) -> Any:
-    """``model.model_validate(data)``; pydantic's ``ValidationError`` as a ``ValueError``
-    carrying it (``.errors()``), so both options forms report it alike."""
-    try:
-        return model.model_validate(data)
-    except Exception as exc:
-        if not is_validation_error(exc):
-            raise
-        raise _LayoutInvalid(exc) from None
-
-
-class _LayoutInvalid(ValueError):
-    def __init__(self, exc: Any) -> None:
-        super().__init__(str(exc))
-        self.errors = exc.errors
-
-
-# -- the file writer options' rules, shared by their two forms ------------------------------
-
-
-def layout_mapping(cls: Any, data: Any, registry: Any) -> Any:
-    """``layout: {name: ..., <option>: ...}``: the layout's options, checked by its
-    ``Options`` model, become ``layout_options``, except one that is also a field of the
-    writer's own options: it sets that field (and the layout's settings get it from there).
-    The deprecated flat form is folded in first (``cls.flat_layout_options``)."""
-    if cls.flat_layout_options:
-        data = fold_flat_layout_options(cls, data, registry)
-    if not isinstance(data, dict) or not isinstance(data.get("layout"), dict):
-        return data
-    data = dict(data)
-    given = dict(data["layout"])
-    name = given.pop("name", None)
-    if not isinstance(name, str) or not name:
-        raise ValueError("layout: a mapping needs name: the layout's name")
-    layout = find_layout(name, registry)
-    if layout is None:
-        data["layout"] = name  # the layout field says it is unknown
-        return data
-    try:
-        checked = _validated(layout.Options, given)
-    except _LayoutInvalid as exc:
-        raise ValueError(_layout_errors(name, exc)) from None
-    own = dict(data.get("layout_options") or {})
-    for key in given:
-        value = getattr(checked, key)
-        if key in cls.model_fields and key not in ("layout", "layout_options"):
-            if key in data and data[key] != value:
-                raise ValueError(f"layout {name!r}: {key} given twice, in layout and beside it")
-            data[key] = value
-        else:
-            own[key] = given[key]
-    data["layout"], data["layout_options"] = name, own
-    return data
-
-
-def check_layout(cls: Any, value: str, registry: Any) -> str:
-    """``value`` when it names a layout that lays out ``cls.writes`` files, else ``ValueError``."""
-    layout = find_layout(value, registry)
-    if layout is None:
-        raise ValueError(f"unknown layout {value!r}; see `crawlmill plugins` for the layouts")
-    formats = getattr(layout, "formats", None)
-    if formats and cls.writes and cls.writes not in formats:
-        raise ValueError(
-            f"layout {value!r} lays out {', '.join(formats)} files only, "
-            f"not the {cls.writes} writer's; use another layout (plain)"
-        )
-    return value
-
-
-def layout_settings_of(options: Any, registry: Any) -> tuple[type[Layout], Any]:
-    """The layout ``options.layout`` names and its own validated ``Options``: its
-    ``layout_options`` plus the writer options its ``Options`` model shares with the writer's
-    (``ValueError`` when they are refused)."""
-    layout = find_layout(options.layout, registry)
-    assert layout is not None  # checked by check_layout
-    shared = {
-        key: getattr(options, key)
-        for key in layout.Options.model_fields
-        if key in type(options).model_fields and key not in options.layout_options
-    }
-    try:
-        settings = _validated(layout.Options, {**shared, **options.layout_options})
-    except _LayoutInvalid as exc:
-        raise ValueError(f"layout {options.layout!r}: {exc.errors()[0]['msg']}") from None
-    return layout, settings
 
 
 def _registry_of(context: Any) -> Any:
@@ -227,49 +130,6 @@ class LightFileWriterOptions(LightOptions):
             settings = layout_settings_of(self, None)[1]
             object.__setattr__(self, "_layout_settings", settings)
         return settings
-
-
-def fold_flat_layout_options(cls: type[FileWriterOptions], data: Any, registry: Any) -> Any:
-    """The deprecated flat form: the options of the chosen layout given beside ``layout``
-    (``layout: clueweb09, language: German``; ``--option max_records=1000``) moved into its
-    mapping (``layout: {name: clueweb09, language: German}``), with a ``FutureWarning``
-    naming what to write instead. A key given both ways with two values is an error."""
-    if not isinstance(data, dict):
-        return data
-    given = data.get("layout", "plain")
-    name = given.get("name") if isinstance(given, dict) else given
-    layout = find_layout(name, registry) if isinstance(name, str) else None
-    if layout is None:
-        return data
-    unknown = [k for k in data if k not in cls.model_fields]
-    for key in unknown:
-        owners = [n for n, c in known_layouts(registry).items() if key in c.Options.model_fields]
-        if key not in layout.Options.model_fields and owners:
-            raise ValueError(
-                f"{key} is an option of the {' or '.join(owners)} layout, not of {name}: "
-                f"write layout: {{name: {owners[0]}, {key}: ...}}"
-            )
-    flat = [k for k in unknown if k in layout.Options.model_fields]
-    if not flat:
-        return data
-    data = dict(data)
-    mapping = dict(given) if isinstance(given, dict) else {"name": name}
-    for key in flat:
-        value = data.pop(key)
-        if key in mapping and mapping[key] != value:
-            raise ValueError(f"layout {name!r}: {key} given twice, in layout and beside it")
-        mapping[key] = value
-    data["layout"] = mapping
-    inline = ", ".join(f"{k}: {json.dumps(v)}" for k, v in mapping.items())
-    warnings.warn(
-        f"writer option{'s' if len(flat) > 1 else ''} {', '.join(flat)} beside layout "
-        f"{'are' if len(flat) > 1 else 'is'} deprecated (one layout option form): write "
-        f"layout: {{{inline}}} in a config, --option 'layout={json.dumps(mapping)}' on the "
-        "command line",
-        FutureWarning,
-        stacklevel=2,
-    )
-    return data
 
 
 @dataclass

@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 from pydantic import Field, PrivateAttr, ValidationInfo, field_validator, model_validator
 
 from .errors import ConfigError
-from .file_writer import check_layout, layout_mapping, layout_settings_of
+from .layout_rules import check_layout, layout_mapping, layout_settings_of
 from .layouts import find_layout
 from .plugin import Layout
 from .plugin_options import PluginOptions

@@ -19,11 +19,7 @@ Environment switches (as pytest, tox and llm offer):
 
 from __future__ import annotations
 
-import difflib
-import email.parser
-import functools
 import importlib
-import importlib.metadata as md
 import os
 import re
 import sys
@@ -33,7 +29,7 @@ from typing import Any
 
 import pluggy
 
-from . import hookspecs
+from . import entry_scan, hookspecs
 from .contract import capabilities
 from .errors import PluginError
 from .markers import PROJECT
@@ -139,14 +135,22 @@ class Component:
     def may_claim(self, path: str, head: bytes) -> bool:
         """False when the declaration says this reader's ``sniff`` claims nothing of ``path``
         (a file for a ``folders`` reader; a file whose first bytes start with none of its
-        ``file_magic``), so detection need not import it; True otherwise."""
+        ``file_magic``, or with one of its ``declines_magic`` while no declared
+        ``file_suffixes`` occurs in its name), so detection need not import it; True
+        otherwise."""
         if self._cls is not None or not self.declared:
             return True
         is_dir = os.path.isdir(path)
         if self.declared.get("sniffs", "any") == "folders" and not is_dir:
             return False
         magic = self.declared.get("file_magic")
-        return not (magic and not is_dir and not any(head.startswith(m) for m in magic))
+        if magic and not is_dir and not any(head.startswith(m) for m in magic):
+            return False
+        declines = self.declared.get("declines_magic")
+        if declines and not is_dir and any(head.startswith(m) for m in declines):
+            name = os.path.basename(path.replace("\\", "/")).lower()
+            return any(s.lower() in name for s in self.declared.get("file_suffixes", ()))
+        return True
 
     def describe(self) -> dict[str, Any]:
         """Plain-data description: kind, name, summary and options schema."""
@@ -173,26 +177,20 @@ class Component:
         }
 
 
-def _identity(dist: md.Distribution | None) -> tuple[str | None, str | None]:
+def _identity(dist: Any) -> tuple[str | None, str | None]:
     """The name and version of an entry point's distribution. ``dist.metadata`` parses the
     whole metadata file (a long description included) on every call, once per entry point:
-    the headers are parsed here, once per distinct file."""
+    the headers are read here, once per distinct file."""
     if dist is None:
         return None, None
     text = dist.read_text("METADATA") or dist.read_text("PKG-INFO")
     if not text:
         return dist.metadata["Name"], dist.version
-    return _headers_identity(text)
-
-
-@functools.lru_cache(maxsize=64)
-def _headers_identity(text: str) -> tuple[str | None, str | None]:
-    headers = email.parser.HeaderParser().parsestr(text)
-    return headers.get("Name"), headers.get("Version")
+    return entry_scan.headers_identity(text)
 
 
 #: ``(path key, {group: entry points})`` of the last scan (see :func:`_entry_points_of`).
-_SCAN: tuple[tuple, dict[str, tuple[md.EntryPoint, ...]]] | None = None
+_SCAN: tuple[tuple, dict[str, tuple[Any, ...]]] | None = None
 
 
 def _path_key() -> tuple:
@@ -207,18 +205,23 @@ def _path_key() -> tuple:
     return tuple(key)
 
 
-def _entry_points_of(group: str) -> tuple[md.EntryPoint, ...]:
+def _entry_points_of(group: str) -> tuple[Any, ...]:
     """The entry points of ``group`` (sorted by name), from one scan of the installed
     distributions for both of crawlmill's groups, kept while :func:`_path_key` is unchanged:
-    a scan reads every distribution's ``entry_points.txt`` (hundreds in a large environment)."""
+    a scan reads every distribution's ``entry_points.txt`` (hundreds in a large environment).
+    :func:`crawlmill.core.entry_scan.scan` reads them without importing importlib.metadata,
+    which is asked where that scan is not sure."""
     global _SCAN
     key = _path_key()
     if _SCAN is None or _SCAN[0] != key:
-        found = md.entry_points()
-        groups = {
-            g: tuple(sorted(found.select(group=g), key=lambda e: e.name))
-            for g in (ENTRY_POINT_GROUP, MANIFEST_GROUP)
-        }
+        wanted = (ENTRY_POINT_GROUP, MANIFEST_GROUP)
+        light = entry_scan.scan(wanted)
+        if light is None:
+            import importlib.metadata as md
+
+            found = md.entry_points()
+            light = {g: tuple(found.select(group=g)) for g in wanted}
+        groups = {g: tuple(sorted(light[g], key=lambda e: e.name)) for g in wanted}
         _SCAN = (key, groups)
     return _SCAN[1][group]
 
@@ -233,6 +236,8 @@ def _distributions_of(top: str) -> list[str]:
     ``packages_distributions()`` kept while :func:`_path_key` is unchanged: it reads every
     distribution's file list (~0.2 s of CPU in a large environment), once per ``plugins:``
     module and process before."""
+    import importlib.metadata as md
+
     global _TOPS
     key = _path_key()
     if _TOPS is None or _TOPS[0] != key:
@@ -403,6 +408,8 @@ class Registry:
             return info
         top = module.split(".")[0]
         try:
+            import importlib.metadata as md
+
             dists = _distributions_of(top)
             if dists:
                 info.package, info.version = dists[0], md.version(dists[0])
@@ -493,6 +500,8 @@ class Registry:
         if name in table:  # still: its plugin imported and registered it
             return table[name].cls
         known = sorted(table)
+        import difflib
+
         close = difflib.get_close_matches(name, known, n=1) if suggest else []
         if suggest:
             # ``WARC`` for ``warc``: a case-insensitive match is the best suggestion

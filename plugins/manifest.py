@@ -13,7 +13,9 @@ declaration for another value is ignored) and ``components``, each a dict of ``k
 * readers: ``file_suffixes`` (as the class's), ``sniffs`` (``folders``: its ``sniff`` claims
   only directories, so it is not imported to sniff a file; default ``any``) and
   ``file_magic`` (its ``sniff`` claims a file only when the file's first bytes start with
-  one of these; default: any file);
+  one of these; default: any file) and ``declines_magic`` (its ``sniff`` claims nothing of a
+  file whose first bytes start with one of these unless one of its ``file_suffixes`` occurs
+  in the file's name);
 * writables: ``java_names`` (as the class's).
 
 A plugin that implements ``crawlmill_detect_format`` says ``"detect_format": True`` (detection
@@ -30,7 +32,13 @@ PLUGINS = {
     "arc-reader": {
         "module": "crawlmill.plugins.readers.arc",
         "components": [
-            {"kind": "reader", "name": "arc", "file_suffixes": [".arc"]},
+            # a WARC file's first line is no ARC header: the sniff says 0 unless named .arc
+            {
+                "kind": "reader",
+                "name": "arc",
+                "file_suffixes": [".arc"],
+                "declines_magic": [b"WARC/"],
+            },
         ],
     },
     "arc-writer": {

@@ -6,6 +6,7 @@ task functions and the progress monitor all build on it without importing each o
 from __future__ import annotations
 
 import queue as queue_mod
+import sys
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
@@ -86,8 +87,9 @@ def use_channel(channel: Channel | None) -> Channel | None:
 
 def parent_alive() -> bool:
     """False in a worker process whose parent (the run holding the lock) has died."""
-    import multiprocessing
-
+    multiprocessing = sys.modules.get("multiprocessing")
+    if multiprocessing is None:  # not imported: this process is no multiprocessing worker
+        return True
     parent = multiprocessing.parent_process()
     return parent is None or parent.is_alive()
 

@@ -49,6 +49,7 @@ from typing import Any, TextIO
 
 from .. import storage
 from ..components import ResolvedPipeline, resolve, resolve_pipeline
+from ..contract import Shuffling, implements
 from ..errors import ConfigError, DamagedRecordError
 from ..inputs import PlannedInput, expand_inputs
 from ..messages import CompletedInput, PipelineStamp
@@ -80,7 +81,6 @@ from .outputs import (
 )
 from .ownership import OutputPlan, check_outputs, component_versions
 from .passes import end_run, plan_passes, remove_other_passes
-from .shuffle.run import execute as execute_shuffle
 from .spill import MarkerStore, SpilledList
 from .task import READER_STEP, WRITER_STEP, run_task
 
@@ -164,13 +164,28 @@ def _replace_other_pipeline(
             os.remove(root.finalize_marker_path if key == FINALIZE_KEY else root.marker_path(key))
 
 
+def execute_shuffle(r: RunState) -> tuple[dict[str, Any] | None, KeyboardInterrupt | None] | None:
+    """The shuffle's passes (:func:`crawlmill.core.run.shuffle.run.execute`) when the run's
+    writer declares a shuffle; ``None`` (no shuffle) otherwise, without importing the
+    shuffle's modules."""
+    if not implements(r.pipeline.writer.cls, Shuffling):
+        return None
+    with contextlib.suppress(Exception):  # (a writer's error: execute's check names it)
+        if r.pipeline.writer.instantiate().shuffle() is None:
+            return None
+    from .shuffle.run import execute
+
+    return execute(r)
+
+
 def _share_replaceable(root: OutputRoot, paths: set[str], protected: set[str]) -> None:
     """Tell the run's tasks which existing files they may replace, and which inputs they
     never replace (``replaceable.json``); nothing to say removes the file."""
     if paths or protected:
-        write_json_atomic(
+        write_json_atomic(  # read by this run's tasks only: written again by a rerun
             replaceable_path(root.path),
             {"replaceable": sorted(paths), "protected": sorted(protected)},
+            durable=False,
         )
     else:
         with contextlib.suppress(OSError):
@@ -331,7 +346,8 @@ def _run_in_root(r: RunState) -> dict[str, Any] | None:
     _orphans(r)
     if r.completed:  # the root holds this pipeline's outputs: say which pipeline it is
         stamp = PipelineStamp(r.fingerprint, r.pipeline_data)
-        write_json_atomic(root.pipeline_path, stamp.to_dict())
+        # names the pipeline in a refusal's message only (markers decide): not fsynced
+        write_json_atomic(root.pipeline_path, stamp.to_dict(), durable=False)
     labels = filter_labels([f.name for f in r.pipeline.filters])
     _summarise(report, r.planned, r.completed, labels, stream)  # and input_outputs, spilled
     add_counts(report.counts, r.passes.reduce_counts())  # e.g. a Nutch database's entries
@@ -445,7 +461,8 @@ def _write_report(root: OutputRoot, report: RunReport, started: float, stream: T
     report_path = os.path.join(root.meta, "report.json")
     try:
         # linear at 100,000; input_outputs read back from its spill file one entry at a time
-        write_text_atomic(report_path, json_chunks(report.to_dict(stream=True)))
+        # what the run did, not what resume trusts (a rerun writes it again): not fsynced
+        write_text_atomic(report_path, json_chunks(report.to_dict(stream=True)), durable=False)
     except OSError as exc:  # e.g. a full disk: the run's outcome still reaches stderr
         report.failures.append({"input": None, "error": f"report.json not written: {exc}"})
         print(f"crawlmill: error: report.json not written: {exc}", file=stream)
@@ -624,9 +641,10 @@ def _finalize(
     try:
         pipeline.writer.cls.finalize(root.path, pipeline.writer.options, tasks, files.create)
         listed = files.commit()
-        write_json_atomic(
+        write_json_atomic(  # durable when it lists (or an older one listed) files it owns
             root.finalize_marker_path,
             {"key": FINALIZE_KEY, "fingerprint": fingerprint, "outputs": listed, "quarantine": []},
+            durable=bool(listed or mine),
         )
         root.drop_pending(FINALIZE_KEY)
     except Exception as exc:

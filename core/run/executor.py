@@ -64,7 +64,6 @@ import sys
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, wait
 from typing import TYPE_CHECKING, Any
 
 from .channel import (
@@ -78,7 +77,7 @@ from .channel import (
 )
 
 if TYPE_CHECKING:  # imported when a LocalExecutor is made: in-process runs need neither
-    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures import Future, ProcessPoolExecutor
 
 __all__ = [
     "BYTES_PER_WORKER",
@@ -251,6 +250,7 @@ class LocalExecutor(Executor):
 
     def map(self, fn: Callable[[Any], Any], payloads: Sequence[Any]) -> Iterator[tuple[int, Any]]:
         """Run payloads on the pool, at most ``workers`` at a time; isolate crashers."""
+        from concurrent.futures import FIRST_COMPLETED, wait
         from concurrent.futures.process import BrokenProcessPool
 
         todo = deque(range(len(payloads)))

@@ -53,7 +53,6 @@ import io
 import json
 import os
 import re
-import secrets
 import shutil
 from collections.abc import Container, Iterable, Iterator
 from typing import Any
@@ -128,9 +127,12 @@ def _fsync_dir(path: str) -> None:
             os.close(fd)
 
 
-def write_json_atomic(path: str, data: Any) -> None:
-    """Write ``data`` as JSON to ``path`` atomically (temp file, fsync, rename, fsync dir)."""
-    write_text_atomic(path, [json.dumps(data, indent=1, sort_keys=True, default=str), "\n"])
+def write_json_atomic(path: str, data: Any, *, durable: bool = True) -> None:
+    """Write ``data`` as JSON to ``path`` atomically (temp file, fsync, rename, fsync dir;
+    ``durable=False``: no fsync, see :func:`write_text_atomic`)."""
+    write_text_atomic(
+        path, [json.dumps(data, indent=1, sort_keys=True, default=str), "\n"], durable=durable
+    )
 
 
 def json_chunks(data: dict[str, Any]) -> Iterator[str]:
@@ -153,19 +155,26 @@ def json_chunks(data: dict[str, Any]) -> Iterator[str]:
     yield "\n}\n"
 
 
-def write_text_atomic(path: str, chunks: Iterable[str]) -> None:
+def write_text_atomic(path: str, chunks: Iterable[str], *, durable: bool = True) -> None:
     """Write the text ``chunks`` to ``path`` atomically (temp file, fsync, rename, fsync
     dir); the chunks are written as they come, so a large file (a stage listing of 100,000
-    tasks) is never one string in memory."""
+    tasks) is never one string in memory.
+
+    ``durable=False`` leaves out both fsyncs: the rename still shows readers the old or the
+    new text whole, but a power loss may leave the old file, none or an empty one. Only for
+    files nothing trusts after a crash (docs/architecture.md, "Durability"): what a rerun
+    writes again, or what only describes a run in progress."""
     os.makedirs(os.path.dirname(path), exist_ok=True)
     tmp = f"{path}.tmp-{os.getpid()}"
     with open(tmp, "w", encoding="utf-8") as fh:
         for chunk in chunks:
             fh.write(chunk)
-        fh.flush()
-        os.fsync(fh.fileno())
+        if durable:
+            fh.flush()
+            os.fsync(fh.fileno())
     os.replace(tmp, path)
-    _fsync_dir(os.path.dirname(path))
+    if durable:
+        _fsync_dir(os.path.dirname(path))
 
 
 _JSON_TEMP = re.compile(r"\.tmp-\d+$")
@@ -302,7 +311,7 @@ class TaskOutputs:
         #: (a lost Spark executor whose process still runs) never renames another attempt's
         #: half-written files into place: :meth:`start` of a later attempt removes its folder,
         #: and its commit then fails.
-        self.tmp_dir = os.path.join(self.key_dir, f"a{os.getpid()}-{secrets.token_hex(4)}")
+        self.tmp_dir = os.path.join(self.key_dir, f"a{os.getpid()}-{os.urandom(4).hex()}")
         self.files: dict[str, TrackedFile] = {}
         self.internal: set[str] = set()
         #: existing final files this task may replace (older outputs of crawlmill's own).
@@ -421,7 +430,8 @@ class TaskOutputs:
         }
         for entry in entries.values():
             pending[entry["field"]].append({"path": entry["path"]})
-        write_json_atomic(pending_path(self.root, self.key), pending)
+        # durable before the renames it covers; one listing no path claims nothing
+        write_json_atomic(pending_path(self.root, self.key), pending, durable=bool(entries))
 
     def remove_final(self, relpaths: list[str]) -> None:
         """Delete the final files ``relpaths`` (an older run's files this task no longer

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import socket
 import time
 import traceback
 from collections.abc import Callable
@@ -39,7 +38,14 @@ from .outputs import write_json_atomic
 from .progress import TaskReporter
 from .tables import RowsWriter, table_loader
 
-__all__ = ["HEARTBEAT_SECONDS", "PassDir", "collect_payload", "collect_task", "component_at"]
+__all__ = [
+    "HEARTBEAT_SECONDS",
+    "PassDir",
+    "collect_payload",
+    "collect_task",
+    "component_at",
+    "hostname",
+]
 
 #: how often a running collect task renews its start marker's ``heartbeat``.
 HEARTBEAT_SECONDS = 5.0
@@ -140,12 +146,22 @@ def collect_payload(
     }
 
 
+def hostname() -> str:
+    """This machine's name (``uname``'s node name: what ``socket.gethostname`` answers on
+    POSIX, without importing ``socket``)."""
+    if hasattr(os, "uname"):
+        return os.uname().nodename
+    import socket
+
+    return socket.gethostname()
+
+
 def _stamp(inp: InputFile, started: float) -> dict[str, Any]:
     return {
         "input": inp.relpath,
         "index": inp.index,
         "pid": os.getpid(),
-        "host": socket.gethostname(),
+        "host": hostname(),
         "started": started,
         "heartbeat": time.time(),
     }

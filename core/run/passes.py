@@ -59,7 +59,6 @@ import json
 import os
 import re
 import shutil
-import socket
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -76,7 +75,14 @@ from ..spec import PipelineSpec
 from ..stats import RunReport, filter_labels
 from .executor import Executor, InProcessExecutor
 from .outputs import BOOKKEEPING, write_json_atomic
-from .pass_tasks import PassDir, collect_payload, collect_task, read_json, task_done
+from .pass_tasks import (
+    PassDir,
+    collect_payload,
+    collect_task,
+    hostname,
+    read_json,
+    task_done,
+)
 from .reduce_outputs import ReduceOutputs, outputs_present
 
 if TYPE_CHECKING:
@@ -326,7 +332,7 @@ def end_run(output: str) -> None:
 
 
 def _stamp() -> dict[str, Any]:
-    return {"pid": os.getpid(), "host": socket.gethostname(), "started": time.time()}
+    return {"pid": os.getpid(), "host": hostname(), "started": time.time()}
 
 
 def _remove_temps(folder: str) -> None:
@@ -382,6 +388,7 @@ def pass_stages(
             ],
             "keys": {str(i): k for i, k in keys.items()},
         },
+        durable=False,  # says only that a run is here: not fsynced
     )
     if not needed:
         return []

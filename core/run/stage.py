@@ -466,6 +466,7 @@ def write_listing(stage: Stage, run: StageRun, state: str) -> None:
             "order": list(stage.order) if stage.order else None,
             "tasks": tasks(),
         }),
+        durable=False,  # what the driver knows now; resume trusts the markers: not fsynced
     )  # fmt: skip
 
 

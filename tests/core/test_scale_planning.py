@@ -40,9 +40,9 @@ class _Counts:
             self.reads += 1
             return read(root, key)
 
-        def counted_write(path, chunks):
+        def counted_write(path, chunks, **how):
             self.listings += 1
-            return write(path, chunks)
+            return write(path, chunks, **how)
 
         monkeypatch.setattr(OutputRoot, "read_marker", counted_read)
         monkeypatch.setattr(stage, "write_text_atomic", counted_write)

@@ -71,15 +71,31 @@ NOT_IN_A_WARC_CONVERT = (
     "crawlmill.formats.clueweb09",
     "crawlmill.core.run.spark_executor",
     "crawlmill.core.run.status",
+    "crawlmill.plugins.readers.arc",
+    "crawlmill.formats.arc",
+    # the installed distributions' entry points and versions are read by core/entry_scan.py
+    "importlib.metadata",
+    "email",
+    "csv",
+    # the sorted shuffle (imported when the writer declares one), a process pool's modules
+    # (the in-process executor runs one input), and what a name or a suggestion needs
+    "crawlmill.core.run.shuffle",
+    "crawlmill.algorithms.sorted_runs",
+    "zstandard",
+    "concurrent.futures",
+    "multiprocessing",
+    "socket",
+    "secrets",
+    "difflib",
 )
 #: the plugin modules such a convert may load: the WARC reader and writer (and what the
-#: writer is made of), the ARC reader (detection asks its sniff) and the plain layout
+#: writer is made of) and the plain layout (not the ARC reader: its declared
+#: ``declines_magic`` answers for a file starting with ``WARC/``)
 WARC_CONVERT_PLUGINS = (
     "crawlmill.plugins",
     "crawlmill.plugins.manifest",
     "crawlmill.plugins.readers",
     "crawlmill.plugins.readers.warc",
-    "crawlmill.plugins.readers.arc",
     "crawlmill.plugins.writers",
     "crawlmill.plugins.writers.warc",
     "crawlmill.plugins.writers.cdxj_index",
