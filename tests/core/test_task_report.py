@@ -51,10 +51,10 @@ def test_a_failed_task_in_a_worker_reports_the_records_it_read(tmp_path, fake):
 def test_a_full_disk_at_the_report_still_prints_the_accounting(tmp_path, fake, monkeypatch, capsys):
     real = outputs.write_text_atomic
 
-    def full_disk(path, chunks):
+    def full_disk(path, chunks, **how):
         if path.endswith("report.json"):
             raise OSError(errno.ENOSPC, "No space left on device", path)
-        return real(path, chunks)
+        return real(path, chunks, **how)
 
     src = _write(tmp_path / "in" / "a.txt", [f"R http://ex.com/{k} response p" for k in range(4)])
     out = tmp_path / "out"
