@@ -27,7 +27,7 @@ from .outputs import OutputRoot
 from .ownership import OutputPlan
 from .passes import PassPlan, pass_stages
 from .spill import MarkerStore
-from .stage import Outcome, Stage, StageRun, drop_listings, listing_path, run_stages
+from .stage import Computed, Outcome, Stage, StageRun, drop_listings, listing_path, run_stages
 from .task import run_task, seed_registry
 
 __all__ = [
@@ -267,11 +267,11 @@ def convert_stage(r: RunState, count: int, fn: Callable[[Any], Any] = run_task) 
                   if p.input.index in r.completed],
         key=lambda t: t[0].input.index,
     )  # fmt: skip
-    payloads = [
-        task_payload(spec_data, p, key, r.fingerprint, count, replaceable.get(p.input.index),
-                     r.passes.tables)
-        for p, key in tasks
-    ]  # fmt: skip
+    ntasks = len(tasks)  # the per-task lists below are made as read, not held (100,000 inputs)
+    payloads = Computed(ntasks, lambda i: task_payload(
+        spec_data, tasks[i][0], tasks[i][1], r.fingerprint, count,
+        replaceable.get(tasks[i][0].input.index), r.passes.tables,
+    ))  # fmt: skip
     first_damage = [True]
     chosen: list[int] = []
     at = {p.input.index: n for n, p in enumerate(r.planned)}
@@ -310,16 +310,18 @@ def convert_stage(r: RunState, count: int, fn: Callable[[Any], Any] = run_task) 
         payloads=payloads,
         fn=fn,
         done=done,
-        keys=[key for _, key in tasks],
-        sizes=[p.size or 0 for p, _ in tasks],
+        keys=Computed(ntasks, lambda i: tasks[i][1]),
+        sizes=Computed(ntasks, lambda i: tasks[i][0].size or 0),
         record=record,
         executor=lambda: executor_for(r.spec, r.registry, [tasks[i] for i in chosen]),
         resume=r.spec.run.resume,
         label="write (final pass)" if r.passes.tables else None,
         listing=listing_path(r.root.meta, "convert"),
-        markers=[os.path.join(r.root.meta, "done", f"{key}.json") for _, key in tasks],
-        names=[p.input.relpath for p, _ in tasks],
-        started=[os.path.join(r.root.meta, "tmp", key) for _, key in tasks],
+        markers=Computed(
+            ntasks, lambda i: os.path.join(r.root.meta, "done", f"{tasks[i][1]}.json")
+        ),
+        names=Computed(ntasks, lambda i: tasks[i][0].input.relpath),
+        started=Computed(ntasks, lambda i: os.path.join(r.root.meta, "tmp", tasks[i][1])),
         starting=lambda todo: chosen.extend(todo),
         finish=finish,
         keep=lambda i, marker: True,  # the markers are in r.completed's spill file
