@@ -12,7 +12,7 @@ each other's private names.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, TextIO
 
@@ -226,13 +226,41 @@ def pass_stages_of(r: RunState) -> list[Stage]:
     """The stages of the collect/reduce passes before the final pass
     (:func:`~crawlmill.core.run.passes.pass_stages`; none when the final pass has no input to
     convert); the final pass's stage depends on the last one."""
-    keys = {p.input.index: key for p, key in r.todo}
-    keys.update({i: r.completed.key_of(i) for i in r.completed})
+    keys = _InputKeys(r)
     return pass_stages(
         r.passes, r.spec, r.planned, keys=keys, needed=bool(r.todo),
         executor_for=lambda inputs: executor_for(r.spec, r.registry, [(p, "") for p in inputs]),
         report=r.report, stream=r.stream,
     )  # fmt: skip
+
+
+class _InputKeys(Mapping[str, str]):
+    """Input index (as a string) -> marker key of every input of the run that has one (the
+    inputs to convert and those done), in input order, looked up as read: what ``run.json``
+    lists (not a dict of 100,000 keys)."""
+
+    def __init__(self, r: RunState) -> None:
+        self._r = r
+        self._todo = {p.input.index: key for p, key in r.todo}
+
+    def _key(self, index: int) -> str | None:
+        if index in self._r.completed:
+            return self._r.completed.key_of(index)
+        return self._todo.get(index)
+
+    def __getitem__(self, index: str) -> str:
+        key = self._key(int(index)) if index.isdigit() else None
+        if key is None:
+            raise KeyError(index)
+        return key
+
+    def __iter__(self) -> Iterator[str]:
+        for p in self._r.planned:
+            if self._key(p.input.index) is not None:
+                yield str(p.input.index)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
 
 
 def input_done(
