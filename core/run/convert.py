@@ -12,7 +12,7 @@ each other's private names.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
 
@@ -23,7 +23,7 @@ from ..registry import Registry
 from ..spec import PipelineSpec
 from ..stats import RunReport
 from .executor import Executor, InProcessExecutor, make_executor, pool_size
-from .outputs import OutputRoot
+from .outputs import OutputRoot, marker_key
 from .ownership import OutputPlan
 from .passes import PassPlan, pass_stages
 from .spill import MarkerStore
@@ -282,6 +282,26 @@ def input_done(
     return marker
 
 
+def _tasks(r: RunState) -> Sequence[tuple[PlannedInput, str]]:
+    """``(input, marker key)`` of each input of the per-input stage, in input order: those to
+    convert now and those done. When that is every planned input (as planning leaves them),
+    each is made as it is read (its key computed again as planning computed it: 100,000
+    inputs hold no list of pairs); else a list."""
+    todo = {p.input.index for p, _ in r.todo}
+    if len(todo) + len(r.completed) == len(r.planned) and all(
+        p.input.index in todo or p.input.index in r.completed for p in r.planned
+    ):
+        planned, salted = r.planned, r.fingerprint + r.passes.salt
+        return Computed(
+            len(planned), lambda i: (planned[i], marker_key(planned[i].input.path, salted))
+        )
+    return sorted(
+        r.todo + [(p, r.completed.key_of(p.input.index)) for p in r.planned
+                  if p.input.index in r.completed],
+        key=lambda t: t[0].input.index,
+    )  # fmt: skip
+
+
 def convert_stage(r: RunState, count: int, fn: Callable[[Any], Any] = run_task) -> Stage:
     """The per-input conversion as a stage: one task per input,
     :func:`~crawlmill.core.run.task.run_task` as its function, :func:`input_done` as its commit
@@ -290,11 +310,7 @@ def convert_stage(r: RunState, count: int, fn: Callable[[Any], Any] = run_task) 
     stage's own reading decides, and :attr:`RunState.todo` and the report follow it."""
     spec_data = r.spec.model_dump(mode="json")
     replaceable = r.checked.replaceable if r.checked is not None else {}
-    tasks = sorted(
-        r.todo + [(p, r.completed.key_of(p.input.index)) for p in r.planned
-                  if p.input.index in r.completed],
-        key=lambda t: t[0].input.index,
-    )  # fmt: skip
+    tasks = _tasks(r)
     ntasks = len(tasks)  # the per-task lists below are made as read, not held (100,000 inputs)
     payloads = Computed(ntasks, lambda i: task_payload(
         spec_data, tasks[i][0], tasks[i][1], r.fingerprint, count,
@@ -302,11 +318,13 @@ def convert_stage(r: RunState, count: int, fn: Callable[[Any], Any] = run_task) 
     ))  # fmt: skip
     first_damage = [True]
     chosen: list[int] = []
-    at = {p.input.index: n for n, p in enumerate(r.planned)}
+    in_place = all(p.input.index == n for n, p in enumerate(r.planned))  # as planning numbers
+    at = None if in_place else {p.input.index: n for n, p in enumerate(r.planned)}
 
     def done(i: int) -> Marker | None:
         p, key = tasks[i]
-        planned = r.predicted[at[p.input.index]] if r.predicted is not None else None
+        where = p.input.index if at is None else at[p.input.index]
+        planned = r.predicted[where] if r.predicted is not None else None
         marker = input_done(r.root, key, r.fingerprint, p, count, planned, r.position_free)
         if marker is not None and not r.completed.holds(p.input.index, marker):
             r.completed[p.input.index] = marker  # the stage's reading decides (spilled)

@@ -127,6 +127,13 @@ def _listed(
     return listed, other
 
 
+def _planned_twice(inputs: list[PlannedInput], planned_at: Any) -> set[str]:
+    """The paths planned for two inputs (or twice for one), found in the sorted list of every
+    planned path (no map of every path to its input: 100,000 inputs)."""
+    paths = sorted(rel for n in range(len(inputs)) for rel in planned_at(n))
+    return {a for a, b in zip(paths, paths[1:], strict=False) if a == b}
+
+
 def check_outputs(
     spec: PipelineSpec,
     planned: InputPlan,
@@ -165,10 +172,11 @@ def check_outputs(
     # the real paths of the inputs, to find outputs onto inputs; held while checking only
     reals = {os.path.realpath(p.input.path) for p in inputs}
     clashes: set[str] = set()  # outputs that are inputs: refused above, not again below
-    owner: dict[str, int] = {}  # planned path -> the position of its input
+    twice = _planned_twice(inputs, planned_at)
+    owner: dict[str, int] = {}  # planned path named twice -> the position of its input
     for n, p in enumerate(inputs):
         for rel in planned_at(n):
-            if owner.setdefault(rel, n) != n:
+            if rel in twice and owner.setdefault(rel, n) != n:
                 problems.append(
                     (
                         "output",
@@ -219,7 +227,11 @@ def check_outputs(
                 )
             )
 
-    kept_paths = {storage.absolute(p.input.path) for p in inputs if p.input.index not in redo}
+    kept_paths = (  # made only when a listed file asks (a full resume lists none)
+        {storage.absolute(p.input.path) for p in inputs if p.input.index not in redo}
+        if listed
+        else set()
+    )
     for rel, owners in listed.items():
         kept = any(
             m.get("input_path") in kept_paths and m.get("fingerprint") == fingerprint

@@ -64,3 +64,30 @@ def test_planning_memory_per_input_is_bounded(tmp_path):
     with pytest.raises(TypeError):
         planned[0].input.meta["x"] = 1  # would change every input's
     assert not hasattr(planned[0], "__dict__")  # PlannedInput has slots
+
+
+def test_an_output_two_inputs_list_still_fails_the_run():
+    """The report's check that no two inputs claim one output file, now made on the sorted
+    outputs (no map of every output to its input): each later claimant is named."""
+    import io
+
+    from crawlmill.core.input_file import InputFile
+    from crawlmill.core.messages import Marker, OutputFile
+    from crawlmill.core.run.spill import MarkerStore
+    from crawlmill.core.stats import RunReport
+
+    outs = [("a", "shared"), ("b", "own-b"), ("c", "shared")]
+    planned = [
+        PlannedInput(InputFile(f"/in/{n}", n, i), "warc", 1) for i, (n, _) in enumerate(outs)
+    ]
+    completed = MarkerStore(
+        (i, Marker(key=f"k{i}", fingerprint="f", input=n, input_path=f"/in/{n}", index=i,
+                   input_count=3, outputs=(OutputFile(o, 1, "x"),)))
+        for i, (n, o) in enumerate(outs)
+    )  # fmt: skip
+    report, stream = RunReport(inputs=3), io.StringIO()
+    engine._summarise(report, planned, completed, [], stream)
+    errors = [f["error"] for f in report.failures]
+    assert errors == ["output shared of /in/c was also written for /in/a"]
+    assert report.outputs == ["own-b", "shared", "shared"]
+    assert "also written for /in/a" in stream.getvalue()
