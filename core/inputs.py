@@ -76,7 +76,7 @@ import os
 import shutil
 import tempfile
 from dataclasses import dataclass, replace
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from . import remote_tree, storage
 from .collection import Check, presence_checks, unit_size
@@ -97,6 +97,25 @@ DIRECTORY_CLAIM = 0.5
 DETECTION_FAILED = "detection-failed"
 _SIDE_NAMES = frozenset({"_SUCCESS"})
 _SIDE_SUFFIXES = (".crc",)
+
+
+class _NoMeta(dict):  # type: ignore[type-arg]
+    """The ``meta`` and ``parts`` of a plain file's :class:`InputFile`: empty, one object
+    shared by every such input of a run (100,000 of them), so it refuses to change (a
+    plugin writing into it would write into every input's)."""
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("an input's meta and parts are read-only")
+
+    __setitem__ = __delitem__ = update = setdefault = pop = popitem = clear = _refuse  # type: ignore[assignment]
+    __ior__ = _refuse  # type: ignore[assignment]
+
+    def __reduce__(self) -> Any:  # a worker gets a dict of its own
+        return (dict, ())
+
+
+#: the shared empty ``meta`` / ``parts`` of plain files (see :class:`_NoMeta`).
+NO_META: dict[str, Any] = _NoMeta()
 
 
 class InputPlan(list):
@@ -128,7 +147,7 @@ class InputPlan(list):
         self.claimed: list[tuple[str, str]] = []
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PlannedInput:
     """One input of a run and the reader that reads it."""
 
@@ -550,19 +569,26 @@ def expand_inputs(spec: PipelineSpec, registry: Registry) -> InputPlan:
         raise ConfigError(col.problems)
 
     loose = _loose_relpaths([e.path for e in col.entries if e.relpath is None])
+    listed = {e.path for e in col.entries if e.relpath is not None and e.reader is None}
     seen: dict[str, _Entry] = {}
     for e in col.entries:
         real = _real(e.path)
         if real not in seen:
             relpath = (e.relpath if e.relpath is not None else loose[e.path]).replace(os.sep, "/")
             seen[real] = e._replace(relpath=relpath)
+    col.entries.clear()  # (each step below lets go of the one before: 100,000 inputs)
     ordered = _apart(sorted(seen.values(), key=lambda e: e.key), col.roots)
+    del seen, loose
+    ordered.reverse()  # taken from the end: each entry is dropped once read
 
     problems: list[tuple[str, str]] = []
     by_rel: dict[str, str] = {}
     planned = InputPlan(not_converted=list(col.unread))
-    listed = {e.path for e in col.entries if e.relpath is not None and e.reader is None}
-    for path, relpath, unit, reader, _ in ordered:
+    #: ``(path, relpath, unit, reader, size)`` of the inputs, made into planned inputs once
+    #: their stems are known (each input's objects made once: 100,000 inputs)
+    chosen: list[tuple[str, str, Any, str, int]] = []
+    while ordered:
+        path, relpath, unit, reader, _ = ordered.pop()
         assert relpath is not None
         if unit is not None:  # a collection's unit: its parts must be there to be read
             checks, readable = presence_checks(unit)
@@ -585,26 +611,27 @@ def expand_inputs(spec: PipelineSpec, registry: Registry) -> InputPlan:
                 continue
         elif col.reader is not None and reader is None:
             check_forced_reader(registry, path, col.reader.name, planned.warnings)
-        index = len(planned)
         if unit is None:
             size = col.sizes.get(path)
             if size is None:
                 size = storage.size(path) if storage.isfile(path) else 0
-            item = InputFile(path, relpath, index)
         else:
             size = unit_size(unit)
-            item = replace(unit, relpath=relpath, index=index, meta=dict(unit.meta), stem="")
-        planned.append(PlannedInput(item, name or "", size))
+        chosen.append((path, relpath, unit, name or "", size))
     if problems:
         raise ConfigError(problems)
-    if not planned:
+    if not chosen:
         failed = [v for _, v in sorted(registry.detection_failures.items())]
         raise ConfigError(_nothing_to_convert(spec, planned) + [("inputs", m) for _, m in failed])
-    stems = output_stems([p.input.relpath for p in planned], registry.file_suffixes())
-    planned[:] = [
-        replace(p, input=replace(p.input, stem=stem))
-        for p, stem in zip(planned, stems, strict=True)
-    ]
+    stems = output_stems([c[1] for c in chosen], registry.file_suffixes())
+    chosen.reverse()  # taken from the end: each is dropped once its input is made
+    for index, stem in enumerate(stems):
+        path, relpath, unit, name, size = chosen.pop()
+        if unit is None:  # a plain file: nothing to say beyond its names (shared empty maps)
+            item = InputFile(path, relpath, index, NO_META, stem, NO_META)
+        else:
+            item = replace(unit, relpath=relpath, index=index, meta=dict(unit.meta), stem=stem)
+        planned.append(PlannedInput(item, name, size))
     planned.folders = sorted(set(col.folders))
     planned.claimed = list(col.claimed)
     planned.warnings.extend(

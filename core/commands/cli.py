@@ -594,7 +594,7 @@ def _show_plan(
         planned, predicted = _plan_outputs(spec, registry)
     except ConfigError as exc:  # the same refusal, and words, as `run` at planning
         raise ConfigError(exc.problems, exc.source or label) from None
-    plan = [
+    plan = (  # made as printed: 100,000 inputs are never held twice
         {
             "path": p.input.path,
             "relpath": p.input.relpath,
@@ -603,7 +603,7 @@ def _show_plan(
             "outputs": predicted[i] if predicted is not None else None,
         }
         for i, p in enumerate(planned)
-    ]
+    )
     claimed = [{"path": path, "reader": reader} for path, reader in planned.claimed]
     unread = [c for c in planned.checks if not c.ok]
     leaves_out = bool(planned.not_converted or unread)
@@ -620,7 +620,7 @@ def _show_plan(
             "shuffle": None
             if shuffle is None
             else {"partitions": shuffle.partitions, "partitioning": shuffle.partitioning},
-            "inputs": plan,
+            "inputs": list(plan),
             "claimed": claimed,
             "skipped": skipped,
             "not_converted": not_converted,
@@ -642,7 +642,7 @@ def _show_plan(
             f"{shuffle.partitions - 1:05d})",
             file=out,
         )
-    print(f"inputs ({len(plan)}) and the files each is written to:", file=out)
+    print(f"inputs ({len(planned)}) and the files each is written to:", file=out)
     for item in plan:
         outputs = item["outputs"]
         if outputs:

@@ -12,7 +12,7 @@ each other's private names.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
 
@@ -23,11 +23,11 @@ from ..registry import Registry
 from ..spec import PipelineSpec
 from ..stats import RunReport
 from .executor import Executor, InProcessExecutor, make_executor, pool_size
-from .outputs import OutputRoot
+from .outputs import OutputRoot, marker_key
 from .ownership import OutputPlan
 from .passes import PassPlan, pass_stages
 from .spill import MarkerStore
-from .stage import Outcome, Stage, StageRun, drop_listings, listing_path, run_stages
+from .stage import Computed, Outcome, Stage, StageRun, drop_listings, listing_path, run_stages
 from .task import run_task, seed_registry
 
 __all__ = [
@@ -226,13 +226,41 @@ def pass_stages_of(r: RunState) -> list[Stage]:
     """The stages of the collect/reduce passes before the final pass
     (:func:`~crawlmill.core.run.passes.pass_stages`; none when the final pass has no input to
     convert); the final pass's stage depends on the last one."""
-    keys = {p.input.index: key for p, key in r.todo}
-    keys.update({i: r.completed.key_of(i) for i in r.completed})
+    keys = _InputKeys(r)
     return pass_stages(
         r.passes, r.spec, r.planned, keys=keys, needed=bool(r.todo),
         executor_for=lambda inputs: executor_for(r.spec, r.registry, [(p, "") for p in inputs]),
         report=r.report, stream=r.stream,
     )  # fmt: skip
+
+
+class _InputKeys(Mapping[str, str]):
+    """Input index (as a string) -> marker key of every input of the run that has one (the
+    inputs to convert and those done), in input order, looked up as read: what ``run.json``
+    lists (not a dict of 100,000 keys)."""
+
+    def __init__(self, r: RunState) -> None:
+        self._r = r
+        self._todo = {p.input.index: key for p, key in r.todo}
+
+    def _key(self, index: int) -> str | None:
+        if index in self._r.completed:
+            return self._r.completed.key_of(index)
+        return self._todo.get(index)
+
+    def __getitem__(self, index: str) -> str:
+        key = self._key(int(index)) if index.isdigit() else None
+        if key is None:
+            raise KeyError(index)
+        return key
+
+    def __iter__(self) -> Iterator[str]:
+        for p in self._r.planned:
+            if self._key(p.input.index) is not None:
+                yield str(p.input.index)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
 
 
 def input_done(
@@ -254,6 +282,26 @@ def input_done(
     return marker
 
 
+def _tasks(r: RunState) -> Sequence[tuple[PlannedInput, str]]:
+    """``(input, marker key)`` of each input of the per-input stage, in input order: those to
+    convert now and those done. When that is every planned input (as planning leaves them),
+    each is made as it is read (its key computed again as planning computed it: 100,000
+    inputs hold no list of pairs); else a list."""
+    todo = {p.input.index for p, _ in r.todo}
+    if len(todo) + len(r.completed) == len(r.planned) and all(
+        p.input.index in todo or p.input.index in r.completed for p in r.planned
+    ):
+        planned, salted = r.planned, r.fingerprint + r.passes.salt
+        return Computed(
+            len(planned), lambda i: (planned[i], marker_key(planned[i].input.path, salted))
+        )
+    return sorted(
+        r.todo + [(p, r.completed.key_of(p.input.index)) for p in r.planned
+                  if p.input.index in r.completed],
+        key=lambda t: t[0].input.index,
+    )  # fmt: skip
+
+
 def convert_stage(r: RunState, count: int, fn: Callable[[Any], Any] = run_task) -> Stage:
     """The per-input conversion as a stage: one task per input,
     :func:`~crawlmill.core.run.task.run_task` as its function, :func:`input_done` as its commit
@@ -262,23 +310,21 @@ def convert_stage(r: RunState, count: int, fn: Callable[[Any], Any] = run_task) 
     stage's own reading decides, and :attr:`RunState.todo` and the report follow it."""
     spec_data = r.spec.model_dump(mode="json")
     replaceable = r.checked.replaceable if r.checked is not None else {}
-    tasks = sorted(
-        r.todo + [(p, r.completed.key_of(p.input.index)) for p in r.planned
-                  if p.input.index in r.completed],
-        key=lambda t: t[0].input.index,
-    )  # fmt: skip
-    payloads = [
-        task_payload(spec_data, p, key, r.fingerprint, count, replaceable.get(p.input.index),
-                     r.passes.tables)
-        for p, key in tasks
-    ]  # fmt: skip
+    tasks = _tasks(r)
+    ntasks = len(tasks)  # the per-task lists below are made as read, not held (100,000 inputs)
+    payloads = Computed(ntasks, lambda i: task_payload(
+        spec_data, tasks[i][0], tasks[i][1], r.fingerprint, count,
+        replaceable.get(tasks[i][0].input.index), r.passes.tables,
+    ))  # fmt: skip
     first_damage = [True]
     chosen: list[int] = []
-    at = {p.input.index: n for n, p in enumerate(r.planned)}
+    in_place = all(p.input.index == n for n, p in enumerate(r.planned))  # as planning numbers
+    at = None if in_place else {p.input.index: n for n, p in enumerate(r.planned)}
 
     def done(i: int) -> Marker | None:
         p, key = tasks[i]
-        planned = r.predicted[at[p.input.index]] if r.predicted is not None else None
+        where = p.input.index if at is None else at[p.input.index]
+        planned = r.predicted[where] if r.predicted is not None else None
         marker = input_done(r.root, key, r.fingerprint, p, count, planned, r.position_free)
         if marker is not None and not r.completed.holds(p.input.index, marker):
             r.completed[p.input.index] = marker  # the stage's reading decides (spilled)
@@ -310,16 +356,18 @@ def convert_stage(r: RunState, count: int, fn: Callable[[Any], Any] = run_task) 
         payloads=payloads,
         fn=fn,
         done=done,
-        keys=[key for _, key in tasks],
-        sizes=[p.size or 0 for p, _ in tasks],
+        keys=Computed(ntasks, lambda i: tasks[i][1]),
+        sizes=Computed(ntasks, lambda i: tasks[i][0].size or 0),
         record=record,
         executor=lambda: executor_for(r.spec, r.registry, [tasks[i] for i in chosen]),
         resume=r.spec.run.resume,
         label="write (final pass)" if r.passes.tables else None,
         listing=listing_path(r.root.meta, "convert"),
-        markers=[os.path.join(r.root.meta, "done", f"{key}.json") for _, key in tasks],
-        names=[p.input.relpath for p, _ in tasks],
-        started=[os.path.join(r.root.meta, "tmp", key) for _, key in tasks],
+        markers=Computed(
+            ntasks, lambda i: os.path.join(r.root.meta, "done", f"{tasks[i][1]}.json")
+        ),
+        names=Computed(ntasks, lambda i: tasks[i][0].input.relpath),
+        started=Computed(ntasks, lambda i: os.path.join(r.root.meta, "tmp", tasks[i][1])),
         starting=lambda todo: chosen.extend(todo),
         finish=finish,
         keep=lambda i, marker: True,  # the markers are in r.completed's spill file

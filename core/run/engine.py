@@ -82,6 +82,7 @@ from .outputs import (
 from .ownership import OutputPlan, check_outputs, component_versions
 from .passes import end_run, plan_passes, remove_other_passes
 from .spill import MarkerStore, SpilledList
+from .stage import Computed
 from .task import READER_STEP, WRITER_STEP, run_task
 
 __all__ = ["RunReport", "plan", "run"]
@@ -152,6 +153,8 @@ def _replace_other_pipeline(
 ) -> None:
     """With ``overwrite``: delete the outputs and markers of another pipeline (never an input
     of this run), so the root holds one pipeline's outputs."""
+    if not checked.foreign_markers:
+        return  # (the inputs' real paths are not resolved: 100,000 of them)
     inputs = {os.path.realpath(p.input.path) for p in planned}
     for key, marker in checked.foreign_markers.items():
         for out in marker.get("outputs", []) + marker.get("quarantine", []):
@@ -424,7 +427,7 @@ def _orphans(r: RunState) -> None:
     """List the orphans (outputs of inputs no longer in the run, :mod:`~crawlmill.core.run.orphans`)
     in the report and on the terminal; delete them with ``run.remove_orphans``."""
     report, stream = r.report, r.stream
-    inputs = [p.input.path for p in r.planned]
+    inputs = Computed(len(r.planned), lambda n: r.planned[n].input.path)
     report.orphans = find_orphans(r.root, inputs, r.completed.marker_keys())
     if not report.orphans:
         return
@@ -568,7 +571,6 @@ def _summarise(
     same output file."""
     for label in labels:
         report.dropped.setdefault(label, {})
-    owner: dict[str, str] = {}
     report.input_outputs = entries = SpilledList()
     for p in planned:
         marker = completed.get(p.input.index)
@@ -576,7 +578,31 @@ def _summarise(
         if marker is None:
             continue
         report.add_task(marker.stats, labels)
-        for out in marker.outputs:
+        report.outputs.extend(out.path for out in marker.outputs)
+        report.quarantine_files.extend(q.path for q in marker.quarantine)
+    _claimed_twice(report, planned, completed, stream)
+    order = {step: i for i, step in enumerate([READER_STEP, *labels, WRITER_STEP])}
+    report.counts = dict(sorted(report.counts.items(), key=lambda c: order.get(c[0], len(order))))
+    try:
+        report.check()
+    except AccountingError as exc:
+        _fail(report, stream, None, str(exc))
+
+
+def _claimed_twice(
+    report: RunReport, planned: list[PlannedInput], completed: Completed, stream: TextIO
+) -> None:
+    """Fail the run for each output file two completed inputs list (found in the sorted
+    ``report.outputs``; the inputs that list it are looked up only then, so no map of every
+    output to its input is held)."""
+    report.outputs.sort()
+    twice = {a for a, b in zip(report.outputs, report.outputs[1:], strict=False) if a == b}
+    if not twice:
+        return
+    owner: dict[str, str] = {}
+    for p in planned:
+        marker = completed.get(p.input.index)
+        for out in marker.outputs if marker is not None else ():
             if out.path in owner:
                 _fail(
                     report,
@@ -584,15 +610,8 @@ def _summarise(
                     p.input.path,
                     f"output {out.path} of {p.input.path} was also written for {owner[out.path]}",
                 )
-            owner[out.path] = p.input.path
-            report.outputs.append(out.path)
-        report.quarantine_files.extend(q.path for q in marker.quarantine)
-    order = {step: i for i, step in enumerate([READER_STEP, *labels, WRITER_STEP])}
-    report.counts = dict(sorted(report.counts.items(), key=lambda c: order.get(c[0], len(order))))
-    try:
-        report.check()
-    except AccountingError as exc:
-        _fail(report, stream, None, str(exc))
+            if out.path in twice:
+                owner[out.path] = p.input.path
 
 
 class _FinalizeTasks(Sequence[CompletedInput]):

@@ -66,12 +66,13 @@ def find_orphans(root: OutputRoot, inputs: Iterable[str], keep: set[str]) -> lis
     """The orphans of ``root`` after a run whose input paths are ``inputs``: its completion
     markers, but those in ``keep`` (the run's own keys), whose input is none of ``inputs``;
     each ``{"key", "input", "input_path", "reason", "outputs", "quarantine"}``, by input."""
-    current = {os.path.abspath(p) for p in inputs}
-    found = [
-        _entry(key, marker)
-        for key, marker in _candidates(root, keep)
-        if os.path.abspath(marker["input_path"]) not in current
-    ]
+    current: set[str] | None = None  # made at the first candidate (a resume has none)
+    found = []
+    for key, marker in _candidates(root, keep):
+        if current is None:
+            current = {os.path.abspath(p) for p in inputs}
+        if os.path.abspath(marker["input_path"]) not in current:
+            found.append(_entry(key, marker))
     return sorted(found, key=lambda o: (o["input_path"], o["key"]))
 
 

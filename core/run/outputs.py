@@ -54,7 +54,7 @@ import json
 import os
 import re
 import shutil
-from collections.abc import Container, Iterable, Iterator
+from collections.abc import Container, Iterable, Iterator, Mapping
 from typing import Any
 
 from .. import storage
@@ -137,8 +137,9 @@ def write_json_atomic(path: str, data: Any, *, durable: bool = True) -> None:
 
 def json_chunks(data: dict[str, Any]) -> Iterator[str]:
     """The JSON text of the object ``data`` in chunks: one line per key (sorted) and, for a
-    list value (or an iterator, written as a list), one line per item, each encoded on its own by the C encoder (``json.dump``
-    with an indent encodes in Python). For the large files of a run (a stage listing, the
+    list value (or an iterator, written as a list), one line per item (for a mapping that is
+    no ``dict``, made as it is read: one line per member, in its order), each encoded on its
+    own by the C encoder (``json.dump`` with an indent encodes in Python). For the large files of a run (a stage listing, the
     report) with 100,000 entries: the same JSON to a reader, linear time, no whole string."""
     yield "{"
     for n, key in enumerate(sorted(data)):
@@ -150,6 +151,12 @@ def json_chunks(data: dict[str, Any]) -> Iterator[str]:
                 yield ("[" if m == 0 else ",") + "\n  "
                 yield json.dumps(item, sort_keys=True, default=str)
             yield "[]" if m < 0 else "\n ]"
+        elif isinstance(value, Mapping) and not isinstance(value, dict):  # made as written
+            m = -1
+            for m, (name, item) in enumerate(value.items()):
+                yield ("{" if m == 0 else ",") + f"\n  {json.dumps(str(name))}: "
+                yield json.dumps(item, sort_keys=True, default=str)
+            yield "{}" if m < 0 else "\n }"
         else:
             yield json.dumps(value, sort_keys=True, default=str)
     yield "\n}\n"

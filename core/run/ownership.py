@@ -80,9 +80,7 @@ def describe_difference(old: dict[str, Any] | None, new: dict[str, Any]) -> str:
 class OutputPlan:
     """What :func:`check_outputs` decided."""
 
-    #: input index -> the paths planned for it (empty when the writer cannot tell).
-    planned: dict[int, list[str]] = field(default_factory=dict)
-    #: input index -> existing planned files its task may replace.
+    #: input index -> existing planned files its task may replace (inputs with none: absent).
     replaceable: dict[int, list[str]] = field(default_factory=dict)
     #: files any task of the run may replace: listed by markers of inputs it redoes or by
     #: pending markers (``replaceable.json``; names no writer could plan, renumbered ones).
@@ -129,6 +127,13 @@ def _listed(
     return listed, other
 
 
+def _planned_twice(inputs: list[PlannedInput], planned_at: Any) -> set[str]:
+    """The paths planned for two inputs (or twice for one), found in the sorted list of every
+    planned path (no map of every path to its input: 100,000 inputs)."""
+    paths = sorted(rel for n in range(len(inputs)) for rel in planned_at(n))
+    return {a for a, b in zip(paths, paths[1:], strict=False) if a == b}
+
+
 def check_outputs(
     spec: PipelineSpec,
     planned: InputPlan,
@@ -160,26 +165,28 @@ def check_outputs(
     in_inputs = bool(problems)  # said once: not again for each output among the inputs
     result = OutputPlan()
     inputs: list[PlannedInput] = list(planned)
-    if predicted is not None:
-        result.planned = {
-            p.input.index: list(paths) for p, paths in zip(inputs, predicted, strict=True)
-        }
-    by_real = {os.path.realpath(p.input.path): p for p in inputs}
+
+    def planned_at(n: int) -> list[str]:  # the paths planned for inputs[n] (none: unknown)
+        return predicted[n] if predicted is not None else []
+
+    # the real paths of the inputs, to find outputs onto inputs; held while checking only
+    reals = {os.path.realpath(p.input.path) for p in inputs}
     clashes: set[str] = set()  # outputs that are inputs: refused above, not again below
-    owner: dict[str, PlannedInput] = {}
-    for p in inputs:
-        for rel in result.planned.get(p.input.index, []):
-            if rel in owner and owner[rel] is not p:
+    twice = _planned_twice(inputs, planned_at)
+    owner: dict[str, int] = {}  # planned path named twice -> the position of its input
+    for n, p in enumerate(inputs):
+        for rel in planned_at(n):
+            if rel in twice and owner.setdefault(rel, n) != n:
                 problems.append(
                     (
                         "output",
-                        f"{owner[rel].input.path} and {p.input.path} would both be written to "
-                        f"{rel}; give the writer a name pattern that tells them apart",
+                        f"{inputs[owner[rel]].input.path} and {p.input.path} would both be "
+                        f"written to {rel}; give the writer a name pattern that tells them apart",
                     )
                 )
-            owner[rel] = p
+                owner[rel] = n
             final = os.path.realpath(os.path.join(root.path, rel))
-            if final in by_real:
+            if final in reals:
                 clashes.add(final)
                 if in_inputs:
                     continue
@@ -190,8 +197,9 @@ def check_outputs(
                         "choose an output folder outside the inputs",
                     )
                 )
+    del owner, reals
 
-    wanted = {rel for i in redo for rel in result.planned.get(i, [])}
+    wanted = {rel for n, p in enumerate(inputs) if p.input.index in redo for rel in planned_at(n)}
     if known_keys is None:
         known = list(known)
         known_keys = {m.key for m in known}
@@ -219,7 +227,11 @@ def check_outputs(
                 )
             )
 
-    kept_paths = {storage.absolute(p.input.path) for p in inputs if p.input.index not in redo}
+    kept_paths = (  # made only when a listed file asks (a full resume lists none)
+        {storage.absolute(p.input.path) for p in inputs if p.input.index not in redo}
+        if listed
+        else set()
+    )
     for rel, owners in listed.items():
         kept = any(
             m.get("input_path") in kept_paths and m.get("fingerprint") == fingerprint
@@ -227,11 +239,11 @@ def check_outputs(
         )
         if not kept:
             result.shared.add(rel)
-    for p in inputs:
+    for n, p in enumerate(inputs):
         if p.input.index not in redo:
             continue  # resumed: its marker lists its files
         mine: list[str] = []
-        for rel in result.planned.get(p.input.index, []):
+        for rel in planned_at(n):
             final = os.path.join(root.path, rel)
             if not os.path.lexists(final) or os.path.realpath(final) in clashes:
                 continue
@@ -242,7 +254,8 @@ def check_outputs(
             else:
                 names = ", ".join(sorted({str(m.get("input_path")) for _, m in listed[rel]}))
                 problems.append(("output", refusal(final, f"it is the complete output of {names}")))
-        result.replaceable[p.input.index] = mine
+        if mine:
+            result.replaceable[p.input.index] = mine
     if problems:
         raise ConfigError(problems)
     return result

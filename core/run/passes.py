@@ -60,7 +60,7 @@ import os
 import re
 import shutil
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -74,7 +74,7 @@ from ..registry import Registry
 from ..spec import PipelineSpec
 from ..stats import RunReport, filter_labels
 from .executor import Executor, InProcessExecutor
-from .outputs import BOOKKEEPING, write_json_atomic
+from .outputs import BOOKKEEPING, json_chunks, write_json_atomic, write_text_atomic
 from .pass_tasks import (
     PassDir,
     collect_payload,
@@ -365,7 +365,7 @@ def pass_stages(
     spec: PipelineSpec,
     planned: Sequence[PlannedInput],
     *,
-    keys: dict[int, str],
+    keys: Mapping[Any, str],
     needed: bool,
     executor_for: ExecutorFor,
     report: RunReport,
@@ -377,17 +377,21 @@ def pass_stages(
     commit rule holds (its ``done.json``) is resumed whole; under ``run.resume: false`` the
     pass folders are removed first, so every pass is redone. The last stage is
     ``stages[-1]`` (the final pass depends on it)."""
-    write_json_atomic(
+    write_text_atomic(  # in chunks, made as written: 100,000 inputs are never all held
         run_json_path(spec.output),
-        {
-            **_stamp(),
-            "passes": [p.info() for p in plan.passes],
-            "inputs": [
-                {"index": p.input.index, "input": p.input.relpath, "path": p.input.path}
-                for p in planned
-            ],
-            "keys": {str(i): k for i, k in keys.items()},
-        },
+        json_chunks(
+            {
+                **_stamp(),
+                "passes": [p.info() for p in plan.passes],
+                "inputs": (
+                    {"index": p.input.index, "input": p.input.relpath, "path": p.input.path}
+                    for p in planned
+                ),
+                # a dict is written whole; another mapping (the engine's, of every input's
+                # key, with string keys) one member a line, made as written
+                "keys": {str(i): k for i, k in keys.items()} if isinstance(keys, dict) else keys,
+            }
+        ),
         durable=False,  # says only that a run is here: not fsynced
     )
     if not needed:

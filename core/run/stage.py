@@ -38,6 +38,7 @@ from .progress import ProgressMonitor
 
 __all__ = [
     "LISTING_VERSION",
+    "Computed",
     "Outcome",
     "Stage",
     "StageRun",
@@ -53,6 +54,31 @@ LISTING_VERSION = 1
 
 #: ``runner(fn, payloads)``: a stage's own way to run its tasks (e.g. a native shuffle).
 Runner = Callable[[Callable[[Any], Any], list[Any]], Iterator[tuple[int, Any]]]
+
+
+class Computed(Sequence[Any]):
+    """A read-only sequence of ``size`` items, item ``i`` made by ``at(i)`` when it is read
+    (nothing held): a stage's per-task lists (payloads, names, marker paths) at 100,000
+    inputs, each derived from what the driver holds anyway."""
+
+    def __init__(self, size: int, at: Callable[[int], Any]) -> None:
+        self._size = size
+        self._at = at
+
+    def __len__(self) -> int:
+        return self._size
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [self._at(j) for j in range(*i.indices(self._size))]
+        if i < 0:
+            i += self._size
+        if not 0 <= i < self._size:
+            raise IndexError("Computed index out of range")
+        return self._at(i)
+
+    def __iter__(self) -> Iterator[Any]:
+        return (self._at(i) for i in range(self._size))
 
 
 def unconfirmed(name: str) -> str:

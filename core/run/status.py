@@ -26,6 +26,7 @@ import socket
 import time
 from typing import Any
 
+from .json_scan import scan_json_object
 from .orphans import orphans_of_root
 from .outputs import BOOKKEEPING, OutputRoot
 from .pass_tasks import HEARTBEAT_SECONDS, PassDir, read_json, task_done
@@ -286,16 +287,25 @@ def _stages(meta: str, alive: bool) -> list[dict[str, Any]] | None:
     """Every stage's status from its listing (``stages/<name>.json``, written by
     :func:`~crawlmill.core.run.stage.run_stages`), one code path for every kind of stage: a
     task is done when its marker is there (or the listing says so when it names none, or the
-    stage's ``final`` marker is there), failed when the listing names its error. ``None`` for a root written before listings existed."""
+    stage's ``final`` marker is there), failed when the listing names its error. ``None`` for a
+    root written before listings existed. Each listing is read one task at a time
+    (:func:`~crawlmill.core.run.json_scan.scan_json_object`): 100,000 tasks are never held."""
     folder = os.path.join(meta, "stages")
     if not os.path.isdir(folder):
         return None
-    listings = []
+    found = []
     for name in sorted(os.listdir(folder)):
-        data = read_json(os.path.join(folder, name)) if name.endswith(".json") else None
-        if isinstance(data, dict) and isinstance(data.get("tasks"), list):
-            listings.append(data)
-    return [_stage(meta, s, alive) for s in sorted(listings, key=_listed_order)]
+        if not name.endswith(".json"):
+            continue
+        tally = _Tally(meta)
+        try:
+            listing = scan_json_object(os.path.join(folder, name), {"tasks": tally.add})
+        except (OSError, ValueError):
+            continue
+        if isinstance(listing.get("tasks"), int):  # a list, read item by item
+            found.append((listing, tally))
+    found.sort(key=lambda f: _listed_order(f[0]))
+    return [_stage(meta, listing, tally, alive) for listing, tally in found]
 
 
 def _listed_order(listing: dict[str, Any]) -> tuple[float, float, float]:
@@ -307,27 +317,59 @@ def _listed_order(listing: dict[str, Any]) -> tuple[float, float, float]:
     return written, 0.0, written
 
 
-def _stage(meta: str, listing: dict[str, Any], alive: bool) -> dict[str, Any]:
-    """One stage's status from its listing (see :func:`_stages`): a task not done whose
-    sign of life the listing names is there is running while the run is alive."""
-    tasks = {"total": 0, "done": 0, "running": 0, "failed": 0, "pending": 0}
-    failed: list[dict[str, Any]] = []
-    running: list[dict[str, Any]] = []
+class _Tally:
+    """A stage's tasks counted as its listing is read, before its other members are known:
+    each task's marker checked, the failed ones and those whose sign of life is there kept
+    (what :func:`_stage` needs once it knows whether the stage is closed and live)."""
+
+    def __init__(self, meta: str) -> None:
+        self.meta = meta
+        self.total = 0
+        self.done = 0
+        #: tasks naming a marker that is not there (done all the same if the stage is closed).
+        self.absent = 0
+        #: ``(names a marker, entry)`` of the failed tasks.
+        self.failed: list[tuple[bool, dict[str, Any]]] = []
+        #: the same of the tasks not done, not failed, whose sign of life is there (running
+        #: while the run is).
+        self.alive: list[tuple[bool, dict[str, Any]]] = []
+
+    def add(self, task: Any) -> None:
+        """Count one task of the listing."""
+        self.total += 1
+        if not isinstance(task, dict):
+            return
+        marker, started = task.get("marker"), task.get("started")
+        name = task.get("name") or task.get("key")
+        if os.path.exists(os.path.join(self.meta, marker)) if marker else task.get("done"):
+            self.done += 1
+            return
+        self.absent += bool(marker)
+        if task.get("error"):
+            self.failed.append((bool(marker), {"input": name, "error": task["error"]}))
+        elif started and os.path.exists(os.path.join(self.meta, started)):
+            self.alive.append((bool(marker), {"input": name}))
+
+    def not_done(self, closed: bool) -> tuple[int, list[dict[str, Any]], list[dict[str, Any]]]:
+        """The tasks done, the failed ones and those with a sign of life; ``closed``: the
+        stage's final marker is there (every task naming a marker is done)."""
+        if not closed:
+            return self.done, [e for _, e in self.failed], [e for _, e in self.alive]
+        failed = [e for marked, e in self.failed if not marked]
+        alive = [e for marked, e in self.alive if not marked]
+        return self.done + self.absent, failed, alive
+
+
+def _stage(meta: str, listing: dict[str, Any], tally: _Tally, alive: bool) -> dict[str, Any]:
+    """One stage's status from its listing's members and its tasks' ``tally`` (see
+    :func:`_stages`): a task not done whose sign of life the listing names is there is
+    running while the run is alive."""
     final = listing.get("final")
     closed = bool(final) and os.path.exists(os.path.join(meta, final))
     live = alive and listing.get("state") == "running"
-    for task in listing["tasks"]:
-        tasks["total"] += 1
-        marker, started = task.get("marker"), task.get("started")
-        name = task.get("name") or task.get("key")
-        if closed or os.path.exists(os.path.join(meta, marker)) if marker else task.get("done"):
-            tasks["done"] += 1
-        elif task.get("error"):
-            tasks["failed"] += 1
-            failed.append({"input": name, "error": task["error"]})
-        elif live and started and os.path.exists(os.path.join(meta, started)):
-            tasks["running"] += 1
-            running.append({"input": name})
+    done, failed, alive_tasks = tally.not_done(closed)
+    running = alive_tasks if live else []
+    tasks = {"total": tally.total, "done": done, "running": len(running), "failed": len(failed)}
     tasks["pending"] = tasks["total"] - tasks["done"] - tasks["failed"] - tasks["running"]
     written = listing.get("state")
     if tasks["done"] == tasks["total"] and written != "blocked":
@@ -367,6 +409,21 @@ def _mechanisms(
         status["final"] = status["shuffle"]["partition"]
 
 
+def _read_report(path: str) -> dict[str, Any] | None:
+    """``report.json`` without its per-input and per-output lists (``input_outputs``,
+    ``outputs``: read item by item and dropped, 100,000 of each at the scale of a real
+    crawl; ``status`` reads neither), or ``None`` (absent, unreadable)."""
+    skip = {"input_outputs": _drop, "outputs": _drop}
+    try:
+        return scan_json_object(path, skip)
+    except (OSError, ValueError):
+        return None
+
+
+def _drop(item: Any) -> None:
+    """Read and forgotten."""
+
+
 def read_status(output: str) -> dict[str, Any]:
     """The status of the output root ``output`` as plain data (what ``--json`` prints);
     ``FileNotFoundError`` when it holds no crawlmill bookkeeping."""
@@ -374,7 +431,7 @@ def read_status(output: str) -> dict[str, Any]:
     if not os.path.isdir(meta):
         raise FileNotFoundError(f"{output} is not a crawlmill output folder (no {BOOKKEEPING}/)")
     run = read_json(run_json_path(output))
-    report = read_json(os.path.join(meta, "report.json"))
+    report = _read_report(os.path.join(meta, "report.json"))
     alive = _alive(run)
     stop = None
     if run is not None:

@@ -188,6 +188,17 @@ def test_a_marker_store_gives_back_what_it_was_given(tmp_path):
     del store[2]
     assert store[1] == markers[0] and 2 not in store and store.get(2) is None
     assert before[1] == markers[1] and before[2] == markers[2]  # the snapshot is unchanged
+    assert len(store) == 2 and list(store) == [0, 1] and len(before) == 3
+    store[7] = markers[2]  # indexes need not come in order (arrays by index inside)
+    assert list(store) == [0, 1, 7] and 5 not in store and store.key_of(7) == "k2"
+    for missing in (5, 70, -1, "0"):
+        assert missing not in store
+        with pytest.raises(KeyError):
+            store[missing]
+    with pytest.raises(KeyError):
+        store.key_of(5)
+    with pytest.raises(KeyError):
+        del store[5]
     items = SpilledList([{"a": 1}, [2], "x"])
     items.append(None)
     assert list(items) == [{"a": 1}, [2], "x", None] and items[-2] == "x"
