@@ -74,7 +74,6 @@ from __future__ import annotations
 import glob
 import os
 import shutil
-import tempfile
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
@@ -295,7 +294,7 @@ class _Collector:
         """Plan the objects ``found`` below the prefix ``root`` as a local folder is planned
         (collections discovered, every other file on its own), on a shadow of the listing
         (:mod:`crawlmill.core.remote_tree`), its paths turned back into URLs."""
-        shadow = tempfile.mkdtemp(prefix="crawlmill-listing-")
+        shadow = remote_tree.shadow_folder(found, self.registry, "crawlmill-listing-")
         marks = [len(x) for x in (self.entries, self.unread, self.claimed, self.problems)]
         folders, roots = list(self.folders), dict(self.roots)
         try:
@@ -450,10 +449,15 @@ class _TreeScan:
             col.problems.append(("inputs", f"cannot list {folder}: {exc.strerror or exc}"))
             return
         output = col.real_output
+        base = real  # the folder's real path: an entry that is no symlink is below it
         for entry in entries:
             if is_side_file(entry.name):
                 continue
-            real = os.path.realpath(entry.path)  # once per entry (100,000 files)
+            # no realpath (a system call per path component) for each of 100,000 files
+            if entry.is_symlink():
+                real = os.path.realpath(entry.path)
+            else:
+                real = os.path.join(base, entry.name)
             if real == output or real.startswith(output.rstrip(os.sep) + os.sep):
                 continue  # in the output folder (``_within``)
             if entry.is_dir():

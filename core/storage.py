@@ -183,8 +183,10 @@ def _unstrip(url: str, fspath: str) -> str:
     parts = urlsplit(url)
     if proto in ("http", "https"):
         return fspath
-    if proto in ("s3", "s3a", "gs", "gcs", "az", "abfs", "abfss", "adl") or not parts.netloc:
+    if proto in ("s3", "s3a", "gs", "gcs", "az", "abfs", "abfss", "adl", "memory"):
         return f"{proto}://{fspath.lstrip('/')}"
+    if not parts.netloc:  # ``hdfs:///user/x``, ``local:///data/x``: an absolute path
+        return f"{proto}:///{fspath.lstrip('/')}"
     return f"{proto}://{parts.netloc}/{fspath.lstrip('/')}"
 
 
