@@ -6,9 +6,9 @@ A collection reader finds its units by names and folders (a Nutch crawl folder's
 Crawl 2012 segment's ``metadata-NNNNN``) and reads a few small files to decide (a Hadoop
 ``data`` file's header: CrawlDB or LinkDB; a ClueWeb09 ``.md5`` list). A prefix listed once
 (:func:`crawlmill.core.storage.find`, sizes included) is therefore mirrored in a temporary
-folder: every object becomes a sparse file of its size (no bytes fetched), except the files
-the readers declare their discovery reads (:attr:`crawlmill.core.plugin.Reader.discovery_reads`,
-collected by :meth:`crawlmill.core.registry.Registry.discovery_reads`: a name pattern and how
+folder (:func:`shadow_folder`: in ``/dev/shm`` when it can): every object becomes a sparse
+file of its size (no bytes fetched), except the files the readers declare their discovery
+reads (:attr:`crawlmill.core.plugin.Reader.discovery_reads`, collected by :meth:`crawlmill.core.registry.Registry.discovery_reads`: a name pattern and how
 many first bytes, or the whole file): of a file whose name several declarations match, the
 most bytes any of them reads are fetched (one ranged read, or one stream for a whole file).
 This module knows no format. The planning of a local folder then runs unchanged on the
@@ -37,7 +37,7 @@ __all__ = ["SHM", "SHM_BYTES", "build", "fetched_bytes", "shadow_folder", "to_ur
 #: the memory file system a shadow is made in when there is one (:func:`shadow_folder`).
 SHM = "/dev/shm"
 #: the most bytes discovery may fetch for a shadow in :data:`SHM` (they take memory there).
-SHM_BYTES = 64 << 20
+SHM_BYTES = 16 << 20
 #: ``(name pattern, bytes or None: the whole file)``, as ``Registry.discovery_reads`` gives.
 Reads = Sequence[tuple[re.Pattern[str], "int | None"]]
 
@@ -55,9 +55,9 @@ def fetched_bytes(name: str, size: int, reads: Reads) -> int:
 
 def shadow_folder(found: list[tuple[str, int]], registry: Registry, prefix: str) -> str:
     """A new empty folder for the shadow of the objects ``found`` (named ``prefix``...): in
-    the memory file system ``/dev/shm`` when this machine has one and the bytes discovery
-    fetches (:func:`fetched_bytes`) come to at most :data:`SHM_BYTES`, else in the temp
-    folder. A shadow is mostly directory entries of files of holes; creating 100,000 of them
+    the memory file system ``/dev/shm`` when this machine has one with room to spare (four
+    times those bytes, an inode for each object twice over) and the bytes discovery fetches
+    (:func:`fetched_bytes`) come to at most :data:`SHM_BYTES`, else in the temp folder. A shadow is mostly directory entries of files of holes; creating 100,000 of them
     on a disk file system is the kernel's journal work (seconds), in memory a fraction of it,
     and holes take no memory."""
     reads = registry.discovery_reads()
@@ -66,12 +66,25 @@ def shadow_folder(found: list[tuple[str, int]], registry: Registry, prefix: str)
         fetched += fetched_bytes(url.rsplit("/", 1)[-1], size, reads)
         if fetched > SHM_BYTES:
             break
-    if fetched <= SHM_BYTES and os.path.isdir(SHM) and os.access(SHM, os.W_OK | os.X_OK):
+    if fetched <= SHM_BYTES and _room(SHM, 4 * fetched + (1 << 20), 2 * len(found) + 64):
         try:
             return tempfile.mkdtemp(prefix=prefix, dir=SHM)
         except OSError:
             pass
     return tempfile.mkdtemp(prefix=prefix)
+
+
+def _room(folder: str, free_bytes: int, inodes: int) -> bool:
+    """Whether ``folder`` is a writable folder with ``free_bytes`` and ``inodes`` to spare (a
+    container's ``/dev/shm`` may be 64 MB in all, shared with other processes)."""
+    if not (os.path.isdir(folder) and os.access(folder, os.W_OK | os.X_OK)):
+        return False
+    try:
+        st = os.statvfs(folder)
+    except OSError:
+        return False
+    spare_inodes = st.f_favail if st.f_files else inodes  # 0 files: no inode limit
+    return st.f_bavail * st.f_frsize >= free_bytes and spare_inodes >= inodes
 
 
 def build(root: str, found: list[tuple[str, int]], shadow: str, registry: Registry) -> None:

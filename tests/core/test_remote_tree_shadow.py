@@ -63,3 +63,23 @@ def test_the_shadow_goes_to_memory_unless_discovery_fetches_much(tmp_path, monke
     assert os.path.dirname(remote_tree.shadow_folder(found, _Reads([]), "t-")) == str(shm)
     monkeypatch.setattr(remote_tree, "SHM", str(tmp_path / "none"))  # no memory file system
     assert os.path.dirname(remote_tree.shadow_folder(found, _Reads([]), "t-")) == str(temp)
+
+
+def test_a_full_memory_file_system_is_not_used(tmp_path, monkeypatch):
+    """A container's ``/dev/shm`` may be 64 MB in all: without room to spare (bytes or
+    inodes), the shadow goes to the temp folder."""
+    _, found = _objects(tmp_path)
+    shm, temp = tmp_path / "shm", tmp_path / "temp"
+    shm.mkdir()
+    temp.mkdir()
+    monkeypatch.setattr(remote_tree, "SHM", str(shm))
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    real = os.statvfs(shm)
+    for full in ({"f_bavail": 10}, {"f_favail": 5}):
+        fields = {k: getattr(real, k) for k in ("f_bavail", "f_frsize", "f_files", "f_favail")}
+        fake = type("St", (), {**fields, **full, "f_files": 1000})
+        monkeypatch.setattr(os, "statvfs", lambda _path, fake=fake: fake)
+        assert os.path.dirname(remote_tree.shadow_folder(found, _Reads([]), "t-")) == str(temp)
+    fake = type("St", (), {"f_bavail": 1 << 30, "f_frsize": 4096, "f_files": 1000, "f_favail": 900})
+    monkeypatch.setattr(os, "statvfs", lambda _path: fake)
+    assert os.path.dirname(remote_tree.shadow_folder(found, _Reads([]), "t-")) == str(shm)
