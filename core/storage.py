@@ -62,6 +62,7 @@ __all__ = [
     "open_range",
     "put_file",
     "read_all",
+    "read_detection",
     "read_head",
     "read_start",
     "redact",
@@ -404,6 +405,53 @@ def read_head(path: str, size: int = 65536) -> bytes:
 
     with open_range(path) as fh:
         return read_head_of(fh, size)
+
+
+def read_detection(path: str, raw: int = 512, size: int = 65536) -> tuple[bytes, bytes] | None:
+    """``(read_head(path, size), read_start(path, raw))``: what format detection reads, or
+    ``None`` when ``path`` is no file. A remote object is looked up once (its size with it)
+    and opened once for both, its first bytes fetched once: a ``HEAD`` and one ranged ``GET``
+    (two for a gzip file, whose head may need up to 1 MiB), where :func:`isfile`,
+    :func:`read_head` and :func:`read_start` one after another send three ``HEAD`` and
+    three ``GET`` requests (planning detects every object of a prefix that is in no
+    collection)."""
+    if not is_remote(path):
+        if not isfile(path):
+            return None
+        return read_head(path, size), read_start(path, raw)
+    from crawlmill.formats.codecs.compression import compression_of, read_head_of
+
+    fs, p = filesystem(path)
+    try:
+        info = fs.info(p)
+    except OSError:
+        return None  # as isfile: not there, or no access
+    if info.get("size") is None or info.get("type", "file") != "file":
+        return None
+    known = {"size": int(info["size"])} if _is_s3(fs) or scheme(path) in _HTTP else {}
+    with fs.open(p, "rb", block_size=RANGE_BLOCK, cache_type="none", **known) as fh:
+        first = fh.read(max(size, 4096))
+        if compression_of(first) in (None, "gzip"):  # read from the start only, onwards
+            head = read_head_of(_Onwards(first, fh), size)
+        else:  # another codec's decoder may seek: the file itself, from its start again
+            fh.seek(0)
+            head = read_head_of(fh, size)
+    return head, first[:raw]
+
+
+class _Onwards:
+    """A file read from its start once more, its first bytes already in hand: ``read`` gives
+    them, then the rest from ``fh`` (which is past them)."""
+
+    def __init__(self, first: bytes, fh: BinaryIO) -> None:
+        self.first = first
+        self.fh = fh
+
+    def read(self, n: int = -1) -> bytes:
+        out, self.first = (self.first, b"") if n < 0 else (self.first[:n], self.first[n:])
+        if n < 0:
+            return out + self.fh.read()
+        return out + (self.fh.read(n - len(out)) if n > len(out) else b"")
 
 
 def absolute(path: str) -> str:
