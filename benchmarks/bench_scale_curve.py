@@ -31,7 +31,9 @@ Measured per run:
   forks, sampled every 0.5 s (the daemon ignores SIGCHLD, so their CPU reaches no parent's
   account: without them the cluster's figure missed most of the conversion's CPU);
 * peak RSS: the driver's (its ``VmHWM``), its JVM's, and the largest worker's: a pool worker
-  process (local) or one cluster worker's executor JVM and its Python workers together,
+  process (local: the largest Python process below the driver, since pool workers are forked
+  by the forkserver, a child of the driver) or one cluster worker's executor JVM and its
+  Python workers together,
   sampled every 0.5 s from ``/proc``;
 * peak work-folder bytes above the run's start (sampled every second): ``OUT/.crawlmill``
   (markers, collect tables, reduce parts) and the scratch (the driver's ``TMPDIR`` and
@@ -275,8 +277,10 @@ class Meter:
                     ppid, _, _, _, rss, name, _ = stats[pid]
                     if name == "java":
                         peaks["driver_jvm_rss"] = max(peaks["driver_jvm_rss"], rss)
-                    elif not workers and ppid == driver and name.startswith("python"):
-                        peaks["worker_rss"] = max(peaks["worker_rss"], rss)  # a pool worker
+                    elif not workers and name.startswith("python"):
+                        # a pool worker: forked by the forkserver (a child of the driver), so
+                        # any Python process below the driver (the forkserver, smaller, too)
+                        peaks["worker_rss"] = max(peaks["worker_rss"], rss)
                         peaks["python_worker_rss"] = max(peaks["python_worker_rss"], rss)
                 for daemon in workers:
                     node = 0

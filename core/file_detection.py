@@ -59,19 +59,18 @@ def detect_reader(registry: Registry, path: str, named: bool) -> tuple[str | Non
     own, named like a format a reader reads, a known foreign format, unreadable) rather than a
     side file of a listed folder."""
     try:
-        head = raw = b""
-        if storage.isfile(path):
-            head = storage.read_head(path)
-            raw = storage.read_start(path, 512)
+        found = storage.read_detection(path, 512)  # a remote object: one lookup, one open
     except OSError as exc:
         return None, f"cannot read it: {exc.strerror or exc}", True
+    is_file = found is not None
+    head, raw = found if found is not None else (b"", b"")
     ranking = registry.detect(path, head)
     if ranking:
         return ranking[0][0], "", True
     foreign = foreign_format(raw, head)
     if foreign is not None:
         return None, f"{foreign}: no reader installed for it yet", True
-    if not raw and storage.isfile(path):  # a Spark job's empty partition, a failed copy
+    if not raw and is_file:  # a Spark job's empty partition, a failed copy
         return None, "an empty file (0 bytes): no records to read", True
     like = _named_like(registry, path)
     if like is not None:

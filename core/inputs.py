@@ -74,7 +74,6 @@ from __future__ import annotations
 import glob
 import os
 import shutil
-import tempfile
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
@@ -314,7 +313,7 @@ class _Collector:
         """Plan the objects ``found`` below the prefix ``root`` as a local folder is planned
         (collections discovered, every other file on its own), on a shadow of the listing
         (:mod:`crawlmill.core.remote_tree`), its paths turned back into URLs."""
-        scratch = tempfile.mkdtemp(prefix="crawlmill-listing-")
+        scratch = remote_tree.shadow_folder(found, self.registry, "crawlmill-listing-")
         # the shadow has the prefix's name: a collection unit the prefix itself is (a MapFile
         # folder, a segment) is named after its folder, as the same local folder's is
         name = root.rsplit("/", 1)[-1]
@@ -478,10 +477,15 @@ class _TreeScan:
             col.problems.append(("inputs", f"cannot list {folder}: {exc.strerror or exc}"))
             return
         output = col.real_output
+        base = real  # the folder's real path: an entry that is no symlink is below it
         for entry in entries:
             if is_side_file(entry.name):
                 continue
-            real = os.path.realpath(entry.path)  # once per entry (100,000 files)
+            # no realpath (a system call per path component) for each of 100,000 files
+            if entry.is_symlink():
+                real = os.path.realpath(entry.path)
+            else:
+                real = os.path.join(base, entry.name)
             if real == output or real.startswith(output.rstrip(os.sep) + os.sep):
                 continue  # in the output folder (``_within``)
             if entry.is_dir():

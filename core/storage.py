@@ -34,7 +34,6 @@ import mmap
 import os
 import posixpath
 import re
-import shutil
 import tempfile
 from collections.abc import Iterator
 from typing import Any, BinaryIO
@@ -46,6 +45,7 @@ __all__ = [
     "StorageError",
     "absolute",
     "check_url",
+    "download",
     "entries",
     "filesystem",
     "find",
@@ -60,7 +60,9 @@ __all__ = [
     "mapped_start",
     "open_input",
     "open_range",
+    "put_file",
     "read_all",
+    "read_detection",
     "read_head",
     "read_start",
     "redact",
@@ -79,6 +81,11 @@ RANGE_BLOCK = 1 << 20
 _HTTP = ("http", "https")
 #: attempts of a request that failed with a transient error (throttling, 5xx, a reset).
 RETRIES = 8
+#: part size of a multipart upload to S3, one part in memory at a time (s3fs's default reads
+#: up to 10 parts of 50 MiB at once: a whole 125 MB output in memory, twice over, per task).
+UPLOAD_PART = STREAM_BLOCK
+#: the most parts S3 takes in one multipart upload (a larger file gets larger parts).
+_S3_MAX_PARTS = 10_000
 
 
 class StorageError(OSError):
@@ -177,8 +184,10 @@ def _unstrip(url: str, fspath: str) -> str:
     parts = urlsplit(url)
     if proto in ("http", "https"):
         return fspath
-    if proto in ("s3", "s3a", "gs", "gcs", "az", "abfs", "abfss", "adl") or not parts.netloc:
+    if proto in ("s3", "s3a", "gs", "gcs", "az", "abfs", "abfss", "adl", "memory"):
         return f"{proto}://{fspath.lstrip('/')}"
+    if not parts.netloc:  # ``hdfs:///user/x``, ``local:///data/x``: an absolute path
+        return f"{proto}:///{fspath.lstrip('/')}"
     return f"{proto}://{parts.netloc}/{fspath.lstrip('/')}"
 
 
@@ -296,15 +305,31 @@ def open_range(path: str) -> BinaryIO:
     return fs.open(p, "rb", block_size=RANGE_BLOCK, cache_type="none")
 
 
+def put_file(fs: Any, local: str, path: str) -> None:
+    """Upload the local file ``local`` to ``path`` of the fsspec filesystem ``fs`` in bounded
+    memory: to S3 as a multipart upload (completed only when the file is whole) of
+    :data:`UPLOAD_PART`-byte parts sent one at a time (a file under two parts in one request);
+    other stores with their library's own settings (gcsfs uploads 50 MiB chunks one at a
+    time)."""
+    if not _is_s3(fs):
+        fs.put_file(local, path)
+        return
+    part = max(UPLOAD_PART, -(-os.path.getsize(local) // _S3_MAX_PARTS))
+    fs.put_file(local, path, chunksize=part, max_concurrency=1)
+
+
 @contextlib.contextmanager
 def mapped(path: str) -> Iterator[bytes | mmap.mmap]:
     """The whole file ``path`` as a buffer, for a decoder that indexes and searches a file
     (a SequenceFile's sync markers, a MapFile's data): a local file is memory-mapped as it
-    always was (``b""`` when empty); a remote object is fetched once, streamed with the
-    :data:`STREAM_BLOCK` read-ahead, into an unnamed scratch file (in
-    ``$CRAWLMILL_WORK_DIR`` when set, else the temp folder; gone when the block ends) and
-    memory-mapped: the decoder reads it whole anyway, so one sequential fetch is the fewest
-    requests, and the object is never held in memory."""
+    always was (``b""`` when empty); a remote object is downloaded once, in one streamed
+    request written to disk as it arrives (:func:`download`: a few MiB of memory whatever
+    the object's size), to a scratch file (in ``$CRAWLMILL_WORK_DIR`` when set, else the temp
+    folder; unlinked once open, so gone when the block ends) and memory-mapped: the decoder
+    reads it whole anyway, so one sequential fetch is the fewest requests. A mapping's pages
+    are the page cache's, but count in the process's RSS once read: a decoder walking the
+    buffer hands them back behind it (``madvise(MADV_DONTNEED)``, as the SequenceFile
+    framer does every 32 MiB), which bounds its memory whatever the file's size."""
     if not is_remote(path):
         with open(local_path(path), "rb") as fh:
             if os.fstat(fh.fileno()).st_size == 0:
@@ -316,15 +341,37 @@ def mapped(path: str) -> Iterator[bytes | mmap.mmap]:
     scratch = os.environ.get("CRAWLMILL_WORK_DIR") or None
     if scratch:
         os.makedirs(scratch, exist_ok=True)
-    with tempfile.TemporaryFile(dir=scratch) as tmp:
-        with open_input(path) as src:
-            shutil.copyfileobj(src, tmp, STREAM_BLOCK)
-        tmp.flush()
-        if tmp.tell() == 0:
+    fd, name = tempfile.mkstemp(prefix="crawlmill-fetch-", dir=scratch)
+    try:
+        os.close(fd)
+        download(path, name)
+        tmp = open(name, "rb")  # noqa: SIM115 - closed below
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(name)  # the open file stays readable; its blocks go when it closes
+    with tmp:
+        if os.fstat(tmp.fileno()).st_size == 0:
             yield b""
             return
         with mmap.mmap(tmp.fileno(), 0, access=mmap.ACCESS_READ) as data:
             yield data
+
+
+def download(url: str, local: str) -> None:
+    """Copy the remote object ``url`` to the local file ``local`` in one streamed request,
+    written as it arrives (the library's ``get_file``: S3 in 64 KiB reads, sequentially, not
+    s3fs's default of up to 10 concurrent 50 MiB parts held in memory; HTTP in 5 MiB reads)."""
+    fs, p = filesystem(url)
+    if _is_s3(fs):
+        fs.get_file(p, local, max_concurrency=1)
+    else:
+        fs.get_file(p, local)
+
+
+def _is_s3(fs: Any) -> bool:
+    """Whether the fsspec filesystem ``fs`` is s3fs's."""
+    protocol = fs.protocol if isinstance(fs.protocol, (tuple, list)) else (fs.protocol,)
+    return "s3" in protocol
 
 
 @contextlib.contextmanager
@@ -358,6 +405,53 @@ def read_head(path: str, size: int = 65536) -> bytes:
 
     with open_range(path) as fh:
         return read_head_of(fh, size)
+
+
+def read_detection(path: str, raw: int = 512, size: int = 65536) -> tuple[bytes, bytes] | None:
+    """``(read_head(path, size), read_start(path, raw))``: what format detection reads, or
+    ``None`` when ``path`` is no file. A remote object is looked up once (its size with it)
+    and opened once for both, its first bytes fetched once: a ``HEAD`` and one ranged ``GET``
+    (two for a gzip file, whose head may need up to 1 MiB), where :func:`isfile`,
+    :func:`read_head` and :func:`read_start` one after another send three ``HEAD`` and
+    three ``GET`` requests (planning detects every object of a prefix that is in no
+    collection)."""
+    if not is_remote(path):
+        if not isfile(path):
+            return None
+        return read_head(path, size), read_start(path, raw)
+    from crawlmill.formats.codecs.compression import compression_of, read_head_of
+
+    fs, p = filesystem(path)
+    try:
+        info = fs.info(p)
+    except OSError:
+        return None  # as isfile: not there, or no access
+    if info.get("size") is None or info.get("type", "file") != "file":
+        return None
+    known = {"size": int(info["size"])} if _is_s3(fs) or scheme(path) in _HTTP else {}
+    with fs.open(p, "rb", block_size=RANGE_BLOCK, cache_type="none", **known) as fh:
+        first = fh.read(max(size, 4096))
+        if compression_of(first) in (None, "gzip"):  # read from the start only, onwards
+            head = read_head_of(_Onwards(first, fh), size)
+        else:  # another codec's decoder may seek: the file itself, from its start again
+            fh.seek(0)
+            head = read_head_of(fh, size)
+    return head, first[:raw]
+
+
+class _Onwards:
+    """A file read from its start once more, its first bytes already in hand: ``read`` gives
+    them, then the rest from ``fh`` (which is past them)."""
+
+    def __init__(self, first: bytes, fh: BinaryIO) -> None:
+        self.first = first
+        self.fh = fh
+
+    def read(self, n: int = -1) -> bytes:
+        out, self.first = (self.first, b"") if n < 0 else (self.first[:n], self.first[n:])
+        if n < 0:
+            return out + self.fh.read()
+        return out + (self.fh.read(n - len(out)) if n > len(out) else b"")
 
 
 def absolute(path: str) -> str:

@@ -223,10 +223,10 @@ class RemoteRoot:
         local = os.path.join(self.stage, *rel.split("/"))
         key = self._key(safe_relpath(rel, internal=True))
         if storage.scheme(self.url) in _OBJECT_STORES:
-            self.fs.put_file(local, key)  # a multipart upload completes only when whole
+            storage.put_file(self.fs, local, key)  # a multipart upload completes when whole
             return
         tmp = f"{key}.crawlmill-upload"
-        self.fs.put_file(local, tmp)
+        storage.put_file(self.fs, local, tmp)
         self.fs.mv(tmp, key)
 
     def publish(self) -> list[str]:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import shutil
 import sys
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -64,7 +63,7 @@ def mirrored(registry: Registry, url: str) -> Iterator[Mirror]:
             )
         elif not any(is_side_file(part) for part in parts):
             found.append((obj, size))
-    shadow = tempfile.mkdtemp(prefix="crawlmill-inspect-")
+    shadow = remote_tree.shadow_folder(found, registry, "crawlmill-inspect-")
     try:
         remote_tree.build(root, found, shadow, registry)
         yield Mirror(shadow, root)

@@ -38,7 +38,7 @@ import os
 import struct
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from ..codecs.stream import Damage
 from .codecs import DEFAULT_CODEC, CodecError, HadoopCodec, codec_for
@@ -56,6 +56,7 @@ __all__ = [
     "encode_header",
     "iter_entries",
     "read_header",
+    "release_pages",
 ]
 
 MAGIC = b"SEQ"
@@ -334,14 +335,8 @@ class _Framer:
         :data:`RELEASE_STEP` bytes: what was read stays in the page cache, not in this
         process's resident memory (a large record would otherwise count twice, as pages and
         as the bytes copied out of them)."""
-        if pos - self._released < RELEASE_STEP:
-            return
-        madvise = getattr(self.data, "madvise", None)
-        end = pos - pos % mmap.PAGESIZE
-        if madvise is not None and end > self._released:
-            with contextlib.suppress(OSError, ValueError):
-                madvise(mmap.MADV_DONTNEED, self._released, end - self._released)
-        self._released = end
+        if pos - self._released >= RELEASE_STEP:
+            self._released = release_pages(self.data, self._released, pos)
 
     # -- NONE and RECORD ---------------------------------------------------------------------
 
@@ -525,6 +520,21 @@ class _Framer:
         if p != len(lengths) or at != len(data):
             raise _Damaged(pos, BAD_LENGTH, f"block {what} lengths do not add up to their buffers")
         return out
+
+
+def release_pages(data: Any, start: int, end: int) -> int:
+    """Hand the pages of ``data`` (an ``mmap``; anything else is left alone) from ``start`` (a
+    page boundary) up to ``end`` back to the kernel (``madvise(MADV_DONTNEED)``): a file's
+    bytes stay in the page cache, but no longer count in this process's resident memory. A
+    decoder walking a mapped file calls it every :data:`RELEASE_STEP` bytes behind it, so its
+    memory does not grow with the file. Returns the page boundary released up to (where the
+    next release starts)."""
+    madvise = getattr(data, "madvise", None)
+    stop = end - end % mmap.PAGESIZE
+    if madvise is not None and stop > start:
+        with contextlib.suppress(OSError, ValueError):
+            madvise(mmap.MADV_DONTNEED, start, stop - start)
+    return max(start, stop)
 
 
 def iter_entries(

@@ -21,12 +21,14 @@ from crawlmill.formats.hadoop.codecs import DEFAULT_CODEC, CodecError, codec_for
 from crawlmill.formats.hadoop.nutch import decode_nutch, to_plain
 from crawlmill.formats.hadoop.nutch_crawldatum import CrawlDatum
 from crawlmill.formats.hadoop.sequencefile import (
+    RELEASE_STEP,
     SYNC_ESCAPE,
     Entry,
     Header,
     HeaderError,
     iter_entries,
     read_header,
+    release_pages,
 )
 from crawlmill.formats.hadoop.vint import VIntError, decode_vint
 from crawlmill.formats.hadoop.writables import canonical_name, content_of, decode_modified_utf8
@@ -192,9 +194,11 @@ def _block_keys_sorted(data: Any, header: Header) -> bool | None:
     codec = codec_for(header.codec or DEFAULT_CODEC)
     if codec is None:
         return None
-    pos, size, last = header.length, len(data), None
+    pos, size, last, released = header.length, len(data), None, 0
     try:
         while pos < size:
+            if pos - released >= RELEASE_STEP:  # pages walked past: out of resident memory
+                released = release_pages(data, released, pos)
             if bytes(data[pos : pos + 4]) != SYNC_ESCAPE:
                 return None
             count, pos = decode_vint(data, pos + 20)
@@ -223,8 +227,10 @@ def _block_keys_sorted(data: Any, header: Header) -> bool | None:
 def _walk_sorted(data: Any, header: Header) -> bool | None:
     if header.compression == "block":
         return _block_keys_sorted(data, header)
-    pos, size, last = header.length, len(data), None
+    pos, size, last, released = header.length, len(data), None, 0
     while pos < size:
+        if pos - released >= RELEASE_STEP:  # pages walked past: out of resident memory
+            released = release_pages(data, released, pos)
         if pos + 4 > size:
             return None
         if data[pos : pos + 4] == SYNC_ESCAPE:

@@ -47,6 +47,7 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
     sent = 0  # body bytes sent
     gets = 0
+    heads = 0
 
 
 class _Files(BaseHTTPRequestHandler):
@@ -83,6 +84,7 @@ class _Files(BaseHTTPRequestHandler):
         self._serve(True)
 
     def do_HEAD(self) -> None:
+        self.server.heads += 1
         self._serve(False)
 
 
@@ -168,3 +170,21 @@ def test_detecting_a_large_object_reads_its_start_only(http, tmp_path):
     assert main(["convert", url, "-o", str(out), "--workers", "1"]) == 0
     size = sum(len(m) for m in http.members)
     assert size <= http.sent <= size + (2 << 20)
+
+
+def test_detecting_a_remote_object_looks_it_up_once_and_reads_its_start_once(http):
+    """Planning detects each object of a prefix that is in no collection: one ``HEAD`` (is it
+    a file, its size) and its first bytes fetched once (the first 64 KiB, then up to 1 MiB
+    of a gzip file), not a lookup and a fetch of the start per check (3 ``HEAD``, 3 ``GET``)."""
+    from crawlmill.core.file_detection import detect_reader
+    from crawlmill.core.registry import Registry
+
+    registry = Registry.load()
+    url = f"{http.base}/large.warc.gz"
+    http.sent = http.gets = http.heads = 0
+    assert detect_reader(registry, url, named=True) == ("warc", "", True)
+    assert (http.heads, http.gets) == (1, 2)
+    assert http.sent == 1 << 20
+    one_by_one = (storage.read_head(url), storage.read_start(url, 512))
+    assert storage.read_detection(url) == one_by_one  # the same bytes
+    assert storage.read_detection(f"{http.base}/missing.warc.gz") is None

@@ -223,3 +223,41 @@ def test_a_placeholder_is_never_uploaded(s3, local_copy, tmp_path):
     assert "en/00.warc.gz" not in remote.publish()
     s3.invalidate_cache()
     assert _remote_files(s3, "crawl-out/run5") == local_copy
+
+
+def test_an_upload_holds_one_bounded_part_at_a_time(s3, tmp_path, monkeypatch):
+    """An output goes to S3 as a multipart upload of ``storage.UPLOAD_PART``-byte parts sent
+    one at a time (s3fs's default reads up to ten 50 MiB parts at once: a task's whole 125 MB
+    output in memory), completed only when whole; a download for a decoder's scratch copy is
+    one sequential stream."""
+    from crawlmill.core import storage
+
+    data = os.urandom(2 * storage.UPLOAD_PART + 4096)
+    local = tmp_path / "big.bin"
+    local.write_bytes(data)
+    fs, key = storage.filesystem("s3://crawl-out/upload/big.bin")
+    parts, calls, flight = [], [], [0, 0]
+    call = fs._call_s3
+
+    async def counting(method, *args, **kwargs):
+        calls.append(method)
+        if method == "upload_part":
+            parts.append(len(kwargs["Body"]))
+        flight[0] += 1
+        flight[1] = max(flight)
+        try:
+            return await call(method, *args, **kwargs)
+        finally:
+            flight[0] -= 1
+
+    monkeypatch.setattr(fs, "_call_s3", counting)
+    storage.put_file(fs, str(local), key)
+    assert parts == [storage.UPLOAD_PART, storage.UPLOAD_PART, 4096]
+    assert flight[1] == 1  # one request at a time
+    assert calls[-1] == "complete_multipart_upload"
+    s3.invalidate_cache()
+    assert s3.cat("crawl-out/upload/big.bin") == data
+    calls.clear()
+    storage.download("s3://crawl-out/upload/big.bin", str(tmp_path / "back.bin"))
+    assert calls == ["get_object"]  # one streamed request
+    assert (tmp_path / "back.bin").read_bytes() == data
