@@ -1,9 +1,24 @@
-"""The local shuffle's disk use: WARC -> nutch-segment over generated HTML pages, run files
-compressed (zstd) or not; prints the output size, the run's own ``shuffle`` report
-(``run_bytes``, ``peak_scratch_bytes``), the output folder's peak as polled every 20 ms, and
-the wall time.
+"""The local shuffle's disk use: WARC -> nutch-segment over generated HTML pages; prints the
+output size, the run's own ``shuffle`` report (``run_bytes``, ``peak_scratch_bytes``), the
+output folder's peak as polled (the whole folder, and its ``.crawlmill`` part: for a local
+output the run's work folder is the output root's ``.crawlmill``), the wall and CPU time
+(this process and its worker processes) and the load average.
 
-    python benchmarks/bench_shuffle_disk.py --mb 64 --memory 8388608 --fan-in 8
+Two modes:
+
+* forced spills, run files compressed (zstd) or not (the table's first rows)::
+
+    python benchmarks/bench_shuffle_disk.py --mb 64 --memory 4194304 --fan-in 8
+
+* the defaults a user gets (``--defaults``: no ``shuffle_memory``, fan-in, workers or
+  partitions set; compressed runs), over ``--files`` inputs of ``--mb`` MiB each, kept in
+  ``--data`` between runs (the 4 GB run reuses the 1 GB run's file as its first)::
+
+    nice -n 19 python benchmarks/bench_shuffle_disk.py --defaults --mb 1024 --files 4 \
+        --data /tmp/shuffle-disk-data
+
+The generator (:func:`page`) writes plain (uncompressed) WARC response records of ~5.5 KB
+HTML pages (600 random words, 8 outlinks), distinct per record.
 """
 
 from __future__ import annotations
@@ -13,6 +28,8 @@ import contextlib
 import json
 import os
 import random
+import resource
+import shutil
 import tempfile
 import threading
 import time
@@ -56,6 +73,31 @@ def page(i: int, rnd: random.Random) -> bytes:
     return head + http + b"\r\n\r\n"
 
 
+def write_input(path: Path, mb: int, first: int, seed: int) -> int:
+    """Write ``path`` of at least ``mb`` MiB of records numbered from ``first``; their count."""
+    rnd, i = random.Random(seed), first
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "wb") as fh:
+        while fh.tell() < mb << 20:
+            fh.write(page(i, rnd))
+            i += 1
+    os.replace(tmp, path)
+    return i - first
+
+
+def inputs(data: Path, mb: int, files: int) -> list[Path]:
+    """``files`` inputs of ``mb`` MiB in ``data`` (file ``n``: seed ``n + 1``, records from
+    ``n * 10**8``), written unless there already."""
+    data.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for n in range(files):
+        path = data / f"in-{mb}-{n:03d}.warc"
+        if not path.exists():
+            write_input(path, mb, n * 10**8, n + 1)
+        paths.append(path)
+    return paths
+
+
 def folder_bytes(root: Path) -> int:
     total = 0
     for where, _dirs, names in os.walk(root):
@@ -65,61 +107,85 @@ def folder_bytes(root: Path) -> int:
     return total
 
 
-def run(work: Path, data: Path, compress: bool, memory: int, fan_in: int) -> dict:
-    from crawlmill.algorithms.sorted_runs import merge, runfile
+def cpu_seconds() -> float:
+    """User + system CPU of this process and its reaped children."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def run(out: Path, data: list[Path], run_yaml: str, writer_yaml: str, every: float) -> dict:
+    """Convert ``data`` into ``out`` polling its bytes every ``every`` seconds."""
     from crawlmill.core.commands.cli import main
 
-    runfile.COMPRESS = compress
-    merge.FAN_IN = fan_in
-    out = work / ("zstd" if compress else "plain")
-    config = work / f"{out.name}.yaml"
+    shutil.rmtree(out, ignore_errors=True)
+    config = out.with_name(out.name + ".yaml")
     config.write_text(
-        f"version: 1\ninputs: [{data}]\nwriter: {{name: nutch-segment, segment: '20240101000000',"
-        f" partitions: 4}}\noutput: {out}\nrun: {{workers: 1, shuffle_memory: {memory}}}\n"
+        f"version: 1\ninputs: [{', '.join(str(p) for p in data)}]\n"
+        f"writer: {{name: nutch-segment, segment: '20240101000000'{writer_yaml}}}\n"
+        f"output: {out}\n{run_yaml}"
     )
-    peak, stop = [0], threading.Event()
+    peak, meta_peak, stop = [0], [0], threading.Event()
 
     def poll() -> None:
         while not stop.is_set():
             peak[0] = max(peak[0], folder_bytes(out))
-            time.sleep(0.02)
+            meta_peak[0] = max(meta_peak[0], folder_bytes(out / ".crawlmill"))
+            time.sleep(every)
 
+    load = os.getloadavg()
     thread = threading.Thread(target=poll, daemon=True)
     thread.start()
-    started = time.monotonic()
+    started, cpu = time.monotonic(), cpu_seconds()
     code = main(["run", str(config), "--progress", "never"])
-    seconds = time.monotonic() - started
+    seconds, cpu = time.monotonic() - started, cpu_seconds() - cpu
     stop.set()
     thread.join()
     report = json.loads((out / ".crawlmill/report.json").read_text())
     final = folder_bytes(out) - folder_bytes(out / ".crawlmill")
     return {
-        "compress": compress,
         "exit": code,
-        "seconds": round(seconds, 1),
+        "input_bytes": sum(p.stat().st_size for p in data),
+        "inputs": len(data),
         "final_output_bytes": final,
         "polled_peak_folder_bytes": peak[0],
+        "polled_peak_work_bytes": meta_peak[0],
+        "peak_over_output": round(peak[0] / final, 3) if final else None,
         **report["shuffle"],
+        "seconds": round(seconds, 1),
+        "cpu_seconds": round(cpu, 1),
+        "load_before": [round(x, 1) for x in load],
+        "load_after": [round(x, 1) for x in os.getloadavg()],
     }
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--mb", type=int, default=64)
+    ap.add_argument("--mb", type=int, default=64, help="MiB per input file")
+    ap.add_argument("--files", type=int, default=1, help="input files")
     ap.add_argument("--memory", type=int, default=8 << 20)
     ap.add_argument("--fan-in", type=int, default=8)
+    ap.add_argument("--defaults", action="store_true", help="the settings a user gets")
+    ap.add_argument("--data", type=Path, help="where inputs are kept (default: a temp folder)")
+    ap.add_argument("--out", type=Path, help="folder of the outputs (default: a temp folder)")
+    ap.add_argument("--poll", type=float, default=0.02, help="seconds between polls")
     args = ap.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory(dir=args.out) as tmp:
         work = Path(tmp)
-        data = work / "in.warc"
-        rnd, i = random.Random(1), 0
-        with open(data, "wb") as fh:
-            while fh.tell() < args.mb << 20:
-                fh.write(page(i, rnd))
-                i += 1
-        print(json.dumps({"input_bytes": data.stat().st_size, "records": i}))
+        data = inputs(args.data or work / "data", args.mb, args.files)
+        print(json.dumps({"input_bytes": sum(p.stat().st_size for p in data)}), flush=True)
+        if args.defaults:
+            print(json.dumps(run(work / "out", data, "", "", args.poll)), flush=True)
+            return
+        from crawlmill.algorithms.sorted_runs import merge, runfile
+
+        merge.FAN_IN = args.fan_in
+        settings = f"run: {{workers: 1, shuffle_memory: {args.memory}}}\n"
         for compress in (False, True):
-            print(json.dumps(run(work, data, compress, args.memory, args.fan_in)))
+            runfile.COMPRESS = compress
+            out = work / ("zstd" if compress else "plain")
+            row = run(out, data, settings, ", partitions: 4", args.poll)
+            print(json.dumps({"compress": compress, **row}), flush=True)
 
 
 if __name__ == "__main__":

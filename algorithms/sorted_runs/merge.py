@@ -4,7 +4,11 @@
 :func:`merge` streams with :func:`heapq.merge` over :class:`~.runfile.RunReader` streams, so
 memory is one read buffer (:data:`~.runfile.READ_BUFFER`) and one entry per open run. More
 than ``fan_in`` runs are first merged in groups into intermediate run files (as Hadoop's
-``io.sort.factor``), so the open files stay bounded whatever the number of spills.
+``io.sort.factor``), so the open files stay bounded whatever the number of spills: the
+smallest runs first, and only as many as bring the count down to ``fan_in`` (100 runs at
+fan-in 64: one group of 37, not two groups holding every run), so the bytes copied stay few;
+with ``consume`` each run merged into an intermediate file is removed at once, so the
+intermediate files replace their inputs on disk instead of adding to them.
 
 Range partitioning reads one key range of shared runs: :func:`boundaries` picks ``N - 1``
 keys from weighted key samples (a :class:`KeySampler` per map task: a key at least every
@@ -160,44 +164,53 @@ def merge(
     scratch: str | None = None,
     fan_in: int | None = None,
     meter: ScratchMeter | None = None,
+    consume: bool = False,
 ) -> Iterator[Entry]:
     """The entries of ``runs`` with ``lo <= key < hi``, in ``(key, input, seq)`` order.
     With more than ``fan_in`` runs, groups are merged first into run files in ``scratch``
-    (required then; each is removed as soon as the group it went into is merged, the
-    others when the merge ends). ``meter`` counts those files' bytes (the merge's own
-    scratch; ``runs`` are the caller's). ``fan_in``: :data:`FAN_IN` when not given."""
+    (required then): each time the smallest runs, as many as bring the count to ``fan_in``
+    (at most ``fan_in``); an intermediate file is removed as soon as the group it went into
+    is merged, the others when the merge ends. ``consume``: the caller's ``runs`` are removed
+    too once merged into an intermediate file (only for runs no one else reads). ``meter``
+    counts the intermediate files' bytes less the consumed runs' (the merge's own scratch
+    on top of ``runs``). ``fan_in``: :data:`FAN_IN` when not given."""
     fan_in = FAN_IN if fan_in is None else fan_in  # read now: a test may lower it
     if fan_in < 2:
         raise ValueError("fan_in must be at least 2")
     meter = meter if meter is not None else ScratchMeter()
     paths = list(runs)
     made: dict[str, int] = {}
-    level = 0
+    count = 0
     try:
-        while len(paths) > fan_in:
+        if len(paths) > fan_in:
             if scratch is None:
                 raise ValueError(f"{len(paths)} runs to merge: a scratch folder is needed")
             os.makedirs(scratch, exist_ok=True)
-            merged = []
-            for g in range(0, len(paths), fan_in):
-                group = paths[g : g + fan_in]
-                out = os.path.join(scratch, f"merge-{level:03d}-{g // fan_in:06d}.run")
-                writer = RunWriter(out)
-                try:
-                    for entry in _stream([RunReader(p) for p in group], lo, hi):
-                        writer.add(*entry)
-                    merged.append(writer.close())
-                except BaseException:
-                    writer.abort()
-                    raise
-                made[out] = os.path.getsize(out)
-                meter.add(made[out])
-                for p in group:
-                    if p in made:
-                        os.remove(p)
-                        meter.remove(made.pop(p))
-            paths = merged
-            level += 1
+            sizes = {p: os.path.getsize(p) for p in paths}
+        while len(paths) > fan_in:
+            # merging k runs into one removes k - 1: the fewest bytes that reach fan_in
+            k = min(fan_in, len(paths) - fan_in + 1)
+            paths.sort(key=lambda p: (sizes[p], p))
+            group, paths = paths[:k], paths[k:]
+            out = os.path.join(scratch, f"merge-{count:06d}.run")
+            count += 1
+            writer = RunWriter(out)
+            try:
+                for entry in _stream([RunReader(p) for p in group], lo, hi):
+                    writer.add(*entry)
+                paths.append(writer.close())
+            except BaseException:
+                writer.abort()
+                raise
+            made[out] = sizes[out] = os.path.getsize(out)
+            meter.add(made[out])
+            for p in group:
+                if p in made:
+                    os.remove(p)
+                    meter.remove(made.pop(p))
+                elif consume:
+                    os.remove(p)
+                    meter.remove(sizes[p])
         yield from _stream([RunReader(p) for p in paths], lo, hi)
     finally:
         for p, size in made.items():

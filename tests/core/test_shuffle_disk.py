@@ -57,8 +57,8 @@ def _response(i: int, rnd: random.Random) -> bytes:
     return head + http + b"\r\n\r\n"
 
 
-def _project(tmp_path: Path, out: str, pages: int = 600) -> Path:
-    data = tmp_path / "data"
+def _project(tmp_path: Path, out: str, pages: int = 600, partitions: int = 3) -> Path:
+    data = tmp_path / f"data{pages}"
     if not data.exists():
         data.mkdir()
         rnd = random.Random(7)
@@ -70,11 +70,11 @@ def _project(tmp_path: Path, out: str, pages: int = 600) -> Path:
         textwrap.dedent(
             f"""\
             version: 1
-            inputs: [data/in0.warc, data/in1.warc]
+            inputs: [{data.name}/in0.warc, {data.name}/in1.warc]
             writer:
               name: nutch-segment
               segment: "20240101000000"
-              partitions: 3
+              partitions: {partitions}
             output: {out}
             run: {{"workers": 1, "shuffle_memory": 65536}}
             """
@@ -221,3 +221,156 @@ def test_merge_meter_counts_intermediate_files_and_removes_them(tmp_path) -> Non
     # at no time were all levels kept: below the sum of every level's files
     one_level = sum(os.path.getsize(p) for p in runs)
     assert meter.peak < 2 * one_level
+
+
+def _runs(folder: Path, sizes: list[int]) -> list[str]:
+    """Run files of ``sizes`` entries each (distinct inputs), in ``folder``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    runs = []
+    for n, count in enumerate(sizes):
+        w = RunWriter(str(folder / f"r{n:03d}.run"))
+        keys = (f"{(k * 7919 + n) % 1000:04d}".encode() for k in range(count))
+        for entry in sorted((key, n, k, b"v%d" % k * 40) for k, key in enumerate(keys)):
+            w.add(*entry)
+        runs.append(w.close())
+    return runs
+
+
+def test_merge_copies_only_what_brings_the_runs_to_the_fan_in(tmp_path) -> None:
+    """5 equal runs at fan-in 4: one intermediate merge of the 2 smallest runs (5 -> 4), not
+    every run copied in groups (as before: [4, 1], the whole input once more on disk)."""
+    runs = _runs(tmp_path / "runs", [60, 50, 50, 50, 10])
+    total = sum(os.path.getsize(p) for p in runs)
+    meter = ScratchMeter()
+    made: list[int] = []
+    real_add = meter.add
+    meter.add = lambda size: (made.append(size), real_add(size))  # type: ignore[method-assign]
+    out = list(merge(runs, scratch=str(tmp_path / "scratch"), fan_in=4, meter=meter))
+    assert len(out) == 220 and out == sorted(out, key=lambda e: e[:3])
+    assert len(made) == 1  # one group
+    smallest_two = sorted(os.path.getsize(p) for p in runs)[:2]
+    assert made[0] <= sum(smallest_two) + 64 and meter.peak < total / 3
+    assert all(os.path.exists(p) for p in runs)  # not consumed: the caller's runs stay
+
+
+def _merge_watched(tmp_path: Path, name: str, sizes: list[int], consume: bool):
+    """Merge runs of ``sizes`` at fan-in 3; the runs' and scratch folders' bytes each time
+    an intermediate file is complete (its inputs still there), the bytes left once the
+    first entry came (the intermediate merges done), the entries, the runs' bytes."""
+    runs = _runs(tmp_path / name, sizes)
+    total = sum(os.path.getsize(p) for p in runs)
+    folders = (tmp_path / name, tmp_path / f"{name}-scratch")
+    seen: list[int] = []
+    meter = ScratchMeter()
+    real_add = meter.add
+
+    def add(size: int) -> None:
+        real_add(size)
+        seen.append(sum(folder_bytes(f) for f in folders))
+
+    meter.add = add  # type: ignore[method-assign]
+    stream = merge(runs, scratch=str(folders[1]), fan_in=3, meter=meter, consume=consume)
+    first = next(stream)  # the intermediate merges are done before the first entry
+    left = sum(folder_bytes(f) for f in folders)
+    files = sum(len(os.listdir(f)) for f in folders)
+    entries = [first, *stream]
+    assert not list(folders[1].iterdir())
+    return seen, left, files, entries, total, meter
+
+
+def test_consumed_runs_are_replaced_not_doubled(tmp_path) -> None:
+    """``consume``: a run merged into an intermediate file is removed at once, so the merge's
+    files replace the runs on disk instead of adding a copy of them; the entries are the
+    same as without it."""
+    sizes = [40 + (n * 13) % 30 for n in range(23)]
+    kept = _merge_watched(tmp_path, "kept", sizes, consume=False)
+    seen, left, files, entries, total, meter = _merge_watched(tmp_path, "gone", sizes, True)
+    assert entries == kept[3] and len(entries) == sum(sizes)
+    assert len(seen) == len(kept[0]) == 10  # 23 runs -> 3: ten merges of three (-2 each)
+    assert files == 3 and kept[2] == 23 + 3  # the last level's inputs; before: every run too
+    assert left <= total * 1.02 < 1.9 * total <= kept[1]  # a copy of the runs, before
+    # the most at once: the runs and the group being written (its inputs still there)
+    assert max(seen) < 1.5 * total and max(seen) < 0.75 * max(kept[0])
+    assert meter.peak <= max(seen) - total * 0.98 and meter.alive < 0
+
+
+def folder_bytes(root: Path) -> int:
+    return sum(p.stat().st_size for p in root.rglob("*") if p.is_file()) if root.exists() else 0
+
+
+def test_one_partition_multi_level_merge_within_the_output(tmp_path, monkeypatch) -> None:
+    """nutch-segment's default, one partition, with many spills and a small fan-in: the
+    intermediate merges replace the partition's runs (no second copy of them). The output
+    folder, measured when each intermediate file is complete (its inputs still there) and
+    at each entry the writer gets, stays within the runs plus one group's file, then within
+    the output plus the runs, below 2x the output; the report's peak scratch says so too;
+    the output bytes equal those of a run with no intermediate merge."""
+    from crawlmill.core.run.shuffle import tasks as tasks_mod
+
+    assert main(["run", str(_project(tmp_path, "wide", pages=150, partitions=1))]) == 0
+    monkeypatch.setattr(merge_mod, "FAN_IN", 4)
+    out = tmp_path / "narrow"
+    merging: list[int] = []
+    writing: list[int] = []
+    real_add, real_merge = merge_mod.ScratchMeter.add, tasks_mod.merge
+
+    def add(self, size):
+        real_add(self, size)
+        merging.append(folder_bytes(out))
+
+    def merge_watched(*args, **kw):
+        for entry in real_merge(*args, **kw):
+            writing.append(folder_bytes(out))
+            yield entry
+
+    monkeypatch.setattr(merge_mod.ScratchMeter, "add", add)
+    monkeypatch.setattr(tasks_mod, "merge", merge_watched)
+    assert main(["run", str(_project(tmp_path, "narrow", pages=150, partitions=1))]) == 0
+    assert len(merging) > 5 and len(writing) == 300  # many intermediate merges
+    wide, narrow = _outputs(tmp_path / "wide"), _outputs(out)
+    assert narrow and narrow == wide
+    final = sum(len(b) for b in narrow.values())
+    shuffle = json.loads((out / ".crawlmill/report.json").read_text())["shuffle"]
+    runs = shuffle["run_bytes"]
+    assert runs < final  # else no bound of the runs' order could hold 2x
+    # before: every run copied once more, kept to the end (about 2x the runs, then the
+    # output on top of 2x the runs)
+    assert shuffle["peak_scratch_bytes"] <= runs * 1.5
+    assert max(merging) <= runs * 1.5 + 65536  # the map markers, the report, empty parts
+    assert max(writing) <= final + runs * 1.05
+    assert max(merging + writing) < 2 * final
+
+
+def test_a_kill_after_consumed_runs_maps_again_and_resumes(tmp_path, monkeypatch) -> None:
+    """A partition killed after its intermediate merges removed some of its runs: the rerun
+    finds the map tasks' runs not intact, maps again and writes the same output."""
+    from crawlmill.core.run.shuffle import tasks as tasks_mod
+
+    config = _project(tmp_path, "o", pages=150, partitions=2)
+    assert main(["run", str(_project(tmp_path, "clean", pages=150, partitions=2))]) == 0
+    monkeypatch.setattr(merge_mod, "FAN_IN", 3)
+    real = tasks_mod.merge
+
+    kept = 0
+
+    def killed(*args, **kw):
+        nonlocal kept
+        kept = len(args[0])
+        stream = real(*args, **kw)
+        yield next(stream)
+        raise KeyboardInterrupt("killed")
+
+    monkeypatch.setattr(tasks_mod, "merge", killed)
+    try:
+        code = main(["run", str(config)])
+    except KeyboardInterrupt:
+        code = None
+    assert code != 0
+    (folder,) = (tmp_path / "o/.crawlmill/passes").iterdir()
+    assert len(list((folder / "shuffle/p00000").iterdir())) < kept  # some runs consumed
+    monkeypatch.setattr(tasks_mod, "merge", real)
+    assert main(["run", str(config)]) == 0
+    report = json.loads((tmp_path / "o/.crawlmill/report.json").read_text())
+    assert report["inputs_skipped"] == 0  # mapped again: the consumed runs were gone
+    assert report["written"] == report["read"] == 300
+    assert _outputs(tmp_path / "o") == _outputs(tmp_path / "clean")
