@@ -8,7 +8,10 @@ than ``fan_in`` runs are first merged in groups into intermediate run files (as 
 smallest runs first, and only as many as bring the count down to ``fan_in`` (100 runs at
 fan-in 64: one group of 37, not two groups holding every run), so the bytes copied stay few;
 with ``consume`` each run merged into an intermediate file is removed at once, so the
-intermediate files replace their inputs on disk instead of adding to them.
+intermediate files replace their inputs on disk instead of adding to them, and the last
+merge claims its runs (renamed to dot names, which no rerun takes for complete runs) and
+frees what it has read as it goes (:class:`~.holes.Freer`, every :data:`FREE_EVERY` bytes
+of a run), so the runs shrink on disk while the output they feed grows.
 
 Range partitioning reads one key range of shared runs: :func:`boundaries` picks ``N - 1``
 keys from weighted key samples (a :class:`KeySampler` per map task: a key at least every
@@ -27,11 +30,13 @@ import os
 from collections.abc import Iterable, Iterator, Sequence
 from operator import itemgetter
 
+from .holes import Freer
 from .runfile import Entry, RunReader, RunWriter
 from .spill import partition_folder
 
 __all__ = [
     "FAN_IN",
+    "FREE_EVERY",
     "MAX_SAMPLES",
     "KeySampler",
     "ScratchMeter",
@@ -45,6 +50,8 @@ __all__ = [
 
 #: at most this many runs are merged at once (more are merged in groups first).
 FAN_IN = 64
+#: a consuming merge frees a run's bytes it has read once they are this many.
+FREE_EVERY = 1024 * 1024
 #: :func:`boundaries` thins the weighted key sample to about this many keys.
 MAX_SAMPLES = 100_000
 
@@ -170,16 +177,19 @@ def merge(
     With more than ``fan_in`` runs, groups are merged first into run files in ``scratch``
     (required then): each time the smallest runs, as many as bring the count to ``fan_in``
     (at most ``fan_in``); an intermediate file is removed as soon as the group it went into
-    is merged, the others when the merge ends. ``consume``: the caller's ``runs`` are removed
-    too once merged into an intermediate file (only for runs no one else reads). ``meter``
-    counts the intermediate files' bytes less the consumed runs' (the merge's own scratch
-    on top of ``runs``). ``fan_in``: :data:`FAN_IN` when not given."""
+    is merged, the others when the merge ends. ``consume``: the caller's ``runs`` are theirs
+    to destroy (only for runs no one else reads): removed once merged into an intermediate
+    file; the last merge's renamed to dot names when it starts, freed as read and removed
+    when it ends (or fails). ``meter`` counts the intermediate files' bytes less the consumed
+    runs' and the freed bytes (the merge's own scratch on top of ``runs``). ``fan_in``:
+    :data:`FAN_IN` when not given."""
     fan_in = FAN_IN if fan_in is None else fan_in  # read now: a test may lower it
     if fan_in < 2:
         raise ValueError("fan_in must be at least 2")
     meter = meter if meter is not None else ScratchMeter()
     paths = list(runs)
     made: dict[str, int] = {}
+    freed: dict[str, int] = {}  # bytes freed of the last merge's files, by path
     count = 0
     try:
         if len(paths) > fan_in:
@@ -211,12 +221,45 @@ def merge(
                 elif consume:
                     os.remove(p)
                     meter.remove(sizes[p])
-        yield from _stream([RunReader(p) for p in paths], lo, hi)
+        if not consume:
+            yield from _stream([RunReader(p) for p in paths], lo, hi)
+            return
+        for i, p in enumerate(paths):
+            if p not in made:  # a caller's run: claimed, so no rerun takes it as whole
+                claimed = os.path.join(os.path.dirname(p), f".{os.path.basename(p)}.merging")
+                os.replace(p, claimed)
+                paths[i] = claimed
+                made[claimed] = os.path.getsize(claimed)  # removed when the merge ends
+        streams = [_freeing(RunReader(p), lo, hi, meter, freed) for p in paths]
+        yield from streams[0] if len(streams) == 1 else heapq.merge(*streams, key=_ORDER)
     finally:
         for p, size in made.items():
             with contextlib.suppress(FileNotFoundError):
                 os.remove(p)
-            meter.remove(size)
+            meter.remove(size - freed.get(p, 0))
+
+
+def _freeing(
+    reader: RunReader,
+    lo: bytes | None,
+    hi: bytes | None,
+    meter: ScratchMeter,
+    freed: dict[str, int],
+) -> Iterator[Entry]:
+    """``reader``'s entries, freeing the bytes read every :data:`FREE_EVERY` bytes (counted
+    in ``freed`` by path and removed from ``meter``)."""
+    freer = Freer(reader.path)
+    every = FREE_EVERY
+    try:
+        for entry in reader.read(lo, hi):
+            yield entry
+            if reader.position - freer.freed >= every:
+                gone = freer.free_to(reader.position)
+                if gone:
+                    meter.remove(gone)
+                    freed[reader.path] = freer.freed
+    finally:
+        freer.close()
 
 
 def index_samples(runs: Sequence[str]) -> Iterator[tuple[bytes, int]]:

@@ -299,9 +299,10 @@ def _run_partition(
     meter = ScratchMeter()
     if entries is None:
         folder = os.path.join(payload["folder"], "shuffle")
-        # a hash partition's runs are its own: an intermediate merge replaces them on disk
-        # (a rerun after a kill then maps again: the map markers' runs are not intact);
-        # range partitions share one run set, kept until every partition is written
+        # a hash partition's runs are its own: an intermediate merge replaces them on disk,
+        # the last merge frees them as it reads (a rerun after a kill then maps again: the
+        # map markers' runs are not intact); range partitions share one run set, kept
+        # until every partition is written
         own = payload["partitioning"] != "range"
         if own:
             runs, lo, hi = partition_runs(folder, inp.index), None, None
