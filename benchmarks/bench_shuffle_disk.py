@@ -1,7 +1,8 @@
 """The local shuffle's disk use: WARC -> nutch-segment over generated HTML pages; prints the
 output size, the run's own ``shuffle`` report (``run_bytes``, ``peak_scratch_bytes``), the
-output folder's peak as polled (the whole folder, and its ``.crawlmill`` part: for a local
-output the run's work folder is the output root's ``.crawlmill``), the wall and CPU time
+output folder's peak as polled (the files' lengths and the blocks they hold on disk, which a
+merge that frees what it has read lowers; the whole folder, and its ``.crawlmill`` part: for
+a local output the run's work folder is the output root's ``.crawlmill``), the wall and CPU time
 (this process and its worker processes) and the load average.
 
 Two modes:
@@ -98,12 +99,15 @@ def inputs(data: Path, mb: int, files: int) -> list[Path]:
     return paths
 
 
-def folder_bytes(root: Path) -> int:
+def folder_bytes(root: Path, *, disk: bool = False) -> int:
+    """The files' bytes below ``root`` (``disk``: the blocks they hold, which a merge that
+    frees what it has read lowers while the file keeps its length)."""
     total = 0
     for where, _dirs, names in os.walk(root):
         for name in names:
             with contextlib.suppress(OSError):
-                total += os.path.getsize(os.path.join(where, name))
+                st = os.stat(os.path.join(where, name))
+                total += st.st_blocks * 512 if disk else st.st_size
     return total
 
 
@@ -125,12 +129,13 @@ def run(out: Path, data: list[Path], run_yaml: str, writer_yaml: str, every: flo
         f"writer: {{name: nutch-segment, segment: '20240101000000'{writer_yaml}}}\n"
         f"output: {out}\n{run_yaml}"
     )
-    peak, meta_peak, stop = [0], [0], threading.Event()
+    peak, disk_peak, meta_peak, stop = [0], [0], [0], threading.Event()
 
     def poll() -> None:
         while not stop.is_set():
             peak[0] = max(peak[0], folder_bytes(out))
-            meta_peak[0] = max(meta_peak[0], folder_bytes(out / ".crawlmill"))
+            disk_peak[0] = max(disk_peak[0], folder_bytes(out, disk=True))
+            meta_peak[0] = max(meta_peak[0], folder_bytes(out / ".crawlmill", disk=True))
             time.sleep(every)
 
     load = os.getloadavg()
@@ -143,14 +148,18 @@ def run(out: Path, data: list[Path], run_yaml: str, writer_yaml: str, every: flo
     thread.join()
     report = json.loads((out / ".crawlmill/report.json").read_text())
     final = folder_bytes(out) - folder_bytes(out / ".crawlmill")
+    final_disk = folder_bytes(out, disk=True) - folder_bytes(out / ".crawlmill", disk=True)
     return {
         "exit": code,
         "input_bytes": sum(p.stat().st_size for p in data),
         "inputs": len(data),
         "final_output_bytes": final,
+        "final_output_disk_bytes": final_disk,
         "polled_peak_folder_bytes": peak[0],
-        "polled_peak_work_bytes": meta_peak[0],
+        "polled_peak_folder_disk_bytes": disk_peak[0],
+        "polled_peak_work_disk_bytes": meta_peak[0],
         "peak_over_output": round(peak[0] / final, 3) if final else None,
+        "disk_peak_over_output": round(disk_peak[0] / final_disk, 3) if final_disk else None,
         **report["shuffle"],
         "seconds": round(seconds, 1),
         "cpu_seconds": round(cpu, 1),
