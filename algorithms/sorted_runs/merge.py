@@ -51,7 +51,7 @@ __all__ = [
 #: at most this many runs are merged at once (more are merged in groups first).
 FAN_IN = 64
 #: a consuming merge frees a run's bytes it has read once they are this many.
-FREE_EVERY = 1024 * 1024
+FREE_EVERY = 256 * 1024
 #: :func:`boundaries` thins the weighted key sample to about this many keys.
 MAX_SAMPLES = 100_000
 
