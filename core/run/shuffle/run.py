@@ -30,7 +30,10 @@ tasks' ``added = written - received + writer-quarantined``, and the merged count
 the shuffled count (checked). A rerun skips map tasks whose marker and run files are intact
 and partitions whose marker and files are (a run killed in either pass resumes); a hash
 partition's run files go as soon as it is committed (a rerun's map markers need only the
-unfinished partitions' runs); after a successful run the rest of the run files are removed,
+unfinished partitions' runs), and its merge consumes them while it runs (an intermediate
+merge replaces its inputs, the last merge frees what it has read: ``merge(consume=True)``),
+so a run killed while a hash partition was being written maps again on the rerun (the
+committed partitions are kept); after a successful run the rest of the run files are removed,
 the map markers kept (a rerun then does nothing). Under ``run.resume: false``
 (``--no-resume``) neither stage resumes: every map task and partition runs again, and what
 an earlier run left in the pass folder is removed first. ``report.json``'s ``shuffle`` says the
