@@ -1,4 +1,5 @@
-"""The local shuffle's disk use: WARC -> nutch-segment over generated HTML pages; prints the
+"""The local shuffle's disk use: WARC -> nutch-segment (or ``--writer warc-sorted``: the WARC
+writer's ``sorted`` option) over generated HTML pages; prints the
 output size, the run's own ``shuffle`` report (``run_bytes``, ``peak_scratch_bytes``), the
 output folder's peak as polled (the files' lengths and the blocks they hold on disk, which a
 merge that frees what it has read lowers; the whole folder, and its ``.crawlmill`` part: for
@@ -50,6 +51,19 @@ WORDS = [
     "content",
     "parse",
 ]
+
+
+#: the writers measured: nutch-segment (its defaults: one partition) or a sorted WARC (the
+#: ``sorted`` option's defaults: hash, one partition; gzip output about its runs' size).
+WRITERS = {
+    "nutch-segment": "name: nutch-segment, segment: '20240101000000'",
+    "warc-sorted": "name: warc, sorted: {partitions: 1}",
+}
+#: the same with 4 partitions (the forced-spill rows).
+FOUR = {
+    "nutch-segment": WRITERS["nutch-segment"] + ", partitions: 4",
+    "warc-sorted": "name: warc, sorted: {partitions: 4}",
+}
 
 
 def page(i: int, rnd: random.Random) -> bytes:
@@ -126,7 +140,7 @@ def run(out: Path, data: list[Path], run_yaml: str, writer_yaml: str, every: flo
     config = out.with_name(out.name + ".yaml")
     config.write_text(
         f"version: 1\ninputs: [{', '.join(str(p) for p in data)}]\n"
-        f"writer: {{name: nutch-segment, segment: '20240101000000'{writer_yaml}}}\n"
+        f"writer: {{{writer_yaml}}}\n"
         f"output: {out}\n{run_yaml}"
     )
     peak, disk_peak, meta_peak, stop = [0], [0], [0], threading.Event()
@@ -178,13 +192,15 @@ def main() -> None:
     ap.add_argument("--data", type=Path, help="where inputs are kept (default: a temp folder)")
     ap.add_argument("--out", type=Path, help="folder of the outputs (default: a temp folder)")
     ap.add_argument("--poll", type=float, default=0.02, help="seconds between polls")
+    ap.add_argument("--writer", choices=sorted(WRITERS), default="nutch-segment")
     args = ap.parse_args()
+    writer = WRITERS[args.writer]  # --defaults
     with tempfile.TemporaryDirectory(dir=args.out) as tmp:
         work = Path(tmp)
         data = inputs(args.data or work / "data", args.mb, args.files)
         print(json.dumps({"input_bytes": sum(p.stat().st_size for p in data)}), flush=True)
         if args.defaults:
-            print(json.dumps(run(work / "out", data, "", "", args.poll)), flush=True)
+            print(json.dumps(run(work / "out", data, "", writer, args.poll)), flush=True)
             return
         from crawlmill.algorithms.sorted_runs import merge, runfile
 
@@ -193,7 +209,7 @@ def main() -> None:
         for compress in (False, True):
             runfile.COMPRESS = compress
             out = work / ("zstd" if compress else "plain")
-            row = run(out, data, settings, ", partitions: 4", args.poll)
+            row = run(out, data, settings, FOUR[args.writer], args.poll)
             print(json.dumps({"compress": compress, **row}), flush=True)
 
 

@@ -12,7 +12,7 @@ import os
 import sys
 from typing import Any
 
-__all__ = ["BLOCK", "Freer", "can_free"]
+__all__ = ["BLOCK", "Freer", "can_free", "free_span"]
 
 #: bytes are freed in whole blocks of this size (file systems punch whole blocks).
 BLOCK = 4096
@@ -64,3 +64,20 @@ class Freer:
             with contextlib.suppress(OSError):
                 os.close(self.fd)
             self.fd = None
+
+
+def free_span(path: str, start: int, end: int) -> int:
+    """Free the bytes ``[start, end)`` of the file at ``path`` (whole blocks); the bytes freed
+    (0 when the system or the file system cannot)."""
+    start += -start % BLOCK
+    end -= end % BLOCK
+    if _FALLOCATE is None or end <= start:
+        return 0
+    try:
+        fd = os.open(path, os.O_WRONLY)
+    except OSError:
+        return 0
+    try:
+        return end - start if _FALLOCATE(fd, _PUNCH_HOLE_KEEP_SIZE, start, end - start) == 0 else 0
+    finally:
+        os.close(fd)

@@ -24,13 +24,14 @@ near ``lo``. Equal keys always land in one partition.
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import heapq
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from operator import itemgetter
 
-from .holes import Freer
+from .holes import BLOCK, Freer, free_span
 from .runfile import Entry, RunReader, RunWriter
 from .spill import partition_folder
 
@@ -41,6 +42,7 @@ __all__ = [
     "KeySampler",
     "ScratchMeter",
     "boundaries",
+    "free_below",
     "index_samples",
     "key_range",
     "merge",
@@ -260,6 +262,24 @@ def _freeing(
                     freed[reader.path] = freer.freed
     finally:
         freer.close()
+
+
+def free_below(runs: Sequence[str], lo: bytes, freed: dict[str, int]) -> int:
+    """Free the blocks of shared ``runs`` that no read of keys from ``lo`` on needs: those
+    before the index item :meth:`~.runfile.RunReader.read` starts at (the first block, with
+    the magic, is kept; the file keeps its length). ``freed``: the offset each run is freed
+    to, updated. Returns the bytes newly freed (0 where the system cannot free)."""
+    total = 0
+    for path in runs:
+        reader = RunReader(path)
+        i = bisect.bisect_left(reader.keys, lo)
+        start = reader.offsets[i - 1] if i > 0 else 0
+        begin = freed.get(path, BLOCK)
+        gone = free_span(path, begin, start)
+        if gone:
+            freed[path] = begin + gone
+            total += gone
+    return total
 
 
 def index_samples(runs: Sequence[str]) -> Iterator[tuple[bytes, int]]:

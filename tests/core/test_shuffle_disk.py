@@ -478,3 +478,91 @@ def test_sorted_warc_runs_and_output_not_both_whole(tmp_path, monkeypatch) -> No
     assert peaks["kept"] >= final + 0.8 * runs  # before: both whole at once
     assert peaks["freed"] <= 1.25 * max(final, runs) < 2 * final
     assert not list((tmp_path / "freed/.crawlmill").rglob("*.run*"))
+
+
+def _range_warc(tmp_path: Path, out: str) -> Path:
+    """WARC -> WARC ``sorted`` in 4 range partitions (one shared run set), many spills."""
+    _project(tmp_path, "unused", pages=200)
+    config = tmp_path / f"{out}.yaml"
+    config.write_text(
+        "version: 1\ninputs: [data200/in0.warc, data200/in1.warc]\n"
+        "writer: {name: warc, sorted: {partitions: 4, partitioning: range}}\n"
+        f"output: {out}\nrun: {{workers: 1, shuffle_memory: 262144}}\n"
+    )
+    return config
+
+
+def _fine_index(monkeypatch) -> None:
+    """An index item every 4 entries: runs of small tests have places to free from."""
+    monkeypatch.setattr(runfile, "INDEX_ENTRIES", 4)
+
+
+@pytest.mark.skipif(not holes.can_free(), reason="no hole punching on this system")
+def test_range_runs_freed_below_the_committed_partitions(tmp_path, monkeypatch) -> None:
+    """Range partitions share one run set; once partitions 0..j-1 are committed, the runs'
+    bytes below partition j's start are freed, so the folder's blocks (measured at each
+    entry a writer gets) stay well below runs plus output, kept whole before; same bytes."""
+    from crawlmill.core.run.shuffle import run as run_mod
+    from crawlmill.core.run.shuffle import tasks as tasks_mod
+
+    _fine_index(monkeypatch)
+    real, real_free = tasks_mod.merge, run_mod.free_below
+    peaks: dict[str, int] = {}
+
+    def watched(*args, **kw):
+        for entry in real(*args, **kw):
+            peaks[out.name] = max(peaks.get(out.name, 0), disk_bytes(out))
+            yield entry
+
+    monkeypatch.setattr(tasks_mod, "merge", watched)
+    for name, free in (("kept", lambda *a: 0), ("freed", real_free)):
+        monkeypatch.setattr(run_mod, "free_below", free)
+        out = tmp_path / name
+        assert main(["run", str(_range_warc(tmp_path, name))]) == 0
+    kept, freed = _outputs(tmp_path / "kept"), _outputs(tmp_path / "freed")
+    assert len(freed) == 4 and freed == kept
+    final = disk_bytes(tmp_path / "freed") - disk_bytes(tmp_path / "freed/.crawlmill")
+    runs = json.loads((tmp_path / "freed/.crawlmill/report.json").read_text())
+    runs = runs["shuffle"]["run_bytes"]
+    assert peaks["kept"] >= final * 0.7 + runs  # before: the runs whole to the end
+    assert peaks["freed"] <= peaks["kept"] - 0.4 * runs
+    assert peaks["freed"] < 2 * final
+
+
+@pytest.mark.skipif(not holes.can_free(), reason="no hole punching on this system")
+def test_range_runs_freed_then_killed_resume_or_map_again(tmp_path, monkeypatch) -> None:
+    """Killed after partitions 0 and 1 were committed (the runs freed below partition 2):
+    the rerun skips the map tasks and writes the rest from the runs' intact part; with
+    partition 0's file removed before the rerun, the freed runs cannot serve it, so the
+    rerun maps again. Both end with the files of an uninterrupted run."""
+    from crawlmill.core.run.shuffle import run as run_mod
+
+    _fine_index(monkeypatch)
+    assert main(["run", str(_range_warc(tmp_path, "clean"))]) == 0
+    clean = _outputs(tmp_path / "clean")
+    real = run_mod.partition_task
+
+    def failing(payload, entries=None):
+        if payload["partition"] == 2:
+            raise KeyboardInterrupt("killed")
+        return real(payload, entries)
+
+    for name, skipped in (("resumed", 2), ("remapped", 0)):
+        config = _range_warc(tmp_path, name)
+        monkeypatch.setattr(run_mod, "partition_task", failing)
+        try:
+            code = main(["run", str(config)])
+        except KeyboardInterrupt:
+            code = None
+        assert code != 0
+        (folder,) = (tmp_path / name / ".crawlmill/passes").iterdir()
+        assert json.loads((folder / run_mod.FREED_NOTE).read_text()) == {"below_partition": 2}
+        if name == "remapped":
+            (part0,) = (tmp_path / name).glob("*00000*")
+            part0.unlink()
+        monkeypatch.setattr(run_mod, "partition_task", real)
+        assert main(["run", str(config)]) == 0
+        report = json.loads((tmp_path / name / ".crawlmill/report.json").read_text())
+        assert report["inputs_skipped"] == skipped
+        assert _outputs(tmp_path / name) == clean
+        assert not (folder / run_mod.FREED_NOTE).exists()
