@@ -4,7 +4,8 @@ output size, the run's own ``shuffle`` report (``run_bytes``, ``peak_scratch_byt
 output folder's peak as polled (the files' lengths and the blocks they hold on disk, which a
 merge that frees what it has read lowers; the whole folder, and its ``.crawlmill`` part: for
 a local output the run's work folder is the output root's ``.crawlmill``), the wall and CPU time
-(this process and its worker processes) and the load average.
+(this process and every process below it, the workers sampled: :class:`TreeCPU`) and the load
+average.
 
 Two modes:
 
@@ -125,11 +126,48 @@ def folder_bytes(root: Path, *, disk: bool = False) -> int:
     return total
 
 
-def cpu_seconds() -> float:
-    """User + system CPU of this process and its reaped children."""
-    own = resource.getrusage(resource.RUSAGE_SELF)
-    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+class TreeCPU:
+    """User + system CPU of this process and of every process below it: the workers are
+    children of the pool's fork server, never reaped by this process, so they are sampled
+    (psutil, every ``every`` seconds; the last fraction of a second of a worker is lost)
+    and each one's most recent figure counted."""
+
+    def __init__(self, every: float = 0.5) -> None:
+        import psutil
+
+        self.me = psutil.Process()
+        self.seen: dict[int, float] = {}
+        self.every = every
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._poll, daemon=True)
+
+    def _poll(self) -> None:
+        import psutil
+
+        while not self.stop.is_set():
+            self.sample(psutil)
+            time.sleep(self.every)
+
+    def sample(self, psutil) -> None:
+        for p in self.me.children(recursive=True):
+            with contextlib.suppress(psutil.Error):
+                t = p.cpu_times()
+                self.seen[p.pid] = max(self.seen.get(p.pid, 0.0), t.user + t.system)
+
+    def __enter__(self) -> TreeCPU:
+        own = resource.getrusage(resource.RUSAGE_SELF)
+        self.start = own.ru_utime + own.ru_stime
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        import psutil
+
+        self.sample(psutil)
+        self.stop.set()
+        self.thread.join()
+        own = resource.getrusage(resource.RUSAGE_SELF)
+        self.seconds = own.ru_utime + own.ru_stime - self.start + sum(self.seen.values())
 
 
 def run(out: Path, data: list[Path], run_yaml: str, writer_yaml: str, every: float) -> dict:
@@ -155,9 +193,10 @@ def run(out: Path, data: list[Path], run_yaml: str, writer_yaml: str, every: flo
     load = os.getloadavg()
     thread = threading.Thread(target=poll, daemon=True)
     thread.start()
-    started, cpu = time.monotonic(), cpu_seconds()
-    code = main(["run", str(config), "--progress", "never"])
-    seconds, cpu = time.monotonic() - started, cpu_seconds() - cpu
+    started = time.monotonic()
+    with TreeCPU() as cpu:
+        code = main(["run", str(config), "--progress", "never"])
+    seconds = time.monotonic() - started
     stop.set()
     thread.join()
     report = json.loads((out / ".crawlmill/report.json").read_text())
@@ -176,7 +215,7 @@ def run(out: Path, data: list[Path], run_yaml: str, writer_yaml: str, every: flo
         "disk_peak_over_output": round(disk_peak[0] / final_disk, 3) if final_disk else None,
         **report["shuffle"],
         "seconds": round(seconds, 1),
-        "cpu_seconds": round(cpu, 1),
+        "cpu_seconds": round(cpu.seconds, 1),
         "load_before": [round(x, 1) for x in load],
         "load_after": [round(x, 1) for x in os.getloadavg()],
     }
