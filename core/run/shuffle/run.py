@@ -33,7 +33,9 @@ partition's run files go as soon as it is committed (a rerun's map markers need 
 unfinished partitions' runs), and its merge consumes them while it runs (an intermediate
 merge replaces its inputs, the last merge frees what it has read: ``merge(consume=True)``),
 so a run killed while a hash partition was being written maps again on the rerun (the
-committed partitions are kept); after a successful run the rest of the run files are removed,
+committed partitions are kept); range partitions share their runs, freed below partition j's
+start once partitions 0 to j-1 are committed (:data:`FREED_NOTE` says j; a rerun in which one
+of them is not committed maps again); after a successful run the rest of the run files are removed,
 the map markers kept (a rerun then does nothing). Under ``run.resume: false``
 (``--no-resume``) neither stage resumes: every map task and partition runs again, and what
 an earlier run left in the pass folder is removed first. ``report.json``'s ``shuffle`` says the
