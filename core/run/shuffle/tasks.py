@@ -301,8 +301,8 @@ def _run_partition(
         folder = os.path.join(payload["folder"], "shuffle")
         # a hash partition's runs are its own: an intermediate merge replaces them on disk,
         # the last merge frees them as it reads (a rerun after a kill then maps again: the
-        # map markers' runs are not intact); range partitions share one run set, kept
-        # until every partition is written
+        # map markers' runs are not intact); range partitions share one run set (the
+        # driver frees it below the committed partitions: run.py)
         own = payload["partitioning"] != "range"
         if own:
             runs, lo, hi = partition_runs(folder, inp.index), None, None
