@@ -1,8 +1,10 @@
 """The local shuffle's disk use (issue 20 item 4): run files hold zstd frames, a hash
-partition's runs go once it is committed, an intermediate merge's inputs go once merged; the
-run measures its peak scratch bytes (``report.json``: ``shuffle.peak_scratch_bytes``) and a
-WARC -> nutch-segment conversion with many spills and a multi-level merge keeps it within the
-final output's size, with the same output bytes as uncompressed run files."""
+partition's runs go once it is committed, an intermediate merge takes only the smallest runs
+that bring the count to the fan-in and (hash) consumes them, the last merge frees what it has
+read, range runs are freed below the committed partitions; the run measures its peak scratch
+bytes (``report.json``: ``shuffle.peak_scratch_bytes``); WARC -> nutch-segment and sorted WARC
+conversions with many spills keep the output folder below 2x the output, with the same output
+bytes throughout, and a run killed in the partition pass resumes or maps again."""
 
 from __future__ import annotations
 
