@@ -69,7 +69,9 @@ class ExternalSort:
         runs = self._spiller.close()
         # one read buffer per run merged at once: as many as ``memory`` holds (at least 2)
         fan_in = max(2, min(FAN_IN, self.memory // READ_BUFFER))
-        yield from merge(runs, scratch=os.path.join(self._tmp, "merge"), fan_in=fan_in)
+        yield from merge(
+            runs, scratch=os.path.join(self._tmp, "merge"), fan_in=fan_in, consume=True
+        )
 
     def close(self) -> None:
         """Drop the buffer and remove the spill folder."""

@@ -4,7 +4,14 @@
 :func:`merge` streams with :func:`heapq.merge` over :class:`~.runfile.RunReader` streams, so
 memory is one read buffer (:data:`~.runfile.READ_BUFFER`) and one entry per open run. More
 than ``fan_in`` runs are first merged in groups into intermediate run files (as Hadoop's
-``io.sort.factor``), so the open files stay bounded whatever the number of spills.
+``io.sort.factor``), so the open files stay bounded whatever the number of spills: the
+smallest runs first, and only as many as bring the count down to ``fan_in`` (100 runs at
+fan-in 64: one group of 37, not two groups holding every run), so the bytes copied stay few;
+with ``consume`` each run merged into an intermediate file is removed at once, so the
+intermediate files replace their inputs on disk instead of adding to them, and the last
+merge claims its runs (renamed to dot names, which no rerun takes for complete runs) and
+frees what it has read as it goes (:class:`~.holes.Freer`, every :data:`FREE_EVERY` bytes
+of a run), so the runs shrink on disk while the output they feed grows.
 
 Range partitioning reads one key range of shared runs: :func:`boundaries` picks ``N - 1``
 keys from weighted key samples (a :class:`KeySampler` per map task: a key at least every
@@ -17,21 +24,25 @@ near ``lo``. Equal keys always land in one partition.
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import heapq
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from operator import itemgetter
 
+from .holes import BLOCK, Freer, free_span
 from .runfile import Entry, RunReader, RunWriter
 from .spill import partition_folder
 
 __all__ = [
     "FAN_IN",
+    "FREE_EVERY",
     "MAX_SAMPLES",
     "KeySampler",
     "ScratchMeter",
     "boundaries",
+    "free_below",
     "index_samples",
     "key_range",
     "merge",
@@ -41,6 +52,8 @@ __all__ = [
 
 #: at most this many runs are merged at once (more are merged in groups first).
 FAN_IN = 64
+#: a consuming merge frees a run's bytes it has read once they are this many.
+FREE_EVERY = 256 * 1024
 #: :func:`boundaries` thins the weighted key sample to about this many keys.
 MAX_SAMPLES = 100_000
 
@@ -160,50 +173,113 @@ def merge(
     scratch: str | None = None,
     fan_in: int | None = None,
     meter: ScratchMeter | None = None,
+    consume: bool = False,
 ) -> Iterator[Entry]:
     """The entries of ``runs`` with ``lo <= key < hi``, in ``(key, input, seq)`` order.
     With more than ``fan_in`` runs, groups are merged first into run files in ``scratch``
-    (required then; each is removed as soon as the group it went into is merged, the
-    others when the merge ends). ``meter`` counts those files' bytes (the merge's own
-    scratch; ``runs`` are the caller's). ``fan_in``: :data:`FAN_IN` when not given."""
+    (required then): each time the smallest runs, as many as bring the count to ``fan_in``
+    (at most ``fan_in``); an intermediate file is removed as soon as the group it went into
+    is merged, the others when the merge ends. ``consume``: the caller's ``runs`` are theirs
+    to destroy (only for runs no one else reads): removed once merged into an intermediate
+    file; the last merge's renamed to dot names when it starts, freed as read and removed
+    when it ends (or fails). ``meter`` counts the intermediate files' bytes less the consumed
+    runs' and the freed bytes (the merge's own scratch on top of ``runs``). ``fan_in``:
+    :data:`FAN_IN` when not given."""
     fan_in = FAN_IN if fan_in is None else fan_in  # read now: a test may lower it
     if fan_in < 2:
         raise ValueError("fan_in must be at least 2")
     meter = meter if meter is not None else ScratchMeter()
     paths = list(runs)
     made: dict[str, int] = {}
-    level = 0
+    freed: dict[str, int] = {}  # bytes freed of the last merge's files, by path
+    count = 0
     try:
-        while len(paths) > fan_in:
+        if len(paths) > fan_in:
             if scratch is None:
                 raise ValueError(f"{len(paths)} runs to merge: a scratch folder is needed")
             os.makedirs(scratch, exist_ok=True)
-            merged = []
-            for g in range(0, len(paths), fan_in):
-                group = paths[g : g + fan_in]
-                out = os.path.join(scratch, f"merge-{level:03d}-{g // fan_in:06d}.run")
-                writer = RunWriter(out)
-                try:
-                    for entry in _stream([RunReader(p) for p in group], lo, hi):
-                        writer.add(*entry)
-                    merged.append(writer.close())
-                except BaseException:
-                    writer.abort()
-                    raise
-                made[out] = os.path.getsize(out)
-                meter.add(made[out])
-                for p in group:
-                    if p in made:
-                        os.remove(p)
-                        meter.remove(made.pop(p))
-            paths = merged
-            level += 1
-        yield from _stream([RunReader(p) for p in paths], lo, hi)
+            sizes = {p: os.path.getsize(p) for p in paths}
+        while len(paths) > fan_in:
+            # merging k runs into one removes k - 1: the fewest bytes that reach fan_in
+            k = min(fan_in, len(paths) - fan_in + 1)
+            paths.sort(key=lambda p: (sizes[p], p))
+            group, paths = paths[:k], paths[k:]
+            out = os.path.join(scratch, f"merge-{count:06d}.run")
+            count += 1
+            writer = RunWriter(out)
+            try:
+                for entry in _stream([RunReader(p) for p in group], lo, hi):
+                    writer.add(*entry)
+                paths.append(writer.close())
+            except BaseException:
+                writer.abort()
+                raise
+            made[out] = sizes[out] = os.path.getsize(out)
+            meter.add(made[out])
+            for p in group:
+                if p in made:
+                    os.remove(p)
+                    meter.remove(made.pop(p))
+                elif consume:
+                    os.remove(p)
+                    meter.remove(sizes[p])
+        if not consume:
+            yield from _stream([RunReader(p) for p in paths], lo, hi)
+            return
+        for i, p in enumerate(paths):
+            if p not in made:  # a caller's run: claimed, so no rerun takes it as whole
+                claimed = os.path.join(os.path.dirname(p), f".{os.path.basename(p)}.merging")
+                os.replace(p, claimed)
+                paths[i] = claimed
+                made[claimed] = os.path.getsize(claimed)  # removed when the merge ends
+        streams = [_freeing(RunReader(p), lo, hi, meter, freed) for p in paths]
+        yield from streams[0] if len(streams) == 1 else heapq.merge(*streams, key=_ORDER)
     finally:
         for p, size in made.items():
             with contextlib.suppress(FileNotFoundError):
                 os.remove(p)
-            meter.remove(size)
+            meter.remove(size - freed.get(p, 0))
+
+
+def _freeing(
+    reader: RunReader,
+    lo: bytes | None,
+    hi: bytes | None,
+    meter: ScratchMeter,
+    freed: dict[str, int],
+) -> Iterator[Entry]:
+    """``reader``'s entries, freeing the bytes read every :data:`FREE_EVERY` bytes (counted
+    in ``freed`` by path and removed from ``meter``)."""
+    freer = Freer(reader.path)
+    every = FREE_EVERY
+    try:
+        for entry in reader.read(lo, hi):
+            yield entry
+            if reader.position - freer.freed >= every:
+                gone = freer.free_to(reader.position)
+                if gone:
+                    meter.remove(gone)
+                    freed[reader.path] = freer.freed
+    finally:
+        freer.close()
+
+
+def free_below(runs: Sequence[str], lo: bytes, freed: dict[str, int]) -> int:
+    """Free the blocks of shared ``runs`` that no read of keys from ``lo`` on needs: those
+    before the index item :meth:`~.runfile.RunReader.read` starts at (the first block, with
+    the magic, is kept; the file keeps its length). ``freed``: the offset each run is freed
+    to, updated. Returns the bytes newly freed (0 where the system cannot free)."""
+    total = 0
+    for path in runs:
+        reader = RunReader(path)
+        i = bisect.bisect_left(reader.keys, lo)
+        start = reader.offsets[i - 1] if i > 0 else 0
+        begin = freed.get(path, BLOCK)
+        gone = free_span(path, begin, start)
+        if gone:
+            freed[path] = begin + gone
+            total += gone
+    return total
 
 
 def index_samples(runs: Sequence[str]) -> Iterator[tuple[bytes, int]]:

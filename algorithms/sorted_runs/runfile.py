@@ -200,6 +200,8 @@ class RunReader:
         #: the index: keys and the offsets of their entries (sorted).
         self.keys = keys
         self.offsets = offsets
+        #: the offset after the last entry :meth:`read` went through (0: none yet).
+        self.position = 0
 
     def _parse_index(self, raw: bytes) -> tuple[list[bytes], list[int]]:
         at = self.index_offset
@@ -272,6 +274,7 @@ class RunReader:
                 if _CRC.unpack(crc)[0] != zlib.crc32(blob, zlib.crc32(key, zlib.crc32(head))):
                     raise RunFileError(path, pos, "damaged entry (crc32)")
                 pos += size
+                self.position = pos
                 n += 1
                 if hi is not None and key >= hi:
                     return

@@ -30,7 +30,12 @@ tasks' ``added = written - received + writer-quarantined``, and the merged count
 the shuffled count (checked). A rerun skips map tasks whose marker and run files are intact
 and partitions whose marker and files are (a run killed in either pass resumes); a hash
 partition's run files go as soon as it is committed (a rerun's map markers need only the
-unfinished partitions' runs); after a successful run the rest of the run files are removed,
+unfinished partitions' runs), and its merge consumes them while it runs (an intermediate
+merge replaces its inputs, the last merge frees what it has read: ``merge(consume=True)``),
+so a run killed while a hash partition was being written maps again on the rerun (the
+committed partitions are kept); range partitions share their runs, freed below partition j's
+start once partitions 0 to j-1 are committed (:data:`FREED_NOTE` says j; a rerun in which one
+of them is not committed maps again); after a successful run the rest of the run files are removed,
 the map markers kept (a rerun then does nothing). Under ``run.resume: false``
 (``--no-resume``) neither stage resumes: every map task and partition runs again, and what
 an earlier run left in the pass folder is removed first. ``report.json``'s ``shuffle`` says the
@@ -55,7 +60,13 @@ from collections.abc import Iterator
 from typing import Any
 
 from crawlmill.algorithms.sorted_runs import runfile
-from crawlmill.algorithms.sorted_runs.merge import boundaries, key_range, read_samples
+from crawlmill.algorithms.sorted_runs.merge import (
+    boundaries,
+    free_below,
+    key_range,
+    partition_runs,
+    read_samples,
+)
 from crawlmill.algorithms.sorted_runs.runfile import MAGIC as RUN_MAGIC
 from crawlmill.algorithms.sorted_runs.spill import partition_folder
 
@@ -83,6 +94,9 @@ __all__ = ["DEFAULT_MEMORY", "execute", "map_task", "partition_task", "shuffle_o
 
 #: ``run.shuffle_memory`` when the spec has none: bytes one map task buffers.
 DEFAULT_MEMORY = 256 * 1024 * 1024
+#: range partitioning: the pass folder's note of the first partition the shared runs still
+#: serve (the bytes before its start are freed once every partition before it is committed).
+FREED_NOTE = "freed.json"
 
 
 def shuffle_of(writer: Any) -> ShuffleSpec | None:
@@ -227,6 +241,7 @@ def _shuffle_passes(r: RunState, shuffle: ShuffleSpec, session: Any) -> dict[str
     keys = [f"shuffle-{pid}-p{i:05d}" for i in range(shuffle.partitions)]
     _describe(r, shuffle, pid, folder, keys)
     done = _finished_partitions(r, keys)
+    _forget_freed_runs(folder, done)
     spec_data = r.spec.model_dump(mode="json")
     ended: dict[str, Any] = {}
     mapped = _map_stage(r, shuffle, folder, spec_data, session, set(done), ended,
@@ -487,6 +502,9 @@ def _partition_stage(
     root = OutputRoot(r.spec.output)
     local = session is None
     drop = local and shuffle.partitioning == "hash"
+    share = local and shuffle.partitioning == "range"  # one run set: freed as a prefix
+    committed: set[int] = set()
+    freed: dict[str, int] = {}
     bounds: list[bytes] = []
     todo: list[int] = []
     scratch = {"run_bytes": 0, "alive": 0, "peak": 0, "top": 0, "workers": 1}
@@ -517,6 +535,8 @@ def _partition_stage(
         per.update(found)
         if drop and r.spec.run.resume:  # removed when a former run committed them
             total -= sum(per[i] for i in range(n) if partition_done(i) is not None)
+        if share and r.spec.run.resume:
+            committed.update(i for i in range(n) if partition_done(i) is not None)
         scratch.update(run_bytes=total, alive=total, peak=total)
 
     def starting(which: list[int]) -> None:
@@ -536,6 +556,9 @@ def _partition_stage(
             if drop:
                 _drop_partition_runs(folder, i)
                 scratch["alive"] -= per[i]
+            elif share:
+                committed.add(i)
+                scratch["alive"] -= _free_committed_ranges(folder, bounds, committed, freed)
             return
         if outcome.error is None and result.status is TaskStatus.CANCELLED:
             return
@@ -656,11 +679,44 @@ def _drop_partition_runs(folder: str, partition: int) -> None:
     shutil.rmtree(os.path.join(folder, "scratch", f"p{partition:05d}"), ignore_errors=True)
 
 
+def _free_committed_ranges(
+    folder: str, bounds: list[bytes], committed: set[int], freed: dict[str, int]
+) -> int:
+    """Range partitioning: with partitions ``0..j-1`` all committed, free the shared runs'
+    bytes below partition ``j``'s start (no partition left reads them), noting ``j`` in
+    :data:`FREED_NOTE` first; the bytes freed."""
+    j = 0
+    while j in committed:
+        j += 1
+    if j == 0 or j > len(bounds):  # nothing committed from 0 on; or every partition is
+        return 0
+    write_json_atomic(os.path.join(folder, FREED_NOTE), {"below_partition": j})
+    return free_below(partition_runs(os.path.join(folder, "shuffle"), 0), bounds[j - 1], freed)
+
+
+def _forget_freed_runs(folder: str, done: dict[int, Marker]) -> None:
+    """Range partitioning: runs freed below partition ``j`` (:data:`FREED_NOTE`) cannot serve
+    a partition before ``j`` that is not committed now (its files removed since, or
+    ``--no-resume``): remove them, so the map tasks run again."""
+    path = os.path.join(folder, FREED_NOTE)
+    try:
+        with open(path, encoding="utf-8") as fh:
+            below = int(json.load(fh)["below_partition"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return
+    if any(i not in done for i in range(below)):
+        shutil.rmtree(os.path.join(folder, "shuffle"), ignore_errors=True)
+        with contextlib.suppress(OSError):
+            os.remove(path)
+
+
 def _keep_markers_only(folder: str) -> None:
     """After a successful shuffle: remove its run files, samples and scratch (the bulk) and
     the folders of other passes; the map markers stay, so a rerun skips the whole shuffle."""
     for name in ("shuffle", "samples", "scratch"):
         shutil.rmtree(os.path.join(folder, name), ignore_errors=True)
+    with contextlib.suppress(OSError):
+        os.remove(os.path.join(folder, FREED_NOTE))
     parent = os.path.dirname(folder)
     for name in os.listdir(parent):
         if name.endswith("-shuffle") and os.path.join(parent, name) != folder:

@@ -299,13 +299,18 @@ def _run_partition(
     meter = ScratchMeter()
     if entries is None:
         folder = os.path.join(payload["folder"], "shuffle")
-        if payload["partitioning"] == "range":
+        # a hash partition's runs are its own: an intermediate merge replaces them on disk,
+        # the last merge frees them as it reads (a rerun after a kill then maps again: the
+        # map markers' runs are not intact); range partitions share one run set (the
+        # driver frees it below the committed partitions: run.py)
+        own = payload["partitioning"] != "range"
+        if own:
+            runs, lo, hi = partition_runs(folder, inp.index), None, None
+        else:
             runs = partition_runs(folder, 0)
             lo = bytes.fromhex(payload["lo"]) if payload["lo"] is not None else None
             hi = bytes.fromhex(payload["hi"]) if payload["hi"] is not None else None
-        else:
-            runs, lo, hi = partition_runs(folder, inp.index), None, None
-        entries = merge(runs, lo, hi, scratch=scratch, meter=meter)
+        entries = merge(runs, lo, hi, scratch=scratch, meter=meter, consume=own)
     channel = reporter.channel
     merged = 0
     writer.open(wctx)
