@@ -10,6 +10,8 @@ forced with ``--from`` / ``reader:`` is not the one detection would pick.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from crawlmill.formats.foreign import foreign_format
 
 from . import storage
@@ -53,13 +55,20 @@ def check_forced_reader(
     )
 
 
-def detect_reader(registry: Registry, path: str, named: bool) -> tuple[str | None, str, bool]:
+def detect_reader(
+    registry: Registry,
+    path: str,
+    named: bool,
+    read: Callable[[str], tuple[bytes, bytes] | None] | None = None,
+) -> tuple[str | None, str, bool]:
     """``(reader, "", True)`` for the best reader claiming ``path``; when none claims it,
     ``(None, reason, meant)``: why, and whether the file was meant as input (``named`` on its
     own, named like a format a reader reads, a known foreign format, unreadable) rather than a
-    side file of a listed folder."""
+    side file of a listed folder. ``read`` gives ``storage.read_detection(path, 512)`` (read
+    ahead by :class:`~crawlmill.core.detect_prefetch.DetectionPrefetch` while planning)."""
     try:
-        found = storage.read_detection(path, 512)  # a remote object: one lookup, one open
+        # a remote object: one lookup, one open
+        found = read(path) if read is not None else storage.read_detection(path, 512)
     except OSError as exc:
         return None, f"cannot read it: {exc.strerror or exc}", True
     is_file = found is not None

@@ -80,6 +80,8 @@ from typing import Any, NamedTuple
 from . import remote_tree, storage
 from .collection import Check, presence_checks, unit_size
 from .components import resolve
+from .detect_prefetch import DetectionPrefetch
+from .detect_prefetch import threads as detection_threads
 from .errors import ConfigError
 from .file_detection import check_forced_reader, detect_reader
 from .naming import output_stems
@@ -591,37 +593,43 @@ def expand_inputs(spec: PipelineSpec, registry: Registry) -> InputPlan:
     #: ``(path, relpath, unit, reader, size)`` of the inputs, made into planned inputs once
     #: their stems are known (each input's objects made once: 100,000 inputs)
     chosen: list[tuple[str, str, Any, str, int]] = []
-    while ordered:
-        path, relpath, unit, reader, _ = ordered.pop()
-        assert relpath is not None
-        if unit is not None:  # a collection's unit: its parts must be there to be read
-            checks, readable = presence_checks(unit)
-            planned.checks.extend(checks)
-            if not readable:
-                continue
-        if relpath in by_rel:
-            problems.append(
-                (
-                    "inputs",
-                    f"{by_rel[relpath]} and {path} both map to {relpath!r}; their outputs would collide",
+    forced = col.reader.name if col.reader else None
+    detected = [e.path for e in reversed(ordered) if (e.reader or forced) is None]
+    with DetectionPrefetch(detected, detection_threads()) as ahead:  # remote objects only
+        del detected
+        while ordered:
+            path, relpath, unit, reader, _ = ordered.pop()
+            assert relpath is not None
+            if unit is not None:  # a collection's unit: its parts must be there to be read
+                checks, readable = presence_checks(unit)
+                planned.checks.extend(checks)
+                if not readable:
+                    continue
+            if relpath in by_rel:
+                problems.append(
+                    (
+                        "inputs",
+                        f"{by_rel[relpath]} and {path} both map to {relpath!r}; their outputs would collide",
+                    )
                 )
-            )
-        by_rel[relpath] = path
-        name = reader or (col.reader.name if col.reader else None)
-        if name is None:
-            name, why, meant = detect_reader(registry, path, named=path not in listed)
-            if name is None:  # left out, reported: it never blocks the other inputs
-                (planned.not_converted if meant else planned.skipped).append((path, why))
-                continue
-        elif col.reader is not None and reader is None:
-            check_forced_reader(registry, path, col.reader.name, planned.warnings)
-        if unit is None:
-            size = col.sizes.get(path)
-            if size is None:
-                size = storage.size(path) if storage.isfile(path) else 0
-        else:
-            size = unit_size(unit)
-        chosen.append((path, relpath, unit, name or "", size))
+            by_rel[relpath] = path
+            name = reader or (col.reader.name if col.reader else None)
+            if name is None:
+                name, why, meant = detect_reader(
+                    registry, path, named=path not in listed, read=ahead.get
+                )
+                if name is None:  # left out, reported: it never blocks the other inputs
+                    (planned.not_converted if meant else planned.skipped).append((path, why))
+                    continue
+            elif col.reader is not None and reader is None:
+                check_forced_reader(registry, path, col.reader.name, planned.warnings)
+            if unit is None:
+                size = col.sizes.get(path)
+                if size is None:
+                    size = storage.size(path) if storage.isfile(path) else 0
+            else:
+                size = unit_size(unit)
+            chosen.append((path, relpath, unit, name or "", size))
     if problems:
         raise ConfigError(problems)
     if not chosen:
