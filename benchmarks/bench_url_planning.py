@@ -19,7 +19,7 @@ filesystem whose every lookup (``info``, a ``HEAD``) and open (a ranged ``GET``)
 milliseconds first, as a request to S3 does (listing adds nothing: S3 lists 1,000 objects
 with their sizes a request); the plan is then timed
 with detection's reads one after another (``CRAWLMILL_DETECT_THREADS=0``, the code before
-core/detect_prefetch.py) and read ahead by the default pool, interleaved.
+core/detect_prefetch.py) and read ahead by its default pool (32 threads), interleaved.
 
     nice -n 19 .venv/bin/python benchmarks/bench_url_planning.py --counts 10000,100000
     nice -n 19 .venv/bin/python benchmarks/bench_url_planning.py --counts 2000 --latency 20 \
@@ -136,11 +136,11 @@ def tree(data: Path, n: int, content: bytes = b"") -> Path:
 
 
 def child(
-    what: str, root: Path, n: int, out: str = "", latency: float = 0.0, threads: str = ""
+    what: str, root: Path, n: int, out: str = "", latency: float = 0.0, threads: str | None = None
 ) -> dict:
-    env = {k: v for k, v in os.environ.items() if k != "CRAWLMILL_DETECT_THREADS"}
-    if threads:
-        env["CRAWLMILL_DETECT_THREADS"] = threads
+    env = None  # the environment's CRAWLMILL_DETECT_THREADS, if any
+    if threads is not None:
+        env = dict(os.environ, CRAWLMILL_DETECT_THREADS=threads)
     done = subprocess.run(
         [sys.executable, "-c", CHILD, what, str(root), str(n), out, str(latency)],
         capture_output=True, text=True, check=False, env=env,
@@ -184,18 +184,18 @@ def main() -> None:
 
 def slow(args: argparse.Namespace) -> None:
     """Per count: the plan with ``--latency`` ms per request, detection's reads one after
-    another (``threads 0``) then read ahead (default pool), interleaved, twice."""
+    another (``threads 0``) then read ahead (32 threads), interleaved, twice."""
     for n in (int(c) for c in args.counts.split(",")):
         root = tree(Path(args.data), n, RECORD)
         for _ in range(2):
-            for threads in ("0", ""):
+            for threads in ("0", "32"):
                 load = os.getloadavg()[0]
                 with tempfile.TemporaryDirectory() as out:
                     p = child("plan", root, n, os.path.join(out, "out"), args.latency / 1000,
                               threads)  # fmt: skip
                 print(
                     f"{n:>7,} objects, {args.latency:g} ms a request, detection threads "
-                    f"{threads or 'default'}: plan {p['plan_cpu']:.1f} s CPU "
+                    f"{threads}: plan {p['plan_cpu']:.1f} s CPU "
                     f"({p['plan_wall']:.1f} s wall), peak RSS {p['rss'] / 1e6:.0f} MB, exit "
                     f"{p['code']}; load {load:.1f}-{os.getloadavg()[0]:.1f}",
                     flush=True,
