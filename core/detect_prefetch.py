@@ -16,9 +16,12 @@ from __future__ import annotations
 import os
 from collections import deque
 from collections.abc import Iterable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from typing import TYPE_CHECKING
 
 from . import storage
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 __all__ = ["THREADS", "WINDOW", "DetectionPrefetch", "threads"]
 
@@ -51,11 +54,16 @@ class DetectionPrefetch:
     and then. A context manager: leaving it stops the threads."""
 
     def __init__(self, paths: Iterable[str], workers: int, window: int = WINDOW) -> None:
-        self._paths: Iterator[str] = iter([p for p in paths if _waits(p)])
+        waiting = [p for p in paths if _waits(p)]
+        self._paths: Iterator[str] = iter(waiting)
         self._window = max(1, window)
         self._pending: deque[tuple[str, Future[Found]]] = deque()
         self._queued: set[str] = set()
-        self._pool = ThreadPoolExecutor(workers, "detect") if workers > 1 else None
+        self._pool = None
+        if workers > 1 and waiting:  # threads (and their import) only for objects that wait
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._pool = ThreadPoolExecutor(workers, "detect")
         self._fill()
 
     def _fill(self) -> None:
