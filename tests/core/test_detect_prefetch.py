@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import gzip
 import os
-import re
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -23,6 +22,7 @@ from crawlmill.core.registry import Registry
 from crawlmill.core.spec import PipelineSpec
 
 from tests.conftest import need
+from tests.ranged_http import send_range_head
 
 pytestmark = pytest.mark.xdist_group("detect-prefetch")
 
@@ -66,18 +66,7 @@ class _Slow(BaseHTTPRequestHandler):
                 return
             with open(path, "rb") as fh:
                 data = fh.read()
-            start, end = 0, len(data)
-            m = re.fullmatch(r"bytes=(\d+)-(\d*)", self.headers.get("Range", ""))
-            if m:
-                start = int(m.group(1))
-                end = min(len(data), int(m.group(2)) + 1) if m.group(2) else len(data)
-                self.send_response(206)
-                self.send_header("Content-Range", f"bytes {start}-{end - 1}/{len(data)}")
-            else:
-                self.send_response(200)
-            self.send_header("Accept-Ranges", "bytes")
-            self.send_header("Content-Length", str(end - start))
-            self.end_headers()
+            start, end = send_range_head(self, len(data))
             if body:
                 self.wfile.write(data[start:end])
         finally:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import gzip
 import os
 import random
-import re
 import threading
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -24,6 +23,7 @@ from crawlmill.core.reading import open_reader
 from crawlmill.formats.codecs.compression import MemberSource
 
 from tests.conftest import need
+from tests.ranged_http import send_range_head
 
 
 def record(i: int, pad: int = 0) -> bytes:
@@ -63,18 +63,7 @@ class _Files(BaseHTTPRequestHandler):
             return
         with open(path, "rb") as fh:
             data = fh.read()
-        start, end = 0, len(data)
-        m = re.fullmatch(r"bytes=(\d+)-(\d*)", self.headers.get("Range", ""))
-        if m:
-            start = int(m.group(1))
-            end = min(len(data), int(m.group(2)) + 1) if m.group(2) else len(data)
-            self.send_response(206)
-            self.send_header("Content-Range", f"bytes {start}-{end - 1}/{len(data)}")
-        else:
-            self.send_response(200)
-        self.send_header("Accept-Ranges", "bytes")
-        self.send_header("Content-Length", str(end - start))
-        self.end_headers()
+        start, end = send_range_head(self, len(data))
         if body:
             self.server.gets += 1
             self.server.sent += end - start

@@ -16,7 +16,6 @@ from __future__ import annotations
 import gc
 import os
 import random
-import re
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -26,6 +25,7 @@ from crawlmill.formats.hadoop.sequencefile import Entry, SequenceFileWriter, ite
 from crawlmill.plugins.readers.nutch_parts import keys_sorted
 
 from tests.conftest import need
+from tests.ranged_http import send_range_head
 
 pytestmark = pytest.mark.xdist_group("storage-memory")
 
@@ -60,18 +60,7 @@ class _Files(BaseHTTPRequestHandler):
     def _serve(self, body: bool) -> None:
         path = os.path.join(self.server.folder, self.path.lstrip("/"))  # type: ignore[attr-defined]
         size = os.path.getsize(path)
-        start, end = 0, size
-        m = re.fullmatch(r"bytes=(\d+)-(\d*)", self.headers.get("Range", ""))
-        if m:
-            start = int(m.group(1))
-            end = min(size, int(m.group(2)) + 1) if m.group(2) else size
-            self.send_response(206)
-            self.send_header("Content-Range", f"bytes {start}-{end - 1}/{size}")
-        else:
-            self.send_response(200)
-        self.send_header("Accept-Ranges", "bytes")
-        self.send_header("Content-Length", str(end - start))
-        self.end_headers()
+        start, end = send_range_head(self, size)
         if body:
             with open(path, "rb") as fh:
                 fh.seek(start)

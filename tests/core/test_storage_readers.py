@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -22,6 +21,7 @@ import pytest
 from crawlmill.core.commands.cli import main
 
 from tests.conftest import need
+from tests.ranged_http import send_range_head
 
 #: one worker runs this module's tests: one S3 server serves them all.
 pytestmark = pytest.mark.xdist_group("storage-s3")
@@ -214,18 +214,7 @@ class _Counting(BaseHTTPRequestHandler):
 
     def _serve(self, body: bool) -> None:
         data = self.server.data  # type: ignore[attr-defined]
-        start, end = 0, len(data)
-        m = re.fullmatch(r"bytes=(\d+)-(\d*)", self.headers.get("Range", ""))
-        if m:
-            start = int(m.group(1))
-            end = min(len(data), int(m.group(2)) + 1) if m.group(2) else len(data)
-            self.send_response(206)
-            self.send_header("Content-Range", f"bytes {start}-{end - 1}/{len(data)}")
-        else:
-            self.send_response(200)
-        self.send_header("Accept-Ranges", "bytes")
-        self.send_header("Content-Length", str(end - start))
-        self.end_headers()
+        start, end = send_range_head(self, len(data))
         if body:
             self.server.sent.append((start, end))  # type: ignore[attr-defined]
             self.wfile.write(data[start:end])
