@@ -474,8 +474,12 @@ class MemberStream:
                 self.base += len(buf)
                 self.buf, self.pos = data, 0
             elif pos:
+                # the kept tail is cut out first and the old buffer let go before the two
+                # are joined: a resync holds a buffer of the skip bound, not two of them
                 self.base += pos
-                self.buf, self.pos = buf[pos:] + data, 0
+                rest = buf[pos:]
+                self.buf = buf = b""
+                self.buf, self.pos = rest + data, 0
             else:
                 self.buf = buf + data
             if self.limit is not None and self.base + len(self.buf) > self.limit:

@@ -429,6 +429,7 @@ class WarcFramer:
             return
         line_ending = m.group(2)
         hdr_start = m.end() - len(line_ending)
+        m = None  # a match holds the buffer it matched: a long skip would keep it alive
         hend = header_end(s, start, hdr_start, line_ending * 2, self.max_header_bytes)
         if hend is None:
             reason = (

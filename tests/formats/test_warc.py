@@ -284,3 +284,35 @@ def test_warc_date_and_id_rules_have_one_home_shared_by_reader_and_writer() -> N
     assert not warc_fields.valid_warc_date(b"2009-03-65")
     assert warc_fields.parse_warc_date("2019") is not None
     assert warc_fields.BARE_UUID.match(b"urn:uuid:12345678-1234-1234-1234-123456789abc")
+
+
+def test_a_long_damaged_range_is_scanned_holding_one_buffer_of_the_skip_bound():
+    """A header line of 48 MiB (no blank line within ``max_header_bytes``) is reported in
+    parts while the framer scans for the next record in 8 MiB pieces: traced memory stays at
+    the piece being joined, the joined buffer and the part handed out (24 MiB). It was 32: the
+    version line's regex match held the first piece for the whole skip, and the fault run's
+    bomb-header case grew RSS by 54 MiB against its bound of 56 (33 now)."""
+    import tracemalloc
+
+    piece = 8 << 20
+    body = b"X-Filler: " + b"a" * (48 << 20) + b"\r\n"
+    good = b"WARC/1.0\r\nWARC-Type: resource\r\nContent-Length: 2\r\n\r\nok\r\n\r\n"
+    data = good + b"WARC/1.0\r\nWARC-Type: resource\r\n" + body + b"\r\nxx\r\n\r\n" + good
+    framer = WarcFramer(iter_pieces(io.BytesIO(data), None, piece_size=piece))
+    del body
+    tracemalloc.start()
+    try:
+        records = damaged = 0
+        for item in framer:
+            if isinstance(item, DamagedRange):
+                damaged += item.length
+            else:
+                records += 1
+            item = None
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert records == 2
+    assert damaged == len(data) - 2 * len(good)
+    bound = (1 << 20) + (4 << 20)  # the framer's skip bound: max_header_bytes + 4 MiB
+    assert peak < bound + 3 * piece, peak >> 20
