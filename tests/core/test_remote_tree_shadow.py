@@ -48,13 +48,19 @@ def test_the_shadow_holds_sizes_declared_bytes_and_holes(tmp_path):
     assert os.stat(warc).st_blocks == 0  # a hole: no bytes on disk
 
 
-def test_the_shadow_goes_to_memory_unless_discovery_fetches_much(tmp_path, monkeypatch):
+def _two_places(tmp_path, monkeypatch):
+    """The listing of ``_objects``, and a memory and a temp folder the shadow may go to."""
     _, found = _objects(tmp_path)
     shm, temp = tmp_path / "shm", tmp_path / "temp"
     shm.mkdir()
     temp.mkdir()
     monkeypatch.setattr(remote_tree, "SHM", str(shm))
     monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    return found, shm, temp
+
+
+def test_the_shadow_goes_to_memory_unless_discovery_fetches_much(tmp_path, monkeypatch):
+    found, shm, temp = _two_places(tmp_path, monkeypatch)
     whole = _Reads([(re.compile("data"), None)])  # the whole 10,003 bytes
     made = remote_tree.shadow_folder(found, whole, "t-")
     assert os.path.dirname(made) == str(shm) and os.listdir(made) == []
@@ -68,12 +74,7 @@ def test_the_shadow_goes_to_memory_unless_discovery_fetches_much(tmp_path, monke
 def test_a_full_memory_file_system_is_not_used(tmp_path, monkeypatch):
     """A container's ``/dev/shm`` may be 64 MB in all: without room to spare (bytes or
     inodes), the shadow goes to the temp folder."""
-    _, found = _objects(tmp_path)
-    shm, temp = tmp_path / "shm", tmp_path / "temp"
-    shm.mkdir()
-    temp.mkdir()
-    monkeypatch.setattr(remote_tree, "SHM", str(shm))
-    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    found, shm, temp = _two_places(tmp_path, monkeypatch)
     real = os.statvfs(shm)
     for full in ({"f_bavail": 10}, {"f_favail": 5}):
         fields = {k: getattr(real, k) for k in ("f_bavail", "f_frsize", "f_files", "f_favail")}

@@ -383,18 +383,6 @@ def disk_bytes(root: Path) -> int:
     return sum(p.stat().st_blocks * 512 for p in root.rglob("*") if p.is_file())
 
 
-def _sorted_warc(tmp_path: Path, out: str) -> Path:
-    """WARC -> WARC ``sorted`` (hash, one partition: the option's defaults), many spills."""
-    _project(tmp_path, "unused", pages=200)
-    config = tmp_path / f"{out}.yaml"
-    config.write_text(
-        "version: 1\ninputs: [data200/in0.warc, data200/in1.warc]\n"
-        "writer: {name: warc, sorted: {partitions: 1}}\n"
-        f"output: {out}\nrun: {{workers: 1, shuffle_memory: 65536}}\n"
-    )
-    return config
-
-
 @pytest.mark.skipif(not holes.can_free(), reason="no hole punching on this system")
 def test_last_merge_frees_what_it_has_read(tmp_path, monkeypatch) -> None:
     """A consuming merge claims its runs (dot names: a rerun never takes them for whole
@@ -429,16 +417,21 @@ def test_last_merge_frees_what_it_has_read(tmp_path, monkeypatch) -> None:
     assert disk_bytes(tmp_path / "kept") == full
 
 
-def _sorted_warc(tmp_path: Path, out: str) -> Path:
-    """WARC -> WARC ``sorted`` (hash, one partition: the option's defaults), many spills."""
+def _sorted_config(tmp_path: Path, out: str, sorted_option: str, memory: int) -> Path:
+    """A config of WARC -> WARC ``sorted`` with many spills (200 pages, small memory)."""
     _project(tmp_path, "unused", pages=200)
     config = tmp_path / f"{out}.yaml"
     config.write_text(
         "version: 1\ninputs: [data200/in0.warc, data200/in1.warc]\n"
-        "writer: {name: warc, sorted: {partitions: 1}}\n"
-        f"output: {out}\nrun: {{workers: 1, shuffle_memory: 65536}}\n"
+        f"writer: {{name: warc, sorted: {sorted_option}}}\n"
+        f"output: {out}\nrun: {{workers: 1, shuffle_memory: {memory}}}\n"
     )
     return config
+
+
+def _sorted_warc(tmp_path: Path, out: str) -> Path:
+    """WARC -> WARC ``sorted`` (hash, one partition: the option's defaults), many spills."""
+    return _sorted_config(tmp_path, out, "{partitions: 1}", 65536)
 
 
 @pytest.mark.skipif(not holes.can_free(), reason="no hole punching on this system")
@@ -484,14 +477,7 @@ def test_sorted_warc_runs_and_output_not_both_whole(tmp_path, monkeypatch) -> No
 
 def _range_warc(tmp_path: Path, out: str) -> Path:
     """WARC -> WARC ``sorted`` in 4 range partitions (one shared run set), many spills."""
-    _project(tmp_path, "unused", pages=200)
-    config = tmp_path / f"{out}.yaml"
-    config.write_text(
-        "version: 1\ninputs: [data200/in0.warc, data200/in1.warc]\n"
-        "writer: {name: warc, sorted: {partitions: 4, partitioning: range}}\n"
-        f"output: {out}\nrun: {{workers: 1, shuffle_memory: 262144}}\n"
-    )
-    return config
+    return _sorted_config(tmp_path, out, "{partitions: 4, partitioning: range}", 262144)
 
 
 def _fine_index(monkeypatch) -> None:
