@@ -40,6 +40,31 @@ def warc_gz(first: int, n: int) -> bytes:
     return b"".join(out)
 
 
+ACCESS_DENIED = (
+    b"<?xml version='1.0' encoding='UTF-8'?><Error><Code>AccessDenied</Code>"
+    b"<Message>Access Denied</Message></Error>"
+)
+
+
+def _refusing(app):
+    """moto's WSGI app, except that a ``GET`` of a key with ``forbidden`` in its name, and
+    any write below a ``forbidden-out`` prefix, answer ``403 AccessDenied`` as S3 does when a
+    policy refuses them (``HEAD`` and listings answer: the object is there, its bytes are not
+    for us)."""
+
+    def refuse(environ, start_response):
+        path = environ.get("PATH_INFO", "")
+        method = environ.get("REQUEST_METHOD")
+        if ("forbidden" in path and method == "GET") or (
+            "forbidden-out" in path and method != "HEAD"
+        ):
+            start_response("403 Forbidden", [("Content-Type", "application/xml")])
+            return [ACCESS_DENIED]
+        return app(environ, start_response)
+
+    return refuse
+
+
 @pytest.fixture(scope="module")
 def s3():
     """An S3 server (moto) on 127.0.0.1 and an s3fs filesystem on it; the environment names
@@ -50,6 +75,7 @@ def s3():
 
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()
+    server._server.app = _refusing(server._server.app)
     port = server._server.server_address[1]
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{port}")
@@ -261,3 +287,27 @@ def test_an_upload_holds_one_bounded_part_at_a_time(s3, tmp_path, monkeypatch):
     storage.download("s3://crawl-out/upload/big.bin", str(tmp_path / "back.bin"))
     assert calls == ["get_object"]  # one streamed request
     assert (tmp_path / "back.bin").read_bytes() == data
+
+
+def test_a_forbidden_object_of_a_prefix_is_named_not_converted(s3, tmp_path, capsys):
+    """An object of a prefix whose bytes S3 refuses (403 AccessDenied) is not converted and
+    named with the reason (exit 3), as a local file without read permission in a folder is;
+    the others are converted. An upload S3 refuses fails the run naming the object."""
+    s3.pipe("crawl-in/p/a.warc.gz", warc_gz(0, 2))
+    s3.pipe("crawl-in/p/b.warc.gz", warc_gz(5, 2))
+    s3.pipe("crawl-in/p/forbidden.warc.gz", warc_gz(9, 2))
+    out = tmp_path / "out"
+    assert main(["convert", "s3://crawl-in/p/", "-o", str(out), "--workers", "1"]) == 3
+    err = capsys.readouterr().err
+    why = "cannot read it: Permission denied (HTTP 403 Forbidden: AccessDenied)"
+    assert f"s3://crawl-in/p/forbidden.warc.gz: {why}" in err
+    assert sorted(p.name for p in out.iterdir() if p.name != ".crawlmill") == [
+        "a.warc.gz",
+        "b.warc.gz",
+    ]
+    argv = ["convert", "s3://crawl-in/p/a.warc.gz", "-o", "s3://crawl-out/forbidden-out"]
+    assert main([*argv, "--work-dir", str(tmp_path / "w"), "--workers", "1"]) == 1
+    err = capsys.readouterr().err
+    assert "s3://crawl-out/forbidden-out/" in err
+    assert "Permission denied (HTTP 403 Forbidden: AccessDenied)" in err
+    assert SECRET not in err
