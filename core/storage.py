@@ -165,15 +165,20 @@ def shown(url: str) -> str:
 def _status(exc: BaseException) -> tuple[int, str] | None:
     """``(HTTP status, reason)`` of the first error in ``exc``'s chain (its ``__cause__`` or
     ``__context__``) that carries one: aiohttp's ``ClientResponseError`` (``status``,
-    ``message``) or botocore's ``ClientError`` (``response``: its ``HTTPStatusCode`` and
-    error ``Code``), which s3fs turns into a bare ``PermissionError("Access Denied")``."""
+    ``message``), botocore's ``ClientError`` (``response``: its ``HTTPStatusCode`` and
+    error ``Code``), which s3fs turns into a bare ``PermissionError("Access Denied")``, and
+    (not tested in CI: no GCS or Azure runs there) gcsfs' ``HttpError`` (``code``) and
+    azure-core's ``HttpResponseError`` (``status_code``, ``reason``)."""
     seen: set[int] = set()
     found: BaseException | None = exc
     while found is not None and id(found) not in seen:
         seen.add(id(found))
         status = getattr(found, "status", None)
+        if not isinstance(status, int) and type(found).__module__.split(".", 1)[0] in _BACKENDS:
+            # gcsfs' HttpError (``code``), azure-core's HttpResponseError (``status_code``)
+            status = getattr(found, "code", None) or getattr(found, "status_code", None)
         if isinstance(status, int) and 100 <= status < 600:
-            return status, str(getattr(found, "message", "") or "")
+            return status, str(getattr(found, "message", "") or getattr(found, "reason", "") or "")
         response = getattr(found, "response", None)
         if isinstance(response, dict):
             code = (response.get("ResponseMetadata") or {}).get("HTTPStatusCode")

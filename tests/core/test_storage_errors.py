@@ -173,6 +173,24 @@ def test_s3_client_errors_as_s3fs_raises_them():
     )
 
 
+def test_gcs_and_azure_errors_by_their_status_attributes():
+    """gcsfs' ``HttpError`` carries ``code``, azure-core's ``HttpResponseError``
+    ``status_code`` and ``reason`` (neither library runs in CI: stand-ins of their shape)."""
+    http_error = type("HttpError", (Exception,), {"__module__": "gcsfs.retry"})
+    gcs = http_error("Forbidden")
+    gcs.code, gcs.message = 403, "Forbidden"
+    denied = storage.backend_error(gcs, "gs://b/k")
+    assert str(denied) == "gs://b/k: Permission denied (HTTP 403 Forbidden)"
+    response_error = type(
+        "HttpResponseError", (Exception,), {"__module__": "azure.core.exceptions"}
+    )
+    azure = response_error("boom")
+    azure.status_code, azure.reason = 503, "Service Unavailable"
+    assert str(storage.backend_error(azure, "az://c/k")) == "az://c/k: HTTP 503 Service Unavailable"
+    plain = ValueError("not a store's")
+    assert storage.backend_error(plain, "gs://b/k") is plain  # a bug stays a bug
+
+
 # -- every entry point over HTTP ------------------------------------------------------------
 
 
