@@ -47,16 +47,16 @@ ACCESS_DENIED = (
 
 
 def _refusing(app):
-    """moto's WSGI app, except that a ``GET`` of a key with ``forbidden`` in its name, and
-    any write below a ``forbidden-out`` prefix, answer ``403 AccessDenied`` as S3 does when a
-    policy refuses them (``HEAD`` and listings answer: the object is there, its bytes are not
-    for us)."""
+    """moto's WSGI app, except that a ``GET`` or ``HEAD`` of a key with ``forbidden`` in its
+    name (``HeadObject`` needs ``s3:GetObject`` too), and any write below a ``refused-out``
+    prefix, answer ``403 AccessDenied`` as S3 does when a policy refuses them (listings
+    answer: the object is listed, its bytes are not for us)."""
 
     def refuse(environ, start_response):
         path = environ.get("PATH_INFO", "")
         method = environ.get("REQUEST_METHOD")
-        if ("forbidden" in path and method == "GET") or (
-            "forbidden-out" in path and method != "HEAD"
+        if ("forbidden" in path and method in ("GET", "HEAD")) or (
+            "refused-out" in path and method != "HEAD"
         ):
             start_response("403 Forbidden", [("Content-Type", "application/xml")])
             return [ACCESS_DENIED]
@@ -292,7 +292,8 @@ def test_an_upload_holds_one_bounded_part_at_a_time(s3, tmp_path, monkeypatch):
 def test_a_forbidden_object_of_a_prefix_is_named_not_converted(s3, tmp_path, capsys):
     """An object of a prefix whose bytes S3 refuses (403 AccessDenied) is not converted and
     named with the reason (exit 3), as a local file without read permission in a folder is;
-    the others are converted. An upload S3 refuses fails the run naming the object."""
+    the others are converted; of a glob the same. An upload S3 refuses fails the run naming
+    the object."""
     s3.pipe("crawl-in/p/a.warc.gz", warc_gz(0, 2))
     s3.pipe("crawl-in/p/b.warc.gz", warc_gz(5, 2))
     s3.pipe("crawl-in/p/forbidden.warc.gz", warc_gz(9, 2))
@@ -305,9 +306,21 @@ def test_a_forbidden_object_of_a_prefix_is_named_not_converted(s3, tmp_path, cap
         "a.warc.gz",
         "b.warc.gz",
     ]
-    argv = ["convert", "s3://crawl-in/p/a.warc.gz", "-o", "s3://crawl-out/forbidden-out"]
+    out = tmp_path / "glob"  # the objects a glob matches: the same
+    assert main(["convert", "s3://crawl-in/p/*.warc.gz", "-o", str(out), "--workers", "1"]) == 3
+    assert f"s3://crawl-in/p/forbidden.warc.gz: {why}" in capsys.readouterr().err
+    assert sorted(p.name for p in out.iterdir() if p.name != ".crawlmill") == [
+        "a.warc.gz",
+        "b.warc.gz",
+    ]
+    one = "s3://crawl-in/p/forbidden.warc.gz"  # named on its own: nothing to convert (exit 2)
+    assert main(["convert", one, "-o", str(tmp_path / "one"), "--workers", "1"]) == 2
+    err = capsys.readouterr().err
+    assert one in err and "Permission denied (HTTP 403 Forbidden: AccessDenied)" in err
+    assert "no such file" not in err
+    argv = ["convert", "s3://crawl-in/p/a.warc.gz", "-o", "s3://crawl-out/refused-out"]
     assert main([*argv, "--work-dir", str(tmp_path / "w"), "--workers", "1"]) == 1
     err = capsys.readouterr().err
-    assert "s3://crawl-out/forbidden-out/" in err
+    assert "s3://crawl-out/refused-out/" in err
     assert "Permission denied (HTTP 403 Forbidden: AccessDenied)" in err
     assert SECRET not in err
