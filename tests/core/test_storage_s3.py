@@ -48,15 +48,18 @@ ACCESS_DENIED = (
 
 def _refusing(app):
     """moto's WSGI app, except that a ``GET`` or ``HEAD`` of a key with ``forbidden`` in its
-    name (``HeadObject`` needs ``s3:GetObject`` too), and any write below a ``refused-out``
-    prefix, answer ``403 AccessDenied`` as S3 does when a policy refuses them (listings
+    name (``HeadObject`` needs ``s3:GetObject`` too), a listing of the ``unlisted`` prefix and
+    any write below a ``refused-out`` prefix, answer ``403 AccessDenied`` as S3 does when a policy refuses them (listings
     answer: the object is listed, its bytes are not for us)."""
 
     def refuse(environ, start_response):
         path = environ.get("PATH_INFO", "")
         method = environ.get("REQUEST_METHOD")
-        if ("forbidden" in path and method in ("GET", "HEAD")) or (
-            "refused-out" in path and method != "HEAD"
+        listing = "prefix=unlisted" in environ.get("QUERY_STRING", "")
+        if (
+            ("forbidden" in path and method in ("GET", "HEAD"))
+            or ("refused-out" in path and method != "HEAD")
+            or listing
         ):
             start_response("403 Forbidden", [("Content-Type", "application/xml")])
             return [ACCESS_DENIED]
@@ -313,6 +316,11 @@ def test_a_forbidden_object_of_a_prefix_is_named_not_converted(s3, tmp_path, cap
         "a.warc.gz",
         "b.warc.gz",
     ]
+    s3.pipe("crawl-in/unlisted/a.warc.gz", warc_gz(0, 1))
+    listed = "s3://crawl-in/unlisted/"  # a prefix the store refuses to list (exit 2)
+    assert main(["convert", listed, "-o", str(tmp_path / "u"), "--workers", "1"]) == 2
+    err = capsys.readouterr().err
+    assert f"cannot read {listed}: Permission denied (HTTP 403 Forbidden: AccessDenied)" in err
     one = "s3://crawl-in/p/forbidden.warc.gz"  # named on its own: nothing to convert (exit 2)
     assert main(["convert", one, "-o", str(tmp_path / "one"), "--workers", "1"]) == 2
     err = capsys.readouterr().err
