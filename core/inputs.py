@@ -284,8 +284,9 @@ class _Collector:
             else:
                 self.problems.append((loc, f"no such file: {shown}"))
                 return
-        except (OSError, ValueError) as exc:
-            self.problems.append((loc, f"cannot list {shown}: {exc}"))
+        except (OSError, ValueError) as exc:  # a refusal (HTTP 403), a store that fails
+            why = exc.strerror if isinstance(exc, storage.BackendError) else exc
+            self.problems.append((loc, f"cannot read {shown}: {why}"))
             return
         self.roots[self.order] = storage.url_path(root)
         tree = not storage.has_magic(url)

@@ -114,6 +114,11 @@ class RemoteRoot:
     def _key(self, rel: str) -> str:
         return f"{self.base}/{rel}"
 
+    def _get(self, rel: str, local: str) -> None:
+        """Download the root's object ``rel`` to ``local`` (an error names its URL)."""
+        with storage.translated(f"{self.url}/{rel}"):
+            self.fs.get_file(self._key(rel), local)
+
     def lock(self) -> None:
         """Hold ``<stage>.lock`` for the run: another run of this store root from the same
         work folder is refused instead of wiping this stage."""
@@ -156,7 +161,8 @@ class RemoteRoot:
         self.hollow = not hydrate and _sparse_files(self.stage)
         self.fs.invalidate_cache()  # the store as it is now, not as listed earlier
         try:
-            found = self.fs.find(self.base, detail=True)
+            with storage.translated(self.url):  # a refusal names the root and its status
+                found = self.fs.find(self.base, detail=True)
         except FileNotFoundError:
             found = {}
         objects: dict[str, int] = {}
@@ -186,7 +192,7 @@ class RemoteRoot:
             local = os.path.join(self.stage, *rel.split("/"))
             os.makedirs(os.path.dirname(local), exist_ok=True)
             if (hydrate and rel in listed) or in_passes:
-                self.fs.get_file(self._key(rel), local)
+                self._get(rel, local)
             else:
                 with open(local, "wb") as fh:
                     fh.truncate(size)  # sparse: no bytes on disk, none downloaded
@@ -201,7 +207,7 @@ class RemoteRoot:
                 continue
             local = os.path.join(self.stage, *rel.split("/"))
             os.makedirs(os.path.dirname(local), exist_ok=True)
-            self.fs.get_file(self._key(rel), local)
+            self._get(rel, local)
             self.pulled[rel] = _stat(local)
             with contextlib.suppress(OSError, ValueError):
                 with open(local, encoding="utf-8") as fh:
@@ -227,7 +233,8 @@ class RemoteRoot:
             return
         tmp = f"{key}.crawlmill-upload"
         storage.put_file(self.fs, local, tmp)
-        self.fs.mv(tmp, key)
+        with storage.translated(f"{self.url}/{rel}"):
+            self.fs.mv(tmp, key)
 
     def publish(self) -> list[str]:
         """Upload every new or changed stage file (outputs, then bookkeeping, then markers,
@@ -253,7 +260,7 @@ class RemoteRoot:
         for rel in changed:
             self.upload(rel)
         for rel in sorted((set(self.pulled) | set(published)) - set(present)):
-            with contextlib.suppress(FileNotFoundError):
+            with contextlib.suppress(FileNotFoundError), storage.translated(f"{self.url}/{rel}"):
                 self.fs.rm_file(self._key(rel))
         return changed
 

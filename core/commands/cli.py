@@ -734,7 +734,11 @@ def _inspect(args: argparse.Namespace) -> int:
 
     registry = Registry.load(args.plugin)
     path = storage.local_path(args.file)  # a URL is read through core/storage.py
-    if inspect_urls.is_remote_folder(path):  # a prefix: its readers look at a local mirror
+    try:
+        folder = inspect_urls.is_remote_folder(path)
+    except storage.BackendError as exc:  # a refusal (HTTP 403), a store that fails (exit 2)
+        raise ConfigError([("FILE", str(exc))]) from None
+    if folder:  # a prefix: its readers look at a local mirror
         with inspect_urls.mirrored(registry, path) as mirror:
             return _inspect_path(args, registry, path, mirror)
     return _inspect_path(args, registry, path, None)

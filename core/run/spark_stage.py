@@ -51,6 +51,7 @@ import tempfile
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from .. import storage
 from ..output_paths import BOOKKEEPING
 from ..storage_root import ACTIVE, PUBLISHED, STAGES_ENV, RemoteRoot, published_files
 
@@ -244,7 +245,8 @@ def apply_events(events: list[tuple]) -> list[tuple]:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(local)
             if rel.startswith(BOOKKEEPING + "/"):
-                remote.fs.get_file(f"{remote.base}/{rel}", local)
+                with storage.translated(f"{remote.url}/{rel}"):
+                    remote.fs.get_file(f"{remote.base}/{rel}", local)
             else:
                 with open(local, "wb") as fh:
                     fh.truncate(size)  # a placeholder: no output byte comes to the driver

@@ -15,6 +15,7 @@ from functools import lru_cache
 __all__ = [
     "content_type",
     "content_type_value",
+    "declared_length",
     "head_and_content_type",
     "head_end",
     "media_type",
@@ -169,3 +170,29 @@ def parse_http_head(head: bytes) -> tuple[bytes, list[tuple[bytes, bytes]]]:
         name, sep, value = line.partition(b":")
         headers.append((name.strip(), value.strip() if sep else b""))
     return first, headers
+
+
+_STATUS = re.compile(rb"HTTP/\d{1,2}\.\d{1,2}[ \t]+(\d{3})")
+
+
+def declared_length(head: bytes) -> int | None:
+    """The body length the response head ``head`` declares (its ``Content-Length``), or
+    ``None`` when it declares none the body is bound by (RFC 9110 section 8.6, RFC 9112
+    section 6.3): no ``Content-Length``, one that is no number or several that disagree, a
+    ``Transfer-Encoding`` (it overrides the length), or a status whose response has no body
+    (1xx, 204, 304: their ``Content-Length`` is that of another response)."""
+    first, headers = parse_http_head(head)
+    m = _STATUS.match(first)
+    if m and (m.group(1).startswith(b"1") or m.group(1) in (b"204", b"304")):
+        return None
+    values = set()
+    for name, value in headers:
+        name = name.lower()
+        if name == b"transfer-encoding":
+            return None
+        if name == b"content-length":
+            values.update(v.strip() for v in value.split(b","))
+    if len(values) != 1:
+        return None
+    value = values.pop()
+    return int(value) if value.isdigit() else None

@@ -40,6 +40,34 @@ def warc_gz(first: int, n: int) -> bytes:
     return b"".join(out)
 
 
+ACCESS_DENIED = (
+    b"<?xml version='1.0' encoding='UTF-8'?><Error><Code>AccessDenied</Code>"
+    b"<Message>Access Denied</Message></Error>"
+)
+
+
+def _refusing(app):
+    """moto's WSGI app, except that a ``GET`` or ``HEAD`` of a key with ``forbidden`` in its
+    name (``HeadObject`` needs ``s3:GetObject`` too), a listing of the ``unlisted`` prefix and
+    any write below a ``refused-out`` prefix, answer ``403 AccessDenied`` as S3 does when a policy refuses them (listings
+    answer: the object is listed, its bytes are not for us)."""
+
+    def refuse(environ, start_response):
+        path = environ.get("PATH_INFO", "")
+        method = environ.get("REQUEST_METHOD")
+        listing = "prefix=unlisted" in environ.get("QUERY_STRING", "")
+        if (
+            ("forbidden" in path and method in ("GET", "HEAD"))
+            or ("refused-out" in path and method != "HEAD")
+            or listing
+        ):
+            start_response("403 Forbidden", [("Content-Type", "application/xml")])
+            return [ACCESS_DENIED]
+        return app(environ, start_response)
+
+    return refuse
+
+
 @pytest.fixture(scope="module")
 def s3():
     """An S3 server (moto) on 127.0.0.1 and an s3fs filesystem on it; the environment names
@@ -50,6 +78,7 @@ def s3():
 
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()
+    server._server.app = _refusing(server._server.app)
     port = server._server.server_address[1]
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{port}")
@@ -261,3 +290,45 @@ def test_an_upload_holds_one_bounded_part_at_a_time(s3, tmp_path, monkeypatch):
     storage.download("s3://crawl-out/upload/big.bin", str(tmp_path / "back.bin"))
     assert calls == ["get_object"]  # one streamed request
     assert (tmp_path / "back.bin").read_bytes() == data
+
+
+def test_a_forbidden_object_of_a_prefix_is_named_not_converted(s3, tmp_path, capsys):
+    """An object of a prefix whose bytes S3 refuses (403 AccessDenied) is not converted and
+    named with the reason (exit 3), as a local file without read permission in a folder is;
+    the others are converted; of a glob the same. An upload S3 refuses fails the run naming
+    the object."""
+    s3.pipe("crawl-in/p/a.warc.gz", warc_gz(0, 2))
+    s3.pipe("crawl-in/p/b.warc.gz", warc_gz(5, 2))
+    s3.pipe("crawl-in/p/forbidden.warc.gz", warc_gz(9, 2))
+    out = tmp_path / "out"
+    assert main(["convert", "s3://crawl-in/p/", "-o", str(out), "--workers", "1"]) == 3
+    err = capsys.readouterr().err
+    why = "cannot read it: Permission denied (HTTP 403 Forbidden: AccessDenied)"
+    assert f"s3://crawl-in/p/forbidden.warc.gz: {why}" in err
+    assert sorted(p.name for p in out.iterdir() if p.name != ".crawlmill") == [
+        "a.warc.gz",
+        "b.warc.gz",
+    ]
+    out = tmp_path / "glob"  # the objects a glob matches: the same
+    assert main(["convert", "s3://crawl-in/p/*.warc.gz", "-o", str(out), "--workers", "1"]) == 3
+    assert f"s3://crawl-in/p/forbidden.warc.gz: {why}" in capsys.readouterr().err
+    assert sorted(p.name for p in out.iterdir() if p.name != ".crawlmill") == [
+        "a.warc.gz",
+        "b.warc.gz",
+    ]
+    s3.pipe("crawl-in/unlisted/a.warc.gz", warc_gz(0, 1))
+    listed = "s3://crawl-in/unlisted/"  # a prefix the store refuses to list (exit 2)
+    assert main(["convert", listed, "-o", str(tmp_path / "u"), "--workers", "1"]) == 2
+    err = capsys.readouterr().err
+    assert f"cannot read {listed}: Permission denied (HTTP 403 Forbidden: AccessDenied)" in err
+    one = "s3://crawl-in/p/forbidden.warc.gz"  # named on its own: nothing to convert (exit 2)
+    assert main(["convert", one, "-o", str(tmp_path / "one"), "--workers", "1"]) == 2
+    err = capsys.readouterr().err
+    assert one in err and "Permission denied (HTTP 403 Forbidden: AccessDenied)" in err
+    assert "no such file" not in err
+    argv = ["convert", "s3://crawl-in/p/a.warc.gz", "-o", "s3://crawl-out/refused-out"]
+    assert main([*argv, "--work-dir", str(tmp_path / "w"), "--workers", "1"]) == 1
+    err = capsys.readouterr().err
+    assert "s3://crawl-out/refused-out/" in err
+    assert "Permission denied (HTTP 403 Forbidden: AccessDenied)" in err
+    assert SECRET not in err
