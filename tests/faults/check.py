@@ -4,7 +4,8 @@
 Assertions, in order:
 
 * ``exception``: the run ended with exit 0 or 3, no traceback, no timeout, no failed task,
-  and wrote ``report.json``;
+  and wrote ``report.json`` (or, for a damaged magic, the CLI refused the file by name with
+  exit 2: :func:`refused_undetected`);
 * ``lost`` / ``changed``: every record the damage did not touch is in the output, byte for
   byte as the intact file's conversion wrote it;
 * ``unreported``: detectable damage was reported (exit 3) with a damage entry for the file
@@ -131,10 +132,26 @@ def duplicate_id_failures(outs: list[OutRecord]) -> list[Failure]:
     return [("duplicate-ids", _short(repeated))] if repeated else []
 
 
+def refused_undetected(dmg: Damaged, path: Path, run: RunResult) -> bool:
+    """A file given alone whose first bytes (its magic) are damaged is not guessed at: the
+    CLI refuses with exit 2 before running anything, naming the file and the reason with the
+    way out (``--from``), as docs/cli.md's exit codes promise ("nothing was run"). Met in a
+    folder with other files, the same file is listed as not converted (exit 3)."""
+    return (
+        dmg.pattern == "bitflip-magic"
+        and run.rc == 2
+        and f"{path}: format not detected" in run.stderr
+        and "--from" in run.stderr
+        and "Traceback" not in run.stderr
+    )
+
+
 def evaluate(
     intact: Intact, base: Baseline, dmg: Damaged, path: Path, run: RunResult, out: Path
 ) -> list[Failure]:
     """All failed assertions of one damaged run (empty: the case passes)."""
+    if refused_undetected(dmg, path, run):
+        return []
     fails: list[Failure] = []
     size = len(dmg.data)
     report = _report(out)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import json
 import random
 import re
 import struct
@@ -678,3 +679,25 @@ def test_parse_http_off_keeps_the_block_as_payload(tmp_path):
     (r,) = Run(path, {"parse_http": False}).records
     assert r.http_head is None and r.payload.startswith(b"HTTP/1.1 200 OK\r\n")
     assert r.content_type == "application/http"
+
+
+def test_a_version_line_with_a_flipped_case_bit_is_detected_and_reported(tmp_path, capsys):
+    """The first byte of a plain WARC with its case bit flipped (``wARC/1.0``, bit 5 of
+    byte 0): detection claims the file as the framer reads it (a record with a damaged
+    version line, reported, exit 3), not "no reader claims it" (exit 2, nothing run)."""
+    from crawlmill.core.commands.cli import main
+
+    raws = [make(b"http://example.com/%d" % i, b"body %d" % i) for i in range(3)]
+    data = bytearray(b"".join(raws))
+    data[0] ^= 0x20
+    (src := tmp_path / "in.warc").write_bytes(bytes(data))
+    assert WarcReader.sniff(str(src), bytes(data[:64])) == pytest.approx(0.8)
+    for flipped in (b"wARC/1.0\r\n", b"WaRC/1.1\r\n", b"warc/1.0\r\n"):
+        assert 0.7 < WarcReader.sniff("x", flipped + b"WARC-Type: resource\r\n") < 0.9
+    assert main(["convert", str(src), "--to", "warc", "-o", str(tmp_path / "out")]) == 3
+    report = json.loads((tmp_path / "out/.crawlmill/report.json").read_text())
+    assert [d["code"] for d in report["damages"]] == ["damaged-version-line"]
+    # every record delivered (the first with an upper-case version line); the damaged
+    # line counted once more as read and quarantined
+    assert (report["read"], report["written"], report["quarantined"]) == (4, 3, 1)
+    assert "format not detected" not in capsys.readouterr().err
