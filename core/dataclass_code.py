@@ -145,7 +145,7 @@ def one_record_convert() -> None:
     import io
     import tempfile
 
-    from .commands.cli import main
+    from .cli import main  # the console script (it leaves a recording in place)
 
     record = (
         b"WARC/1.1\r\nWARC-Type: resource\r\n"
