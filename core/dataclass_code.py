@@ -130,6 +130,8 @@ def table_source(texts: list[str]) -> str:
         "# fmt: off",
         "from types import CodeType",
         "",
+        "#: the Python (major, minor) whose ``dataclasses`` wrote these texts",
+        f"PYTHON = {tuple(sys.version_info[:2])!r}",
         "CODE: dict[str, CodeType] = {}",
     ]
     for text in texts:

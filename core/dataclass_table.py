@@ -7,6 +7,8 @@ creates, each defined here so the package's bytecode cache holds its code
 # fmt: off
 from types import CodeType
 
+#: the Python (major, minor) whose ``dataclasses`` wrote these texts
+PYTHON = (3, 11)
 CODE: dict[str, CodeType] = {}
 
 def __create_fn__(MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
