@@ -11,6 +11,13 @@ non-editable install of the same tree: an editable one adds its ``__editable__``
 import). Prints the load average at the start and at the end. ``python -c pass`` is the
 interpreter's own start (its site-packages' ``.pth`` files included), the floor.
 
+``--phases``: instead, where a one-record convert's CPU goes, per install: the steps the
+command takes, run in one fresh process each (public API only: the registry, the spec from
+the arguments, the engine; the console script's dataclass table and ``gc.freeze`` where the
+install has them), each step's ``time.process_time()`` and the process's exit (the whole
+process's CPU from ``wait4`` minus the CPU at the end of the last step), least and median
+of ``--repeat`` interleaved runs.
+
 Modules run from their bytecode caches, as an installed crawlmill's do: the runs drop
 ``PYTHONDONTWRITEBYTECODE`` and one unmeasured run of each command writes the caches (with
 the variable set, an editable install compiles every crawlmill module at each start).
@@ -59,12 +66,87 @@ def timed(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float
     return got.wall, got.cpu
 
 
+#: the steps of a one-record WARC -> WARC convert, timed in one process (``--phases``)
+PHASES = """
+import gc, io, sys, time
+marks = [("interpreter and site (at the script's start)", time.process_time())]
+def mark(step):
+    marks.append((step, time.process_time()))
+import argparse
+from crawlmill.core.commands.cli import build_parser
+args = build_parser().parse_args(["convert", "one.warc.gz", "--to", "warc", "-o", "out"])
+mark("the CLI's import and argument parsing")
+try:
+    from crawlmill.core.dataclass_code import install
+except ImportError:  # an install without the table
+    install = None
+else:
+    install()
+    mark("dataclasses and the precompiled table (the console script's)")
+from crawlmill.core.config import pipeline_from_arguments
+from crawlmill.core.registry import Registry
+from crawlmill.core.storage_root import staged
+mark("the registry, config and plugin contract's imports")
+registry = Registry.load()
+mark("Registry.load (the installed distributions' entry points)")
+spec = pipeline_from_arguments(
+    registry, inputs=args.inputs, output=args.output, writer=("warc", []), run={}
+)
+mark("the spec (imports the WARC writer plugin)")
+from crawlmill.core.run import engine
+mark("the engine's import")
+with staged(spec, None) as local:
+    report = engine.run(local, registry=registry, progress=io.StringIO())
+assert report.ok and report.complete, report
+mark("the run (the reader's import, detection, planning, the copy, markers, report.json)")
+if install is not None:  # the console script freezes the collector's objects at its end
+    gc.freeze()
+mark("gc.freeze() (the console script's, where it has the table)")
+print(repr(marks), file=sys.stderr)
+"""
+
+
+def phases(installs: dict[str, Path], work: Path, repeat: int) -> None:
+    """Print where a one-record convert's CPU goes, per install (``--phases``)."""
+    import ast
+
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    found: dict[str, dict[str, list[float]]] = {}
+    for warm_up in (True, *([False] * repeat)):
+        for name, bin_dir in installs.items():
+            shutil.rmtree(work / "out", ignore_errors=True)
+            run = [str(bin_dir / "python"), "-c", PHASES]
+            got = tree_usage.run(run, cwd=work, env=env, capture_output=True, text=True)
+            if got.returncode != 0:
+                raise SystemExit(f"{name}: the phases' script exited {got.returncode}")
+            if warm_up:
+                continue
+            marks = ast.literal_eval(got.stderr.strip().splitlines()[-1])
+            steps = {marks[0][0]: marks[0][1]}
+            for (_, before), (step, after) in zip(marks, marks[1:], strict=False):
+                steps[step] = after - before
+            steps["the interpreter's exit (the process's CPU after the last step)"] = (
+                got.cpu - marks[-1][1]
+            )
+            steps["the whole process"] = got.cpu
+            for step, took in steps.items():
+                found.setdefault(name, {}).setdefault(step, []).append(took)
+    print(f"load average at the end: {os.getloadavg()}", file=sys.stderr)
+    for name, steps in found.items():
+        print(f"{name}: CPU ms, least / median of {repeat}")
+        for step, took in steps.items():
+            print(f"  {step:<84} {min(took) * 1e3:6.1f} {statistics.median(took) * 1e3:6.1f}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=7, help="runs per command (default 7)")
     parser.add_argument("--before", metavar="BIN", help="bin folder of another crawlmill install")
     parser.add_argument(
         "--install", metavar="NAME=BIN", action="append", default=[], help="another install"
+    )
+    parser.add_argument(
+        "--phases", action="store_true", help="where a one-record convert's CPU goes, per step"
     )
     opts = parser.parse_args(argv)
     installs = {"after": Path(sys.executable).parent}
@@ -76,6 +158,10 @@ def main(argv: list[str] | None = None) -> int:
     work = Path(tempfile.mkdtemp(prefix="bench-startup-"))
     try:
         one_record_warc(work / "one.warc.gz")
+        if opts.phases:
+            print(f"load average at the start: {os.getloadavg()}", file=sys.stderr)
+            phases(installs, work, opts.repeat)
+            return 0
         commands = {
             "python -c pass": ["python", "-c", "pass"],
             "python -S -c pass": ["python", "-S", "-c", "pass"],

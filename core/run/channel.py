@@ -57,6 +57,12 @@ class Channel:
         except queue_mod.Empty:
             return None
 
+    def wake(self) -> None:
+        """Wake a reader waiting in :meth:`get` of an in-process queue now, not at its timeout
+        (it reads a ``("wake",)`` event, which means nothing); a process queue is left alone."""
+        if isinstance(self._events, queue_mod.Queue):
+            self._events.put(("wake",))
+
     def request_stop(self) -> None:
         """Ask running tasks to stop at their next record."""
         self._stop.set()

@@ -27,8 +27,9 @@ __all__ = ["ProgressMonitor", "TaskReporter", "human_bytes", "human_duration", "
 
 REFRESH_SECONDS = 0.25
 #: how long the monitor's thread waits for an event before it looks at its stop flag again:
-#: :meth:`ProgressMonitor.stop` returns within it. (Not a wake-up event posted by the parent: a
-#: pool's event queue may be locked for good by a worker that died while posting.)
+#: :meth:`ProgressMonitor.stop` returns within it. (An in-process queue is woken at once,
+#: ``Channel.wake``; a pool's event queue is not posted to by the parent: it may be locked
+#: for good by a worker that died while posting.)
 POLL_SECONDS = 0.02
 
 
@@ -162,6 +163,7 @@ class ProgressMonitor:
         """Drain what is left, draw the last line and end the thread."""
         if self._thread.is_alive():
             self._stop.set()
+            self.channel.wake()  # the thread ends now, not after its poll's timeout
             self._thread.join()
         while (event := self.channel.get(0)) is not None:
             self._handle(event)

@@ -29,11 +29,10 @@ parts, so that a :class:`PendingRecord` can be digested and serialised later, on
 from __future__ import annotations
 
 import hashlib
-import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import BinaryIO, Protocol
+from typing import TYPE_CHECKING, BinaryIO, Protocol
 
 from ..codecs.member_writer import (
     COMPRESSIONS,
@@ -46,6 +45,9 @@ from ..codecs.member_writer import (
     isal_available,
 )
 from ..codecs.member_writer import MemberCompressor as RecordCompressor
+
+if TYPE_CHECKING:  # uuid (with platform) is imported where an id is made, not at start-up
+    import uuid
 
 __all__ = [
     "COMPRESSIONS",

@@ -14,14 +14,16 @@ from __future__ import annotations
 
 import os
 import posixpath
-import uuid
 from collections import OrderedDict
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from crawlmill.core import Record, WriteContext
 from crawlmill.formats.warc.builder import CONFORMS_TO, warcinfo_record
 from crawlmill.formats.warc.writer import Framing, format_warc_date, uuid5_urn
+
+if TYPE_CHECKING:
+    import uuid
 
 __all__ = [
     "REPEAT_WINDOW",
@@ -32,8 +34,28 @@ __all__ = [
     "software",
 ]
 
-#: namespace of crawlmill's deterministic record ids (uuid5).
-RECORD_ID_NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "https://crawlmill.invalid/warc-record-id")
+#: the name whose uuid5 in the URL namespace is ``RECORD_ID_NAMESPACE``, the namespace of
+#: crawlmill's deterministic record ids (uuid5), made on first use (:func:`__getattr__`): a
+#: run that mints no id (a verbatim copy) imports no ``uuid``.
+_NAMESPACE_NAME = "https://crawlmill.invalid/warc-record-id"
+_namespace: list[uuid.UUID] = []
+RECORD_ID_NAMESPACE: uuid.UUID  # declared; its value comes from __getattr__
+
+
+def _record_namespace() -> uuid.UUID:
+    if not _namespace:
+        import uuid
+
+        _namespace.append(uuid.uuid5(uuid.NAMESPACE_URL, _NAMESPACE_NAME))
+    return _namespace[0]
+
+
+def __getattr__(name: str) -> Any:
+    """``RECORD_ID_NAMESPACE``: the namespace of crawlmill's deterministic record ids."""
+    if name == "RECORD_ID_NAMESPACE":
+        return _record_namespace()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 #: how many recent source identities a task remembers to number their repeats (records that
 #: share one are adjacent in every reader's order; the window bounds the memory).
@@ -93,7 +115,7 @@ class RecordIds:
             self._recent[identity] = seen + 1
             self._recent.move_to_end(identity)
             identity += f"\0repeat {seen + 1}"
-        return uuid5_urn(RECORD_ID_NAMESPACE, identity)
+        return uuid5_urn(_record_namespace(), identity)
 
     def _inner_path(self, path: str) -> str:
         """``path`` relative to the task's input (a file inside a collection directory),
@@ -108,7 +130,7 @@ class RecordIds:
     def warcinfo(self, path: str) -> bytes:
         """The id of crawlmill's warcinfo at the start of output ``path``."""
         identity = "\0".join([self.ctx.input.relpath, path, "warcinfo"])
-        return uuid5_urn(RECORD_ID_NAMESPACE, identity)
+        return uuid5_urn(_record_namespace(), identity)
 
 
 def warcinfo_of_task(

@@ -69,3 +69,29 @@ def test_a_two_pass_run_shows_a_line_per_pass_each_named(tmp_path, capsys):
     assert all(line.split(": ", 2)[2].startswith("2/2 inputs, 3 records") for line in finals[:1])
     assert finals[1].split(": ", 2)[2].startswith("2/2 inputs, 3 records")
     assert "url-dedup:duplicate 1" in err
+
+
+def test_stopping_the_monitor_wakes_its_thread_and_keeps_every_event():
+    """``stop`` wakes the thread waiting on an in-process queue (``Channel.wake``), not only at
+    its poll's timeout; the wake-up is no event of the run, and a log line sent before is
+    printed. A waiter far longer than any test (60 s) shows the wake-up came from ``wake``."""
+    import io
+    import queue
+    import threading
+
+    from crawlmill.core.run.channel import Channel
+    from crawlmill.core.run.progress import ProgressMonitor
+
+    channel = Channel(queue.Queue(), threading.Event())
+    got: list[tuple | None] = []
+    waiter = threading.Thread(target=lambda: got.append(channel.get(60)), daemon=True)
+    waiter.start()
+    channel.wake()
+    waiter.join(30)
+    assert got == [("wake",)]
+
+    out = io.StringIO()
+    with ProgressMonitor(channel, out, "never", 1, 0):
+        channel.post(("log", "a line from the task"))
+    assert out.getvalue() == "a line from the task\n"
+    assert channel.get(0) is None  # the wake-up was read, not left for a later monitor

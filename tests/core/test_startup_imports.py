@@ -87,6 +87,10 @@ NOT_IN_A_WARC_CONVERT = (
     "socket",
     "secrets",
     "difflib",
+    # uuid (and platform with it) is imported where a record id is minted: a verbatim copy
+    # mints none
+    "uuid",
+    "platform",
 )
 #: the plugin modules such a convert may load: the WARC reader and writer (and what the
 #: writer is made of) and the plain layout (not the ARC reader: its declared
