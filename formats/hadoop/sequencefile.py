@@ -404,8 +404,10 @@ class _Framer:
                 f"record declares {rec} bytes but the file ends after {self.size - pos - 8}",
                 True,
             )
-        marker = self._marker_in(pos + 8, end)
-        if marker >= 0:  # the hash of this file's sync marker inside one record
+        # the hash of this file's sync marker inside one record, or a marker that starts
+        # inside it and runs past its end (bytes lost inside the record before a marker)
+        marker = self._marker_in(pos + 8, min(self.size, end + SYNC_SIZE - 1))
+        if marker >= 0:
             raise _Damaged(
                 pos, BAD_LENGTH, f"record length {rec} runs past the sync marker at {marker}"
             )

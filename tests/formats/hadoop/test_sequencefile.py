@@ -453,6 +453,28 @@ def test_record_length_that_swallows_a_sync_marker_is_damage():
     assert [e.key for e in got] == [e.key for e in entries]
 
 
+def test_bytes_lost_inside_the_record_before_a_marker_are_found_by_the_marker():
+    """Bytes deleted inside the last record before a sync marker: its declared length now
+    ends inside the marker (the marker starts within the record but runs past its end). The
+    marker disproves the length all the same: damage at the record, reading resumes at the
+    marker, nothing after it lost (the soak case seq/none/delete-bytes/s7000 lost the four
+    records up to the next marker: the reader took the record and met the marker's tail)."""
+    orig = _none_file()
+    entries, _ = _read(orig)
+    syncs = [i for i, e in enumerate(entries) if e.sync_before and i > 20]
+    k = syncs[0] - 1  # the last record before a sync marker
+    marker = entries[syncs[0]].offset - 20
+    for lost in (1, 8, 19):  # the declared end lands 19..1 bytes before the marker's end
+        at = marker - 5 - lost
+        data = orig[:at] + orig[at + lost :]
+        for check in (None, _text_pair):
+            got, damage = _read(data, check=check)
+            assert [d.offset for d in damage] == [entries[k].offset], (lost, check)
+            assert "sync marker" in damage[0].reason
+            assert damage[0].offset + damage[0].length == marker - lost
+            assert [e.key for e in got] == [e.key for i, e in enumerate(entries) if i != k]
+
+
 def test_record_length_past_the_end_with_a_sync_marker_after_it_is_no_cut():
     """A record length pointing past the end of the file is a cut file only when no sync
     marker follows the record: with one, the length is wrong and reading resumes there."""
