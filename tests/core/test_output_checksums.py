@@ -36,8 +36,10 @@ def _warc(path: Path, n: int) -> Path:
             head = StatusAndHeaders("200 OK", [("Content-Type", "text/html")], protocol="HTTP/1.1")
             writer.write_record(
                 writer.create_warc_record(
-                    f"http://example.org/{path.stem}/{i}", "response",
-                    payload=io.BytesIO(body), http_headers=head,
+                    f"http://example.org/{path.stem}/{i}",
+                    "response",
+                    payload=io.BytesIO(body),
+                    http_headers=head,
                 )  # fmt: skip
             )
     return path
@@ -133,9 +135,7 @@ def test_the_clueweb09_layout_lists_the_md5_of_what_it_wrote_from_the_markers(
     for entry in entries:
         assert entry["md5"] == _md5(out / entry["path"])
     listed = (out / "ClueWeb_English_1.md5").read_text().splitlines()
-    assert sorted(listed) == sorted(
-        f"{e['md5']} *./{e['path'].split('/', 1)[1]}" for e in entries
-    )
+    assert sorted(listed) == sorted(f"{e['md5']} *./{e['path'].split('/', 1)[1]}" for e in entries)
 
 
 class _NoFinalize(Writer):
@@ -182,3 +182,23 @@ def test_task_outputs_track_the_checksum_asked_for(tmp_path, md5):
     assert data == b"".join(bytes(c) for c in chunks)
     want = {"md5": hashlib.md5(data).hexdigest()} if md5 else {"crc32": f"{zlib.crc32(data):08x}"}
     assert entry == {"path": "d/f.bin", "size": len(data), **want, "internal": False}
+
+
+@pytest.mark.parametrize("md5", [True, False])
+def test_write_parts_writes_and_sums_as_one_write_of_their_concatenation(tmp_path, md5):
+    files = TaskOutputs(str(tmp_path / "root"), "p" * 32, md5=md5)
+    files.start()
+    handle = files.create("f.bin")
+    handle.write(b"head-")  # buffered: it must land before the parts
+    parts = [bytes([i % 251]) * (i * 37 % 5000) for i in range(2100)]  # more than one writev
+    assert handle.write_parts(parts) == sum(map(len, parts))
+    handle.write(memoryview(b"-tail"))
+    (entry,) = files.commit()
+    data = (tmp_path / "root" / "f.bin").read_bytes()
+    assert data == b"head-" + b"".join(parts) + b"-tail"
+    key, value = ("md5", hashlib.md5(data).hexdigest()) if md5 else ("crc32", _crc32_of(data))
+    assert entry["size"] == len(data) and entry[key] == value
+
+
+def _crc32_of(data: bytes) -> str:
+    return f"{zlib.crc32(data):08x}"
