@@ -81,7 +81,7 @@ class RunSpec(LightOptions):
     remove_orphans: bool = False
     #: an MD5 of every output in its completion marker (without it, only outputs a writer or
     #: layout reads the MD5 of get one, the others a CRC-32: docs/architecture.md,
-    #: "Completion markers"). Not part of the fingerprint: a rerun with it redoes the inputs
+    #: "Completion markers: which checksum"). Not part of the fingerprint: a rerun with it redoes the inputs
     #: whose markers list no MD5.
     md5: bool = False
     progress: Literal["auto", "always", "never"] = "auto"

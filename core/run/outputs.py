@@ -17,7 +17,9 @@ A task writes every file under ``tmp/<key>/`` while it runs; its size and a chec
 computed on the way: the MD5 (``"md5"`` in the marker) when the run needs it (a writer or layout
 that reads it in ``finalize``, or ``run.md5``: :func:`md5_needed`), else the CRC-32 (``"crc32"``,
 eight hex digits, as ``zlib.crc32``), which costs almost nothing (docs/architecture.md,
-"Completion markers"). When the task succeeds it fsyncs the files, renames each to its final name, fsyncs
+"Completion markers: which checksum").
+
+When the task succeeds it fsyncs the files, renames each to its final name, fsyncs
 the directories and only then writes its marker (atomically: temp file, fsync, rename). The
 marker ``key`` hashes the input's absolute path with ``PipelineSpec.fingerprint()``.
 
