@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO, Protocol
 
 from .gzip_member import inflates_to
-from .member_vouch import Vouch, holds
+from .member_vouch import Vouch, holds, holds_length
 from .ordered_batches import OrderedBatches
 
 try:  # pragma: no cover - depends on the installation
@@ -184,6 +184,11 @@ class ReusedMember:
     #: copy's header, block and separator: joined only when the member is not copied).
     record: bytes | tuple[bytes, ...]
     vouch: Vouch | None = None
+    #: ``record``'s parts are the very objects the reader made of the vouched member's
+    #: inflated bytes (:meth:`~crawlmill.formats.codecs.member_source.HeldMembers.exact_parts`):
+    #: their CRC-32 is the trailer's, so only their length is checked
+    #: (:func:`~crawlmill.formats.codecs.member_vouch.holds_length`).
+    exact: bool = False
 
     @property
     def size(self) -> int:
@@ -311,7 +316,11 @@ class MemberWriter:
             elif isinstance(record, ReusedMember):
                 data = record.record
                 vouch = record.vouch
-                if vouch is not None and gzip and holds(vouch, data):
+                if (
+                    vouch is not None
+                    and gzip
+                    and (holds_length(vouch, data) if record.exact else holds(vouch, data))
+                ):
                     reused = True  # (parts are never joined: their CRC32 is the record's)
                 else:
                     if type(data) is tuple:

@@ -228,7 +228,8 @@ class WarcWriter(FileWriter):
             if member is None:
                 pending = b"".join(pending)
             else:
-                pending = ReusedMember(member, pending, vouch)
+                exact = vouch is not None and _exact_parts(record, pending)
+                pending = ReusedMember(member, pending, vouch, exact)
                 size += len(member)  # (ReusedMember.size)
         file.sink.submit(pending, partial(self.index.add, facts) if self._cdxj else None, size)
         file.records += 1  # (FileWriter.count, without asking describes_file again)
@@ -351,6 +352,29 @@ class WarcWriter(FileWriter):
         warnings = self.ctx.notes["warnings"]
         warnings[code] = warnings.get(code, 0) + 1
         self.ctx.report_warning(code, message)
+
+
+def _exact_parts(record: Record, parts: tuple[bytes, ...]) -> bool:
+    """Whether a verbatim copy's ``parts`` (WARC header, HTTP head, payload, separator) are
+    what the reader said its input member inflates to (``HeldMembers.exact_parts``): the
+    payload the very ``bytes`` object it made (immutable: the same bytes), the others equal.
+    The member's CRC-32 then needs no check against them (a record a filter rebuilt with
+    other bytes has another payload object: checked as before)."""
+    src = record.source
+    held = src.held if src is not None else None
+    token = held.exact_parts(src.offset) if held is not None else None
+    if token is None:
+        return False
+    raw, head, payload, separator = token
+    got_raw, got_head, got_payload, got_separator = parts
+    return (
+        got_payload is payload
+        and type(payload) is bytes
+        and type(got_head) is bytes
+        and got_head == (head or b"")
+        and got_raw == raw
+        and got_separator == separator
+    )
 
 
 def _format_of(record: Record) -> str | None:
