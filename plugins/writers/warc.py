@@ -136,7 +136,7 @@ from crawlmill.formats.warc.writer import (
 )
 
 from .cdxj_index import CdxjIndex
-from .warc_encode import WarcEncoder
+from .warc_encode import WarcEncoder, verbatim_copy
 from .warc_ids import RecordIds, conversion_date, warcinfo_of_task
 from .warc_options import WarcWriterOptions
 from .warc_sorted import partition_of, shuffle_spec, sort_key
@@ -208,6 +208,8 @@ class WarcWriter(FileWriter):
         self.reuse_members = opts.reuse_members and opts.compression == "gzip"
         self._text_records = opts.text == "conversion"  # text as a conversion record after
         self._cdxj = opts.cdxj
+        #: plain verbatim copies are tried first, as ``WarcEncoder.encode`` tries them
+        self._plain_copies = self.encoder.plain_copies and not self._doc_ids
 
     def write(self, record: Record) -> None:
         """Encode one record into the current file (starting or rolling files as needed)."""
@@ -217,14 +219,29 @@ class WarcWriter(FileWriter):
             self._source_format = _format_of(record)
         file = self.file_for(record)
         document = not describes_file(record)
-        doc_id = self.layout.doc_id(record, file.documents) if document and self._doc_ids else None
-        pending, facts = self.encoder.encode(record, doc_id, self.ordinal)
-        size = None
-        if type(pending) is tuple:  # a verbatim copy's parts
-            member = None
-            size = sum(map(len, pending))
-            if self.reuse_members:
-                member, vouch = self._input_member(record, size)
+        copy = None
+        if self._plain_copies:  # a plain verbatim copy's checks at once (no doc ids here)
+            copy = verbatim_copy(record, self.encoder.copy_framings, self.reuse_members)
+        if copy is not None:
+            pending, size, src = copy
+            facts: dict[str, Any] = {}
+            member = vouch = None
+            if src is not None:
+                member, vouch = self._sources.read_vouched(
+                    src.path, src.offset, src.length, src.held
+                )
+        else:
+            doc_id = (
+                self.layout.doc_id(record, file.documents) if document and self._doc_ids else None
+            )
+            pending, facts = self.encoder.encode(record, doc_id, self.ordinal)
+            size = None
+            if type(pending) is tuple:  # a verbatim copy's parts
+                member = None
+                size = sum(map(len, pending))
+                if self.reuse_members:
+                    member, vouch = self._input_member(record, size)
+        if type(pending) is tuple:
             if member is None:
                 pending = b"".join(pending)
             else:
