@@ -177,6 +177,14 @@ class FileWriter(Writer):
         return bool(options.layout_class.position_free(options))
 
     @classmethod
+    def needs_md5(cls, options: Any) -> bool:
+        """The layout's answer (``Layout.needs_md5``), unless the writer defines a
+        ``finalize`` of its own (it then keeps the MD5s)."""
+        if cls.finalize.__func__ is not FileWriter.finalize.__func__:  # type: ignore[attr-defined]
+            return True
+        return bool(options.layout_class.needs_md5(options))
+
+    @classmethod
     def finalize(
         cls, root: str, options: PluginOptions, tasks: Sequence[CompletedInput], create: Any
     ) -> None:

@@ -69,16 +69,23 @@ class _ReadOnlyMapping(Mapping[str, Any]):
 
 @dataclass(frozen=True, slots=True)
 class OutputFile(_ReadOnlyMapping):
-    """One committed file: its path below the output root, size and md5 (hex)."""
+    """One committed file: its path below the output root, size and checksum: ``md5`` (hex)
+    when the run computed it (a writer or layout that reads it, ``Writer.needs_md5``, or
+    ``run.md5``), else ``crc32`` (eight hex digits, ``zlib.crc32`` of the bytes); the other
+    one is ``None``."""
 
     path: str
     size: int = 0
     md5: str | None = None
     #: other keys the entry carried (kept as they were).
     extra: Mapping[str, Any] = field(default_factory=dict)
+    crc32: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """``{"path", "size", "md5", ...extra}``, as markers list files."""
+        """``{"path", "size", "md5", ...extra}`` as markers list files, with ``"crc32"``
+        instead of ``"md5"`` for a file whose MD5 was not computed."""
+        if self.crc32 is not None and self.md5 is None:
+            return {"path": self.path, "size": self.size, "crc32": self.crc32, **self.extra}
         return {"path": self.path, "size": self.size, "md5": self.md5, **self.extra}
 
     @classmethod

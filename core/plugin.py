@@ -516,6 +516,16 @@ class Writer(_Component, ABC):
         return False
 
     @classmethod
+    def needs_md5(cls, options: PluginOptions) -> bool:
+        """Whether :meth:`finalize` reads the outputs' MD5 (``OutputFile.md5``), so every
+        output's must be computed while it is written. Default: whether the writer defines a
+        ``finalize`` of its own (the only place a writer sees it), so a writer that does keeps
+        it; one whose ``finalize`` reads no MD5 may answer ``False``. Outputs without it get a
+        CRC-32 in their marker instead (``OutputFile.crc32``), unless the run asks for MD5s
+        of every output (``run.md5``, ``--md5``)."""
+        return _overrides(cls, "finalize", Writer)
+
+    @classmethod
     def finalize(
         cls,
         root: str,
@@ -533,6 +543,11 @@ class Writer(_Component, ABC):
         ``task.notes`` (the task's ``WriteContext.notes``); ``task["outputs"]`` reads the
         same as the plain dicts finalize received before. Files go through ``create``."""
         return None
+
+
+def _overrides(cls: type, name: str, base: type) -> bool:
+    """Whether ``cls`` (a subclass of ``base``) defines the method ``name`` anew."""
+    return getattr(cls, name).__func__ is not getattr(base, name).__func__
 
 
 def _no_files(relpath: str) -> BinaryIO:
@@ -611,6 +626,14 @@ class Layout:
         alone, not on its position or the input count (see ``Writer.position_free``);
         ``False`` by default."""
         return False
+
+    @classmethod
+    def needs_md5(cls, options: Any) -> bool:
+        """Whether :meth:`finalize` reads the outputs' MD5 (``OutputFile.md5``); see
+        ``Writer.needs_md5``. Default: whether the layout defines a ``finalize`` of its own
+        (``plain`` does not: its outputs get a CRC-32 in their markers; ``clueweb09`` and
+        ``chuweb21`` write md5 lists and say ``True``)."""
+        return _overrides(cls, "finalize", Layout)
 
     @classmethod
     def finalize(

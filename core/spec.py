@@ -79,6 +79,11 @@ class RunSpec(LightOptions):
     #: delete the outputs (and markers) of inputs no longer in the run, "orphans" (without
     #: it they are only listed: report.json, the terminal, ``crawlmill status``).
     remove_orphans: bool = False
+    #: an MD5 of every output in its completion marker (without it, only outputs a writer or
+    #: layout reads the MD5 of get one, the others a CRC-32: docs/architecture.md,
+    #: "Completion markers: which checksum"). Not part of the fingerprint: a rerun with it redoes the inputs
+    #: whose markers list no MD5.
+    md5: bool = False
     progress: Literal["auto", "always", "never"] = "auto"
     max_record_bytes: Annotated[int, Ge(1024)] = 256 * 1024 * 1024
     max_decompressed_bytes: Annotated[int, Ge(1024)] = 64 * 1024**3
@@ -133,7 +138,7 @@ class PipelineSpec(LightOptions):
         """A hash of everything that decides the outputs, used in completion markers and to
         tell whether an output root belongs to this pipeline: the components and their
         options, the run settings that change outputs (not workers, progress, resume,
-        executor, spark or overwrite) and ``versions`` (distribution -> version of crawlmill and of
+        executor, spark, overwrite or md5) and ``versions`` (distribution -> version of crawlmill and of
         the plugins providing the components; see :func:`fingerprint_data`)."""
         blob = json.dumps(
             self.fingerprint_data(versions), sort_keys=True, separators=(",", ":")
@@ -154,6 +159,7 @@ class PipelineSpec(LightOptions):
                     "spark",
                     "overwrite",
                     "remove_orphans",
+                    "md5",
                     "shuffle_memory",
                     "reduce_memory",
                 }

@@ -212,6 +212,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="delete the outputs in OUT of inputs no longer in the run (listed by default)",
     )
     run_opts.add_argument(
+        "--md5",
+        action="store_true",
+        help="list the MD5 of every output in its completion marker (by default only where "
+        "the writer or layout uses it, the others get a CRC-32)",
+    )
+    run_opts.add_argument(
         "--work-dir",
         metavar="DIR",
         help="local scratch folder of a run whose output is a URL (its stage; default: "
@@ -481,6 +487,8 @@ def _run_overrides(args: argparse.Namespace, run: dict[str, Any]) -> dict[str, A
         run["overwrite"] = True
     if getattr(args, "remove_orphans", False):
         run["remove_orphans"] = True
+    if getattr(args, "md5", False):
+        run["md5"] = True
     if args.progress is not None:
         run["progress"] = args.progress
     return run

@@ -83,6 +83,8 @@ class RunState:
     passes: PassPlan
     #: the writer is ``position_free`` (an input's marker holds wherever it now stands).
     position_free: bool = False
+    #: the outputs get an MD5 (a complete marker lists one for each: ``outputs.md5_needed``).
+    md5: bool = False
 
 
 def task_payload(
@@ -125,6 +127,7 @@ def complete_input(
     p: PlannedInput,
     count: int,
     position_free: bool = False,
+    md5: bool = False,
 ) -> Marker | None:
     """The marker of a complete input (:meth:`OutputRoot.complete_marker`) as a
     :class:`Marker`, or ``None``; a marker file this version cannot read means: redo.
@@ -132,13 +135,14 @@ def complete_input(
     The input must be the one the marker describes: same relpath, reader and (when the marker
     records it) stem. Its position (index among ``count`` inputs) must be the same too,
     unless the writer is ``position_free`` and the marker records the stem: then inputs
-    added, removed or renamed around it leave it complete."""
+    added, removed or renamed around it leave it complete. With ``md5`` (the run needs the
+    outputs' MD5s) a marker listing a CRC-32 instead is not complete."""
     read = root.read_marker(key)  # once: the stem decides how the rest is checked
     if read is None:
         return None
     free = position_free and isinstance(_marker_stem(read), str)
     where = (None, None) if free else (p.input.index, count)
-    data = root.complete_marker(key, fingerprint, p.size, *where, data=read)
+    data = root.complete_marker(key, fingerprint, p.size, *where, data=read, md5=md5)
     if data is None:
         return None
     try:
@@ -271,11 +275,12 @@ def input_done(
     count: int,
     planned: list[str] | None,
     position_free: bool = False,
+    md5: bool = False,
 ) -> Marker | None:
     """The per-input stage's commit rule: the input's marker (:func:`complete_input`, its
     place ignored with a ``position_free`` writer) listing every output the writer plans for
     it now (``planned``; a sibling that came or went renames them), else ``None``."""
-    marker = complete_input(root, key, fingerprint, p, count, position_free)
+    marker = complete_input(root, key, fingerprint, p, count, position_free, md5)
     listed = {o.path for o in marker.outputs} if marker is not None else set()
     if listed and planned is not None and not set(planned) <= listed:
         return None
@@ -325,7 +330,7 @@ def convert_stage(r: RunState, count: int, fn: Callable[[Any], Any] = run_task) 
         p, key = tasks[i]
         where = p.input.index if at is None else at[p.input.index]
         planned = r.predicted[where] if r.predicted is not None else None
-        marker = input_done(r.root, key, r.fingerprint, p, count, planned, r.position_free)
+        marker = input_done(r.root, key, r.fingerprint, p, count, planned, r.position_free, r.md5)
         if marker is not None and not r.completed.holds(p.input.index, marker):
             r.completed[p.input.index] = marker  # the stage's reading decides (spilled)
         return marker

@@ -74,6 +74,7 @@ from .outputs import (
     UnsafeOutputPath,
     json_chunks,
     marker_key,
+    md5_needed,
     replaceable_path,
     safe_relpath,
     write_json_atomic,
@@ -206,6 +207,15 @@ def _inputs_inside(root: OutputRoot, planned: list[PlannedInput]) -> set[str]:
     return inside
 
 
+def _md5_needed(spec: PipelineSpec, pipeline: ResolvedPipeline) -> bool:
+    """Whether the run's outputs get an MD5 (:func:`~.outputs.md5_needed`; ``True`` when the
+    writer cannot tell): a complete marker must then list one for each output."""
+    try:
+        return md5_needed(pipeline.writer.cls, pipeline.writer.options, spec.run.md5)
+    except Exception:  # a writer's bug must not stop the run: MD5s, as before
+        return True
+
+
 def _position_free(pipeline: ResolvedPipeline) -> bool:
     """``Writer.position_free`` of the run's writer (``False`` when it cannot tell)."""
     try:
@@ -232,11 +242,13 @@ def _resume(
     fingerprint: str,
     salt: str = "",
     position_free: bool = False,
+    md5: bool = False,
 ) -> tuple[Completed, Todo]:
     """Split the inputs into those complete from an earlier run (``run.resume``: their
     marker matches and lists every output the writer plans now) and those to convert.
     ``salt`` (the pass ids, :attr:`PassPlan.salt`) is part of the marker keys; with a
-    ``position_free`` writer an input's marker holds wherever the input now stands."""
+    ``position_free`` writer an input's marker holds wherever the input now stands; with
+    ``md5`` a marker must list the MD5 of each output."""
     completed: Completed = MarkerStore()  # spilled: the driver holds no marker list
     todo: Todo = []
     for i, p in enumerate(planned):
@@ -244,7 +256,7 @@ def _resume(
         marker = None
         if spec.run.resume:  # the per-input stage's commit rule, read before anything runs
             wants = predicted[i] if predicted is not None else None
-            marker = input_done(root, key, fingerprint, p, len(planned), wants, position_free)
+            marker = input_done(root, key, fingerprint, p, len(planned), wants, position_free, md5)
         if marker is not None:
             completed[p.input.index] = marker
         else:
@@ -282,7 +294,8 @@ def _prepare(spec: PipelineSpec, registry: Registry, stream: TextIO, started: fl
     root = OutputRoot(spec.output)
     passes = plan_passes(spec, registry, pipeline, planned)
     free = _position_free(pipeline)
-    completed, todo = _resume(spec, root, planned, predicted, fingerprint, passes.salt, free)
+    md5 = _md5_needed(spec, pipeline)
+    completed, todo = _resume(spec, root, planned, predicted, fingerprint, passes.salt, free, md5)
     data = spec.fingerprint_data(versions)
     todo_indexes = {p.input.index for p, _ in todo}
     checked = check_outputs(
@@ -293,7 +306,7 @@ def _prepare(spec: PipelineSpec, registry: Registry, stream: TextIO, started: fl
     report.inputs_skipped = len(completed)
     return RunState(
         spec, registry, stream, started, pipeline, planned, predicted, fingerprint, data, root,
-        completed, todo, checked, report, passes, free,
+        completed, todo, checked, report, passes, free, md5,
     )  # fmt: skip
 
 

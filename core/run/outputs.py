@@ -13,8 +13,13 @@ Layout of an output root::
     <output>/.crawlmill/report.json       the last run's :class:`~crawlmill.core.stats.RunReport`
     <output>/.crawlmill/lock              held (flock) while a run uses the root
 
-A task writes every file under ``tmp/<key>/`` while it runs; ``md5`` and size are computed on
-the way. When the task succeeds it fsyncs the files, renames each to its final name, fsyncs
+A task writes every file under ``tmp/<key>/`` while it runs; its size and a checksum are
+computed on the way: the MD5 (``"md5"`` in the marker) when the run needs it (a writer or layout
+that reads it in ``finalize``, or ``run.md5``: :func:`md5_needed`), else the CRC-32 (``"crc32"``,
+eight hex digits, as ``zlib.crc32``), which costs almost nothing (docs/architecture.md,
+"Completion markers: which checksum").
+
+When the task succeeds it fsyncs the files, renames each to its final name, fsyncs
 the directories and only then writes its marker (atomically: temp file, fsync, rename). The
 marker ``key`` hashes the input's absolute path with ``PipelineSpec.fingerprint()``.
 
@@ -54,12 +59,31 @@ import json
 import os
 import re
 import shutil
-from collections.abc import Container, Iterable, Iterator, Mapping
+import zlib
+from collections.abc import Container, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from .. import storage
 from ..errors import ConfigError, CrawlmillError
 from ..output_paths import BOOKKEEPING, UnsafeOutputPath, safe_relpath
+
+try:  # ISA-L's CRC-32 (several times zlib's speed; the same values), where installed
+    from isal.isal_zlib import crc32 as _crc32
+except ImportError:  # pragma: no cover - depends on the installation
+    _crc32 = zlib.crc32
+
+#: ``os.writev`` (``None`` where there is none) and the buffers one call takes at most.
+_writev = getattr(os, "writev", None)
+
+
+def _iov_max() -> int:
+    try:
+        return max(1, min(1024, os.sysconf("SC_IOV_MAX")))
+    except (AttributeError, ValueError, OSError):  # pragma: no cover - not POSIX
+        return 16
+
+
+_IOV_MAX = _iov_max()
 
 __all__ = [
     "BOOKKEEPING",
@@ -74,6 +98,7 @@ __all__ = [
     "sync_files",
     "json_chunks",
     "listed_paths",
+    "md5_needed",
     "write_json_atomic",
     "write_text_atomic",
 ]
@@ -197,19 +222,21 @@ def _remove_stale_json_temps(folder: str) -> None:
 
 
 class TrackedFile(io.BufferedIOBase):
-    """A binary output file written under a temporary name; tracks size and md5.
+    """A binary output file written under a temporary name; tracks its size and its MD5
+    (``md5=True``) or, cheaper, its CRC-32 (``md5=False``).
 
     ``name`` is the final relative path (so ``gzip.GzipFile`` stores a stable name).
     """
 
-    def __init__(self, relpath: str, tmp_path: str) -> None:
+    def __init__(self, relpath: str, tmp_path: str, *, md5: bool = True) -> None:
         super().__init__()
         self.relpath = relpath
         self.name = relpath
         self.tmp_path = tmp_path
         os.makedirs(os.path.dirname(tmp_path), exist_ok=True)
         self._fh = open(tmp_path, "wb")  # noqa: SIM115 - closed in close()
-        self._md5 = hashlib.md5()
+        self._md5 = hashlib.md5() if md5 else None
+        self._crc = 0
         self.size = 0
 
     def writable(self) -> bool:
@@ -222,9 +249,40 @@ class TrackedFile(io.BufferedIOBase):
             raise ValueError(f"write to closed output {self.relpath}")
         view = memoryview(data).cast("B")
         self._fh.write(view)
-        self._md5.update(view)
+        if self._md5 is not None:
+            self._md5.update(view)
+        else:
+            self._crc = _crc32(view, self._crc)
         self.size += len(view)
         return len(view)
+
+    def write_parts(self, parts: Sequence[bytes | bytearray | memoryview]) -> int:
+        """Write the buffers ``parts`` one after the other, as :meth:`write` of their
+        concatenation would, without making it: a ``writev`` per :data:`_IOV_MAX` of them
+        (the compressed members of a WARC writer's batch). Returns the bytes written."""
+        if self.closed:
+            raise ValueError(f"write to closed output {self.relpath}")
+        if _writev is None:  # pragma: no cover - not POSIX
+            return self.write(b"".join(parts))
+        self._fh.flush()  # (the buffered bytes first; the parts then go to the descriptor)
+        fd = self._fh.fileno()
+        total = 0
+        for i in range(0, len(parts), _IOV_MAX):
+            chunk = parts[i : i + _IOV_MAX]
+            want = sum(map(len, chunk))
+            done = _writev(fd, chunk)
+            if done < want:  # a short write: the rest as plain writes, from where it stopped
+                rest = memoryview(b"".join(chunk))[done:]
+                while rest:
+                    rest = rest[os.write(fd, rest) :]
+            for part in chunk:
+                if self._md5 is not None:
+                    self._md5.update(part)
+                else:
+                    self._crc = _crc32(part, self._crc)
+            total += want
+        self.size += total
+        return total
 
     def tell(self) -> int:
         """Bytes written so far."""
@@ -253,9 +311,32 @@ class TrackedFile(io.BufferedIOBase):
             self._fh.close()
 
     @property
-    def md5(self) -> str:
-        """Hex md5 of the bytes written."""
-        return self._md5.hexdigest()
+    def md5(self) -> str | None:
+        """Hex MD5 of the bytes written; ``None`` when the file tracks its CRC-32 instead."""
+        return None if self._md5 is None else self._md5.hexdigest()
+
+    @property
+    def crc32(self) -> str | None:
+        """CRC-32 of the bytes written (``zlib.crc32``) as eight lowercase hex digits;
+        ``None`` when the file tracks its MD5 instead."""
+        return None if self._md5 is not None else f"{self._crc:08x}"
+
+    def checksum(self) -> dict[str, str]:
+        """``{"md5": hex}`` or ``{"crc32": hex}``: the marker's checksum of the file, named."""
+        if self._md5 is not None:
+            return {"md5": self._md5.hexdigest()}
+        return {"crc32": f"{self._crc:08x}"}
+
+
+def md5_needed(writer: Any, options: Any, run_md5: bool = False) -> bool:
+    """Whether a run's outputs get an MD5 (else a CRC-32): ``run.md5`` asks for it, or the
+    writer class ``writer`` reads it (``Writer.needs_md5(options)``: by default a writer with
+    a ``finalize`` of its own, which receives ``OutputFile.md5``; a file writer asks its
+    layout). A class without ``needs_md5`` (not a crawlmill writer) gets it."""
+    if run_md5:
+        return True
+    needs = getattr(writer, "needs_md5", None)
+    return True if needs is None else bool(needs(options))
 
 
 #: a task with more files (or output folders) than this makes them durable with one
@@ -305,6 +386,7 @@ class TaskOutputs:
         replaceable: list[str] | set[str] | tuple[str, ...] = (),
         overwrite: bool = False,
         marker_path: str | None = None,
+        md5: bool = True,
     ) -> None:
         self.root = os.path.abspath(root)
         self.key = key
@@ -324,6 +406,9 @@ class TaskOutputs:
         #: existing final files this task may replace (older outputs of crawlmill's own).
         self.replaceable = set(replaceable)
         self.overwrite = overwrite
+        #: the files' checksum: MD5 (``True``) or CRC-32 (:func:`md5_needed`; set before the
+        #: first :meth:`create`).
+        self.md5 = md5
 
     def start(self) -> None:
         """Remove what earlier attempts of this task left (killed, or still running on a lost
@@ -343,7 +428,7 @@ class TaskOutputs:
         inside_root(self.root, norm)
         if norm in self.files:
             raise UnsafeOutputPath(f"output path {norm!r} was already created by this task")
-        handle = TrackedFile(norm, os.path.join(self.tmp_dir, *norm.split("/")))
+        handle = TrackedFile(norm, os.path.join(self.tmp_dir, *norm.split("/")), md5=self.md5)
         self.files[norm] = handle
         if internal:
             self.internal.add(norm)
@@ -351,8 +436,8 @@ class TaskOutputs:
 
     def commit(self) -> list[dict[str, Any]]:
         """Close (fsync) every file, rename it to its final name, fsync the folders; returns
-        ``[{"path", "size", "md5", "internal"}]`` in creation order. The caller writes the
-        marker afterwards."""
+        ``[{"path", "size", "md5" or "crc32", "internal"}]`` in creation order (the checksum
+        :attr:`md5` chose, under its name). The caller writes the marker afterwards."""
         for handle in self.files.values():
             handle.close()
         finals = {
@@ -390,7 +475,7 @@ class TaskOutputs:
                 {
                     "path": norm,
                     "size": handle.size,
-                    "md5": handle.md5,
+                    **handle.checksum(),
                     "internal": norm in self.internal,
                 }
             )
@@ -585,10 +670,13 @@ class OutputRoot:
         index: int | None = None,
         count: int | None = None,
         data: dict[str, Any] | None = None,
+        md5: bool = False,
     ) -> dict[str, Any] | None:
         """The marker of ``key`` when the input is complete (same fingerprint, input size,
-        position ``index`` among ``count`` inputs, every listed file present with its size),
-        else ``None``; ``data``: the marker as the caller just read it (not read again)."""
+        position ``index`` among ``count`` inputs, every listed file present with its size,
+        and with ``md5`` (the run needs the outputs' MD5: :func:`md5_needed`) an MD5 listed
+        for each output, not a CRC-32 only), else ``None``; ``data``: the marker as the
+        caller just read it (not read again)."""
         marker = data if data is not None else self.read_marker(key)
         if not marker or marker.get("fingerprint") != fingerprint:
             return None
@@ -598,6 +686,11 @@ class OutputRoot:
             return None
         if count is not None and marker.get("input_count") != count:
             return None
+        if md5 and not all(
+            isinstance(out, dict) and isinstance(out.get("md5"), str)
+            for out in marker.get("outputs", [])
+        ):
+            return None  # written without MD5s (a run without --md5): redone with them
         for out in marker.get("outputs", []) + marker.get("quarantine", []):
             try:
                 final = self._inside(safe_relpath(out["path"], internal=True))

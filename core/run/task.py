@@ -58,7 +58,7 @@ from ..registry import Registry
 from ..spec import ComponentSpec, PipelineSpec
 from ..stats import TaskStats, filter_labels
 from .channel import ORPHAN_EXIT, current_channel, parent_alive
-from .outputs import BOOKKEEPING, OutputRoot, TaskOutputs
+from .outputs import BOOKKEEPING, OutputRoot, TaskOutputs, md5_needed
 from .progress import TaskReporter
 from .quarantine import INCONSISTENT_DAMAGE, Quarantine
 from .registries import REGISTRIES, registry_for, seed_registry
@@ -352,6 +352,8 @@ class Task:
             overwrite=spec.run.overwrite,
         )
         parts = open_components(spec, payload.reader)
+        w = parts.writer  # MD5 or CRC-32 of its files (before the first is created)
+        self.outputs.md5 = md5_needed(type(w), w.options, spec.run.md5)
         stats = self.stats = TaskStats(
             filters={label: {"in": 0, "kept": 0, "dropped": {}} for label, _ in parts.steps}
         )

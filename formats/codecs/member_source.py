@@ -86,14 +86,21 @@ class HeldMembers:
     of each member of the buffer that the reader inflated as exactly one whole member, its
     trailer checked, to its compressed length, or to ``(length, run)`` for a member of a run
     inflated in one call, vouched for when the :class:`~.member_vouch.Run` proves exact:
-    :meth:`get_vouched` passes on the reader's word for such a member (:mod:`.member_vouch`)."""
+    :meth:`get_vouched` passes on the reader's word for such a member (:mod:`.member_vouch`).
 
-    __slots__ = ("_gen", "_held")
+    A record reader may also say which objects a member of the held buffer inflates to
+    exactly (:meth:`note_exact`: the parts it made of it, in order); a writer whose parts are
+    those very objects knows their CRC-32 is the member's (:meth:`exact_parts`). Forgotten
+    with the buffer."""
+
+    __slots__ = ("_exact", "_gen", "_held")
 
     def __init__(self) -> None:
         self._gen = 0
         #: what is held (:data:`Held`), or ``None``
         self._held: Held | None = None
+        #: member offset -> the parts its inflated bytes are (:meth:`note_exact`)
+        self._exact: dict[int, tuple] = {}
 
     def hold(
         self,
@@ -106,11 +113,28 @@ class HeldMembers:
         ``verified``: the members of it the reader vouches for (see the class doc)."""
         self._gen += 1
         self._held = (buf, base, end, verified)
+        if self._exact:
+            self._exact = {}
 
     def release(self) -> None:
         """Stop lending the held buffer (call it before writing into that buffer again)."""
         self._gen += 1
         self._held = None
+        if self._exact:
+            self._exact = {}
+
+    def note_exact(self, offset: int, parts: tuple) -> None:
+        """Say that the member at file ``offset`` of the held buffer inflates to exactly the
+        concatenation of ``parts`` (the objects the reader made of it; a reader's framer
+        knows it when the member's decompressed range is the record's and the parts are its
+        consecutive slices). Kept until the buffer is released."""
+        if self._held is not None:
+            self._exact[offset] = parts
+
+    def exact_parts(self, offset: int) -> tuple | None:
+        """The parts :meth:`note_exact` gave for the member at ``offset`` of the held buffer,
+        or ``None``."""
+        return self._exact.get(offset)
 
     def get(self, offset: int, length: int) -> bytes | None:
         """A copy of the file's bytes ``[offset, offset + length)``, or ``None`` when they are

@@ -43,6 +43,7 @@ __all__ = [
     "Run",
     "Vouch",
     "holds",
+    "holds_length",
     "plain_vouch",
     "run_is_exact",
     "run_is_exact_scanned",
@@ -81,6 +82,15 @@ def holds(vouch: Vouch, data: bytes | tuple[bytes, ...]) -> bool:
     for part in data:
         value = _crc32(part, value)
     return value == crc
+
+
+def holds_length(vouch: Vouch, data: bytes | tuple[bytes, ...]) -> bool:
+    """Whether ``data`` (bytes or a tuple of parts) has the vouched member's ISIZE: all that
+    is left to check when ``data`` are the very objects the reader made of that member's
+    inflated bytes (:meth:`~.member_source.HeldMembers.exact_parts`), whose CRC-32 is
+    therefore the trailer's."""
+    size = sum(map(len, data)) if type(data) is tuple else len(data)
+    return size == vouch[1]
 
 
 def run_is_exact(buf: bytes | bytearray, bounds: list[tuple[int, int]], sizes: list[int]) -> bool:

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO, Protocol
 
 from .gzip_member import inflates_to
-from .member_vouch import Vouch, holds
+from .member_vouch import Vouch, holds, holds_length
 from .ordered_batches import OrderedBatches
 
 try:  # pragma: no cover - depends on the installation
@@ -184,6 +184,11 @@ class ReusedMember:
     #: copy's header, block and separator: joined only when the member is not copied).
     record: bytes | tuple[bytes, ...]
     vouch: Vouch | None = None
+    #: ``record``'s parts are the very objects the reader made of the vouched member's
+    #: inflated bytes (:meth:`~crawlmill.formats.codecs.member_source.HeldMembers.exact_parts`):
+    #: their CRC-32 is the trailer's, so only their length is checked
+    #: (:func:`~crawlmill.formats.codecs.member_vouch.holds_length`).
+    exact: bool = False
 
     @property
     def size(self) -> int:
@@ -197,9 +202,9 @@ class ReusedMember:
 OnWritten = Callable[[int, int], None]
 #: what :meth:`MemberWriter.submit` takes: serialised bytes, a lazy record or an input member.
 Job = bytes | LazyRecord | ReusedMember
-#: compressed records: their bytes one after the other, and per record its compressed
-#: length, uncompressed length, callback and whether an input member was copied.
-_Compressed = tuple[bytes, list[tuple[int, int, OnWritten | None, bool]]]
+#: compressed records: their members in order (written one after the other), and per record
+#: its compressed length, uncompressed length, callback and whether an input member was copied.
+_Compressed = tuple[list[bytes], list[tuple[int, int, OnWritten | None, bool]]]
 
 
 class MemberWriter:
@@ -283,7 +288,7 @@ class MemberWriter:
         self.flush()
         offset = self.position
         data = self.compressor.compress(record)
-        self._write_batch((data, [(len(data), len(record), None, False)]))
+        self._write_batch(([data], [(len(data), len(record), None, False)]))
         return offset, len(data)
 
     def flush(self) -> None:
@@ -297,8 +302,8 @@ class MemberWriter:
             self._batches.close()
 
     def _compress_batch(self, jobs: list[tuple[Job, OnWritten | None]]) -> _Compressed:
-        """Serialise and compress records (on a pool thread when there is a pool); joined,
-        so the batch is written with one call."""
+        """Serialise and compress records (on a pool thread when there is a pool); their
+        members are written with one call (:meth:`_emit_batch`)."""
         compress = self.compressor.compress
         gzip = self.compressor.compression == "gzip"
         pieces = []
@@ -311,7 +316,11 @@ class MemberWriter:
             elif isinstance(record, ReusedMember):
                 data = record.record
                 vouch = record.vouch
-                if vouch is not None and gzip and holds(vouch, data):
+                if (
+                    vouch is not None
+                    and gzip
+                    and (holds_length(vouch, data) if record.exact else holds(vouch, data))
+                ):
                     reused = True  # (parts are never joined: their CRC32 is the record's)
                 else:
                     if type(data) is tuple:
@@ -325,7 +334,7 @@ class MemberWriter:
                 compressed = compress(data)
             pieces.append(compressed)
             sizes.append((len(compressed), raw, on_written, reused))
-        return b"".join(pieces) if len(pieces) != 1 else pieces[0], sizes
+        return pieces, sizes
 
     def _write_batch(self, batch: _Compressed) -> None:
         """Append a batch of members and call their callbacks in order."""
@@ -333,9 +342,17 @@ class MemberWriter:
         self._account_batch(batch)
 
     def _emit_batch(self, batch: _Compressed) -> None:
-        """Write a batch's members (on the pool's emit thread when there is a pool)."""
-        if batch[0]:
-            self.stream.write(batch[0])
+        """Write a batch's members (on the pool's emit thread when there is a pool): handed
+        to the stream as they are when it takes a list of buffers (``write_parts``, as the
+        engine's output files do: one ``writev``, no joined copy), else joined."""
+        pieces = batch[0]
+        if not pieces:
+            return
+        write_parts = getattr(self.stream, "write_parts", None)
+        if write_parts is not None:
+            write_parts(pieces)
+        else:
+            self.stream.write(pieces[0] if len(pieces) == 1 else b"".join(pieces))
 
     def _account_batch(self, batch: _Compressed) -> None:
         """Count a written batch and call its callbacks in order (on the calling thread)."""

@@ -876,6 +876,186 @@ verbatim_parts(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     return out;
 }
 
+static PyObject *A_MODIFIED, *A_CHANGED, *A_DOC_ID, *A_TEXT, *A_OUTLINKS, *A_EXTRAS,
+    *A_HTTP_HEAD, *A_PAYLOAD, *A_SOURCE, *A_FORMAT, *A_OFFSET, *A_LENGTH, *KEY_WARC, *KEY_MEMBER,
+    *STR_WARC;
+
+/* truth of getattr(obj, name): 1, 0, or -1 with an error set */
+static int
+attr_true(PyObject *obj, PyObject *name)
+{
+    PyObject *v = PyObject_GetAttr(obj, name);
+    if (v == NULL)
+        return -1;
+    int t = PyObject_IsTrue(v);
+    Py_DECREF(v);
+    return t;
+}
+
+/* getattr(obj, name) is not None: 1, 0, or -1 with an error set */
+static int
+attr_set(PyObject *obj, PyObject *name)
+{
+    PyObject *v = PyObject_GetAttr(obj, name);
+    if (v == NULL)
+        return -1;
+    int t = v != Py_None;
+    Py_DECREF(v);
+    return t;
+}
+
+/* verbatim_copy(record, framings, reuse) -> (parts, size, source | None) | None | NotImplemented:
+ * plugins/writers/warc_encode.py's verbatim_copy_pure, the WARC writer's per-record checks of a
+ * plain verbatim copy in one call: plain_copy's (record not modified, nothing changed, no doc
+ * id, text or outlinks, extras["warc"] a dict whose version `framings` maps to a framing, and
+ * verbatim_parts of it), the parts' total length, and the record's source when `reuse` and its
+ * input member may be copied (extras["warc"]["member"] is True, a source of format "warc" with
+ * an offset and a length of at most 2 * size + 1024). None where plain_copy gives None;
+ * NotImplemented whenever a value is not of the types the reader gives (the caller then runs the
+ * pure function, which decides). */
+static PyObject *
+verbatim_copy(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "verbatim_copy(record, framings, reuse)");
+        return NULL;
+    }
+    PyObject *record = args[0], *framings = args[1];
+    int reuse = PyObject_IsTrue(args[2]);
+    if (reuse < 0)
+        return NULL;
+    if (!PyDict_CheckExact(framings))
+        Py_RETURN_NOTIMPLEMENTED;
+    int t = attr_true(record, A_MODIFIED);
+    if (t != 0)
+        return t < 0 ? NULL : Py_NewRef(Py_None);
+    if ((t = attr_true(record, A_CHANGED)) != 0)
+        return t < 0 ? NULL : Py_NewRef(Py_None);
+    if ((t = attr_set(record, A_DOC_ID)) != 0)
+        return t < 0 ? NULL : Py_NewRef(Py_None);
+    if ((t = attr_set(record, A_TEXT)) != 0)
+        return t < 0 ? NULL : Py_NewRef(Py_None);
+    if ((t = attr_true(record, A_OUTLINKS)) != 0)
+        return t < 0 ? NULL : Py_NewRef(Py_None);
+    PyObject *extras = PyObject_GetAttr(record, A_EXTRAS);
+    if (extras == NULL)
+        return NULL;
+    if (!PyDict_CheckExact(extras)) {
+        Py_DECREF(extras);
+        Py_RETURN_NOTIMPLEMENTED;
+    }
+    PyObject *warc = PyDict_GetItemWithError(extras, KEY_WARC); /* borrowed from extras */
+    if (warc == NULL && PyErr_Occurred()) {
+        Py_DECREF(extras);
+        return NULL;
+    }
+    if (warc == NULL || !PyDict_CheckExact(warc)) {
+        Py_DECREF(extras);
+        Py_RETURN_NONE;
+    }
+    Py_INCREF(warc);
+    Py_DECREF(extras);
+    PyObject *result = NULL, *head = NULL, *payload = NULL, *parts = NULL, *src = NULL;
+    PyObject *version = PyDict_GetItemWithError(warc, KEY_VERSION);
+    if (version == NULL && PyErr_Occurred())
+        goto done;
+    if (version == NULL)
+        version = Py_None;
+    if (!PyUnicode_CheckExact(version) && version != Py_None) {
+        result = Py_NewRef(Py_NotImplemented); /* (a key framings.get() may refuse) */
+        goto done;
+    }
+    PyObject *framing = PyDict_GetItemWithError(framings, version);
+    if (framing == NULL) {
+        if (!PyErr_Occurred())
+            result = Py_NewRef(Py_None);
+        goto done;
+    }
+    head = PyObject_GetAttr(record, A_HTTP_HEAD);
+    if (head == NULL)
+        goto done;
+    payload = PyObject_GetAttr(record, A_PAYLOAD);
+    if (payload == NULL)
+        goto done;
+    PyObject *cargs[4] = {warc, head, payload, framing};
+    parts = verbatim_parts(self, cargs, 4);
+    if (parts == NULL)
+        goto done;
+    if (parts == Py_None) {
+        result = Py_NewRef(Py_None);
+        goto done;
+    }
+    Py_ssize_t size = 0;
+    for (Py_ssize_t i = 0; i < 4; i++)
+        size += PyBytes_GET_SIZE(PyTuple_GET_ITEM(parts, i));
+    src = Py_NewRef(Py_None);
+    if (reuse) {
+        PyObject *member = PyDict_GetItemWithError(warc, KEY_MEMBER);
+        if (member == NULL && PyErr_Occurred())
+            goto done;
+        PyObject *source = member == Py_True ? PyObject_GetAttr(record, A_SOURCE) : NULL;
+        if (member == Py_True && source == NULL)
+            goto done;
+        if (source != NULL && source != Py_None) {
+            PyObject *fmt = PyObject_GetAttr(source, A_FORMAT);
+            PyObject *offset = fmt ? PyObject_GetAttr(source, A_OFFSET) : NULL;
+            PyObject *length = offset ? PyObject_GetAttr(source, A_LENGTH) : NULL;
+            int ok = length != NULL;
+            int other = 0; /* a value of another type than the reader's: the pure path */
+            if (ok) {
+                if (!PyUnicode_CheckExact(fmt))
+                    other = fmt != Py_None;
+                else if (PyUnicode_Compare(fmt, STR_WARC) != 0)
+                    ok = 0;
+                if (offset == Py_None)
+                    ok = 0;
+                if (length == Py_None)
+                    ok = 0;
+                else if (!PyLong_CheckExact(length))
+                    other = 1;
+                else {
+                    Py_ssize_t n = PyLong_AsSsize_t(length);
+                    if (n == -1 && PyErr_Occurred()) {
+                        PyErr_Clear();
+                        other = 1;
+                    }
+                    else if (n == 0 || n > 2 * size + 1024)
+                        ok = 0;
+                }
+                if (fmt == Py_None)
+                    ok = 0;
+            }
+            Py_XDECREF(fmt);
+            Py_XDECREF(offset);
+            Py_XDECREF(length);
+            if (!ok && length == NULL) {
+                Py_DECREF(source);
+                goto done;
+            }
+            if (other) {
+                Py_DECREF(source);
+                result = Py_NewRef(Py_NotImplemented);
+                goto done;
+            }
+            if (ok)
+                Py_SETREF(src, Py_NewRef(source));
+        }
+        Py_XDECREF(source);
+    }
+    PyObject *n = PyLong_FromSsize_t(size);
+    if (n == NULL)
+        goto done;
+    result = PyTuple_Pack(3, parts, n, src);
+    Py_DECREF(n);
+done:
+    Py_XDECREF(src);
+    Py_XDECREF(parts);
+    Py_XDECREF(payload);
+    Py_XDECREF(head);
+    Py_DECREF(warc);
+    return result;
+}
+
 /* first index of the 2- or 3-byte needle in s[from:to), or -1 (bytes.find) */
 static Py_ssize_t
 find_small(const unsigned char *s, Py_ssize_t from, Py_ssize_t to, const char *needle,
@@ -1013,6 +1193,10 @@ static PyMethodDef methods[] = {
     {"verbatim_parts", (PyCFunction)(void (*)(void))verbatim_parts, METH_FASTCALL,
      "verbatim_parts(warc, head, payload, framing) -> (raw_header, head, payload, separator) | "
      "None: a verbatim copy's parts (see formats/warc/builder.py's verbatim_parts)."},
+    {"verbatim_copy", (PyCFunction)(void (*)(void))verbatim_copy, METH_FASTCALL,
+     "verbatim_copy(record, framings, reuse) -> (parts, size, source | None) | None | "
+     "NotImplemented: a plain verbatim copy's checks at once (see "
+     "plugins/writers/warc_encode.py's verbatim_copy_pure)."},
     {"http_head", (PyCFunction)(void (*)(void))http_head, METH_FASTCALL,
      "http_head(block, start, end) -> (cut, content_type_value | None) | None: where an HTTP "
      "head ends and its Content-Type value (see formats/http/head.py)."},
@@ -1058,6 +1242,19 @@ PyInit__warcfast(void)
         if (*keys[i] == NULL) {
             *keys[i] = PyUnicode_InternFromString(names[i]);
             if (*keys[i] == NULL)
+                return NULL;
+        }
+    }
+    const char *attr_names[] = {"modified", "changed", "doc_id",  "text",   "outlinks",
+                                "extras",   "http_head", "payload", "source", "format",
+                                "offset",   "length",  "warc",    "member", "warc"};
+    PyObject **attrs[] = {&A_MODIFIED, &A_CHANGED, &A_DOC_ID,  &A_TEXT,   &A_OUTLINKS,
+                          &A_EXTRAS,   &A_HTTP_HEAD, &A_PAYLOAD, &A_SOURCE, &A_FORMAT,
+                          &A_OFFSET,   &A_LENGTH,  &KEY_WARC,  &KEY_MEMBER, &STR_WARC};
+    for (int i = 0; i < 15; i++) {
+        if (*attrs[i] == NULL) {
+            *attrs[i] = PyUnicode_InternFromString(attr_names[i]);
+            if (*attrs[i] == NULL)
                 return NULL;
         }
     }

@@ -333,6 +333,11 @@ class FramedRecord:
     issues: list[Note]
     #: the file ended inside the block: ``block`` is the part that was there.
     truncated: bool = False
+    #: the well-formed path made it (:func:`_well_formed`): ``raw_header``, ``block`` and
+    #: ``separator`` are the consecutive slices ``[start, hend)``, ``[hend, e)``, ``[e, e + 4)``
+    #: of the decompressed stream whose range ``[start, e + 4)`` the member span is exactly,
+    #: so their concatenation is exactly what that member inflates to.
+    exact: bool = False
 
     @property
     def block(self) -> bytes:
@@ -716,7 +721,7 @@ def _well_formed(
         )  # fmt: skip
     return FramedRecord(
         s.base + start, raw_header, header, s.buf, hend, e, b"\r\n\r\n", False,
-        member[0], member[1], [],
+        member[0], member[1], [], exact=True,
     )  # fmt: skip
 
 

@@ -410,6 +410,10 @@ def warc_to_record(
             path, item.member_offset, item.member_length, "warc", OffsetSpace.MEMBER, held
         )
         extras["member"] = True
+        if item.exact and held is not None:  # the member inflates to exactly these parts
+            held.note_exact(
+                item.member_offset, (item.raw_header, http_head, payload, item.separator)
+            )
     else:
         space = None if compressed is None else _SPACE[compressed]
         source = Provenance(path, item.offset, item.length, "warc", space)

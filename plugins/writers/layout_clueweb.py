@@ -292,6 +292,11 @@ class ClueWeb09Layout(Layout):
         )
 
     @classmethod
+    def needs_md5(cls, options: Any) -> bool:
+        """Yes: :meth:`finalize` lists every output's MD5 (the segments' md5 lists)."""
+        return True
+
+    @classmethod
     def finalize(
         cls,
         root: str,
@@ -409,6 +414,11 @@ class Chuweb21Layout(Layout):
             )
         self._paths_given += 1
         return self.relpath
+
+    @classmethod
+    def needs_md5(cls, options: Any) -> bool:
+        """Yes: :meth:`finalize` lists every output's MD5 (``md5_checksum.txt``)."""
+        return True
 
     @classmethod
     def finalize(

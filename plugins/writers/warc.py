@@ -136,7 +136,7 @@ from crawlmill.formats.warc.writer import (
 )
 
 from .cdxj_index import CdxjIndex
-from .warc_encode import WarcEncoder
+from .warc_encode import WarcEncoder, verbatim_copy
 from .warc_ids import RecordIds, conversion_date, warcinfo_of_task
 from .warc_options import WarcWriterOptions
 from .warc_sorted import partition_of, shuffle_spec, sort_key
@@ -208,6 +208,8 @@ class WarcWriter(FileWriter):
         self.reuse_members = opts.reuse_members and opts.compression == "gzip"
         self._text_records = opts.text == "conversion"  # text as a conversion record after
         self._cdxj = opts.cdxj
+        #: plain verbatim copies are tried first, as ``WarcEncoder.encode`` tries them
+        self._plain_copies = self.encoder.plain_copies and not self._doc_ids
 
     def write(self, record: Record) -> None:
         """Encode one record into the current file (starting or rolling files as needed)."""
@@ -217,18 +219,34 @@ class WarcWriter(FileWriter):
             self._source_format = _format_of(record)
         file = self.file_for(record)
         document = not describes_file(record)
-        doc_id = self.layout.doc_id(record, file.documents) if document and self._doc_ids else None
-        pending, facts = self.encoder.encode(record, doc_id, self.ordinal)
-        size = None
-        if type(pending) is tuple:  # a verbatim copy's parts
-            member = None
-            size = sum(map(len, pending))
-            if self.reuse_members:
-                member, vouch = self._input_member(record, size)
+        copy = None
+        if self._plain_copies:  # a plain verbatim copy's checks at once (no doc ids here)
+            copy = verbatim_copy(record, self.encoder.copy_framings, self.reuse_members)
+        if copy is not None:
+            pending, size, src = copy
+            facts: dict[str, Any] = {}
+            member = vouch = None
+            if src is not None:
+                member, vouch = self._sources.read_vouched(
+                    src.path, src.offset, src.length, src.held
+                )
+        else:
+            doc_id = (
+                self.layout.doc_id(record, file.documents) if document and self._doc_ids else None
+            )
+            pending, facts = self.encoder.encode(record, doc_id, self.ordinal)
+            size = None
+            if type(pending) is tuple:  # a verbatim copy's parts
+                member = None
+                size = sum(map(len, pending))
+                if self.reuse_members:
+                    member, vouch = self._input_member(record, size)
+        if type(pending) is tuple:
             if member is None:
                 pending = b"".join(pending)
             else:
-                pending = ReusedMember(member, pending, vouch)
+                exact = vouch is not None and _exact_parts(record, pending)
+                pending = ReusedMember(member, pending, vouch, exact)
                 size += len(member)  # (ReusedMember.size)
         file.sink.submit(pending, partial(self.index.add, facts) if self._cdxj else None, size)
         file.records += 1  # (FileWriter.count, without asking describes_file again)
@@ -351,6 +369,29 @@ class WarcWriter(FileWriter):
         warnings = self.ctx.notes["warnings"]
         warnings[code] = warnings.get(code, 0) + 1
         self.ctx.report_warning(code, message)
+
+
+def _exact_parts(record: Record, parts: tuple[bytes, ...]) -> bool:
+    """Whether a verbatim copy's ``parts`` (WARC header, HTTP head, payload, separator) are
+    what the reader said its input member inflates to (``HeldMembers.exact_parts``): the
+    payload the very ``bytes`` object it made (immutable: the same bytes), the others equal.
+    The member's CRC-32 then needs no check against them (a record a filter rebuilt with
+    other bytes has another payload object: checked as before)."""
+    src = record.source
+    held = src.held if src is not None else None
+    token = held.exact_parts(src.offset) if held is not None else None
+    if token is None:
+        return False
+    raw, head, payload, separator = token
+    got_raw, got_head, got_payload, got_separator = parts
+    return (
+        got_payload is payload
+        and type(payload) is bytes
+        and type(got_head) is bytes
+        and got_head == (head or b"")
+        and got_raw == raw
+        and got_separator == separator
+    )
 
 
 def _format_of(record: Record) -> str | None:

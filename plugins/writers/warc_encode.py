@@ -10,6 +10,8 @@ in ``extras["neutral"]`` (``truncated``, ``describes_file``; documented in
 
 from __future__ import annotations
 
+import contextlib
+import os
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
@@ -36,7 +38,13 @@ from .cdxj_index import record_facts
 from .warc_ids import RecordIds
 from .warc_originals import keep_originals
 
-__all__ = ["WarcEncoder"]
+__all__ = ["WarcEncoder", "verbatim_copy", "verbatim_copy_pure"]
+
+#: the compiled verbatim_copy (formats/warc/_warcfast.c), unless ``CRAWLMILL_PURE=1``
+_KERNEL_COPY = None
+if os.environ.get("CRAWLMILL_PURE", "") in ("", "0"):
+    with contextlib.suppress(ImportError):  # (an install without a compiler)
+        from crawlmill.formats.warc._warcfast import verbatim_copy as _KERNEL_COPY
 
 _KINDS = frozenset(kind.value for kind in RecordKind)
 #: record fields whose change makes the ``digests`` policy treat a record as changed: its
@@ -158,6 +166,45 @@ def plain_copy(
     return verbatim_parts(warc, record.http_head, record.payload, framing)
 
 
+def verbatim_copy_pure(
+    record: Record, framings: dict[str, tuple], reuse: bool
+) -> tuple[tuple[bytes, bytes, bytes, bytes], int, Any] | None:
+    """The WARC writer's checks of a plain verbatim copy at once: ``(parts, size, source)``
+    with :func:`plain_copy`'s parts, their total length and, when ``reuse``, the record's
+    ``source`` if its input member may be copied (the record alone in its member(s) of a WARC
+    input, a span of at most ``2 * size + 1024`` bytes: no larger member can hold it), else
+    ``None``; ``None`` where :func:`plain_copy` gives ``None``. The compiled kernel's
+    reference (formats/warc/_warcfast.c's verbatim_copy)."""
+    parts = plain_copy(record, framings)
+    if parts is None:
+        return None
+    size = sum(map(len, parts))
+    src = record.source
+    if (
+        not reuse
+        or record.extras["warc"].get("member") is not True
+        or src is None
+        or src.format != "warc"
+        or src.offset is None
+        or not src.length
+        or src.length > 2 * size + 1024
+    ):
+        src = None
+    return parts, size, src
+
+
+def verbatim_copy(
+    record: Record, framings: dict[str, tuple], reuse: bool
+) -> tuple[tuple[bytes, bytes, bytes, bytes], int, Any] | None:
+    """:func:`verbatim_copy_pure`'s answer, from the compiled kernel where it is built (the
+    pure function where the kernel leaves a value to it, or ``CRAWLMILL_PURE=1``)."""
+    if _KERNEL_COPY is not None:
+        got = _KERNEL_COPY(record, framings, reuse)
+        if got is not NotImplemented:
+            return got
+    return verbatim_copy_pure(record, framings, reuse)
+
+
 class WarcEncoder:
     """Encode a task's records as WARC in ``framing`` (the target version), per the writer's
     ``options`` (``digests``, ``cdxj``); ``warn(code, message)`` reports a warning with its stable code."""
@@ -182,11 +229,11 @@ class WarcEncoder:
         self.warcinfo_id: bytes | None = None
         #: a verbatim copy needs no look at its header pairs beyond can_copy_verbatim's (no
         #: digests to recompute, no CDXJ facts): the reader's parts are checked and kept at once
-        self._plain_copies = options.digests != "recompute" and not options.cdxj
+        self.plain_copies = options.digests != "recompute" and not options.cdxj
         #: input version -> framing_facts of the framing a verbatim copy of it is checked
         #: against (:meth:`encode`: the versions ``auto`` keeps, or the explicit target), for
         #: the copies taken before any other rule is looked at (:func:`plain_copy`)
-        self._copy_framings: dict[str, tuple] = (
+        self.copy_framings: dict[str, tuple] = (
             {framing.version: framing_facts(framing)}
             if version_explicit
             else {v: framing_facts(framing_for(v)) for v in _KEPT_VERSIONS}
@@ -197,8 +244,8 @@ class WarcEncoder:
     ) -> tuple[tuple[bytes, ...] | PendingRecord, dict[str, Any]]:
         """A verbatim copy's parts (its WARC bytes are their concatenation) or a pending
         record, and the record's CDXJ facts."""
-        if self._plain_copies and doc_id is None:
-            parts = plain_copy(record, self._copy_framings)
+        if self.plain_copies and doc_id is None:
+            parts = plain_copy(record, self.copy_framings)
             if parts is not None:
                 return parts, {}
         record = _neutral_fields(record, self.options, self.warn)

@@ -529,12 +529,16 @@ def test_the_writer_copies_the_same_bytes_on_each_path(kernel_on, tmp_path, monk
     from tests.formats.test_member_vouch import convert
 
     monkeypatch.setattr(builder, "_KERNEL_PARTS", _kernel("verbatim_parts") if kernel_on else None)
+    monkeypatch.setattr(
+        warc_encode, "_KERNEL_COPY", _kernel("verbatim_copy") if kernel_on else None
+    )
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")  # (the date given a record without one)
     data = _warc_input(tmp_path)
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()  # (the same input name: record ids made for it are the same)
     fast, entry, _ = convert(tmp_path / "a", data)
     calls = []
+    monkeypatch.setattr(warc_encode, "_KERNEL_COPY", None)  # (the pure checks, asked below)
     monkeypatch.setattr(warc_encode, "verbatim_parts", lambda *a: calls.append(a))
     general, entry_general, _ = convert(tmp_path / "b", data)
     assert calls  # (the fast path was asked, and said "the general path decides")
@@ -692,3 +696,103 @@ def test_the_readers_word_is_the_same_from_each_scan(tmp_path, monkeypatch):
     assert 0 < checked < copied  # some on the reader's word, some inflated again
     assert _copy_with_scan(tmp_path, data, "kernel", monkeypatch) == want
     assert _copy_with_scan(tmp_path, data, "pure", monkeypatch) == want
+
+
+# -- verbatim_copy: a plain verbatim copy's checks at once (the writer's per-record path) -------
+
+
+def _record(warc=EXTRAS, *, source="member", **fields):
+    from crawlmill.core.record import OffsetSpace, Provenance, Record, RecordKind
+
+    if source == "member":
+        source = Provenance("/in.warc.gz", 100, 60, "warc", OffsetSpace.MEMBER)
+    extras = {"warc": warc} if warc is not _DROP else {}
+    base = dict(kind=RecordKind.RESPONSE, payload=b"hello", extras=extras, source=source)
+    return Record(**(base | fields))
+
+
+def _src(**changes):
+    from crawlmill.core.record import OffsetSpace, Provenance
+
+    fields = dict(path="/in.warc.gz", offset=100, length=60, format="warc")
+    fields |= changes
+    return Provenance(**fields, space=OffsetSpace.MEMBER)
+
+
+MEMBER = _with(member=True)
+COPY_CASES = {
+    "a copy and its member": dict(warc=MEMBER),
+    "a copy, no member flag": dict(warc=EXTRAS),
+    "member flag 1": dict(warc=_with(member=1)),
+    "head and payload": dict(warc=MEMBER, http_head=b"HT", payload=b"TP!"),
+    "modified": dict(warc=MEMBER, modified=True),
+    "changed": dict(warc=MEMBER, changed=frozenset({"url"})),
+    "doc id": dict(warc=MEMBER, doc_id="d-1"),
+    "text": dict(warc=MEMBER, text="t"),
+    "empty text": dict(warc=MEMBER, text=""),
+    "outlinks": dict(warc=MEMBER, outlinks=["x"]),
+    "no warc extras": dict(warc=_DROP),
+    "warc extras a list": dict(warc=list(MEMBER.items())),
+    "version not framed": dict(warc=_with(member=True, version="1.1")),
+    "no version": dict(warc=_with(member=True, version=_DROP)),
+    "bytes version": dict(warc=_with(member=True, version=b"1.0")),
+    "wrong length": dict(warc=MEMBER, payload=b"hello!"),
+    "bytearray payload": dict(warc=MEMBER, payload=bytearray(b"hello")),
+    "no source": dict(warc=MEMBER, source=None),
+    "source of arc": dict(warc=MEMBER, source=_src(format="arc")),
+    "source without format": dict(warc=MEMBER, source=_src(format=None)),
+    "offset None": dict(warc=MEMBER, source=_src(offset=None)),
+    "offset 0": dict(warc=MEMBER, source=_src(offset=0)),
+    "length None": dict(warc=MEMBER, source=_src(length=None)),
+    "length 0": dict(warc=MEMBER, source=_src(length=0)),
+    "length negative": dict(warc=MEMBER, source=_src(length=-3)),
+    # the record's 63 bytes: a member of at most 2 * 63 + 1024 bytes may hold it
+    "length at the bound": dict(warc=MEMBER, source=_src(length=2 * 63 + 1024)),
+    "length past the bound": dict(warc=MEMBER, source=_src(length=2 * 63 + 1025)),
+    "length a bool": dict(warc=MEMBER, source=_src(length=True)),
+    "length a float": dict(warc=MEMBER, source=_src(length=60.0)),
+    "format a str subclass": dict(warc=MEMBER, source=_src(format=type("S", (str,), {})("warc"))),
+}
+
+
+@pytest.mark.parametrize("reuse", [True, False])
+@pytest.mark.parametrize("name", list(COPY_CASES))
+def test_verbatim_copy_is_the_pure_function(name, reuse):
+    from crawlmill.plugins.writers import warc_encode
+
+    kernel = _kernel("verbatim_copy")
+    framings = {"1.0": F10}
+    record = _record(**COPY_CASES[name])
+    want = warc_encode.verbatim_copy_pure(record, framings, reuse)
+    got = kernel(record, framings, reuse)
+    assert got is NotImplemented or got == want
+    assert warc_encode.verbatim_copy(record, framings, reuse) == want
+    if got is not NotImplemented and got is not None:
+        assert got[2] is want[2]  # the record's own source, or None
+
+
+def test_verbatim_copy_examples():
+    """Hand-checked: the parts, their length, the source when the member may be copied."""
+    kernel = _kernel("verbatim_copy")
+    record = _record(MEMBER, http_head=b"HT", payload=b"TP!")
+    parts, size, src = kernel(record, {"1.0": F10}, True)
+    assert parts == (RAW, b"HT", b"TP!", b"\r\n\r\n") and size == len(b"".join(parts))
+    assert parts[2] is record.payload and src is record.source
+    assert kernel(record, {"1.0": F10}, False)[2] is None  # (reuse off: no member)
+    assert kernel(record, {"1.1": F10}, True) is None  # (a version not kept)
+    assert kernel(_record(MEMBER, modified=True), {"1.0": F10}, True) is None
+    assert kernel(record, [("1.0", F10)], True) is NotImplemented  # (framings not a dict)
+    with pytest.raises(TypeError):
+        kernel(record, {"1.0": F10})
+
+
+def test_verbatim_copy_raises_what_an_attribute_raises():
+    class Broken:
+        modified = False
+
+        @property
+        def changed(self):
+            raise KeyError("boom")
+
+    with pytest.raises(KeyError, match="boom"):
+        _kernel("verbatim_copy")(Broken(), {"1.0": F10}, True)

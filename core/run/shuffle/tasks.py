@@ -36,7 +36,7 @@ from ...shuffle_spec import ShuffleSpec
 from ...spec import PipelineSpec
 from ...stats import TaskStats
 from ..executor import current_channel
-from ..outputs import OutputRoot, TaskOutputs, write_json_atomic
+from ..outputs import OutputRoot, TaskOutputs, md5_needed, write_json_atomic
 from ..progress import TaskReporter
 from ..quarantine import Quarantine
 from ..task import Task
@@ -164,6 +164,8 @@ class _MapTask(Task):
             marker_path=map_marker_path(folder, payload.key),
         )
         parts = task_mod.open_components(spec, payload.reader)
+        w = parts.writer  # (a map task's files are its quarantine's)
+        self.outputs.md5 = md5_needed(type(w), w.options, spec.run.md5)
         shuffle = ShuffleSpec(sh["partitions"], sh["partitioning"])
         self.spiller = self.sink or Spiller(
             os.path.join(folder, "shuffle"),
@@ -283,6 +285,7 @@ def _run_partition(
     from ...components import resolve_pipeline
 
     writer = resolve_pipeline(spec, registry).writer.instantiate()
+    outputs.md5 = md5_needed(type(writer), writer.options, spec.run.md5)
     outputs.start()
     quarantine = Quarantine(outputs, inp, payload["key"])
     sink = task_mod.TaskSink(stats, quarantine, reporter, spec.run.on_error == "fail")
