@@ -657,8 +657,8 @@ def __create_fn__():
  return __eq__
 CODE['def __create_fn__():\n def __eq__(self,other):\n  if other.__class__ is self.__class__:\n   return (self.master,self.conf,)==(other.master,other.conf,)\n  return NotImplemented\n return __eq__'] = __create_fn__.__code__
 
-def __create_fn__(_type_executor, _type_spark, _type_workers, _type_on_error, _type_resume, _type_overwrite, _type_remove_orphans, _type_progress, _type_max_record_bytes, _type_max_decompressed_bytes, _type_shuffle_memory, _type_reduce_memory, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_executor, _dflt_spark, _dflt_workers, _dflt_on_error, _dflt_resume, _dflt_overwrite, _dflt_remove_orphans, _dflt_progress, _dflt_max_record_bytes, _dflt_max_decompressed_bytes, _dflt_shuffle_memory, _dflt_reduce_memory, _return_type):
- def __init__(self,*,executor:_type_executor=_dflt_executor,spark:_type_spark=_HAS_DEFAULT_FACTORY,workers:_type_workers=_HAS_DEFAULT_FACTORY,on_error:_type_on_error=_dflt_on_error,resume:_type_resume=_dflt_resume,overwrite:_type_overwrite=_dflt_overwrite,remove_orphans:_type_remove_orphans=_dflt_remove_orphans,progress:_type_progress=_dflt_progress,max_record_bytes:_type_max_record_bytes=_dflt_max_record_bytes,max_decompressed_bytes:_type_max_decompressed_bytes=_dflt_max_decompressed_bytes,shuffle_memory:_type_shuffle_memory=_dflt_shuffle_memory,reduce_memory:_type_reduce_memory=_dflt_reduce_memory)->_return_type:
+def __create_fn__(_type_executor, _type_spark, _type_workers, _type_on_error, _type_resume, _type_overwrite, _type_remove_orphans, _type_md5, _type_progress, _type_max_record_bytes, _type_max_decompressed_bytes, _type_shuffle_memory, _type_reduce_memory, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_executor, _dflt_spark, _dflt_workers, _dflt_on_error, _dflt_resume, _dflt_overwrite, _dflt_remove_orphans, _dflt_md5, _dflt_progress, _dflt_max_record_bytes, _dflt_max_decompressed_bytes, _dflt_shuffle_memory, _dflt_reduce_memory, _return_type):
+ def __init__(self,*,executor:_type_executor=_dflt_executor,spark:_type_spark=_HAS_DEFAULT_FACTORY,workers:_type_workers=_HAS_DEFAULT_FACTORY,on_error:_type_on_error=_dflt_on_error,resume:_type_resume=_dflt_resume,overwrite:_type_overwrite=_dflt_overwrite,remove_orphans:_type_remove_orphans=_dflt_remove_orphans,md5:_type_md5=_dflt_md5,progress:_type_progress=_dflt_progress,max_record_bytes:_type_max_record_bytes=_dflt_max_record_bytes,max_decompressed_bytes:_type_max_decompressed_bytes=_dflt_max_decompressed_bytes,shuffle_memory:_type_shuffle_memory=_dflt_shuffle_memory,reduce_memory:_type_reduce_memory=_dflt_reduce_memory)->_return_type:
   self.executor=executor
   self.spark=_dflt_spark() if spark is _HAS_DEFAULT_FACTORY else spark
   self.workers=_dflt_workers() if workers is _HAS_DEFAULT_FACTORY else workers
@@ -666,6 +666,7 @@ def __create_fn__(_type_executor, _type_spark, _type_workers, _type_on_error, _t
   self.resume=resume
   self.overwrite=overwrite
   self.remove_orphans=remove_orphans
+  self.md5=md5
   self.progress=progress
   self.max_record_bytes=max_record_bytes
   self.max_decompressed_bytes=max_decompressed_bytes
@@ -673,21 +674,21 @@ def __create_fn__(_type_executor, _type_spark, _type_workers, _type_on_error, _t
   self.reduce_memory=reduce_memory
   self.__post_init__()
  return __init__
-CODE['def __create_fn__(_type_executor, _type_spark, _type_workers, _type_on_error, _type_resume, _type_overwrite, _type_remove_orphans, _type_progress, _type_max_record_bytes, _type_max_decompressed_bytes, _type_shuffle_memory, _type_reduce_memory, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_executor, _dflt_spark, _dflt_workers, _dflt_on_error, _dflt_resume, _dflt_overwrite, _dflt_remove_orphans, _dflt_progress, _dflt_max_record_bytes, _dflt_max_decompressed_bytes, _dflt_shuffle_memory, _dflt_reduce_memory, _return_type):\n def __init__(self,*,executor:_type_executor=_dflt_executor,spark:_type_spark=_HAS_DEFAULT_FACTORY,workers:_type_workers=_HAS_DEFAULT_FACTORY,on_error:_type_on_error=_dflt_on_error,resume:_type_resume=_dflt_resume,overwrite:_type_overwrite=_dflt_overwrite,remove_orphans:_type_remove_orphans=_dflt_remove_orphans,progress:_type_progress=_dflt_progress,max_record_bytes:_type_max_record_bytes=_dflt_max_record_bytes,max_decompressed_bytes:_type_max_decompressed_bytes=_dflt_max_decompressed_bytes,shuffle_memory:_type_shuffle_memory=_dflt_shuffle_memory,reduce_memory:_type_reduce_memory=_dflt_reduce_memory)->_return_type:\n  self.executor=executor\n  self.spark=_dflt_spark() if spark is _HAS_DEFAULT_FACTORY else spark\n  self.workers=_dflt_workers() if workers is _HAS_DEFAULT_FACTORY else workers\n  self.on_error=on_error\n  self.resume=resume\n  self.overwrite=overwrite\n  self.remove_orphans=remove_orphans\n  self.progress=progress\n  self.max_record_bytes=max_record_bytes\n  self.max_decompressed_bytes=max_decompressed_bytes\n  self.shuffle_memory=shuffle_memory\n  self.reduce_memory=reduce_memory\n  self.__post_init__()\n return __init__'] = __create_fn__.__code__
+CODE['def __create_fn__(_type_executor, _type_spark, _type_workers, _type_on_error, _type_resume, _type_overwrite, _type_remove_orphans, _type_md5, _type_progress, _type_max_record_bytes, _type_max_decompressed_bytes, _type_shuffle_memory, _type_reduce_memory, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_executor, _dflt_spark, _dflt_workers, _dflt_on_error, _dflt_resume, _dflt_overwrite, _dflt_remove_orphans, _dflt_md5, _dflt_progress, _dflt_max_record_bytes, _dflt_max_decompressed_bytes, _dflt_shuffle_memory, _dflt_reduce_memory, _return_type):\n def __init__(self,*,executor:_type_executor=_dflt_executor,spark:_type_spark=_HAS_DEFAULT_FACTORY,workers:_type_workers=_HAS_DEFAULT_FACTORY,on_error:_type_on_error=_dflt_on_error,resume:_type_resume=_dflt_resume,overwrite:_type_overwrite=_dflt_overwrite,remove_orphans:_type_remove_orphans=_dflt_remove_orphans,md5:_type_md5=_dflt_md5,progress:_type_progress=_dflt_progress,max_record_bytes:_type_max_record_bytes=_dflt_max_record_bytes,max_decompressed_bytes:_type_max_decompressed_bytes=_dflt_max_decompressed_bytes,shuffle_memory:_type_shuffle_memory=_dflt_shuffle_memory,reduce_memory:_type_reduce_memory=_dflt_reduce_memory)->_return_type:\n  self.executor=executor\n  self.spark=_dflt_spark() if spark is _HAS_DEFAULT_FACTORY else spark\n  self.workers=_dflt_workers() if workers is _HAS_DEFAULT_FACTORY else workers\n  self.on_error=on_error\n  self.resume=resume\n  self.overwrite=overwrite\n  self.remove_orphans=remove_orphans\n  self.md5=md5\n  self.progress=progress\n  self.max_record_bytes=max_record_bytes\n  self.max_decompressed_bytes=max_decompressed_bytes\n  self.shuffle_memory=shuffle_memory\n  self.reduce_memory=reduce_memory\n  self.__post_init__()\n return __init__'] = __create_fn__.__code__
 
 def __create_fn__():
  def __repr__(self):
-  return self.__class__.__qualname__ + f"(executor={self.executor!r}, spark={self.spark!r}, workers={self.workers!r}, on_error={self.on_error!r}, resume={self.resume!r}, overwrite={self.overwrite!r}, remove_orphans={self.remove_orphans!r}, progress={self.progress!r}, max_record_bytes={self.max_record_bytes!r}, max_decompressed_bytes={self.max_decompressed_bytes!r}, shuffle_memory={self.shuffle_memory!r}, reduce_memory={self.reduce_memory!r})"
+  return self.__class__.__qualname__ + f"(executor={self.executor!r}, spark={self.spark!r}, workers={self.workers!r}, on_error={self.on_error!r}, resume={self.resume!r}, overwrite={self.overwrite!r}, remove_orphans={self.remove_orphans!r}, md5={self.md5!r}, progress={self.progress!r}, max_record_bytes={self.max_record_bytes!r}, max_decompressed_bytes={self.max_decompressed_bytes!r}, shuffle_memory={self.shuffle_memory!r}, reduce_memory={self.reduce_memory!r})"
  return __repr__
-CODE['def __create_fn__():\n def __repr__(self):\n  return self.__class__.__qualname__ + f"(executor={self.executor!r}, spark={self.spark!r}, workers={self.workers!r}, on_error={self.on_error!r}, resume={self.resume!r}, overwrite={self.overwrite!r}, remove_orphans={self.remove_orphans!r}, progress={self.progress!r}, max_record_bytes={self.max_record_bytes!r}, max_decompressed_bytes={self.max_decompressed_bytes!r}, shuffle_memory={self.shuffle_memory!r}, reduce_memory={self.reduce_memory!r})"\n return __repr__'] = __create_fn__.__code__
+CODE['def __create_fn__():\n def __repr__(self):\n  return self.__class__.__qualname__ + f"(executor={self.executor!r}, spark={self.spark!r}, workers={self.workers!r}, on_error={self.on_error!r}, resume={self.resume!r}, overwrite={self.overwrite!r}, remove_orphans={self.remove_orphans!r}, md5={self.md5!r}, progress={self.progress!r}, max_record_bytes={self.max_record_bytes!r}, max_decompressed_bytes={self.max_decompressed_bytes!r}, shuffle_memory={self.shuffle_memory!r}, reduce_memory={self.reduce_memory!r})"\n return __repr__'] = __create_fn__.__code__
 
 def __create_fn__():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
-   return (self.executor,self.spark,self.workers,self.on_error,self.resume,self.overwrite,self.remove_orphans,self.progress,self.max_record_bytes,self.max_decompressed_bytes,self.shuffle_memory,self.reduce_memory,)==(other.executor,other.spark,other.workers,other.on_error,other.resume,other.overwrite,other.remove_orphans,other.progress,other.max_record_bytes,other.max_decompressed_bytes,other.shuffle_memory,other.reduce_memory,)
+   return (self.executor,self.spark,self.workers,self.on_error,self.resume,self.overwrite,self.remove_orphans,self.md5,self.progress,self.max_record_bytes,self.max_decompressed_bytes,self.shuffle_memory,self.reduce_memory,)==(other.executor,other.spark,other.workers,other.on_error,other.resume,other.overwrite,other.remove_orphans,other.md5,other.progress,other.max_record_bytes,other.max_decompressed_bytes,other.shuffle_memory,other.reduce_memory,)
   return NotImplemented
  return __eq__
-CODE['def __create_fn__():\n def __eq__(self,other):\n  if other.__class__ is self.__class__:\n   return (self.executor,self.spark,self.workers,self.on_error,self.resume,self.overwrite,self.remove_orphans,self.progress,self.max_record_bytes,self.max_decompressed_bytes,self.shuffle_memory,self.reduce_memory,)==(other.executor,other.spark,other.workers,other.on_error,other.resume,other.overwrite,other.remove_orphans,other.progress,other.max_record_bytes,other.max_decompressed_bytes,other.shuffle_memory,other.reduce_memory,)\n  return NotImplemented\n return __eq__'] = __create_fn__.__code__
+CODE['def __create_fn__():\n def __eq__(self,other):\n  if other.__class__ is self.__class__:\n   return (self.executor,self.spark,self.workers,self.on_error,self.resume,self.overwrite,self.remove_orphans,self.md5,self.progress,self.max_record_bytes,self.max_decompressed_bytes,self.shuffle_memory,self.reduce_memory,)==(other.executor,other.spark,other.workers,other.on_error,other.resume,other.overwrite,other.remove_orphans,other.md5,other.progress,other.max_record_bytes,other.max_decompressed_bytes,other.shuffle_memory,other.reduce_memory,)\n  return NotImplemented\n return __eq__'] = __create_fn__.__code__
 
 def __create_fn__(_type_version, _type_inputs, _type_reader, _type_filters, _type_writer, _type_output, _type_run, _type_plugins, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_version, _dflt_reader, _dflt_filters, _dflt_run, _dflt_plugins, _return_type):
  def __init__(self,*,version:_type_version=_dflt_version,inputs:_type_inputs,reader:_type_reader=_dflt_reader,filters:_type_filters=_HAS_DEFAULT_FACTORY,writer:_type_writer,output:_type_output,run:_type_run=_HAS_DEFAULT_FACTORY,plugins:_type_plugins=_HAS_DEFAULT_FACTORY)->_return_type:
@@ -902,27 +903,28 @@ def __create_fn__():
  return __eq__
 CODE['def __create_fn__():\n def __eq__(self,other):\n  if other.__class__ is self.__class__:\n   return (self.offset,self.length,self.reason,self.data,self.partial,self.error_offset,self.code,)==(other.offset,other.length,other.reason,other.data,other.partial,other.error_offset,other.code,)\n  return NotImplemented\n return __eq__'] = __create_fn__.__code__
 
-def __create_fn__(_type_member, _type_record, _type_vouch, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_vouch, _return_type):
- def __init__(self,member:_type_member,record:_type_record,vouch:_type_vouch=_dflt_vouch)->_return_type:
+def __create_fn__(_type_member, _type_record, _type_vouch, _type_exact, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_vouch, _dflt_exact, _return_type):
+ def __init__(self,member:_type_member,record:_type_record,vouch:_type_vouch=_dflt_vouch,exact:_type_exact=_dflt_exact)->_return_type:
   self.member=member
   self.record=record
   self.vouch=vouch
+  self.exact=exact
  return __init__
-CODE['def __create_fn__(_type_member, _type_record, _type_vouch, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_vouch, _return_type):\n def __init__(self,member:_type_member,record:_type_record,vouch:_type_vouch=_dflt_vouch)->_return_type:\n  self.member=member\n  self.record=record\n  self.vouch=vouch\n return __init__'] = __create_fn__.__code__
+CODE['def __create_fn__(_type_member, _type_record, _type_vouch, _type_exact, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_vouch, _dflt_exact, _return_type):\n def __init__(self,member:_type_member,record:_type_record,vouch:_type_vouch=_dflt_vouch,exact:_type_exact=_dflt_exact)->_return_type:\n  self.member=member\n  self.record=record\n  self.vouch=vouch\n  self.exact=exact\n return __init__'] = __create_fn__.__code__
 
 def __create_fn__():
  def __repr__(self):
-  return self.__class__.__qualname__ + f"(member={self.member!r}, record={self.record!r}, vouch={self.vouch!r})"
+  return self.__class__.__qualname__ + f"(member={self.member!r}, record={self.record!r}, vouch={self.vouch!r}, exact={self.exact!r})"
  return __repr__
-CODE['def __create_fn__():\n def __repr__(self):\n  return self.__class__.__qualname__ + f"(member={self.member!r}, record={self.record!r}, vouch={self.vouch!r})"\n return __repr__'] = __create_fn__.__code__
+CODE['def __create_fn__():\n def __repr__(self):\n  return self.__class__.__qualname__ + f"(member={self.member!r}, record={self.record!r}, vouch={self.vouch!r}, exact={self.exact!r})"\n return __repr__'] = __create_fn__.__code__
 
 def __create_fn__():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
-   return (self.member,self.record,self.vouch,)==(other.member,other.record,other.vouch,)
+   return (self.member,self.record,self.vouch,self.exact,)==(other.member,other.record,other.vouch,other.exact,)
   return NotImplemented
  return __eq__
-CODE['def __create_fn__():\n def __eq__(self,other):\n  if other.__class__ is self.__class__:\n   return (self.member,self.record,self.vouch,)==(other.member,other.record,other.vouch,)\n  return NotImplemented\n return __eq__'] = __create_fn__.__code__
+CODE['def __create_fn__():\n def __eq__(self,other):\n  if other.__class__ is self.__class__:\n   return (self.member,self.record,self.vouch,self.exact,)==(other.member,other.record,other.vouch,other.exact,)\n  return NotImplemented\n return __eq__'] = __create_fn__.__code__
 
 def __create_fn__(_type_version, _type_line_ending, _type_separator, _type_cl_includes_separator, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
  def __init__(self,version:_type_version,line_ending:_type_line_ending,separator:_type_separator,cl_includes_separator:_type_cl_includes_separator)->_return_type:
@@ -1350,50 +1352,51 @@ def __create_fn__():
  return __eq__
 CODE['def __create_fn__():\n def __eq__(self,other):\n  if other.__class__ is self.__class__:\n   return (self.inputs,self.inputs_skipped,self.read,self.written,self.dropped,self.quarantined,self.added,self.damages,self.failures,self.outputs,self.elapsed,self.inputs_done,self.inputs_cancelled,self.bytes_in,self.warnings,self.warning_examples,self.quarantine_files,self.finalized,self.unclaimed,self.not_converted,self.checks_passed,self.checks_failed,self.fingerprint,self.input_outputs,self.counts,self.refused,self.orphans,self.orphans_removed,self.shuffle,)==(other.inputs,other.inputs_skipped,other.read,other.written,other.dropped,other.quarantined,other.added,other.damages,other.failures,other.outputs,other.elapsed,other.inputs_done,other.inputs_cancelled,other.bytes_in,other.warnings,other.warning_examples,other.quarantine_files,other.finalized,other.unclaimed,other.not_converted,other.checks_passed,other.checks_failed,other.fingerprint,other.input_outputs,other.counts,other.refused,other.orphans,other.orphans_removed,other.shuffle,)\n  return NotImplemented\n return __eq__'] = __create_fn__.__code__
 
-def __create_fn__(_type_path, _type_size, _type_md5, _type_extra, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_size, _dflt_md5, _dflt_extra, _return_type):
- def __init__(self,path:_type_path,size:_type_size=_dflt_size,md5:_type_md5=_dflt_md5,extra:_type_extra=_HAS_DEFAULT_FACTORY)->_return_type:
+def __create_fn__(_type_path, _type_size, _type_md5, _type_extra, _type_crc32, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_size, _dflt_md5, _dflt_extra, _dflt_crc32, _return_type):
+ def __init__(self,path:_type_path,size:_type_size=_dflt_size,md5:_type_md5=_dflt_md5,extra:_type_extra=_HAS_DEFAULT_FACTORY,crc32:_type_crc32=_dflt_crc32)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'path',path)
   __dataclass_builtins_object__.__setattr__(self,'size',size)
   __dataclass_builtins_object__.__setattr__(self,'md5',md5)
   __dataclass_builtins_object__.__setattr__(self,'extra',_dflt_extra() if extra is _HAS_DEFAULT_FACTORY else extra)
+  __dataclass_builtins_object__.__setattr__(self,'crc32',crc32)
  return __init__
-CODE["def __create_fn__(_type_path, _type_size, _type_md5, _type_extra, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_size, _dflt_md5, _dflt_extra, _return_type):\n def __init__(self,path:_type_path,size:_type_size=_dflt_size,md5:_type_md5=_dflt_md5,extra:_type_extra=_HAS_DEFAULT_FACTORY)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'path',path)\n  __dataclass_builtins_object__.__setattr__(self,'size',size)\n  __dataclass_builtins_object__.__setattr__(self,'md5',md5)\n  __dataclass_builtins_object__.__setattr__(self,'extra',_dflt_extra() if extra is _HAS_DEFAULT_FACTORY else extra)\n return __init__"] = __create_fn__.__code__
+CODE["def __create_fn__(_type_path, _type_size, _type_md5, _type_extra, _type_crc32, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_size, _dflt_md5, _dflt_extra, _dflt_crc32, _return_type):\n def __init__(self,path:_type_path,size:_type_size=_dflt_size,md5:_type_md5=_dflt_md5,extra:_type_extra=_HAS_DEFAULT_FACTORY,crc32:_type_crc32=_dflt_crc32)->_return_type:\n  __dataclass_builtins_object__.__setattr__(self,'path',path)\n  __dataclass_builtins_object__.__setattr__(self,'size',size)\n  __dataclass_builtins_object__.__setattr__(self,'md5',md5)\n  __dataclass_builtins_object__.__setattr__(self,'extra',_dflt_extra() if extra is _HAS_DEFAULT_FACTORY else extra)\n  __dataclass_builtins_object__.__setattr__(self,'crc32',crc32)\n return __init__"] = __create_fn__.__code__
 
 def __create_fn__():
  def __repr__(self):
-  return self.__class__.__qualname__ + f"(path={self.path!r}, size={self.size!r}, md5={self.md5!r}, extra={self.extra!r})"
+  return self.__class__.__qualname__ + f"(path={self.path!r}, size={self.size!r}, md5={self.md5!r}, extra={self.extra!r}, crc32={self.crc32!r})"
  return __repr__
-CODE['def __create_fn__():\n def __repr__(self):\n  return self.__class__.__qualname__ + f"(path={self.path!r}, size={self.size!r}, md5={self.md5!r}, extra={self.extra!r})"\n return __repr__'] = __create_fn__.__code__
+CODE['def __create_fn__():\n def __repr__(self):\n  return self.__class__.__qualname__ + f"(path={self.path!r}, size={self.size!r}, md5={self.md5!r}, extra={self.extra!r}, crc32={self.crc32!r})"\n return __repr__'] = __create_fn__.__code__
 
 def __create_fn__():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
-   return (self.path,self.size,self.md5,self.extra,)==(other.path,other.size,other.md5,other.extra,)
+   return (self.path,self.size,self.md5,self.extra,self.crc32,)==(other.path,other.size,other.md5,other.extra,other.crc32,)
   return NotImplemented
  return __eq__
-CODE['def __create_fn__():\n def __eq__(self,other):\n  if other.__class__ is self.__class__:\n   return (self.path,self.size,self.md5,self.extra,)==(other.path,other.size,other.md5,other.extra,)\n  return NotImplemented\n return __eq__'] = __create_fn__.__code__
+CODE['def __create_fn__():\n def __eq__(self,other):\n  if other.__class__ is self.__class__:\n   return (self.path,self.size,self.md5,self.extra,self.crc32,)==(other.path,other.size,other.md5,other.extra,other.crc32,)\n  return NotImplemented\n return __eq__'] = __create_fn__.__code__
 
 def __create_fn__(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
-  if type(self) is cls or name in ('path','size','md5','extra',):
+  if type(self) is cls or name in ('path','size','md5','extra','crc32',):
    raise FrozenInstanceError(f"cannot assign to field {name!r}")
   super(cls, self).__setattr__(name, value)
  return __setattr__
-CODE['def __create_fn__(cls, FrozenInstanceError):\n def __setattr__(self,name,value):\n  if type(self) is cls or name in (\'path\',\'size\',\'md5\',\'extra\',):\n   raise FrozenInstanceError(f"cannot assign to field {name!r}")\n  super(cls, self).__setattr__(name, value)\n return __setattr__'] = __create_fn__.__code__
+CODE['def __create_fn__(cls, FrozenInstanceError):\n def __setattr__(self,name,value):\n  if type(self) is cls or name in (\'path\',\'size\',\'md5\',\'extra\',\'crc32\',):\n   raise FrozenInstanceError(f"cannot assign to field {name!r}")\n  super(cls, self).__setattr__(name, value)\n return __setattr__'] = __create_fn__.__code__
 
 def __create_fn__(cls, FrozenInstanceError):
  def __delattr__(self,name):
-  if type(self) is cls or name in ('path','size','md5','extra',):
+  if type(self) is cls or name in ('path','size','md5','extra','crc32',):
    raise FrozenInstanceError(f"cannot delete field {name!r}")
   super(cls, self).__delattr__(name)
  return __delattr__
-CODE['def __create_fn__(cls, FrozenInstanceError):\n def __delattr__(self,name):\n  if type(self) is cls or name in (\'path\',\'size\',\'md5\',\'extra\',):\n   raise FrozenInstanceError(f"cannot delete field {name!r}")\n  super(cls, self).__delattr__(name)\n return __delattr__'] = __create_fn__.__code__
+CODE['def __create_fn__(cls, FrozenInstanceError):\n def __delattr__(self,name):\n  if type(self) is cls or name in (\'path\',\'size\',\'md5\',\'extra\',\'crc32\',):\n   raise FrozenInstanceError(f"cannot delete field {name!r}")\n  super(cls, self).__delattr__(name)\n return __delattr__'] = __create_fn__.__code__
 
 def __create_fn__():
  def __hash__(self):
-  return hash((self.path,self.size,self.md5,self.extra,))
+  return hash((self.path,self.size,self.md5,self.extra,self.crc32,))
  return __hash__
-CODE['def __create_fn__():\n def __hash__(self):\n  return hash((self.path,self.size,self.md5,self.extra,))\n return __hash__'] = __create_fn__.__code__
+CODE['def __create_fn__():\n def __hash__(self):\n  return hash((self.path,self.size,self.md5,self.extra,self.crc32,))\n return __hash__'] = __create_fn__.__code__
 
 def __create_fn__(_type_input, _type_index, _type_outputs, _type_notes, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_outputs, _dflt_notes, _return_type):
  def __init__(self,input:_type_input,index:_type_index,outputs:_type_outputs=_dflt_outputs,notes:_type_notes=_HAS_DEFAULT_FACTORY)->_return_type:
@@ -1962,8 +1965,8 @@ def __create_fn__():
  return __hash__
 CODE['def __create_fn__():\n def __hash__(self):\n  return hash((self.reader,self.reader_name,self.steps,self.writer,self.registry,))\n return __hash__'] = __create_fn__.__code__
 
-def __create_fn__(_type_spec, _type_registry, _type_stream, _type_started, _type_pipeline, _type_planned, _type_predicted, _type_fingerprint, _type_pipeline_data, _type_root, _type_completed, _type_todo, _type_checked, _type_report, _type_passes, _type_position_free, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_position_free, _return_type):
- def __init__(self,spec:_type_spec,registry:_type_registry,stream:_type_stream,started:_type_started,pipeline:_type_pipeline,planned:_type_planned,predicted:_type_predicted,fingerprint:_type_fingerprint,pipeline_data:_type_pipeline_data,root:_type_root,completed:_type_completed,todo:_type_todo,checked:_type_checked,report:_type_report,passes:_type_passes,position_free:_type_position_free=_dflt_position_free)->_return_type:
+def __create_fn__(_type_spec, _type_registry, _type_stream, _type_started, _type_pipeline, _type_planned, _type_predicted, _type_fingerprint, _type_pipeline_data, _type_root, _type_completed, _type_todo, _type_checked, _type_report, _type_passes, _type_position_free, _type_md5, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_position_free, _dflt_md5, _return_type):
+ def __init__(self,spec:_type_spec,registry:_type_registry,stream:_type_stream,started:_type_started,pipeline:_type_pipeline,planned:_type_planned,predicted:_type_predicted,fingerprint:_type_fingerprint,pipeline_data:_type_pipeline_data,root:_type_root,completed:_type_completed,todo:_type_todo,checked:_type_checked,report:_type_report,passes:_type_passes,position_free:_type_position_free=_dflt_position_free,md5:_type_md5=_dflt_md5)->_return_type:
   self.spec=spec
   self.registry=registry
   self.stream=stream
@@ -1980,22 +1983,23 @@ def __create_fn__(_type_spec, _type_registry, _type_stream, _type_started, _type
   self.report=report
   self.passes=passes
   self.position_free=position_free
+  self.md5=md5
  return __init__
-CODE['def __create_fn__(_type_spec, _type_registry, _type_stream, _type_started, _type_pipeline, _type_planned, _type_predicted, _type_fingerprint, _type_pipeline_data, _type_root, _type_completed, _type_todo, _type_checked, _type_report, _type_passes, _type_position_free, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_position_free, _return_type):\n def __init__(self,spec:_type_spec,registry:_type_registry,stream:_type_stream,started:_type_started,pipeline:_type_pipeline,planned:_type_planned,predicted:_type_predicted,fingerprint:_type_fingerprint,pipeline_data:_type_pipeline_data,root:_type_root,completed:_type_completed,todo:_type_todo,checked:_type_checked,report:_type_report,passes:_type_passes,position_free:_type_position_free=_dflt_position_free)->_return_type:\n  self.spec=spec\n  self.registry=registry\n  self.stream=stream\n  self.started=started\n  self.pipeline=pipeline\n  self.planned=planned\n  self.predicted=predicted\n  self.fingerprint=fingerprint\n  self.pipeline_data=pipeline_data\n  self.root=root\n  self.completed=completed\n  self.todo=todo\n  self.checked=checked\n  self.report=report\n  self.passes=passes\n  self.position_free=position_free\n return __init__'] = __create_fn__.__code__
+CODE['def __create_fn__(_type_spec, _type_registry, _type_stream, _type_started, _type_pipeline, _type_planned, _type_predicted, _type_fingerprint, _type_pipeline_data, _type_root, _type_completed, _type_todo, _type_checked, _type_report, _type_passes, _type_position_free, _type_md5, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_position_free, _dflt_md5, _return_type):\n def __init__(self,spec:_type_spec,registry:_type_registry,stream:_type_stream,started:_type_started,pipeline:_type_pipeline,planned:_type_planned,predicted:_type_predicted,fingerprint:_type_fingerprint,pipeline_data:_type_pipeline_data,root:_type_root,completed:_type_completed,todo:_type_todo,checked:_type_checked,report:_type_report,passes:_type_passes,position_free:_type_position_free=_dflt_position_free,md5:_type_md5=_dflt_md5)->_return_type:\n  self.spec=spec\n  self.registry=registry\n  self.stream=stream\n  self.started=started\n  self.pipeline=pipeline\n  self.planned=planned\n  self.predicted=predicted\n  self.fingerprint=fingerprint\n  self.pipeline_data=pipeline_data\n  self.root=root\n  self.completed=completed\n  self.todo=todo\n  self.checked=checked\n  self.report=report\n  self.passes=passes\n  self.position_free=position_free\n  self.md5=md5\n return __init__'] = __create_fn__.__code__
 
 def __create_fn__():
  def __repr__(self):
-  return self.__class__.__qualname__ + f"(spec={self.spec!r}, registry={self.registry!r}, stream={self.stream!r}, started={self.started!r}, pipeline={self.pipeline!r}, planned={self.planned!r}, predicted={self.predicted!r}, fingerprint={self.fingerprint!r}, pipeline_data={self.pipeline_data!r}, root={self.root!r}, completed={self.completed!r}, todo={self.todo!r}, checked={self.checked!r}, report={self.report!r}, passes={self.passes!r}, position_free={self.position_free!r})"
+  return self.__class__.__qualname__ + f"(spec={self.spec!r}, registry={self.registry!r}, stream={self.stream!r}, started={self.started!r}, pipeline={self.pipeline!r}, planned={self.planned!r}, predicted={self.predicted!r}, fingerprint={self.fingerprint!r}, pipeline_data={self.pipeline_data!r}, root={self.root!r}, completed={self.completed!r}, todo={self.todo!r}, checked={self.checked!r}, report={self.report!r}, passes={self.passes!r}, position_free={self.position_free!r}, md5={self.md5!r})"
  return __repr__
-CODE['def __create_fn__():\n def __repr__(self):\n  return self.__class__.__qualname__ + f"(spec={self.spec!r}, registry={self.registry!r}, stream={self.stream!r}, started={self.started!r}, pipeline={self.pipeline!r}, planned={self.planned!r}, predicted={self.predicted!r}, fingerprint={self.fingerprint!r}, pipeline_data={self.pipeline_data!r}, root={self.root!r}, completed={self.completed!r}, todo={self.todo!r}, checked={self.checked!r}, report={self.report!r}, passes={self.passes!r}, position_free={self.position_free!r})"\n return __repr__'] = __create_fn__.__code__
+CODE['def __create_fn__():\n def __repr__(self):\n  return self.__class__.__qualname__ + f"(spec={self.spec!r}, registry={self.registry!r}, stream={self.stream!r}, started={self.started!r}, pipeline={self.pipeline!r}, planned={self.planned!r}, predicted={self.predicted!r}, fingerprint={self.fingerprint!r}, pipeline_data={self.pipeline_data!r}, root={self.root!r}, completed={self.completed!r}, todo={self.todo!r}, checked={self.checked!r}, report={self.report!r}, passes={self.passes!r}, position_free={self.position_free!r}, md5={self.md5!r})"\n return __repr__'] = __create_fn__.__code__
 
 def __create_fn__():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
-   return (self.spec,self.registry,self.stream,self.started,self.pipeline,self.planned,self.predicted,self.fingerprint,self.pipeline_data,self.root,self.completed,self.todo,self.checked,self.report,self.passes,self.position_free,)==(other.spec,other.registry,other.stream,other.started,other.pipeline,other.planned,other.predicted,other.fingerprint,other.pipeline_data,other.root,other.completed,other.todo,other.checked,other.report,other.passes,other.position_free,)
+   return (self.spec,self.registry,self.stream,self.started,self.pipeline,self.planned,self.predicted,self.fingerprint,self.pipeline_data,self.root,self.completed,self.todo,self.checked,self.report,self.passes,self.position_free,self.md5,)==(other.spec,other.registry,other.stream,other.started,other.pipeline,other.planned,other.predicted,other.fingerprint,other.pipeline_data,other.root,other.completed,other.todo,other.checked,other.report,other.passes,other.position_free,other.md5,)
   return NotImplemented
  return __eq__
-CODE['def __create_fn__():\n def __eq__(self,other):\n  if other.__class__ is self.__class__:\n   return (self.spec,self.registry,self.stream,self.started,self.pipeline,self.planned,self.predicted,self.fingerprint,self.pipeline_data,self.root,self.completed,self.todo,self.checked,self.report,self.passes,self.position_free,)==(other.spec,other.registry,other.stream,other.started,other.pipeline,other.planned,other.predicted,other.fingerprint,other.pipeline_data,other.root,other.completed,other.todo,other.checked,other.report,other.passes,other.position_free,)\n  return NotImplemented\n return __eq__'] = __create_fn__.__code__
+CODE['def __create_fn__():\n def __eq__(self,other):\n  if other.__class__ is self.__class__:\n   return (self.spec,self.registry,self.stream,self.started,self.pipeline,self.planned,self.predicted,self.fingerprint,self.pipeline_data,self.root,self.completed,self.todo,self.checked,self.report,self.passes,self.position_free,self.md5,)==(other.spec,other.registry,other.stream,other.started,other.pipeline,other.planned,other.predicted,other.fingerprint,other.pipeline_data,other.root,other.completed,other.todo,other.checked,other.report,other.passes,other.position_free,other.md5,)\n  return NotImplemented\n return __eq__'] = __create_fn__.__code__
 
 def __create_fn__(_type_offset, _type_length, _type_reason, _type_data, _type_member_offset, _type_compressed, _type_member_length, _type_part, _type_code, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_member_offset, _dflt_compressed, _dflt_member_length, _dflt_part, _dflt_code, _return_type):
  def __init__(self,offset:_type_offset,length:_type_length,reason:_type_reason,data:_type_data,member_offset:_type_member_offset=_dflt_member_offset,compressed:_type_compressed=_dflt_compressed,member_length:_type_member_length=_dflt_member_length,part:_type_part=_dflt_part,code:_type_code=_dflt_code)->_return_type:
@@ -2183,8 +2187,8 @@ def __create_fn__():
  return __eq__
 CODE['def __create_fn__():\n def __eq__(self,other):\n  if other.__class__ is self.__class__:\n   return (self.version,self.line_ending,self.headers,self.fields,self.issues,)==(other.version,other.line_ending,other.headers,other.fields,other.issues,)\n  return NotImplemented\n return __eq__'] = __create_fn__.__code__
 
-def __create_fn__(_type_offset, _type_raw_header, _type_header, _type_data, _type_block_start, _type_block_end, _type_separator, _type_cl_includes_separator, _type_member_offset, _type_member_length, _type_issues, _type_truncated, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_truncated, _return_type):
- def __init__(self,offset:_type_offset,raw_header:_type_raw_header,header:_type_header,data:_type_data,block_start:_type_block_start,block_end:_type_block_end,separator:_type_separator,cl_includes_separator:_type_cl_includes_separator,member_offset:_type_member_offset,member_length:_type_member_length,issues:_type_issues,truncated:_type_truncated=_dflt_truncated)->_return_type:
+def __create_fn__(_type_offset, _type_raw_header, _type_header, _type_data, _type_block_start, _type_block_end, _type_separator, _type_cl_includes_separator, _type_member_offset, _type_member_length, _type_issues, _type_truncated, _type_exact, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_truncated, _dflt_exact, _return_type):
+ def __init__(self,offset:_type_offset,raw_header:_type_raw_header,header:_type_header,data:_type_data,block_start:_type_block_start,block_end:_type_block_end,separator:_type_separator,cl_includes_separator:_type_cl_includes_separator,member_offset:_type_member_offset,member_length:_type_member_length,issues:_type_issues,truncated:_type_truncated=_dflt_truncated,exact:_type_exact=_dflt_exact)->_return_type:
   self.offset=offset
   self.raw_header=raw_header
   self.header=header
@@ -2197,22 +2201,23 @@ def __create_fn__(_type_offset, _type_raw_header, _type_header, _type_data, _typ
   self.member_length=member_length
   self.issues=issues
   self.truncated=truncated
+  self.exact=exact
  return __init__
-CODE['def __create_fn__(_type_offset, _type_raw_header, _type_header, _type_data, _type_block_start, _type_block_end, _type_separator, _type_cl_includes_separator, _type_member_offset, _type_member_length, _type_issues, _type_truncated, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_truncated, _return_type):\n def __init__(self,offset:_type_offset,raw_header:_type_raw_header,header:_type_header,data:_type_data,block_start:_type_block_start,block_end:_type_block_end,separator:_type_separator,cl_includes_separator:_type_cl_includes_separator,member_offset:_type_member_offset,member_length:_type_member_length,issues:_type_issues,truncated:_type_truncated=_dflt_truncated)->_return_type:\n  self.offset=offset\n  self.raw_header=raw_header\n  self.header=header\n  self.data=data\n  self.block_start=block_start\n  self.block_end=block_end\n  self.separator=separator\n  self.cl_includes_separator=cl_includes_separator\n  self.member_offset=member_offset\n  self.member_length=member_length\n  self.issues=issues\n  self.truncated=truncated\n return __init__'] = __create_fn__.__code__
+CODE['def __create_fn__(_type_offset, _type_raw_header, _type_header, _type_data, _type_block_start, _type_block_end, _type_separator, _type_cl_includes_separator, _type_member_offset, _type_member_length, _type_issues, _type_truncated, _type_exact, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_truncated, _dflt_exact, _return_type):\n def __init__(self,offset:_type_offset,raw_header:_type_raw_header,header:_type_header,data:_type_data,block_start:_type_block_start,block_end:_type_block_end,separator:_type_separator,cl_includes_separator:_type_cl_includes_separator,member_offset:_type_member_offset,member_length:_type_member_length,issues:_type_issues,truncated:_type_truncated=_dflt_truncated,exact:_type_exact=_dflt_exact)->_return_type:\n  self.offset=offset\n  self.raw_header=raw_header\n  self.header=header\n  self.data=data\n  self.block_start=block_start\n  self.block_end=block_end\n  self.separator=separator\n  self.cl_includes_separator=cl_includes_separator\n  self.member_offset=member_offset\n  self.member_length=member_length\n  self.issues=issues\n  self.truncated=truncated\n  self.exact=exact\n return __init__'] = __create_fn__.__code__
 
 def __create_fn__():
  def __repr__(self):
-  return self.__class__.__qualname__ + f"(offset={self.offset!r}, raw_header={self.raw_header!r}, header={self.header!r}, data={self.data!r}, block_start={self.block_start!r}, block_end={self.block_end!r}, separator={self.separator!r}, cl_includes_separator={self.cl_includes_separator!r}, member_offset={self.member_offset!r}, member_length={self.member_length!r}, issues={self.issues!r}, truncated={self.truncated!r})"
+  return self.__class__.__qualname__ + f"(offset={self.offset!r}, raw_header={self.raw_header!r}, header={self.header!r}, data={self.data!r}, block_start={self.block_start!r}, block_end={self.block_end!r}, separator={self.separator!r}, cl_includes_separator={self.cl_includes_separator!r}, member_offset={self.member_offset!r}, member_length={self.member_length!r}, issues={self.issues!r}, truncated={self.truncated!r}, exact={self.exact!r})"
  return __repr__
-CODE['def __create_fn__():\n def __repr__(self):\n  return self.__class__.__qualname__ + f"(offset={self.offset!r}, raw_header={self.raw_header!r}, header={self.header!r}, data={self.data!r}, block_start={self.block_start!r}, block_end={self.block_end!r}, separator={self.separator!r}, cl_includes_separator={self.cl_includes_separator!r}, member_offset={self.member_offset!r}, member_length={self.member_length!r}, issues={self.issues!r}, truncated={self.truncated!r})"\n return __repr__'] = __create_fn__.__code__
+CODE['def __create_fn__():\n def __repr__(self):\n  return self.__class__.__qualname__ + f"(offset={self.offset!r}, raw_header={self.raw_header!r}, header={self.header!r}, data={self.data!r}, block_start={self.block_start!r}, block_end={self.block_end!r}, separator={self.separator!r}, cl_includes_separator={self.cl_includes_separator!r}, member_offset={self.member_offset!r}, member_length={self.member_length!r}, issues={self.issues!r}, truncated={self.truncated!r}, exact={self.exact!r})"\n return __repr__'] = __create_fn__.__code__
 
 def __create_fn__():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
-   return (self.offset,self.raw_header,self.header,self.data,self.block_start,self.block_end,self.separator,self.cl_includes_separator,self.member_offset,self.member_length,self.issues,self.truncated,)==(other.offset,other.raw_header,other.header,other.data,other.block_start,other.block_end,other.separator,other.cl_includes_separator,other.member_offset,other.member_length,other.issues,other.truncated,)
+   return (self.offset,self.raw_header,self.header,self.data,self.block_start,self.block_end,self.separator,self.cl_includes_separator,self.member_offset,self.member_length,self.issues,self.truncated,self.exact,)==(other.offset,other.raw_header,other.header,other.data,other.block_start,other.block_end,other.separator,other.cl_includes_separator,other.member_offset,other.member_length,other.issues,other.truncated,other.exact,)
   return NotImplemented
  return __eq__
-CODE['def __create_fn__():\n def __eq__(self,other):\n  if other.__class__ is self.__class__:\n   return (self.offset,self.raw_header,self.header,self.data,self.block_start,self.block_end,self.separator,self.cl_includes_separator,self.member_offset,self.member_length,self.issues,self.truncated,)==(other.offset,other.raw_header,other.header,other.data,other.block_start,other.block_end,other.separator,other.cl_includes_separator,other.member_offset,other.member_length,other.issues,other.truncated,)\n  return NotImplemented\n return __eq__'] = __create_fn__.__code__
+CODE['def __create_fn__():\n def __eq__(self,other):\n  if other.__class__ is self.__class__:\n   return (self.offset,self.raw_header,self.header,self.data,self.block_start,self.block_end,self.separator,self.cl_includes_separator,self.member_offset,self.member_length,self.issues,self.truncated,self.exact,)==(other.offset,other.raw_header,other.header,other.data,other.block_start,other.block_end,other.separator,other.cl_includes_separator,other.member_offset,other.member_length,other.issues,other.truncated,other.exact,)\n  return NotImplemented\n return __eq__'] = __create_fn__.__code__
 
 def __create_fn__(_type_strict, _type_inflate_threads, _type_parse_http, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_strict, _dflt_inflate_threads, _dflt_parse_http, _return_type):
  def __init__(self,*,strict:_type_strict=_dflt_strict,inflate_threads:_type_inflate_threads=_dflt_inflate_threads,parse_http:_type_parse_http=_dflt_parse_http)->_return_type:
