@@ -343,10 +343,9 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None, *, console: bool = False) -> int:
-    """Entry point of the ``crawlmill`` console script; returns the exit code. ``console``:
-    the process ends when this returns (:func:`crawlmill.core.cli.main`), so it may tune its
-    start (:mod:`~crawlmill.core.dataclass_code`)."""
+def main(argv: Sequence[str] | None = None) -> int:
+    """The ``crawlmill`` command line ``argv`` in this process; returns the exit code (the
+    console script is :func:`crawlmill.core.cli.main`)."""
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
     # words argparse left over: inputs of convert written between or after options
@@ -367,10 +366,6 @@ def main(argv: Sequence[str] | None = None, *, console: bool = False) -> int:
         "dedup-runs": _dedup_runs,
         "get": _get,
     }[args.command]
-    if console:  # dataclasses' methods precompiled (a fifth of a one-record convert's CPU)
-        from ..dataclass_code import install
-
-        install()
     try:
         code = handler(args)
         if args.command in _OUTPUT_COMMANDS:

@@ -18,7 +18,7 @@ from types import CodeType
 import pytest
 from crawlmill.core import dataclass_code, dataclass_table
 
-REGENERATE = "regenerate it: python -m crawlmill.core.dataclass_code"
+REGENERATE = "regenerate it: python -m crawlmill.core.dataclass_table_writer"
 
 
 def _python(code: str) -> dict:
@@ -79,7 +79,8 @@ def test_the_table_holds_every_text_of_a_one_record_convert() -> None:
     found = _python(
         """
         import json
-        from crawlmill.core.dataclass_code import one_record_convert, record_texts
+        from crawlmill.core.dataclass_code import record_texts
+        from crawlmill.core.dataclass_table_writer import one_record_convert
         print(json.dumps(record_texts(one_record_convert)))
         """
     )
