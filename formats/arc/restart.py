@@ -20,7 +20,10 @@ when the cut bytes before it (``cut``) show one:
 * the cut and the embedded URL have the same origin (scheme and host): the writer wrote the
   same site again (``http://a.example/x/`` + ``http://a.example/x/1 ...``);
 * after a space, the cut reads as a header line cut after its IP-address field
-  (``URL IP-address [Archive-date [...]]``), which no URL with spaces looks like.
+  (``URL IP-address [Archive-date [...]]``), which no URL with spaces looks like; or the cut
+  is one whole URL with a path and no query or fragment (a header line cut after its URL's
+  space): a URL with spaces (Common Crawl 2012) has them in its query or in a path, not a
+  second URL after a complete one.
 
 A URL that embeds one of its own site's URLs after a delimiter (a crawler trap such as
 ``http://a.example/http://a.example/x``) is read as a restart: reported as damage (exit 3)
@@ -50,6 +53,8 @@ WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012
 _ORIGIN_ONLY = re.compile(rb"[A-Za-z][A-Za-z0-9+.\-]*://[^/?#\s]*[/:]?")
 # scheme and host of a URL (``dns:host`` has no ``//``)
 _ORIGIN = re.compile(rb"([A-Za-z][A-Za-z0-9+.\-]*):(?://)?(?:[^@/?#\s]*@)?([^/?#:\s]*)")
+# an absolute URL with no query or fragment (where a URL with spaces holds them)
+_WHOLE_URL = re.compile(rb"[A-Za-z][A-Za-z0-9+.\-]*://[^/?#\s]+/[^?#\s]*")
 _IP = rb"(?:\d{1,3}(?:\.\d{1,3}){3}|[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7})"
 # the end of a header line cut after its IP-address field (or a later one): "... IP " or
 # "... - DATE ..." (a dashed IP-address needs the date after it)
@@ -71,6 +76,8 @@ def _cut_shows_restart(cut: bytes, url: bytes, url_has_space: bool) -> bool:
         cut = cut.rstrip(b" ")
         if b" " in cut:
             return False
+        if _WHOLE_URL.fullmatch(cut):
+            return True  # a whole URL, a space, a whole header line: the cut followed a URL
     elif url_has_space or (before in WORD_BYTES and cut[-3:-2] != b"%"):
         return True  # glued after a URL with a space, or to a word byte
     if _ORIGIN_ONLY.fullmatch(cut):

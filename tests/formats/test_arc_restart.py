@@ -92,6 +92,8 @@ URLS = [
         b"http://a.example/page 10.0.0.1 ",  # cut after the IP-address field
         b"http://a.example/page - 20260101000001 ",  # a dashed IP-address and a date
         b"filedesc://other.arc ",  # after a space, an origin alone
+        # soak arc/sample-plain/insert-restart/s9018: cut after a whole URL and its space
+        b"http://adrm1.euro.apple.com:80/dev/QuickDraw3D/graphics/E-API-018.jpg ",
         b"http://a.example/with space/",  # the URL field would hold a space
     ],
 )
@@ -117,6 +119,7 @@ def test_a_cut_header_line_is_damage_and_the_next_record_is_read_whole(cut: byte
         b"urn:pageinfo:https://website.test.openzim.org/200-response",  # warc2zim's WARCs
         b"http://a.example/q?x=see http://b.example/",  # a Common Crawl 2012 URL with spaces
         b"http://a.example/a b http://b.example/",
+        b"http://a.example/p?q=1 http://b.example/",  # a query before the space
     ],
 )
 def test_a_url_that_embeds_another_stays_one_record(url: bytes, need) -> None:
