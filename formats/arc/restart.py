@@ -27,7 +27,10 @@ when the cut bytes before it (``cut``) show one:
 
 A URL that embeds one of its own site's URLs after a delimiter (a crawler trap such as
 ``http://a.example/http://a.example/x``) is read as a restart: reported as damage (exit 3)
-rather than a restart being read as one record with a wrong URL and exit 0.
+rather than a restart being read as one record with a wrong URL and exit 0. What the rule
+cannot tell: a cut after a path segment and ``/`` of another site's URL
+(``http://a.example/seg/`` + ``http://b.example/1 ...``) has the bytes of a URL that embeds
+another (``http://web.archive.org/web/2001/http://example.com/``) and is read as one.
 Nothing here reads the stream; :mod:`crawlmill.formats.arc.framing` resyncs at the offset.
 """
 
