@@ -9,9 +9,12 @@ a repaired quirk between records. It never stops silently:
   declared length wins whenever the bytes it delimits are followed by a separator and the next
   header line, the member end or the file end (or by those directly); a repair (cut, extended,
   truncated record) is delivered *and* reported as damage with the original bytes; so is a
-  record whose length field is not a number (taken up to the next header);
+  record whose length field is not a number (taken up to the next header); so is one whose
+  declared end a line-end run other than one separator follows, where the block's HTTP head
+  proves the end that one separator follows (:mod:`crawlmill.formats.arc.witness`);
 * a header line cut short with the next one glued to it (a writer that restarted appending)
-  is damage and a resync point: the next record is read whole;
+  is damage (``header-cut-short``) and a resync point: the next record is read whole
+  (:mod:`crawlmill.formats.arc.restart` tells it from a URL that embeds another);
 * truncated or corrupt gzip members and non-gzip bytes between members are damage, and
   reading resumes at the next member (:func:`crawlmill.formats.codecs.compression.iter_pieces`); a
   record is never proved complete by the end of a corrupt member;
@@ -48,8 +51,9 @@ from .header import (
     plausible_header,
 )
 from .length import Action, Decision, Facts, decide
-from .lines import CANDIDATE, ArcLines, cut_by_eof, gather_facts, glued_header, glued_prefix, usual
-from .repairs import garbage, not_delivered, repaired, too_large, too_large_resynced
+from .lines import CANDIDATE, ArcLines, cut_by_eof, gather_facts, glued_prefix, usual
+from .repairs import cut_header, garbage, not_delivered, repaired, too_large, too_large_resynced
+from .restart import restart_at
 
 __all__ = [
     "DETECT_WINDOW",
@@ -168,9 +172,11 @@ class _Parser:
         damage.part = self.lines.part_of(pos, end)
         return damage
 
-    def _parse_start(self, pos: int) -> tuple[ArcHeader, int] | None:
-        """Parse the header line at ``pos``: ``(header, body_start)``, or ``None`` when there
-        is no header there (the caller reports the bytes and resyncs)."""
+    def _parse_start(self, pos: int) -> tuple[ArcHeader, int] | int | None:
+        """Parse the header line at ``pos``: ``(header, body_start)``; the offset of the whole
+        header line inside it when it is a header line cut short with the next one glued on
+        (:func:`~crawlmill.formats.arc.restart.restart_at`); ``None`` when there is no header
+        there (the caller reports the bytes up to either and resyncs)."""
         got = self.lines.line(pos)
         if got is None:
             return None
@@ -184,8 +190,9 @@ class _Parser:
                     raise ArcHeaderError(f"not an ARC header line: {line[:120]!r}")
         except ArcHeaderError:
             return None
-        if glued_header(line, self.lines.version, b" " in header.url):
-            return None  # a cut header line with the next one glued on: resync finds the latter
+        at = restart_at(line, self.lines.version, b" " in header.url)
+        if at is not None:
+            return pos + at  # a cut header line with the next one glued on: resync there
         return header, nl + 1
 
     def _member_record(self, member: Member, pos: int) -> Iterator[ArcRecordBytes | Damage | Quirk]:
@@ -224,7 +231,11 @@ class _Parser:
     ) -> Iterator[ArcRecordBytes | Damage | Quirk]:
         s = self.s
         got = parsed if parsed is not None else self._parse_start(pos)
-        if not isinstance(got, tuple):
+        if isinstance(got, int):
+            yield self._garbage(pos, got, restart=True)
+            self._after = got
+            return
+        if got is None:
             nxt = self.lines.scan(pos, stop)
             end = nxt if nxt is not None else self._data_end(stop)
             yield self._garbage(pos, end)
@@ -268,7 +279,9 @@ class _Parser:
         stop_is = "member"
         if member is not None and member.error:
             stop_is = "eof" if cut_by_eof(member) else "damaged"
-        facts = gather_facts(self.lines, pos, body_start, e, stop, stop_is, member, impossible)
+        facts = gather_facts(
+            self.lines, pos, body_start, e, stop, stop_is, member, impossible, header.is_filedesc
+        )
         verdict = decide(facts)
         yield from self._apply(pos, header, body_start, verdict, stop, member)
 
@@ -355,8 +368,13 @@ class _Parser:
             damaged=damaged,
         )
 
-    def _garbage(self, pos: int, end: int, after_record: bool = False) -> Damage:
+    def _garbage(
+        self, pos: int, end: int, after_record: bool = False, restart: bool = False
+    ) -> Damage:
         data = self.s.get(pos, min(end, pos + 60))
+        if restart:  # a header line cut short, the next glued on (inside one line)
+            r = cut_header(end - pos, data)
+            return self._problem(pos, end, r.reason, r.code)
         member = self.s.members.holding(pos) if self.s.compressed else None
         if member is not None and member.error and member.dend is not None and pos < member.dend:
             r = garbage(end - pos, after_record, data, member.error)

@@ -22,7 +22,12 @@ quarantine):
   record was proved complete: the record is *damaged* and not delivered;
 * the length field is not a number (``declared_end`` is ``None``): there is no length to
   trust, the block is taken up to the next header line, member end or file end
-  (``UNDECLARED``).
+  (``UNDECLARED``);
+* the declared end is confirmed but the line-end run after it is not one separator, and the
+  block's HTTP head (its ``Content-Length``) proves another end that leaves exactly one: the
+  length is off by the separator's bytes (a flipped bit that swallowed the separator or left
+  the block's final ``\n`` out); the block is delivered as the HTTP head says (``PROVED``,
+  :mod:`crawlmill.formats.arc.witness`).
 
 Nothing here reads bytes; :mod:`crawlmill.formats.arc.framing` gathers the facts.
 """
@@ -45,6 +50,7 @@ class Action(StrEnum):
     GARBAGE_AFTER = "garbage-after"
     DAMAGED = "damaged"
     UNDECLARED = "undeclared"
+    PROVED = "proved"
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +68,10 @@ class Facts:
     separator bytes (0, 1 for ``\\n``, 2 for ``\\r\\n``) at the declared end and just before
     those boundaries.
     ``declared_end`` is ``None`` when the length field is not a number (``data_end`` is then
-    where the record's data ends).
+    where the record's data ends). ``proved_end``: where the block ends by its HTTP head's
+    ``Content-Length``, given only when the run after the declared end is not one separator
+    and that end leaves exactly one before ``confirmed``
+    (:mod:`crawlmill.formats.arc.witness`).
     """
 
     body_start: int
@@ -76,6 +85,7 @@ class Facts:
     sep_at_end: int = 0
     sep_before_header: int = 0
     sep_before_data_end: int = 0
+    proved_end: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +107,7 @@ class Decision:
             Action.EXTEND,
             Action.TRUNCATED,
             Action.UNDECLARED,
+            Action.PROVED,
         )
 
 
@@ -106,6 +117,8 @@ def decide(f: Facts) -> Decision:
     if e is None:
         body_end = max(f.body_start, f.data_end - f.sep_before_data_end)
         return Decision(Action.UNDECLARED, body_end, f.data_end)
+    if f.confirmed is not None and f.proved_end is not None and f.damaged_at is None:
+        return Decision(Action.PROVED, f.proved_end, f.confirmed)
     if f.confirmed is not None and (f.damaged_at is None or e < f.damaged_at):
         return Decision(Action.DECLARED, e, f.confirmed)
     if f.damaged_at is not None:

@@ -9,7 +9,6 @@ decide`) needs about one record. The parser (:mod:`crawlmill.formats.arc.framing
 from __future__ import annotations
 
 import contextlib
-import re
 
 from ..codecs.stream import Member, MemberStream
 from .header import (
@@ -21,6 +20,8 @@ from .header import (
     plausible_header,
 )
 from .length import Facts
+from .restart import CANDIDATE
+from .witness import HEAD_BYTES, http_block_length
 
 __all__ = [
     "CANDIDATE",
@@ -29,15 +30,9 @@ __all__ = [
     "ArcLines",
     "cut_by_eof",
     "gather_facts",
-    "glued_header",
     "glued_prefix",
     "usual",
 ]
-
-# a header may start at a line start, or (for common schemes) glued to the bytes before it
-CANDIDATE = re.compile(
-    rb"(?<=\n)[A-Za-z][A-Za-z0-9+.\-]{0,31}:|(?:https?|ftp|dns|filedesc|rtsp|mms|gopher):"
-)
 
 KNOWN_SCHEMES = (b"https", b"http", b"ftp", b"dns", b"filedesc")
 KNOWN_PREFIXES = tuple(k + b":" for k in KNOWN_SCHEMES)
@@ -52,30 +47,6 @@ def glued_prefix(line: bytes) -> int:
         if scheme != known and scheme.endswith(known):
             return len(scheme) - len(known)
     return 0
-
-
-#: bytes that end a word inside a URL: an embedded URL right after one of them is glued on
-#: (after a delimiter such as ``/``, ``=`` or ``?`` it may be part of the URL, as in
-#: ``http://web.archive.org/web/2001/http://example.com/``).
-WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
-
-
-def glued_header(line: bytes, version: str | None, url_has_space: bool = True) -> bool:
-    """Whether a well-known scheme inside ``line`` (not after a space) starts a complete
-    header line: the sign of a header cut short with the next header glued to it (a writer
-    that crashed inside a header line and restarted appending). When the URL field has no
-    space, the cut fell inside the URL: only a scheme glued to a word counts (not one after a
-    delimiter or a percent escape, where a URL may embed another)."""
-    for found in CANDIDATE.finditer(line, 1):
-        at = found.start()
-        before = line[at - 1 : at]
-        if before in (b" ", b"\n"):
-            continue
-        if not url_has_space and (before[0] not in WORD_BYTES or line[at - 3 : at - 2] == b"%"):
-            continue
-        if plausible_header(line[at:], version, strict=True):
-            return True
-    return False
 
 
 class ArcLines:
@@ -99,6 +70,9 @@ class ArcLines:
         #: bytes (the member's one entry may need them), else they take them over from the
         #: stream (:func:`~crawlmill.formats.arc.damage.taken`: reading goes on past them)
         self.folding = False
+        #: records read at a declared length followed by another run than one separator:
+        #: the file's writer writes such runs, so the HTTP head no longer disproves one
+        self.odd_runs = 0
 
     def part_of(self, pos: int, end: int) -> int:
         """The ``part`` of damage ``[pos, end)``: 1 when it goes on with a range cut at the
@@ -300,10 +274,12 @@ def gather_facts(
     stop_is: str,
     member: Member | None,
     impossible: bool,
+    filedesc: bool = False,
 ) -> Facts:
     """Gather what :func:`~crawlmill.formats.arc.length.decide` needs about one record;
     ``stop_is`` says what ``stop`` is (``"member"`` end, ``"eof"``: a member cut by the end
-    of the file, ``"damaged"``: a corrupt member's end)."""
+    of the file, ``"damaged"``: a corrupt member's end); ``filedesc``: the record is the
+    file header (its length's closing blank line varies by writer: no HTTP head to ask)."""
     stop_proves = stop_is != "damaged"
     s = lines.s
     confirmed = None if impossible else lines.confirm(e, stop, stop_proves)
@@ -315,6 +291,7 @@ def gather_facts(
             confirmed=confirmed,
             data_end=confirmed,
             sep_at_end=lines.sep_at(e, stop) if confirmed > e else 0,
+            proved_end=None if filedesc else _proved_end(lines, body_start, e, confirmed),
         )
     inside_stop = e if stop is None else min(e, stop)
     header_inside = lines.scan(body_start - 1, inside_stop)
@@ -359,6 +336,29 @@ def gather_facts(
         ),
         sep_before_data_end=lines.sep_before(data_end, body_start),
     )
+
+
+def _proved_end(lines: ArcLines, body_start: int, e: int, confirmed: int) -> int | None:
+    """The block end the block's HTTP head proves (:mod:`~crawlmill.formats.arc.witness`)
+    when the run of line-end bytes from the declared end ``e`` to the next record
+    (``confirmed``) is not one separator and that end leaves exactly one; else ``None``.
+    Only while no earlier record of the file was read at its declared length with such a
+    run (``odd_runs``): a writer that leaves separators out (or writes more) is not
+    second-guessed."""
+    s = lines.s
+    sep = b"\r\n" if lines.crlf else b"\n"
+    if s.get(e, min(confirmed, e + 8)) == sep:
+        return None  # one separator: the usual case
+    proved = None
+    if not lines.odd_runs and confirmed - e <= 2 * len(sep) + 2:
+        length = http_block_length(s.get(body_start, min(e, body_start + HEAD_BYTES)))
+        if length is not None and length != e - body_start:
+            proved = body_start + length
+            if not e - len(sep) <= proved < confirmed or s.get(proved, confirmed) != sep:
+                proved = None
+    if proved is None:
+        lines.odd_runs += 1  # read as declared with an odd run: the writer's habit
+    return proved
 
 
 def usual(

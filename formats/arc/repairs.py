@@ -14,6 +14,7 @@ from .length import Action, Decision
 
 __all__ = [
     "Report",
+    "cut_header",
     "garbage",
     "not_delivered",
     "repaired",
@@ -70,6 +71,13 @@ def repaired(
             f"record {url!r} has an invalid Archive-length {raw_length!r}; delivered the "
             f"{have} bytes up to the next record",
         )
+    if v.action == Action.PROVED:
+        return Report(
+            "bad-length",
+            f"record {url!r} declares {declared} bytes but its HTTP head's Content-Length "
+            f"shows {have} ({have - (declared or 0):+d}), which one separator follows; "
+            f"delivered the {have} bytes",
+        )
     if v.action == Action.CUT:
         what = "the end of its gzip member" if v.next == stop else "the next record header"
         return Report(
@@ -110,3 +118,13 @@ def garbage(n: int, after_record: bool, start: bytes, member_error: str | None) 
         )
     where = "after a record" if after_record else "where a record header was expected"
     return Report("not-a-record", f"{n} bytes of garbage {where}, starting {start!r}")
+
+
+def cut_header(n: int, start: bytes) -> Report:
+    """``n`` bytes of a header line cut short, a whole header line glued after them (a writer
+    that died inside a header line and restarted appending)."""
+    return Report(
+        "header-cut-short",
+        f"{n} bytes of a header line cut short, a whole header line glued after them (a "
+        f"writer restarted), starting {start!r}; read from the whole one",
+    )

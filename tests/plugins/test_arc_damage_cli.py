@@ -347,3 +347,56 @@ def test_length_short_of_a_crlf_before_the_files_separator_is_the_declared_one(
     with gzip.open(io.BytesIO(b"".join(members))) as fh:
         got = [r.content_stream().read() for r in warcio.ArchiveIterator(io.BytesIO(fh.read()))]
     assert got[3] == payloads[2]
+
+
+def _http(i: int) -> bytes:
+    body = b"<html>%d</html>" % i
+    return b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body)
+
+
+def test_a_header_restarted_after_a_slash_is_damage_with_exact_accounting(tmp_path, capsys, need):
+    """Soak arc/plain/insert-restart/s7001: the first 20 bytes of a record's header line
+    (``http://a.example/``) glued before the same header line were read as one header with
+    the URL ``http://a.example/http://a.example/1`` and exit 0. Now the cut bytes are
+    damage (exit 3, quarantined), the record is written whole under its own URL."""
+    blocks = [_http(i) for i in range(3)]
+    recs = [head(b"http://a.example/%d" % i, len(b)) + b + b"\n" for i, b in enumerate(blocks)]
+    fd = arc(bodies=[])
+    cut = recs[1][:17]
+    assert cut == b"http://a.example/"
+    data = fd + recs[0] + cut + recs[1] + recs[2]
+    code, out, report = convert(tmp_path, "x.arc", data)
+    assert code == 3, capsys.readouterr().err
+    records = warc_records(out, need)
+    uris = [
+        h.get_header("WARC-Target-URI")
+        for h, _ in records
+        if h.get_header("WARC-Type") == "response"
+    ]
+    assert uris == ["http://a.example/0", "http://a.example/1", "http://a.example/2"]
+    assert bodies_of(records) == [b"<html>%d</html>" % i for i in range(3)]
+    assert (report["read"], report["written"], report["quarantined"]) == (5, 5, 1)
+    assert [d["code"] for d in report["damages"]] == ["header-cut-short"]
+    (entry,) = quarantine(out, "x.arc")
+    assert (entry["offset"], entry["length"]) == (len(fd + recs[0]), len(cut))
+
+
+def test_a_length_that_swallows_the_separator_is_damage_with_exact_accounting(
+    tmp_path, capsys, need
+):
+    """Soak arc/plain/bitflip-header/s7000: a flipped bit made a declared length one longer,
+    over the separator, with the next header right after: read as a block ending in ``\\n``
+    and exit 0. The HTTP head's Content-Length disproves it: the record is written as the
+    HTTP head says, its original bytes are damage (exit 3, quarantined)."""
+    blocks = [_http(i) for i in range(3)]
+    recs = [head(b"http://a.example/%d" % i, len(b)) + b + b"\n" for i, b in enumerate(blocks)]
+    recs[1] = head(b"http://a.example/1", len(blocks[1]) + 1) + blocks[1] + b"\n"
+    fd = arc(bodies=[])
+    code, out, report = convert(tmp_path, "x.arc", fd + b"".join(recs))
+    assert code == 3, capsys.readouterr().err
+    assert bodies_of(warc_records(out, need)) == [b"<html>%d</html>" % i for i in range(3)]
+    assert (report["read"], report["written"], report["quarantined"]) == (5, 5, 1)
+    assert [d["code"] for d in report["damages"]] == ["bad-length"]
+    (entry,) = quarantine(out, "x.arc")
+    assert (entry["offset"], entry["length"]) == (len(fd + recs[0]), len(recs[1]))
+    assert (out / ".crawlmill" / "quarantine" / "x.arc.bin").read_bytes() == recs[1]
