@@ -33,8 +33,11 @@ files (:mod:`crawlmill.formats.ntcir.nw1000g`), one Record (kind ``resource``) p
 payload tree's filelist: ``url`` from the line, ``doc_id`` its first field when that is ``NW``
 + digits, ``payload`` the ``.dat`` bytes, ``text`` the ``cook/`` page.
 
-Collection checks: a ``.data`` without its ``.meta`` (or the reverse) is a failed check of its
-site's unit. The lists are checked by a unit of their own (relpath ``lists``, first, no
+Collection checks: a ``.data`` without its ``.meta`` (or the reverse) is a failed check naming
+the file that is there; a ``NW:URL`` that ``doclist`` does not give the page's doc id is a
+failed ``doclist`` check; a site the payload tree lacks (read from the other tree) a failed
+``trees`` check. Damage: a ``.meta`` cut short (``meta-cut-short``, the page delivered with the
+fields read), a page file that cannot be read (``unreadable-file``, the page skipped). The lists are checked by a unit of their own (relpath ``lists``, first, no
 records, its parts the lists): every line of every list and every rule between them
 (:mod:`crawlmill.formats.ntcir.list_checks`), a failed check naming the list and the line;
 a site folder whose id ``sitelist`` lacks, a failed check naming the folder. The same unit
@@ -42,7 +45,8 @@ checks the tree against ``doclist`` as a whole: every page's ``NW:DOCID`` (of th
 payload tree) and every ``doclist`` line, merged as two sorted streams
 (:func:`crawlmill.algorithms.sorted_lines.unmatched`; the tree's ids sorted on disk, so memory
 stays bounded for 100 million ids), give a failed check per page whose doc id ``doclist``
-lacks (naming the page) and per ``doclist`` line without a page (naming the list and line).
+lacks (naming the page), per ``doclist`` line without a page (naming the list and line) and
+per page whose doc id an earlier page has; a list of the six missing is warned (``list-missing``).
 """
 
 from __future__ import annotations
