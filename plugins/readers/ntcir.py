@@ -132,6 +132,31 @@ def site_directories(root: str) -> dict[str, dict[str, str]]:
     return dict(sorted(sites.items()))
 
 
+def _strays(root: str) -> Iterator[tuple[str, str]]:
+    """``(path, why)`` of every entry of the NW100G-01 trees outside their layout
+    (``<tree>/<2 digits>/<4 digits>/<site id>/<NNNN>.data|meta``, each level starting with
+    the one above): the reader never reads them."""
+    for tree in _trees(root):
+        base = os.path.join(root, tree)
+        for top, top_dir in storage.entries(base):
+            if not (top_dir and len(top) == 2 and top.isdigit()):
+                yield os.path.join(base, top), "not a two-digit folder of the tree"
+                continue
+            for mid, mid_dir in storage.entries(os.path.join(base, top)):
+                folder = os.path.join(base, top, mid)
+                if not (mid_dir and len(mid) == 4 and mid.isdigit() and mid.startswith(top)):
+                    yield folder, f"not a four-digit folder starting with {top}"
+                    continue
+                for site, site_dir in storage.entries(folder):
+                    path = os.path.join(folder, site)
+                    if not (site_dir and _SITE.match(site) and site.startswith(mid)):
+                        yield path, f"not a site folder (six digits starting with {mid})"
+                        continue
+                    for name, _ in storage.entries(path):
+                        if not _PAGE.match(name):
+                            yield os.path.join(path, name), "not a page file (NNNN.data, .meta)"
+
+
 def _listdir(path: str) -> list[str]:
     """The names in the folder ``path`` (a local one or a prefix), sorted; ``[]`` when none."""
     return [name for name, _ in storage.entries(path)]
@@ -308,10 +333,12 @@ class NtcirReader(Reader):
         for page in pages:
             data_name, meta_name = f"{tree}/{page}.data", f"{tree}/{page}.meta"
             if data_name not in parts or meta_name not in parts:
-                missing, there = (
-                    (data_name, meta_name) if data_name not in parts else (meta_name, data_name)
-                )
-                ctx.report_check(Check(parts[there], "page pair", False, f"{missing} is missing"))
+                gone = [n for n in (data_name, meta_name) if n not in parts]
+                missing = " and ".join(gone) + (" are" if len(gone) > 1 else " is")
+                # named by a file of the page that is there (the pair's other, or another tree's)
+                found = (f"{t}/{page}.{ext}" for t in TREES for ext in ("data", "meta"))
+                there = next(parts[n] for n in (meta_name, data_name, *found) if n in parts)
+                ctx.report_check(Check(there, "page pair", False, f"{missing} missing"))
                 continue
             record = self._record(ctx, lists, parts, tree, page, aliases, where)
             if record is not None:
@@ -401,6 +428,8 @@ class NtcirReader(Reader):
             failed += 1
             ctx.report_check(Check(failure.path, failure.check, False,
                                    f"line {failure.line}: {failure.reason}"))  # fmt: skip
+        for path, why in _strays(meta["root"]):  # a folder renamed, a file dropped in
+            ctx.report_warning("not-read", f"{path}: {why}; not read")
         sitelist = lists.get("sitelist")
         if sitelist is not None:
             with storage.open_input(sitelist) as fh:

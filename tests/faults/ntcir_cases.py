@@ -295,6 +295,17 @@ def page_deleted(t: _Tree) -> NtcirDamaged:
                         expect=(Expect("check", "doclist", p.doc_id),))  # fmt: skip
 
 
+def page_deleted_raw(t: _Tree) -> NtcirDamaged:
+    """A page's two files deleted from the raw tree only (euc/ and cooked/ keep it): a
+    failed check naming a file of the page that is there."""
+    p = t.page()
+    for ext in ("data", "meta"):
+        t.path(p.rel(ext=ext)).unlink()
+    return NtcirDamaged("page-deleted-raw", f"page {p.rel(ext='*')} deleted from raw/",
+                        touched=frozenset({p.index}),
+                        expect=(Expect("check", p.rel("euc", "data"), "raw/"),))  # fmt: skip
+
+
 def _one_file_deleted(t: _Tree, ext: str) -> NtcirDamaged:
     p = t.page()
     t.path(p.rel(ext=ext)).unlink()
@@ -346,7 +357,8 @@ def extra_copy(t: _Tree) -> NtcirDamaged:
 
 def folder_renamed(t: _Tree) -> NtcirDamaged:
     """A raw site folder (or its parent) renamed to a name outside the layout: its pages
-    leave the raw tree; ``doclist`` names them (failed checks naming their doc ids)."""
+    leave the raw tree; ``doclist`` names them (failed checks naming their doc ids), the
+    renamed folder is warned ``not-read``."""
     p = t.page()
     s = p.site
     if t.rng.random() < 0.5:
@@ -359,7 +371,8 @@ def folder_renamed(t: _Tree) -> NtcirDamaged:
         "folder-renamed",
         f"{src} renamed {dst}",
         touched=frozenset(q.index for q in gone),
-        expect=tuple(Expect("check", "doclist", q.doc_id) for q in gone),
+        expect=tuple(Expect("check", "doclist", q.doc_id) for q in gone)
+        + (Expect("warning", None, "not-read"),),
     )
 
 
@@ -506,6 +519,7 @@ NTCIR_PATTERNS: dict[str, Callable[[_Tree], NtcirDamaged]] = {
     "meta-url-changed": meta_url_changed,
     "meta-garbled": meta_garbled,
     "page-deleted": page_deleted,
+    "page-deleted-raw": page_deleted_raw,
     "data-deleted": data_deleted,
     "meta-deleted": meta_deleted,
     "extra-page": extra_page,

@@ -96,12 +96,15 @@ def test_one_doc_id_on_two_pages_is_a_failed_check_naming_the_second(tmp_path):
 
 def test_a_site_missing_from_the_payload_tree_is_named(tmp_path):
     """The raw folder of a site renamed: its pages come from euc/ (nothing lost), and that is
-    a failed check naming the missing folder; doclist names its pages as missing from raw."""
+    a failed check naming the missing folder; doclist names its pages as missing from raw;
+    the renamed folder is warned ``not-read``."""
     build_tree(tmp_path / "nw", sites=2, per=2)
     raw = _site(tmp_path / "nw", "000002")
     raw.rename(raw.with_name("000002.old"))
-    records, _, checks, _ = _read(tmp_path / "nw")
+    records, _, checks, warnings = _read(tmp_path / "nw")
     assert len(records) == 4 and records[-1].extras["ntcir"]["tree"] == "euc"
+    (stray,) = [w for w in warnings if w.code == "not-read"]
+    assert stray.message.startswith(f"{raw}.old: not a site folder")
     trees = [c for c in checks if c.check == "trees"]
     assert [c.path for c in trees] == [str(raw)]
     assert sum("has no page in the raw tree" in c.reason for c in checks) == 2
@@ -123,3 +126,18 @@ def test_list_lines_with_a_nul_or_without_their_new_line_are_bad():
     assert [type(i).__name__ for i in items] == ["ListProblem", "ListItem", "ListProblem"]
     assert isinstance(items[0], ListProblem) and "NUL" in items[0].reason
     assert isinstance(items[2], ListProblem) and items[2].line == 3 and "cut" in items[2].reason
+
+
+def test_a_page_only_another_tree_has_is_named_by_its_file(tmp_path):
+    """Both files of a raw page deleted, euc/ and cooked/ keep it: a failed ``page pair`` check
+    naming the euc page (the check used to look for the raw pair's other file: a KeyError)."""
+    build_tree(tmp_path / "nw", sites=1, per=2)
+    for ext in ("data", "meta"):
+        (_site(tmp_path / "nw") / f"0002.{ext}").unlink()
+    records, _, checks, _ = _read(tmp_path / "nw")
+    pair = [c for c in checks if c.check == "page pair"]
+    assert [(c.path, c.reason) for c in pair] == [
+        (str(_site(tmp_path / "nw", tree="euc") / "0002.data"),
+         "raw/0002.data and raw/0002.meta are missing")
+    ]  # fmt: skip
+    assert len(records) == 1
