@@ -283,6 +283,53 @@ def meta_garbled(t: _Tree) -> NtcirDamaged:
                         touched=frozenset({p.index}))  # fmt: skip
 
 
+def meta_zeroed(t: _Tree) -> NtcirDamaged:
+    """A run of NUL bytes over a ``.meta`` (a lost block zero-filled): the page must be
+    delivered or named; a run over a closing tag shows as a cut (``meta-cut-short``)."""
+    p = t.page()
+    path = t.path(p.rel(ext="meta"))
+    data = bytearray(path.read_bytes())
+    lo = t.rng.randrange(len(data))
+    hi = min(len(data), lo + t.rng.randrange(1, 128))
+    data[lo:hi] = bytes(hi - lo)
+    path.write_bytes(bytes(data))
+    return NtcirDamaged("meta-zeroed", f"{p.rel(ext='meta')} bytes {lo}..{hi} zeroed",
+                        touched=frozenset({p.index}))  # fmt: skip
+
+
+def meta_bytes_deleted(t: _Tree) -> NtcirDamaged:
+    """A range of a ``.meta`` deleted (the rest shifted): delivered or named."""
+    p = t.page()
+    path = t.path(p.rel(ext="meta"))
+    data = path.read_bytes()
+    lo = t.rng.randrange(len(data))
+    hi = min(len(data), lo + t.rng.randrange(1, 64))
+    path.write_bytes(data[:lo] + data[hi:])
+    return NtcirDamaged("meta-bytes-deleted", f"{p.rel(ext='meta')} bytes {lo}..{hi} deleted",
+                        touched=frozenset({p.index}))  # fmt: skip
+
+
+def site_is_file(t: _Tree) -> NtcirDamaged:
+    """A raw site folder replaced by a file of its name: its pages leave the raw tree (read
+    from euc/, a failed ``trees`` check); the file is warned ``not-read``."""
+    p = t.page()
+    s = p.site
+    folder = t.path(f"raw/{s[:2]}/{s[:4]}/{s}")
+    shutil.rmtree(folder)
+    folder.write_bytes(b"not a folder\n")
+    gone = [q for q in t.pages if q.site == s]
+    return NtcirDamaged(
+        "site-is-file",
+        f"raw site folder {s} replaced by a file",
+        touched=frozenset(q.index for q in gone),
+        expect=tuple(Expect("check", "doclist", q.doc_id) for q in gone)
+        + (
+            Expect("check", f"raw/{s[:2]}/{s[:4]}/{s}", "euc/"),
+            Expect("warning", None, "not-read"),
+        ),
+    )
+
+
 def page_deleted(t: _Tree) -> NtcirDamaged:
     """A page's ``.data`` and ``.meta`` deleted (in every tree): ``doclist`` names a page the
     tree lacks (a failed check naming its doc id)."""
@@ -494,6 +541,15 @@ def list_deleted(t: _Tree) -> NtcirDamaged:
                         expect=(Expect("warning", None, "list-missing"),))  # fmt: skip
 
 
+def list_is_folder(t: _Tree) -> NtcirDamaged:
+    """A list replaced by a folder of its name: not read as a list (``list-missing``)."""
+    name = t.rng.choice(LISTS)
+    t.path(name).unlink()
+    t.path(name).mkdir()
+    return NtcirDamaged("list-is-folder", f"{name} replaced by a folder",
+                        expect=(Expect("warning", None, "list-missing"),))  # fmt: skip
+
+
 def list_nul(t: _Tree) -> NtcirDamaged:
     """A run of NUL bytes over a list (a lost block zero-filled): no field of a list holds a
     NUL, so every line it touches is no item (a failed check naming the list)."""
@@ -518,6 +574,8 @@ NTCIR_PATTERNS: dict[str, Callable[[_Tree], NtcirDamaged]] = {
     "meta-docid-changed": meta_docid_changed,
     "meta-url-changed": meta_url_changed,
     "meta-garbled": meta_garbled,
+    "meta-zeroed": meta_zeroed,
+    "meta-bytes-deleted": meta_bytes_deleted,
     "page-deleted": page_deleted,
     "page-deleted-raw": page_deleted_raw,
     "data-deleted": data_deleted,
@@ -525,6 +583,7 @@ NTCIR_PATTERNS: dict[str, Callable[[_Tree], NtcirDamaged]] = {
     "extra-page": extra_page,
     "extra-copy": extra_copy,
     "folder-renamed": folder_renamed,
+    "site-is-file": site_is_file,
     "data-is-folder": data_is_folder,
     "meta-is-folder": meta_is_folder,
     "list-line-garbled": list_line_garbled,
@@ -532,6 +591,7 @@ NTCIR_PATTERNS: dict[str, Callable[[_Tree], NtcirDamaged]] = {
     "list-line-duplicated": list_line_duplicated,
     "list-cut": list_cut,
     "list-deleted": list_deleted,
+    "list-is-folder": list_is_folder,
     "list-nul": list_nul,
 }
 
