@@ -44,6 +44,7 @@ from .runner import Runner
 
 __all__ = [
     "INPUT",
+    "INPUTS",
     "NTCIR_PATTERNS",
     "Expect",
     "NtcirDamaged",
@@ -52,8 +53,11 @@ __all__ = [
     "enumerate_ntcir_cases",
 ]
 
-#: the input id of the family (one synthetic collection).
+#: the input id of the family's collection (``.meta`` files in the tagged syntax).
 INPUT = "ntcir/nw100g"
+#: input id -> the ``.meta`` syntax of its tree; the ``lines`` tree gets the ``meta-*``
+#: patterns only (the others do not depend on the syntax).
+INPUTS = {INPUT: "tagged", "ntcir/nw100g-lines": "lines"}
 SITES, PER = 3, 4
 LISTS = ("sitelist", "aliaslist", "doclist", "targetlist", "duplist", "linklist")
 #: header names whose value depends on where the tree lies (ids derived from input paths).
@@ -118,6 +122,7 @@ class _Tree:
     root: Path
     pages: list[NtcirPage]
     rng: random.Random
+    syntax: str = "tagged"
 
     def path(self, rel: str) -> Path:
         return self.root / rel
@@ -210,6 +215,8 @@ def meta_cut_head(t: _Tree) -> NtcirDamaged:
     block are never closed, so the cut shows; the head is not the server's."""
 
     def where(data: bytes) -> tuple[int, int]:
+        if t.syntax == "lines":  # NW:HTTPH, the head's lines, then the wrapper's close
+            return data.index(b"NW:HTTPH\n") + len(b"NW:HTTPH\n") + 1, data.index(b"</META>")
         start = data.index(b"<NW:HTTPH>") + len(b"<NW:HTTPH>\n") + 1
         return start, data.index(b"</NW:HTTPH>")
 
@@ -220,6 +227,8 @@ def meta_cut_fields(t: _Tree) -> NtcirDamaged:
     """A ``.meta`` cut inside one of its one-line fields (doc id, date, type, URL)."""
 
     def where(data: bytes) -> tuple[int, int]:
+        if t.syntax == "lines":
+            return data.index(b"NW:DOCID") + 1, data.index(b"NW:HTTPH")
         return data.index(b"<NW:DOCID>") + 1, data.index(b"<NW:HTTPH>")
 
     return _meta_cut(t, "meta-cut-fields", where)
@@ -239,9 +248,13 @@ def _meta_value_flip(t: _Tree, field_name: bytes, pattern: str) -> NtcirDamaged:
     p = t.page()
     path = t.path(p.rel(ext="meta"))
     data = bytearray(path.read_bytes())
-    open_tag = b"<" + field_name + b">"
-    lo = data.index(open_tag) + len(open_tag)
-    hi = data.index(b"</" + field_name + b">", lo)
+    if t.syntax == "lines":  # NW:URL value\n
+        lo = data.index(field_name + b" ") + len(field_name) + 1
+        hi = data.index(b"\n", lo)
+    else:
+        open_tag = b"<" + field_name + b">"
+        lo = data.index(open_tag) + len(open_tag)
+        hi = data.index(b"</" + field_name + b">", lo)
     at = t.rng.randrange(lo, hi)
     old = data[at]
     new = old
@@ -625,8 +638,15 @@ class NtcirResult:
 
 
 def enumerate_ntcir_cases(seeds: range | list[int] = range(1)) -> list[NtcirCase]:
-    """Every pattern, once per seed."""
-    return [NtcirCase(p, s) for p in NTCIR_PATTERNS for s in seeds]
+    """Every pattern on the tagged tree and the ``meta-*`` ones on the lines tree, once per
+    seed."""
+    return [
+        NtcirCase(p, s, input_id)
+        for input_id, syntax in INPUTS.items()
+        for p in NTCIR_PATTERNS
+        if syntax == "tagged" or p.startswith("meta-")
+        for s in seeds
+    ]
 
 
 def _block_key(o: OutRecord) -> tuple[str, str] | None:
@@ -638,8 +658,12 @@ class NtcirHarness:
     """Builds the intact tree once under ``root``, converts it once (the baseline), and runs
     cases on damaged copies."""
 
-    def __init__(self, root: Path, runner: Runner | None = None, keep: bool = False) -> None:
-        self.root = Path(root)
+    def __init__(
+        self, root: Path, runner: Runner | None = None, keep: bool = False, input_id: str = INPUT
+    ) -> None:
+        self.input = input_id
+        self.syntax = INPUTS[input_id]
+        self.root = Path(root) / self.syntax
         self.runner = runner or Runner()
         self.keep = keep
         self._pages: list[NtcirPage] | None = None
@@ -656,7 +680,7 @@ class NtcirHarness:
             from tests.plugins.ntcir_tree import build_tree
 
             shutil.rmtree(self.intact, ignore_errors=True)
-            built = build_tree(self.intact, sites=SITES, per=PER)
+            built = build_tree(self.intact, self.syntax, sites=SITES, per=PER)  # type: ignore[arg-type]
             self._pages = [NtcirPage(i, p.site, p.number, p.doc_id, p.url, p.head, p.payload)
                            for i, p in enumerate(built)]  # fmt: skip
         return self._pages
@@ -695,7 +719,8 @@ class NtcirHarness:
         """Copy the intact tree to ``root`` and damage it (deterministic in the case id)."""
         shutil.rmtree(root, ignore_errors=True)
         shutil.copytree(self.intact, root)
-        return NTCIR_PATTERNS[case.pattern](_Tree(root, self.pages(), random.Random(case.id)))
+        tree = _Tree(root, self.pages(), random.Random(case.id), self.syntax)
+        return NTCIR_PATTERNS[case.pattern](tree)
 
     def run_case(self, case: NtcirCase) -> NtcirResult:
         """Damage, convert and check one case."""

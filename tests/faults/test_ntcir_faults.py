@@ -13,7 +13,8 @@ import os
 import pytest
 
 from .known_failures import known_failure
-from .ntcir_cases import INPUT, NTCIR_PATTERNS, NtcirHarness, enumerate_ntcir_cases
+from .ntcir_cases import INPUTS, NTCIR_PATTERNS, NtcirHarness, enumerate_ntcir_cases
+from .runner import Runner
 
 _SWEEP = int(os.environ.get("CRAWLMILL_FAULT_SEEDS", "0") or 0)
 
@@ -30,26 +31,28 @@ def _params() -> list:
 
 
 @pytest.fixture(scope="module")
-def ntcir_harness(tmp_path_factory, need):
-    """One harness (fork server, intact tree, baseline) for the module."""
+def ntcir_harnesses(tmp_path_factory, need):
+    """A harness per input (intact tree, baseline), one fork server, for the module."""
     need("warcio")
-    h = NtcirHarness(tmp_path_factory.mktemp("ntcirfaults"))
-    yield h
-    h.close()
+    root, runner = tmp_path_factory.mktemp("ntcirfaults"), Runner()
+    yield {i: NtcirHarness(root, runner, input_id=i) for i in INPUTS}
+    runner.close()
 
 
-def test_intact_tree_converts_byte_exact(ntcir_harness):
+@pytest.mark.parametrize("input_id", list(INPUTS))
+def test_intact_tree_converts_byte_exact(ntcir_harnesses, input_id):
     """The intact tree converts with exit 0, no problem, every page byte-exact."""
-    exact = ntcir_harness.baseline()
-    assert not ntcir_harness.base_failures, ntcir_harness.base_failures
-    assert len(exact) == len(ntcir_harness.pages()) == 12
+    harness = ntcir_harnesses[input_id]
+    exact = harness.baseline()
+    assert not harness.base_failures, harness.base_failures
+    assert len(exact) == len(harness.pages()) == 12
 
 
 @pytest.mark.parametrize("case", _params())
-def test_damaged_tree(ntcir_harness, case):
+def test_damaged_tree(ntcir_harnesses, case):
     """No crash; untouched pages byte-exact; touched pages delivered or named; the promised
     problems reported; accounting."""
-    result = ntcir_harness.run_case(case)
+    result = ntcir_harnesses[case.input].run_case(case)
     if result.failures:
         lines = [f"{case.id}: {result.damaged.description}",
                  f"  crawlmill {result.argv} -> exit {result.rc}"]  # fmt: skip
@@ -64,4 +67,6 @@ def test_patterns_cover_the_tree():
     names = set(NTCIR_PATTERNS)
     assert {"data-cut-body", "meta-cut-head", "page-deleted", "extra-page", "folder-renamed",
             "data-is-folder", "list-nul", "list-deleted", "list-cut"} <= names  # fmt: skip
-    assert all(c.input == INPUT for c in enumerate_ntcir_cases())
+    by_input = {i: {c.pattern for c in enumerate_ntcir_cases() if c.input == i} for i in INPUTS}
+    assert by_input["ntcir/nw100g"] == names
+    assert by_input["ntcir/nw100g-lines"] == {n for n in names if n.startswith("meta-")}
