@@ -37,8 +37,9 @@ Collection checks: a ``.data`` without its ``.meta`` (or the reverse) is a faile
 the file that is there; a ``NW:URL`` that ``doclist`` does not give the page's doc id is a
 failed ``doclist`` check; a site the payload tree lacks (read from the other tree) a failed
 ``trees`` check. Damage: a ``.meta`` cut short (``meta-cut-short``, the page delivered with the
-fields read), a page file that cannot be read (``unreadable-file``, the page skipped). The lists are checked by a unit of their own (relpath ``lists``, first, no
-records, its parts the lists): every line of every list and every rule between them
+fields read), a page file that cannot be read (``unreadable-file``, the page skipped). The
+lists are checked by a unit of their own (relpath ``lists``, first, no records, its parts the
+lists): every line of every list and every rule between them
 (:mod:`crawlmill.formats.ntcir.list_checks`), a failed check naming the list and the line;
 a site folder whose id ``sitelist`` lacks, a failed check naming the folder. The same unit
 checks the tree against ``doclist`` as a whole: every page's ``NW:DOCID`` (of the
@@ -46,7 +47,8 @@ payload tree) and every ``doclist`` line, merged as two sorted streams
 (:func:`crawlmill.algorithms.sorted_lines.unmatched`; the tree's ids sorted on disk, so memory
 stays bounded for 100 million ids), give a failed check per page whose doc id ``doclist``
 lacks (naming the page), per ``doclist`` line without a page (naming the list and line) and
-per page whose doc id an earlier page has; a list of the six missing is warned (``list-missing``).
+per page whose doc id an earlier page has; a list of the six missing is warned
+(``list-missing``), an entry of a tree outside its layout too (``not-read``).
 """
 
 from __future__ import annotations
@@ -600,9 +602,9 @@ def _check_cut_meta(ctx: ReadContext, path: str, data: bytes, info: Any) -> None
 def _check_listed_url(
     ctx: ReadContext, lists: _Lists, path: str, doc_id: str, url: str, duplicates: list[str]
 ) -> None:
-    """A failed ``doclist`` check (naming the ``.meta``) when ``doclist`` gives the page's
-    doc id another URL than ``NW:URL`` and no ``duplist`` line names ``NW:URL`` for it: one
-    of the two was changed (a doc id ``doclist`` lacks is the lists unit's check)."""
+    """A failed ``doclist`` check (naming the ``.meta``) when a sorted ``doclist`` gives the
+    page's doc id another URL than ``NW:URL`` and no ``duplist`` line names ``NW:URL`` for it:
+    one of the two was changed (a doc id ``doclist`` lacks is the lists unit's check)."""
     found = lists.doc_urls(doc_id)
     if found and url not in found and url not in duplicates:
         ctx.report_check(Check(path, "doclist", False,
@@ -753,7 +755,10 @@ class _Lists:
         return [fields[1] for fields in self._lines("linklist", doc_id) or [] if len(fields) > 1]
 
     def doc_urls(self, doc_id: str) -> list[str]:
-        """The ``doclist`` URLs of ``doc_id`` (``[]``: no doclist, or not in it)."""
+        """The ``doclist`` URLs of ``doc_id`` (``[]``: no doclist, not in it, or an unsorted
+        doclist: searched on disk only, never loaded, as it may hold 100 million lines)."""
+        if not self.ordered.get("doclist"):
+            return []
         return [fields[1] for fields in self._lines("doclist", doc_id) or [] if len(fields) > 1]
 
     def duplicates(self, doc_id: str) -> list[str]:
