@@ -34,7 +34,7 @@ payload tree's filelist: ``url`` from the line, ``doc_id`` its first field when 
 + digits, ``payload`` the ``.dat`` bytes, ``text`` the ``cook/`` page.
 
 Collection checks: a ``.data`` without its ``.meta`` (or the reverse) is a failed check naming
-the file that is there; a ``NW:URL`` that ``doclist`` does not give the page's doc id is a
+the file that is there, a page another tree of its site lacks one naming the page; a ``NW:URL`` that ``doclist`` does not give the page's doc id is a
 failed ``doclist`` check; a site the payload tree lacks (read from the other tree) a failed
 ``trees`` check. Damage: a ``.meta`` cut short (``meta-cut-short``, the page delivered with the
 fields read), a page file that cannot be read (``unreadable-file``, the page skipped). The
@@ -332,6 +332,7 @@ class NtcirReader(Reader):
         )
         aliases = lists.aliases(meta.get("site", ""))
         where = lists.site(meta.get("site", ""))
+        others = sorted({n.split("/", 1)[0] for n in parts} - {tree})
         for page in pages:
             data_name, meta_name = f"{tree}/{page}.data", f"{tree}/{page}.meta"
             if data_name not in parts or meta_name not in parts:
@@ -342,6 +343,12 @@ class NtcirReader(Reader):
                 there = next(parts[n] for n in (meta_name, data_name, *found) if n in parts)
                 ctx.report_check(Check(there, "page pair", False, f"{missing} missing"))
                 continue
+            # "the subdirectory structure and the naming scheme are same" in every tree
+            lacking = [f"{t}/{page}.{ext}" for t in others for ext in ("data", "meta")
+                       if f"{t}/{page}.{ext}" not in parts]  # fmt: skip
+            if lacking:  # the page is delivered (without its cooked text when that is gone)
+                ctx.report_check(Check(parts[data_name], "page pair", False,
+                                       f"{' and '.join(lacking)} missing"))  # fmt: skip
             record = self._record(ctx, lists, parts, tree, page, aliases, where)
             if record is not None:
                 yield record

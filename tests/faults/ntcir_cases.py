@@ -366,6 +366,17 @@ def page_deleted_raw(t: _Tree) -> NtcirDamaged:
                         expect=(Expect("check", p.rel("euc", "data"), "raw/"),))  # fmt: skip
 
 
+def cooked_deleted(t: _Tree) -> NtcirDamaged:
+    """A page's ``.data`` deleted from ``cooked/`` (or ``euc/``): the raw page is delivered
+    (without its cooked text), a failed check naming it says which file is gone."""
+    p = t.page()
+    tree = t.rng.choice(("cooked", "euc"))
+    t.path(p.rel(tree)).unlink()
+    return NtcirDamaged("cooked-deleted", f"{p.rel(tree)} deleted",
+                        touched=frozenset({p.index}),
+                        expect=(Expect("check", p.rel(), p.rel(tree).split("/")[0] + "/"),))  # fmt: skip
+
+
 def _one_file_deleted(t: _Tree, ext: str) -> NtcirDamaged:
     p = t.page()
     t.path(p.rel(ext=ext)).unlink()
@@ -591,6 +602,7 @@ NTCIR_PATTERNS: dict[str, Callable[[_Tree], NtcirDamaged]] = {
     "meta-bytes-deleted": meta_bytes_deleted,
     "page-deleted": page_deleted,
     "page-deleted-raw": page_deleted_raw,
+    "cooked-deleted": cooked_deleted,
     "data-deleted": data_deleted,
     "meta-deleted": meta_deleted,
     "extra-page": extra_page,

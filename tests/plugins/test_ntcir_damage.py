@@ -89,7 +89,7 @@ def test_one_doc_id_on_two_pages_is_a_failed_check_naming_the_second(tmp_path):
     for ext in ("data", "meta"):
         (site / f"0003.{ext}").write_bytes((site / f"0001.{ext}").read_bytes())
     records, _, checks, _ = _read(tmp_path / "nw")
-    (check,) = checks
+    (check,) = [c for c in checks if c.check == "doclist"]  # (and euc/, cooked/ lack 0003)
     assert check.path == str(site / "0003.data") and "NW000000001 is also" in check.reason
     assert len(records) == 3
 
@@ -141,3 +141,16 @@ def test_a_page_only_another_tree_has_is_named_by_its_file(tmp_path):
          "raw/0002.data and raw/0002.meta are missing")
     ]  # fmt: skip
     assert len(records) == 1
+
+
+def test_a_page_another_tree_lacks_is_named_and_delivered(tmp_path):
+    """10. cooked: "The subdirectory structure and the naming scheme are same as the "raw"
+    directory": a cooked page gone is a failed check naming the raw page; the page is
+    delivered without its cooked text."""
+    build_tree(tmp_path / "nw", sites=1, per=2)
+    (_site(tmp_path / "nw", tree="cooked") / "0001.data").unlink()
+    records, _, checks, _ = _read(tmp_path / "nw")
+    assert [(c.path, c.reason) for c in checks] == [
+        (str(_site(tmp_path / "nw") / "0001.data"), "cooked/0001.data missing")
+    ]
+    assert [r.text is None for r in records] == [True, False]
