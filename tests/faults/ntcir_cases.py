@@ -539,19 +539,24 @@ def list_line_duplicated(t: _Tree) -> NtcirDamaged:
 
 
 def list_cut(t: _Tree) -> NtcirDamaged:
-    """A list file cut at any byte: lost lines show where another list or the tree records
-    them (``sitelist``, ``doclist``, ``targetlist``); a last line without its newline ("each
-    list item ... terminated by a new line character") shows in every list."""
+    """A list file cut at any byte: a last line without its newline ("each list item ...
+    terminated by a new line character") is a failed check of the list; whole lines lost show
+    where another list or the tree records them (``sitelist``, ``doclist``, ``targetlist``),
+    as failed checks of what refers to them, which name the list (soak seed 105 of a sitelist
+    cut at a line end: its third site named by the site folder, aliaslist and doclist)."""
     name = t.rng.choice(LISTS)
     data = t.path(name).read_bytes()
     cut = t.rng.randrange(1, len(data))
     t.path(name).write_bytes(data[:cut])
-    shows = data[cut - 1] != 10 or name in ("sitelist", "doclist", "targetlist")
-    return NtcirDamaged(
-        "list-cut",
-        f"{name} cut at {cut} of {len(data)} bytes",
-        expect=(Expect("check", name, ""),) if shows else (),
-    )
+    if data[cut - 1] != 10:  # the last line cut: a bad line of the list
+        expect: tuple[Expect, ...] = (Expect("check", name, ""),)
+    elif name in ("sitelist", "doclist", "targetlist"):
+        # whole lines lost: told by what refers to them (a site folder, an aliaslist or
+        # doclist line "not in sitelist", a page "not in doclist"...), named there
+        expect = (Expect("check", None, name),)
+    else:
+        expect = ()
+    return NtcirDamaged("list-cut", f"{name} cut at {cut} of {len(data)} bytes", expect=expect)
 
 
 def list_deleted(t: _Tree) -> NtcirDamaged:
