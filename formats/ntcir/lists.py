@@ -14,7 +14,9 @@ Every list is one item per line, fields separated by single tabs, ``\\n`` termin
 URLs and host names are bytes as stored (decoded here with ``surrogateescape``, so writing
 gives the same bytes back). :func:`read_list` yields the items and raises nothing for a bad
 line: it is reported as a :class:`ListProblem` (file, line number, byte offset, reason) beside
-the good items, so one bad line loses one item, not the list.
+the good items, so one bad line loses one item, not the list. A line holding a NUL byte (no
+field holds one: a zero-filled block) and a last line without its new line (the list cut
+short) are bad lines too.
 """
 
 from __future__ import annotations
@@ -131,7 +133,12 @@ def iter_list(
     offset = 0
     for number, raw in enumerate(lines, 1):
         line = raw.rstrip(b"\n").rstrip(b"\r")
-        if line:
+        if not raw.endswith(b"\n"):  # "terminated by a new line character": cut short
+            yield ListProblem(path, number, offset, "no new line at the end of the list: "
+                              "its last line is cut short")  # fmt: skip
+        elif b"\x00" in line:  # no field holds a NUL (a zero-filled block)
+            yield ListProblem(path, number, offset, "a NUL byte in the line")
+        elif line:
             fields = line.decode("utf-8", "surrogateescape").split("\t")
             why = _check(name, fields)
             if why is None:

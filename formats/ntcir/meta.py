@@ -15,7 +15,9 @@ section 3.4 reconstructs the two plausible shapes, and :func:`parse_meta` accept
 Any other ``<...>`` line around the fields is the wrapper (kept as found). Field values are
 bytes exactly as stored (never decoded or re-encoded; CR LF kept inside blocks); unknown
 ``NW:`` fields are kept, in order; lines that are neither are kept as ``other`` lines so
-nothing read is lost. :func:`write_meta` writes fields under either syntax with configurable
+nothing read is lost. A file that ends inside a tagged field or inside the wrapper it opened
+(no ``</NW:HTTPH>``, no ``</META>``) is cut short: :attr:`MetaFile.unclosed` says what and
+where (the fields read are kept). :func:`write_meta` writes fields under either syntax with configurable
 wrapper tags (default ``<META>`` / ``</META>``, a reconstruction: docs/formats/ntcir.md).
 """
 
@@ -65,6 +67,10 @@ class MetaFile:
     syntax: MetaSyntax = "tagged"
     wrapper: tuple[bytes, bytes] | None = None
     other: list[bytes] = field(default_factory=list)
+    #: ``(what, offset)`` when the file ends inside something it opened: a tagged field
+    #: (``<NW:HTTPH>`` without ``</NW:HTTPH>``) or the wrapper (``<META>`` without its close);
+    #: ``offset`` is where that opened. ``None``: everything opened was closed.
+    unclosed: tuple[str, int] | None = None
 
     def get(self, name: str) -> bytes | None:
         """The first value of field ``name`` (``NW:DOCID``...), or ``None``."""
@@ -91,6 +97,10 @@ def parse_meta(data: bytes) -> MetaFile:
     tagged = plain = 0
     opening: bytes | None = None
     closing: bytes | None = None
+    opening_at = 0
+    starts = [0]
+    for raw in lines:
+        starts.append(starts[-1] + len(raw))
     i = 0
     while i < len(lines):
         line = _strip_eol(lines[i])
@@ -102,6 +112,7 @@ def parse_meta(data: bytes) -> MetaFile:
             continue
         m = _TAG_OPEN.match(line)
         if m:  # <NW:X> then lines up to </NW:X>
+            open_at = i
             name = m.group(1)
             close = b"</" + name + b">"
             first = lines[i][m.start(2) :] if m.group(2) else b""
@@ -115,6 +126,8 @@ def parse_meta(data: bytes) -> MetaFile:
                 if before:
                     body.append(before)
                 i += 1
+            elif meta.unclosed is None:  # the file ends inside the field: cut short
+                meta.unclosed = (f"<{name.decode('ascii')}>", starts[open_at])
             meta.fields.append((name.decode("ascii"), b"".join(body)))
             tagged += 1
             continue
@@ -138,12 +151,17 @@ def parse_meta(data: bytes) -> MetaFile:
         if _WRAPPER.match(line):
             if opening is None and not meta.fields:
                 opening = line
+                opening_at = starts[i]
             else:
                 closing = line
         elif line.strip():
             meta.other.append(lines[i])
         i += 1
     meta.syntax = "lines" if plain > tagged else "tagged"
+    opened = opening is not None and not opening.strip().startswith(b"</")
+    if opened and closing is None and meta.unclosed is None:
+        assert opening is not None
+        meta.unclosed = (opening.strip().decode("ascii", "replace"), opening_at)
     if opening is not None or closing is not None:
         meta.wrapper = (opening or b"", closing or b"")
     return meta

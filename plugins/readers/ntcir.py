@@ -33,16 +33,22 @@ files (:mod:`crawlmill.formats.ntcir.nw1000g`), one Record (kind ``resource``) p
 payload tree's filelist: ``url`` from the line, ``doc_id`` its first field when that is ``NW``
 + digits, ``payload`` the ``.dat`` bytes, ``text`` the ``cook/`` page.
 
-Collection checks: a ``.data`` without its ``.meta`` (or the reverse) is a failed check of its
-site's unit. The lists are checked by a unit of their own (relpath ``lists``, first, no
-records, its parts the lists): every line of every list and every rule between them
+Collection checks: a ``.data`` without its ``.meta`` (or the reverse) is a failed check naming
+the file that is there, a page another tree of its site lacks one naming the page; a ``NW:URL`` that ``doclist`` does not give the page's doc id is a
+failed ``doclist`` check; a site the payload tree lacks (read from the other tree) a failed
+``trees`` check. Damage: a ``.meta`` cut short (``meta-cut-short``, the page delivered with the
+fields read), a page file that cannot be read (``unreadable-file``, the page skipped). The
+lists are checked by a unit of their own (relpath ``lists``, first, no records, its parts the
+lists): every line of every list and every rule between them
 (:mod:`crawlmill.formats.ntcir.list_checks`), a failed check naming the list and the line;
 a site folder whose id ``sitelist`` lacks, a failed check naming the folder. The same unit
 checks the tree against ``doclist`` as a whole: every page's ``NW:DOCID`` (of the
 payload tree) and every ``doclist`` line, merged as two sorted streams
 (:func:`crawlmill.algorithms.sorted_lines.unmatched`; the tree's ids sorted on disk, so memory
 stays bounded for 100 million ids), give a failed check per page whose doc id ``doclist``
-lacks (naming the page) and per ``doclist`` line without a page (naming the list and line).
+lacks (naming the page), per ``doclist`` line without a page (naming the list and line) and
+per page whose doc id an earlier page has; a list of the six missing is warned
+(``list-missing``), an entry of a tree outside its layout too (``not-read``).
 """
 
 from __future__ import annotations
@@ -97,6 +103,16 @@ _DOC_ID = re.compile(r"NW[0-9]+\Z")
 _SITE = re.compile(r"[0-9]{6,7}\Z")
 _PAGE = re.compile(r"([0-9]+)\.(data|meta)\Z")
 _CACHE: dict[tuple[str, int, int, str], Any] = {}
+#: what a run without each list lacks (the ``list-missing`` warning says it).
+_WITHOUT = {
+    "sitelist": "site folders and doclist URLs are not checked against it; no record has its "
+    "server, host and port",
+    "aliaslist": "no record has its site's aliases",
+    "doclist": "the tree is not checked against it",
+    "targetlist": "linklist URLs and doclist are not checked against it",
+    "duplist": "no record has its duplicate URLs",
+    "linklist": "no record has its outlinks",
+}
 
 
 def _trees(root: str) -> list[str]:
@@ -117,6 +133,31 @@ def site_directories(root: str) -> dict[str, dict[str, str]]:
                     if named and is_folder:
                         sites.setdefault(site, {})[tree] = folder
     return dict(sorted(sites.items()))
+
+
+def _strays(root: str) -> Iterator[tuple[str, str]]:
+    """``(path, why)`` of every entry of the NW100G-01 trees outside their layout
+    (``<tree>/<2 digits>/<4 digits>/<site id>/<NNNN>.data|meta``, each level starting with
+    the one above): the reader never reads them."""
+    for tree in _trees(root):
+        base = os.path.join(root, tree)
+        for top, top_dir in storage.entries(base):
+            if not (top_dir and len(top) == 2 and top.isdigit()):
+                yield os.path.join(base, top), "not a two-digit folder of the tree"
+                continue
+            for mid, mid_dir in storage.entries(os.path.join(base, top)):
+                folder = os.path.join(base, top, mid)
+                if not (mid_dir and len(mid) == 4 and mid.isdigit() and mid.startswith(top)):
+                    yield folder, f"not a four-digit folder starting with {top}"
+                    continue
+                for site, site_dir in storage.entries(folder):
+                    path = os.path.join(folder, site)
+                    if not (site_dir and _SITE.match(site) and site.startswith(mid)):
+                        yield path, f"not a site folder (six digits starting with {mid})"
+                        continue
+                    for name, _ in storage.entries(path):
+                        if not _PAGE.match(name):
+                            yield os.path.join(path, name), "not a page file (NNNN.data, .meta)"
 
 
 def _listdir(path: str) -> list[str]:
@@ -275,20 +316,40 @@ class NtcirReader(Reader):
         parts = ctx.input.parts
         tree = self.options.payload
         if not any(name.startswith(tree + "/") for name in parts):
+            wanted = tree
             tree = next(
                 (t for t in ("raw", "euc") if any(n.startswith(t + "/") for n in parts)), tree
             )
+            root = meta.get("root", "")
+            if tree != wanted and root and storage.isdir(os.path.join(root, wanted)):
+                # the collection has the tree, not this site in it: a folder lost or renamed
+                site = meta.get("site", "")
+                folder = os.path.join(root, wanted, site[:2], site[:4], site)
+                ctx.report_check(Check(folder, "trees", False,
+                    f"site {site} has no {wanted}/ folder (the {tree}/ tree has it): "
+                    f"its pages are read from {tree}/"))  # fmt: skip
         pages = sorted(
             {m.group(1) for n in parts if (m := _PAGE.match(n.split("/", 1)[1]))}, key=int
         )
         aliases = lists.aliases(meta.get("site", ""))
         where = lists.site(meta.get("site", ""))
+        others = sorted({n.split("/", 1)[0] for n in parts} - {tree})
         for page in pages:
             data_name, meta_name = f"{tree}/{page}.data", f"{tree}/{page}.meta"
             if data_name not in parts or meta_name not in parts:
-                missing = data_name if data_name not in parts else meta_name
-                ctx.report_check(Check(ctx.input.path, "page pair", False, f"{missing} is missing"))
+                gone = [n for n in (data_name, meta_name) if n not in parts]
+                missing = " and ".join(gone) + (" are" if len(gone) > 1 else " is")
+                # named by a file of the page that is there (the pair's other, or another tree's)
+                found = (f"{t}/{page}.{ext}" for t in TREES for ext in ("data", "meta"))
+                there = next(parts[n] for n in (meta_name, data_name, *found) if n in parts)
+                ctx.report_check(Check(there, "page pair", False, f"{missing} missing"))
                 continue
+            # "the subdirectory structure and the naming scheme are same" in every tree
+            lacking = [f"{t}/{page}.{ext}" for t in others for ext in ("data", "meta")
+                       if f"{t}/{page}.{ext}" not in parts]  # fmt: skip
+            if lacking:  # the page is delivered (without its cooked text when that is gone)
+                ctx.report_check(Check(parts[data_name], "page pair", False,
+                                       f"{' and '.join(lacking)} missing"))  # fmt: skip
             record = self._record(ctx, lists, parts, tree, page, aliases, where)
             if record is not None:
                 yield record
@@ -369,10 +430,16 @@ class NtcirReader(Reader):
         the trees against ``sitelist``: one failed check per line (or folder), naming it."""
         lists: dict[str, str] = meta["lists"]
         failed = 0
+        for name in LIST_NAMES:  # NW100G-01 "consists of" the six lists (README section 1)
+            if name not in lists:
+                ctx.report_warning("list-missing", f"{os.path.join(meta['root'], name)} is "
+                    f"missing (NW100G-01 consists of the six lists): {_WITHOUT[name]}")  # fmt: skip
         for failure in _checked_lists(lists):
             failed += 1
             ctx.report_check(Check(failure.path, failure.check, False,
                                    f"line {failure.line}: {failure.reason}"))  # fmt: skip
+        for path, why in _strays(meta["root"]):  # a folder renamed, a file dropped in
+            ctx.report_warning("not-read", f"{path}: {why}; not read")
         sitelist = lists.get("sitelist")
         if sitelist is not None:
             with storage.open_input(sitelist) as fh:
@@ -392,14 +459,13 @@ class NtcirReader(Reader):
         root, doclist = meta["root"], meta["lists"]["doclist"]
         tree = self.options.payload
         folders = site_directories(root)
-        if not any(tree in f for f in folders.values()):
+        if not storage.isdir(os.path.join(root, tree)):  # no such tree: the one there is
             tree = next((t for t in TREES if any(t in f for f in folders.values())), tree)
         pages = sort_lines(_tree_ids(folders, tree, root))
         listed = _doclist_keys(doclist, bool(meta.get("sorted", {}).get("doclist")))
         failed = 0
-        for line, page in unmatched(
-            ((k, n) for k, n in listed), ((p.split(b"\t", 1)[0], p) for p in pages)
-        ):
+        twice: list[tuple[bytes, bytes]] = []
+        for line, page in unmatched(((k, n) for k, n in listed), _first_of_each(pages, twice)):
             failed += 1
             if line is not None:
                 doc, number = line.split(b"\t")
@@ -412,6 +478,13 @@ class NtcirReader(Reader):
                 path = os.path.join(root, os.fsdecode(rel))
                 ctx.report_check(Check(path, "doclist", False,
                     f"doc id {doc.decode('utf-8', 'replace')} is not in doclist"))  # fmt: skip
+        for page, first in twice:  # one doc id on two pages: doclist holds it once
+            failed += 1
+            doc, rel = page.split(b"\t", 1)
+            earlier = os.fsdecode(first.split(b"\t", 1)[1])
+            ctx.report_check(Check(os.path.join(root, os.fsdecode(rel)), "doclist", False,
+                f"doc id {doc.decode('utf-8', 'replace')} is also the doc id of {earlier} "
+                "(doc ids are unique)"))  # fmt: skip
         if not failed:
             ctx.report_check(Check(doclist, "doclist", True))
 
@@ -433,6 +506,7 @@ class NtcirReader(Reader):
         if meta_bytes is None or payload is None:
             return None
         info = parse_meta(meta_bytes)
+        _check_cut_meta(ctx, meta_path, meta_bytes, info)
         if info.other:  # kept in extras["other"]; the user is told they are there
             ctx.report_warning(
                 "meta-other-lines",
@@ -465,6 +539,8 @@ class NtcirReader(Reader):
             "duplicates": lists.duplicates(doc_id) if doc_id else [],
             "aliases": aliases,
         }
+        if doc_id and url:
+            _check_listed_url(ctx, lists, meta_path, doc_id, url, extras["duplicates"])
         if where is not None:  # the site's sitelist entry: server type, host, port
             extras["server"], extras["host"], extras["port"] = where
         if info.other:
@@ -519,15 +595,51 @@ def read_bounded(
     """The bytes of the page file ``path`` when it holds at most ``limit`` bytes; else
     ``record-too-large`` damage (its first ``limit`` bytes quarantined) and ``None``: memory
     stays at the limit whatever the file's size."""
-    with storage.open_input(path) as fh:
-        size = _size(fh)
-        data = fh.read(min(size, limit))  # no buffer of ``limit`` for a small file
-        if not fh.read(1):
-            return data
-        size = max(size, len(data) + 1)
+    try:
+        with storage.open_input(path) as fh:
+            size = _size(fh)
+            data = fh.read(min(size, limit))  # no buffer of ``limit`` for a small file
+            if not fh.read(1):
+                return data
+            size = max(size, len(data) + 1)
+    except OSError as exc:  # a folder where the page file was, no permission, an I/O error
+        why = exc.strerror or type(exc).__name__
+        ctx.report_damage(Damage(path, 0, f"cannot read the file: {why}; page skipped", 0, b"",
+                                 "unreadable-file"))  # fmt: skip
+        return None
     reason = f"file of {size} bytes exceeds {limit_name}={limit}; skipped"
     ctx.report_damage(Damage(path, 0, reason, size, data, "record-too-large"))
     return None
+
+
+def _check_cut_meta(ctx: ReadContext, path: str, data: bytes, info: Any) -> None:
+    """``meta-cut-short`` damage for a ``.meta`` that ends inside a tagged field or the
+    wrapper it opened, or holds no ``NW:`` field at all: its fields (the head, the URL) may
+    be cut. The page is delivered with what was read; the damage names the file and where
+    the unclosed part starts (its bytes to the end quarantined)."""
+    if info.unclosed is not None:
+        what, at = info.unclosed
+        reason = f"{what} opened at byte {at} is never closed: the .meta is cut short"
+    elif not info.fields:
+        what, at = "no NW: field", 0
+        reason = f"no NW: field in {len(data)} bytes: the .meta is empty or cut short"
+    else:
+        return
+    ctx.report_damage(Damage(path, at, reason + "; the page is delivered with the fields read",
+                             len(data) - at, data[at:], "meta-cut-short"))  # fmt: skip
+
+
+def _check_listed_url(
+    ctx: ReadContext, lists: _Lists, path: str, doc_id: str, url: str, duplicates: list[str]
+) -> None:
+    """A failed ``doclist`` check (naming the ``.meta``) when a sorted ``doclist`` gives the
+    page's doc id another URL than ``NW:URL`` and no ``duplist`` line names ``NW:URL`` for it:
+    one of the two was changed (a doc id ``doclist`` lacks is the lists unit's check)."""
+    found = lists.doc_urls(doc_id)
+    if found and url not in found and url not in duplicates:
+        ctx.report_check(Check(path, "doclist", False,
+                               f"NW:URL {url} of doc id {doc_id} is not its doclist URL "
+                               f"{found[0]} (nor a duplist URL of it)"))  # fmt: skip
 
 
 def _text(value: bytes | None) -> str | None:
@@ -554,14 +666,32 @@ def _tree_ids(folders: dict[str, dict[str, str]], tree: str, root: str) -> Itera
         folder = by_tree.get(tree)
         if folder is None:
             continue
-        for name in _listdir(folder):
-            if not name.endswith(".meta") or not _PAGE.match(name):
+        for name, is_folder in storage.entries(folder):
+            if is_folder or not name.endswith(".meta") or not _PAGE.match(name):
                 continue
-            meta = storage.read_all(os.path.join(folder, name))
+            try:
+                meta = storage.read_all(os.path.join(folder, name))
+            except OSError:  # the site's unit reports it (unreadable-file)
+                continue
             doc = (parse_meta(meta).get(DOCID) or b"").strip()
             if doc and not any(c in doc for c in b"\t\r\n"):
                 data = os.path.join(folder, name[: -len(".meta")] + ".data")
                 yield doc + b"\t" + os.fsencode(os.path.relpath(data, root))
+
+
+def _first_of_each(
+    pages: Iterator[bytes], twice: list[tuple[bytes, bytes]]
+) -> Iterator[tuple[bytes, bytes]]:
+    """``(doc id, line)`` of the sorted ``<doc id>\t<path>`` lines, the first page of each doc
+    id only; each later page of a doc id goes to ``twice`` with the first one's line."""
+    first: bytes | None = None
+    for line in pages:
+        doc = line.split(b"\t", 1)[0]
+        if first is not None and first.split(b"\t", 1)[0] == doc:
+            twice.append((line, first))
+            continue
+        first = line
+        yield doc, line
 
 
 def _doclist_keys(path: str, ordered: bool) -> Iterator[tuple[bytes, bytes]]:
@@ -653,6 +783,13 @@ class _Lists:
     def links(self, doc_id: str) -> list[str]:
         """The ``linklist`` URLs of ``doc_id``."""
         return [fields[1] for fields in self._lines("linklist", doc_id) or [] if len(fields) > 1]
+
+    def doc_urls(self, doc_id: str) -> list[str]:
+        """The ``doclist`` URLs of ``doc_id`` (``[]``: no doclist, not in it, or an unsorted
+        doclist: searched on disk only, never loaded, as it may hold 100 million lines)."""
+        if not self.ordered.get("doclist"):
+            return []
+        return [fields[1] for fields in self._lines("doclist", doc_id) or [] if len(fields) > 1]
 
     def duplicates(self, doc_id: str) -> list[str]:
         """The ``duplist`` URLs naming ``doc_id``."""
