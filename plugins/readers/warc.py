@@ -86,7 +86,7 @@ SHARED_MEMBER_COPY = 1 << 20
 _SPACE = {False: OffsetSpace.FILE, True: OffsetSpace.STREAM}
 _KINDS = {kind.value: kind for kind in RecordKind}
 _KIND_OF = {kind.value.encode(): kind for kind in RecordKind}
-_SNIFF = re.compile(rb"(?:\r?\n)*(WARC|warc)/(\d+\.\d+)\r{0,2}\n")
+_SNIFF = re.compile(rb"(?:\r?\n)*([Ww][Aa][Rr][Cc])/(\d+\.\d+)\r{0,2}\n")
 _REQUEST_LINE = re.compile(rb"[A-Z]+ \S+ HTTP/\d")
 
 
@@ -122,13 +122,16 @@ class WarcReader(Reader):
     @classmethod
     def sniff(cls, path: str, head: bytes) -> float:
         """0.95 for a known WARC version line at the start of the decompressed bytes, less for
-        odd ones; past damage in the first bytes, 0.6 when the file's first good member or
+        odd ones; 0.6 for one whose magic mixes cases (a damaged byte); past damage in the
+        first bytes, 0.6 when the file's first good member or
         first version line is a WARC record; 0.3 for an empty head (nothing decompressed) of
         a file named like a WARC (:func:`~crawlmill.core.naming.named_with`); else 0."""
         m = _SNIFF.match(head)
         if m is None:
             named = not head and named_with(path, cls.file_suffixes)
             return max(0.3 if named else 0.0, _damaged_start_score(path))
+        if m.group(1) not in (b"WARC", b"warc"):
+            return 0.6  # a flipped case bit ("wARC"): damage the framer reports, then reads on
         version = m.group(2).decode("ascii")
         score = 0.95 if version in KNOWN_VERSIONS else 0.7
         if m.group(1) == b"warc" or m.start(1) > 0:

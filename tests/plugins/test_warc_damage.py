@@ -403,6 +403,25 @@ def test_mixed_case_version_line_is_damage_and_the_record_delivered(tmp_path, ma
         assert entry["offset"] == len(recs[0]) and qdata.startswith(magic + b"/1.0\r\n")
 
 
+@pytest.mark.parametrize("magic", [b"wARC", b"WaRC", b"WARc"])
+@pytest.mark.parametrize("compressed", [False, True])
+def test_mixed_case_first_version_line_is_detected_and_reported(tmp_path, magic, compressed):
+    """warc/plain/bitflip-magic/s7000, clueweb09/plain/bitflip-magic/s7001: a flipped case
+    bit in the file's first bytes used to leave the file unclaimed (exit 2, nothing read):
+    the WARC reader claims it (0.6, as for other damage in the first bytes) and reports it."""
+    recs = [rec(i) for i in range(3)]
+    recs[0] = magic + recs[0][4:]
+    data = gz(recs[0]) + gz(recs[1]) + gz(recs[2]) if compressed else b"".join(recs)
+    path = tmp_path / ("in.warc.gz" if compressed else "in.warc")
+    path.write_bytes(data)
+    assert WarcReader.sniff(str(path), b"".join(recs)) == 0.6
+    code, out, report = convert(tmp_path, path)
+    assert code == 3
+    assert uris(out) == [f"http://example.com/{i}" for i in range(3)]
+    (d,) = report["damages"]
+    assert (d["code"], d["offset"]) == ("damaged-version-line", 0)
+
+
 def test_lower_case_version_line_is_a_quirk_not_damage(tmp_path):
     recs = [rec(i) for i in range(2)]
     path = tmp_path / "in.warc"
