@@ -469,3 +469,29 @@ def test_zero_run_across_headers_is_damage_and_exit_3(tmp_path, compressed):
     assert entry["offset"] == start
     assert qdata == (members[2] if compressed else data[start:end])
     assert report["read"] == report["written"] + report["quarantined"]
+
+
+@pytest.mark.parametrize(
+    ("name", "data"),
+    [
+        ("in.warc.zst", b"\x28"),  # warc/zstd/truncate-any/s8003: cut at byte 1
+        ("in.warc.zst", b"\x28\xb5\x2f"),
+        ("in.warc.gz", b"\x1f"),
+        ("in.warc", b"WAR"),
+        ("in.warc", b"WARC/1."),
+        ("in.warc", b"warc/0.18"),
+    ],
+)
+def test_file_cut_inside_its_first_bytes_is_read_and_reported(tmp_path, name, data):
+    """A WARC file cut inside its magic or first version line used to be unclaimed (exit 2,
+    "no reader recognises its first bytes"): a file named like a WARC whose whole content is
+    such a start is read, and its bytes reported as damage (exit 3)."""
+    path = tmp_path / name
+    path.write_bytes(data)
+    code, out, report = convert(tmp_path, path)
+    assert code == 3
+    assert not written(out)
+    (d,) = report["damages"]
+    assert (d["offset"], d["path"]) == (0, str(path))
+    ((entry, qdata),) = quarantine(out)
+    assert qdata == data
