@@ -528,7 +528,6 @@ class WarcFramer:
             after=after,
             convention_seen=self._cl_incl_seen,
             head_only=head_only,
-            member_end=after is After.END and not run and s.at_member_end(sep_end),
         )
         proven = None
         if after is not After.OTHER and (
