@@ -158,7 +158,13 @@ frame(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     if (blen <= 0 || body[0] == ' ' || body[0] == '\t')
         Py_RETURN_NONE;
     for (Py_ssize_t i = 0; i < blen; i++) {
-        if (body[i] == '\n') {
+        unsigned char c = body[i];
+        if (c >= 0x20 && c != 0x7f)
+            continue;
+        /* a control byte but CR, LF, tab (scan.CONTROL_BYTE): a damaged header */
+        if (c != '\n' && c != '\r' && c != '\t')
+            Py_RETURN_NONE;
+        if (c == '\n') {
             /* a bare LF, or a continuation line ("\n " / "\n\t") */
             if (i == 0 || body[i - 1] != '\r')
                 Py_RETURN_NONE;

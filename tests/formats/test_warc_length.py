@@ -76,29 +76,19 @@ def test_clueweb_convention_where_the_bytes_prove_it(version, le):
 
 def test_clueweb_convention_needs_the_blank_line_and_the_next_record():
     assert not judge(b"", After.VERSION, version="0.18", tail=b"html>\n").cl_includes_separator
-    # at the end of the file only once the file showed the convention
-    assert not judge(b"", After.END, version="0.18", le=LF, tail=b"x\n\n").cl_includes_separator
+    # at the end of the file (or member) with CRLF headers only once the file showed it
+    assert not judge(
+        b"", After.END, version="0.18", le=CRLF, tail=b"x\r\n\r\n"
+    ).cl_includes_separator
     assert judge(
-        b"", After.END, version="0.18", le=LF, tail=b"x\n\n", seen=True
+        b"", After.END, version="0.18", le=CRLF, tail=b"x\r\n\r\n", seen=True
     ).cl_includes_separator
-    # or at the end of the record's own gzip member, with ClueWeb09's LF-only headers (a 0.18
-    # file compressed per record, as our writer does: issue 19)
-    assert judge_length(
-        version="0.18",
-        line_ending=LF,
-        block_tail=b"x\n\n",
-        run=b"",
-        after=After.END,
-        member_end=True,
-    ).cl_includes_separator
-    assert not judge_length(
-        version="0.18",
-        line_ending=CRLF,
-        block_tail=b"x\r\n\r\n",
-        run=b"",
-        after=After.END,
-        member_end=True,
-    ).cl_includes_separator
+    # with ClueWeb09's LF-only headers the end of the file or of the record's own gzip member
+    # is the boundary (a 0.18 file compressed per record, as our writer does: issue 19; a
+    # ClueWeb09 file cut right after a record: the soak's clueweb09/plain/truncate-boundary/
+    # s8014, whose warcinfo alone must read as in the whole file)
+    assert judge(b"", After.END, version="0.18", le=LF, tail=b"x\n\n").cl_includes_separator
+    assert not judge(b"", After.END, version="1.0", le=LF, tail=b"x\n\n").cl_includes_separator
     # a head-only HTTP block owns its blank line
     assert not judge(
         b"", After.VERSION, version="0.18", tail=b"\r\n\r\n", head_only=True
@@ -266,3 +256,24 @@ def test_framer_repairs_a_length_the_digest_disproves(k, compressed):
     assert got[1].separator == b"\r\n\r\n"
     if not compressed:
         assert damage[0].offset == len(a) and damage[0].data == bad
+
+
+@pytest.mark.parametrize("kind", [None, "gzip"])
+def test_clueweb09_file_cut_after_its_first_record_reads_it_as_the_whole_file_does(kind):
+    """A ClueWeb09 WARC/0.18 file (LF-only, Content-Length counting the closing blank line)
+    cut right after its warcinfo: the record is framed as in the whole file (soak case
+    clueweb09/plain/truncate-boundary/s8014), not with the blank line in its block."""
+    info = rec(
+        b"software: Nutch 1.0-dev\nformat: WARC file version 0.18\n\n", version=b"0.18", le=LF
+    )
+    page = rec(b"HTTP/1.1 200 OK\n\n<html></html>\n\n", version=b"0.18", le=LF)
+
+    def pack(*recs):
+        return b"".join(gz(r) for r in recs) if kind else b"".join(recs)
+
+    (alone,) = frame(pack(info), kind)
+    whole = frame(pack(info, page), kind)
+    assert [type(i) for i in whole] == [FramedRecord, FramedRecord]
+    assert alone.cl_includes_separator and whole[0].cl_includes_separator
+    assert (alone.block, alone.separator) == (whole[0].block, whole[0].separator)
+    assert alone.block.endswith(b"version 0.18") and alone.separator == b"\n\n"

@@ -238,8 +238,6 @@ def test_kernel_takes_the_plain_records():
         "repeated names",
         "tabs",
         "non-ascii",
-        "nul",
-        "vt start",
         "bare cr",
         "colon value",
         "version 1.1",
@@ -252,6 +250,27 @@ def test_kernel_takes_the_plain_records():
         b"2",
         b"3",
     ]
+
+
+#: every control byte but the line ends and the tab (formats/warc/scan.py's CONTROL_BYTE).
+CONTROL_BYTES = [*range(0, 9), 11, 12, *range(14, 32), 127]
+
+
+def test_kernel_refuses_a_header_with_a_control_byte(monkeypatch):
+    """A NUL or other control byte in a name or a value: the kernel answers ``None`` (the
+    pure path reports the header as damage), for every such byte; and both paths give the
+    same damage then the next record."""
+    kernel = _kernel()
+    for byte in CONTROL_BYTES:
+        b = bytes([byte])
+        for data in (rec(b"x", b"X-Note: a" + b + b"b"), rec(b"x", b"X" + b + b"Y: v")):
+            assert kernel(data + NEXT, 0, 1 << 20, 256 << 20) is None, byte
+            fast, pure, _ = _both(lambda d=data: iter([Piece(d + NEXT, None)]), monkeypatch)
+            assert fast == pure
+            assert [i[0] for i in fast] == ["damage", "record"], byte
+            offset, length, *_, code = fast[0][1]
+            assert (offset, length, code) == (0, len(data), "control-byte-in-header")
+            assert fast[1][4] == b"next"
 
 
 @pytest.mark.parametrize("delta", [-1, 0, 1])

@@ -403,6 +403,25 @@ def test_mixed_case_version_line_is_damage_and_the_record_delivered(tmp_path, ma
         assert entry["offset"] == len(recs[0]) and qdata.startswith(magic + b"/1.0\r\n")
 
 
+@pytest.mark.parametrize("magic", [b"wARC", b"WaRC", b"WARc"])
+@pytest.mark.parametrize("compressed", [False, True])
+def test_mixed_case_first_version_line_is_detected_and_reported(tmp_path, magic, compressed):
+    """warc/plain/bitflip-magic/s7000, clueweb09/plain/bitflip-magic/s7001: a flipped case
+    bit in the file's first bytes used to leave the file unclaimed (exit 2, nothing read):
+    the WARC reader claims it (0.6, as for other damage in the first bytes) and reports it."""
+    recs = [rec(i) for i in range(3)]
+    recs[0] = magic + recs[0][4:]
+    data = gz(recs[0]) + gz(recs[1]) + gz(recs[2]) if compressed else b"".join(recs)
+    path = tmp_path / ("in.warc.gz" if compressed else "in.warc")
+    path.write_bytes(data)
+    assert WarcReader.sniff(str(path), b"".join(recs)) == 0.6
+    code, out, report = convert(tmp_path, path)
+    assert code == 3
+    assert uris(out) == [f"http://example.com/{i}" for i in range(3)]
+    (d,) = report["damages"]
+    assert (d["code"], d["offset"]) == ("damaged-version-line", 0)
+
+
 def test_lower_case_version_line_is_a_quirk_not_damage(tmp_path):
     recs = [rec(i) for i in range(2)]
     path = tmp_path / "in.warc"
@@ -410,3 +429,69 @@ def test_lower_case_version_line_is_a_quirk_not_damage(tmp_path):
     code, out, report = convert(tmp_path, path)
     assert code == 0 and not report["damages"]
     assert uris(out) == [f"http://example.com/{i}" for i in range(2)]
+
+
+# -- zeros in a header (the fault soak's zero-run cases) ---------------------------------------
+
+
+@pytest.mark.parametrize("compressed", [False, True])
+def test_zero_run_across_headers_is_damage_and_exit_3(tmp_path, compressed):
+    """warc/plain/zero-run/s7001: zeros from inside record 2's header to inside record 4's
+    header used to make one record of both headers, delivered with exit 0. Now: exit 3, one
+    damage naming the file, the offset of record 2 and the reason, its bytes quarantined, the
+    other records written. Gzip per record: a member whose CRC holds but whose header a broken
+    writer wrote with NULs is the same header rule."""
+    recs = [rec(i) for i in range(6)]
+    if compressed:
+        zeroed = recs[2].replace(b"2020-01-02", b"2020\0\0\0\0\0\0")  # a sound member
+        members = [gz(r) for r in (*recs[:2], zeroed, *recs[3:])]
+        data, start, end = b"".join(members), len(members[0] + members[1]), None
+        lost = (2,)
+    else:
+        plain = b"".join(recs)
+        start = len(recs[0] + recs[1])
+        end = start + len(recs[2] + recs[3] + recs[4])
+        lo = plain.index(b"WARC-Date: ", start) + 15
+        hi = plain.index(b"WARC-Record-ID: ", end - len(recs[4])) + 20
+        data = plain[:lo] + b"\0" * (hi - lo) + plain[hi:]
+        lost = (2, 3, 4)
+    path = tmp_path / ("in.warc.gz" if compressed else "in.warc")
+    path.write_bytes(data)
+    code, out, report = convert(tmp_path, path)
+    assert code == 3
+    assert uris(out) == [f"http://example.com/{i}" for i in range(6) if i not in lost]
+    kept = [b for h, b in written(out) if h.get("WARC-Type") == "response"]
+    assert kept == [r[r.index(b"\r\n\r\n") + 4 : -4] for i, r in enumerate(recs) if i not in lost]
+    (d,) = report["damages"]
+    assert (d["code"], d["offset"], d["path"]) == ("control-byte-in-header", start, str(path))
+    assert "control byte b'\\x00'" in d["reason"]
+    ((entry, qdata),) = quarantine(out)
+    assert entry["offset"] == start
+    assert qdata == (members[2] if compressed else data[start:end])
+    assert report["read"] == report["written"] + report["quarantined"]
+
+
+@pytest.mark.parametrize(
+    ("name", "data"),
+    [
+        ("in.warc.zst", b"\x28"),  # warc/zstd/truncate-any/s8003: cut at byte 1
+        ("in.warc.zst", b"\x28\xb5\x2f"),
+        ("in.warc.gz", b"\x1f"),
+        ("in.warc", b"WAR"),
+        ("in.warc", b"WARC/1."),
+        ("in.warc", b"warc/0.18"),
+    ],
+)
+def test_file_cut_inside_its_first_bytes_is_read_and_reported(tmp_path, name, data):
+    """A WARC file cut inside its magic or first version line used to be unclaimed (exit 2,
+    "no reader recognises its first bytes"): a file named like a WARC whose whole content is
+    such a start is read, and its bytes reported as damage (exit 3)."""
+    path = tmp_path / name
+    path.write_bytes(data)
+    code, out, report = convert(tmp_path, path)
+    assert code == 3
+    assert not written(out)
+    (d,) = report["damages"]
+    assert (d["offset"], d["path"]) == (0, str(path))
+    ((entry, qdata),) = quarantine(out)
+    assert qdata == data

@@ -691,9 +691,10 @@ def test_a_version_line_with_a_flipped_case_bit_is_detected_and_reported(tmp_pat
     data = bytearray(b"".join(raws))
     data[0] ^= 0x20
     (src := tmp_path / "in.warc").write_bytes(bytes(data))
-    assert WarcReader.sniff(str(src), bytes(data[:64])) == pytest.approx(0.8)
-    for flipped in (b"wARC/1.0\r\n", b"WaRC/1.1\r\n", b"warc/1.0\r\n"):
-        assert 0.7 < WarcReader.sniff("x", flipped + b"WARC-Type: resource\r\n") < 0.9
+    assert WarcReader.sniff(str(src), bytes(data[:64])) == pytest.approx(0.6)
+    for flipped in (b"wARC/1.0\r\n", b"WaRC/1.1\r\n"):  # damage, as past damaged first bytes
+        assert WarcReader.sniff("x", flipped + b"WARC-Type: resource\r\n") == pytest.approx(0.6)
+    assert WarcReader.sniff("x", b"warc/1.0\r\nWARC-Type: resource\r\n") == pytest.approx(0.8)
     assert main(["convert", str(src), "--to", "warc", "-o", str(tmp_path / "out")]) == 3
     report = json.loads((tmp_path / "out/.crawlmill/report.json").read_text())
     assert [d["code"] for d in report["damages"]] == ["damaged-version-line"]
