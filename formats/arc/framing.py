@@ -237,7 +237,7 @@ class _Parser:
             return
         if got is None:
             nxt = self.lines.scan(pos, stop)
-            end = nxt if nxt is not None else self._data_end(stop)
+            end = _data_end(self, nxt, stop)
             yield self._garbage(pos, end)
             self._after = end
             return
@@ -246,7 +246,7 @@ class _Parser:
         self.lines.crlf = header.raw.endswith(b"\r")
         if header.length is None:
             q = self.lines.scan(body_start - 1, stop)
-            data_end = q if q is not None else self._data_end(stop)
+            data_end = _data_end(self, q, stop)
             facts = Facts(
                 body_start,
                 None,
@@ -271,7 +271,7 @@ class _Parser:
             r = too_large(header.url[:100], header.length, self.max_record)
             at = file_offset(s, pos) if s.compressed else None
             yield Damage(pos, e - pos, r.reason, b"", at, code=r.code)
-            self._after = self._skip_to(e, stop)
+            self._after = _skip_to(self, e, stop)
             return
         if usual(self.lines, header, body_start, e, stop, member):
             yield from self._emit(pos, header, body_start, e, stop, member, [])
@@ -322,21 +322,6 @@ class _Parser:
         )
         yield self._problem(pos, v.next, r.reason, r.code)
 
-    def _data_end(self, stop: int | None) -> int:
-        """Where data ends after a fruitless scan: ``stop``, else as far as was buffered (the
-        end of the file, or the scan horizon)."""
-        return stop if stop is not None else self.s.end
-
-    def _skip_to(self, target: int, stop: int | None) -> int:
-        s = self.s
-        if stop is not None:
-            target = min(target, stop)
-        while s.end < target:
-            s.release(s.end)
-            if not s.more():
-                return s.end
-        return self.lines.skip_blank(target)
-
     def _emit(
         self,
         pos: int,
@@ -381,6 +366,28 @@ class _Parser:
             return self._problem(pos, end, r.reason, r.code, MemberGarbage)
         r = garbage(end - pos, after_record, data, None)
         return self._problem(pos, end, r.reason, r.code)
+
+
+def _data_end(parser: _Parser, found: int | None, stop: int | None) -> int:
+    """Where data ends: what a scan ``found``; after a fruitless one, ``stop``, else as far as
+    was buffered (the end of the file, or the scan horizon)."""
+    for at in (found, stop):
+        if at is not None:
+            return at
+    return parser.s.end
+
+
+def _skip_to(parser: _Parser, target: int, stop: int | None) -> int:
+    """Read on to ``target`` (at most ``stop``), letting the bytes before it go; the offset
+    after the blank lines there (the stream's end when the data ends first)."""
+    s = parser.s
+    if stop is not None:
+        target = min(target, stop)
+    while s.end < target:
+        s.release(s.end)
+        if not s.more():
+            return s.end
+    return parser.lines.skip_blank(target)
 
 
 def _damaged_member(

@@ -69,6 +69,7 @@ from .scan import (
     RESYNC,
     VERSION_AT,
     VERSION_LINE,
+    control_byte_reason,
     flush_broken,
     header_end,
     rebase,
@@ -459,16 +460,8 @@ class WarcFramer:
             yield self._damage(start, inner.start(), reason, "header-cut-short")
             s.pos = inner.start()
             return
-        ctl = CONTROL_BYTE.search(buf, start, hend)
-        if ctl is not None:
-            # a NUL or other control byte: zero-filled or damaged bytes, not a writer's quirk
-            # (no writer writes one); its fields, length included, cannot be trusted
-            reason = (
-                f"WARC header holds control byte {buf[ctl.start() : ctl.start() + 1]!r} at "
-                f"byte {ctl.start() - start} of {hend - start} (zero-filled or damaged bytes; "
-                "the WARC header grammar allows none): skipped to the next record"
-            )
-            ctl = None
+        reason = control_byte_reason(buf, start, hend)
+        if reason is not None:  # no writer's quirk: its fields, length included, are not trusted
             yield from self._skip(start, hend, reason, "control-byte-in-header")
             yield from flush_broken(s)
             return
@@ -585,9 +578,6 @@ class WarcFramer:
             bound = self.max_record_bytes + (1 << 16)
         return skip(self.s, start, frm, reason, code, bound, self.max_record_bytes)
 
-    def _scan(self, frm: int) -> int | None:
-        return scan(self.s, frm, self.max_record_bytes + (1 << 16))
-
     def _record(
         self,
         start: int,
@@ -671,7 +661,7 @@ def _wrong_length(
     """No record boundary after the declared block: an LF-only record counting CR bytes
     (repaired), else damage up to the next record."""
     s = f.s
-    hit = f._scan(hend)
+    hit = _scan_from(f, hend)
     start = s.pos
     buf = s.buf
     hend = start + len(raw_header)
@@ -702,7 +692,7 @@ def _no_length(
     s = f.s
     what = "missing" if cl_raw is None else "not a number"
     raw_header = s.buf[start:hend]
-    hit = f._scan(hend)
+    hit = _scan_from(f, hend)
     start = s.pos
     hend = start + len(raw_header)
     buf = s.buf
@@ -720,6 +710,12 @@ def _no_length(
     # original bytes, and the record delivered
     fix = block_to_next_record(what, buf[hend:end], header.line_ending)
     yield from f._repaired(start, end, raw_header, header, fix)
+
+
+def _scan_from(f: WarcFramer, frm: int) -> int | None:
+    """:func:`~crawlmill.formats.warc.scan.scan` of ``f``'s stream from ``frm``, holding at
+    most a record."""
+    return scan(f.s, frm, f.max_record_bytes + (1 << 16))
 
 
 def _well_formed(

@@ -22,6 +22,7 @@ __all__ = [
     "RESYNC_CONTEXT",
     "VERSION_AT",
     "VERSION_LINE",
+    "control_byte_reason",
     "flush_broken",
     "header_end",
     "rebase",
@@ -43,6 +44,22 @@ HEADER_LINE = re.compile(rb"[!-9;-~]+[ \t]*:")
 #: TEXT excludes CTLs but LWS; jwarc's strict grammar refuses them too). None of the 3,311
 #: record headers of the real samples (102 WARC files) holds one; zero-filled or damaged bytes do.
 CONTROL_BYTE = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+def control_byte_reason(buf: bytes, start: int, hend: int) -> str | None:
+    """Why the header ``buf[start:hend]`` is damage when it holds a control byte
+    (:data:`CONTROL_BYTE`: zero-filled or damaged bytes, which no writer writes), else
+    ``None``."""
+    m = CONTROL_BYTE.search(buf, start, hend)
+    if m is None:
+        return None
+    at = m.start()
+    return (
+        f"WARC header holds control byte {buf[at : at + 1]!r} at byte {at - start} of "
+        f"{hend - start} (zero-filled or damaged bytes; the WARC header grammar allows none):"
+        " skipped to the next record"
+    )
+
+
 _CRLF_RUN = re.compile(rb"[\r\n]{0,256}")
 _MAX_SEPARATOR = 256
 #: bytes kept from the end of a scanned buffer, so that a version line and the header name
