@@ -229,7 +229,7 @@ def main(argv: list[str] | None = None) -> int:
     opts = parser.parse_args(argv)
 
     py = sys.executable
-    crawlmill = [py, "-m", "crawlmill.core.commands.cli"]
+    crawlmill = [py, "-m", "crawlmill.core.cli"]  # the console script's module: what `crawlmill` runs
     cache = opts.cache or Path(tempfile.mkdtemp(prefix="crawlmill-cost-"))
     cache.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix="crawlmill-cost-out-"))
