@@ -649,10 +649,20 @@ class RemoteFile:
             return None
 
     def read(self, n: int = -1) -> bytes:
-        """The next ``n`` bytes (all the rest when ``n < 0``)."""
+        """The next ``n`` bytes (all the rest when ``n < 0``); fewer only at the end, as a
+        local file's read gives them: a store's stream may answer with what has arrived, and
+        a reader taking a short answer for the end would decide on less than it asked for
+        (a container not detected past damage at the start, seen over HTTP)."""
         where = self._fh.tell()  # where the read begins (named when it fails)
         try:
-            return self._fh.read(n)
+            data = self._fh.read(n)
+            if n is None or n < 0 or len(data) >= n or not data:
+                return data
+            parts, got = [data], len(data)
+            while got < n and (more := self._fh.read(n - got)):
+                parts.append(more)
+                got += len(more)
+            return b"".join(parts)
         except Exception as exc:
             self._raise(exc, where)
 
