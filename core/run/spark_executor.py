@@ -116,6 +116,9 @@ __all__ = [
 
 #: how long ``map`` waits for cancelled tasks to end before it gives up waiting.
 CANCEL_WAIT_SECONDS = 60.0
+#: how long no task of a cancelled group must be seen running before a cancel is done (the
+#: tracker may show none for a moment before it has heard of a task that started)
+CANCEL_QUIET_SECONDS = 1.0
 #: conf crawlmill sets unless the run's ``run.spark.conf`` says otherwise.
 DEFAULT_CONF = {
     "spark.app.name": "crawlmill",
@@ -524,12 +527,18 @@ class SparkExecutor(Executor):
         :data:`CANCEL_WAIT_SECONDS`), so nothing of this run writes after ``map`` ends."""
         deadline = time.monotonic() + CANCEL_WAIT_SECONDS
         wait(list(running), timeout=CANCEL_WAIT_SECONDS)
+        quiet_since = None  # Spark's status tracker follows its listener bus, which lags
         while time.monotonic() < deadline:
             try:
                 active = _active_tasks(self.sc.statusTracker(), self.group)
             except Exception:  # the context went away: its tasks with it
                 return
-            if active == 0:
+            now = time.monotonic()
+            if active:
+                quiet_since = None
+            elif quiet_since is None:
+                quiet_since = now
+            elif now - quiet_since >= CANCEL_QUIET_SECONDS:
                 return
             time.sleep(0.1)
 
